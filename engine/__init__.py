@@ -1,0 +1,68 @@
+"""The Sheepshead rules engine: pure, deterministic, no I/O.
+
+Everything the server, clients and bots know about the rules comes from here: cards and card
+sets (:mod:`engine.cards`), rule options (:mod:`engine.rules`), actions (:mod:`engine.actions`),
+the hand state machine (:mod:`engine.hand`), scoring (:mod:`engine.scoring`), per-seat views
+(:mod:`engine.view`), matches (:mod:`engine.match`) and hand records (:mod:`engine.record`).
+"""
+
+from engine.actions import (
+    Action,
+    Alone,
+    Bury,
+    Call,
+    Pass,
+    Pick,
+    Play,
+    Seat,
+    Unknown,
+    action_from_dict,
+)
+from engine.cards import Card, CardSet, card_code, parse_card
+from engine.errors import (
+    BadCardError,
+    BadRecordError,
+    IllegalActionError,
+    RuleOptionError,
+    SheepsheadError,
+)
+from engine.hand import Deal, Hand, Phase
+from engine.match import Match
+from engine.record import RecordError, export_record, hand_from_record, replay_record
+from engine.rules import RuleSet
+from engine.scoring import HandResult, Trick
+from engine.view import seat_view
+
+__all__ = [
+    "Action",
+    "Alone",
+    "BadCardError",
+    "BadRecordError",
+    "Bury",
+    "Call",
+    "Card",
+    "CardSet",
+    "Deal",
+    "Hand",
+    "HandResult",
+    "IllegalActionError",
+    "Match",
+    "Pass",
+    "Phase",
+    "Pick",
+    "Play",
+    "RecordError",
+    "RuleOptionError",
+    "RuleSet",
+    "Seat",
+    "SheepsheadError",
+    "Trick",
+    "Unknown",
+    "action_from_dict",
+    "card_code",
+    "export_record",
+    "hand_from_record",
+    "parse_card",
+    "replay_record",
+    "seat_view",
+]

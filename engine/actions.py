@@ -1,0 +1,166 @@
+"""The actions a seat can take, as small frozen values with a wire form.
+
+Every action names its seat. ``to_dict`` / ``action_from_dict`` give the map used in hand records
+(HAND_RECORD.md) and on the wire.
+
+>>> Play(1, parse_card("QC")).to_dict()
+{'seat': 1, 'action': 'play', 'card': 'QC'}
+>>> action_from_dict({"seat": 2, "action": "bury", "cards": ["7H", "8S"]})
+Bury(seat=2, cards=(16, 9))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from engine.cards import Card, card_code, parse_card
+from engine.errors import BadCardError, BadRecordError
+
+Seat = int
+"""A seat number 0–4, clockwise; the seat left of ``s`` is ``(s + 1) % 5``."""
+
+NUM_SEATS: Final = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """Take the blind."""
+
+    seat: Seat
+    kind = "pick"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record/wire map of this action."""
+        return {"seat": self.seat, "action": "pick"}
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Decline the blind."""
+
+    seat: Seat
+    kind = "pass"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record/wire map of this action."""
+        return {"seat": self.seat, "action": "pass"}
+
+
+@dataclass(frozen=True, slots=True)
+class Bury:
+    """The picker lays two cards face down; they count for the picker."""
+
+    seat: Seat
+    cards: tuple[Card, Card]
+    kind = "bury"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record/wire map of this action."""
+        return {"seat": self.seat, "action": "bury", "cards": [card_code(c) for c in self.cards]}
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """The picker calls a card (a fail ace or ten, or JD); its holder is the secret partner."""
+
+    seat: Seat
+    card: Card
+    kind = "call"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record/wire map of this action."""
+        return {"seat": self.seat, "action": "call", "card": card_code(self.card)}
+
+
+@dataclass(frozen=True, slots=True)
+class Alone:
+    """The picker plays alone against the other four."""
+
+    seat: Seat
+    kind = "alone"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record/wire map of this action."""
+        return {"seat": self.seat, "action": "alone"}
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    """Call ``card`` (an ace of a suit the picker lacks) and lay ``under`` face down for it."""
+
+    seat: Seat
+    card: Card
+    under: Card
+    kind = "unknown"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record/wire map of this action."""
+        return {
+            "seat": self.seat,
+            "action": "unknown",
+            "card": card_code(self.card),
+            "under": card_code(self.under),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Play a card to the current trick."""
+
+    seat: Seat
+    card: Card
+    kind = "play"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record/wire map of this action."""
+        return {"seat": self.seat, "action": "play", "card": card_code(self.card)}
+
+
+Action = Pick | Pass | Bury | Call | Alone | Unknown | Play
+"""Any action."""
+
+ACTION_KINDS: Final = ("pick", "pass", "bury", "call", "alone", "unknown", "play")
+"""Every action's ``action`` name on the wire."""
+
+
+def _card_field(data: Mapping[str, Any], key: str) -> Card:
+    value = data.get(key)
+    if not isinstance(value, str):
+        raise BadCardError(f"action field {key!r} must be a card code")
+    return parse_card(value)
+
+
+def action_from_dict(data: Mapping[str, Any], seat: Seat | None = None) -> Action:
+    """Parse a record/wire action map; ``seat`` overrides or supplies the map's ``seat``.
+
+    Raises :class:`BadRecordError` for a malformed map and :class:`BadCardError` for a bad card.
+    """
+    if not isinstance(data, Mapping):
+        raise BadRecordError("an action must be a map")
+    if seat is None:
+        seat = data.get("seat")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < NUM_SEATS:
+        raise BadRecordError("an action's seat must be 0-4")
+    kind = data.get("action")
+    if kind == "play":
+        return Play(seat, _card_field(data, "card"))
+    if kind == "pass":
+        return Pass(seat)
+    if kind == "pick":
+        return Pick(seat)
+    if kind == "bury":
+        cards = data.get("cards")
+        if not isinstance(cards, list | tuple) or len(cards) != 2:
+            raise BadRecordError("bury needs exactly two cards")
+        if not all(isinstance(c, str) for c in cards):
+            raise BadCardError("bury cards must be card codes")
+        return Bury(seat, (parse_card(cards[0]), parse_card(cards[1])))
+    if kind == "call":
+        return Call(seat, _card_field(data, "card"))
+    if kind == "alone":
+        return Alone(seat)
+    if kind == "unknown":
+        return Unknown(seat, _card_field(data, "card"), _card_field(data, "under"))
+    raise BadRecordError(f"unknown action {kind!r} (expected one of {', '.join(ACTION_KINDS)})")

@@ -1,0 +1,637 @@
+"""One hand of Sheepshead as a state machine: deal, pick, bury, call, six tricks, result.
+
+The hand validates everything: :meth:`Hand.legal_actions` lists exactly what the seat to act may
+do, and :meth:`Hand.apply` raises :class:`~engine.errors.IllegalActionError` (with a stable code and
+a message a player understands) for anything else, leaving the state unchanged.
+
+>>> hand = Hand.from_seed(RuleSet(), dealer=0, seed=7)
+>>> hand.phase, hand.turn
+('pick', 1)
+>>> hand.apply(Pass(2))
+Traceback (most recent call last):
+...
+engine.errors.IllegalActionError: It is seat 1's turn, not yours
+>>> while not hand.is_over:
+...     hand.apply(hand.legal_actions()[0])
+>>> sum(hand.result().payouts or [])
+0
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Final, Literal
+
+from engine.actions import (
+    NUM_SEATS,
+    Action,
+    Alone,
+    Bury,
+    Call,
+    Pass,
+    Pick,
+    Play,
+    Seat,
+    Unknown,
+)
+from engine.cards import (
+    ALL_CARDS,
+    CARD_CODES,
+    FAIL,
+    FAIL_SUITS,
+    FOLLOW,
+    POINTS,
+    POWER,
+    TRUMP,
+    Card,
+    Mask,
+    card_code,
+    cards_in,
+    follow_class,
+    mask_points,
+    parse_card,
+    suit_of,
+)
+from engine.errors import IllegalActionError
+from engine.rules import RuleSet
+from engine.scoring import HandResult, Trick, score_hand
+
+Phase = Literal["pick", "bury", "call", "play", "done"]
+"""Where a hand stands: picking, the picker burying, the picker calling, trick play, over."""
+
+TRICKS_PER_HAND: Final = 6
+CARDS_PER_SEAT: Final = 6
+JD: Final = parse_card("JD")
+ACES: Final = tuple(parse_card("A" + s) for s in "CSH")
+TENS: Final = tuple(parse_card("T" + s) for s in "CSH")
+
+# Actions are immutable, so one shared instance per (seat, card) keeps legal-action lists cheap.
+_PLAYS: Final = tuple(tuple(Play(s, c) for c in range(32)) for s in range(NUM_SEATS))
+_PICKS: Final = tuple(Pick(s) for s in range(NUM_SEATS))
+_PASSES: Final = tuple(Pass(s) for s in range(NUM_SEATS))
+_ALONES: Final = tuple(Alone(s) for s in range(NUM_SEATS))
+
+_SUIT_NAMES: Final = ("clubs", "spades", "hearts")
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """The cards as dealt: six per seat (seat order 0–4) and the two-card blind."""
+
+    hands: tuple[Mask, ...]
+    blind: Mask
+
+    @classmethod
+    def from_seed(cls, seed: int, dealer: Seat) -> Deal:
+        """Shuffle with ``random.Random(seed)`` and deal 3–2(blind)–3 from left of the dealer."""
+        deck = list(range(32))
+        random.Random(seed).shuffle(deck)
+        return cls.from_deck(deck, dealer)
+
+    @classmethod
+    def from_deck(cls, deck: Sequence[Card], dealer: Seat) -> Deal:
+        """Deal a shuffled deck in the order of RULES.md §3."""
+        hands = [0] * NUM_SEATS
+        pos = 0
+        for _ in range(2):
+            for i in range(1, NUM_SEATS + 1):
+                seat = (dealer + i) % NUM_SEATS
+                for c in deck[pos : pos + 3]:
+                    hands[seat] |= 1 << c
+                pos += 3
+            if pos == 15:
+                blind = (1 << deck[15]) | (1 << deck[16])
+                pos = 17
+        return cls(tuple(hands), blind)
+
+    @classmethod
+    def from_codes(cls, hands: Sequence[Sequence[str]], blind: Sequence[str]) -> Deal:
+        """A deal from card codes; raises ValueError unless it is 5×6 + 2 distinct cards."""
+        masks = []
+        for h in hands:
+            m = 0
+            for code in h:
+                m |= 1 << parse_card(code)
+            if m.bit_count() != CARDS_PER_SEAT or len(h) != CARDS_PER_SEAT:
+                raise ValueError("each hand must hold six different cards")
+            masks.append(m)
+        b = 0
+        for code in blind:
+            b |= 1 << parse_card(code)
+        if len(masks) != NUM_SEATS or b.bit_count() != 2 or len(blind) != 2:
+            raise ValueError("a deal is five hands of six cards and a blind of two")
+        union = b
+        for m in masks:
+            union |= m
+        if union != ALL_CARDS:
+            raise ValueError("the deal must use each of the 32 cards exactly once")
+        return cls(tuple(masks), b)
+
+
+class Hand:
+    """The state of one hand. Mutable; use :meth:`copy` to branch (bots do)."""
+
+    __slots__ = (
+        "_legal",
+        "_play_mask",
+        "_result",
+        "actions",
+        "alone",
+        "blind",
+        "buried",
+        "called",
+        "called_led_at",
+        "current",
+        "deal",
+        "dealer",
+        "doubler",
+        "hands",
+        "leader",
+        "leaster",
+        "multiplier",
+        "partner",
+        "partner_revealed",
+        "passes",
+        "phase",
+        "picker",
+        "power",
+        "rules",
+        "taken",
+        "tricks",
+        "tricks_won",
+        "turn",
+        "under",
+    )
+
+    rules: RuleSet
+    dealer: Seat
+    multiplier: int
+    deal: Deal
+    hands: list[Mask]
+    blind: Mask
+    phase: Phase
+    turn: Seat | None
+    picker: Seat | None
+    passes: list[Seat]
+    buried: Mask
+    called: Card | None
+    alone: bool
+    under: Card | None
+    partner: Seat | None
+    partner_revealed: bool
+    called_led_at: int | None
+    leaster: bool
+    doubler: bool
+    leader: Seat
+    current: list[Card]
+    tricks: list[Trick]
+    taken: list[int]
+    tricks_won: list[int]
+    actions: list[Action]
+
+    def __init__(self, rules: RuleSet, dealer: Seat, deal: Deal, multiplier: int = 1) -> None:
+        if not 0 <= dealer < NUM_SEATS:
+            raise ValueError("dealer must be a seat 0-4")
+        if multiplier < 1:
+            raise ValueError("multiplier must be at least 1")
+        self.rules = rules
+        self.power = POWER[rules.jack_order]
+        self.dealer = dealer
+        self.multiplier = multiplier
+        self.deal = deal
+        self.hands = list(deal.hands)
+        self.blind = deal.blind
+        self.phase = "pick"
+        self.turn = (dealer + 1) % NUM_SEATS
+        self.picker = None
+        self.passes = []
+        self.buried = 0
+        self.called = None
+        self.alone = False
+        self.under = None
+        self.partner = None
+        self.partner_revealed = False
+        self.called_led_at = None
+        self.leaster = False
+        self.doubler = False
+        self.leader = (dealer + 1) % NUM_SEATS
+        self.current = []
+        self.tricks = []
+        self.taken = [0] * NUM_SEATS
+        self.tricks_won = [0] * NUM_SEATS
+        self.actions = []
+        self._legal: tuple[Action, ...] | None = None
+        self._play_mask: int = -1
+        self._result: HandResult | None = None
+
+    @classmethod
+    def from_seed(cls, rules: RuleSet, dealer: Seat, seed: int, multiplier: int = 1) -> Hand:
+        """A hand dealt by the engine's seeded shuffle."""
+        return cls(rules, dealer, Deal.from_seed(seed, dealer), multiplier)
+
+    def copy(self) -> Hand:
+        """An independent copy of this state."""
+        other = Hand.__new__(Hand)
+        for name in Hand.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.hands = self.hands.copy()
+        other.passes = self.passes.copy()
+        other.current = self.current.copy()
+        other.tricks = self.tricks.copy()
+        other.taken = self.taken.copy()
+        other.tricks_won = self.tricks_won.copy()
+        other.actions = self.actions.copy()
+        return other
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the hand is finished (all tricks played, or a doubler)."""
+        return self.phase == "done"
+
+    @property
+    def trick_number(self) -> int:
+        """Index (0–5) of the trick being played."""
+        return len(self.tricks)
+
+    @property
+    def trick_seats(self) -> list[Seat]:
+        """Seats that have played to the current trick, in order."""
+        return [(self.leader + i) % NUM_SEATS for i in range(len(self.current))]
+
+    def called_suit_mask(self) -> Mask:
+        """The fail suit of the called card (0 when nothing, or JD, was called)."""
+        if self.called is None or self.called == JD:
+            return 0
+        return FAIL[suit_of(self.called)]
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """Exactly the actions the seat to act may take now (empty once the hand is over)."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def legal_play_mask(self) -> Mask:
+        """The cards the seat to act may play, as a mask (0 outside trick play)."""
+        if self.phase != "play":
+            return 0
+        if self._play_mask < 0:
+            self._play_mask = self._compute_play_mask()[0]
+        return self._play_mask
+
+    def _compute_legal(self) -> tuple[Action, ...]:
+        phase = self.phase
+        seat = self.turn
+        if seat is None:
+            return ()
+        if phase == "play":
+            plays = _PLAYS[seat]
+            return tuple(plays[c] for c in cards_in(self.legal_play_mask()))
+        if phase == "pick":
+            if self._must_pick(seat):
+                return (_PICKS[seat],)
+            return (_PICKS[seat], _PASSES[seat])
+        if phase == "bury":
+            cards = list(cards_in(self.hands[seat]))
+            return tuple(Bury(seat, (a, b)) for a, b in combinations(cards, 2))
+        if phase == "call":
+            return self._legal_calls(seat)
+        return ()
+
+    def _must_pick(self, seat: Seat) -> bool:
+        return (
+            self.rules.no_pick == "forced-pick"
+            and seat == self.dealer
+            and len(self.passes) == NUM_SEATS - 1
+        )
+
+    def _legal_calls(self, seat: Seat) -> tuple[Action, ...]:
+        hand = self.hands[seat]
+        owned = hand | self.buried
+        calls: list[Action] = []
+        if self.rules.partner == "jack-of-diamonds":
+            if not owned >> JD & 1:
+                calls.append(Call(seat, JD))
+            calls.append(_ALONES[seat])
+            return tuple(calls)
+        candidates = TENS if all(owned >> a & 1 for a in ACES) else ACES
+        for c in candidates:
+            if not owned >> c & 1 and hand & FAIL[suit_of(c)]:
+                calls.append(Call(seat, c))
+        if not calls and self.rules.unknown_card:
+            for ace in ACES:
+                if not owned >> ace & 1 and not hand & FAIL[suit_of(ace)]:
+                    calls.extend(Unknown(seat, ace, u) for u in cards_in(hand))
+        calls.append(_ALONES[seat])
+        return tuple(calls)
+
+    def _compute_play_mask(self) -> tuple[Mask, Mask, str, str]:
+        """Legal cards, the follow-suit-only set, and the code/message of any narrowing rule."""
+        seat = self.turn
+        assert seat is not None
+        hand = self.hands[seat]
+        under = self.under
+        picker_with_under = under is not None and seat == self.picker and hand >> under & 1
+        playable = hand & ~(1 << under) if picker_with_under and under is not None else hand
+        current = self.current
+        last_trick = len(self.tricks) == TRICKS_PER_HAND - 1
+        if current:
+            lead = current[0]
+            follow = playable & FOLLOW[lead]
+            base = follow or playable
+        else:
+            lead = -1
+            base = playable
+        if not base:
+            base = hand  # only the unknown card is left
+        called = self.called
+        if called is None or called == JD or last_trick:
+            return base, base, "", ""
+        suit_mask = FAIL[suit_of(called)]
+        lead_in_called = lead >= 0 and bool((1 << lead) & suit_mask)
+        if picker_with_under and under is not None:
+            if lead_in_called and self.called_led_at == len(self.tricks):
+                return (
+                    1 << under,
+                    base,
+                    "unknown_card_required",
+                    "The called suit is led: you must play your face-down unknown card",
+                )
+            return base, base, "", ""
+        if seat == self.picker and self.called_led_at is None and current and under is None:
+            hold = hand & suit_mask
+            if hold.bit_count() == 1 and base & hold and base != hold:
+                return (
+                    base & ~hold,
+                    base,
+                    "hold_card_required",
+                    f"You must keep your last {_SUIT_NAMES[suit_of(called)]} (the hold card) "
+                    "until that suit is led",
+                )
+        if seat == self.partner and hand >> called & 1:
+            name = card_code(called)
+            if lead_in_called:
+                return (
+                    1 << called,
+                    base,
+                    "called_card_required",
+                    f"The called suit is led: you must play {name}",
+                )
+            if not current:
+                narrowed = base & ~(suit_mask & ~(1 << called))
+                if narrowed != base and narrowed:
+                    return (
+                        narrowed,
+                        base,
+                        "called_suit_restricted",
+                        f"Until the called suit is led you may lead it only with {name}",
+                    )
+            else:
+                narrowed = base & ~(1 << called)
+                if narrowed != base and narrowed:
+                    return (
+                        narrowed,
+                        base,
+                        "called_card_held",
+                        f"You may not throw {name} on another suit before the called suit is led",
+                    )
+        return base, base, "", ""
+
+    # ------------------------------------------------------------------ validation
+
+    def verify(self, action: Action) -> None:
+        """Raise :class:`IllegalActionError` unless ``action`` is legal now; change nothing."""
+        if self.phase == "done":
+            raise IllegalActionError("The hand is over", "hand_over")
+        if action.seat != self.turn:
+            raise IllegalActionError(f"It is seat {self.turn}'s turn, not yours", "not_your_turn")
+        if self.phase == "play" and type(action) is Play:
+            if self.legal_play_mask() >> action.card & 1:
+                return
+            self._raise_illegal_play(action.card)
+        if self.phase == "bury" and type(action) is Bury:
+            self._verify_bury(action)
+            return
+        if action in self.legal_actions():
+            return
+        self._raise_illegal(action)
+
+    def can(self, action: Action) -> bool:
+        """Whether ``action`` is legal now."""
+        try:
+            self.verify(action)
+        except IllegalActionError:
+            return False
+        return True
+
+    def _raise_illegal_play(self, c: Card) -> None:
+        seat = self.turn
+        assert seat is not None
+        if not self.hands[seat] >> c & 1:
+            raise IllegalActionError(f"You do not hold {card_code(c)}", "illegal_card")
+        _, base, code, message = self._compute_play_mask()
+        if not base >> c & 1:
+            led = follow_class(self.current[0])
+            if self.under is not None and c == self.under and seat == self.picker:
+                raise IllegalActionError(
+                    "Your face-down unknown card is played only when the called suit is led",
+                    "unknown_card_held",
+                )
+            raise IllegalActionError(f"You must follow {led}", "must_follow_suit")
+        raise IllegalActionError(message, code)
+
+    def _raise_illegal(self, action: Action) -> None:
+        phase = self.phase
+        kind = type(action)
+        expected = {
+            "pick": "pick or pass",
+            "bury": "bury two cards",
+            "call": "call a partner or go alone",
+            "play": "play a card",
+        }[phase]
+        if phase == "pick" and kind is Pass and self._must_pick(action.seat):
+            raise IllegalActionError("Everyone passed: the dealer must pick", "must_pick")
+        if phase == "call" and kind in (Call, Unknown):
+            raise IllegalActionError(self._call_explanation(action), "illegal_call")
+        raise IllegalActionError(f"Now is the time to {expected}", "illegal_action")
+
+    def _verify_bury(self, action: Bury) -> None:
+        a, b = action.cards
+        if a == b:
+            raise IllegalActionError("Bury two different cards", "illegal_bury")
+        hand = self.hands[action.seat]
+        for c in (a, b):
+            if not hand >> c & 1:
+                raise IllegalActionError(f"You do not hold {card_code(c)}", "illegal_card")
+
+    def _call_explanation(self, action: Action) -> str:
+        assert isinstance(action, Call | Unknown)
+        c = action.card
+        if self.rules.partner == "jack-of-diamonds":
+            if c != JD:
+                return "Under the jack-of-diamonds rule you can only call JD"
+            return "You hold the jack of diamonds: you must go alone"
+        if isinstance(action, Unknown):
+            if not self.rules.unknown_card:
+                return "The unknown card is not played at this table"
+            return "An unknown card is allowed only when no ordinary call is"
+        if c not in ACES and c not in TENS:
+            return "Call a fail ace (or a fail ten when you hold all three fail aces)"
+        owned = self.hands[action.seat] | self.buried
+        if owned >> c & 1:
+            return f"You cannot call {card_code(c)}: you have it"
+        if c in TENS:
+            return "You may call a ten only when you hold all three fail aces"
+        if not self.hands[action.seat] & FAIL[suit_of(c)]:
+            return f"You need a {_SUIT_NAMES[suit_of(c)]} card in your hand (the hold card)"
+        return f"You hold all three fail aces: call a ten, not {card_code(c)}"
+
+    # ------------------------------------------------------------------ transitions
+
+    def apply(self, action: Action) -> None:
+        """Validate and apply one action; an illegal one raises and changes nothing."""
+        self.verify(action)
+        self._legal = None
+        self._play_mask = -1
+        self.actions.append(action)
+        kind = type(action)
+        if kind is Play:
+            assert isinstance(action, Play)
+            self._play(action.seat, action.card)
+        elif kind is Pass:
+            self._pass(action.seat)
+        elif kind is Pick:
+            self._pick(action.seat)
+        elif kind is Bury:
+            assert isinstance(action, Bury)
+            self._bury(action.cards)
+        elif kind is Call:
+            assert isinstance(action, Call)
+            self._call(action.card, None)
+        elif kind is Unknown:
+            assert isinstance(action, Unknown)
+            self._call(action.card, action.under)
+        else:
+            self.alone = True
+            self._start_play()
+
+    def _pass(self, seat: Seat) -> None:
+        self.passes.append(seat)
+        if len(self.passes) < NUM_SEATS:
+            self.turn = (seat + 1) % NUM_SEATS
+            return
+        if self.rules.no_pick == "doubler":
+            self.doubler = True
+            self._finish()
+        else:
+            self.leaster = True
+            self._start_play()
+
+    def _pick(self, seat: Seat) -> None:
+        self.picker = seat
+        self.hands[seat] |= self.blind
+        self.phase = "bury"
+
+    def _bury(self, cards: tuple[Card, Card]) -> None:
+        assert self.picker is not None
+        self.buried = (1 << cards[0]) | (1 << cards[1])
+        self.hands[self.picker] &= ~self.buried
+        self.phase = "call"
+
+    def _call(self, c: Card, under: Card | None) -> None:
+        self.called = c
+        self.under = under
+        for s in range(NUM_SEATS):
+            if s != self.picker and self.hands[s] >> c & 1:
+                self.partner = s
+        self._start_play()
+
+    def _start_play(self) -> None:
+        self.phase = "play"
+        self.turn = self.leader = (self.dealer + 1) % NUM_SEATS
+
+    def _play(self, seat: Seat, c: Card) -> None:
+        self.hands[seat] &= ~(1 << c)
+        current = self.current
+        if not current and self.called_led_at is None and (1 << c) & self.called_suit_mask():
+            self.called_led_at = len(self.tricks)
+        current.append(c)
+        if c == self.called:
+            self.partner_revealed = True
+        if len(current) < NUM_SEATS:
+            self.turn = (seat + 1) % NUM_SEATS
+            return
+        winner = self._trick_winner()
+        points = POINTS[current[0]] + POINTS[current[1]] + POINTS[current[2]]
+        points += POINTS[current[3]] + POINTS[current[4]]
+        self.tricks.append(Trick(self.leader, tuple(current), winner, points))
+        self.taken[winner] += points
+        self.tricks_won[winner] += 1
+        self.current = []
+        self.leader = self.turn = winner
+        if len(self.tricks) == TRICKS_PER_HAND:
+            self._finish()
+
+    def _trick_winner(self) -> Seat:
+        current = self.current
+        power = self.power
+        lead_class = FOLLOW[current[0]]
+        under = self.under
+        best = -1
+        best_i = 0
+        for i, c in enumerate(current):
+            if (1 << c) & TRUMP:
+                p = power[c] + 100
+            elif (1 << c) & lead_class:
+                p = power[c]
+            else:
+                continue
+            if c == under:
+                continue
+            if p > best:
+                best = p
+                best_i = i
+        return (self.leader + best_i) % NUM_SEATS
+
+    def _finish(self) -> None:
+        self.phase = "done"
+        self.turn = None
+        self._legal = ()
+
+    def result(self) -> HandResult:
+        """The hand's outcome so far (``complete`` is False until the hand is over)."""
+        if self._result is not None:
+            return self._result
+        result = score_hand(
+            rules=self.rules,
+            complete=self.phase == "done",
+            picker=self.picker,
+            partner=self.partner,
+            called=self.called,
+            alone=self.alone,
+            leaster=self.leaster,
+            doubler=self.doubler,
+            tricks=tuple(self.tricks),
+            taken=tuple(self.taken),
+            tricks_won=tuple(self.tricks_won),
+            buried_points=mask_points(self.buried) if self.phase not in ("pick", "bury") else 0,
+            blind_points=mask_points(self.blind),
+            multiplier=self.multiplier,
+        )
+        if self.phase == "done":
+            self._result = result
+        return result
+
+    def __repr__(self) -> str:
+        hands = " | ".join(" ".join(CARD_CODES[c] for c in cards_in(h)) for h in self.hands)
+        return f"<Hand phase={self.phase} turn={self.turn} hands=[{hands}]>"
+
+
+FAIL_SUIT_NAMES: Final = _SUIT_NAMES
+"""Names of the fail suits clubs, spades, hearts, indexed by suit."""
+
+__all__ = ["FAIL_SUITS", "TRICKS_PER_HAND", "Deal", "Hand", "Phase"]

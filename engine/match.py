@@ -1,0 +1,101 @@
+"""A match: hands in sequence at one table, running totals, dealer rotation, doubler stakes.
+
+The match is reproducible from its seed and the ordered actions: each hand's deal seed is derived
+from the match seed and the hand's number.
+
+>>> match = Match(RuleSet(), seed=5, hand_limit=2)
+>>> while not match.is_over:
+...     match.apply(match.hand.legal_actions()[0])
+...     if match.hand.is_over and not match.is_over:
+...         _ = match.next_hand()
+>>> match.hands_played, sum(match.totals)
+(2, 0)
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from engine.actions import NUM_SEATS, Action, Seat
+from engine.hand import Hand
+from engine.record import export_record
+from engine.rules import RuleSet
+from engine.scoring import HandResult
+
+
+def hand_seed(match_seed: int, number: int) -> int:
+    """The deal seed of hand ``number`` (0-based) of a match."""
+    digest = hashlib.sha256(f"sheepshead/{match_seed}/{number}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+class Match:
+    """Hands at one table until ``hand_limit`` (None: until ended) with running totals."""
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        *,
+        seed: int,
+        hand_limit: int | None = None,
+        first_dealer: Seat | None = None,
+    ) -> None:
+        if hand_limit is not None and hand_limit < 1:
+            raise ValueError("hand_limit must be at least 1")
+        self.rules = rules
+        self.seed = seed
+        self.hand_limit = hand_limit
+        self.first_dealer = (
+            hand_seed(seed, -1) % NUM_SEATS if first_dealer is None else first_dealer
+        )
+        self.number = 0
+        self.dealer = self.first_dealer
+        self.multiplier = 1
+        self.totals = [0] * NUM_SEATS
+        self.results: list[HandResult] = []
+        self.records: list[dict[str, Any]] = []
+        self.ended = False
+        self.hand = Hand.from_seed(rules, self.dealer, hand_seed(seed, 0), 1)
+
+    @property
+    def hands_played(self) -> int:
+        """Hands finished so far (a doubler counts as a hand)."""
+        return len(self.results)
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the match has ended (hand limit reached or ended by the host)."""
+        return self.ended or (self.hand_limit is not None and self.hands_played >= self.hand_limit)
+
+    def apply(self, action: Action) -> None:
+        """Apply an action to the current hand; book the result when the hand ends."""
+        self.hand.apply(action)
+        if self.hand.is_over:
+            self._book(self.hand)
+
+    def _book(self, hand: Hand) -> None:
+        result = hand.result()
+        assert result.payouts is not None
+        for seat, pay in enumerate(result.payouts):
+            self.totals[seat] += pay
+        self.results.append(result)
+        self.records.append(export_record(hand))
+        self.multiplier = hand.multiplier * 2 if result.doubler else 1
+
+    def next_hand(self) -> Hand:
+        """Deal the next hand: the deal passes left, doubler stakes carry."""
+        if not self.hand.is_over:
+            raise ValueError("the current hand is not finished")
+        if self.is_over:
+            raise ValueError("the match is over")
+        self.number += 1
+        self.dealer = (self.dealer + 1) % NUM_SEATS
+        self.hand = Hand.from_seed(
+            self.rules, self.dealer, hand_seed(self.seed, self.number), self.multiplier
+        )
+        return self.hand
+
+    def end(self) -> None:
+        """End the match now (the host's decision); an unfinished hand is abandoned."""
+        self.ended = True

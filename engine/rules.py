@@ -1,0 +1,141 @@
+"""The table's rule options (RULES.md) and the named presets.
+
+>>> rules = RuleSet.from_preset("wisconsin", leaster_needs_trick=False)
+>>> rules.jack_order, rules.double_on_the_bump, rules.leaster_needs_trick
+('clubs-first', True, False)
+>>> rules.to_dict()
+{'preset': 'wisconsin', 'leaster_needs_trick': False}
+>>> RuleSet.from_preset("seed", cracking=True)
+Traceback (most recent call last):
+...
+engine.errors.RuleOptionError: unknown rule option 'cracking'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from engine.cards import JackOrder
+from engine.errors import RuleOptionError
+
+NoPick = Literal["leaster", "doubler", "forced-pick"]
+"""What happens when all five pass (RULES.md §4)."""
+
+PartnerRule = Literal["called-ace", "jack-of-diamonds"]
+"""How the picker's partner is chosen (RULES.md §5)."""
+
+_CHOICES: Final[dict[str, tuple[object, ...]]] = {
+    "jack_order": ("seed", "clubs-first"),
+    "no_pick": ("leaster", "doubler", "forced-pick"),
+    "partner": ("called-ace", "jack-of-diamonds"),
+    "unknown_card": (False, True),
+    "no_trick_partner_exempt": (False, True),
+    "double_on_the_bump": (False, True),
+    "leaster_needs_trick": (False, True),
+}
+
+OPTION_HELP: Final[dict[str, str]] = {
+    "jack_order": "jack ranks in trump: seed (JS JC JH JD) or clubs-first (JC JS JH JD)",
+    "no_pick": "when all pass: leaster, doubler (next hand doubled) or forced-pick (dealer picks)",
+    "partner": "called-ace (call a fail ace) or jack-of-diamonds (holder of JD is partner)",
+    "unknown_card": "a picker with no legal call may call an ace with a face-down unknown card",
+    "no_trick_partner_exempt": "if the picker's side takes no trick the picker pays it all",
+    "double_on_the_bump": "a losing picker's side pays double",
+    "leaster_needs_trick": "a leaster is won only by a player who took a trick",
+}
+"""One line of help per option, for ``--help`` texts and the client's rules panel."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """Every house-rule choice of RULES.md; the defaults are the ``seed`` preset."""
+
+    jack_order: JackOrder = "seed"
+    no_pick: NoPick = "leaster"
+    partner: PartnerRule = "called-ace"
+    unknown_card: bool = False
+    no_trick_partner_exempt: bool = True
+    double_on_the_bump: bool = False
+    leaster_needs_trick: bool = True
+    preset: str = "seed"
+
+    def __post_init__(self) -> None:
+        for name, choices in _CHOICES.items():
+            value = getattr(self, name)
+            if value not in choices or type(value) is not type(choices[0]):
+                allowed = ", ".join(repr(c) for c in choices)
+                raise RuleOptionError(f"rule option {name} must be one of {allowed}, not {value!r}")
+        if self.preset not in PRESETS_OPTIONS:
+            raise RuleOptionError(f"unknown rules preset {self.preset!r}")
+
+    @classmethod
+    def from_preset(cls, preset: str = "seed", **overrides: Any) -> RuleSet:
+        """The preset's rules with some options changed; unknown names raise RuleOptionError."""
+        if preset not in PRESETS_OPTIONS:
+            names = ", ".join(PRESETS_OPTIONS)
+            raise RuleOptionError(f"unknown rules preset {preset!r} (choose from {names})")
+        for name in overrides:
+            if name not in _CHOICES:
+                raise RuleOptionError(f"unknown rule option {name!r}")
+        options: dict[str, Any] = {**PRESETS_OPTIONS[preset], **overrides}
+        return cls(preset=preset, **options)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
+        """Rules from a record's ``rules`` map: ``{"preset": ..., option: value, ...}``."""
+        if not isinstance(data, Mapping):
+            raise RuleOptionError("rules must be a map of option names to values")
+        options = dict(data)
+        preset = options.pop("preset", "seed")
+        if not isinstance(preset, str):
+            raise RuleOptionError("rules preset must be a string")
+        return cls.from_preset(preset, **options)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The preset name plus only the options that differ from it."""
+        base = PRESETS_OPTIONS[self.preset]
+        out: dict[str, Any] = {"preset": self.preset}
+        for name in _CHOICES:
+            value = getattr(self, name)
+            if value != base.get(name, _DEFAULTS[name]):
+                out[name] = value
+        return out
+
+    def options(self) -> dict[str, Any]:
+        """Every option with its value, preset excluded."""
+        return {name: getattr(self, name) for name in _CHOICES}
+
+    def replace(self, **changes: Any) -> RuleSet:
+        """A copy with some options changed (validated)."""
+        for name in changes:
+            if name not in _CHOICES:
+                raise RuleOptionError(f"unknown rule option {name!r}")
+        return dataclasses.replace(self, **changes)
+
+
+_DEFAULTS: Final[dict[str, Any]] = {
+    "jack_order": "seed",
+    "no_pick": "leaster",
+    "partner": "called-ace",
+    "unknown_card": False,
+    "no_trick_partner_exempt": True,
+    "double_on_the_bump": False,
+    "leaster_needs_trick": True,
+}
+
+PRESETS_OPTIONS: Final[dict[str, dict[str, Any]]] = {
+    "seed": {},
+    "wisconsin": {"jack_order": "clubs-first", "double_on_the_bump": True},
+}
+"""Each preset as the options it changes from the defaults (RULES.md §10)."""
+
+OPTION_NAMES: Final[tuple[str, ...]] = tuple(_CHOICES)
+"""Every rule option name, in RULES.md order."""
+
+
+def option_choices(name: str) -> tuple[object, ...]:
+    """The allowed values of one option."""
+    return _CHOICES[name]
