@@ -8,13 +8,9 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from engine import Hand, RuleSet  # noqa: E402
+from engine import Hand, RuleSet
 
 
 def play_hands(rules: RuleSet, count: int, seed: int) -> int:

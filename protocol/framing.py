@@ -94,8 +94,9 @@ class FrameError(Exception):
     connection must be closed after reporting the error.  The codes are:
 
     ``frame_too_large`` (fatal)
-        The header declares a payload longer than the decoder accepts.  The body
-        is never buffered, and the decoder is :attr:`~FrameDecoder.broken` from
+        The header declares a payload longer than the decoder accepts.  This is
+        reported as soon as the header arrives (the body is never waited for or
+        kept), and the decoder is :attr:`~FrameDecoder.broken` from
         then on because the stream cannot be resynchronised cheaply.
     ``bad_frame``
         The payload is empty, is not exactly one valid msgpack value, uses ext

@@ -1,0 +1,74 @@
+"""The ``sheepshead`` command: one entry point, one module per subcommand.
+
+Each subcommand lives in its own module exposing ``HELP`` (one line), ``configure(parser)`` and
+``run(args) -> int``; modules are imported only when their subcommand runs, so ``sheepshead
+replay`` never pays for Textual and ``sheepshead serve`` never pays for the client.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Protocol, cast
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "play": ("client.play", "play a local game: you and four bots, server embedded"),
+    "join": ("client.join", "connect to a server and open the lobby"),
+    "watch": ("client.join", "spectate a table on a server"),
+    "serve": ("server.cli", "run a server for others to join"),
+    "bot": ("client.bot_runner", "play a seat over the network with a bot strategy"),
+    "tournament": ("client.tournament", "duplicate tournament between bot strategies"),
+    "replay": ("client.replay", "replay hand records (sheepshead-hand/1)"),
+}
+"""Subcommand name -> (module, one-line help)."""
+
+
+class Subcommand(Protocol):
+    """What a subcommand module provides."""
+
+    def configure(self, parser: argparse.ArgumentParser, command: str) -> None:
+        """Add the subcommand's arguments to ``parser``."""
+
+    def run(self, args: argparse.Namespace) -> int:
+        """Run it; return the exit status."""
+
+
+def _top_help() -> str:
+    width = max(len(name) for name in COMMANDS)
+    lines = ["usage: sheepshead COMMAND [OPTIONS]", "", "Five-handed Sheepshead.", "", "commands:"]
+    lines += [f"  {name:<{width}}  {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines += ["", "Run 'sheepshead COMMAND --help' for a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``sheepshead`` command line; returns the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(_top_help())
+        return 0 if args else 2
+    if args[0] == "--version":
+        from importlib.metadata import version
+
+        print(f"sheepshead {version('sheepshead')}")
+        return 0
+    command = args[0]
+    if command not in COMMANDS:
+        print(f"sheepshead: unknown command {command!r}\n\n{_top_help()}", file=sys.stderr)
+        return 2
+    module_name, help_ = COMMANDS[command]
+    module = cast(Subcommand, importlib.import_module(module_name))
+    parser = argparse.ArgumentParser(prog=f"sheepshead {command}", description=help_)
+    module.configure(parser, command)
+    namespace = parser.parse_args(args[1:])
+    namespace.command = command
+    try:
+        return module.run(namespace)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

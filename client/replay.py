@@ -1,0 +1,54 @@
+"""``sheepshead replay``: replay hand records and print the outcome (HAND_RECORD.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from engine.record import RecordError, describe_record, replay_record
+
+HELP = "replay hand records (sheepshead-hand/1)"
+
+
+def configure(parser: argparse.ArgumentParser, command: str) -> None:
+    """Add ``replay``'s arguments."""
+    parser.add_argument("records", nargs="+", metavar="RECORD", help="hand record JSON file(s)")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON line per record (the format of HAND_RECORD.md) instead of an account",
+    )
+
+
+def _load(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as exc:
+        raise RecordError("bad_record", f"cannot read file: {exc.strerror}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RecordError("bad_record", f"not valid JSON: {exc}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Replay every record; exit 2 if any was invalid."""
+    status = 0
+    for path in args.records:
+        try:
+            record = _load(path)
+            if args.json:
+                line = json.dumps(replay_record(record), separators=(", ", ": "))
+            else:
+                line = f"== {path}\n{describe_record(record)}\n"
+        except RecordError as exc:
+            status = 2
+            where = "" if exc.action is None else f"action {exc.action}: "
+            print(f"error: {path}: {exc.code}: {where}{exc.message}", file=sys.stderr)
+            if args.json:
+                line = json.dumps(exc.to_dict(), separators=(", ", ": "))
+            else:
+                continue
+        print(line, flush=True)
+    return status

@@ -1,0 +1,62 @@
+"""The strategy interface and the registry of strategies by name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+View = Mapping[str, Any]
+"""A seat's view: the map built by :func:`engine.view.seat_view` (or received on the wire)."""
+
+ActionMap = Mapping[str, Any]
+"""An action as a wire map, e.g. ``{"seat": 1, "action": "play", "card": "QC"}``."""
+
+
+@runtime_checkable
+class Strategy(Protocol):
+    """Chooses one of the legal actions from what its seat can see."""
+
+    name: str
+
+    def choose(self, view: View, legal: Sequence[ActionMap]) -> ActionMap:
+        """Return one element of ``legal``."""
+        ...
+
+
+StrategyFactory = Callable[..., Strategy]
+"""Builds a strategy; accepts at least the keyword ``seed`` (an int or None)."""
+
+STRATEGIES: dict[str, tuple[StrategyFactory, str]] = {}
+"""Registered strategies: name -> (factory, one-line description)."""
+
+
+def register(name: str, description: str) -> Callable[[StrategyFactory], StrategyFactory]:
+    """Class decorator: make a strategy available by name wherever bots are chosen."""
+
+    def decorate(factory: StrategyFactory) -> StrategyFactory:
+        STRATEGIES[name] = (factory, description)
+        return factory
+
+    return decorate
+
+
+def strategy_names() -> list[str]:
+    """Names of every registered strategy."""
+    _load_builtin()
+    return list(STRATEGIES)
+
+
+def make_strategy(name: str, *, seed: int | None = None, **options: Any) -> Strategy:
+    """A new strategy by name; raises ValueError naming the choices for an unknown name."""
+    _load_builtin()
+    try:
+        factory, _ = STRATEGIES[name]
+    except KeyError:
+        choices = ", ".join(STRATEGIES)
+        raise ValueError(f"unknown bot strategy {name!r} (choose from {choices})") from None
+    return factory(seed=seed, **options)
+
+
+def _load_builtin() -> None:
+    # Importing the package registers the built-in strategies.
+    import engine.bots  # noqa: F401
