@@ -19,7 +19,7 @@ engine.errors.IllegalActionError: It is seat 1's turn, not yours
 
 from __future__ import annotations
 
-import random
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -70,11 +70,56 @@ TENS: Final = tuple(parse_card("T" + s) for s in "CSH")
 
 # Actions are immutable, so one shared instance per (seat, card) keeps legal-action lists cheap.
 _PLAYS: Final = tuple(tuple(Play(s, c) for c in range(32)) for s in range(NUM_SEATS))
+# For each seat and byte position, the plays of the cards in every byte value: a legal-play
+# tuple is then four table lookups instead of a bit loop.
+_PLAY_BYTES: Final = tuple(
+    tuple(
+        tuple(tuple(_PLAYS[s][8 * k + b] for b in range(8) if v >> b & 1) for v in range(256))
+        for k in range(4)
+    )
+    for s in range(NUM_SEATS)
+)
 _PICKS: Final = tuple(Pick(s) for s in range(NUM_SEATS))
 _PASSES: Final = tuple(Pass(s) for s in range(NUM_SEATS))
 _ALONES: Final = tuple(Alone(s) for s in range(NUM_SEATS))
+_PICK_OR_PASS: Final = tuple((_PICKS[s], _PASSES[s]) for s in range(NUM_SEATS))
+_PICK_ONLY: Final = tuple((_PICKS[s],) for s in range(NUM_SEATS))
 
 _SUIT_NAMES: Final = ("clubs", "spades", "hearts")
+
+
+def _deal_positions(dealer: Seat) -> tuple[tuple[int, ...], ...]:
+    # Three cards to each seat from the dealer's left, two to the blind (deck positions 15 and
+    # 16), then three more each.
+    positions: list[list[int]] = [[] for _ in range(NUM_SEATS)]
+    for i in range(NUM_SEATS):
+        seat = (dealer + 1 + i) % NUM_SEATS
+        positions[seat] += [3 * i, 3 * i + 1, 3 * i + 2, 17 + 3 * i, 18 + 3 * i, 19 + 3 * i]
+    return tuple(tuple(p) for p in positions)
+
+
+_DEAL_POSITIONS: Final = tuple(_deal_positions(d) for d in range(NUM_SEATS))
+
+
+def shuffled_deck(seed: int) -> list[Card]:
+    """The 32 cards in the order the seed shuffles them (Fisher–Yates driven by SHA-512).
+
+    The 512 hashed bits cover the 2**118 orders of the deck with a bias below 2**-390, so a
+    seed of 128 random bits or more makes every deal equally likely; the same seed always gives
+    the same deck, which is what records and replays rely on.
+
+    >>> shuffled_deck(1) == shuffled_deck(1), sorted(shuffled_deck(1)) == list(range(32))
+    (True, True)
+    """
+    if seed < 0:
+        raise ValueError("a deal seed is a non-negative integer")
+    width = max(8, (seed.bit_length() + 7) // 8)
+    x = int.from_bytes(hashlib.sha512(seed.to_bytes(width, "big")).digest(), "big")
+    deck = list(range(32))
+    for i in range(31, 0, -1):
+        x, j = divmod(x, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,26 +131,19 @@ class Deal:
 
     @classmethod
     def from_seed(cls, seed: int, dealer: Seat) -> Deal:
-        """Shuffle with ``random.Random(seed)`` and deal 3–2(blind)–3 from left of the dealer."""
-        deck = list(range(32))
-        random.Random(seed).shuffle(deck)
-        return cls.from_deck(deck, dealer)
+        """Shuffle by :func:`shuffled_deck` and deal 3–2(blind)–3 from left of the dealer."""
+        return cls.from_deck(shuffled_deck(seed), dealer)
 
     @classmethod
     def from_deck(cls, deck: Sequence[Card], dealer: Seat) -> Deal:
         """Deal a shuffled deck in the order of RULES.md §3."""
-        hands = [0] * NUM_SEATS
-        pos = 0
-        for _ in range(2):
-            for i in range(1, NUM_SEATS + 1):
-                seat = (dealer + i) % NUM_SEATS
-                for c in deck[pos : pos + 3]:
-                    hands[seat] |= 1 << c
-                pos += 3
-            if pos == 15:
-                blind = (1 << deck[15]) | (1 << deck[16])
-                pos = 17
-        return cls(tuple(hands), blind)
+        hands = []
+        for positions in _DEAL_POSITIONS[dealer]:
+            m = 0
+            for i in positions:
+                m |= 1 << deck[i]
+            hands.append(m)
+        return cls(tuple(hands), (1 << deck[15]) | (1 << deck[16]))
 
     @classmethod
     def from_codes(cls, hands: Sequence[Sequence[str]], blind: Sequence[str]) -> Deal:
@@ -279,9 +317,29 @@ class Hand:
         """The cards the seat to act may play, as a mask (0 outside trick play)."""
         if self.phase != "play":
             return 0
-        if self._play_mask < 0:
-            self._play_mask = self._compute_play_mask()[0]
-        return self._play_mask
+        mask = self._play_mask
+        if mask < 0:
+            mask = self._play_mask = self._fast_play_mask()
+        return mask
+
+    def _fast_play_mask(self) -> Mask:
+        """Legal cards; the common case (no call constraint can apply) without building reasons."""
+        if self.called is None or self.called == JD or len(self.tricks) == TRICKS_PER_HAND - 1:
+            seat = self.turn
+            assert seat is not None
+            hand = self.hands[seat]
+            current = self.current
+            if current:
+                return (hand & FOLLOW[current[0]]) or hand
+            return hand
+        seat = self.turn
+        if seat != self.picker and seat != self.partner:
+            hand = self.hands[seat]  # type: ignore[index]
+            current = self.current
+            if current:
+                return (hand & FOLLOW[current[0]]) or hand
+            return hand
+        return self._compute_play_mask()[0]
 
     def _compute_legal(self) -> tuple[Action, ...]:
         phase = self.phase
@@ -289,12 +347,13 @@ class Hand:
         if seat is None:
             return ()
         if phase == "play":
-            plays = _PLAYS[seat]
-            return tuple(plays[c] for c in cards_in(self.legal_play_mask()))
+            m = self.legal_play_mask()
+            t = _PLAY_BYTES[seat]
+            return t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
         if phase == "pick":
             if self._must_pick(seat):
-                return (_PICKS[seat],)
-            return (_PICKS[seat], _PASSES[seat])
+                return _PICK_ONLY[seat]
+            return _PICK_OR_PASS[seat]
         if phase == "bury":
             cards = list(cards_in(self.hands[seat]))
             return tuple(Bury(seat, (a, b)) for a, b in combinations(cards, 2))
@@ -435,12 +494,12 @@ class Hand:
             raise IllegalActionError(f"You do not hold {card_code(c)}", "illegal_card")
         _, base, code, message = self._compute_play_mask()
         if not base >> c & 1:
-            led = follow_class(self.current[0])
             if self.under is not None and c == self.under and seat == self.picker:
                 raise IllegalActionError(
                     "Your face-down unknown card is played only when the called suit is led",
                     "unknown_card_held",
                 )
+            led = follow_class(self.current[0])
             raise IllegalActionError(f"You must follow {led}", "must_follow_suit")
         raise IllegalActionError(message, code)
 
@@ -494,11 +553,23 @@ class Hand:
 
     def apply(self, action: Action) -> None:
         """Validate and apply one action; an illegal one raises and changes nothing."""
+        kind = type(action)
+        if kind is Play and self.phase == "play" and action.seat == self.turn:
+            assert isinstance(action, Play)
+            mask = self._play_mask
+            if mask < 0:
+                mask = self._fast_play_mask()
+            if not mask >> action.card & 1:
+                self._raise_illegal_play(action.card)
+            self._legal = None
+            self._play_mask = -1
+            self.actions.append(action)
+            self._play(action.seat, action.card)
+            return
         self.verify(action)
         self._legal = None
         self._play_mask = -1
         self.actions.append(action)
-        kind = type(action)
         if kind is Play:
             assert isinstance(action, Play)
             self._play(action.seat, action.card)

@@ -27,7 +27,7 @@ from engine.scoring import HandResult
 def hand_seed(match_seed: int, number: int) -> int:
     """The deal seed of hand ``number`` (0-based) of a match."""
     digest = hashlib.sha256(f"sheepshead/{match_seed}/{number}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
+    return int.from_bytes(digest[:16], "big")
 
 
 class Match:
