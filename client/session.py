@@ -1,0 +1,430 @@
+"""A connection to a sheepshead server: handshake, requests, events, reconnect. No Textual.
+
+The TUI and the bot runner share it::
+
+    session = Session(host, port, name="Ann", token_store=TokenStore.default())
+    welcome = await session.connect()          # dial + hello; ServerError or OSError
+    reply = await session.request("create_table", name="t", preset="seed")
+    await session.act({"action": "play", "card": "QC"})   # quotes the last your_turn's seq
+    message = await session.events.get()       # state, your_turn, hand_over, match_over, chat,
+                                               # notice, errors without id, and
+                                               # {"type": "connection", "status": ...}
+    await session.close()
+
+When the connection drops (and ``reconnect`` is on) the session dials again with exponential
+backoff, 0.25 s doubling to 8 s, and says hello with the seat token it was given, so the server
+seats it again and sends a fresh snapshot. Tokens are kept in a :class:`TokenStore` so that a
+restarted client takes its seat back too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from protocol.framing import FrameDecoder, FrameError, encode
+from protocol.version import PROTOCOL_VERSION
+
+__all__ = ["ConnectionLost", "ServerError", "Session", "Status", "TokenStore"]
+
+log = logging.getLogger("sheepshead.client")
+
+Status = Literal["connecting", "connected", "reconnecting", "closed"]
+"""Where the session stands."""
+
+_NO_RETRY = frozenset({"version_unsupported", "replaced"})
+"""Errors after which dialling again cannot help (or would fight another client)."""
+
+
+class ServerError(Exception):
+    """The server refused a request: ``code`` (stable, snake_case) and ``message`` (for people).
+
+    ``reply`` is the whole error map when there was one.
+    """
+
+    def __init__(self, code: str, message: str, reply: Mapping[str, Any] | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.reply: dict[str, Any] = dict(reply or {})
+
+
+class ConnectionLost(ServerError, ConnectionError):
+    """The connection went away before the reply came (code ``connection_lost``)."""
+
+    def __init__(self, message: str = "The connection to the server was lost") -> None:
+        super().__init__("connection_lost", message)
+
+
+class TokenStore:
+    """Seat tokens on disk: ``{"host:port": {name: token}}`` in one JSON file (mode 0600).
+
+    Writes go to a temporary file in the same directory that then replaces the old one, so a
+    crash never leaves a half-written file.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    @classmethod
+    def default(cls) -> TokenStore:
+        """``platformdirs.user_config_dir("sheepshead")/tokens.json``."""
+        import platformdirs
+
+        return cls(Path(platformdirs.user_config_dir("sheepshead")) / "tokens.json")
+
+    def load(self) -> dict[str, dict[str, str]]:
+        """Everything stored (an unreadable or malformed file counts as empty)."""
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict):
+            return {}
+        out: dict[str, dict[str, str]] = {}
+        for server, names in data.items():
+            if isinstance(server, str) and isinstance(names, dict):
+                out[server] = {
+                    n: t for n, t in names.items() if isinstance(n, str) and isinstance(t, str)
+                }
+        return out
+
+    def get(self, server: str, name: str) -> str | None:
+        """The token stored for ``name`` on ``server`` ("host:port")."""
+        return self.load().get(server, {}).get(name)
+
+    def put(self, server: str, name: str, token: str) -> None:
+        """Store a token."""
+        data = self.load()
+        data.setdefault(server, {})[name] = token
+        self._save(data)
+
+    def remove(self, server: str, name: str) -> None:
+        """Forget a token (nothing happens when there is none)."""
+        data = self.load()
+        names = data.get(server)
+        if names is None or name not in names:
+            return
+        del names[name]
+        if not names:
+            del data[server]
+        self._save(data)
+
+    def _save(self, data: Mapping[str, Any]) -> None:
+        directory = self.path.parent
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(prefix=".tokens-", suffix=".tmp", dir=directory)
+        try:
+            os.fchmod(fd, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f, indent=1, sort_keys=True)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+class Session:
+    """One player's (or bot's, or spectator's) connection to a server; see the module doc."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        name: str,
+        kind: Literal["human", "bot"] = "human",
+        client_name: str = "sheepshead/0.1",
+        token_store: TokenStore | None = None,
+        reconnect: bool = True,
+        min_backoff: float = 0.25,
+        max_backoff: float = 8.0,
+        connect_timeout: float = 10.0,
+        request_timeout: float | None = 30.0,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.name = name
+        """The name asked for; after connecting, the name the server cleaned it to."""
+        self.requested_name = name
+        self.kind = kind
+        self.client_name = client_name
+        self.token_store = token_store
+        self.reconnect = reconnect
+        self.min_backoff = min_backoff
+        self.max_backoff = max_backoff
+        self.connect_timeout = connect_timeout
+        self.request_timeout = request_timeout
+        self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.status: Status = "closed"
+        self.table: str | None = None
+        self.seat: int | None = None
+        self.last_state: dict[str, Any] | None = None
+        self.last_turn: dict[str, Any] | None = None
+        self.welcome: dict[str, Any] | None = None
+        self.token: str | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[int, tuple[str, asyncio.Future[dict[str, Any]]]] = {}
+        self._writer: asyncio.StreamWriter | None = None
+        self._read_task: asyncio.Task[None] | None = None
+        self._reconnect_task: asyncio.Task[None] | None = None
+        self._send_lock = asyncio.Lock()
+        self._closing = False
+
+    @property
+    def server_key(self) -> str:
+        """The TokenStore key of this server, ``"host:port"``."""
+        return f"{self.host}:{self.port}"
+
+    # ------------------------------------------------------------------ public
+
+    async def connect(self) -> dict[str, Any]:
+        """Dial and say hello; returns the ``welcome``. Raises ServerError or OSError."""
+        self._closing = False
+        self._set_status("connecting")
+        try:
+            welcome = await self._open()
+        except BaseException:
+            self._set_status("closed")
+            raise
+        self._set_status("connected")
+        return welcome
+
+    async def request(self, type: str, **fields: Any) -> dict[str, Any]:
+        """Send a request and return its ``ok`` reply; ServerError for an ``error`` reply."""
+        reply = await self._call(type, fields)
+        self._after_reply(type, fields, reply)
+        return reply
+
+    async def act(self, action: Mapping[str, Any]) -> dict[str, Any]:
+        """Answer the latest ``your_turn`` with ``action`` (a §5 action map)."""
+        if self.last_turn is not None:
+            seq = self.last_turn["seq"]
+        elif self.last_state is not None:
+            seq = self.last_state["seq"]
+        else:
+            seq = 0
+        return await self.request("action", seq=seq, action=dict(action))
+
+    async def close(self) -> None:
+        """Close for good (no reconnect); pending requests fail with ConnectionLost."""
+        self._closing = True
+        if self._reconnect_task is not None:
+            self._reconnect_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reconnect_task
+            self._reconnect_task = None
+        await self._drop_connection()
+        self._fail_pending(ConnectionLost("The session was closed"))
+        self._set_status("closed")
+
+    # ------------------------------------------------------------------ connection
+
+    async def _open(self) -> dict[str, Any]:
+        reader, writer = await asyncio.wait_for(
+            asyncio.open_connection(self.host, self.port), self.connect_timeout
+        )
+        self._writer = writer
+        self._read_task = asyncio.create_task(self._read_loop(reader, writer))
+        token = self.token
+        if token is None and self.token_store is not None:
+            token = self.token_store.get(self.server_key, self.requested_name)
+        hello: dict[str, Any] = {
+            "version": PROTOCOL_VERSION,
+            "client": self.client_name,
+            "kind": self.kind,
+            "name": self.requested_name,
+        }
+        if token:
+            hello["token"] = token
+        try:
+            welcome = await self._call("hello", hello, timeout=self.connect_timeout)
+        except BaseException:
+            await self._drop_connection()
+            raise
+        self.welcome = welcome
+        self.name = str(welcome.get("name", self.requested_name))
+        if welcome.get("table") is not None:
+            self.token = token
+            self.table = welcome["table"]
+            self.seat = welcome.get("seat")
+        elif token:
+            self._forget_token()
+        return welcome
+
+    async def _drop_connection(self) -> None:
+        writer, self._writer = self._writer, None
+        task, self._read_task = self._read_task, None
+        if writer is not None:
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    async def _read_loop(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        decoder = FrameDecoder()
+        try:
+            while True:
+                data = await reader.read(65536)
+                if not data:
+                    break
+                for item in decoder.feed(data):
+                    if isinstance(item, FrameError):
+                        log.warning("bad frame from the server: %s", item)
+                        if item.fatal:
+                            return
+                        continue
+                    self._receive(item, writer)
+        except (OSError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            if self._writer is writer:
+                self._lost()
+
+    def _receive(self, msg: dict[str, Any], writer: asyncio.StreamWriter) -> None:
+        kind = msg.get("type")
+        msg_id = msg.get("id")
+        if kind in ("ok", "error", "welcome") and msg_id in self._pending:
+            _, future = self._pending.pop(msg_id)
+            if not future.done():
+                if kind == "error":
+                    future.set_exception(
+                        ServerError(str(msg.get("code")), str(msg.get("message", "")), msg)
+                    )
+                else:
+                    future.set_result(msg)
+            return
+        if kind == "ping":
+            writer.write(encode({"type": "pong"}))
+            return
+        if kind == "state":
+            self.last_state = msg
+            self.table = msg.get("table")
+            self.seat = msg.get("seat")
+            self.last_turn = None
+        elif kind == "your_turn":
+            self.last_turn = msg
+        elif kind == "error" and msg.get("code") == "bad_token":
+            self._forget_token()
+        elif kind == "notice" and msg.get("code") == "table_closed":
+            self._left_table()
+        elif kind == "error" and msg.get("code") in _NO_RETRY:
+            self._closing = True  # another client has the seat now: do not fight over it
+        self.events.put_nowait(msg)
+
+    def _lost(self) -> None:
+        self._writer = None
+        self._fail_pending(ConnectionLost())
+        if self._closing or self.status != "connected":
+            if self.status == "connected":
+                self._set_status("closed")
+            return
+        if not self.reconnect:
+            self._set_status("closed")
+            return
+        self._set_status("reconnecting")
+        self._reconnect_task = asyncio.create_task(self._reconnect_loop())
+
+    async def _reconnect_loop(self) -> None:
+        delay = self.min_backoff
+        watching = self.table if self.seat is None else None
+        while not self._closing:
+            await asyncio.sleep(delay)
+            try:
+                await self._open()
+            except ServerError as exc:
+                if exc.code in _NO_RETRY:
+                    self._closing = True
+                    break
+            except (OSError, TimeoutError) as exc:
+                log.debug("reconnect failed: %s", exc)
+            else:
+                self._reconnect_task = None
+                self._set_status("connected")
+                if watching is not None and self.table is None:
+                    with contextlib.suppress(ServerError):
+                        await self.request("watch", table=watching)
+                return
+            delay = min(delay * 2, self.max_backoff)
+        self._reconnect_task = None
+        self._set_status("closed")
+
+    # ------------------------------------------------------------------ requests
+
+    async def _call(
+        self, type: str, fields: Mapping[str, Any], *, timeout: float | None = None
+    ) -> dict[str, Any]:
+        writer = self._writer
+        if writer is None:
+            raise ConnectionLost("Not connected to the server")
+        request_id = next(self._ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = (type, future)
+        message = {**fields, "type": type, "id": request_id}
+        try:
+            async with self._send_lock:
+                writer.write(encode(message))
+                await writer.drain()
+        except (OSError, RuntimeError) as exc:
+            self._pending.pop(request_id, None)
+            raise ConnectionLost(f"Sending to the server failed: {exc}") from exc
+        try:
+            return await asyncio.wait_for(future, timeout or self.request_timeout)
+        finally:
+            self._pending.pop(request_id, None)
+
+    def _after_reply(self, type: str, fields: Mapping[str, Any], reply: Mapping[str, Any]) -> None:
+        if type in ("create_table", "join"):
+            self.table = reply.get("table")
+            self.seat = reply.get("seat")
+            token = reply.get("token")
+            if isinstance(token, str):
+                self.token = token
+                if self.token_store is not None:
+                    self.token_store.put(self.server_key, self.requested_name, token)
+        elif type == "watch":
+            self.table = reply.get("table")
+            self.seat = None
+        elif type == "leave":
+            self._left_table()
+
+    def _left_table(self) -> None:
+        self.table = None
+        self.seat = None
+        self.last_state = None
+        self.last_turn = None
+        self._forget_token()
+
+    def _forget_token(self) -> None:
+        self.token = None
+        if self.token_store is not None:
+            try:
+                self.token_store.remove(self.server_key, self.requested_name)
+            except OSError as exc:
+                log.warning("cannot update the token store: %s", exc)
+
+    def _fail_pending(self, exc: ServerError) -> None:
+        pending, self._pending = self._pending, {}
+        for _, future in pending.values():
+            if not future.done():
+                future.set_exception(exc)
+
+    def _set_status(self, status: Status) -> None:
+        if status == self.status:
+            return
+        self.status = status
+        self.events.put_nowait({"type": "connection", "status": status})

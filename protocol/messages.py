@@ -1,0 +1,720 @@
+"""Protocol messages: request validation, error codes and builders for server messages.
+
+Sans-I/O: this module turns decoded frames (maps from :mod:`protocol.framing`) into typed request
+values and builds the maps the server sends; it never touches a socket. PROTOCOL.md is the
+normative description of every message; this module is its executable form.
+
+>>> parse_request({"type": "join", "id": 7, "table": "t1"})
+Join(id=7, table='t1', seat=None, password=None)
+>>> parse_request({"type": "join", "id": 7, "table": 5})
+Traceback (most recent call last):
+...
+protocol.messages.RequestError: bad_request: field 'table' must be a string
+>>> parse_request({"type": "dance", "id": 1})
+Traceback (most recent call last):
+...
+protocol.messages.RequestError: unknown_type: unknown message type 'dance'
+>>> error(3, STALE, "That prompt is out of date")
+{'type': 'error', 'id': 3, 'code': 'stale', 'message': 'That prompt is out of date'}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal, TypeAlias
+
+from protocol.text import clean_text
+from protocol.version import PROTOCOL_VERSION, SUPPORTED_VERSIONS
+
+__all__ = [
+    "ERROR_CODES",
+    "REQUEST_TYPES",
+    "AddBot",
+    "ChatRequest",
+    "CreateTable",
+    "EndMatch",
+    "Hello",
+    "Join",
+    "Leave",
+    "ListTables",
+    "Ping",
+    "Pong",
+    "Request",
+    "RequestError",
+    "Start",
+    "TakeAction",
+    "Watch",
+    "parse_request",
+]
+
+# ---------------------------------------------------------------------------- error codes
+
+# Engine codes (raised by engine.hand / engine.rules and passed through unchanged).
+NOT_YOUR_TURN: Final = "not_your_turn"
+ILLEGAL_ACTION: Final = "illegal_action"
+ILLEGAL_CARD: Final = "illegal_card"
+MUST_FOLLOW_SUIT: Final = "must_follow_suit"
+HOLD_CARD_REQUIRED: Final = "hold_card_required"
+CALLED_CARD_REQUIRED: Final = "called_card_required"
+CALLED_CARD_HELD: Final = "called_card_held"
+CALLED_SUIT_RESTRICTED: Final = "called_suit_restricted"
+UNKNOWN_CARD_REQUIRED: Final = "unknown_card_required"
+UNKNOWN_CARD_HELD: Final = "unknown_card_held"
+ILLEGAL_BURY: Final = "illegal_bury"
+ILLEGAL_CALL: Final = "illegal_call"
+MUST_PICK: Final = "must_pick"
+HAND_OVER: Final = "hand_over"
+BAD_CARD: Final = "bad_card"
+BAD_RULES: Final = "bad_rules"
+
+# Protocol codes.
+BAD_FRAME: Final = "bad_frame"
+FRAME_TOO_LARGE: Final = "frame_too_large"
+NOT_A_MAP: Final = "not_a_map"
+BAD_KEY: Final = "bad_key"
+BAD_REQUEST: Final = "bad_request"
+UNKNOWN_TYPE: Final = "unknown_type"
+HANDSHAKE_REQUIRED: Final = "handshake_required"
+HANDSHAKE_TIMEOUT: Final = "handshake_timeout"
+VERSION_UNSUPPORTED: Final = "version_unsupported"
+NOT_SEATED: Final = "not_seated"
+ALREADY_SEATED: Final = "already_seated"
+NO_SUCH_TABLE: Final = "no_such_table"
+TABLE_FULL: Final = "table_full"
+SEAT_TAKEN: Final = "seat_taken"
+NOT_A_BOT: Final = "not_a_bot"
+BAD_PASSWORD: Final = "bad_password"
+BAD_TOKEN: Final = "bad_token"
+NOT_HOST: Final = "not_host"
+NOT_STARTED: Final = "not_started"
+ALREADY_STARTED: Final = "already_started"
+NOT_ENOUGH_PLAYERS: Final = "not_enough_players"
+MATCH_OVER: Final = "match_over"
+STALE: Final = "stale"
+RATE_LIMITED: Final = "rate_limited"
+TOO_MANY_CONNECTIONS: Final = "too_many_connections"
+TOO_MANY_TABLES: Final = "too_many_tables"
+IDLE_TIMEOUT: Final = "idle_timeout"
+SLOW_CONSUMER: Final = "slow_consumer"
+REPLACED: Final = "replaced"
+SERVER_SHUTDOWN: Final = "server_shutdown"
+INTERNAL_ERROR: Final = "internal_error"
+
+ENGINE_ERROR_CODES: Final[dict[str, str]] = {
+    NOT_YOUR_TURN: "it is another seat's turn (or you tried to act for another seat)",
+    ILLEGAL_ACTION: "that kind of action is not possible in this phase of the hand",
+    ILLEGAL_CARD: "you do not hold that card",
+    MUST_FOLLOW_SUIT: "you hold a card of the suit (or trump) led and must play one",
+    HOLD_CARD_REQUIRED: "the picker must keep the last card of the called suit until it is led",
+    CALLED_CARD_REQUIRED: "the called suit is led and you hold the called card: play it",
+    CALLED_CARD_HELD: "the partner may not throw the called card off before its suit is led",
+    CALLED_SUIT_RESTRICTED: "the partner may lead the called suit only with the called card",
+    UNKNOWN_CARD_REQUIRED: "the called suit is led: the picker must play the face-down card",
+    UNKNOWN_CARD_HELD: "the face-down unknown card is played only when the called suit is led",
+    ILLEGAL_BURY: "bury two different cards from your hand",
+    ILLEGAL_CALL: "that card may not be called (the message says why)",
+    MUST_PICK: "everyone passed and the dealer must pick (forced-pick rule)",
+    HAND_OVER: "the hand (or the match) is over: nothing more can be played",
+    BAD_CARD: "a card code that names no card (rank 789TJQKA + suit CSHD)",
+    BAD_RULES: "an unknown rules preset or option, or an option value out of range",
+}
+"""Codes the engine raises, passed on unchanged, with one-line meanings."""
+
+PROTOCOL_ERROR_CODES: Final[dict[str, str]] = {
+    BAD_FRAME: "the frame is empty, not one valid msgpack value, too deep or uses ext types",
+    FRAME_TOO_LARGE: "the frame's declared length is over the limit; the connection is closed",
+    NOT_A_MAP: "the frame is valid msgpack but not a map",
+    BAD_KEY: "a map key (at any depth) is not a string",
+    BAD_REQUEST: "a field is missing, of the wrong type or out of range (the message names it)",
+    UNKNOWN_TYPE: "the request's type is not one this server knows",
+    HANDSHAKE_REQUIRED: "the first request must be hello; the connection is closed",
+    HANDSHAKE_TIMEOUT: "no hello arrived in time; the connection is closed",
+    VERSION_UNSUPPORTED: "the hello's protocol version is not supported; see supported",
+    NOT_SEATED: "the request needs you to sit at (or watch) a table first",
+    ALREADY_SEATED: "you already sit at a table: leave it first",
+    NO_SUCH_TABLE: "no open table has that id",
+    TABLE_FULL: "every seat at the table is taken",
+    SEAT_TAKEN: "that seat is taken",
+    NOT_A_BOT: "that seat is not held by a server bot",
+    BAD_PASSWORD: "the table has a password and this one is wrong (or missing)",
+    BAD_TOKEN: "the seat token is unknown or no longer valid; join again",
+    NOT_HOST: "only the table's host may do that",
+    NOT_STARTED: "the match at this table has not started",
+    ALREADY_STARTED: "the match at this table has already started",
+    NOT_ENOUGH_PLAYERS: "a match needs all five seats filled by players or bots",
+    MATCH_OVER: "the match at this table is over",
+    STALE: "the action quotes the seq of an earlier prompt; answer the latest your_turn",
+    RATE_LIMITED: "too many messages; this one was dropped (persisting closes the connection)",
+    TOO_MANY_CONNECTIONS: "the server (or your address) has too many connections",
+    TOO_MANY_TABLES: "the server has as many tables open as it allows",
+    IDLE_TIMEOUT: "nothing was received for too long; the connection is closed",
+    SLOW_CONSUMER: "the client did not read its messages; the connection is closed",
+    REPLACED: "a newer connection took over this seat; this connection is closed",
+    SERVER_SHUTDOWN: "the server is shutting down; reconnect later with your token",
+    INTERNAL_ERROR: "the server failed to handle the request (it is logged; nothing changed)",
+}
+"""Codes of the protocol layer and the server, with one-line meanings."""
+
+ERROR_CODES: Final[dict[str, str]] = {**ENGINE_ERROR_CODES, **PROTOCOL_ERROR_CODES}
+"""Every error code a client can receive, with its one-line meaning."""
+
+# ---------------------------------------------------------------------------- limits
+
+NAME_MAX: Final = 24
+"""Longest player name, in characters, after cleaning (longer names are cut)."""
+
+TABLE_NAME_MAX: Final = 40
+"""Longest table name, in characters, after cleaning (longer names are cut)."""
+
+CHAT_MAX: Final = 200
+"""Longest chat line, in characters, after cleaning."""
+
+PASSWORD_MAX: Final = 128
+"""Longest table password, in characters."""
+
+TOKEN_MAX: Final = 128
+"""Longest seat token accepted in hello."""
+
+ID_MAX: Final = 64
+"""Longest table id or strategy name accepted."""
+
+HANDS_MAX: Final = 1000
+"""Largest hand limit of a match."""
+
+TIMER_MAX: Final = 86400.0
+"""Longest turn timer or grace period, in seconds."""
+
+TURN_TIMER_MIN: Final = 0.1
+"""Shortest turn timer, in seconds."""
+
+_INT64_MAX: Final = (1 << 63) - 1
+
+# ---------------------------------------------------------------------------- requests
+
+Kind: TypeAlias = Literal["human", "bot"]
+"""What is at the keyboard of a connection."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """The handshake: protocol version, client software, kind, cleaned name, optional token."""
+
+    id: int
+    version: int
+    client: str
+    kind: Kind
+    name: str
+    token: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ListTables:
+    """Ask for the table summaries."""
+
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
+class CreateTable:
+    """Open a table and sit at seat 0 as its host.
+
+    ``name`` None: the server names it after the creator; ``grace`` None: the server default.
+    """
+
+    id: int
+    name: str | None
+    preset: str
+    options: dict[str, Any]
+    hands: int | None
+    password: str | None
+    turn_timer: float | None
+    grace: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    """Sit at a table: ``seat`` None takes the first free seat."""
+
+    id: int
+    table: str
+    seat: int | None
+    password: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """Watch a table as a spectator."""
+
+    id: int
+    table: str
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    """Stand up from the table (or stop watching)."""
+
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
+class AddBot:
+    """Host: seat a server bot (``seat`` None: first free; ``strategy`` None: the default)."""
+
+    id: int
+    seat: int | None
+    strategy: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveBot:
+    """Host: remove the server bot from a seat."""
+
+    id: int
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """Host: deal the first hand."""
+
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
+class EndMatch:
+    """Host: end the match now."""
+
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
+class TakeAction:
+    """Answer the ``your_turn`` prompt whose ``seq`` is quoted with one action map (§5)."""
+
+    id: int
+    seq: int
+    action: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """Say something at your table (``text`` already cleaned, 1–200 characters)."""
+
+    id: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ping:
+    """Liveness check; answered with ``ok``."""
+
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pong:
+    """The answer to the server's ``ping`` (``id`` optional; never answered)."""
+
+    id: int | None
+
+
+Request: TypeAlias = (
+    Hello
+    | ListTables
+    | CreateTable
+    | Join
+    | Watch
+    | Leave
+    | AddBot
+    | RemoveBot
+    | Start
+    | EndMatch
+    | TakeAction
+    | ChatRequest
+    | Ping
+    | Pong
+)
+"""Any validated request."""
+
+
+class RequestError(Exception):
+    """A request the server refuses before acting on it: ``code``, ``message``, the request ``id``.
+
+    ``id`` is the request's id when it could be read (so the error can echo it), else None.
+    ``extra`` holds additional fields for the error message (``supported`` for versions).
+    """
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        id: int | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(code, message)
+        self.code = code
+        self.message = message
+        self.id = id
+        self.extra: dict[str, Any] = dict(extra or {})
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+    def to_message(self) -> dict[str, Any]:
+        """The ``error`` map that answers the refused request."""
+        return error(self.id, self.code, self.message, **self.extra)
+
+
+class _Fields:
+    """Typed access to one request's fields; every failure names the field."""
+
+    __slots__ = ("id", "msg")
+
+    def __init__(self, msg: Mapping[str, Any], id: int | None) -> None:
+        self.msg = msg
+        self.id = id
+
+    def fail(self, key: str, what: str) -> RequestError:
+        return RequestError(BAD_REQUEST, f"field {key!r} {what}", self.id)
+
+    def _get(self, key: str, required: bool, kind: str) -> Any:
+        if key not in self.msg:
+            if required:
+                raise self.fail(key, f"is required ({kind})")
+            return None
+        return self.msg[key]
+
+    def int_(
+        self, key: str, *, required: bool = False, low: int = -_INT64_MAX, high: int = _INT64_MAX
+    ) -> int | None:
+        value = self._get(key, required, "an integer")
+        if value is None and not required:
+            return None
+        if type(value) is not int:
+            raise self.fail(key, "must be an integer" + ("" if required else " or nil"))
+        if not low <= value <= high:
+            raise self.fail(key, f"must be from {low} to {high}")
+        return value
+
+    def number(self, key: str, *, low: float, high: float) -> float | None:
+        value = self._get(key, False, "a number")
+        if value is None:
+            return None
+        if type(value) not in (int, float) or value != value:  # NaN is not a number here
+            raise self.fail(key, "must be a number of seconds or nil")
+        if not low <= value <= high:
+            raise self.fail(key, f"must be from {low:g} to {high:g} seconds")
+        return float(value)
+
+    def str_(self, key: str, *, required: bool = False, max_length: int) -> str | None:
+        value = self._get(key, required, "a string")
+        if value is None and not required:
+            return None
+        if type(value) is not str:
+            raise self.fail(key, "must be a string" + ("" if required else " or nil"))
+        if len(value) > max_length:
+            raise self.fail(key, f"must be at most {max_length} characters")
+        return value
+
+    def text(self, key: str, *, required: bool, max_length: int, cut: bool) -> str | None:
+        """A string shown to others: cleaned, then cut (names) or refused (chat) when long."""
+        value = self._get(key, required, "a string")
+        if value is None and not required:
+            return None
+        if type(value) is not str:
+            raise self.fail(key, "must be a string" + ("" if required else " or nil"))
+        cleaned = clean_text(value, max_length=max_length if cut else None)
+        if not cleaned:
+            raise self.fail(key, "must contain printable characters")
+        if len(cleaned) > max_length:
+            raise self.fail(key, f"must be at most {max_length} characters")
+        return cleaned
+
+    def map_(self, key: str) -> dict[str, Any]:
+        value = self._get(key, False, "a map")
+        if value is None:
+            return {}
+        if type(value) is not dict:
+            raise self.fail(key, "must be a map")
+        return value
+
+
+def _request_id(msg: Mapping[str, Any], *, required: bool = True) -> int | None:
+    value = msg.get("id")
+    if value is None and not required:
+        return None
+    if type(value) is not int or not -_INT64_MAX <= value <= _INT64_MAX:
+        raise RequestError(BAD_REQUEST, "field 'id' is required (an integer)", None)
+    return value
+
+
+def parse_hello(msg: Mapping[str, Any], id: int) -> Hello:
+    """Validate a hello; the version is checked first (other fields may differ in other versions).
+
+    An unsupported version raises ``version_unsupported`` with ``supported`` in ``extra``.
+    """
+    f = _Fields(msg, id)
+    version = f.int_("version", required=True)
+    if version not in SUPPORTED_VERSIONS:
+        raise RequestError(
+            VERSION_UNSUPPORTED,
+            f"protocol version {version} is not supported (this server speaks "
+            f"{', '.join(str(v) for v in sorted(SUPPORTED_VERSIONS))})",
+            id,
+            {"supported": sorted(SUPPORTED_VERSIONS)},
+        )
+    assert version is not None
+    client = f.str_("client", max_length=10_000) or ""
+    kind = msg.get("kind", "human")
+    if kind not in ("human", "bot"):
+        raise f.fail("kind", "must be 'human' or 'bot'")
+    name = f.text("name", required=True, max_length=NAME_MAX, cut=True)
+    assert name is not None
+    token = f.str_("token", max_length=TOKEN_MAX)
+    return Hello(
+        id,
+        version,
+        clean_text(client, max_length=64),
+        "bot" if kind == "bot" else "human",
+        name,
+        token or None,
+    )
+
+
+def _parse_create(f: _Fields, id: int) -> CreateTable:
+    preset = f.str_("preset", max_length=ID_MAX) or "seed"
+    password = f.str_("password", max_length=PASSWORD_MAX)
+    return CreateTable(
+        id,
+        f.text("name", required=False, max_length=TABLE_NAME_MAX, cut=True),
+        preset,
+        f.map_("options"),
+        f.int_("hands", low=1, high=HANDS_MAX),
+        password or None,
+        f.number("turn_timer", low=TURN_TIMER_MIN, high=TIMER_MAX),
+        f.number("grace", low=0.0, high=TIMER_MAX),
+    )
+
+
+def _parse_action(f: _Fields, id: int) -> TakeAction:
+    seq = f.int_("seq", required=True, low=0)
+    assert seq is not None
+    action = f.msg.get("action")
+    if type(action) is not dict:
+        raise f.fail("action", "is required (a map such as {action: 'play', card: 'QC'})")
+    if type(action.get("action")) is not str:
+        raise f.fail("action", "must name its kind in 'action' (pick, pass, bury, call, ...)")
+    return TakeAction(id, seq, action)
+
+
+def _table_id(f: _Fields) -> str:
+    table = f.str_("table", required=True, max_length=ID_MAX)
+    assert table is not None
+    return table
+
+
+def parse_request(msg: Mapping[str, Any]) -> Request:
+    """Validate one decoded request map; raise :class:`RequestError` on any problem.
+
+    Unknown keys are ignored. The ``type`` must be known (``unknown_type`` otherwise) and every
+    request but ``pong`` needs an integer ``id``; the other fields are checked per type and a
+    missing or mistyped one gives ``bad_request`` naming the field.
+    """
+    kind = msg.get("type")
+    if type(kind) is not str:
+        raise RequestError(
+            BAD_REQUEST, "field 'type' is required (a string)", _request_id(msg, required=False)
+        )
+    if kind == "pong":
+        id = msg.get("id")
+        return Pong(id if type(id) is int else None)
+    if kind not in REQUEST_TYPES:
+        shown = kind if len(kind) <= 40 else kind[:40] + "..."
+        raise RequestError(UNKNOWN_TYPE, f"unknown message type {shown!r}", _optional_id(msg))
+    id = _request_id(msg)
+    assert id is not None
+    f = _Fields(msg, id)
+    if kind == "hello":
+        return parse_hello(msg, id)
+    if kind == "list_tables":
+        return ListTables(id)
+    if kind == "create_table":
+        return _parse_create(f, id)
+    if kind == "join":
+        return Join(
+            id,
+            _table_id(f),
+            f.int_("seat", low=0, high=4),
+            f.str_("password", max_length=PASSWORD_MAX),
+        )
+    if kind == "watch":
+        return Watch(id, _table_id(f))
+    if kind == "leave":
+        return Leave(id)
+    if kind == "add_bot":
+        return AddBot(id, f.int_("seat", low=0, high=4), f.str_("strategy", max_length=ID_MAX))
+    if kind == "remove_bot":
+        seat = f.int_("seat", required=True, low=0, high=4)
+        assert seat is not None
+        return RemoveBot(id, seat)
+    if kind == "start":
+        return Start(id)
+    if kind == "end_match":
+        return EndMatch(id)
+    if kind == "action":
+        return _parse_action(f, id)
+    if kind == "chat":
+        text = f.text("text", required=True, max_length=CHAT_MAX, cut=False)
+        assert text is not None
+        return ChatRequest(id, text)
+    return Ping(id)
+
+
+def _optional_id(msg: Mapping[str, Any]) -> int | None:
+    value = msg.get("id")
+    return value if type(value) is int else None
+
+
+REQUEST_TYPES: Final = frozenset(
+    {
+        "hello",
+        "list_tables",
+        "create_table",
+        "join",
+        "watch",
+        "leave",
+        "add_bot",
+        "remove_bot",
+        "start",
+        "end_match",
+        "action",
+        "chat",
+        "ping",
+        "pong",
+    }
+)
+"""Every request type a client may send."""
+
+# ---------------------------------------------------------------------------- builders
+
+
+def ok(id: int | None, **fields: Any) -> dict[str, Any]:
+    """The success reply to request ``id``, with the request's result fields."""
+    return {"type": "ok", "id": id, **fields}
+
+
+def error(id: int | None, code: str, message: str, **fields: Any) -> dict[str, Any]:
+    """An error: the reply to request ``id``, or (``id`` None) about the connection itself."""
+    return {"type": "error", "id": id, "code": code, "message": message, **fields}
+
+
+def welcome(
+    id: int, *, server: str, name: str, table: str | None = None, seat: int | None = None
+) -> dict[str, Any]:
+    """The reply to hello; ``table``/``seat`` name the seat a token took back (else nil)."""
+    return {
+        "type": "welcome",
+        "id": id,
+        "version": PROTOCOL_VERSION,
+        "server": server,
+        "name": name,
+        "table": table,
+        "seat": seat,
+    }
+
+
+def state(
+    *,
+    table: str,
+    seq: int,
+    seat: int | None,
+    info: Mapping[str, Any],
+    view: Mapping[str, Any] | None,
+    last: Mapping[str, Any] | None,
+    totals: Sequence[int],
+    hand: int,
+) -> dict[str, Any]:
+    """A table snapshot for one recipient: ``view`` must be that recipient's seat view."""
+    return {
+        "type": "state",
+        "table": table,
+        "seq": seq,
+        "seat": seat,
+        "info": info,
+        "view": view,
+        "last": last,
+        "totals": list(totals),
+        "hand": hand,
+    }
+
+
+def your_turn(
+    *,
+    table: str,
+    seq: int,
+    decision: str,
+    legal: Sequence[Mapping[str, Any]],
+    deadline: float | None,
+) -> dict[str, Any]:
+    """The prompt to the seat that must act; ``legal`` are action maps without ``seat``."""
+    return {
+        "type": "your_turn",
+        "table": table,
+        "seq": seq,
+        "decision": decision,
+        "legal": [without_seat(a) for a in legal],
+        "deadline": deadline,
+    }
+
+
+def without_seat(action: Mapping[str, Any]) -> dict[str, Any]:
+    """An action map as a client sends it: the record map minus ``seat``."""
+    return {k: v for k, v in action.items() if k != "seat"}
+
+
+def hand_over(
+    *,
+    table: str,
+    seq: int,
+    hand: int,
+    result: Mapping[str, Any],
+    reveal: Mapping[str, Any],
+    totals: Sequence[int],
+) -> dict[str, Any]:
+    """The end of hand number ``hand`` (0-based): result breakdown, every card, totals."""
+    return {
+        "type": "hand_over",
+        "table": table,
+        "seq": seq,
+        "hand": hand,
+        "result": result,
+        "reveal": reveal,
+        "totals": list(totals),
+    }
+
+
+def match_over(*, table: str, seq: int, totals: Sequence[int], hands: int) -> dict[str, Any]:
+    """The end of the match: final totals and the number of hands played."""
+    return {
+        "type": "match_over",
+        "table": table,
+        "seq": seq,
+        "totals": list(totals),
+        "hands": hands,
+    }
+
+
+def chat(*, table: str, sender: str, seat: int | None, text: str) -> dict[str, Any]:
+    """A chat line (``from`` is the cleaned name, ``seat`` nil for a spectator)."""
+    return {"type": "chat", "table": table, "from": sender, "seat": seat, "text": text}
+
+
+def notice(*, table: str | None, code: str, text: str, seat: int | None = None) -> dict[str, Any]:
+    """Something people should read; ``seat`` names the seat concerned, if any."""
+    return {"type": "notice", "table": table, "code": code, "text": text, "seat": seat}
+
+
+def ping() -> dict[str, Any]:
+    """The server's liveness check; the client answers ``pong``."""
+    return {"type": "ping"}

@@ -1,0 +1,357 @@
+"""One client connection: handshake, limits, request dispatch and the outgoing queue.
+
+The connection reads frames, counts each against its token bucket, checks the handshake, turns
+maps into typed requests (:mod:`protocol.messages`) and hands them to the lobby or its table.
+Every request gets exactly one ``ok`` or ``error`` echoing its id, and that reply is queued
+before any event the request caused, so a client sees ``ok`` for its ``join`` before the
+``state`` that shows it seated. Nothing a client sends can raise out of here: every failure is
+answered and logged, and only this connection is affected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from engine.errors import SheepsheadError
+from protocol import messages as m
+from protocol.framing import FrameDecoder, FrameError, Message, encode
+from protocol.messages import (
+    AddBot,
+    ChatRequest,
+    CreateTable,
+    EndMatch,
+    Hello,
+    Join,
+    Leave,
+    ListTables,
+    Ping,
+    Pong,
+    RemoveBot,
+    Request,
+    RequestError,
+    Start,
+    TakeAction,
+    Watch,
+    parse_request,
+)
+
+if TYPE_CHECKING:
+    from server.app import Server
+    from server.table import Table
+
+log = logging.getLogger("sheepshead.server")
+
+
+class TokenBucket:
+    """``rate`` tokens per second up to ``burst``; a refused take goes into debt.
+
+    The debt is how a flood is told from a burst: once it reaches ``burst`` the peer has ignored
+    a whole bucket's worth of ``rate_limited`` errors and the connection is closed.
+    """
+
+    __slots__ = ("burst", "last", "rate", "tokens")
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.last = now
+
+    def take(self, now: float) -> bool:
+        """Spend one token; False (and one more token of debt) when none is left."""
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        self.tokens -= 1
+        return self.tokens >= 0
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether the debt has reached a full bucket."""
+        return self.tokens <= -self.burst
+
+
+class Connection:
+    """A client, from accept to close. Implements :class:`server.table.Peer`."""
+
+    def __init__(
+        self,
+        server: Server,
+        number: int,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        address: str,
+    ) -> None:
+        config = server.config
+        now = server.lobby.now()
+        self.server = server
+        self.number = number
+        self.reader = reader
+        self.writer = writer
+        self.address = address
+        self.name = f"guest{number}"
+        self.kind = "human"
+        self.client = ""
+        self.table: Table | None = None
+        self.seat: int | None = None
+        self.greeted = False
+        self.closing = False
+        self.opened = now
+        self.last_received = now
+        self.pinged = False
+        self.close_deadline: float | None = None
+        self.decoder = FrameDecoder(max_frame=config.max_frame)
+        self.bucket = TokenBucket(config.rate, config.burst, now)
+        self.chat_bucket = TokenBucket(config.chat_rate, config.chat_burst, now)
+        self._held: list[bytes] | None = None
+
+    def __repr__(self) -> str:
+        return f"<Connection {self.number} {self.name!r} {self.address}>"
+
+    # ------------------------------------------------------------------ Peer
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        """Queue one message (held back while a request is handled, so its reply goes first)."""
+        try:
+            frame = encode(message, max_frame=self.server.config.max_frame)
+        except (TypeError, ValueError):
+            log.exception("conn %d: cannot encode a %r message", self.number, message.get("type"))
+            frame = encode(m.error(None, m.INTERNAL_ERROR, "The server could not send a message"))
+        self.send_encoded(frame)
+
+    def send_encoded(self, frame: bytes) -> None:
+        """Queue one encoded frame."""
+        if self.closing:
+            return
+        if self._held is not None:
+            self._held.append(frame)
+        else:
+            self.server.queue(self, frame)
+
+    def close(self, code: str, message: str, *, notify: bool = True) -> None:
+        """Send ``error {code, message}`` (unless not ``notify``) and close once written."""
+        if self.closing:
+            return
+        self._release()
+        if notify:
+            self.server.queue(self, encode(m.error(None, code, message)))
+        self.closing = True
+        self.server.queue_close(self)
+        log.info("conn %d %s: closing (%s)", self.number, self.name, code)
+
+    def allow_chat(self) -> bool:
+        """Take one token from the chat allowance."""
+        return self.chat_bucket.take(self.server.lobby.now())
+
+    def _release(self) -> None:
+        held, self._held = self._held, None
+        for frame in held or ():
+            self.server.queue(self, frame)
+
+    # ------------------------------------------------------------------ input
+
+    def receive(self, item: Message | FrameError) -> None:
+        """Handle one decoded frame (or framing error); never raises."""
+        if self.closing:
+            return
+        now = self.server.lobby.now()
+        self.last_received = now
+        self.pinged = False
+        try:
+            if not self.bucket.take(now):
+                if self.bucket.exhausted:
+                    self.close(m.RATE_LIMITED, "Too many messages; closing the connection")
+                    return
+                self.send(
+                    m.error(_id_of(item), m.RATE_LIMITED, "Too many messages; this one was dropped")
+                )
+                return
+            if isinstance(item, FrameError):
+                if item.fatal:
+                    self.close(item.code, item.message)
+                else:
+                    self.send(m.error(None, item.code, item.message))
+                return
+            self._request(item)
+        except Exception:
+            log.exception("conn %d: failed to handle a message", self.number)
+            self._release()
+            self.send(m.error(_id_of(item), m.INTERNAL_ERROR, "The server failed on that request"))
+
+    def _request(self, msg: Message) -> None:
+        if not self.greeted and msg.get("type") not in ("hello", "pong"):
+            self.close(m.HANDSHAKE_REQUIRED, "The first message must be hello")
+            return
+        try:
+            req = parse_request(msg)
+        except RequestError as exc:
+            self.send(exc.to_message())
+            if exc.code == m.VERSION_UNSUPPORTED:
+                self.close(exc.code, exc.message, notify=False)
+            return
+        if isinstance(req, Pong):
+            return
+        self._held = []
+        try:
+            reply = self._dispatch(req)
+        except RequestError as exc:
+            reply = m.error(req.id, exc.code, exc.message, **exc.extra)
+        except SheepsheadError as exc:  # the engine's verdict, passed on as it is
+            reply = m.error(req.id, exc.code, exc.message)
+        except Exception:
+            log.exception("conn %d: %s request failed", self.number, type(req).__name__)
+            reply = m.error(req.id, m.INTERNAL_ERROR, "The server failed on that request")
+        held, self._held = self._held, None
+        if reply is not None:
+            self.send(reply)
+        for frame in held or ():
+            self.send_encoded(frame)
+
+    def _dispatch(self, req: Request) -> dict[str, Any] | None:
+        handler = _HANDLERS.get(type(req))
+        if handler is None:  # pragma: no cover - parse_request only makes handled types
+            raise RequestError(m.UNKNOWN_TYPE, "unhandled request")
+        return handler(self, req)
+
+    # ------------------------------------------------------------------ handlers
+
+    def _hello(self, req: Hello) -> dict[str, Any]:
+        if self.greeted:
+            raise RequestError(m.BAD_REQUEST, "hello was already received on this connection")
+        self.greeted = True
+        self.name = req.name
+        self.kind = req.kind
+        self.client = req.client
+        log.info(
+            "conn %d %s: hello name=%r kind=%s client=%r resume=%s",
+            self.number,
+            self.address,
+            req.name,
+            req.kind,
+            req.client,
+            req.token is not None,
+        )
+        found = self.server.lobby.take_back(req.token) if req.token else None
+        if found is not None:
+            table, seat = found
+            self.name = table.seats[seat].name or req.name
+            table.resume(self, seat)  # its snapshot is held until the welcome is queued
+        elif req.token:
+            self.send(m.error(None, m.BAD_TOKEN, "That seat token is not valid; join a table"))
+        return m.welcome(
+            req.id,
+            server=self.server.server_name,
+            name=self.name,
+            table=found[0].id if found else None,
+            seat=found[1] if found else None,
+        )
+
+    def _list(self, req: ListTables) -> dict[str, Any]:
+        tables, truncated = self.server.lobby.list_tables()
+        return m.ok(req.id, tables=tables, truncated=truncated)
+
+    def _not_seated_elsewhere(self) -> None:
+        if self.table is not None and self.seat is not None:
+            raise RequestError(
+                m.ALREADY_SEATED, f"You sit at table {self.table.id}; leave it first"
+            )
+        if self.table is not None:  # watching: stop, to do something else
+            self.table.leave(self)
+
+    def _create(self, req: CreateTable) -> dict[str, Any]:
+        self._not_seated_elsewhere()
+        table, seat, token = self.server.lobby.create_table(self, req)
+        return m.ok(req.id, table=table.id, seat=seat, token=token)
+
+    def _join(self, req: Join) -> dict[str, Any]:
+        table = self.server.lobby.find(req.table)
+        if self.table is table and self.seat is not None:
+            raise RequestError(m.ALREADY_SEATED, f"You already sit at seat {self.seat}")
+        self._not_seated_elsewhere()
+        seat, token = table.join(self, req.seat, req.password)
+        return m.ok(req.id, table=table.id, seat=seat, token=token)
+
+    def _watch(self, req: Watch) -> dict[str, Any]:
+        table = self.server.lobby.find(req.table)
+        self._not_seated_elsewhere()
+        table.watch(self)
+        return m.ok(req.id, table=table.id)
+
+    def _leave(self, req: Leave) -> dict[str, Any]:
+        if self.table is None:
+            raise RequestError(m.NOT_SEATED, "You are not at a table")
+        self.table.leave(self)
+        return m.ok(req.id)
+
+    def _table(self) -> Table:
+        if self.table is None:
+            raise RequestError(m.NOT_SEATED, "You are not at a table")
+        return self.table
+
+    def _add_bot(self, req: AddBot) -> dict[str, Any]:
+        seat = self._table().add_bot(self, req.seat, req.strategy)
+        return m.ok(req.id, seat=seat)
+
+    def _remove_bot(self, req: RemoveBot) -> dict[str, Any]:
+        self._table().remove_bot(self, req.seat)
+        return m.ok(req.id)
+
+    def _start(self, req: Start) -> dict[str, Any]:
+        self._table().start(self)
+        return m.ok(req.id)
+
+    def _end(self, req: EndMatch) -> dict[str, Any]:
+        self._table().end_match(self)
+        return m.ok(req.id)
+
+    def _action(self, req: TakeAction) -> dict[str, Any]:
+        if self.table is None or self.seat is None:
+            raise RequestError(m.NOT_SEATED, "You are not seated at a table")
+        self.table.act(self, req.seq, req.action)
+        return m.ok(req.id)
+
+    def _chat(self, req: ChatRequest) -> dict[str, Any]:
+        self._table().chat(self, req.text)
+        return m.ok(req.id)
+
+    def _ping(self, req: Ping) -> dict[str, Any]:
+        return m.ok(req.id)
+
+    # ------------------------------------------------------------------ end
+
+    def lost(self) -> None:
+        """The socket is gone: let the table know (the seat stays reserved for its token)."""
+        self.closing = True
+        table = self.table
+        if table is not None:
+            try:
+                table.detach(self)
+            except Exception:
+                log.exception("conn %d: detaching from table %s failed", self.number, table.id)
+
+
+def _id_of(item: object) -> int | None:
+    if isinstance(item, dict):
+        value = item.get("id")
+        if type(value) is int:
+            return value
+    return None
+
+
+_HANDLERS: dict[type, Callable[[Connection, Any], dict[str, Any] | None]] = {
+    Hello: Connection._hello,
+    ListTables: Connection._list,
+    CreateTable: Connection._create,
+    Join: Connection._join,
+    Watch: Connection._watch,
+    Leave: Connection._leave,
+    AddBot: Connection._add_bot,
+    RemoveBot: Connection._remove_bot,
+    Start: Connection._start,
+    EndMatch: Connection._end,
+    TakeAction: Connection._action,
+    ChatRequest: Connection._chat,
+    Ping: Connection._ping,
+}

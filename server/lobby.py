@@ -1,0 +1,152 @@
+"""The lobby: every open table by id, seat tokens, creating and finding tables, restoring them.
+
+The lobby is the :class:`~server.table.Hub` the tables talk to: it hands them the configuration,
+the store, the clock and the token index (sha256 of each seat token -> table and seat).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+
+from engine.bots import strategy_names
+from engine.errors import RuleOptionError
+from engine.rules import RuleSet
+from protocol import messages as m
+from protocol.messages import CreateTable, RequestError
+from server.table import Peer, Table, TableConfig, hash_password, hash_token
+
+if TYPE_CHECKING:
+    from server.app import ServerConfig
+    from server.store import Store
+
+log = logging.getLogger("sheepshead.server")
+
+LIST_BUDGET = 60_000
+"""Bytes of table summaries a ``list_tables`` reply may carry (it must fit one frame)."""
+
+
+class Lobby:
+    """All tables of one server."""
+
+    def __init__(self, config: ServerConfig, store: Store) -> None:
+        self.config = config
+        self.store = store
+        self.tables: dict[str, Table] = {}
+        self.tokens: dict[str, tuple[Table, int]] = {}
+
+    # ------------------------------------------------------------------ Hub
+
+    def now(self) -> float:
+        """Monotonic seconds."""
+        return time.monotonic()
+
+    def wall(self) -> float:
+        """Wall-clock seconds since the epoch."""
+        return time.time()
+
+    def default_bot(self) -> str:
+        """The configured default strategy, else "heuristic" when registered, else "random"."""
+        names = strategy_names()
+        if self.config.default_bot and self.config.default_bot in names:
+            return self.config.default_bot
+        return "heuristic" if "heuristic" in names else "random"
+
+    def table_closed(self, table: Table) -> None:
+        """Forget a closed table."""
+        self.tables.pop(table.id, None)
+
+    # ------------------------------------------------------------------ requests
+
+    def list_tables(self) -> tuple[list[dict[str, Any]], bool]:
+        """Table summaries, waiting tables first, and whether the list was cut to fit a frame."""
+        order = {"waiting": 0, "playing": 1, "over": 2}
+        tables = sorted(self.tables.values(), key=lambda t: (order.get(t.state, 3), t.id))
+        out: list[dict[str, Any]] = []
+        size = 0
+        for table in tables:
+            summary = table.summary()
+            size += len(msgpack.packb(summary, use_bin_type=True))
+            if size > LIST_BUDGET:
+                return out, True
+            out.append(summary)
+        return out, False
+
+    def find(self, table_id: str) -> Table:
+        """The open table with that id, or ``no_such_table``."""
+        table = self.tables.get(table_id)
+        if table is None or table.state == "closed":
+            raise RequestError(m.NO_SUCH_TABLE, f"No open table has the id {table_id!r}")
+        return table
+
+    def create_table(self, peer: Peer, req: CreateTable) -> tuple[Table, int, str]:
+        """Open a table with ``peer`` at seat 0 as host; returns the table, seat and token."""
+        if len(self.tables) >= self.config.max_tables:
+            raise RequestError(m.TOO_MANY_TABLES, "The server has as many tables as it allows")
+        try:
+            rules = RuleSet.from_preset(req.preset, **req.options)
+        except RuleOptionError as exc:
+            raise RequestError(m.BAD_RULES, exc.message) from None
+        except TypeError as exc:  # an option name that is not a valid keyword
+            raise RequestError(m.BAD_RULES, f"bad rule options: {exc}") from None
+        salt = secrets.token_hex(8) if req.password else None
+        config = TableConfig(
+            name=req.name or f"{peer.name}'s table",
+            rules=rules,
+            hands=req.hands,
+            password_salt=salt,
+            password_hash=hash_password(req.password, salt) if req.password and salt else None,
+            turn_timer=req.turn_timer,
+            grace=self.config.grace if req.grace is None else req.grace,
+        )
+        table_id = self.store.create_table(config.to_dict(), created=self.wall())
+        table = Table(self, table_id, config)
+        self.tables[table_id] = table
+        log.info("table %s created by %s: %s", table_id, peer.name, rules.to_dict())
+        seat, token = table.join(peer, 0, req.password)
+        return table, seat, token
+
+    def take_back(self, token: str) -> tuple[Table, int] | None:
+        """The table and seat a token belongs to, if it is still valid."""
+        found = self.tokens.get(hash_token(token))
+        if found is None or found[0].state == "closed":
+            return None
+        return found
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def restore(self) -> int:
+        """Rebuild every unfinished table from the store; returns how many came back."""
+        count = 0
+        for row in self.store.load_open_tables():
+            try:
+                table = Table.restore(self, row)
+            except Exception:
+                log.exception("table %s could not be restored; it is left in the database", row.id)
+                continue
+            self.tables[table.id] = table
+            count += 1
+        for table in list(self.tables.values()):
+            try:
+                table.resume_after_restore()
+            except Exception:
+                log.exception("table %s could not be resumed", table.id)
+        return count
+
+    def sweep(self) -> None:
+        """Close tables nobody has been attached to for ``abandon_after`` seconds."""
+        now = self.now()
+        for table in list(self.tables.values()):
+            if table.peers():
+                table.last_activity = now
+            elif now - table.last_activity > self.config.abandon_after:
+                table.close("Nobody came back to the table")
+
+    def shutdown(self) -> None:
+        """Stop every table's timers (their stored state stays for the next start)."""
+        for table in self.tables.values():
+            table.shutdown()

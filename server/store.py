@@ -1,0 +1,304 @@
+"""Durable state in one SQLite file (stdlib sqlite3, WAL): tables, seats, actions, hands, results.
+
+What is stored is enough to rebuild every unfinished match after a crash: the table's
+configuration, the match seed and first dealer, every accepted action in order (the engine
+replays them), the seat occupants with their token hashes, and the running totals. Finished hands
+are kept as ``sheepshead-hand/1`` records with explicit hands, and each finished match leaves one
+result row per seat.
+
+Writes accumulate in an open transaction; :meth:`Store.commit` ends it. The server commits once
+per event-loop batch, before anything that batch produced is sent (see ``server.app``), so a
+client never sees an action that a crash could take back.
+
+>>> store = Store(None)
+>>> table_id = store.create_table({"name": "t"}, created=0.0)
+>>> store.add_action(table_id, 0, {"seat": 1, "action": "pass"})
+>>> store.commit()
+>>> [row.id for row in store.load_open_tables()] == [table_id]
+True
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+SCHEMA_VERSION: Final = 1
+
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS tables (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    config TEXT NOT NULL,              -- JSON: name, rules, hands, password hash, timers
+    state TEXT NOT NULL DEFAULT 'waiting',  -- waiting | playing | over | closed
+    seq INTEGER NOT NULL DEFAULT 0,
+    host_seat INTEGER,
+    seed INTEGER,
+    first_dealer INTEGER,
+    totals TEXT NOT NULL DEFAULT '[0,0,0,0,0]',
+    created REAL NOT NULL,
+    finished REAL
+);
+CREATE TABLE IF NOT EXISTS seats (
+    table_id INTEGER NOT NULL REFERENCES tables(id),
+    seat INTEGER NOT NULL,
+    kind TEXT NOT NULL,                -- human | bot (a server bot) ; a missing row is empty
+    name TEXT NOT NULL,
+    strategy TEXT,
+    remote_kind TEXT,                  -- human | bot: what the client said it is
+    token_hash TEXT,
+    PRIMARY KEY (table_id, seat)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS seats_token ON seats(token_hash);
+CREATE TABLE IF NOT EXISTS actions (
+    table_id INTEGER NOT NULL REFERENCES tables(id),
+    n INTEGER NOT NULL,
+    hand INTEGER NOT NULL,
+    action TEXT NOT NULL,              -- JSON: the record map with its seat
+    PRIMARY KEY (table_id, n)
+);
+CREATE TABLE IF NOT EXISTS hands (
+    table_id INTEGER NOT NULL REFERENCES tables(id),
+    number INTEGER NOT NULL,
+    record TEXT NOT NULL,              -- JSON: sheepshead-hand/1 with explicit hands
+    payouts TEXT NOT NULL,
+    finished REAL NOT NULL,
+    PRIMARY KEY (table_id, number)
+);
+CREATE TABLE IF NOT EXISTS results (
+    table_id INTEGER NOT NULL REFERENCES tables(id),
+    seat INTEGER NOT NULL,
+    name TEXT,
+    kind TEXT NOT NULL,
+    total INTEGER NOT NULL,
+    hands INTEGER NOT NULL,
+    finished REAL NOT NULL,
+    PRIMARY KEY (table_id, seat)
+);
+"""
+
+
+def table_key(table_id: str) -> int:
+    """The database key of a table id such as ``"t12"`` (ValueError for anything else)."""
+    if not table_id.startswith("t") or not table_id[1:].isdigit() or len(table_id) > 20:
+        raise ValueError(f"not a table id: {table_id!r}")
+    return int(table_id[1:])
+
+
+@dataclass
+class SeatRow:
+    """One stored seat occupant."""
+
+    seat: int
+    kind: str
+    name: str
+    strategy: str | None
+    remote_kind: str | None
+    token_hash: str | None
+
+
+@dataclass
+class TableRow:
+    """One stored unfinished table, with its seats and its actions in order."""
+
+    id: str
+    config: dict[str, Any]
+    state: str
+    seq: int
+    host_seat: int | None
+    seed: int | None
+    first_dealer: int | None
+    totals: list[int]
+    seats: list[SeatRow] = field(default_factory=list)
+    actions: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+
+class Store:
+    """The server's SQLite database; ``path`` None keeps it in memory (tests, throwaway servers)."""
+
+    def __init__(self, path: str | os.PathLike[str] | None, *, synchronous: str = "NORMAL") -> None:
+        if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+            raise ValueError("synchronous must be OFF, NORMAL, FULL or EXTRA")
+        if path is None:
+            target = ":memory:"
+        else:
+            target = os.fspath(path)
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        self.path = None if path is None else target
+        self._db = sqlite3.connect(target, isolation_level="DEFERRED", check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        # WAL + NORMAL: a commit survives the process being killed (the OS has the pages); FULL
+        # also survives a power cut, at the cost of an fsync per commit.
+        self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise RuntimeError(
+                f"database {target} was written by a newer version (schema {version})"
+            )
+        self._db.executescript(_SCHEMA)
+        self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        self._db.commit()
+        self.commits = 0
+        self.on_write: Callable[[], None] | None = None
+        """Called after every write (the server schedules its group commit with it)."""
+
+    def _write(self, sql: str, params: Iterable[Any] = ()) -> sqlite3.Cursor:
+        cur = self._db.execute(sql, tuple(params))
+        if self.on_write is not None:
+            self.on_write()
+        return cur
+
+    # ------------------------------------------------------------------ transactions
+
+    @property
+    def dirty(self) -> bool:
+        """Whether writes are waiting for :meth:`commit`."""
+        return self._db.in_transaction
+
+    def commit(self) -> None:
+        """Make every write so far durable."""
+        if self._db.in_transaction:
+            self._db.commit()
+            self.commits += 1
+
+    def close(self) -> None:
+        """Commit and close the database."""
+        self.commit()
+        self._db.close()
+
+    # ------------------------------------------------------------------ writes
+
+    def create_table(self, config: Mapping[str, Any], *, created: float) -> str:
+        """Store a new table's configuration; returns its id (``"t<n>"``)."""
+        cur = self._write(
+            "INSERT INTO tables (config, created) VALUES (?, ?)", (_json(config), created)
+        )
+        assert cur.lastrowid is not None
+        return f"t{cur.lastrowid}"
+
+    def update_table(self, table_id: str, **fields: Any) -> None:
+        """Change some of a table's columns: state, seq, host_seat, seed, first_dealer, totals."""
+        allowed = {"state", "seq", "host_seat", "seed", "first_dealer", "totals", "finished"}
+        unknown = set(fields) - allowed
+        if unknown:
+            raise ValueError(f"unknown table columns {sorted(unknown)}")
+        if "totals" in fields:
+            fields["totals"] = _json(fields["totals"])
+        columns = ", ".join(f"{name} = ?" for name in fields)
+        self._write(
+            f"UPDATE tables SET {columns} WHERE id = ?", (*fields.values(), table_key(table_id))
+        )
+
+    def save_seat(self, table_id: str, seat: int, row: SeatRow | None) -> None:
+        """Store who sits at ``seat`` (None: the seat is empty)."""
+        key = table_key(table_id)
+        self._write("DELETE FROM seats WHERE table_id = ? AND seat = ?", (key, seat))
+        if row is not None:
+            self._write(
+                "INSERT INTO seats (table_id, seat, kind, name, strategy, remote_kind, token_hash)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (key, seat, row.kind, row.name, row.strategy, row.remote_kind, row.token_hash),
+            )
+
+    def add_action(self, table_id: str, hand: int, action: Mapping[str, Any]) -> None:
+        """Append one accepted action (record map with seat) of hand number ``hand``."""
+        key = table_key(table_id)
+        self._write(
+            "INSERT INTO actions (table_id, n, hand, action) VALUES (?, "
+            "(SELECT COALESCE(MAX(n), -1) + 1 FROM actions WHERE table_id = ?), ?, ?)",
+            (key, key, hand, _json(action)),
+        )
+
+    def save_hand(
+        self,
+        table_id: str,
+        number: int,
+        record: Mapping[str, Any],
+        payouts: Iterable[int],
+        *,
+        finished: float,
+    ) -> None:
+        """Store a finished hand's record."""
+        self._write(
+            "INSERT OR REPLACE INTO hands (table_id, number, record, payouts, finished)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (table_key(table_id), number, _json(record), _json(list(payouts)), finished),
+        )
+
+    def save_results(
+        self,
+        table_id: str,
+        rows: Iterable[tuple[int, str | None, str, int]],
+        *,
+        hands: int,
+        finished: float,
+    ) -> None:
+        """Store a finished match's result per seat: (seat, name, kind, total)."""
+        key = table_key(table_id)
+        for seat, name, kind, total in rows:
+            self._write(
+                "INSERT OR REPLACE INTO results"
+                " (table_id, seat, name, kind, total, hands, finished)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (key, seat, name, kind, total, hands, finished),
+            )
+
+    # ------------------------------------------------------------------ reads
+
+    def load_open_tables(self) -> list[TableRow]:
+        """Every table that is waiting or playing, with seats and actions, oldest first."""
+        out = []
+        rows = self._db.execute(
+            "SELECT id, config, state, seq, host_seat, seed, first_dealer, totals FROM tables"
+            " WHERE state IN ('waiting', 'playing') ORDER BY id"
+        ).fetchall()
+        for key, config, state, seq, host_seat, seed, first_dealer, totals in rows:
+            table = TableRow(
+                f"t{key}",
+                json.loads(config),
+                state,
+                seq,
+                host_seat,
+                seed,
+                first_dealer,
+                json.loads(totals),
+            )
+            for seat_row in self._db.execute(
+                "SELECT seat, kind, name, strategy, remote_kind, token_hash FROM seats"
+                " WHERE table_id = ? ORDER BY seat",
+                (key,),
+            ):
+                table.seats.append(SeatRow(*seat_row))
+            for hand, action in self._db.execute(
+                "SELECT hand, action FROM actions WHERE table_id = ? ORDER BY n", (key,)
+            ):
+                table.actions.append((hand, json.loads(action)))
+            out.append(table)
+        return out
+
+    def hand_records(self, table_id: str) -> list[dict[str, Any]]:
+        """The finished hands of a table, in order."""
+        return [
+            json.loads(record)
+            for (record,) in self._db.execute(
+                "SELECT record FROM hands WHERE table_id = ? ORDER BY number",
+                (table_key(table_id),),
+            )
+        ]
+
+    def results(self, table_id: str) -> list[dict[str, Any]]:
+        """The stored result rows of a finished match, by seat."""
+        cur = self._db.execute(
+            "SELECT seat, name, kind, total, hands FROM results WHERE table_id = ? ORDER BY seat",
+            (table_key(table_id),),
+        )
+        return [{"seat": s, "name": n, "kind": k, "total": t, "hands": h} for s, n, k, t, h in cur]
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
