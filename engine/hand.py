@@ -666,6 +666,14 @@ class Hand:
             if p > best:
                 best = p
                 best_i = i
+        if best < 0:
+            # Only the face-down unknown card, led on the last trick and followed by nobody, gets
+            # here. It can never win (RULES.md §5), so the suit of the next card decides.
+            lead_class = FOLLOW[current[1]]
+            for i, c in enumerate(current):
+                if c != under and (1 << c) & lead_class and power[c] > best:
+                    best = power[c]
+                    best_i = i
         return (self.leader + best_i) % NUM_SEATS
 
     def _finish(self) -> None:
