@@ -89,6 +89,8 @@ class RuleSet:
         if not isinstance(data, Mapping):
             raise RuleOptionError("rules must be a map of option names to values")
         options = dict(data)
+        if not all(isinstance(name, str) for name in options):
+            raise RuleOptionError("rule option names must be strings")
         preset = options.pop("preset", "seed")
         if not isinstance(preset, str):
             raise RuleOptionError("rules preset must be a string")
