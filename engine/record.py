@@ -67,7 +67,10 @@ def _deal(record: Mapping[str, Any], dealer: int) -> Deal:
         seed = deal["seed"]
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise RecordError("bad_record", "deal seed must be an integer")
-        return Deal.from_seed(seed, dealer)
+        try:
+            return Deal.from_seed(seed, dealer)
+        except ValueError as exc:  # e.g. a seed the shuffle does not accept
+            raise RecordError("bad_record", f"deal: {exc}") from None
     hands, blind = deal.get("hands"), deal.get("blind")
     if not isinstance(hands, list) or not isinstance(blind, list):
         raise RecordError("bad_record", "deal needs hands (5 lists of 6 cards) and blind (2 cards)")
