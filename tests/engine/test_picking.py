@@ -1,0 +1,170 @@
+"""Picking order, forced pick, leaster and doubler (RULES.md §3, §4, §8) and doubler stakes in a
+match."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import Hand, Match, Pass, Pick, RuleSet, export_record, replay_record
+from tests.engine.helpers import act, assert_rejected, held, new_hand, rejected
+
+HANDS = [
+    "AC TC KC 9C 8C 7C",
+    "QC QS QH QD JS JC",
+    "AS TS KS 9S 8S 7S",
+    "AH TH KH 9H 8H 7H",
+    "JH JD KD 9D 8D 7D",
+]
+BLIND = "AD TD"
+
+
+@pytest.mark.parametrize("dealer", [0, 1, 2, 3, 4])
+def test_picking_starts_left_of_the_dealer_and_ends_with_the_dealer(dealer: int) -> None:
+    hand = new_hand(HANDS, BLIND, dealer=dealer)
+    order = []
+    for _ in range(4):
+        order.append(hand.turn)
+        assert hand.phase == "pick"
+        act(hand, "pass")
+    assert order == [(dealer + i) % 5 for i in range(1, 5)]
+    assert hand.turn == dealer
+    assert hand.legal_actions() == (Pick(dealer), Pass(dealer))
+    act(hand, "pick")
+    assert hand.picker == dealer and hand.phase == "bury" and hand.turn == dealer
+    assert hand.passes == order
+
+
+def test_first_pick_ends_the_round() -> None:
+    hand = new_hand(HANDS, BLIND, dealer=3)
+    act(hand, "pass", "pick")  # seat 4 passes, seat 0 picks
+    assert hand.picker == 0 and hand.passes == [4]
+    assert hand.phase == "bury" and hand.turn == 0
+    # Seats 1, 2 and 3 never speak; the picker now holds the blind.
+    assert held(hand, 0) == set(HANDS[0].split()) | {"AD", "TD"}
+    rejected(hand, "pass", "illegal_action", "Now is the time to bury two cards")
+    assert_rejected(hand, Pick(1), "not_your_turn")
+    act(hand, "bury AD 7C")
+    assert hand.phase == "call" and hand.turn == 0
+    assert held(hand, 0) == {"AC", "TC", "KC", "9C", "8C", "TD"}
+
+
+def test_first_trick_is_led_left_of_the_dealer_whoever_picked() -> None:
+    hand = new_hand(HANDS, BLIND, dealer=3)
+    act(hand, "pass", "pass", "pass", "pick", "bury AD TD", "alone")
+    assert hand.picker == 2 and hand.phase == "play"
+    assert hand.leader == hand.turn == 4
+
+
+def test_forced_pick_dealer_cannot_pass() -> None:
+    hand = new_hand(HANDS, BLIND, dealer=2, no_pick="forced-pick")
+    act(hand, "pass", "pass", "pass", "pass")
+    assert hand.turn == 2
+    assert hand.legal_actions() == (Pick(2),)
+    rejected(hand, "pass", "must_pick", "Everyone passed: the dealer must pick")
+    act(hand, "pick")
+    assert hand.picker == 2 and not hand.leaster
+
+
+def test_forced_pick_others_may_pass_and_the_dealer_may_pick_early() -> None:
+    hand = new_hand(HANDS, BLIND, dealer=2, no_pick="forced-pick")
+    assert hand.legal_actions() == (Pick(3), Pass(3))
+    act(hand, "pass", "pick")
+    assert hand.picker == 4
+
+
+def test_all_pass_gives_a_leaster_by_default() -> None:
+    hand = new_hand(HANDS, BLIND, dealer=1)
+    act(hand, *["pass"] * 5)
+    assert hand.leaster and not hand.doubler
+    assert hand.picker is None and hand.phase == "play"
+    assert hand.leader == hand.turn == 2
+    assert hand.blind != 0 and hand.buried == 0
+
+
+def test_doubler_ends_the_hand_with_zero_payouts() -> None:
+    hand = new_hand(HANDS, BLIND, dealer=1, no_pick="doubler", multiplier=2)
+    act(hand, *["pass"] * 5)
+    assert hand.doubler and not hand.leaster
+    assert hand.is_over and hand.turn is None and hand.legal_actions() == ()
+    result = hand.result()
+    assert result.complete and result.outcome == "doubler"
+    assert result.payouts == (0, 0, 0, 0, 0)
+    assert result.points == (0, 0, 0, 0, 0)
+    assert result.tricks == ()
+    assert result.picker is None and result.partner is None and result.called is None
+    assert result.to_dict()["doubler"] is True
+    assert_rejected(hand, Pass(2), "hand_over")
+
+
+def pass_all(match: Match) -> None:
+    for _ in range(5):
+        match.apply(Pass(match.hand.turn or 0))
+
+
+def play_out(match: Match) -> None:
+    """The seat left of the dealer picks and everybody plays the first legal action."""
+    match.apply(Pick(match.hand.turn or 0))
+    while not match.hand.is_over:
+        match.apply(match.hand.legal_actions()[0])
+
+
+def test_match_doubler_stakes_stack_and_reset() -> None:
+    match = Match(RuleSet.from_preset("seed", no_pick="doubler"), seed=9, first_dealer=0)
+    assert match.hand.multiplier == 1
+    pass_all(match)
+    assert match.results[-1].doubler
+    assert match.next_hand().multiplier == 2
+    pass_all(match)
+    assert match.next_hand().multiplier == 4
+    play_out(match)
+    played = match.results[-1]
+    assert not played.doubler and played.multiplier == 4
+    # The same deal at stakes 1 pays a quarter of it.
+    record = export_record(match.hand)
+    assert record["multiplier"] == 4
+    single = replay_record({**record, "multiplier": 1})
+    assert single["payouts"] is not None and played.payouts is not None
+    assert list(played.payouts) == [4 * p for p in single["payouts"]]
+    assert any(played.payouts)
+    # After a played hand the stakes are back to 1.
+    assert match.next_hand().multiplier == 1
+    assert match.totals == list(played.payouts)
+    assert [r.multiplier for r in match.results] == [1, 2, 4]
+
+
+def test_match_leaster_does_not_double() -> None:
+    match = Match(RuleSet(), seed=3, first_dealer=4)
+    pass_all(match)
+    while not match.hand.is_over:
+        match.apply(match.hand.legal_actions()[0])
+    assert match.results[-1].leaster
+    assert match.next_hand().multiplier == 1
+    assert match.dealer == 0
+
+
+def test_match_dealer_rotates_left_after_every_hand_doubler_included() -> None:
+    match = Match(RuleSet.from_preset("seed", no_pick="doubler"), seed=1, first_dealer=3)
+    dealers = [match.hand.dealer]
+    for _ in range(6):
+        pass_all(match)
+        dealers.append(match.next_hand().dealer)
+    assert dealers == [3, 4, 0, 1, 2, 3, 4]
+    assert match.hand.multiplier == 64
+
+
+def test_match_refuses_to_deal_before_the_hand_is_over_or_after_the_limit() -> None:
+    match = Match(RuleSet(), seed=2, hand_limit=1, first_dealer=0)
+    with pytest.raises(ValueError):
+        match.next_hand()
+    play_out(match)
+    assert match.is_over
+    with pytest.raises(ValueError):
+        match.next_hand()
+
+
+def test_hand_constructor_checks_dealer_and_multiplier() -> None:
+    hand = new_hand(HANDS, BLIND)
+    with pytest.raises(ValueError):
+        Hand(RuleSet(), 5, hand.deal)
+    with pytest.raises(ValueError):
+        Hand(RuleSet(), 0, hand.deal, multiplier=0)

@@ -1,0 +1,139 @@
+"""RuleSet: presets, overrides, validation and the record form (RULES.md §10)."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from engine import RuleOptionError, RuleSet
+from engine.rules import OPTION_HELP, OPTION_NAMES, option_choices
+
+DEFAULTS = {
+    "jack_order": "seed",
+    "no_pick": "leaster",
+    "partner": "called-ace",
+    "unknown_card": False,
+    "no_trick_partner_exempt": True,
+    "double_on_the_bump": False,
+    "leaster_needs_trick": True,
+}
+
+
+def test_seed_preset_is_every_default() -> None:
+    rules = RuleSet.from_preset("seed")
+    assert rules == RuleSet() == RuleSet.from_preset()
+    assert rules.options() == DEFAULTS
+    assert rules.preset == "seed"
+    assert rules.to_dict() == {"preset": "seed"}
+
+
+def test_wisconsin_preset() -> None:
+    rules = RuleSet.from_preset("wisconsin")
+    assert rules.options() == {
+        **DEFAULTS,
+        "jack_order": "clubs-first",
+        "double_on_the_bump": True,
+    }
+    assert rules.to_dict() == {"preset": "wisconsin"}
+
+
+def test_overrides() -> None:
+    rules = RuleSet.from_preset("seed", no_pick="doubler", unknown_card=True)
+    assert rules.no_pick == "doubler" and rules.unknown_card
+    assert rules.to_dict() == {"preset": "seed", "no_pick": "doubler", "unknown_card": True}
+    # Overriding a preset's own choice back to the default is kept in the record form.
+    rules = RuleSet.from_preset("wisconsin", jack_order="seed")
+    assert rules.to_dict() == {"preset": "wisconsin", "jack_order": "seed"}
+    assert rules.double_on_the_bump
+    # An override equal to the preset's value is not repeated.
+    assert RuleSet.from_preset("wisconsin", double_on_the_bump=True).to_dict() == {
+        "preset": "wisconsin"
+    }
+
+
+def test_unknown_option_or_preset() -> None:
+    with pytest.raises(RuleOptionError) as info:
+        RuleSet.from_preset("seed", cracking=True)
+    assert info.value.code == "bad_rules"
+    assert "cracking" in info.value.message
+    with pytest.raises(RuleOptionError):
+        RuleSet.from_preset("bavarian")
+    with pytest.raises(RuleOptionError):
+        RuleSet.from_dict({"preset": "seed", "blitz": False})
+    with pytest.raises(RuleOptionError):
+        RuleSet.from_dict({"preset": 3})
+    with pytest.raises(RuleOptionError):
+        RuleSet.from_dict(["seed"])  # type: ignore[arg-type]
+    with pytest.raises(RuleOptionError):
+        RuleSet().replace(players=4)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("jack_order", "spades-first"),
+        ("jack_order", None),
+        ("no_pick", "redeal"),
+        ("partner", "jack-of-hearts"),
+        ("unknown_card", 1),
+        ("unknown_card", "true"),
+        ("no_trick_partner_exempt", None),
+        ("double_on_the_bump", 0),
+        ("leaster_needs_trick", "no"),
+        ("jack_order", ["seed"]),
+    ],
+)
+def test_bad_values_are_rejected(name: str, value: Any) -> None:
+    with pytest.raises(RuleOptionError) as info:
+        RuleSet.from_preset("seed", **{name: value})
+    assert name in info.value.message
+    with pytest.raises(RuleOptionError):
+        RuleSet.from_dict({name: value})
+    with pytest.raises(RuleOptionError):
+        RuleSet().replace(**{name: value})
+
+
+def all_rule_sets() -> list[RuleSet]:
+    out = []
+    names = list(OPTION_NAMES)
+    for preset in ("seed", "wisconsin"):
+        for values in itertools.product(*(option_choices(n) for n in names)):
+            out.append(RuleSet.from_preset(preset, **dict(zip(names, values, strict=True))))
+    return out
+
+
+def test_to_dict_from_dict_round_trip_for_every_combination() -> None:
+    sets = all_rule_sets()
+    assert len(sets) == 2 * 2 * 3 * 2 * 2 * 2 * 2 * 2
+    for rules in sets:
+        data = rules.to_dict()
+        assert RuleSet.from_dict(data) == rules
+        assert set(data) <= {"preset", *OPTION_NAMES}
+        assert data["preset"] == rules.preset
+
+
+def test_from_dict_defaults_to_seed() -> None:
+    assert RuleSet.from_dict({}) == RuleSet()
+    assert RuleSet.from_dict({"leaster_needs_trick": False}) == RuleSet(leaster_needs_trick=False)
+
+
+def test_replace_keeps_the_preset() -> None:
+    rules = RuleSet.from_preset("wisconsin").replace(no_pick="forced-pick")
+    assert rules.preset == "wisconsin" and rules.no_pick == "forced-pick"
+    assert rules.jack_order == "clubs-first"
+
+
+def test_every_option_has_help_and_choices() -> None:
+    assert set(OPTION_HELP) == set(OPTION_NAMES) == set(DEFAULTS)
+    for name in OPTION_NAMES:
+        assert OPTION_HELP[name]
+        assert DEFAULTS[name] in option_choices(name)
+
+
+def test_rule_sets_are_immutable_and_hashable() -> None:
+    rules = RuleSet()
+    with pytest.raises(AttributeError):
+        rules.jack_order = "clubs-first"  # type: ignore[misc]
+    assert len({RuleSet(), RuleSet.from_preset("seed"), RuleSet.from_preset("wisconsin")}) == 2

@@ -1,0 +1,195 @@
+"""What each seat's view shows and hides (engine.view.seat_view)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import Hand, card_code, parse_card, seat_view
+from engine.cards import sorted_cards
+from tests.engine.helpers import act, new_hand
+
+SEATS = (0, 1, 2, 3, 4)
+VIEWERS: tuple[int | None, ...] = (*SEATS, None)
+
+# Dealer 0; seat 1 passes, seat 2 picks (blind KD 9D), buries 7S 8S and calls AC. Seat 3 holds AC.
+HANDS = [
+    "JH AD 8C TS KS 9S",
+    "AH TH KH 9H 8H 7H",
+    "QC QS QH 7C 7S 8S",
+    "AC TC QD JD 8D 7D",
+    "TD JS JC KC 9C AS",
+]
+BLIND = "KD 9D"
+
+
+def fresh() -> Hand:
+    return new_hand(HANDS, BLIND, dealer=0)
+
+
+def views(hand: Hand) -> dict[int | None, dict[str, Any]]:
+    return {v: seat_view(hand, v) for v in VIEWERS}
+
+
+def test_each_seat_sees_only_its_own_hand() -> None:
+    hand = fresh()
+    for seat, v in views(hand).items():
+        if seat is None:
+            assert v["hand"] == []
+        else:
+            assert set(v["hand"]) == set(HANDS[seat].split())
+        assert v["seat"] == seat
+        assert v["hand_sizes"] == [6, 6, 6, 6, 6]
+        assert v["blind"] is None and v["buried"] is None and v["reveal"] is None
+        assert v["result"] is None
+    # Only the seat to act is offered actions.
+    assert [v for v, view in views(hand).items() if view["legal"]] == [1]
+    assert seat_view(hand, 1)["legal"] == [
+        {"seat": 1, "action": "pick"},
+        {"seat": 1, "action": "pass"},
+    ]
+
+
+def test_blind_only_to_the_picker_once_picked() -> None:
+    hand = fresh()
+    act(hand, "pass")
+    # Seat 2 may pick, but has not seen the blind yet.
+    assert seat_view(hand, 2)["blind"] is None
+    act(hand, "pick")
+    vs = views(hand)
+    assert set(vs[2]["blind"]) == {"KD", "9D"}
+    assert set(vs[2]["hand"]) == set(HANDS[2].split()) | {"KD", "9D"}
+    for v in (0, 1, 3, 4, None):
+        assert vs[v]["blind"] is None
+        assert vs[v]["picker"] == 2
+        assert vs[v]["hand_sizes"] == [6, 6, 8, 6, 6]
+
+
+def test_bury_only_to_the_picker_until_the_end() -> None:
+    hand = fresh()
+    act(hand, "pass", "pick", "bury 7S 8S")
+    vs = views(hand)
+    assert set(vs[2]["buried"]) == {"7S", "8S"}
+    for v in (0, 1, 3, 4, None):
+        assert vs[v]["buried"] is None
+
+
+def test_partner_known_only_to_the_partner_until_the_called_card_is_played() -> None:
+    hand = fresh()
+    act(hand, "pass", "pick", "bury 7S 8S", "call AC")
+    vs = views(hand)
+    assert vs[3]["partner"] == 3 and vs[3]["partner_known"]
+    # Nobody else knows, the picker included; everybody knows what was called.
+    for v in (0, 1, 2, 4, None):
+        assert vs[v]["partner"] is None and not vs[v]["partner_known"]
+    for v in VIEWERS:
+        assert vs[v]["called"] == "AC" and not vs[v]["alone"]
+    # Trick 1: AH, 9D, QD (seat 3 wins), JS, JH; seat 3 leads AC.
+    act(hand, "AH", "9D", "QD", "JS", "JH")
+    assert seat_view(hand, 2)["partner"] is None
+    act(hand, "AC")
+    for v in VIEWERS:
+        assert seat_view(hand, v)["partner"] == 3
+        assert seat_view(hand, v)["partner_known"]
+
+
+def test_views_follow_the_trick_in_progress() -> None:
+    hand = fresh()
+    act(hand, "pass", "pick", "bury 7S 8S", "call AC", "AH", "9D")
+    for v in VIEWERS:
+        view = seat_view(hand, v)
+        assert view["trick"] == {
+            "leader": 1,
+            "cards": [{"seat": 1, "card": "AH"}, {"seat": 2, "card": "9D"}],
+        }
+        assert view["turn"] == 3 and view["phase"] == "play"
+        assert view["tricks"] == []
+    act(hand, "QD", "JS", "JH")
+    for v in VIEWERS:
+        view = seat_view(hand, v)
+        assert view["tricks"] == [
+            {"leader": 1, "cards": ["AH", "9D", "QD", "JS", "JH"], "winner": 3, "points": 18}
+        ]
+        assert view["trick"] == {"leader": 3, "cards": []}
+        assert view["trick_points"] == [0, 0, 0, 18, 0]
+        assert view["tricks_won"] == [0, 0, 0, 1, 0]
+
+
+UNKNOWN_HANDS = [
+    "AC TC KC 9C 8C 7C",
+    "QC QS QH QD JS JC",
+    "AS TS KS 8S 7S 7D",
+    "AH TH KH 9H 8H 7H",
+    "JH JD KD 9D 8D 9S",
+]
+
+
+def test_under_card_only_to_the_picker() -> None:
+    hand = new_hand(UNKNOWN_HANDS, "AD TD", dealer=0, unknown_card=True)
+    act(hand, "pick", "bury AD TD", "unknown AC JC")
+    vs = views(hand)
+    assert vs[1]["under"] == "JC" and "JC" in vs[1]["hand"]
+    for v in VIEWERS:
+        assert vs[v]["unknown"] is True and vs[v]["called"] == "AC"
+    for v in (0, 2, 3, 4, None):
+        assert vs[v]["under"] is None
+    # Seat 0 holds AC: it is the partner and knows it.
+    assert vs[0]["partner"] == 0
+    assert vs[1]["partner"] is None
+
+
+def play_out(hand: Hand) -> None:
+    while not hand.is_over:
+        hand.apply(hand.legal_actions()[0])
+
+
+def test_everything_is_revealed_at_the_end() -> None:
+    hand = fresh()
+    act(hand, "pass", "pick", "bury 7S 8S", "call AC")
+    play_out(hand)
+    result = hand.result().breakdown()
+    for v in VIEWERS:
+        view = seat_view(hand, v)
+        assert view["phase"] == "done" and view["turn"] is None and view["legal"] == []
+        reveal = view["reveal"]
+        assert set(reveal) == {"hands", "blind", "buried"}
+        assert [set(h) for h in reveal["hands"]] == [set(h.split()) for h in HANDS]
+        assert set(reveal["blind"]) == {"KD", "9D"}
+        assert set(reveal["buried"]) == {"7S", "8S"}
+        for listed in [*reveal["hands"], reveal["blind"], reveal["buried"]]:
+            assert listed == display_order(listed)
+        assert set(view["buried"]) == {"7S", "8S"}
+        assert set(view["blind"]) == {"KD", "9D"}
+        assert view["partner"] == 3 and view["partner_known"]
+        assert view["result"] == result
+    assert seat_view(hand, None)["hand"] == []
+
+
+def display_order(codes: list[str]) -> list[str]:
+    return [card_code(c) for c in sorted_cards(parse_card(x) for x in codes)]
+
+
+def test_under_revealed_at_the_end() -> None:
+    hand = new_hand(UNKNOWN_HANDS, "AD TD", dealer=0, unknown_card=True)
+    act(hand, "pick", "bury AD TD", "unknown AC JC")
+    play_out(hand)
+    for v in VIEWERS:
+        assert seat_view(hand, v)["under"] == "JC"
+
+
+def test_leaster_blind_hidden_from_all_until_the_end() -> None:
+    hand = fresh()
+    act(hand, *["pass"] * 5)
+    for v in VIEWERS:
+        view = seat_view(hand, v)
+        assert view["leaster"] and view["blind"] is None and view["picker"] is None
+    play_out(hand)
+    for v in VIEWERS:
+        assert set(seat_view(hand, v)["blind"]) == {"KD", "9D"}
+
+
+def test_display_order_is_trump_then_fail() -> None:
+    hand = fresh()
+    assert seat_view(hand, 4)["hand"] == ["JS", "JC", "TD", "KC", "9C", "AS"]
+    hand = new_hand(HANDS, BLIND, dealer=0, jack_order="clubs-first")
+    assert seat_view(hand, 4)["hand"] == ["JC", "JS", "TD", "KC", "9C", "AS"]
+    assert seat_view(hand, 4)["rules"] == {"preset": "seed", "jack_order": "clubs-first"}
