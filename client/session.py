@@ -181,6 +181,7 @@ class Session:
         self._reconnect_task: asyncio.Task[None] | None = None
         self._send_lock = asyncio.Lock()
         self._closing = False
+        self._hello_token: str | None = None
 
     @property
     def server_key(self) -> str:
@@ -248,20 +249,24 @@ class Session:
         }
         if token:
             hello["token"] = token
+        self._hello_token = token
         try:
-            welcome = await self._call("hello", hello, timeout=self.connect_timeout)
+            return await self._call("hello", hello, timeout=self.connect_timeout)
         except BaseException:
             await self._drop_connection()
             raise
+
+    def _welcomed(self, welcome: dict[str, Any]) -> None:
+        """Take in the welcome before anything after it (the snapshot) is handled."""
         self.welcome = welcome
         self.name = str(welcome.get("name", self.requested_name))
         if welcome.get("table") is not None:
-            self.token = token
+            self.token = self._hello_token
             self.table = welcome["table"]
             self.seat = welcome.get("seat")
-        elif token:
+        elif self._hello_token:
             self._forget_token()
-        return welcome
+        self._set_status("connected")
 
     async def _drop_connection(self) -> None:
         writer, self._writer = self._writer, None
@@ -300,6 +305,8 @@ class Session:
         msg_id = msg.get("id")
         if kind in ("ok", "error", "welcome") and msg_id in self._pending:
             _, future = self._pending.pop(msg_id)
+            if kind == "welcome":
+                self._welcomed(msg)
             if not future.done():
                 if kind == "error":
                     future.set_exception(
@@ -353,14 +360,16 @@ class Session:
             except (OSError, TimeoutError) as exc:
                 log.debug("reconnect failed: %s", exc)
             else:
-                self._reconnect_task = None
+                if self._reconnect_task is asyncio.current_task():
+                    self._reconnect_task = None
                 self._set_status("connected")
                 if watching is not None and self.table is None:
                     with contextlib.suppress(ServerError):
                         await self.request("watch", table=watching)
                 return
             delay = min(delay * 2, self.max_backoff)
-        self._reconnect_task = None
+        if self._reconnect_task is asyncio.current_task():
+            self._reconnect_task = None
         self._set_status("closed")
 
     # ------------------------------------------------------------------ requests

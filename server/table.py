@@ -106,6 +106,24 @@ def hash_password(password: str, salt: str) -> str:
     return hashlib.sha256(f"{salt}:{password}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def public_action(action: Mapping[str, Any] | None, viewer: int | None) -> dict[str, Any] | None:
+    """What ``viewer`` may see of an action: the face-down cards only if it was their own.
+
+    A bury names the two buried cards and an unknown-card call names the face-down card; other
+    seats and spectators learn only that the action happened.
+    """
+    if action is None:
+        return None
+    if viewer is not None and action.get("seat") == viewer:
+        return dict(action)
+    kind = action.get("action")
+    if kind == "bury":
+        return {"seat": action.get("seat"), "action": "bury"}
+    if kind == "unknown":
+        return {k: v for k, v in action.items() if k != "under"}
+    return dict(action)
+
+
 def fail(code: str, message: str) -> RequestError:
     """A refusal; the connection fills in the request id."""
     return RequestError(code, message)
@@ -658,7 +676,7 @@ class Table:
             seat=seat,
             info=info,
             view=seat_view(match.hand, seat) if match is not None else None,
-            last=self.last,
+            last=public_action(self.last, seat),
             totals=self.totals,
             hand=match.number if match is not None else 0,
         )

@@ -1,0 +1,142 @@
+"""``sheepshead serve`` is killed with SIGKILL mid-hand and restarted on the same database.
+
+Nothing may be lost: the table, the seats and the hand in progress come back, the players'
+sessions reconnect by themselves with their tokens, and the hand finishes exactly as an
+uninterrupted replay of the same seed and the same choices does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import sqlite3
+import sys
+from pathlib import Path
+
+from engine.match import Match
+from engine.record import export_record
+from engine.rules import RuleSet
+from tests.server.support import drive, full_table, next_event, session
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Served:
+    """A ``sheepshead serve`` subprocess."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, port: int, banner: str) -> None:
+        self.proc = proc
+        self.port = port
+        self.banner = banner
+
+    @classmethod
+    async def start(cls, db: Path, port: int = 0) -> Served:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "client.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--db",
+            str(db),
+            "--bot-delay",
+            "0",
+            "--hand-pause",
+            "0",
+            "--log-level",
+            "warning",
+            stdout=asyncio.subprocess.PIPE,
+            cwd=ROOT,
+            env=env,
+        )
+        assert proc.stdout is not None
+        banner = ""
+        while "Ctrl+C" not in banner:
+            line = await asyncio.wait_for(proc.stdout.readline(), 15)
+            assert line, "the server exited before listening"
+            banner += line.decode()
+        found = re.search(r"listening on 127\.0\.0\.1:(\d+)", banner)
+        assert found, banner
+        return cls(proc, int(found.group(1)), banner)
+
+    async def kill(self) -> None:
+        """SIGKILL: no clean shutdown, no flush, nothing."""
+        self.proc.send_signal(signal.SIGKILL)
+        await self.proc.wait()
+
+    async def terminate(self) -> str:
+        """SIGTERM: the clean shutdown; returns the rest of stdout."""
+        self.proc.send_signal(signal.SIGTERM)
+        assert self.proc.stdout is not None
+        rest = await asyncio.wait_for(self.proc.stdout.read(), 10)
+        await asyncio.wait_for(self.proc.wait(), 10)
+        return rest.decode()
+
+
+def stored_match(db: Path, table: str) -> tuple[int, int]:
+    with sqlite3.connect(db) as conn:
+        seed, dealer = conn.execute(
+            "SELECT seed, first_dealer FROM tables WHERE id = ?", (int(table[1:]),)
+        ).fetchone()
+    return int(seed), int(dealer)
+
+
+async def test_kill_9_mid_hand_then_restart_loses_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "server.db"
+    served = await Served.start(db)
+    assert f"database: {db}" in served.banner
+    port = served.port
+
+    players = [session(port, f"K{i}", tmp_path) for i in range(5)]
+    table = await full_table(players, hands=1)
+    await players[0].request("start")
+    _, prompt = await drive(
+        players, 0, lambda s, p, v: len(v["tricks"]) >= 1 and len(v["trick"]["cards"]) == 2
+    )
+    before = [p.last_state for p in players]
+    assert all(b is not None for b in before)
+    for p in players:
+        while not p.events.empty():
+            p.events.get_nowait()
+
+    await served.kill()
+    for p in players:
+        await next_event(p, "connection", status="reconnecting")
+
+    served = await Served.start(db, port)
+    for i, p in enumerate(players):
+        snapshot = await next_event(p, "state", timeout=10)
+        assert p.status == "connected" and p.seat == i
+        old = before[i]["view"]  # type: ignore[index]
+        assert snapshot["view"]["hand"] == old["hand"]
+        assert snapshot["view"]["tricks"] == old["tricks"]
+        assert snapshot["view"]["trick"] == old["trick"]
+        assert snapshot["totals"] == [0] * 5 and snapshot["seq"] > prompt["seq"]
+
+    finish = asyncio.create_task(drive(players, prompt["seq"], lambda s, p, v: False))
+    over = await next_event(players[0], "hand_over", timeout=10)
+    final = await next_event(players[0], "match_over", timeout=10)
+    finish.cancel()
+
+    # The same seed and the same choices, uninterrupted, in the engine alone.
+    seed, dealer = stored_match(db, table)
+    match = Match(RuleSet(), seed=seed, hand_limit=1, first_dealer=dealer)
+    while not match.hand.is_over:
+        match.apply(match.hand.legal_actions()[0])
+    assert over["result"] == match.hand.result().breakdown()
+    assert final["totals"] == match.totals
+    with sqlite3.connect(db) as conn:
+        (record,) = conn.execute("SELECT record FROM hands").fetchone()
+        totals = [t for (t,) in conn.execute("SELECT total FROM results ORDER BY seat")]
+    assert json.loads(record) == export_record(match.hand)
+    assert totals == match.totals
+
+    for p in players:
+        await p.close()
+    rest = await served.terminate()
+    assert served.proc.returncode == 0 and "server stopped" in rest
