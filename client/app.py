@@ -1,0 +1,232 @@
+"""The Textual application: one session, one table model, the lobby and table screens.
+
+The app owns the connection (a :class:`client.session.Session`, or nothing when a test feeds
+messages by hand) and a :class:`~client.model.TableModel`. A worker loops on ``session.events``;
+every message goes through :meth:`SheepsheadApp.handle_message`, which updates the model and
+publishes what changed on :attr:`SheepsheadApp.model_changed` for the screens to redraw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar, Literal, Protocol
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.reactive import reactive
+from textual.signal import Signal
+
+from client import config
+from client.model import Change, FinishedHand, TableModel
+from client.session import ConnectionLost, ServerError
+
+Mode = Literal["play", "join", "watch"]
+"""How the app was started: a local game, a server's lobby, or spectating."""
+
+
+class SessionLike(Protocol):
+    """What the app needs of :class:`client.session.Session`."""
+
+    events: asyncio.Queue[dict[str, Any]]
+    status: str
+    host: str
+    port: int
+
+    async def request(self, type: str, /, **fields: Any) -> dict[str, Any]:
+        """Send a request; return the ``ok`` map or raise ``ServerError``."""
+        ...
+
+    async def act(self, action: dict[str, Any]) -> Any:
+        """Answer the last ``your_turn`` with an action map."""
+        ...
+
+    async def close(self) -> None:
+        """Close the connection for good."""
+        ...
+
+
+def error_text(exc: BaseException) -> str:
+    """A one-line description of a failed request for a notification."""
+    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    code = getattr(exc, "code", None)
+    return f"{message} ({code})" if code else str(message)
+
+
+class SheepsheadApp(App[int]):
+    """The sheepshead terminal client."""
+
+    CSS_PATH = "styles.tcss"
+    TITLE = "Sheepshead"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True)
+    ]
+
+    status: reactive[str] = reactive("offline")
+    """The connection: ``offline``, ``connecting``, ``connected``, ``reconnecting``, ``closed``."""
+
+    def __init__(
+        self,
+        session: SessionLike | None = None,
+        *,
+        mode: Mode = "join",
+        watch_table: str | None = None,
+        model: TableModel | None = None,
+        bot_strategy: str | None = None,
+        export_dir: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.mode: Mode = mode
+        self.watch_table = watch_table
+        self.model = model if model is not None else TableModel()
+        self.bot_strategy = bot_strategy
+        self.export_path = export_dir
+        self.outbox: list[dict[str, Any]] = []
+        """Actions sent while no session is attached (the engine-fed test harness)."""
+        self.model_changed: Signal[Change] = Signal(self, "model_changed")
+        """Published after every message with what it changed."""
+        self.redraws = 0
+        if session is not None:
+            self.status = session.status
+            self.model.status = session.status
+
+    @property
+    def address(self) -> str:
+        """``host:port`` of the server, or ``offline``."""
+        if self.session is None:
+            return "offline"
+        return f"{self.session.host}:{self.session.port}"
+
+    def on_mount(self) -> None:
+        """Open the first screen and start reading the session's events."""
+        from client.screens.lobby import LobbyScreen
+        from client.screens.table import TableScreen
+
+        if self.mode == "join" or (self.mode == "watch" and self.watch_table is None):
+            self.push_screen(LobbyScreen())
+            if self.model.view is not None:
+                self.push_screen(TableScreen())
+        else:
+            self.push_screen(TableScreen())
+        if self.session is not None:
+            self.pump_events()
+            if self.mode == "watch" and self.watch_table is not None:
+                self.watch_request(self.watch_table)
+
+    @work(exclusive=True, group="events", exit_on_error=False)
+    async def pump_events(self) -> None:
+        """Feed every server event into the model, for as long as the app runs."""
+        assert self.session is not None
+        events = self.session.events
+        while True:
+            msg = await events.get()
+            self.handle_message(msg)
+
+    @work(group="requests", exit_on_error=False)
+    async def watch_request(self, table: str) -> None:
+        """Spectate ``table`` (``sheepshead watch --table``)."""
+        await self.call("watch", table=table)
+
+    def handle_message(self, msg: Mapping[str, Any]) -> Change:
+        """Apply one server event to the model and tell the screens."""
+        change = self.model.apply(msg)
+        kind = msg.get("type")
+        if kind == "connection":
+            self.status = self.model.status
+        elif kind == "notice":
+            self.notify(str(msg.get("text", "")), title="Notice", timeout=4)
+        elif kind == "error":
+            self.notify(str(msg.get("message", "error")), severity="error")
+        if (change & Change.STATE and self.model.view is not None) or kind == "state":
+            self._show_table()
+        self.model_changed.publish(change)
+        return change
+
+    def _show_table(self) -> None:
+        from client.screens.lobby import LobbyScreen
+        from client.screens.table import TableScreen
+
+        if any(isinstance(s, TableScreen) for s in self.screen_stack):
+            return
+        if isinstance(self.screen, LobbyScreen) or not self.screen_stack:
+            self.push_screen(TableScreen())
+
+    # ------------------------------------------------------------------ network
+
+    async def call(self, request: str, **fields: Any) -> dict[str, Any] | None:
+        """Send a request; on an error tell the user and return None."""
+        if self.session is None:
+            self.outbox.append({"type": request, **fields})
+            return {"type": "ok"}
+        try:
+            return await self.session.request(request, **fields)
+        except ConnectionLost as exc:
+            self.notify(f"{request} failed: {exc.message}", severity="error")
+        except ServerError as exc:
+            self.notify(error_text(exc), title=f"{request} refused", severity="error")
+        except (TimeoutError, OSError) as exc:
+            self.notify(f"{request} failed: no answer from the server ({exc})", severity="error")
+        return None
+
+    async def act(self, action: dict[str, Any]) -> bool:
+        """Answer the pending decision; the prompt is cleared at once so a key can't send twice."""
+        prompt = self.model.prompt
+        self.model.prompt = None
+        self.model_changed.publish(Change.PROMPT)
+        if self.session is None:
+            self.outbox.append(dict(action))
+            return True
+        try:
+            await self.session.act(dict(action))
+        except Exception as exc:
+            if self.model.prompt is None and prompt is not None and self.model.seq == prompt.seq:
+                self.model.prompt = prompt
+                self.model_changed.publish(Change.PROMPT)
+            if isinstance(exc, ConnectionLost | OSError | TimeoutError):
+                self.notify(f"Not sent, the connection dropped: {exc}", severity="error")
+                return False
+            if not isinstance(exc, ServerError):
+                raise
+            self.notify(error_text(exc), title="Not allowed", severity="error")
+            return False
+        return True
+
+    # ------------------------------------------------------------------ records
+
+    def export_hand(self, hand: FinishedHand) -> Path | None:
+        """Write a finished hand's record as JSON under the data directory; return the path."""
+        try:
+            record = hand.to_record()
+        except (ValueError, KeyError, TypeError) as exc:
+            self.notify(f"cannot export this hand: {exc}", severity="error")
+            return None
+        folder = self.export_path if self.export_path is not None else config.export_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        table = "".join(ch for ch in str(self.model.table or "local") if ch.isalnum() or ch in "-_")
+        path = folder / f"{table or 'table'}-hand{hand.number}-{stamp}.json"
+        n = 1
+        while path.exists():
+            n += 1
+            path = folder / f"{table or 'table'}-hand{hand.number}-{stamp}-{n}.json"
+        try:
+            path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        except OSError as exc:
+            self.notify(f"cannot write {path}: {exc.strerror}", severity="error")
+            return None
+        self.notify(f"Hand {hand.number} saved to {path}", title="Exported", timeout=8)
+        return path
+
+    async def action_quit(self) -> None:
+        """Close the connection and leave."""
+        if self.session is not None:
+            with contextlib.suppress(TimeoutError, OSError):
+                await asyncio.wait_for(self.session.close(), 2)
+        self.exit(0)

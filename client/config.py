@@ -1,0 +1,95 @@
+"""Where the terminal client keeps its files, and how it reads a server address.
+
+Every path comes from :mod:`platformdirs` (``user_data_dir("sheepshead")`` for the local game's
+database and exported hand records). ``SHEEPSHEAD_DATA_DIR`` overrides the data directory, so a
+test or a second copy of the game can keep its files apart.
+
+>>> parse_address("cards.example.org")
+('cards.example.org', 7453)
+>>> parse_address("[::1]:9000")
+('::1', 9000)
+>>> parse_address("host:0")
+Traceback (most recent call last):
+...
+client.config.AddressError: bad port '0' in 'host:0' (expected 1-65535)
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import re
+from pathlib import Path
+from typing import Final
+
+import platformdirs
+
+APP_NAME: Final = "sheepshead"
+"""The directory name used under the platform's data and config folders."""
+
+DEFAULT_PORT: Final = 7453
+"""The port ``sheepshead serve`` listens on unless told otherwise."""
+
+CLIENT_NAME: Final = "sheepshead-tui/0.1"
+"""What the terminal client calls itself in ``hello``."""
+
+MAX_NAME: Final = 24
+"""The longest display name the server accepts."""
+
+
+class AddressError(ValueError):
+    """A ``HOST[:PORT]`` argument that cannot be used (``bad_address``)."""
+
+    code = "bad_address"
+
+
+def data_dir() -> Path:
+    """The user data directory (created on first use)."""
+    override = os.environ.get("SHEEPSHEAD_DATA_DIR")
+    path = Path(override) if override else platformdirs.user_data_path(APP_NAME)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def local_db_path() -> Path:
+    """The SQLite file of the server that ``sheepshead play`` embeds."""
+    return data_dir() / "local.db"
+
+
+def export_dir() -> Path:
+    """Where exported hand records are written (created on first use)."""
+    path = data_dir() / "hands"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def default_name() -> str:
+    """A display name for a player who gave none: the login name, else "Player"."""
+    try:
+        name = getpass.getuser()
+    except (KeyError, OSError):
+        name = ""
+    name = re.sub(r"[^\w .-]", "", name).strip()[:MAX_NAME]
+    return name or "Player"
+
+
+_BRACKETED = re.compile(r"^\[([^\]]+)\](?::(\S*))?$")
+
+
+def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
+    """Split ``HOST[:PORT]`` (IPv6 hosts in brackets) into a host and a port."""
+    text = text.strip()
+    match = _BRACKETED.match(text)
+    if match:
+        host, port_text = match.group(1), match.group(2)
+    elif text.count(":") == 1:
+        host, port_text = text.split(":")
+    else:
+        host, port_text = text, None
+    if not host:
+        raise AddressError(f"no host in {text!r} (expected HOST or HOST:PORT)")
+    if port_text is None:
+        return host, default_port
+    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        raise AddressError(f"bad port {port_text!r} in {text!r} (expected 1-65535)")
+    return host, int(port_text)

@@ -1,0 +1,98 @@
+"""``sheepshead join HOST[:PORT]`` opens a server's lobby; ``sheepshead watch`` spectates.
+
+The seat token of every table you join is kept in your config directory (``TokenStore``), so
+running the same ``join`` after a crash or a dropped SSH session takes your seat back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from client import config
+
+HELP = "connect to a server and open the lobby"
+
+
+def configure(parser: argparse.ArgumentParser, command: str) -> None:
+    """Add the arguments of ``join`` or ``watch``."""
+    parser.add_argument(
+        "address",
+        metavar="HOST[:PORT]",
+        help=f"the server to connect to (default port {config.DEFAULT_PORT})",
+    )
+    parser.add_argument(
+        "--name",
+        default=None,
+        help=f"your display name, at most {config.MAX_NAME} characters (default: your login)",
+    )
+    if command == "watch":
+        parser.add_argument(
+            "--table",
+            metavar="ID",
+            default=None,
+            help="the id of the table to watch (default: choose it in the lobby)",
+        )
+
+
+def fail(message: str) -> int:
+    """Print an error for people (never a traceback) and return the exit status."""
+    print(f"sheepshead: {message}", file=sys.stderr)
+    return 1
+
+
+def run(args: argparse.Namespace) -> int:
+    """Connect, then run the client until the user quits."""
+    try:
+        host, port = config.parse_address(args.address)
+    except config.AddressError as exc:
+        print(f"sheepshead: {exc}", file=sys.stderr)
+        return 2
+    name = (args.name or config.default_name()).strip()
+    if not name or len(name) > config.MAX_NAME:
+        print(f"sheepshead: --name must be 1 to {config.MAX_NAME} characters", file=sys.stderr)
+        return 2
+    command = getattr(args, "command", "join")
+    table = getattr(args, "table", None) if command == "watch" else None
+    return asyncio.run(_main(host, port, name, "watch" if command == "watch" else "join", table))
+
+
+async def connect(host: str, port: int, name: str) -> tuple[Any, str | None]:
+    """A connected session, or None and the reason it could not connect."""
+    from client.session import ServerError, Session, TokenStore
+
+    session = Session(
+        host,
+        port,
+        name=name,
+        kind="human",
+        client_name=config.CLIENT_NAME,
+        token_store=TokenStore.default(),
+        reconnect=True,
+    )
+    try:
+        await asyncio.wait_for(session.connect(), 15)
+    except ServerError as exc:
+        await session.close()
+        return None, f"{host}:{port} refused the connection: {exc.message} ({exc.code})"
+    except (OSError, TimeoutError) as exc:
+        await session.close()
+        reason = getattr(exc, "strerror", None) or str(exc) or "timed out"
+        return None, f"cannot reach {host}:{port}: {reason}. Is `sheepshead serve` running there?"
+    return session, None
+
+
+async def _main(host: str, port: int, name: str, mode: str, table: str | None) -> int:
+    from client.app import SheepsheadApp
+
+    session, error = await connect(host, port, name)
+    if session is None:
+        return fail(error or "cannot connect")
+    app = SheepsheadApp(session, mode="watch" if mode == "watch" else "join", watch_table=table)
+    try:
+        await app.run_async()
+    finally:
+        await session.close()
+    return app.return_code or 0

@@ -1,0 +1,174 @@
+"""``sheepshead play``: a whole local game in one command.
+
+Starts a server inside this process (on 127.0.0.1, any free port, with a database under the user
+data directory), connects to it like any client, creates a table, seats four bots, starts the
+match and opens the table screen. Quitting the client stops the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from typing import Any
+
+from client import config
+
+HELP = "play a local game: you and four bots, server embedded"
+
+BOT_DELAY = 0.6
+"""Seconds each bot waits before acting, so you can follow the play."""
+
+HAND_PAUSE = 2.5
+"""Seconds between a hand's end and the next deal (the result panel stays until you close it)."""
+
+
+def _hands(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 (no limit) or more")
+    return value
+
+
+def _delay(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 10:
+        raise argparse.ArgumentTypeError("must be from 0 to 10 seconds")
+    return value
+
+
+def configure(parser: argparse.ArgumentParser, command: str) -> None:
+    """Add ``play``'s arguments."""
+    parser.add_argument(
+        "--name",
+        default=None,
+        help=f"your display name, at most {config.MAX_NAME} characters (default: your login)",
+    )
+    parser.add_argument(
+        "--bots",
+        metavar="STRATEGY",
+        default=None,
+        help="the strategy of the four bots (default: the server's; "
+        "see `sheepshead bot --help` for the names)",
+    )
+    parser.add_argument(
+        "--preset",
+        choices=("seed", "wisconsin"),
+        default="seed",
+        help="the rules preset (default seed; docs/rules.md lists both)",
+    )
+    parser.add_argument(
+        "--hands",
+        type=_hands,
+        default=10,
+        metavar="N",
+        help="hands in the match (default 10; 0 plays until you quit)",
+    )
+    parser.add_argument(
+        "--bot-delay",
+        type=_delay,
+        default=BOT_DELAY,
+        metavar="SECONDS",
+        help=f"how long each bot waits before acting (default {BOT_DELAY})",
+    )
+    parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="keep the game in memory only (default: a database in the user data directory)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start the embedded server and the client; stop both when the client quits."""
+    name = (args.name or config.default_name()).strip()
+    if not name or len(name) > config.MAX_NAME:
+        print(f"sheepshead: --name must be 1 to {config.MAX_NAME} characters", file=sys.stderr)
+        return 2
+    if args.bots is not None:
+        from engine.bots import strategy_names
+
+        names = strategy_names()
+        if args.bots not in names:
+            print(
+                f"sheepshead: unknown bot strategy {args.bots!r} (choose from {', '.join(names)})",
+                file=sys.stderr,
+            )
+            return 2
+    # The embedded server logs to stderr, which the full-screen client owns: keep it quiet.
+    logging.getLogger("server").setLevel(logging.WARNING)
+    return asyncio.run(_main(args, name))
+
+
+async def start_local(args: argparse.Namespace, name: str) -> tuple[Any, Any, str | None]:
+    """Start the server and a session at a new table with four bots, the match started."""
+    from client.session import ServerError, Session, TokenStore
+    from server.app import Server, ServerConfig
+
+    db_path = None if args.memory else config.local_db_path()
+    server = Server(
+        ServerConfig(
+            host="127.0.0.1",
+            port=0,
+            db_path=db_path,
+            bot_delay=args.bot_delay,
+            hand_pause=HAND_PAUSE,
+            default_bot=args.bots,
+        )
+    )
+    try:
+        await server.start()
+    except Exception as exc:
+        return None, None, f"cannot start the local server: {exc}"
+    session = Session(
+        "127.0.0.1",
+        server.port,
+        name=name,
+        kind="human",
+        client_name=config.CLIENT_NAME,
+        token_store=TokenStore(config.data_dir() / "local-tokens.json"),
+        reconnect=True,
+    )
+    try:
+        await session.connect()
+        reply = await session.request(
+            "create_table",
+            name=f"{name}'s table"[:32],
+            preset=args.preset,
+            options={},
+            hands=args.hands or None,
+            password=None,
+            turn_timer=None,
+        )
+        bot: dict[str, Any] = {} if args.bots is None else {"strategy": args.bots}
+        for _ in range(4):
+            await session.request("add_bot", seat=None, **bot)
+        await session.request("start")
+        del reply
+    except (ServerError, OSError) as exc:
+        await session.close()
+        await server.stop()
+        return None, None, f"cannot set up the local table: {exc}"
+    return server, session, None
+
+
+async def _main(args: argparse.Namespace, name: str) -> int:
+    from client.app import SheepsheadApp
+
+    server, session, error = await start_local(args, name)
+    if error is not None:
+        print(f"sheepshead: {error}", file=sys.stderr)
+        return 1
+    app = SheepsheadApp(session, mode="play", bot_strategy=args.bots)
+    try:
+        await app.run_async()
+    finally:
+        await session.close()
+        await server.stop()
+    return app.return_code or 0

@@ -1,0 +1,430 @@
+"""Modal dialogs: bury, call, chat, confirm, create a table, table password.
+
+Each returns its answer through ``dismiss``; none of them sends anything itself, so the screen
+that opened one decides what the answer means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import reactive
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from client.model import TableModel
+from client.widgets.buttons import KeyButton
+from client.widgets.cards import SUIT_NAMES, card_label, card_text, cards_text, fail_cards_of_suit
+from client.widgets.hand import CardWidget, HandBar
+
+
+class BuryDialog(ModalScreen[list[str] | None]):
+    """Choose the two cards to bury: toggle with 1–8 (or ←/→ and Space), confirm with Enter."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *(Binding(str(n), f"toggle_card({n - 1})", f"toggle {n}", show=False) for n in range(1, 9)),
+        Binding("left", "move(-1)", "previous card", show=False),
+        Binding("right", "move(1)", "next card", show=False),
+        Binding("space", "toggle_cursor", "toggle"),
+        Binding("enter", "confirm", "bury"),
+        Binding("escape", "cancel", "later"),
+    ]
+
+    cursor: reactive[int] = reactive(0, init=False)
+    """The card under the cursor."""
+
+    def __init__(self, hand: Sequence[str], legal: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(classes="dialog")
+        self.hand = list(hand)
+        self.legal = [sorted(a.get("cards") or []) for a in legal if a.get("action") == "bury"]
+        self.chosen: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        """The eight cards, what is chosen, and the buttons."""
+        with Vertical(id="bury-box", classes="box"):
+            yield Static(
+                "You picked. Choose two cards to bury face down: they count for your side "
+                "at the end.",
+                classes="explain",
+            )
+            yield HandBar(id="bury-hand")
+            yield Static(id="bury-chosen")
+            with Horizontal(classes="buttons"):
+                yield KeyButton("Bury ⏎", id="bury-ok", variant="primary")
+                yield KeyButton("Later  Esc", id="bury-cancel")
+
+    def on_mount(self) -> None:
+        """Draw the hand."""
+        self._draw()
+
+    def _draw(self) -> None:
+        legal_cards = {c for pair in self.legal for c in pair}
+        self.query_one(HandBar).show(
+            self.hand, playable=legal_cards, cursor=self.cursor, chosen=self.chosen
+        )
+        text = Text("Bury: ")
+        if self.chosen:
+            text.append_text(cards_text(self.chosen))
+        else:
+            text.append("nothing chosen yet", style="dim")
+        if len(self.chosen) == 2:
+            text.append("  · Enter buries them", style="bold")
+        else:
+            text.append(f"  · choose {2 - len(self.chosen)} more")
+        self.query_one("#bury-chosen", Static).update(text)
+        self.query_one("#bury-ok", Button).disabled = not self._valid()
+
+    def _valid(self) -> bool:
+        return len(self.chosen) == 2 and sorted(self.chosen) in self.legal
+
+    def action_toggle_card(self, index: int) -> None:
+        """Choose or unchoose a card."""
+        if index >= len(self.hand):
+            return
+        self.cursor = index
+        code = self.hand[index]
+        if code in self.chosen:
+            self.chosen.remove(code)
+        elif len(self.chosen) < 2:
+            self.chosen.append(code)
+        else:
+            self.chosen = [self.chosen[1], code]
+        self._draw()
+
+    def action_toggle_cursor(self) -> None:
+        """Space: toggle the card under the cursor."""
+        self.action_toggle_card(self.cursor)
+
+    def action_move(self, step: int) -> None:
+        """Arrows: move the cursor."""
+        self.cursor = (self.cursor + step) % len(self.hand)
+        self._draw()
+
+    def action_confirm(self) -> None:
+        """Enter: bury the two chosen cards (with fewer chosen, toggle the cursor card)."""
+        if self._valid():
+            self.dismiss(list(self.chosen))
+        else:
+            self.action_toggle_card(self.cursor)
+
+    def action_cancel(self) -> None:
+        """Close without burying (b reopens)."""
+        self.dismiss(None)
+
+    @on(CardWidget.Chosen)
+    def _clicked(self, event: CardWidget.Chosen) -> None:
+        self.action_toggle_card(event.index)
+
+    @on(Button.Pressed, "#bury-ok")
+    def _ok(self) -> None:
+        if self._valid():
+            self.dismiss(list(self.chosen))
+
+    @on(Button.Pressed, "#bury-cancel")
+    def _cancel(self) -> None:
+        self.dismiss(None)
+
+
+def describe_call(action: Mapping[str, Any], hand: Sequence[str]) -> Text:
+    """One line for a legal call: the card, and the hold card(s) it asks you to keep."""
+    kind = action.get("action")
+    if kind == "alone":
+        return Text("Go alone: you against the other four", style="bold")
+    card = str(action.get("card"))
+    line = Text("Call ") + card_text(card)
+    if card == "JD":
+        line.append(": whoever holds J♦ is your partner")
+        return line
+    suit = card[1:]
+    if kind == "unknown":
+        line.append(", laying ")
+        line.append_text(card_text(str(action.get("under"))))
+        line.append(" face down as the unknown card")
+        return line
+    hold = fail_cards_of_suit(hand, suit)
+    if hold:
+        line.append(f" · your {SUIT_NAMES.get(suit, suit)}: ")
+        line.append_text(cards_text(hold))
+    return line
+
+
+class CallDialog(ModalScreen[dict[str, Any] | None]):
+    """Call a partner (the legal calls from the server) or go alone."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *(Binding(str(n), f"choose({n - 1})", f"call {n}", show=False) for n in range(1, 10)),
+        Binding("a", "alone", "alone"),
+        Binding("escape", "cancel", "later"),
+    ]
+
+    def __init__(
+        self,
+        hand: Sequence[str],
+        legal: Sequence[Mapping[str, Any]],
+        rules: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(classes="dialog")
+        self.hand = list(hand)
+        self.actions = [dict(a) for a in legal if a.get("action") in ("call", "alone", "unknown")]
+        self.actions.sort(key=lambda a: a.get("action") == "alone")
+        self.rules = dict(rules or {})
+
+    def compose(self) -> ComposeResult:
+        """An explanation, the choices, the hold-card rule."""
+        jd = any(a.get("card") == "JD" for a in self.actions)
+        calls = [a for a in self.actions if a.get("action") != "alone"]
+        with Vertical(id="call-box", classes="box"):
+            yield Static(Text("Your hand: ") + cards_text(self.hand), classes="explain")
+            if jd:
+                text = "The player holding J♦ is your secret partner until J♦ is played."
+            elif calls:
+                text = (
+                    "Whoever holds the called card is your secret partner. You must keep your "
+                    "hold card, your last card of the called suit, until that suit is led."
+                )
+            else:
+                text = "You have no card you may call: you play alone."
+            yield Static(text, classes="explain", id="call-explain")
+            options = []
+            for i, action in enumerate(self.actions):
+                key = "a" if action.get("action") == "alone" else str(i + 1)
+                prompt = Text(f"{key}  ", style="bold") + describe_call(action, self.hand)
+                options.append(Option(prompt, id=f"call-{i}"))
+            yield OptionList(*options, id="call-list")
+            yield Static("↑/↓ and Enter, a number, or a for alone · Esc: later", classes="hint")
+
+    def on_mount(self) -> None:
+        """Focus the choices."""
+        self.query_one(OptionList).focus()
+
+    def action_choose(self, index: int) -> None:
+        """Choose a call by its number."""
+        if index < len(self.actions) and self.actions[index].get("action") != "alone":
+            self.dismiss(self.actions[index])
+
+    def action_alone(self) -> None:
+        """Go alone."""
+        for action in self.actions:
+            if action.get("action") == "alone":
+                self.dismiss(action)
+
+    def action_cancel(self) -> None:
+        """Close without deciding (c reopens)."""
+        self.dismiss(None)
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.actions[event.option_index])
+
+
+class ChatDialog(ModalScreen[str | None]):
+    """Type a chat line for the table; the recent lines are shown above it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "close")]
+
+    def __init__(self, model: TableModel) -> None:
+        super().__init__(classes="dialog")
+        self.model = model
+
+    def compose(self) -> ComposeResult:
+        """Recent chat and the input line."""
+        lines = [e.text for e in self.model.log if e.kind == "chat"][-8:]
+        with Vertical(id="chat-box", classes="box"):
+            yield Static("\n".join(lines) or "No chat yet.", id="chat-lines", markup=False)
+            yield Input(placeholder="Say something (Enter sends, Esc closes)", max_length=200)
+
+    def on_mount(self) -> None:
+        """Focus the input."""
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _send(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        """Close without sending."""
+        self.dismiss(None)
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    """A yes/no question: y or Enter says yes, n or Esc no."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y,enter", "answer(True)", "yes"),
+        Binding("n,escape", "answer(False)", "no"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__(classes="dialog")
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        """The question and two buttons."""
+        with Vertical(id="confirm-box", classes="box"):
+            yield Label(self.question)
+            with Horizontal(classes="buttons"):
+                yield KeyButton("Yes  y", id="yes", variant="error")
+                yield KeyButton("No  n", id="no")
+
+    def action_answer(self, yes: bool) -> None:
+        """Answer."""
+        self.dismiss(yes)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+
+class PasswordDialog(ModalScreen[str | None]):
+    """Ask for a table's password."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "cancel")]
+
+    def __init__(self, table_name: str) -> None:
+        super().__init__(classes="dialog")
+        self.table_name = table_name
+
+    def compose(self) -> ComposeResult:
+        """A label and a password input."""
+        with Vertical(id="password-box", classes="box"):
+            yield Label(f"Password for {self.table_name}:")
+            yield Input(password=True, max_length=64)
+
+    @on(Input.Submitted)
+    def _done(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        """Give up."""
+        self.dismiss(None)
+
+
+PRESETS: tuple[str, ...] = ("seed", "wisconsin")
+
+
+def _option_choices() -> list[tuple[str, tuple[object, ...], str]]:
+    from engine.rules import OPTION_HELP, OPTION_NAMES, option_choices
+
+    return [(name, option_choices(name), OPTION_HELP[name]) for name in OPTION_NAMES]
+
+
+class CreateTableDialog(ModalScreen[dict[str, Any] | None]):
+    """The fields of ``create_table``: name, preset, options, hands, password, turn timer."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "cancel"),
+        Binding("ctrl+s", "create", "create"),
+    ]
+
+    def __init__(self, default_name: str) -> None:
+        super().__init__(classes="dialog")
+        self.default_name = default_name
+
+    def compose(self) -> ComposeResult:
+        """A scrolling form: everything but the name has a sensible default."""
+        with Vertical(id="create-box", classes="box"):
+            with VerticalScroll(id="create-form"):
+                yield Label("Table name")
+                yield Input(value=self.default_name, max_length=32, id="f-name")
+                yield Label("Rules preset")
+                yield Select(
+                    [(p, p) for p in PRESETS], value="seed", allow_blank=False, id="f-preset"
+                )
+                yield Label("Hands (empty: play until the host ends the match)")
+                yield Input(value="10", id="f-hands", type="integer", max_length=4)
+                yield Label("Turn timer in seconds (empty: none)")
+                yield Input(id="f-timer", type="integer", max_length=4)
+                yield Label("Password (empty: open table)")
+                yield Input(id="f-password", password=True, max_length=64)
+                yield Label("Options (preset: keep the preset's value)", classes="section")
+                for name, choices, help_ in _option_choices():
+                    yield Label(f"{name}: {help_}", classes="option-help")
+                    items = [("preset", "preset")] + [(_show(c), _show(c)) for c in choices]
+                    yield Select(items, value="preset", allow_blank=False, id=f"o-{name}")
+            yield Static(id="create-error", classes="error")
+            with Horizontal(classes="buttons"):
+                yield Button("Create  ⏎", id="create-ok", variant="primary", compact=True)
+                yield Button("Cancel  Esc", id="create-cancel", compact=True)
+
+    def on_mount(self) -> None:
+        """Start in the name field."""
+        self.query_one("#f-name", Input).focus()
+
+    def _collect(self) -> dict[str, Any] | None:
+        name = self.query_one("#f-name", Input).value.strip()
+        if not name:
+            self._error("The table needs a name.")
+            return None
+        hands_text = self.query_one("#f-hands", Input).value.strip()
+        timer_text = self.query_one("#f-timer", Input).value.strip()
+        hands = int(hands_text) if hands_text.isdigit() else None
+        if hands_text and (hands is None or hands < 1):
+            self._error("Hands must be a whole number of at least 1, or empty.")
+            return None
+        timer = int(timer_text) if timer_text.isdigit() else None
+        if timer_text and (timer is None or timer < 5):
+            self._error("The turn timer must be at least 5 seconds, or empty.")
+            return None
+        options: dict[str, Any] = {}
+        for name_, choices, _ in _option_choices():
+            value = self.query_one(f"#o-{name_}", Select).value
+            if value != "preset":
+                options[name_] = next(c for c in choices if _show(c) == value)
+        return {
+            "name": name,
+            "preset": self.query_one("#f-preset", Select).value,
+            "options": options,
+            "hands": hands,
+            "password": self.query_one("#f-password", Input).value or None,
+            "turn_timer": timer,
+        }
+
+    def _error(self, text: str) -> None:
+        self.query_one("#create-error", Static).update(text)
+
+    def action_create(self) -> None:
+        """Create the table with the form's values."""
+        fields = self._collect()
+        if fields is not None:
+            self.dismiss(fields)
+
+    def action_cancel(self) -> None:
+        """Close without creating."""
+        self.dismiss(None)
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self.action_create()
+
+    @on(Button.Pressed, "#create-ok")
+    def _ok(self) -> None:
+        self.action_create()
+
+    @on(Button.Pressed, "#create-cancel")
+    def _cancel(self) -> None:
+        self.dismiss(None)
+
+
+def _show(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+__all__ = [
+    "BuryDialog",
+    "CallDialog",
+    "ChatDialog",
+    "ConfirmDialog",
+    "CreateTableDialog",
+    "PasswordDialog",
+    "card_label",
+    "describe_call",
+]

@@ -1,0 +1,337 @@
+"""Read-only panels: key help, the table's rules, the tricks of a hand, the match history."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from client.model import NUM_SEATS, FinishedHand, TableModel
+from client.screens.result import result_summary, result_table
+from client.widgets.cards import card_label, card_text
+
+KEY_NAMES = {
+    "question_mark": "?",
+    "plus": "+",
+    "equals_sign": "=",
+    "minus": "-",
+    "left": "←",
+    "right": "→",
+    "up": "↑",
+    "down": "↓",
+    "enter": "Enter",
+    "escape": "Esc",
+    "space": "Space",
+    "ctrl+s": "Ctrl+S",
+    "ctrl+c": "Ctrl+C",
+    "f5": "F5",
+}
+
+HELP_TEXT: dict[str, str] = {
+    "card": "choose a card; during play, play it",
+    "move": "move the card cursor",
+    "confirm": "play the cursor card / open the dialog",
+    "pick": "pick up the blind",
+    "pass_blind": "pass",
+    "bury": "open the bury dialog",
+    "call": "open the call dialog",
+    "alone": "go alone",
+    "add_bot": "host: add a bot",
+    "remove_bot": "host: remove a bot",
+    "start": "host: start the match",
+    "last_trick": "review the tricks of this hand",
+    "history": "match history, trick by trick",
+    "export": "export the last hand's record",
+    "chat": "chat with the table",
+    "rules": "the table's rules and trump order",
+    "help": "this help",
+    "leave": "leave the table for the lobby",
+    "quit_app": "quit",
+    "toggle_card": "choose / unchoose a card",
+    "toggle_cursor": "choose / unchoose the cursor card",
+    "cancel": "close, decide later",
+    "choose": "choose that call",
+    "create": "create a table",
+    "join": "join the highlighted table",
+    "watch": "watch the highlighted table",
+    "refresh": "refresh the list",
+}
+
+
+def key_label(key: str) -> str:
+    """A binding's keys as shown in help: ``plus,equals_sign`` becomes ``+ =``."""
+    return " ".join(KEY_NAMES.get(k, k) for k in key.split(","))
+
+
+def help_rows(bindings: Sequence[BindingType]) -> list[tuple[str, str]]:
+    """(keys, meaning) rows for a screen's bindings, one per action; 1 2 … 8 shown as 1-8."""
+    rows: dict[str, tuple[list[str], str]] = {}
+    for b in bindings:
+        if not isinstance(b, Binding):
+            continue
+        action = b.action.split("(")[0]
+        keys, _ = rows.setdefault(action, ([], HELP_TEXT.get(action, b.description)))
+        keys.append(key_label(b.key))
+    out = []
+    for keys, meaning in rows.values():
+        if len(keys) > 2 and all(k.isdigit() for k in keys):
+            out.append((f"{keys[0]}-{keys[-1]}", meaning))
+        else:
+            out.append((" ".join(keys), meaning))
+    return out
+
+
+def _help_table(title: str, rows: list[tuple[str, str]]) -> Table:
+    table = Table(title=title, title_style="bold", title_justify="left", box=None, padding=(0, 1))
+    table.add_column("key", style="bold", no_wrap=True)
+    table.add_column("does")
+    for key, meaning in rows:
+        table.add_row(key, meaning)
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key of every screen, built from the screens' own bindings."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark,enter,q", "close", "close")
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(classes="dialog")
+
+    def compose(self) -> ComposeResult:
+        """Two columns: the table's keys; the lobby's and the dialogs' keys."""
+        from client.screens.dialogs import BuryDialog, CallDialog
+        from client.screens.lobby import LobbyScreen
+        from client.screens.table import TableScreen
+
+        left = _help_table("At the table", help_rows(TableScreen.BINDINGS))
+        right = Group(
+            _help_table("Bury dialog", help_rows(BuryDialog.BINDINGS)),
+            Text(""),
+            _help_table("Call dialog", help_rows(CallDialog.BINDINGS)),
+            Text(""),
+            _help_table("Lobby", help_rows(LobbyScreen.BINDINGS)),
+        )
+        with Vertical(id="help-box", classes="box") as box:
+            box.border_title = "Keys"
+            with Horizontal():
+                yield Static(left, classes="help-col")
+                yield Static(right, classes="help-col")
+            yield Static("Mouse: click cards and buttons · Esc closes", classes="hint")
+
+    def action_close(self) -> None:
+        """Back."""
+        self.dismiss(None)
+
+
+def _rules_body(rules_map: Mapping[str, Any]) -> list[RenderableType]:
+    from engine.cards import FAIL_ORDER, TRUMP_ORDER, card_code
+    from engine.errors import RuleOptionError
+    from engine.rules import OPTION_HELP, RuleSet
+
+    try:
+        rules = RuleSet.from_dict(rules_map)
+    except RuleOptionError as exc:
+        return [Text(f"Rules not readable: {exc}")]
+    body: list[RenderableType] = [Text(f"Preset: {rules.preset}", style="bold")]
+    table = Table(box=None, padding=(0, 1), show_header=False)
+    table.add_column("option", style="bold", no_wrap=True)
+    table.add_column("value", no_wrap=True)
+    table.add_column("meaning")
+    for name, value in rules.options().items():
+        shown = ("yes" if value else "no") if isinstance(value, bool) else str(value)
+        table.add_row(name, shown, OPTION_HELP[name])
+    body.append(table)
+    trump = Text("Trump, high to low: ", style="bold")
+    for i, card in enumerate(TRUMP_ORDER[rules.jack_order]):
+        if i:
+            trump.append(" ")
+        trump.append_text(card_text(card_code(card)))
+    body += [Text(""), trump]
+    fail = " ".join("10" if r == "T" else r for r in FAIL_ORDER)
+    body.append(Text(f"Fail suits ♣ ♠ ♥, high to low: {fail}"))
+    body.append(Text("Card points: A 11 · 10 10 · K 4 · Q 3 · J 2 · 9 8 7 none; 120 in all"))
+    body.append(Text("The picker's side wins with 61; 91 is schneider. Full rules: docs/rules.md"))
+    return body
+
+
+class RulesScreen(ModalScreen[None]):
+    """The active options of this table and the full trump order."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,r,enter,q", "close", "close")]
+
+    def __init__(self, model: TableModel) -> None:
+        super().__init__(classes="dialog")
+        self.model = model
+
+    def compose(self) -> ComposeResult:
+        """The rules, scrolling when the terminal is small."""
+        rules = (self.model.view or {}).get("rules") or self.model.info.get("rules") or {}
+        with Vertical(id="rules-box", classes="box") as box:
+            box.border_title = "Rules of this table"
+            with VerticalScroll():
+                yield Static(Group(*_rules_body(rules)))
+            yield Static("Esc closes", classes="hint")
+
+    def action_close(self) -> None:
+        """Back."""
+        self.dismiss(None)
+
+
+def tricks_table(
+    tricks: Sequence[Mapping[str, Any]], names: Sequence[str], me: int | None = None
+) -> Table:
+    """One row per trick: each seat's card (▸ the lead), who took it and for how many points."""
+    table = Table(box=None, padding=(0, 1), header_style="bold", show_edge=False)
+    table.add_column("#", justify="right")
+    for seat in range(NUM_SEATS):
+        name = names[seat][:7] + ("*" if seat == me else "")
+        table.add_column(name, no_wrap=True)
+    table.add_column("taken by", no_wrap=True)
+    for number, trick in enumerate(tricks, 1):
+        leader = int(trick.get("leader", 0))
+        cells: list[RenderableType] = [Text("")] * NUM_SEATS
+        for i, code in enumerate(trick.get("cards") or []):
+            seat = (leader + i) % NUM_SEATS
+            mark = Text("▸" if seat == leader else " ", style="bold")
+            cells[seat] = mark + card_text(code)
+        winner = trick.get("winner")
+        taken = Text(f"{names[winner][:8]} +{trick.get('points', 0)}" if winner is not None else "")
+        table.add_row(str(number), *cells, taken)
+    return table
+
+
+class TricksScreen(ModalScreen[None]):
+    """Last-trick review: the tricks of this hand so far (or of the last hand), newest last."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,l,enter,q", "close", "close")]
+
+    def __init__(self, model: TableModel) -> None:
+        super().__init__(classes="dialog")
+        self.model = model
+
+    def compose(self) -> ComposeResult:
+        """The tricks table, or a note that none is finished."""
+        model = self.model
+        names = [s.name for s in model.seats]
+        tricks = list((model.view or {}).get("tricks") or [])
+        title = "Tricks of this hand"
+        if not tricks and model.history:
+            tricks = list(model.history[-1].result.get("tricks") or [])
+            title = f"Tricks of hand {model.history[-1].number}"
+        body: list[RenderableType] = []
+        if tricks:
+            last = tricks[-1]
+            winner = last.get("winner")
+            line = Text("Last trick: ", style="bold")
+            leader = int(last.get("leader", 0))
+            for i, code in enumerate(last.get("cards") or []):
+                seat = (leader + i) % NUM_SEATS
+                if i:
+                    line.append(", ")
+                line.append(f"{names[seat]} ")
+                line.append_text(card_text(code))
+            if winner is not None:
+                line.append(f" → {names[winner]} takes {last.get('points', 0)} points")
+            body += [line, Text(""), tricks_table(tricks, names, model.my_seat)]
+        else:
+            body.append(Text("No trick has been played yet."))
+        with Vertical(id="tricks-box", classes="box") as box:
+            box.border_title = title
+            with VerticalScroll():
+                yield Static(Group(*body))
+            yield Static("▸ led the trick · Esc closes", classes="hint")
+
+    def action_close(self) -> None:
+        """Back."""
+        self.dismiss(None)
+
+
+def hand_detail(hand: FinishedHand, me: int | None) -> list[RenderableType]:
+    """Everything about a finished hand: summary, seats, tricks."""
+    body: list[RenderableType] = [
+        Text(f"Hand {hand.number}: {hand.result.get('outcome_text', '')}", style="bold")
+    ]
+    body += result_summary(hand.result, hand.names)
+    body.append(Text(""))
+    body.append(result_table(hand.result, hand.reveal, hand.names, hand.totals, me))
+    tricks = hand.result.get("tricks") or []
+    if tricks:
+        body += [Text(""), tricks_table(tricks, hand.names, me)]
+    return body
+
+
+class HistoryScreen(ModalScreen[None]):
+    """The hands of this match: pick one on the left, read it trick by trick on the right."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,h,q", "close", "close"),
+        Binding("x", "export", "export"),
+    ]
+
+    def __init__(self, model: TableModel) -> None:
+        super().__init__(classes="dialog")
+        self.model = model
+
+    def compose(self) -> ComposeResult:
+        """The list of hands and the detail pane."""
+        options = []
+        for hand in self.model.history:
+            payouts = hand.result.get("payouts") or []
+            me = self.model.my_seat
+            mine = f" {payouts[me]:+d}" if me is not None and payouts else ""
+            outcome = str(hand.result.get("outcome", ""))
+            options.append(Option(f"{hand.number:>2} {outcome}{mine}"))
+        with Vertical(id="history-box", classes="box") as box:
+            box.border_title = "Match history"
+            with Horizontal():
+                yield OptionList(*options, id="history-list")
+                with VerticalScroll(id="history-detail"):
+                    yield Static(
+                        "No hand has finished yet." if not options else "", id="history-body"
+                    )
+            yield Static("↑/↓ choose a hand · x export it · Esc closes", classes="hint")
+
+    def on_mount(self) -> None:
+        """Show the latest hand."""
+        listing = self.query_one(OptionList)
+        listing.focus()
+        if self.model.history:
+            listing.highlighted = len(self.model.history) - 1
+
+    @on(OptionList.OptionHighlighted)
+    def _show(self, event: OptionList.OptionHighlighted) -> None:
+        hand = self.model.history[event.option_index]
+        body = hand_detail(hand, self.model.my_seat)
+        self.query_one("#history-body", Static).update(Group(*body))
+
+    def _selected_hand(self) -> FinishedHand | None:
+        index = self.query_one(OptionList).highlighted
+        if index is None or not self.model.history:
+            return None
+        return self.model.history[index]
+
+    def action_export(self) -> None:
+        """Save the highlighted hand's record."""
+        hand = self._selected_hand()
+        if hand is not None:
+            self.app.export_hand(hand)  # type: ignore[attr-defined]
+
+    def action_close(self) -> None:
+        """Back."""
+        self.dismiss(None)
+
+
+__all__ = ["HelpScreen", "HistoryScreen", "RulesScreen", "TricksScreen", "card_label"]

@@ -1,0 +1,300 @@
+"""The lobby: the server's tables with their rules, seats and state; create, join or watch."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from client.model import TableModel
+
+REFRESH_SECONDS = 3.0
+"""How often the lobby asks the server for its tables."""
+
+
+def _seats_text(table: Mapping[str, Any]) -> str:
+    seats = table.get("seats") or []
+    taken = [s for s in seats if s.get("kind") not in (None, "empty")]
+    bots = sum(1 for s in taken if s.get("kind") == "bot")
+    text = f"{len(taken)}/5"
+    if bots:
+        text += f" · {bots} bot" + ("s" if bots > 1 else "")
+    return text
+
+
+def _rules_text(table: Mapping[str, Any]) -> str:
+    rules = dict(table.get("rules") or {})
+    preset = str(rules.pop("preset", "seed"))
+    options = rules.pop("options", None)
+    changed = len(options) if isinstance(options, Mapping) else len(rules)
+    return preset + (f" +{changed}" if changed else "")
+
+
+def _state_text(table: Mapping[str, Any]) -> str:
+    state = str(table.get("state") or "?")
+    if state == "playing":
+        limit = table.get("hands")
+        played = int(table.get("hands_played") or 0)
+        return f"hand {played + 1}" + (f"/{limit}" if limit else "")
+    return state
+
+
+def _value(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+class LobbyScreen(Screen[None]):
+    """Tables on the server; Enter joins (or watches, in watch mode)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "create", "Create"),
+        Binding("enter,j", "join", "Join"),
+        Binding("w", "watch", "Watch"),
+        Binding("f5,r", "refresh", "Refresh"),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "quit_app", "Quit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[dict[str, Any]] = []
+
+    def compose(self) -> ComposeResult:
+        """A title line, the table list and a hint."""
+        yield Static(id="lobby-title")
+        yield DataTable(id="tables", cursor_type="row", zebra_stripes=False)
+        yield Static(id="lobby-detail")
+        yield Static(id="lobby-hint")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        """Set up columns, draw, and refresh now and every few seconds."""
+        grid = self.query_one(DataTable)
+        # Fixed widths (79 cells with padding): the list reads at 80 columns, and the columns
+        # never jump as tables come and go.
+        for label, key, width in (
+            ("Table", "name", 17),
+            ("Id", "id", 5),
+            ("Rules", "rules", 12),
+            ("Seats", "seats", 12),
+            ("State", "state", 10),
+            ("Watch", "spectators", 5),
+            ("Lock", "lock", 4),
+        ):
+            grid.add_column(label, key=key, width=width)
+        self._draw_title()
+        self.watch(self.app, "status", lambda *_: self._draw_title(), init=False)
+        self.show_tables([])
+        app: Any = self.app
+        if app.session is not None:
+            self.refresh_tables()
+            self.set_interval(REFRESH_SECONDS, self.refresh_tables)
+        grid.focus()
+
+    def on_screen_resume(self) -> None:
+        """Back from a table: list again."""
+        app: Any = self.app
+        if app.session is not None:
+            self.refresh_tables()
+
+    def _draw_title(self) -> None:
+        app: Any = self.app
+        session = app.session
+        name = getattr(session, "name", None) or ""
+        left = Text(" ♣ Sheepshead lobby", style="bold")
+        left.append(f" · {app.address}")
+        if name:
+            left.append(f" · you are {name}")
+        right = Text(f"● {app.status}" if app.status == "connected" else f"◌ {app.status}")
+        pad = max(1, (self.size.width or 80) - left.cell_len - right.cell_len - 1)
+        self.query_one("#lobby-title", Static).update(left + Text(" " * pad) + right)
+
+    def show_tables(self, tables: Sequence[Mapping[str, Any]]) -> None:
+        """Replace the list, keeping the cursor on the same table where possible."""
+        grid = self.query_one(DataTable)
+        keep = self._current_id()
+        self.tables = [dict(t) for t in tables]
+        grid.clear()
+        for table in self.tables:
+            grid.add_row(
+                str(table.get("name") or "?")[:17],
+                str(table.get("id")),
+                _rules_text(table),
+                _seats_text(table),
+                _state_text(table),
+                str(table.get("spectators") or 0),
+                "🔒" if table.get("password") else "",
+                key=str(table.get("id")),
+            )
+        ids = [str(t.get("id")) for t in self.tables]
+        if keep in ids:
+            grid.move_cursor(row=ids.index(keep))
+        hint = self.query_one("#lobby-hint", Static)
+        app: Any = self.app
+        enter = "watch" if app.mode == "watch" else "join"
+        if self.tables:
+            hint.update(f" Enter {enter}s the highlighted table · c creates one · w watches")
+        else:
+            hint.update(" No tables yet: press c to create one.")
+        self._draw_detail()
+
+    def _draw_detail(self) -> None:
+        """The highlighted table in full: host, every seat, every rule that differs."""
+        table = self._current()
+        detail = self.query_one("#lobby-detail", Static)
+        if table is None:
+            detail.update("")
+            return
+        text = Text(f" {table.get('name', '?')}", style="bold")
+        if table.get("host"):
+            text.append(f" · host {table['host']}")
+        limit = table.get("hands")
+        text.append(f" · {limit} hands" if limit else " · open-ended")
+        if table.get("turn_timer"):
+            text.append(f" · {table['turn_timer']} s turns")
+        seats = []
+        for seat in table.get("seats") or []:
+            kind = seat.get("kind")
+            if kind in (None, "empty"):
+                seats.append("—")
+            else:
+                mark = (
+                    " (bot)"
+                    if kind == "bot"
+                    else ("" if seat.get("connected", True) else " (away)")
+                )
+                seats.append(f"{seat.get('name', '?')}{mark}")
+        text.append("\n Seats: " + (", ".join(seats) or "none"))
+        rules = dict(table.get("rules") or {})
+        preset = rules.pop("preset", "seed")
+        options = rules.pop("options", None)
+        changed = dict(options) if isinstance(options, Mapping) else rules
+        text.append(f"\n Rules: {preset}")
+        if changed:
+            text.append(" with " + ", ".join(f"{k}={_value(v)}" for k, v in changed.items()))
+        detail.update(text)
+
+    @on(DataTable.RowHighlighted)
+    def _row_highlighted(self) -> None:
+        self._draw_detail()
+
+    def _current_id(self) -> str | None:
+        grid = self.query_one(DataTable)
+        if not self.tables or grid.cursor_row is None or grid.cursor_row >= len(self.tables):
+            return None
+        return str(self.tables[grid.cursor_row].get("id"))
+
+    def _current(self) -> dict[str, Any] | None:
+        grid = self.query_one(DataTable)
+        if not self.tables or grid.cursor_row >= len(self.tables):
+            return None
+        return self.tables[grid.cursor_row]
+
+    @work(exclusive=True, group="lobby", exit_on_error=False)
+    async def refresh_tables(self) -> None:
+        """Ask the server for its tables."""
+        app: Any = self.app
+        if app.session is None or app.status != "connected":
+            return
+        reply = await app.call("list_tables")
+        if reply is not None and self.is_attached:
+            self.show_tables(reply.get("tables") or [])
+
+    def action_refresh(self) -> None:
+        """List the tables again now."""
+        self.refresh_tables()
+
+    def action_create(self) -> None:
+        """Open the create-table dialog."""
+        from client.screens.dialogs import CreateTableDialog
+
+        app: Any = self.app
+        name = getattr(app.session, "name", None) or "My"
+        self.app.push_screen(CreateTableDialog(f"{name}'s table"[:32]), self._create_chosen)
+
+    def _create_chosen(self, fields: dict[str, Any] | None) -> None:
+        if fields is not None:
+            self._create(fields)
+
+    @work(group="lobby-actions", exit_on_error=False)
+    async def _create(self, fields: dict[str, Any]) -> None:
+        app: Any = self.app
+        reply = await app.call("create_table", **fields)
+        if reply is None:
+            return
+        self._enter_table(str(reply.get("table")))
+
+    def action_join(self) -> None:
+        """Join the highlighted table (asking for its password if it has one)."""
+        from client.screens.dialogs import PasswordDialog
+
+        app: Any = self.app
+        if app.mode == "watch":
+            self.action_watch()
+            return
+        table = self._current()
+        if table is None:
+            return
+        if table.get("password"):
+            table_id = str(table.get("id"))
+
+            def answered(password: str | None) -> None:
+                if password is not None:
+                    self._join(table_id, password)
+
+            self.app.push_screen(PasswordDialog(str(table.get("name"))), answered)
+        else:
+            self._join(str(table.get("id")), None)
+
+    @work(group="lobby-actions", exit_on_error=False)
+    async def _join(self, table_id: str, password: str | None) -> None:
+        app: Any = self.app
+        reply = await app.call("join", table=table_id, seat=None, password=password)
+        if reply is not None:
+            self._enter_table(table_id)
+
+    def action_watch(self) -> None:
+        """Watch the highlighted table."""
+        table = self._current()
+        if table is not None:
+            self._watch(str(table.get("id")))
+
+    @work(group="lobby-actions", exit_on_error=False)
+    async def _watch(self, table_id: str) -> None:
+        app: Any = self.app
+        reply = await app.call("watch", table=table_id)
+        if reply is not None:
+            self._enter_table(table_id)
+
+    def _enter_table(self, table_id: str) -> None:
+        """Open the table screen (the server's snapshot fills it in)."""
+        from client.screens.table import TableScreen
+
+        app: Any = self.app
+        model: TableModel = app.model
+        if model.table != table_id:
+            model.reset(table_id)
+        if not any(isinstance(s, TableScreen) for s in self.app.screen_stack):
+            self.app.push_screen(TableScreen())
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self) -> None:
+        self.action_join()
+
+    def action_help(self) -> None:
+        """Show every key binding."""
+        from client.screens.info import HelpScreen
+
+        self.app.push_screen(HelpScreen())
+
+    async def action_quit_app(self) -> None:
+        """Quit."""
+        await self.app.action_quit()

@@ -1,0 +1,157 @@
+"""The client's table model, fed with real engine views wrapped as server messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from client.config import AddressError, parse_address
+from client.model import Change, TableModel, rebuild_record
+from client.widgets.cards import card_label, fail_cards_of_suit
+from engine.record import replay_record
+from engine.rules import RuleSet
+from tests.client.feed import EngineTable
+
+
+def feed(model: TableModel, messages: list[dict]) -> Change:
+    change = Change.NONE
+    for msg in messages:
+        change |= model.apply(msg)
+    return change
+
+
+def test_state_then_your_turn_gives_the_prompt_and_a_new_state_clears_it() -> None:
+    table = EngineTable(seed=3, dealer=4, me=0)
+    model = TableModel()
+    change = feed(model, table.messages())
+    assert change & Change.STATE and change & Change.PROMPT
+    assert model.my_seat == 0 and model.phase == "pick"
+    assert model.decision == "pick"
+    assert model.prompt is not None and model.prompt.kinds() == {"pick", "pass"}
+    assert model.hand == table.messages()[0]["view"]["hand"]
+    feed(model, table.apply({"action": "pass"}))
+    assert model.prompt is None and model.decision is None
+    assert model.turn == 1
+
+
+def test_legal_cards_come_only_from_the_prompt() -> None:
+    table = EngineTable(seed=5, dealer=4, me=0)
+    model = TableModel()
+    feed(model, table.messages())
+    feed(model, table.apply({"action": "pass"}))
+    feed(model, table.advance())
+    while not table.hand.is_over and table.hand.phase != "play":
+        feed(model, table.apply(table.hand.legal_actions()[0].to_dict()))
+        feed(model, table.advance())
+    if table.hand.turn == 0:
+        expected = sorted(a.to_dict()["card"] for a in table.hand.legal_actions())
+        assert sorted(model.legal_cards) == expected
+        assert model.prompt is not None
+        assert model.prompt.find("play", card=expected[0]) == {
+            "action": "play",
+            "card": expected[0],
+        }
+        assert model.prompt.find("play", card="ZZ") is None
+    else:
+        assert model.legal_cards == []
+
+
+def test_bury_prompt_matches_cards_in_any_order() -> None:
+    table = EngineTable(seed=3, dealer=4, me=0)
+    model = TableModel()
+    feed(model, table.messages())
+    feed(model, table.apply({"action": "pick"}))
+    assert model.decision == "bury" and len(model.hand) == 8
+    first = model.legal[0]["cards"]
+    assert model.prompt is not None
+    assert model.prompt.find("bury", cards=list(reversed(first))) is not None
+    assert model.prompt.find("bury", cards=[first[0], first[0]]) is None
+
+
+def play_out(table: EngineTable, model: TableModel, pick_last: bool = False) -> None:
+    feed(model, table.messages())
+    while not table.hand.is_over:
+        legal = table.hand.legal_actions()
+        feed(model, table.apply((legal[-1] if pick_last else legal[0]).to_dict()))
+
+
+@pytest.mark.parametrize(
+    ("rules", "seed", "pick_last"),
+    [
+        (RuleSet(), 1, False),  # first legal: seat 0 picks at once
+        (RuleSet(), 2, True),  # last legal: everyone passes, a leaster
+        (RuleSet.from_preset("wisconsin"), 3, False),
+        (RuleSet(partner="jack-of-diamonds"), 4, False),
+        (RuleSet(no_pick="doubler"), 5, True),
+        (RuleSet(unknown_card=True), 6, False),
+    ],
+)
+def test_a_finished_hand_is_recorded_once_and_rebuilds_a_replayable_record(
+    rules: RuleSet, seed: int, pick_last: bool
+) -> None:
+    table = EngineTable(seed=seed, dealer=seed % 5, me=2, rules=rules)
+    model = TableModel()
+    play_out(table, model, pick_last)
+    assert len(model.history) == 1
+    done = model.history[0]
+    assert model.pending_result is done
+    assert done.view is not None and done.view["phase"] == "done"
+    record = done.to_record()
+    assert record == rebuild_record(done.view, done.reveal)
+    assert replay_record(record) == table.hand.result().to_dict()
+    assert done.totals == table.totals
+
+
+def test_the_log_tells_the_hand_and_hides_another_seats_bury() -> None:
+    table = EngineTable(seed=3, dealer=4, me=2)
+    model = TableModel()
+    feed(model, table.messages())
+    feed(model, table.apply({"action": "pick"}))
+    msgs = table.apply(table.hand.legal_actions()[0].to_dict())
+    # Even if a server sent the bury cards, another seat's bury stays face down.
+    msgs[0]["last"]["cards"] = ["7C", "8C"]
+    feed(model, msgs)
+    lines = [e.text for e in model.log]
+    assert lines[0].startswith("── Hand 1: Eve deals")
+    assert "Ann picks" in lines
+    assert "Ann buries 2 cards" in lines
+    while table.hand.trick_number == 0:
+        feed(model, table.apply(table.hand.legal_actions()[0].to_dict()))
+    trick = table.hand.tricks[0]
+    assert f"Trick 1: {table.names[trick.winner]} takes {trick.points}" in [
+        e.text for e in model.log
+    ]
+
+
+def test_chat_notice_connection_and_match_over() -> None:
+    model = TableModel()
+    assert model.apply({"type": "chat", "from": "Bo", "seat": 1, "text": "hi"}) == Change.CHAT
+    assert model.apply({"type": "notice", "text": "Bob left", "code": "left"}) == Change.NOTICE
+    assert model.apply({"type": "connection", "status": "reconnecting"}) == Change.CONNECTION
+    assert model.status == "reconnecting"
+    model.apply({"type": "connection", "status": "connected"})
+    change = model.apply({"type": "match_over", "totals": [3, -1, -1, -1, 0], "hands": 2})
+    assert change & Change.MATCH_OVER and model.totals == [3, -1, -1, -1, 0]
+    texts = [e.text for e in model.log]
+    assert texts[:3] == ["Bo: hi", "Bob left", "Connection reconnecting"]
+    assert "Reconnected" in texts and texts[-1].startswith("Match over after 2 hands")
+    assert model.apply({"type": "no_such_event"}) == Change.NONE
+    assert model.log_count == len(texts)
+
+
+def test_reset_forgets_the_table_but_keeps_the_connection_status() -> None:
+    model = TableModel(status="connected")
+    play_out(EngineTable(seed=1), model)
+    model.reset("t9")
+    assert model.table == "t9" and model.history == [] and model.view is None
+    assert model.status == "connected"
+
+
+def test_card_labels_and_addresses() -> None:
+    assert [card_label(c) for c in ("TD", "QC", "7H", "AS")] == ["10♦", "Q♣", "7♥", "A♠"]
+    assert fail_cards_of_suit(["QH", "TH", "7H", "AD", "JH"], "H") == ["TH", "7H"]
+    assert parse_address("localhost:9") == ("localhost", 9)
+    assert parse_address("::1") == ("::1", 7453)
+    with pytest.raises(AddressError):
+        parse_address("host:http")
+    with pytest.raises(AddressError):
+        parse_address(":7453")
