@@ -297,6 +297,7 @@ class Session:
         except (OSError, asyncio.IncompleteReadError):
             pass
         finally:
+            writer.close()  # the server is done with us: release the socket at once
             if self._writer is writer:
                 self._lost()
 

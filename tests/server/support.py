@@ -107,6 +107,7 @@ class Raw:
         with contextlib.suppress(EOFError, ConnectionError):
             while True:
                 seen.append(await self.recv(timeout))
+        await self.close()
         return seen
 
     async def close(self) -> None:

@@ -1,0 +1,304 @@
+"""Bad input, limits and misbehaving bots: the server answers, closes when it must, never falls."""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+
+from engine.bots import STRATEGIES, register
+from protocol.framing import encode
+from tests.server.support import Raw, next_event, running_server, session
+
+
+def raw_frame(payload: bytes) -> bytes:
+    return struct.pack(">I", len(payload)) + payload
+
+
+async def test_garbage_frames_are_answered_and_the_connection_goes_on() -> None:
+    async with running_server() as server:
+        raw = await Raw.open(server.port)
+        await raw.send_bytes(raw_frame(b"\xc1"))
+        await raw.send_bytes(raw_frame(msgpack.packb([1, 2, 3])))
+        await raw.send_bytes(raw_frame(msgpack.packb({1: "x"})))
+        await raw.send_bytes(raw_frame(b""))
+        codes = [(await raw.expect("error"))["code"] for _ in range(4)]
+        assert codes == ["bad_frame", "not_a_map", "bad_key", "bad_frame"]
+        reply = await raw.request("hello", version=1, client="t", kind="human")
+        assert reply["code"] == "bad_request" and "'name'" in reply["message"]
+        await raw.hello("Still here")
+        reply = await raw.request("fly", to="moon")
+        assert reply["code"] == "unknown_type" and reply["id"] == raw.ids
+        reply = await raw.request("join", table=["t1"])
+        assert reply["code"] == "bad_request" and "'table'" in reply["message"]
+        reply = await raw.request("hello", version=1, client="t", kind="human", name="Again")
+        assert reply["code"] == "bad_request"
+        assert (await raw.request("ping"))["type"] == "ok"
+        assert (await raw.request("list_tables"))["tables"] == []
+        await raw.close()
+
+
+async def test_oversized_frame_is_refused_and_the_connection_closed() -> None:
+    async with running_server() as server:
+        raw = await Raw.open(server.port)
+        await raw.hello()
+        await raw.send_bytes(struct.pack(">I", 70_000) + b"\x80" * 100)
+        seen = await raw.closed()
+        assert [m["code"] for m in seen if m["type"] == "error"] == ["frame_too_large"]
+
+
+async def test_handshake_rules() -> None:
+    async with running_server(handshake_timeout=0.3) as server:
+        raw = await Raw.open(server.port)
+        await raw.send({"type": "list_tables"})
+        seen = await raw.closed()
+        assert [m["code"] for m in seen] == ["handshake_required"]
+
+        raw = await Raw.open(server.port)
+        await raw.send({"type": "hello", "version": 99, "name": "Future", "client": "x"})
+        seen = await raw.closed()
+        assert seen[0]["code"] == "version_unsupported" and seen[0]["supported"] == [1]
+        assert seen[0]["id"] == raw.ids and len(seen) == 1
+
+        raw = await Raw.open(server.port)
+        started = time.monotonic()
+        seen = await raw.closed()
+        assert [m["code"] for m in seen] == ["handshake_timeout"]
+        assert time.monotonic() - started < 2.0
+
+
+async def test_floods_are_rate_limited_then_cut_off() -> None:
+    async with running_server(rate=5.0, burst=5.0) as server:
+        raw = await Raw.open(server.port)
+        await raw.send_bytes(b"".join(encode({"type": "ping", "id": i}) for i in range(40)))
+        seen = await raw.closed()
+        kinds = [m.get("code", m["type"]) for m in seen]
+        assert kinds[:1] == ["ok"] or kinds[0] == "handshake_required"
+        # ping before hello ends the handshake; flood a greeted connection instead.
+        raw = await Raw.open(server.port)
+        await raw.hello()
+        await raw.send_bytes(b"".join(encode({"type": "ping", "id": i}) for i in range(40)))
+        seen = await raw.closed()
+        kinds = [m.get("code", m["type"]) for m in seen]
+        assert kinds.count("ok") <= 5 and "rate_limited" in kinds
+        assert seen[-1]["code"] == "rate_limited" and seen[-1]["id"] is None
+        assert len(seen) < 20  # cut off long before the 40th message
+
+
+async def test_too_many_connections_from_one_address() -> None:
+    async with running_server(max_per_address=2) as server:
+        first, second = await Raw.open(server.port), await Raw.open(server.port)
+        await first.hello("one")
+        await second.hello("two")
+        third = await Raw.open(server.port)
+        seen = await third.closed()
+        assert [m["code"] for m in seen] == ["too_many_connections"]
+        await first.close()
+        await asyncio.sleep(0.1)
+        fourth = await Raw.open(server.port)
+        await fourth.hello("four")  # a freed slot can be used again
+        for raw in (second, fourth):
+            await raw.close()
+
+
+async def test_idle_connections_are_pinged_then_closed() -> None:
+    async with running_server(ping_interval=0.2, idle_timeout=0.6) as server:
+        raw = await Raw.open(server.port)
+        await raw.hello()
+        ping = await raw.recv(timeout=2)
+        assert ping == {"type": "ping"}
+        await raw.send_bytes(encode({"type": "pong"}))
+        assert await raw.recv(timeout=2) == {"type": "ping"}  # the pong kept it open
+        seen = await raw.closed()
+        assert [m.get("code") for m in seen] == ["idle_timeout"]
+
+
+async def test_server_shutdown_is_announced(tmp_path: Path) -> None:
+    async with running_server() as server:
+        raw = await Raw.open(server.port)
+        await raw.hello()
+        stopping = asyncio.create_task(server.stop())
+        seen = await raw.closed()
+        await stopping
+        assert [m.get("code") for m in seen] == ["server_shutdown"]
+
+
+@pytest.fixture
+def odd_strategies() -> Iterator[None]:
+    """Register strategies that raise, cheat, or think slowly; remove them afterwards."""
+
+    class Raises:
+        name = "raises"
+
+        def __init__(self, *, seed: int | None = None) -> None:
+            pass
+
+        def choose(self, view: Any, legal: Sequence[Any]) -> Any:
+            raise RuntimeError("this bot is broken")
+
+    class Cheats:
+        name = "cheats"
+
+        def __init__(self, *, seed: int | None = None) -> None:
+            pass
+
+        def choose(self, view: Any, legal: Sequence[Any]) -> Any:
+            return {"action": "play", "card": "QC", "seat": (view["seat"] + 1) % 5}
+
+    class Slow:
+        name = "slow"
+
+        def __init__(self, *, seed: int | None = None) -> None:
+            pass
+
+        def choose(self, view: Any, legal: Sequence[Any]) -> Any:
+            time.sleep(0.6)
+            return legal[0]
+
+    register("raises", "raises every time")(Raises)
+    register("cheats", "returns an illegal action")(Cheats)
+    register("slow", "thinks for 0.6 s")(Slow)
+    try:
+        yield
+    finally:
+        for name in ("raises", "cheats", "slow"):
+            STRATEGIES.pop(name, None)
+
+
+async def answer_prompts(s: Any) -> dict[str, Any]:
+    """Answer every prompt with the first legal action; returns the match_over."""
+    while True:
+        msg = await s.events.get()
+        if msg["type"] == "your_turn":
+            await s.act(msg["legal"][0])
+        elif msg["type"] == "match_over":
+            return dict(msg)
+
+
+async def test_broken_strategies_do_not_stop_the_table(
+    odd_strategies: None, tmp_path: Path
+) -> None:
+    async with running_server() as server:
+        me = session(server, "Human", tmp_path)
+        await me.connect()
+        await me.request("create_table", name="odd", hands=1)
+        for strategy in ("raises", "cheats", "raises", "cheats"):
+            await me.request("add_bot", strategy=strategy)
+        await me.request("start")
+        over = await asyncio.wait_for(answer_prompts(me), 10)
+        assert sum(over["totals"]) == 0 and over["hands"] == 1
+        await me.close()
+
+
+async def test_a_slow_strategy_does_not_freeze_other_tables(
+    odd_strategies: None, tmp_path: Path
+) -> None:
+    async with running_server() as server:
+        me = session(server, "Patient", tmp_path)
+        await me.connect()
+        await me.request("create_table", name="slow", hands=None)
+        for _ in range(4):
+            await me.request("add_bot", strategy="slow")
+        await me.request("start")
+        answering = asyncio.create_task(answer_prompts(me))
+        other = await Raw.open(server.port)
+        await other.hello("Elsewhere")
+        worst = 0.0
+        for _ in range(12):
+            started = time.monotonic()
+            assert (await other.request("ping"))["type"] == "ok"
+            worst = max(worst, time.monotonic() - started)
+            await asyncio.sleep(0.1)
+        assert worst < 0.4  # a bot thinking for 0.6 s in the loop would show here
+        answering.cancel()
+        await me.request("end_match")
+        await other.close()
+        await me.close()
+
+
+async def test_turn_timer_lets_a_bot_move_and_says_so(tmp_path: Path) -> None:
+    async with running_server() as server:
+        me = session(server, "Sleepy", tmp_path)
+        await me.connect()
+        await me.request("create_table", name="timed", hands=None, turn_timer=0.3)
+        for _ in range(4):
+            await me.request("add_bot", strategy="random")
+        await me.request("start")
+        prompt = await next_event(me, "your_turn", timeout=5)
+        assert 0 < prompt["deadline"] <= 0.3
+        notice = await next_event(me, "notice", code="timer_expired", timeout=5)
+        assert notice["seat"] == 0
+        moved = await next_event(me, "state")
+        assert moved["last"]["seat"] == 0 and moved["seq"] > prompt["seq"]
+        await me.request("end_match")
+        await me.close()
+
+
+async def test_absent_player_is_replaced_after_grace_and_comes_back(tmp_path: Path) -> None:
+    async with running_server() as server:
+        host = session(server, "Host", tmp_path)
+        await host.connect()
+        reply = await host.request("create_table", name="grace", hands=None, grace=0.2)
+        table = reply["table"]
+        away = await Raw.open(server.port)
+        await away.hello("Away")
+        joined = await away.request("join", table=table, seat=1)
+        for _ in range(3):
+            await host.request("add_bot", strategy="random")
+        await host.request("start")
+        answering = asyncio.create_task(answer_prompts(host))
+        await away.close()
+        # answer_prompts consumes host events; watch with a spectator instead.
+        watcher = session(server, "Watcher", tmp_path)
+        await watcher.connect()
+        await watcher.request("watch", table=table)
+        notice = await next_event(watcher, "notice", code="standin", timeout=5)
+        assert notice["seat"] == 1
+        while True:  # the stand-in plays for seat 1
+            state = await next_event(watcher, "state", timeout=5)
+            if state["last"] and state["last"]["seat"] == 1:
+                break
+        assert state["info"]["seats"][1]["standin"] is True
+        back = await Raw.open(server.port)
+        welcome = await back.hello("Away", token=joined["token"])
+        assert (welcome["table"], welcome["seat"]) == (table, 1)
+        snapshot = await back.expect("state")
+        assert snapshot["seat"] == 1 and snapshot["info"]["seats"][1]["standin"] is False
+        await next_event(watcher, "notice", code="reconnected")
+        answering.cancel()
+        await host.request("end_match")
+        await back.close()
+        for s in (host, watcher):
+            await s.close()
+
+
+async def test_a_seat_left_mid_match_is_played_by_a_bot_and_can_be_taken(tmp_path: Path) -> None:
+    async with running_server() as server:
+        players = [session(server, f"L{i}", tmp_path) for i in range(2)]
+        for s in players:
+            await s.connect()
+        reply = await players[0].request("create_table", name="leaving", hands=None)
+        await players[1].request("join", table=reply["table"], seat=4)
+        for _ in range(3):
+            await players[0].request("add_bot", strategy="random")
+        await players[0].request("start")
+        answering = asyncio.create_task(answer_prompts(players[0]))
+        await players[1].request("leave")
+        newcomer = session(server, "Late", tmp_path)
+        await newcomer.connect()
+        [summary] = (await newcomer.request("list_tables"))["tables"]
+        assert summary["seats"][4]["kind"] == "empty" and summary["seats"][4]["standin"]
+        joined = await newcomer.request("join", table=reply["table"])
+        assert joined["seat"] == 4
+        state = await next_event(newcomer, "state")
+        assert state["seat"] == 4 and len(state["view"]["hand"]) > 0
+        answering.cancel()
+        await players[0].request("end_match")
+        for s in (*players, newcomer):
+            await s.close()
