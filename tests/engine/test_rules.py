@@ -68,6 +68,9 @@ def test_unknown_option_or_preset() -> None:
         RuleSet.from_dict(["seed"])  # type: ignore[arg-type]
     with pytest.raises(RuleOptionError):
         RuleSet().replace(players=4)
+    # msgpack maps may have non-string keys.
+    with pytest.raises(RuleOptionError):
+        RuleSet.from_dict({1: True})
 
 
 @pytest.mark.parametrize(
