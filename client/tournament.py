@@ -1,0 +1,430 @@
+"""``sheepshead tournament``: a duplicate tournament between bot strategies, in-process.
+
+Duplicate format (docs/bots.md has the full definition): with ``k`` strategies, seat ``s`` of the
+base pattern gets strategy ``s mod k``. Every deal is played ``5k`` times with the same cards and
+dealer: for each label shift ``j`` (0..k-1) and each rotation ``r`` (0..4), seat ``s`` is played
+by strategy ``(((s + r) mod 5) mod k + j) mod k``. So every strategy holds every seat's cards
+exactly five times per deal, and luck of the cards cancels out.
+
+Per strategy it prints the mean payout per seat-hand with a 95% confidence interval clustered by
+deal (the plays of one deal are correlated, so each deal's mean is one observation), the pick
+rate, the picker's win rate, the leaster rate and decision times; and for every pair, the
+difference of their means with its clustered interval. ``--json`` writes the same as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import multiprocessing
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, TextIO
+
+from engine.actions import action_from_dict
+from engine.bots.base import Strategy
+from engine.errors import SheepsheadError
+from engine.hand import Deal, Hand
+from engine.rules import OPTION_NAMES, PRESETS_OPTIONS, RuleSet
+from engine.view import seat_view
+
+HELP = "duplicate tournament between bot strategies"
+
+FORMAT: Final = "sheepshead-tournament/1"
+"""The ``format`` field of the JSON results."""
+
+# Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom; beyond, the normal's.
+_T95: Final = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+_PICKER_WINS: Final = frozenset({"won", "schneider", "all_tricks"})
+
+
+def t95(df: int) -> float:
+    """The two-sided 95% quantile of Student's t with ``df`` degrees of freedom."""
+    if df < 1:
+        return math.inf
+    return _T95[df - 1] if df <= len(_T95) else statistics.NormalDist().inv_cdf(0.975)
+
+
+def seat_assignments(k: int) -> list[list[int]]:
+    """For ``k`` strategies, the strategy index at each seat for each of the ``5k`` plays."""
+    plays = []
+    for shift in range(k):
+        for rotation in range(5):
+            plays.append([(((s + rotation) % 5) % k + shift) % k for s in range(5)])
+    return plays
+
+
+def deal_seed(seed: int, number: int) -> int:
+    """The card seed of deal ``number`` of a tournament."""
+    digest = hashlib.sha256(f"sheepshead-tournament/{seed}/{number}".encode()).digest()
+    return int.from_bytes(digest[:16], "big")
+
+
+@dataclass
+class StrategyTally:
+    """One strategy's figures over the deals played so far."""
+
+    deal_means: list[float] = field(default_factory=list)
+    seat_hands: int = 0
+    payout: int = 0
+    picks: int = 0
+    picker_wins: int = 0
+    leasters: int = 0
+    decisions: int = 0
+    think: float = 0.0
+    think_max: float = 0.0
+
+    def add(self, other: StrategyTally) -> None:
+        """Merge another tally (one deal's) into this one."""
+        self.deal_means += other.deal_means
+        self.seat_hands += other.seat_hands
+        self.payout += other.payout
+        self.picks += other.picks
+        self.picker_wins += other.picker_wins
+        self.leasters += other.leasters
+        self.decisions += other.decisions
+        self.think += other.think
+        self.think_max = max(self.think_max, other.think_max)
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a worker needs to play one deal: everything is plain data, so it pickles."""
+
+    number: int
+    seed: int
+    specs: tuple[str, ...]
+    rules: dict[str, Any]
+
+
+_FACTORIES: dict[str, Callable[[int | None], Strategy]] = {}
+
+
+def _factory(spec: str) -> Callable[[int | None], Strategy]:
+    # Built once per process: loading a file strategy or checking options is not free.
+    if spec not in _FACTORIES:
+        from client.bot_runner import strategy_factory
+
+        _FACTORIES[spec] = strategy_factory(spec)
+    return _FACTORIES[spec]
+
+
+def play_deal(job: Job) -> list[StrategyTally]:
+    """Play every seating of one deal; one tally per strategy, in ``job.specs`` order."""
+    k = len(job.specs)
+    rules = RuleSet.from_dict(job.rules)
+    cards_seed = deal_seed(job.seed, job.number)
+    dealer = job.number % 5
+    deal = Deal.from_seed(cards_seed, dealer)
+    tallies = [StrategyTally() for _ in range(k)]
+    sums = [0] * k
+    for play, seats in enumerate(seat_assignments(k)):
+        bots = [
+            _factory(job.specs[seats[s]])(cards_seed % (1 << 62) + 7919 * play + s)
+            for s in range(5)
+        ]
+        hand = Hand(rules, dealer, deal)
+        while not hand.is_over:
+            seat = hand.turn
+            assert seat is not None
+            view = seat_view(hand, seat)
+            legal = view["legal"]
+            start = time.perf_counter()
+            choice = bots[seat].choose(view, legal)
+            spent = time.perf_counter() - start
+            if choice not in legal:
+                raise SheepsheadError(
+                    f"strategy {job.specs[seats[seat]]} chose an illegal action {choice!r}",
+                    "illegal_action",
+                )
+            tally = tallies[seats[seat]]
+            tally.decisions += 1
+            tally.think += spent
+            tally.think_max = max(tally.think_max, spent)
+            hand.apply(action_from_dict(choice, seat))
+        result = hand.result()
+        assert result.payouts is not None
+        for s in range(5):
+            tally = tallies[seats[s]]
+            tally.seat_hands += 1
+            tally.payout += result.payouts[s]
+            sums[seats[s]] += result.payouts[s]
+            if result.picker == s:
+                tally.picks += 1
+                tally.picker_wins += result.outcome in _PICKER_WINS
+            if result.leaster:
+                tally.leasters += 1
+    for i, tally in enumerate(tallies):
+        tally.deal_means.append(sums[i] / tally.seat_hands)
+    return tallies
+
+
+def interval(values: Sequence[float]) -> tuple[float, float, float]:
+    """Mean and 95% confidence interval (t-based) of independent observations."""
+    n = len(values)
+    mean = statistics.fmean(values) if values else 0.0
+    if n < 2:
+        return mean, -math.inf, math.inf
+    half = t95(n - 1) * statistics.stdev(values) / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def summarize(
+    specs: Sequence[str], tallies: Sequence[StrategyTally], params: dict[str, Any]
+) -> dict[str, Any]:
+    """The results as a JSON-ready map (see docs/bots.md for every field)."""
+    strategies = {}
+    for spec, t in zip(specs, tallies, strict=True):
+        mean, low, high = interval(t.deal_means)
+        strategies[spec] = {
+            "mean": mean,
+            "ci95": [_finite(low), _finite(high)],
+            "seat_hands": t.seat_hands,
+            "total_payout": t.payout,
+            "pick_rate": t.picks / t.seat_hands if t.seat_hands else 0.0,
+            "picks": t.picks,
+            "picker_win_rate": t.picker_wins / t.picks if t.picks else None,
+            "leaster_rate": t.leasters / t.seat_hands if t.seat_hands else 0.0,
+            "decisions": t.decisions,
+            "decision_mean_s": t.think / t.decisions if t.decisions else 0.0,
+            "decision_max_s": t.think_max,
+        }
+    pairs = []
+    for i in range(len(specs)):
+        for j in range(i + 1, len(specs)):
+            diffs = [
+                a - b for a, b in zip(tallies[i].deal_means, tallies[j].deal_means, strict=True)
+            ]
+            mean, low, high = interval(diffs)
+            pairs.append(
+                {"a": specs[i], "b": specs[j], "diff": mean, "ci95": [_finite(low), _finite(high)]}
+            )
+    deals = len(tallies[0].deal_means) if tallies else 0
+    return {
+        "format": FORMAT,
+        **params,
+        "deals_played": deals,
+        "hands": deals * 5 * len(specs),
+        "strategies": strategies,
+        "pairs": pairs,
+    }
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def _fmt_ci(low: float | None, high: float | None) -> str:
+    if low is None or high is None:
+        return "[n/a]"
+    return f"[{low:+.3f}, {high:+.3f}]"
+
+
+def report(summary: dict[str, Any], out: TextIO) -> None:
+    """Print the results as a table."""
+    print(
+        f"{summary['deals_played']} deals x {5 * len(summary['strategies'])} seatings = "
+        f"{summary['hands']} hands (rules {summary['rules']}, seed {summary['seed']})",
+        file=out,
+    )
+    width = max(len(s) for s in summary["strategies"])
+    head = (
+        f"{'strategy':<{width}}  {'pts/hand':>8}  {'95% CI':>18}  {'pick':>6}  "
+        f"{'pick win':>8}  {'leaster':>7}  {'ms mean':>7}  {'ms max':>7}"
+    )
+    print(head, file=out)
+    for name, s in summary["strategies"].items():
+        win = "-" if s["picker_win_rate"] is None else f"{s['picker_win_rate']:.1%}"
+        print(
+            f"{name:<{width}}  {s['mean']:>+8.3f}  {_fmt_ci(*s['ci95']):>18}  "
+            f"{s['pick_rate']:>6.1%}  {win:>8}  {s['leaster_rate']:>7.1%}  "
+            f"{s['decision_mean_s'] * 1000:>7.1f}  {s['decision_max_s'] * 1000:>7.1f}",
+            file=out,
+        )
+    for p in summary["pairs"]:
+        print(
+            f"{p['a']} - {p['b']}: {p['diff']:+.3f} points per hand per seat, "
+            f"95% CI {_fmt_ci(*p['ci95'])}",
+            file=out,
+        )
+
+
+class Progress:
+    """A progress bar on stderr with the rate and the time left."""
+
+    def __init__(self, total: int, out: TextIO, enabled: bool) -> None:
+        self.total = total
+        self.out = out
+        self.enabled = enabled
+        self.start = time.monotonic()
+        self.last = 0.0
+        self.tty = out.isatty()
+
+    def update(self, done: int) -> None:
+        """Redraw (at most five times a second, or on every tenth when not a terminal)."""
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        finished = done == self.total
+        if not finished and now - self.last < (0.2 if self.tty else 10.0):
+            return
+        self.last = now
+        elapsed = now - self.start
+        rate = done / elapsed if elapsed > 0 else 0.0
+        eta = (self.total - done) / rate if rate > 0 else 0.0
+        filled = int(30 * done / self.total) if self.total else 30
+        bar = "#" * filled + "." * (30 - filled)
+        line = (
+            f"[{bar}] {done}/{self.total} deals  {rate:.2f} deals/s  "
+            f"elapsed {_clock(elapsed)}  ETA {_clock(eta)}"
+        )
+        end = "\n" if finished or not self.tty else ""
+        self.out.write(("\r" if self.tty else "") + line + end)
+        self.out.flush()
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def run_tournament(
+    specs: Sequence[str],
+    deals: int,
+    seed: int,
+    rules: RuleSet,
+    jobs: int = 1,
+    on_progress: Callable[[int], None] | None = None,
+) -> list[StrategyTally]:
+    """Play ``deals`` duplicate deals; one merged tally per strategy, in ``specs`` order."""
+    work = [Job(n, seed, tuple(specs), rules.to_dict()) for n in range(deals)]
+    merged = [StrategyTally() for _ in specs]
+    results: Iterator[list[StrategyTally]]
+    if jobs > 1 and deals > 1:
+        context = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork")
+        with context.Pool(jobs) as pool:
+            results = pool.imap(play_deal, work, chunksize=1)
+            for done, tallies in enumerate(results, 1):
+                for m, t in zip(merged, tallies, strict=True):
+                    m.add(t)
+                if on_progress:
+                    on_progress(done)
+    else:
+        for done, job in enumerate(work, 1):
+            for m, t in zip(merged, play_deal(job), strict=True):
+                m.add(t)
+            if on_progress:
+                on_progress(done)
+    return merged
+
+
+def _rule_option(text: str) -> tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not sep or key not in OPTION_NAMES:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected NAME=VALUE with NAME one of {', '.join(OPTION_NAMES)}"
+        )
+    lowered = value.lower()
+    parsed: Any = {"true": True, "false": False}.get(lowered, value)
+    return key, parsed
+
+
+def configure(parser: argparse.ArgumentParser, command: str) -> None:
+    """Add ``tournament``'s arguments."""
+    del command
+    parser.add_argument(
+        "--strategies",
+        required=True,
+        metavar="LIST",
+        help="comma-separated strategies (at least two): registered names or .py files, each "
+        "optionally with options, e.g. search:samples=20,heuristic,random",
+    )
+    parser.add_argument(
+        "--deals", type=int, default=100, metavar="N", help="deals to play (default 100)"
+    )
+    parser.add_argument("--seed", type=int, default=1, metavar="S", help="tournament seed")
+    parser.add_argument(
+        "--jobs", type=int, default=1, metavar="J", help="worker processes (default 1)"
+    )
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON here")
+    parser.add_argument(
+        "--preset", default="seed", choices=list(PRESETS_OPTIONS), help="rules preset"
+    )
+    parser.add_argument(
+        "--rule",
+        action="append",
+        type=_rule_option,
+        default=[],
+        metavar="NAME=VALUE",
+        help="a rule option (repeatable), e.g. no_pick=doubler",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the tournament, print the table (and write JSON); 2 on bad arguments."""
+    from client.bot_runner import StrategyLoadError, strategy_factory
+
+    specs = [s.strip() for s in args.strategies.split(",") if s.strip()]
+    errors = []
+    if len(specs) < 2:
+        errors.append("--strategies needs at least two strategies")
+    if len(set(specs)) != len(specs):
+        errors.append("--strategies lists a strategy twice (give it different options)")
+    if args.deals < 1:
+        errors.append("--deals must be at least 1")
+    if args.jobs < 1:
+        errors.append("--jobs must be at least 1")
+    try:
+        rules = RuleSet.from_preset(args.preset, **dict(args.rule))
+    except SheepsheadError as exc:
+        errors.append(exc.message)
+        rules = RuleSet()
+    for spec in specs:
+        try:
+            strategy_factory(spec)
+        except StrategyLoadError as exc:
+            errors.append(str(exc))
+    if errors:
+        for e in errors:
+            print(f"sheepshead tournament: {e}", file=sys.stderr)
+        return 2
+    progress = Progress(args.deals, sys.stderr, not args.quiet)
+    progress.update(0)
+    started = time.monotonic()
+    tallies = run_tournament(specs, args.deals, args.seed, rules, args.jobs, progress.update)
+    params = {
+        "rules": rules.to_dict(),
+        "seed": args.seed,
+        "deals": args.deals,
+        "jobs": args.jobs,
+        "seatings_per_deal": 5 * len(specs),
+        "scheme": "rotations of seat s -> s mod k, under every shift of the strategy labels",
+        "elapsed_s": round(time.monotonic() - started, 3),
+    }
+    summary = summarize(specs, tallies, params)
+    report(summary, sys.stdout)
+    if args.json:
+        try:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(summary, f, indent=2, allow_nan=False, default=_json_default)
+                f.write("\n")
+        except (OSError, ValueError) as exc:
+            print(f"sheepshead tournament: cannot write {args.json}: {exc}", file=sys.stderr)
+            return 1
+    return 0
+
+
+def _json_default(value: object) -> Any:
+    raise TypeError(f"not JSON serializable: {value!r}")

@@ -1,0 +1,516 @@
+"""Card-level heuristics shared by the ``heuristic`` strategy and the ``search`` rollouts.
+
+Everything here works on bit masks (see :mod:`engine.cards`) and a small :class:`Situation`, so
+the same rules of thumb serve a real decision (built from a seat's view) and the thousands of
+decisions of a search rollout (built from a simulated deal) without touching wire maps.
+
+The play rules are those a sound human follows: the picker's side leads trump, defenders lead
+the called suit or fail, points go onto a trick your side is sure to win and zero-point cards
+onto one you lose, tricks are taken with the cheapest card that does it, and in a leaster you
+take as few points as you can.
+
+>>> from engine.cards import CardSet, POWER
+>>> hand = CardSet.from_codes(["QC", "QS", "JD", "AD", "7D", "AH"]).mask
+>>> wants_to_pick(hand, position=0)
+True
+>>> wants_to_pick(CardSet.from_codes(["7D", "8C", "9C", "KS", "7H", "8H"]).mask, position=0)
+False
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from engine.cards import (
+    ALL_CARDS,
+    FAIL,
+    FOLLOW,
+    JACKS,
+    POINTS,
+    QUEENS,
+    TRUMP,
+    Card,
+    Mask,
+    parse_card,
+)
+
+NO_CARD: Final = -1
+"""Marks "no card" in the int fields of :class:`Situation` (kept as ints for speed)."""
+
+JD: Final = parse_card("JD")
+QC: Final = parse_card("QC")
+QS: Final = parse_card("QS")
+FAIL_ACES: Final = tuple(parse_card("A" + s) for s in "CSH")
+FAIL_TENS: Final = tuple(parse_card("T" + s) for s in "CSH")
+ALL_FAIL: Final[Mask] = ALL_CARDS & ~TRUMP
+HIGH_TRUMP: Final[Mask] = QUEENS | JACKS
+"""Queens and jacks: the trumps that win tricks."""
+
+# What it costs to give a card away, beyond its points: high trumps win later tricks.
+_TRUMP_COST: Final[tuple[float, ...]] = tuple(
+    (
+        (9.0 if (1 << c) & QUEENS else 5.0 if (1 << c) & JACKS else 2.0 if POINTS[c] >= 10 else 1.0)
+        if (1 << c) & TRUMP
+        else 0.0
+    )
+    for c in range(32)
+)
+
+
+def bits(mask: Mask) -> list[Card]:
+    """The cards of a mask, lowest index first, as a list (faster than a generator here)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def lowest_bit(mask: Mask) -> Card:
+    """The lowest card of a non-empty mask."""
+    return (mask & -mask).bit_length() - 1
+
+
+class Situation:
+    """What one seat knows when it must play a card (all masks; seats as bit sets).
+
+    ``friends`` / ``foes`` are seat bit sets (bit ``s`` for seat ``s``) of the seats known to be
+    on this seat's side / the other side; a seat in neither is unknown (the secret partner).
+    ``unseen`` is every card that may still be in another seat's hand (or the bury / blind).
+    ``no_trump`` is a seat bit set of seats known to hold no trump.
+    """
+
+    __slots__ = (
+        "called",
+        "called_led",
+        "foes",
+        "friends",
+        "hand",
+        "leader",
+        "leaster",
+        "legal",
+        "no_trump",
+        "picker",
+        "power",
+        "seat",
+        "taken",
+        "trick",
+        "trick_number",
+        "under",
+        "unseen",
+        "void_in",
+    )
+
+    def __init__(
+        self,
+        *,
+        seat: int,
+        hand: Mask,
+        legal: Mask,
+        power: Sequence[int],
+        leader: int,
+        trick: list[Card],
+        picker: int,
+        leaster: bool,
+        friends: int,
+        foes: int,
+        called: Card,
+        called_led: bool,
+        unseen: Mask,
+        trick_number: int,
+        under: Card = NO_CARD,
+        void_in: Sequence[Mask] = (0, 0, 0, 0, 0),
+        taken: Sequence[int] = (0, 0, 0, 0, 0),
+    ) -> None:
+        self.seat = seat
+        self.hand = hand
+        self.legal = legal
+        self.power = power
+        self.leader = leader
+        self.trick = trick
+        self.picker = picker
+        self.leaster = leaster
+        self.friends = friends
+        self.foes = foes
+        self.called = called
+        self.called_led = called_led
+        self.unseen = unseen
+        self.trick_number = trick_number
+        self.under = under
+        self.void_in = void_in
+        self.taken = taken
+        no_trump = 0
+        for s in range(5):
+            if void_in[s] & TRUMP == TRUMP:
+                no_trump |= 1 << s
+        self.no_trump = no_trump
+
+
+def effective_power(c: Card, lead_class: Mask, power: Sequence[int]) -> int:
+    """How strongly ``c`` contends for a trick led in ``lead_class`` (0: it cannot win)."""
+    bit = 1 << c
+    if bit & TRUMP or bit & lead_class:
+        return power[c]
+    return 0
+
+
+def trick_winner(trick: Sequence[Card], power: Sequence[int], under: Card = NO_CARD) -> int:
+    """Index in ``trick`` of the card winning it so far (the unknown card never wins)."""
+    lead_class = FOLLOW[trick[0]]
+    best = -1
+    best_i = 0
+    for i, c in enumerate(trick):
+        bit = 1 << c
+        if bit & TRUMP or bit & lead_class:
+            p = power[c]
+            if p > best and c != under:
+                best = p
+                best_i = i
+    return best_i
+
+
+def _higher_unseen(c: Card, unseen: Mask, power: Sequence[int]) -> bool:
+    """Whether an unseen card of ``c``'s class (or, for fail, any trump) could beat ``c``."""
+    cls = FOLLOW[c]
+    p = power[c]
+    m = unseen & cls
+    while m:
+        low = m & -m
+        if power[low.bit_length() - 1] > p:
+            return True
+        m ^= low
+    return False
+
+
+def is_boss(c: Card, unseen: Mask, power: Sequence[int]) -> bool:
+    """Whether no unseen card of the same class outranks ``c``."""
+    return not _higher_unseen(c, unseen, power)
+
+
+def _schmear_value(c: Card) -> float:
+    return POINTS[c] - _TRUMP_COST[c]
+
+
+def _dump_cost(c: Card, power: Sequence[int]) -> float:
+    # Points given away dominate; then keep trump; then shed high fail cards last.
+    return POINTS[c] * 1.0 + _TRUMP_COST[c] * 1.2 + power[c] * 0.001
+
+
+def _best(cards: list[Card], key: object) -> Card:
+    return min(cards, key=key)  # type: ignore[call-overload, no-any-return]
+
+
+def choose_play(s: Situation) -> Card:
+    """The card to play (one of ``s.legal``)."""
+    legal = s.legal
+    if not legal & (legal - 1):
+        return lowest_bit(legal)
+    if s.leaster:
+        return _leaster_play(s)
+    if not s.trick:
+        return _lead(s)
+    return _follow(s)
+
+
+def _picker_side(s: Situation) -> bool:
+    return s.picker >= 0 and bool(s.friends >> s.picker & 1)
+
+
+def _lead(s: Situation) -> Card:
+    legal = s.legal
+    power = s.power
+    cards = bits(legal)
+    trumps = [c for c in cards if (1 << c) & TRUMP]
+    fails = [c for c in cards if not (1 << c) & TRUMP]
+    unseen = s.unseen
+    if _picker_side(s):
+        if trumps:
+            top = max(trumps, key=lambda c: power[c])
+            if is_boss(top, unseen, power) and unseen & TRUMP:
+                return top
+            if not unseen & TRUMP and fails:
+                # Trump is drawn: cash fail winners, then the rest.
+                return _lead_fail(s, fails, prefer_winners=True)
+            if s.seat == s.picker and len(trumps) >= 3:
+                return top if power[top] >= power[QS] else _low_trump(trumps, power)
+            return _low_trump(trumps, power)
+        return _lead_fail(s, fails, prefer_winners=True)
+    # Defender (or not yet known): lead the called suit, then fail, trump last.
+    if fails:
+        called = s.called
+        if called != NO_CARD and called != JD and not s.called_led:
+            suit = FOLLOW[called]
+            mine = [c for c in fails if (1 << c) & suit]
+            if mine:
+                return min(mine, key=lambda c: (POINTS[c], power[c]))
+        return _lead_fail(s, fails, prefer_winners=False)
+    top = max(trumps, key=lambda c: power[c])
+    if is_boss(top, unseen, power):
+        return top
+    return _low_trump(trumps, power)
+
+
+def _low_trump(trumps: list[Card], power: Sequence[int]) -> Card:
+    return min(trumps, key=lambda c: (POINTS[c] >= 10, power[c]))
+
+
+def _lead_fail(s: Situation, fails: list[Card], prefer_winners: bool) -> Card:
+    power = s.power
+    unseen = s.unseen
+    picker = s.picker
+    foes = s.foes
+    void_in = s.void_in
+
+    def score(c: Card) -> float:
+        suit = FOLLOW[c]
+        value = 0.0
+        left = (unseen & suit).bit_count()
+        if is_boss(c, unseen, power) and left >= 2:
+            value += 8.0 + POINTS[c] * 0.3
+        # A suit a foe has shown void in will be trumped.
+        for seat in range(5):
+            if foes >> seat & 1 and void_in[seat] & suit:
+                value -= 6.0
+        if not prefer_winners and picker >= 0 and void_in[picker] & suit:
+            value -= 4.0
+        value -= POINTS[c] * 0.5
+        value -= left * 0.2
+        return -value
+
+    return min(fails, key=score)
+
+
+def _follow(s: Situation) -> Card:
+    trick = s.trick
+    power = s.power
+    legal = s.legal
+    lead_class = FOLLOW[trick[0]]
+    win_i = trick_winner(trick, power, s.under)
+    best_card = trick[win_i]
+    best_power = effective_power(best_card, lead_class, power) if best_card != s.under else 0
+    winner_seat = (s.leader + win_i) % 5
+    seat = s.seat
+    points = 0
+    for c in trick:
+        points += POINTS[c]
+    after = 4 - len(trick)
+    threats = 0  # seats after me not known to be friends
+    for i in range(1, after + 1):
+        t = (seat + i) % 5
+        if not s.friends >> t & 1:
+            threats |= 1 << t
+    cards = bits(legal)
+    winners = [c for c in cards if effective_power(c, lead_class, power) > best_power]
+    unseen = s.unseen
+
+    def holds(c: Card) -> bool:
+        # Whether c, once winning, stays winning against the threats after me.
+        if not threats:
+            return True
+        if (1 << c) & TRUMP:
+            return is_boss(c, unseen, power)
+        if _higher_unseen(c, unseen, power):
+            return False
+        # A fail card survives only if every threat must follow or has no trump.
+        for t in range(5):
+            if threats >> t & 1 and not (s.no_trump >> t & 1) and s.void_in[t] & lead_class:
+                return False
+        return not (unseen & TRUMP) or all(
+            s.no_trump >> t & 1 for t in range(5) if threats >> t & 1
+        )
+
+    if s.friends >> winner_seat & 1:
+        if holds(best_card) or not threats:
+            return max(cards, key=lambda c: (_schmear_value(c), -power[c]))
+        safe = [c for c in winners if holds(c)]
+        if safe and points >= 10:
+            return min(safe, key=lambda c: (_TRUMP_COST[c], power[c]))
+        return min(cards, key=lambda c: _dump_cost(c, power))
+    if winners:
+        if not threats:
+            return min(winners, key=lambda c: (_TRUMP_COST[c] - POINTS[c] * 0.05, power[c]))
+        safe = [c for c in winners if holds(c)]
+        if safe and (points >= 4 or _picker_side(s)):
+            return min(safe, key=lambda c: (_TRUMP_COST[c], power[c]))
+        if points >= 10 or (1 << trick[0]) & ALL_FAIL:
+            strong = max(winners, key=lambda c: power[c])
+            if (1 << strong) & TRUMP or not unseen & TRUMP:
+                # Worth fighting for: the best trump we have, unless a cheaper one is as good.
+                return strong if points >= 10 else min(winners, key=lambda c: power[c])
+            return min(winners, key=lambda c: power[c])
+    return min(cards, key=lambda c: _dump_cost(c, power))
+
+
+def _leaster_play(s: Situation) -> Card:
+    power = s.power
+    cards = bits(s.legal)
+    if not s.trick:
+        # Lead low: someone else should take it.
+        return min(cards, key=lambda c: (power[c] + (50 if (1 << c) & TRUMP else 0), POINTS[c]))
+    trick = s.trick
+    lead_class = FOLLOW[trick[0]]
+    win_i = trick_winner(trick, power, s.under)
+    best_power = effective_power(trick[win_i], lead_class, power)
+    losers = [c for c in cards if effective_power(c, lead_class, power) <= best_power]
+    if losers:
+        return max(losers, key=lambda c: (POINTS[c], power[c]))
+    if len(trick) == 4:
+        return min(cards, key=lambda c: (POINTS[c], -power[c]))
+    return min(cards, key=lambda c: (POINTS[c], power[c]))
+
+
+# ---------------------------------------------------------------------- pick, bury, call
+
+_PICK_WEIGHT: Final[tuple[float, ...]] = tuple(
+    (
+        (
+            3.0
+            if c == QC
+            else 2.7
+            if c == QS
+            else 2.4
+            if (1 << c) & QUEENS
+            else 2.0
+            if (1 << c) & JACKS
+            else 1.5
+            if POINTS[c] >= 10
+            else 1.3
+        )
+        if (1 << c) & TRUMP
+        else (1.0 if c in FAIL_ACES else 0.3 if c in FAIL_TENS else 0.0)
+    )
+    for c in range(32)
+)
+
+
+def hand_strength(hand: Mask) -> float:
+    """A picking score: weighted trump, fail aces, and a bonus for void fail suits."""
+    score = 0.0
+    m = hand
+    while m:
+        low = m & -m
+        score += _PICK_WEIGHT[low.bit_length() - 1]
+        m ^= low
+    for suit in FAIL:
+        if not hand & suit:
+            score += 0.4
+    return score
+
+
+PICK_THRESHOLD: Final = (11.0, 10.6, 10.2, 9.8, 9.2)
+"""Strength needed to pick by position (0: first to speak, 4: the dealer)."""
+
+
+def wants_to_pick(hand: Mask, position: int, threshold_shift: float = 0.0) -> bool:
+    """Whether to take the blind with this six-card hand from this position.
+
+    Roughly: three high trumps, or four trumps with a queen, are enough; later seats (and the
+    dealer, who otherwise plays a leaster) pick a little lighter.
+    """
+    trumps = hand & TRUMP
+    count = trumps.bit_count()
+    high = (trumps & HIGH_TRUMP).bit_count()
+    queens = (trumps & QUEENS).bit_count()
+    if high >= 3 and count >= 3:
+        return True
+    if count >= 4 and queens >= 1:
+        return True
+    return hand_strength(hand) >= PICK_THRESHOLD[min(position, 4)] + threshold_shift
+
+
+def call_candidates(hand: Mask, owned: Mask, jd_mode: bool) -> list[Card]:
+    """Cards the picker may call holding ``hand`` after burying (``owned``: hand and bury)."""
+    if jd_mode:
+        return [] if owned >> JD & 1 else [JD]
+    candidates = FAIL_TENS if all(owned >> a & 1 for a in FAIL_ACES) else FAIL_ACES
+    return [c for c in candidates if not owned >> c & 1 and hand & FAIL[c >> 3]]
+
+
+def goes_alone(hand: Mask) -> bool:
+    """Whether a six-card hand after burying is strong enough to play alone."""
+    trumps = hand & TRUMP
+    count = trumps.bit_count()
+    queens = (trumps & QUEENS).bit_count()
+    top = (trumps >> QC & 1) + (trumps >> QS & 1)
+    fail = hand & ~TRUMP
+    loose_fail = 0
+    for c in bits(fail):
+        if c not in FAIL_ACES:
+            loose_fail += 1
+    if count == 6 and queens >= 2:
+        return True
+    return count >= 5 and top == 2 and queens >= 3 and loose_fail == 0
+
+
+def bury_score(hand8: Mask, bury: Mask, jd_mode: bool) -> float:
+    """How good burying ``bury`` out of the eight-card ``hand8`` is (higher is better)."""
+    keep = hand8 & ~bury
+    score = 0.0
+    for c in bits(bury):
+        if (1 << c) & TRUMP:
+            score -= 6.0 + _TRUMP_COST[c] * 2.0 - POINTS[c] * 0.5
+        else:
+            score += POINTS[c] * (0.7 if c in FAIL_ACES else 1.0)
+    for suit in FAIL:
+        held = keep & suit
+        if not held:
+            score += 5.0
+        elif held.bit_count() == 1 and held & ~(1 << (lowest_bit(held))) == 0:
+            # A lone ten or king is easily lost; a lone ace is a winner.
+            c = lowest_bit(held)
+            if c not in FAIL_ACES:
+                score -= POINTS[c] * 0.3
+    calls = call_candidates(keep, hand8, jd_mode)
+    if calls:
+        score += 10.0
+        shortest = min((keep & FAIL[c >> 3]).bit_count() for c in calls) if not jd_mode else 0
+        score -= shortest * 1.5
+    elif not goes_alone(keep):
+        score -= 12.0
+    return score
+
+
+def choose_bury(hand8: Mask, options: Sequence[tuple[Card, Card]], jd_mode: bool) -> int:
+    """Index in ``options`` (two-card burials) of the best one."""
+    best_i = 0
+    best = float("-inf")
+    for i, (a, b) in enumerate(options):
+        value = bury_score(hand8, (1 << a) | (1 << b), jd_mode)
+        if value > best:
+            best = value
+            best_i = i
+    return best_i
+
+
+def call_preference(hand: Mask, called: Card) -> tuple[int, int, int]:
+    """Sort key for calling ``called``: fewest cards in its suit, cheapest hold card, then suit."""
+    if called == JD:
+        return (0, 0, 0)
+    held = hand & FAIL[called >> 3]
+    return (held.bit_count(), max((POINTS[c] for c in bits(held)), default=0), called)
+
+
+def under_preference(c: Card) -> tuple[float, int]:
+    """Sort key for the face-down unknown card: the cheapest card to give away."""
+    return (POINTS[c] + _TRUMP_COST[c] * 2.0, c)
+
+
+CallOption = tuple[str, Card, Card]
+"""A call decision as ``(kind, card, under)``: kind ``call``/``alone``/``unknown``, cards or -1."""
+
+
+def choose_call(hand: Mask, options: Sequence[CallOption]) -> int:
+    """Index in ``options`` of the partner decision: alone with an overwhelming hand, else the
+    call of the suit held shortest, else the unknown card with the cheapest card face down."""
+    kinds = [o[0] for o in options]
+    if "alone" in kinds and goes_alone(hand):
+        return kinds.index("alone")
+    calls = [i for i, o in enumerate(options) if o[0] == "call"]
+    if calls:
+        return min(calls, key=lambda i: call_preference(hand, options[i][1]))
+    unknowns = [i for i, o in enumerate(options) if o[0] == "unknown"]
+    if unknowns:
+        return min(unknowns, key=lambda i: (under_preference(options[i][2]), options[i][1]))
+    return kinds.index("alone") if "alone" in kinds else 0

@@ -1,0 +1,95 @@
+"""Whole-hand rollouts and bidding inference for the search strategy.
+
+:func:`finish` plays a fully known engine hand to the end with the heuristic for every seat,
+including picking, burying and calling (on bit masks, without building views), and returns the
+payouts. :func:`bidding_weight` says how well a sampled deal fits the bidding that was seen: the
+seats that passed should hold hands the heuristic would pass, the picker one it would pick.
+
+>>> from engine.hand import Hand
+>>> from engine.rules import RuleSet
+>>> payouts = finish(Hand.from_seed(RuleSet(), dealer=2, seed=9))
+>>> len(payouts), sum(payouts)
+(5, 0)
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Final
+
+from engine.actions import Alone, Bury, Call, Unknown
+from engine.bots.knowledge import Knowledge
+from engine.bots.policy import NO_CARD, CallOption, bits, choose_bury, choose_call, wants_to_pick
+from engine.bots.sim import Sim
+from engine.hand import Hand
+
+UNLIKELY: Final = 0.15
+"""Weight of a deal in which one seat bid against the heuristic's judgement of its cards."""
+
+
+def call_options(hand: Hand) -> list[CallOption]:
+    """The legal partner decisions of the picker as ``(kind, card, under)`` tuples."""
+    options: list[CallOption] = []
+    for a in hand.legal_actions():
+        if isinstance(a, Call):
+            options.append(("call", a.card, NO_CARD))
+        elif isinstance(a, Unknown):
+            options.append(("unknown", a.card, a.under))
+        elif isinstance(a, Alone):
+            options.append(("alone", NO_CARD, NO_CARD))
+    return options
+
+
+def heuristic_setup(hand: Hand) -> None:
+    """Take the hand through picking, burying and calling with the heuristic's choices."""
+    jd_mode = hand.rules.partner == "jack-of-diamonds"
+    while hand.phase in ("pick", "bury", "call"):
+        seat = hand.turn
+        assert seat is not None
+        legal = hand.legal_actions()
+        if hand.phase == "pick":
+            if len(legal) == 1 or wants_to_pick(hand.hands[seat], len(hand.passes)):
+                hand.apply(legal[0])
+            else:
+                hand.apply(legal[1])
+        elif hand.phase == "bury":
+            options = [a.cards for a in legal if isinstance(a, Bury)]
+            hand.apply(legal[choose_bury(hand.hands[seat], options, jd_mode)])
+        else:
+            hand.apply(legal[choose_call(hand.hands[seat], call_options(hand))])
+
+
+def finish(hand: Hand) -> tuple[int, ...]:
+    """The payouts after playing ``hand`` (changed in place) out with the heuristic."""
+    heuristic_setup(hand)
+    if hand.is_over:
+        payouts = hand.result().payouts
+        assert payouts is not None
+        return payouts
+    sim = Sim.from_hand(hand)
+    sim.rollout()
+    return sim.payouts()
+
+
+def bidding_weight(k: Knowledge, hand: Hand, rng: random.Random) -> float:
+    """How plausible the sampled ``hand`` makes the passes and the pick that were seen (0-1)."""
+    weight = 1.0
+    forced = hand.rules.no_pick == "forced-pick"
+    deal = hand.deal
+    for position, seat in enumerate(k.passes):
+        if seat != k.seat and wants_to_pick(deal.hands[seat], position):
+            weight *= UNLIKELY
+    picker = k.picker
+    if picker is not None and picker != k.seat:
+        if forced and len(k.passes) == 4:
+            return weight
+        # The sample cannot tell which two of the picker's eight cards were the blind: any two
+        # are equally likely, so judge the pick on a random six.
+        eight = bits(deal.hands[picker] | deal.blind)
+        blind = rng.sample(eight, 2)
+        six = deal.hands[picker] | deal.blind
+        for c in blind:
+            six &= ~(1 << c)
+        if not wants_to_pick(six, len(k.passes)):
+            weight *= UNLIKELY
+    return weight

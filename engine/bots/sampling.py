@@ -1,0 +1,200 @@
+"""Determinization: deal the cards a seat has not seen, consistently with everything public.
+
+:func:`sample_hand` deals the unseen cards to the other seats (and to the bury or blind when it is
+unseen) so that every public fact holds: hand sizes, the classes a seat showed it lacks by not
+following, the called card never with the picker or in the bury, the picker keeping a hold card
+until the called suit is led, the picker's own knowledge of the blind and bury. It then rebuilds
+an engine :class:`~engine.hand.Hand` with that explicit :class:`~engine.hand.Deal` and replays the
+public history (passes, pick, bury, call, every card played); the engine's own validation rejects
+any deal that contradicts the history, so a sample is always a state the real hand could be in.
+
+>>> import random
+>>> from engine.bots.knowledge import read_view
+>>> from engine.rules import RuleSet
+>>> from engine.view import seat_view
+>>> real = Hand.from_seed(RuleSet(), dealer=0, seed=4)
+>>> while real.phase != "play" or len(real.tricks) < 2:
+...     real.apply(real.legal_actions()[0])
+>>> k = read_view(seat_view(real, real.turn))
+>>> guess = sample_hand(k, random.Random(1))
+>>> guess.hands[k.seat] == real.hands[k.seat], guess.tricks == real.tricks
+(True, True)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Final
+
+from engine.actions import Action, Alone, Bury, Call, Pass, Pick, Play, Unknown
+from engine.bots.knowledge import Knowledge
+from engine.bots.policy import bits
+from engine.cards import FAIL, Card, Mask
+from engine.errors import SheepsheadError
+from engine.hand import JD, Deal, Hand
+
+EXTRA: Final = 5
+"""Slot index of the two cards outside the hands: the unseen bury, or the blind."""
+
+MAX_TRIES: Final = 60
+
+
+class SamplingError(Exception):
+    """No consistent deal was found (the view contradicts itself, or bad luck many times)."""
+
+
+def _slots(k: Knowledge) -> tuple[list[int], list[Mask]]:
+    """Capacity of every slot (5 seats + extra) and, per slot, the unseen cards it may not take."""
+    capacity = [0] * 6
+    banned = [0] * 6
+    for s in range(5):
+        if s != k.seat:
+            capacity[s] = k.hand_sizes[s]
+            banned[s] = k.void_in[s]
+    picked = k.picker is not None
+    if k.phase == "pick" or k.leaster or (picked and k.seat != k.picker and k.phase == "play"):
+        capacity[EXTRA] = 2
+    if k.called is not None and not k.played >> k.called & 1:
+        # The called card is in a hand other than the picker's (never buried).
+        called_bit = 1 << k.called
+        banned[EXTRA] |= called_bit
+        if k.picker is not None:
+            banned[k.picker] |= called_bit
+        if k.called_led_at is not None:
+            # Whoever played to the trick that first led the called suit would have had to
+            # play the called card.
+            trick = [*k.tricks, k.trick][k.called_led_at]
+            for i in range(len(trick.cards)):
+                banned[(trick.leader + i) % 5] |= called_bit
+    return capacity, banned
+
+
+def _hold_suit(k: Knowledge) -> Mask:
+    """The called suit when the picker must still hold a card of it, else 0."""
+    if (
+        k.called is None
+        or k.called == JD
+        or k.unknown_call
+        or k.called_led
+        or k.picker is None
+        or k.picker == k.seat
+        or k.hand_sizes[k.picker] == 0
+    ):
+        return 0
+    return FAIL[k.called >> 3] & ~(1 << k.called)
+
+
+def deal_unseen(k: Knowledge, rng: random.Random) -> list[Mask]:
+    """Masks of the unseen cards for seats 0-4 and the extra slot (raises SamplingError)."""
+    capacity, banned = _slots(k)
+    unseen = k.unseen
+    total = sum(capacity)
+    if unseen.bit_count() != total:
+        raise SamplingError(f"{unseen.bit_count()} unseen cards for {total} places")
+    hold = _hold_suit(k)
+    for _ in range(MAX_TRIES):
+        slots = [0] * 6
+        room = capacity.copy()
+        cards = bits(unseen)
+        if hold:
+            choices = [c for c in bits(unseen & hold) if not banned[k.picker or 0] >> c & 1]
+            if not choices:
+                raise SamplingError("the picker must hold a card of the called suit")
+            forced = rng.choice(choices)
+            picker = k.picker or 0
+            slots[picker] |= 1 << forced
+            room[picker] -= 1
+            cards.remove(forced)
+        # Most constrained cards first, each to a slot chosen in proportion to its room.
+        eligible = {c: [s for s in range(6) if room[s] and not banned[s] >> c & 1] for c in cards}
+        cards.sort(key=lambda c: (len(eligible[c]), rng.random()))
+        ok = True
+        for c in cards:
+            options = [s for s in eligible[c] if room[s]]
+            if not options:
+                ok = False
+                break
+            weights = [room[s] for s in options]
+            s = rng.choices(options, weights)[0] if len(options) > 1 else options[0]
+            slots[s] |= 1 << c
+            room[s] -= 1
+        if ok:
+            return slots
+    raise SamplingError("no deal fits what has been seen")
+
+
+def history(k: Knowledge, bury: tuple[Card, Card] | None, under: Card | None) -> list[Action]:
+    """The public actions of the hand so far, with the given bury and unknown card."""
+    actions: list[Action] = [Pass(s) for s in k.passes]
+    if k.picker is None:
+        pass
+    else:
+        picker = k.picker
+        actions.append(Pick(picker))
+        if k.phase in ("call", "play") and bury is not None:
+            actions.append(Bury(picker, bury))
+            if k.phase == "play":
+                if k.alone:
+                    actions.append(Alone(picker))
+                elif k.unknown_call and k.called is not None and under is not None:
+                    actions.append(Unknown(picker, k.called, under))
+                elif k.called is not None:
+                    actions.append(Call(picker, k.called))
+    for trick in [*k.tricks, k.trick]:
+        for i, c in enumerate(trick.cards):
+            actions.append(Play((trick.leader + i) % 5, c))
+    return actions
+
+
+def sample_hand(k: Knowledge, rng: random.Random) -> Hand:
+    """A full engine hand at this moment, with the unseen cards dealt at random (see module)."""
+    for _ in range(MAX_TRIES):
+        slots = deal_unseen(k, rng)
+        hand = _rebuild(k, slots, rng)
+        if hand is not None:
+            return hand
+    raise SamplingError("no sampled deal replays the history")
+
+
+def _rebuild(k: Knowledge, slots: Sequence[Mask], rng: random.Random) -> Hand | None:
+    now = list(slots[:5])
+    now[k.seat] = k.hand
+    original = [now[s] | k.played_by[s] for s in range(5)]
+    picker = k.picker
+    bury: tuple[Card, Card] | None = None
+    under: Card | None = None
+    if picker is None:
+        blind = slots[EXTRA]
+    elif picker == k.seat:
+        assert k.blind is not None
+        buried = k.buried or 0
+        original[picker] = (original[picker] | buried) & ~k.blind
+        blind = k.blind
+        if k.buried is not None:
+            a, b = bits(k.buried)
+            bury = (a, b)
+        under = k.under
+    else:
+        # The picker's eight cards are its hand, its plays and the bury; any two of them can
+        # stand for the blind, the rest of the game cannot tell. Use the bury itself.
+        buried = slots[EXTRA]
+        blind = buried
+        if buried:
+            a, b = bits(buried)
+            bury = (a, b)
+        if k.unknown_call:
+            under = k.under
+            if under is None:
+                # Once the picker's hand is empty the called suit was never led and the
+                # face-down card went on the last trick.
+                held = bits(now[picker])
+                under = rng.choice(held) if held else k.trick.cards[(picker - k.trick.leader) % 5]
+    try:
+        deal = Deal(tuple(original), blind)
+        hand = Hand(k.rules, k.dealer, deal, k.multiplier)
+        for action in history(k, bury, under):
+            hand.apply(action)
+    except SheepsheadError:
+        return None
+    return hand

@@ -1,0 +1,350 @@
+"""``search`` (level: hard): determinized Monte Carlo over the unseen cards, exact near the end.
+
+For a card to play, the strategy deals the cards it has not seen at random, consistently with
+everything public (:mod:`engine.bots.sampling`), and for every such deal scores each legal card:
+
+- with four or more tricks left, by playing the hand out from that card with the heuristic
+  policy for every seat (:meth:`engine.bots.sim.Sim.rollout`);
+- with ``exact_tricks`` (default 3) or fewer left, exactly, by alpha-beta search over the
+  remaining cards with the two sides maximizing and minimizing this seat's payout (in a leaster,
+  where everyone plays for themselves, all others are assumed to play against this seat).
+
+The score is the seat's payout as the engine scores the hand, plus a tie-break of a thousandth of
+a point per card point. The card with the best total over all deals is played. The budget is the
+number of deals, ``samples``; a caller that wants a time budget passes ``deadline``, a callable
+returning True once time is up (the engine itself never reads a clock). Picking, burying and
+calling use the heuristic, with an optional rollout check of the pick (``pick_samples``).
+
+>>> from engine.actions import action_from_dict
+>>> from engine.hand import Hand
+>>> from engine.rules import RuleSet
+>>> from engine.view import seat_view
+>>> hand = Hand.from_seed(RuleSet(), dealer=0, seed=5)
+>>> bot = SearchStrategy(seed=1, samples=4)
+>>> while not hand.is_over:
+...     view = seat_view(hand, hand.turn)
+...     hand.apply(action_from_dict(bot.choose(view, view["legal"]), hand.turn))
+>>> sum(hand.result().payouts or [])
+0
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Final
+
+from engine.actions import action_from_dict
+from engine.bots.base import ActionMap, View, register
+from engine.bots.heuristic import decide, mask_of, play_index
+from engine.bots.knowledge import Knowledge, read_view
+from engine.bots.policy import bits, bury_score, choose_play
+from engine.bots.rollout import bidding_weight, finish
+from engine.bots.sampling import SamplingError, sample_hand
+from engine.bots.sim import Sim
+from engine.cards import FAIL, POINTS, POWER, TRUMP, Card, Mask, parse_card
+from engine.hand import Hand
+
+DEFAULT_SAMPLES: Final = 40
+"""Deals per decision by default: the slowest decision stays well under a second on one core."""
+
+DEFAULT_NODE_BUDGET: Final = 120_000
+"""Positions the exact endgame search may visit per decision before it takes fewer deals."""
+
+MIN_EXACT_SAMPLES: Final = 8
+"""The fewest deals an exact decision uses, whatever its node budget."""
+
+DEFAULT_SETUP_SAMPLES: Final = 48
+"""Deals on which each pick / bury / call choice is rolled out."""
+
+SETUP_MARGIN: Final = 0.05
+"""Points per hand a rolled-out pick, bury or call must gain to overrule the heuristic."""
+
+BIDDING_TRIES: Final = 20
+"""Fresh deals drawn, at most, while looking for one that fits the bidding."""
+
+_INF: Final = float("inf")
+
+
+def _class_orders(jack_order: str) -> tuple[tuple[Mask, tuple[Card, ...]], ...]:
+    power = POWER[jack_order]
+    classes = (TRUMP, FAIL[0], FAIL[1], FAIL[2])
+    return tuple((cls, tuple(sorted(bits(cls), key=lambda c: -power[c]))) for cls in classes)
+
+
+_CLASS_ORDERS: Final = {order: _class_orders(order) for order in ("seed", "clubs-first")}
+
+
+def distinct_moves(sim: Sim, legal: Mask) -> list[Card]:
+    """The legal cards minus duplicates, strongest first.
+
+    Of two cards of one class and equal points with no card between them still in play
+    elsewhere (other hands, the trick), only one needs searching.
+    """
+    if not legal & (legal - 1):
+        return [(legal & -legal).bit_length() - 1]
+    hands = sim.hands
+    mover = sim.turn
+    others = 0
+    for s in range(5):
+        if s != mover:
+            others |= hands[s]
+    for c in sim.current:
+        others |= 1 << c
+    blockers = others | (hands[mover] & ~legal) | sim.special_mask()
+    special = sim.special_mask()
+    out = []
+    for cls, order in _CLASS_ORDERS[sim.rules.jack_order]:
+        if not legal & cls:
+            continue
+        open_run = False
+        run_points = -1
+        for c in order:
+            bit = 1 << c
+            if legal & bit and not bit & special:
+                if not open_run or POINTS[c] != run_points:
+                    out.append(c)
+                    open_run = True
+                    run_points = POINTS[c]
+            elif blockers & bit:
+                open_run = False
+                if legal & bit:
+                    out.append(c)
+    return out
+
+
+class NodeCount:
+    """Counts the positions an exact search visits (its budget is a count, not a clock)."""
+
+    __slots__ = ("nodes",)
+
+    def __init__(self) -> None:
+        self.nodes = 0
+
+
+def solve(
+    sim: Sim,
+    seat: int,
+    team: int,
+    alpha: float = -_INF,
+    beta: float = _INF,
+    count: NodeCount | None = None,
+) -> float:
+    """Exact payout of ``seat`` with both sides playing perfectly from here (alpha-beta).
+
+    ``team`` is the seat bit set playing for ``seat`` (the others play against it): the
+    picker's side as a team, or in a leaster ``seat`` alone against all (a paranoid search).
+    """
+    if count is not None:
+        count.nodes += 1
+    if sim.ntricks == 6:
+        return sim.payouts()[seat]
+    if not sim.current and not sim.leaster:
+        # Both sides have a trick: only the point thresholds matter, and the payout is
+        # monotone in the side's points, so the two extremes bound the value.
+        side, tricks, left = sim.side_totals()
+        if 0 < tricks < sim.ntricks:
+            low = sim.picked_payout(seat, side, tricks)
+            high = sim.picked_payout(seat, side + left, tricks + 1)
+            if low == high:
+                return low
+            if low > high:
+                low, high = high, low
+            if high <= alpha:
+                return high
+            if low >= beta:
+                return low
+    moves = distinct_moves(sim, sim.legal_mask())
+    if team >> sim.turn & 1:
+        best = -_INF
+        for c in moves:
+            sim.play(c)
+            v = solve(sim, seat, team, alpha, beta, count)
+            sim.unplay()
+            if v > best:
+                best = v
+                if v > alpha:
+                    alpha = v
+                    if alpha >= beta:
+                        break
+        return best
+    best = _INF
+    for c in moves:
+        sim.play(c)
+        v = solve(sim, seat, team, alpha, beta, count)
+        sim.unplay()
+        if v < best:
+            best = v
+            if v < beta:
+                beta = v
+                if alpha >= beta:
+                    break
+    return best
+
+
+def team_of(sim: Sim, seat: int) -> int:
+    """The seat bit set on ``seat``'s side in this fully known deal."""
+    if sim.leaster:
+        return 1 << seat
+    side = sim.side_of(seat)
+    team = 0
+    for s in range(5):
+        if sim.side_of(s) == side:
+            team |= 1 << s
+    return team
+
+
+def score_candidates(
+    sim: Sim, seat: int, cards: Sequence[Card], exact: bool, count: NodeCount | None = None
+) -> list[float]:
+    """The value for ``seat`` of playing each of ``cards`` now in this fully known deal."""
+    values = []
+    team = team_of(sim, seat)
+    for c in cards:
+        if exact:
+            sim.play(c)
+            values.append(solve(sim, seat, team, -_INF, _INF, count))
+            sim.unplay()
+        else:
+            branch = sim.copy()
+            branch.play(c)
+            branch.rollout()
+            values.append(branch.value(seat))
+    return values
+
+
+@register("search", "hard: Monte Carlo over the unseen cards, exact endgame")
+class SearchStrategy:
+    """Level hard: determinized Monte Carlo card play (see the module docstring)."""
+
+    name = "search"
+
+    def __init__(
+        self,
+        *,
+        seed: int | None = None,
+        samples: int = DEFAULT_SAMPLES,
+        exact_tricks: int = 3,
+        node_budget: int = DEFAULT_NODE_BUDGET,
+        setup_samples: int = DEFAULT_SETUP_SAMPLES,
+        bury_options: int = 5,
+        infer_bidding: bool = True,
+        deadline: Callable[[], bool] | None = None,
+    ) -> None:
+        if samples < 1:
+            raise ValueError("samples must be at least 1")
+        self._rng = random.Random(seed)
+        self.samples = samples
+        self.exact_tricks = exact_tricks
+        self.node_budget = node_budget
+        self.setup_samples = setup_samples
+        self.bury_options = bury_options
+        self.infer_bidding = infer_bidding
+        self.deadline = deadline
+        self.last_samples = 0
+        """Deals actually evaluated for the last card decision (for benchmarks)."""
+
+    def choose(self, view: View, legal: Sequence[ActionMap]) -> ActionMap:
+        """One element of ``legal``: searched for card play, heuristic otherwise."""
+        if len(legal) == 1:
+            return legal[0]
+        k = read_view(view)
+        kind = legal[0].get("action")
+        if kind == "play":
+            return legal[self._play(k, legal)]
+        default = decide(k, legal)
+        if self.setup_samples <= 0:
+            return legal[default]
+        candidates = list(range(len(legal)))
+        if kind == "bury":
+            # Rank the burials by the heuristic and roll out only the best few.
+            options = [(parse_card(a["cards"][0]), parse_card(a["cards"][1])) for a in legal]
+            jd_mode = k.jd_mode
+            scores = [bury_score(k.hand, (1 << x) | (1 << y), jd_mode) for x, y in options]
+            candidates.sort(key=lambda i: -scores[i])
+            candidates = candidates[: self.bury_options]
+        elif kind in ("call", "alone", "unknown"):
+            # Many unknown-card choices differ only in the card laid face down: keep the
+            # heuristic's favourite of those.
+            unknown = [i for i in candidates if legal[i].get("action") == "unknown"]
+            if len(unknown) > 1:
+                keep = default if default in unknown else unknown[0]
+                candidates = [i for i in candidates if i not in unknown or i == keep]
+        return legal[self._setup(k, legal, candidates, default)]
+
+    def _sample(self, k: Knowledge) -> Hand:
+        """A deal consistent with the view, weighted by how well it fits the bidding."""
+        rng = self._rng
+        hand = sample_hand(k, rng)
+        if not self.infer_bidding:
+            return hand
+        for _ in range(BIDDING_TRIES):
+            if rng.random() < bidding_weight(k, hand, rng):
+                break
+            hand = sample_hand(k, rng)
+        return hand
+
+    def _setup(
+        self, k: Knowledge, legal: Sequence[ActionMap], candidates: list[int], default: int
+    ) -> int:
+        """Pick, bury or call: roll each candidate out over sampled deals with the heuristic."""
+        if len(candidates) < 2:
+            return default
+        actions = [action_from_dict(legal[i], k.seat) for i in candidates]
+        totals = [0.0] * len(candidates)
+        done = 0
+        for _ in range(self.setup_samples):
+            if done and self.deadline is not None and self.deadline():
+                break
+            try:
+                hand = self._sample(k)
+            except SamplingError:
+                continue
+            for j, action in enumerate(actions):
+                branch = hand.copy()
+                branch.apply(action)
+                totals[j] += finish(branch)[k.seat]
+            done += 1
+        if not done or default not in candidates:
+            return default if not done else candidates[totals.index(max(totals))]
+        best = max(range(len(candidates)), key=lambda j: totals[j])
+        base = totals[candidates.index(default)]
+        # Rollouts are noisy: leave the heuristic's choice only for a clear gain.
+        if (totals[best] - base) / done > SETUP_MARGIN:
+            return candidates[best]
+        return default
+
+    def _play(self, k: Knowledge, legal: Sequence[ActionMap]) -> int:
+        index = play_index(legal)
+        cards = sorted(index)
+        fallback = choose_play(k.situation(mask_of(index)))
+        totals = [0.0] * len(cards)
+        left = 6 - k.trick_number
+        # Everyone-for-themselves leaster trees prune badly: solve only the last two tricks.
+        exact = left <= (min(self.exact_tricks, 2) if k.leaster else self.exact_tricks)
+        count = NodeCount()
+        samples = self.samples
+        done = 0
+        while done < samples:
+            if done and self.deadline is not None and self.deadline():
+                break
+            try:
+                hand = self._sample(k)
+            except SamplingError:
+                samples -= 1
+                continue
+            sim = Sim.from_hand(hand)
+            for i, v in enumerate(score_candidates(sim, k.seat, cards, exact, count)):
+                totals[i] += v
+            done += 1
+            if exact and done == 1 and count.nodes * samples > self.node_budget:
+                samples = max(MIN_EXACT_SAMPLES, self.node_budget // max(count.nodes, 1))
+                samples = min(samples, self.samples)
+        self.last_samples = done
+        if not done:
+            return index[fallback]
+        best = max(totals)
+        # Among (near) equals, the heuristic's card: it keeps the side's conventions.
+        if totals[cards.index(fallback)] >= best - 1e-9 * done:
+            return index[fallback]
+        return index[cards[totals.index(best)]]

@@ -1,0 +1,114 @@
+"""The heuristic's rules of thumb, each on a scripted hand."""
+
+from __future__ import annotations
+
+from engine.bots.heuristic import HeuristicStrategy
+from engine.cards import TRUMP, parse_card
+from engine.hand import Hand
+from engine.view import seat_view
+from tests.bots.helpers import scripted
+
+# Seat 1 picks and calls AH; seat 2 holds AH (the secret partner) and no trump.
+CALLED_DEAL = (
+    "QD JH 7D 9C 9S 8H",
+    "QC QS QH JS JC 7H",
+    "AH TH KH AS TS KS",
+    "TD KD 8D AC TC KC",
+    "JD AD 7C 8C 7S 9H",
+)
+CALLED_START = [
+    {"seat": 0, "action": "pass"},
+    {"seat": 1, "action": "pick"},
+    {"seat": 1, "action": "bury", "cards": ["8S", "9D"]},
+    {"seat": 1, "action": "call", "card": "AH"},
+]
+
+
+def _choice(hand: Hand) -> dict[str, object]:
+    assert hand.turn is not None
+    view = seat_view(hand, hand.turn)
+    choice = HeuristicStrategy().choose(view, view["legal"])
+    assert choice in view["legal"]
+    return dict(choice)
+
+
+def test_defender_leads_fail_not_trump() -> None:
+    hand = scripted(CALLED_DEAL, "8S 9D", CALLED_START)
+    assert hand.turn == 0 and hand.hands[0] & TRUMP  # seat 0 holds trump but leads fail
+    card = parse_card(str(_choice(hand)["card"]))
+    assert not (1 << card) & TRUMP
+    assert str(_choice(hand)["card"]) == "8H"  # the called suit, low
+
+
+def test_partner_schmears_on_pickers_winning_trick() -> None:
+    plays = [
+        {"seat": 0, "action": "play", "card": "9C"},
+        {"seat": 1, "action": "play", "card": "QC"},
+    ]
+    hand = scripted(CALLED_DEAL, "8S 9D", CALLED_START + plays)
+    assert hand.turn == 2
+    card = str(_choice(hand)["card"])
+    assert card in ("AS", "TS")  # an ace or ten onto the boss queen, not KS/KH
+
+
+def test_defender_dumps_fewest_points_on_a_lost_trick() -> None:
+    plays = [
+        {"seat": 0, "action": "play", "card": "9C"},
+        {"seat": 1, "action": "play", "card": "QC"},
+        {"seat": 2, "action": "play", "card": "AS"},
+    ]
+    hand = scripted(CALLED_DEAL, "8S 9D", CALLED_START + plays)
+    assert str(_choice(hand)["card"]) == "KC"  # must follow clubs; the cheapest club
+
+
+def test_picker_buries_points_and_keeps_trump_and_a_hold_card() -> None:
+    deal = (
+        "QC QS QH JS JC 7H",
+        "AH TH KH AS 8S 9D",
+        "QD JH 7D 9C 9S 8H",
+        "TD KD 8D AC TC KC",
+        "JD AD 7C 8C 7S 9H",
+    )
+    hand = scripted(deal, "TS KS", [{"seat": 0, "action": "pick"}])
+    choice = _choice(hand)
+    assert sorted(choice["cards"]) == ["KS", "TS"]  # type: ignore[arg-type]
+
+
+def test_takes_the_trick_with_the_cheapest_winning_card() -> None:
+    deal = (
+        "KD QC JS JC AD 7H",
+        "9D AC TC KC 9C 8C",
+        "8D AS TS KS 7S 7C",
+        "7D AH TH KH 9H 8H",
+        "QS QH QD JH JD TD",
+    )
+    actions = [
+        {"seat": 0, "action": "pick"},
+        {"seat": 0, "action": "bury", "cards": ["8S", "9S"]},
+        {"seat": 0, "action": "call", "card": "AH"},
+        {"seat": 0, "action": "play", "card": "KD"},
+        {"seat": 1, "action": "play", "card": "9D"},
+        {"seat": 2, "action": "play", "card": "8D"},
+        {"seat": 3, "action": "play", "card": "7D"},
+    ]
+    hand = scripted(deal, "8S 9S", actions)
+    assert hand.turn == 4
+    assert _choice(hand)["card"] == "TD"  # the lowest trump that beats KD
+
+
+def test_weak_hand_passes_and_strong_hand_picks() -> None:
+    hand = scripted(CALLED_DEAL, "8S 9D")
+    assert _choice(hand)["action"] == "pass"  # seat 0: two low trumps and a queen
+    hand.apply(hand.legal_actions()[1])
+    assert _choice(hand)["action"] == "pick"  # seat 1: five high trumps
+
+
+def test_leaster_dumps_points_on_someone_elses_trick() -> None:
+    passes = [{"seat": s, "action": "pass"} for s in (0, 1, 2, 3, 4)]
+    plays = [
+        {"seat": 0, "action": "play", "card": "9S"},
+        {"seat": 1, "action": "play", "card": "QC"},
+    ]
+    hand = scripted(CALLED_DEAL, "8S 9D", passes + plays)
+    assert hand.leaster and hand.turn == 2
+    assert _choice(hand)["card"] == "AS"  # spades lose to the queen anyway: shed the ace

@@ -1,0 +1,68 @@
+"""Determinization: what a seat infers is true, and every sampled deal fits the history."""
+
+from __future__ import annotations
+
+import random
+
+from engine.actions import action_from_dict
+from engine.bots.heuristic import HeuristicStrategy
+from engine.bots.knowledge import read_view
+from engine.bots.sampling import EXTRA, deal_unseen, sample_hand
+from engine.hand import Hand
+from engine.view import seat_view
+from tests.bots.helpers import VARIANTS
+
+
+def _states(count: int) -> list[Hand]:
+    """Hands part-way through play, reached by heuristic bots, across the rule variants."""
+    bot = HeuristicStrategy()
+    rng = random.Random(7)
+    states = []
+    for seed in range(count):
+        hand = Hand.from_seed(VARIANTS[seed % len(VARIANTS)], seed % 5, seed)
+        stop = rng.randrange(40)
+        while not hand.is_over and len(hand.actions) < stop:
+            view = seat_view(hand, hand.turn)
+            hand.apply(action_from_dict(bot.choose(view, view["legal"]), hand.turn))
+        if not hand.is_over:
+            states.append(hand)
+    return states
+
+
+def test_inferences_hold_for_the_real_deal() -> None:
+    for hand in _states(300):
+        assert hand.turn is not None
+        for seat in range(5):
+            k = read_view(seat_view(hand, seat))
+            for other in range(5):
+                assert not hand.hands[other] & k.void_in[other], (seat, other, hand)
+            if k.partner is not None:
+                assert k.partner == hand.partner
+            assert k.unseen & hand.hands[seat] == 0
+            for other in range(5):
+                if other != seat:
+                    assert hand.hands[other] & ~k.unseen == 0
+
+
+def test_samples_keep_everything_public() -> None:
+    rng = random.Random(1)
+    for hand in _states(200):
+        seat = hand.turn
+        assert seat is not None
+        k = read_view(seat_view(hand, seat))
+        for _ in range(3):
+            guess = sample_hand(k, rng)
+            assert guess.hands[seat] == hand.hands[seat]
+            assert [h.bit_count() for h in guess.hands] == [h.bit_count() for h in hand.hands]
+            assert guess.tricks == hand.tricks and guess.current == hand.current
+            assert guess.phase == hand.phase and guess.turn == hand.turn
+            assert guess.picker == hand.picker and guess.called == hand.called
+            if hand.picker == seat:
+                assert guess.buried == hand.buried
+            slots = deal_unseen(k, rng)
+            union = 0
+            for m in slots:
+                assert not union & m
+                union |= m
+            assert union == k.unseen
+            assert slots[EXTRA].bit_count() in (0, 2)
