@@ -19,7 +19,8 @@ from pathlib import Path
 from engine.match import Match
 from engine.record import export_record
 from engine.rules import RuleSet
-from tests.server.support import drive, full_table, next_event, session
+from server.app import Server, ServerConfig
+from tests.server.support import Raw, drive, full_table, next_event, session
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -140,3 +141,51 @@ async def test_kill_9_mid_hand_then_restart_loses_nothing(tmp_path: Path) -> Non
         await p.close()
     rest = await served.terminate()
     assert served.proc.returncode == 0 and "server stopped" in rest
+
+
+async def test_clean_restart_brings_back_waiting_and_playing_tables(tmp_path: Path) -> None:
+    db = tmp_path / "clean.db"
+    server = Server(ServerConfig(port=0, db_path=db, hand_pause=0.0))
+    await server.start()
+    host = session(server, "Host", tmp_path, reconnect=False)
+    await host.connect()
+    playing = await host.request("create_table", name="playing", hands=2, password="pw")
+    for _ in range(4):
+        await host.request("add_bot", strategy="random")
+    await host.request("start")
+    while True:  # finish hand 0, then stop at the first prompt of hand 1
+        msg = await asyncio.wait_for(host.events.get(), 10)
+        if msg["type"] == "hand_over":
+            totals = msg["totals"]
+        if msg["type"] == "your_turn":
+            if host.last_state and host.last_state["hand"] == 1:
+                break
+            await host.act(msg["legal"][0])
+    other = session(server, "Other", tmp_path, reconnect=False)
+    await other.connect()
+    waiting = await other.request("create_table", name="waiting", hands=None)
+    await other.request("add_bot", seat=3, strategy="random")
+    await server.stop()
+    await host.close()
+    await other.close()
+
+    server = Server(ServerConfig(port=0, db_path=db, hand_pause=0.0))
+    await server.start()
+    assert server.restored == 2
+    raw = await Raw.open(server.port)
+    welcome = await raw.hello("Host", token=playing["token"])
+    assert (welcome["table"], welcome["seat"]) == (playing["table"], 0)
+    snapshot = await raw.expect("state")
+    prompt = await raw.expect("your_turn")
+    assert snapshot["hand"] == 1 and snapshot["totals"] == totals
+    assert snapshot["info"]["password"] is True and snapshot["info"]["hands_played"] == 1
+    assert prompt["seq"] == snapshot["seq"]
+    reply = await raw.request("action", seq=prompt["seq"], action=prompt["legal"][0])
+    assert reply["type"] == "ok"
+    tables = (await raw.request("list_tables"))["tables"]
+    [info] = [t for t in tables if t["id"] == waiting["table"]]
+    assert info["state"] == "waiting" and info["host"] == "Other"
+    assert [s["kind"] for s in info["seats"]] == ["human", "empty", "empty", "bot", "empty"]
+    assert info["seats"][0]["connected"] is False
+    await raw.close()
+    await server.stop()

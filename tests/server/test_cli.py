@@ -1,0 +1,54 @@
+"""``sheepshead serve``: options, help, the startup message."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+
+import platformdirs
+import pytest
+
+from client.cli import main
+from server import cli
+
+
+def test_every_option_has_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["serve", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for option in ("--host", "--port", "--db", "--log-level", "--bot-delay", "--hand-pause"):
+        assert option in out
+    parser = argparse.ArgumentParser()
+    cli.configure(parser, "serve")
+    for action in parser._actions:
+        assert action.help, action.dest
+    args = parser.parse_args([])
+    assert (args.host, args.port, args.db) == ("127.0.0.1", 7453, None)
+
+
+def test_database_defaults_to_the_user_data_dir() -> None:
+    path = cli.default_db_path()
+    assert path.name == "sheepshead.db"
+    assert str(path.parent) == platformdirs.user_data_dir("sheepshead")
+
+
+def test_startup_message_names_the_database_and_how_to_join() -> None:
+    local = cli.startup_message("127.0.0.1", 7453, "/data/s.db")
+    assert "listening on 127.0.0.1:7453" in local and "database: /data/s.db" in local
+    assert "sheepshead join 127.0.0.1:7453" in local
+    everywhere = cli.startup_message("0.0.0.0", 9000, "/data/s.db")
+    for address in cli.lan_addresses():
+        assert f"sheepshead join {address}:9000" in everywhere
+    assert "127.0.0.1:9000" in everywhere
+
+
+def test_lan_addresses_are_ipv4_and_not_loopback() -> None:
+    for address in cli.lan_addresses():
+        socket.inet_aton(address)
+        assert not address.startswith("127.")
+
+
+def test_a_port_out_of_range_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--port", "70000"]) == 2
+    assert "--port" in capsys.readouterr().err

@@ -1,0 +1,90 @@
+"""The SQLite store (server/store.py): what is written comes back after reopening the file."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from server.store import SCHEMA_VERSION, SeatRow, Store, table_key
+
+
+def test_open_tables_come_back_with_seats_and_actions_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "db" / "s.db"
+    store = Store(path)
+    first = store.create_table({"name": "one", "rules": {"preset": "seed"}}, created=1.0)
+    second = store.create_table({"name": "two"}, created=2.0)
+    closed = store.create_table({"name": "gone"}, created=3.0)
+    store.update_table(
+        first, state="playing", seed=42, first_dealer=3, seq=7, totals=[1, -1, 0, 0, 0]
+    )
+    store.update_table(closed, state="closed")
+    store.save_seat(first, 0, SeatRow(-1, "human", "Ann", None, "human", "ab" * 32))
+    store.save_seat(first, 2, SeatRow(-1, "bot", "Random bot 2", "random", None, None))
+    store.save_seat(first, 2, SeatRow(-1, "bot", "Heuristic bot 2", "heuristic", None, None))
+    store.save_seat(first, 4, SeatRow(-1, "human", "Bo", None, "bot", "cd" * 32))
+    store.save_seat(first, 4, None)
+    for n, kind in enumerate(["pass", "pass", "pick"]):
+        store.add_action(first, 0, {"seat": n + 1, "action": kind})
+    store.add_action(first, 1, {"seat": 2, "action": "pass"})
+    store.commit()
+    store.close()
+
+    again = Store(path)
+    rows = again.load_open_tables()
+    assert [r.id for r in rows] == [first, second]
+    row = rows[0]
+    assert (row.state, row.seed, row.first_dealer, row.seq) == ("playing", 42, 3, 7)
+    assert row.totals == [1, -1, 0, 0, 0] and row.config["name"] == "one"
+    assert [(s.seat, s.name, s.strategy) for s in row.seats] == [
+        (0, "Ann", None),
+        (2, "Heuristic bot 2", "heuristic"),
+    ]
+    assert [(hand, a["action"]) for hand, a in row.actions] == [
+        (0, "pass"),
+        (0, "pass"),
+        (0, "pick"),
+        (1, "pass"),
+    ]
+    again.close()
+
+
+def test_uncommitted_writes_are_not_durable(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    store = Store(path)
+    table = store.create_table({"name": "t"}, created=0.0)
+    store.commit()
+    store.add_action(table, 0, {"seat": 1, "action": "pass"})
+    assert store.dirty
+    other = sqlite3.connect(path)  # another reader sees only what was committed
+    assert other.execute("SELECT COUNT(*) FROM actions").fetchone() == (0,)
+    store.commit()
+    assert other.execute("SELECT COUNT(*) FROM actions").fetchone() == (1,)
+    other.close()
+    store.close()
+
+
+def test_hands_results_and_bad_input(tmp_path: Path) -> None:
+    store = Store(None)
+    table = store.create_table({"name": "t"}, created=0.0)
+    store.save_hand(table, 0, {"format": "sheepshead-hand/1"}, [1, -1, 0, 0, 0], finished=1.0)
+    store.save_results(table, [(0, "Ann", "human", 3), (1, None, "empty", -3)], hands=1, finished=2)
+    assert store.hand_records(table) == [{"format": "sheepshead-hand/1"}]
+    assert [r["total"] for r in store.results(table)] == [3, -3]
+    with pytest.raises(ValueError):
+        store.update_table(table, password="x")
+    with pytest.raises(ValueError):
+        table_key("t1; DROP TABLE tables")
+    with pytest.raises(ValueError):
+        Store(None, synchronous="sometimes")
+    store.close()
+
+
+def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "new.db"
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(RuntimeError, match="newer"):
+        Store(path)
