@@ -80,6 +80,7 @@ class SheepsheadApp(App[int]):
         model: TableModel | None = None,
         bot_strategy: str | None = None,
         export_dir: Path | None = None,
+        intro: str | None = None,
     ) -> None:
         super().__init__()
         self.session = session
@@ -88,6 +89,7 @@ class SheepsheadApp(App[int]):
         self.model = model if model is not None else TableModel()
         self.bot_strategy = bot_strategy
         self.export_path = export_dir
+        self.intro = intro
         self.outbox: list[dict[str, Any]] = []
         """Actions sent while no session is attached (the engine-fed test harness)."""
         self.model_changed: Signal[Change] = Signal(self, "model_changed")
@@ -115,6 +117,8 @@ class SheepsheadApp(App[int]):
                 self.push_screen(TableScreen())
         else:
             self.push_screen(TableScreen())
+        if self.intro:
+            self.notify(self.intro, timeout=6)
         if self.session is not None:
             self.pump_events()
             if self.mode == "watch" and self.watch_table is not None:

@@ -3,12 +3,17 @@
 Starts a server inside this process (on 127.0.0.1, any free port, with a database under the user
 data directory), connects to it like any client, creates a table, seats four bots, starts the
 match and opens the table screen. Quitting the client stops the server.
+
+Nothing is lost when the client quits or crashes mid-match: the database keeps the table and the
+seat token is kept in the data directory, so the next ``sheepshead play`` takes the seat back and
+the match goes on (``--new`` ends it and starts another).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import sys
 from typing import Any
@@ -83,6 +88,11 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         action="store_true",
         help="keep the game in memory only (default: a database in the user data directory)",
     )
+    parser.add_argument(
+        "--new",
+        action="store_true",
+        help="end an unfinished local match instead of resuming it, and start a new one",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -106,15 +116,35 @@ def run(args: argparse.Namespace) -> int:
     return asyncio.run(_main(args, name))
 
 
+LOCAL_HOST = "127.0.0.1"
+
+
+def _carry_token(store: Any, name: str, server_key: str) -> str | None:
+    """Move ``name``'s token from an earlier local server (another port) to this one's key."""
+    token = None
+    for key, names in store.load().items():
+        if key.startswith(LOCAL_HOST + ":") and name in names:
+            token = token or names[name]
+            if key != server_key:
+                store.remove(key, name)
+    if token is not None:
+        store.put(server_key, name, token)
+    return token
+
+
 async def start_local(args: argparse.Namespace, name: str) -> tuple[Any, Any, str | None]:
-    """Start the server and a session at a new table with four bots, the match started."""
+    """Start the server and a session seated at a started match with four bots.
+
+    An unfinished match of an earlier run is resumed (its seat token is kept in the data
+    directory); with ``--new`` it is ended first. Returns (server, session, error).
+    """
     from client.session import ServerError, Session, TokenStore
     from server.app import Server, ServerConfig
 
     db_path = None if args.memory else config.local_db_path()
     server = Server(
         ServerConfig(
-            host="127.0.0.1",
+            host=LOCAL_HOST,
             port=0,
             db_path=db_path,
             bot_delay=args.bot_delay,
@@ -126,18 +156,27 @@ async def start_local(args: argparse.Namespace, name: str) -> tuple[Any, Any, st
         await server.start()
     except Exception as exc:
         return None, None, f"cannot start the local server: {exc}"
+    store = TokenStore(config.data_dir() / "local-tokens.json")
+    _carry_token(store, name, f"{LOCAL_HOST}:{server.port}")
     session = Session(
-        "127.0.0.1",
+        LOCAL_HOST,
         server.port,
         name=name,
         kind="human",
         client_name=config.CLIENT_NAME,
-        token_store=TokenStore(config.data_dir() / "local-tokens.json"),
+        token_store=store,
         reconnect=True,
     )
     try:
         await session.connect()
-        reply = await session.request(
+        if session.table is not None and not args.new:
+            return server, session, None  # the seat of an unfinished match, taken back
+        if session.table is not None:
+            with contextlib.suppress(ServerError):
+                await session.request("end_match")
+            with contextlib.suppress(ServerError):
+                await session.request("leave")
+        await session.request(
             "create_table",
             name=f"{name}'s table"[:32],
             preset=args.preset,
@@ -150,7 +189,6 @@ async def start_local(args: argparse.Namespace, name: str) -> tuple[Any, Any, st
         for _ in range(4):
             await session.request("add_bot", seat=None, **bot)
         await session.request("start")
-        del reply
     except (ServerError, OSError) as exc:
         await session.close()
         await server.stop()
@@ -165,7 +203,11 @@ async def _main(args: argparse.Namespace, name: str) -> int:
     if error is not None:
         print(f"sheepshead: {error}", file=sys.stderr)
         return 1
-    app = SheepsheadApp(session, mode="play", bot_strategy=args.bots)
+    resumed = session.welcome is not None and session.welcome.get("table") is not None
+    intro = None
+    if resumed and not args.new:
+        intro = "Welcome back: your unfinished match goes on (--new starts another)."
+    app = SheepsheadApp(session, mode="play", bot_strategy=args.bots, intro=intro)
     try:
         await app.run_async()
     finally:

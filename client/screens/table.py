@@ -526,8 +526,13 @@ class TableScreen(Screen[None]):
 
         model = self.model
         if model.table_state == "playing" and model.match_over is None:
-            question = "Quit now? The match goes on"
-            question += " without you." if self.app.mode != "play" else " no further."  # type: ignore[attr-defined]
+            app: Any = self.app
+            if app.mode == "play":
+                question = "Quit now? The next `sheepshead play` picks this match up again."
+            else:
+                question = (
+                    "Quit now? After the grace period a bot plays your seat until you join again."
+                )
             self.app.push_screen(ConfirmDialog(question), self._quit_confirmed)
         else:
             await self.app.action_quit()

@@ -1,0 +1,258 @@
+"""The client against the real server over real sockets, driven by key presses (Pilot).
+
+Every test starts a :class:`server.app.Server` on 127.0.0.1 port 0 with bots that act at once and
+no pause between hands; what is waited for is always a model or screen condition, with a timeout,
+never a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from client import join as join_command
+from client import play as play_command
+from client.app import SheepsheadApp
+from client.config import CLIENT_NAME
+from client.screens.dialogs import BuryDialog, CallDialog, CreateTableDialog
+from client.screens.lobby import LobbyScreen
+from client.screens.result import ResultScreen
+from client.screens.table import TableScreen, TopBar
+from client.session import Session, TokenStore
+from engine.record import replay_record
+from server.app import Server, ServerConfig
+
+SIZE = (80, 24)
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    srv = Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, hand_pause=0))
+    await srv.start()
+    yield srv
+    await srv.stop()
+
+
+async def session_for(server: Server, tmp_path: Path, name: str = "Ann") -> Session:
+    session = Session(
+        "127.0.0.1",
+        server.port,
+        name=name,
+        client_name=CLIENT_NAME,
+        token_store=TokenStore(tmp_path / "tokens.json"),
+        min_backoff=0.05,
+    )
+    await session.connect()
+    return session
+
+
+async def seated_with_bots(session: Session, hands: int | None = 10) -> str:
+    reply = await session.request(
+        "create_table", name="test", preset="seed", options={}, hands=hands, password=None
+    )
+    for _ in range(4):
+        await session.request("add_bot", seat=None, strategy="random")
+    await session.request("start")
+    return str(reply["table"])
+
+
+async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {condition.__doc__ or condition}")
+        await pilot.pause(0.02)
+
+
+class Player:
+    """Answers whatever the table asks with keys, the way a person at the keyboard would."""
+
+    def __init__(self, pilot: Pilot[Any]) -> None:
+        self.pilot = pilot
+        self.app: Any = pilot.app
+        self.seen: set[str] = set()
+        self.results: list[dict[str, Any]] = []
+
+    async def step(self) -> None:
+        app, press = self.app, self.pilot.press
+        screen = app.screen
+        model = app.model
+        if isinstance(screen, ResultScreen):
+            self.seen.add("result")
+            self.results.append(screen.hand.result)
+            await press("enter")
+        elif isinstance(screen, BuryDialog):
+            self.seen.add("bury")
+            await press("1", "2", "enter")
+        elif isinstance(screen, CallDialog):
+            self.seen.add("call")
+            calls = [a for a in screen.actions if a.get("action") != "alone"]
+            await press("1" if calls else "a")
+        elif model.decision == "pick":
+            await press("p")
+        elif model.decision == "play":
+            await press("enter")
+        else:
+            await self.pilot.pause(0.02)
+
+    async def until(self, condition: Callable[[], bool], timeout: float = 20) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not condition():
+            if loop.time() > deadline:
+                raise AssertionError(f"timed out; seen {self.seen}")
+            await self.step()
+
+
+async def test_lobby_create_bots_start_and_play_until_we_picked(
+    server: Server, tmp_path: Path
+) -> None:
+    """Create a table in the lobby, seat bots, start, and play hands by keys until we picked.
+
+    We press pick whenever asked; the first speaker rotates with the deal, so within five hands
+    we are asked first and pick, then bury and call through their dialogs.
+    """
+    session = await session_for(server, tmp_path)
+    app = SheepsheadApp(session, mode="join", export_dir=tmp_path / "hands")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CreateTableDialog))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.seats)
+        assert app.model.table_state == "waiting" and app.model.is_host
+        for _ in range(4):
+            await pilot.press("plus")
+        await wait_for(pilot, lambda: sum(s.is_bot for s in app.model.seats) == 4)
+        await pilot.press("g")
+        await wait_for(pilot, lambda: app.model.view is not None)
+        player = Player(pilot)
+        me = app.model.my_seat
+        assert me == 0
+
+        def picked_hand_done() -> bool:
+            return any(r.get("picker") == me for r in player.results)
+
+        await player.until(picked_hand_done, timeout=40)
+        assert {"bury", "call", "result"} <= player.seen
+        assert len(app.model.history) == len(player.results)
+        assert sum(app.model.totals) == 0
+        mine = next(h for h in app.model.history if h.result.get("picker") == me)
+        assert replay_record(mine.to_record())["payouts"] == mine.result["payouts"]
+
+        # Export the latest hand: a record file that replays to the shown result.
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await pilot.press("x")
+        await wait_for(pilot, lambda: any((tmp_path / "hands").glob("*.json")))
+        path = next((tmp_path / "hands").glob("*.json"))
+        record = json.loads(path.read_text(encoding="utf-8"))
+        last = app.model.history[-1]
+        replayed = replay_record(record)
+        assert replayed == {k: last.result[k] for k in replayed}
+    await session.close()
+
+
+async def test_dropped_connection_is_shown_and_the_seat_taken_back(
+    server: Server, tmp_path: Path
+) -> None:
+    session = await session_for(server, tmp_path)
+    await seated_with_bots(session)
+    app = SheepsheadApp(session, mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.model.prompt is not None)
+        statuses: list[str] = []
+        app.watch(app, "status", lambda new: statuses.append(new), init=False)
+        seq_before = app.model.seq
+        for conn in list(server.connections):
+            conn.writer.transport.abort()
+        await wait_for(pilot, lambda: "reconnecting" in statuses)
+        await wait_for(pilot, lambda: app.status == "connected" and app.model.prompt is not None)
+        top = str(app.screen.query_one(TopBar).render())
+        assert "connected" in top and "reconnecting" not in top
+        assert app.model.seq >= seq_before
+        log = [e.text for e in app.model.log]
+        assert "Connection reconnecting" in log and "Reconnected" in log
+        # The seat is ours again: keep playing until a hand is over.
+        player = Player(pilot)
+        await player.until(lambda: bool(player.results), timeout=20)
+    await session.close()
+
+
+async def test_a_restarted_client_rejoins_its_seat(server: Server, tmp_path: Path) -> None:
+    first = await session_for(server, tmp_path)
+    table = await seated_with_bots(first)
+    hand_before = None
+    app = SheepsheadApp(first, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.hand)
+        hand_before = list(app.model.hand)
+    await first.close()  # a crash: no leave, the token stays in the store
+
+    second = await session_for(server, tmp_path)
+    assert second.table == table
+    app = SheepsheadApp(second, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.hand)
+        assert app.model.table == table and app.model.my_seat == 0
+        assert app.model.hand == hand_before
+    await second.close()
+
+
+async def test_watch_a_table(server: Server, tmp_path: Path) -> None:
+    host = await session_for(server, tmp_path, name="Host")
+    table = await seated_with_bots(host)
+    watcher = await session_for(server, tmp_path, name="Eve")
+    app = SheepsheadApp(watcher, mode="watch", watch_table=table)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.model.view is not None)
+        assert app.model.my_seat is None and app.model.hand == []
+        status = str(app.screen.query_one("#status").render())
+        assert status.startswith("Watching")
+    await watcher.close()
+    await host.close()
+
+
+async def test_play_command_sets_up_a_started_table_with_four_bots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHEEPSHEAD_DATA_DIR", str(tmp_path))
+    args = argparse.Namespace(
+        bots="random", preset="wisconsin", hands=2, bot_delay=0.0, memory=True, new=False
+    )
+    server, session, error = await play_command.start_local(args, "Ann")
+    assert error is None
+    try:
+        app = SheepsheadApp(session, mode="play")
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.model.view is not None)
+            assert isinstance(app.screen, TableScreen)
+            assert [s.kind for s in app.model.seats] == ["human"] + ["bot"] * 4
+            assert app.model.info["rules"]["preset"] == "wisconsin"
+            assert app.model.info["hands"] == 2
+    finally:
+        await session.close()
+        await server.stop()
+
+
+def test_join_says_clearly_when_the_server_is_unreachable(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    args = argparse.Namespace(address=f"127.0.0.1:{port}", name="Ann", command="join")
+    assert join_command.run(args) == 1
+    err = capsys.readouterr().err
+    assert f"cannot reach 127.0.0.1:{port}" in err and "Traceback" not in err
+    bad = argparse.Namespace(address="127.0.0.1:http", name="Ann", command="join")
+    assert join_command.run(bad) == 2
+    assert "bad port" in capsys.readouterr().err
