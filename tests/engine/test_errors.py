@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from engine import (
+    Action,
     Alone,
     BadCardError,
     BadRecordError,
@@ -36,7 +39,7 @@ HANDS = [
 BLIND = "KD 9D"
 
 
-def fresh(**options: object) -> Hand:
+def fresh(**options: Any) -> Hand:
     return new_hand(HANDS, BLIND, dealer=0, **options)
 
 
@@ -164,7 +167,7 @@ def test_error_classes_and_codes() -> None:
 
 
 def test_action_wire_forms_round_trip() -> None:
-    actions = [
+    actions: list[Action] = [
         Pick(1),
         Pass(2),
         Bury(3, (C("7S"), C("8S"))),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine import Alone, Call, Hand, Unknown, card_code, parse_card
 from tests.engine.helpers import act, held, legal_cards, new_hand, play_trick, rejected
 
@@ -25,7 +27,7 @@ def calls(hand: Hand) -> set[str]:
 # Seat 1 (left of dealer 0) picks at once in these deals.
 
 
-def picked(hands: list[str], blind: str, bury: str, **options: object) -> Hand:
+def picked(hands: list[str], blind: str, bury: str, **options: Any) -> Hand:
     hand = new_hand(hands, blind, dealer=0, **options)
     return act(hand, "pick", f"bury {bury}")
 

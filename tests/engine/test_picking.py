@@ -44,7 +44,7 @@ def test_first_pick_ends_the_round() -> None:
     rejected(hand, "pass", "illegal_action", "Now is the time to bury two cards")
     assert_rejected(hand, Pick(1), "not_your_turn")
     act(hand, "bury AD 7C")
-    assert hand.phase == "call" and hand.turn == 0
+    assert (hand.phase, hand.turn) == ("call", 0)
     assert held(hand, 0) == {"AC", "TC", "KC", "9C", "8C", "TD"}
 
 

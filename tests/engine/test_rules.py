@@ -70,7 +70,7 @@ def test_unknown_option_or_preset() -> None:
         RuleSet().replace(players=4)
     # msgpack maps may have non-string keys.
     with pytest.raises(RuleOptionError):
-        RuleSet.from_dict({1: True})
+        RuleSet.from_dict({1: True})  # type: ignore[dict-item]
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,8 @@ from engine import Hand, Play, parse_card
 from engine.cards import FOLLOW, TRUMP, card_code
 from tests.engine.helpers import act, legal_cards, new_hand, play_trick, rejected
 
+SLOTS: list[int | str] = [0, 1, 2, 3, 4, "blind"]
+
 
 def deal_for_trick(row: str) -> tuple[list[str], str]:
     """Hands and blind in which seat 1 can lead ``row``'s trick (cards in seat order 0–4).
@@ -26,14 +28,15 @@ def deal_for_trick(row: str) -> tuple[list[str], str]:
     size: dict[int | str, int] = {s: 6 for s in range(5)}
     size["blind"] = 2
     rest = [c for c in range(32) if c not in cards]
-    may_hold_led = [s for s in range(5) if (1 << cards[s]) & follow] + ["blind"]
+    may_hold_led: list[int | str] = [s for s in range(5) if (1 << cards[s]) & follow]
+    may_hold_led.append("blind")
     led = [c for c in rest if (1 << c) & follow]
     other = [c for c in rest if not (1 << c) & follow]
     for c in led:
         slot = next(s for s in may_hold_led if len(hands[s]) < size[s])
         hands[slot].append(c)
     for c in other:
-        slot = next(s for s in [0, 1, 2, 3, 4, "blind"] if len(hands[s]) < size[s])
+        slot = next(s for s in SLOTS if len(hands[s]) < size[s])
         hands[slot].append(c)
     return (
         [" ".join(card_code(c) for c in hands[s]) for s in range(5)],
