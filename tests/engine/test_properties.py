@@ -37,6 +37,7 @@ from engine import (
 )
 from engine.cards import FAIL, TRUMP, card_code, cards_in, parse_card
 from engine.rules import OPTION_NAMES, option_choices
+from tests.engine import reference
 
 CARD = re.compile(r"^[789TJQKA][CSHD]$")
 ACES = [parse_card(c) for c in ("AC", "AS", "AH")]
@@ -227,6 +228,9 @@ def play(
         if check:
             check_views(hand)
             check_legal_is_can(hand, rng)
+        if hand.phase == "play":
+            engine_legal = {card_code(a.card) for a in hand.legal_actions() if isinstance(a, Play)}
+            assert engine_legal == reference.legal_plays(hand)
         if stacked and hand.phase == "pick":
             action: Action = legal_pick(hand)
         else:
@@ -278,6 +282,24 @@ def test_random_hands_complete_and_balance(
     assert set(played) | set(cards_in(rest)) == set(range(32))
     assert not set(played) & set(cards_in(rest))
     assert all(h == 0 for h in hand.hands)
+    # Trick winners, trick points and payouts as RULES.md states them.
+    under = None if hand.under is None else card_code(hand.under)
+    for t in r.tricks:
+        codes = [card_code(c) for c in t.cards]
+        index = reference.trick_winner(codes, rules.jack_order, under)
+        assert t.winner == (t.leader + index) % 5
+        assert t.points == reference.points(codes)
+    expected = reference.payouts(
+        rules,
+        picker=r.picker,
+        partner=r.partner,
+        leaster=r.leaster,
+        doubler=r.doubler,
+        points=list(r.points),
+        tricks_won=list(hand.tricks_won),
+        multiplier=multiplier,
+    )
+    assert list(r.payouts) == expected
     if r.leaster:
         assert r.picker is None and rules.no_pick == "leaster"
     else:
