@@ -96,7 +96,6 @@ RATE_LIMITED: Final = "rate_limited"
 TOO_MANY_CONNECTIONS: Final = "too_many_connections"
 TOO_MANY_TABLES: Final = "too_many_tables"
 IDLE_TIMEOUT: Final = "idle_timeout"
-SLOW_CONSUMER: Final = "slow_consumer"
 REPLACED: Final = "replaced"
 SERVER_SHUTDOWN: Final = "server_shutdown"
 INTERNAL_ERROR: Final = "internal_error"
@@ -149,7 +148,6 @@ PROTOCOL_ERROR_CODES: Final[dict[str, str]] = {
     TOO_MANY_CONNECTIONS: "the server (or your address) has too many connections",
     TOO_MANY_TABLES: "the server has as many tables open as it allows",
     IDLE_TIMEOUT: "nothing was received for too long; the connection is closed",
-    SLOW_CONSUMER: "the client did not read its messages; the connection is closed",
     REPLACED: "a newer connection took over this seat; this connection is closed",
     SERVER_SHUTDOWN: "the server is shutting down; reconnect later with your token",
     INTERNAL_ERROR: "the server failed to handle the request (it is logged; nothing changed)",

@@ -151,7 +151,13 @@ class Server:
         self._lobby = Lobby(config, self.store)
         self.restored = self._lobby.restore()
         self.store.commit()
-        self._listener = await asyncio.start_server(self._accept, config.host, config.port)
+        try:
+            self._listener = await asyncio.start_server(self._accept, config.host, config.port)
+        except OSError:
+            self._lobby.shutdown()
+            self.store.close()
+            self.store = None
+            raise
         sockets = self._listener.sockets
         if sockets:
             self.port = sockets[0].getsockname()[1]

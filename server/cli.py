@@ -13,6 +13,7 @@ import contextlib
 import logging
 import signal
 import socket
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -121,8 +122,14 @@ async def _serve(args: argparse.Namespace) -> int:
     server = Server(config)
     try:
         await server.start()
+    except sqlite3.Error as exc:
+        print(f"sheepshead serve: cannot use the database {db}: {exc}", file=sys.stderr)
+        return 1
+    except RuntimeError as exc:  # a database from a newer version
+        print(f"sheepshead serve: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
-        print(f"sheepshead serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        print(f"sheepshead serve: cannot start on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
     print(startup_message(args.host, server.port, str(db)), flush=True)
     stop = asyncio.Event()

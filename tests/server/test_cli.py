@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import socket
+from pathlib import Path
 
 import platformdirs
 import pytest
@@ -52,3 +53,13 @@ def test_lan_addresses_are_ipv4_and_not_loopback() -> None:
 def test_a_port_out_of_range_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "--port", "70000"]) == 2
     assert "--port" in capsys.readouterr().err
+
+
+def test_a_database_that_cannot_be_opened_is_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    not_a_db = tmp_path / "junk.db"
+    not_a_db.write_bytes(b"this is not a database" * 100)
+    assert main(["serve", "--port", "0", "--db", str(not_a_db), "--log-level", "error"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot use the database" in err and str(not_a_db) in err
