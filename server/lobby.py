@@ -38,6 +38,7 @@ class Lobby:
         self.store = store
         self.tables: dict[str, Table] = {}
         self.tokens: dict[str, tuple[Table, int]] = {}
+        self._listing: tuple[list[dict[str, Any]], bool] | None = None
 
     # ------------------------------------------------------------------ Hub
 
@@ -59,11 +60,21 @@ class Lobby:
     def table_closed(self, table: Table) -> None:
         """Forget a closed table."""
         self.tables.pop(table.id, None)
+        self._listing = None
+
+    def summary_changed(self) -> None:
+        """Some table's summary changed: the cached ``list_tables`` answer is out of date."""
+        self._listing = None
 
     # ------------------------------------------------------------------ requests
 
     def list_tables(self) -> tuple[list[dict[str, Any]], bool]:
         """Table summaries, waiting tables first, and whether the list was cut to fit a frame."""
+        if self._listing is None:
+            self._listing = self._build_listing()
+        return self._listing
+
+    def _build_listing(self) -> tuple[list[dict[str, Any]], bool]:
         order = {"waiting": 0, "playing": 1, "over": 2}
         tables = sorted(self.tables.values(), key=lambda t: (order.get(t.state, 3), t.id))
         out: list[dict[str, Any]] = []
@@ -106,6 +117,7 @@ class Lobby:
         table_id = self.store.create_table(config.to_dict(), created=self.wall())
         table = Table(self, table_id, config)
         self.tables[table_id] = table
+        self._listing = None
         log.info("table %s created by %s: %s", table_id, peer.name, rules.to_dict())
         seat, token = table.join(peer, 0, req.password)
         return table, seat, token

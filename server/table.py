@@ -95,6 +95,9 @@ class Hub(Protocol):
     def table_closed(self, table: Table) -> None:
         """Forget a table that closed."""
 
+    def summary_changed(self) -> None:
+        """A table's summary changed (the lobby listing must be rebuilt)."""
+
 
 def hash_token(token: str) -> str:
     """The stored form of a seat token (tokens themselves are never stored or broadcast)."""
@@ -319,6 +322,7 @@ class Table:
     def watch(self, peer: Peer) -> None:
         """Add ``peer`` as a spectator and send the public snapshot."""
         self.spectators.add(peer)
+        self.hub.summary_changed()
         peer.table = self
         peer.seat = None
         self.last_activity = self.hub.now()
@@ -332,6 +336,7 @@ class Table:
         peer.seat = None
         if seat is None or self.seats[seat].peer is not peer:
             self.spectators.discard(peer)
+            self.hub.summary_changed()
             self._maybe_close()
             return
         s = self.seats[seat]
@@ -490,6 +495,7 @@ class Table:
             return
         if seat is None or self.seats[seat].peer is not peer:
             self.spectators.discard(peer)
+            self.hub.summary_changed()
             self._maybe_close()
             return
         s = self.seats[seat]
@@ -655,6 +661,7 @@ class Table:
         self.seq += 1
         if turn:
             self.turn_seq = self.seq
+        self.hub.summary_changed()
         store = self.hub.store
         store.update_table(self.id, seq=self.seq, totals=self.totals)
         self._update_deadline()
