@@ -18,6 +18,7 @@ import hashlib
 from typing import Any
 
 from engine.actions import NUM_SEATS, Action, Seat
+from engine.errors import IllegalActionError
 from engine.hand import Hand
 from engine.record import export_record
 from engine.rules import RuleSet
@@ -70,6 +71,9 @@ class Match:
 
     def apply(self, action: Action) -> None:
         """Apply an action to the current hand; book the result when the hand ends."""
+        if self.ended:
+            # end() abandons the hand in progress: playing it on would book it into the totals.
+            raise IllegalActionError("The match has ended", "hand_over")
         self.hand.apply(action)
         if self.hand.is_over:
             self._book(self.hand)
