@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from engine import Hand, Match, Pass, Pick, RuleSet, export_record, replay_record
+from engine import (
+    Hand,
+    IllegalActionError,
+    Match,
+    Pass,
+    Pick,
+    RuleSet,
+    export_record,
+    replay_record,
+)
 from tests.engine.helpers import act, assert_rejected, held, new_hand, rejected
 
 HANDS = [
@@ -168,3 +177,17 @@ def test_hand_constructor_checks_dealer_and_multiplier() -> None:
         Hand(RuleSet(), 5, hand.deal)
     with pytest.raises(ValueError):
         Hand(RuleSet(), 0, hand.deal, multiplier=0)
+
+
+def test_ended_match_abandons_the_hand_in_progress() -> None:
+    match = Match(RuleSet(), seed=4, hand_limit=3, first_dealer=1)
+    match.apply(match.hand.legal_actions()[0])
+    match.end()
+    assert match.is_over
+    action = match.hand.legal_actions()[0]
+    with pytest.raises(IllegalActionError) as info:
+        match.apply(action)
+    assert info.value.code == "hand_over"
+    assert match.hands_played == 0 and match.totals == [0] * 5
+    with pytest.raises(ValueError):
+        match.next_hand()
