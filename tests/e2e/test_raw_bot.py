@@ -1,0 +1,105 @@
+"""examples/raw_bot.py, the standard-library bot written from PROTOCOL.md, plays real matches.
+
+The bot runs as a separate program (``sys.executable``) against the real server on 127.0.0.1,
+port 0, so the example keeps working as the protocol documentation it claims to be.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.server.support import next_event, play_until, running_server, session
+
+RAW_BOT = Path(__file__).resolve().parents[2] / "examples" / "raw_bot.py"
+TIMEOUT = 15.0
+HAND_LINE = re.compile(r"^hand (\d+): .*; payouts \[([-\d, ]+)\]; totals \[([-\d, ]+)\]$")
+FINAL_LINE = re.compile(r"^match over after (\d+) hands: totals \[([-\d, ]+)\]$")
+
+
+def ints(text: str) -> list[int]:
+    """``"1, -2, 3"`` as a list of ints."""
+    return [int(x) for x in text.split(",")]
+
+
+async def run_raw_bot(*args: str) -> tuple[asyncio.subprocess.Process, asyncio.Task[bytes]]:
+    """Start the raw bot; returns the process and a task collecting its stdout."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(RAW_BOT),
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+
+    async def collect() -> bytes:
+        out, err = await proc.communicate()
+        return out + b"\n--- stderr ---\n" + err
+
+    return proc, asyncio.create_task(collect())
+
+
+def check_output(text: str, hands: int) -> list[int]:
+    """The bot reported ``hands`` hands whose payouts add up to final totals summing to zero."""
+    lines = text.split("\n--- stderr ---\n")[0].splitlines()
+    hand_lines = [m for m in map(HAND_LINE.match, lines) if m]
+    finals = [m for m in map(FINAL_LINE.match, lines) if m]
+    assert [int(m[1]) for m in hand_lines] == list(range(1, hands + 1)), text
+    assert len(finals) == 1, text
+    assert int(finals[0][1]) == hands
+    totals = ints(finals[0][2])
+    assert len(totals) == 5 and sum(totals) == 0
+    running = [0] * 5
+    for m in hand_lines:
+        running = [a + b for a, b in zip(running, ints(m[2]), strict=True)]
+        assert ints(m[3]) == running
+    assert running == totals
+    return totals
+
+
+async def test_raw_bot_creates_a_table_and_plays_the_match() -> None:
+    async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
+        proc, output = await run_raw_bot("--create", "--hands", "2", "127.0.0.1", str(server.port))
+        text = (await asyncio.wait_for(output, TIMEOUT)).decode()
+        assert proc.returncode == 0, text
+        totals = check_output(text, hands=2)
+        assert "seated at table t1, seat 0" in text
+        # What the bot printed is what the server stored.
+        assert server.store is not None
+        assert len(server.store.hand_records("t1")) == 2
+        assert [r["total"] for r in server.store.results("t1")] == totals
+        assert "server error" not in text
+
+
+async def test_raw_bot_joins_a_table_a_session_host_opened(tmp_path: Path) -> None:
+    async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
+        host = session(server, "Host", tmp_path)
+        await host.connect()
+        created = await host.request("create_table", name="mixed", hands=2)
+        table = created["table"]
+        for _ in range(3):
+            await host.request("add_bot", seat=None, strategy="random")
+        proc, output = await run_raw_bot("--table", table, "127.0.0.1", str(server.port))
+
+        # The raw bot takes the last free seat; the host sees it arrive, then starts.
+        def seat4(state: dict[str, Any]) -> Any:
+            return state["info"]["seats"][4]
+
+        while True:
+            state = await next_event(host, "state", timeout=TIMEOUT)
+            if seat4(state)["kind"] != "empty":
+                break
+        assert seat4(state) == {**seat4(state), "name": "Raw bot", "kind": "bot", "remote": True}
+        await host.request("start")
+        final = await play_until(host, "match_over", [], random.Random(1), timeout=TIMEOUT)
+
+        text = (await asyncio.wait_for(output, TIMEOUT)).decode()
+        assert proc.returncode == 0, text
+        assert f"seated at table {table}, seat 4" in text
+        assert check_output(text, hands=2) == final["totals"]
+        await host.close()
