@@ -1,0 +1,666 @@
+"""Benchmark: the real server, in its own process, under load from real protocol clients.
+
+Run by hand (figures are printed, nothing is asserted)::
+
+    .venv/bin/python bench/server.py --mode closed [--tables 20] [--seconds 20]
+    .venv/bin/python bench/server.py --mode human [--tables 2000] [--seconds 20]
+    .venv/bin/python bench/server.py ... --db memory         # default: a temp file on disk
+    .venv/bin/python bench/server.py ... --profile out.prof  # cProfile the server's window
+
+The server runs in a child process pinned to one core (``--server-core``, default 0) with its
+limits raised for the load; the load generators run in other processes (``--workers``, pinned to
+``--client-cores``, default 1) and speak the real protocol over loopback with the project's codec
+(``protocol.framing``) on lightweight asyncio protocols, one socket per seat, five seats per table,
+every match open-ended. Every seat answers its ``your_turn`` with a random legal action:
+
+- ``closed``: at once, so each table runs as fast as the round trip allows. Measures actions/s
+  accepted by the server and the latency from sending an action to receiving the ``state`` with
+  the new seq, at the acting seat and at the other four.
+- ``human``: after ``--pace`` seconds on average (uniform 0.5-1.5 x pace), so each table acts about
+  once per pace. Measures the same latency and the server's resident memory per table.
+
+Targets (one server core): closed >= 5,000 actions/s with p99 action->broadcast < 50 ms; human
+p99 < 10 ms and <= 50 KB per table.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Running this file puts bench/ first on sys.path, where this very file would shadow the server
+# package (and bench/engine.py the engine); take it off so the real packages are found.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import contextlib  # noqa: E402
+import cProfile  # noqa: E402
+import io  # noqa: E402
+import logging  # noqa: E402
+import multiprocessing as mp  # noqa: E402
+import pstats  # noqa: E402
+import random  # noqa: E402
+import resource  # noqa: E402
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from array import array  # noqa: E402
+from collections import Counter  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from multiprocessing.connection import Connection as Pipe  # noqa: E402
+from typing import Any  # noqa: E402
+
+from protocol.framing import FrameDecoder, FrameError, encode  # noqa: E402
+
+SETUP_CONCURRENCY = 25
+"""Tables a load generator sets up at once (the server's listen backlog is 100)."""
+
+
+# ---------------------------------------------------------------------------- process helpers
+
+
+def pin(cores: set[int]) -> str:
+    """Pin this process to ``cores`` when the machine has them; says what was done."""
+    available = os.sched_getaffinity(0)
+    wanted = cores & available
+    if not wanted:
+        return f"not pinned (cores {sorted(cores)} not available)"
+    os.sched_setaffinity(0, wanted)
+    return f"cores {sorted(wanted)}"
+
+
+def raise_nofile(want: int) -> int:
+    """Raise this process's open-file limit towards ``want`` (up to the hard limit)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = want if hard == resource.RLIM_INFINITY else min(want, hard)
+    if target > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def rss_kib(pid: int) -> int:
+    """Resident memory of ``pid`` in KiB (VmRSS)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds used so far by ``pid``."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def runqueue_seconds(pid: int) -> float:
+    """Seconds ``pid`` has spent runnable but waiting for a CPU (/proc/<pid>/schedstat)."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+# ---------------------------------------------------------------------------- the server process
+
+
+def server_process(pipe: Pipe, config: dict[str, Any], cores: set[int], nofile: int) -> None:
+    """Run the real Server until told to stop; commands arrive on ``pipe``."""
+    from server.app import Server, ServerConfig
+
+    pinned = pin(cores)
+    limit = raise_nofile(nofile)
+    logging.basicConfig(level=logging.WARNING, format="server: %(levelname)s %(message)s")
+    profiler: cProfile.Profile | None = None
+
+    async def run() -> dict[str, Any]:
+        nonlocal profiler
+        server = Server(ServerConfig(**config))
+        await server.start()
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        commits_at_go = 0
+
+        def command() -> None:
+            nonlocal profiler, commits_at_go
+            what, arg = pipe.recv()
+            if what == "profile":
+                profiler = cProfile.Profile()
+                profiler.enable()
+            elif what == "go":
+                commits_at_go = server.store.commits if server.store else 0
+            elif what == "stop":
+                if profiler is not None:
+                    profiler.disable()
+                    profiler.dump_stats(arg)
+                stop.set()
+
+        loop.add_reader(pipe.fileno(), command)
+        pipe.send(("ready", {"port": server.port, "pinned": pinned, "nofile": limit}))
+        await stop.wait()
+        commits = (server.store.commits if server.store else 0) - commits_at_go
+        loop.remove_reader(pipe.fileno())
+        await server.stop()
+        return {"commits": commits}
+
+    stats = asyncio.run(run())
+    pipe.send(("stopped", stats))
+
+
+# ---------------------------------------------------------------------------- the load generator
+
+
+@dataclass
+class Stats:
+    """What one load generator measured during the window."""
+
+    self_ms: array[float] = field(default_factory=lambda: array("d"))
+    others_ms: array[float] = field(default_factory=lambda: array("d"))
+    accepted: int = 0
+    states: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    window: float = 0.0
+    cpu: float = 0.0
+
+
+class Seat(asyncio.Protocol):
+    """One seat's connection: frames in, requests and actions out."""
+
+    def __init__(self, table: TableLoad, number: int) -> None:
+        self.table = table
+        self.number = number
+        self.decoder = FrameDecoder(max_frame=1 << 20)
+        self.transport: asyncio.Transport | None = None
+        self.ids = 0
+        self.waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.actions: set[int] = set()
+        self.lost: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Keep the transport."""
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Fail whatever still waits for a reply."""
+        for future in self.waiting.values():
+            if not future.done():
+                future.set_exception(ConnectionError("connection lost"))
+        if not self.lost.done():
+            self.lost.set_result(None)
+        self.table.gen.disconnects += 0 if self.table.gen.closing else 1
+
+    def data_received(self, data: bytes) -> None:
+        """Decode every complete frame and hand it on."""
+        for msg in self.decoder.feed(data):
+            if isinstance(msg, FrameError):
+                self.table.gen.stats.errors[f"frame:{msg.code}"] += 1
+                continue
+            self.receive(msg)
+
+    def send(self, msg: dict[str, Any]) -> int:
+        """Send a request with a fresh id; returns the id."""
+        self.ids += 1
+        msg["id"] = self.ids
+        assert self.transport is not None
+        self.transport.write(encode(msg))
+        return self.ids
+
+    async def request(self, type: str, **fields: Any) -> dict[str, Any]:
+        """Send a setup request and wait for its reply (an error reply raises)."""
+        future = asyncio.get_running_loop().create_future()
+        self.waiting[self.send({"type": type, **fields})] = future
+        reply = await future
+        if reply["type"] == "error":
+            raise RuntimeError(f"{type}: {reply['code']}: {reply['message']}")
+        return reply
+
+    def receive(self, msg: dict[str, Any]) -> None:
+        """One message from the server."""
+        kind = msg.get("type")
+        if kind == "state":
+            self.table.on_state(self, msg)
+        elif kind == "your_turn":
+            self.table.on_turn(self, msg)
+        elif kind in ("ok", "error", "welcome"):
+            ident = msg.get("id")
+            future = self.waiting.pop(ident, None) if isinstance(ident, int) else None
+            if future is not None:
+                if not future.done():
+                    future.set_result(msg)
+            elif ident in self.actions:
+                self.actions.discard(ident)
+                if kind == "ok":
+                    self.table.gen.on_accepted()
+                else:
+                    self.table.gen.stats.errors[str(msg.get("code"))] += 1
+            elif kind == "error":
+                self.table.gen.stats.errors[str(msg.get("code"))] += 1
+        elif kind == "ping":
+            assert self.transport is not None
+            self.transport.write(encode({"type": "pong"}))
+
+
+class TableLoad:
+    """Five seats at one table, and the one action in flight there."""
+
+    def __init__(self, gen: Generator, number: int) -> None:
+        self.gen = gen
+        self.number = number
+        self.rng = random.Random(gen.seed * 100_003 + number)
+        self.seats: list[Seat] = []
+        # seq of the state an action should produce -> (when it was sent, who sent it). In the
+        # closed loop the next seat may act before the last seat has read the previous state,
+        # so more than one action can be awaiting its broadcasts.
+        self.flying: dict[int, tuple[float, Seat]] = {}
+        self.timer: asyncio.TimerHandle | None = None
+
+    def on_turn(self, seat: Seat, prompt: dict[str, Any]) -> None:
+        """Answer the prompt at once (closed) or after a human-like pause."""
+        if self.gen.pace <= 0:
+            self.act(seat, prompt)
+        else:
+            if self.timer is not None:
+                self.timer.cancel()
+            delay = self.gen.pace * self.rng.uniform(0.5, 1.5)
+            self.timer = self.gen.loop.call_later(delay, self.act, seat, prompt)
+
+    def act(self, seat: Seat, prompt: dict[str, Any]) -> None:
+        """Send a random legal action quoting the prompt's seq."""
+        self.timer = None
+        if self.gen.closing or seat.transport is None or seat.transport.is_closing():
+            return
+        choice = self.rng.choice(prompt["legal"])
+        seq = prompt["seq"] + 1  # nothing else changes these tables meanwhile
+        self.flying[seq] = (time.perf_counter(), seat)
+        self.flying.pop(seq - 10, None)  # a broadcast that never came must not pile up
+        seat.actions.add(seat.send({"type": "action", "seq": prompt["seq"], "action": choice}))
+
+    def on_state(self, seat: Seat, msg: dict[str, Any]) -> None:
+        """Time the broadcast that shows the action in flight."""
+        flying = self.flying.get(msg["seq"])
+        if flying is None or not self.gen.measuring:
+            return
+        sent_at, actor = flying
+        stats = self.gen.stats
+        stats.states += 1
+        elapsed = (time.perf_counter() - sent_at) * 1000.0
+        (stats.self_ms if seat is actor else stats.others_ms).append(elapsed)
+
+
+class Generator:
+    """One load-generator process: its share of the tables and what it measured."""
+
+    def __init__(self, port: int, tables: range, pace: float, seed: int) -> None:
+        self.port = port
+        self.tables = tables
+        self.pace = pace
+        self.seed = seed
+        self.loop = asyncio.get_running_loop()
+        self.stats = Stats()
+        self.measuring = False
+        self.closing = False
+        self.disconnects = 0
+        self.loads: list[TableLoad] = []
+
+    def on_accepted(self) -> None:
+        """An action got its ok."""
+        if self.measuring:
+            self.stats.accepted += 1
+
+    async def open_seat(self, table: TableLoad, number: int) -> Seat:
+        """Dial and say hello."""
+        _, seat = await self.loop.create_connection(
+            lambda: Seat(table, number), "127.0.0.1", self.port
+        )
+        await seat.request(
+            "hello", version=1, client="bench/1", kind="bot", name=f"b{table.number}.{number}"
+        )
+        return seat
+
+    async def setup(self, number: int) -> None:
+        """Open a table with five client seats and start its open-ended match."""
+        table = TableLoad(self, number)
+        self.loads.append(table)
+        table.seats = list(await asyncio.gather(*(self.open_seat(table, i) for i in range(5))))
+        host = table.seats[0]
+        reply = await host.request("create_table", name=f"bench {number}", hands=None)
+        await asyncio.gather(
+            *(table.seats[i].request("join", table=reply["table"], seat=i) for i in range(1, 5))
+        )
+        await host.request("start")
+
+    async def setup_all(self) -> float:
+        """Set every table up, a few at a time; returns the seconds it took."""
+        start = time.perf_counter()
+        gate = asyncio.Semaphore(SETUP_CONCURRENCY)
+
+        async def one(number: int) -> None:
+            async with gate:
+                await self.setup(number)
+
+        await asyncio.gather(*(one(n) for n in self.tables))
+        return time.perf_counter() - start
+
+    async def measure(self, seconds: float) -> None:
+        """Record everything for ``seconds``."""
+        cpu = os.times()
+        start = time.perf_counter()
+        self.measuring = True
+        await asyncio.sleep(seconds)
+        self.measuring = False
+        self.stats.window = time.perf_counter() - start
+        after = os.times()
+        self.stats.cpu = (after.user - cpu.user) + (after.system - cpu.system)
+
+    def close(self) -> None:
+        """Drop every connection."""
+        self.closing = True
+        for table in self.loads:
+            if table.timer is not None:
+                table.timer.cancel()
+            for seat in table.seats:
+                if seat.transport is not None:
+                    seat.transport.abort()
+
+
+def worker_process(
+    pipe: Pipe,
+    port: int,
+    tables: range,
+    pace: float,
+    seed: int,
+    cores: set[int],
+    nofile: int,
+) -> None:
+    """A load generator: set up ``tables``, then measure when told to."""
+    pinned = pin(cores)
+    raise_nofile(nofile)
+
+    async def run() -> None:
+        gen = Generator(port, tables, pace, seed)
+        inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        gen.loop.add_reader(pipe.fileno(), lambda: inbox.put_nowait(pipe.recv()))
+        try:
+            took = await gen.setup_all()
+        except Exception as exc:
+            pipe.send(("failed", f"{type(exc).__name__}: {exc}"))
+            gen.close()
+            return
+        pipe.send(("ready", {"setup": took, "pinned": pinned}))
+        what, seconds = await inbox.get()
+        if what == "go":
+            await gen.measure(seconds)
+            s = gen.stats
+            pipe.send(
+                (
+                    "result",
+                    {
+                        "self_ms": s.self_ms.tobytes(),
+                        "others_ms": s.others_ms.tobytes(),
+                        "accepted": s.accepted,
+                        "states": s.states,
+                        "errors": dict(s.errors),
+                        "window": s.window,
+                        "cpu": s.cpu,
+                        "disconnects": gen.disconnects,
+                    },
+                )
+            )
+            await inbox.get()  # "exit"
+        gen.close()
+        await asyncio.sleep(0.1)
+
+    asyncio.run(run())
+
+
+# ---------------------------------------------------------------------------- the conductor
+
+
+def percentile(ordered: list[float], q: float) -> float:
+    """The ``q``-quantile (0..1) of sorted values (nan when empty)."""
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def summary(values: list[float]) -> str:
+    """``p50 / p99 / max`` in ms, and the count."""
+    ordered = sorted(values)
+    return (
+        f"p50 {percentile(ordered, 0.5):7.2f}  p99 {percentile(ordered, 0.99):7.2f}  "
+        f"max {ordered[-1] if ordered else float('nan'):8.2f} ms  (n={len(ordered):,})"
+    )
+
+
+def verdict(ok: bool) -> str:
+    """MET or NOT MET."""
+    return "MET" if ok else "NOT MET"
+
+
+def main() -> int:
+    """Parse arguments, run the benchmark, print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=["closed", "human"], default="closed", help="load shape")
+    parser.add_argument(
+        "--tables", type=int, default=None, help="tables (default 20 closed, 2000 human)"
+    )
+    parser.add_argument("--seconds", type=float, default=20.0, help="measurement window (20)")
+    parser.add_argument("--warmup", type=float, default=2.0, help="seconds before measuring (2)")
+    parser.add_argument(
+        "--db",
+        choices=["disk", "memory"],
+        default="disk",
+        help="disk: a temp SQLite file (default)",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=None, help="load-generator processes (1 closed, 2 human)"
+    )
+    parser.add_argument("--pace", type=float, default=1.0, help="human mode: seconds per action")
+    parser.add_argument("--hand-pause", type=float, default=0.0, help="server pause between hands")
+    parser.add_argument("--server-core", type=int, default=0, help="core for the server (0)")
+    parser.add_argument(
+        "--client-cores", default="1", help="cores for the load generators, comma-separated (1)"
+    )
+    parser.add_argument("--profile", metavar="PATH", help="cProfile the server during the window")
+    parser.add_argument("--seed", type=int, default=1, help="random seed for the seats' choices")
+    args = parser.parse_args()
+
+    human = args.mode == "human"
+    tables = args.tables if args.tables is not None else (2000 if human else 20)
+    workers = max(1, min(args.workers or (2 if human else 1), tables))
+    pace = args.pace if human else 0.0
+    connections = tables * 5
+    nofile = connections + 512
+    client_cores = {int(c) for c in args.client_cores.split(",") if c.strip()}
+    have = raise_nofile(nofile)
+    if have < nofile:
+        print(f"warning: open-file limit is {have}, the run needs about {nofile}")
+
+    tmp = tempfile.mkdtemp(prefix="sheepshead-bench-")
+    db_path = os.path.join(tmp, "bench.db") if args.db == "disk" else None
+    config = {
+        "host": "127.0.0.1",
+        "port": 0,
+        "db_path": db_path,
+        "bot_delay": 0.0,
+        "hand_pause": args.hand_pause,
+        "max_connections": connections + 100,
+        "max_per_address": connections + 100,
+        "max_tables": tables + 10,
+        "rate": 1e6,  # a closed-loop seat sends far more than a person's 20 messages/s
+        "burst": 1e6,
+        "ping_interval": 3600.0,
+        "idle_timeout": 7200.0,
+    }
+    ctx = mp.get_context("fork")
+    load_before = os.getloadavg()
+
+    server_end, child_end = ctx.Pipe()
+    server = ctx.Process(
+        target=server_process, args=(child_end, config, {args.server_core}, nofile), daemon=True
+    )
+    server.start()
+    assert server.pid is not None
+    what, info = server_end.recv()
+    assert what == "ready", what
+    port = info["port"]
+    time.sleep(0.3)  # let the fresh process settle before the baseline
+    rss_before = rss_kib(server.pid)
+
+    shares = [range(w, tables, workers) for w in range(workers)]
+    gens: list[tuple[mp.process.BaseProcess, Pipe]] = []
+    for w, share in enumerate(shares):
+        mine, theirs = ctx.Pipe()
+        proc = ctx.Process(
+            target=worker_process,
+            args=(theirs, port, share, pace, args.seed + w, client_cores, nofile),
+            daemon=True,
+        )
+        proc.start()
+        gens.append((proc, mine))
+
+    print(
+        f"bench/server.py: mode {args.mode}, {tables} tables, {connections} connections, "
+        f"{workers} load generator(s), database {'on disk: ' + db_path if db_path else 'in memory'}"
+    )
+    print(f"server pid {server.pid} pinned to {info['pinned']}; open-file limit {info['nofile']}")
+    print("setting up tables...", flush=True)
+    failed = False
+    setup_times = []
+    for proc, pipe in gens:
+        what, detail = pipe.recv()
+        if what != "ready":
+            print(f"load generator {proc.pid} failed during setup: {detail}")
+            failed = True
+        else:
+            setup_times.append(detail["setup"])
+    if failed:
+        server_end.send(("stop", None))
+        for proc, _ in gens:
+            proc.kill()
+        return 1
+    rss_setup = rss_kib(server.pid)
+    print(f"set up in {max(setup_times):.1f} s; warming up {args.warmup:g} s...", flush=True)
+    time.sleep(args.warmup)
+
+    if args.profile:
+        server_end.send(("profile", None))
+    server_end.send(("go", None))
+    cpu_before = cpu_seconds(server.pid)
+    waited_before = runqueue_seconds(server.pid)
+    started = time.perf_counter()
+    for _, pipe in gens:
+        pipe.send(("go", args.seconds))
+    results = [pipe.recv()[1] for _, pipe in gens]
+    wall = time.perf_counter() - started
+    server_cpu = cpu_seconds(server.pid) - cpu_before
+    server_waited = runqueue_seconds(server.pid) - waited_before
+    rss_end = rss_kib(server.pid)
+    load_after = os.getloadavg()
+    for _, pipe in gens:
+        pipe.send(("exit", None))
+    profile_path = os.path.abspath(args.profile) if args.profile else None
+    server_end.send(("stop", profile_path))
+    stopped = server_end.recv()
+    server_stats = stopped[1] if stopped[0] == "stopped" else {}
+    for proc, _ in gens:
+        proc.join(5)
+    server.join(10)
+
+    self_ms: list[float] = []
+    others_ms: list[float] = []
+    errors: Counter[str] = Counter()
+    accepted = 0
+    gen_cpu: list[float] = []
+    disconnects = 0
+    window = max(r["window"] for r in results)
+    for r in results:
+        self_ms.extend(array("d", r["self_ms"]))
+        others_ms.extend(array("d", r["others_ms"]))
+        errors.update(r["errors"])
+        accepted += r["accepted"]
+        gen_cpu.append(r["cpu"] / r["window"])
+        disconnects += r["disconnects"]
+    rate = accepted / window
+    every = self_ms + others_ms
+    worst_p99 = max(percentile(sorted(self_ms), 0.99), percentile(sorted(others_ms), 0.99))
+
+    print()
+    print("=" * 78)
+    print(f"mode {args.mode}: {tables} tables x 5 client seats, window {window:.1f} s")
+    print(
+        f"config: db {'disk (' + db_path + ')' if db_path else 'memory'}, hand_pause "
+        f"{args.hand_pause:g} s, pace {pace:g} s/action/table, {workers} load generator(s) on "
+        f"cores {sorted(client_cores)}, server on core {args.server_core}"
+    )
+    cores = os.cpu_count()
+    print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} ({cores} cores)")
+    print(f"actions accepted:      {accepted:,} = {rate:,.0f} actions/s")
+    print(f"action -> own state:   {summary(self_ms)}")
+    print(f"action -> 4 others:    {summary(others_ms)}")
+    print(f"action -> any seat:    {summary(every)}")
+    print(
+        f"server CPU: {server_cpu / wall * 100:.0f}% of one core; "
+        f"{server_cpu / max(accepted, 1) * 1e6:.0f} us per action; "
+        f"{server_stats.get('commits', 0) / wall:,.0f} commits/s"
+    )
+    print(
+        f"  runnable but waiting for its core {server_waited / wall * 100:.0f}% of the time "
+        "(other processes on the machine)"
+    )
+    if accepted:
+        print(f"  i.e. at most ~{accepted / server_cpu:,.0f} actions/s with a whole core to itself")
+    print("load generator CPU: " + ", ".join(f"{c * 100:.0f}%" for c in gen_cpu) + " of a core")
+    if max(gen_cpu) > 0.9:
+        print(
+            "  note: a load generator was nearly saturated; latencies include its queueing "
+            "(try --workers or more --client-cores)"
+        )
+    rss_note = (
+        f"server RSS: {rss_before / 1024:.1f} MiB idle, {rss_setup / 1024:.1f} MiB after setup, "
+        f"{rss_end / 1024:.1f} MiB at the end"
+    )
+    print(rss_note)
+    per_table_setup = (rss_setup - rss_before) / tables
+    per_table_end = (rss_end - rss_before) / tables
+    print(
+        f"memory per table: {per_table_setup:.1f} KiB after setup, "
+        f"{per_table_end:.1f} KiB = {per_table_end * 1.024:.1f} kB at the end"
+    )
+    if errors:
+        print(f"errors: {dict(errors)}")
+    if disconnects:
+        print(f"connections lost during the run: {disconnects}")
+    print("-" * 78)
+    if human:
+        print(f"target p99 action->broadcast < 10 ms:        {verdict(worst_p99 < 10)}")
+        print(
+            f"target <= 50 KB server memory per table:     {verdict(per_table_end * 1.024 <= 50)}"
+        )
+        expected = tables / pace
+        if rate < 0.9 * expected:
+            print(f"  note: {rate:,.0f} actions/s is below the intended ~{expected:,.0f}/s")
+    else:
+        print(f"target >= 5,000 actions/s:                   {verdict(rate >= 5000)}")
+        print(f"target p99 action->broadcast < 50 ms:        {verdict(worst_p99 < 50)}")
+    print("=" * 78)
+
+    if profile_path:
+        out = io.StringIO()
+        stats = pstats.Stats(profile_path, stream=out)
+        stats.sort_stats("tottime").print_stats(25)
+        stats.sort_stats("cumulative").print_stats(40)
+        print(f"\nserver profile ({profile_path}; figures above are slowed by profiling):")
+        print(out.getvalue())
+    with contextlib.suppress(OSError):
+        shutil.rmtree(tmp)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
