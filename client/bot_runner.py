@@ -8,16 +8,23 @@ keyword options: ``search:samples=20`` or ``my_bot.py:aggression=2``.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import importlib.util
 import inspect
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, TextIO
 
+from client.config import DEFAULT_PORT, AddressError, parse_address
 from engine.bots.base import Strategy, make_strategy, strategy_names
 
 HELP = "play a seat over the network with a bot strategy"
+
+CLIENT_NAME: Final = "sheepshead-bot/0.1"
+"""What the bot runner calls itself in ``hello``."""
 
 
 class StrategyLoadError(Exception):
@@ -123,14 +130,211 @@ def strategy_factory(spec: str) -> Callable[[int | None], Strategy]:
     return build
 
 
+@dataclass
+class BotConfig:
+    """What ``sheepshead bot`` was asked to do."""
+
+    host: str
+    port: int
+    strategy: str = "heuristic"
+    name: str | None = None
+    table: str | None = None
+    create: bool = False
+    hands: int | None = 3
+    password: str | None = None
+    preset: str = "seed"
+    server_bots: str | None = None
+    seed: int | None = None
+    tokens: str | None = None
+
+
+async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
+    """Connect, sit down, play until the match is over; the exit status.
+
+    0: the match ended; 1: the connection or the table went away; 2: refused (bad table,
+    password, strategy...). Decisions run in a worker thread so a slow strategy never stalls
+    the connection (pings, reconnects).
+    """
+    from client.session import ServerError, Session, TokenStore
+
+    out = out or sys.stdout
+    factory = strategy_factory(config.strategy)
+    strategy = factory(config.seed)
+    name = config.name or f"{Path(parse_spec(config.strategy)[0]).stem} bot"[:24]
+    session = Session(
+        config.host,
+        config.port,
+        name=name,
+        kind="bot",
+        client_name=CLIENT_NAME,
+        token_store=TokenStore(config.tokens) if config.tokens else None,
+    )
+
+    def say(text: str) -> None:
+        print(text, file=out, flush=True)
+
+    try:
+        welcome = await session.connect()
+    except (OSError, TimeoutError) as exc:
+        say(f"cannot connect to {config.host}:{config.port}: {exc}")
+        return 1
+    except ServerError as exc:
+        say(f"refused by the server: {exc.code}: {exc.message}")
+        return 2
+    try:
+        if session.table is None:
+            try:
+                if config.create:
+                    reply = await session.request(
+                        "create_table",
+                        name=f"{session.name}'s table",
+                        preset=config.preset,
+                        hands=config.hands,
+                        password=config.password,
+                    )
+                    for _ in range(4):
+                        await session.request("add_bot", seat=None, strategy=config.server_bots)
+                    await session.request("start")
+                else:
+                    reply = await session.request(
+                        "join", table=config.table, seat=None, password=config.password
+                    )
+            except ServerError as exc:
+                say(f"refused by the server: {exc.code}: {exc.message}")
+                return 2
+            say(f"seated at table {reply['table']}, seat {reply['seat']} as {welcome['name']}")
+        else:
+            say(f"back at table {session.table}, seat {session.seat} as {welcome['name']}")
+        return await _play(session, strategy, say)
+    finally:
+        if session.status == "connected" and session.table is not None:
+            with contextlib.suppress(ServerError, OSError, TimeoutError):
+                await session.request("leave")
+        await session.close()
+
+
+async def _play(session: Any, strategy: Strategy, say: Callable[[str], None]) -> int:
+    from client.session import ServerError
+
+    while True:
+        msg = await session.events.get()
+        kind = msg.get("type")
+        if kind == "your_turn":
+            if msg is not session.last_turn or session.last_state is None:
+                continue  # a newer prompt or state is queued: answer that one
+            view = session.last_state.get("view")
+            legal = msg.get("legal") or []
+            if not view or not legal:
+                continue
+            action = await asyncio.to_thread(_decide, strategy, view, legal, say)
+            try:
+                await session.act(action)
+            except ServerError as exc:
+                if exc.code not in ("stale", "hand_over", "not_your_turn", "connection_lost"):
+                    say(f"action refused: {exc.code}: {exc.message}")
+        elif kind == "hand_over":
+            result = msg.get("result") or {}
+            say(
+                f"hand {int(msg.get('hand', 0)) + 1}: {result.get('outcome_text', '?')}; "
+                f"payouts {result.get('payouts')}; totals {msg.get('totals')}"
+            )
+        elif kind == "match_over":
+            totals = msg.get("totals")
+            mine = totals[session.seat] if totals and session.seat is not None else None
+            say(f"match over after {msg.get('hands')} hands: totals {totals}; this seat {mine}")
+            return 0
+        elif kind == "notice" and msg.get("code") in ("table_closed", "replaced"):
+            say(f"stopped: {msg.get('text')}")
+            return 1
+        elif kind == "connection" and msg.get("status") == "closed":
+            say("connection to the server lost")
+            return 1
+
+
+def _decide(
+    strategy: Strategy,
+    view: dict[str, Any],
+    legal: list[dict[str, Any]],
+    say: Callable[[str], None],
+) -> dict[str, Any]:
+    """The strategy's answer, or the first legal action (with a warning) if it misbehaves."""
+    try:
+        choice = strategy.choose(view, legal)
+    except Exception as exc:  # a user's strategy file may fail in any way: keep playing
+        say(f"strategy failed ({type(exc).__name__}: {exc}); playing {legal[0]}")
+        return legal[0]
+    if choice not in legal:
+        say(f"strategy chose {choice!r}, which is not legal; playing {legal[0]}")
+        return legal[0]
+    return dict(choice)
+
+
 def configure(parser: argparse.ArgumentParser, command: str) -> None:
     """Add ``bot``'s arguments."""
     del command
-    parser.add_argument("server", metavar="HOST[:PORT]", help="server to connect to")
+    parser.add_argument(
+        "server", metavar="HOST[:PORT]", help=f"server to connect to (default port {DEFAULT_PORT})"
+    )
+    parser.add_argument(
+        "--strategy",
+        default="heuristic",
+        metavar="NAME|PATH.py",
+        help="a registered strategy (random, heuristic, search, ...) or a Python file with a "
+        "class defining choose(view, legal); options as NAME:key=value (default heuristic)",
+    )
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--table", metavar="ID", help="join this table (first free seat)")
+    where.add_argument(
+        "--create",
+        action="store_true",
+        help="create a table, fill the other four seats with server bots and start",
+    )
+    parser.add_argument("--name", help="display name (default: '<strategy> bot')")
+    parser.add_argument(
+        "--hands", type=int, default=3, metavar="N", help="hands to play with --create (default 3)"
+    )
+    parser.add_argument("--password", help="the table's password (join) or a new one (create)")
+    parser.add_argument(
+        "--preset", default="seed", choices=["seed", "wisconsin"], help="rules for --create"
+    )
+    parser.add_argument(
+        "--server-bots", metavar="NAME", help="strategy of the server bots with --create"
+    )
+    parser.add_argument("--seed", type=int, help="seed for the strategy's random choices")
+    parser.add_argument(
+        "--tokens",
+        metavar="PATH",
+        help="keep the seat token in this file, so a restarted bot takes its seat back",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    """Not yet available."""
-    del args
-    print("sheepshead bot: not available yet", file=sys.stderr)
-    return 2
+    """Play one match; 0 when it ends, 1 when the connection or table goes, 2 if refused."""
+    try:
+        host, port = parse_address(args.server)
+    except AddressError as exc:
+        print(f"sheepshead bot: {exc}", file=sys.stderr)
+        return 2
+    if args.hands is not None and not 1 <= args.hands <= 1000:
+        print("sheepshead bot: --hands must be from 1 to 1000", file=sys.stderr)
+        return 2
+    try:
+        strategy_factory(args.strategy)
+    except StrategyLoadError as exc:
+        print(f"sheepshead bot: {exc}", file=sys.stderr)
+        return 2
+    config = BotConfig(
+        host=host,
+        port=port,
+        strategy=args.strategy,
+        name=args.name,
+        table=args.table,
+        create=args.create,
+        hands=args.hands,
+        password=args.password,
+        preset=args.preset,
+        server_bots=args.server_bots,
+        seed=args.seed,
+        tokens=args.tokens,
+    )
+    return asyncio.run(run_bot(config))

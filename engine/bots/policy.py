@@ -79,7 +79,6 @@ class Situation:
     ``friends`` / ``foes`` are seat bit sets (bit ``s`` for seat ``s``) of the seats known to be
     on this seat's side / the other side; a seat in neither is unknown (the secret partner).
     ``unseen`` is every card that may still be in another seat's hand (or the bury / blind).
-    ``no_trump`` is a seat bit set of seats known to hold no trump.
     """
 
     __slots__ = (
@@ -91,7 +90,6 @@ class Situation:
         "leader",
         "leaster",
         "legal",
-        "no_trump",
         "picker",
         "power",
         "seat",
@@ -141,11 +139,6 @@ class Situation:
         self.under = under
         self.void_in = void_in
         self.taken = taken
-        no_trump = 0
-        for s in range(5):
-            if void_in[s] & TRUMP == TRUMP:
-                no_trump |= 1 << s
-        self.no_trump = no_trump
 
 
 def effective_power(c: Card, lead_class: Mask, power: Sequence[int]) -> int:
@@ -313,13 +306,11 @@ def _follow(s: Situation) -> Card:
             return is_boss(c, unseen, power)
         if _higher_unseen(c, unseen, power):
             return False
-        # A fail card survives only if every threat must follow or has no trump.
-        for t in range(5):
-            if threats >> t & 1 and not (s.no_trump >> t & 1) and s.void_in[t] & lead_class:
-                return False
-        return not (unseen & TRUMP) or all(
-            s.no_trump >> t & 1 for t in range(5) if threats >> t & 1
-        )
+        # A fail card survives only if no threat can trump it.
+        if not unseen & TRUMP:
+            return True
+        void_in = s.void_in
+        return all(void_in[t] & TRUMP for t in range(5) if threats >> t & 1)
 
     if s.friends >> winner_seat & 1:
         if holds(best_card) or not threats:
@@ -399,8 +390,12 @@ def hand_strength(hand: Mask) -> float:
     return score
 
 
-PICK_THRESHOLD: Final = (11.0, 10.6, 10.2, 9.8, 9.2)
-"""Strength needed to pick by position (0: first to speak, 4: the dealer)."""
+PICK_THRESHOLD: Final = (7.1, 6.9, 6.7, 6.5, 6.1)
+"""Strength needed to pick by position (0: first to speak, 4: the dealer).
+
+About 30% of all hands reach 7.1: three high trumps (QC QS JD: 7.7), or four trumps with a
+queen (QH 9D 8D 7D: 6.3) and a fail ace or a void or two.
+"""
 
 
 def wants_to_pick(hand: Mask, position: int, threshold_shift: float = 0.0) -> bool:
@@ -409,14 +404,6 @@ def wants_to_pick(hand: Mask, position: int, threshold_shift: float = 0.0) -> bo
     Roughly: three high trumps, or four trumps with a queen, are enough; later seats (and the
     dealer, who otherwise plays a leaster) pick a little lighter.
     """
-    trumps = hand & TRUMP
-    count = trumps.bit_count()
-    high = (trumps & HIGH_TRUMP).bit_count()
-    queens = (trumps & QUEENS).bit_count()
-    if high >= 3 and count >= 3:
-        return True
-    if count >= 4 and queens >= 1:
-        return True
     return hand_strength(hand) >= PICK_THRESHOLD[min(position, 4)] + threshold_shift
 
 

@@ -21,6 +21,7 @@ from engine.actions import Alone, Bury, Call, Unknown
 from engine.bots.knowledge import Knowledge
 from engine.bots.policy import NO_CARD, CallOption, bits, choose_bury, choose_call, wants_to_pick
 from engine.bots.sim import Sim
+from engine.cards import Mask
 from engine.hand import Hand
 
 UNLIKELY: Final = 0.15
@@ -71,24 +72,25 @@ def finish(hand: Hand) -> tuple[int, ...]:
     return sim.payouts()
 
 
-def bidding_weight(k: Knowledge, hand: Hand, rng: random.Random) -> float:
-    """How plausible the sampled ``hand`` makes the passes and the pick that were seen (0-1)."""
+def bidding_weight(k: Knowledge, dealt: list[Mask], rng: random.Random) -> float:
+    """How plausible a deal makes the passes and the pick that were seen (0-1).
+
+    ``dealt`` is each seat's cards as dealt, the picker's with the blind (see
+    :meth:`engine.bots.sampling.Sampler.originals`).
+    """
     weight = 1.0
-    forced = hand.rules.no_pick == "forced-pick"
-    deal = hand.deal
     for position, seat in enumerate(k.passes):
-        if seat != k.seat and wants_to_pick(deal.hands[seat], position):
+        if seat != k.seat and wants_to_pick(dealt[seat], position):
             weight *= UNLIKELY
     picker = k.picker
     if picker is not None and picker != k.seat:
-        if forced and len(k.passes) == 4:
+        if k.rules.no_pick == "forced-pick" and len(k.passes) == 4:
             return weight
-        # The sample cannot tell which two of the picker's eight cards were the blind: any two
-        # are equally likely, so judge the pick on a random six.
-        eight = bits(deal.hands[picker] | deal.blind)
-        blind = rng.sample(eight, 2)
-        six = deal.hands[picker] | deal.blind
-        for c in blind:
+        # Which two of the picker's eight cards were the blind is unknown and any two are
+        # equally likely: judge the pick on a random six.
+        eight = dealt[picker]
+        six = eight
+        for c in rng.sample(bits(eight), 2):
             six &= ~(1 << c)
         if not wants_to_pick(six, len(k.passes)):
             weight *= UNLIKELY

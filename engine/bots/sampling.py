@@ -24,7 +24,7 @@ any deal that contradicts the history, so a sample is always a state the real ha
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from engine.actions import Action, Alone, Bury, Call, Pass, Pick, Play, Unknown
@@ -85,43 +85,107 @@ def _hold_suit(k: Knowledge) -> Mask:
     return FAIL[k.called >> 3] & ~(1 << k.called)
 
 
+Weigher = Callable[[Knowledge, list[Mask], random.Random], float]
+"""How plausible a deal makes the bidding: given each seat's cards as dealt (the picker's: its
+eight cards with the blind) returns a probability of keeping the deal."""
+
+
+class Sampler:
+    """Deals the unseen cards of one decision again and again (the constraints computed once)."""
+
+    def __init__(self, k: Knowledge) -> None:
+        self.k = k
+        self.capacity, self.banned = _slots(k)
+        self.unseen = k.unseen
+        total = sum(self.capacity)
+        if self.unseen.bit_count() != total:
+            raise SamplingError(f"{self.unseen.bit_count()} unseen cards for {total} places")
+        self.hold = _hold_suit(k)
+        self.cards = bits(self.unseen)
+        # The slot of each position of a shuffled list of the unseen cards.
+        self.layout = [s for s in range(6) for _ in range(self.capacity[s])]
+
+    def deal(self, rng: random.Random) -> list[Mask]:
+        """Masks of the unseen cards for seats 0-4 and the extra slot (raises SamplingError)."""
+        cards = self.cards.copy()
+        banned = self.banned
+        for _ in range(3):
+            # Usually a plain shuffle already fits every constraint.
+            rng.shuffle(cards)
+            slots = [0] * 6
+            for c, s in zip(cards, self.layout, strict=True):
+                if banned[s] >> c & 1:
+                    break
+                slots[s] |= 1 << c
+            else:
+                if not self.hold or slots[self.k.picker or 0] & self.hold:
+                    return slots
+        return self._deal_constrained(rng)
+
+    def _deal_constrained(self, rng: random.Random) -> list[Mask]:
+        k = self.k
+        banned = self.banned
+        hold = self.hold
+        picker = k.picker or 0
+        for _ in range(MAX_TRIES):
+            slots = [0] * 6
+            room = self.capacity.copy()
+            cards = self.cards.copy()
+            if hold:
+                choices = [c for c in bits(self.unseen & hold) if not banned[picker] >> c & 1]
+                if not choices:
+                    raise SamplingError("the picker must hold a card of the called suit")
+                forced = rng.choice(choices)
+                slots[picker] |= 1 << forced
+                room[picker] -= 1
+                cards.remove(forced)
+            # Most constrained cards first, each to a slot chosen in proportion to its room.
+            eligible = {
+                c: [s for s in range(6) if room[s] and not banned[s] >> c & 1] for c in cards
+            }
+            cards.sort(key=lambda c: (len(eligible[c]), rng.random()))
+            ok = True
+            for c in cards:
+                options = [s for s in eligible[c] if room[s]]
+                if not options:
+                    ok = False
+                    break
+                weights = [room[s] for s in options]
+                s = rng.choices(options, weights)[0] if len(options) > 1 else options[0]
+                slots[s] |= 1 << c
+                room[s] -= 1
+            if ok:
+                return slots
+        raise SamplingError("no deal fits what has been seen")
+
+    def originals(self, slots: Sequence[Mask]) -> list[Mask]:
+        """Each seat's cards as dealt in this deal; the picker's with the blind (eight)."""
+        k = self.k
+        out = [(k.hand if s == k.seat else slots[s]) | k.played_by[s] for s in range(5)]
+        if k.picker is not None and k.picker != k.seat:
+            out[k.picker] |= slots[EXTRA]
+        return out
+
+    def hand(self, rng: random.Random, weigh: Weigher | None = None, tries: int = 1) -> Hand:
+        """A full engine hand (see :func:`sample_hand`); with ``weigh``, deals are kept with
+        the probability it gives, drawing up to ``tries`` deals."""
+        for attempt in range(MAX_TRIES + tries):
+            slots = self.deal(rng)
+            if (
+                weigh is not None
+                and attempt < tries - 1
+                and rng.random() >= weigh(self.k, self.originals(slots), rng)
+            ):
+                continue
+            hand = _rebuild(self.k, slots, rng)
+            if hand is not None:
+                return hand
+        raise SamplingError("no sampled deal replays the history")
+
+
 def deal_unseen(k: Knowledge, rng: random.Random) -> list[Mask]:
     """Masks of the unseen cards for seats 0-4 and the extra slot (raises SamplingError)."""
-    capacity, banned = _slots(k)
-    unseen = k.unseen
-    total = sum(capacity)
-    if unseen.bit_count() != total:
-        raise SamplingError(f"{unseen.bit_count()} unseen cards for {total} places")
-    hold = _hold_suit(k)
-    for _ in range(MAX_TRIES):
-        slots = [0] * 6
-        room = capacity.copy()
-        cards = bits(unseen)
-        if hold:
-            choices = [c for c in bits(unseen & hold) if not banned[k.picker or 0] >> c & 1]
-            if not choices:
-                raise SamplingError("the picker must hold a card of the called suit")
-            forced = rng.choice(choices)
-            picker = k.picker or 0
-            slots[picker] |= 1 << forced
-            room[picker] -= 1
-            cards.remove(forced)
-        # Most constrained cards first, each to a slot chosen in proportion to its room.
-        eligible = {c: [s for s in range(6) if room[s] and not banned[s] >> c & 1] for c in cards}
-        cards.sort(key=lambda c: (len(eligible[c]), rng.random()))
-        ok = True
-        for c in cards:
-            options = [s for s in eligible[c] if room[s]]
-            if not options:
-                ok = False
-                break
-            weights = [room[s] for s in options]
-            s = rng.choices(options, weights)[0] if len(options) > 1 else options[0]
-            slots[s] |= 1 << c
-            room[s] -= 1
-        if ok:
-            return slots
-    raise SamplingError("no deal fits what has been seen")
+    return Sampler(k).deal(rng)
 
 
 def history(k: Knowledge, bury: tuple[Card, Card] | None, under: Card | None) -> list[Action]:
@@ -149,12 +213,7 @@ def history(k: Knowledge, bury: tuple[Card, Card] | None, under: Card | None) ->
 
 def sample_hand(k: Knowledge, rng: random.Random) -> Hand:
     """A full engine hand at this moment, with the unseen cards dealt at random (see module)."""
-    for _ in range(MAX_TRIES):
-        slots = deal_unseen(k, rng)
-        hand = _rebuild(k, slots, rng)
-        if hand is not None:
-            return hand
-    raise SamplingError("no sampled deal replays the history")
+    return Sampler(k).hand(rng)
 
 
 def _rebuild(k: Knowledge, slots: Sequence[Mask], rng: random.Random) -> Hand | None:

@@ -40,7 +40,7 @@ from engine.bots.heuristic import decide, mask_of, play_index
 from engine.bots.knowledge import Knowledge, read_view
 from engine.bots.policy import bits, bury_score, choose_play
 from engine.bots.rollout import bidding_weight, finish
-from engine.bots.sampling import SamplingError, sample_hand
+from engine.bots.sampling import Sampler, SamplingError
 from engine.bots.sim import Sim
 from engine.cards import FAIL, POINTS, POWER, TRUMP, Card, Mask, parse_card
 from engine.hand import Hand
@@ -231,8 +231,8 @@ class SearchStrategy:
         infer_bidding: bool = True,
         deadline: Callable[[], bool] | None = None,
     ) -> None:
-        if samples < 1:
-            raise ValueError("samples must be at least 1")
+        if samples < 0:
+            raise ValueError("samples must be at least 0 (0: heuristic card play)")
         self._rng = random.Random(seed)
         self.samples = samples
         self.exact_tricks = exact_tricks
@@ -251,6 +251,8 @@ class SearchStrategy:
         k = read_view(view)
         kind = legal[0].get("action")
         if kind == "play":
+            if not self.samples:
+                return legal[decide(k, legal)]
             return legal[self._play(k, legal)]
         default = decide(k, legal)
         if self.setup_samples <= 0:
@@ -272,17 +274,13 @@ class SearchStrategy:
                 candidates = [i for i in candidates if i not in unknown or i == keep]
         return legal[self._setup(k, legal, candidates, default)]
 
-    def _sample(self, k: Knowledge) -> Hand:
-        """A deal consistent with the view, weighted by how well it fits the bidding."""
+    def _sampler(self, k: Knowledge) -> Callable[[], Hand]:
+        """Draws deals consistent with the view, kept by how well they fit the bidding."""
+        sampler = Sampler(k)
         rng = self._rng
-        hand = sample_hand(k, rng)
         if not self.infer_bidding:
-            return hand
-        for _ in range(BIDDING_TRIES):
-            if rng.random() < bidding_weight(k, hand, rng):
-                break
-            hand = sample_hand(k, rng)
-        return hand
+            return lambda: sampler.hand(rng)
+        return lambda: sampler.hand(rng, bidding_weight, BIDDING_TRIES)
 
     def _setup(
         self, k: Knowledge, legal: Sequence[ActionMap], candidates: list[int], default: int
@@ -293,11 +291,15 @@ class SearchStrategy:
         actions = [action_from_dict(legal[i], k.seat) for i in candidates]
         totals = [0.0] * len(candidates)
         done = 0
+        try:
+            draw = self._sampler(k)
+        except SamplingError:
+            return default
         for _ in range(self.setup_samples):
             if done and self.deadline is not None and self.deadline():
                 break
             try:
-                hand = self._sample(k)
+                hand = draw()
             except SamplingError:
                 continue
             for j, action in enumerate(actions):
@@ -325,11 +327,15 @@ class SearchStrategy:
         count = NodeCount()
         samples = self.samples
         done = 0
+        try:
+            draw = self._sampler(k)
+        except SamplingError:
+            samples = 0
         while done < samples:
             if done and self.deadline is not None and self.deadline():
                 break
             try:
-                hand = self._sample(k)
+                hand = draw()
             except SamplingError:
                 samples -= 1
                 continue

@@ -378,17 +378,54 @@ class Sim:
             taken=self.taken,
         )
 
-    def rollout(self) -> None:
-        """Play the hand out with the heuristic policy for every seat (no undo)."""
+    def rollout(self, log: list[tuple[int, Card]] | None = None) -> None:
+        """Play the hand out with the heuristic policy for every seat (no undo).
+
+        ``log``, when given, receives every ``(seat, card)`` played.
+        """
+        hands = self.hands
+        power = self.power
         while self.ntricks < 6:
             legal = self.legal_mask()
+            seat = self.turn
+            current = self.current
             if legal & (legal - 1):
                 c = choose_play(self.situation())
             else:
                 c = (legal & -legal).bit_length() - 1
-            if self.current and not (1 << c) & FOLLOW[self.current[0]]:
-                self.void_in[self.turn] |= FOLLOW[self.current[0]]
-            self.play(c)
+            if current and not (1 << c) & FOLLOW[current[0]] and c != self.under:
+                self.void_in[seat] |= FOLLOW[current[0]]
+            if log is not None:
+                log.append((seat, c))
+            # play() without the undo record
+            hands[seat] ^= 1 << c
+            self.played |= 1 << c
+            if not current and self.called_led_at < 0 and (1 << c) & self.called_mask:
+                self.called_led_at = self.ntricks
+            current.append(c)
+            if c == self.called:
+                self.revealed = True
+            if len(current) < 5:
+                self.turn = (seat + 1) % 5
+                continue
+            lead_class = FOLLOW[current[0]]
+            under = self.under
+            best = -1
+            best_i = 0
+            points = 0
+            for i in range(5):
+                x = current[i]
+                points += POINTS[x]
+                bit = 1 << x
+                if (bit & TRUMP or bit & lead_class) and power[x] > best and x != under:
+                    best = power[x]
+                    best_i = i
+            winner = (self.leader + best_i) % 5
+            self.taken[winner] += points
+            self.won[winner] += 1
+            self.current = []
+            self.leader = self.turn = winner
+            self.ntricks += 1
 
     def copy(self) -> Sim:
         """An independent copy (the undo history is not kept)."""

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from engine.actions import Play
 from engine.bots.sim import Sim
 from engine.hand import Hand
 from engine.rules import RuleSet
@@ -80,10 +81,10 @@ def test_rollout_plays_only_legal_cards() -> None:
         if hand.is_over:
             continue
         sim = Sim.from_hand(hand)
-        sim.rollout()
-        for entry in sim.undo:
-            seat, card = entry[0], entry[1]
+        log: list[tuple[int, int]] = []
+        sim.rollout(log)
+        for seat, card in log:
             assert hand.turn == seat
             assert hand.legal_play_mask() >> card & 1
-            hand.apply(hand.legal_actions()[[a.card for a in hand.legal_actions()].index(card)])  # type: ignore[union-attr]
+            hand.apply(Play(seat, card))
         assert hand.result().payouts == sim.payouts()
