@@ -48,11 +48,11 @@ from engine.hand import Hand
 DEFAULT_SAMPLES: Final = 40
 """Deals per decision by default: the slowest decision stays well under a second on one core."""
 
-DEFAULT_NODE_BUDGET: Final = 120_000
-"""Positions the exact endgame search may visit per decision before it takes fewer deals."""
+DEFAULT_NODE_BUDGET: Final = 100_000
+"""Positions the exact endgame search may visit per decision before it stops taking deals."""
 
 MIN_EXACT_SAMPLES: Final = 8
-"""The fewest deals an exact decision uses, whatever its node budget."""
+"""The fewest deals an exact decision uses unless it reaches twice its node budget."""
 
 DEFAULT_SETUP_SAMPLES: Final = 48
 """Deals on which each pick / bury / call choice is rolled out."""
@@ -343,9 +343,13 @@ class SearchStrategy:
             for i, v in enumerate(score_candidates(sim, k.seat, cards, exact, count)):
                 totals[i] += v
             done += 1
-            if exact and done == 1 and count.nodes * samples > self.node_budget:
-                samples = max(MIN_EXACT_SAMPLES, self.node_budget // max(count.nodes, 1))
-                samples = min(samples, self.samples)
+            # The exact search's cost varies a lot from deal to deal: stop at the node budget
+            # once enough deals are in, and at twice the budget in any case.
+            if exact and (
+                count.nodes > 2 * self.node_budget
+                or (count.nodes > self.node_budget and done >= MIN_EXACT_SAMPLES)
+            ):
+                break
         self.last_samples = done
         if not done:
             return index[fallback]
