@@ -38,34 +38,35 @@ KEY_NAMES = {
 }
 
 HELP_TEXT: dict[str, str] = {
-    "card": "choose a card; during play, play it",
+    "card": "choose a card (play it)",
     "move": "move the card cursor",
-    "confirm": "play the cursor card / open the dialog",
+    "confirm": "play it / open the dialog",
     "pick": "pick up the blind",
     "pass_blind": "pass",
-    "bury": "open the bury dialog",
-    "call": "open the call dialog",
+    "bury": "bury dialog",
+    "call": "call dialog",
     "alone": "go alone",
     "add_bot": "host: add a bot",
     "remove_bot": "host: remove a bot",
     "start": "host: start the match",
-    "last_trick": "review the tricks of this hand",
-    "history": "match history, trick by trick",
-    "export": "export the last hand's record",
+    "last_trick": "tricks of this hand",
+    "history": "hands of the match, by trick",
+    "export": "save the last hand (JSON)",
     "chat": "chat with the table",
-    "rules": "the table's rules and trump order",
+    "rules": "rules and trump order",
     "help": "this help",
-    "leave": "leave the table for the lobby",
+    "leave": "leave for the lobby",
     "quit_app": "quit",
     "toggle_card": "choose / unchoose a card",
-    "toggle_cursor": "choose / unchoose the cursor card",
+    "toggle_cursor": "choose / unchoose it",
     "cancel": "close, decide later",
-    "choose": "choose that call",
+    "choose": "call that card",
     "create": "create a table",
-    "join": "join the highlighted table",
-    "watch": "watch the highlighted table",
+    "join": "join the table",
+    "watch": "watch the table",
     "refresh": "refresh the list",
 }
+"""What each action does, short enough for one line of the help screen."""
 
 
 def key_label(key: str) -> str:
@@ -73,14 +74,17 @@ def key_label(key: str) -> str:
     return " ".join(KEY_NAMES.get(k, k) for k in key.split(","))
 
 
-def help_rows(bindings: Sequence[BindingType]) -> list[tuple[str, str]]:
+def help_rows(
+    bindings: Sequence[BindingType], overrides: Mapping[str, str] | None = None
+) -> list[tuple[str, str]]:
     """(keys, meaning) rows for a screen's bindings, one per action; 1 2 … 8 shown as 1-8."""
+    texts = {**HELP_TEXT, **(overrides or {})}
     rows: dict[str, tuple[list[str], str]] = {}
     for b in bindings:
         if not isinstance(b, Binding):
             continue
         action = b.action.split("(")[0]
-        keys, _ = rows.setdefault(action, ([], HELP_TEXT.get(action, b.description)))
+        keys, _ = rows.setdefault(action, ([], texts.get(action, b.description)))
         keys.append(key_label(b.key))
     out = []
     for keys, meaning in rows.values():
@@ -92,9 +96,16 @@ def help_rows(bindings: Sequence[BindingType]) -> list[tuple[str, str]]:
 
 
 def _help_table(title: str, rows: list[tuple[str, str]]) -> Table:
-    table = Table(title=title, title_style="bold", title_justify="left", box=None, padding=(0, 1))
+    table = Table(
+        title=title,
+        title_style="bold",
+        title_justify="left",
+        box=None,
+        padding=(0, 1),
+        show_header=False,
+    )
     table.add_column("key", style="bold", no_wrap=True)
-    table.add_column("does")
+    table.add_column("does", no_wrap=True, overflow="ellipsis")
     for key, meaning in rows:
         table.add_row(key, meaning)
     return table
@@ -118,7 +129,9 @@ class HelpScreen(ModalScreen[None]):
 
         left = _help_table("At the table", help_rows(TableScreen.BINDINGS))
         right = Group(
-            _help_table("Bury dialog", help_rows(BuryDialog.BINDINGS)),
+            _help_table(
+                "Bury dialog", help_rows(BuryDialog.BINDINGS, {"confirm": "bury the two chosen"})
+            ),
             Text(""),
             _help_table("Call dialog", help_rows(CallDialog.BINDINGS)),
             Text(""),
@@ -126,7 +139,7 @@ class HelpScreen(ModalScreen[None]):
         )
         with Vertical(id="help-box", classes="box") as box:
             box.border_title = "Keys"
-            with Horizontal():
+            with VerticalScroll(), Horizontal():
                 yield Static(left, classes="help-col")
                 yield Static(right, classes="help-col")
             yield Static("Mouse: click cards and buttons · Esc closes", classes="hint")
@@ -145,25 +158,29 @@ def _rules_body(rules_map: Mapping[str, Any]) -> list[RenderableType]:
         rules = RuleSet.from_dict(rules_map)
     except RuleOptionError as exc:
         return [Text(f"Rules not readable: {exc}")]
-    body: list[RenderableType] = [Text(f"Preset: {rules.preset}", style="bold")]
-    table = Table(box=None, padding=(0, 1), show_header=False)
-    table.add_column("option", style="bold", no_wrap=True)
-    table.add_column("value", no_wrap=True)
-    table.add_column("meaning")
-    for name, value in rules.options().items():
-        shown = ("yes" if value else "no") if isinstance(value, bool) else str(value)
-        table.add_row(name, shown, OPTION_HELP[name])
-    body.append(table)
     trump = Text("Trump, high to low: ", style="bold")
     for i, card in enumerate(TRUMP_ORDER[rules.jack_order]):
         if i:
             trump.append(" ")
         trump.append_text(card_text(card_code(card)))
-    body += [Text(""), trump]
     fail = " ".join("10" if r == "T" else r for r in FAIL_ORDER)
-    body.append(Text(f"Fail suits ♣ ♠ ♥, high to low: {fail}"))
-    body.append(Text("Card points: A 11 · 10 10 · K 4 · Q 3 · J 2 · 9 8 7 none; 120 in all"))
-    body.append(Text("The picker's side wins with 61; 91 is schneider. Full rules: docs/rules.md"))
+    body: list[RenderableType] = [
+        trump,
+        Text(f"Fail suits ♣ ♠ ♥, high to low: {fail}"),
+        Text("Card points: A 11 · 10 10 · K 4 · Q 3 · J 2 · 9 8 7 none; 120 in all"),
+        Text("The picker's side wins with 61; 91 is schneider."),
+        Text(""),
+        Text(f"Preset {rules.preset}; the options of this table:", style="bold"),
+    ]
+    table = Table(box=None, padding=(0, 1), show_header=False, expand=True)
+    table.add_column("option", style="bold", no_wrap=True, min_width=23)
+    table.add_column("value", no_wrap=True, min_width=11)
+    table.add_column("meaning", no_wrap=True, overflow="ellipsis", style="dim", ratio=1)
+    for name, value in rules.options().items():
+        shown = ("yes" if value else "no") if isinstance(value, bool) else str(value)
+        table.add_row(name, shown, OPTION_HELP[name])
+    body.append(table)
+    body.append(Text("Every rule and option is explained in docs/rules.md."))
     return body
 
 

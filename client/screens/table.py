@@ -164,7 +164,7 @@ class TableScreen(Screen[None]):
             self.query_one(TrickView).draw(model)
             self.query_one(HandInfo).draw(model)
             self.query_one(LastTrickBox).draw(model)
-            self._draw_hand()
+            self._draw_hand(new_prompt=bool(change & Change.PROMPT))
             self._draw_actions()
             self.refresh_bindings()
         self._draw_log()
@@ -175,14 +175,14 @@ class TableScreen(Screen[None]):
         if model.pending_result is not None and model.pending_result is not self._shown_result:
             self._show_result()
 
-    def _draw_hand(self) -> None:
+    def _draw_hand(self, new_prompt: bool = False) -> None:
         model = self.model
         codes = model.hand
         if codes:
             self.cursor = min(self.cursor, len(codes) - 1)
         legal = model.legal_cards
-        if legal and (self.cursor >= len(codes) or codes[self.cursor] not in legal):
-            self.cursor = codes.index(legal[0]) if legal[0] in codes else self.cursor
+        if new_prompt and legal and codes[self.cursor] not in legal and legal[0] in codes:
+            self.cursor = codes.index(legal[0])
         bar = self.query_one(HandBar)
         bar.show(
             codes,
@@ -341,11 +341,17 @@ class TableScreen(Screen[None]):
             self.action_bury()
 
     def action_move(self, step: int) -> None:
-        """Arrow keys: move the cursor along your hand."""
+        """Arrow keys: move the cursor; when you must play, from one playable card to the next."""
         codes = self.model.hand
         if not codes:
             return
-        self.cursor = (self.cursor + step) % len(codes)
+        legal = set(self.model.legal_cards) if self.model.decision == "play" else set()
+        cursor = self.cursor
+        for _ in codes:
+            cursor = (cursor + step) % len(codes)
+            if not legal or codes[cursor] in legal:
+                break
+        self.cursor = cursor
         self._draw_hand()
 
     def action_confirm(self) -> None:

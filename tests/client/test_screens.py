@@ -1,0 +1,286 @@
+"""Screens and dialogs driven by keys, fed with engine-built messages (no server).
+
+Without a session the app puts what it would send into ``app.outbox``, so these tests see exactly
+which action or request a key produced.
+"""
+
+from __future__ import annotations
+
+import doctest
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+import client.config
+import client.model
+import client.widgets.cards
+import client.widgets.table
+from client.app import SheepsheadApp
+from client.screens.dialogs import BuryDialog, CallDialog, ChatDialog, ConfirmDialog
+from client.screens.info import HELP_TEXT, HelpScreen, HistoryScreen, RulesScreen, TricksScreen
+from client.screens.lobby import LobbyScreen
+from client.screens.result import ResultScreen
+from client.screens.table import TableScreen
+from client.widgets.hand import CardWidget
+from engine.record import replay_record
+from engine.rules import RuleSet
+from tests.client.feed import EngineTable
+
+SIZE = (80, 24)
+
+
+async def fed(pilot: Pilot[Any], messages: list[dict[str, Any]]) -> None:
+    app: Any = pilot.app
+    for msg in messages:
+        app.handle_message(msg)
+    await pilot.pause()
+
+
+def my_play_turn(seed: int = 7) -> EngineTable:
+    table = EngineTable(seed=seed, dealer=2, me=0)
+    hand = table.hand
+    while not (hand.phase == "play" and hand.turn == 0 and hand.current):
+        table.apply(hand.legal_actions()[0].to_dict())
+    return table
+
+
+def screen_text(app: Any) -> str:
+    """Everything on the terminal now, as plain text lines."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+@pytest.mark.parametrize("module", [client.config, client.model, client.widgets.cards])
+def test_doctests(module: Any) -> None:
+    assert doctest.testmod(module).failed == 0
+
+
+def test_fit_name_doctest() -> None:
+    assert doctest.testmod(client.widgets.table).failed == 0
+
+
+async def test_number_keys_play_only_legal_cards() -> None:
+    table = my_play_turn()
+    legal = {a.to_dict()["card"] for a in table.hand.legal_actions()}
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        hand = app.model.hand
+        illegal = [i for i, c in enumerate(hand) if c not in legal]
+        assert illegal, "this deal should leave a card you may not play"
+        await pilot.press(str(illegal[0] + 1))
+        await pilot.pause()
+        assert app.outbox == [] and app.model.prompt is not None
+        cards = list(app.screen.query(CardWidget))
+        assert cards[illegal[0]].has_class("-dim")
+        good = next(i for i, c in enumerate(hand) if c in legal)
+        assert cards[good].has_class("-legal")
+        await pilot.press(str(good + 1))
+        await pilot.pause()
+        assert app.outbox == [{"action": "play", "card": hand[good]}]
+        assert app.model.prompt is None  # a second key press cannot send twice
+        await pilot.press(str(good + 1), "enter")
+        assert len(app.outbox) == 1
+
+
+async def test_arrows_and_enter_play_the_cursor_card() -> None:
+    table = my_play_turn()
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        screen: Any = app.screen
+        legal = app.model.legal_cards
+        assert app.model.hand[screen.cursor] in legal  # the cursor starts on a legal card
+        while app.model.hand[screen.cursor] != legal[-1]:
+            await pilot.press("right")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.outbox == [{"action": "play", "card": legal[-1]}]
+
+
+async def test_clicking_a_card_plays_it() -> None:
+    table = my_play_turn()
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        legal = app.model.legal_cards
+        index = app.model.hand.index(legal[0])
+        await pilot.click(f"#card-{index + 1}")
+        await pilot.pause()
+        assert app.outbox == [{"action": "play", "card": legal[0]}]
+
+
+async def test_pick_bury_and_call_through_keys_and_dialogs() -> None:
+    table = EngineTable(seed=1, dealer=4, me=0)
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        assert app.model.decision == "pick"
+        await pilot.press("p")
+        await pilot.pause()
+        assert app.outbox == [{"action": "pick"}]
+        await fed(pilot, table.apply(app.outbox.pop()))
+        assert isinstance(app.screen, BuryDialog)
+        hand = app.model.hand
+        await pilot.press("1", "enter")  # one card chosen: Enter toggles, does not bury
+        await pilot.pause()
+        assert app.outbox == [] and isinstance(app.screen, BuryDialog)
+        await pilot.press("enter", "3", "8", "escape")  # unchoose 1, choose 3 and 8, close
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen) and app.outbox == []
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.screen, BuryDialog)
+        await pilot.press("3", "8", "enter")
+        await pilot.pause()
+        assert app.outbox == [{"action": "bury", "cards": [hand[2], hand[7]]}]
+        await fed(pilot, table.apply(app.outbox.pop()))
+        assert isinstance(app.screen, CallDialog)
+        calls = [a for a in app.model.legal if a["action"] == "call"]
+        assert len(calls) >= 2
+        text = screen_text(app)
+        assert "hold card" in text
+        await pilot.press("2")
+        await pilot.pause()
+        assert app.outbox == [calls[1]]
+        await fed(pilot, table.apply(app.outbox.pop()))
+        assert app.model.view is not None and app.model.view["called"] == calls[1]["card"]
+
+
+async def test_alone_from_the_call_dialog_and_from_the_table() -> None:
+    table = EngineTable(seed=1, dealer=4, me=0)
+    table.apply({"action": "pick"})
+    table.apply(table.hand.legal_actions()[-1].to_dict())
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        assert isinstance(app.screen, CallDialog)
+        await pilot.press("escape", "a")
+        await pilot.pause()
+        assert app.outbox == [{"action": "alone"}]
+
+
+async def test_result_history_tricks_and_export(tmp_path: Path) -> None:
+    table = EngineTable(seed=11, dealer=1, me=0, rules=RuleSet.from_preset("wisconsin"))
+    messages = table.messages()
+    while not table.hand.is_over:
+        messages += table.apply(table.hand.legal_actions()[0].to_dict())
+    app = SheepsheadApp(mode="play", export_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        assert isinstance(app.screen, ResultScreen)
+        body = screen_text(app)
+        assert "schneidered" in body and "double on the bump" in body
+        await pilot.press("x")
+        await pilot.pause()
+        files = list(tmp_path.glob("*.json"))
+        assert len(files) == 1
+        record = json.loads(files[0].read_text(encoding="utf-8"))
+        assert replay_record(record) == table.hand.result().to_dict()
+        await pilot.press("enter", "l")
+        await pilot.pause()
+        assert isinstance(app.screen, TricksScreen)
+        assert "Last trick" in screen_text(app)
+        await pilot.press("escape", "h")
+        await pilot.pause()
+        assert isinstance(app.screen, HistoryScreen)
+        assert "taken by" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+
+
+async def test_rules_panel_shows_options_and_the_trump_order() -> None:
+    table = EngineTable(seed=2, rules=RuleSet.from_preset("wisconsin", unknown_card=True))
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, RulesScreen)
+        text = screen_text(app)
+        assert "Preset wisconsin" in text and "unknown_card             yes" in text
+        assert "Q♣ Q♠ Q♥ Q♦ J♣ J♠ J♥ J♦ A♦ 10♦ K♦ 9♦ 8♦ 7♦" in text
+
+
+async def test_help_lists_every_key_of_the_table() -> None:
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, EngineTable().messages())
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = screen_text(app)
+        for binding in TableScreen.BINDINGS:
+            action = binding.action.split("(")[0]  # type: ignore[union-attr]
+            assert action in HELP_TEXT, action
+            assert HELP_TEXT[action] in " ".join(text.split()), action
+
+
+async def test_chat_and_quit_confirmation() -> None:
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, EngineTable().messages())
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(app.screen, ChatDialog)
+        await pilot.press(*"hello", "enter")
+        await pilot.pause()
+        assert app.outbox == [{"type": "chat", "text": "hello"}]
+        app.handle_message({"type": "chat", "from": "Bob", "seat": 1, "text": "hi Ann"})
+        await pilot.pause()
+        assert "Bob: hi Ann" in [e.text for e in app.model.log]
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen) and app.is_running
+
+
+async def test_waiting_table_host_keys_send_requests() -> None:
+    app = SheepsheadApp(mode="join")
+    info = EngineTable().info() | {"state": "waiting"}
+    info["seats"] = [info["seats"][0]] + [{"seat": s, "kind": "empty"} for s in range(1, 5)]
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, LobbyScreen)
+        await fed(
+            pilot,
+            [
+                {
+                    "type": "state",
+                    "table": "t1",
+                    "seq": 0,
+                    "seat": 0,
+                    "info": info,
+                    "view": None,
+                    "last": None,
+                    "totals": [0] * 5,
+                    "hand": 0,
+                }
+            ],
+        )
+        assert isinstance(app.screen, TableScreen)
+        assert "+ adds a bot" in screen_text(app)
+        await pilot.press("plus", "g")
+        await pilot.pause()
+        assert app.outbox == [{"type": "add_bot", "seat": None}, {"type": "start"}]
+
+
+async def test_no_color_keeps_suits_and_card_states_readable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    table = my_play_turn()
+    app = SheepsheadApp(mode="play")
+    assert app.no_color
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        cards = list(app.screen.query(CardWidget))
+        shown = [c for c in cards if c.display]
+        # Without colour a card's state is its border: solid for playable, dashed for not.
+        styles = {c.styles.border_top[0] for c in shown}
+        assert {"dashed"} & styles and ({"round"} | {"double"}) & styles
+        assert all(any(s in str(c.render()) for s in "♣♠♥♦") for c in shown)
