@@ -30,6 +30,7 @@ calling use the heuristic, with an optional rollout check of the pick (``pick_sa
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from typing import Final
@@ -38,7 +39,7 @@ from engine.actions import action_from_dict
 from engine.bots.base import ActionMap, View, register
 from engine.bots.heuristic import decide, mask_of, play_index
 from engine.bots.knowledge import Knowledge, read_view
-from engine.bots.policy import bits, bury_score, choose_play
+from engine.bots.policy import PICK_THRESHOLD, bits, bury_score, choose_play, hand_strength
 from engine.bots.rollout import bidding_weight, finish
 from engine.bots.sampling import Sampler, SamplingError
 from engine.bots.sim import Sim
@@ -59,6 +60,15 @@ DEFAULT_SETUP_SAMPLES: Final = 48
 
 SETUP_MARGIN: Final = 0.05
 """Points per hand a rolled-out pick, bury or call must gain to overrule the heuristic."""
+
+MIN_DECIDED_SAMPLES: Final = 10
+"""Deals before a card decision may stop early because one card is clearly best."""
+
+DECIDED_SIGMAS: Final = 3.0
+"""How many standard errors ahead of every other card the leader must be to stop early."""
+
+PICK_GRAY_ZONE: Final = 2.0
+"""Hands whose strength is this close to the heuristic's picking line get rolled out."""
 
 BIDDING_TRIES: Final = 20
 """Fresh deals drawn, at most, while looking for one that fits the bidding."""
@@ -258,6 +268,11 @@ class SearchStrategy:
         if self.setup_samples <= 0:
             return legal[default]
         candidates = list(range(len(legal)))
+        if kind in ("pick", "pass"):
+            # Clear-cut hands need no rollouts: only those near the heuristic's line do.
+            line = PICK_THRESHOLD[min(len(k.passes), 4)]
+            if abs(hand_strength(k.hand) - line) > PICK_GRAY_ZONE:
+                return legal[default]
         if kind == "bury":
             # Rank the burials by the heuristic and roll out only the best few.
             options = [(parse_card(a["cards"][0]), parse_card(a["cards"][1])) for a in legal]
@@ -289,7 +304,7 @@ class SearchStrategy:
         if len(candidates) < 2:
             return default
         actions = [action_from_dict(legal[i], k.seat) for i in candidates]
-        totals = [0.0] * len(candidates)
+        values: list[list[float]] = [[] for _ in candidates]
         done = 0
         try:
             draw = self._sampler(k)
@@ -305,11 +320,16 @@ class SearchStrategy:
             for j, action in enumerate(actions):
                 branch = hand.copy()
                 branch.apply(action)
-                totals[j] += finish(branch)[k.seat]
+                values[j].append(finish(branch)[k.seat])
             done += 1
-        if not done or default not in candidates:
-            return default if not done else candidates[totals.index(max(totals))]
+            if done >= max(MIN_DECIDED_SAMPLES, self.setup_samples // 3) and decided(values):
+                break
+        if not done:
+            return default
+        totals = [sum(v) for v in values]
         best = max(range(len(candidates)), key=lambda j: totals[j])
+        if default not in candidates:
+            return candidates[best]
         base = totals[candidates.index(default)]
         # Rollouts are noisy: leave the heuristic's choice only for a clear gain.
         if (totals[best] - base) / done > SETUP_MARGIN:
@@ -318,9 +338,13 @@ class SearchStrategy:
 
     def _play(self, k: Knowledge, legal: Sequence[ActionMap]) -> int:
         index = play_index(legal)
-        cards = sorted(index)
         fallback = choose_play(k.situation(mask_of(index)))
-        totals = [0.0] * len(cards)
+        rep = equivalent_cards(k, mask_of(index))
+        cards = sorted(set(rep.values()))
+        self.last_samples = 0
+        if len(cards) == 1:
+            return index[fallback]
+        values: list[list[float]] = [[] for _ in cards]
         left = 6 - k.trick_number
         # Everyone-for-themselves leaster trees prune badly: solve only the last two tricks.
         exact = left <= (min(self.exact_tricks, 2) if k.leaster else self.exact_tricks)
@@ -341,7 +365,7 @@ class SearchStrategy:
                 continue
             sim = Sim.from_hand(hand)
             for i, v in enumerate(score_candidates(sim, k.seat, cards, exact, count)):
-                totals[i] += v
+                values[i].append(v)
             done += 1
             # The exact search's cost varies a lot from deal to deal: stop at the node budget
             # once enough deals are in, and at twice the budget in any case.
@@ -350,11 +374,66 @@ class SearchStrategy:
                 or (count.nodes > self.node_budget and done >= MIN_EXACT_SAMPLES)
             ):
                 break
+            if done >= max(MIN_DECIDED_SAMPLES, samples // 4) and decided(values):
+                break
         self.last_samples = done
         if not done:
             return index[fallback]
+        totals = [sum(v) for v in values]
         best = max(totals)
         # Among (near) equals, the heuristic's card: it keeps the side's conventions.
-        if totals[cards.index(fallback)] >= best - 1e-9 * done:
+        if totals[cards.index(rep[fallback])] >= best - 1e-9 * done:
             return index[fallback]
         return index[cards[totals.index(best)]]
+
+
+def decided(values: Sequence[Sequence[float]]) -> bool:
+    """Whether more deals are unlikely to change the choice: the leader beats every other
+    candidate by a clear margin on paired deals (or no candidate differs on any deal)."""
+    n = len(values[0])
+    totals = [sum(v) for v in values]
+    b = totals.index(max(totals))
+    best = values[b]
+    for j, other in enumerate(values):
+        if j == b:
+            continue
+        diffs = [x - y for x, y in zip(best, other, strict=True)]
+        mean = sum(diffs) / n
+        if mean == 0 and not any(diffs):
+            continue
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        if mean <= DECIDED_SIGMAS * math.sqrt(var / n):
+            return False
+    return True
+
+
+def equivalent_cards(k: Knowledge, legal: Mask) -> dict[Card, Card]:
+    """Each legal card mapped to a representative: cards of one class and equal points with no
+    card between them that another seat may hold or that lies on the trick play the same."""
+    power = k.power
+    others = k.unseen
+    for c in k.trick.cards:
+        others |= 1 << c
+    special = 0
+    if k.called is not None:
+        special |= 1 << k.called
+    if k.under is not None:
+        special |= 1 << k.under
+    blockers = others | (k.hand & ~legal) | special
+    rep: dict[Card, Card] = {}
+    for cls, order in _CLASS_ORDERS[k.rules.jack_order]:
+        if not legal & cls:
+            continue
+        head = -1
+        for c in order:
+            bit = 1 << c
+            if legal & bit and not bit & special:
+                if head < 0 or POINTS[c] != POINTS[head]:
+                    head = c
+                rep[c] = head
+            elif blockers & bit:
+                head = -1
+                if legal & bit:
+                    rep[c] = c
+    del power
+    return rep
