@@ -1,0 +1,88 @@
+"""The search's exact endgame against plain minimax, and its shortcuts."""
+
+from __future__ import annotations
+
+import random
+
+from engine.actions import action_from_dict
+from engine.bots.heuristic import HeuristicStrategy
+from engine.bots.knowledge import read_view
+from engine.bots.policy import bits
+from engine.bots.sampling import sample_hand
+from engine.bots.search import NodeCount, decided, equivalent_cards, solve, team_of
+from engine.bots.sim import Sim
+from engine.hand import Hand
+from engine.view import seat_view
+from tests.bots.helpers import VARIANTS
+
+
+def _positions(tricks_left: int, count: int) -> list[Hand]:
+    bot = HeuristicStrategy()
+    out = []
+    seed = 0
+    while len(out) < count:
+        hand = Hand.from_seed(VARIANTS[seed % len(VARIANTS)], seed % 5, 1000 + seed)
+        seed += 1
+        while not hand.is_over and not (
+            hand.phase == "play"
+            and len(hand.tricks) == 6 - tricks_left
+            and seed % 3 != len(hand.current)
+        ):
+            view = seat_view(hand, hand.turn)
+            hand.apply(action_from_dict(bot.choose(view, view["legal"]), hand.turn))
+        if not hand.is_over:
+            out.append(hand)
+    return out
+
+
+def _minimax(sim: Sim, seat: int, team: int) -> float:
+    if sim.is_over:
+        return sim.payouts()[seat]
+    values = []
+    for c in bits(sim.legal_mask()):
+        sim.play(c)
+        values.append(_minimax(sim, seat, team))
+        sim.unplay()
+    return max(values) if team >> sim.turn & 1 else min(values)
+
+
+def test_exact_search_equals_plain_minimax() -> None:
+    for hand in _positions(2, 50) + _positions(3, 12):
+        sim = Sim.from_hand(hand)
+        for seat in range(5):
+            team = team_of(sim, seat)
+            count = NodeCount()
+            assert solve(sim, seat, team, count=count) == _minimax(sim, seat, team), hand
+            assert count.nodes > 0
+
+
+def test_equivalent_cards_have_equal_exact_values() -> None:
+    rng = random.Random(3)
+    checked = 0
+    for hand in _positions(3, 40):
+        seat = hand.turn
+        assert seat is not None
+        k = read_view(seat_view(hand, seat))
+        rep = equivalent_cards(k, hand.legal_play_mask())
+        assert set(rep) == set(bits(hand.legal_play_mask()))
+        groups = [c for c in rep if rep[c] != c]
+        if not groups:
+            continue
+        sim = Sim.from_hand(sample_hand(k, rng))
+        team = team_of(sim, seat)
+        for c in groups:
+            values = []
+            for card in (c, rep[c]):
+                sim.play(card)
+                values.append(solve(sim, seat, team))
+                sim.unplay()
+            assert values[0] == values[1]
+            checked += 1
+    assert checked >= 5
+
+
+def test_decided_needs_a_clear_paired_lead() -> None:
+    assert decided([[1.0, 2.0, 1.0, 2.0], [1.0, 2.0, 1.0, 2.0]])  # no card differs anywhere
+    assert decided([[2.0] * 10, [0.0, 1.0] * 5])
+    assert not decided([[2.0, 0.0] * 5, [0.0, 2.0] * 5])
+    assert not decided([[1.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0] * 6])
