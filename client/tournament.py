@@ -269,8 +269,8 @@ class Progress:
         self.last = 0.0
         self.tty = out.isatty()
 
-    def update(self, done: int) -> None:
-        """Redraw (at most five times a second, or on every tenth when not a terminal)."""
+    def update(self, done: int, status: str = "") -> None:
+        """Redraw (at most five times a second; every ten seconds when not a terminal)."""
         if not self.enabled:
             return
         now = time.monotonic()
@@ -287,9 +287,15 @@ class Progress:
             f"[{bar}] {done}/{self.total} deals  {rate:.2f} deals/s  "
             f"elapsed {_clock(elapsed)}  ETA {_clock(eta)}"
         )
+        if status:
+            line += f"  {status}"
         end = "\n" if finished or not self.tty else ""
         self.out.write(("\r" if self.tty else "") + line + end)
         self.out.flush()
+
+
+def _short(spec: str) -> str:
+    return spec if len(spec) <= 16 else spec[:15] + "~"
 
 
 def _clock(seconds: float) -> str:
@@ -305,7 +311,7 @@ def run_tournament(
     seed: int,
     rules: RuleSet,
     jobs: int = 1,
-    on_progress: Callable[[int], None] | None = None,
+    on_progress: Callable[[int, list[StrategyTally]], None] | None = None,
 ) -> list[StrategyTally]:
     """Play ``deals`` duplicate deals; one merged tally per strategy, in ``specs`` order."""
     work = [Job(n, seed, tuple(specs), rules.to_dict()) for n in range(deals)]
@@ -319,13 +325,13 @@ def run_tournament(
                 for m, t in zip(merged, tallies, strict=True):
                     m.add(t)
                 if on_progress:
-                    on_progress(done)
+                    on_progress(done, merged)
     else:
         for done, job in enumerate(work, 1):
             for m, t in zip(merged, play_deal(job), strict=True):
                 m.add(t)
             if on_progress:
-                on_progress(done)
+                on_progress(done, merged)
     return merged
 
 
@@ -402,8 +408,18 @@ def run(args: argparse.Namespace) -> int:
         return 2
     progress = Progress(args.deals, sys.stderr, not args.quiet)
     progress.update(0)
+
+    def on_progress(done: int, tallies: list[StrategyTally]) -> None:
+        # The running means, so a long tournament shows where it is heading.
+        means = [
+            f"{_short(spec)} {t.payout / t.seat_hands:+.3f}"
+            for spec, t in zip(specs, tallies, strict=True)
+            if t.seat_hands
+        ]
+        progress.update(done, "  ".join(means))
+
     started = time.monotonic()
-    tallies = run_tournament(specs, args.deals, args.seed, rules, args.jobs, progress.update)
+    tallies = run_tournament(specs, args.deals, args.seed, rules, args.jobs, on_progress)
     params = {
         "rules": rules.to_dict(),
         "seed": args.seed,
