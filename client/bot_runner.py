@@ -295,12 +295,19 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     )
     parser.add_argument("--password", help="the table's password (join) or a new one (create)")
     parser.add_argument(
-        "--preset", default="seed", choices=["seed", "wisconsin"], help="rules for --create"
+        "--preset",
+        default="seed",
+        choices=["seed", "wisconsin"],
+        help="rules for --create (default seed)",
     )
     parser.add_argument(
-        "--server-bots", metavar="NAME", help="strategy of the server bots with --create"
+        "--server-bots",
+        metavar="NAME",
+        help="strategy of the server bots with --create (default: the server's)",
     )
-    parser.add_argument("--seed", type=int, help="seed for the strategy's random choices")
+    parser.add_argument(
+        "--seed", type=int, help="seed for the strategy's random choices (default: unseeded)"
+    )
     parser.add_argument(
         "--tokens",
         metavar="PATH",

@@ -359,13 +359,22 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument(
         "--deals", type=int, default=100, metavar="N", help="deals to play (default 100)"
     )
-    parser.add_argument("--seed", type=int, default=1, metavar="S", help="tournament seed")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        metavar="S",
+        help="tournament seed: the same seed plays the same deals (default 1)",
+    )
     parser.add_argument(
         "--jobs", type=int, default=1, metavar="J", help="worker processes (default 1)"
     )
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON here")
     parser.add_argument(
-        "--preset", default="seed", choices=list(PRESETS_OPTIONS), help="rules preset"
+        "--preset",
+        default="seed",
+        choices=list(PRESETS_OPTIONS),
+        help="rules preset (default seed)",
     )
     parser.add_argument(
         "--rule",
