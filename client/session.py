@@ -208,13 +208,19 @@ class Session:
         self._after_reply(type, fields, reply)
         return reply
 
-    async def act(self, action: Mapping[str, Any]) -> dict[str, Any]:
-        """Answer the latest ``your_turn`` with ``action`` (a §5 action map)."""
-        if self.last_turn is not None:
+    async def act(self, action: Mapping[str, Any], *, seq: int | None = None) -> dict[str, Any]:
+        """Answer a ``your_turn`` with ``action`` (a §5 action map).
+
+        ``seq`` is the seq of the prompt being answered; pass it when answering a prompt taken
+        from :attr:`events` (the queue can lag behind what the session has already received, and
+        quoting the prompt's own seq lets the server refuse an answer that is out of date with
+        ``stale``). Without it the seq of the latest prompt received is quoted.
+        """
+        if seq is None and self.last_turn is not None:
             seq = self.last_turn["seq"]
-        elif self.last_state is not None:
+        elif seq is None and self.last_state is not None:
             seq = self.last_state["seq"]
-        else:
+        elif seq is None:
             seq = 0
         return await self.request("action", seq=seq, action=dict(action))
 

@@ -184,6 +184,11 @@ class Connection:
         if not self.greeted and msg.get("type") not in ("hello", "pong"):
             self.close(m.HANDSHAKE_REQUIRED, "The first message must be hello")
             return
+        if self.greeted and msg.get("type") == "hello":
+            self.send(
+                m.error(_id_of(msg), m.BAD_REQUEST, "hello was already received on this connection")
+            )
+            return
         try:
             req = parse_request(msg)
         except RequestError as exc:

@@ -160,7 +160,7 @@ async def test_clean_restart_brings_back_waiting_and_playing_tables(tmp_path: Pa
         if msg["type"] == "your_turn":
             if host.last_state and host.last_state["hand"] == 1:
                 break
-            await host.act(msg["legal"][0])
+            await host.act(msg["legal"][0], seq=msg["seq"])
     other = session(server, "Other", tmp_path, reconnect=False)
     await other.connect()
     waiting = await other.request("create_table", name="waiting", hands=None)

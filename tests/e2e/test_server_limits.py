@@ -12,6 +12,7 @@ from typing import Any
 import msgpack
 import pytest
 
+from client.session import ServerError
 from engine.bots import STRATEGIES, register
 from protocol.framing import encode
 from tests.server.support import Raw, next_event, running_server, session
@@ -39,6 +40,8 @@ async def test_garbage_frames_are_answered_and_the_connection_goes_on() -> None:
         assert reply["code"] == "bad_request" and "'table'" in reply["message"]
         reply = await raw.request("hello", version=1, client="t", kind="human", name="Again")
         assert reply["code"] == "bad_request"
+        reply = await raw.request("hello", version=99, name="Again")
+        assert reply["code"] == "bad_request"  # not version_unsupported: no reason to close
         assert (await raw.request("ping"))["type"] == "ok"
         assert (await raw.request("list_tables"))["tables"] == []
         await raw.close()
@@ -176,7 +179,10 @@ async def answer_prompts(s: Any) -> dict[str, Any]:
     while True:
         msg = await s.events.get()
         if msg["type"] == "your_turn":
-            await s.act(msg["legal"][0])
+            try:
+                await s.act(msg["legal"][0], seq=msg["seq"])
+            except ServerError as exc:
+                assert exc.code == "stale", exc  # a re-prompt overtook this one
         elif msg["type"] == "match_over":
             return dict(msg)
 

@@ -165,7 +165,7 @@ async def test_one_player_and_four_server_bots_play_to_the_end(tmp_path: Path) -
             while True:
                 msg = await me.events.get()
                 if msg["type"] == "your_turn":
-                    await me.act(msg["legal"][-1])
+                    await me.act(msg["legal"][-1], seq=msg["seq"])
                 elif msg["type"] == "match_over":
                     return msg
 
@@ -188,7 +188,7 @@ async def test_open_ended_match_runs_until_the_host_ends_it(tmp_path: Path) -> N
         while hands < 3:
             msg = await asyncio.wait_for(me.events.get(), 10)
             if msg["type"] == "your_turn":
-                await me.act(msg["legal"][0])
+                await me.act(msg["legal"][0], seq=msg["seq"])
             elif msg["type"] == "hand_over":
                 hands += 1
         await me.request("end_match")

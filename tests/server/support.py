@@ -180,7 +180,7 @@ async def play_until(
                 return msg
             if msg["type"] == "your_turn":
                 try:
-                    await s.act(rng.choice(msg["legal"]))
+                    await s.act(rng.choice(msg["legal"]), seq=msg["seq"])
                 except ServerError as exc:
                     # A re-prompt can overtake an answer; anything else is a failure.
                     assert exc.code == "stale", exc
@@ -209,7 +209,7 @@ async def drive(players: list[Session], after: int, until: Any) -> tuple[int, An
         view = players[seat].last_state["view"]  # type: ignore[index]
         if until(seat, prompt, view):
             return seat, prompt
-        await players[seat].act(prompt["legal"][0])
+        await players[seat].act(prompt["legal"][0], seq=prompt["seq"])
         after = prompt["seq"]
 
 
