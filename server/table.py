@@ -770,7 +770,8 @@ class Table:
             self._cancel_turn()
             return
         full_key = (*key, mode)
-        if self._turn_key == full_key and self._turn_task is not None:
+        task = self._turn_task
+        if self._turn_key == full_key and task is not None and not task.done():
             return
         self._cancel_turn()
         self._turn_key = full_key
@@ -823,6 +824,19 @@ class Table:
             raise
         except Exception:
             log.exception("table %s: bot move for seat %d failed", self.id, seat)
+            self._fallback_move(key, seat)
+
+    def _fallback_move(self, key: tuple[int, int], seat: int) -> None:
+        """Keep the table moving after an unexpected failure: play the first legal action."""
+        match = self.match
+        if self.state != "playing" or match is None or self._key() != key:
+            return
+        try:
+            self._turn_task = None
+            self._turn_key = None
+            self._apply(seat, match.hand.legal_actions()[0])
+        except Exception:
+            log.exception("table %s: seat %d is stuck", self.id, seat)
 
     async def _choose(self, seat: int, view: dict[str, Any]) -> Action:
         """The strategy's choice, off the event loop; the first legal action if it misbehaves."""
