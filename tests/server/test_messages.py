@@ -167,11 +167,11 @@ def test_every_error_code_is_documented_in_protocol_md() -> None:
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
-    max_leaves=12,
+    max_leaves=6,
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(
     st.dictionaries(
         st.sampled_from(
