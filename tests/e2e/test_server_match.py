@@ -92,7 +92,8 @@ async def test_five_clients_play_a_match_and_nobody_sees_hidden_cards(tmp_path: 
 async def test_seq_increases_by_one_per_state_and_views_match_the_seat(tmp_path: Path) -> None:
     async with running_server() as server:
         players = [session(server, f"S{i}", tmp_path) for i in range(5)]
-        await full_table(players, hands=1)
+        options = {"unknown_card": True, "no_pick": "doubler"}
+        await full_table(players, hands=2, preset="wisconsin", options=options)
         logs: list[list[dict[str, Any]]] = [[] for _ in range(5)]
         plays = [
             asyncio.create_task(play_until(p, "match_over", logs[i], random.Random(10 + i)))
@@ -107,5 +108,7 @@ async def test_seq_increases_by_one_per_state_and_views_match_the_seat(tmp_path:
                 if m["type"] == "state" and m["view"] is not None:
                     assert m["view"]["seat"] == seat
                     assert len(m["view"]["hand"]) == m["view"]["hand_sizes"][seat]
+                    assert m["info"]["rules"] == {"preset": "wisconsin", **options}
+            check_no_leak(log, seat)
         for s in players:
             await s.close()
