@@ -20,9 +20,10 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Button, Footer, RichLog, Static
+from textual.widgets import Button, Footer, RichLog
 
 from client.model import Change, LogEntry, TableModel
+from client.widgets.base import Panel
 from client.widgets.buttons import KeyButton
 from client.widgets.cards import card_label, cards_label
 from client.widgets.hand import CardWidget, HandBar
@@ -33,7 +34,7 @@ DECISION_VERBS = {"pick": "pick", "bury": "bury", "call": "call", "play": "play"
 LOG_STYLES = {"chat": "bold", "notice": "italic", "error": "bold reverse", "event": ""}
 
 
-class TopBar(Static):
+class TopBar(Panel):
     """Table name, rules, hand number, running state and the connection status."""
 
     def draw(self, model: TableModel, status: str, address: str) -> None:
@@ -58,7 +59,7 @@ class TopBar(Static):
             right = Text(f"{mark}{status} to {address}", style=style)
         width = self.size.width or 80
         pad = max(1, width - left.cell_len - right.cell_len - 1)
-        self.update(left + Text(" " * pad) + right, layout=False)
+        self.show_text(left + Text(" " * pad) + right)
 
 
 class TableScreen(Screen[None]):
@@ -69,14 +70,14 @@ class TableScreen(Screen[None]):
         Binding("left", "move(-1)", "previous card", show=False),
         Binding("right", "move(1)", "next card", show=False),
         Binding("enter", "confirm", "play", show=False),
-        Binding("p", "pick", "Pick"),
-        Binding("s", "pass_blind", "Pass"),
-        Binding("b", "bury", "Bury"),
-        Binding("c", "call", "Call"),
-        Binding("a", "alone", "Alone"),
-        Binding("plus,equals_sign", "add_bot", "Add bot"),
-        Binding("minus", "remove_bot", "Remove bot"),
-        Binding("g", "start", "Start"),
+        Binding("p", "pick", "Pick", show=False),
+        Binding("s", "pass_blind", "Pass", show=False),
+        Binding("b", "bury", "Bury", show=False),
+        Binding("c", "call", "Call", show=False),
+        Binding("a", "alone", "Alone", show=False),
+        Binding("plus,equals_sign", "add_bot", "Add bot", show=False),
+        Binding("minus", "remove_bot", "Remove bot", show=False),
+        Binding("g", "start", "Start", show=False),
         Binding("l", "last_trick", "Last trick"),
         Binding("h", "history", "History"),
         Binding("x", "export", "Export", show=False),
@@ -130,7 +131,7 @@ class TableScreen(Screen[None]):
             log.can_focus = False  # the arrow keys belong to the card cursor
             yield log
         yield HandBar(id="hand")
-        yield Static(id="status")
+        yield Panel(id="status")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -166,7 +167,6 @@ class TableScreen(Screen[None]):
             self.query_one(LastTrickBox).draw(model)
             self._draw_hand(new_prompt=bool(change & Change.PROMPT))
             self._draw_actions()
-            self.refresh_bindings()
         self._draw_log()
         self._draw_status()
         app.redraws += 1
@@ -207,7 +207,9 @@ class TableScreen(Screen[None]):
             "btn-result": model.phase == "done" and bool(model.history),
         }
         for button in self.query_one("#actions").query(Button):
-            button.display = shown.get(button.id or "", False)
+            visible = shown.get(button.id or "", False)
+            if button.display != visible:
+                button.display = visible
 
     def _draw_log(self) -> None:
         model = self.model
@@ -231,7 +233,7 @@ class TableScreen(Screen[None]):
             text = text + Text(" " * pad) + clock
         elif self._timer is not None:
             self._timer.pause()
-        self.query_one("#status", Static).update(text, layout=False)
+        self.query_one("#status", Panel).show_text(text)
 
     def _tick(self) -> None:
         self._draw_status()
@@ -308,7 +310,11 @@ class TableScreen(Screen[None]):
     # ------------------------------------------------------------------ actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Show only the keys that mean something now (the help screen lists them all)."""
+        """Allow a decision key only when the server offers that decision.
+
+        The footer shows the keys that always work; the decision keys are named by the status
+        line and the buttons (a footer rebuilt on every prompt would cost each redraw dearly).
+        """
         model = self.model
         kinds = model.prompt.kinds() if model.prompt else set()
         if action == "pick":

@@ -14,15 +14,15 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Static
 
+from client.widgets.base import Panel
 from client.widgets.cards import card_text
 
 MAX_CARDS = 8
 """The most cards a hand shows (the picker's six plus the blind)."""
 
 
-class CardWidget(Static):
+class CardWidget(Panel):
     """One card of your hand; clicking it chooses it."""
 
     class Chosen(Message):
@@ -42,19 +42,18 @@ class CardWidget(Static):
         key = str(self.index + 1)
         # The cursor's number is drawn reversed: visible without colour, even on a chosen card.
         if cursor:
-            self.border_title = f"[reverse]{key}[/]"
+            title: str | None = f"[reverse]{key}[/]"
         else:
-            self.border_title = key if playable or not dimmed else None
-        self.border_subtitle = "✓" if chosen else None
-        if code != self.code or self.has_class("-dim") != dimmed:
-            self.code = code
-            label = Text(" ") + card_text(code, dim=dimmed)
-            self.update(label, layout=False)
+            title = key if playable or not dimmed else None
+        self.set_titles(title, "✓" if chosen else None)
+        self.code = code
+        self.show_text(Text(" ") + card_text(code, dim=dimmed))
         self.set_class(playable and not dimmed, "-legal")
         self.set_class(dimmed, "-dim")
         self.set_class(cursor, "-cursor")
         self.set_class(chosen, "-chosen")
-        self.display = True
+        if not self.display:
+            self.display = True
 
     def on_click(self) -> None:
         """Tell the screen this card was clicked."""
@@ -98,4 +97,5 @@ class HandBar(Horizontal):
                 )
             else:
                 widget.code = ""
-                widget.display = False
+                if widget.display:
+                    widget.display = False

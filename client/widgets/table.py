@@ -7,9 +7,9 @@ so a redraw after any event is a handful of ``update`` calls, never a remount.
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import Static
 
 from client.model import NUM_SEATS, TableModel
+from client.widgets.base import Panel
 from client.widgets.cards import card_text
 
 
@@ -37,7 +37,7 @@ def fit_name(name: str, width: int) -> str:
     return name[: width - 1] + "…"
 
 
-class SeatBox(Static):
+class SeatBox(Panel):
     """A seat: name, turn marker, dealer button, bot/offline marks, roles, score, tricks."""
 
     def __init__(self, position: int) -> None:
@@ -57,8 +57,7 @@ class SeatBox(Static):
         # The title runs on the top border: the content width less the "─ " before it.
         width = max(6, (self.size.width or 14) - 1 - (2 if turn == seat else 0))
         title = ("▶ " if turn == seat else "") + fit_name(name, width)
-        self.border_title = title
-        self.border_subtitle = f"seat {seat}"
+        self.set_titles(title, f"seat {seat}")
         self.set_class(turn == seat, "-turn")
         self.set_class(me, "-me")
         self.set_class(info.is_empty, "-empty")
@@ -99,10 +98,10 @@ class SeatBox(Static):
             line3 = Text(f"{sizes[seat]} cards")
         else:
             line3 = Text("")
-        self.update(Text("\n").join([tags, line2, line3]), layout=False)
+        self.show_text(Text("\n").join([tags, line2, line3]))
 
 
-class TrickView(Static):
+class TrickView(Panel):
     """The current trick, each card placed toward the seat that played it; ▸ marks the lead."""
 
     def __init__(self) -> None:
@@ -117,11 +116,11 @@ class TrickView(Static):
         leader = trick.get("leader") if played else None
         tricks = view.get("tricks") or []
         if phase == "play":
-            self.border_title = f"Trick {min(len(tricks) + 1, 6)} of 6"
+            self.set_titles(f"Trick {min(len(tricks) + 1, 6)} of 6")
         elif phase == "done":
-            self.border_title = "Hand over"
+            self.set_titles("Hand over")
         else:
-            self.border_title = "Trick"
+            self.set_titles("Trick")
         if phase == "done" and tricks:
             # Keep the last trick on the felt while the result is shown.
             last = tricks[-1]
@@ -155,10 +154,10 @@ class TrickView(Static):
             Text(""),
             row((slot(0), half - 2)),
         ]
-        self.update(Text("\n").join(lines), layout=False)
+        self.show_text(Text("\n").join(lines))
 
 
-class HandInfo(Static):
+class HandInfo(Panel):
     """The hand's public facts: picker, call, stakes, who passed, a leaster or doubler."""
 
     def __init__(self) -> None:
@@ -198,10 +197,10 @@ class HandInfo(Static):
                 lines.append(Text(f"Picking · {passed} passed"))
             if (view.get("multiplier") or 1) > 1:
                 lines.append(Text(f"Stakes ×{view['multiplier']}", style="bold"))
-        self.update(Text("\n").join(lines), layout=False)
+        self.show_text(Text("\n").join(lines))
 
 
-class LastTrickBox(Static):
+class LastTrickBox(Panel):
     """The latest finished trick in short: who took it and for how much (``l`` for detail)."""
 
     def __init__(self) -> None:
@@ -209,10 +208,10 @@ class LastTrickBox(Static):
 
     def draw(self, model: TableModel) -> None:
         """Redraw from the model."""
-        self.border_title = "Last trick"
+        self.set_titles("Last trick")
         trick = model.last_trick
         if trick is None:
-            self.update(Text("none yet", style="dim"), layout=False)
+            self.show_text(Text("none yet", style="dim"))
             return
         winner = trick.get("winner")
         head = Text(f"{model.name(winner)[:10]} +{trick.get('points', 0)}", style="bold")
@@ -221,4 +220,4 @@ class LastTrickBox(Static):
             if i:
                 cards.append(" ")
             cards.append_text(card_text(code))
-        self.update(Text("\n").join([head, cards]), layout=False)
+        self.show_text(Text("\n").join([head, cards]))
