@@ -257,30 +257,37 @@ class Connection:
         tables, truncated = self.server.lobby.list_tables()
         return m.ok(req.id, tables=tables, truncated=truncated)
 
-    def _not_seated_elsewhere(self) -> None:
+    def _not_seated(self) -> None:
         if self.table is not None and self.seat is not None:
             raise RequestError(
-                m.ALREADY_SEATED, f"You sit at table {self.table.id}; leave it first"
+                m.ALREADY_SEATED,
+                f"You sit at table {self.table.id} (seat {self.seat}); leave first",
             )
-        if self.table is not None:  # watching: stop, to do something else
+
+    def _stop_watching(self, unless: Table | None = None) -> None:
+        # Only once the new request has passed every check: a refusal changes nothing.
+        if self.table is not None and self.table is not unless:
             self.table.leave(self)
 
     def _create(self, req: CreateTable) -> dict[str, Any]:
-        self._not_seated_elsewhere()
-        table, seat, token = self.server.lobby.create_table(self, req)
-        return m.ok(req.id, table=table.id, seat=seat, token=token)
+        self._not_seated()
+        config = self.server.lobby.table_config(self, req)
+        self._stop_watching()
+        table, token = self.server.lobby.create_table(self, config)
+        return m.ok(req.id, table=table.id, seat=0, token=token)
 
     def _join(self, req: Join) -> dict[str, Any]:
         table = self.server.lobby.find(req.table)
-        if self.table is table and self.seat is not None:
-            raise RequestError(m.ALREADY_SEATED, f"You already sit at seat {self.seat}")
-        self._not_seated_elsewhere()
-        seat, token = table.join(self, req.seat, req.password)
+        self._not_seated()
+        seat = table.check_join(req.seat, req.password)
+        self._stop_watching(unless=table)
+        token = table.join(self, seat)
         return m.ok(req.id, table=table.id, seat=seat, token=token)
 
     def _watch(self, req: Watch) -> dict[str, Any]:
         table = self.server.lobby.find(req.table)
-        self._not_seated_elsewhere()
+        self._not_seated()
+        self._stop_watching(unless=table)
         table.watch(self)
         return m.ok(req.id, table=table.id)
 

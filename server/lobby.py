@@ -94,8 +94,8 @@ class Lobby:
             raise RequestError(m.NO_SUCH_TABLE, f"No open table has the id {table_id!r}")
         return table
 
-    def create_table(self, peer: Peer, req: CreateTable) -> tuple[Table, int, str]:
-        """Open a table with ``peer`` at seat 0 as host; returns the table, seat and token."""
+    def table_config(self, peer: Peer, req: CreateTable) -> TableConfig:
+        """Check a ``create_table`` request; raises ``bad_rules`` / ``too_many_tables``."""
         if len(self.tables) >= self.config.max_tables:
             raise RequestError(m.TOO_MANY_TABLES, "The server has as many tables as it allows")
         try:
@@ -105,7 +105,7 @@ class Lobby:
         except TypeError as exc:  # an option name that is not a valid keyword
             raise RequestError(m.BAD_RULES, f"bad rule options: {exc}") from None
         salt = secrets.token_hex(8) if req.password else None
-        config = TableConfig(
+        return TableConfig(
             name=req.name or f"{peer.name}'s table",
             rules=rules,
             hands=req.hands,
@@ -114,13 +114,15 @@ class Lobby:
             turn_timer=req.turn_timer,
             grace=self.config.grace if req.grace is None else req.grace,
         )
+
+    def create_table(self, peer: Peer, config: TableConfig) -> tuple[Table, str]:
+        """Open a table with ``peer`` at seat 0 as host; returns the table and the seat token."""
         table_id = self.store.create_table(config.to_dict(), created=self.wall())
         table = Table(self, table_id, config)
         self.tables[table_id] = table
         self._listing = None
-        log.info("table %s created by %s: %s", table_id, peer.name, rules.to_dict())
-        seat, token = table.join(peer, 0, req.password)
-        return table, seat, token
+        log.info("table %s created by %s: %s", table_id, peer.name, config.rules.to_dict())
+        return table, table.join(peer, 0)
 
     def take_back(self, token: str) -> tuple[Table, int] | None:
         """The table and seat a token belongs to, if it is still valid."""

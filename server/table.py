@@ -276,8 +276,8 @@ class Table:
         if password is None or not hmac.compare_digest(given, self.config.password_hash):
             raise fail(m.BAD_PASSWORD, "This table needs the right password")
 
-    def join(self, peer: Peer, seat: int | None, password: str | None) -> tuple[int, str]:
-        """Seat ``peer`` (first free seat when ``seat`` is None); returns the seat and its token."""
+    def check_join(self, seat: int | None, password: str | None) -> int:
+        """The seat a join would take (first free when ``seat`` is None); raises if it cannot."""
         if self.state == "over":
             raise fail(m.MATCH_OVER, "The match at this table is over")
         self.check_password(password)
@@ -285,14 +285,18 @@ class Table:
             free = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
             if not free:
                 raise fail(m.TABLE_FULL, "Every seat at this table is taken")
-            seat = free[0]
-        elif self.seats[seat].kind != "empty":
+            return free[0]
+        if self.seats[seat].kind != "empty":
             raise fail(m.SEAT_TAKEN, f"Seat {seat} is taken")
+        return seat
+
+    def join(self, peer: Peer, seat: int) -> str:
+        """Seat ``peer`` at ``seat`` (checked with :meth:`check_join`); returns its token."""
         token = self._seat_peer(peer, seat)
         if self.state == "playing":
             self._notice("joined", f"{peer.name} took seat {seat}", seat)
         self._changed()
-        return seat, token
+        return token
 
     def _seat_peer(self, peer: Peer, seat: int) -> str:
         self.spectators.discard(peer)

@@ -195,3 +195,27 @@ async def test_open_ended_match_runs_until_the_host_ends_it(tmp_path: Path) -> N
         over = await next_event(me, "match_over")
         assert over["hands"] >= 3 and sum(over["totals"]) == 0
         await me.close()
+
+
+async def test_a_refused_request_leaves_a_spectator_watching(tmp_path: Path) -> None:
+    async with running_server() as server:
+        host, fan = session(server, "Host", tmp_path), session(server, "Fan", tmp_path)
+        for s in (host, fan):
+            await s.connect()
+        first = (await host.request("create_table", name="open"))["table"]
+        await host.request("leave")  # closes it: nobody is seated
+        await refused(fan, "watch", "no_such_table", table=first)
+        open_table = (await host.request("create_table", name="watched"))["table"]
+        other = session(server, "Other", tmp_path)
+        await other.connect()
+        locked = (await other.request("create_table", name="locked", password="pw"))["table"]
+        await fan.request("watch", table=open_table)
+        await refused(fan, "join", "bad_password", table=locked, password="nope")
+        await refused(fan, "create_table", "bad_rules", name="x", preset="nope")
+        tables = {t["id"]: t for t in (await fan.request("list_tables"))["tables"]}
+        assert tables[open_table]["spectators"] == 1 and fan.table == open_table
+        joined = await fan.request("join", table=locked, password="pw")  # now it moves
+        tables = {t["id"]: t for t in (await fan.request("list_tables"))["tables"]}
+        assert tables[open_table]["spectators"] == 0 and joined["table"] == locked
+        for s in (host, fan, other):
+            await s.close()
