@@ -298,11 +298,9 @@ class TableModel:
 
     @property
     def last_trick(self) -> dict[str, Any] | None:
-        """The latest finished trick of this hand (or of the previous hand, between hands)."""
+        """The latest finished trick of this hand."""
         if self.view is not None and self.view.get("tricks"):
             return dict(self.view["tricks"][-1])
-        if self.history and self.history[-1].result.get("tricks"):
-            return dict(self.history[-1].result["tricks"][-1])
         return None
 
     @property
@@ -517,9 +515,9 @@ def _action_line(model: TableModel, last: Mapping[str, Any]) -> str | None:
 def _result_line(model: TableModel, result: Mapping[str, Any]) -> str:
     text = str(result.get("outcome_text") or "hand over")
     payouts = result.get("payouts")
-    if payouts:
-        scores = " ".join(f"{model.name(s)[:8]} {p:+d}" for s, p in enumerate(payouts))
-        return f"Hand over: {text}. {scores}"
+    me = model.my_seat
+    if payouts and me is not None:
+        return f"Hand over: {text}; you {payouts[me]:+d}"
     return f"Hand over: {text}"
 
 

@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 from client.model import NUM_SEATS, FinishedHand, TableModel
 from client.screens.result import result_summary, result_table
 from client.widgets.cards import card_label, card_text
+from client.widgets.table import fit_name
 
 KEY_NAMES = {
     "question_mark": "?",
@@ -214,7 +215,7 @@ def tricks_table(
     table = Table(box=None, padding=(0, 1), header_style="bold", show_edge=False)
     table.add_column("#", justify="right")
     for seat in range(NUM_SEATS):
-        name = names[seat][:7] + ("*" if seat == me else "")
+        name = fit_name(names[seat], 8) + ("*" if seat == me else "")
         table.add_column(name, no_wrap=True)
     table.add_column("taken by", no_wrap=True)
     for number, trick in enumerate(tricks, 1):
@@ -225,7 +226,9 @@ def tricks_table(
             mark = Text("▸" if seat == leader else " ", style="bold")
             cells[seat] = mark + card_text(code)
         winner = trick.get("winner")
-        taken = Text(f"{names[winner][:8]} +{trick.get('points', 0)}" if winner is not None else "")
+        taken = Text(
+            f"{fit_name(names[winner], 11)} +{trick.get('points', 0)}" if winner is not None else ""
+        )
         table.add_row(str(number), *cells, taken)
     return table
 

@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from client.model import NUM_SEATS, FinishedHand
 from client.widgets.cards import card_text, cards_text
+from client.widgets.table import fit_name
 
 
 def _signed(n: int | None) -> str:
@@ -96,7 +97,7 @@ def result_table(
             role = "partner"
         elif seat == result.get("leaster_winner"):
             role = "winner"
-        name = names[seat][:10] + (" *" if seat == me else "")
+        name = fit_name(names[seat], 12) + (" *" if seat == me else "")
         row: list[RenderableType] = [
             Text(name, style="bold" if seat == me else ""),
             role,
@@ -108,6 +109,55 @@ def result_table(
             row.append(_signed(totals[seat]))
         table.add_row(*row)
     return table
+
+
+class MatchOverScreen(ModalScreen[None]):
+    """The final standings when the match ends."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,escape,space", "close", "close"),
+        Binding("h", "history", "history"),
+        Binding("q", "quit_app", "quit"),
+    ]
+
+    def __init__(self, model: Any) -> None:
+        super().__init__(classes="dialog")
+        self.model = model
+
+    def compose(self) -> ComposeResult:
+        """Seats ranked by their totals."""
+        model = self.model
+        totals = list(model.totals)
+        names = [s.name for s in model.seats]
+        hands = (model.match_over or {}).get("hands", len(model.history))
+        table = Table(box=None, padding=(0, 1), header_style="bold", show_edge=False)
+        table.add_column("place", justify="right")
+        table.add_column("player", no_wrap=True)
+        table.add_column("total", justify="right")
+        order = sorted(range(NUM_SEATS), key=lambda s: -totals[s])
+        for place, seat in enumerate(order, 1):
+            me = seat == model.my_seat
+            name = Text(names[seat] + (" (you)" if me else ""), style="bold" if me else "")
+            table.add_row(str(place), name, _signed(totals[seat]))
+        with Vertical(id="match-box", classes="box") as box:
+            box.border_title = f"Match over after {hands} hands"
+            yield Static(table)
+            yield Static("Enter close · h history, where x exports a hand · q quit", classes="hint")
+
+    def action_close(self) -> None:
+        """Back to the table."""
+        self.dismiss(None)
+
+    def action_history(self) -> None:
+        """Open the match history."""
+        from client.screens.info import HistoryScreen
+
+        self.dismiss(None)
+        self.app.push_screen(HistoryScreen(self.model))
+
+    async def action_quit_app(self) -> None:
+        """Leave the program."""
+        await self.app.action_quit()
 
 
 class ResultScreen(ModalScreen[None]):

@@ -174,6 +174,8 @@ class TableScreen(Screen[None]):
             self._open_decision_dialog()
         if model.pending_result is not None and model.pending_result is not self._shown_result:
             self._show_result()
+        if change & Change.MATCH_OVER:
+            self._show_match_over()
 
     def _draw_hand(self, new_prompt: bool = False) -> None:
         model = self.model
@@ -181,8 +183,9 @@ class TableScreen(Screen[None]):
         if codes:
             self.cursor = min(self.cursor, len(codes) - 1)
         legal = model.legal_cards
-        if new_prompt and legal and codes[self.cursor] not in legal and legal[0] in codes:
-            self.cursor = codes.index(legal[0])
+        if new_prompt and legal and codes[self.cursor] not in legal:
+            # The first playable card from the left (the legal list is in card order).
+            self.cursor = next((i for i, c in enumerate(codes) if c in legal), self.cursor)
         bar = self.query_one(HandBar)
         bar.show(
             codes,
@@ -295,6 +298,12 @@ class TableScreen(Screen[None]):
         elif prompt.decision == "call":
             self._dialog_for = prompt.seq
             self.action_call()
+
+    def _show_match_over(self) -> None:
+        from client.screens.result import MatchOverScreen
+
+        if not isinstance(self.app.screen, MatchOverScreen):
+            self.app.push_screen(MatchOverScreen(self.model))
 
     def _show_result(self) -> None:
         from client.screens.result import ResultScreen

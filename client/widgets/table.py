@@ -214,7 +214,8 @@ class LastTrickBox(Panel):
             self.show_text(Text("none yet", style="dim"))
             return
         winner = trick.get("winner")
-        head = Text(f"{model.name(winner)[:10]} +{trick.get('points', 0)}", style="bold")
+        points = f" +{trick.get('points', 0)}"
+        head = Text(fit_name(model.name(winner), 15 - len(points)) + points, style="bold")
         cards = Text()
         for i, code in enumerate(trick.get("cards") or []):
             if i:

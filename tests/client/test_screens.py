@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import doctest
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -284,3 +285,45 @@ async def test_no_color_keeps_suits_and_card_states_readable(
         styles = {c.styles.border_top[0] for c in shown}
         assert {"dashed"} & styles and ({"round"} | {"double"}) & styles
         assert all(any(s in str(c.render()) for s in "♣♠♥♦") for c in shown)
+
+
+async def test_turn_timer_counts_down_in_the_status_line() -> None:
+    table = my_play_turn()
+    messages = table.messages()
+    messages[-1]["deadline"] = 20.0
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        line = screen_text(app).splitlines()[-2]
+        first = int(re.search(r"⏱ (\d+)s", line).group(1))  # type: ignore[union-attr]
+        assert "Your turn" in line and 17 <= first <= 20
+        app.model.prompt.received -= 5  # type: ignore[union-attr]
+        await pilot.pause(0.6)
+        line = screen_text(app).splitlines()[-2]
+        later = int(re.search(r"⏱ (\d+)s", line).group(1))  # type: ignore[union-attr]
+        assert later <= first - 5
+
+
+async def test_match_over_shows_the_final_standings() -> None:
+    table = EngineTable(seed=4, dealer=0, me=1, hands_limit=1)
+    messages = table.messages()
+    while not table.hand.is_over:
+        messages += table.apply(table.hand.legal_actions()[0].to_dict())
+    final = list(table.totals)
+    messages.append(
+        {"type": "match_over", "table": "t1", "seq": table.seq, "totals": final, "hands": 1}
+    )
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        text = screen_text(app)
+        assert "Match over after 1 hands" in text
+        best = max(range(5), key=lambda s: final[s])
+        assert f"1  {table.names[best]}" in text or f"1 {table.names[best]}" in text
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        assert "Match over" in screen_text(app).splitlines()[-2]
