@@ -635,16 +635,31 @@ def state(
 ) -> dict[str, Any]:
     """A table snapshot for one recipient: ``view`` must be that recipient's seat view."""
     return {
+        **state_shared(table=table, seq=seq, info=info, totals=totals, hand=hand),
+        **state_own(seat=seat, view=view, last=last),
+    }
+
+
+def state_shared(
+    *, table: str, seq: int, info: Mapping[str, Any], totals: Sequence[int], hand: int
+) -> dict[str, Any]:
+    """The fields of a ``state`` that are the same for everyone at the table."""
+    return {
         "type": "state",
         "table": table,
         "seq": seq,
-        "seat": seat,
         "info": info,
-        "view": view,
-        "last": last,
         "totals": list(totals),
         "hand": hand,
     }
+
+
+def state_own(
+    *, seat: int | None, view: Mapping[str, Any] | None, last: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The fields of a ``state`` built for one recipient: its seat, its view, what it may see of
+    the last action."""
+    return {"seat": seat, "view": view, "last": last}
 
 
 def your_turn(

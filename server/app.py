@@ -150,6 +150,7 @@ class Server:
         self.store.on_write = self._schedule_flush
         self._lobby = Lobby(config, self.store)
         self.restored = self._lobby.restore()
+        self._lobby.store_seqs()
         self.store.commit()
         try:
             self._listener = await asyncio.start_server(self._accept, config.host, config.port)
@@ -231,6 +232,8 @@ class Server:
             self._flush_handle = None
         if self.store is not None:
             try:
+                if self._lobby is not None:
+                    self._lobby.store_seqs()
                 self.store.commit()
             except Exception:
                 log.exception("database commit failed")

@@ -39,6 +39,7 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self.tokens: dict[str, tuple[Table, int]] = {}
         self._listing: tuple[list[dict[str, Any]], bool] | None = None
+        self._moved: set[Table] = set()
 
     # ------------------------------------------------------------------ Hub
 
@@ -61,6 +62,16 @@ class Lobby:
         """Forget a closed table."""
         self.tables.pop(table.id, None)
         self._listing = None
+
+    def seq_changed(self, table: Table) -> None:
+        """Remember to store ``table.seq`` before the next commit."""
+        self._moved.add(table)
+
+    def store_seqs(self) -> None:
+        """Write the seq of every table that moved since the last call (before a commit)."""
+        moved, self._moved = self._moved, set()
+        for table in moved:
+            self.store.update_table(table.id, seq=table.seq)
 
     def summary_changed(self) -> None:
         """Some table's summary changed: the cached ``list_tables`` answer is out of date."""

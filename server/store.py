@@ -12,7 +12,7 @@ client never sees an action that a crash could take back.
 
 >>> store = Store(None)
 >>> table_id = store.create_table({"name": "t"}, created=0.0)
->>> store.add_action(table_id, 0, {"seat": 1, "action": "pass"})
+>>> store.add_action(table_id, 0, 0, {"seat": 1, "action": "pass"})
 >>> store.commit()
 >>> [row.id for row in store.load_open_tables()] == [table_id]
 True
@@ -205,13 +205,11 @@ class Store:
                 (key, seat, row.kind, row.name, row.strategy, row.remote_kind, row.token_hash),
             )
 
-    def add_action(self, table_id: str, hand: int, action: Mapping[str, Any]) -> None:
-        """Append one accepted action (record map with seat) of hand number ``hand``."""
-        key = table_key(table_id)
+    def add_action(self, table_id: str, n: int, hand: int, action: Mapping[str, Any]) -> None:
+        """Store accepted action number ``n`` (0, 1, ... per table) of hand number ``hand``."""
         self._write(
-            "INSERT INTO actions (table_id, n, hand, action) VALUES (?, "
-            "(SELECT COALESCE(MAX(n), -1) + 1 FROM actions WHERE table_id = ?), ?, ?)",
-            (key, key, hand, _json(action)),
+            "INSERT INTO actions (table_id, n, hand, action) VALUES (?, ?, ?, ?)",
+            (table_key(table_id), n, hand, _json(action)),
         )
 
     def save_hand(

@@ -38,6 +38,7 @@ from engine.view import seat_view
 from protocol import messages as m
 from protocol.framing import encode
 from protocol.messages import RequestError
+from protocol.prepack import PackedFields, encode_frame, pack_fields
 from server.store import SeatRow, TableRow
 
 if TYPE_CHECKING:
@@ -97,6 +98,9 @@ class Hub(Protocol):
 
     def summary_changed(self) -> None:
         """A table's summary changed (the lobby listing must be rebuilt)."""
+
+    def seq_changed(self, table: Table) -> None:
+        """``table.seq`` moved: store it with the next commit."""
 
 
 def hash_token(token: str) -> str:
@@ -216,6 +220,8 @@ class Table:
         self._deadline: float | None = None
         self._next_hand_task: asyncio.Task[None] | None = None
         self.stopped = False
+        self.stored_actions = 0
+        """How many actions of this table are in the store (the next one's number)."""
 
     # ------------------------------------------------------------------ summary
 
@@ -330,7 +336,7 @@ class Table:
         peer.table = self
         peer.seat = None
         self.last_activity = self.hub.now()
-        self._send_state(peer, None, self.summary())
+        self._send_state(peer, None, pack_fields(self._state_shared(self.summary())))
         self._schedule()
 
     def leave(self, peer: Peer) -> None:
@@ -583,13 +589,15 @@ class Table:
         match.apply(action)  # raises SheepsheadError and changes nothing if illegal
         record = action.to_dict()
         store = self.hub.store
-        store.add_action(self.id, number, record)
+        store.add_action(self.id, self.stored_actions, number, record)
+        self.stored_actions += 1
         self.last = record
         hand = match.hand
         if hand.is_over:
             result = hand.result()
             payouts = list(result.payouts or ())
             store.save_hand(self.id, number, match.records[-1], payouts, finished=self.hub.wall())
+            store.update_table(self.id, totals=match.totals)
             log.info(
                 "table %s: hand %d over: %s payouts %s totals %s",
                 self.id,
@@ -666,34 +674,40 @@ class Table:
         if turn:
             self.turn_seq = self.seq
         self.hub.summary_changed()
-        store = self.hub.store
-        store.update_table(self.id, seq=self.seq, totals=self.totals)
+        self.hub.seq_changed(self)  # stored once per group commit, not once per change
         self._update_deadline()
-        info = self.summary()
+        # What everyone gets alike (the summary above all) is packed once, not once per seat.
+        shared = pack_fields(self._state_shared(self.summary()))
         for i, s in enumerate(self.seats):
             if s.peer is not None:
-                self._send_state(s.peer, i, info)
+                self._send_state(s.peer, i, shared)
         if self.spectators:
-            frame = encode(self._state_message(None, info))
+            frame = encode_frame(shared, self._state_own(None))
             for p in self.spectators:
                 p.send_encoded(frame)
         self._schedule()
 
-    def _state_message(self, seat: int | None, info: Mapping[str, Any]) -> dict[str, Any]:
+    def _state_shared(self, info: Mapping[str, Any]) -> dict[str, Any]:
         match = self.match
-        return m.state(
+        return m.state_shared(
             table=self.id,
             seq=self.seq,
-            seat=seat,
             info=info,
-            view=seat_view(match.hand, seat) if match is not None else None,
-            last=public_action(self.last, seat),
             totals=self.totals,
             hand=match.number if match is not None else 0,
         )
 
-    def _send_state(self, peer: Peer, seat: int | None, info: Mapping[str, Any]) -> None:
-        peer.send(self._state_message(seat, info))
+    def _state_own(self, seat: int | None) -> dict[str, Any]:
+        """The recipient's own part of a state: built from that seat's view only."""
+        match = self.match
+        return m.state_own(
+            seat=seat,
+            view=seat_view(match.hand, seat) if match is not None else None,
+            last=public_action(self.last, seat),
+        )
+
+    def _send_state(self, peer: Peer, seat: int | None, shared: PackedFields) -> None:
+        peer.send_encoded(encode_frame(shared, self._state_own(seat)))
         if seat is not None:
             prompt = self._prompt(seat)
             if prompt is not None:
@@ -970,6 +984,7 @@ class Table:
                 table.last = data
             table.match = match
             table.state = "playing"
+            table.stored_actions = len(row.actions)
             if match.totals != row.totals:
                 log.warning(
                     "table %s: replayed totals %s differ from stored %s",

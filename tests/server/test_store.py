@@ -26,8 +26,8 @@ def test_open_tables_come_back_with_seats_and_actions_in_order(tmp_path: Path) -
     store.save_seat(first, 4, SeatRow(-1, "human", "Bo", None, "bot", "cd" * 32))
     store.save_seat(first, 4, None)
     for n, kind in enumerate(["pass", "pass", "pick"]):
-        store.add_action(first, 0, {"seat": n + 1, "action": kind})
-    store.add_action(first, 1, {"seat": 2, "action": "pass"})
+        store.add_action(first, n, 0, {"seat": n + 1, "action": kind})
+    store.add_action(first, 3, 1, {"seat": 2, "action": "pass"})
     store.commit()
     store.close()
 
@@ -55,7 +55,7 @@ def test_uncommitted_writes_are_not_durable(tmp_path: Path) -> None:
     store = Store(path)
     table = store.create_table({"name": "t"}, created=0.0)
     store.commit()
-    store.add_action(table, 0, {"seat": 1, "action": "pass"})
+    store.add_action(table, 0, 0, {"seat": 1, "action": "pass"})
     assert store.dirty
     other = sqlite3.connect(path)  # another reader sees only what was committed
     assert other.execute("SELECT COUNT(*) FROM actions").fetchone() == (0,)
