@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import socket
 import sys
 from typing import Any
 
@@ -79,9 +80,19 @@ async def connect(host: str, port: int, name: str) -> tuple[Any, str | None]:
         return None, f"{host}:{port} refused the connection: {exc.message} ({exc.code})"
     except (OSError, TimeoutError) as exc:
         await session.close()
-        reason = getattr(exc, "strerror", None) or str(exc) or "timed out"
-        return None, f"cannot reach {host}:{port}: {reason}. Is `sheepshead serve` running there?"
+        return None, f"cannot reach {host}:{port}: {_reason(exc)}"
     return session, None
+
+
+def _reason(exc: BaseException) -> str:
+    """Why a connection failed, in words."""
+    if isinstance(exc, socket.gaierror):
+        return "no such host (check the name)"
+    if isinstance(exc, ConnectionRefusedError) or "Connect call failed" in str(exc):
+        return "connection refused (is `sheepshead serve` running there, on that port?)"
+    if isinstance(exc, TimeoutError):
+        return "no answer (a firewall, or the wrong address?)"
+    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
 
 
 async def _main(host: str, port: int, name: str, mode: str, table: str | None) -> int:

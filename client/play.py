@@ -56,12 +56,15 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         default=None,
         help=f"your display name, at most {config.MAX_NAME} characters (default: your login)",
     )
+    from engine.bots import strategy_names
+
     parser.add_argument(
         "--bots",
         metavar="STRATEGY",
         default=None,
-        help="the strategy of the four bots (default: the server's; "
-        "see `sheepshead bot --help` for the names)",
+        help="the strategy of the four bots: "
+        + ", ".join(strategy_names())
+        + " (default: the server's default)",
     )
     parser.add_argument(
         "--preset",

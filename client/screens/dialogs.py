@@ -10,10 +10,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Select, Static
@@ -268,7 +268,7 @@ class ConfirmDialog(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         """The question and two buttons."""
         with Vertical(id="confirm-box", classes="box"):
-            yield Label(self.question)
+            yield Static(self.question, classes="explain")
             with Horizontal(classes="buttons"):
                 yield KeyButton("Yes  y", id="yes", variant="error")
                 yield KeyButton("No  n", id="no")
@@ -308,10 +308,22 @@ class PasswordDialog(ModalScreen[str | None]):
 
 PRESETS: tuple[str, ...] = ("seed", "wisconsin")
 
+FIELD_HELP: dict[str, str] = {
+    "f-name": "What the lobby calls the table.",
+    "f-preset": "seed: every option at its default; "
+    "wisconsin: clubs-first jacks and double on the bump.",
+    "f-hands": "How many hands the match lasts; empty plays until the host ends it.",
+    "f-timer": "Seconds each player has to act (at least 5); empty means no timer.",
+    "f-password": "Players must give it to join; empty leaves the table open.",
+}
+"""The help line shown under the form for each field (options get theirs from the engine)."""
+
 
 def _option_choices() -> list[tuple[str, tuple[object, ...], str]]:
     from engine.rules import OPTION_HELP, OPTION_NAMES, option_choices
 
+    for name in OPTION_NAMES:
+        FIELD_HELP.setdefault(f"o-{name}", f"{name}: {OPTION_HELP[name]} (preset: keep its value)")
     return [(name, option_choices(name), OPTION_HELP[name]) for name in OPTION_NAMES]
 
 
@@ -328,30 +340,54 @@ class CreateTableDialog(ModalScreen[dict[str, Any] | None]):
         self.default_name = default_name
 
     def compose(self) -> ComposeResult:
-        """A scrolling form: everything but the name has a sensible default."""
-        with Vertical(id="create-box", classes="box"):
-            with VerticalScroll(id="create-form"):
+        """A compact form, one line per field; the focused field's help shows below it."""
+        with Vertical(id="create-box", classes="box") as box:
+            box.border_title = "New table"
+            with VerticalScroll(id="create-form"), Grid(id="create-grid"):
                 yield Label("Table name")
-                yield Input(value=self.default_name, max_length=32, id="f-name")
+                yield Input(value=self.default_name, max_length=32, id="f-name", compact=True)
                 yield Label("Rules preset")
                 yield Select(
-                    [(p, p) for p in PRESETS], value="seed", allow_blank=False, id="f-preset"
+                    [(p, p) for p in PRESETS],
+                    value="seed",
+                    allow_blank=False,
+                    id="f-preset",
+                    compact=True,
                 )
-                yield Label("Hands (empty: play until the host ends the match)")
-                yield Input(value="10", id="f-hands", type="integer", max_length=4)
-                yield Label("Turn timer in seconds (empty: none)")
-                yield Input(id="f-timer", type="integer", max_length=4)
-                yield Label("Password (empty: open table)")
-                yield Input(id="f-password", password=True, max_length=64)
-                yield Label("Options (preset: keep the preset's value)", classes="section")
-                for name, choices, help_ in _option_choices():
-                    yield Label(f"{name}: {help_}", classes="option-help")
+                yield Label("Hands")
+                yield Input(value="10", id="f-hands", type="integer", max_length=4, compact=True)
+                yield Label("Turn timer (s)")
+                yield Input(
+                    id="f-timer",
+                    type="integer",
+                    max_length=4,
+                    compact=True,
+                    placeholder="none",
+                )
+                yield Label("Password")
+                yield Input(
+                    id="f-password",
+                    password=True,
+                    max_length=64,
+                    compact=True,
+                    placeholder="none: an open table",
+                )
+                for name, choices, _ in _option_choices():
+                    yield Label(name, classes="option-name")
                     items = [("preset", "preset")] + [(_show(c), _show(c)) for c in choices]
-                    yield Select(items, value="preset", allow_blank=False, id=f"o-{name}")
+                    yield Select(
+                        items, value="preset", allow_blank=False, id=f"o-{name}", compact=True
+                    )
+            yield Static(id="create-help", classes="hint")
             yield Static(id="create-error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button("Create  ⏎", id="create-ok", variant="primary", compact=True)
                 yield Button("Cancel  Esc", id="create-cancel", compact=True)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Explain the field that has the focus."""
+        field = event.widget.id or ""
+        self.query_one("#create-help", Static).update(FIELD_HELP.get(field, ""))
 
     def on_mount(self) -> None:
         """Start in the name field."""

@@ -54,8 +54,9 @@ class SeatBox(Panel):
         turn = view.get("turn") if phase not in (None, "done") else None
         me = model.my_seat == seat
         name = "You" if me and info.name == "(empty)" else info.name
-        # The title runs on the top border: the content width less the "─ " before it.
-        width = max(6, (self.size.width or 14) - 1 - (2 if turn == seat else 0))
+        # The title runs on the top border between "╭─ " and " ─╮": the content width (the box
+        # less its border and padding) less two cells.
+        width = max(6, (self.size.width or 14) - 2 - (2 if turn == seat else 0))
         title = ("▶ " if turn == seat else "") + fit_name(name, width)
         self.set_titles(title, f"seat {seat}")
         self.set_class(turn == seat, "-turn")
