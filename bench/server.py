@@ -323,7 +323,7 @@ class Generator:
         return seat
 
     async def setup(self, number: int) -> None:
-        """Open a table with five client seats and start its open-ended match."""
+        """Open a table for an open-ended match and seat five clients at it."""
         table = TableLoad(self, number)
         self.loads.append(table)
         table.seats = list(await asyncio.gather(*(self.open_seat(table, i) for i in range(5))))
@@ -332,7 +332,6 @@ class Generator:
         await asyncio.gather(
             *(table.seats[i].request("join", table=reply["table"], seat=i) for i in range(1, 5))
         )
-        await host.request("start")
 
     async def setup_all(self) -> float:
         """Set every table up, a few at a time; returns the seconds it took."""
@@ -345,6 +344,16 @@ class Generator:
 
         await asyncio.gather(*(one(n) for n in self.tables))
         return time.perf_counter() - start
+
+    async def start_all(self) -> None:
+        """Start every table's match (the hosts are seat 0)."""
+        gate = asyncio.Semaphore(SETUP_CONCURRENCY * 4)
+
+        async def one(table: TableLoad) -> None:
+            async with gate:
+                await table.seats[0].request("start")
+
+        await asyncio.gather(*(one(t) for t in self.loads))
 
     async def measure(self, seconds: float) -> None:
         """Record everything for ``seconds``."""
@@ -392,7 +401,11 @@ def worker_process(
             gen.close()
             return
         pipe.send(("ready", {"setup": took, "pinned": pinned}))
-        what, seconds = await inbox.get()
+        what, _ = await inbox.get()
+        if what == "start":
+            await gen.start_all()
+            pipe.send(("started", None))
+            what, seconds = await inbox.get()
         if what == "go":
             await gen.measure(seconds)
             s = gen.stats
@@ -450,7 +463,9 @@ def main() -> int:
         "--tables", type=int, default=None, help="tables (default 20 closed, 2000 human)"
     )
     parser.add_argument("--seconds", type=float, default=20.0, help="measurement window (20)")
-    parser.add_argument("--warmup", type=float, default=2.0, help="seconds before measuring (2)")
+    parser.add_argument(
+        "--warmup", type=float, default=None, help="seconds before measuring (2 closed, 5 human)"
+    )
     parser.add_argument(
         "--db",
         choices=["disk", "memory"],
@@ -474,6 +489,8 @@ def main() -> int:
     tables = args.tables if args.tables is not None else (2000 if human else 20)
     workers = max(1, min(args.workers or (2 if human else 1), tables))
     pace = args.pace if human else 0.0
+    if args.warmup is None:
+        args.warmup = 5.0 if human else 2.0
     connections = tables * 5
     nofile = connections + 512
     client_cores = {int(c) for c in args.client_cores.split(",") if c.strip()}
@@ -544,8 +561,14 @@ def main() -> int:
         for proc, _ in gens:
             proc.kill()
         return 1
+    time.sleep(0.5)
     rss_setup = rss_kib(server.pid)
-    print(f"set up in {max(setup_times):.1f} s; warming up {args.warmup:g} s...", flush=True)
+    print(f"seated in {max(setup_times):.1f} s; starting the matches...", flush=True)
+    for _, pipe in gens:
+        pipe.send(("start", None))
+    for _, pipe in gens:
+        pipe.recv()
+    print(f"started; warming up {args.warmup:g} s...", flush=True)
     time.sleep(args.warmup)
 
     if args.profile:
@@ -622,14 +645,14 @@ def main() -> int:
             "(try --workers or more --client-cores)"
         )
     rss_note = (
-        f"server RSS: {rss_before / 1024:.1f} MiB idle, {rss_setup / 1024:.1f} MiB after setup, "
-        f"{rss_end / 1024:.1f} MiB at the end"
+        f"server RSS: {rss_before / 1024:.1f} MiB idle, {rss_setup / 1024:.1f} MiB with every "
+        f"table seated (not started), {rss_end / 1024:.1f} MiB at the end"
     )
     print(rss_note)
     per_table_setup = (rss_setup - rss_before) / tables
     per_table_end = (rss_end - rss_before) / tables
     print(
-        f"memory per table: {per_table_setup:.1f} KiB after setup, "
+        f"memory per table: {per_table_setup:.1f} KiB seated, "
         f"{per_table_end:.1f} KiB = {per_table_end * 1.024:.1f} kB at the end"
     )
     if errors:
