@@ -262,6 +262,27 @@ class CardSet:
         return f"CardSet({str(self)!r})"
 
 
+def _display_rank(order: JackOrder) -> tuple[int, ...]:
+    in_order = sorted(range(32), key=lambda c: sort_key(c, order))
+    return tuple(in_order.index(c) for c in range(32))
+
+
+_DISPLAY_RANK: Final[dict[str, tuple[int, ...]]] = {
+    order: _display_rank(order) for order in ("seed", "clubs-first")
+}
+"""Position of every card in display order, per jack order (indexed by card)."""
+
+_BYTE_CARDS: Final = tuple(
+    tuple(tuple(8 * k + b for b in range(8) if v >> b & 1) for v in range(256)) for k in range(4)
+)
+
+
 def codes_of(mask: Mask, jack_order: JackOrder = "seed") -> list[str]:
-    """Wire codes of a mask in display order."""
-    return [CARD_CODES[c] for c in sorted_cards(cards_in(mask), jack_order)]
+    """Wire codes of a mask in display order.
+
+    >>> codes_of(CardSet.from_codes(["7C", "AD", "QC"]).mask)
+    ['QC', 'AD', '7C']
+    """
+    b = _BYTE_CARDS
+    cards = b[0][mask & 255] + b[1][mask >> 8 & 255] + b[2][mask >> 16 & 255] + b[3][mask >> 24]
+    return [CARD_CODES[c] for c in sorted(cards, key=_DISPLAY_RANK[jack_order].__getitem__)]

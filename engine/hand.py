@@ -23,7 +23,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from engine.actions import (
     NUM_SEATS,
@@ -176,6 +176,7 @@ class Hand:
         "_legal",
         "_play_mask",
         "_result",
+        "_view_cache",
         "actions",
         "alone",
         "blind",
@@ -229,6 +230,9 @@ class Hand:
     taken: list[int]
     tricks_won: list[int]
     actions: list[Action]
+    _view_cache: tuple[int, dict[str, Any]] | None
+    """The public view of this state, built by :func:`engine.view.public_view` (keyed by the
+    number of actions applied, so it is never stale)."""
 
     def __init__(self, rules: RuleSet, dealer: Seat, deal: Deal, multiplier: int = 1) -> None:
         if not 0 <= dealer < NUM_SEATS:
@@ -264,6 +268,7 @@ class Hand:
         self._legal: tuple[Action, ...] | None = None
         self._play_mask: int = -1
         self._result: HandResult | None = None
+        self._view_cache = None
 
     @classmethod
     def from_seed(cls, rules: RuleSet, dealer: Seat, seed: int, multiplier: int = 1) -> Hand:

@@ -26,45 +26,57 @@ from typing import Any
 from engine.actions import NUM_SEATS, Seat
 from engine.cards import CARD_CODES, Mask, codes_of
 from engine.hand import Hand
+from engine.rules import RuleSet
 
 
 def _codes(hand: Hand, mask: Mask) -> list[str]:
     return codes_of(mask, hand.rules.jack_order)
 
 
-def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:
-    """The view of ``seat`` (``None``: a spectator's public view) as a wire-ready map."""
+_RULES_MAPS: dict[RuleSet, dict[str, Any]] = {}
+
+
+def _rules_map(rules: RuleSet) -> dict[str, Any]:
+    # RuleSets are few and immutable; their wire map is built once.
+    cached = _RULES_MAPS.get(rules)
+    if cached is None:
+        cached = _RULES_MAPS[rules] = rules.to_dict()
+    return cached
+
+
+def public_view(hand: Hand) -> dict[str, Any]:
+    """What everyone may see (a spectator's view). Shared between calls: treat as read-only.
+
+    Built once per state of the hand and reused by :func:`seat_view`, which copies it and adds
+    one seat's private fields.
+    """
+    cache = hand._view_cache
+    if cache is not None and cache[0] == len(hand.actions):
+        return cache[1]
     over = hand.phase == "done"
-    picker = hand.picker
-    is_picker = seat is not None and seat == picker
-    picked = picker is not None
-    buried_known = over or (is_picker and hand.phase not in ("pick", "bury"))
-    partner_known = hand.partner_revealed or over or (seat is not None and seat == hand.partner)
     trick_points = [0] * NUM_SEATS
     for t in hand.tricks:
         trick_points[t.winner] += t.points
     leader = hand.leader
     view: dict[str, Any] = {
-        "seat": seat,
+        "seat": None,
         "phase": hand.phase,
         "turn": hand.turn,
         "dealer": hand.dealer,
         "multiplier": hand.multiplier,
-        "rules": hand.rules.to_dict(),
-        "hand": [] if seat is None else _codes(hand, hand.hands[seat]),
+        "rules": _rules_map(hand.rules),
+        "hand": [],
         "hand_sizes": [h.bit_count() for h in hand.hands],
         "passes": list(hand.passes),
-        "picker": picker,
-        "blind": _codes(hand, hand.blind) if (over or (is_picker and picked)) else None,
-        "buried": _codes(hand, hand.buried) if buried_known else None,
+        "picker": hand.picker,
+        "blind": _codes(hand, hand.blind) if over else None,
+        "buried": _codes(hand, hand.buried) if over else None,
         "called": None if hand.called is None else CARD_CODES[hand.called],
         "alone": hand.alone,
         "unknown": hand.under is not None,
-        "under": (
-            CARD_CODES[hand.under] if hand.under is not None and (is_picker or over) else None
-        ),
-        "partner": hand.partner if partner_known else None,
-        "partner_known": partner_known,
+        "under": CARD_CODES[hand.under] if hand.under is not None and over else None,
+        "partner": hand.partner if (hand.partner_revealed or over) else None,
+        "partner_known": hand.partner_revealed or over,
         "leaster": hand.leaster,
         "doubler": hand.doubler,
         "trick": {
@@ -77,11 +89,7 @@ def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:
         "tricks": [t.to_dict() for t in hand.tricks],
         "trick_points": trick_points,
         "tricks_won": list(hand.tricks_won),
-        "legal": (
-            [a.to_dict() for a in hand.legal_actions()]
-            if seat is not None and seat == hand.turn
-            else []
-        ),
+        "legal": [],
         "result": hand.result().breakdown() if over else None,
         "reveal": (
             {
@@ -93,4 +101,32 @@ def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:
             else None
         ),
     }
+    hand._view_cache = (len(hand.actions), view)
+    return view
+
+
+def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:
+    """The view of ``seat`` (``None``: a spectator's public view) as a wire-ready map.
+
+    The top-level map is new on every call; nested values may be shared with other views of
+    the same state, so treat them as read-only.
+    """
+    view = dict(public_view(hand))
+    if seat is None:
+        return view
+    view["seat"] = seat
+    view["hand"] = _codes(hand, hand.hands[seat])
+    if hand.phase == "done":
+        return view
+    if seat == hand.picker:
+        view["blind"] = _codes(hand, hand.blind)
+        if hand.phase not in ("pick", "bury"):
+            view["buried"] = _codes(hand, hand.buried)
+        if hand.under is not None:
+            view["under"] = CARD_CODES[hand.under]
+    if seat == hand.partner:
+        view["partner"] = seat
+        view["partner_known"] = True
+    if seat == hand.turn:
+        view["legal"] = [a.to_dict() for a in hand.legal_actions()]
     return view
