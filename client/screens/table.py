@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical
@@ -28,6 +28,9 @@ from client.widgets.buttons import KeyButton
 from client.widgets.cards import card_label, cards_label
 from client.widgets.hand import CardWidget, HandBar
 from client.widgets.table import HandInfo, LastTrickBox, SeatBox, TrickView
+
+WIDE = 110
+"""Terminal width from which the seats and the log get more room."""
 
 DECISION_VERBS = {"pick": "pick", "bury": "bury", "call": "call", "play": "play"}
 
@@ -148,9 +151,9 @@ class TableScreen(Screen[None]):
         """Redraw after a server message."""
         self.redraw(change)
 
-    def on_resize(self) -> None:
-        """Names and the trick layout depend on the size."""
-        self.redraw(Change.STATE)
+    def on_resize(self, event: events.Resize) -> None:
+        """Wider seats and log on wide terminals (the panels redraw themselves for their size)."""
+        self.set_class(event.size.width >= WIDE, "-wide")
 
     # ------------------------------------------------------------------ drawing
 

@@ -37,7 +37,21 @@ def fit_name(name: str, width: int) -> str:
     return name[: width - 1] + "…"
 
 
-class SeatBox(Panel):
+class SizedPanel(Panel):
+    """A panel whose drawing depends on its size: it redraws itself when resized."""
+
+    def draw(self, model: TableModel) -> None:
+        """Redraw from the model."""
+        raise NotImplementedError
+
+    def on_resize(self) -> None:
+        """Draw again for the new size."""
+        model = getattr(self.app, "model", None)
+        if isinstance(model, TableModel):
+            self.draw(model)
+
+
+class SeatBox(SizedPanel):
     """A seat: name, turn marker, dealer button, bot/offline marks, roles, score, tricks."""
 
     def __init__(self, position: int) -> None:
@@ -90,6 +104,8 @@ class SeatBox(Panel):
 
         score = model.totals[seat] if seat < len(model.totals) else 0
         line2 = Text(f"score {score:+d}", style="bold" if score else "")
+        if info.is_empty:
+            line2 = Text("")
         tricks = (view.get("tricks_won") or [0] * NUM_SEATS)[seat]
         points = (view.get("trick_points") or [0] * NUM_SEATS)[seat]
         sizes = view.get("hand_sizes") or [0] * NUM_SEATS
@@ -102,7 +118,7 @@ class SeatBox(Panel):
         self.show_text(Text("\n").join([tags, line2, line3]))
 
 
-class TrickView(Panel):
+class TrickView(SizedPanel):
     """The current trick, each card placed toward the seat that played it; ▸ marks the lead."""
 
     def __init__(self) -> None:
@@ -148,13 +164,21 @@ class TrickView(Panel):
 
         quarter = width // 4
         half = width // 2
-        lines = [
-            row((slot(2), quarter - 2), (slot(3), width - quarter - 2)),
-            Text(""),
-            row((slot(1), 0), (slot(4), width - 5)),
-            Text(""),
-            row((slot(0), half - 2)),
-        ]
+        # Spread the three rows of cards over the height: the top seats' cards near the top,
+        # the side seats' in the middle, yours near the bottom.
+        last = max(4, (self.size.height or 5) - 1)
+        margin = (last - 4) // 3
+        rows = {
+            margin: row((slot(2), quarter - 2), (slot(3), width - quarter - 2)),
+            last // 2: row((slot(1), 0), (slot(4), width - 5)),
+            last - margin - last % 2: row((slot(0), half - 2)),
+        }
+        if phase in (None, "pick"):
+            note = "waiting for players" if model.view is None else "blind: ▮▮ face down"
+            if model.view is not None and view.get("leaster"):
+                note = "leaster"
+            rows[last // 2] = row((Text(note, style="dim"), max(0, half - len(note) // 2)))
+        lines = [rows.get(i, Text("")) for i in range(last + 1)]
         self.show_text(Text("\n").join(lines))
 
 
