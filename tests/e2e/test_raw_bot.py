@@ -68,11 +68,12 @@ async def test_raw_bot_creates_a_table_and_plays_the_match() -> None:
         text = (await asyncio.wait_for(output, TIMEOUT)).decode()
         assert proc.returncode == 0, text
         totals = check_output(text, hands=2)
-        assert "seated at table t1, seat 0" in text
+        seated = re.search(r"^seated at table (\S+), seat 0$", text, re.MULTILINE)
+        assert seated, text
         # What the bot printed is what the server stored.
         assert server.store is not None
-        assert len(server.store.hand_records("t1")) == 2
-        assert [r["total"] for r in server.store.results("t1")] == totals
+        assert len(server.store.hand_records(seated[1])) == 2
+        assert [r["total"] for r in server.store.results(seated[1])] == totals
         assert "server error" not in text
 
 
