@@ -14,7 +14,7 @@ import json
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal
 
 from textual import work
 from textual.app import App
@@ -24,31 +24,10 @@ from textual.signal import Signal
 
 from client import config
 from client.model import Change, FinishedHand, TableModel
-from client.session import ConnectionLost, ServerError
+from client.session import ConnectionLost, ServerError, Session
 
 Mode = Literal["play", "join", "watch"]
 """How the app was started: a local game, a server's lobby, or spectating."""
-
-
-class SessionLike(Protocol):
-    """What the app needs of :class:`client.session.Session`."""
-
-    events: asyncio.Queue[dict[str, Any]]
-    status: str
-    host: str
-    port: int
-
-    async def request(self, type: str, /, **fields: Any) -> dict[str, Any]:
-        """Send a request; return the ``ok`` map or raise ``ServerError``."""
-        ...
-
-    async def act(self, action: dict[str, Any]) -> Any:
-        """Answer the last ``your_turn`` with an action map."""
-        ...
-
-    async def close(self) -> None:
-        """Close the connection for good."""
-        ...
 
 
 def error_text(exc: BaseException) -> str:
@@ -73,7 +52,7 @@ class SheepsheadApp(App[int]):
 
     def __init__(
         self,
-        session: SessionLike | None = None,
+        session: Session | None = None,
         *,
         mode: Mode = "join",
         watch_table: str | None = None,

@@ -10,9 +10,12 @@ import argparse
 import asyncio
 import socket
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from client import config
+
+if TYPE_CHECKING:
+    from client.session import Session
 
 HELP = "connect to a server and open the lobby"
 
@@ -60,11 +63,11 @@ def run(args: argparse.Namespace) -> int:
     return asyncio.run(_main(host, port, name, "watch" if command == "watch" else "join", table))
 
 
-async def connect(host: str, port: int, name: str) -> tuple[Any, str | None]:
+async def connect(host: str, port: int, name: str) -> tuple[Session | None, str | None]:
     """A connected session, or None and the reason it could not connect."""
     from client.session import ServerError, Session, TokenStore
 
-    session = Session(
+    session: Session = Session(
         host,
         port,
         name=name,
