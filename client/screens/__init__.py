@@ -1,0 +1,1 @@
+"""Screens of the terminal client: lobby, table, dialogs and read-only panels."""
