@@ -73,7 +73,6 @@ class SheepsheadApp(App[int]):
         """Actions sent while no session is attached (the engine-fed test harness)."""
         self.model_changed: Signal[Change] = Signal(self, "model_changed")
         """Published after every message with what it changed."""
-        self.redraws = 0
         if session is not None:
             self.status = session.status
             self.model.status = session.status
@@ -110,7 +109,11 @@ class SheepsheadApp(App[int]):
         events = self.session.events
         while True:
             msg = await events.get()
-            self.handle_message(msg)
+            try:
+                self.handle_message(msg)
+            except Exception as exc:  # a message we cannot read must not stop the client
+                self.log.error(f"message ignored: {msg!r}: {exc!r}")
+                self.notify(f"A server message could not be shown: {exc}", severity="error")
 
     @work(group="requests", exit_on_error=False)
     async def watch_request(self, table: str) -> None:
@@ -127,7 +130,7 @@ class SheepsheadApp(App[int]):
             self.notify(str(msg.get("text", "")), title="Notice", timeout=4)
         elif kind == "error":
             self.notify(str(msg.get("message", "error")), severity="error")
-        if (change & Change.STATE and self.model.view is not None) or kind == "state":
+        if kind == "state":
             self._show_table()
         self.model_changed.publish(change)
         return change

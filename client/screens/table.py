@@ -8,7 +8,6 @@ q quit. Every decision comes from the ``legal`` list of the server's ``your_turn
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -33,8 +32,10 @@ WIDE = 110
 """Terminal width from which the seats and the log get more room."""
 
 DECISION_VERBS = {"pick": "pick", "bury": "bury", "call": "call", "play": "play"}
+"""What the status line says a seat is doing in each phase."""
 
 LOG_STYLES = {"chat": "bold", "notice": "italic", "error": "bold reverse", "event": ""}
+"""Rich style of each kind of log line (styles, not colours, so they read with NO_COLOR)."""
 
 
 class TopBar(Panel):
@@ -172,7 +173,6 @@ class TableScreen(Screen[None]):
             self._draw_actions()
         self._draw_log()
         self._draw_status()
-        app.redraws += 1
         if change & Change.PROMPT:
             self._open_decision_dialog()
         if model.pending_result is not None and model.pending_result is not self._shown_result:
@@ -595,8 +595,3 @@ def _log_text(entry: LogEntry) -> Text:
     if entry.kind in ("notice", "error"):
         return Text("! " + entry.text, style=style)
     return Text(entry.text, style=style)
-
-
-def now() -> float:
-    """Monotonic seconds (a seam for the timer display)."""
-    return time.monotonic()
