@@ -155,3 +155,28 @@ def test_card_labels_and_addresses() -> None:
         parse_address("host:http")
     with pytest.raises(AddressError):
         parse_address(":7453")
+
+
+@pytest.mark.parametrize(
+    "msg",
+    [
+        {"type": "state"},
+        {"type": "state", "view": "nonsense", "info": 3, "totals": None, "seq": "x"},
+        {"type": "your_turn", "legal": "x", "deadline": "soon"},
+        {"type": "your_turn", "legal": [1, {"action": "play", "card": "QC"}], "seq": 4},
+        {"type": "hand_over", "result": None, "reveal": None},
+        {"type": "match_over", "totals": None},
+        {"type": "chat"},
+        {"type": "notice"},
+        {"type": "connection"},
+        {"type": "error"},
+        {},
+    ],
+)
+def test_odd_messages_change_nothing_they_should_not(msg: dict) -> None:
+    model = TableModel()
+    feed(model, EngineTable(seed=1).messages())
+    hand = list(model.hand)
+    model.apply(msg)
+    if msg.get("type") not in ("state",):
+        assert model.hand == hand
