@@ -621,6 +621,8 @@ def main() -> int:
         f"{args.hand_pause:g} s, pace {pace:g} s/action/table, {workers} load generator(s) on "
         f"cores {sorted(client_cores)}, server on core {args.server_core}"
     )
+    shown = ("max_connections", "max_per_address", "max_tables", "rate", "burst", "ping_interval")
+    print("server config: " + ", ".join(f"{k}={config[k]:g}" for k in shown) + " (rest default)")
     cores = os.cpu_count()
     print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} ({cores} cores)")
     print(f"actions accepted:      {accepted:,} = {rate:,.0f} actions/s")
