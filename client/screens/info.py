@@ -8,13 +8,12 @@ from typing import Any, ClassVar
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import reactive
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Static
 
 from client.model import NUM_SEATS, FinishedHand, TableModel
 from client.screens.result import result_summary, result_table
@@ -53,6 +52,7 @@ HELP_TEXT: dict[str, str] = {
     "last_trick": "tricks of this hand",
     "history": "hands of the match, by trick",
     "export": "save the last hand (JSON)",
+    "page": "earlier / later hand",
     "chat": "chat with the table",
     "rules": "rules and trump order",
     "help": "this help",
@@ -294,57 +294,62 @@ def hand_detail(hand: FinishedHand, me: int | None) -> list[RenderableType]:
 
 
 class HistoryScreen(ModalScreen[None]):
-    """The hands of this match: pick one on the left, read it trick by trick on the right."""
+    """The hands of this match, one at a time, trick by trick; ←/→ turn the pages."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,h,q", "close", "close"),
+        Binding("left,p", "page(-1)", "earlier hand"),
+        Binding("right,n", "page(1)", "later hand"),
         Binding("x", "export", "export"),
+        Binding("escape,h,q", "close", "close"),
     ]
+
+    index: reactive[int] = reactive(0, init=False)
+    """Which finished hand is shown."""
 
     def __init__(self, model: TableModel) -> None:
         super().__init__(classes="dialog")
         self.model = model
 
     def compose(self) -> ComposeResult:
-        """The list of hands and the detail pane."""
-        options = []
-        for hand in self.model.history:
-            payouts = hand.result.get("payouts") or []
-            me = self.model.my_seat
-            mine = f" {payouts[me]:+d}" if me is not None and payouts else ""
-            outcome = str(hand.result.get("outcome", ""))
-            options.append(Option(f"{hand.number:>2} {outcome}{mine}"))
-        with Vertical(id="history-box", classes="box") as box:
-            box.border_title = "Match history"
-            with Horizontal():
-                yield OptionList(*options, id="history-list")
-                with VerticalScroll(id="history-detail"):
-                    yield Static(
-                        "No hand has finished yet." if not options else "", id="history-body"
-                    )
-            yield Static("↑/↓ choose a hand · x export it · Esc closes", classes="hint")
+        """One hand in full, scrolling; the hint names the keys."""
+        with Vertical(id="history-box", classes="box"):
+            with VerticalScroll(id="history-detail"):
+                yield Static("No hand has finished yet.", id="history-body")
+            yield Static(id="history-hint", classes="hint")
 
     def on_mount(self) -> None:
         """Show the latest hand."""
-        listing = self.query_one(OptionList)
-        listing.focus()
+        self.query_one("#history-detail").focus()
         if self.model.history:
-            listing.highlighted = len(self.model.history) - 1
+            self.index = len(self.model.history) - 1
+            self.watch_index()
 
-    @on(OptionList.OptionHighlighted)
-    def _show(self, event: OptionList.OptionHighlighted) -> None:
-        hand = self.model.history[event.option_index]
+    def watch_index(self) -> None:
+        """Show the hand at ``index``."""
+        history = self.model.history
+        if not history:
+            return
+        hand = history[self.index]
+        box = self.query_one("#history-box")
+        box.border_title = f"Match history: hand {hand.number} ({self.index + 1} of {len(history)})"
         body = hand_detail(hand, self.model.my_seat)
         self.query_one("#history-body", Static).update(Group(*body))
+        self.query_one("#history-detail", VerticalScroll).scroll_home(animate=False)
+        hint = "←/→ other hands · ↑/↓ scroll · x export this hand · Esc closes"
+        self.query_one("#history-hint", Static).update(hint)
+
+    def action_page(self, step: int) -> None:
+        """Show an earlier or later hand."""
+        if self.model.history:
+            self.index = max(0, min(len(self.model.history) - 1, self.index + step))
 
     def _selected_hand(self) -> FinishedHand | None:
-        index = self.query_one(OptionList).highlighted
-        if index is None or not self.model.history:
+        if not self.model.history:
             return None
-        return self.model.history[index]
+        return self.model.history[self.index]
 
     def action_export(self) -> None:
-        """Save the highlighted hand's record."""
+        """Save the shown hand's record."""
         hand = self._selected_hand()
         if hand is not None:
             self.app.export_hand(hand)  # type: ignore[attr-defined]
