@@ -327,3 +327,26 @@ async def test_match_over_shows_the_final_standings() -> None:
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
         assert "Match over" in screen_text(app).splitlines()[-2]
+
+
+async def test_history_pages_through_the_hands(tmp_path: Path) -> None:
+    app = SheepsheadApp(mode="play", export_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        for n in range(2):
+            table = EngineTable(seed=11 + n, dealer=n, me=0)
+            table.hands_played = n
+            messages = table.messages()
+            while not table.hand.is_over:
+                messages += table.apply(table.hand.legal_actions()[0].to_dict())
+            await fed(pilot, messages)
+            await pilot.press("enter")  # close the result panel
+        await pilot.press("h")
+        await pilot.pause()
+        assert "Match history: hand 2 (2 of 2)" in screen_text(app)
+        await pilot.press("left")
+        await pilot.pause()
+        assert "Match history: hand 1 (1 of 2)" in screen_text(app)
+        await pilot.press("left", "x")  # stays on the first hand; exports it
+        await pilot.pause()
+        (path,) = tmp_path.glob("*hand1-*.json")
+        assert replay_record(json.loads(path.read_text(encoding="utf-8")))["complete"]
