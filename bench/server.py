@@ -5,6 +5,7 @@ Run by hand (figures are printed, nothing is asserted)::
     .venv/bin/python bench/server.py --mode closed [--tables 20] [--seconds 20]
     .venv/bin/python bench/server.py --mode human [--tables 2000] [--seconds 20]
     .venv/bin/python bench/server.py ... --db memory         # default: a temp file on disk
+    .venv/bin/python bench/server.py ... --timers            # where the server's time goes
     .venv/bin/python bench/server.py ... --profile out.prof  # cProfile the server's window
 
 The server runs in a child process pinned to one core (``--server-core``, default 0) with its
@@ -89,11 +90,12 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for pid {pid}")
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds used so far by ``pid``."""
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """User and system CPU seconds used so far by ``pid``."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def runqueue_seconds(pid: int) -> float:
@@ -108,7 +110,78 @@ def runqueue_seconds(pid: int) -> float:
 # ---------------------------------------------------------------------------- the server process
 
 
-def server_process(pipe: Pipe, config: dict[str, Any], cores: set[int], nofile: int) -> None:
+TIMED = (
+    "server.connection:Connection.receive",
+    "protocol.framing:FrameDecoder.feed",
+    "server.table:Table.act",
+    "engine.match:Match.apply",
+    "server.store:Store.add_action",
+    "server.table:Table._changed",
+    "server.table:Table.summary",
+    "server.table:seat_view",
+    "server.table:pack_fields",
+    "server.table:encode_frame",
+    "server.table:Table._prompt",
+    "server.app:Server._flush",
+    "server.store:Store.commit",
+    "server.lobby:Lobby.store_seqs",
+    "server.app:Server._write",
+)
+"""Server functions ``--timers`` wraps: ``module:attribute`` (a class method or a name the module
+uses). Names the server no longer has are skipped and reported."""
+
+
+class Timers:
+    """Wall time and calls spent in a few server functions (inclusive of what they call).
+
+    cProfile charges a cost to every call and so overweights many small functions; this wraps a
+    dozen chosen ones with two clock reads each (well under 1 us), which barely disturbs them.
+    """
+
+    def __init__(self, targets: tuple[str, ...] = TIMED) -> None:
+        import importlib
+
+        self.spent: dict[str, list[float]] = {}
+        self.missing: list[str] = []
+        for target in targets:
+            module_name, path = target.split(":")
+            owner: Any = importlib.import_module(module_name)
+            *outer, name = path.split(".")
+            for part in outer:
+                owner = getattr(owner, part, None)
+            if owner is None or not callable(getattr(owner, name, None)):
+                self.missing.append(target)
+                continue
+            self._wrap(owner, name, path)
+
+    def _wrap(self, owner: Any, name: str, label: str) -> None:
+        function = getattr(owner, name)
+        acc = self.spent[label] = [0.0, 0]
+        clock = time.perf_counter
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = clock()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                acc[0] += clock() - start
+                acc[1] += 1
+
+        setattr(owner, name, timed)
+
+    def reset(self) -> None:
+        """Start counting afresh (the window opens)."""
+        for acc in self.spent.values():
+            acc[0] = acc[1] = 0
+
+    def report(self) -> dict[str, tuple[float, int]]:
+        """label -> (seconds, calls)."""
+        return {label: (acc[0], int(acc[1])) for label, acc in self.spent.items()}
+
+
+def server_process(
+    pipe: Pipe, config: dict[str, Any], cores: set[int], nofile: int, timed: bool
+) -> None:
     """Run the real Server until told to stop; commands arrive on ``pipe``."""
     from server.app import Server, ServerConfig
 
@@ -116,38 +189,47 @@ def server_process(pipe: Pipe, config: dict[str, Any], cores: set[int], nofile: 
     limit = raise_nofile(nofile)
     logging.basicConfig(level=logging.WARNING, format="server: %(levelname)s %(message)s")
     profiler: cProfile.Profile | None = None
+    timers = Timers() if timed else None
+    stats: dict[str, Any] = {}
 
-    async def run() -> dict[str, Any]:
+    async def run() -> None:
         nonlocal profiler
         server = Server(ServerConfig(**config))
         await server.start()
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
-        commits_at_go = 0
+
+        def commits() -> int:
+            return server.store.commits if server.store else 0
 
         def command() -> None:
-            nonlocal profiler, commits_at_go
+            nonlocal profiler
             what, arg = pipe.recv()
-            if what == "profile":
-                profiler = cProfile.Profile()
-                profiler.enable()
-            elif what == "go":
-                commits_at_go = server.store.commits if server.store else 0
-            elif what == "stop":
+            if what == "go":  # the window opens
+                stats["commits"] = -commits()
+                if timers is not None:
+                    timers.reset()
+                if arg is not None:
+                    profiler = cProfile.Profile()
+                    profiler.enable()
+            elif what == "end":  # the window closes
+                stats["commits"] += commits()
                 if profiler is not None:
                     profiler.disable()
                     profiler.dump_stats(arg)
+                if timers is not None:
+                    stats["timers"] = timers.report()
+                    stats["untimed"] = timers.missing
+            elif what == "stop":
                 stop.set()
 
         loop.add_reader(pipe.fileno(), command)
         pipe.send(("ready", {"port": server.port, "pinned": pinned, "nofile": limit}))
         await stop.wait()
-        commits = (server.store.commits if server.store else 0) - commits_at_go
         loop.remove_reader(pipe.fileno())
         await server.stop()
-        return {"commits": commits}
 
-    stats = asyncio.run(run())
+    asyncio.run(run())
     pipe.send(("stopped", stats))
 
 
@@ -481,7 +563,16 @@ def main() -> int:
     parser.add_argument(
         "--client-cores", default="1", help="cores for the load generators, comma-separated (1)"
     )
-    parser.add_argument("--profile", metavar="PATH", help="cProfile the server during the window")
+    parser.add_argument(
+        "--profile",
+        metavar="PATH",
+        help="cProfile the server during the window (slow; overweights many small calls)",
+    )
+    parser.add_argument(
+        "--timers",
+        action="store_true",
+        help="time a dozen server functions during the window (cheap; see TIMED)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="random seed for the seats' choices")
     args = parser.parse_args()
 
@@ -519,7 +610,9 @@ def main() -> int:
 
     server_end, child_end = ctx.Pipe()
     server = ctx.Process(
-        target=server_process, args=(child_end, config, {args.server_core}, nofile), daemon=True
+        target=server_process,
+        args=(child_end, config, {args.server_core}, nofile, args.timers),
+        daemon=True,
     )
     server.start()
     assert server.pid is not None
@@ -571,9 +664,8 @@ def main() -> int:
     print(f"started; warming up {args.warmup:g} s...", flush=True)
     time.sleep(args.warmup)
 
-    if args.profile:
-        server_end.send(("profile", None))
-    server_end.send(("go", None))
+    profile_path = os.path.abspath(args.profile) if args.profile else None
+    server_end.send(("go", profile_path))
     cpu_before = cpu_seconds(server.pid)
     waited_before = runqueue_seconds(server.pid)
     started = time.perf_counter()
@@ -581,14 +673,16 @@ def main() -> int:
         pipe.send(("go", args.seconds))
     results = [pipe.recv()[1] for _, pipe in gens]
     wall = time.perf_counter() - started
-    server_cpu = cpu_seconds(server.pid) - cpu_before
+    server_end.send(("end", profile_path))
+    cpu_after = cpu_seconds(server.pid)
+    server_user = cpu_after[0] - cpu_before[0]
+    server_cpu = server_user + cpu_after[1] - cpu_before[1]
     server_waited = runqueue_seconds(server.pid) - waited_before
     rss_end = rss_kib(server.pid)
     load_after = os.getloadavg()
     for _, pipe in gens:
         pipe.send(("exit", None))
-    profile_path = os.path.abspath(args.profile) if args.profile else None
-    server_end.send(("stop", profile_path))
+    server_end.send(("stop", None))
     stopped = server_end.recv()
     server_stats = stopped[1] if stopped[0] == "stopped" else {}
     for proc, _ in gens:
@@ -630,7 +724,8 @@ def main() -> int:
     print(f"action -> 4 others:    {summary(others_ms)}")
     print(f"action -> any seat:    {summary(every)}")
     print(
-        f"server CPU: {server_cpu / wall * 100:.0f}% of one core; "
+        f"server CPU: {server_cpu / wall * 100:.0f}% of one core "
+        f"({server_user / max(server_cpu, 1e-9) * 100:.0f}% of it user, the rest kernel); "
         f"{server_cpu / max(accepted, 1) * 1e6:.0f} us per action; "
         f"{server_stats.get('commits', 0) / wall:,.0f} commits/s"
     )
@@ -682,6 +777,16 @@ def main() -> int:
         stats.sort_stats("cumulative").print_stats(40)
         print(f"\nserver profile ({profile_path}; figures above are slowed by profiling):")
         print(out.getvalue())
+    if "timers" in server_stats:
+        print(f"\nserver time per accepted action, inclusive (window {wall:.1f} s):")
+        print("       us/action  % of window  calls/action  function")
+        for label, (spent, calls) in server_stats["timers"].items():
+            print(
+                f"    {spent / max(accepted, 1) * 1e6:12.1f} {spent / wall * 100:12.1f} "
+                f"{calls / max(accepted, 1):13.2f}  {label}"
+            )
+        if server_stats.get("untimed"):
+            print(f"    (not found in this server: {', '.join(server_stats['untimed'])})")
     with contextlib.suppress(OSError):
         shutil.rmtree(tmp)
     return 0
