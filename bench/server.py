@@ -540,7 +540,9 @@ def verdict(ok: bool) -> str:
 def main() -> int:
     """Parse arguments, run the benchmark, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mode", choices=["closed", "human"], default="closed", help="load shape")
+    parser.add_argument(
+        "--mode", choices=["closed", "human"], default="closed", help="load shape (default closed)"
+    )
     parser.add_argument(
         "--tables", type=int, default=None, help="tables (default 20 closed, 2000 human)"
     )
@@ -557,8 +559,12 @@ def main() -> int:
     parser.add_argument(
         "--workers", type=int, default=None, help="load-generator processes (1 closed, 2 human)"
     )
-    parser.add_argument("--pace", type=float, default=1.0, help="human mode: seconds per action")
-    parser.add_argument("--hand-pause", type=float, default=0.0, help="server pause between hands")
+    parser.add_argument(
+        "--pace", type=float, default=1.0, help="human mode: seconds per action per table (1)"
+    )
+    parser.add_argument(
+        "--hand-pause", type=float, default=0.0, help="server pause between hands, s (0)"
+    )
     parser.add_argument("--server-core", type=int, default=0, help="core for the server (0)")
     parser.add_argument(
         "--client-cores", default="1", help="cores for the load generators, comma-separated (1)"
@@ -573,7 +579,9 @@ def main() -> int:
         action="store_true",
         help="time a dozen server functions during the window (cheap; see TIMED)",
     )
-    parser.add_argument("--seed", type=int, default=1, help="random seed for the seats' choices")
+    parser.add_argument(
+        "--seed", type=int, default=1, help="random seed for the seats' choices (1)"
+    )
     args = parser.parse_args()
 
     human = args.mode == "human"
