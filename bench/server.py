@@ -294,7 +294,7 @@ class Seat(asyncio.Protocol):
 
     async def request(self, type: str, **fields: Any) -> dict[str, Any]:
         """Send a setup request and wait for its reply (an error reply raises)."""
-        future = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.waiting[self.send({"type": type, **fields})] = future
         reply = await future
         if reply["type"] == "error":
@@ -650,17 +650,17 @@ def main() -> int:
     print("setting up tables...", flush=True)
     failed = False
     setup_times = []
-    for proc, pipe in gens:
+    for gen_proc, pipe in gens:
         what, detail = pipe.recv()
         if what != "ready":
-            print(f"load generator {proc.pid} failed during setup: {detail}")
+            print(f"load generator {gen_proc.pid} failed during setup: {detail}")
             failed = True
         else:
             setup_times.append(detail["setup"])
     if failed:
         server_end.send(("stop", None))
-        for proc, _ in gens:
-            proc.kill()
+        for gen_proc, _ in gens:
+            gen_proc.kill()
         return 1
     time.sleep(0.5)
     rss_setup = rss_kib(server.pid)
@@ -693,8 +693,8 @@ def main() -> int:
     server_end.send(("stop", None))
     stopped = server_end.recv()
     server_stats = stopped[1] if stopped[0] == "stopped" else {}
-    for proc, _ in gens:
-        proc.join(5)
+    for gen_proc, _ in gens:
+        gen_proc.join(5)
     server.join(10)
 
     self_ms: list[float] = []

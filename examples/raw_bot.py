@@ -39,7 +39,8 @@ class RawBot:
     def recv(self) -> dict[str, Any]:
         """Read one whole frame and decode it (the socket may deliver it in pieces)."""
         (length,) = struct.unpack(">I", self._exactly(4))
-        return msgpack.unpackb(self._exactly(length), raw=False)
+        message: dict[str, Any] = msgpack.unpackb(self._exactly(length), raw=False)
+        return message
 
     def _exactly(self, count: int) -> bytes:
         data = b""
