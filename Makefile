@@ -27,9 +27,12 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/pytest
 
+# Benchmarks print their figures; they are run by hand, never by `make test`.
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/server.py
+	$(BIN)/python bench/client.py
+	$(BIN)/python bench/bots.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -56,6 +56,10 @@ SeatKind = Literal["empty", "human", "bot"]
 TOKEN_BYTES: Final = 24
 
 
+BOT_NAMES: Final = ("Ole", "Lena", "Sven", "Inga", "Gus")
+"""The names server bots take, by seat."""
+
+
 class Peer(Protocol):
     """What a table needs of a client connection."""
 
@@ -415,7 +419,10 @@ class Table:
         return seat
 
     def _bot_name(self, strategy: str, seat: int) -> str:
-        return f"{strategy.capitalize()} bot {seat}"
+        # Short, distinct per seat, so five names fit an 80-column table; the summary's
+        # ``kind`` and ``strategy`` fields say it is a bot and which one.
+        del strategy
+        return BOT_NAMES[seat]
 
     def remove_bot(self, peer: Peer, seat: int) -> None:
         """Host: take a server bot out of its seat."""
