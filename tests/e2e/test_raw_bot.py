@@ -104,3 +104,29 @@ async def test_raw_bot_joins_a_table_a_session_host_opened(tmp_path: Path) -> No
         assert f"seated at table {table}, seat 4" in text
         assert check_output(text, hands=2) == final["totals"]
         await host.close()
+
+
+async def test_raw_bot_takes_over_a_seat_in_a_running_match(tmp_path: Path) -> None:
+    async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
+        host = session(server, "Host", tmp_path)
+        await host.connect()
+        table = (await host.request("create_table", name="running", hands=2))["table"]
+        for _ in range(4):
+            await host.request("add_bot", seat=None, strategy="random")
+        await host.request("start")
+        # Seat 2 is emptied mid-match (a stand-in plays it) and the raw bot takes it over. The
+        # host does not act until then, so the first hand cannot finish without the raw bot.
+        await host.request("remove_bot", seat=2)
+        proc, output = await run_raw_bot("--table", table, "127.0.0.1", str(server.port))
+        while True:
+            state = await next_event(host, "state", timeout=TIMEOUT)
+            if state["info"]["seats"][2]["remote"]:
+                break
+        assert state["hand"] == 0 and state["info"]["state"] == "playing"
+        final = await play_until(host, "match_over", [], random.Random(2), timeout=TIMEOUT)
+
+        text = (await asyncio.wait_for(output, TIMEOUT)).decode()
+        assert proc.returncode == 0, text
+        assert f"seated at table {table}, seat 2" in text
+        assert check_output(text, hands=2) == final["totals"]
+        await host.close()
