@@ -25,6 +25,8 @@ class RawBot:
     """One connection to the server, spoken in raw frames."""
 
     def __init__(self, host: str, port: int) -> None:
+        # The server pings us after 30 s of silence from our side, so two minutes without a
+        # single frame means it is gone.
         self.sock = socket.create_connection((host, port), timeout=120)
         self.next_id = 0
         self.action_ids: set[int] = set()  # ids of our action requests, to spot their errors
@@ -45,7 +47,10 @@ class RawBot:
     def _exactly(self, count: int) -> bytes:
         data = b""
         while len(data) < count:
-            chunk = self.sock.recv(count - len(data))
+            try:
+                chunk = self.sock.recv(count - len(data))
+            except TimeoutError:
+                sys.exit("no word from the server for two minutes")
             if not chunk:
                 sys.exit("the server closed the connection")
             data += chunk
@@ -77,14 +82,16 @@ class RawBot:
             action = {"type": "action", "id": self.next_id, "seq": message["seq"], "action": choice}
             self.send(action)
         elif kind == "hand_over":
-            result = message["result"]
+            result = message["result"]  # §7.1; hands are numbered from 0 on the wire
             print(
                 f"hand {message['hand'] + 1}: {result['outcome_text']}; "
                 f"payouts {result['payouts']}; totals {message['totals']}",
                 flush=True,
             )
         elif kind == "match_over":
-            print(f"match over after {message['hands']} hands: totals {message['totals']}")
+            print(
+                f"match over after {message['hands']} hands: totals {message['totals']}", flush=True
+            )
             self.finished = True
         elif kind == "ping":
             self.send({"type": "pong"})  # §9: any frame keeps us alive; pong is the polite one
@@ -104,7 +111,7 @@ class RawBot:
 
 
 def main() -> int:
-    """Connect, sit down, play the match."""
+    """Read the command line and play."""
     parser = argparse.ArgumentParser(description="A random sheepshead bot speaking raw frames.")
     parser.add_argument("host", nargs="?", default="127.0.0.1", help="server address")
     parser.add_argument("port", nargs="?", type=int, default=7453, help="server port")
@@ -114,7 +121,15 @@ def main() -> int:
     parser.add_argument("--hands", type=int, default=3, help="hands to play with --create")
     parser.add_argument("--name", default="Raw bot", help="display name")
     args = parser.parse_args()
+    try:
+        run(args)
+    except OSError as exc:  # refused, reset, unreachable...
+        sys.exit(f"connection to {args.host}:{args.port} failed: {exc}")
+    return 0
 
+
+def run(args: argparse.Namespace) -> None:
+    """Connect, sit down, play the match."""
     bot = RawBot(args.host, args.port)
     # §3: hello must be the first frame. kind "bot" tells people a program plays this seat.
     welcome = bot.request("hello", version=1, client="raw_bot/1", kind="bot", name=args.name)
@@ -132,7 +147,6 @@ def main() -> int:
     print(f"seated at table {reply['table']}, seat {reply['seat']}", flush=True)
     bot.play()
     bot.request("leave")  # stand up politely; closing the socket would do too
-    return 0
 
 
 if __name__ == "__main__":
