@@ -260,7 +260,6 @@ class Seat(asyncio.Protocol):
         self.ids = 0
         self.waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.actions: set[int] = set()
-        self.lost: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         """Keep the transport."""
@@ -272,8 +271,6 @@ class Seat(asyncio.Protocol):
         for future in self.waiting.values():
             if not future.done():
                 future.set_exception(ConnectionError("connection lost"))
-        if not self.lost.done():
-            self.lost.set_result(None)
         self.table.gen.disconnects += 0 if self.table.gen.closing else 1
 
     def data_received(self, data: bytes) -> None:
