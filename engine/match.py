@@ -32,7 +32,11 @@ def hand_seed(match_seed: int, number: int) -> int:
 
 
 class Match:
-    """Hands at one table until ``hand_limit`` (None: until ended) with running totals."""
+    """Hands at one table until ``hand_limit`` (None: until ended) with running totals.
+
+    ``keep_history=False`` keeps only the last hand's result and record, for long-running
+    tables whose records are stored elsewhere as each hand ends.
+    """
 
     def __init__(
         self,
@@ -41,6 +45,7 @@ class Match:
         seed: int,
         hand_limit: int | None = None,
         first_dealer: Seat | None = None,
+        keep_history: bool = True,
     ) -> None:
         if hand_limit is not None and hand_limit < 1:
             raise ValueError("hand_limit must be at least 1")
@@ -54,15 +59,19 @@ class Match:
         self.dealer = self.first_dealer
         self.multiplier = 1
         self.totals = [0] * NUM_SEATS
+        self.keep_history = keep_history
         self.results: list[HandResult] = []
+        """Finished hands' results, oldest first (only the last one without ``keep_history``)."""
         self.records: list[dict[str, Any]] = []
+        """Finished hands' records, oldest first (only the last one without ``keep_history``)."""
+        self._hands_played = 0
         self.ended = False
         self.hand = Hand.from_seed(rules, self.dealer, hand_seed(seed, 0), 1)
 
     @property
     def hands_played(self) -> int:
         """Hands finished so far (a doubler counts as a hand)."""
-        return len(self.results)
+        return self._hands_played
 
     @property
     def is_over(self) -> bool:
@@ -83,8 +92,14 @@ class Match:
         assert result.payouts is not None
         for seat, pay in enumerate(result.payouts):
             self.totals[seat] += pay
+        if not self.keep_history:
+            # A server stores each record as the hand ends; keeping them all would grow an
+            # open-ended table by ~9 kB a hand.
+            self.results.clear()
+            self.records.clear()
         self.results.append(result)
         self.records.append(export_record(hand))
+        self._hands_played += 1
         self.multiplier = hand.multiplier * 2 if result.doubler else 1
 
     def next_hand(self) -> Hand:

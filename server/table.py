@@ -444,7 +444,9 @@ class Table:
                 f"A match needs five players or bots; seat(s) {', '.join(map(str, empty))} empty",
             )
         seed = secrets.randbits(62)
-        self.match = Match(self.config.rules, seed=seed, hand_limit=self.config.hands)
+        self.match = Match(
+            self.config.rules, seed=seed, hand_limit=self.config.hands, keep_history=False
+        )
         self.state = "playing"
         self.hub.store.update_table(
             self.id, state="playing", seed=seed, first_dealer=self.match.first_dealer
@@ -983,6 +985,7 @@ class Table:
                 seed=row.seed,
                 hand_limit=table.config.hands,
                 first_dealer=row.first_dealer,
+                keep_history=False,
             )
             for number, data in row.actions:
                 while match.number < number:

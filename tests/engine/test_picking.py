@@ -191,3 +191,22 @@ def test_ended_match_abandons_the_hand_in_progress() -> None:
     assert match.hands_played == 0 and match.totals == [0] * 5
     with pytest.raises(ValueError):
         match.next_hand()
+
+
+def test_a_match_without_history_keeps_only_the_last_hand() -> None:
+    """Servers keep one hand's record in memory however long a table plays."""
+    from engine.match import Match
+    from engine.rules import RuleSet
+
+    match = Match(RuleSet(), seed=9, keep_history=False)
+    totals = [0] * 5
+    for _ in range(4):
+        while not match.hand.is_over:
+            match.apply(match.hand.legal_actions()[0])
+        payouts = match.results[-1].payouts
+        assert payouts is not None
+        totals = [t + p for t, p in zip(totals, payouts, strict=True)]
+        match.next_hand()
+    assert match.hands_played == 4
+    assert len(match.records) == len(match.results) == 1
+    assert match.totals == totals
