@@ -21,7 +21,7 @@ slip into it:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from engine.actions import NUM_SEATS, Seat
 from engine.cards import CARD_CODES, Mask, codes_of
@@ -105,6 +105,47 @@ def public_view(hand: Hand) -> dict[str, Any]:
     return view
 
 
+PRIVATE_KEYS: Final = (
+    "seat",
+    "hand",
+    "blind",
+    "buried",
+    "under",
+    "partner",
+    "partner_known",
+    "legal",
+)
+"""The view fields that can differ between seats; every other field is :func:`public_view`'s."""
+
+
+def private_fields(hand: Hand, seat: Seat | None) -> dict[str, Any]:
+    """The :data:`PRIVATE_KEYS` fields of one seat's view (a spectator's: the public values).
+
+    ``{**public_view(hand), **private_fields(hand, seat)}`` is ``seat_view(hand, seat)``; a
+    server packs the public part once per change and only these fields per seat.
+    """
+    public = public_view(hand)
+    fields = {key: public[key] for key in PRIVATE_KEYS}
+    if seat is None:
+        return fields
+    fields["seat"] = seat
+    fields["hand"] = _codes(hand, hand.hands[seat])
+    if hand.phase == "done":
+        return fields
+    if seat == hand.picker:
+        fields["blind"] = _codes(hand, hand.blind)
+        if hand.phase not in ("pick", "bury"):
+            fields["buried"] = _codes(hand, hand.buried)
+        if hand.under is not None:
+            fields["under"] = CARD_CODES[hand.under]
+    if seat == hand.partner:
+        fields["partner"] = seat
+        fields["partner_known"] = True
+    if seat == hand.turn:
+        fields["legal"] = [a.to_dict() for a in hand.legal_actions()]
+    return fields
+
+
 def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     """The view of ``seat`` (``None``: a spectator's public view) as a wire-ready map.
 
@@ -112,21 +153,6 @@ def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     the same state, so treat them as read-only.
     """
     view = dict(public_view(hand))
-    if seat is None:
-        return view
-    view["seat"] = seat
-    view["hand"] = _codes(hand, hand.hands[seat])
-    if hand.phase == "done":
-        return view
-    if seat == hand.picker:
-        view["blind"] = _codes(hand, hand.blind)
-        if hand.phase not in ("pick", "bury"):
-            view["buried"] = _codes(hand, hand.buried)
-        if hand.under is not None:
-            view["under"] = CARD_CODES[hand.under]
-    if seat == hand.partner:
-        view["partner"] = seat
-        view["partner_known"] = True
-    if seat == hand.turn:
-        view["legal"] = [a.to_dict() for a in hand.legal_actions()]
+    if seat is not None:
+        view.update(private_fields(hand, seat))
     return view
