@@ -22,7 +22,7 @@ import msgpack
 
 from protocol.framing import MAX_FRAME_DEFAULT
 
-__all__ = ["PackedFields", "encode_frame", "pack_fields"]
+__all__ = ["PackedFields", "encode_frame", "pack_fields", "pack_map_entry"]
 
 _HEADER: Final = struct.Struct(">I")
 _MAP16: Final = struct.Struct(">BH")
@@ -61,6 +61,27 @@ def pack_fields(fields: Mapping[str, Any]) -> PackedFields:
     return PackedFields(len(fields), packed[_header_size(len(fields)) :])
 
 
+def _packed(group: PackedFields | Mapping[str, Any]) -> PackedFields:
+    return group if isinstance(group, PackedFields) else pack_fields(group)
+
+
+def pack_map_entry(key: str, *groups: PackedFields | Mapping[str, Any]) -> PackedFields:
+    """One entry, ``key`` mapped to the map made of every group's fields (no key may repeat).
+
+    The server packs the public part of a hand's view once per change and only each seat's
+    private fields per seat, then nests both under ``"view"`` with one map header.
+
+    >>> from protocol.framing import FrameDecoder
+    >>> public = pack_fields({"phase": "play", "turn": 3})
+    >>> FrameDecoder().feed(encode_frame({"seat": 1}, pack_map_entry("view", public, {"hand": []})))
+    [{'seat': 1, 'view': {'phase': 'play', 'turn': 3, 'hand': []}}]
+    """
+    packed = [_packed(group) for group in groups]
+    count = sum(p.count for p in packed)
+    key_bytes = msgpack.packb(key, use_bin_type=True)
+    return PackedFields(1, b"".join([key_bytes, _map_header(count), *(p.data for p in packed)]))
+
+
 def encode_frame(
     *groups: PackedFields | Mapping[str, Any], max_frame: int = MAX_FRAME_DEFAULT
 ) -> bytes:
@@ -72,7 +93,7 @@ def encode_frame(
     parts: list[bytes] = []
     count = 0
     for group in groups:
-        packed = group if isinstance(group, PackedFields) else pack_fields(group)
+        packed = _packed(group)
         count += packed.count
         parts.append(packed.data)
     payload = _map_header(count) + b"".join(parts)

@@ -34,11 +34,11 @@ from engine.bots import Strategy, make_strategy, strategy_names
 from engine.errors import BadRecordError, SheepsheadError
 from engine.match import Match
 from engine.rules import RuleSet
-from engine.view import seat_view
+from engine.view import PRIVATE_KEYS, private_fields, public_view, seat_view
 from protocol import messages as m
 from protocol.framing import encode
 from protocol.messages import RequestError
-from protocol.prepack import PackedFields, encode_frame, pack_fields
+from protocol.prepack import PackedFields, encode_frame, pack_fields, pack_map_entry
 from server.store import SeatRow, TableRow
 
 if TYPE_CHECKING:
@@ -105,6 +105,9 @@ class Hub(Protocol):
 
     def seq_changed(self, table: Table) -> None:
         """``table.seq`` moved: store it with the next commit."""
+
+
+_PRIVATE: Final = frozenset(PRIVATE_KEYS)
 
 
 def hash_token(token: str) -> str:
@@ -340,7 +343,8 @@ class Table:
         peer.table = self
         peer.seat = None
         self.last_activity = self.hub.now()
-        self._send_state(peer, None, pack_fields(self._state_shared(self.summary())))
+        shared = pack_fields(self._state_shared(self.summary()))
+        self._send_state(peer, None, shared, self._public_fields())
         self._schedule()
 
     def leave(self, peer: Peer) -> None:
@@ -687,11 +691,13 @@ class Table:
         self._update_deadline()
         # What everyone gets alike (the summary above all) is packed once, not once per seat.
         shared = pack_fields(self._state_shared(self.summary()))
+        # Likewise the public part of the view; each seat adds only its private fields.
+        public = self._public_fields()
         for i, s in enumerate(self.seats):
             if s.peer is not None:
-                self._send_state(s.peer, i, shared)
+                self._send_state(s.peer, i, shared, public)
         if self.spectators:
-            frame = encode_frame(shared, self._state_own(None))
+            frame = encode_frame(shared, *self._state_own(None, public))
             for p in self.spectators:
                 p.send_encoded(frame)
         self._schedule()
@@ -706,17 +712,32 @@ class Table:
             hand=match.number if match is not None else 0,
         )
 
-    def _state_own(self, seat: int | None) -> dict[str, Any]:
-        """The recipient's own part of a state: built from that seat's view only."""
+    def _public_fields(self) -> PackedFields | None:
+        """The fields of the current view that every seat shares, packed (None: no hand)."""
         match = self.match
-        return m.state_own(
-            seat=seat,
-            view=seat_view(match.hand, seat) if match is not None else None,
-            last=public_action(self.last, seat),
-        )
+        if match is None:
+            return None
+        view = public_view(match.hand)
+        return pack_fields({k: v for k, v in view.items() if k not in _PRIVATE})
 
-    def _send_state(self, peer: Peer, seat: int | None, shared: PackedFields) -> None:
-        peer.send_encoded(encode_frame(shared, self._state_own(seat)))
+    def _state_own(
+        self, seat: int | None, public: PackedFields | None
+    ) -> tuple[PackedFields | Mapping[str, Any], ...]:
+        """The recipient's own part of a state: ``public`` plus that seat's private fields.
+
+        It decodes to ``m.state_own(seat=seat, view=seat_view(hand, seat), last=...)``.
+        """
+        match = self.match
+        last = public_action(self.last, seat)
+        if match is None or public is None:
+            return (m.state_own(seat=seat, view=None, last=last),)
+        view = pack_map_entry("view", public, private_fields(match.hand, seat))
+        return ({"seat": seat}, view, {"last": last})
+
+    def _send_state(
+        self, peer: Peer, seat: int | None, shared: PackedFields, public: PackedFields | None
+    ) -> None:
+        peer.send_encoded(encode_frame(shared, *self._state_own(seat, public)))
         if seat is not None:
             prompt = self._prompt(seat)
             if prompt is not None:
