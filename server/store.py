@@ -144,6 +144,8 @@ class Store:
         self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         self._db.commit()
         self.commits = 0
+        self._actions: list[tuple[int, int, int, str]] = []
+        """Action rows not yet inserted: they go in with one executemany just before a commit."""
         self.on_write: Callable[[], None] | None = None
         """Called after every write (the server schedules its group commit with it)."""
 
@@ -158,10 +160,18 @@ class Store:
     @property
     def dirty(self) -> bool:
         """Whether writes are waiting for :meth:`commit`."""
-        return self._db.in_transaction
+        return bool(self._actions) or self._db.in_transaction
+
+    def _insert_actions(self) -> None:
+        if self._actions:
+            rows, self._actions = self._actions, []
+            self._db.executemany(
+                "INSERT INTO actions (table_id, n, hand, action) VALUES (?, ?, ?, ?)", rows
+            )
 
     def commit(self) -> None:
         """Make every write so far durable."""
+        self._insert_actions()
         if self._db.in_transaction:
             self._db.commit()
             self.commits += 1
@@ -206,11 +216,14 @@ class Store:
             )
 
     def add_action(self, table_id: str, n: int, hand: int, action: Mapping[str, Any]) -> None:
-        """Store accepted action number ``n`` (0, 1, ... per table) of hand number ``hand``."""
-        self._write(
-            "INSERT INTO actions (table_id, n, hand, action) VALUES (?, ?, ?, ?)",
-            (table_key(table_id), n, hand, _json(action)),
-        )
+        """Store accepted action number ``n`` (0, 1, ... per table) of hand number ``hand``.
+
+        The row is queued and inserted with the others of the batch by :meth:`commit` (one
+        executemany instead of a statement per action); reads insert it first.
+        """
+        self._actions.append((table_key(table_id), n, hand, _json(action)))
+        if self.on_write is not None:
+            self.on_write()
 
     def save_hand(
         self,
@@ -250,6 +263,7 @@ class Store:
 
     def load_open_tables(self) -> list[TableRow]:
         """Every table that is waiting or playing, with seats and actions, oldest first."""
+        self._insert_actions()
         out = []
         rows = self._db.execute(
             "SELECT id, config, state, seq, host_seat, seed, first_dealer, totals FROM tables"
@@ -298,5 +312,5 @@ class Store:
         return [{"seat": s, "name": n, "kind": k, "total": t, "hands": h} for s, n, k, t, h in cur]
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+# One encoder for every write: json.dumps with options builds a new JSONEncoder per call.
+_json: Final[Callable[[Any], str]] = json.JSONEncoder(separators=(",", ":")).encode

@@ -65,6 +65,32 @@ def test_uncommitted_writes_are_not_durable(tmp_path: Path) -> None:
     store.close()
 
 
+def test_queued_actions_go_in_with_one_commit_and_reads_see_them(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    store = Store(path)
+    table = store.create_table({"name": "t"}, created=0.0)
+    store.update_table(table, state="playing")
+    store.commit()
+    writes = []
+    store.on_write = lambda: writes.append(1)
+    for n in range(3):
+        store.add_action(table, n, 0, {"seat": n, "action": "pass"})
+    assert len(writes) == 3 and store.dirty  # each write still schedules the group commit
+    # A read of this connection sees the queued rows (they are inserted first), still uncommitted.
+    assert [a["seat"] for _, a in store.load_open_tables()[0].actions] == [0, 1, 2]
+    other = sqlite3.connect(path)
+    assert other.execute("SELECT COUNT(*) FROM actions").fetchone() == (0,)
+    store.add_action(table, 3, 0, {"seat": 3, "action": "pick"})
+    store.commit()
+    assert not store.dirty and store.commits == 2
+    assert other.execute("SELECT n, action FROM actions ORDER BY n").fetchall()[2:] == [
+        (2, '{"seat":2,"action":"pass"}'),
+        (3, '{"seat":3,"action":"pick"}'),
+    ]
+    other.close()
+    store.close()
+
+
 def test_hands_results_and_bad_input(tmp_path: Path) -> None:
     store = Store(None)
     table = store.create_table({"name": "t"}, created=0.0)
