@@ -18,11 +18,9 @@ import struct
 from collections.abc import Mapping
 from typing import Any, Final
 
-import msgpack
+from protocol.framing import MAX_FRAME_DEFAULT, pack
 
-from protocol.framing import MAX_FRAME_DEFAULT
-
-__all__ = ["PackedFields", "encode_frame", "pack_fields", "pack_map_entry"]
+__all__ = ["PackedFields", "PackedMap", "encode_frame", "pack_entries", "pack_fields"]
 
 _HEADER: Final = struct.Struct(">I")
 _MAP16: Final = struct.Struct(">BH")
@@ -46,9 +44,12 @@ def _header_size(n: int) -> int:
     return 1 if n < 16 else 3 if n < 0x10000 else 5
 
 
+_FIXMAP: Final = tuple(bytes((0x80 | n,)) for n in range(16))
+
+
 def _map_header(n: int) -> bytes:
     if n < 16:
-        return bytes((0x80 | n,))
+        return _FIXMAP[n]
     if n < 0x10000:
         return _MAP16.pack(0xDE, n)
     return _MAP32.pack(0xDF, n)
@@ -57,29 +58,61 @@ def _map_header(n: int) -> bytes:
 def pack_fields(fields: Mapping[str, Any]) -> PackedFields:
     """Pack some fields of a message once (keys must be strings, as in every message)."""
     # Packing the map in one C call and dropping its header beats packing entry by entry.
-    packed = msgpack.packb(dict(fields), use_bin_type=True)
-    return PackedFields(len(fields), packed[_header_size(len(fields)) :])
+    if not isinstance(fields, dict):
+        fields = dict(fields)
+    n = len(fields)
+    return PackedFields(n, pack(fields)[_header_size(n) :])
 
 
 def _packed(group: PackedFields | Mapping[str, Any]) -> PackedFields:
     return group if isinstance(group, PackedFields) else pack_fields(group)
 
 
-def pack_map_entry(key: str, *groups: PackedFields | Mapping[str, Any]) -> PackedFields:
-    """One entry, ``key`` mapped to the map made of every group's fields (no key may repeat).
+class PackedMap:
+    """A map value made of packed groups, for :func:`pack_entries`: packed once, header and all."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, *groups: PackedFields | Mapping[str, Any]) -> None:
+        packed = [_packed(group) for group in groups]
+        count = sum(p.count for p in packed)
+        self.data = b"".join([_map_header(count), *(p.data for p in packed)])
+
+    def __repr__(self) -> str:
+        return f"PackedMap({len(self.data)} bytes)"
+
+
+def pack_entries(fields: Mapping[str, Any]) -> PackedFields:
+    """Like :func:`pack_fields`, but a value may be a :class:`PackedMap` (a nested map joined
+    from packed groups), which is spliced in as it is.
 
     The server packs the public part of a hand's view once per change and only each seat's
     private fields per seat, then nests both under ``"view"`` with one map header.
 
     >>> from protocol.framing import FrameDecoder
     >>> public = pack_fields({"phase": "play", "turn": 3})
-    >>> FrameDecoder().feed(encode_frame({"seat": 1}, pack_map_entry("view", public, {"hand": []})))
-    [{'seat': 1, 'view': {'phase': 'play', 'turn': 3, 'hand': []}}]
+    >>> own = pack_entries({"seat": 1, "view": PackedMap(public, {"hand": []}), "last": None})
+    >>> FrameDecoder().feed(encode_frame(own))
+    [{'seat': 1, 'view': {'phase': 'play', 'turn': 3, 'hand': []}, 'last': None}]
     """
-    packed = [_packed(group) for group in groups]
-    count = sum(p.count for p in packed)
-    key_bytes = msgpack.packb(key, use_bin_type=True)
-    return PackedFields(1, b"".join([key_bytes, _map_header(count), *(p.data for p in packed)]))
+    parts = []
+    for key, value in fields.items():
+        parts.append(_key(key))
+        parts.append(value.data if isinstance(value, PackedMap) else pack(value))
+    return PackedFields(len(parts) // 2, b"".join(parts))
+
+
+_KEYS: dict[str, bytes] = {}
+
+
+def _key(key: str) -> bytes:
+    # Keys are a handful of protocol field names: pack each once.
+    packed = _KEYS.get(key)
+    if packed is None:
+        packed = pack(key)
+        if len(_KEYS) < 256:
+            _KEYS[key] = packed
+    return packed
 
 
 def encode_frame(
@@ -90,13 +123,14 @@ def encode_frame(
     Raises ``ValueError`` when the payload is longer than ``max_frame``, like
     :func:`protocol.framing.encode`.
     """
-    parts: list[bytes] = []
+    parts: list[bytes] = [b""]
     count = 0
     for group in groups:
-        packed = _packed(group)
+        packed = group if isinstance(group, PackedFields) else pack_fields(group)
         count += packed.count
         parts.append(packed.data)
-    payload = _map_header(count) + b"".join(parts)
+    parts[0] = _map_header(count)
+    payload = b"".join(parts)
     if len(payload) > max_frame:
         raise ValueError(
             f"message payload is {len(payload)} bytes, more than max_frame ({max_frame})"

@@ -38,7 +38,7 @@ from engine.view import PRIVATE_KEYS, private_fields, public_view, seat_view
 from protocol import messages as m
 from protocol.framing import encode
 from protocol.messages import RequestError
-from protocol.prepack import PackedFields, encode_frame, pack_fields, pack_map_entry
+from protocol.prepack import PackedFields, PackedMap, encode_frame, pack_entries, pack_fields
 from server.store import SeatRow, TableRow
 
 if TYPE_CHECKING:
@@ -108,6 +108,16 @@ class Hub(Protocol):
 
 
 _PRIVATE: Final = frozenset(PRIVATE_KEYS)
+
+_RULES_MAPS: dict[RuleSet, dict[str, Any]] = {}
+
+
+def _rules_map(rules: RuleSet) -> dict[str, Any]:
+    """``rules.to_dict()``, built once per rule set (they are few and immutable): read-only."""
+    cached = _RULES_MAPS.get(rules)
+    if cached is None:
+        cached = _RULES_MAPS[rules] = rules.to_dict()
+    return cached
 
 
 def hash_token(token: str) -> str:
@@ -245,7 +255,7 @@ class Table:
             "name": self.config.name,
             "host": host,
             "host_seat": self.host_seat,
-            "rules": self.config.rules.to_dict(),
+            "rules": _rules_map(self.config.rules),
             "hands": self.config.hands,
             "hands_played": self.match.hands_played if self.match else 0,
             "state": self.state,
@@ -697,7 +707,7 @@ class Table:
             if s.peer is not None:
                 self._send_state(s.peer, i, shared, public)
         if self.spectators:
-            frame = encode_frame(shared, *self._state_own(None, public))
+            frame = encode_frame(shared, self._state_own(None, public))
             for p in self.spectators:
                 p.send_encoded(frame)
         self._schedule()
@@ -722,7 +732,7 @@ class Table:
 
     def _state_own(
         self, seat: int | None, public: PackedFields | None
-    ) -> tuple[PackedFields | Mapping[str, Any], ...]:
+    ) -> PackedFields | dict[str, Any]:
         """The recipient's own part of a state: ``public`` plus that seat's private fields.
 
         It decodes to ``m.state_own(seat=seat, view=seat_view(hand, seat), last=...)``.
@@ -730,14 +740,15 @@ class Table:
         match = self.match
         last = public_action(self.last, seat)
         if match is None or public is None:
-            return (m.state_own(seat=seat, view=None, last=last),)
-        view = pack_map_entry("view", public, private_fields(match.hand, seat))
-        return ({"seat": seat}, view, {"last": last})
+            return m.state_own(seat=seat, view=None, last=last)
+        view = PackedMap(public, private_fields(match.hand, seat))
+        # The fields of m.state_own, with the view spliced in already packed.
+        return pack_entries({"seat": seat, "view": view, "last": last})
 
     def _send_state(
         self, peer: Peer, seat: int | None, shared: PackedFields, public: PackedFields | None
     ) -> None:
-        peer.send_encoded(encode_frame(shared, *self._state_own(seat, public)))
+        peer.send_encoded(encode_frame(shared, self._state_own(seat, public)))
         if seat is not None:
             prompt = self._prompt(seat)
             if prompt is not None:

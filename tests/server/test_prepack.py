@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.framing import FrameDecoder, encode
-from protocol.prepack import encode_frame, pack_fields
+from protocol.prepack import PackedMap, encode_frame, pack_entries, pack_fields
 
 values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=10),
@@ -37,3 +37,16 @@ def test_many_fields_use_the_longer_map_headers() -> None:
     assert decoded[0] == {**{k: v for k, v in big.items() if v % 2}, **big}
     with pytest.raises(ValueError):
         encode_frame({"x": "y" * 70_000})
+
+
+@settings(max_examples=60, deadline=None)
+@given(maps, maps, st.integers(min_value=0, max_value=20))
+def test_a_nested_map_from_packed_groups_decodes_like_the_plain_map(
+    outer: dict[str, Any], inner: dict[str, Any], cut: int
+) -> None:
+    items = list(inner.items())
+    nested = PackedMap(pack_fields(dict(items[:cut])), dict(items[cut:]))
+    fields = {**outer, "view": nested}
+    plain = {**outer, "view": inner}
+    assert encode_frame(pack_entries(fields)) == encode(plain)
+    assert FrameDecoder().feed(encode_frame(pack_entries(fields))) == [plain]
