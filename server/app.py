@@ -39,6 +39,15 @@ READ_SIZE = 65536
 LINGER = 2.0
 """Seconds a closing connection may keep sending (ignored) before it is cut off."""
 
+BATCH_SECONDS = 0.005
+"""Longest a queued frame waits for the rest of an event-loop pass before the batch is flushed.
+
+Under overload one pass handles many connections' requests; without a bound, the first reply of
+the pass would wait for the whole pass (and its latency grow with the load)."""
+
+BATCH_CHECK = 32
+"""Queued frames between two looks at the clock (cheaper than one look per frame)."""
+
 
 @dataclass(frozen=True)
 class ServerConfig:
@@ -126,6 +135,7 @@ class Server:
         self._handlers: set[asyncio.Task[Any]] = set()
         self._pending: list[tuple[Connection, bytes | None]] = []
         self._flush_handle: asyncio.Handle | None = None
+        self._batch_start = 0.0
         self._stopping = False
         self.restored = 0
 
@@ -212,9 +222,20 @@ class Server:
     # ------------------------------------------------------------------ outbox
 
     def queue(self, conn: Connection, frame: bytes) -> None:
-        """Queue a frame for ``conn``; it is written after the next commit."""
-        self._pending.append((conn, frame))
-        self._schedule_flush()
+        """Queue a frame for ``conn``; it is written after the next commit.
+
+        That is at the end of this event-loop pass, or sooner once the batch is
+        :data:`BATCH_SECONDS` old: the flush commits every write made so far, so whatever was
+        queued is still durable before it is sent.
+        """
+        pending = self._pending
+        pending.append((conn, frame))
+        if self._flush_handle is None:
+            self._schedule_flush()
+        elif (
+            len(pending) % BATCH_CHECK == 0 and time.monotonic() - self._batch_start > BATCH_SECONDS
+        ):
+            self._flush()
 
     def queue_close(self, conn: Connection) -> None:
         """Close ``conn`` once the frames queued for it so far are written."""
@@ -224,6 +245,7 @@ class Server:
 
     def _schedule_flush(self) -> None:
         if self._flush_handle is None:
+            self._batch_start = time.monotonic()
             self._flush_handle = asyncio.get_running_loop().call_soon(self._flush)
 
     def _flush(self) -> None:
