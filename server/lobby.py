@@ -69,9 +69,9 @@ class Lobby:
 
     def store_seqs(self) -> None:
         """Write the seq of every table that moved since the last call (before a commit)."""
-        moved, self._moved = self._moved, set()
-        for table in moved:
-            self.store.update_table(table.id, seq=table.seq)
+        if self._moved:
+            moved, self._moved = self._moved, set()
+            self.store.update_seqs([(table.id, table.seq) for table in moved])
 
     def summary_changed(self) -> None:
         """Some table's summary changed: the cached ``list_tables`` answer is out of date."""

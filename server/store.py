@@ -204,6 +204,14 @@ class Store:
             f"UPDATE tables SET {columns} WHERE id = ?", (*fields.values(), table_key(table_id))
         )
 
+    def update_seqs(self, seqs: Iterable[tuple[str, int]]) -> None:
+        """Store the seq of several tables, ``(table_id, seq)`` each, in one statement."""
+        rows = [(seq, table_key(table_id)) for table_id, seq in seqs]
+        if rows:
+            self._db.executemany("UPDATE tables SET seq = ? WHERE id = ?", rows)
+            if self.on_write is not None:
+                self.on_write()
+
     def save_seat(self, table_id: str, seat: int, row: SeatRow | None) -> None:
         """Store who sits at ``seat`` (None: the seat is empty)."""
         key = table_key(table_id)

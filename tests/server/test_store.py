@@ -91,6 +91,20 @@ def test_queued_actions_go_in_with_one_commit_and_reads_see_them(tmp_path: Path)
     store.close()
 
 
+def test_update_seqs_stores_several_tables_at_once() -> None:
+    store = Store(None)
+    one = store.create_table({"name": "one"}, created=0.0)
+    two = store.create_table({"name": "two"}, created=0.0)
+    store.commit()
+    store.update_seqs([(one, 5), (two, 9)])
+    store.update_seqs([])
+    assert store.dirty
+    store.commit()
+    assert [(row.id, row.seq) for row in store.load_open_tables()] == [(one, 5), (two, 9)]
+    with pytest.raises(ValueError):
+        store.update_seqs([("x1", 1)])
+
+
 def test_hands_results_and_bad_input(tmp_path: Path) -> None:
     store = Store(None)
     table = store.create_table({"name": "t"}, created=0.0)
