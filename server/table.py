@@ -238,6 +238,7 @@ class Table:
         self._next_hand_task: asyncio.Task[None] | None = None
         self.stopped = False
         self.stored_actions = 0
+        self._summary_cache: tuple[tuple[Any, ...], PackedMap] | None = None
         """How many actions of this table are in the store (the next one's number)."""
 
     # ------------------------------------------------------------------ summary
@@ -353,8 +354,7 @@ class Table:
         peer.table = self
         peer.seat = None
         self.last_activity = self.hub.now()
-        shared = pack_fields(self._state_shared(self.summary()))
-        self._send_state(peer, None, shared, self._public_fields())
+        self._send_state(peer, None, self._state_shared(), self._public_fields())
         self._schedule()
 
     def leave(self, peer: Peer) -> None:
@@ -700,7 +700,7 @@ class Table:
         self.hub.seq_changed(self)  # stored once per group commit, not once per change
         self._update_deadline()
         # What everyone gets alike (the summary above all) is packed once, not once per seat.
-        shared = pack_fields(self._state_shared(self.summary()))
+        shared = self._state_shared()
         # Likewise the public part of the view; each seat adds only its private fields.
         public = self._public_fields()
         for i, s in enumerate(self.seats):
@@ -712,15 +712,42 @@ class Table:
                 p.send_encoded(frame)
         self._schedule()
 
-    def _state_shared(self, info: Mapping[str, Any]) -> dict[str, Any]:
+    def _state_shared(self) -> PackedFields:
+        """The fields of m.state_shared, packed, with the summary packed only when it changed."""
         match = self.match
-        return m.state_shared(
-            table=self.id,
-            seq=self.seq,
-            info=info,
-            totals=self.totals,
-            hand=match.number if match is not None else 0,
+        shared = {
+            "type": "state",
+            "table": self.id,
+            "seq": self.seq,
+            "info": self._packed_summary(),
+            "totals": self.totals,
+            "hand": match.number if match is not None else 0,
+        }
+        return pack_entries(shared)
+
+    def _packed_summary(self) -> PackedMap:
+        """:meth:`summary`, packed; rebuilt only when something it shows has changed.
+
+        The key holds every changing input of the summary (the configuration is frozen), so a
+        stale summary cannot be sent; most changes (an action) leave it as it was.
+        """
+        match = self.match
+        key = (
+            self.state,
+            self.host_seat,
+            match.hands_played if match is not None else 0,
+            len(self.spectators),
+            *[
+                (s.kind, s.name, s.remote_kind, s.strategy_name, s.peer is None, s.standin)
+                for s in self.seats
+            ],
         )
+        cached = self._summary_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        packed = PackedMap(self.summary())
+        self._summary_cache = (key, packed)
+        return packed
 
     def _public_fields(self) -> PackedFields | None:
         """The fields of the current view that every seat shares, packed (None: no hand)."""

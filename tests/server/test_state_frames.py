@@ -113,5 +113,11 @@ async def test_state_frames_match_the_plain_construction_for_a_whole_hand() -> N
         action = hand.legal_actions()[0]
         table.act(peers[hand.turn], table.seq, action.to_dict())
         checked += check(table, peers, watcher)
+        if len(hand.actions) == 10:  # a seat drops and comes back: the summary changes
+            table.detach(peers[4])
+            assert table.summary()["seats"][4]["connected"] is False
+            checked += check(table, peers, watcher)
+            table.resume(peers[4], 4)
+            checked += check(table, peers, watcher)
     assert match.is_over and checked > 6 * 30
     table.shutdown()
