@@ -64,19 +64,20 @@ def pack_fields(fields: Mapping[str, Any]) -> PackedFields:
     return PackedFields(n, pack(fields)[_header_size(n) :])
 
 
-def _packed(group: PackedFields | Mapping[str, Any]) -> PackedFields:
-    return group if isinstance(group, PackedFields) else pack_fields(group)
-
-
 class PackedMap:
     """A map value made of packed groups, for :func:`pack_entries`: packed once, header and all."""
 
     __slots__ = ("data",)
 
     def __init__(self, *groups: PackedFields | Mapping[str, Any]) -> None:
-        packed = [_packed(group) for group in groups]
-        count = sum(p.count for p in packed)
-        self.data = b"".join([_map_header(count), *(p.data for p in packed)])
+        parts = [b""]
+        count = 0
+        for group in groups:
+            packed = group if isinstance(group, PackedFields) else pack_fields(group)
+            count += packed.count
+            parts.append(packed.data)
+        parts[0] = _map_header(count)
+        self.data = b"".join(parts)
 
     def __repr__(self) -> str:
         return f"PackedMap({len(self.data)} bytes)"
@@ -95,11 +96,13 @@ def pack_entries(fields: Mapping[str, Any]) -> PackedFields:
     >>> FrameDecoder().feed(encode_frame(own))
     [{'seat': 1, 'view': {'phase': 'play', 'turn': 3, 'hand': []}, 'last': None}]
     """
-    parts = []
+    parts: list[bytes] = []
+    append = parts.append
+    keys = _KEYS
     for key, value in fields.items():
-        parts.append(_key(key))
-        parts.append(value.data if isinstance(value, PackedMap) else pack(value))
-    return PackedFields(len(parts) // 2, b"".join(parts))
+        append(keys.get(key) or _key(key))
+        append(value.data if isinstance(value, PackedMap) else pack(value))
+    return PackedFields(len(fields), b"".join(parts))
 
 
 _KEYS: dict[str, bytes] = {}
