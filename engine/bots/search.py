@@ -123,13 +123,21 @@ def distinct_moves(sim: Sim, legal: Mask) -> list[Card]:
     return out
 
 
+class NodeBudgetExceeded(Exception):
+    """An exact search visited more positions than its :class:`NodeCount` allows."""
+
+
 class NodeCount:
-    """Counts the positions an exact search visits (its budget is a count, not a clock)."""
+    """Counts the positions an exact search visits (its budget is a count, not a clock).
 
-    __slots__ = ("nodes",)
+    Past ``limit`` positions the search raises :class:`NodeBudgetExceeded`.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("limit", "nodes")
+
+    def __init__(self, limit: float = float("inf")) -> None:
         self.nodes = 0
+        self.limit = limit
 
 
 def solve(
@@ -147,6 +155,8 @@ def solve(
     """
     if count is not None:
         count.nodes += 1
+        if count.nodes > count.limit:
+            raise NodeBudgetExceeded
     if sim.ntricks == 6:
         return sim.payouts()[seat]
     if not sim.current and not sim.leaster:
@@ -348,7 +358,7 @@ class SearchStrategy:
         left = 6 - k.trick_number
         # Everyone-for-themselves leaster trees prune badly: solve only the last two tricks.
         exact = left <= (min(self.exact_tricks, 2) if k.leaster else self.exact_tricks)
-        count = NodeCount()
+        count = NodeCount(limit=2 * self.node_budget)
         samples = self.samples
         done = 0
         try:
@@ -364,15 +374,20 @@ class SearchStrategy:
                 samples -= 1
                 continue
             sim = Sim.from_hand(hand)
-            for i, v in enumerate(score_candidates(sim, k.seat, cards, exact, count)):
+            try:
+                scores = score_candidates(sim, k.seat, cards, exact, count)
+            except NodeBudgetExceeded:
+                if done:
+                    break
+                # Even one deal is too big to solve: judge this card by rollouts instead.
+                exact = False
+                continue
+            for i, v in enumerate(scores):
                 values[i].append(v)
             done += 1
             # The exact search's cost varies a lot from deal to deal: stop at the node budget
-            # once enough deals are in, and at twice the budget in any case.
-            if exact and (
-                count.nodes > 2 * self.node_budget
-                or (count.nodes > self.node_budget and done >= MIN_EXACT_SAMPLES)
-            ):
+            # once enough deals are in (at twice the budget the search itself gives up).
+            if exact and count.nodes > self.node_budget and done >= MIN_EXACT_SAMPLES:
                 break
             if done >= max(MIN_DECIDED_SAMPLES, samples // 4) and decided(values):
                 break

@@ -9,7 +9,14 @@ from engine.bots.heuristic import HeuristicStrategy
 from engine.bots.knowledge import read_view
 from engine.bots.policy import bits
 from engine.bots.sampling import sample_hand
-from engine.bots.search import NodeCount, decided, equivalent_cards, solve, team_of
+from engine.bots.search import (
+    NodeCount,
+    SearchStrategy,
+    decided,
+    equivalent_cards,
+    solve,
+    team_of,
+)
 from engine.bots.sim import Sim
 from engine.hand import Hand
 from engine.view import seat_view
@@ -86,3 +93,13 @@ def test_decided_needs_a_clear_paired_lead() -> None:
     assert decided([[2.0] * 10, [0.0, 1.0] * 5])
     assert not decided([[2.0, 0.0] * 5, [0.0, 2.0] * 5])
     assert not decided([[1.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0] * 6])
+
+
+def test_a_tiny_node_budget_falls_back_to_rollouts() -> None:
+    for hand in _positions(3, 6):
+        view = seat_view(hand, hand.turn)
+        bot = SearchStrategy(seed=1, samples=6, node_budget=1, setup_samples=0)
+        assert bot.choose(view, view["legal"]) in view["legal"]
+        k = read_view(view)
+        if len(set(equivalent_cards(k, hand.legal_play_mask()).values())) > 1:
+            assert bot.last_samples >= 1  # rollouts took over from the exact search
