@@ -7,10 +7,17 @@ second on one core as a line ending in ``N hands/s``.
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import sys
 import time
 
-from engine import Hand, RuleSet
+# Running this file puts bench/ first on sys.path, where this very file would shadow the engine
+# package it measures.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+
+from engine import Hand, RuleSet  # noqa: E402
 
 
 def play_hands(rules: RuleSet, count: int, seed: int) -> int:
