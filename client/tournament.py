@@ -19,8 +19,10 @@ import hashlib
 import json
 import math
 import multiprocessing
+import os
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -317,8 +319,15 @@ def run_tournament(
     work = [Job(n, seed, tuple(specs), rules.to_dict()) for n in range(deals)]
     merged = [StrategyTally() for _ in specs]
     results: Iterator[list[StrategyTally]]
+    # Fork is fastest, but forking a process that runs other threads (an embedding program,
+    # a test runner) can deadlock a child on a lock held by one of them; spawn instead needs a
+    # main module it can import again.
+    fork = threading.active_count() == 1 and sys.platform != "win32"
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    if not fork and not (main_file and os.path.exists(main_file)):
+        jobs = 1
     if jobs > 1 and deals > 1:
-        context = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork")
+        context = multiprocessing.get_context("fork" if fork else "spawn")
         with context.Pool(jobs) as pool:
             results = pool.imap(play_deal, work, chunksize=1)
             for done, tallies in enumerate(results, 1):
