@@ -283,6 +283,20 @@ def codes_of(mask: Mask, jack_order: JackOrder = "seed") -> list[str]:
     >>> codes_of(CardSet.from_codes(["7C", "AD", "QC"]).mask)
     ['QC', 'AD', '7C']
     """
-    b = _BYTE_CARDS
-    cards = b[0][mask & 255] + b[1][mask >> 8 & 255] + b[2][mask >> 16 & 255] + b[3][mask >> 24]
-    return [CARD_CODES[c] for c in sorted(cards, key=_DISPLAY_RANK[jack_order].__getitem__)]
+    key = (mask, jack_order)
+    codes = _CODES.get(key)
+    if codes is None:
+        b = _BYTE_CARDS
+        cards = b[0][mask & 255] + b[1][mask >> 8 & 255] + b[2][mask >> 16 & 255] + b[3][mask >> 24]
+        order = _DISPLAY_RANK[jack_order].__getitem__
+        codes = tuple(CARD_CODES[c] for c in sorted(cards, key=order))
+        if len(_CODES) >= _CODES_LIMIT:
+            _CODES.clear()
+        _CODES[key] = codes
+    return list(codes)
+
+
+_CODES: dict[tuple[Mask, str], tuple[str, ...]] = {}
+"""Memo of :func:`codes_of` (servers list the same hands for every change of a table)."""
+
+_CODES_LIMIT: Final = 4096

@@ -64,6 +64,9 @@ Phase = Literal["pick", "bury", "call", "play", "done"]
 
 TRICKS_PER_HAND: Final = 6
 CARDS_PER_SEAT: Final = 6
+ViewCache = tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]
+"""What :mod:`engine.view` keeps per state: action count, public view, legal maps, prompt maps."""
+
 JD: Final = parse_card("JD")
 ACES: Final = tuple(parse_card("A" + s) for s in "CSH")
 TENS: Final = tuple(parse_card("T" + s) for s in "CSH")
@@ -230,9 +233,9 @@ class Hand:
     taken: list[int]
     tricks_won: list[int]
     actions: list[Action]
-    _view_cache: tuple[int, dict[str, Any]] | None
-    """The public view of this state, built by :func:`engine.view.public_view` (keyed by the
-    number of actions applied, so it is never stale)."""
+    _view_cache: ViewCache | None
+    """The public view of this state and its legal actions as wire maps, built by
+    :mod:`engine.view` (keyed by the number of actions applied, so it is never stale)."""
 
     def __init__(self, rules: RuleSet, dealer: Seat, deal: Deal, multiplier: int = 1) -> None:
         if not 0 <= dealer < NUM_SEATS:

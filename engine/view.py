@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from engine.actions import NUM_SEATS, Seat
 from engine.cards import CARD_CODES, Mask, codes_of
-from engine.hand import Hand
+from engine.hand import Hand, ViewCache
 from engine.rules import RuleSet
 
 
@@ -53,10 +53,21 @@ def public_view(hand: Hand) -> dict[str, Any]:
     cache = hand._view_cache
     if cache is not None and cache[0] == len(hand.actions):
         return cache[1]
+    return _build_public_view(hand)
+
+
+def _build_public_view(hand: Hand) -> dict[str, Any]:
     over = hand.phase == "done"
-    trick_points = [0] * NUM_SEATS
-    for t in hand.tricks:
-        trick_points[t.winner] += t.points
+    previous = hand._view_cache
+    if previous is not None and len(previous[1]["tricks"]) == len(hand.tricks):
+        # Tricks only ever grow, so the same count means the same tricks: share their maps.
+        tricks = previous[1]["tricks"]
+        trick_points = previous[1]["trick_points"]
+    else:
+        tricks = [t.to_dict() for t in hand.tricks]
+        trick_points = [0] * NUM_SEATS
+        for t in hand.tricks:
+            trick_points[t.winner] += t.points
     leader = hand.leader
     view: dict[str, Any] = {
         "seat": None,
@@ -86,7 +97,7 @@ def public_view(hand: Hand) -> dict[str, Any]:
                 for i, c in enumerate(hand.current)
             ],
         },
-        "tricks": [t.to_dict() for t in hand.tricks],
+        "tricks": tricks,
         "trick_points": trick_points,
         "tricks_won": list(hand.tricks_won),
         "legal": [],
@@ -101,8 +112,42 @@ def public_view(hand: Hand) -> dict[str, Any]:
             else None
         ),
     }
-    hand._view_cache = (len(hand.actions), view)
+    legal = [a.to_dict() for a in hand.legal_actions()]
+    prompt = [{k: v for k, v in a.items() if k != "seat"} for a in legal]
+    hand._view_cache = (len(hand.actions), view, legal, prompt)
     return view
+
+
+def _cache(hand: Hand) -> ViewCache:
+    cache = hand._view_cache
+    if cache is None or cache[0] != len(hand.actions):
+        _build_public_view(hand)
+        cache = hand._view_cache
+        assert cache is not None
+    return cache
+
+
+def legal_maps(hand: Hand) -> list[dict[str, Any]]:
+    """``[a.to_dict() for a in hand.legal_actions()]``, built once per state: read-only.
+
+    >>> from engine.hand import Hand
+    >>> from engine.rules import RuleSet
+    >>> legal_maps(Hand.from_seed(RuleSet(), dealer=0, seed=1))
+    [{'seat': 1, 'action': 'pick'}, {'seat': 1, 'action': 'pass'}]
+    """
+    return _cache(hand)[2]
+
+
+def prompt_legal(hand: Hand) -> list[dict[str, Any]]:
+    """The legal actions as a ``your_turn`` prompt lists them: :func:`legal_maps` without
+    ``seat`` (the prompt goes to that seat only). Read-only, like :func:`legal_maps`.
+
+    >>> from engine.hand import Hand
+    >>> from engine.rules import RuleSet
+    >>> prompt_legal(Hand.from_seed(RuleSet(), dealer=0, seed=1))
+    [{'action': 'pick'}, {'action': 'pass'}]
+    """
+    return _cache(hand)[3]
 
 
 PRIVATE_KEYS: Final = (
@@ -124,26 +169,30 @@ def private_fields(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     ``{**public_view(hand), **private_fields(hand, seat)}`` is ``seat_view(hand, seat)``; a
     server packs the public part once per change and only these fields per seat.
     """
-    public = public_view(hand)
-    fields = {key: public[key] for key in PRIVATE_KEYS}
+    cache = _cache(hand)
+    public = cache[1]
     if seat is None:
-        return fields
-    fields["seat"] = seat
-    fields["hand"] = _codes(hand, hand.hands[seat])
-    if hand.phase == "done":
-        return fields
-    if seat == hand.picker:
-        fields["blind"] = _codes(hand, hand.blind)
-        if hand.phase not in ("pick", "bury"):
-            fields["buried"] = _codes(hand, hand.buried)
-        if hand.under is not None:
-            fields["under"] = CARD_CODES[hand.under]
-    if seat == hand.partner:
-        fields["partner"] = seat
-        fields["partner_known"] = True
-    if seat == hand.turn:
-        fields["legal"] = [a.to_dict() for a in hand.legal_actions()]
-    return fields
+        return {key: public[key] for key in PRIVATE_KEYS}
+    # One literal rather than a copy and overrides: servers call this for every seat on every
+    # change. Once the hand is over the public values already show everything.
+    phase = hand.phase
+    live = phase != "done"
+    picker = live and seat == hand.picker
+    partner = live and seat == hand.partner
+    return {
+        "seat": seat,
+        "hand": _codes(hand, hand.hands[seat]),
+        "blind": _codes(hand, hand.blind) if picker else public["blind"],
+        "buried": (
+            _codes(hand, hand.buried)
+            if picker and phase != "pick" and phase != "bury"
+            else public["buried"]
+        ),
+        "under": (CARD_CODES[hand.under] if picker and hand.under is not None else public["under"]),
+        "partner": seat if partner else public["partner"],
+        "partner_known": True if partner else public["partner_known"],
+        "legal": cache[2] if live and seat == hand.turn else public["legal"],
+    }
 
 
 def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:

@@ -193,3 +193,57 @@ def test_display_order_is_trump_then_fail() -> None:
     hand = new_hand(HANDS, BLIND, dealer=0, jack_order="clubs-first")
     assert seat_view(hand, 4)["hand"] == ["JC", "JS", "TD", "KC", "9C", "AS"]
     assert seat_view(hand, 4)["rules"] == {"preset": "seed", "jack_order": "clubs-first"}
+
+
+def _reference_private_fields(hand: Hand, seat: int | None) -> dict[str, Any]:
+    """private_fields written the plain way: the public values, then the seat's own overrides."""
+    from engine.cards import codes_of
+    from engine.view import PRIVATE_KEYS, public_view
+
+    public = public_view(hand)
+    fields = {key: public[key] for key in PRIVATE_KEYS}
+    if seat is None:
+        return fields
+    order = hand.rules.jack_order
+    fields["seat"] = seat
+    fields["hand"] = codes_of(hand.hands[seat], order)
+    if hand.phase == "done":
+        return fields
+    if seat == hand.picker:
+        fields["blind"] = codes_of(hand.blind, order)
+        if hand.phase not in ("pick", "bury"):
+            fields["buried"] = codes_of(hand.buried, order)
+        if hand.under is not None:
+            fields["under"] = card_code(hand.under)
+    if seat == hand.partner:
+        fields["partner"] = seat
+        fields["partner_known"] = True
+    if seat == hand.turn:
+        fields["legal"] = [a.to_dict() for a in hand.legal_actions()]
+    return fields
+
+
+def test_private_fields_match_the_plain_construction_in_every_state() -> None:
+    import random
+
+    from engine.rules import RuleSet
+    from engine.view import private_fields
+
+    variants = [
+        RuleSet.from_preset("seed"),
+        RuleSet.from_preset("wisconsin"),
+        RuleSet.from_preset("seed", unknown_card=True, no_pick="doubler"),
+        RuleSet.from_preset("seed", no_pick="leaster"),
+    ]
+    rng = random.Random(5)
+    states = 0
+    for deal in range(120):
+        hand = Hand.from_seed(variants[deal % len(variants)], dealer=deal % 5, seed=deal)
+        while True:
+            for viewer in VIEWERS:
+                assert private_fields(hand, viewer) == _reference_private_fields(hand, viewer)
+            states += 1
+            if hand.is_over:
+                break
+            hand.apply(rng.choice(hand.legal_actions()))
+    assert states > 120 * 20
