@@ -242,12 +242,18 @@ class FrameDecoder:
         frame limit to ``max_buffer - HEADER_SIZE``.  Must exceed ``HEADER_SIZE``.
     ``max_depth``
         Deepest container nesting accepted (the top-level map is depth 1).
+    ``trusted``
+        Skip the walk over every decoded value that enforces ``max_depth`` and
+        string-only keys (the size limits, and the refusal of ext types and of
+        anything but a map at the top, still apply).  Only for a peer that
+        cannot be hostile, such as a benchmark's own server; it roughly halves
+        the decoding time of a large frame.
 
     After a fatal error the decoder is :attr:`broken`: it drops its buffer,
     ignores further input and :meth:`feed` returns ``[]``.
     """
 
-    __slots__ = ("_broken", "_buffer", "_max_depth", "_max_frame")
+    __slots__ = ("_broken", "_buffer", "_max_depth", "_max_frame", "_trusted")
 
     def __init__(
         self,
@@ -255,6 +261,7 @@ class FrameDecoder:
         max_frame: int = MAX_FRAME_DEFAULT,
         max_buffer: int | None = None,
         max_depth: int = MAX_DEPTH_DEFAULT,
+        trusted: bool = False,
     ) -> None:
         """Create a decoder; see the class docstring for the meaning of the limits."""
         _check_max_frame(max_frame)
@@ -266,6 +273,7 @@ class FrameDecoder:
             raise ValueError(f"max_depth must be at least 1, got {max_depth}")
         self._max_frame = max_frame
         self._max_depth = max_depth
+        self._trusted = trusted
         self._buffer = bytearray()
         self._broken = False
 
@@ -362,6 +370,8 @@ class FrameDecoder:
             return FrameError(
                 "not_a_map", f"payload decodes to a {type(value).__name__}, not a map"
             )
+        if self._trusted:
+            return value
         problem = _validate(value, self._max_depth)
         if problem is not None:
             return problem

@@ -381,6 +381,17 @@ def test_custom_max_depth() -> None:
     assert_error(single(decoder, encode({"a": {}})), "bad_frame")
 
 
+def test_a_trusted_decoder_skips_the_value_walk_but_keeps_the_other_limits() -> None:
+    deep = {"a": _nest_list(40)}
+    assert_error(single(FrameDecoder(), encode(deep)), "bad_frame")
+    trusted = FrameDecoder(trusted=True, max_frame=64)
+    assert single(trusted, encode(deep)) == deep
+    assert_error(single(trusted, packed_frame([1, 2])), "not_a_map")
+    assert_error(single(trusted, packed_frame({1: 2})), "bad_key")
+    (error,) = trusted.feed(encode({"s": "x" * 100}))
+    assert_error(error, "frame_too_large", fatal=True)
+
+
 # --- not_a_map / bad_key ---------------------------------------------------------
 
 
