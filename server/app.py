@@ -22,7 +22,7 @@ import os
 import time
 from collections import Counter
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, cast
 
 from protocol import messages as m
 from protocol.framing import MAX_FRAME_DEFAULT, encode
@@ -33,11 +33,14 @@ from server.store import Store
 
 log = logging.getLogger("sheepshead.server")
 
-READ_SIZE = 65536
-"""Bytes asked of the socket per read."""
-
 LINGER = 2.0
 """Seconds a closing connection may keep sending (ignored) before it is cut off."""
+
+RECEIVE_BUFFER = 65536
+"""Bytes read from a socket at a time (one buffer serves every connection)."""
+
+REFUSED_LINGER = 0.5
+"""Seconds a refused connection has to read its error before it is cut off."""
 
 BATCH_SECONDS = 0.005
 """Longest a queued frame waits for the rest of an event-loop pass before the batch is flushed.
@@ -132,10 +135,13 @@ class Server:
         self._numbers = 0
         self._listener: asyncio.Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
-        self._handlers: set[asyncio.Task[Any]] = set()
-        self._pending: list[tuple[Connection, bytes | None]] = []
+        self._dirty: list[Connection] = []
+        """Connections with frames queued since the last flush, in the order they got them."""
+        self._queued = 0
         self._flush_handle: asyncio.Handle | None = None
         self._batch_start = 0.0
+        self._all_closed: asyncio.Event | None = None
+        self._receive_buffer = memoryview(bytearray(RECEIVE_BUFFER))
         self._stopping = False
         self.restored = 0
 
@@ -163,7 +169,10 @@ class Server:
         self._lobby.store_seqs()
         self.store.commit()
         try:
-            self._listener = await asyncio.start_server(self._accept, config.host, config.port)
+            loop = asyncio.get_running_loop()
+            self._listener = await loop.create_server(
+                lambda: _ServerProtocol(self), config.host, config.port
+            )
         except OSError:
             self._lobby.shutdown()
             self.store.close()
@@ -197,12 +206,14 @@ class Server:
         for conn in list(self.connections):
             conn.close(m.SERVER_SHUTDOWN, "The server is shutting down; reconnect later")
         self._flush()
-        if self._handlers:
-            _, pending = await asyncio.wait(list(self._handlers), timeout=1.0)
+        if self.connections:
+            # Give clients a moment to read the notice and close their end, then cut the rest.
+            self._all_closed = asyncio.Event()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._all_closed.wait(), 1.0)
             for conn in list(self.connections):
-                conn.writer.transport.abort()
-            if pending:
-                await asyncio.wait(pending, timeout=1.0)
+                conn.transport.abort()
+            await asyncio.sleep(0)  # let connection_lost run for the aborted ones
         if self._listener is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._listener.wait_closed(), 1.0)
@@ -228,19 +239,24 @@ class Server:
         :data:`BATCH_SECONDS` old: the flush commits every write made so far, so whatever was
         queued is still durable before it is sent.
         """
-        pending = self._pending
-        pending.append((conn, frame))
+        if not conn.outbox:
+            self._dirty.append(conn)
+        conn.outbox.append(frame)
+        self._queued += 1
         if self._flush_handle is None:
             self._schedule_flush()
         elif (
-            len(pending) % BATCH_CHECK == 0 and time.monotonic() - self._batch_start > BATCH_SECONDS
+            self._queued % BATCH_CHECK == 0 and time.monotonic() - self._batch_start > BATCH_SECONDS
         ):
             self._flush()
 
     def queue_close(self, conn: Connection) -> None:
         """Close ``conn`` once the frames queued for it so far are written."""
         conn.close_deadline = time.monotonic() + LINGER
-        self._pending.append((conn, None))
+        conn.close_after_flush = True
+        if not conn.outbox:
+            self._dirty.append(conn)
+        conn.outbox.append(b"")  # keeps the connection in the batch even with nothing to send
         self._schedule_flush()
 
     def _schedule_flush(self) -> None:
@@ -259,28 +275,25 @@ class Server:
                 self.store.commit()
             except Exception:
                 log.exception("database commit failed")
-        pending, self._pending = self._pending, []
-        batches: dict[Connection, list[bytes | None]] = {}
-        for conn, frame in pending:
-            batches.setdefault(conn, []).append(frame)
-        for conn, frames in batches.items():
+        dirty, self._dirty = self._dirty, []
+        self._queued = 0
+        for conn in dirty:
+            frames, conn.outbox = conn.outbox, []
             self._write(conn, frames)
 
-    def _write(self, conn: Connection, frames: list[bytes | None]) -> None:
-        transport = conn.writer.transport
+    def _write(self, conn: Connection, frames: list[bytes]) -> None:
+        transport = conn.transport
         if transport.is_closing():
             return
-        close = None in frames
-        data = b"".join(f for f in frames if f is not None)
         try:
-            if data:
-                transport.write(data)
+            transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
             if transport.get_write_buffer_size() > self.config.max_send_buffer:
                 log.warning("conn %d %s: not reading; cut off", conn.number, conn.name)
                 conn.closing = True
                 transport.abort()
                 return
-            if close:
+            if conn.close_after_flush:
+                conn.close_after_flush = False
                 if transport.can_write_eof():
                     transport.write_eof()
                 else:
@@ -291,74 +304,70 @@ class Server:
 
     # ------------------------------------------------------------------ connections
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._handlers.add(task)
-        try:
-            await self._serve(reader, writer)
-        finally:
-            if task is not None:
-                self._handlers.discard(task)
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        peer = writer.get_extra_info("peername")
+    def _opened(self, transport: asyncio.Transport) -> Connection | None:
+        """A new TCP connection: a :class:`Connection`, or None when it is refused."""
+        peer = transport.get_extra_info("peername")
         address = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
         config = self.config
         if self._stopping:
-            writer.transport.abort()
-            return
+            transport.abort()
+            return None
         if (
             len(self.connections) >= config.max_connections
             or self._per_address[address] >= config.max_per_address
         ):
             log.warning("refused a connection from %s: too many connections", address)
             try:
-                writer.write(
+                transport.write(
                     encode(m.error(None, m.TOO_MANY_CONNECTIONS, "Too many connections; try later"))
                 )
-                writer.write_eof()
-                await asyncio.wait_for(reader.read(READ_SIZE), 0.5)
-            except (OSError, TimeoutError, RuntimeError):
-                pass
-            writer.transport.abort()
-            return
+                # Half-close and let the client read the error; cut it off if it lingers.
+                if transport.can_write_eof():
+                    transport.write_eof()
+                asyncio.get_running_loop().call_later(REFUSED_LINGER, transport.abort)
+            except (OSError, RuntimeError):
+                transport.abort()
+            return None
         self._numbers += 1
-        conn = Connection(self, self._numbers, reader, writer, address)
+        conn = Connection(self, self._numbers, transport, address)
         self.connections.add(conn)
         self._per_address[address] += 1
         log.info("conn %d: opened from %s:%s", conn.number, address, _port_of(peer))
-        reason = "closed by the client"
+        return conn
+
+    def _received(self, conn: Connection, data: bytes | memoryview) -> None:
+        if conn.closing:
+            return  # lingering: drain and ignore until the client closes
         try:
-            while True:
-                data = await reader.read(READ_SIZE)
-                if not data:
-                    break
+            for item in conn.decoder.feed(data):
+                conn.receive(item)
                 if conn.closing:
-                    continue  # lingering: drain and ignore until the client closes
-                for item in conn.decoder.feed(data):
-                    conn.receive(item)
-                    if conn.closing:
-                        break
-        except (ConnectionError, OSError) as exc:
-            reason = f"connection error ({type(exc).__name__})"
-        except asyncio.CancelledError:
-            reason = "cancelled"
-            raise
+                    break
         except Exception:
-            reason = "internal error"
             log.exception("conn %d: reader failed", conn.number)
-        finally:
-            if conn.closing and reason == "closed by the client":
+            conn.lost_reason = "internal error"
+            conn.transport.abort()
+
+    def _closed(self, conn: Connection, exc: Exception | None) -> None:
+        reason = conn.lost_reason
+        if reason is None:
+            if exc is not None:
+                reason = f"connection error ({type(exc).__name__})"
+            elif conn.closing:
                 reason = "closed by the server"
+            else:
+                reason = "closed by the client"
+        try:
             conn.lost()
+        finally:
             self.connections.discard(conn)
+            address = conn.address
             self._per_address[address] -= 1
             if self._per_address[address] <= 0:
                 del self._per_address[address]
-            if not writer.transport.is_closing():
-                writer.transport.close()
             log.info("conn %d %s: %s", conn.number, conn.name, reason)
+            if not self.connections and self._all_closed is not None:
+                self._all_closed.set()
 
     async def _sweep(self) -> None:
         config = self.config
@@ -385,7 +394,7 @@ class Server:
         config = self.config
         if conn.closing:
             if conn.close_deadline is not None and now > conn.close_deadline:
-                conn.writer.transport.abort()
+                conn.transport.abort()
             return
         if not conn.greeted and now - conn.opened > config.handshake_timeout:
             conn.close(m.HANDSHAKE_TIMEOUT, "No hello arrived in time")
@@ -396,6 +405,45 @@ class Server:
         elif idle > config.ping_interval and not conn.pinged:
             conn.pinged = True
             conn.send(m.ping())
+
+
+class _ServerProtocol(asyncio.BufferedProtocol):
+    """The transport callbacks of one TCP connection, passed on to the server.
+
+    A protocol rather than streams: bytes reach the decoder straight from the event loop's
+    read callback, with no reader task to wake per message. A buffered one, reading into the
+    server's one receive buffer: a plain protocol has the loop allocate (and the kernel map and
+    unmap) a fresh 256 KiB buffer for every read.
+    """
+
+    __slots__ = ("conn", "server")
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.conn: Connection | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Register the connection (or refuse it)."""
+        self.conn = self.server._opened(cast(asyncio.Transport, transport))
+
+    def get_buffer(self, sizehint: int) -> memoryview:
+        """The server's receive buffer (each read is handled before the next one starts)."""
+        return self.server._receive_buffer
+
+    def buffer_updated(self, nbytes: int) -> None:
+        """Decode and handle whatever frames the bytes just read complete."""
+        if self.conn is not None:
+            self.server._received(self.conn, self.server._receive_buffer[:nbytes])
+
+    def eof_received(self) -> bool:
+        """The client closed its end: close ours too."""
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Let the table know and forget the connection."""
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            self.server._closed(conn, exc)
 
 
 def _port_of(peer: object) -> str:

@@ -80,16 +80,18 @@ class Connection:
         self,
         server: Server,
         number: int,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
+        transport: asyncio.Transport,
         address: str,
     ) -> None:
         config = server.config
         now = server.lobby.now()
         self.server = server
         self.number = number
-        self.reader = reader
-        self.writer = writer
+        self.transport = transport
+        self.outbox: list[bytes] = []
+        """Frames queued since the server's last flush (see ``Server.queue``)."""
+        self.close_after_flush = False
+        self.lost_reason: str | None = None
         self.address = address
         self.name = f"guest{number}"
         self.kind = "human"

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
+"""1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -59,6 +60,7 @@ CREATE TABLE IF NOT EXISTS actions (
     n INTEGER NOT NULL,
     hand INTEGER NOT NULL,
     action TEXT NOT NULL,              -- JSON: the record map with its seat
+    seq INTEGER,                       -- the table's seq once it was applied (schema 2)
     PRIMARY KEY (table_id, n)
 );
 CREATE TABLE IF NOT EXISTS hands (
@@ -84,9 +86,19 @@ CREATE TABLE IF NOT EXISTS results (
 
 def table_key(table_id: str) -> int:
     """The database key of a table id such as ``"t12"`` (ValueError for anything else)."""
-    if not table_id.startswith("t") or not table_id[1:].isdigit() or len(table_id) > 20:
-        raise ValueError(f"not a table id: {table_id!r}")
-    return int(table_id[1:])
+    key = _TABLE_KEYS.get(table_id)
+    if key is None:
+        if not table_id.startswith("t") or not table_id[1:].isdigit() or len(table_id) > 20:
+            raise ValueError(f"not a table id: {table_id!r}")
+        key = int(table_id[1:])
+        if len(_TABLE_KEYS) >= 4096:
+            _TABLE_KEYS.clear()
+        _TABLE_KEYS[table_id] = key
+    return key
+
+
+_TABLE_KEYS: dict[str, int] = {}
+"""Memo of :func:`table_key`: every action is stored under its table's key."""
 
 
 @dataclass
@@ -141,10 +153,13 @@ class Store:
                 f"database {target} was written by a newer version (schema {version})"
             )
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(actions)")}
+        if "seq" not in columns:  # a schema 1 database
+            self._db.execute("ALTER TABLE actions ADD COLUMN seq INTEGER")
         self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         self._db.commit()
         self.commits = 0
-        self._actions: list[tuple[int, int, int, str]] = []
+        self._actions: list[tuple[int, int, int, str, int | None]] = []
         """Action rows not yet inserted: they go in with one executemany just before a commit."""
         self.on_write: Callable[[], None] | None = None
         """Called after every write (the server schedules its group commit with it)."""
@@ -166,7 +181,7 @@ class Store:
         if self._actions:
             rows, self._actions = self._actions, []
             self._db.executemany(
-                "INSERT INTO actions (table_id, n, hand, action) VALUES (?, ?, ?, ?)", rows
+                "INSERT INTO actions (table_id, n, hand, action, seq) VALUES (?, ?, ?, ?, ?)", rows
             )
 
     def commit(self) -> None:
@@ -223,13 +238,25 @@ class Store:
                 (key, seat, row.kind, row.name, row.strategy, row.remote_kind, row.token_hash),
             )
 
-    def add_action(self, table_id: str, n: int, hand: int, action: Mapping[str, Any]) -> None:
+    def add_action(
+        self,
+        table_id: str,
+        n: int,
+        hand: int,
+        action: Mapping[str, Any] | str,
+        *,
+        seq: int | None = None,
+    ) -> None:
         """Store accepted action number ``n`` (0, 1, ... per table) of hand number ``hand``.
 
-        The row is queued and inserted with the others of the batch by :meth:`commit` (one
-        executemany instead of a statement per action); reads insert it first.
+        ``action`` is the record map, or its JSON already encoded; ``seq`` is the table's seq
+        once the action was applied, so the common change (an action) needs no update of the
+        table row for its seq. The row is queued and inserted with the others of the batch by
+        :meth:`commit` (one executemany instead of a statement per action); reads insert it
+        first.
         """
-        self._actions.append((table_key(table_id), n, hand, _json(action)))
+        text = action if isinstance(action, str) else _json(action)
+        self._actions.append((table_key(table_id), n, hand, text, seq))
         if self.on_write is not None:
             self.on_write()
 
@@ -294,10 +321,12 @@ class Store:
                 (key,),
             ):
                 table.seats.append(SeatRow(*seat_row))
-            for hand, action in self._db.execute(
-                "SELECT hand, action FROM actions WHERE table_id = ? ORDER BY n", (key,)
+            for hand, action, action_seq in self._db.execute(
+                "SELECT hand, action, seq FROM actions WHERE table_id = ? ORDER BY n", (key,)
             ):
                 table.actions.append((hand, json.loads(action)))
+                if action_seq is not None and action_seq > table.seq:
+                    table.seq = action_seq
             out.append(table)
         return out
 
@@ -322,3 +351,6 @@ class Store:
 
 # One encoder for every write: json.dumps with options builds a new JSONEncoder per call.
 _json: Final[Callable[[Any], str]] = json.JSONEncoder(separators=(",", ":")).encode
+
+store_json: Final = _json
+"""How the store writes a JSON column (for callers that encode ahead, see ``add_action``)."""

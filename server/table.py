@@ -25,6 +25,7 @@ import hashlib
 import hmac
 import logging
 import secrets
+import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
@@ -34,12 +35,17 @@ from engine.bots import Strategy, make_strategy, strategy_names
 from engine.errors import BadRecordError, SheepsheadError
 from engine.match import Match
 from engine.rules import RuleSet
-from engine.view import PRIVATE_KEYS, private_fields, public_view, seat_view
+from engine.view import PRIVATE_KEYS, private_fields, prompt_legal, public_view, seat_view
 from protocol import messages as m
-from protocol.framing import encode
+from protocol.framing import encode, pack
 from protocol.messages import RequestError
-from protocol.prepack import PackedFields, PackedMap, encode_frame, pack_entries, pack_fields
-from server.store import SeatRow, TableRow
+from protocol.prepack import (
+    PackedFields,
+    PackedMap,
+    map_header,
+    pack_fields,
+)
+from server.store import SeatRow, TableRow, store_json
 
 if TYPE_CHECKING:
     from server.app import ServerConfig
@@ -108,6 +114,16 @@ class Hub(Protocol):
 
 
 _PRIVATE: Final = frozenset(PRIVATE_KEYS)
+_INFO_KEY: Final = pack("info")
+_SEAT_KEY: Final = pack("seat")
+_VIEW_KEY: Final = pack("view")
+_LAST_KEY: Final = pack("last")
+_NIL: Final = pack(None)
+_SEAT_VIEW: Final[dict[int | None, bytes]] = {
+    seat: _SEAT_KEY + pack(seat) + _VIEW_KEY for seat in (*range(NUM_SEATS), None)
+}
+"""The packed ``seat`` entry and the ``view`` key of each recipient's state."""
+_FRAME_HEADER: Final = struct.Struct(">I")
 
 _RULES_MAPS: dict[RuleSet, dict[str, Any]] = {}
 
@@ -118,6 +134,22 @@ def _rules_map(rules: RuleSet) -> dict[str, Any]:
     if cached is None:
         cached = _RULES_MAPS[rules] = rules.to_dict()
     return cached
+
+
+_RECORDS: dict[Action, tuple[dict[str, Any], str]] = {}
+
+
+def _record_of(action: Action) -> tuple[dict[str, Any], str]:
+    """``action.to_dict()`` (read-only) and its stored JSON, memoised: actions are values, and
+    there are only a few hundred different ones, which every table plays over and over."""
+    found = _RECORDS.get(action)
+    if found is None:
+        record = action.to_dict()
+        found = (record, store_json(record))
+        if len(_RECORDS) >= 4096:
+            _RECORDS.clear()
+        _RECORDS[action] = found
+    return found
 
 
 def hash_token(token: str) -> str:
@@ -238,8 +270,11 @@ class Table:
         self._next_hand_task: asyncio.Task[None] | None = None
         self.stopped = False
         self.stored_actions = 0
-        self._summary_cache: tuple[tuple[Any, ...], PackedMap] | None = None
         """How many actions of this table are in the store (the next one's number)."""
+        self._summary_cache: tuple[tuple[Any, ...], PackedMap] | None = None
+        self._public_cache: tuple[tuple[int, int], PackedFields] | None = None
+        self._info_sent: dict[Peer, PackedMap] = {}
+        """The summary each attached connection was last sent (``info`` is left out if same)."""
 
     # ------------------------------------------------------------------ summary
 
@@ -324,6 +359,7 @@ class Table:
 
     def _seat_peer(self, peer: Peer, seat: int) -> str:
         self.spectators.discard(peer)
+        self._info_sent.pop(peer, None)  # its first state is a snapshot, summary and all
         token = secrets.token_urlsafe(TOKEN_BYTES)
         s = self.seats[seat]
         self._cancel_grace(s)
@@ -354,11 +390,13 @@ class Table:
         peer.table = self
         peer.seat = None
         self.last_activity = self.hub.now()
-        self._send_state(peer, None, self._state_shared(), self._public_fields())
+        self._info_sent.pop(peer, None)  # a snapshot: the summary too
+        self._send_states([(peer, None)])
         self._schedule()
 
     def leave(self, peer: Peer) -> None:
         """``peer`` stands up (or stops watching)."""
+        self._info_sent.pop(peer, None)
         peer.table = None
         seat = peer.seat
         peer.seat = None
@@ -494,7 +532,9 @@ class Table:
         """A seat token came back: attach ``peer`` to its seat and send the snapshot."""
         s = self.seats[seat]
         old = s.peer
+        self._info_sent.pop(peer, None)
         if old is not None and old is not peer:
+            self._info_sent.pop(old, None)
             old.table = None
             old.seat = None
             old.send(
@@ -521,6 +561,7 @@ class Table:
 
     def detach(self, peer: Peer) -> None:
         """The connection of ``peer`` is gone (not a leave: the seat is kept for its token)."""
+        self._info_sent.pop(peer, None)
         seat = peer.seat
         peer.table = None
         peer.seat = None
@@ -610,9 +651,10 @@ class Table:
         assert match is not None
         number = match.number
         match.apply(action)  # raises SheepsheadError and changes nothing if illegal
-        record = action.to_dict()
+        record, text = _record_of(action)
         store = self.hub.store
-        store.add_action(self.id, self.stored_actions, number, record)
+        # Stored with the seq of the state it produces: no table-row update for the seq.
+        store.add_action(self.id, self.stored_actions, number, text, seq=self.seq + 1)
         self.stored_actions += 1
         self.last = record
         hand = match.hand
@@ -629,7 +671,7 @@ class Table:
                 payouts,
                 match.totals,
             )
-        self._changed(turn=True)
+        self._changed(turn=True, seq_stored=True)
         if hand.is_over:
             view = seat_view(hand, None)
             message = m.hand_over(
@@ -691,39 +733,90 @@ class Table:
 
     # ------------------------------------------------------------------ broadcasting
 
-    def _changed(self, *, turn: bool = False) -> None:
-        """One state change: bump seq, store it, send every state, prompt, schedule the bots."""
+    def _changed(self, *, turn: bool = False, seq_stored: bool = False) -> None:
+        """One state change: bump seq, store it, send every state, prompt, schedule the bots.
+
+        ``seq_stored``: the change was an action, already stored with its seq.
+        """
         self.seq += 1
         if turn:
             self.turn_seq = self.seq
         self.hub.summary_changed()
-        self.hub.seq_changed(self)  # stored once per group commit, not once per change
+        if not seq_stored:
+            self.hub.seq_changed(self)  # stored once per group commit, not once per change
         self._update_deadline()
-        # What everyone gets alike (the summary above all) is packed once, not once per seat.
-        shared = self._state_shared()
-        # Likewise the public part of the view; each seat adds only its private fields.
-        public = self._public_fields()
-        for i, s in enumerate(self.seats):
-            if s.peer is not None:
-                self._send_state(s.peer, i, shared, public)
-        if self.spectators:
-            frame = encode_frame(shared, self._state_own(None, public))
-            for p in self.spectators:
-                p.send_encoded(frame)
+        self._send_states(self._recipients())
         self._schedule()
 
-    def _state_shared(self) -> PackedFields:
-        """The fields of m.state_shared, packed, with the summary packed only when it changed."""
+    def _recipients(self) -> list[tuple[Peer, int | None]]:
+        out: list[tuple[Peer, int | None]] = [
+            (s.peer, i) for i, s in enumerate(self.seats) if s.peer is not None
+        ]
+        out.extend((p, None) for p in self.spectators)
+        return out
+
+    def _send_states(self, recipients: list[tuple[Peer, int | None]]) -> None:
+        """Send each recipient the current ``state`` built for its seat, then the prompt.
+
+        It decodes to ``m.state_shared(...)`` plus ``m.state_own(seat, seat_view(hand, seat),
+        last)``, except that ``info`` is left out for a recipient that already has this very
+        summary (PROTOCOL.md §4). What everyone gets alike is packed once per change, not once
+        per recipient: the head, the summary, the public part of the view and the last action.
+        """
+        if not recipients:
+            return
         match = self.match
-        shared = {
-            "type": "state",
-            "table": self.id,
-            "seq": self.seq,
-            "info": self._packed_summary(),
-            "totals": self.totals,
-            "hand": match.number if match is not None else 0,
-        }
-        return pack_entries(shared)
+        info = self._packed_summary()
+        head = pack_fields(
+            {
+                "type": "state",
+                "table": self.id,
+                "seq": self.seq,
+                "totals": self.totals,
+                "hand": match.number if match is not None else 0,
+            }
+        )
+        # Map headers for the whole state: without ``info`` and with it.
+        bare = map_header(head.count + 3) + head.data
+        full = map_header(head.count + 4) + head.data + _INFO_KEY + info.data
+        public = self._public_fields()
+        hand = match.hand if match is not None and public is not None else None
+        view_head = _NIL
+        if public is not None:
+            # The view map: the public fields, then the recipient's private ones.
+            view_head = map_header(public.count + len(PRIVATE_KEYS)) + public.data
+        last = self.last
+        last_public = _LAST_KEY + pack(public_action(last, None))
+        spectator = b""
+        info_sent = self._info_sent
+        max_frame = self.hub.config.max_frame
+        for peer, seat in recipients:
+            if hand is None:
+                own = b"".join((_SEAT_VIEW[seat], _NIL, last_public))
+            elif seat is None:
+                if not spectator:
+                    private = pack(private_fields(hand, None))[1:]  # a fixmap header: 1 byte
+                    spectator = b"".join((_SEAT_VIEW[None], view_head, private, last_public))
+                own = spectator
+            else:
+                mine = last_public
+                if last is not None and last.get("seat") == seat:
+                    mine = _LAST_KEY + pack(public_action(last, seat))
+                private = pack(private_fields(hand, seat))[1:]
+                own = b"".join((_SEAT_VIEW[seat], view_head, private, mine))
+            if info_sent.get(peer) is info:
+                payload = bare + own
+            else:
+                info_sent[peer] = info
+                payload = full + own
+            if len(payload) > max_frame:  # pragma: no cover - a state is a few hundred bytes
+                log.error("table %s: a state of %d bytes cannot be sent", self.id, len(payload))
+                continue
+            peer.send_encoded(_FRAME_HEADER.pack(len(payload)) + payload)
+            if seat is not None and hand is not None and hand.turn == seat:
+                prompt = self._prompt(seat)
+                if prompt is not None:
+                    peer.send_encoded(prompt)
 
     def _packed_summary(self) -> PackedMap:
         """:meth:`summary`, packed; rebuilt only when something it shows has changed.
@@ -754,34 +847,17 @@ class Table:
         match = self.match
         if match is None:
             return None
+        key = (match.number, len(match.hand.actions))
+        cached = self._public_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
         view = public_view(match.hand)
-        return pack_fields({k: v for k, v in view.items() if k not in _PRIVATE})
+        packed = pack_fields({k: v for k, v in view.items() if k not in _PRIVATE})
+        self._public_cache = (key, packed)
+        return packed
 
-    def _state_own(
-        self, seat: int | None, public: PackedFields | None
-    ) -> PackedFields | dict[str, Any]:
-        """The recipient's own part of a state: ``public`` plus that seat's private fields.
-
-        It decodes to ``m.state_own(seat=seat, view=seat_view(hand, seat), last=...)``.
-        """
-        match = self.match
-        last = public_action(self.last, seat)
-        if match is None or public is None:
-            return m.state_own(seat=seat, view=None, last=last)
-        view = PackedMap(public, private_fields(match.hand, seat))
-        # The fields of m.state_own, with the view spliced in already packed.
-        return pack_entries({"seat": seat, "view": view, "last": last})
-
-    def _send_state(
-        self, peer: Peer, seat: int | None, shared: PackedFields, public: PackedFields | None
-    ) -> None:
-        peer.send_encoded(encode_frame(shared, self._state_own(seat, public)))
-        if seat is not None:
-            prompt = self._prompt(seat)
-            if prompt is not None:
-                peer.send(prompt)
-
-    def _prompt(self, seat: int) -> dict[str, Any] | None:
+    def _prompt(self, seat: int) -> bytes | None:
+        """The encoded ``your_turn`` for ``seat``, or None when it is not that seat's turn."""
         match = self.match
         if self.state != "playing" or match is None:
             return None
@@ -791,12 +867,15 @@ class Table:
         deadline = None
         if self._deadline is not None and self._deadline_key == self._key():
             deadline = round(max(0.0, self._deadline - self.hub.now()), 3)
-        return m.your_turn(
-            table=self.id,
-            seq=self.seq,
-            decision=hand.phase,
-            legal=[a.to_dict() for a in hand.legal_actions()],
-            deadline=deadline,
+        return encode(
+            {
+                "type": "your_turn",
+                "table": self.id,
+                "seq": self.seq,
+                "decision": hand.phase,
+                "legal": prompt_legal(hand),
+                "deadline": deadline,
+            }
         )
 
     def _broadcast(self, message: Mapping[str, Any]) -> None:
@@ -990,6 +1069,7 @@ class Table:
         for s in self.seats:
             s.peer = None
         self.spectators.clear()
+        self._info_sent.clear()
         log.info("table %s closed: %s", self.id, reason)
         self.hub.table_closed(self)
 

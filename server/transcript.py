@@ -9,8 +9,8 @@ picks, so the transcript shows a bury and a call.
 
 With ``--abridge``, repeated parts are shortened so the transcript fits in a document: after the
 first full ``state``, ``info`` and ``view`` keep only the fields that changed since the previous
-state (``info`` becomes ``"..."`` when nothing did; ``seats`` lists only the seats that changed),
-and ``legal`` lists longer than six are cut to three entries and a count.
+state (``seats`` lists only the seats that changed; the server itself leaves ``info`` out when the
+summary did not change), and ``legal`` lists longer than six are cut to three entries and a count.
 """
 
 from __future__ import annotations
@@ -135,10 +135,12 @@ def abridge(lines: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str
     last_view: dict[str, Any] | None = None
     for direction, msg in lines:
         if msg.get("type") == "state":
-            info, view = msg["info"], msg.get("view")
+            info, view = msg.get("info"), msg.get("view")
             short = dict(msg)
-            if last_info is not None:
-                short["info"] = _changed(info, last_info) or "..."
+            if info is None:
+                info = last_info  # the server leaves out a summary the client already has
+            elif last_info is not None:
+                short["info"] = _changed(info, last_info)
             if view is not None and last_view is not None:
                 short["view"] = _changed(view, last_view)
             elif view is not None:

@@ -173,7 +173,7 @@ async def test_dropped_connection_is_shown_and_the_seat_taken_back(
         app.watch(app, "status", lambda new: statuses.append(new), init=False)
         seq_before = app.model.seq
         for conn in list(server.connections):
-            conn.writer.transport.abort()
+            conn.transport.abort()
         await wait_for(pilot, lambda: "reconnecting" in statuses)
         await wait_for(pilot, lambda: app.status == "connected" and app.model.prompt is not None)
         top = str(app.screen.query_one(TopBar).render())

@@ -1,6 +1,6 @@
 """The ``state`` a table sends (public view packed once, private fields per seat) decodes to
 exactly the map the plain construction from ``seat_view`` gives, for every seat and a spectator,
-through a whole hand."""
+through a whole hand; ``info`` is left out exactly when the recipient already has that summary."""
 
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ class Recorder:
         self.table: Table | None = None
         self.seat: int | None = None
         self.frames: list[bytes] = []
+        self.info: dict[str, Any] | None = None
+        """The last summary received."""
 
     def send(self, message: Mapping[str, Any]) -> None:
         self.frames.append(encode(message))
@@ -76,8 +78,15 @@ def check(table: Table, peers: list[Recorder], watcher: Recorder) -> int:
             continue
         states = viewer.states()
         assert states, f"seat {seat} got no state"
+        for _, earlier in states[:-1]:
+            viewer.info = earlier.get("info", viewer.info)
         frame, got = states[-1]
         expected = old_state(table, seat)
+        if "info" in got:
+            assert got["info"] != viewer.info, "an unchanged summary was sent again"
+            viewer.info = got["info"]
+        else:
+            assert viewer.info == expected.pop("info"), "a changed summary was left out"
         assert got == expected
         # Same fields, so the same size: only the order of the view's keys may differ.
         assert len(frame) == len(encode(expected))
@@ -117,6 +126,7 @@ async def test_state_frames_match_the_plain_construction_for_a_whole_hand() -> N
             table.detach(peers[4])
             assert table.summary()["seats"][4]["connected"] is False
             checked += check(table, peers, watcher)
+            peers[4].info = None  # a (re)join's snapshot carries the summary however it stands
             table.resume(peers[4], 4)
             checked += check(table, peers, watcher)
     assert match.is_over and checked > 6 * 30

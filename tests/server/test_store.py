@@ -128,3 +128,48 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
     conn.close()
     with pytest.raises(RuntimeError, match="newer"):
         Store(path)
+
+
+def test_an_action_stored_with_its_seq_moves_the_restored_seq(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    store = Store(path)
+    table = store.create_table({"name": "t"}, created=0.0)
+    store.update_table(table, state="playing", seed=1, first_dealer=0, seq=9)
+    store.add_action(table, 0, 0, {"seat": 1, "action": "pass"}, seq=12)
+    store.add_action(table, 1, 0, '{"seat":2,"action":"pass"}', seq=13)  # encoded ahead
+    store.commit()
+    store.close()
+    again = Store(path)
+    (row,) = again.load_open_tables()
+    assert row.seq == 13 and [a for _, a in row.actions][1] == {"seat": 2, "action": "pass"}
+    again.close()
+
+
+def test_a_schema_1_database_is_upgraded_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        CREATE TABLE tables (id INTEGER PRIMARY KEY AUTOINCREMENT, config TEXT NOT NULL,
+            state TEXT NOT NULL DEFAULT 'waiting', seq INTEGER NOT NULL DEFAULT 0,
+            host_seat INTEGER, seed INTEGER, first_dealer INTEGER,
+            totals TEXT NOT NULL DEFAULT '[0,0,0,0,0]', created REAL NOT NULL, finished REAL);
+        CREATE TABLE actions (table_id INTEGER NOT NULL REFERENCES tables(id),
+            n INTEGER NOT NULL, hand INTEGER NOT NULL, action TEXT NOT NULL,
+            PRIMARY KEY (table_id, n));
+        INSERT INTO tables (config, state, seq, seed, first_dealer, created)
+            VALUES ('{"name": "old"}', 'playing', 5, 3, 0, 0.0);
+        INSERT INTO actions VALUES (1, 0, 0, '{"seat": 1, "action": "pass"}');
+        PRAGMA user_version=1;
+        """
+    )
+    conn.commit()
+    conn.close()
+    store = Store(path)
+    (row,) = store.load_open_tables()
+    assert row.seq == 5 and row.actions == [(0, {"seat": 1, "action": "pass"})]
+    store.add_action(row.id, 1, 0, {"seat": 2, "action": "pass"}, seq=6)
+    store.commit()
+    assert store.load_open_tables()[0].seq == 6
+    store.close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
