@@ -38,6 +38,7 @@ import argparse  # noqa: E402
 import asyncio  # noqa: E402
 import contextlib  # noqa: E402
 import cProfile  # noqa: E402
+import gc  # noqa: E402
 import io  # noqa: E402
 import logging  # noqa: E402
 import multiprocessing as mp  # noqa: E402
@@ -192,6 +193,16 @@ def server_process(
     timers = Timers() if timed else None
     stats: dict[str, Any] = {}
 
+    gc_pauses: list[tuple[int, float]] = []
+    gc_started = [0.0]
+
+    def gc_timer(phase: str, info: dict[str, int]) -> None:
+        # The collector stops the world: a pause delays every table at once.
+        if phase == "start":
+            gc_started[0] = time.perf_counter()
+        else:
+            gc_pauses.append((info["generation"], time.perf_counter() - gc_started[0]))
+
     async def run() -> None:
         nonlocal profiler
         server = Server(ServerConfig(**config))
@@ -206,6 +217,7 @@ def server_process(
             nonlocal profiler
             what, arg = pipe.recv()
             if what == "go":  # the window opens
+                gc.callbacks.append(gc_timer)
                 stats["commits"] = -commits()
                 if timers is not None:
                     timers.reset()
@@ -213,6 +225,8 @@ def server_process(
                     profiler = cProfile.Profile()
                     profiler.enable()
             elif what == "end":  # the window closes
+                gc.callbacks.remove(gc_timer)
+                stats["gc"] = gc_pauses
                 stats["commits"] += commits()
                 if profiler is not None:
                     profiler.disable()
@@ -738,6 +752,13 @@ def main() -> int:
     print(
         f"  runnable but waiting for its core {server_waited / wall * 100:.0f}% of the time "
         "(other processes on the machine)"
+    )
+    pauses = server_stats.get("gc", [])
+    full = [p for g, p in pauses if g == 2]
+    print(
+        f"  garbage collector: {len(pauses)} collection(s), {len(full)} full; "
+        f"{sum(p for _, p in pauses) * 1000:.0f} ms in all, longest "
+        f"{max((p for _, p in pauses), default=0) * 1000:.1f} ms"
     )
     if accepted:
         print(f"  i.e. at most ~{accepted / server_cpu:,.0f} actions/s with a whole core to itself")

@@ -132,6 +132,16 @@ def _card_field(data: Mapping[str, Any], key: str) -> Card:
     return parse_card(value)
 
 
+PLAYS: Final = tuple(tuple(Play(seat, card) for card in range(32)) for seat in range(NUM_SEATS))
+"""``PLAYS[seat][card]``: one shared :class:`Play` per seat and card (actions are values)."""
+PASSES: Final = tuple(Pass(seat) for seat in range(NUM_SEATS))
+"""One shared :class:`Pass` per seat."""
+PICKS: Final = tuple(Pick(seat) for seat in range(NUM_SEATS))
+"""One shared :class:`Pick` per seat."""
+ALONES: Final = tuple(Alone(seat) for seat in range(NUM_SEATS))
+"""One shared :class:`Alone` per seat."""
+
+
 def action_from_dict(data: Mapping[str, Any], seat: Seat | None = None) -> Action:
     """Parse a record/wire action map; ``seat`` overrides or supplies the map's ``seat``.
 
@@ -144,12 +154,14 @@ def action_from_dict(data: Mapping[str, Any], seat: Seat | None = None) -> Actio
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < NUM_SEATS:
         raise BadRecordError("an action's seat must be 0-4")
     kind = data.get("action")
+    # The shared instances: a hand keeps every action it applied, and one object per
+    # (seat, card) spares a long-running server a few thousand objects per table.
     if kind == "play":
-        return Play(seat, _card_field(data, "card"))
+        return PLAYS[seat][_card_field(data, "card")]
     if kind == "pass":
-        return Pass(seat)
+        return PASSES[seat]
     if kind == "pick":
-        return Pick(seat)
+        return PICKS[seat]
     if kind == "bury":
         cards = data.get("cards")
         if not isinstance(cards, list | tuple) or len(cards) != 2:
@@ -160,7 +172,7 @@ def action_from_dict(data: Mapping[str, Any], seat: Seat | None = None) -> Actio
     if kind == "call":
         return Call(seat, _card_field(data, "card"))
     if kind == "alone":
-        return Alone(seat)
+        return ALONES[seat]
     if kind == "unknown":
         return Unknown(seat, _card_field(data, "card"), _card_field(data, "under"))
     raise BadRecordError(f"unknown action {kind!r} (expected one of {', '.join(ACTION_KINDS)})")

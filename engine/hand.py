@@ -27,6 +27,7 @@ from typing import Any, Final, Literal
 
 from engine.actions import (
     NUM_SEATS,
+    PLAYS,
     Action,
     Alone,
     Bury,
@@ -72,7 +73,7 @@ ACES: Final = tuple(parse_card("A" + s) for s in "CSH")
 TENS: Final = tuple(parse_card("T" + s) for s in "CSH")
 
 # Actions are immutable, so one shared instance per (seat, card) keeps legal-action lists cheap.
-_PLAYS: Final = tuple(tuple(Play(s, c) for c in range(32)) for s in range(NUM_SEATS))
+_PLAYS: Final = PLAYS
 # For each seat and byte position, the plays of the cards in every byte value: a legal-play
 # tuple is then four table lookups instead of a bit loop.
 _PLAY_BYTES: Final = tuple(

@@ -118,6 +118,16 @@ def _build_public_view(hand: Hand) -> dict[str, Any]:
     return view
 
 
+def release_views(hand: Hand) -> None:
+    """Drop the cached view of the current state; the next call builds it again.
+
+    For a server that has packed what it sends: the cache's few dozen lists and dicts would
+    otherwise live until the table's next action (a second or so at a person's pace), long
+    enough for the garbage collector to promote them, and it then walks them again and again.
+    """
+    hand._view_cache = None
+
+
 def _cache(hand: Hand) -> ViewCache:
     cache = hand._view_cache
     if cache is None or cache[0] != len(hand.actions):

@@ -21,12 +21,16 @@ True
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
+
+log = logging.getLogger("sheepshead.server")
 
 SCHEMA_VERSION: Final = 2
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied."""
@@ -84,6 +88,49 @@ CREATE TABLE IF NOT EXISTS results (
 """
 
 
+CHECKPOINT_INTERVAL: Final = 0.02
+"""Seconds between two passive checkpoints by the store's checkpoint thread."""
+
+
+class _Checkpointer:
+    """A daemon thread that copies the write-ahead log back into the database, off the loop.
+
+    SQLite does that copy (a checkpoint) inside whichever commit takes the log past 1,000
+    pages, and on a server with a couple of thousand tables the pages are scattered: a 5-8 ms
+    stall of the event loop, several times a second. Passive checkpoints from a connection of
+    this thread's own, every few milliseconds, never block the writer and leave that commit
+    little to copy, so it only restarts the log (measured: commits over 2 ms 38 -> 0 in 12,000,
+    the longest 6.5 -> 1.9 ms).
+    """
+
+    def __init__(self, path: str, interval: float) -> None:
+        self._path = path
+        self._interval = interval
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="sqlite-checkpoint", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            db = sqlite3.connect(self._path, isolation_level=None)
+        except sqlite3.Error:
+            log.exception("checkpoint thread: cannot open %s", self._path)
+            return
+        try:
+            while not self._stopped.wait(self._interval):
+                try:
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.Error as exc:  # busy or locked: the next round tries again
+                    log.debug("checkpoint skipped: %s", exc)
+        finally:
+            db.close()
+
+    def stop(self) -> None:
+        """End the thread (after a checkpoint in progress)."""
+        self._stopped.set()
+        self._thread.join()
+
+
 def table_key(table_id: str) -> int:
     """The database key of a table id such as ``"t12"`` (ValueError for anything else)."""
     key = _TABLE_KEYS.get(table_id)
@@ -132,7 +179,13 @@ class TableRow:
 class Store:
     """The server's SQLite database; ``path`` None keeps it in memory (tests, throwaway servers)."""
 
-    def __init__(self, path: str | os.PathLike[str] | None, *, synchronous: str = "NORMAL") -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None,
+        *,
+        synchronous: str = "NORMAL",
+        checkpoint_interval: float | None = CHECKPOINT_INTERVAL,
+    ) -> None:
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError("synchronous must be OFF, NORMAL, FULL or EXTRA")
         if path is None:
@@ -163,6 +216,9 @@ class Store:
         """Action rows not yet inserted: they go in with one executemany just before a commit."""
         self.on_write: Callable[[], None] | None = None
         """Called after every write (the server schedules its group commit with it)."""
+        self._checkpointer: _Checkpointer | None = None
+        if self.path is not None and checkpoint_interval is not None:
+            self._checkpointer = _Checkpointer(self.path, checkpoint_interval)
 
     def _write(self, sql: str, params: Iterable[Any] = ()) -> sqlite3.Cursor:
         cur = self._db.execute(sql, tuple(params))
@@ -194,6 +250,9 @@ class Store:
     def close(self) -> None:
         """Commit and close the database."""
         self.commit()
+        if self._checkpointer is not None:
+            self._checkpointer.stop()
+            self._checkpointer = None
         self._db.close()
 
     # ------------------------------------------------------------------ writes

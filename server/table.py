@@ -35,7 +35,14 @@ from engine.bots import Strategy, make_strategy, strategy_names
 from engine.errors import BadRecordError, SheepsheadError
 from engine.match import Match
 from engine.rules import RuleSet
-from engine.view import PRIVATE_KEYS, private_fields, prompt_legal, public_view, seat_view
+from engine.view import (
+    PRIVATE_KEYS,
+    private_fields,
+    prompt_legal,
+    public_view,
+    release_views,
+    seat_view,
+)
 from protocol import messages as m
 from protocol.framing import encode, pack
 from protocol.messages import RequestError
@@ -747,6 +754,8 @@ class Table:
         self._update_deadline()
         self._send_states(self._recipients())
         self._schedule()
+        if self.match is not None:
+            release_views(self.match.hand)
 
     def _recipients(self) -> list[tuple[Peer, int | None]]:
         out: list[tuple[Peer, int | None]] = [
