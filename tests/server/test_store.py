@@ -200,3 +200,18 @@ def test_the_checkpoint_thread_copies_the_log_back_between_commits(tmp_path: Pat
     assert count == 50
     store.close()
     assert not (tmp_path / "s.db-wal").exists()  # the last connection folded it in and removed it
+
+
+def test_a_match_whose_log_has_a_gap_is_left_out_of_the_restore(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    store = Store(path)
+    broken = store.create_table({"name": "broken"}, created=0.0)
+    fine = store.create_table({"name": "fine"}, created=0.0)
+    for table in (broken, fine):
+        store.update_table(table, state="playing", seed=1, first_dealer=0)
+    store.add_action(broken, 0, 0, {"seat": 1, "action": "pass"})
+    store.add_action(broken, 2, 0, {"seat": 3, "action": "pass"})  # number 1 never stored
+    store.add_action(fine, 0, 0, {"seat": 1, "action": "pass"})
+    store.commit()
+    assert [row.id for row in store.load_open_tables()] == [fine]
+    store.close()
