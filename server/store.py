@@ -423,9 +423,10 @@ class Store:
                 " ORDER BY rowid",
                 (start,),
             ):
-                table = by_key.get(key)
-                if table is None:
+                found = by_key.get(key)
+                if found is None:
                     continue
+                table = found
                 if n != counts[key]:  # cannot be replayed: leave it in the database, unloaded
                     log.error(
                         "table t%d: stored action %d is missing (found %d)", key, counts[key], n
