@@ -205,6 +205,28 @@ def private_fields(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     }
 
 
+def private_key(hand: Hand, seat: Seat) -> tuple[Any, ...] | None:
+    """Everything :func:`private_fields` reads for ``seat``, or None when it changes with every
+    action (the seat to act: its legal actions).
+
+    Equal keys (for the same hand) mean equal private fields, so a server can keep a seat's
+    packed fields while its key stays the same; most actions change only one seat's.
+    """
+    if seat == hand.turn:
+        return None
+    return (
+        seat,
+        hand.hands[seat],
+        hand.phase,
+        hand.picker,
+        hand.partner,
+        hand.partner_revealed,
+        hand.blind,
+        hand.buried,
+        hand.under,
+    )
+
+
 def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     """The view of ``seat`` (``None``: a spectator's public view) as a wire-ready map.
 

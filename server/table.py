@@ -38,6 +38,7 @@ from engine.rules import RuleSet
 from engine.view import (
     PRIVATE_KEYS,
     private_fields,
+    private_key,
     prompt_legal,
     public_view,
     release_views,
@@ -280,6 +281,10 @@ class Table:
         """How many actions of this table are in the store (the next one's number)."""
         self._summary_cache: tuple[tuple[Any, ...], PackedMap] | None = None
         self._public_cache: tuple[tuple[int, int], PackedFields] | None = None
+        self._private_cache: list[tuple[tuple[Any, ...] | None, Hand | None, bytes]] = [
+            (None, None, b"")
+        ] * NUM_SEATS
+        """Per seat: the private_key, hand and packed private fields of its last state."""
         self._info_sent: dict[Peer, PackedMap] = {}
         """The summary each attached connection was last sent (``info`` is left out if same)."""
 
@@ -811,7 +816,13 @@ class Table:
                 mine = last_public
                 if last is not None and last.get("seat") == seat:
                     mine = _LAST_KEY + pack(public_action(last, seat))
-                private = pack(private_fields(hand, seat))[1:]
+                key = private_key(hand, seat)
+                cached = self._private_cache[seat]
+                if key is not None and cached[0] == key and cached[1] is hand:
+                    private = cached[2]
+                else:
+                    private = pack(private_fields(hand, seat))[1:]
+                    self._private_cache[seat] = (key, hand, private)
                 own = b"".join((_SEAT_VIEW[seat], view_head, private, mine))
             if info_sent.get(peer) is info:
                 payload = bare + own

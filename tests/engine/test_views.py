@@ -247,3 +247,37 @@ def test_private_fields_match_the_plain_construction_in_every_state() -> None:
                 break
             hand.apply(rng.choice(hand.legal_actions()))
     assert states > 120 * 20
+
+
+def test_an_unchanged_private_key_means_unchanged_private_fields() -> None:
+    import random
+
+    from engine.rules import RuleSet
+    from engine.view import private_fields, private_key
+
+    variants = [
+        RuleSet.from_preset("seed"),
+        RuleSet.from_preset("wisconsin"),
+        RuleSet.from_preset("seed", unknown_card=True, no_pick="doubler"),
+        RuleSet.from_preset("seed", no_pick="leaster"),
+    ]
+    rng = random.Random(9)
+    reused = 0
+    for deal in range(120):
+        hand = Hand.from_seed(variants[deal % len(variants)], dealer=deal % 5, seed=deal)
+        seen: dict[tuple[Any, ...], dict[str, Any]] = {}
+        while True:
+            for seat in SEATS:
+                key = private_key(hand, seat)
+                if key is None:
+                    assert seat == hand.turn
+                    continue
+                fields = private_fields(hand, seat)
+                if key in seen:
+                    assert seen[key] == fields
+                    reused += 1
+                seen[key] = fields
+            if hand.is_over:
+                break
+            hand.apply(rng.choice(hand.legal_actions()))
+    assert reused > 120 * 50  # most seats' fields stay as they were from one action to the next
