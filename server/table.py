@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 from engine.actions import NUM_SEATS, Action, action_from_dict
 from engine.bots import Strategy, make_strategy, strategy_names
 from engine.errors import BadRecordError, SheepsheadError
+from engine.hand import Hand
 from engine.match import Match
 from engine.rules import RuleSet
 from engine.view import (
