@@ -125,7 +125,13 @@ def release_views(hand: Hand) -> None:
     otherwise live until the table's next action (a second or so at a person's pace), long
     enough for the garbage collector to promote them, and it then walks them again and again.
     """
-    hand._view_cache = None
+    cache = hand._view_cache
+    if cache is not None:
+        # Keep only the finished tricks, which the next state shares (action count -1: no
+        # state matches it, so nothing else is served from it).
+        view = cache[1]
+        kept = {"tricks": view["tricks"], "trick_points": view["trick_points"]}
+        hand._view_cache = (-1, kept, [], [])
 
 
 def _cache(hand: Hand) -> ViewCache:

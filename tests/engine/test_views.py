@@ -281,3 +281,25 @@ def test_an_unchanged_private_key_means_unchanged_private_fields() -> None:
                 break
             hand.apply(rng.choice(hand.legal_actions()))
     assert reused > 120 * 50  # most seats' fields stay as they were from one action to the next
+
+
+def test_views_after_release_views_match_views_built_from_scratch() -> None:
+    import random
+
+    from engine.rules import RuleSet
+    from engine.view import public_view, release_views
+
+    rng = random.Random(3)
+    for deal in range(40):
+        rules = RuleSet.from_preset("seed" if deal % 2 else "wisconsin")
+        hand = Hand.from_seed(rules, dealer=deal % 5, seed=deal)
+        while True:
+            fresh = Hand(rules, hand.dealer, hand.deal)
+            for action in hand.actions:
+                fresh.apply(action)
+            assert public_view(hand) == public_view(fresh)
+            assert seat_view(hand, hand.turn) == seat_view(fresh, fresh.turn)
+            release_views(hand)
+            if hand.is_over:
+                break
+            hand.apply(rng.choice(hand.legal_actions()))
