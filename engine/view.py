@@ -125,13 +125,7 @@ def release_views(hand: Hand) -> None:
     otherwise live until the table's next action (a second or so at a person's pace), long
     enough for the garbage collector to promote them, and it then walks them again and again.
     """
-    cache = hand._view_cache
-    if cache is not None:
-        # Keep only the finished tricks, which the next state shares (action count -1: no
-        # state matches it, so nothing else is served from it).
-        view = cache[1]
-        kept = {"tricks": view["tricks"], "trick_points": view["trick_points"]}
-        hand._view_cache = (-1, kept, [], [])
+    hand._view_cache = None
 
 
 def _cache(hand: Hand) -> ViewCache:
@@ -215,7 +209,7 @@ def private_key(hand: Hand, seat: Seat) -> tuple[Any, ...] | None:
     """Everything :func:`private_fields` reads for ``seat``, or None when it changes with every
     action (the seat to act: its legal actions).
 
-    Equal keys (for the same hand) mean equal private fields, so a server can keep a seat's
+    Equal keys mean equal private fields under the same rules, so a server can keep a seat's
     packed fields while its key stays the same; most actions change only one seat's.
     """
     if seat == hand.turn:

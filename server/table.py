@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 from engine.actions import NUM_SEATS, Action, action_from_dict
 from engine.bots import Strategy, make_strategy, strategy_names
 from engine.errors import BadRecordError, SheepsheadError
-from engine.hand import Hand
 from engine.match import Match
 from engine.rules import RuleSet
 from engine.view import (
@@ -282,10 +281,9 @@ class Table:
         """How many actions of this table are in the store (the next one's number)."""
         self._summary_cache: tuple[tuple[Any, ...], PackedMap] | None = None
         self._public_cache: tuple[tuple[int, int], PackedFields] | None = None
-        self._private_cache: list[tuple[tuple[Any, ...] | None, Hand | None, bytes]] = [
-            (None, None, b"")
-        ] * NUM_SEATS
-        """Per seat: the private_key, hand and packed private fields of its last state."""
+        self._private_cache: list[tuple[tuple[Any, ...] | None, bytes]] = [(None, b"")] * NUM_SEATS
+        """Per seat: the private_key and packed private fields of its last state (atoms only,
+        so the garbage collector stops tracking them)."""
         self._info_sent: dict[Peer, PackedMap] = {}
         """The summary each attached connection was last sent (``info`` is left out if same)."""
 
@@ -817,13 +815,15 @@ class Table:
                 mine = last_public
                 if last is not None and last.get("seat") == seat:
                     mine = _LAST_KEY + pack(public_action(last, seat))
+                # The key says everything the fields are made of (the rules are the table's),
+                # so an equal key from an earlier hand is as good.
                 key = private_key(hand, seat)
                 cached = self._private_cache[seat]
-                if key is not None and cached[0] == key and cached[1] is hand:
-                    private = cached[2]
+                if key is not None and cached[0] == key:
+                    private = cached[1]
                 else:
                     private = pack(private_fields(hand, seat))[1:]
-                    self._private_cache[seat] = (key, hand, private)
+                    self._private_cache[seat] = (key, private)
                 own = b"".join((_SEAT_VIEW[seat], view_head, private, mine))
             if info_sent.get(peer) is info:
                 payload = bare + own
