@@ -59,6 +59,7 @@ __all__ = [
     "FrameError",
     "Message",
     "encode",
+    "frame",
     "pack",
 ]
 
@@ -176,7 +177,17 @@ def encode(message: Mapping[str, Any], *, max_frame: int = MAX_FRAME_DEFAULT) ->
     _check_max_frame(max_frame)
     if not isinstance(message, dict):
         message = dict(message)
-    payload = pack(message)
+    return frame(pack(message), max_frame=max_frame)
+
+
+def frame(payload: bytes, *, max_frame: int = MAX_FRAME_DEFAULT) -> bytes:
+    """Put the 4-byte length in front of an already-packed msgpack ``payload``.
+
+    Raises ``ValueError`` if ``payload`` is longer than ``max_frame`` bytes.
+
+    >>> frame(pack({"type": "ping"})) == encode({"type": "ping"})
+    True
+    """
     if len(payload) > max_frame:
         raise ValueError(
             f"message payload is {len(payload)} bytes, more than max_frame ({max_frame})"

@@ -18,19 +18,17 @@ import struct
 from collections.abc import Mapping
 from typing import Any, Final
 
-from protocol.framing import MAX_FRAME_DEFAULT, pack
+from protocol.framing import MAX_FRAME_DEFAULT, frame, pack
 
 __all__ = [
     "PackedFields",
     "PackedMap",
     "encode_frame",
-    "join_frame",
     "map_header",
     "pack_entries",
     "pack_fields",
 ]
 
-_HEADER: Final = struct.Struct(">I")
 _MAP16: Final = struct.Struct(">BH")
 _MAP32: Final = struct.Struct(">BI")
 
@@ -79,14 +77,7 @@ class PackedMap:
     __slots__ = ("data",)
 
     def __init__(self, *groups: PackedFields | Mapping[str, Any]) -> None:
-        parts = [b""]
-        count = 0
-        for group in groups:
-            packed = group if isinstance(group, PackedFields) else pack_fields(group)
-            count += packed.count
-            parts.append(packed.data)
-        parts[0] = map_header(count)
-        self.data = b"".join(parts)
+        self.data = _map_of(groups)
 
     def __repr__(self) -> str:
         return f"PackedMap({len(self.data)} bytes)"
@@ -135,6 +126,11 @@ def encode_frame(
     Raises ``ValueError`` when the payload is longer than ``max_frame``, like
     :func:`protocol.framing.encode`.
     """
+    return frame(_map_of(groups), max_frame=max_frame)
+
+
+def _map_of(groups: tuple[PackedFields | Mapping[str, Any], ...]) -> bytes:
+    """One packed map holding the entries of every group, in order."""
     parts: list[bytes] = [b""]
     count = 0
     for group in groups:
@@ -142,24 +138,4 @@ def encode_frame(
         count += packed.count
         parts.append(packed.data)
     parts[0] = map_header(count)
-    payload = b"".join(parts)
-    if len(payload) > max_frame:
-        raise ValueError(
-            f"message payload is {len(payload)} bytes, more than max_frame ({max_frame})"
-        )
-    return _HEADER.pack(len(payload)) + payload
-
-
-def join_frame(count: int, *entries: bytes, max_frame: int = MAX_FRAME_DEFAULT) -> bytes:
-    """One frame of a map with ``count`` entries, packed already and laid end to end in
-    ``entries`` (the fast path of :func:`encode_frame`, for callers that count their own).
-
-    >>> from protocol.framing import FrameDecoder, pack
-    >>> FrameDecoder().feed(join_frame(2, pack("a") + pack(1), pack("b") + pack([2])))
-    [{'a': 1, 'b': [2]}]
-    """
-    header = map_header(count)
-    size = len(header) + sum(map(len, entries))
-    if size > max_frame:
-        raise ValueError(f"message payload is {size} bytes, more than max_frame ({max_frame})")
-    return b"".join((_HEADER.pack(size), header, *entries))
+    return b"".join(parts)

@@ -25,7 +25,6 @@ import hashlib
 import hmac
 import logging
 import secrets
-import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
@@ -45,7 +44,7 @@ from engine.view import (
     seat_view,
 )
 from protocol import messages as m
-from protocol.framing import encode, pack
+from protocol.framing import encode, frame, pack
 from protocol.messages import RequestError
 from protocol.prepack import (
     PackedFields,
@@ -131,7 +130,6 @@ _SEAT_VIEW: Final[dict[int | None, bytes]] = {
     seat: _SEAT_KEY + pack(seat) + _VIEW_KEY for seat in (*range(NUM_SEATS), None)
 }
 """The packed ``seat`` entry and the ``view`` key of each recipient's state."""
-_FRAME_HEADER: Final = struct.Struct(">I")
 
 _RULES_MAPS: dict[RuleSet, dict[str, Any]] = {}
 
@@ -830,10 +828,11 @@ class Table:
             else:
                 info_sent[peer] = info
                 payload = full + own
-            if len(payload) > max_frame:  # pragma: no cover - a state is a few hundred bytes
+            try:
+                peer.send_encoded(frame(payload, max_frame=max_frame))
+            except ValueError:  # pragma: no cover - a state is a few hundred bytes
                 log.error("table %s: a state of %d bytes cannot be sent", self.id, len(payload))
                 continue
-            peer.send_encoded(_FRAME_HEADER.pack(len(payload)) + payload)
             if seat is not None and hand is not None and hand.turn == seat:
                 prompt = self._prompt(seat)
                 if prompt is not None:
