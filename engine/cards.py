@@ -15,6 +15,7 @@ hot paths of the engine (follow suit, trick winners) are a few integer operation
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator
 from typing import Final, Literal
 
@@ -283,20 +284,12 @@ def codes_of(mask: Mask, jack_order: JackOrder = "seed") -> list[str]:
     >>> codes_of(CardSet.from_codes(["7C", "AD", "QC"]).mask)
     ['QC', 'AD', '7C']
     """
-    key = (mask, jack_order)
-    codes = _CODES.get(key)
-    if codes is None:
-        b = _BYTE_CARDS
-        cards = b[0][mask & 255] + b[1][mask >> 8 & 255] + b[2][mask >> 16 & 255] + b[3][mask >> 24]
-        order = _DISPLAY_RANK[jack_order].__getitem__
-        codes = tuple(CARD_CODES[c] for c in sorted(cards, key=order))
-        if len(_CODES) >= _CODES_LIMIT:
-            _CODES.clear()
-        _CODES[key] = codes
-    return list(codes)
+    return list(_codes_of(mask, jack_order))
 
 
-_CODES: dict[tuple[Mask, str], tuple[str, ...]] = {}
-"""Memo of :func:`codes_of` (servers list the same hands for every change of a table)."""
-
-_CODES_LIMIT: Final = 4096
+@functools.lru_cache(maxsize=4096)  # servers list the same hands for every change of a table
+def _codes_of(mask: Mask, jack_order: JackOrder) -> tuple[str, ...]:
+    b = _BYTE_CARDS
+    cards = b[0][mask & 255] + b[1][mask >> 8 & 255] + b[2][mask >> 16 & 255] + b[3][mask >> 24]
+    order = _DISPLAY_RANK[jack_order].__getitem__
+    return tuple(CARD_CODES[c] for c in sorted(cards, key=order))

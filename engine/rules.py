@@ -14,6 +14,7 @@ engine.errors.RuleOptionError: unknown rule option 'cracking'
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -141,3 +142,16 @@ OPTION_NAMES: Final[tuple[str, ...]] = tuple(_CHOICES)
 def option_choices(name: str) -> tuple[object, ...]:
     """The allowed values of one option."""
     return _CHOICES[name]
+
+
+@functools.lru_cache(maxsize=256)
+def wire_map(rules: RuleSet) -> dict[str, Any]:
+    """``rules.to_dict()``, built once per rule set and shared: treat it as read-only.
+
+    Rule sets are immutable and a server sees few of them, while every view and every table
+    summary carries one.
+
+    >>> wire_map(RuleSet.from_preset("wisconsin")) is wire_map(RuleSet.from_preset("wisconsin"))
+    True
+    """
+    return rules.to_dict()

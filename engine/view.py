@@ -26,22 +26,11 @@ from typing import Any, Final
 from engine.actions import NUM_SEATS, Seat
 from engine.cards import CARD_CODES, Mask, codes_of
 from engine.hand import Hand, ViewCache
-from engine.rules import RuleSet
+from engine.rules import wire_map
 
 
 def _codes(hand: Hand, mask: Mask) -> list[str]:
     return codes_of(mask, hand.rules.jack_order)
-
-
-_RULES_MAPS: dict[RuleSet, dict[str, Any]] = {}
-
-
-def _rules_map(rules: RuleSet) -> dict[str, Any]:
-    # RuleSets are few and immutable; their wire map is built once.
-    cached = _RULES_MAPS.get(rules)
-    if cached is None:
-        cached = _RULES_MAPS[rules] = rules.to_dict()
-    return cached
 
 
 def public_view(hand: Hand) -> dict[str, Any]:
@@ -75,7 +64,7 @@ def _build_public_view(hand: Hand) -> dict[str, Any]:
         "turn": hand.turn,
         "dealer": hand.dealer,
         "multiplier": hand.multiplier,
-        "rules": _rules_map(hand.rules),
+        "rules": wire_map(hand.rules),
         "hand": [],
         "hand_sizes": [h.bit_count() for h in hand.hands],
         "passes": list(hand.passes),

@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -137,21 +138,12 @@ class _Checkpointer:
         self._thread.join()
 
 
+@functools.lru_cache(maxsize=4096)  # every action is stored under its table's key
 def table_key(table_id: str) -> int:
     """The database key of a table id such as ``"t12"`` (ValueError for anything else)."""
-    key = _TABLE_KEYS.get(table_id)
-    if key is None:
-        if not table_id.startswith("t") or not table_id[1:].isdigit() or len(table_id) > 20:
-            raise ValueError(f"not a table id: {table_id!r}")
-        key = int(table_id[1:])
-        if len(_TABLE_KEYS) >= 4096:
-            _TABLE_KEYS.clear()
-        _TABLE_KEYS[table_id] = key
-    return key
-
-
-_TABLE_KEYS: dict[str, int] = {}
-"""Memo of :func:`table_key`: every action is stored under its table's key."""
+    if not table_id.startswith("t") or not table_id[1:].isdigit() or len(table_id) > 20:
+        raise ValueError(f"not a table id: {table_id!r}")
+    return int(table_id[1:])
 
 
 @dataclass

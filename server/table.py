@@ -21,6 +21,7 @@ the server's time.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import logging
@@ -33,7 +34,7 @@ from engine.actions import NUM_SEATS, Action, action_from_dict
 from engine.bots import Strategy, make_strategy, strategy_names
 from engine.errors import BadRecordError, SheepsheadError
 from engine.match import Match
-from engine.rules import RuleSet
+from engine.rules import RuleSet, wire_map
 from engine.view import (
     PRIVATE_KEYS,
     private_fields,
@@ -131,31 +132,13 @@ _SEAT_VIEW: Final[dict[int | None, bytes]] = {
 }
 """The packed ``seat`` entry and the ``view`` key of each recipient's state."""
 
-_RULES_MAPS: dict[RuleSet, dict[str, Any]] = {}
 
-
-def _rules_map(rules: RuleSet) -> dict[str, Any]:
-    """``rules.to_dict()``, built once per rule set (they are few and immutable): read-only."""
-    cached = _RULES_MAPS.get(rules)
-    if cached is None:
-        cached = _RULES_MAPS[rules] = rules.to_dict()
-    return cached
-
-
-_RECORDS: dict[Action, tuple[dict[str, Any], str]] = {}
-
-
+@functools.lru_cache(maxsize=4096)
 def _record_of(action: Action) -> tuple[dict[str, Any], str]:
     """``action.to_dict()`` (read-only) and its stored JSON, memoised: actions are values, and
     there are only a few hundred different ones, which every table plays over and over."""
-    found = _RECORDS.get(action)
-    if found is None:
-        record = action.to_dict()
-        found = (record, store_json(record))
-        if len(_RECORDS) >= 4096:
-            _RECORDS.clear()
-        _RECORDS[action] = found
-    return found
+    record = action.to_dict()
+    return record, store_json(record)
 
 
 def hash_token(token: str) -> str:
@@ -300,7 +283,7 @@ class Table:
             "name": self.config.name,
             "host": host,
             "host_seat": self.host_seat,
-            "rules": _rules_map(self.config.rules),
+            "rules": wire_map(self.config.rules),
             "hands": self.config.hands,
             "hands_played": self.match.hands_played if self.match else 0,
             "state": self.state,
