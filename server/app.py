@@ -256,8 +256,7 @@ class Server:
         :data:`BATCH_SECONDS` old: the flush commits every write made so far, so whatever was
         queued is still durable before it is sent.
         """
-        if not conn.outbox:
-            self._dirty.append(conn)
+        self._enlist(conn)
         conn.outbox.append(frame)
         self._queued += 1
         if self._flush_handle is None:
@@ -270,11 +269,14 @@ class Server:
     def queue_close(self, conn: Connection) -> None:
         """Close ``conn`` once the frames queued for it so far are written."""
         conn.close_deadline = time.monotonic() + LINGER
+        self._enlist(conn)
         conn.close_after_flush = True
-        if not conn.outbox:
-            self._dirty.append(conn)
-        conn.outbox.append(b"")  # keeps the connection in the batch even with nothing to send
         self._schedule_flush()
+
+    def _enlist(self, conn: Connection) -> None:
+        """Put ``conn`` in the next flush's batch, once."""
+        if not conn.outbox and not conn.close_after_flush:
+            self._dirty.append(conn)
 
     def _schedule_flush(self) -> None:
         if self._flush_handle is None:
@@ -306,7 +308,7 @@ class Server:
         if transport.is_closing():
             return
         try:
-            transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
+            transport.write(b"".join(frames))  # a single frame is passed on as it is, uncopied
             if transport.get_write_buffer_size() > self.config.max_send_buffer:
                 log.warning("conn %d %s: not reading; cut off", conn.number, conn.name)
                 conn.closing = True
