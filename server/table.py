@@ -312,9 +312,7 @@ class Table:
 
     def peers(self) -> list[Peer]:
         """Every connection attached to the table (seated and watching)."""
-        out = [s.peer for s in self.seats if s.peer is not None]
-        out.extend(self.spectators)
-        return out
+        return [peer for peer, _ in self._recipients()]
 
     # ------------------------------------------------------------------ lobby requests
 
@@ -388,14 +386,9 @@ class Table:
 
     def leave(self, peer: Peer) -> None:
         """``peer`` stands up (or stops watching)."""
-        self._info_sent.pop(peer, None)
-        peer.table = None
-        seat = peer.seat
-        peer.seat = None
-        if seat is None or self.seats[seat].peer is not peer:
-            self.spectators.discard(peer)
-            self.hub.summary_changed()
-            self._maybe_close()
+        seat = self._unlink(peer)
+        if seat is None:
+            self._drop_spectator(peer)
             return
         s = self.seats[seat]
         name = s.name
@@ -413,6 +406,21 @@ class Table:
             self._notice("left", f"{name} left; a bot plays seat {seat}", seat)
         if not self._maybe_close():
             self._changed()
+
+    def _unlink(self, peer: Peer) -> int | None:
+        """Detach ``peer`` from the table; the seat it held, or None (it was watching)."""
+        self._info_sent.pop(peer, None)
+        seat = peer.seat
+        peer.table = None
+        peer.seat = None
+        if seat is None or self.seats[seat].peer is not peer:
+            return None
+        return seat
+
+    def _drop_spectator(self, peer: Peer) -> None:
+        self.spectators.discard(peer)
+        self.hub.summary_changed()
+        self._maybe_close()
 
     def _vacate(self, seat: int) -> None:
         s = self.seats[seat]
@@ -553,16 +561,11 @@ class Table:
 
     def detach(self, peer: Peer) -> None:
         """The connection of ``peer`` is gone (not a leave: the seat is kept for its token)."""
-        self._info_sent.pop(peer, None)
-        seat = peer.seat
-        peer.table = None
-        peer.seat = None
+        seat = self._unlink(peer)
         if self.stopped:  # server shutdown: the stored state must stay as it is
             return
-        if seat is None or self.seats[seat].peer is not peer:
-            self.spectators.discard(peer)
-            self.hub.summary_changed()
-            self._maybe_close()
+        if seat is None:
+            self._drop_spectator(peer)
             return
         s = self.seats[seat]
         s.peer = None
@@ -743,6 +746,7 @@ class Table:
             release_views(self.match.hand)
 
     def _recipients(self) -> list[tuple[Peer, int | None]]:
+        """Every attached connection with its seat (None: watching)."""
         out: list[tuple[Peer, int | None]] = [
             (s.peer, i) for i, s in enumerate(self.seats) if s.peer is not None
         ]
