@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import random
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -31,6 +32,31 @@ from engine.cards import cards_in
 def rules(preset: str = "seed", **options: Any) -> RuleSet:
     """A preset's rules with some options changed."""
     return RuleSet.from_preset(preset, **options)
+
+
+def rule_variants() -> list[RuleSet]:
+    """Rule sets that between them reach every phase and kind of hand."""
+    return [
+        rules("seed"),
+        rules("wisconsin"),
+        rules("seed", unknown_card=True, no_pick="doubler"),
+        rules("seed", no_pick="leaster"),
+    ]
+
+
+def random_states(variants: Sequence[RuleSet], deals: int, seed: int) -> Iterator[tuple[int, Hand]]:
+    """Every state of ``deals`` hands played at random, the rules cycling through
+    ``variants``: ``(index of the rules, hand)``. The hand is played on in place once the
+    caller asks for the next state."""
+    rng = random.Random(seed)
+    for deal in range(deals):
+        index = deal % len(variants)
+        hand = Hand.from_seed(variants[index], dealer=deal % 5, seed=deal)
+        while True:
+            yield index, hand
+            if hand.is_over:
+                break
+            hand.apply(rng.choice(hand.legal_actions()))
 
 
 def new_hand(

@@ -6,7 +6,7 @@ from typing import Any
 
 from engine import Hand, card_code, parse_card, seat_view
 from engine.cards import sorted_cards
-from tests.engine.helpers import act, new_hand
+from tests.engine.helpers import act, new_hand, random_states, rule_variants, rules
 
 SEATS = (0, 1, 2, 3, 4)
 VIEWERS: tuple[int | None, ...] = (*SEATS, None)
@@ -224,84 +224,46 @@ def _reference_private_fields(hand: Hand, seat: int | None) -> dict[str, Any]:
 
 
 def test_private_fields_match_the_plain_construction_in_every_state() -> None:
-    import random
-
-    from engine.rules import RuleSet
     from engine.view import private_fields
 
-    variants = [
-        RuleSet.from_preset("seed"),
-        RuleSet.from_preset("wisconsin"),
-        RuleSet.from_preset("seed", unknown_card=True, no_pick="doubler"),
-        RuleSet.from_preset("seed", no_pick="leaster"),
-    ]
-    rng = random.Random(5)
     states = 0
-    for deal in range(120):
-        hand = Hand.from_seed(variants[deal % len(variants)], dealer=deal % 5, seed=deal)
-        while True:
-            for viewer in VIEWERS:
-                assert private_fields(hand, viewer) == _reference_private_fields(hand, viewer)
-            states += 1
-            if hand.is_over:
-                break
-            hand.apply(rng.choice(hand.legal_actions()))
+    for _, hand in random_states(rule_variants(), deals=120, seed=5):
+        for viewer in VIEWERS:
+            assert private_fields(hand, viewer) == _reference_private_fields(hand, viewer)
+        states += 1
     assert states > 120 * 20
 
 
 def test_an_unchanged_private_key_means_unchanged_private_fields() -> None:
-    import random
-
-    from engine.rules import RuleSet
     from engine.view import private_fields, private_key
 
-    variants = [
-        RuleSet.from_preset("seed"),
-        RuleSet.from_preset("wisconsin"),
-        RuleSet.from_preset("seed", unknown_card=True, no_pick="doubler"),
-        RuleSet.from_preset("seed", no_pick="leaster"),
-    ]
-    rng = random.Random(9)
+    variants = rule_variants()
     reused = 0
     # Across hands too: under the same rules, the key is all the fields are made of.
     seen_by_rules: list[dict[tuple[Any, ...], dict[str, Any]]] = [{} for _ in variants]
-    for deal in range(120):
-        hand = Hand.from_seed(variants[deal % len(variants)], dealer=deal % 5, seed=deal)
-        seen = seen_by_rules[deal % len(variants)]
-        while True:
-            for seat in SEATS:
-                key = private_key(hand, seat)
-                if key is None:
-                    assert seat == hand.turn
-                    continue
-                fields = private_fields(hand, seat)
-                if key in seen:
-                    assert seen[key] == fields
-                    reused += 1
-                seen[key] = fields
-            if hand.is_over:
-                break
-            hand.apply(rng.choice(hand.legal_actions()))
+    for index, hand in random_states(variants, deals=120, seed=9):
+        seen = seen_by_rules[index]
+        for seat in SEATS:
+            key = private_key(hand, seat)
+            if key is None:
+                assert seat == hand.turn
+                continue
+            fields = private_fields(hand, seat)
+            if key in seen:
+                assert seen[key] == fields
+                reused += 1
+            seen[key] = fields
     assert reused > 120 * 50  # most seats' fields stay as they were from one action to the next
 
 
 def test_views_after_release_views_match_views_built_from_scratch() -> None:
-    import random
-
-    from engine.rules import RuleSet
     from engine.view import public_view, release_views
 
-    rng = random.Random(3)
-    for deal in range(40):
-        rules = RuleSet.from_preset("seed" if deal % 2 else "wisconsin")
-        hand = Hand.from_seed(rules, dealer=deal % 5, seed=deal)
-        while True:
-            fresh = Hand(rules, hand.dealer, hand.deal)
-            for action in hand.actions:
-                fresh.apply(action)
-            assert public_view(hand) == public_view(fresh)
-            assert seat_view(hand, hand.turn) == seat_view(fresh, fresh.turn)
-            release_views(hand)
-            if hand.is_over:
-                break
-            hand.apply(rng.choice(hand.legal_actions()))
+    variants = [rules("wisconsin"), rules("seed")]
+    for _, hand in random_states(variants, deals=40, seed=3):
+        fresh = Hand(hand.rules, hand.dealer, hand.deal)
+        for action in hand.actions:
+            fresh.apply(action)
+        assert public_view(hand) == public_view(fresh)
+        assert seat_view(hand, hand.turn) == seat_view(fresh, fresh.turn)
+        release_views(hand)
