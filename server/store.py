@@ -277,7 +277,7 @@ class Store:
     def create_table(self, config: Mapping[str, Any], *, created: float) -> str:
         """Store a new table's configuration; returns its id (``"t<n>"``)."""
         cur = self._write(
-            "INSERT INTO tables (config, created) VALUES (?, ?)", (_json(config), created)
+            "INSERT INTO tables (config, created) VALUES (?, ?)", (json_text(config), created)
         )
         assert cur.lastrowid is not None
         return f"t{cur.lastrowid}"
@@ -289,7 +289,7 @@ class Store:
         if unknown:
             raise ValueError(f"unknown table columns {sorted(unknown)}")
         if "totals" in fields:
-            fields["totals"] = _json(fields["totals"])
+            fields["totals"] = json_text(fields["totals"])
         columns = ", ".join(f"{name} = ?" for name in fields)
         if fields.get("state") == "playing":
             # Every action of the match will be appended after the log's current end.
@@ -334,7 +334,7 @@ class Store:
         :meth:`commit` (one executemany instead of a statement per action); reads insert it
         first.
         """
-        text = action if isinstance(action, str) else _json(action)
+        text = action if isinstance(action, str) else json_text(action)
         self._actions.append((table_key(table_id), n, hand, text, seq))
         if self.on_write is not None:
             self.on_write()
@@ -352,7 +352,7 @@ class Store:
         self._write(
             "INSERT OR REPLACE INTO hands (table_id, number, record, payouts, finished)"
             " VALUES (?, ?, ?, ?, ?)",
-            (table_key(table_id), number, _json(record), _json(list(payouts)), finished),
+            (table_key(table_id), number, json_text(record), json_text(list(payouts)), finished),
         )
 
     def save_results(
@@ -452,7 +452,5 @@ class Store:
 
 
 # One encoder for every write: json.dumps with options builds a new JSONEncoder per call.
-_json: Final[Callable[[Any], str]] = json.JSONEncoder(separators=(",", ":")).encode
-
-store_json: Final = _json
+json_text: Final[Callable[[Any], str]] = json.JSONEncoder(separators=(",", ":")).encode
 """How the store writes a JSON column (for callers that encode ahead, see ``add_action``)."""

@@ -53,7 +53,7 @@ from protocol.prepack import (
     map_header,
     pack_fields,
 )
-from server.store import SeatRow, TableRow, store_json
+from server.store import SeatRow, TableRow, json_text
 
 if TYPE_CHECKING:
     from server.app import ServerConfig
@@ -138,7 +138,7 @@ def _record_of(action: Action) -> tuple[dict[str, Any], str]:
     """``action.to_dict()`` (read-only) and its stored JSON, memoised: actions are values, and
     there are only a few hundred different ones, which every table plays over and over."""
     record = action.to_dict()
-    return record, store_json(record)
+    return record, json_text(record)
 
 
 def hash_token(token: str) -> str:
