@@ -72,13 +72,11 @@ JD: Final = parse_card("JD")
 ACES: Final = tuple(parse_card("A" + s) for s in "CSH")
 TENS: Final = tuple(parse_card("T" + s) for s in "CSH")
 
-# Actions are immutable, so one shared instance per (seat, card) keeps legal-action lists cheap.
-_PLAYS: Final = PLAYS
 # For each seat and byte position, the plays of the cards in every byte value: a legal-play
 # tuple is then four table lookups instead of a bit loop.
 _PLAY_BYTES: Final = tuple(
     tuple(
-        tuple(tuple(_PLAYS[s][8 * k + b] for b in range(8) if v >> b & 1) for v in range(256))
+        tuple(tuple(PLAYS[s][8 * k + b] for b in range(8) if v >> b & 1) for v in range(256))
         for k in range(4)
     )
     for s in range(NUM_SEATS)

@@ -39,13 +39,10 @@ def public_view(hand: Hand) -> dict[str, Any]:
     Built once per state of the hand and reused by :func:`seat_view`, which copies it and adds
     one seat's private fields.
     """
-    cache = hand._view_cache
-    if cache is not None and cache[0] == len(hand.actions):
-        return cache[1]
-    return _build_public_view(hand)
+    return _cache(hand)[1]
 
 
-def _build_public_view(hand: Hand) -> dict[str, Any]:
+def _build(hand: Hand) -> ViewCache:
     over = hand.phase == "done"
     previous = hand._view_cache
     if previous is not None and len(previous[1]["tricks"]) == len(hand.tricks):
@@ -103,8 +100,7 @@ def _build_public_view(hand: Hand) -> dict[str, Any]:
     }
     legal = [a.to_dict() for a in hand.legal_actions()]
     prompt = [{k: v for k, v in a.items() if k != "seat"} for a in legal]
-    hand._view_cache = (len(hand.actions), view, legal, prompt)
-    return view
+    return (len(hand.actions), view, legal, prompt)
 
 
 def release_views(hand: Hand) -> None:
@@ -118,28 +114,16 @@ def release_views(hand: Hand) -> None:
 
 
 def _cache(hand: Hand) -> ViewCache:
+    """This state's public view, legal maps and prompt list, built on the first call."""
     cache = hand._view_cache
     if cache is None or cache[0] != len(hand.actions):
-        _build_public_view(hand)
-        cache = hand._view_cache
-        assert cache is not None
+        cache = hand._view_cache = _build(hand)
     return cache
 
 
-def legal_maps(hand: Hand) -> list[dict[str, Any]]:
-    """``[a.to_dict() for a in hand.legal_actions()]``, built once per state: read-only.
-
-    >>> from engine.hand import Hand
-    >>> from engine.rules import RuleSet
-    >>> legal_maps(Hand.from_seed(RuleSet(), dealer=0, seed=1))
-    [{'seat': 1, 'action': 'pick'}, {'seat': 1, 'action': 'pass'}]
-    """
-    return _cache(hand)[2]
-
-
 def prompt_legal(hand: Hand) -> list[dict[str, Any]]:
-    """The legal actions as a ``your_turn`` prompt lists them: :func:`legal_maps` without
-    ``seat`` (the prompt goes to that seat only). Read-only, like :func:`legal_maps`.
+    """The legal actions as a ``your_turn`` prompt lists them: the action maps without
+    ``seat`` (the prompt goes to that seat only). Built once per state: read-only.
 
     >>> from engine.hand import Hand
     >>> from engine.rules import RuleSet
