@@ -15,7 +15,6 @@ hot paths of the engine (follow suit, trick winners) are a few integer operation
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Iterator
 from typing import Final, Literal
 
@@ -284,12 +283,6 @@ def codes_of(mask: Mask, jack_order: JackOrder = "seed") -> list[str]:
     >>> codes_of(CardSet.from_codes(["7C", "AD", "QC"]).mask)
     ['QC', 'AD', '7C']
     """
-    return list(_codes_of(mask, jack_order))
-
-
-@functools.lru_cache(maxsize=4096)  # servers list the same hands for every change of a table
-def _codes_of(mask: Mask, jack_order: JackOrder) -> tuple[str, ...]:
     b = _BYTE_CARDS
     cards = b[0][mask & 255] + b[1][mask >> 8 & 255] + b[2][mask >> 16 & 255] + b[3][mask >> 24]
-    order = _DISPLAY_RANK[jack_order].__getitem__
-    return tuple(CARD_CODES[c] for c in sorted(cards, key=order))
+    return [CARD_CODES[c] for c in sorted(cards, key=_DISPLAY_RANK[jack_order].__getitem__)]
