@@ -50,6 +50,7 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from array import array  # noqa: E402
 from collections import Counter  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from multiprocessing.connection import Connection as Pipe  # noqa: E402
 from typing import Any  # noqa: E402
@@ -182,6 +183,32 @@ class Timers:
         return {label: (acc[0], int(acc[1])) for label, acc in self.spent.items()}
 
 
+def gc_timer(pauses: list[tuple[int, float]]) -> Callable[[str, dict[str, int]], None]:
+    """A ``gc.callbacks`` entry that appends (generation, seconds) for every collection.
+
+    The collector stops the world: in the server a pause delays every table at once, and in a
+    load generator it delays the timestamps it takes.
+    """
+    started = [0.0]
+
+    def timer(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            pauses.append((info["generation"], time.perf_counter() - started[0]))
+
+    return timer
+
+
+def gc_summary(pauses: list[tuple[int, float]]) -> str:
+    """``n collection(s), f full; t ms in all, longest m ms``."""
+    full = sum(1 for generation, _ in pauses if generation == 2)
+    return (
+        f"{len(pauses)} collection(s), {full} full; {sum(p for _, p in pauses) * 1000:.0f} ms "
+        f"in all, longest {max((p for _, p in pauses), default=0) * 1000:.1f} ms"
+    )
+
+
 def server_process(
     pipe: Pipe, config: dict[str, Any], cores: set[int], nofile: int, timed: bool
 ) -> None:
@@ -196,14 +223,7 @@ def server_process(
     stats: dict[str, Any] = {}
 
     gc_pauses: list[tuple[int, float]] = []
-    gc_started = [0.0]
-
-    def gc_timer(phase: str, info: dict[str, int]) -> None:
-        # The collector stops the world: a pause delays every table at once.
-        if phase == "start":
-            gc_started[0] = time.perf_counter()
-        else:
-            gc_pauses.append((info["generation"], time.perf_counter() - gc_started[0]))
+    gc_pause_timer = gc_timer(gc_pauses)
 
     async def run() -> None:
         nonlocal profiler
@@ -219,7 +239,7 @@ def server_process(
             nonlocal profiler
             what, arg = pipe.recv()
             if what == "go":  # the window opens
-                gc.callbacks.append(gc_timer)
+                gc.callbacks.append(gc_pause_timer)
                 stats["commits"] = -commits()
                 if timers is not None:
                     timers.reset()
@@ -227,7 +247,7 @@ def server_process(
                     profiler = cProfile.Profile()
                     profiler.enable()
             elif what == "end":  # the window closes
-                gc.callbacks.remove(gc_timer)
+                gc.callbacks.remove(gc_pause_timer)
                 stats["gc"] = gc_pauses
                 stats["commits"] += commits()
                 if profiler is not None:
@@ -503,7 +523,11 @@ def worker_process(
             pipe.send(("started", None))
             what, seconds = await inbox.get()
         if what == "go":
+            pauses: list[tuple[int, float]] = []
+            timer = gc_timer(pauses)
+            gc.callbacks.append(timer)
             await gen.measure(seconds)
+            gc.callbacks.remove(timer)
             s = gen.stats
             pipe.send(
                 (
@@ -517,6 +541,7 @@ def worker_process(
                         "window": s.window,
                         "cpu": s.cpu,
                         "disconnects": gen.disconnects,
+                        "gc": pauses,
                     },
                 )
             )
@@ -755,16 +780,12 @@ def main() -> int:
         f"  runnable but waiting for its core {server_waited / wall * 100:.0f}% of the time "
         "(other processes on the machine)"
     )
-    pauses = server_stats.get("gc", [])
-    full = [p for g, p in pauses if g == 2]
-    print(
-        f"  garbage collector: {len(pauses)} collection(s), {len(full)} full; "
-        f"{sum(p for _, p in pauses) * 1000:.0f} ms in all, longest "
-        f"{max((p for _, p in pauses), default=0) * 1000:.1f} ms"
-    )
+    print(f"  garbage collector: {gc_summary(server_stats.get('gc', []))}")
     if accepted:
         print(f"  i.e. at most ~{accepted / server_cpu:,.0f} actions/s with a whole core to itself")
     print("load generator CPU: " + ", ".join(f"{c * 100:.0f}%" for c in gen_cpu) + " of a core")
+    for number, r in enumerate(results):
+        print(f"  load generator {number + 1} garbage collector: {gc_summary(r.get('gc', []))}")
     if max(gen_cpu) > 0.9:
         print(
             "  note: a load generator was nearly saturated; latencies include its queueing "
