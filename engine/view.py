@@ -178,25 +178,40 @@ def private_fields(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     }
 
 
-def private_key(hand: Hand, seat: Seat) -> tuple[Any, ...] | None:
-    """Everything :func:`private_fields` reads for ``seat``, or None when it changes with every
-    action (the seat to act: its legal actions).
+_PHASE_NUMBER: Final = {"pick": 0, "bury": 1, "call": 2, "play": 3, "done": 4}
+
+
+def private_key(hand: Hand, seat: Seat) -> int | None:
+    """Everything :func:`private_fields` reads for ``seat``, packed into one int, or None when
+    it changes with every action (the seat to act: its legal actions).
 
     Equal keys mean equal private fields under the same rules, so a server can keep a seat's
-    packed fields while its key stays the same; most actions change only one seat's.
+    packed fields while its key stays the same; most actions change only one seat's. An int
+    rather than a tuple: a server keeps one per seat for as long as a person takes to play, and
+    the garbage collector tracks a tuple (and walks it) but never an int.
+
+    >>> from engine.hand import Hand
+    >>> from engine.rules import RuleSet
+    >>> hand = Hand.from_seed(RuleSet(), dealer=0, seed=1)
+    >>> private_key(hand, hand.turn) is None, private_key(hand, 3) == private_key(hand, 3)
+    (True, True)
     """
     if seat == hand.turn:
         return None
+    # Card masks take 32 bits each; seats and the unknown card are stored plus one (0: None).
+    picker = hand.picker
+    partner = hand.partner
+    under = hand.under
     return (
-        seat,
-        hand.hands[seat],
-        hand.phase,
-        hand.picker,
-        hand.partner,
-        hand.partner_revealed,
-        hand.blind,
-        hand.buried,
-        hand.under,
+        hand.hands[seat]
+        | hand.blind << 32
+        | hand.buried << 64
+        | (0 if under is None else under + 1) << 96
+        | (0 if picker is None else picker + 1) << 102
+        | (0 if partner is None else partner + 1) << 105
+        | hand.partner_revealed << 108
+        | _PHASE_NUMBER[hand.phase] << 109
+        | seat << 112
     )
 
 

@@ -48,7 +48,6 @@ from protocol import messages as m
 from protocol.framing import encode, frame, pack
 from protocol.messages import RequestError
 from protocol.prepack import (
-    PackedFields,
     PackedMap,
     map_header,
     pack_fields,
@@ -261,10 +260,17 @@ class Table:
         self.stored_actions = 0
         """How many actions of this table are in the store (the next one's number)."""
         self._summary_cache: tuple[tuple[Any, ...], PackedMap] | None = None
-        self._public_cache: tuple[tuple[int, int], PackedFields] | None = None
-        self._private_cache: list[tuple[tuple[Any, ...] | None, bytes]] = [(None, b"")] * NUM_SEATS
-        """Per seat: the private_key and packed private fields of its last state (atoms only,
-        so the garbage collector stops tracking them)."""
+        # The caches below hold only ints and bytes, kept in place: a tuple or object stored per
+        # action would live until the table's next action, long enough at a person's pace for the
+        # garbage collector to walk it (at 2,000 tables, tens of thousands of them per pass).
+        self._view_head = b""
+        """The packed head of the current view: map header and public fields."""
+        self._view_head_hand = -1
+        self._view_head_actions = -1
+        """Which hand, and how many of its actions, ``_view_head`` shows."""
+        self._private_keys: list[int | None] = [None] * NUM_SEATS
+        self._private_packed: list[bytes] = [b""] * NUM_SEATS
+        """Per seat: the private_key and packed private fields of its last state."""
         self._info_sent: dict[Peer, PackedMap] = {}
         """The summary each attached connection was last sent (``info`` is left out if same)."""
 
@@ -777,12 +783,8 @@ class Table:
         # Map headers for the whole state: without ``info`` and with it.
         bare = map_header(head.count + 3) + head.data
         full = map_header(head.count + 4) + head.data + _INFO_KEY + info.data
-        public = self._public_fields()
-        hand = match.hand if match is not None and public is not None else None
-        view_head = _NIL
-        if public is not None:
-            # The view map: the public fields, then the recipient's private ones.
-            view_head = map_header(public.count + len(PRIVATE_KEYS)) + public.data
+        hand = match.hand if match is not None else None
+        view_head = _NIL if hand is None else self._packed_view_head()
         last = self.last
         last_public = _LAST_KEY + pack(public_action(last, None))
         spectator = b""
@@ -803,12 +805,12 @@ class Table:
                 # The key says everything the fields are made of (the rules are the table's),
                 # so an equal key from an earlier hand is as good.
                 key = private_key(hand, seat)
-                cached = self._private_cache[seat]
-                if key is not None and cached[0] == key:
-                    private = cached[1]
+                if key is not None and self._private_keys[seat] == key:
+                    private = self._private_packed[seat]
                 else:
                     private = pack(private_fields(hand, seat))[1:]
-                    self._private_cache[seat] = (key, private)
+                    self._private_keys[seat] = key
+                    self._private_packed[seat] = private
                 own = b"".join((_SEAT_VIEW[seat], view_head, private, mine))
             if info_sent.get(peer) is info:
                 payload = bare + own
@@ -849,19 +851,20 @@ class Table:
         self._summary_cache = (key, packed)
         return packed
 
-    def _public_fields(self) -> PackedFields | None:
-        """The fields of the current view that every seat shares, packed (None: no hand)."""
+    def _packed_view_head(self) -> bytes:
+        """The current view's map header and the fields every seat shares, packed once per
+        state; each recipient's private fields follow it."""
         match = self.match
-        if match is None:
-            return None
-        key = (match.number, len(match.hand.actions))
-        cached = self._public_cache
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        view = public_view(match.hand)
-        packed = pack_fields({k: v for k, v in view.items() if k not in _PRIVATE})
-        self._public_cache = (key, packed)
-        return packed
+        assert match is not None
+        number = match.number
+        actions = len(match.hand.actions)
+        if self._view_head_hand != number or self._view_head_actions != actions:
+            view = public_view(match.hand)
+            public = pack_fields({k: v for k, v in view.items() if k not in _PRIVATE})
+            self._view_head = map_header(public.count + len(PRIVATE_KEYS)) + public.data
+            self._view_head_hand = number
+            self._view_head_actions = actions
+        return self._view_head
 
     def _prompt(self, seat: int) -> bytes | None:
         """The encoded ``your_turn`` for ``seat``, or None when it is not that seat's turn."""

@@ -240,7 +240,7 @@ def test_an_unchanged_private_key_means_unchanged_private_fields() -> None:
     variants = rule_variants()
     reused = 0
     # Across hands too: under the same rules, the key is all the fields are made of.
-    seen_by_rules: list[dict[tuple[Any, ...], dict[str, Any]]] = [{} for _ in variants]
+    seen_by_rules: list[dict[int, dict[str, Any]]] = [{} for _ in variants]
     for index, hand in random_states(variants, deals=120, seed=9):
         seen = seen_by_rules[index]
         for seat in SEATS:
