@@ -104,15 +104,17 @@ class ServerConfig:
     """Seconds a table with nobody connected is kept before it is closed."""
     db_synchronous: str = "NORMAL"
     """SQLite synchronous mode: NORMAL survives a killed process, FULL also a power cut."""
-    gc_thresholds: tuple[int, int, int] | None = (10_000, 10, 1000)
+    gc_thresholds: tuple[int, int, int] | None = (2000, 3, 100)
     """``gc.set_threshold`` for the process, set at start (None: leave the interpreter's).
 
-    With CPython's defaults (700, 10, 10) a server with a couple of thousand tables runs a full
-    collection about once a second, each a pause of 0.1-0.2 s: every table's current view
-    lives about a second at human pace, long enough to be promoted. The server makes almost no
-    cyclic garbage (a full collection after 50,000 actions found 6 objects), so young
-    collections can be rare and full ones rarer still. The objects alive at start are also
-    frozen (``gc.freeze``) so that no collection walks them again."""
+    A pause stops every table at once and lasts about 1 µs per object the collection walks.
+    With CPython's defaults (700, 10, 10) a server with 2,000 tables ran a full collection (all
+    250,000 tracked objects, 90 ms) about once a second. The tables keep almost nothing per
+    action that the collector tracks, so here a young collection (every 2 s or so at 2,000
+    busy tables) walks a few thousand objects for 2-6 ms, and a full one comes after at least
+    100 middle ones (some 12 minutes at that load). That one still walks everything: closed
+    connections leave reference cycles inside asyncio's transports, which only it frees. The
+    objects alive at start are frozen (``gc.freeze``) so that no collection walks them."""
 
 
 def _version() -> str:
