@@ -742,11 +742,11 @@ class Table:
         self.seq += 1
         if turn:
             self.turn_seq = self.seq
-        self.hub.summary_changed()
+        info = self._packed_summary()  # tells the lobby if the summary changed
         if not seq_stored:
             self.hub.seq_changed(self)  # stored once per group commit, not once per change
         self._update_deadline()
-        self._send_states(self._recipients())
+        self._send_states(self._recipients(), info)
         self._schedule()
         if self.match is not None:
             release_views(self.match.hand)
@@ -759,7 +759,9 @@ class Table:
         out.extend((p, None) for p in self.spectators)
         return out
 
-    def _send_states(self, recipients: list[tuple[Peer, int | None]]) -> None:
+    def _send_states(
+        self, recipients: list[tuple[Peer, int | None]], info: PackedMap | None = None
+    ) -> None:
         """Send each recipient the current ``state`` built for its seat, then the prompt.
 
         It decodes to ``m.state_shared(...)`` plus ``m.state_own(seat, seat_view(hand, seat),
@@ -770,7 +772,8 @@ class Table:
         if not recipients:
             return
         match = self.match
-        info = self._packed_summary()
+        if info is None:
+            info = self._packed_summary()
         head = pack_fields(
             {
                 "type": "state",
@@ -828,10 +831,12 @@ class Table:
                     peer.send_encoded(prompt)
 
     def _packed_summary(self) -> PackedMap:
-        """:meth:`summary`, packed; rebuilt only when something it shows has changed.
+        """:meth:`summary`, packed; rebuilt only when something it shows has changed, and then
+        the lobby is told, so its cached listing survives the many changes that leave every
+        summary as it was (an action).
 
         The key holds every changing input of the summary (the configuration is frozen), so a
-        stale summary cannot be sent; most changes (an action) leave it as it was.
+        stale summary cannot be sent or listed.
         """
         match = self.match
         key = (
@@ -849,6 +854,7 @@ class Table:
             return cached[1]
         packed = PackedMap(self.summary())
         self._summary_cache = (key, packed)
+        self.hub.summary_changed()
         return packed
 
     def _packed_view_head(self) -> bytes:

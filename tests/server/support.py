@@ -1,11 +1,12 @@
-"""Helpers for the server tests: a running server, raw protocol clients, sessions, leak checks."""
+"""Helpers for the server tests: a running server, raw protocol clients, sessions, leak checks,
+and a peer for tables driven without sockets."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from client.session import ServerError, Session, TokenStore
 from engine.cards import CARD_CODES
 from protocol.framing import FrameDecoder, FrameError, encode
 from server.app import Server, ServerConfig
+from server.table import Table
 
 TIMEOUT = 5.0
 """Seconds any single wait in a test may take before it fails."""
@@ -31,6 +33,28 @@ async def running_server(**overrides: Any) -> AsyncIterator[Server]:
         yield server
     finally:
         await server.stop()
+
+
+class Sink:
+    """A seated peer that drops what it is sent."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.kind = "bot"
+        self.table: Table | None = None
+        self.seat: int | None = None
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        pass
+
+    def send_encoded(self, frame: bytes) -> None:
+        pass
+
+    def close(self, code: str, message: str) -> None:
+        pass
+
+    def allow_chat(self) -> bool:
+        return True
 
 
 class Raw:

@@ -11,38 +11,15 @@ from __future__ import annotations
 import asyncio
 import gc
 import random
-from collections.abc import Mapping
-from typing import Any
 
 from engine.rules import RuleSet
 from server.app import ServerConfig
 from server.lobby import Lobby
 from server.store import Store
 from server.table import Table, TableConfig
+from tests.server.support import Sink
 
 TABLES = 40
-
-
-class Sink:
-    """A seated peer that drops what it is sent."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.kind = "bot"
-        self.table: Table | None = None
-        self.seat: int | None = None
-
-    def send(self, message: Mapping[str, Any]) -> None:
-        pass
-
-    def send_encoded(self, frame: bytes) -> None:
-        pass
-
-    def close(self, code: str, message: str) -> None:
-        pass
-
-    def allow_chat(self) -> bool:
-        return True
 
 
 def play_round(tables: list[tuple[Table, list[Sink]]], rng: random.Random) -> int:

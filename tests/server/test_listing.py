@@ -1,0 +1,58 @@
+"""The lobby's cached ``list_tables`` answer lasts exactly as long as every summary in it."""
+
+from __future__ import annotations
+
+from engine.rules import RuleSet
+from server.app import ServerConfig
+from server.lobby import Lobby
+from server.store import Store
+from server.table import TableConfig
+from tests.server.support import Sink
+
+
+def summary_of(lobby: Lobby, table_id: str) -> dict[str, object]:
+    (summary,) = [s for s in lobby.list_tables()[0] if s["id"] == table_id]
+    return summary
+
+
+async def test_the_listing_is_rebuilt_when_a_summary_changes_and_only_then() -> None:
+    lobby = Lobby(ServerConfig(host="127.0.0.1", port=0, db_path=None), Store(None))
+    config = TableConfig(
+        name="t",
+        rules=RuleSet(),
+        hands=None,
+        password_salt=None,
+        password_hash=None,
+        turn_timer=None,
+        grace=60.0,
+    )
+    peers = [Sink(f"p{i}") for i in range(5)]
+    table, _ = lobby.create_table(peers[0], config)
+    for i in range(1, 5):
+        table.join(peers[i], i)
+    table.start(peers[0])
+    match = table.match
+    assert match is not None
+
+    listing = lobby.list_tables()
+    assert summary_of(lobby, table.id)["state"] == "playing"
+    hand = match.hand
+    table.act(peers[hand.turn], table.seq, hand.legal_actions()[0].to_dict())
+    assert lobby.list_tables() is listing  # an action changes no summary
+
+    table.detach(peers[3])
+    assert lobby.list_tables() is not listing
+    seats = summary_of(lobby, table.id)["seats"]
+    assert isinstance(seats, list) and seats[3]["connected"] is False
+
+    listing = lobby.list_tables()
+    while not match.hand.is_over:
+        hand = match.hand
+        seat = hand.turn
+        assert seat is not None
+        if seat == 3:  # its peer is gone; the table's stand-in would play it after the grace
+            table.resume(peers[3], 3)
+        table.act(peers[seat], table.seq, hand.legal_actions()[0].to_dict())
+    assert lobby.list_tables() is not listing
+    assert summary_of(lobby, table.id)["hands_played"] == 1
+    table.shutdown()
