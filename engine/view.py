@@ -34,10 +34,18 @@ def _codes(hand: Hand, mask: Mask) -> list[str]:
 
 
 def public_view(hand: Hand) -> dict[str, Any]:
-    """What everyone may see (a spectator's view). Shared between calls: treat as read-only.
+    """What everyone may see (a spectator's view): :func:`shared_fields` plus a spectator's
+    :func:`private_fields`. A new map each call; its values are shared, so treat them as
+    read-only."""
+    cache = _cache(hand)
+    return {**cache[1], **cache[2]}
 
-    Built once per state of the hand and reused by :func:`seat_view`, which copies it and adds
-    one seat's private fields.
+
+def shared_fields(hand: Hand) -> dict[str, Any]:
+    """The fields of the view that are the same for every viewer: every field but
+    :data:`PRIVATE_KEYS`. Built once per state and shared between calls: treat as read-only.
+
+    A server packs these once per change and adds each recipient's :func:`private_fields`.
     """
     return _cache(hand)[1]
 
@@ -55,25 +63,18 @@ def _build(hand: Hand) -> ViewCache:
         for t in hand.tricks:
             trick_points[t.winner] += t.points
     leader = hand.leader
-    view: dict[str, Any] = {
-        "seat": None,
+    shared: dict[str, Any] = {
         "phase": hand.phase,
         "turn": hand.turn,
         "dealer": hand.dealer,
         "multiplier": hand.multiplier,
         "rules": wire_map(hand.rules),
-        "hand": [],
         "hand_sizes": [h.bit_count() for h in hand.hands],
         "passes": list(hand.passes),
         "picker": hand.picker,
-        "blind": _codes(hand, hand.blind) if over else None,
-        "buried": _codes(hand, hand.buried) if over else None,
         "called": None if hand.called is None else CARD_CODES[hand.called],
         "alone": hand.alone,
         "unknown": hand.under is not None,
-        "under": CARD_CODES[hand.under] if hand.under is not None and over else None,
-        "partner": hand.partner if (hand.partner_revealed or over) else None,
-        "partner_known": hand.partner_revealed or over,
         "leaster": hand.leaster,
         "doubler": hand.doubler,
         "trick": {
@@ -86,7 +87,6 @@ def _build(hand: Hand) -> ViewCache:
         "tricks": tricks,
         "trick_points": trick_points,
         "tricks_won": list(hand.tricks_won),
-        "legal": [],
         "result": hand.result().breakdown() if over else None,
         "reveal": (
             {
@@ -98,9 +98,37 @@ def _build(hand: Hand) -> ViewCache:
             else None
         ),
     }
+    partner_known = hand.partner_revealed or over
+    spectator: dict[str, Any] = {
+        "seat": None,
+        "hand": [],
+        "blind": _codes(hand, hand.blind) if over else None,
+        "buried": _codes(hand, hand.buried) if over else None,
+        "under": CARD_CODES[hand.under] if hand.under is not None and over else None,
+        "partner": hand.partner if partner_known else None,
+        "partner_known": partner_known,
+        "legal": [],
+    }
     legal = [a.to_dict() for a in hand.legal_actions()]
     prompt = [{k: v for k, v in a.items() if k != "seat"} for a in legal]
-    return (len(hand.actions), view, legal, prompt)
+    # Everything private_key packs except the seat and its cards. Card masks take 32 bits each;
+    # seats and the unknown card are stored plus one (0: None).
+    picker = hand.picker
+    partner = hand.partner
+    under = hand.under
+    shared_key = (
+        hand.blind << 32
+        | hand.buried << 64
+        | (0 if under is None else under + 1) << 96
+        | (0 if picker is None else picker + 1) << 102
+        | (0 if partner is None else partner + 1) << 105
+        | hand.partner_revealed << 108
+        | _PHASE_NUMBER[hand.phase] << 109
+    )
+    return (len(hand.actions), shared, spectator, legal, prompt, shared_key)
+
+
+_PHASE_NUMBER: Final = {"pick": 0, "bury": 1, "call": 2, "play": 3, "done": 4}
 
 
 def release_views(hand: Hand) -> None:
@@ -114,7 +142,7 @@ def release_views(hand: Hand) -> None:
 
 
 def _cache(hand: Hand) -> ViewCache:
-    """This state's public view, legal maps and prompt list, built on the first call."""
+    """This state's view parts, legal maps and prompt list, built on the first call."""
     cache = hand._view_cache
     if cache is None or cache[0] != len(hand.actions):
         cache = hand._view_cache = _build(hand)
@@ -130,7 +158,7 @@ def prompt_legal(hand: Hand) -> list[dict[str, Any]]:
     >>> prompt_legal(Hand.from_seed(RuleSet(), dealer=0, seed=1))
     [{'action': 'pick'}, {'action': 'pass'}]
     """
-    return _cache(hand)[3]
+    return _cache(hand)[4]
 
 
 PRIVATE_KEYS: Final = (
@@ -143,19 +171,19 @@ PRIVATE_KEYS: Final = (
     "partner_known",
     "legal",
 )
-"""The view fields that can differ between seats; every other field is :func:`public_view`'s."""
+"""The view fields that can differ between seats; every other field is :func:`shared_fields`'."""
 
 
 def private_fields(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     """The :data:`PRIVATE_KEYS` fields of one seat's view (a spectator's: the public values).
 
-    ``{**public_view(hand), **private_fields(hand, seat)}`` is ``seat_view(hand, seat)``; a
-    server packs the public part once per change and only these fields per seat.
+    ``{**shared_fields(hand), **private_fields(hand, seat)}`` is ``seat_view(hand, seat)``; a
+    server packs the shared part once per change and only these fields per seat.
     """
     cache = _cache(hand)
-    public = cache[1]
+    public = cache[2]
     if seat is None:
-        return {key: public[key] for key in PRIVATE_KEYS}
+        return dict(public)
     # One literal rather than a copy and overrides: servers call this for every seat on every
     # change. Once the hand is over the public values already show everything.
     phase = hand.phase
@@ -174,11 +202,8 @@ def private_fields(hand: Hand, seat: Seat | None) -> dict[str, Any]:
         "under": (CARD_CODES[hand.under] if picker and hand.under is not None else public["under"]),
         "partner": seat if partner else public["partner"],
         "partner_known": True if partner else public["partner_known"],
-        "legal": cache[2] if live and seat == hand.turn else public["legal"],
+        "legal": cache[3] if live and seat == hand.turn else public["legal"],
     }
-
-
-_PHASE_NUMBER: Final = {"pick": 0, "bury": 1, "call": 2, "play": 3, "done": 4}
 
 
 def private_key(hand: Hand, seat: Seat) -> int | None:
@@ -198,21 +223,8 @@ def private_key(hand: Hand, seat: Seat) -> int | None:
     """
     if seat == hand.turn:
         return None
-    # Card masks take 32 bits each; seats and the unknown card are stored plus one (0: None).
-    picker = hand.picker
-    partner = hand.partner
-    under = hand.under
-    return (
-        hand.hands[seat]
-        | hand.blind << 32
-        | hand.buried << 64
-        | (0 if under is None else under + 1) << 96
-        | (0 if picker is None else picker + 1) << 102
-        | (0 if partner is None else partner + 1) << 105
-        | hand.partner_revealed << 108
-        | _PHASE_NUMBER[hand.phase] << 109
-        | seat << 112
-    )
+    # The seat's cards in the low 32 bits, the seat above everything _build packs.
+    return hand.hands[seat] | _cache(hand)[5] | seat << 112
 
 
 def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:
@@ -221,7 +233,6 @@ def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     The top-level map is new on every call; nested values may be shared with other views of
     the same state, so treat them as read-only.
     """
-    view = dict(public_view(hand))
-    if seat is not None:
-        view.update(private_fields(hand, seat))
-    return view
+    if seat is None:
+        return public_view(hand)
+    return {**_cache(hand)[1], **private_fields(hand, seat)}

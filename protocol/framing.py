@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import struct
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, NoReturn, TypeAlias
 
 import msgpack
@@ -60,6 +60,7 @@ __all__ = [
     "Message",
     "encode",
     "frame",
+    "frame_parts",
     "pack",
 ]
 
@@ -189,10 +190,26 @@ def frame(payload: bytes, *, max_frame: int = MAX_FRAME_DEFAULT) -> bytes:
     True
     """
     if len(payload) > max_frame:
-        raise ValueError(
-            f"message payload is {len(payload)} bytes, more than max_frame ({max_frame})"
-        )
+        raise _too_long(len(payload), max_frame)
     return _HEADER.pack(len(payload)) + payload
+
+
+def frame_parts(parts: Sequence[bytes], *, max_frame: int = MAX_FRAME_DEFAULT) -> bytes:
+    """``frame(b"".join(parts))`` with one copy instead of two.
+
+    >>> frame_parts([pack({"type": "ping"})[:5], pack({"type": "ping"})[5:]]) == frame(
+    ...     pack({"type": "ping"})
+    ... )
+    True
+    """
+    length = sum(map(len, parts))
+    if length > max_frame:
+        raise _too_long(length, max_frame)
+    return b"".join((_HEADER.pack(length), *parts))
+
+
+def _too_long(length: int, max_frame: int) -> ValueError:
+    return ValueError(f"message payload is {length} bytes, more than max_frame ({max_frame})")
 
 
 def _reject_ext(code: int, data: bytes) -> NoReturn:

@@ -40,12 +40,12 @@ from engine.view import (
     private_fields,
     private_key,
     prompt_legal,
-    public_view,
     release_views,
     seat_view,
+    shared_fields,
 )
 from protocol import messages as m
-from protocol.framing import encode, frame, pack
+from protocol.framing import encode, frame_parts, pack
 from protocol.messages import RequestError
 from protocol.prepack import (
     PackedMap,
@@ -120,7 +120,6 @@ class Hub(Protocol):
         """``table.seq`` moved: store it with the next commit."""
 
 
-_PRIVATE: Final = frozenset(PRIVATE_KEYS)
 _INFO_KEY: Final = pack("info")
 _SEAT_KEY: Final = pack("seat")
 _VIEW_KEY: Final = pack("view")
@@ -742,7 +741,18 @@ class Table:
         self.seq += 1
         if turn:
             self.turn_seq = self.seq
-        info = self._packed_summary()  # tells the lobby if the summary changed
+        match = self.match
+        if (
+            seq_stored
+            and self._summary_cache is not None
+            and match is not None
+            and not match.hand.is_over
+        ):
+            # An action that leaves the hand going changes nothing a summary shows (seats, who
+            # is connected, spectators, hands played), so skip building its key.
+            info = self._summary_cache[1]
+        else:
+            info = self._packed_summary()  # tells the lobby if the summary changed
         if not seq_stored:
             self.hub.seq_changed(self)  # stored once per group commit, not once per change
         self._update_deadline()
@@ -790,17 +800,24 @@ class Table:
         view_head = _NIL if hand is None else self._packed_view_head()
         last = self.last
         last_public = _LAST_KEY + pack(public_action(last, None))
-        spectator = b""
+        spectator: tuple[bytes, ...] = ()
         info_sent = self._info_sent
         max_frame = self.hub.config.max_frame
         for peer, seat in recipients:
+            # The frame is joined once from its parts: state head (with or without ``info``),
+            # then ``seat``, ``view`` (shared part, private part) and ``last``.
+            if info_sent.get(peer) is info:
+                state_head = bare
+            else:
+                info_sent[peer] = info
+                state_head = full
             if hand is None:
-                own = b"".join((_SEAT_VIEW[seat], _NIL, last_public))
+                parts: tuple[bytes, ...] = (state_head, _SEAT_VIEW[seat], _NIL, last_public)
             elif seat is None:
                 if not spectator:
                     private = pack(private_fields(hand, None))[1:]  # a fixmap header: 1 byte
-                    spectator = b"".join((_SEAT_VIEW[None], view_head, private, last_public))
-                own = spectator
+                    spectator = (_SEAT_VIEW[None], view_head, private, last_public)
+                parts = (state_head, *spectator)
             else:
                 mine = last_public
                 if last is not None and last.get("seat") == seat:
@@ -814,16 +831,13 @@ class Table:
                     private = pack(private_fields(hand, seat))[1:]
                     self._private_keys[seat] = key
                     self._private_packed[seat] = private
-                own = b"".join((_SEAT_VIEW[seat], view_head, private, mine))
-            if info_sent.get(peer) is info:
-                payload = bare + own
-            else:
-                info_sent[peer] = info
-                payload = full + own
+                parts = (state_head, _SEAT_VIEW[seat], view_head, private, mine)
             try:
-                peer.send_encoded(frame(payload, max_frame=max_frame))
+                peer.send_encoded(frame_parts(parts, max_frame=max_frame))
             except ValueError:  # pragma: no cover - a state is a few hundred bytes
-                log.error("table %s: a state of %d bytes cannot be sent", self.id, len(payload))
+                log.error(
+                    "table %s: a state of %d bytes cannot be sent", self.id, len(b"".join(parts))
+                )
                 continue
             if seat is not None and hand is not None and hand.turn == seat:
                 prompt = self._prompt(seat)
@@ -865,8 +879,7 @@ class Table:
         number = match.number
         actions = len(match.hand.actions)
         if self._view_head_hand != number or self._view_head_actions != actions:
-            view = public_view(match.hand)
-            public = pack_fields({k: v for k, v in view.items() if k not in _PRIVATE})
+            public = pack_fields(shared_fields(match.hand))
             self._view_head = map_header(public.count + len(PRIVATE_KEYS)) + public.data
             self._view_head_hand = number
             self._view_head_actions = actions

@@ -234,6 +234,19 @@ def test_private_fields_match_the_plain_construction_in_every_state() -> None:
     assert states > 120 * 20
 
 
+def test_shared_fields_are_the_view_without_the_private_keys_in_every_state() -> None:
+    from engine.view import PRIVATE_KEYS, private_fields, public_view, shared_fields
+
+    for _, hand in random_states(rule_variants(), deals=30, seed=11):
+        shared = shared_fields(hand)
+        assert not set(shared) & set(PRIVATE_KEYS)
+        public = public_view(hand)
+        assert set(public) == set(shared) | set(PRIVATE_KEYS)
+        assert {k: public[k] for k in shared} == shared
+        for viewer in VIEWERS:
+            assert seat_view(hand, viewer) == {**shared, **private_fields(hand, viewer)}
+
+
 def test_an_unchanged_private_key_means_unchanged_private_fields() -> None:
     from engine.view import private_fields, private_key
 
