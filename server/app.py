@@ -310,12 +310,9 @@ class Server:
         if transport.is_closing():
             return
         try:
-            transport.write(b"".join(frames))  # a single frame is passed on as it is, uncopied
-            if transport.get_write_buffer_size() > self.config.max_send_buffer:
-                log.warning("conn %d %s: not reading; cut off", conn.number, conn.name)
-                conn.closing = True
-                transport.abort()
-                return
+            # A single frame is passed on as it is, uncopied. Past max_send_buffer unsent bytes
+            # the transport calls pause_writing, which cuts the connection off (_too_slow).
+            transport.write(b"".join(frames))
             if conn.close_after_flush:
                 conn.close_after_flush = False
                 if transport.can_write_eof():
@@ -353,11 +350,22 @@ class Server:
                 transport.abort()
             return None
         self._numbers += 1
+        # The transport tells the protocol (pause_writing) once more than this is waiting to
+        # be sent: a client that does not read is cut off then, not checked after every write.
+        transport.set_write_buffer_limits(high=config.max_send_buffer)
         conn = Connection(self, self._numbers, transport, address)
         self.connections.add(conn)
         self._per_address[address] += 1
         log.info("conn %d: opened from %s:%s", conn.number, address, _port_of(peer))
         return conn
+
+    def _too_slow(self, conn: Connection) -> None:
+        """``conn`` has more than ``max_send_buffer`` bytes waiting: it is not reading."""
+        if conn.closing and conn.transport.is_closing():
+            return
+        log.warning("conn %d %s: not reading; cut off", conn.number, conn.name)
+        conn.closing = True
+        conn.transport.abort()
 
     def _received(self, conn: Connection, data: bytes | memoryview) -> None:
         if conn.closing:
@@ -465,6 +473,11 @@ class _ServerProtocol(asyncio.BufferedProtocol):
         """Decode and handle whatever frames the bytes just read complete."""
         if self.conn is not None:
             self.server._received(self.conn, self.server._receive_buffer[:nbytes])
+
+    def pause_writing(self) -> None:
+        """The send buffer is over ``max_send_buffer``: the client is not reading."""
+        if self.conn is not None:
+            self.server._too_slow(self.conn)
 
     def eof_received(self) -> bool:
         """The client closed its end: close ours too."""

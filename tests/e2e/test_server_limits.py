@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import struct
 import time
 from collections.abc import Iterator, Sequence
@@ -92,6 +93,34 @@ async def test_floods_are_rate_limited_then_cut_off() -> None:
         assert kinds.count("ok") <= 5 and "rate_limited" in kinds
         assert seen[-1]["code"] == "rate_limited" and seen[-1]["id"] is None
         assert len(seen) < 20  # cut off long before the 40th message
+
+
+async def test_a_client_that_does_not_read_is_cut_off(caplog: pytest.LogCaptureFixture) -> None:
+    async with running_server(max_send_buffer=65_536, rate=1e6, burst=1e6) as server:
+        hosts = [await Raw.open(server.port) for _ in range(12)]
+        for number, host in enumerate(hosts):
+            await host.hello(f"Host {number}")
+            await host.request("create_table", name=f"A table with a long name {number}")
+        # A small receive window, so what is sent backs up in the server, not in this socket.
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.setblocking(False)
+        await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", server.port))
+        deaf = Raw(*await asyncio.open_connection(sock=sock))
+        await deaf.hello("Deaf")
+        # Each answer lists twelve tables (4 kB); none is read. The kernel takes the first few
+        # MB (its send buffer grows to 4 MB), the server's own buffer the next 64 kB.
+        deaf.writer.write(encode({"type": "list_tables", "id": 1}) * 3000)
+        deadline = time.monotonic() + 10
+        while "Deaf: not reading; cut off" not in caplog.text and time.monotonic() < deadline:
+            assert (await hosts[0].request("ping"))["type"] == "ok"  # everyone else goes on
+            await asyncio.sleep(0.05)
+        assert "Deaf: not reading; cut off" in caplog.text
+        assert not any(c.name == "Deaf" for c in server.connections)
+        deaf.writer.transport.abort()
+        for host in hosts:
+            assert (await host.request("ping"))["type"] == "ok"
+            await host.close()
 
 
 async def test_too_many_connections_from_one_address() -> None:
