@@ -30,6 +30,7 @@ pytest: $(STAMP)
 # Benchmarks print their figures; they are run by hand, never by `make test`.
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/floor.py
 	$(BIN)/python bench/server.py
 	$(BIN)/python bench/client.py
 	$(BIN)/python bench/bots.py
