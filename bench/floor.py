@@ -85,7 +85,17 @@ class FloorTable:
             transport.write(frame)
 
 
-class FloorConnection(asyncio.Protocol):
+class _Stream(asyncio.Protocol):
+    """A connection that keeps its transport."""
+
+    transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+
+class FloorConnection(_Stream):
     """A seat: ``{"sit": table}`` once, then actions."""
 
     def __init__(self, tables: dict[int, FloorTable], views: bool) -> None:
@@ -93,11 +103,6 @@ class FloorConnection(asyncio.Protocol):
         self.views = views
         self.decoder = FrameDecoder()
         self.table: FloorTable | None = None
-        self.transport: asyncio.Transport | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
 
     def data_received(self, data: bytes) -> None:
         for message in self.decoder.feed(data):
@@ -134,7 +139,7 @@ def server_process(pipe: Pipe, core: int, views: bool) -> None:
     asyncio.run(run())
 
 
-class Seat(asyncio.Protocol):
+class Seat(_Stream):
     """A load-generator seat: answers every state that names it with a random legal action."""
 
     def __init__(self, number: int, counter: list[int], rng: random.Random) -> None:
@@ -142,11 +147,6 @@ class Seat(asyncio.Protocol):
         self.counter = counter
         self.rng = rng
         self.decoder = FrameDecoder(trusted=True)
-        self.transport: asyncio.Transport | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
 
     def data_received(self, data: bytes) -> None:
         for message in self.decoder.feed(data):

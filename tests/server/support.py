@@ -6,15 +6,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from client.session import ServerError, Session, TokenStore
 from engine.cards import CARD_CODES
+from engine.rules import RuleSet
 from protocol.framing import FrameDecoder, FrameError, encode
 from server.app import Server, ServerConfig
-from server.table import Table
+from server.lobby import Lobby
+from server.table import Peer, Table, TableConfig
 
 TIMEOUT = 5.0
 """Seconds any single wait in a test may take before it fails."""
@@ -55,6 +57,25 @@ class Sink:
 
     def allow_chat(self) -> bool:
         return True
+
+
+def seated_table(
+    lobby: Lobby, peers: Sequence[Peer], *, rules: RuleSet | None = None, hands: int | None = None
+) -> Table:
+    """A table opened by ``peers[0]`` with the other four seated in order (not started)."""
+    config = TableConfig(
+        name="t",
+        rules=rules or RuleSet(),
+        hands=hands,
+        password_salt=None,
+        password_hash=None,
+        turn_timer=None,
+        grace=60.0,
+    )
+    table, _ = lobby.create_table(peers[0], config)
+    for seat in range(1, 5):
+        table.join(peers[seat], seat)
+    return table
 
 
 class Raw:

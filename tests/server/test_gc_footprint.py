@@ -12,12 +12,11 @@ import asyncio
 import gc
 import random
 
-from engine.rules import RuleSet
 from server.app import ServerConfig
 from server.lobby import Lobby
 from server.store import Store
-from server.table import Table, TableConfig
-from tests.server.support import Sink
+from server.table import Table
+from tests.server.support import Sink, seated_table
 
 TABLES = 40
 
@@ -41,21 +40,10 @@ async def test_an_action_leaves_few_tracked_objects_behind() -> None:
     config = ServerConfig(host="127.0.0.1", port=0, db_path=None, hand_pause=0.0)
     store = Store(None)
     lobby = Lobby(config, store)
-    table_config = TableConfig(
-        name="t",
-        rules=RuleSet(),
-        hands=None,
-        password_salt=None,
-        password_hash=None,
-        turn_timer=None,
-        grace=60.0,
-    )
     tables = []
     for number in range(TABLES):
         peers = [Sink(f"p{number}-{i}") for i in range(5)]
-        table, _ = lobby.create_table(peers[0], table_config)
-        for i in range(1, 5):
-            table.join(peers[i], i)
+        table = seated_table(lobby, peers)
         table.start(peers[0])
         tables.append((table, peers))
     rng = random.Random(7)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from engine.rules import RuleSet
 from server.app import ServerConfig
 from server.lobby import Lobby
 from server.store import Store
-from server.table import TableConfig
-from tests.server.support import Sink
+from tests.server.support import Sink, seated_table
 
 
 def summary_of(lobby: Lobby, table_id: str) -> dict[str, object]:
@@ -17,19 +15,8 @@ def summary_of(lobby: Lobby, table_id: str) -> dict[str, object]:
 
 async def test_the_listing_is_rebuilt_when_a_summary_changes_and_only_then() -> None:
     lobby = Lobby(ServerConfig(host="127.0.0.1", port=0, db_path=None), Store(None))
-    config = TableConfig(
-        name="t",
-        rules=RuleSet(),
-        hands=None,
-        password_salt=None,
-        password_hash=None,
-        turn_timer=None,
-        grace=60.0,
-    )
     peers = [Sink(f"p{i}") for i in range(5)]
-    table, _ = lobby.create_table(peers[0], config)
-    for i in range(1, 5):
-        table.join(peers[i], i)
+    table = seated_table(lobby, peers)
     table.start(peers[0])
     match = table.match
     assert match is not None

@@ -14,17 +14,16 @@ from protocol.framing import FrameDecoder, encode
 from server.app import ServerConfig
 from server.lobby import Lobby
 from server.store import Store
-from server.table import Table, TableConfig, public_action
+from server.table import Table, public_action
+from tests.server.support import Sink, seated_table
 
 
-class Recorder:
+class Recorder(Sink):
     """A peer that keeps every frame it is sent, decoded by the real codec."""
 
     def __init__(self, name: str) -> None:
-        self.name = name
+        super().__init__(name)
         self.kind = "human"
-        self.table: Table | None = None
-        self.seat: int | None = None
         self.frames: list[bytes] = []
         self.info: dict[str, Any] | None = None
         """The last summary received."""
@@ -34,12 +33,6 @@ class Recorder:
 
     def send_encoded(self, frame: bytes) -> None:
         self.frames.append(frame)
-
-    def close(self, code: str, message: str) -> None:
-        pass
-
-    def allow_chat(self) -> bool:
-        return True
 
     def states(self) -> list[tuple[bytes, dict[str, Any]]]:
         """Every ``state`` received so far (frame, decoded map); clears the record."""
@@ -97,19 +90,8 @@ def check(table: Table, peers: list[Recorder], watcher: Recorder) -> int:
 async def test_state_frames_match_the_plain_construction_for_a_whole_hand() -> None:
     config = ServerConfig(host="127.0.0.1", port=0, db_path=None)
     lobby = Lobby(config, Store(None))
-    table_config = TableConfig(
-        name="t",
-        rules=RuleSet.from_preset("seed"),
-        hands=1,
-        password_salt=None,
-        password_hash=None,
-        turn_timer=None,
-        grace=60.0,
-    )
     peers = [Recorder(f"p{i}") for i in range(5)]
-    table, _ = lobby.create_table(peers[0], table_config)
-    for i in range(1, 5):
-        table.join(peers[i], i)
+    table = seated_table(lobby, peers, rules=RuleSet.from_preset("seed"), hands=1)
     watcher = Recorder("w")
     table.watch(watcher)
     assert check(table, [], watcher) == 1  # a spectator's snapshot before the match
