@@ -741,18 +741,7 @@ class Table:
         self.seq += 1
         if turn:
             self.turn_seq = self.seq
-        match = self.match
-        if (
-            seq_stored
-            and self._summary_cache is not None
-            and match is not None
-            and not match.hand.is_over
-        ):
-            # An action that leaves the hand going changes nothing a summary shows (seats, who
-            # is connected, spectators, hands played), so skip building its key.
-            info = self._summary_cache[1]
-        else:
-            info = self._packed_summary()  # tells the lobby if the summary changed
+        info = self._packed_summary()  # tells the lobby if the summary changed
         if not seq_stored:
             self.hub.seq_changed(self)  # stored once per group commit, not once per change
         self._update_deadline()

@@ -64,9 +64,10 @@ def old_state(table: Table, seat: int | None) -> dict[str, Any]:
     return {**shared, **own}
 
 
-def check(table: Table, peers: list[Recorder], watcher: Recorder) -> int:
+def check(table: Table, peers: list[Recorder], watcher: Recorder | None) -> int:
     checked = 0
-    for viewer, seat in [*((p, i) for i, p in enumerate(peers)), (watcher, None)]:
+    watching = [] if watcher is None else [(watcher, None)]
+    for viewer, seat in [*((p, i) for i, p in enumerate(peers)), *watching]:
         if viewer.seat != seat:
             continue
         states = viewer.states()
@@ -99,17 +100,21 @@ async def test_state_frames_match_the_plain_construction_for_a_whole_hand() -> N
     checked = check(table, peers, watcher)
     match = table.match
     assert match is not None
+    watching: Recorder | None = watcher
     while not match.hand.is_over:
         hand = match.hand
         action = hand.legal_actions()[0]
         table.act(peers[hand.turn], table.seq, action.to_dict())
-        checked += check(table, peers, watcher)
+        checked += check(table, peers, watching)
+        if len(hand.actions) == 5:  # the spectator goes: the next state's summary shows it
+            table.leave(watcher)
+            watching = None
         if len(hand.actions) == 10:  # a seat drops and comes back: the summary changes
             table.detach(peers[4])
             assert table.summary()["seats"][4]["connected"] is False
-            checked += check(table, peers, watcher)
+            checked += check(table, peers, watching)
             peers[4].info = None  # a (re)join's snapshot carries the summary however it stands
             table.resume(peers[4], 4)
-            checked += check(table, peers, watcher)
+            checked += check(table, peers, watching)
     assert match.is_over and checked > 6 * 30
     table.shutdown()
