@@ -115,6 +115,16 @@ class ServerConfig:
     100 middle ones (some 12 minutes at that load). That one still walks everything: closed
     connections leave reference cycles inside asyncio's transports, which only it frees. The
     objects alive at start are frozen (``gc.freeze``) so that no collection walks them."""
+    gc_young_every: float | None = 0.5
+    """Seconds between the young collections the server runs itself (None: only the
+    thresholds' own), each fourth also collecting the middle generation; only with
+    ``gc_thresholds``.
+
+    CPython starts a young collection when allocations minus deallocations pass the first
+    threshold. When a table deals a new hand, the old hand it frees cancels the new one it
+    makes, so the count stands still while the young generation grows: at 2,000 tables, a
+    wave of new hands left 80,000 objects for one 49 ms collection. On a clock, no collection
+    walks more than half a second's worth."""
 
 
 def _version() -> str:
@@ -150,6 +160,7 @@ class Server:
         self._numbers = 0
         self._listener: asyncio.Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self._collector: asyncio.Task[None] | None = None
         self._dirty: list[Connection] = []
         """Connections with frames queued since the last flush, in the order they got them."""
         self._queued = 0
@@ -201,6 +212,8 @@ class Server:
         if sockets:
             self.port = sockets[0].getsockname()[1]
         self._sweeper = asyncio.create_task(self._sweep())
+        if config.gc_thresholds is not None and config.gc_young_every is not None:
+            self._collector = asyncio.create_task(self._collect(config.gc_young_every))
         log.info(
             "listening on %s:%d (protocol %d, database %s, %d table(s) restored)",
             config.host,
@@ -220,6 +233,8 @@ class Server:
             self._listener.close()
         if self._sweeper is not None:
             self._sweeper.cancel()
+        if self._collector is not None:
+            self._collector.cancel()
         if self._lobby is not None:
             self._lobby.shutdown()
         for conn in list(self.connections):
@@ -400,6 +415,14 @@ class Server:
             log.info("conn %d %s: %s", conn.number, conn.name, reason)
             if not self.connections and self._all_closed is not None:
                 self._all_closed.set()
+
+    async def _collect(self, every: float) -> None:
+        """Young collections on a clock (see ``ServerConfig.gc_young_every``)."""
+        rounds = 0
+        while True:
+            await asyncio.sleep(every)
+            rounds += 1
+            gc.collect(1 if rounds % 4 == 0 else 0)
 
     async def _sweep(self) -> None:
         config = self.config
