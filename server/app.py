@@ -110,9 +110,9 @@ class ServerConfig:
     A pause stops every table at once and lasts about 1 µs per object the collection walks.
     With CPython's defaults (700, 10, 10) a server with 2,000 tables ran a full collection (all
     250,000 tracked objects, 90 ms) about once a second. The tables keep almost nothing per
-    action that the collector tracks, so here a young collection (every 2 s or so at 2,000
-    busy tables) walks a few thousand objects for 2-6 ms, and a full one comes after at least
-    100 middle ones (some 12 minutes at that load). That one still walks everything: closed
+    action that the collector tracks, so a young collection (see also ``gc_young_every``)
+    walks a few thousand objects for 2-6 ms, and a full one comes after at least 100 middle
+    ones (some 3 minutes at 2,000 busy tables). That one still walks everything: closed
     connections leave reference cycles inside asyncio's transports, which only it frees. The
     objects alive at start are frozen (``gc.freeze``) so that no collection walks them."""
     gc_young_every: float | None = 0.5
