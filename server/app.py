@@ -104,15 +104,15 @@ class ServerConfig:
     """Seconds a table with nobody connected is kept before it is closed."""
     db_synchronous: str = "NORMAL"
     """SQLite synchronous mode: NORMAL survives a killed process, FULL also a power cut."""
-    gc_thresholds: tuple[int, int, int] | None = (2000, 3, 100)
+    gc_thresholds: tuple[int, int, int] | None = (2000, 3, 1000)
     """``gc.set_threshold`` for the process, set at start (None: leave the interpreter's).
 
     A pause stops every table at once and lasts about 1 µs per object the collection walks.
     With CPython's defaults (700, 10, 10) a server with 2,000 tables ran a full collection (all
     250,000 tracked objects, 90 ms) about once a second. The tables keep almost nothing per
     action that the collector tracks, so a young collection (see also ``gc_young_every``)
-    walks a few thousand objects for 2-6 ms, and a full one comes after at least 100 middle
-    ones (some 3 minutes at 2,000 busy tables). That one still walks everything: closed
+    walks a few thousand objects for 2-6 ms, and a full one comes after at least 1,000 middle
+    ones (half an hour at 2,000 busy tables). That one still walks everything: closed
     connections leave reference cycles inside asyncio's transports, which only it frees. The
     objects alive at start are frozen (``gc.freeze``) so that no collection walks them."""
     gc_young_every: float | None = 0.5
