@@ -65,11 +65,9 @@ Phase = Literal["pick", "bury", "call", "play", "done"]
 
 TRICKS_PER_HAND: Final = 6
 CARDS_PER_SEAT: Final = 6
-ViewCache = tuple[
-    int, dict[str, Any], dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], int
-]
+ViewCache = tuple[int, dict[str, Any], dict[str, Any], list[dict[str, Any]], int]
 """What :mod:`engine.view` keeps per state: action count, shared fields, a spectator's private
-fields, legal maps, prompt maps, and the part of every seat's private key that no seat owns."""
+fields, legal maps, and the part of every seat's private key that no seat owns."""
 
 JD: Final = parse_card("JD")
 ACES: Final = tuple(parse_card("A" + s) for s in "CSH")

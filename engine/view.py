@@ -110,7 +110,6 @@ def _build(hand: Hand) -> ViewCache:
         "legal": [],
     }
     legal = [a.to_dict() for a in hand.legal_actions()]
-    prompt = [{k: v for k, v in a.items() if k != "seat"} for a in legal]
     # Everything private_key packs except the seat and its cards. Card masks take 32 bits each;
     # seats and the unknown card are stored plus one (0: None).
     picker = hand.picker
@@ -125,7 +124,7 @@ def _build(hand: Hand) -> ViewCache:
         | hand.partner_revealed << 108
         | _PHASE_NUMBER[hand.phase] << 109
     )
-    return (len(hand.actions), shared, spectator, legal, prompt, shared_key)
+    return (len(hand.actions), shared, spectator, legal, shared_key)
 
 
 _PHASE_NUMBER: Final = {"pick": 0, "bury": 1, "call": 2, "play": 3, "done": 4}
@@ -142,23 +141,23 @@ def release_views(hand: Hand) -> None:
 
 
 def _cache(hand: Hand) -> ViewCache:
-    """This state's view parts, legal maps and prompt list, built on the first call."""
+    """This state's view parts and legal maps, built on the first call."""
     cache = hand._view_cache
     if cache is None or cache[0] != len(hand.actions):
         cache = hand._view_cache = _build(hand)
     return cache
 
 
-def prompt_legal(hand: Hand) -> list[dict[str, Any]]:
-    """The legal actions as a ``your_turn`` prompt lists them: the action maps without
-    ``seat`` (the prompt goes to that seat only). Built once per state: read-only.
+def legal_maps(hand: Hand) -> list[dict[str, Any]]:
+    """The legal actions as wire maps, each with its ``seat``. Built once per state and shared
+    with the seat's view: treat as read-only.
 
     >>> from engine.hand import Hand
     >>> from engine.rules import RuleSet
-    >>> prompt_legal(Hand.from_seed(RuleSet(), dealer=0, seed=1))
-    [{'action': 'pick'}, {'action': 'pass'}]
+    >>> legal_maps(Hand.from_seed(RuleSet(), dealer=0, seed=1))
+    [{'seat': 1, 'action': 'pick'}, {'seat': 1, 'action': 'pass'}]
     """
-    return _cache(hand)[4]
+    return _cache(hand)[3]
 
 
 PRIVATE_KEYS: Final = (
@@ -224,7 +223,7 @@ def private_key(hand: Hand, seat: Seat) -> int | None:
     if seat == hand.turn:
         return None
     # The seat's cards in the low 32 bits, the seat above everything _build packs.
-    return hand.hands[seat] | _cache(hand)[5] | seat << 112
+    return hand.hands[seat] | _cache(hand)[4] | seat << 112
 
 
 def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:

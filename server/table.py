@@ -37,9 +37,9 @@ from engine.match import Match
 from engine.rules import RuleSet, wire_map
 from engine.view import (
     PRIVATE_KEYS,
+    legal_maps,
     private_fields,
     private_key,
-    prompt_legal,
     release_views,
     seat_view,
     shared_fields,
@@ -886,14 +886,13 @@ class Table:
         if self._deadline is not None and self._deadline_key == self._key():
             deadline = round(max(0.0, self._deadline - self.hub.now()), 3)
         return encode(
-            {
-                "type": "your_turn",
-                "table": self.id,
-                "seq": self.seq,
-                "decision": hand.phase,
-                "legal": prompt_legal(hand),
-                "deadline": deadline,
-            }
+            m.your_turn(
+                table=self.id,
+                seq=self.seq,
+                decision=hand.phase,
+                legal=legal_maps(hand),
+                deadline=deadline,
+            )
         )
 
     def _broadcast(self, message: Mapping[str, Any]) -> None:
