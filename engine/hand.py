@@ -23,7 +23,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from engine.actions import (
     NUM_SEATS,
@@ -60,14 +60,14 @@ from engine.errors import IllegalActionError
 from engine.rules import RuleSet
 from engine.scoring import HandResult, Trick, score_hand
 
+if TYPE_CHECKING:
+    from engine.view import ViewCache
+
 Phase = Literal["pick", "bury", "call", "play", "done"]
 """Where a hand stands: picking, the picker burying, the picker calling, trick play, over."""
 
 TRICKS_PER_HAND: Final = 6
 CARDS_PER_SEAT: Final = 6
-ViewCache = tuple[int, dict[str, Any], dict[str, Any], list[dict[str, Any]], int]
-"""What :mod:`engine.view` keeps per state: action count, shared fields, a spectator's private
-fields, legal maps, and the part of every seat's private key that no seat owns."""
 
 JD: Final = parse_card("JD")
 ACES: Final = tuple(parse_card("A" + s) for s in "CSH")

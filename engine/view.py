@@ -21,11 +21,11 @@ slip into it:
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from engine.actions import NUM_SEATS, Seat
 from engine.cards import CARD_CODES, Mask, codes_of
-from engine.hand import Hand, ViewCache
+from engine.hand import Hand
 from engine.rules import wire_map
 
 
@@ -33,12 +33,27 @@ def _codes(hand: Hand, mask: Mask) -> list[str]:
     return codes_of(mask, hand.rules.jack_order)
 
 
+class ViewCache(NamedTuple):
+    """What this module keeps of one state of a hand (``Hand._view_cache``), built on first use."""
+
+    actions: int
+    """How many actions the hand had applied: the key, so the cache is never stale."""
+    shared: dict[str, Any]
+    """:func:`shared_fields`."""
+    spectator: dict[str, Any]
+    """A spectator's :func:`private_fields`: the public values of :data:`PRIVATE_KEYS`."""
+    legal: list[dict[str, Any]]
+    """:func:`legal_maps`."""
+    shared_key: int
+    """The part of every seat's :func:`private_key` that no seat owns."""
+
+
 def public_view(hand: Hand) -> dict[str, Any]:
     """What everyone may see (a spectator's view): :func:`shared_fields` plus a spectator's
     :func:`private_fields`. A new map each call; its values are shared, so treat them as
     read-only."""
     cache = _cache(hand)
-    return {**cache[1], **cache[2]}
+    return {**cache.shared, **cache.spectator}
 
 
 def shared_fields(hand: Hand) -> dict[str, Any]:
@@ -47,16 +62,16 @@ def shared_fields(hand: Hand) -> dict[str, Any]:
 
     A server packs these once per change and adds each recipient's :func:`private_fields`.
     """
-    return _cache(hand)[1]
+    return _cache(hand).shared
 
 
 def _build(hand: Hand) -> ViewCache:
     over = hand.phase == "done"
     previous = hand._view_cache
-    if previous is not None and len(previous[1]["tricks"]) == len(hand.tricks):
+    if previous is not None and len(previous.shared["tricks"]) == len(hand.tricks):
         # Tricks only ever grow, so the same count means the same tricks: share their maps.
-        tricks = previous[1]["tricks"]
-        trick_points = previous[1]["trick_points"]
+        tricks = previous.shared["tricks"]
+        trick_points = previous.shared["trick_points"]
     else:
         tricks = [t.to_dict() for t in hand.tricks]
         trick_points = [0] * NUM_SEATS
@@ -124,7 +139,7 @@ def _build(hand: Hand) -> ViewCache:
         | hand.partner_revealed << 108
         | _PHASE_NUMBER[hand.phase] << 109
     )
-    return (len(hand.actions), shared, spectator, legal, shared_key)
+    return ViewCache(len(hand.actions), shared, spectator, legal, shared_key)
 
 
 _PHASE_NUMBER: Final = {"pick": 0, "bury": 1, "call": 2, "play": 3, "done": 4}
@@ -143,7 +158,7 @@ def release_views(hand: Hand) -> None:
 def _cache(hand: Hand) -> ViewCache:
     """This state's view parts and legal maps, built on the first call."""
     cache = hand._view_cache
-    if cache is None or cache[0] != len(hand.actions):
+    if cache is None or cache.actions != len(hand.actions):
         cache = hand._view_cache = _build(hand)
     return cache
 
@@ -157,7 +172,7 @@ def legal_maps(hand: Hand) -> list[dict[str, Any]]:
     >>> legal_maps(Hand.from_seed(RuleSet(), dealer=0, seed=1))
     [{'seat': 1, 'action': 'pick'}, {'seat': 1, 'action': 'pass'}]
     """
-    return _cache(hand)[3]
+    return _cache(hand).legal
 
 
 PRIVATE_KEYS: Final = (
@@ -180,7 +195,7 @@ def private_fields(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     server packs the shared part once per change and only these fields per seat.
     """
     cache = _cache(hand)
-    public = cache[2]
+    public = cache.spectator
     if seat is None:
         return dict(public)
     # One literal rather than a copy and overrides: servers call this for every seat on every
@@ -201,7 +216,7 @@ def private_fields(hand: Hand, seat: Seat | None) -> dict[str, Any]:
         "under": (CARD_CODES[hand.under] if picker and hand.under is not None else public["under"]),
         "partner": seat if partner else public["partner"],
         "partner_known": True if partner else public["partner_known"],
-        "legal": cache[3] if live and seat == hand.turn else public["legal"],
+        "legal": cache.legal if live and seat == hand.turn else public["legal"],
     }
 
 
@@ -223,7 +238,7 @@ def private_key(hand: Hand, seat: Seat) -> int | None:
     if seat == hand.turn:
         return None
     # The seat's cards in the low 32 bits, the seat above everything _build packs.
-    return hand.hands[seat] | _cache(hand)[4] | seat << 112
+    return hand.hands[seat] | _cache(hand).shared_key | seat << 112
 
 
 def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:
@@ -234,4 +249,4 @@ def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     """
     if seat is None:
         return public_view(hand)
-    return {**_cache(hand)[1], **private_fields(hand, seat)}
+    return {**_cache(hand).shared, **private_fields(hand, seat)}
