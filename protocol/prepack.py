@@ -27,6 +27,7 @@ __all__ = [
     "map_header",
     "pack_entries",
     "pack_fields",
+    "pack_map_body",
 ]
 
 _MAP16: Final = struct.Struct(">BH")
@@ -64,11 +65,20 @@ def map_header(n: int) -> bytes:
 
 def pack_fields(fields: Mapping[str, Any]) -> PackedFields:
     """Pack some fields of a message once (keys must be strings, as in every message)."""
+    return PackedFields(len(fields), pack_map_body(fields))
+
+
+def pack_map_body(fields: Mapping[str, Any]) -> bytes:
+    """The body of ``fields`` packed as a map: its entries without the header, as in
+    :func:`pack_fields`, for a caller that knows how many fields it has.
+
+    >>> pack_map_body({"a": 1}) == pack_fields({"a": 1}).data == pack({"a": 1})[1:]
+    True
+    """
     # Packing the map in one C call and dropping its header beats packing entry by entry.
     if not isinstance(fields, dict):
         fields = dict(fields)
-    n = len(fields)
-    return PackedFields(n, pack(fields)[_header_size(n) :])
+    return pack(fields)[_header_size(len(fields)) :]
 
 
 class PackedMap:

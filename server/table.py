@@ -51,6 +51,7 @@ from protocol.prepack import (
     PackedMap,
     map_header,
     pack_fields,
+    pack_map_body,
 )
 from server.store import SeatRow, TableRow, json_text
 
@@ -804,7 +805,7 @@ class Table:
                 parts: tuple[bytes, ...] = (state_head, _SEAT_VIEW[seat], _NIL, last_public)
             elif seat is None:
                 if not spectator:
-                    private = pack(private_fields(hand, None))[1:]  # a fixmap header: 1 byte
+                    private = pack_map_body(private_fields(hand, None))
                     spectator = (_SEAT_VIEW[None], view_head, private, last_public)
                 parts = (state_head, *spectator)
             else:
@@ -817,7 +818,7 @@ class Table:
                 if key is not None and self._private_keys[seat] == key:
                     private = self._private_packed[seat]
                 else:
-                    private = pack(private_fields(hand, seat))[1:]
+                    private = pack_map_body(private_fields(hand, seat))
                     self._private_keys[seat] = key
                     self._private_packed[seat] = private
                 parts = (state_head, _SEAT_VIEW[seat], view_head, private, mine)
