@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from engine import Hand, card_code, parse_card, seat_view
-from engine.cards import sorted_cards
+from engine.cards import JackOrder, sorted_cards
 from tests.engine.helpers import act, new_hand, random_states, rule_variants, rules
 
 SEATS = (0, 1, 2, 3, 4)
@@ -193,6 +196,13 @@ def test_display_order_is_trump_then_fail() -> None:
     hand = new_hand(HANDS, BLIND, dealer=0, jack_order="clubs-first")
     assert seat_view(hand, 4)["hand"] == ["JC", "JS", "TD", "KC", "9C", "AS"]
     assert seat_view(hand, 4)["rules"] == {"preset": "seed", "jack_order": "clubs-first"}
+
+
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["seed", "clubs-first"]))
+def test_codes_of_lists_a_mask_sorted_for_display(mask: int, order: JackOrder) -> None:
+    from engine.cards import cards_in, codes_of
+
+    assert codes_of(mask, order) == [card_code(c) for c in sorted_cards(cards_in(mask), order)]
 
 
 def _reference_private_fields(hand: Hand, seat: int | None) -> dict[str, Any]:
