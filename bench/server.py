@@ -128,7 +128,7 @@ TIMED = (
     "server.table:pack_fields",
     "server.table:Table._send_states",
     "server.table:private_fields",
-    "server.table:frame_parts",
+    "server.table:frame",
     "server.table:Table._packed_view_head",
     "server.table:Table._prompt",
     "server.app:Server._flush",

@@ -21,7 +21,7 @@ slip into it:
 
 from __future__ import annotations
 
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 from engine.actions import NUM_SEATS, Seat
 from engine.cards import CARD_CODES, Mask, codes_of
@@ -33,58 +33,63 @@ def _codes(hand: Hand, mask: Mask) -> list[str]:
     return codes_of(mask, hand.rules.jack_order)
 
 
-class ViewCache(NamedTuple):
-    """What this module keeps of one state of a hand (``Hand._view_cache``), built on first use."""
+class ViewCache:
+    """What this module keeps of one state of a hand (``Hand._view_cache``), built on first use.
 
-    actions: int
-    """How many actions the hand had applied: the key, so the cache is never stale."""
-    shared: dict[str, Any]
-    """:func:`shared_fields`."""
-    spectator: dict[str, Any]
-    """A spectator's :func:`private_fields`: the public values of :data:`PRIVATE_KEYS`."""
-    legal: list[dict[str, Any]]
-    """:func:`legal_maps`."""
-    shared_key: int
-    """The part of every seat's :func:`private_key` that no seat owns."""
+    ``shared`` is built only when asked for: a server packs the view part by part
+    (:func:`shared_part`) and never needs the whole map.
+    """
+
+    __slots__ = ("actions", "legal", "shared", "shared_key", "spectator")
+
+    def __init__(
+        self,
+        actions: int,
+        spectator: dict[str, Any],
+        legal: list[dict[str, Any]],
+        shared_key: int,
+    ) -> None:
+        self.actions = actions
+        """How many actions the hand had applied: the key, so the cache is never stale."""
+        self.spectator = spectator
+        """A spectator's :func:`private_fields`: the public values of :data:`PRIVATE_KEYS`."""
+        self.legal = legal
+        """:func:`legal_maps`."""
+        self.shared_key = shared_key
+        """The part of every seat's :func:`private_key` that no seat owns."""
+        self.shared: dict[str, Any] | None = None
+        """:func:`shared_fields`, once built."""
 
 
 def public_view(hand: Hand) -> dict[str, Any]:
     """What everyone may see (a spectator's view): :func:`shared_fields` plus a spectator's
     :func:`private_fields`. A new map each call; its values are shared, so treat them as
     read-only."""
-    cache = _cache(hand)
-    return {**cache.shared, **cache.spectator}
+    return {**shared_fields(hand), **_cache(hand).spectator}
 
 
 def shared_fields(hand: Hand) -> dict[str, Any]:
     """The fields of the view that are the same for every viewer: every field but
     :data:`PRIVATE_KEYS`. Built once per state and shared between calls: treat as read-only.
 
-    A server packs these once per change and adds each recipient's :func:`private_fields`.
+    It is the union of the :data:`SHARED_PARTS`, in their order.
     """
-    return _cache(hand).shared
+    cache = _cache(hand)
+    shared = cache.shared
+    if shared is None:
+        shared = cache.shared = {}
+        for build in _PART_BUILDERS:
+            shared.update(build(hand))
+    return shared
 
 
-def _build(hand: Hand) -> ViewCache:
-    over = hand.phase == "done"
-    previous = hand._view_cache
-    if previous is not None and len(previous.shared["tricks"]) == len(hand.tricks):
-        # Tricks only ever grow, so the same count means the same tricks: share their maps.
-        tricks = previous.shared["tricks"]
-        trick_points = previous.shared["trick_points"]
-    else:
-        tricks = [t.to_dict() for t in hand.tricks]
-        trick_points = [0] * NUM_SEATS
-        for t in hand.tricks:
-            trick_points[t.winner] += t.points
-    leader = hand.leader
-    shared: dict[str, Any] = {
+def _deal_part(hand: Hand) -> dict[str, Any]:
+    return {"dealer": hand.dealer, "multiplier": hand.multiplier, "rules": wire_map(hand.rules)}
+
+
+def _auction_part(hand: Hand) -> dict[str, Any]:
+    return {
         "phase": hand.phase,
-        "turn": hand.turn,
-        "dealer": hand.dealer,
-        "multiplier": hand.multiplier,
-        "rules": wire_map(hand.rules),
-        "hand_sizes": [h.bit_count() for h in hand.hands],
         "passes": list(hand.passes),
         "picker": hand.picker,
         "called": None if hand.called is None else CARD_CODES[hand.called],
@@ -92,6 +97,14 @@ def _build(hand: Hand) -> ViewCache:
         "unknown": hand.under is not None,
         "leaster": hand.leaster,
         "doubler": hand.doubler,
+    }
+
+
+def _live_part(hand: Hand) -> dict[str, Any]:
+    leader = hand.leader
+    return {
+        "turn": hand.turn,
+        "hand_sizes": [h.bit_count() for h in hand.hands],
         "trick": {
             "leader": leader,
             "cards": [
@@ -99,20 +112,80 @@ def _build(hand: Hand) -> ViewCache:
                 for i, c in enumerate(hand.current)
             ],
         },
-        "tricks": tricks,
+    }
+
+
+def _history_part(hand: Hand) -> dict[str, Any]:
+    trick_points = [0] * NUM_SEATS
+    for t in hand.tricks:
+        trick_points[t.winner] += t.points
+    return {
+        "tricks": [t.to_dict() for t in hand.tricks],
         "trick_points": trick_points,
         "tricks_won": list(hand.tricks_won),
-        "result": hand.result().breakdown() if over else None,
-        "reveal": (
-            {
-                "hands": [_codes(hand, h) for h in hand.deal.hands],
-                "blind": _codes(hand, hand.deal.blind),
-                "buried": _codes(hand, hand.buried),
-            }
-            if over
-            else None
-        ),
     }
+
+
+def _outcome_part(hand: Hand) -> dict[str, Any]:
+    if hand.phase != "done":
+        return {"result": None, "reveal": None}
+    return {
+        "result": hand.result().breakdown(),
+        "reveal": {
+            "hands": [_codes(hand, h) for h in hand.deal.hands],
+            "blind": _codes(hand, hand.deal.blind),
+            "buried": _codes(hand, hand.buried),
+        },
+    }
+
+
+_PART_BUILDERS: Final = (_deal_part, _auction_part, _live_part, _history_part, _outcome_part)
+
+SHARED_PARTS: Final = (
+    ("dealer", "multiplier", "rules"),
+    ("phase", "passes", "picker", "called", "alone", "unknown", "leaster", "doubler"),
+    ("turn", "hand_sizes", "trick"),
+    ("tricks", "trick_points", "tricks_won"),
+    ("result", "reveal"),
+)
+"""The :func:`shared_fields`, in parts that change at different paces: fixed for the hand; the
+auction (changes only before trick play and at the end); every action; every trick; the end.
+
+A server packs each part once and again only when its :func:`shared_part_keys` entry changes:
+in trick play most actions change one small part of a view of some twenty fields.
+"""
+
+
+def shared_part(hand: Hand, part: int) -> dict[str, Any]:
+    """The fields of ``SHARED_PARTS[part]``, as in :func:`shared_fields` (a new map).
+
+    >>> from engine.hand import Hand
+    >>> from engine.rules import RuleSet
+    >>> shared_part(Hand.from_seed(RuleSet(), dealer=0, seed=1), 0)["dealer"]
+    0
+    """
+    return _PART_BUILDERS[part](hand)
+
+
+def shared_part_keys(hand: Hand) -> tuple[int, int, int, int, int]:
+    """One int per :data:`SHARED_PARTS` entry: within one hand, an equal key means the part's
+    fields are equal. (Across hands they are not comparable: a new hand starts afresh.)
+
+    >>> from engine.hand import Hand
+    >>> from engine.rules import RuleSet
+    >>> shared_part_keys(Hand.from_seed(RuleSet(), dealer=0, seed=1))
+    (0, 1, 0, 0, 0)
+    """
+    phase = hand.phase
+    actions = len(hand.actions)
+    # The auction's fields change only on the picking, burying and calling actions, and at
+    # the end; during trick play they stand still.
+    done = 1 if phase == "done" else 0
+    return (0, 0 if phase == "play" else actions + 1, actions, len(hand.tricks), done)
+
+
+def _build(hand: Hand) -> ViewCache:
+    over = hand.phase == "done"
     partner_known = hand.partner_revealed or over
     spectator: dict[str, Any] = {
         "seat": None,
@@ -139,7 +212,7 @@ def _build(hand: Hand) -> ViewCache:
         | hand.partner_revealed << 108
         | _PHASE_NUMBER[hand.phase] << 109
     )
-    return ViewCache(len(hand.actions), shared, spectator, legal, shared_key)
+    return ViewCache(len(hand.actions), spectator, legal, shared_key)
 
 
 _PHASE_NUMBER: Final = {"pick": 0, "bury": 1, "call": 2, "play": 3, "done": 4}
@@ -241,6 +314,23 @@ def private_key(hand: Hand, seat: Seat) -> int | None:
     return hand.hands[seat] | _cache(hand).shared_key | seat << 112
 
 
+def private_keys(hand: Hand) -> list[int | None]:
+    """:func:`private_key` of every seat, in seat order: one call per state for a server.
+
+    >>> from engine.hand import Hand
+    >>> from engine.rules import RuleSet
+    >>> hand = Hand.from_seed(RuleSet(), dealer=0, seed=1)
+    >>> private_keys(hand) == [private_key(hand, seat) for seat in range(5)]
+    True
+    """
+    shared_key = _cache(hand).shared_key
+    turn = hand.turn
+    return [
+        None if seat == turn else cards | shared_key | seat << 112
+        for seat, cards in enumerate(hand.hands)
+    ]
+
+
 def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     """The view of ``seat`` (``None``: a spectator's public view) as a wire-ready map.
 
@@ -249,4 +339,4 @@ def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     """
     if seat is None:
         return public_view(hand)
-    return {**_cache(hand).shared, **private_fields(hand, seat)}
+    return {**shared_fields(hand), **private_fields(hand, seat)}

@@ -37,15 +37,17 @@ from engine.match import Match
 from engine.rules import RuleSet, wire_map
 from engine.view import (
     PRIVATE_KEYS,
+    SHARED_PARTS,
     legal_maps,
     private_fields,
-    private_key,
+    private_keys,
     release_views,
     seat_view,
-    shared_fields,
+    shared_part,
+    shared_part_keys,
 )
 from protocol import messages as m
-from protocol.framing import encode, frame_parts, pack
+from protocol.framing import encode, frame, pack
 from protocol.messages import RequestError
 from protocol.prepack import (
     PackedMap,
@@ -126,6 +128,7 @@ _SEAT_KEY: Final = pack("seat")
 _VIEW_KEY: Final = pack("view")
 _LAST_KEY: Final = pack("last")
 _NIL: Final = pack(None)
+_VIEW_HEADER: Final = map_header(sum(map(len, SHARED_PARTS)) + len(PRIVATE_KEYS))
 _SEAT_VIEW: Final[dict[int | None, bytes]] = {
     seat: _SEAT_KEY + pack(seat) + _VIEW_KEY for seat in (*range(NUM_SEATS), None)
 }
@@ -268,6 +271,10 @@ class Table:
         self._view_head_hand = -1
         self._view_head_actions = -1
         """Which hand, and how many of its actions, ``_view_head`` shows."""
+        self._part_keys: list[int] = [-1] * len(SHARED_PARTS)
+        self._part_packed: list[bytes] = [b""] * len(SHARED_PARTS)
+        """Per part of the shared view (``engine.view.SHARED_PARTS``): its key and its packed
+        fields, as of ``_view_head``."""
         self._private_keys: list[int | None] = [None] * NUM_SEATS
         self._private_packed: list[bytes] = [b""] * NUM_SEATS
         """Per seat: the private_key and packed private fields of its last state."""
@@ -787,10 +794,19 @@ class Table:
         bare = map_header(head.count + 3) + head.data
         full = map_header(head.count + 4) + head.data + _INFO_KEY + info.data
         hand = match.hand if match is not None else None
-        view_head = _NIL if hand is None else self._packed_view_head()
         last = self.last
         last_public = _LAST_KEY + pack(public_action(last, None))
-        spectator: tuple[bytes, ...] = ()
+        actor = None if last is None else last.get("seat")
+        view_head = _NIL
+        keys: list[int | None] = [None] * NUM_SEATS
+        turn = None
+        if hand is not None:
+            view_head = self._packed_view_head()
+            keys = private_keys(hand)
+            turn = hand.turn
+        spectator = b""
+        known_keys = self._private_keys
+        known_packed = self._private_packed
         info_sent = self._info_sent
         max_frame = self.hub.config.max_frame
         for peer, seat in recipients:
@@ -801,35 +817,35 @@ class Table:
             else:
                 info_sent[peer] = info
                 state_head = full
+            parts: tuple[bytes, ...]
             if hand is None:
-                parts: tuple[bytes, ...] = (state_head, _SEAT_VIEW[seat], _NIL, last_public)
+                parts = (state_head, _SEAT_VIEW[seat], _NIL, last_public)
             elif seat is None:
                 if not spectator:
-                    private = pack_map_body(private_fields(hand, None))
-                    spectator = (_SEAT_VIEW[None], view_head, private, last_public)
-                parts = (state_head, *spectator)
+                    spectator = pack_map_body(private_fields(hand, None))
+                parts = (state_head, _SEAT_VIEW[None], view_head, spectator, last_public)
             else:
-                mine = last_public
-                if last is not None and last.get("seat") == seat:
-                    mine = _LAST_KEY + pack(public_action(last, seat))
                 # The key says everything the fields are made of (the rules are the table's),
                 # so an equal key from an earlier hand is as good.
-                key = private_key(hand, seat)
-                if key is not None and self._private_keys[seat] == key:
-                    private = self._private_packed[seat]
+                key = keys[seat]
+                if key is not None and known_keys[seat] == key:
+                    private = known_packed[seat]
                 else:
                     private = pack_map_body(private_fields(hand, seat))
-                    self._private_keys[seat] = key
-                    self._private_packed[seat] = private
+                    known_keys[seat] = key
+                    known_packed[seat] = private
+                mine = last_public
+                if seat == actor:
+                    mine = _LAST_KEY + pack(public_action(last, seat))
                 parts = (state_head, _SEAT_VIEW[seat], view_head, private, mine)
             try:
-                peer.send_encoded(frame_parts(parts, max_frame=max_frame))
+                peer.send_encoded(frame(b"".join(parts), max_frame=max_frame))
             except ValueError:  # pragma: no cover - a state is a few hundred bytes
                 log.error(
                     "table %s: a state of %d bytes cannot be sent", self.id, len(b"".join(parts))
                 )
                 continue
-            if seat is not None and hand is not None and hand.turn == seat:
+            if seat is not None and seat == turn:
                 prompt = self._prompt(seat)
                 if prompt is not None:
                     peer.send_encoded(prompt)
@@ -867,10 +883,20 @@ class Table:
         match = self.match
         assert match is not None
         number = match.number
-        actions = len(match.hand.actions)
+        hand = match.hand
+        actions = len(hand.actions)
         if self._view_head_hand != number or self._view_head_actions != actions:
-            public = pack_fields(shared_fields(match.hand))
-            self._view_head = map_header(public.count + len(PRIVATE_KEYS)) + public.data
+            part_keys = self._part_keys
+            part_packed = self._part_packed
+            if self._view_head_hand != number:
+                part_keys[:] = [-1] * len(SHARED_PARTS)  # keys compare only within one hand
+            # Only the parts whose key moved are packed again: in trick play, mostly the turn,
+            # the hand sizes and the trick on the table.
+            for part, key in enumerate(shared_part_keys(hand)):
+                if part_keys[part] != key:
+                    part_keys[part] = key
+                    part_packed[part] = pack_map_body(shared_part(hand, part))
+            self._view_head = _VIEW_HEADER + b"".join(part_packed)
             self._view_head_hand = number
             self._view_head_actions = actions
         return self._view_head

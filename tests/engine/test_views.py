@@ -257,6 +257,31 @@ def test_shared_fields_are_the_view_without_the_private_keys_in_every_state() ->
             assert seat_view(hand, viewer) == {**shared, **private_fields(hand, viewer)}
 
 
+def test_shared_parts_make_up_the_shared_fields_and_their_keys_say_when_they_change() -> None:
+    from engine.view import SHARED_PARTS, shared_fields, shared_part, shared_part_keys
+
+    previous_hand: Hand | None = None
+    seen: list[dict[int, dict[str, Any]]] = []
+    reused = [0] * len(SHARED_PARTS)
+    for _, hand in random_states(rule_variants(), deals=120, seed=13):
+        if hand is not previous_hand:  # keys compare only within one hand
+            previous_hand = hand
+            seen = [{} for _ in SHARED_PARTS]
+        joined: dict[str, Any] = {}
+        for part, (names, key) in enumerate(zip(SHARED_PARTS, shared_part_keys(hand), strict=True)):
+            fields = shared_part(hand, part)
+            assert tuple(fields) == names
+            joined.update(fields)
+            if key in seen[part]:
+                assert seen[part][key] == fields, (part, key)
+                reused[part] += 1
+            seen[part][key] = fields
+        assert joined == shared_fields(hand)
+    # Every part but the per-action one is reused; the auction's most of all, in trick play.
+    assert reused[2] == 0
+    assert all(n > 120 * 5 for i, n in enumerate(reused) if i != 2), reused
+
+
 def test_an_unchanged_private_key_means_unchanged_private_fields() -> None:
     from engine.view import private_fields, private_key
 
