@@ -147,7 +147,8 @@ def action_from_dict(data: Mapping[str, Any], seat: Seat | None = None) -> Actio
 
     Raises :class:`BadRecordError` for a malformed map and :class:`BadCardError` for a bad card.
     """
-    if not isinstance(data, Mapping):
+    # The exact-type test first: an ABC's isinstance is slow, and a decoded map is a dict.
+    if type(data) is not dict and not isinstance(data, Mapping):
         raise BadRecordError("an action must be a map")
     if seat is None:
         seat = data.get("seat")

@@ -273,8 +273,10 @@ class Server:
         :data:`BATCH_SECONDS` old: the flush commits every write made so far, so whatever was
         queued is still durable before it is sent.
         """
-        self._enlist(conn)
-        conn.outbox.append(frame)
+        outbox = conn.outbox
+        if not outbox and not conn.close_after_flush:  # _enlist, inlined: once per frame
+            self._dirty.append(conn)
+        outbox.append(frame)
         self._queued += 1
         if self._flush_handle is None:
             self._schedule_flush()
