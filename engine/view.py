@@ -293,28 +293,27 @@ def private_fields(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     }
 
 
-def private_key(hand: Hand, seat: Seat) -> int | None:
-    """Everything :func:`private_fields` reads for ``seat``, packed into one int, or None when
-    it changes with every action (the seat to act: its legal actions).
+def private_key(hand: Hand, seat: Seat) -> int:
+    """Everything :func:`private_fields` reads for ``seat`` but ``legal``, packed into one int.
 
-    Equal keys mean equal private fields under the same rules, so a server can keep a seat's
-    packed fields while its key stays the same; most actions change only one seat's. An int
-    rather than a tuple: a server keeps one per seat for as long as a person takes to play, and
-    the garbage collector tracks a tuple (and walks it) but never an int.
+    Equal keys mean equal private fields, ``legal`` aside, under the same rules, so a server can
+    keep a seat's packed fields while its key stays the same; most actions change only one
+    seat's. (``legal`` is :func:`legal_maps` for the seat to act while the hand is live, and
+    empty otherwise: it changes with every action, so it is left out of the key.) An int rather
+    than a tuple: a server keeps one per seat for as long as a person takes to play, and the
+    garbage collector tracks a tuple (and walks it) but never an int.
 
     >>> from engine.hand import Hand
     >>> from engine.rules import RuleSet
     >>> hand = Hand.from_seed(RuleSet(), dealer=0, seed=1)
-    >>> private_key(hand, hand.turn) is None, private_key(hand, 3) == private_key(hand, 3)
-    (True, True)
+    >>> private_key(hand, 3) == private_key(hand, 3) != private_key(hand, 2)
+    True
     """
-    if seat == hand.turn:
-        return None
     # The seat's cards in the low 32 bits, the seat above everything _build packs.
     return hand.hands[seat] | _cache(hand).shared_key | seat << 112
 
 
-def private_keys(hand: Hand) -> list[int | None]:
+def private_keys(hand: Hand) -> list[int]:
     """:func:`private_key` of every seat, in seat order: one call per state for a server.
 
     >>> from engine.hand import Hand
@@ -324,11 +323,7 @@ def private_keys(hand: Hand) -> list[int | None]:
     True
     """
     shared_key = _cache(hand).shared_key
-    turn = hand.turn
-    return [
-        None if seat == turn else cards | shared_key | seat << 112
-        for seat, cards in enumerate(hand.hands)
-    ]
+    return [cards | shared_key | seat << 112 for seat, cards in enumerate(hand.hands)]
 
 
 def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:

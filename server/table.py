@@ -127,6 +127,8 @@ _INFO_KEY: Final = pack("info")
 _SEAT_KEY: Final = pack("seat")
 _VIEW_KEY: Final = pack("view")
 _LAST_KEY: Final = pack("last")
+_LEGAL_KEY: Final = pack("legal")
+_NO_LEGAL: Final = _LEGAL_KEY + pack([])
 _NIL: Final = pack(None)
 _VIEW_HEADER: Final = map_header(sum(map(len, SHARED_PARTS)) + len(PRIVATE_KEYS))
 _SEAT_VIEW: Final[dict[int | None, bytes]] = {
@@ -275,9 +277,10 @@ class Table:
         self._part_packed: list[bytes] = [b""] * len(SHARED_PARTS)
         """Per part of the shared view (``engine.view.SHARED_PARTS``): its key and its packed
         fields, as of ``_view_head``."""
-        self._private_keys: list[int | None] = [None] * NUM_SEATS
+        self._private_keys: list[int] = [-1] * NUM_SEATS
         self._private_packed: list[bytes] = [b""] * NUM_SEATS
-        """Per seat: the private_key and packed private fields of its last state."""
+        """Per seat: the private_key and packed private fields (all but ``legal``) of its last
+        state."""
         self._info_sent: dict[Peer, PackedMap] = {}
         """The summary each attached connection was last sent (``info`` is left out if same)."""
 
@@ -798,13 +801,15 @@ class Table:
         last_public = _LAST_KEY + pack(public_action(last, None))
         actor = None if last is None else last.get("seat")
         view_head = _NIL
-        keys: list[int | None] = [None] * NUM_SEATS
+        keys: list[int] = []
         turn = None
         if hand is not None:
             view_head = self._packed_view_head()
             keys = private_keys(hand)
-            turn = hand.turn
+            if not hand.is_over:
+                turn = hand.turn
         spectator = b""
+        turn_legal = b""
         known_keys = self._private_keys
         known_packed = self._private_packed
         info_sent = self._info_sent
@@ -828,16 +833,23 @@ class Table:
                 # The key says everything the fields are made of (the rules are the table's),
                 # so an equal key from an earlier hand is as good.
                 key = keys[seat]
-                if key is not None and known_keys[seat] == key:
-                    private = known_packed[seat]
+                if known_keys[seat] == key:
+                    own = known_packed[seat]
                 else:
-                    private = pack_map_body(private_fields(hand, seat))
+                    fields = private_fields(hand, seat)
+                    del fields["legal"]  # packed apart: the seat to act's changes every action
+                    own = pack_map_body(fields)
                     known_keys[seat] = key
-                    known_packed[seat] = private
+                    known_packed[seat] = own
+                legal = _NO_LEGAL
+                if seat == turn:
+                    if not turn_legal:
+                        turn_legal = _LEGAL_KEY + pack(legal_maps(hand))
+                    legal = turn_legal
                 mine = last_public
                 if seat == actor:
                     mine = _LAST_KEY + pack(public_action(last, seat))
-                parts = (state_head, _SEAT_VIEW[seat], view_head, private, mine)
+                parts = (state_head, _SEAT_VIEW[seat], view_head, own, legal, mine)
             try:
                 peer.send_encoded(frame(b"".join(parts), max_frame=max_frame))
             except ValueError:  # pragma: no cover - a state is a few hundred bytes
