@@ -766,7 +766,8 @@ class Table:
         out: list[tuple[Peer, int | None]] = [
             (s.peer, i) for i, s in enumerate(self.seats) if s.peer is not None
         ]
-        out.extend((p, None) for p in self.spectators)
+        if self.spectators:  # most tables have none; a generator costs even when empty
+            out.extend((p, None) for p in self.spectators)
         return out
 
     def _send_states(
