@@ -273,10 +273,8 @@ class Server:
         :data:`BATCH_SECONDS` old: the flush commits every write made so far, so whatever was
         queued is still durable before it is sent.
         """
-        outbox = conn.outbox
-        if not outbox and not conn.close_after_flush:  # _enlist, inlined: once per frame
-            self._dirty.append(conn)
-        outbox.append(frame)
+        self._enlist(conn)
+        conn.outbox.append(frame)
         self._queued += 1
         if self._flush_handle is None:
             self._schedule_flush()
