@@ -189,12 +189,10 @@ def frame(payload: bytes, *, max_frame: int = MAX_FRAME_DEFAULT) -> bytes:
     True
     """
     if len(payload) > max_frame:
-        raise _too_long(len(payload), max_frame)
+        raise ValueError(
+            f"message payload is {len(payload)} bytes, more than max_frame ({max_frame})"
+        )
     return _HEADER.pack(len(payload)) + payload
-
-
-def _too_long(length: int, max_frame: int) -> ValueError:
-    return ValueError(f"message payload is {length} bytes, more than max_frame ({max_frame})")
 
 
 def _reject_ext(code: int, data: bytes) -> NoReturn:
