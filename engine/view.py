@@ -56,7 +56,7 @@ class ViewCache:
         self.legal = legal
         """:func:`legal_maps`."""
         self.shared_key = shared_key
-        """The part of every seat's :func:`private_key` that no seat owns."""
+        """The part of every seat's :func:`private_keys` entry that no seat owns."""
         self.shared: dict[str, Any] | None = None
         """:func:`shared_fields`, once built."""
 
@@ -198,7 +198,7 @@ def _build(hand: Hand) -> ViewCache:
         "legal": [],
     }
     legal = [a.to_dict() for a in hand.legal_actions()]
-    # Everything private_key packs except the seat and its cards. Card masks take 32 bits each;
+    # Everything private_keys packs except the seat and its cards. Card masks take 32 bits each;
     # seats and the unknown card are stored plus one (0: None).
     picker = hand.picker
     partner = hand.partner
@@ -293,36 +293,25 @@ def private_fields(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     }
 
 
-def private_key(hand: Hand, seat: Seat) -> int:
-    """Everything :func:`private_fields` reads for ``seat`` but ``legal``, packed into one int.
+def private_keys(hand: Hand) -> list[int]:
+    """Per seat, everything :func:`private_fields` reads for it but ``legal``, packed into one
+    int.
 
     Equal keys mean equal private fields, ``legal`` aside, under the same rules, so a server can
     keep a seat's packed fields while its key stays the same; most actions change only one
     seat's. (``legal`` is :func:`legal_maps` for the seat to act while the hand is live, and
-    empty otherwise: it changes with every action, so it is left out of the key.) An int rather
-    than a tuple: a server keeps one per seat for as long as a person takes to play, and the
+    empty otherwise: it changes with every action, so it is left out of the key.) Ints rather
+    than tuples: a server keeps one per seat for as long as a person takes to play, and the
     garbage collector tracks a tuple (and walks it) but never an int.
 
     >>> from engine.hand import Hand
     >>> from engine.rules import RuleSet
-    >>> hand = Hand.from_seed(RuleSet(), dealer=0, seed=1)
-    >>> private_key(hand, 3) == private_key(hand, 3) != private_key(hand, 2)
-    True
-    """
-    # The seat's cards in the low 32 bits, the seat above everything _build packs.
-    return hand.hands[seat] | _cache(hand).shared_key | seat << 112
-
-
-def private_keys(hand: Hand) -> list[int]:
-    """:func:`private_key` of every seat, in seat order: one call per state for a server.
-
-    >>> from engine.hand import Hand
-    >>> from engine.rules import RuleSet
-    >>> hand = Hand.from_seed(RuleSet(), dealer=0, seed=1)
-    >>> private_keys(hand) == [private_key(hand, seat) for seat in range(5)]
-    True
+    >>> keys = private_keys(Hand.from_seed(RuleSet(), dealer=0, seed=1))
+    >>> len(set(keys))
+    5
     """
     shared_key = _cache(hand).shared_key
+    # The seat's cards in the low 32 bits, the seat above everything _build packs.
     return [cards | shared_key | seat << 112 for seat, cards in enumerate(hand.hands)]
 
 

@@ -279,8 +279,8 @@ class Table:
         fields, as of ``_view_head``."""
         self._private_keys: list[int] = [-1] * NUM_SEATS
         self._private_packed: list[bytes] = [b""] * NUM_SEATS
-        """Per seat: the private_key and packed private fields (all but ``legal``) of its last
-        state."""
+        """Per seat: its key (``engine.view.private_keys``) and packed private fields (all but
+        ``legal``) as of its last state."""
         self._info_sent: dict[Peer, PackedMap] = {}
         """The summary each attached connection was last sent (``info`` is left out if same)."""
 

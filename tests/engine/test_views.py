@@ -283,7 +283,7 @@ def test_shared_parts_make_up_the_shared_fields_and_their_keys_say_when_they_cha
 
 
 def test_an_unchanged_private_key_means_unchanged_private_fields_but_legal() -> None:
-    from engine.view import legal_maps, private_fields, private_key
+    from engine.view import legal_maps, private_fields, private_keys
 
     variants = rule_variants()
     reused = 0
@@ -291,8 +291,7 @@ def test_an_unchanged_private_key_means_unchanged_private_fields_but_legal() -> 
     seen_by_rules: list[dict[int, dict[str, Any]]] = [{} for _ in variants]
     for index, hand in random_states(variants, deals=120, seed=9):
         seen = seen_by_rules[index]
-        for seat in SEATS:
-            key = private_key(hand, seat)
+        for seat, key in enumerate(private_keys(hand)):
             fields = private_fields(hand, seat)
             legal = fields.pop("legal")
             assert legal == (legal_maps(hand) if seat == hand.turn and not hand.is_over else [])
