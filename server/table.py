@@ -271,8 +271,7 @@ class Table:
         self._view_head = b""
         """The packed head of the current view: map header and public fields."""
         self._view_head_hand = -1
-        self._view_head_actions = -1
-        """Which hand, and how many of its actions, ``_view_head`` shows."""
+        """Which hand ``_view_head`` shows."""
         self._part_keys: list[int] = [-1] * len(SHARED_PARTS)
         self._part_packed: list[bytes] = [b""] * len(SHARED_PARTS)
         """Per part of the shared view (``engine.view.SHARED_PARTS``): its key and its packed
@@ -891,27 +890,26 @@ class Table:
         return packed
 
     def _packed_view_head(self) -> bytes:
-        """The current view's map header and the fields every seat shares, packed once per
-        state; each recipient's private fields follow it."""
+        """The current view's map header and the fields every seat shares, packed part by part
+        as the parts change; each recipient's private fields follow it."""
         match = self.match
         assert match is not None
-        number = match.number
         hand = match.hand
-        actions = len(hand.actions)
-        if self._view_head_hand != number or self._view_head_actions != actions:
-            part_keys = self._part_keys
-            part_packed = self._part_packed
-            if self._view_head_hand != number:
-                part_keys[:] = [-1] * len(SHARED_PARTS)  # keys compare only within one hand
-            # Only the parts whose key moved are packed again: in trick play, mostly the turn,
-            # the hand sizes and the trick on the table.
-            for part, key in enumerate(shared_part_keys(hand)):
-                if part_keys[part] != key:
-                    part_keys[part] = key
-                    part_packed[part] = pack_map_body(shared_part(hand, part))
+        part_keys = self._part_keys
+        part_packed = self._part_packed
+        if self._view_head_hand != match.number:
+            self._view_head_hand = match.number
+            part_keys[:] = [-1] * len(SHARED_PARTS)  # keys compare only within one hand
+        # Only the parts whose key moved are packed again: in trick play, mostly the turn, the
+        # hand sizes and the trick on the table; none when the state is the same (a join).
+        moved = False
+        for part, key in enumerate(shared_part_keys(hand)):
+            if part_keys[part] != key:
+                part_keys[part] = key
+                part_packed[part] = pack_map_body(shared_part(hand, part))
+                moved = True
+        if moved:
             self._view_head = _VIEW_HEADER + b"".join(part_packed)
-            self._view_head_hand = number
-            self._view_head_actions = actions
         return self._view_head
 
     def _prompt(self, seat: int) -> bytes | None:
