@@ -273,7 +273,9 @@ class TableScreen(Screen[None]):
         if decision == "call":
             return "Call a partner or go alone: c opens the call dialog, a goes alone."
         if decision == "play":
-            return "Your turn: play a card: 1-8, or ←/→ then Enter."
+            count = len(model.hand)
+            keys = "1" if count == 1 else f"1-{count}"
+            return f"Your turn: play a card: {keys}, or ←/→ then Enter."
         phase = view.get("phase")
         if phase == "done":
             return "Hand over: Enter shows the result. The next hand follows."

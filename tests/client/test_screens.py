@@ -350,3 +350,18 @@ async def test_history_pages_through_the_hands(tmp_path: Path) -> None:
         await pilot.pause()
         (path,) = tmp_path.glob("*hand1-*.json")
         assert replay_record(json.loads(path.read_text(encoding="utf-8")))["complete"]
+
+
+async def test_status_names_the_number_keys_of_the_cards_held() -> None:
+    table = EngineTable(seed=7, dealer=2, me=0)
+    hand = table.hand
+    # My turn in the third trick or later, so fewer cards are held than at the deal.
+    while not (hand.phase == "play" and hand.turn == 0 and len(hand.tricks) >= 2):
+        table.apply(hand.legal_actions()[0].to_dict())
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        held = len(app.model.hand)
+        assert 1 < held < 6
+        line = screen_text(app).splitlines()[-2]
+        assert f"play a card: 1-{held}," in line
