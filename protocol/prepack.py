@@ -1,14 +1,14 @@
-"""Frames assembled from groups of fields packed ahead of time; they decode like any other frame.
+"""Messages assembled from groups of fields packed ahead of time; they decode like any other.
 
 A msgpack map is a header (its entry count) followed by its keys and values. The entries of a
 map can therefore be packed in groups and joined under one header. The server sends every seat
 a ``state`` that differs only in a few fields (``seat``, ``view``, ``last``); the rest (the table
 summary above all) is packed once per change with :func:`pack_fields` and shared.
 
->>> from protocol.framing import FrameDecoder
+>>> from protocol.framing import FrameDecoder, frame
 >>> shared = pack_fields({"type": "state", "info": {"id": "t1", "seats": [1, 2, 3]}})
->>> frame = encode_frame(shared, {"seat": 2, "view": {"hand": ["QC"]}})
->>> FrameDecoder().feed(frame)
+>>> own = pack_map_body({"seat": 2, "view": {"hand": ["QC"]}})
+>>> FrameDecoder().feed(frame(map_header(shared.count + 2) + shared.data + own))
 [{'type': 'state', 'info': {'id': 't1', 'seats': [1, 2, 3]}, 'seat': 2, 'view': {'hand': ['QC']}}]
 """
 
@@ -18,14 +18,12 @@ import struct
 from collections.abc import Mapping
 from typing import Any, Final
 
-from protocol.framing import MAX_FRAME_DEFAULT, frame, pack
+from protocol.framing import pack
 
 __all__ = [
     "PackedFields",
     "PackedMap",
-    "encode_frame",
     "map_header",
-    "pack_entries",
     "pack_fields",
     "pack_map_body",
 ]
@@ -82,70 +80,13 @@ def pack_map_body(fields: Mapping[str, Any]) -> bytes:
 
 
 class PackedMap:
-    """A map value made of packed groups, for :func:`pack_entries`: packed once, header and all."""
+    """A whole map value packed once, header and all, to be spliced into many frames (the
+    table summary in every ``state`` of a change)."""
 
     __slots__ = ("data",)
 
-    def __init__(self, *groups: PackedFields | Mapping[str, Any]) -> None:
-        self.data = _map_of(groups)
+    def __init__(self, fields: Mapping[str, Any]) -> None:
+        self.data = pack(fields if isinstance(fields, dict) else dict(fields))
 
     def __repr__(self) -> str:
         return f"PackedMap({len(self.data)} bytes)"
-
-
-def pack_entries(fields: Mapping[str, Any]) -> PackedFields:
-    """Like :func:`pack_fields`, but a value may be a :class:`PackedMap` (a nested map joined
-    from packed groups), which is spliced in as it is.
-
-    The server packs the public part of a hand's view once per change and only each seat's
-    private fields per seat, then nests both under ``"view"`` with one map header.
-
-    >>> from protocol.framing import FrameDecoder
-    >>> public = pack_fields({"phase": "play", "turn": 3})
-    >>> own = pack_entries({"seat": 1, "view": PackedMap(public, {"hand": []}), "last": None})
-    >>> FrameDecoder().feed(encode_frame(own))
-    [{'seat': 1, 'view': {'phase': 'play', 'turn': 3, 'hand': []}, 'last': None}]
-    """
-    parts: list[bytes] = []
-    append = parts.append
-    keys = _KEYS
-    for key, value in fields.items():
-        append(keys.get(key) or _key(key))
-        append(value.data if isinstance(value, PackedMap) else pack(value))
-    return PackedFields(len(fields), b"".join(parts))
-
-
-_KEYS: dict[str, bytes] = {}
-
-
-def _key(key: str) -> bytes:
-    # Keys are a handful of protocol field names: pack each once.
-    packed = _KEYS.get(key)
-    if packed is None:
-        packed = pack(key)
-        if len(_KEYS) < 256:
-            _KEYS[key] = packed
-    return packed
-
-
-def encode_frame(
-    *groups: PackedFields | Mapping[str, Any], max_frame: int = MAX_FRAME_DEFAULT
-) -> bytes:
-    """One frame holding the fields of every group, in order (no key may repeat).
-
-    Raises ``ValueError`` when the payload is longer than ``max_frame``, like
-    :func:`protocol.framing.encode`.
-    """
-    return frame(_map_of(groups), max_frame=max_frame)
-
-
-def _map_of(groups: tuple[PackedFields | Mapping[str, Any], ...]) -> bytes:
-    """One packed map holding the entries of every group, in order."""
-    parts: list[bytes] = [b""]
-    count = 0
-    for group in groups:
-        packed = group if isinstance(group, PackedFields) else pack_fields(group)
-        count += packed.count
-        parts.append(packed.data)
-    parts[0] = map_header(count)
-    return b"".join(parts)
