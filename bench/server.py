@@ -117,6 +117,19 @@ def runqueue_seconds(pid: int) -> float:
         return float("nan")
 
 
+def steal_seconds(core: int) -> float:
+    """Seconds the hypervisor has kept ``core`` from this machine so far (``steal`` in
+    /proc/stat): time the guest wanted the core and the host ran something else."""
+    try:
+        with open("/proc/stat") as f:
+            for line in f:
+                if line.startswith(f"cpu{core} "):
+                    return int(line.split()[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        pass
+    return float("nan")
+
+
 # ---------------------------------------------------------------------------- the server process
 
 
@@ -768,6 +781,7 @@ def main() -> int:
     server_end.send(("go", profile_path))
     cpu_before = cpu_seconds(server.pid)
     waited_before = runqueue_seconds(server.pid)
+    stolen_before = steal_seconds(args.server_core)
     started = time.perf_counter()
     for _, pipe in gens:
         pipe.send(("go", args.seconds))
@@ -778,6 +792,7 @@ def main() -> int:
     server_user = cpu_after[0] - cpu_before[0]
     server_cpu = server_user + cpu_after[1] - cpu_before[1]
     server_waited = runqueue_seconds(server.pid) - waited_before
+    server_stolen = steal_seconds(args.server_core) - stolen_before
     rss_end = rss_kib(server.pid)
     load_after = os.getloadavg()
     for _, pipe in gens:
@@ -832,6 +847,10 @@ def main() -> int:
     print(
         f"  runnable but waiting for its core {server_waited / wall * 100:.0f}% of the time "
         "(other processes on the machine)"
+    )
+    print(
+        f"  taken by the hypervisor (steal on core {args.server_core}) "
+        f"{server_stolen / wall * 100:.1f}% of the time"
     )
     print(f"  garbage collector: {gc_summary(server_stats.get('gc', []))}")
     if accepted:
