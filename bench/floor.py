@@ -181,6 +181,14 @@ def load_process(pipe: Pipe, port: int, tables: int, seconds: float, core: int) 
     asyncio.run(run())
 
 
+def answer(pipe: Pipe, who: str) -> Any:
+    """The next message from a child process; one that died ends the run instead of hanging it."""
+    try:
+        return pipe.recv()
+    except EOFError:
+        raise SystemExit(f"floor: {who} exited early (its traceback, if any, is above)") from None
+
+
 def main() -> None:
     """Parse the options, run the floor server and its load, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -197,18 +205,20 @@ def main() -> None:
     server_end, server_child = ctx.Pipe()
     server = ctx.Process(target=server_process, args=(server_child, args.server_core, args.views))
     server.start()
-    port = server_end.recv()
+    server_child.close()  # the child's copy is the last: its exit then ends our reads with EOF
+    port = answer(server_end, "the server")
     load_end, load_child = ctx.Pipe()
     load = ctx.Process(
         target=load_process, args=(load_child, port, args.tables, args.seconds, args.client_core)
     )
     load.start()
-    if load_end.recv() != "go":
+    load_child.close()
+    if answer(load_end, "the load generator") != "go":
         raise SystemExit("the load generator failed")
     server_end.send("go")
-    actions, window, load_cpu = load_end.recv()
+    actions, window, load_cpu = answer(load_end, "the load generator")
     server_end.send("end")
-    server_cpu: float = server_end.recv()
+    server_cpu: float = answer(server_end, "the server")
     load.join()
     server.join()
     rate = actions / window

@@ -42,7 +42,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
-import contextlib  # noqa: E402
+import atexit  # noqa: E402
 import cProfile  # noqa: E402
 import gc  # noqa: E402
 import io  # noqa: E402
@@ -621,6 +621,14 @@ def worker_process(
 # ---------------------------------------------------------------------------- the conductor
 
 
+def answer(pipe: Pipe, who: str) -> Any:
+    """The next message from a child process; one that died ends the run instead of hanging it."""
+    try:
+        return pipe.recv()
+    except EOFError:
+        raise SystemExit(f"bench: {who} exited early (its traceback, if any, is above)") from None
+
+
 def percentile(ordered: list[float], q: float) -> float:
     """The ``q``-quantile (0..1) of sorted values (nan when empty)."""
     if not ordered:
@@ -703,6 +711,7 @@ def main() -> int:
         print(f"warning: open-file limit is {have}, the run needs about {nofile}")
 
     tmp = tempfile.mkdtemp(prefix="sheepshead-bench-")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)  # however the run ends
     db_path = os.path.join(tmp, "bench.db") if args.db == "disk" else None
     config = {
         "host": "127.0.0.1",
@@ -728,8 +737,9 @@ def main() -> int:
         daemon=True,
     )
     server.start()
+    child_end.close()  # the child's copy is the last: its exit then ends our reads with EOF
     assert server.pid is not None
-    what, info = server_end.recv()
+    what, info = answer(server_end, "the server")
     assert what == "ready", what
     port = info["port"]
     time.sleep(0.3)  # let the fresh process settle before the baseline
@@ -745,6 +755,7 @@ def main() -> int:
             daemon=True,
         )
         proc.start()
+        theirs.close()
         gens.append((proc, mine))
 
     print(
@@ -756,7 +767,7 @@ def main() -> int:
     failed = False
     setup_times = []
     for gen_proc, pipe in gens:
-        what, detail = pipe.recv()
+        what, detail = answer(pipe, f"load generator {gen_proc.pid}")
         if what != "ready":
             print(f"load generator {gen_proc.pid} failed during setup: {detail}")
             failed = True
@@ -772,8 +783,8 @@ def main() -> int:
     print(f"seated in {max(setup_times):.1f} s; starting the matches...", flush=True)
     for _, pipe in gens:
         pipe.send(("start", None))
-    for _, pipe in gens:
-        pipe.recv()
+    for gen_proc, pipe in gens:
+        answer(pipe, f"load generator {gen_proc.pid}")
     print(f"started; warming up {args.warmup:g} s...", flush=True)
     time.sleep(args.warmup)
 
@@ -785,7 +796,7 @@ def main() -> int:
     started = time.perf_counter()
     for _, pipe in gens:
         pipe.send(("go", args.seconds))
-    results = [pipe.recv()[1] for _, pipe in gens]
+    results = [answer(pipe, f"load generator {proc.pid}")[1] for proc, pipe in gens]
     wall = time.perf_counter() - started
     server_end.send(("end", profile_path))
     cpu_after = cpu_seconds(server.pid)
@@ -798,7 +809,7 @@ def main() -> int:
     for _, pipe in gens:
         pipe.send(("exit", None))
     server_end.send(("stop", None))
-    stopped = server_end.recv()
+    stopped = answer(server_end, "the server")
     server_stats = stopped[1] if stopped[0] == "stopped" else {}
     for gen_proc, _ in gens:
         gen_proc.join(5)
@@ -909,8 +920,6 @@ def main() -> int:
             )
         if server_stats.get("untimed"):
             print(f"    (not found in this server: {', '.join(server_stats['untimed'])})")
-    with contextlib.suppress(OSError):
-        shutil.rmtree(tmp)
     return 0
 
 

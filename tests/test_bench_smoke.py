@@ -3,6 +3,8 @@ break there would otherwise go unnoticed until someone needs the numbers)."""
 
 from __future__ import annotations
 
+import importlib.util
+import multiprocessing
 import re
 import subprocess
 import sys
@@ -53,3 +55,24 @@ def test_the_server_benchmark_plays_and_reports(args: tuple[str, ...]) -> None:
 def test_the_floor_benchmark_plays_and_reports() -> None:
     report = _run("floor.py", "--tables", "2", "--seconds", "1")
     assert re.search(r"actions: [\d,]+ = [\d,]+ actions/s", report)
+
+
+@pytest.mark.parametrize("script", ["server.py", "floor.py"])
+def test_a_child_that_dies_ends_the_run_instead_of_hanging_it(
+    script: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = f"bench_{script[:-3]}"
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / script)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, name, bench)  # its dataclasses look their module up
+    monkeypatch.setattr(sys, "path", list(sys.path))  # it takes bench/ off the path
+    spec.loader.exec_module(bench)
+    ctx = multiprocessing.get_context("fork")
+    ours, theirs = ctx.Pipe()
+    child = ctx.Process(target=sys.exit, args=(3,))
+    child.start()
+    theirs.close()  # as the conductor does: the dead child held the last copy
+    child.join()
+    with pytest.raises(SystemExit, match="the load generator exited early"):
+        bench.answer(ours, "the load generator")
