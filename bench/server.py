@@ -20,7 +20,9 @@ so the load generators stay cheaper than the server they load. Every seat answer
   accepted by the server and the latency from sending an action to receiving the ``state`` with
   the new seq, at the acting seat and at the other four.
 - ``human``: after ``--pace`` seconds on average (uniform 0.5-1.5 x pace), so each table acts about
-  once per pace. Measures the same latency and the server's resident memory per table.
+  once per pace. Measures the same latency and the server's resident memory per table. Each
+  table first plays a random 0-40 actions at once (``SPREAD_ACTIONS``), so the window sees
+  tables in every phase of a hand, hand ends and new deals included.
 
 The load generators switch their garbage collector off once the matches have started, since
 its pauses would stall their timestamps; the server keeps its own, and the pauses of both are
@@ -64,6 +66,13 @@ from typing import Any  # noqa: E402
 import msgpack  # noqa: E402
 
 from protocol.framing import HEADER_SIZE, FrameDecoder, FrameError, encode, pack  # noqa: E402
+
+SPREAD_ACTIONS = 40
+"""Human mode: each table first plays a random 0 to this many actions at once, so that the
+tables are spread over every phase of a hand (a hand is 33-40 actions) when the window opens.
+Started together and paced alike, they would otherwise all be in the same phase: no hand would
+end, and no new one be dealt, inside a window shorter than a hand (35 s and more at 1 action/s),
+though dealing, burying and settling a hand are the heaviest states the server sends."""
 
 SETUP_CONCURRENCY = 25
 """Tables a load generator sets up at once (the server's listen backlog is 100)."""
@@ -223,11 +232,20 @@ def gc_timer(pauses: list[tuple[int, float]]) -> Callable[[str, dict[str, int]],
 
 
 def gc_summary(pauses: list[tuple[int, float]]) -> str:
-    """``n collection(s), f full; t ms in all, longest m ms``."""
+    """``n collection(s), f full; t ms in all, longest m ms``, then the longest per generation."""
     full = sum(1 for generation, _ in pauses if generation == 2)
+    longest = {}
+    for generation, pause in pauses:
+        longest[generation] = max(longest.get(generation, 0.0), pause)
+    names = ("young", "middle", "full")
+    per_generation = ", ".join(
+        f"{names[g]} {sum(1 for h, _ in pauses if h == g)} x <= {longest[g] * 1000:.1f} ms"
+        for g in sorted(longest)
+    )
     return (
         f"{len(pauses)} collection(s), {full} full; {sum(p for _, p in pauses) * 1000:.0f} ms "
         f"in all, longest {max((p for _, p in pauses), default=0) * 1000:.1f} ms"
+        + (f" ({per_generation})" if per_generation else "")
     )
 
 
@@ -434,10 +452,17 @@ class TableLoad:
         # so more than one action can be awaiting its broadcasts.
         self.flying: dict[int, tuple[float, Seat]] = {}
         self.timer: asyncio.TimerHandle | None = None
+        self.spread = self.rng.randrange(SPREAD_ACTIONS + 1) if gen.pace > 0 else 0
+        """Actions this table still plays at once before it takes the human pace."""
 
     def on_turn(self, seat: Seat, prompt: dict[str, Any]) -> None:
-        """Answer the prompt at once (closed) or after a human-like pause."""
-        if self.gen.pace <= 0:
+        """Answer the prompt at once (closed, or while spreading) or after a human-like pause."""
+        if self.spread:
+            self.spread -= 1
+            if not self.spread:
+                self.gen.spread_done()
+            self.act(seat, prompt)
+        elif self.gen.pace <= 0:
             self.act(seat, prompt)
         else:
             if self.timer is not None:
@@ -482,6 +507,15 @@ class Generator:
         self.closing = False
         self.disconnects = 0
         self.loads: list[TableLoad] = []
+        self.spreading = 0
+        """Tables still playing their spread actions (see SPREAD_ACTIONS)."""
+        self.spread_over = asyncio.Event()
+
+    def spread_done(self) -> None:
+        """One more table has played its spread actions."""
+        self.spreading -= 1
+        if self.spreading <= 0:
+            self.spread_over.set()
 
     def on_accepted(self) -> None:
         """An action got its ok."""
@@ -522,14 +556,19 @@ class Generator:
         return time.perf_counter() - start
 
     async def start_all(self) -> None:
-        """Start every table's match (the hosts are seat 0)."""
+        """Start every table's match (the hosts are seat 0); in human mode, return once every
+        table has played its spread actions."""
         gate = asyncio.Semaphore(SETUP_CONCURRENCY * 4)
+        self.spreading = sum(1 for t in self.loads if t.spread)
+        if not self.spreading:
+            self.spread_over.set()
 
         async def one(table: TableLoad) -> None:
             async with gate:
                 await table.seats[0].request("start")
 
         await asyncio.gather(*(one(t) for t in self.loads))
+        await self.spread_over.wait()
 
     async def measure(self, seconds: float) -> None:
         """Record everything for ``seconds``."""
@@ -780,7 +819,13 @@ def main() -> int:
         return 1
     time.sleep(0.5)
     rss_setup = rss_kib(server.pid)
-    print(f"seated in {max(setup_times):.1f} s; starting the matches...", flush=True)
+    spreading = (
+        f" (each table plays 0-{SPREAD_ACTIONS} actions at once first, spreading the tables "
+        "over a hand)"
+        if human
+        else ""
+    )
+    print(f"seated in {max(setup_times):.1f} s; starting the matches{spreading}...", flush=True)
     for _, pipe in gens:
         pipe.send(("start", None))
     for gen_proc, pipe in gens:
