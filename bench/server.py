@@ -74,6 +74,10 @@ Started together and paced alike, they would otherwise all be in the same phase:
 end, and no new one be dealt, inside a window shorter than a hand (35 s and more at 1 action/s),
 though dealing, burying and settling a hand are the heaviest states the server sends."""
 
+SPREAD_TIMEOUT = 300.0
+"""Seconds the spread may take before the load generator gives up (it takes about 10 s at
+2,000 tables)."""
+
 SETUP_CONCURRENCY = 25
 """Tables a load generator sets up at once (the server's listen backlog is 100)."""
 
@@ -568,7 +572,13 @@ class Generator:
                 await table.seats[0].request("start")
 
         await asyncio.gather(*(one(t) for t in self.loads))
-        await self.spread_over.wait()
+        try:
+            await asyncio.wait_for(self.spread_over.wait(), SPREAD_TIMEOUT)
+        except TimeoutError:
+            raise RuntimeError(
+                f"{self.spreading} table(s) had not played their spread actions "
+                f"after {SPREAD_TIMEOUT:g} s"
+            ) from None
 
     async def measure(self, seconds: float) -> None:
         """Record everything for ``seconds``."""
