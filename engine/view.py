@@ -156,6 +156,10 @@ in trick play most actions change one small part of a view of some twenty fields
 """
 
 
+OUTCOME_PART: Final = 4
+"""The index in :data:`SHARED_PARTS` of ``result`` and ``reveal``: all a ``hand_over`` needs."""
+
+
 def shared_part(hand: Hand, part: int) -> dict[str, Any]:
     """The fields of ``SHARED_PARTS[part]``, as in :func:`shared_fields` (a new map).
 

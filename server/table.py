@@ -36,6 +36,7 @@ from engine.errors import BadRecordError, SheepsheadError
 from engine.match import Match
 from engine.rules import RuleSet, wire_map
 from engine.view import (
+    OUTCOME_PART,
     PRIVATE_KEYS,
     SHARED_PARTS,
     legal_maps,
@@ -683,13 +684,14 @@ class Table:
             )
         self._changed(turn=True, seq_stored=True)
         if hand.is_over:
-            view = seat_view(hand, None)
+            # The one view part it shows, not a whole spectator's view built again.
+            outcome = shared_part(hand, OUTCOME_PART)
             message = m.hand_over(
                 table=self.id,
                 seq=self.seq,
                 hand=number,
-                result=view["result"],
-                reveal=view["reveal"],
+                result=outcome["result"],
+                reveal=outcome["reveal"],
                 totals=self.totals,
             )
             self._broadcast(message)

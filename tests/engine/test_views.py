@@ -258,7 +258,9 @@ def test_shared_fields_are_the_view_without_the_private_keys_in_every_state() ->
 
 
 def test_shared_parts_make_up_the_shared_fields_and_their_keys_say_when_they_change() -> None:
-    from engine.view import SHARED_PARTS, shared_fields, shared_part, shared_part_keys
+    from engine.view import OUTCOME_PART, SHARED_PARTS, shared_fields, shared_part, shared_part_keys
+
+    assert SHARED_PARTS[OUTCOME_PART] == ("result", "reveal")
 
     previous_hand: Hand | None = None
     seen: list[dict[int, dict[str, Any]]] = []
