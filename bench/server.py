@@ -237,18 +237,18 @@ def gc_timer(pauses: list[tuple[int, float]]) -> Callable[[str, dict[str, int]],
 
 def gc_summary(pauses: list[tuple[int, float]]) -> str:
     """``n collection(s), f full; t ms in all, longest m ms``, then the longest per generation."""
-    full = sum(1 for generation, _ in pauses if generation == 2)
-    longest = {}
+    count: Counter[int] = Counter()
+    longest: dict[int, float] = {}
     for generation, pause in pauses:
+        count[generation] += 1
         longest[generation] = max(longest.get(generation, 0.0), pause)
-    names = ("young", "middle", "full")
     per_generation = ", ".join(
-        f"{names[g]} {sum(1 for h, _ in pauses if h == g)} x <= {longest[g] * 1000:.1f} ms"
+        f"{('young', 'middle', 'full')[g]} {count[g]} x <= {longest[g] * 1000:.1f} ms"
         for g in sorted(longest)
     )
     return (
-        f"{len(pauses)} collection(s), {full} full; {sum(p for _, p in pauses) * 1000:.0f} ms "
-        f"in all, longest {max((p for _, p in pauses), default=0) * 1000:.1f} ms"
+        f"{len(pauses)} collection(s), {count[2]} full; {sum(p for _, p in pauses) * 1000:.0f} "
+        f"ms in all, longest {max(longest.values(), default=0) * 1000:.1f} ms"
         + (f" ({per_generation})" if per_generation else "")
     )
 
