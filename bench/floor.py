@@ -7,6 +7,11 @@ protocol layer (no handshake, requests, replies, limits or validation), no store
 views and no summaries: only what no Sheepshead server can avoid. Run by hand::
 
     .venv/bin/python bench/floor.py [--tables 20] [--seconds 10]
+    .venv/bin/python bench/floor.py --pace 1 --tables 2000 [--seconds 20]   # human pace
+
+With ``--pace``, each seat answers after 0.5-1.5 x pace seconds instead of at once, as in
+``bench/server.py --mode human``, and the latency from an action to each seat's next frame is
+measured too: the floor's own tail at the same load, on the same machine, at the same time.
 
 The issue that set the server's targets measured this kind of server at about 17,000 actions/s
 on one core of its machine. What it does here says how fast this machine is today; the ratio of
@@ -29,6 +34,7 @@ import asyncio  # noqa: E402
 import functools  # noqa: E402
 import multiprocessing as mp  # noqa: E402
 import random  # noqa: E402
+import resource  # noqa: E402
 import time  # noqa: E402
 from multiprocessing.connection import Connection as Pipe  # noqa: E402
 from typing import Any  # noqa: E402
@@ -60,7 +66,7 @@ class FloorTable:
     def __init__(self, views: bool) -> None:
         self.views = views
         self.match = Match(RuleSet(), seed=random.randrange(1 << 62), hand_limit=None)
-        self.seats: list[asyncio.Transport] = []
+        self.seats: list[asyncio.Transport | None] = [None] * SEATS
         self.seq = 0
 
     def broadcast(self, last: dict[str, Any] | None) -> None:
@@ -82,6 +88,7 @@ class FloorTable:
             message["view"] = public_view(hand)
         frame = encode(message)
         for transport in self.seats:
+            assert transport is not None
             transport.write(frame)
 
 
@@ -96,7 +103,7 @@ class _Stream(asyncio.Protocol):
 
 
 class FloorConnection(_Stream):
-    """A seat: ``{"sit": table}`` once, then actions."""
+    """A seat: ``{"sit": table, "seat": n}`` once, then actions."""
 
     def __init__(self, tables: dict[int, FloorTable], views: bool) -> None:
         self.tables = tables
@@ -111,8 +118,8 @@ class FloorConnection(_Stream):
             if "sit" in message:
                 assert self.transport is not None
                 self.table = self.tables.setdefault(message["sit"], FloorTable(self.views))
-                self.table.seats.append(self.transport)
-                if len(self.table.seats) == SEATS:
+                self.table.seats[message["seat"]] = self.transport
+                if None not in self.table.seats:
                     self.table.broadcast(None)
             elif self.table is not None:
                 self.table.match.apply(action_from_dict(message["action"]))
@@ -139,44 +146,87 @@ def server_process(pipe: Pipe, core: int, views: bool) -> None:
     asyncio.run(run())
 
 
-class Seat(_Stream):
-    """A load-generator seat: answers every state that names it with a random legal action."""
+class LoadTable:
+    """What a table's five load-generator seats share: the last action's send time and the
+    ``seq`` of the frame it answered, so that each seat can time the frame that follows it."""
 
-    def __init__(self, number: int, counter: list[int], rng: random.Random) -> None:
+    def __init__(self) -> None:
+        self.answered = -1
+        self.sent_at = 0.0
+
+
+class Load:
+    """One load generator's shared state: the action count, the pace and the latency samples."""
+
+    def __init__(self, pace: float | None) -> None:
+        self.actions = 0
+        self.pace = pace
+        self.rng = random.Random(1)
+        self.timing = False
+        """Whether latencies are being recorded (inside the window, and only with a pace)."""
+        self.latencies: list[float] = []
+
+
+class Seat(_Stream):
+    """A load-generator seat: answers every state that names it with a random legal action, at
+    once or after a human pause, and with a pace times each action's next frame."""
+
+    def __init__(self, number: int, table: LoadTable, load: Load) -> None:
         self.number = number
-        self.counter = counter
-        self.rng = rng
+        self.table = table
+        self.load = load
         self.decoder = FrameDecoder(trusted=True)
 
     def data_received(self, data: bytes) -> None:
+        load = self.load
         for message in self.decoder.feed(data):
-            if isinstance(message, dict) and message.get("turn") == self.number:
-                assert self.transport is not None
-                action = self.rng.choice(message["legal"])
-                self.transport.write(encode({"action": action}))
-                self.counter[0] += 1
+            if not isinstance(message, dict):
+                continue
+            if load.timing and message["seq"] == self.table.answered + 1:
+                load.latencies.append(time.perf_counter() - self.table.sent_at)
+            if message.get("turn") == self.number:
+                action = load.rng.choice(message["legal"])
+                if load.pace is None:
+                    self.act(message["seq"], action)
+                else:
+                    delay = load.pace * load.rng.uniform(0.5, 1.5)
+                    asyncio.get_running_loop().call_later(delay, self.act, message["seq"], action)
+
+    def act(self, seq: int, action: dict[str, Any]) -> None:
+        """Send ``action``, the answer to the frame numbered ``seq``."""
+        assert self.transport is not None
+        self.table.answered = seq
+        self.table.sent_at = time.perf_counter()
+        self.transport.write(encode({"action": action}))
+        self.load.actions += 1
 
 
-def load_process(pipe: Pipe, port: int, tables: int, seconds: float, core: int) -> None:
-    """Seat ``tables`` tables, warm up, then count actions for ``seconds``."""
+def load_process(
+    pipe: Pipe, port: int, tables: int, seconds: float, core: int, pace: float | None
+) -> None:
+    """Seat ``tables`` tables, warm up, then count actions (and with a pace, time them) for
+    ``seconds``."""
     pin(core)
 
     async def run() -> None:
         loop = asyncio.get_running_loop()
-        counter = [0]
-        rng = random.Random(1)
+        load = Load(pace)
         for table in range(tables):
+            shared = LoadTable()
             for seat in range(SEATS):
                 transport, _ = await loop.create_connection(
-                    functools.partial(Seat, seat, counter, rng), "127.0.0.1", port
+                    functools.partial(Seat, seat, shared, load), "127.0.0.1", port
                 )
-                transport.write(encode({"sit": table}))
-                await asyncio.sleep(0.001)  # sit in seat order
-        await asyncio.sleep(2.0)  # warm up
+                transport.write(encode({"sit": table, "seat": seat}))
+        # Paced tables start in step; a few paces spread their turns out.
+        await asyncio.sleep(2.0 if pace is None else max(2.0, 5 * pace))
         pipe.send("go")
-        before, start, cpu = counter[0], time.perf_counter(), cpu_seconds()
+        before, start, cpu = load.actions, time.perf_counter(), cpu_seconds()
+        load.timing = pace is not None
         await asyncio.sleep(seconds)
-        pipe.send((counter[0] - before, time.perf_counter() - start, cpu_seconds() - cpu))
+        load.timing = False
+        window = time.perf_counter() - start
+        pipe.send((load.actions - before, window, cpu_seconds() - cpu, load.latencies))
 
     asyncio.run(run())
 
@@ -197,9 +247,20 @@ def main() -> None:
     parser.add_argument(
         "--views", action="store_true", help="send the public view in every frame too"
     )
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=None,
+        help="seconds a seat takes to act, on average (default: none, it acts at once)",
+    )
     parser.add_argument("--server-core", type=int, default=0, help="core for the server (0)")
     parser.add_argument("--client-core", type=int, default=1, help="core for the load (1)")
     args = parser.parse_args()
+    if args.pace is not None and args.pace <= 0:
+        parser.error("--pace must be above 0")
+    # Five sockets per table on each side; the children inherit the limit.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 6 * args.tables + 100)), hard))
 
     ctx = mp.get_context("fork")
     server_end, server_child = ctx.Pipe()
@@ -209,14 +270,15 @@ def main() -> None:
     port = answer(server_end, "the server")
     load_end, load_child = ctx.Pipe()
     load = ctx.Process(
-        target=load_process, args=(load_child, port, args.tables, args.seconds, args.client_core)
+        target=load_process,
+        args=(load_child, port, args.tables, args.seconds, args.client_core, args.pace),
     )
     load.start()
     load_child.close()
     if answer(load_end, "the load generator") != "go":
         raise SystemExit("the load generator failed")
     server_end.send("go")
-    actions, window, load_cpu = answer(load_end, "the load generator")
+    actions, window, load_cpu, latencies = answer(load_end, "the load generator")
     server_end.send("end")
     server_cpu: float = answer(server_end, "the server")
     load.join()
@@ -225,13 +287,24 @@ def main() -> None:
     if not actions:
         raise SystemExit("no actions were played")
     shape = "with the public view" if args.views else "last action and legal list only"
-    print(f"floor: {args.tables} tables x {SEATS} seats ({shape}), window {window:.1f} s")
+    pace = "at once" if args.pace is None else f"pace {args.pace:g} s"
+    print(f"floor: {args.tables} tables x {SEATS} seats ({shape}), {pace}, window {window:.1f} s")
     print(f"actions: {actions:,} = {rate:,.0f} actions/s")
     print(
         f"server CPU: {server_cpu / window:.0%} of one core; {server_cpu / actions * 1e6:.0f} us "
         f"per action; i.e. at most ~{actions / server_cpu:,.0f} actions/s with a whole core"
     )
-    print(f"load generator CPU: {load_cpu / window:.0%} of a core (near 100%: it set the pace)")
+    if args.pace is None:
+        print(f"load generator CPU: {load_cpu / window:.0%} of a core (near 100%: it set the pace)")
+    else:
+        print(f"load generator CPU: {load_cpu / window:.0%} of a core")
+        ordered = sorted(ms * 1000 for ms in latencies)
+        if ordered:
+            p50, p99 = (ordered[min(len(ordered) - 1, int(q * len(ordered)))] for q in (0.5, 0.99))
+            print(
+                f"action -> any seat:    p50 {p50:7.2f}  p99 {p99:7.2f}  max {ordered[-1]:7.2f} ms"
+                f"  (n={len(ordered):,})"
+            )
 
 
 if __name__ == "__main__":

@@ -55,6 +55,20 @@ def test_the_server_benchmark_plays_and_reports(args: tuple[str, ...]) -> None:
 def test_the_floor_benchmark_plays_and_reports() -> None:
     report = _run("floor.py", "--tables", "2", "--seconds", "1")
     assert re.search(r"actions: [\d,]+ = [\d,]+ actions/s", report)
+    assert "action -> any seat" not in report  # timed only at a pace
+
+
+def test_the_paced_floor_benchmark_times_every_seat() -> None:
+    report = _run("floor.py", "--tables", "5", "--seconds", "1", "--pace", "0.1")
+    found = re.search(r"actions: ([\d,]+) = ", report)
+    assert found is not None, report
+    actions = int(found.group(1).replace(",", ""))
+    # 5 tables at one action per 0.1 s on average: about 50 in the window, not a closed loop's.
+    assert 10 < actions < 200, report
+    timed = re.search(r"action -> any seat:.*\(n=([\d,]+)\)", report)
+    assert timed is not None, report
+    # Each action's next frame was timed at (nearly) all five seats.
+    assert int(timed.group(1).replace(",", "")) >= 4 * actions
 
 
 @pytest.mark.parametrize("script", ["server.py", "floor.py"])
