@@ -31,7 +31,9 @@ pytest: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/floor.py
-	$(BIN)/python bench/server.py
+	$(BIN)/python bench/server.py --mode closed
+	$(BIN)/python bench/floor.py --pace 1 --tables 2000 --seconds 20
+	$(BIN)/python bench/server.py --mode human
 	$(BIN)/python bench/client.py
 	$(BIN)/python bench/bots.py
 
