@@ -11,6 +11,7 @@ Bury(seat=2, cards=(16, 9))
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -140,6 +141,23 @@ PICKS: Final = tuple(Pick(seat) for seat in range(NUM_SEATS))
 """One shared :class:`Pick` per seat."""
 ALONES: Final = tuple(Alone(seat) for seat in range(NUM_SEATS))
 """One shared :class:`Alone` per seat."""
+CALLS: Final = tuple(tuple(Call(seat, card) for card in range(32)) for seat in range(NUM_SEATS))
+"""``CALLS[seat][card]``: one shared :class:`Call` per seat and card."""
+
+
+@functools.cache
+def shared_bury(seat: Seat, first: Card, second: Card) -> Bury:
+    """The one shared :class:`Bury` of ``seat`` laying ``first`` and ``second``, in that order.
+
+    Made on first use rather than at import: five seats of 32 x 32 pairs would be thousands of
+    objects for a choice made once a hand. Shared because a picker's legal actions are 28 of
+    them, held for as long as a person takes to choose: long enough for the garbage collector
+    to walk each one, and, made anew per hand, to promote them and walk them again.
+
+    >>> shared_bury(2, 9, 16) is shared_bury(2, 9, 16)
+    True
+    """
+    return Bury(seat, (first, second))
 
 
 def action_from_dict(data: Mapping[str, Any], seat: Seat | None = None) -> Action:
@@ -169,9 +187,9 @@ def action_from_dict(data: Mapping[str, Any], seat: Seat | None = None) -> Actio
             raise BadRecordError("bury needs exactly two cards")
         if not all(isinstance(c, str) for c in cards):
             raise BadCardError("bury cards must be card codes")
-        return Bury(seat, (parse_card(cards[0]), parse_card(cards[1])))
+        return shared_bury(seat, parse_card(cards[0]), parse_card(cards[1]))
     if kind == "call":
-        return Call(seat, _card_field(data, "card"))
+        return CALLS[seat][_card_field(data, "card")]
     if kind == "alone":
         return ALONES[seat]
     if kind == "unknown":

@@ -26,10 +26,13 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Final, Literal
 
 from engine.actions import (
+    ALONES,
+    CALLS,
     NUM_SEATS,
+    PASSES,
+    PICKS,
     PLAYS,
     Action,
-    Alone,
     Bury,
     Call,
     Pass,
@@ -37,6 +40,7 @@ from engine.actions import (
     Play,
     Seat,
     Unknown,
+    shared_bury,
 )
 from engine.cards import (
     ALL_CARDS,
@@ -82,11 +86,8 @@ _PLAY_BYTES: Final = tuple(
     )
     for s in range(NUM_SEATS)
 )
-_PICKS: Final = tuple(Pick(s) for s in range(NUM_SEATS))
-_PASSES: Final = tuple(Pass(s) for s in range(NUM_SEATS))
-_ALONES: Final = tuple(Alone(s) for s in range(NUM_SEATS))
-_PICK_OR_PASS: Final = tuple((_PICKS[s], _PASSES[s]) for s in range(NUM_SEATS))
-_PICK_ONLY: Final = tuple((_PICKS[s],) for s in range(NUM_SEATS))
+_PICK_OR_PASS: Final = tuple((PICKS[s], PASSES[s]) for s in range(NUM_SEATS))
+_PICK_ONLY: Final = tuple((PICKS[s],) for s in range(NUM_SEATS))
 
 _SUIT_NAMES: Final = ("clubs", "spades", "hearts")
 
@@ -364,7 +365,7 @@ class Hand:
             return _PICK_OR_PASS[seat]
         if phase == "bury":
             cards = list(cards_in(self.hands[seat]))
-            return tuple(Bury(seat, (a, b)) for a, b in combinations(cards, 2))
+            return tuple(shared_bury(seat, a, b) for a, b in combinations(cards, 2))
         if phase == "call":
             return self._legal_calls(seat)
         return ()
@@ -382,18 +383,18 @@ class Hand:
         calls: list[Action] = []
         if self.rules.partner == "jack-of-diamonds":
             if not owned >> JD & 1:
-                calls.append(Call(seat, JD))
-            calls.append(_ALONES[seat])
+                calls.append(CALLS[seat][JD])
+            calls.append(ALONES[seat])
             return tuple(calls)
         candidates = TENS if all(owned >> a & 1 for a in ACES) else ACES
         for c in candidates:
             if not owned >> c & 1 and hand & FAIL[suit_of(c)]:
-                calls.append(Call(seat, c))
+                calls.append(CALLS[seat][c])
         if not calls and self.rules.unknown_card:
             for ace in ACES:
                 if not owned >> ace & 1 and not hand & FAIL[suit_of(ace)]:
                     calls.extend(Unknown(seat, ace, u) for u in cards_in(hand))
-        calls.append(_ALONES[seat])
+        calls.append(ALONES[seat])
         return tuple(calls)
 
     def _compute_play_mask(self) -> tuple[Mask, Mask, str, str]:

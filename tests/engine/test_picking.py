@@ -210,3 +210,29 @@ def test_a_match_without_history_keeps_only_the_last_hand() -> None:
     assert match.hands_played == 4
     assert len(match.records) == len(match.results) == 1
     assert match.totals == totals
+
+
+def test_bury_and_call_choices_are_shared_values_across_hands() -> None:
+    # A server holds every picker's 28 bury choices while a person decides: shared values keep
+    # them out of the garbage collector's young generation (engine.actions.shared_bury).
+    from engine import action_from_dict
+
+    def choices(hand: Hand) -> tuple[object, ...]:
+        act(hand, "pass", "pick")  # seat 4 passes, seat 0 picks
+        burying = hand.legal_actions()
+        assert len(burying) == 28
+        act(hand, "bury AD 7C")
+        return burying + hand.legal_actions()
+
+    # Partner by the jack of diamonds, which seat 4 holds: seat 0 may call it or go alone.
+    first, second = (
+        choices(new_hand(HANDS, BLIND, dealer=3, partner="jack-of-diamonds")) for _ in range(2)
+    )
+    assert first == second
+    assert all(a is b for a, b in zip(first, second, strict=True))
+    # The legal choices list each pair in card order, as a client picks them from that list.
+    wire = action_from_dict({"seat": 0, "action": "bury", "cards": ["7C", "AD"]})
+    assert wire in first
+    assert any(wire is a for a in first)
+    called = action_from_dict({"seat": 0, "action": "call", "card": "JD"})
+    assert any(called is a for a in second)
