@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import signal
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,7 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.signal import Signal
 
-from client import config
+from client import config, terminal
 from client.model import Change, FinishedHand, TableModel
 from client.session import ConnectionLost, ServerError, Session
 
@@ -73,6 +74,8 @@ class SheepsheadApp(App[int]):
         """Actions sent while no session is attached (the engine-fed test harness)."""
         self.model_changed: Signal[Change] = Signal(self, "model_changed")
         """Published after every message with what it changed."""
+        self._terminal_fd: int | None = None
+        self._leaving = False
         if session is not None:
             self.status = session.status
             self.model.status = session.status
@@ -101,6 +104,36 @@ class SheepsheadApp(App[int]):
             self.pump_events()
             if self.mode == "watch" and self.watch_table is not None:
                 self.watch_request(self.watch_table)
+        if not self.is_headless:
+            self._watch_terminal()
+
+    # ------------------------------------------------------------------ the terminal
+
+    def _watch_terminal(self) -> None:
+        """Leave when the terminal goes away (see :mod:`client.terminal`), from the first
+        screen on: a SIGHUP before it ends the process the default way (nothing is lost, the
+        server has every action)."""
+        if hasattr(signal, "SIGHUP"):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self._terminal_gone)
+        self._terminal_fd = terminal.watched_terminal()
+        if self._terminal_fd is not None:
+            self.set_interval(terminal.CHECK_INTERVAL, self._check_terminal)
+
+    def _check_terminal(self) -> None:
+        if self._terminal_fd is not None and terminal.hung_up(self._terminal_fd):
+            self._terminal_fd = None
+            self._terminal_gone()
+
+    def _terminal_gone(self) -> None:
+        self.log.warning("the terminal hung up: leaving")
+        self.run_worker(self._leave(terminal.HANGUP_EXIT_CODE), group="leave")
+
+    def on_unmount(self) -> None:
+        """Stop listening for SIGHUP."""
+        if not self.is_headless and hasattr(signal, "SIGHUP"):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
 
     @work(exclusive=True, group="events", exit_on_error=False)
     async def pump_events(self) -> None:
@@ -212,7 +245,14 @@ class SheepsheadApp(App[int]):
 
     async def action_quit(self) -> None:
         """Close the connection and leave."""
+        await self._leave(0)
+
+    async def _leave(self, code: int) -> None:
+        """Close the connection (for two seconds at most) and exit with ``code``."""
+        if self._leaving:
+            return
+        self._leaving = True
         if self.session is not None:
             with contextlib.suppress(TimeoutError, OSError):
                 await asyncio.wait_for(self.session.close(), 2)
-        self.exit(0)
+        self.exit(code, return_code=code)

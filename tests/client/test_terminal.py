@@ -1,0 +1,128 @@
+"""The client leaves when its terminal goes away (client/terminal.py).
+
+The real client runs in a real pseudo-terminal: ``sheepshead play --memory`` with its embedded
+server and bots, as a player starts it. The terminal then hangs up under it (its other end
+closes, as when an SSH connection drops or a tmux server is killed) or SIGHUP arrives; either
+way the client must exit with 129 instead of living on at full speed.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from client.terminal import HANGUP_EXIT_CODE, hung_up
+
+ROOT = Path(__file__).resolve().parents[2]
+STARTED = b"Sheepshead"
+"""In the table screen's title bar: the app is up and watching its terminal."""
+
+
+def test_a_terminal_hangs_up_when_its_other_end_closes() -> None:
+    controller, terminal = pty.openpty()
+    try:
+        assert not hung_up(terminal)
+        os.write(controller, b"q")  # a pending key is not a hang-up, and is not read
+        assert not hung_up(terminal)
+        os.close(controller)
+        assert hung_up(terminal)
+    finally:
+        os.close(terminal)
+
+
+def _drain(controller: int, until: float, want: bytes | None = None) -> bytes:
+    """Read what the client writes until ``want`` shows up or the clock passes ``until``."""
+    seen = b""
+    while time.monotonic() < until:
+        ready, _, _ = select.select([controller], [], [], 0.1)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:  # the client closed its side
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if want is not None and want in seen:
+            break
+    return seen
+
+
+class Controller:
+    """Our end of the pseudo-terminal; closing it is the hang-up."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.open = True
+
+    def close(self) -> None:
+        """Close our end, once (a second close could hit a descriptor reused meanwhile)."""
+        if self.open:
+            self.open = False
+            os.close(self.fd)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], Controller]]:
+    """``sheepshead play --memory`` on a new pseudo-terminal of 80x24, up and drawing."""
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = {**os.environ, "SHEEPSHEAD_DATA_DIR": str(tmp_path), "TERM": "xterm-256color"}
+    env.pop("TEXTUAL", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "client.cli", "play", "--memory", "--name", "pat"],
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,  # no controlling terminal: a hang-up sends no SIGHUP
+    )
+    os.close(terminal)
+    ours = Controller(controller)
+    try:
+        shown = _drain(controller, time.monotonic() + 60, want=STARTED)
+        assert STARTED in shown, shown[-500:]
+        yield proc, ours
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        ours.close()
+
+
+def test_the_client_leaves_when_its_terminal_hangs_up(
+    client: tuple[subprocess.Popen[bytes], Controller],
+) -> None:
+    proc, controller = client
+    _drain(controller.fd, time.monotonic() + 1)  # a moment of play
+    controller.close()
+    try:
+        code = proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the client lived on after its terminal hung up")
+    assert code == HANGUP_EXIT_CODE
+
+
+def test_the_client_leaves_on_sighup(client: tuple[subprocess.Popen[bytes], Controller]) -> None:
+    proc, controller = client
+    proc.send_signal(signal.SIGHUP)
+    _drain(controller.fd, time.monotonic() + 20)  # it restores the screen on its way out
+    try:
+        code = proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the client lived on after SIGHUP")
+    assert code == HANGUP_EXIT_CODE
