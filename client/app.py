@@ -62,7 +62,9 @@ class SheepsheadApp(App[int]):
         export_dir: Path | None = None,
         intro: str | None = None,
     ) -> None:
-        super().__init__()
+        # On Unix, Textual's own driver with the repairs that let the app leave a terminal that
+        # hung up (client/terminal.py); Textual still picks its own for tests and elsewhere.
+        super().__init__(driver_class=terminal.driver_class())
         self.session = session
         self.mode: Mode = mode
         self.watch_table = watch_table

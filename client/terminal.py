@@ -7,7 +7,11 @@ comes). Every read of a hung-up terminal returns at once with nothing, and Textu
 thread loops on such reads at full speed (Textual 8.2; upstream, Textualize/textual#6690): the
 client would live on, seated and spending a whole core, until someone killed it.
 
-So the app leaves on either sign: SIGHUP, or the terminal reporting a hang-up when polled.
+So the app leaves on either sign: SIGHUP, or the terminal reporting a hang-up when polled. Two
+more things stand in the way of leaving, and :class:`HangupSafeDriver` removes them: the kernel
+sends SIGCONT along with SIGHUP, on which Textual takes the screen again (as after Ctrl+Z) with a
+new writer thread; and a writer thread dies on its first write to the dead terminal, after
+which Textual's bounded queue of writes fills and its shutdown blocks for ever.
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ from __future__ import annotations
 import os
 import select
 import sys
-from typing import Final
+from typing import Any, Final, TextIO
+
+from textual.driver import Driver
 
 HANGUP_EXIT_CODE: Final = 129
 """The client's exit status when its terminal went away (128 + SIGHUP, as a shell reports it)."""
@@ -56,3 +62,69 @@ def watched_terminal() -> int | None:
     except (OSError, ValueError):
         return None
     return fd if os.isatty(fd) else None
+
+
+class TerminalOutput:
+    """The terminal as Textual's writer thread sees it: once a write fails (the terminal hung
+    up), this and every later write is dropped instead of raising, so the thread lives on to
+    be stopped."""
+
+    def __init__(self, file: TextIO) -> None:
+        self._file = file
+        self.failed = False
+        """Whether a write has failed: nothing is written any more."""
+
+    def write(self, text: str) -> int:
+        """Write ``text``, or drop it once the terminal is gone."""
+        if not self.failed:
+            try:
+                self._file.write(text)
+            except OSError:
+                self.failed = True
+        return len(text)
+
+    def flush(self) -> None:
+        """Flush, or do nothing once the terminal is gone."""
+        if not self.failed:
+            try:
+                self._file.flush()
+            except OSError:
+                self.failed = True
+
+    def fileno(self) -> int:
+        """The terminal's descriptor."""
+        return self._file.fileno()
+
+    def isatty(self) -> bool:
+        """Whether the output is a terminal."""
+        return self._file.isatty()
+
+
+if sys.platform != "win32":  # Textual's Unix driver imports termios
+    from textual.drivers.linux_driver import LinuxDriver
+
+    class HangupSafeDriver(LinuxDriver):
+        """Textual's driver for Unix terminals, made to let the app leave a terminal that hung up
+        (see the module's text). It uses two private names of Textual 8.2's driver, ``_file`` and
+        ``_sigcont_application``; the tests in tests/client/test_terminal.py fail if they change.
+        """
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            assert self._file is not None
+            # The writer thread writes to whatever _file is when application mode starts.
+            self._file = TerminalOutput(self._file)  # type: ignore[assignment]
+
+        def _sigcont_application(self, *args: Any) -> None:
+            # A SIGCONT that comes with a hang-up is no resume after Ctrl+Z: there is no screen.
+            if hung_up(self.fileno):
+                return
+            super()._sigcont_application(*args)
+
+
+def driver_class() -> type[Driver] | None:
+    """:class:`HangupSafeDriver` where Textual would use its Unix driver, else None (Textual's
+    own choice)."""
+    if sys.platform == "win32" or os.environ.get("TEXTUAL_DRIVER"):
+        return None
+    return HangupSafeDriver

@@ -75,9 +75,19 @@ class Controller:
             os.close(self.fd)
 
 
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], Controller]]:
-    """``sheepshead play --memory`` on a new pseudo-terminal of 80x24, up and drawing."""
+def _take_as_controlling_terminal() -> None:
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+@pytest.fixture(params=["controlling", "not controlling"])
+def client(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[subprocess.Popen[bytes], Controller]]:
+    """``sheepshead play --memory`` on a new pseudo-terminal of 80x24, up and drawing.
+
+    As the controlling terminal of the client's session (as under SSH or tmux, where a hang-up
+    also sends SIGHUP and SIGCONT), or not (where it sends nothing).
+    """
     controller, terminal = pty.openpty()
     fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     env = {**os.environ, "SHEEPSHEAD_DATA_DIR": str(tmp_path), "TERM": "xterm-256color"}
@@ -89,7 +99,8 @@ def client(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], Controller
         stderr=terminal,
         cwd=ROOT,
         env=env,
-        start_new_session=True,  # no controlling terminal: a hang-up sends no SIGHUP
+        start_new_session=True,
+        preexec_fn=_take_as_controlling_terminal if request.param == "controlling" else None,
     )
     os.close(terminal)
     ours = Controller(controller)
