@@ -89,7 +89,8 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument(
         "--memory",
         action="store_true",
-        help="keep the game in memory only (default: a database in the user data directory)",
+        help="keep the game in memory only, leaving any unfinished match on disk for the next "
+        "run (default: a database in the user data directory)",
     )
     parser.add_argument(
         "--new",
@@ -159,8 +160,11 @@ async def start_local(args: argparse.Namespace, name: str) -> tuple[Any, Any, st
         await server.start()
     except Exception as exc:
         return None, None, f"cannot start the local server: {exc}"
-    store = TokenStore(config.data_dir() / "local-tokens.json")
-    _carry_token(store, name, f"{LOCAL_HOST}:{server.port}")
+    # A game in memory has no seat to take back, and must not replace the token of an
+    # unfinished match on disk with its own: that match could not be resumed after it.
+    store = None if args.memory else TokenStore(config.data_dir() / "local-tokens.json")
+    if store is not None:
+        _carry_token(store, name, f"{LOCAL_HOST}:{server.port}")
     session = Session(
         LOCAL_HOST,
         server.port,

@@ -256,3 +256,30 @@ def test_join_says_clearly_when_the_server_is_unreachable(
     bad = argparse.Namespace(address="127.0.0.1:http", name="Ann", command="join")
     assert join_command.run(bad) == 2
     assert "bad port" in capsys.readouterr().err
+
+
+async def test_a_game_in_memory_leaves_the_unfinished_local_match_to_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHEEPSHEAD_DATA_DIR", str(tmp_path))
+
+    def options(memory: bool) -> argparse.Namespace:
+        return argparse.Namespace(
+            bots="random", preset="seed", hands=3, bot_delay=0.0, memory=memory, new=False
+        )
+
+    async def table_of(memory: bool) -> tuple[str | None, bool]:
+        server, session, error = await play_command.start_local(options(memory), "Ann")
+        assert error is None, error
+        resumed = session.welcome is not None and session.welcome.get("table") is not None
+        table = session.table
+        await session.close()
+        await server.stop()
+        return table, resumed
+
+    kept, resumed = await table_of(memory=False)  # a match on disk, left unfinished
+    assert kept is not None and not resumed
+    _, resumed = await table_of(memory=True)  # a throwaway game in between
+    assert not resumed  # it did not try the disk match's seat on a server that never had it
+    again, resumed = await table_of(memory=False)
+    assert resumed and again == kept
