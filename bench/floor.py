@@ -25,19 +25,22 @@ from __future__ import annotations
 import os
 import sys
 
-# Running this file puts bench/ first on sys.path, where bench/engine.py would shadow the engine.
+# Running this file puts bench/ first on sys.path, where bench/engine.py and bench/server.py
+# would shadow the project's packages: the project's root goes first, bench/ last (benchlib).
 _HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+_OTHERS = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+sys.path[:] = [os.path.dirname(_HERE), *_OTHERS, _HERE]
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
 import functools  # noqa: E402
 import multiprocessing as mp  # noqa: E402
 import random  # noqa: E402
-import resource  # noqa: E402
 import time  # noqa: E402
 from multiprocessing.connection import Connection as Pipe  # noqa: E402
 from typing import Any  # noqa: E402
+
+from benchlib import answer, pin, raise_nofile, summary  # noqa: E402
 
 from engine.actions import action_from_dict  # noqa: E402
 from engine.match import Match  # noqa: E402
@@ -46,12 +49,6 @@ from engine.view import public_view  # noqa: E402
 from protocol.framing import FrameDecoder, encode  # noqa: E402
 
 SEATS = 5
-
-
-def pin(core: int) -> None:
-    """Pin this process to ``core`` when the machine has it."""
-    if core in os.sched_getaffinity(0):
-        os.sched_setaffinity(0, {core})
 
 
 def cpu_seconds() -> float:
@@ -128,7 +125,7 @@ class FloorConnection(_Stream):
 
 def server_process(pipe: Pipe, core: int, views: bool) -> None:
     """Serve until told to stop; report this process's CPU seconds between go and end."""
-    pin(core)
+    pin({core})
 
     async def run() -> None:
         tables: dict[int, FloorTable] = {}
@@ -206,7 +203,7 @@ def load_process(
 ) -> None:
     """Seat ``tables`` tables, warm up, then count actions (and with a pace, time them) for
     ``seconds``."""
-    pin(core)
+    pin({core})
 
     async def run() -> None:
         loop = asyncio.get_running_loop()
@@ -231,14 +228,6 @@ def load_process(
     asyncio.run(run())
 
 
-def answer(pipe: Pipe, who: str) -> Any:
-    """The next message from a child process; one that died ends the run instead of hanging it."""
-    try:
-        return pipe.recv()
-    except EOFError:
-        raise SystemExit(f"floor: {who} exited early (its traceback, if any, is above)") from None
-
-
 def main() -> None:
     """Parse the options, run the floor server and its load, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -258,9 +247,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.pace is not None and args.pace <= 0:
         parser.error("--pace must be above 0")
-    # Five sockets per table on each side; the children inherit the limit.
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 6 * args.tables + 100)), hard))
+    raise_nofile(6 * args.tables + 100)  # five sockets per table on each side; children inherit
 
     ctx = mp.get_context("fork")
     server_end, server_child = ctx.Pipe()
@@ -298,13 +285,7 @@ def main() -> None:
         print(f"load generator CPU: {load_cpu / window:.0%} of a core (near 100%: it set the pace)")
     else:
         print(f"load generator CPU: {load_cpu / window:.0%} of a core")
-        ordered = sorted(ms * 1000 for ms in latencies)
-        if ordered:
-            p50, p99 = (ordered[min(len(ordered) - 1, int(q * len(ordered)))] for q in (0.5, 0.99))
-            print(
-                f"action -> any seat:    p50 {p50:7.2f}  p99 {p99:7.2f}  max {ordered[-1]:7.2f} ms"
-                f"  (n={len(ordered):,})"
-            )
+        print(f"action -> any seat:    {summary([s * 1000 for s in latencies])}")
 
 
 if __name__ == "__main__":

@@ -37,10 +37,11 @@ from __future__ import annotations
 import os
 import sys
 
-# Running this file puts bench/ first on sys.path, where this very file would shadow the server
-# package (and bench/engine.py the engine); take it off so the real packages are found.
+# Running this file puts bench/ first on sys.path, where bench/engine.py and bench/server.py
+# would shadow the project's packages: the project's root goes first, bench/ last (benchlib).
 _HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+_OTHERS = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+sys.path[:] = [os.path.dirname(_HERE), *_OTHERS, _HERE]
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
@@ -52,7 +53,6 @@ import logging  # noqa: E402
 import multiprocessing as mp  # noqa: E402
 import pstats  # noqa: E402
 import random  # noqa: E402
-import resource  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -64,6 +64,7 @@ from multiprocessing.connection import Connection as Pipe  # noqa: E402
 from typing import Any  # noqa: E402
 
 import msgpack  # noqa: E402
+from benchlib import answer, percentile, pin, raise_nofile, summary  # noqa: E402
 
 from protocol.framing import HEADER_SIZE, FrameDecoder, FrameError, encode, pack  # noqa: E402
 
@@ -83,25 +84,6 @@ SETUP_CONCURRENCY = 25
 
 
 # ---------------------------------------------------------------------------- process helpers
-
-
-def pin(cores: set[int]) -> str:
-    """Pin this process to ``cores`` when the machine has them; says what was done."""
-    available = os.sched_getaffinity(0)
-    wanted = cores & available
-    if not wanted:
-        return f"not pinned (cores {sorted(cores)} not available)"
-    os.sched_setaffinity(0, wanted)
-    return f"cores {sorted(wanted)}"
-
-
-def raise_nofile(want: int) -> int:
-    """Raise this process's open-file limit towards ``want`` (up to the hard limit)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = want if hard == resource.RLIM_INFINITY else min(want, hard)
-    if target > soft:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 def rss_kib(pid: int) -> int:
@@ -668,30 +650,6 @@ def worker_process(
 
 
 # ---------------------------------------------------------------------------- the conductor
-
-
-def answer(pipe: Pipe, who: str) -> Any:
-    """The next message from a child process; one that died ends the run instead of hanging it."""
-    try:
-        return pipe.recv()
-    except EOFError:
-        raise SystemExit(f"bench: {who} exited early (its traceback, if any, is above)") from None
-
-
-def percentile(ordered: list[float], q: float) -> float:
-    """The ``q``-quantile (0..1) of sorted values (nan when empty)."""
-    if not ordered:
-        return float("nan")
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def summary(values: list[float]) -> str:
-    """``p50 / p99 / max`` in ms, and the count."""
-    ordered = sorted(values)
-    return (
-        f"p50 {percentile(ordered, 0.5):7.2f}  p99 {percentile(ordered, 0.99):7.2f}  "
-        f"max {ordered[-1] if ordered else float('nan'):8.2f} ms  (n={len(ordered):,})"
-    )
 
 
 def verdict(ok: bool) -> str:

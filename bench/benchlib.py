@@ -1,0 +1,57 @@
+"""What ``bench/server.py`` and ``bench/floor.py`` share: pinning, file limits, talking to their
+child processes, and the latency summary (one formula, so their figures compare).
+
+The scripts import it with the project's root first on ``sys.path`` and ``bench/`` last: run as
+a script, ``bench/`` comes first, where ``bench/engine.py`` and ``bench/server.py`` would shadow
+the project's packages.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+from multiprocessing.connection import Connection as Pipe
+from typing import Any
+
+
+def pin(cores: set[int]) -> str:
+    """Pin this process to ``cores`` when the machine has them; says what was done."""
+    available = os.sched_getaffinity(0)
+    wanted = cores & available
+    if not wanted:
+        return f"not pinned (cores {sorted(cores)} not available)"
+    os.sched_setaffinity(0, wanted)
+    return f"cores {sorted(wanted)}"
+
+
+def raise_nofile(want: int) -> int:
+    """Raise this process's open-file limit towards ``want`` (up to the hard limit)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = want if hard == resource.RLIM_INFINITY else min(want, hard)
+    if target > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def answer(pipe: Pipe, who: str) -> Any:
+    """The next message from a child process; one that died ends the run instead of hanging it."""
+    try:
+        return pipe.recv()
+    except EOFError:
+        raise SystemExit(f"bench: {who} exited early (its traceback, if any, is above)") from None
+
+
+def percentile(ordered: list[float], q: float) -> float:
+    """The ``q``-quantile (0..1) of sorted values (nan when empty)."""
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def summary(values: list[float]) -> str:
+    """``p50 / p99 / max`` in ms, and the count."""
+    ordered = sorted(values)
+    return (
+        f"p50 {percentile(ordered, 0.5):7.2f}  p99 {percentile(ordered, 0.99):7.2f}  "
+        f"max {ordered[-1] if ordered else float('nan'):8.2f} ms  (n={len(ordered):,})"
+    )
