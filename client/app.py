@@ -124,10 +124,11 @@ class SheepsheadApp(App[int]):
 
     def _check_terminal(self) -> None:
         if self._terminal_fd is not None and terminal.hung_up(self._terminal_fd):
-            self._terminal_fd = None
             self._terminal_gone()
 
     def _terminal_gone(self) -> None:
+        # By SIGHUP or by polling: either way there is nothing more to poll for.
+        self._terminal_fd = None
         self.log.warning("the terminal hung up: leaving")
         self.run_worker(self._leave(terminal.HANGUP_EXIT_CODE), group="leave")
 

@@ -95,10 +95,6 @@ class TerminalOutput:
         """The terminal's descriptor."""
         return self._file.fileno()
 
-    def isatty(self) -> bool:
-        """Whether the output is a terminal."""
-        return self._file.isatty()
-
 
 if sys.platform != "win32":  # Textual's Unix driver imports termios
     from textual.drivers.linux_driver import LinuxDriver
