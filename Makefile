@@ -30,6 +30,7 @@ pytest: $(STAMP)
 # Benchmarks print their figures; they are run by hand, never by `make test`.
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/table.py
 	$(BIN)/python bench/floor.py
 	$(BIN)/python bench/server.py --mode closed
 	$(BIN)/python bench/floor.py --pace 1 --tables 2000 --seconds 20

@@ -90,3 +90,11 @@ def test_a_child_that_dies_ends_the_run_instead_of_hanging_it(
     child.join()
     with pytest.raises(SystemExit, match="the load generator exited early"):
         bench.answer(ours, "the load generator")
+
+
+def test_the_in_process_table_benchmark_times_accepted_actions() -> None:
+    report = _run("table.py", "--tables", "5", "--actions", "300", "--warmup", "100")
+    found = re.search(r"actions timed: ([\d,]+)", report)
+    assert found is not None and int(found.group(1).replace(",", "")) == 300, report
+    assert re.search(r"server work per action: mean +[\d.]+ us", report), report
+    assert "errors:" not in report  # every timed action was accepted
