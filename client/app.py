@@ -45,7 +45,9 @@ class SheepsheadApp(App[int]):
     TITLE = "Sheepshead"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True)
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        # The terminal is in raw mode, so Ctrl+Z reaches the app as a key, not as SIGTSTP.
+        Binding("ctrl+z", "suspend_process", "Suspend", show=False, priority=True),
     ]
 
     status: reactive[str] = reactive("offline")

@@ -143,7 +143,9 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(), Horizontal():
                 yield Static(left, classes="help-col")
                 yield Static(right, classes="help-col")
-            yield Static("Mouse: click cards and buttons · Esc closes", classes="hint")
+            yield Static(
+                "Mouse: click cards and buttons · Ctrl+Z suspends · Esc closes", classes="hint"
+            )
 
     def action_close(self) -> None:
         """Back."""

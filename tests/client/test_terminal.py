@@ -12,6 +12,8 @@ import fcntl
 import os
 import pty
 import select
+import shlex
+import shutil
 import signal
 import struct
 import subprocess
@@ -137,3 +139,55 @@ def test_the_client_leaves_on_sighup(client: tuple[subprocess.Popen[bytes], Cont
     except subprocess.TimeoutExpired:
         pytest.fail("the client lived on after SIGHUP")
     assert code == HANGUP_EXIT_CODE
+
+
+def test_ctrl_z_suspends_the_client_and_fg_brings_it_back(tmp_path: Path) -> None:
+    """In a shell with job control, as a player runs it: Ctrl+Z stops the client and gives the
+    shell back; ``fg`` resumes it and it draws its screen again. The terminal is in raw mode,
+    so the key reaches the app, not the kernel: without a binding nothing happens."""
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("needs bash for job control")
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = {
+        **os.environ,
+        "SHEEPSHEAD_DATA_DIR": str(tmp_path),
+        "TERM": "xterm-256color",
+        "PS1": "shell> ",
+    }
+    env.pop("TEXTUAL", None)
+    shell = subprocess.Popen(
+        [bash, "--norc", "--noprofile", "-i"],
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        preexec_fn=_take_as_controlling_terminal,
+    )
+    os.close(terminal)
+    ours = Controller(controller)
+    try:
+        assert b"shell> " in _drain(controller, time.monotonic() + 20, want=b"shell> ")
+        command = f"{shlex.quote(sys.executable)} -m client.cli play --memory --name pat\n"
+        os.write(controller, command.encode())
+        shown = _drain(controller, time.monotonic() + 60, want=STARTED)
+        assert STARTED in shown, shown[-500:]
+        os.write(controller, b"\x1a")  # Ctrl+Z
+        shown = _drain(controller, time.monotonic() + 20, want=b"shell> ")
+        assert b"Stopped" in shown, shown[-500:]
+        os.write(controller, b"fg\n")
+        shown = _drain(controller, time.monotonic() + 20, want=STARTED)
+        assert STARTED in shown, shown[-500:]
+        os.write(controller, b"\x03")  # Ctrl+C: the client quits, the shell prompts again
+        shown = _drain(controller, time.monotonic() + 20, want=b"shell> ")
+        assert b"shell> " in shown, shown[-500:]
+        os.write(controller, b"exit\n")
+        assert shell.wait(timeout=10) == 0
+    finally:
+        if shell.poll() is None:
+            shell.kill()
+            shell.wait()
+        ours.close()
