@@ -184,15 +184,22 @@ class SheepsheadApp(App[int]):
 
     # ------------------------------------------------------------------ network
 
-    async def call(self, request: str, **fields: Any) -> dict[str, Any] | None:
-        """Send a request; on an error tell the user and return None."""
+    async def call(
+        self, request: str, *, quiet_lost: bool = False, **fields: Any
+    ) -> dict[str, Any] | None:
+        """Send a request; on an error tell the user and return None.
+
+        ``quiet_lost``: a lost connection is not told (for requests the user did not ask for;
+        the title bar shows the connection).
+        """
         if self.session is None:
             self.outbox.append({"type": request, **fields})
             return {"type": "ok"}
         try:
             return await self.session.request(request, **fields)
         except ConnectionLost as exc:
-            self.notify(f"{request} failed: {exc.message}", severity="error")
+            if not quiet_lost:
+                self.notify(f"{request} failed: {exc.message}", severity="error")
         except ServerError as exc:
             self.notify(error_text(exc), title=f"{request} refused", severity="error")
         except (TimeoutError, OSError) as exc:

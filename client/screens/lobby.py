@@ -199,18 +199,29 @@ class LobbyScreen(Screen[None]):
         return self.tables[grid.cursor_row]
 
     @work(exclusive=True, group="lobby", exit_on_error=False)
-    async def refresh_tables(self) -> None:
-        """Ask the server for its tables."""
+    async def refresh_tables(self, *, quiet: bool = True) -> None:
+        """Ask the server for its tables, while the lobby is on screen.
+
+        ``quiet``: a lost connection is not reported (the title bar shows it already), as for
+        the refresh on the clock; a refresh the user asked for reports it.
+        """
         app: Any = self.app
-        if app.session is None or app.status != "connected":
+        if app.session is None or app.status != "connected" or not self._on_screen():
             return
-        reply = await app.call("list_tables")
+        reply = await app.call("list_tables", quiet_lost=quiet)
         if reply is not None and self.is_attached:
             self.show_tables(reply.get("tables") or [])
 
+    def _on_screen(self) -> bool:
+        """Whether the lobby shows: on top, or under dialogs only (not under a table)."""
+        stack = self.app.screen_stack
+        if self not in stack:
+            return False
+        return all(screen.is_modal for screen in stack[stack.index(self) + 1 :])
+
     def action_refresh(self) -> None:
         """List the tables again now."""
-        self.refresh_tables()
+        self.refresh_tables(quiet=False)
 
     def action_create(self) -> None:
         """Open the create-table dialog."""

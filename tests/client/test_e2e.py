@@ -22,11 +22,12 @@ from client import join as join_command
 from client import play as play_command
 from client.app import SheepsheadApp
 from client.config import CLIENT_NAME
+from client.screens import lobby as lobby_screen
 from client.screens.dialogs import BuryDialog, CallDialog, CreateTableDialog
 from client.screens.lobby import LobbyScreen
 from client.screens.result import ResultScreen
 from client.screens.table import TableScreen, TopBar
-from client.session import Session, TokenStore
+from client.session import ConnectionLost, Session, TokenStore
 from engine.record import replay_record
 from server.app import Server, ServerConfig
 
@@ -283,3 +284,60 @@ async def test_a_game_in_memory_leaves_the_unfinished_local_match_to_resume(
     assert not resumed  # it did not try the disk match's seat on a server that never had it
     again, resumed = await table_of(memory=False)
     assert resumed and again == kept
+
+
+async def test_the_lobby_lists_tables_only_while_it_is_on_screen(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Polling the lobby from under the table screen cost the server a listing every few
+    seconds per player, and after a suspended client came back it showed a stray error."""
+    monkeypatch.setattr(lobby_screen, "REFRESH_SECONDS", 0.05)
+    session = await session_for(server, tmp_path)
+    listings: list[str] = []
+    request = session.request
+
+    async def counted(kind: str, **fields: Any) -> dict[str, Any]:
+        if kind == "list_tables":
+            listings.append(type(app.screen).__name__)
+        return await request(kind, **fields)
+
+    monkeypatch.setattr(session, "request", counted)
+    app = SheepsheadApp(session, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen) and len(listings) >= 3)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CreateTableDialog))
+        await wait_for(pilot, lambda: listings[-1] == "CreateTableDialog")  # still on screen
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.seats)
+        at_table = len(listings)
+        await pilot.pause(0.5)  # ten refresh periods
+        assert len(listings) <= at_table + 1, listings[at_table - 3 :]  # one may be on its way
+        assert "TableScreen" not in listings[at_table + 1 :]
+        await pilot.press("escape")  # leave the table: back in the lobby, listing again
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await wait_for(pilot, lambda: len(listings) >= at_table + 3)
+    await session.close()
+
+
+async def test_a_lost_connection_is_not_reported_for_the_lobby_clock(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = await session_for(server, tmp_path)
+
+    async def lost(kind: str, **fields: Any) -> dict[str, Any]:
+        raise ConnectionLost()
+
+    app = SheepsheadApp(session, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        monkeypatch.setattr(session, "request", lost)
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await lobby.refresh_tables().wait()  # as on the clock: the title bar tells
+        assert not [n for n in app._notifications if "list_tables" in n.message]
+        await pilot.press("f5")  # asked for: told
+        await wait_for(
+            pilot, lambda: any("list_tables failed" in n.message for n in app._notifications)
+        )
+    await session.close()
