@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
@@ -29,6 +29,9 @@ from client.session import ConnectionLost, ServerError, Session
 
 Mode = Literal["play", "join", "watch"]
 """How the app was started: a local game, a server's lobby, or spectating."""
+
+MIN_SIZE = (80, 24)
+"""Columns and rows the table screen is laid out for; below them parts of it are cut off."""
 
 
 def error_text(exc: BaseException) -> str:
@@ -80,6 +83,8 @@ class SheepsheadApp(App[int]):
         """Published after every message with what it changed."""
         self._terminal_fd: int | None = None
         self._leaving = False
+        self._too_small = False
+        """Whether the terminal was below :data:`MIN_SIZE` at the last look (warned once)."""
         if session is not None:
             self.status = session.status
             self.model.status = session.status
@@ -110,8 +115,25 @@ class SheepsheadApp(App[int]):
                 self.watch_request(self.watch_table)
         if not self.is_headless:
             self._watch_terminal()
+        self._check_size(self.size.width, self.size.height)
 
     # ------------------------------------------------------------------ the terminal
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Warn once each time the terminal becomes smaller than the table needs."""
+        self._check_size(event.size.width, event.size.height)
+
+    def _check_size(self, width: int, height: int) -> None:
+        small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
+        if small and not self._too_small:
+            self.notify(
+                f"This terminal is {width}×{height}; the table needs {MIN_SIZE[0]}×{MIN_SIZE[1]}"
+                " to show everything. Enlarge the window (or make the font smaller).",
+                title="Terminal too small",
+                severity="warning",
+                timeout=10,
+            )
+        self._too_small = small
 
     def _watch_terminal(self) -> None:
         """Leave when the terminal goes away (see :mod:`client.terminal`), from the first

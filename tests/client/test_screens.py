@@ -365,3 +365,28 @@ async def test_status_names_the_number_keys_of_the_cards_held() -> None:
         assert 1 < held < 6
         line = screen_text(app).splitlines()[-2]
         assert f"play a card: 1-{held}," in line
+
+
+async def test_a_terminal_smaller_than_the_table_needs_is_told_once_per_shrink() -> None:
+    def warnings(app: SheepsheadApp) -> list[str]:
+        return [n.message for n in app._notifications if n.title == "Terminal too small"]
+
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        assert warnings(app) == []
+        await pilot.resize_terminal(70, 24)
+        await pilot.pause()
+        assert len(warnings(app)) == 1 and "70×24" in warnings(app)[0]
+        await pilot.resize_terminal(65, 20)  # still too small: no second warning
+        await pilot.pause()
+        assert len(warnings(app)) == 1
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.resize_terminal(80, 23)  # too small again: told again
+        await pilot.pause()
+        assert len(warnings(app)) == 2 and "80×23" in warnings(app)[1]
+
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=(60, 18)) as pilot:  # too small from the start
+        await pilot.pause()
+        assert len(warnings(app)) == 1 and "60×18" in warnings(app)[0]
