@@ -101,7 +101,9 @@ class SheepsheadApp(App[int]):
         from client.screens.lobby import LobbyScreen
         from client.screens.table import TableScreen
 
-        if self.mode == "join" or (self.mode == "watch" and self.watch_table is None):
+        if self.mode in ("join", "watch"):
+            # Watching a given table starts in the lobby too: the table screen opens with the
+            # first state, and if the table is not there the lobby lists the ones that are.
             self.push_screen(LobbyScreen())
             if self.model.view is not None:
                 self.push_screen(TableScreen())

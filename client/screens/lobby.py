@@ -139,9 +139,10 @@ class LobbyScreen(Screen[None]):
             grid.move_cursor(row=ids.index(keep))
         hint = self.query_one("#lobby-hint", Static)
         app: Any = self.app
-        enter = "watch" if app.mode == "watch" else "join"
-        if self.tables:
-            hint.update(f" Enter {enter}s the highlighted table · c creates one · w watches")
+        if self.tables and app.mode == "watch":
+            hint.update(" Enter watches the highlighted table · c creates one")
+        elif self.tables:
+            hint.update(" Enter joins the highlighted table · c creates one · w watches")
         else:
             hint.update(" No tables yet: press c to create one.")
         self._draw_detail()

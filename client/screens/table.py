@@ -541,7 +541,8 @@ class TableScreen(Screen[None]):
         app: Any = self.app
         if app.mode == "play":
             return
-        await app.call("leave")
+        if app.model.table is not None:  # else there is nothing to leave (a refused watch)
+            await app.call("leave")
         app.model.reset()
         if len(app.screen_stack) > 1:
             self.dismiss()

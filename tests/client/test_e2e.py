@@ -218,6 +218,30 @@ async def test_watch_a_table(server: Server, tmp_path: Path) -> None:
         assert app.model.my_seat is None and app.model.hand == []
         status = str(app.screen.query_one("#status").render())
         assert status.startswith("Watching")
+        await pilot.press("escape")  # stop watching: the lobby, not an empty screen
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await wait_for(pilot, lambda: not server.lobby.tables[table].spectators)
+    await watcher.close()
+    await host.close()
+
+
+async def test_watching_a_table_that_is_not_there_opens_the_lobby(
+    server: Server, tmp_path: Path
+) -> None:
+    """It showed an empty table named "table", and Esc then left a blank screen."""
+    host = await session_for(server, tmp_path, name="Host")
+    table = await seated_with_bots(host)
+    watcher = await session_for(server, tmp_path, name="Eve")
+    app = SheepsheadApp(watcher, mode="watch", watch_table="t999")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: any("t999" in n.message for n in app._notifications))
+        assert isinstance(app.screen, LobbyScreen)
+        lobby = app.screen
+        await wait_for(pilot, lambda: [t.get("id") for t in lobby.tables] == [table])
+        assert "Enter watches the highlighted table" in str(lobby.query_one("#lobby-hint").render())
+        await pilot.press("enter")  # watch mode: Enter watches the highlighted table
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view)
+        assert app.model.table == table and app.model.my_seat is None
     await watcher.close()
     await host.close()
 
