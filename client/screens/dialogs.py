@@ -43,6 +43,8 @@ class BuryDialog(ModalScreen[list[str] | None]):
     def __init__(self, hand: Sequence[str], legal: Sequence[Mapping[str, Any]]) -> None:
         super().__init__(classes="dialog")
         self.hand = list(hand)
+        self.answers_legal = [dict(a) for a in legal]
+        """The legal actions of the decision this dialog answers (it is stale once they change)."""
         self.legal = [sorted(a.get("cards") or []) for a in legal if a.get("action") == "bury"]
         self.chosen: list[str] = []
 
@@ -172,6 +174,8 @@ class CallDialog(ModalScreen[dict[str, Any] | None]):
     ) -> None:
         super().__init__(classes="dialog")
         self.hand = list(hand)
+        self.answers_legal = [dict(a) for a in legal]
+        """The legal actions of the decision this dialog answers (it is stale once they change)."""
         self.actions = [dict(a) for a in legal if a.get("action") in ("call", "alone", "unknown")]
         self.actions.sort(key=lambda a: a.get("action") == "alone")
         self.rules = dict(rules or {})

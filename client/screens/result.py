@@ -173,6 +173,12 @@ class ResultScreen(ModalScreen[None]):
         super().__init__(classes="dialog")
         self.hand = hand
 
+    def show(self, hand: FinishedHand) -> None:
+        """Show ``hand`` instead (a later one that ended while this screen was open)."""
+        if hand is not self.hand:
+            self.hand = hand
+            self.refresh(recompose=True)
+
     def compose(self) -> ComposeResult:
         """The summary, the table of seats, the blind and the bury."""
         hand = self.hand

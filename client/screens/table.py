@@ -174,6 +174,7 @@ class TableScreen(Screen[None]):
         self._draw_log()
         self._draw_status()
         if change & Change.PROMPT:
+            self._close_stale_dialog()
             self._open_decision_dialog()
         if model.pending_result is not None and model.pending_result is not self._shown_result:
             self._show_result()
@@ -304,6 +305,16 @@ class TableScreen(Screen[None]):
             self._dialog_for = prompt.seq
             self.action_call()
 
+    def _close_stale_dialog(self) -> None:
+        """Close a bury or call dialog whose decision was made without it (the turn timer ran
+        out and a bot made it): its answer could only be refused, and left open it piled up
+        with the next ones over the table of a player who was away."""
+        from client.screens.dialogs import BuryDialog, CallDialog
+
+        top = self.app.screen
+        if isinstance(top, BuryDialog | CallDialog) and top.answers_legal != self.model.legal:
+            top.dismiss(None)
+
     def _show_match_over(self) -> None:
         from client.screens.result import MatchOverScreen
 
@@ -317,7 +328,10 @@ class TableScreen(Screen[None]):
         self._shown_result = hand
         if hand is None:
             return
-        if isinstance(self.app.screen, ResultScreen):
+        top = self.app.screen
+        if isinstance(top, ResultScreen):
+            # Still open from an earlier hand (its player is away): show the latest instead.
+            top.show(hand)
             return
         self.app.push_screen(ResultScreen(hand))
 

@@ -390,3 +390,44 @@ async def test_a_terminal_smaller_than_the_table_needs_is_told_once_per_shrink()
     async with app.run_test(size=(60, 18)) as pilot:  # too small from the start
         await pilot.pause()
         assert len(warnings(app)) == 1 and "60×18" in warnings(app)[0]
+
+
+async def test_a_dialog_whose_decision_the_timer_made_closes() -> None:
+    """Away from the keyboard, the turn timer's bot buries and calls for you: the dialogs
+    that opened for those decisions close instead of piling up over the table."""
+    table = EngineTable(seed=1, dealer=4, me=0)
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        await fed(pilot, table.apply({"action": "pick"}))
+        assert isinstance(app.screen, BuryDialog)
+        await fed(pilot, table.apply(table.hand.legal_actions()[0].to_dict()))  # the timer
+        assert isinstance(app.screen, CallDialog)
+        assert [type(s) for s in app.screen_stack].count(BuryDialog) == 0
+        await fed(pilot, table.apply(table.hand.legal_actions()[-1].to_dict()))  # the timer
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        assert app.outbox == []  # nothing was sent from a dialog
+
+
+async def test_an_open_result_shows_the_latest_hand() -> None:
+    first = EngineTable(seed=11, dealer=1, me=0)
+    messages = first.messages()
+    while not first.hand.is_over:
+        messages += first.apply(first.hand.legal_actions()[0].to_dict())
+    second = EngineTable(seed=12, dealer=2, me=0)
+    second.seq, second.hands_played, second.totals = first.seq + 1, 1, list(first.totals)
+    later = second.messages()
+    while not second.hand.is_over:
+        later += second.apply(second.hand.legal_actions()[0].to_dict())
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        assert isinstance(app.screen, ResultScreen) and "Hand 1:" in screen_text(app)
+        await fed(pilot, later)  # the player never closed it; the timer played hand 2
+        await pilot.pause()
+        assert [type(s) for s in app.screen_stack].count(ResultScreen) == 1
+        assert "Hand 2:" in screen_text(app) and "Hand 1:" not in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
