@@ -549,12 +549,38 @@ class TableScreen(Screen[None]):
 
         self.app.push_screen(HelpScreen())
 
-    @work(group="requests", exit_on_error=False)
-    async def action_leave(self) -> None:
-        """Back to the lobby (a seated player leaves the table)."""
+    def action_leave(self) -> None:
+        """Back to the lobby (a seated player leaves the table, after saying yes while a match
+        is running: Esc also closes every dialog, and one press too many gave the seat away)."""
+        from client.screens.dialogs import ConfirmDialog
+
         app: Any = self.app
         if app.mode == "play":
             return
+        model = self.model
+        if model.my_seat is None or model.table_state != "playing" or model.match_over is not None:
+            self._leave()
+            return
+        me = model.my_seat
+        if any(i != me and seat.kind == "human" for i, seat in enumerate(model.seats)):
+            question = (
+                "Leave the table? A bot plays your seat for the rest of the match, and you"
+                " cannot take it back. (q quits and keeps it for you.)"
+            )
+        else:
+            question = (
+                "Leave the table? No other player is seated, so the table closes and the match"
+                " ends. (q quits and keeps it for you.)"
+            )
+        self.app.push_screen(ConfirmDialog(question), self._leave_confirmed)
+
+    def _leave_confirmed(self, yes: bool | None) -> None:
+        if yes:
+            self._leave()
+
+    @work(group="requests", exit_on_error=False)
+    async def _leave(self) -> None:
+        app: Any = self.app
         if app.model.table is not None:  # else there is nothing to leave (a refused watch)
             await app.call("leave")
         app.model.reset()

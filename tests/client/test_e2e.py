@@ -23,7 +23,7 @@ from client import play as play_command
 from client.app import SheepsheadApp
 from client.config import CLIENT_NAME
 from client.screens import lobby as lobby_screen
-from client.screens.dialogs import BuryDialog, CallDialog, CreateTableDialog
+from client.screens.dialogs import BuryDialog, CallDialog, ConfirmDialog, CreateTableDialog
 from client.screens.lobby import LobbyScreen
 from client.screens.result import ResultScreen
 from client.screens.table import TableScreen, TopBar
@@ -364,4 +364,27 @@ async def test_a_lost_connection_is_not_reported_for_the_lobby_clock(
         await wait_for(
             pilot, lambda: any("list_tables failed" in n.message for n in app._notifications)
         )
+    await session.close()
+
+
+async def test_esc_at_a_running_match_asks_before_giving_the_seat_away(
+    server: Server, tmp_path: Path
+) -> None:
+    """Esc closes every dialog; one press too many at the table gave the seat away at once,
+    and closed the table (ending the match) when nobody else was seated."""
+    session = await session_for(server, tmp_path)
+    table = await seated_with_bots(session)
+    app = SheepsheadApp(session, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog) and "the table closes" in dialog.question
+        await pilot.press("escape")  # no
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        assert server.lobby.tables[table].seats[0].peer is not None  # still seated
+        await pilot.press("escape", "y")
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await wait_for(pilot, lambda: table not in server.lobby.tables)
     await session.close()
