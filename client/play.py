@@ -144,6 +144,7 @@ async def start_local(args: argparse.Namespace, name: str) -> tuple[Any, Any, st
     """
     from client.session import ServerError, Session, TokenStore
     from server.app import Server, ServerConfig
+    from server.store import DatabaseInUse
 
     db_path = None if args.memory else config.local_db_path()
     server = Server(
@@ -158,6 +159,14 @@ async def start_local(args: argparse.Namespace, name: str) -> tuple[Any, Any, st
     )
     try:
         await server.start()
+    except DatabaseInUse as exc:
+        who = f" (process {exc.holder})" if exc.holder is not None else ""
+        return (
+            None,
+            None,
+            f"another `sheepshead play` is running{who}, with the match kept in {exc.path}."
+            " Finish or quit that one first, or play this one with --memory.",
+        )
     except Exception as exc:
         return None, None, f"cannot start the local server: {exc}"
     # A game in memory has no seat to take back, and must not replace the token of an

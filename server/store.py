@@ -31,6 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+try:
+    import fcntl
+except ImportError:  # Windows: no lock (see _DatabaseLock)
+    fcntl = None  # type: ignore[assignment]
+
 log = logging.getLogger("sheepshead.server")
 
 SCHEMA_VERSION: Final = 3
@@ -175,8 +180,61 @@ class TableRow:
     actions: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
 
 
+class DatabaseInUse(RuntimeError):
+    """Another server (another process, or another store in this one) has the database open.
+
+    Two servers on one database would both restore its unfinished matches and both append
+    actions to them, so the second one is refused.
+    """
+
+    def __init__(self, path: str, holder: int | None) -> None:
+        self.path = path
+        self.holder = holder
+        """The process id the holder wrote into the lock file, when it could be read."""
+        who = f" (process {holder})" if holder is not None else ""
+        super().__init__(f"the database {path} is in use by another sheepshead server{who}")
+
+
+class _DatabaseLock:
+    """An exclusive ``flock`` on ``<database>.lock``, held while the store is open.
+
+    The kernel releases it when the process ends however it ends, so a ``kill -9`` leaves no
+    stale lock. The file keeps the holder's process id for the message of the one refused;
+    it is left in place (removing it would let a third process lock a new file). Other
+    programs can still read the database itself (the sqlite3 shell, a backup). Without
+    ``fcntl`` (Windows) there is no lock.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.fd: int | None = None
+        if fcntl is None:
+            return
+        fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            text = os.read(fd, 32).decode("ascii", "replace").strip()
+            os.close(fd)
+            raise DatabaseInUse(path, int(text) if text.isdigit() else None) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self.fd = fd
+
+    def release(self) -> None:
+        """Let the next server have the database."""
+        if self.fd is not None:
+            os.close(self.fd)  # closing the last descriptor releases the flock
+            self.fd = None
+
+
 class Store:
-    """The server's SQLite database; ``path`` None keeps it in memory (tests, throwaway servers)."""
+    """The server's SQLite database; ``path`` None keeps it in memory (tests, throwaway servers).
+
+    A database file is open in one store at a time: a second one raises :class:`DatabaseInUse`.
+    """
 
     def __init__(
         self,
@@ -193,6 +251,18 @@ class Store:
             target = os.fspath(path)
             Path(target).parent.mkdir(parents=True, exist_ok=True)
         self.path = None if path is None else target
+        self._lock = None if path is None else _DatabaseLock(target)
+        try:
+            self._open(target, synchronous, checkpoint_interval)
+        except BaseException:
+            db: sqlite3.Connection | None = getattr(self, "_db", None)
+            if db is not None:
+                db.close()
+            if self._lock is not None:
+                self._lock.release()
+            raise
+
+    def _open(self, target: str, synchronous: str, checkpoint_interval: float | None) -> None:
         self._db = sqlite3.connect(target, isolation_level="DEFERRED", check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         # WAL + NORMAL: a commit survives the process being killed (the OS has the pages); FULL
@@ -266,12 +336,16 @@ class Store:
             self.commits += 1
 
     def close(self) -> None:
-        """Commit and close the database."""
-        self.commit()
-        if self._checkpointer is not None:
-            self._checkpointer.stop()
-            self._checkpointer = None
-        self._db.close()
+        """Commit and close the database (and let another server open it)."""
+        try:
+            self.commit()
+            if self._checkpointer is not None:
+                self._checkpointer.stop()
+                self._checkpointer = None
+            self._db.close()
+        finally:
+            if self._lock is not None:
+                self._lock.release()
 
     # ------------------------------------------------------------------ writes
 

@@ -388,3 +388,29 @@ async def test_esc_at_a_running_match_asks_before_giving_the_seat_away(
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
         await wait_for(pilot, lambda: table not in server.lobby.tables)
     await session.close()
+
+
+async def test_a_second_local_game_on_disk_is_refused_while_one_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two `sheepshead play` at once would both resume the one unfinished match."""
+    monkeypatch.setenv("SHEEPSHEAD_DATA_DIR", str(tmp_path))
+
+    def options(memory: bool) -> argparse.Namespace:
+        return argparse.Namespace(
+            bots="random", preset="seed", hands=3, bot_delay=0.0, memory=memory, new=False
+        )
+
+    server, session, error = await play_command.start_local(options(False), "Ann")
+    assert error is None, error
+    try:
+        again = await play_command.start_local(options(False), "Ann")
+        assert again[:2] == (None, None)
+        assert again[2] is not None and "--memory" in again[2] and "another" in again[2]
+        in_memory, memory_session, error = await play_command.start_local(options(True), "Ann")
+        assert error is None, error  # a game in memory needs no database
+        await memory_session.close()
+        await in_memory.stop()
+    finally:
+        await session.close()
+        await server.stop()

@@ -189,3 +189,36 @@ async def test_clean_restart_brings_back_waiting_and_playing_tables(tmp_path: Pa
     assert info["seats"][0]["connected"] is False
     await raw.close()
     await server.stop()
+
+
+async def test_a_second_server_on_the_same_database_is_refused_until_the_first_dies(
+    tmp_path: Path,
+) -> None:
+    """Both would restore the same matches and append to them. A killed server holds
+    nothing: the kernel drops its lock."""
+    db = tmp_path / "one.db"
+    first = await Served.start(db)
+    try:
+        second = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "client.cli",
+            "serve",
+            "--port",
+            "0",
+            "--db",
+            str(db),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        _, err = await asyncio.wait_for(second.communicate(), 30)
+        assert second.returncode == 1
+        message = err.decode()
+        assert "in use by another sheepshead server" in message, message
+        assert f"(process {first.proc.pid})" in message and str(db) in message
+    finally:
+        await first.kill()
+    again = await Served.start(db)
+    await again.terminate()

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from server.store import SCHEMA_VERSION, SeatRow, Store, table_key
+from server.store import SCHEMA_VERSION, DatabaseInUse, SeatRow, Store, table_key
 
 
 def test_open_tables_come_back_with_seats_and_actions_in_order(tmp_path: Path) -> None:
@@ -215,3 +216,29 @@ def test_a_match_whose_log_has_a_gap_is_left_out_of_the_restore(tmp_path: Path) 
     store.commit()
     assert [row.id for row in store.load_open_tables()] == [fine]
     store.close()
+
+
+def test_a_database_is_open_in_one_store_at_a_time(tmp_path: Path) -> None:
+    """A second server on the same file would restore the same matches and append to them."""
+    path = tmp_path / "s.db"
+    store = Store(path)
+    with pytest.raises(DatabaseInUse) as refused:
+        Store(path)
+    assert refused.value.holder == os.getpid() and str(path) in str(refused.value)
+    reader = sqlite3.connect(path)  # other programs may still read it
+    assert reader.execute("SELECT count(*) FROM tables").fetchone() == (0,)
+    reader.close()
+    store.close()
+    again = Store(path)  # closed: free again
+    again.close()
+
+
+def test_a_store_that_fails_to_open_lets_the_database_go(tmp_path: Path) -> None:
+    path = tmp_path / "new.db"
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(RuntimeError, match="newer"):
+        Store(path)
+    with pytest.raises(RuntimeError, match="newer"):  # not DatabaseInUse
+        Store(path)
