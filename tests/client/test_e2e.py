@@ -65,6 +65,13 @@ async def seated_with_bots(session: Session, hands: int | None = 10) -> str:
     return str(reply["table"])
 
 
+def play_options(memory: bool) -> argparse.Namespace:
+    """``sheepshead play`` options for a short local match against random bots."""
+    return argparse.Namespace(
+        bots="random", preset="seed", hands=3, bot_delay=0.0, memory=memory, new=False
+    )
+
+
 async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -288,13 +295,8 @@ async def test_a_game_in_memory_leaves_the_unfinished_local_match_to_resume(
 ) -> None:
     monkeypatch.setenv("SHEEPSHEAD_DATA_DIR", str(tmp_path))
 
-    def options(memory: bool) -> argparse.Namespace:
-        return argparse.Namespace(
-            bots="random", preset="seed", hands=3, bot_delay=0.0, memory=memory, new=False
-        )
-
     async def table_of(memory: bool) -> tuple[str | None, bool]:
-        server, session, error = await play_command.start_local(options(memory), "Ann")
+        server, session, error = await play_command.start_local(play_options(memory), "Ann")
         assert error is None, error
         resumed = session.welcome is not None and session.welcome.get("table") is not None
         table = session.table
@@ -396,18 +398,13 @@ async def test_a_second_local_game_on_disk_is_refused_while_one_runs(
     """Two `sheepshead play` at once would both resume the one unfinished match."""
     monkeypatch.setenv("SHEEPSHEAD_DATA_DIR", str(tmp_path))
 
-    def options(memory: bool) -> argparse.Namespace:
-        return argparse.Namespace(
-            bots="random", preset="seed", hands=3, bot_delay=0.0, memory=memory, new=False
-        )
-
-    server, session, error = await play_command.start_local(options(False), "Ann")
+    server, session, error = await play_command.start_local(play_options(False), "Ann")
     assert error is None, error
     try:
-        again = await play_command.start_local(options(False), "Ann")
+        again = await play_command.start_local(play_options(False), "Ann")
         assert again[:2] == (None, None)
         assert again[2] is not None and "--memory" in again[2] and "another" in again[2]
-        in_memory, memory_session, error = await play_command.start_local(options(True), "Ann")
+        in_memory, memory_session, error = await play_command.start_local(play_options(True), "Ann")
         assert error is None, error  # a game in memory needs no database
         await memory_session.close()
         await in_memory.stop()

@@ -81,6 +81,34 @@ def _take_as_controlling_terminal() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
+def _start_on_a_terminal(
+    command: list[str], data_dir: Path, *, controlling: bool, **env_extra: str
+) -> tuple[subprocess.Popen[bytes], Controller]:
+    """``command`` on a new 80x24 pseudo-terminal, in a session of its own; the terminal is
+    its controlling one when ``controlling``. Returns the process and our end."""
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = {
+        **os.environ,
+        "SHEEPSHEAD_DATA_DIR": str(data_dir),
+        "TERM": "xterm-256color",
+        **env_extra,
+    }
+    env.pop("TEXTUAL", None)
+    proc = subprocess.Popen(
+        command,
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        preexec_fn=_take_as_controlling_terminal if controlling else None,
+    )
+    os.close(terminal)
+    return proc, Controller(controller)
+
+
 @pytest.fixture(params=["controlling", "not controlling"])
 def client(
     request: pytest.FixtureRequest, tmp_path: Path
@@ -90,22 +118,12 @@ def client(
     As the controlling terminal of the client's session (as under SSH or tmux, where a hang-up
     also sends SIGHUP and SIGCONT), or not (where it sends nothing).
     """
-    controller, terminal = pty.openpty()
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    env = {**os.environ, "SHEEPSHEAD_DATA_DIR": str(tmp_path), "TERM": "xterm-256color"}
-    env.pop("TEXTUAL", None)
-    proc = subprocess.Popen(
+    proc, ours = _start_on_a_terminal(
         [sys.executable, "-m", "client.cli", "play", "--memory", "--name", "pat"],
-        stdin=terminal,
-        stdout=terminal,
-        stderr=terminal,
-        cwd=ROOT,
-        env=env,
-        start_new_session=True,
-        preexec_fn=_take_as_controlling_terminal if request.param == "controlling" else None,
+        tmp_path,
+        controlling=request.param == "controlling",
     )
-    os.close(terminal)
-    ours = Controller(controller)
+    controller = ours.fd
     try:
         shown = _drain(controller, time.monotonic() + 60, want=STARTED)
         assert STARTED in shown, shown[-500:]
@@ -148,27 +166,10 @@ def test_ctrl_z_suspends_the_client_and_fg_brings_it_back(tmp_path: Path) -> Non
     bash = shutil.which("bash")
     if bash is None:
         pytest.skip("needs bash for job control")
-    controller, terminal = pty.openpty()
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    env = {
-        **os.environ,
-        "SHEEPSHEAD_DATA_DIR": str(tmp_path),
-        "TERM": "xterm-256color",
-        "PS1": "shell> ",
-    }
-    env.pop("TEXTUAL", None)
-    shell = subprocess.Popen(
-        [bash, "--norc", "--noprofile", "-i"],
-        stdin=terminal,
-        stdout=terminal,
-        stderr=terminal,
-        cwd=ROOT,
-        env=env,
-        start_new_session=True,
-        preexec_fn=_take_as_controlling_terminal,
+    shell, ours = _start_on_a_terminal(
+        [bash, "--norc", "--noprofile", "-i"], tmp_path, controlling=True, PS1="shell> "
     )
-    os.close(terminal)
-    ours = Controller(controller)
+    controller = ours.fd
     try:
         assert b"shell> " in _drain(controller, time.monotonic() + 20, want=b"shell> ")
         command = f"{shlex.quote(sys.executable)} -m client.cli play --memory --name pat\n"
