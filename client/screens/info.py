@@ -46,9 +46,10 @@ HELP_TEXT: dict[str, str] = {
     "bury": "bury dialog",
     "call": "call dialog",
     "alone": "go alone",
-    "add_bot": "host: add a bot",
-    "remove_bot": "host: remove a bot",
-    "start": "host: start the match",
+    "add_bot": "host: add / remove a bot",
+    "remove_bot": "host: add / remove a bot",
+    "start": "host: start / end the match",
+    "end_match": "host: start / end the match",
     "last_trick": "tricks of this hand",
     "history": "hands of the match, by trick",
     "export": "save the last hand (JSON)",
@@ -69,6 +70,10 @@ HELP_TEXT: dict[str, str] = {
 }
 """What each action does, short enough for one line of the help screen."""
 
+JOINED_ROWS: dict[str, str] = {"remove_bot": "add_bot", "end_match": "start"}
+"""Actions shown in the row of another (their keys added to its keys): the table's keys fill
+the help screen's 24 rows."""
+
 
 def key_label(key: str) -> str:
     """A binding's keys as shown in help: ``plus,equals_sign`` becomes ``+ =``."""
@@ -85,6 +90,7 @@ def help_rows(
         if not isinstance(b, Binding):
             continue
         action = b.action.split("(")[0]
+        action = JOINED_ROWS.get(action, action)
         keys, _ = rows.setdefault(action, ([], texts.get(action, b.description)))
         keys.append(key_label(b.key))
     out = []

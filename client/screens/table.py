@@ -82,6 +82,7 @@ class TableScreen(Screen[None]):
         Binding("plus,equals_sign", "add_bot", "Add bot", show=False),
         Binding("minus", "remove_bot", "Remove bot", show=False),
         Binding("g", "start", "Start", show=False),
+        Binding("e", "end_match", "End match", show=False),
         Binding("l", "last_trick", "Last trick"),
         Binding("h", "history", "History"),
         Binding("x", "export", "Export", show=False),
@@ -357,6 +358,8 @@ class TableScreen(Screen[None]):
             return "alone" in kinds
         if action in ("add_bot", "remove_bot", "start"):
             return model.table_state == "waiting" and model.is_host
+        if action == "end_match":
+            return model.table_state == "playing" and model.is_host and model.match_over is None
         if action == "leave":
             app: Any = self.app
             return bool(app.mode != "play")
@@ -497,6 +500,25 @@ class TableScreen(Screen[None]):
         """Host: start the match."""
         app: Any = self.app
         await app.call("start")
+
+    def action_end_match(self) -> None:
+        """Host: end the match now, after saying yes (an open-ended match ends no other way)."""
+        from client.screens.dialogs import ConfirmDialog
+
+        question = (
+            "End the match now? The hands finished so far count and are recorded; the hand in"
+            " progress is dropped."
+        )
+        self.app.push_screen(ConfirmDialog(question), self._end_confirmed)
+
+    def _end_confirmed(self, yes: bool | None) -> None:
+        if yes:
+            self._end_match()
+
+    @work(group="requests", exit_on_error=False)
+    async def _end_match(self) -> None:
+        app: Any = self.app
+        await app.call("end_match")
 
     def action_last_trick(self) -> None:
         """Show the last trick (and the tricks before it)."""

@@ -411,3 +411,36 @@ async def test_a_second_local_game_on_disk_is_refused_while_one_runs(
     finally:
         await session.close()
         await server.stop()
+
+
+async def test_the_host_ends_an_open_ended_match(server: Server, tmp_path: Path) -> None:
+    """A match with no hand limit ended no other way from the client."""
+    session = await session_for(server, tmp_path)
+    table = await seated_with_bots(session, hands=None)
+    app = SheepsheadApp(session, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("n")  # not yet
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        assert server.lobby.tables[table].state == "playing"
+        await pilot.press("e", "y")
+        await wait_for(pilot, lambda: app.model.match_over is not None)
+        assert server.lobby.tables[table].state == "over"
+    await session.close()
+
+
+async def test_only_the_host_can_end_the_match(server: Server, tmp_path: Path) -> None:
+    host = await session_for(server, tmp_path, name="Host")
+    table = await seated_with_bots(host, hands=None)
+    watcher = await session_for(server, tmp_path, name="Eve")
+    app = SheepsheadApp(watcher, mode="watch", watch_table=table)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view)
+        await pilot.press("e")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, TableScreen)  # no question, nothing sent
+        assert server.lobby.tables[table].state == "playing"
+    await watcher.close()
+    await host.close()
