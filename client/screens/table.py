@@ -503,17 +503,21 @@ class TableScreen(Screen[None]):
 
     def action_end_match(self) -> None:
         """Host: end the match now, after saying yes (an open-ended match ends no other way)."""
+        self._confirm(
+            "End the match now? The hands finished so far count and are recorded; the hand in"
+            " progress is dropped.",
+            self._end_match,
+        )
+
+    def _confirm(self, question: str, then: Callable[[], object]) -> None:
+        """Ask ``question``; on yes, do ``then``."""
         from client.screens.dialogs import ConfirmDialog
 
-        question = (
-            "End the match now? The hands finished so far count and are recorded; the hand in"
-            " progress is dropped."
-        )
-        self.app.push_screen(ConfirmDialog(question), self._end_confirmed)
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
 
-    def _end_confirmed(self, yes: bool | None) -> None:
-        if yes:
-            self._end_match()
+        self.app.push_screen(ConfirmDialog(question), answered)
 
     @work(group="requests", exit_on_error=False)
     async def _end_match(self) -> None:
@@ -574,8 +578,6 @@ class TableScreen(Screen[None]):
     def action_leave(self) -> None:
         """Back to the lobby (a seated player leaves the table, after saying yes while a match
         is running: Esc also closes every dialog, and one press too many gave the seat away)."""
-        from client.screens.dialogs import ConfirmDialog
-
         app: Any = self.app
         if app.mode == "play":
             return
@@ -594,11 +596,7 @@ class TableScreen(Screen[None]):
                 "Leave the table? No other player is seated, so the table closes and the match"
                 " ends. (q quits and keeps it for you.)"
             )
-        self.app.push_screen(ConfirmDialog(question), self._leave_confirmed)
-
-    def _leave_confirmed(self, yes: bool | None) -> None:
-        if yes:
-            self._leave()
+        self._confirm(question, self._leave)
 
     @work(group="requests", exit_on_error=False)
     async def _leave(self) -> None:
