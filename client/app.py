@@ -117,7 +117,6 @@ class SheepsheadApp(App[int]):
                 self.watch_request(self.watch_table)
         if not self.is_headless:
             self._watch_terminal()
-        self._check_size(self.size.width, self.size.height)
 
     # ------------------------------------------------------------------ the terminal
 
