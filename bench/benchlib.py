@@ -1,5 +1,5 @@
-"""What ``bench/server.py`` and ``bench/floor.py`` share: pinning, file limits, talking to their
-child processes, and the latency summary (one formula, so their figures compare).
+"""What the benchmarks share: pinning, file limits, talking to child processes, the latency
+summary (one formula, so their figures compare) and the garbage collector's pauses.
 
 The scripts import it with the project's root first on ``sys.path`` and ``bench/`` last: run as
 a script, ``bench/`` comes first, where ``bench/engine.py`` and ``bench/server.py`` would shadow
@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import os
 import resource
+import time
+from collections import Counter
+from collections.abc import Callable
 from multiprocessing.connection import Connection as Pipe
 from typing import Any
 
@@ -54,4 +57,39 @@ def summary(values: list[float]) -> str:
     return (
         f"p50 {percentile(ordered, 0.5):7.2f}  p99 {percentile(ordered, 0.99):7.2f}  "
         f"max {ordered[-1] if ordered else float('nan'):8.2f} ms  (n={len(ordered):,})"
+    )
+
+
+def gc_timer(pauses: list[tuple[int, float]]) -> Callable[[str, dict[str, int]], None]:
+    """A ``gc.callbacks`` entry that appends (generation, seconds) for every collection.
+
+    The collector stops the world: in the server a pause delays every table at once, and in a
+    load generator it delays the timestamps it takes.
+    """
+    started = [0.0]
+
+    def timer(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            pauses.append((info["generation"], time.perf_counter() - started[0]))
+
+    return timer
+
+
+def gc_summary(pauses: list[tuple[int, float]]) -> str:
+    """``n collection(s), f full; t ms in all, longest m ms``, then the longest per generation."""
+    count: Counter[int] = Counter()
+    longest: dict[int, float] = {}
+    for generation, pause in pauses:
+        count[generation] += 1
+        longest[generation] = max(longest.get(generation, 0.0), pause)
+    per_generation = ", ".join(
+        f"{('young', 'middle', 'full')[g]} {count[g]} x <= {longest[g] * 1000:.1f} ms"
+        for g in sorted(longest)
+    )
+    return (
+        f"{len(pauses)} collection(s), {count[2]} full; {sum(p for _, p in pauses) * 1000:.0f} "
+        f"ms in all, longest {max(longest.values(), default=0) * 1000:.1f} ms"
+        + (f" ({per_generation})" if per_generation else "")
     )

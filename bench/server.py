@@ -58,13 +58,20 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from array import array  # noqa: E402
 from collections import Counter  # noqa: E402
-from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from multiprocessing.connection import Connection as Pipe  # noqa: E402
 from typing import Any  # noqa: E402
 
 import msgpack  # noqa: E402
-from benchlib import answer, percentile, pin, raise_nofile, summary  # noqa: E402
+from benchlib import (  # noqa: E402
+    answer,
+    gc_summary,
+    gc_timer,
+    percentile,
+    pin,
+    raise_nofile,
+    summary,
+)
 
 from protocol.framing import HEADER_SIZE, FrameDecoder, FrameError, encode, pack  # noqa: E402
 
@@ -198,41 +205,6 @@ class Timers:
     def report(self) -> dict[str, tuple[float, int]]:
         """label -> (seconds, calls)."""
         return {label: (acc[0], int(acc[1])) for label, acc in self.spent.items()}
-
-
-def gc_timer(pauses: list[tuple[int, float]]) -> Callable[[str, dict[str, int]], None]:
-    """A ``gc.callbacks`` entry that appends (generation, seconds) for every collection.
-
-    The collector stops the world: in the server a pause delays every table at once, and in a
-    load generator it delays the timestamps it takes.
-    """
-    started = [0.0]
-
-    def timer(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            started[0] = time.perf_counter()
-        else:
-            pauses.append((info["generation"], time.perf_counter() - started[0]))
-
-    return timer
-
-
-def gc_summary(pauses: list[tuple[int, float]]) -> str:
-    """``n collection(s), f full; t ms in all, longest m ms``, then the longest per generation."""
-    count: Counter[int] = Counter()
-    longest: dict[int, float] = {}
-    for generation, pause in pauses:
-        count[generation] += 1
-        longest[generation] = max(longest.get(generation, 0.0), pause)
-    per_generation = ", ".join(
-        f"{('young', 'middle', 'full')[g]} {count[g]} x <= {longest[g] * 1000:.1f} ms"
-        for g in sorted(longest)
-    )
-    return (
-        f"{len(pauses)} collection(s), {count[2]} full; {sum(p for _, p in pauses) * 1000:.0f} "
-        f"ms in all, longest {max(longest.values(), default=0) * 1000:.1f} ms"
-        + (f" ({per_generation})" if per_generation else "")
-    )
 
 
 def server_process(

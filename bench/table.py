@@ -28,7 +28,6 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from typing import Any
 
 # Run as a script, bench/ comes first on sys.path, where bench/server.py would shadow the
@@ -37,7 +36,7 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:] = [_ROOT, *(p for p in sys.path if os.path.abspath(p or ".") != _ROOT)]
 sys.path.append(os.path.dirname(os.path.abspath(__file__)))
 
-from benchlib import percentile, pin  # noqa: E402
+from benchlib import gc_summary, gc_timer, percentile, pin  # noqa: E402
 
 from protocol.framing import FrameDecoder, encode  # noqa: E402
 from server.app import Server, ServerConfig  # noqa: E402
@@ -193,7 +192,7 @@ def run(args: argparse.Namespace, db_path: str | None) -> None:
             step = await measure(server, tables, rng, args.warmup, None)
             print(f"warmed up with {step[0]:,} actions")
             pauses: list[tuple[int, float]] = []
-            collections = gc_watch(pauses)
+            collections = gc_timer(pauses)
             gc.callbacks.append(collections)
             try:
                 timed = await measure(server, tables, rng, args.actions, args.profile)
@@ -263,19 +262,6 @@ async def measure(
     return done, times, wall, cpu_spent
 
 
-def gc_watch(pauses: list[tuple[int, float]]) -> Callable[[str, dict[str, int]], None]:
-    """A ``gc.callbacks`` entry that appends each collection's (generation, pause in ms)."""
-    started = [0.0]
-
-    def watch(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            started[0] = time.perf_counter()
-        else:
-            pauses.append((info["generation"], (time.perf_counter() - started[0]) * 1000))
-
-    return watch
-
-
 def report(timed: tuple[int, list[float], float, float], pauses: list[tuple[int, float]]) -> None:
     """Print the figures."""
     count, times, wall, cpu_spent = timed
@@ -287,18 +273,7 @@ def report(timed: tuple[int, list[float], float, float], pauses: list[tuple[int,
         f"p99 {percentile(ordered, 0.99):7.1f}  max {ordered[-1]:8.1f} us"
     )
     print(f"CPU per action (all threads): {cpu_spent / count * 1e6:6.1f} us")
-    spent = [pause for _, pause in pauses]
-    print(
-        f"garbage collector: {len(pauses)} collection(s), {sum(spent):.0f} ms in all, "
-        f"longest {max(spent, default=0.0):.1f} ms"
-    )
-    for generation, name in enumerate(("young", "middle", "full")):
-        these = sorted(pause for g, pause in pauses if g == generation)
-        if these:
-            print(
-                f"  {name:6s} {len(these):4d} x  p50 {percentile(these, 0.5):5.1f}  "
-                f"max {these[-1]:5.1f} ms"
-            )
+    print(f"garbage collector: {gc_summary(pauses)}")
 
 
 def main() -> int:
