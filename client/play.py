@@ -160,11 +160,10 @@ async def start_local(args: argparse.Namespace, name: str) -> tuple[Any, Any, st
     try:
         await server.start()
     except DatabaseInUse as exc:
-        who = f" (process {exc.holder})" if exc.holder is not None else ""
         return (
             None,
             None,
-            f"another `sheepshead play` is running{who}, with the match kept in {exc.path}."
+            f"another `sheepshead play` is running{exc.by}, with the match kept in {exc.path}."
             " Finish or quit that one first, or play this one with --memory.",
         )
     except Exception as exc:

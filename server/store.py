@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
@@ -191,8 +192,9 @@ class DatabaseInUse(RuntimeError):
         self.path = path
         self.holder = holder
         """The process id the holder wrote into the lock file, when it could be read."""
-        who = f" (process {holder})" if holder is not None else ""
-        super().__init__(f"the database {path} is in use by another sheepshead server{who}")
+        self.by = f" (process {holder})" if holder is not None else ""
+        """`` (process N)`` naming the holder, or nothing, for messages."""
+        super().__init__(f"the database {path} is in use by another sheepshead server{self.by}")
 
 
 class _DatabaseLock:
@@ -252,18 +254,15 @@ class Store:
             Path(target).parent.mkdir(parents=True, exist_ok=True)
         self.path = None if path is None else target
         self._lock = None if path is None else _DatabaseLock(target)
-        try:
-            self._open(target, synchronous, checkpoint_interval)
-        except BaseException:
-            db: sqlite3.Connection | None = getattr(self, "_db", None)
-            if db is not None:
-                db.close()
+        with contextlib.ExitStack() as undo:  # a store that fails to open lets the file go
             if self._lock is not None:
-                self._lock.release()
-            raise
+                undo.callback(self._lock.release)
+            self._db = sqlite3.connect(target, isolation_level="DEFERRED", check_same_thread=False)
+            undo.callback(self._db.close)
+            self._prepare(target, synchronous, checkpoint_interval)
+            undo.pop_all()
 
-    def _open(self, target: str, synchronous: str, checkpoint_interval: float | None) -> None:
-        self._db = sqlite3.connect(target, isolation_level="DEFERRED", check_same_thread=False)
+    def _prepare(self, target: str, synchronous: str, checkpoint_interval: float | None) -> None:
         self._db.execute("PRAGMA journal_mode=WAL")
         # WAL + NORMAL: a commit survives the process being killed (the OS has the pages); FULL
         # also survives a power cut, at the cost of an fsync per commit.
