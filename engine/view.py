@@ -156,7 +156,7 @@ in trick play most actions change one small part of a view of some twenty fields
 """
 
 
-OUTCOME_PART: Final = 4
+OUTCOME_PART: Final = SHARED_PARTS.index(("result", "reveal"))
 """The index in :data:`SHARED_PARTS` of ``result`` and ``reveal``: all a ``hand_over`` needs."""
 
 
