@@ -175,8 +175,7 @@ class TableScreen(Screen[None]):
         self._draw_log()
         self._draw_status()
         if change & Change.PROMPT:
-            self._close_stale_dialog()
-            self._open_decision_dialog()
+            self._sync_decision_dialog()
         if model.pending_result is not None and model.pending_result is not self._shown_result:
             self._show_result()
         if change & Change.MATCH_OVER:
@@ -293,9 +292,20 @@ class TableScreen(Screen[None]):
 
     # ------------------------------------------------------------------ dialogs
 
-    def _open_decision_dialog(self) -> None:
-        """Bury and call open their dialog as soon as the decision arrives."""
+    def _sync_decision_dialog(self) -> None:
+        """Keep the bury or call dialog in step with the prompt.
+
+        One whose decision was made without it (the turn timer ran out and a bot made it) is
+        closed: its answer could only be refused, and left open it piled up with the next ones
+        over the table of a player who was away. Then bury and call open their dialog as soon
+        as the decision arrives.
+        """
+        from client.screens.dialogs import BuryDialog, CallDialog
+
         model = self.model
+        top = self.app.screen
+        if isinstance(top, BuryDialog | CallDialog) and top.answers_legal != model.legal:
+            top.dismiss(None)
         prompt = model.prompt
         if prompt is None or prompt.seq == self._dialog_for:
             return
@@ -305,16 +315,6 @@ class TableScreen(Screen[None]):
         elif prompt.decision == "call":
             self._dialog_for = prompt.seq
             self.action_call()
-
-    def _close_stale_dialog(self) -> None:
-        """Close a bury or call dialog whose decision was made without it (the turn timer ran
-        out and a bot made it): its answer could only be refused, and left open it piled up
-        with the next ones over the table of a player who was away."""
-        from client.screens.dialogs import BuryDialog, CallDialog
-
-        top = self.app.screen
-        if isinstance(top, BuryDialog | CallDialog) and top.answers_legal != self.model.legal:
-            top.dismiss(None)
 
     def _show_match_over(self) -> None:
         from client.screens.result import MatchOverScreen
