@@ -173,41 +173,46 @@ class Deal:
         return cls(tuple(masks), b)
 
 
+# Named outside the class so that copy() can walk them in the compiled build too: mypyc cannot
+# read a class's __slots__ back.
+_HAND_FIELDS = (
+    "_legal",
+    "_play_mask",
+    "_result",
+    "_view_cache",
+    "actions",
+    "alone",
+    "blind",
+    "buried",
+    "called",
+    "called_led_at",
+    "current",
+    "deal",
+    "dealer",
+    "doubler",
+    "hands",
+    "leader",
+    "leaster",
+    "multiplier",
+    "partner",
+    "partner_revealed",
+    "passes",
+    "phase",
+    "picker",
+    "power",
+    "rules",
+    "taken",
+    "tricks",
+    "tricks_won",
+    "turn",
+    "under",
+)
+
+
 class Hand:
     """The state of one hand. Mutable; use :meth:`copy` to branch (bots do)."""
 
-    __slots__ = (
-        "_legal",
-        "_play_mask",
-        "_result",
-        "_view_cache",
-        "actions",
-        "alone",
-        "blind",
-        "buried",
-        "called",
-        "called_led_at",
-        "current",
-        "deal",
-        "dealer",
-        "doubler",
-        "hands",
-        "leader",
-        "leaster",
-        "multiplier",
-        "partner",
-        "partner_revealed",
-        "passes",
-        "phase",
-        "picker",
-        "power",
-        "rules",
-        "taken",
-        "tricks",
-        "tricks_won",
-        "turn",
-        "under",
-    )
+    __slots__ = _HAND_FIELDS
 
     rules: RuleSet
     dealer: Seat
@@ -282,7 +287,7 @@ class Hand:
     def copy(self) -> Hand:
         """An independent copy of this state."""
         other = Hand.__new__(Hand)
-        for name in Hand.__slots__:
+        for name in _HAND_FIELDS:
             setattr(other, name, getattr(self, name))
         other.hands = self.hands.copy()
         other.passes = self.passes.copy()

@@ -78,8 +78,8 @@ def _deal(record: Mapping[str, Any], dealer: int) -> Deal:
         raise RecordError("bad_record", "each hand must be a list of card codes")
     try:
         return Deal.from_codes(hands, blind)
-    except SheepsheadError as exc:
-        raise RecordError(exc.code, f"deal: {exc.message}") from None
+    except SheepsheadError as rejected:
+        raise RecordError(rejected.code, f"deal: {rejected.message}") from None
     except ValueError as exc:
         raise RecordError("bad_record", f"deal: {exc}") from None
 

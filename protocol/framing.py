@@ -375,8 +375,8 @@ class FrameDecoder:
             if _STRICT_KEY_FRAGMENT in detail:
                 return _bad_key(f"map key is not a string ({detail})")
             return _bad_frame(f"payload is not exactly one valid msgpack value ({detail})")
-        except Exception as exc:  # defensive: TypeError, RecursionError, MemoryError...
-            return _bad_frame(f"payload could not be decoded ({type(exc).__name__})")
+        except Exception as unexpected:  # defensive: TypeError, RecursionError, MemoryError...
+            return _bad_frame(f"payload could not be decoded ({type(unexpected).__name__})")
         if type(value) is not dict:
             return FrameError(
                 "not_a_map", f"payload decodes to a {type(value).__name__}, not a map"

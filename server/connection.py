@@ -205,8 +205,8 @@ class Connection:
             reply = self._dispatch(req)
         except RequestError as exc:
             reply = m.error(req.id, exc.code, exc.message, **exc.extra)
-        except SheepsheadError as exc:  # the engine's verdict, passed on as it is
-            reply = m.error(req.id, exc.code, exc.message)
+        except SheepsheadError as rejected:  # the engine's verdict, passed on as it is
+            reply = m.error(req.id, rejected.code, rejected.message)
         except Exception:
             log.exception("conn %d: %s request failed", self.number, type(req).__name__)
             reply = m.error(req.id, m.INTERNAL_ERROR, "The server failed on that request")

@@ -113,8 +113,8 @@ class Lobby:
             rules = RuleSet.from_preset(req.preset, **req.options)
         except RuleOptionError as exc:
             raise RequestError(m.BAD_RULES, exc.message) from None
-        except TypeError as exc:  # an option name that is not a valid keyword
-            raise RequestError(m.BAD_RULES, f"bad rule options: {exc}") from None
+        except TypeError as bad_option:  # an option name that is not a valid keyword
+            raise RequestError(m.BAD_RULES, f"bad rule options: {bad_option}") from None
         salt = secrets.token_hex(8) if req.password else None
         return TableConfig(
             name=req.name or f"{peer.name}'s table",
