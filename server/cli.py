@@ -91,9 +91,21 @@ def lan_addresses() -> list[str]:
     return out
 
 
-def startup_message(host: str, port: int, db: str) -> str:
-    """What ``serve`` prints once it listens."""
-    lines = [f"sheepshead server listening on {host}:{port}", f"database: {db}"]
+def code_build() -> str:
+    """Which build of the server's hot path runs: ``compiled`` (mypyc, ``make compiled`` put
+    first on ``PYTHONPATH``) or ``pure Python``."""
+    import server.table
+
+    return "compiled" if (server.table.__file__ or "").endswith(".so") else "pure Python"
+
+
+def startup_message(host: str, port: int, db: str, build: str = "pure Python") -> str:
+    """What ``serve`` prints once it listens; ``build`` is :func:`code_build`'s answer."""
+    lines = [
+        f"sheepshead server listening on {host}:{port}",
+        f"database: {db}",
+        f"server code: {build}",
+    ]
     if host in ("0.0.0.0", "", "::"):
         addresses = lan_addresses()
         if addresses:
@@ -131,7 +143,7 @@ async def _serve(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"sheepshead serve: cannot start on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
-    print(startup_message(args.host, server.port, str(db)), flush=True)
+    print(startup_message(args.host, server.port, str(db), code_build()), flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -42,6 +42,15 @@ def test_startup_message_names_the_database_and_how_to_join() -> None:
     for address in cli.lan_addresses():
         assert f"sheepshead join {address}:9000" in everywhere
     assert "127.0.0.1:9000" in everywhere
+    assert "server code: pure Python" in local
+    assert "server code: compiled" in cli.startup_message("127.0.0.1", 1, "/d.db", "compiled")
+
+
+def test_code_build_names_the_build_that_runs() -> None:
+    import server.table
+
+    compiled = (server.table.__file__ or "").endswith(".so")
+    assert cli.code_build() == ("compiled" if compiled else "pure Python")
 
 
 def test_lan_addresses_are_ipv4_and_not_loopback() -> None:

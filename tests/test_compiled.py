@@ -1,0 +1,82 @@
+"""The compiled build (``make compiled``, setup.py): what it compiles, and that it is what runs.
+
+``make test`` runs the server's tests twice: as plain Python, then on the mypyc build with
+``SHEEPSHEAD_EXPECT_COMPILED=1`` (``make compiled-test``), where the last test here checks that
+the compiled modules are the ones imported.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def compiled_modules() -> list[str]:
+    """The files setup.py compiles, read from its ``COMPILED_MODULES`` list."""
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "COMPILED_MODULES" for t in node.targets
+        ):
+            value = ast.literal_eval(node.value)
+            assert isinstance(value, list)
+            return [str(path) for path in value]
+    raise AssertionError("setup.py has no COMPILED_MODULES list")
+
+
+def test_the_compiled_modules_exist_and_hold_the_hot_path() -> None:
+    modules = compiled_modules()
+    for path in modules:
+        assert (ROOT / path).is_file(), path
+    for hot in ("engine/hand.py", "protocol/framing.py", "server/table.py", "server/app.py"):
+        assert hot in modules
+
+
+def test_no_except_name_is_bound_to_two_exception_types() -> None:
+    """mypyc types an ``except ... as name`` variable by its first handler in the function, so
+    ``except ValueError as exc`` then ``except TypeError as exc`` raises a TypeError in the
+    compiled build when the second one catches (found when the lobby's bad-rules reply did)."""
+    clashes = []
+    for path in compiled_modules():
+        tree = ast.parse((ROOT / path).read_text())
+        for func in ast.walk(tree):
+            if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            types: dict[str, set[str]] = {}
+            for node in ast.walk(func):
+                if isinstance(node, ast.ExceptHandler) and node.name and node.type is not None:
+                    types.setdefault(node.name, set()).add(ast.unparse(node.type))
+            for name, kinds in types.items():
+                if len(kinds) > 1 and not _nested(kinds):
+                    clashes.append(f"{path}:{func.lineno} {func.name}: {name} is {sorted(kinds)}")
+    assert clashes == []
+
+
+def _nested(kinds: set[str]) -> bool:
+    """Whether one of the types is a base of all the others (mypyc accepts that). Only the
+    engine's own error classes are looked up; any other pair counts as a clash."""
+    from engine import errors
+
+    classes = [getattr(errors, kind, None) for kind in kinds]
+    known = [c for c in classes if isinstance(c, type)]
+    if len(known) < len(classes):
+        return False
+    return any(all(issubclass(c, base) for c in known) for base in known)
+
+
+@pytest.mark.skipif(
+    os.environ.get("SHEEPSHEAD_EXPECT_COMPILED") != "1",
+    reason="only on the compiled build (make compiled-test)",
+)
+def test_the_compiled_build_is_what_runs() -> None:
+    for path in compiled_modules():
+        name = path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        module = importlib.import_module(name)
+        assert module.__file__ is not None
+        assert module.__file__.endswith(".so"), f"{name} was imported from {module.__file__}"
