@@ -3,7 +3,8 @@ summary (one formula, so their figures compare) and the garbage collector's paus
 
 The scripts import it with the project's root first on ``sys.path`` and ``bench/`` last: run as
 a script, ``bench/`` comes first, where ``bench/engine.py`` and ``bench/server.py`` would shadow
-the project's packages.
+the project's packages. With ``--compiled``, ``build/compiled`` (``make compiled``) goes first
+instead of the root, and :func:`server_build` checks that it is what was imported.
 """
 
 from __future__ import annotations
@@ -15,6 +16,20 @@ from collections import Counter
 from collections.abc import Callable
 from multiprocessing.connection import Connection as Pipe
 from typing import Any
+
+
+def server_build(compiled: bool) -> str:
+    """Which build of the server this process imports, as the report prints it.
+
+    Exits with a message when ``compiled`` was asked for and the compiled build is not what
+    Python found (not built yet).
+    """
+    from server.cli import code_build
+
+    build = code_build()
+    if compiled and build != "compiled":
+        raise SystemExit("bench: --compiled, but build/compiled is not what runs: `make compiled`")
+    return "compiled (mypyc, build/compiled)" if build == "compiled" else "pure Python"
 
 
 def pin(cores: set[int]) -> str:

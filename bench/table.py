@@ -15,6 +15,7 @@ table's objects cold in the caches. ``--tables 20`` is the closed loop's.
 Run it by hand; it prints its figures and asserts nothing about them::
 
     .venv/bin/python bench/table.py --tables 2000 --actions 40000
+    .venv/bin/python bench/table.py --compiled    # the build of `make compiled`
 """
 
 from __future__ import annotations
@@ -31,12 +32,13 @@ import time
 from typing import Any
 
 # Run as a script, bench/ comes first on sys.path, where bench/server.py would shadow the
-# project's server package.
+# project's server package: the root goes first (with --compiled, the build of `make compiled`).
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:] = [_ROOT, *(p for p in sys.path if os.path.abspath(p or ".") != _ROOT)]
+_CODE = os.path.join(_ROOT, "build", "compiled") if "--compiled" in sys.argv[1:] else _ROOT
+sys.path[:] = [_CODE, *(p for p in sys.path if os.path.abspath(p or ".") != _ROOT)]
 sys.path.append(os.path.dirname(os.path.abspath(__file__)))
 
-from benchlib import gc_summary, gc_timer, percentile, pin  # noqa: E402
+from benchlib import gc_summary, gc_timer, percentile, pin, server_build  # noqa: E402
 
 from protocol.framing import FrameDecoder, encode  # noqa: E402
 from server.app import Server, ServerConfig  # noqa: E402
@@ -286,10 +288,15 @@ def main() -> int:
     parser.add_argument("--core", type=int, default=0, help="core to pin to (0)")
     parser.add_argument("--profile", metavar="PATH", help="cProfile the timed calls to PATH")
     parser.add_argument("--seed", type=int, default=1, help="random seed (1)")
+    parser.add_argument(
+        "--compiled",
+        action="store_true",
+        help="measure the mypyc build in build/compiled (make compiled), not the checkout",
+    )
     args = parser.parse_args()
     if args.tables < 1 or args.actions < 1 or args.warmup < 0:
         parser.error("--tables and --actions must be positive, --warmup not negative")
-    print(f"bench/table.py: pinned to {pin({args.core})}")
+    print(f"bench/table.py: pinned to {pin({args.core})}; server {server_build(args.compiled)}")
     tmp = tempfile.mkdtemp(prefix="sheepshead-bench-")
     try:
         db_path = os.path.join(tmp, "bench.db") if args.db == "disk" else None
