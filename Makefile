@@ -53,13 +53,16 @@ compiled-test: $(COMPILED)/.built
 		--import-mode=append tests/e2e tests/server tests/test_compiled.py
 
 # Benchmarks print their figures; they are run by hand, never by `make test`.
-bench: $(STAMP)
+bench: $(STAMP) $(COMPILED)/.built
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/table.py
+	$(BIN)/python bench/table.py --compiled
 	$(BIN)/python bench/floor.py
 	$(BIN)/python bench/server.py --mode closed
+	$(BIN)/python bench/server.py --mode closed --compiled
 	$(BIN)/python bench/floor.py --pace 1 --tables 2000 --seconds 20
 	$(BIN)/python bench/server.py --mode human
+	$(BIN)/python bench/server.py --mode human --compiled
 	$(BIN)/python bench/client.py
 	$(BIN)/python bench/bots.py
 
