@@ -20,6 +20,7 @@ def test_every_option_has_help(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for option in ("--host", "--port", "--db", "--log-level", "--bot-delay", "--hand-pause"):
         assert option in out
+    assert "make compiled" in out  # where a big host learns of the compiled build
     parser = argparse.ArgumentParser()
     cli.configure(parser, "serve")
     for action in parser._actions:
