@@ -39,7 +39,11 @@ $(COMPILED)/.setup: setup.py $(STAMP)
 	mkdir -p $(COMPILED)
 	touch $@
 
-$(COMPILED)/.built: $(COMPILED)/.setup $(wildcard engine/*.py engine/bots/*.py protocol/*.py server/*.py client/*.py)
+# Every file of the packages, subpackages too: the copy holds them all, and a stale client
+# screen there would run under `PYTHONPATH=build/compiled sheepshead join`.
+PACKAGE_FILES := $(shell find engine protocol server client -name '*.py')
+
+$(COMPILED)/.built: $(COMPILED)/.setup $(PACKAGE_FILES)
 	@echo "compiling the server with mypyc (about a minute when compiled code changed)..."
 	SHEEPSHEAD_COMPILE=1 $(BIN)/python setup.py -q build --build-lib $(COMPILED) --build-temp build/temp
 	touch $@
