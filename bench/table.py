@@ -31,12 +31,15 @@ import tempfile
 import time
 from typing import Any
 
-# Run as a script, bench/ comes first on sys.path, where bench/server.py would shadow the
-# project's server package: the root goes first (with --compiled, the build of `make compiled`).
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_CODE = os.path.join(_ROOT, "build", "compiled") if "--compiled" in sys.argv[1:] else _ROOT
-sys.path[:] = [_CODE, *(p for p in sys.path if os.path.abspath(p or ".") != _ROOT)]
-sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+# Running this file puts bench/ first on sys.path, where bench/engine.py and bench/server.py
+# would shadow the project's packages: the project's root goes first (with --compiled, the
+# compiled build of `make compiled`), bench/ last (benchlib).
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_OTHERS = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+_CODE = os.path.dirname(_HERE)
+if "--compiled" in sys.argv[1:]:
+    _CODE = os.path.join(_CODE, "build", "compiled")
+sys.path[:] = [_CODE, *_OTHERS, _HERE]
 
 from benchlib import gc_summary, gc_timer, percentile, pin, server_build  # noqa: E402
 
