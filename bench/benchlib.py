@@ -1,21 +1,36 @@
 """What the benchmarks share: pinning, file limits, talking to child processes, the latency
 summary (one formula, so their figures compare) and the garbage collector's pauses.
 
-The scripts import it with the project's root first on ``sys.path`` and ``bench/`` last: run as
-a script, ``bench/`` comes first, where ``bench/engine.py`` and ``bench/server.py`` would shadow
-the project's packages. With ``--compiled``, ``build/compiled`` (``make compiled``) goes first
-instead of the root, and :func:`server_build` checks that it is what was imported.
+A script imports it before anything of the project's and calls :func:`put_project_first`, so
+it imports nothing of the project's at module level itself.
 """
 
 from __future__ import annotations
 
 import os
 import resource
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
 from multiprocessing.connection import Connection as Pipe
 from typing import Any
+
+
+def put_project_first(script: str) -> None:
+    """Make the project's packages win over bench/'s scripts of the same names.
+
+    Run as a script, ``bench/`` comes first on ``sys.path``, where ``bench/engine.py`` and
+    ``bench/server.py`` would shadow the ``engine`` and ``server`` packages. The project's root
+    goes first instead (with ``--compiled`` on the command line, ``build/compiled``, the build
+    of ``make compiled``; :func:`server_build` checks it), and ``bench/`` last.
+    """
+    here = os.path.dirname(os.path.abspath(script))
+    others = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    code = os.path.dirname(here)
+    if "--compiled" in sys.argv[1:]:
+        code = os.path.join(code, "build", "compiled")
+    sys.path[:] = [code, *others, here]
 
 
 def server_build(compiled: bool) -> str:

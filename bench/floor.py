@@ -25,11 +25,12 @@ from __future__ import annotations
 import os
 import sys
 
-# Running this file puts bench/ first on sys.path, where bench/engine.py and bench/server.py
-# would shadow the project's packages: the project's root goes first, bench/ last (benchlib).
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_OTHERS = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-sys.path[:] = [os.path.dirname(_HERE), *_OTHERS, _HERE]
+# bench/ is first on sys.path when this file runs as a script (and put there when a test
+# loads it by path); benchlib then puts the project's packages ahead of bench/'s scripts.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib
+
+benchlib.put_project_first(__file__)
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402

@@ -31,15 +31,12 @@ import tempfile
 import time
 from typing import Any
 
-# Running this file puts bench/ first on sys.path, where bench/engine.py and bench/server.py
-# would shadow the project's packages: the project's root goes first (with --compiled, the
-# compiled build of `make compiled`), bench/ last (benchlib).
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_OTHERS = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-_CODE = os.path.dirname(_HERE)
-if "--compiled" in sys.argv[1:]:
-    _CODE = os.path.join(_CODE, "build", "compiled")
-sys.path[:] = [_CODE, *_OTHERS, _HERE]
+# bench/ is first on sys.path when this file runs as a script (and put there when a test
+# loads it by path); benchlib then puts the project's packages ahead of bench/'s scripts.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib
+
+benchlib.put_project_first(__file__)
 
 from benchlib import gc_summary, gc_timer, percentile, pin, server_build  # noqa: E402
 
