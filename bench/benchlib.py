@@ -30,6 +30,8 @@ def put_project_first(script: str) -> None:
     code = os.path.dirname(here)
     if "--compiled" in sys.argv[1:]:
         code = os.path.join(code, "build", "compiled")
+        if not os.path.isdir(code):  # else bench/server.py would be imported as the server
+            raise SystemExit("bench: --compiled, but there is no build/compiled: `make compiled`")
     sys.path[:] = [code, *others, here]
 
 

@@ -98,3 +98,22 @@ def test_the_in_process_table_benchmark_times_accepted_actions() -> None:
     assert found is not None and int(found.group(1).replace(",", "")) == 300, report
     assert re.search(r"server work per action: mean +[\d.]+ us", report), report
     assert "errors:" not in report  # every timed action was accepted
+
+
+@pytest.mark.parametrize("script", ["server.py", "table.py"])
+def test_compiled_without_a_compiled_build_says_so(script: str, tmp_path: Path) -> None:
+    """A copy of the bench scripts in a tree with no build/compiled: --compiled must stop with
+    the way out, not import bench/server.py as the server package."""
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    for name in ("benchlib.py", script):
+        (bench / name).write_text((ROOT / "bench" / name).read_text())
+    done = subprocess.run(
+        [sys.executable, str(bench / script), "--compiled"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "there is no build/compiled: `make compiled`" in done.stderr, done.stderr[-2000:]
