@@ -89,8 +89,9 @@ BOT_NAMES: Final = ("Ole", "Lena", "Sven", "Inga", "Gus")
 LINES_KEPT: Final = 50
 """Chat and notice events a table keeps for the ``history`` reply."""
 
-HISTORY_BUDGET: Final = 60_000
-"""Bytes of hands and lines a ``history`` reply may carry (it must fit one 64 KiB frame)."""
+HISTORY_MARGIN: Final = 1024
+"""Bytes of a ``history`` reply's frame kept for its other fields: the hands and lines it
+carries take at most ``max_frame`` less this (the reply must fit one frame)."""
 
 
 class Peer(Protocol):
@@ -615,11 +616,19 @@ class Table:
     def history_reply(self, start: int) -> dict[str, Any]:
         """The ``ok`` fields answering ``history``: finished hands of the current match from
         ``start`` on, as many as fit a frame, and (from the start) the last chat and notices."""
-        budget = HISTORY_BUDGET
+        budget = self.hub.config.max_frame - HISTORY_MARGIN
         out: dict[str, Any] = {"table": self.id, "match": self.match_number}
         if start == 0:
-            out["lines"] = [msgpack.unpackb(line, raw=False) for line in self.lines]
-            budget -= sum(len(line) for line in self.lines)
+            # The newest lines that fit half the frame (50 long chat lines could fill it).
+            kept: list[bytes] = []
+            room = budget // 2
+            for line in reversed(self.lines):
+                room -= len(line)
+                if room < 0:
+                    break
+                kept.append(line)
+            out["lines"] = [msgpack.unpackb(line, raw=False) for line in reversed(kept)]
+            budget -= sum(len(line) for line in kept)
         hands: list[Any] = []
         following: int | None = None
         for number in range(start, len(self.history)):

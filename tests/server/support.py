@@ -348,3 +348,38 @@ def _check_hand(messages: list[dict[str, Any]], over: dict[str, Any], seat: int 
                 continue
             raise AssertionError(f"seat {seat} was sent {card} at {path} in {msg['type']}: {msg}")
     return checked
+
+
+# ---------------------------------------------------------------------------- raw tables
+
+
+async def raw_bot_table(raw: Raw, bots: int = 4, **create: Any) -> dict[str, Any]:
+    """``raw`` (greeted) opens a table and seats ``bots`` random server bots; returns the ok of
+    its ``create_table`` (table, seat, token). The match is not started."""
+    options: dict[str, Any] = {"name": "test", "hands": 1}
+    options.update(create)
+    reply = await raw.request("create_table", **options)
+    assert reply["type"] == "ok", reply
+    for _ in range(bots):
+        added = await raw.request("add_bot", strategy="random")
+        assert added["type"] == "ok", added
+    return reply
+
+
+async def raw_play(
+    raw: Raw, stop: str = "match_over", log: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Answer every ``your_turn`` with its first legal action until a ``stop`` event; returns it.
+
+    A re-prompt can overtake an answer, so ``stale`` errors are passed over; any other error
+    fails."""
+    while True:
+        msg = await raw.recv()
+        if log is not None:
+            log.append(msg)
+        if msg["type"] == stop:
+            return msg
+        if msg["type"] == "error":
+            assert msg["code"] == "stale", msg
+        if msg["type"] == "your_turn":
+            await raw.send({"type": "action", "seq": msg["seq"], "action": msg["legal"][0]})
