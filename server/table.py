@@ -1343,6 +1343,8 @@ class Table:
             self._forget_token(s)
         if self.state == "waiting":
             self.hub.store.update_table(self.id, state="closed", finished=self.hub.wall())
+        elif self.state == "over":  # not to be restored, within over_table_ttl or not
+            self.hub.store.update_table(self.id, state="closed")
         self.state = "closed"
         for p in self.peers():
             p.send(m.notice(table=self.id, code="table_closed", text=reason))
