@@ -136,6 +136,18 @@ class Raw:
         request_id = await self.send({"type": type, **fields})
         return await self.expect_reply(request_id)
 
+    async def request_keeping(self, type: str, **fields: Any) -> dict[str, Any]:
+        """Send a request and return its reply; the events that came first stay queued (a
+        ``your_turn`` among them must still be answered)."""
+        request_id = await self.send({"type": type, **fields})
+        kept: list[dict[str, Any]] = []
+        while True:
+            msg = await self.recv()
+            if msg.get("type") in ("ok", "error") and msg.get("id") == request_id:
+                self.inbox[:0] = kept
+                return msg
+            kept.append(msg)
+
     async def expect_reply(self, request_id: int) -> dict[str, Any]:
         """The ok/error/welcome answering ``request_id``."""
         while True:
