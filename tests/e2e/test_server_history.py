@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.record import replay_record
-from server.app import Server, ServerConfig
-from tests.server.support import Raw, raw_bot_table, raw_play, running_server
+from server.app import Server
+from tests.server.support import Raw, disk_config, raw_bot_table, raw_play, running_server
 
 ENTRY_KEYS = {
     "hand",
@@ -141,14 +141,7 @@ async def test_a_long_match_comes_in_pages_that_each_fit_a_frame() -> None:
 
 async def test_history_survives_a_restart_and_lines_survive_a_reconnect(tmp_path: Path) -> None:
     db = tmp_path / "history.db"
-    config = {
-        "port": 0,
-        "db_path": db,
-        "hand_pause": 0.0,
-        "trick_pause": 0.0,
-        "default_bot": "random",
-    }
-    server = Server(ServerConfig(**config))
+    server = Server(disk_config(db))
     await server.start()
     ann = await Raw.open(server.port)
     await ann.hello("Ann")
@@ -185,7 +178,7 @@ async def test_history_survives_a_restart_and_lines_survive_a_reconnect(tmp_path
     await ann.close()
     await bob.close()
 
-    server = Server(ServerConfig(**config))
+    server = Server(disk_config(db))
     await server.start()
     assert server.restored == 1
     ann = await Raw.open(server.port)

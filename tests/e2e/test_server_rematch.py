@@ -7,8 +7,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from server.app import Server, ServerConfig
-from tests.server.support import Raw, raw_bot_table, raw_play, running_server
+from server.app import Server
+from tests.server.support import Raw, disk_config, raw_bot_table, raw_play, running_server
 
 
 async def two_people_and_three_bots(port: int, **create: Any) -> tuple[Raw, Raw, dict[str, Any]]:
@@ -145,14 +145,7 @@ async def test_an_over_table_closes_after_its_time_and_leaves_the_listing() -> N
 
 async def test_a_restored_over_table_keeps_its_seats_then_closes_in_time(tmp_path: Path) -> None:
     db = tmp_path / "over.db"
-    config: dict[str, Any] = {
-        "port": 0,
-        "db_path": db,
-        "hand_pause": 0.0,
-        "trick_pause": 0.0,
-        "default_bot": "random",
-    }
-    server = Server(ServerConfig(**config))
+    server = Server(disk_config(db))
     await server.start()
     ann = await Raw.open(server.port)
     await ann.hello("Ann")
@@ -162,7 +155,7 @@ async def test_a_restored_over_table_keeps_its_seats_then_closes_in_time(tmp_pat
     await ann.close()
     await server.stop()
 
-    server = Server(ServerConfig(**config, over_table_ttl=3.0))
+    server = Server(disk_config(db, over_table_ttl=3.0))
     await server.start()
     assert server.restored == 1
     ann = await Raw.open(server.port)
@@ -177,7 +170,7 @@ async def test_a_restored_over_table_keeps_its_seats_then_closes_in_time(tmp_pat
     await ann.close()
     await server.stop()
 
-    server = Server(ServerConfig(**config))
+    server = Server(disk_config(db))
     await server.start()
     assert server.restored == 0  # it closed; nothing comes back
     await server.stop()

@@ -42,6 +42,21 @@ async def running_server(**overrides: Any) -> AsyncIterator[Server]:
         await server.stop()
 
 
+def disk_config(db: Path, **overrides: Any) -> ServerConfig:
+    """A fast test server's configuration on the database file ``db``: a server made from it
+    again after a stop restores what the first one left."""
+    settings: dict[str, Any] = {
+        "host": "127.0.0.1",
+        "port": 0,
+        "db_path": db,
+        "hand_pause": 0.0,
+        "trick_pause": 0.0,
+        "default_bot": "random",
+    }
+    settings.update(overrides)
+    return ServerConfig(**settings)
+
+
 class Sink:
     """A seated peer that drops what it is sent."""
 
