@@ -20,7 +20,7 @@ the server's time.
 After the fifth card of a trick that is not the hand's last, the next leader is prompted (and a
 bot leads) only ``trick_pause`` seconds later, so people see the finished trick. When the match
 is over the table stays, with its seats and tokens, until the host starts a rematch
-(:meth:`Table.rematch`) or ``over_table_ttl`` runs out. :meth:`Table.history` answers the
+(:meth:`Table.rematch`) or ``over_table_ttl`` runs out. :meth:`Table.history_reply` answers the
 ``history`` request from the finished hands of the current match, kept packed.
 """
 
@@ -571,6 +571,11 @@ class Table:
         self.state = "playing"
         self.stored_actions = 0  # each match's actions are numbered from 0 (see Store)
         self._view_head_hand = -1  # the cached view parts belong to the last match's hand
+        # Decisions are keyed (hand, actions): keys of the last match's would match this one's.
+        self._cancel_turn()
+        self._end_pause()
+        self._deadline_key = None
+        self._deadline = None
         self.hub.store.update_table(
             self.id, state="playing", seed=seed, first_dealer=self.match.first_dealer
         )
