@@ -34,12 +34,12 @@ def trick_ended(msg: dict[str, Any]) -> bool:
 
 async def test_people_are_prompted_to_lead_only_after_the_pause() -> None:
     """Five people: each trick's winner gets its your_turn at least the pause after the trick's
-    state, and nothing is prompted in between."""
+    state, with the whole turn timer still to run."""
     async with running_server(trick_pause=PAUSE) as server:
         clients = [await Raw.open(server.port) for _ in range(5)]
         for i, c in enumerate(clients):
             await c.hello(f"P{i}")
-        created = await clients[0].request("create_table", name="pause", hands=1)
+        created = await clients[0].request("create_table", name="pause", hands=1, turn_timer=2.0)
         table = created["table"]
         for c in clients[1:]:
             assert (await c.request("join", table=table))["type"] == "ok"
@@ -72,6 +72,7 @@ async def test_people_are_prompted_to_lead_only_after_the_pause() -> None:
             ]
             assert t_prompt - t_end >= PAUSE - SLACK, (t_prompt - t_end, prompt)
             assert prompt["decision"] == "play"
+            assert prompt["deadline"] > 1.9  # the turn timer starts when the pause ends
         for c in clients:
             await c.close()
 
