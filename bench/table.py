@@ -175,6 +175,7 @@ def run(args: argparse.Namespace, db_path: str | None) -> None:
             db_path=db_path,
             bot_delay=0.0,
             hand_pause=0.0,
+            trick_pause=0.0,
             max_connections=args.tables * 5 + 100,
             max_per_address=args.tables * 5 + 100,
             max_tables=args.tables + 10,

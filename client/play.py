@@ -69,8 +69,8 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument(
         "--preset",
         choices=("seed", "wisconsin"),
-        default="seed",
-        help="the rules preset (default seed; docs/rules.md lists both)",
+        default="wisconsin",
+        help="the rules preset (default wisconsin; docs/rules.md lists both)",
     )
     parser.add_argument(
         "--hands",

@@ -32,7 +32,7 @@ from engine.actions import action_from_dict
 from engine.bots.base import Strategy
 from engine.errors import SheepsheadError
 from engine.hand import Deal, Hand
-from engine.rules import OPTION_NAMES, PRESETS_OPTIONS, RuleSet
+from engine.rules import DEFAULT_PRESET, OPTION_NAMES, PRESETS_OPTIONS, RuleSet
 from engine.view import seat_view
 
 HELP = "duplicate tournament between bot strategies"
@@ -381,9 +381,9 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON here")
     parser.add_argument(
         "--preset",
-        default="seed",
+        default=DEFAULT_PRESET,
         choices=list(PRESETS_OPTIONS),
-        help="rules preset (default seed)",
+        help=f"rules preset (default {DEFAULT_PRESET})",
     )
     parser.add_argument(
         "--rule",

@@ -135,6 +135,26 @@ PRESETS_OPTIONS: Final[dict[str, dict[str, Any]]] = {
 }
 """Each preset as the options it changes from the defaults (RULES.md §10)."""
 
+DEFAULT_PRESET: Final = "wisconsin"
+"""The preset a table, ``sheepshead play`` and a tournament use when none is chosen: the
+standard game. ``RuleSet()`` and records without ``rules`` still mean ``seed``."""
+
+PRESET_TITLES: Final[dict[str, str]] = {
+    "wisconsin": "Wisconsin (standard)",
+    "seed": "gamerules.com text (J♠ over J♣)",
+}
+"""What people are shown for each preset (the wire keeps the preset's name)."""
+
+
+def preset_title(preset: str) -> str:
+    """The display name of a preset; an unknown name is shown as it is.
+
+    >>> preset_title("wisconsin"), preset_title("custom")
+    ('Wisconsin (standard)', 'custom')
+    """
+    return PRESET_TITLES.get(preset, preset)
+
+
 OPTION_NAMES: Final[tuple[str, ...]] = tuple(_CHOICES)
 """Every rule option name, in RULES.md order."""
 

@@ -35,11 +35,13 @@ __all__ = [
     "CreateTable",
     "EndMatch",
     "Hello",
+    "History",
     "Join",
     "Leave",
     "ListTables",
     "Ping",
     "Pong",
+    "Rematch",
     "Request",
     "RequestError",
     "Start",
@@ -91,6 +93,7 @@ NOT_STARTED: Final = "not_started"
 ALREADY_STARTED: Final = "already_started"
 NOT_ENOUGH_PLAYERS: Final = "not_enough_players"
 MATCH_OVER: Final = "match_over"
+NOT_OVER: Final = "not_over"
 STALE: Final = "stale"
 RATE_LIMITED: Final = "rate_limited"
 TOO_MANY_CONNECTIONS: Final = "too_many_connections"
@@ -143,6 +146,7 @@ PROTOCOL_ERROR_CODES: Final[dict[str, str]] = {
     ALREADY_STARTED: "the match at this table has already started",
     NOT_ENOUGH_PLAYERS: "a match needs all five seats filled by players or bots",
     MATCH_OVER: "the match at this table is over",
+    NOT_OVER: "the match at this table is not over yet (rematch)",
     STALE: "the action quotes the seq of an earlier prompt; answer the latest your_turn",
     RATE_LIMITED: "too many messages; this one was dropped (persisting closes the connection)",
     TOO_MANY_CONNECTIONS: "the server (or your address) has too many connections",
@@ -217,12 +221,13 @@ class ListTables:
 class CreateTable:
     """Open a table and sit at seat 0 as its host.
 
-    ``name`` None: the server names it after the creator; ``grace`` None: the server default.
+    ``name`` None: the server names it after the creator; ``preset`` None: the server's default
+    preset (``engine.rules.DEFAULT_PRESET``); ``grace`` None: the server default.
     """
 
     id: int
     name: str | None
-    preset: str
+    preset: str | None
     options: dict[str, Any]
     hands: int | None
     password: str | None
@@ -304,6 +309,23 @@ class ChatRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class History:
+    """The finished hands of the table's current match from hand ``start`` on (``table`` None:
+    your own table, seated or watching)."""
+
+    id: int
+    table: str | None
+    start: int
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    """Host, once the match is over: a new match at the same table with the same seats."""
+
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
 class Ping:
     """Liveness check; answered with ``ok``."""
 
@@ -330,6 +352,8 @@ Request: TypeAlias = (
     | EndMatch
     | TakeAction
     | ChatRequest
+    | History
+    | Rematch
     | Ping
     | Pong
 )
@@ -481,7 +505,7 @@ def parse_hello(msg: Mapping[str, Any], id: int) -> Hello:
 
 
 def _parse_create(f: _Fields, id: int) -> CreateTable:
-    preset = f.str_("preset", max_length=ID_MAX) or "seed"
+    preset = f.str_("preset", max_length=ID_MAX) or None
     password = f.str_("password", max_length=PASSWORD_MAX)
     return CreateTable(
         id,
@@ -566,6 +590,12 @@ def parse_request(msg: Mapping[str, Any]) -> Request:
         text = f.text("text", required=True, max_length=CHAT_MAX, cut=False)
         assert text is not None
         return ChatRequest(id, text)
+    if kind == "history":
+        return History(
+            id, f.str_("table", max_length=ID_MAX), f.int_("start", low=0, high=_INT64_MAX) or 0
+        )
+    if kind == "rematch":
+        return Rematch(id)
     return Ping(id)
 
 
@@ -588,6 +618,8 @@ REQUEST_TYPES: Final = frozenset(
         "end_match",
         "action",
         "chat",
+        "history",
+        "rematch",
         "ping",
         "pong",
     }
@@ -722,9 +754,19 @@ def match_over(*, table: str, seq: int, totals: Sequence[int], hands: int) -> di
     }
 
 
-def chat(*, table: str, sender: str, seat: int | None, text: str) -> dict[str, Any]:
-    """A chat line (``from`` is the cleaned name, ``seat`` nil for a spectator)."""
-    return {"type": "chat", "table": table, "from": sender, "seat": seat, "text": text}
+def chat(
+    *, table: str, sender: str, seat: int | None, text: str, spectator: bool = False
+) -> dict[str, Any]:
+    """A chat line (``from`` is the cleaned name; ``spectator`` true and ``seat`` nil when a
+    spectator wrote it)."""
+    return {
+        "type": "chat",
+        "table": table,
+        "from": sender,
+        "seat": seat,
+        "text": text,
+        "spectator": spectator,
+    }
 
 
 def notice(*, table: str | None, code: str, text: str, seat: int | None = None) -> dict[str, Any]:
@@ -735,3 +777,33 @@ def notice(*, table: str | None, code: str, text: str, seat: int | None = None) 
 def ping() -> dict[str, Any]:
     """The server's liveness check; the client answers ``pong``."""
     return {"type": "ping"}
+
+
+def history_entry(
+    *,
+    hand: int,
+    record: Mapping[str, Any],
+    payouts: Sequence[int],
+    totals: Sequence[int],
+    picker: int | None,
+    partner: int | None,
+    alone: bool,
+    leaster: bool,
+    doubler: bool,
+    picker_side_points: int | None,
+    outcome: str,
+) -> dict[str, Any]:
+    """One finished hand in a ``history`` reply: its record, payouts and the totals after it."""
+    return {
+        "hand": hand,
+        "record": record,
+        "payouts": list(payouts),
+        "totals": list(totals),
+        "picker": picker,
+        "partner": partner,
+        "alone": alone,
+        "leaster": leaster,
+        "doubler": doubler,
+        "picker_side_points": picker_side_points,
+        "outcome": outcome,
+    }

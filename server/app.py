@@ -72,6 +72,12 @@ class ServerConfig:
     """Strategy for bots added without one and for stand-ins (None: heuristic, else random)."""
     hand_pause: float = 2.0
     """Seconds between the end of a hand and the next deal."""
+    trick_pause: float = 1.5
+    """Seconds after a trick's fifth card (not the hand's last) before the next leader is
+    prompted or a bot leads, so people see the finished trick (0 in tournaments, benchmarks)."""
+    over_table_ttl: float = 600.0
+    """Seconds a table whose match is over stays open (listed, seats and tokens kept) for a
+    rematch or players coming back; then it closes."""
     grace: float = 60.0
     """Default seconds a disconnected player's seat waits before a bot plays it."""
     max_frame: int = MAX_FRAME_DEFAULT

@@ -73,6 +73,14 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         metavar="SECONDS",
         help="pause between the end of a hand and the next deal (default 2)",
     )
+    parser.add_argument(
+        "--trick-pause",
+        type=float,
+        default=1.5,
+        metavar="SECONDS",
+        help="pause after a trick's last card before the next lead, so people see the trick"
+        " (default 1.5; 0 for bot-only servers)",
+    )
 
 
 def lan_addresses() -> list[str]:
@@ -134,6 +142,7 @@ async def _serve(args: argparse.Namespace) -> int:
         db_path=db,
         bot_delay=args.bot_delay,
         hand_pause=args.hand_pause,
+        trick_pause=args.trick_pause,
     )
     server = Server(config)
     try:

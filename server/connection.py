@@ -24,11 +24,13 @@ from protocol.messages import (
     CreateTable,
     EndMatch,
     Hello,
+    History,
     Join,
     Leave,
     ListTables,
     Ping,
     Pong,
+    Rematch,
     RemoveBot,
     Request,
     RequestError,
@@ -330,6 +332,16 @@ class Connection:
         self._table().chat(self, req.text)
         return m.ok(req.id)
 
+    def _history(self, req: History) -> dict[str, Any]:
+        table = self.server.lobby.find(req.table) if req.table is not None else self._table()
+        if self.table is not table:
+            raise RequestError(m.NOT_SEATED, f"You neither sit at nor watch table {table.id}")
+        return m.ok(req.id, **table.history_reply(req.start))
+
+    def _rematch(self, req: Rematch) -> dict[str, Any]:
+        self._table().rematch(self)
+        return m.ok(req.id)
+
     def _ping(self, req: Ping) -> dict[str, Any]:
         return m.ok(req.id)
 
@@ -367,5 +379,7 @@ _HANDLERS: dict[type, Callable[[Connection, Any], dict[str, Any] | None]] = {
     EndMatch: Connection._end,
     TakeAction: Connection._action,
     ChatRequest: Connection._chat,
+    History: Connection._history,
+    Rematch: Connection._rematch,
     Ping: Connection._ping,
 }

@@ -15,7 +15,7 @@ import msgpack
 
 from engine.bots import strategy_names
 from engine.errors import RuleOptionError
-from engine.rules import RuleSet
+from engine.rules import DEFAULT_PRESET, RuleSet
 from protocol import messages as m
 from protocol.messages import CreateTable, RequestError
 from server.table import Peer, Table, TableConfig, hash_password, hash_token
@@ -110,7 +110,7 @@ class Lobby:
         if len(self.tables) >= self.config.max_tables:
             raise RequestError(m.TOO_MANY_TABLES, "The server has as many tables as it allows")
         try:
-            rules = RuleSet.from_preset(req.preset, **req.options)
+            rules = RuleSet.from_preset(req.preset or DEFAULT_PRESET, **req.options)
         except RuleOptionError as exc:
             raise RequestError(m.BAD_RULES, exc.message) from None
         except TypeError as bad_option:  # an option name that is not a valid keyword
@@ -145,9 +145,11 @@ class Lobby:
     # ------------------------------------------------------------------ lifecycle
 
     def restore(self) -> int:
-        """Rebuild every unfinished table from the store; returns how many came back."""
+        """Rebuild every unfinished table from the store, and those whose match ended less than
+        ``over_table_ttl`` ago; returns how many came back."""
         count = 0
-        for row in self.store.load_open_tables():
+        over_since = self.wall() - self.config.over_table_ttl
+        for row in self.store.load_open_tables(over_since=over_since):
             try:
                 table = Table.restore(self, row)
             except Exception:

@@ -39,10 +39,11 @@ except ImportError:  # Windows: no lock (see _DatabaseLock)
 
 log = logging.getLogger("sheepshead.server")
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
-a match's actions start in it."""
+a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
+``tables``, ``hands`` and ``results``, so a rematch keeps the earlier matches' rows."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -56,7 +57,8 @@ CREATE TABLE IF NOT EXISTS tables (
     totals TEXT NOT NULL DEFAULT '[0,0,0,0,0]',
     created REAL NOT NULL,
     finished REAL,
-    first_action INTEGER               -- rowid in actions where this match's actions start
+    first_action INTEGER,              -- rowid in actions where this match's actions start
+    match_number INTEGER NOT NULL DEFAULT 0  -- the current match: 0, then +1 per rematch
 );
 CREATE TABLE IF NOT EXISTS seats (
     table_id INTEGER NOT NULL REFERENCES tables(id),
@@ -82,21 +84,23 @@ CREATE TABLE IF NOT EXISTS actions (
 );
 CREATE TABLE IF NOT EXISTS hands (
     table_id INTEGER NOT NULL REFERENCES tables(id),
+    match_number INTEGER NOT NULL DEFAULT 0,
     number INTEGER NOT NULL,
     record TEXT NOT NULL,              -- JSON: sheepshead-hand/1 with explicit hands
     payouts TEXT NOT NULL,
     finished REAL NOT NULL,
-    PRIMARY KEY (table_id, number)
+    PRIMARY KEY (table_id, match_number, number)
 );
 CREATE TABLE IF NOT EXISTS results (
     table_id INTEGER NOT NULL REFERENCES tables(id),
+    match_number INTEGER NOT NULL DEFAULT 0,
     seat INTEGER NOT NULL,
     name TEXT,
     kind TEXT NOT NULL,
     total INTEGER NOT NULL,
     hands INTEGER NOT NULL,
     finished REAL NOT NULL,
-    PRIMARY KEY (table_id, seat)
+    PRIMARY KEY (table_id, match_number, seat)
 );
 """
 
@@ -179,6 +183,10 @@ class TableRow:
     totals: list[int]
     seats: list[SeatRow] = field(default_factory=list)
     actions: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    match_number: int = 0
+    """The table's current match (0, then +1 per rematch)."""
+    finished: float | None = None
+    """When its last match ended (wall clock), for an ``over`` table."""
 
 
 class DatabaseInUse(RuntimeError):
@@ -306,6 +314,24 @@ class Store:
                 " SELECT table_id, n, hand, action, seq FROM actions_keyed ORDER BY table_id, n"
             )
             db.execute("DROP TABLE actions_keyed")
+        self._upgrade_to_matches()
+
+    def _upgrade_to_matches(self) -> None:
+        """Schema 3 -> 4: a match number on tables, hands and results (the old rows: match 0)."""
+        db = self._db
+        if "match_number" not in {row[1] for row in db.execute("PRAGMA table_info(tables)")}:
+            db.execute("ALTER TABLE tables ADD COLUMN match_number INTEGER NOT NULL DEFAULT 0")
+        for name, columns in (
+            ("hands", "table_id, number, record, payouts, finished"),
+            ("results", "table_id, seat, name, kind, total, hands, finished"),
+        ):
+            if "match_number" in {row[1] for row in db.execute(f"PRAGMA table_info({name})")}:
+                continue
+            # The primary key gains the match number: SQLite can only rebuild the table for that.
+            db.execute(f"ALTER TABLE {name} RENAME TO {name}_v3")
+            db.executescript(_SCHEMA)
+            db.execute(f"INSERT INTO {name} ({columns}) SELECT {columns} FROM {name}_v3")
+            db.execute(f"DROP TABLE {name}_v3")
 
     def _write(self, sql: str, params: Iterable[Any] = ()) -> sqlite3.Cursor:
         cur = self._db.execute(sql, tuple(params))
@@ -358,7 +384,16 @@ class Store:
 
     def update_table(self, table_id: str, **fields: Any) -> None:
         """Change some of a table's columns: state, seq, host_seat, seed, first_dealer, totals."""
-        allowed = {"state", "seq", "host_seat", "seed", "first_dealer", "totals", "finished"}
+        allowed = {
+            "state",
+            "seq",
+            "host_seat",
+            "seed",
+            "first_dealer",
+            "totals",
+            "finished",
+            "match_number",
+        }
         unknown = set(fields) - allowed
         if unknown:
             raise ValueError(f"unknown table columns {sorted(unknown)}")
@@ -421,12 +456,21 @@ class Store:
         payouts: Iterable[int],
         *,
         finished: float,
+        match: int = 0,
     ) -> None:
-        """Store a finished hand's record."""
+        """Store a finished hand's record (hand ``number`` of match ``match`` at the table)."""
         self._write(
-            "INSERT OR REPLACE INTO hands (table_id, number, record, payouts, finished)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (table_key(table_id), number, json_text(record), json_text(list(payouts)), finished),
+            "INSERT OR REPLACE INTO hands"
+            " (table_id, match_number, number, record, payouts, finished)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                table_key(table_id),
+                match,
+                number,
+                json_text(record),
+                json_text(list(payouts)),
+                finished,
+            ),
         )
 
     def save_results(
@@ -436,30 +480,36 @@ class Store:
         *,
         hands: int,
         finished: float,
+        match: int = 0,
     ) -> None:
         """Store a finished match's result per seat: (seat, name, kind, total)."""
         key = table_key(table_id)
         for seat, name, kind, total in rows:
             self._write(
                 "INSERT OR REPLACE INTO results"
-                " (table_id, seat, name, kind, total, hands, finished)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key, seat, name, kind, total, hands, finished),
+                " (table_id, match_number, seat, name, kind, total, hands, finished)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (key, match, seat, name, kind, total, hands, finished),
             )
 
     # ------------------------------------------------------------------ reads
 
-    def load_open_tables(self) -> list[TableRow]:
-        """Every table that is waiting or playing, with seats and actions, oldest first."""
+    def load_open_tables(self, over_since: float | None = None) -> list[TableRow]:
+        """Every table that is waiting or playing, with seats and actions, oldest first; with
+        ``over_since``, also those whose match ended (``over``) at that wall-clock time or later,
+        with the actions of that last match."""
         self._insert_actions()
         out = []
         rows = self._db.execute(
-            "SELECT id, config, state, seq, host_seat, seed, first_dealer, totals, first_action"
-            " FROM tables WHERE state IN ('waiting', 'playing') ORDER BY id"
+            "SELECT id, config, state, seq, host_seat, seed, first_dealer, totals, first_action,"
+            " match_number, finished FROM tables WHERE state IN ('waiting', 'playing')"
+            " OR (state = 'over' AND finished >= ?) ORDER BY id",
+            (float("inf") if over_since is None else over_since,),
         ).fetchall()
         by_key: dict[int, TableRow] = {}
         start: int | None = None
-        for key, config, state, seq, host_seat, seed, first_dealer, totals, first in rows:
+        for row in rows:
+            key, config, state, seq, host_seat, seed, first_dealer, totals, first = row[:9]
             table = TableRow(
                 f"t{key}",
                 json.loads(config),
@@ -469,6 +519,8 @@ class Store:
                 seed,
                 first_dealer,
                 json.loads(totals),
+                match_number=row[9],
+                finished=row[10],
             )
             for seat_row in self._db.execute(
                 "SELECT seat, kind, name, strategy, remote_kind, token_hash FROM seats"
@@ -477,7 +529,7 @@ class Store:
             ):
                 table.seats.append(SeatRow(*seat_row))
             out.append(table)
-            if state == "playing":
+            if state == "playing" or (state == "over" and seed is not None):
                 by_key[key] = table
                 first = first or 0  # upgraded from schema 2: from the start of the log
                 start = first if start is None else min(start, first)
@@ -506,21 +558,27 @@ class Store:
                     table.seq = action_seq
         return out
 
-    def hand_records(self, table_id: str) -> list[dict[str, Any]]:
-        """The finished hands of a table, in order."""
+    def hand_records(self, table_id: str, match: int | None = None) -> list[dict[str, Any]]:
+        """The finished hands of a table's match ``match`` (None: its latest), in order."""
+        key = table_key(table_id)
         return [
             json.loads(record)
             for (record,) in self._db.execute(
-                "SELECT record FROM hands WHERE table_id = ? ORDER BY number",
-                (table_key(table_id),),
+                "SELECT record FROM hands WHERE table_id = ? AND match_number = coalesce(?,"
+                " (SELECT max(match_number) FROM hands WHERE table_id = ?)) ORDER BY number",
+                (key, match, key),
             )
         ]
 
-    def results(self, table_id: str) -> list[dict[str, Any]]:
-        """The stored result rows of a finished match, by seat."""
+    def results(self, table_id: str, match: int | None = None) -> list[dict[str, Any]]:
+        """The stored result rows of a table's finished match ``match`` (None: its latest),
+        by seat."""
+        key = table_key(table_id)
         cur = self._db.execute(
-            "SELECT seat, name, kind, total, hands FROM results WHERE table_id = ? ORDER BY seat",
-            (table_key(table_id),),
+            "SELECT seat, name, kind, total, hands FROM results WHERE table_id = ?"
+            " AND match_number = coalesce(?,"
+            " (SELECT max(match_number) FROM results WHERE table_id = ?)) ORDER BY seat",
+            (key, match, key),
         )
         return [{"seat": s, "name": n, "kind": k, "total": t, "hands": h} for s, n, k, t, h in cur]
 

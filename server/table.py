@@ -16,19 +16,29 @@ Who plays a seat's turn:
 
 Nothing at all moves while nobody is connected to the table, so an abandoned table does not burn
 the server's time.
+
+After the fifth card of a trick that is not the hand's last, the next leader is prompted (and a
+bot leads) only ``trick_pause`` seconds later, so people see the finished trick. When the match
+is over the table stays, with its seats and tokens, until the host starts a rematch
+(:meth:`Table.rematch`) or ``over_table_ttl`` runs out. :meth:`Table.history_reply` answers the
+``history`` request from the finished hands of the current match, kept packed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import hashlib
 import hmac
 import logging
 import secrets
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
+
+import msgpack
 
 from engine.actions import NUM_SEATS, Action, action_from_dict
 from engine.bots import Strategy, make_strategy, strategy_names
@@ -75,6 +85,13 @@ TOKEN_BYTES: Final = 24
 
 BOT_NAMES: Final = ("Ole", "Lena", "Sven", "Inga", "Gus")
 """The names server bots take, by seat."""
+
+LINES_KEPT: Final = 50
+"""Chat and notice events a table keeps for the ``history`` reply."""
+
+HISTORY_MARGIN: Final = 1024
+"""Bytes of a ``history`` reply's frame kept for its other fields: the hands and lines it
+carries take at most ``max_frame`` less this (the reply must fit one frame)."""
 
 
 class Peer(Protocol):
@@ -283,6 +300,27 @@ class Table:
         ``legal``) as of its last state."""
         self._info_sent: dict[Peer, PackedMap] = {}
         """The summary each attached connection was last sent (``info`` is left out if same)."""
+        self.match_number = 0
+        """The current match at this table: 0, then +1 per rematch."""
+        self.history: list[bytes] = []
+        """Each finished hand of the current match, packed as its ``history`` entry (bytes, so
+        the garbage collector never walks them)."""
+        self.lines: deque[bytes] = deque(maxlen=LINES_KEPT)
+        """The last chat and notice events, packed as they were sent."""
+        self._lead_hand = -1
+        self._lead_actions = -1
+        self._lead_at = 0.0
+        """The decision a trick pause comes before (hand number and actions in it; ints, not a
+        tuple kept per trick) and when the pause ends."""
+        self._lead_timer: asyncio.TimerHandle | None = None
+        """Prompts the leader of a person's seat when the trick pause ends."""
+        self._pause_over_callback = self._pause_over
+        self._timer_context = contextvars.copy_context()
+        """The timer's callback and context, made once: a bound method and a context copied
+        per trick would be two more objects for the garbage collector to walk each time."""
+        self.finished_at: float | None = None
+        """Wall-clock time the last match ended (while the table is ``over``)."""
+        self._over_timer: asyncio.TimerHandle | None = None
 
     # ------------------------------------------------------------------ summary
 
@@ -306,6 +344,7 @@ class Table:
             "password": self.has_password,
             "turn_timer": self.config.turn_timer,
             "grace": self.config.grace,
+            "trick_pause": self.hub.config.trick_pause,
             "seats": [
                 {
                     "seat": i,
@@ -343,17 +382,25 @@ class Table:
 
     def check_join(self, seat: int | None, password: str | None) -> int:
         """The seat a join would take (first free when ``seat`` is None); raises if it cannot."""
-        if self.state == "over":
-            raise fail(m.MATCH_OVER, "The match at this table is over")
         self.check_password(password)
         if seat is None:
-            free = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
+            free = [i for i in range(NUM_SEATS) if self._free(i)]
             if not free:
                 raise fail(m.TABLE_FULL, "Every seat at this table is taken")
             return free[0]
-        if self.seats[seat].kind != "empty":
+        if not self._free(seat):
             raise fail(m.SEAT_TAKEN, f"Seat {seat} is taken")
         return seat
+
+    def _free(self, seat: int) -> bool:
+        """Whether a join may take ``seat``: empty, or, once the match is over, left by its
+        player (the name stays shown with the final totals until somebody sits there)."""
+        s = self.seats[seat]
+        if s.kind == "empty":
+            return True
+        return (
+            self.state == "over" and s.kind == "human" and s.token_hash is None and s.peer is None
+        )
 
     def join(self, peer: Peer, seat: int) -> str:
         """Seat ``peer`` at ``seat`` (checked with :meth:`check_join`); returns its token."""
@@ -414,7 +461,8 @@ class Table:
         if self.state == "over":
             s.disconnected_at = self.hub.now()
             self._save_seat(seat)
-            self._maybe_close()
+            if not self._maybe_close():
+                self._changed()
             return
         self._vacate(seat)
         log.info("table %s: %s left seat %d", self.id, name, seat)
@@ -511,17 +559,93 @@ class Table:
                 m.NOT_ENOUGH_PLAYERS,
                 f"A match needs five players or bots; seat(s) {', '.join(map(str, empty))} empty",
             )
+        self._begin_match()
+
+    def _begin_match(self) -> None:
+        """Deal the first hand of a new match: the one place a match begins (``start`` and a
+        full table's ``rematch``), so whatever a match needs at its start (its seed) goes here."""
         seed = secrets.randbits(62)
         self.match = Match(
             self.config.rules, seed=seed, hand_limit=self.config.hands, keep_history=False
         )
         self.state = "playing"
+        self.stored_actions = 0  # each match's actions are numbered from 0 (see Store)
+        self._view_head_hand = -1  # the cached view parts belong to the last match's hand
+        # Decisions are keyed (hand, actions): keys of the last match's would match this one's.
+        self._cancel_turn()
+        self._end_pause()
+        self._deadline_key = None
+        self._deadline = None
         self.hub.store.update_table(
             self.id, state="playing", seed=seed, first_dealer=self.match.first_dealer
         )
-        log.info("table %s: match started (hands=%s)", self.id, self.config.hands)
+        log.info(
+            "table %s: match %d started (hands=%s)", self.id, self.match_number, self.config.hands
+        )
         self.last = None
+        for i, s in enumerate(self.seats):  # a player who is away gets the grace period
+            if s.kind == "human" and s.peer is None:
+                self._start_grace(i)
         self._changed(turn=True)
+
+    def rematch(self, peer: Peer) -> None:
+        """Host, once the match is over: a new match with the same seats, totals from zero.
+
+        Bots and players (connected or not, with their tokens) keep their seats; a seat whose
+        player left is emptied. A full table starts at once, else it waits for ``start``.
+        """
+        self._require_host(peer)
+        if self.state != "over":
+            raise fail(m.NOT_OVER, "The match at this table is not over yet")
+        self._cancel_over_timer()
+        for i in range(NUM_SEATS):
+            s = self.seats[i]
+            if s.kind == "human" and s.token_hash is None and s.peer is None:
+                self._vacate(i)
+        self.match_number += 1
+        self.match = None
+        self.history.clear()
+        self.last = None
+        self.finished_at = None
+        self.state = "waiting"
+        self.hub.store.update_table(
+            self.id, state="waiting", match_number=self.match_number, totals=[0] * NUM_SEATS
+        )
+        log.info("table %s: rematch (match %d)", self.id, self.match_number)
+        self._notice("rematch", f"{peer.name} started a new match at this table")
+        if all(s.kind != "empty" for s in self.seats):
+            self._begin_match()
+        else:
+            self._changed()
+
+    def history_reply(self, start: int) -> dict[str, Any]:
+        """The ``ok`` fields answering ``history``: finished hands of the current match from
+        ``start`` on, as many as fit a frame, and (from the start) the last chat and notices."""
+        budget = self.hub.config.max_frame - HISTORY_MARGIN
+        out: dict[str, Any] = {"table": self.id, "match": self.match_number}
+        if start == 0:
+            # The newest lines that fit half the frame (50 long chat lines could fill it).
+            kept: list[bytes] = []
+            room = budget // 2
+            for line in reversed(self.lines):
+                room -= len(line)
+                if room < 0:
+                    break
+                kept.append(line)
+            out["lines"] = [msgpack.unpackb(line, raw=False) for line in reversed(kept)]
+            budget -= sum(len(line) for line in kept)
+        hands: list[Any] = []
+        following: int | None = None
+        for number in range(start, len(self.history)):
+            packed = self.history[number]
+            budget -= len(packed)
+            if budget < 0 and hands:
+                following = number
+                break
+            hands.append(msgpack.unpackb(packed, raw=False))
+        out["hands"] = hands
+        out["next"] = following
+        return out
 
     def end_match(self, peer: Peer) -> None:
         """Host: end the match now (an unfinished hand is abandoned)."""
@@ -537,10 +661,11 @@ class Table:
         """Pass a (cleaned) chat line to everyone at the table."""
         if not peer.allow_chat():
             raise fail(m.RATE_LIMITED, "You are chatting too fast; wait a moment")
-        message = m.chat(table=self.id, sender=peer.name, seat=peer.seat, text=text)
-        frame = encode(message)
-        for p in self.peers():
-            p.send_encoded(frame)
+        seat = peer.seat if peer.table is self else None
+        message = m.chat(
+            table=self.id, sender=peer.name, seat=seat, text=text, spectator=seat is None
+        )
+        self._broadcast(message, keep=True)
 
     # ------------------------------------------------------------------ connections
 
@@ -588,7 +713,8 @@ class Table:
         s.disconnected_at = self.hub.now()
         self.last_activity = self.hub.now()
         if self.state == "over":
-            self._maybe_close()
+            if not self._maybe_close():
+                self._changed()
             return
         if self.state == "playing":
             grace = self.config.grace
@@ -669,10 +795,25 @@ class Table:
         self.stored_actions += 1
         self.last = record
         hand = match.hand
+        pause = self.hub.config.trick_pause
+        if pause > 0 and hand.phase == "play" and hand.tricks and not hand.current:
+            # A trick just ended and another follows: let people see it before the next lead.
+            self._lead_hand = number
+            self._lead_actions = len(hand.actions)
+            self._lead_at = self.hub.now() + pause
+            self._cancel_lead_timer()
         if hand.is_over:
             result = hand.result()
             payouts = list(result.payouts or ())
-            store.save_hand(self.id, number, match.records[-1], payouts, finished=self.hub.wall())
+            self._record_hand(number)
+            store.save_hand(
+                self.id,
+                number,
+                match.records[-1],
+                payouts,
+                finished=self.hub.wall(),
+                match=self.match_number,
+            )
             store.update_table(self.id, totals=match.totals)
             log.info(
                 "table %s: hand %d over: %s payouts %s totals %s",
@@ -699,6 +840,71 @@ class Table:
                 self._finish_match()
             else:
                 self._next_hand_task = asyncio.create_task(self._deal_next(number))
+
+    def _record_hand(self, number: int) -> None:
+        """Keep the ``history`` entry of hand ``number``, which has just ended."""
+        match = self.match
+        assert match is not None
+        result = match.results[-1]
+        entry = m.history_entry(
+            hand=number,
+            record=match.records[-1],
+            payouts=list(result.payouts or ()),
+            totals=match.totals,
+            picker=result.picker,
+            partner=result.partner,
+            alone=result.alone,
+            leaster=result.leaster,
+            doubler=result.doubler,
+            picker_side_points=result.picker_side_points,
+            outcome=str(result.outcome),
+        )
+        self.history.append(pack(entry))
+
+    def _lead_wait(self) -> float:
+        """Seconds left of the trick pause before the current decision (0: none)."""
+        match = self.match
+        if (
+            match is None
+            or self._lead_hand != match.number
+            or self._lead_actions != len(match.hand.actions)
+        ):
+            return 0.0
+        return max(0.0, self._lead_at - self.hub.now())
+
+    def _end_pause(self) -> None:
+        self._lead_hand = -1
+        self._lead_actions = -1
+
+    def _cancel_lead_timer(self) -> None:
+        if self._lead_timer is not None:
+            self._lead_timer.cancel()
+            self._lead_timer = None
+
+    def _pause_over(self) -> None:
+        """The trick pause before a person's lead ended: prompt them, then wait as usual."""
+        self._lead_timer = None
+        try:
+            match = self.match
+            if (
+                self.state != "playing"
+                or match is None
+                or self._lead_hand != match.number
+                or self._lead_actions != len(match.hand.actions)
+            ):
+                return  # the pause was already over: the leader acted, or a bot led
+            self._end_pause()  # (the loop may run a timer a hair early)
+            if match.hand.is_over:
+                return
+            seat = match.hand.turn
+            assert seat is not None
+            peer = self.seats[seat].peer
+            prompt = self._prompt(seat)
+            if peer is not None and prompt is not None:
+                peer.send_encoded(prompt)
+            self._schedule()
+        except Exception:
+            log.exception("table %s: the end of a trick pause failed", self.id)
 
     async def _deal_next(self, finished: int) -> None:
         try:
@@ -730,7 +936,10 @@ class Table:
             [(i, s.name, s.kind, match.totals[i]) for i, s in enumerate(self.seats)],
             hands=match.hands_played,
             finished=now,
+            match=self.match_number,
         )
+        self.finished_at = now
+        self._start_over_timer(self.hub.config.over_table_ttl)
         log.info(
             "table %s: match over after %d hands, totals %s",
             self.id,
@@ -920,7 +1129,7 @@ class Table:
         if self.state != "playing" or match is None:
             return None
         hand = match.hand
-        if hand.is_over or hand.turn != seat:
+        if hand.is_over or hand.turn != seat or self._lead_wait() > 0:
             return None
         deadline = None
         if self._deadline is not None and self._deadline_key == self._key():
@@ -935,13 +1144,17 @@ class Table:
             )
         )
 
-    def _broadcast(self, message: Mapping[str, Any]) -> None:
-        frame = encode(message)
+    def _broadcast(self, message: Mapping[str, Any], *, keep: bool = False) -> None:
+        """Send ``message`` to everyone at the table; ``keep``: also keep it for ``history``."""
+        body = pack(message)
+        if keep:
+            self.lines.append(body)
+        encoded = frame(body, max_frame=self.hub.config.max_frame)
         for p in self.peers():
-            p.send_encoded(frame)
+            p.send_encoded(encoded)
 
     def _notice(self, code: str, text: str, seat: int | None = None) -> None:
-        self._broadcast(m.notice(table=self.id, code=code, text=text, seat=seat))
+        self._broadcast(m.notice(table=self.id, code=code, text=text, seat=seat), keep=True)
 
     def _save_seat(self, seat: int) -> None:
         self.hub.store.save_seat(self.id, seat, self.seats[seat].row())
@@ -962,7 +1175,7 @@ class Table:
         key = self._key()
         if self._deadline_key != key:
             self._deadline_key = key
-            self._deadline = self.hub.now() + timer
+            self._deadline = self.hub.now() + self._lead_wait() + timer
 
     def _attended(self) -> bool:
         return bool(self.spectators) or any(s.peer is not None for s in self.seats)
@@ -984,8 +1197,19 @@ class Table:
         s = self.seats[seat]
         mode: str
         delay: float
+        wait = self._lead_wait()
         if s.kind == "bot" or self._standin_active(seat):
-            mode, delay = "bot", self.hub.config.bot_delay
+            mode, delay = "bot", max(self.hub.config.bot_delay, wait)
+        elif wait > 0:
+            # The prompt goes out when the pause ends: a timer, not a task (fewer objects for
+            # the garbage collector, once per trick at every table).
+            self._cancel_turn()
+            if self._lead_timer is None:
+                loop = asyncio.get_running_loop()
+                self._lead_timer = loop.call_later(
+                    wait, self._pause_over_callback, context=self._timer_context
+                )
+            return
         elif timer is not None and self._deadline is not None:
             mode, delay = "timer", max(0.0, self._deadline - self.hub.now())
         else:
@@ -1007,6 +1231,7 @@ class Table:
 
     def _cancel_tasks(self) -> None:
         self._cancel_turn()
+        self._cancel_lead_timer()
         if self._next_hand_task is not None:
             self._next_hand_task.cancel()
             self._next_hand_task = None
@@ -1031,6 +1256,7 @@ class Table:
             match = self.match
             if self.state != "playing" or match is None or self._key() != key:
                 return
+            self._end_pause()  # the sleep may end a hair before the pause does
             hand = match.hand
             view = seat_view(hand, seat)
             action = await self._choose(seat, view)
@@ -1098,7 +1324,10 @@ class Table:
         """Close the table when nobody can come back to it; returns whether it closed."""
         humans = [s for s in self.seats if s.kind == "human"]
         if self.state == "over":
-            if any(s.peer is not None for s in humans) or self.spectators:
+            # Until over_table_ttl runs out, a player with a token may come back.
+            if self.spectators or any(
+                s.peer is not None or s.token_hash is not None for s in humans
+            ):
                 return False
         elif humans:
             return False
@@ -1113,11 +1342,14 @@ class Table:
             self.match.end()
             self._finish_match_quietly()
         self._cancel_tasks()
+        self._cancel_over_timer()
         for s in self.seats:
             self._cancel_grace(s)
             self._forget_token(s)
         if self.state == "waiting":
             self.hub.store.update_table(self.id, state="closed", finished=self.hub.wall())
+        elif self.state == "over":  # not to be restored, within over_table_ttl or not
+            self.hub.store.update_table(self.id, state="closed")
         self.state = "closed"
         for p in self.peers():
             p.send(m.notice(table=self.id, code="table_closed", text=reason))
@@ -1141,12 +1373,33 @@ class Table:
             [(i, s.name, s.kind, match.totals[i]) for i, s in enumerate(self.seats)],
             hands=match.hands_played,
             finished=now,
+            match=self.match_number,
         )
+
+    def _start_over_timer(self, delay: float) -> None:
+        """Close the table ``delay`` seconds from now unless a rematch comes first."""
+        self._cancel_over_timer()
+        loop = asyncio.get_running_loop()
+        self._over_timer = loop.call_later(max(0.0, delay), self._over_expired)
+
+    def _cancel_over_timer(self) -> None:
+        if self._over_timer is not None:
+            self._over_timer.cancel()
+            self._over_timer = None
+
+    def _over_expired(self) -> None:
+        self._over_timer = None
+        try:
+            if self.state == "over":
+                self.close("The match is over and nobody started a new one")
+        except Exception:
+            log.exception("table %s: closing after the match failed", self.id)
 
     def shutdown(self) -> None:
         """Stop timers and tasks (server shutdown); the stored state stays for the next start."""
         self.stopped = True
         self._cancel_tasks()
+        self._cancel_over_timer()
         for s in self.seats:
             self._cancel_grace(s)
 
@@ -1173,7 +1426,10 @@ class Table:
                 if s.token_hash:
                     hub.tokens[s.token_hash] = (table, seat_row.seat)
         table.host_seat = row.host_seat
-        if row.state == "playing":
+        table.match_number = row.match_number
+        if row.state == "over":
+            table.finished_at = row.finished
+        if row.state == "playing" or (row.state == "over" and row.seed is not None):
             if row.seed is None:
                 raise ValueError("a playing table without a seed")
             match = Match(
@@ -1183,13 +1439,17 @@ class Table:
                 first_dealer=row.first_dealer,
                 keep_history=False,
             )
+            table.match = match
             for number, data in row.actions:
                 while match.number < number:
                     match.next_hand()
                 match.apply(action_from_dict(data))
                 table.last = data
-            table.match = match
-            table.state = "playing"
+                if match.hand.is_over:
+                    table._record_hand(match.number)  # history, as it was before the restart
+            if row.state == "over" and not match.is_over:
+                match.end()  # the host ended it early
+            table.state = "over" if row.state == "over" else "playing"
             table.stored_actions = len(row.actions)
             if match.totals != row.totals:
                 log.warning(
@@ -1198,6 +1458,8 @@ class Table:
                     match.totals,
                     row.totals,
                 )
+        elif row.state == "over":
+            table.state = "over"
         table.seq = row.seq
         table.turn_seq = row.seq + 1
         return table
@@ -1205,6 +1467,12 @@ class Table:
     def resume_after_restore(self) -> None:
         """Start timers after a restart: grace for absent players, the next hand, the bots."""
         match = self.match
+        if self.state == "over":
+            ended = self.hub.wall() - (self.finished_at or 0.0)
+            self._start_over_timer(self.hub.config.over_table_ttl - ended)
+            if not self._maybe_close():
+                self._changed()
+            return
         if self.state == "playing" and match is not None:
             for i, s in enumerate(self.seats):
                 if s.kind == "human" and s.peer is None:

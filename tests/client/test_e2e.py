@@ -36,7 +36,7 @@ SIZE = (80, 24)
 
 @pytest.fixture
 async def server() -> AsyncIterator[Server]:
-    srv = Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, hand_pause=0))
+    srv = Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, hand_pause=0, trick_pause=0))
     await srv.start()
     yield srv
     await srv.stop()

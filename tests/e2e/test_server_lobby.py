@@ -113,7 +113,12 @@ async def test_a_full_lobby_flow(tmp_path: Path) -> None:
                 "from": "A",
                 "seat": 3,
                 "text": "hi all of you",
+                "spectator": False,
             }
+        # A spectator's line says so, with no seat.
+        await others[3].request("chat", text="just watching")
+        line = await next_event(host, "chat")
+        assert (line["seat"], line["spectator"], line["text"]) == (None, True, "just watching")
         await refused(others[0], "chat", "bad_request", text="x" * 201)
         await refused(others[0], "chat", "bad_request", text="\x1b[2J\x07")
         codes = []

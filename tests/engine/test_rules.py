@@ -8,7 +8,15 @@ from typing import Any
 import pytest
 
 from engine import RuleOptionError, RuleSet
-from engine.rules import OPTION_HELP, OPTION_NAMES, option_choices
+from engine.rules import (
+    DEFAULT_PRESET,
+    OPTION_HELP,
+    OPTION_NAMES,
+    PRESET_TITLES,
+    PRESETS_OPTIONS,
+    option_choices,
+    preset_title,
+)
 
 DEFAULTS = {
     "jack_order": "seed",
@@ -140,3 +148,13 @@ def test_rule_sets_are_immutable_and_hashable() -> None:
     with pytest.raises(AttributeError):
         rules.jack_order = "clubs-first"  # type: ignore[misc]
     assert len({RuleSet(), RuleSet.from_preset("seed"), RuleSet.from_preset("wisconsin")}) == 2
+
+
+def test_the_default_preset_is_the_standard_game_and_every_preset_has_a_title() -> None:
+    assert DEFAULT_PRESET == "wisconsin"
+    assert RuleSet.from_preset(DEFAULT_PRESET).jack_order == "clubs-first"
+    assert RuleSet().preset == "seed"  # records without rules still mean seed
+    assert set(PRESET_TITLES) == set(PRESETS_OPTIONS)
+    assert preset_title("wisconsin") == "Wisconsin (standard)"
+    assert preset_title("seed") == "gamerules.com text (J♠ over J♣)"
+    assert preset_title("house") == "house"

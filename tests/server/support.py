@@ -27,7 +27,12 @@ CARD_SET = frozenset(CARD_CODES)
 @contextlib.asynccontextmanager
 async def running_server(**overrides: Any) -> AsyncIterator[Server]:
     """A real server on 127.0.0.1, port 0, in-memory database unless ``db_path`` is given."""
-    settings: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "hand_pause": 0.0}
+    settings: dict[str, Any] = {
+        "host": "127.0.0.1",
+        "port": 0,
+        "hand_pause": 0.0,
+        "trick_pause": 0.0,
+    }
     settings.update(overrides)
     server = Server(ServerConfig(**settings))
     await server.start()
@@ -35,6 +40,21 @@ async def running_server(**overrides: Any) -> AsyncIterator[Server]:
         yield server
     finally:
         await server.stop()
+
+
+def disk_config(db: Path, **overrides: Any) -> ServerConfig:
+    """A fast test server's configuration on the database file ``db``: a server made from it
+    again after a stop restores what the first one left."""
+    settings: dict[str, Any] = {
+        "host": "127.0.0.1",
+        "port": 0,
+        "db_path": db,
+        "hand_pause": 0.0,
+        "trick_pause": 0.0,
+        "default_bot": "random",
+    }
+    settings.update(overrides)
+    return ServerConfig(**settings)
 
 
 class Sink:
@@ -130,6 +150,18 @@ class Raw:
         """Send a request and return its reply (ok or error), skipping events."""
         request_id = await self.send({"type": type, **fields})
         return await self.expect_reply(request_id)
+
+    async def request_keeping(self, type: str, **fields: Any) -> dict[str, Any]:
+        """Send a request and return its reply; the events that came first stay queued (a
+        ``your_turn`` among them must still be answered)."""
+        request_id = await self.send({"type": type, **fields})
+        kept: list[dict[str, Any]] = []
+        while True:
+            msg = await self.recv()
+            if msg.get("type") in ("ok", "error") and msg.get("id") == request_id:
+                self.inbox[:0] = kept
+                return msg
+            kept.append(msg)
 
     async def expect_reply(self, request_id: int) -> dict[str, Any]:
         """The ok/error/welcome answering ``request_id``."""
@@ -343,3 +375,38 @@ def _check_hand(messages: list[dict[str, Any]], over: dict[str, Any], seat: int 
                 continue
             raise AssertionError(f"seat {seat} was sent {card} at {path} in {msg['type']}: {msg}")
     return checked
+
+
+# ---------------------------------------------------------------------------- raw tables
+
+
+async def raw_bot_table(raw: Raw, bots: int = 4, **create: Any) -> dict[str, Any]:
+    """``raw`` (greeted) opens a table and seats ``bots`` random server bots; returns the ok of
+    its ``create_table`` (table, seat, token). The match is not started."""
+    options: dict[str, Any] = {"name": "test", "hands": 1}
+    options.update(create)
+    reply = await raw.request("create_table", **options)
+    assert reply["type"] == "ok", reply
+    for _ in range(bots):
+        added = await raw.request("add_bot", strategy="random")
+        assert added["type"] == "ok", added
+    return reply
+
+
+async def raw_play(
+    raw: Raw, stop: str = "match_over", log: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Answer every ``your_turn`` with its first legal action until a ``stop`` event; returns it.
+
+    A re-prompt can overtake an answer, so ``stale`` errors are passed over; any other error
+    fails."""
+    while True:
+        msg = await raw.recv()
+        if log is not None:
+            log.append(msg)
+        if msg["type"] == stop:
+            return msg
+        if msg["type"] == "error":
+            assert msg["code"] == "stale", msg
+        if msg["type"] == "your_turn":
+            await raw.send({"type": "action", "seq": msg["seq"], "action": msg["legal"][0]})

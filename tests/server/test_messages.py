@@ -43,8 +43,9 @@ def test_every_request_type_parses_with_its_fields() -> None:
         }
     )
     assert create == m.CreateTable(3, "T", "wisconsin", {"unknown_card": True}, 4, "pw", 30.0, 5.0)
+    # No preset: the server's default (engine.rules.DEFAULT_PRESET, wisconsin) applies.
     assert parse_request({"type": "create_table", "id": 3}) == m.CreateTable(
-        3, None, "seed", {}, None, None, None, None
+        3, None, None, {}, None, None, None, None
     )
     assert parse_request({"type": "join", "id": 4, "table": "t1", "seat": 2}) == m.Join(
         4, "t1", 2, None
@@ -61,6 +62,11 @@ def test_every_request_type_parses_with_its_fields() -> None:
     )
     assert parse_request({"type": "chat", "id": 12, "text": "hi"}) == m.ChatRequest(12, "hi")
     assert parse_request({"type": "ping", "id": 13}) == m.Ping(13)
+    assert parse_request({"type": "history", "id": 14}) == m.History(14, None, 0)
+    assert parse_request({"type": "history", "id": 14, "table": "t2", "start": 3}) == (
+        m.History(14, "t2", 3)
+    )
+    assert parse_request({"type": "rematch", "id": 15}) == m.Rematch(15)
     assert parse_request({"type": "pong"}) == m.Pong(None)
 
 
@@ -102,6 +108,9 @@ def test_unknown_keys_are_ignored() -> None:
         ({"type": "chat", "id": 1, "text": "x" * 201}, "text"),
         ({"type": "chat", "id": 1, "text": " \t\x07 "}, "text"),
         ({"id": 1}, "type"),
+        ({"type": "history", "id": 1, "table": 3}, "table"),
+        ({"type": "history", "id": 1, "start": -1}, "start"),
+        ({"type": "history", "id": 1, "start": "0"}, "start"),
     ],
 )
 def test_bad_fields_are_named(msg: dict[str, Any], field: str) -> None:
@@ -147,7 +156,7 @@ def test_builders_make_encodable_messages() -> None:
         ),
         m.hand_over(table="t1", seq=3, hand=0, result={}, reveal={}, totals=[0] * 5),
         m.match_over(table="t1", seq=4, totals=[0] * 5, hands=1),
-        m.chat(table="t1", sender="A", seat=None, text="hi"),
+        m.chat(table="t1", sender="A", seat=None, text="hi", spectator=True),
         m.notice(table="t1", code="disconnected", text="gone", seat=2),
         m.ping(),
     ]
@@ -195,6 +204,7 @@ json_values = st.recursive(
                 "kind",
                 "client",
                 "preset",
+                "start",
             ]
         ),
         json_values,

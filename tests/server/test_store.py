@@ -178,6 +178,44 @@ def test_a_schema_1_database_is_upgraded_in_place(tmp_path: Path) -> None:
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
+def test_a_schema_3_database_keeps_its_hands_and_results_as_match_0(tmp_path: Path) -> None:
+    """Schema 4 puts a match number in the keys of hands and results (a rematch adds rows)."""
+    path = tmp_path / "v3.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        CREATE TABLE tables (id INTEGER PRIMARY KEY AUTOINCREMENT, config TEXT NOT NULL,
+            state TEXT NOT NULL DEFAULT 'waiting', seq INTEGER NOT NULL DEFAULT 0,
+            host_seat INTEGER, seed INTEGER, first_dealer INTEGER,
+            totals TEXT NOT NULL DEFAULT '[0,0,0,0,0]', created REAL NOT NULL, finished REAL,
+            first_action INTEGER);
+        CREATE TABLE hands (table_id INTEGER NOT NULL REFERENCES tables(id),
+            number INTEGER NOT NULL, record TEXT NOT NULL, payouts TEXT NOT NULL,
+            finished REAL NOT NULL, PRIMARY KEY (table_id, number));
+        CREATE TABLE results (table_id INTEGER NOT NULL REFERENCES tables(id),
+            seat INTEGER NOT NULL, name TEXT, kind TEXT NOT NULL, total INTEGER NOT NULL,
+            hands INTEGER NOT NULL, finished REAL NOT NULL, PRIMARY KEY (table_id, seat));
+        INSERT INTO tables (config, state, created) VALUES ('{"name": "old"}', 'over', 0.0);
+        INSERT INTO hands VALUES (1, 0, '{"hand": "old"}', '[2,-2,0,0,0]', 1.0);
+        INSERT INTO results VALUES (1, 0, 'Ann', 'human', 2, 1, 1.0);
+        PRAGMA user_version=3;
+        """
+    )
+    conn.commit()
+    conn.close()
+    store = Store(path)
+    assert store.hand_records("t1") == store.hand_records("t1", 0) == [{"hand": "old"}]
+    store.save_hand("t1", 0, {"hand": "new"}, [0] * 5, finished=2.0, match=1)
+    store.save_results("t1", [(0, "Ann", "human", -1)], hands=1, finished=2.0, match=1)
+    store.update_table("t1", match_number=1)
+    assert store.hand_records("t1", 0) == [{"hand": "old"}]
+    assert store.hand_records("t1") == [{"hand": "new"}]  # the latest match
+    assert [r["total"] for r in store.results("t1", 0)] == [2]
+    assert [r["total"] for r in store.results("t1")] == [-1]
+    store.close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
 def test_the_checkpoint_thread_copies_the_log_back_between_commits(tmp_path: Path) -> None:
     import shutil
     import time

@@ -1,0 +1,191 @@
+"""The ``history`` request: the finished hands of the current match, paged, with the last lines.
+
+Real server, real sockets, the real codec; the restart test uses a database file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from engine.record import replay_record
+from server.app import Server
+from tests.server.support import Raw, disk_config, raw_bot_table, raw_play, running_server
+
+ENTRY_KEYS = {
+    "hand",
+    "record",
+    "payouts",
+    "totals",
+    "picker",
+    "partner",
+    "alone",
+    "leaster",
+    "doubler",
+    "picker_side_points",
+    "outcome",
+}
+
+
+def check_entries(entries: list[dict[str, Any]], overs: list[dict[str, Any]]) -> None:
+    """Each entry is the hand the table showed in its hand_over, and its record replays to it."""
+    assert [e["hand"] for e in entries] == [o["hand"] for o in overs]
+    for entry, over in zip(entries, overs, strict=True):
+        assert set(entry) == ENTRY_KEYS
+        result = over["result"]
+        assert entry["totals"] == over["totals"]
+        assert entry["payouts"] == result["payouts"]
+        for key in ("picker", "partner", "alone", "leaster", "doubler", "picker_side_points"):
+            assert entry[key] == result[key], key
+        assert entry["outcome"] == result["outcome"]
+        assert entry["record"]["format"] == "sheepshead-hand/1"
+        replayed = replay_record(entry["record"])
+        assert replayed["payouts"] == result["payouts"]
+        assert replayed["tricks"] == result["tricks"]
+
+
+async def test_a_player_and_a_watcher_get_the_finished_hands_and_the_last_lines() -> None:
+    async with running_server(default_bot="random") as server:
+        ann = await Raw.open(server.port)
+        await ann.hello("Ann")
+        table = (await raw_bot_table(ann, hands=3))["table"]
+        watcher = await Raw.open(server.port)
+        await watcher.hello("Wes")
+        assert (await watcher.request("watch", table=table))["type"] == "ok"
+        assert (await watcher.request("chat", text="good luck"))["type"] == "ok"
+        assert (await ann.request("chat", text="thanks"))["type"] == "ok"
+        early = await ann.request("history")
+        assert early == {
+            "type": "ok",
+            "id": early["id"],
+            "table": table,
+            "match": 0,
+            "hands": [],
+            "next": None,
+            "lines": [
+                {
+                    "type": "chat",
+                    "table": table,
+                    "from": "Wes",
+                    "seat": None,
+                    "text": "good luck",
+                    "spectator": True,
+                },
+                {
+                    "type": "chat",
+                    "table": table,
+                    "from": "Ann",
+                    "seat": 0,
+                    "text": "thanks",
+                    "spectator": False,
+                },
+            ],
+        }
+        await ann.send({"type": "start"})
+        log: list[dict[str, Any]] = []
+        await raw_play(ann, "match_over", log)
+        overs = [m for m in log if m["type"] == "hand_over"]
+        assert len(overs) == 3
+
+        mine = await ann.request("history")
+        theirs = await watcher.request("history", table=table)
+        assert mine["hands"] == theirs["hands"] and mine["next"] is None
+        check_entries(mine["hands"], overs)
+        assert [line["text"] for line in mine["lines"]] == ["good luck", "thanks"]
+        later = await watcher.request("history", start=2)
+        assert later["hands"] == mine["hands"][2:] and "lines" not in later
+        past_the_end = await watcher.request("history", start=7)
+        assert (past_the_end["hands"], past_the_end["next"]) == ([], None)
+
+        # Only the people at the table may ask.
+        stranger = await Raw.open(server.port)
+        await stranger.hello("Sam")
+        refused = await stranger.request("history", table=table)
+        assert refused["code"] == "not_seated"
+        assert (await stranger.request("history"))["code"] == "not_seated"
+        assert (await stranger.request("history", table="t999"))["code"] == "no_such_table"
+        assert (await stranger.request("history", start=-1))["code"] == "bad_request"
+        for c in (ann, watcher, stranger):
+            await c.close()
+
+
+async def test_a_long_match_comes_in_pages_that_each_fit_a_frame() -> None:
+    """A small frame limit makes a dozen hands take several pages; together they are the
+    whole match, in order, with no hand twice."""
+    max_frame = 8192
+    fast = {"rate": 1e6, "burst": 1e6}  # a client playing at machine speed
+    async with running_server(default_bot="random", max_frame=max_frame, **fast) as server:
+        ann = await Raw.open(server.port)
+        await ann.hello("Ann")
+        await raw_bot_table(ann, hands=12)
+        await ann.send({"type": "start"})
+        log: list[dict[str, Any]] = []
+        await raw_play(ann, "match_over", log)
+        overs = [m for m in log if m["type"] == "hand_over"]
+        entries: list[dict[str, Any]] = []
+        start: int | None = 0
+        pages = 0
+        while start is not None:
+            request_id = await ann.send({"type": "history", "start": start})
+            reply = await ann.expect_reply(request_id)
+            pages += 1
+            assert reply["type"] == "ok" and reply["hands"], reply
+            assert reply["hands"][0]["hand"] == start
+            entries.extend(reply["hands"])
+            start = reply["next"]
+        assert pages >= 3
+        check_entries(entries, overs)
+        await ann.close()
+
+
+async def test_history_survives_a_restart_and_lines_survive_a_reconnect(tmp_path: Path) -> None:
+    db = tmp_path / "history.db"
+    server = Server(disk_config(db))
+    await server.start()
+    ann = await Raw.open(server.port)
+    await ann.hello("Ann")
+    created = await raw_bot_table(ann, hands=4)
+    bob_seat = await ann.request("remove_bot", seat=4)
+    assert bob_seat["type"] == "ok"
+    bob = await Raw.open(server.port)
+    await bob.hello("Bob")
+    joined = await bob.request("join", table=created["table"])
+    assert joined["seat"] == 4
+    await ann.send({"type": "start"})
+    bob_playing = asyncio.create_task(raw_play(bob, "match_over"))
+    log: list[dict[str, Any]] = []
+    await raw_play(ann, "hand_over", log)
+    await raw_play(ann, "hand_over", log)
+    before = await ann.request("history")
+    assert [e["hand"] for e in before["hands"]] == [0, 1]
+    # Bob drops out and comes back with his token: the lines tell what happened meanwhile.
+    bob_playing.cancel()
+    await bob.close()
+    await ann.expect("notice", code="disconnected")
+    await ann.request("chat", text="where is Bob?")
+    bob = await Raw.open(server.port)
+    welcome = await bob.hello("Bob", token=joined["token"])
+    assert welcome["seat"] == 4
+    lines = (await bob.request("history"))["lines"]
+    assert [(line["type"], line.get("code"), line["seat"]) for line in lines[-3:]] == [
+        ("notice", "disconnected", 4),
+        ("chat", None, 0),
+        ("notice", "reconnected", 4),
+    ]
+    assert lines[-2]["text"] == "where is Bob?"
+    await server.stop()
+    await ann.close()
+    await bob.close()
+
+    server = Server(disk_config(db))
+    await server.start()
+    assert server.restored == 1
+    ann = await Raw.open(server.port)
+    welcome = await ann.hello("Ann", token=created["token"])
+    assert welcome["table"] == created["table"]
+    after = await ann.request("history")
+    assert after["hands"] == before["hands"] and after["match"] == 0
+    check_entries(after["hands"], [m for m in log if m["type"] == "hand_over"])
+    await ann.close()
+    await server.stop()
