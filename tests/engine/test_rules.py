@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from engine import RuleOptionError, RuleSet
-from engine.rules import OPTION_HELP, OPTION_NAMES, option_choices
+from engine.rules import OPTION_HELP, OPTION_NAMES, PRESET_TITLES, PRESETS_OPTIONS, option_choices
 
 DEFAULTS = {
     "jack_order": "seed",
@@ -18,6 +18,9 @@ DEFAULTS = {
     "no_trick_partner_exempt": True,
     "double_on_the_bump": False,
     "leaster_needs_trick": True,
+    "blitzing": False,
+    "cracking": False,
+    "crack_by": "unoffered",
 }
 
 
@@ -39,6 +42,26 @@ def test_wisconsin_preset() -> None:
     assert rules.to_dict() == {"preset": "wisconsin"}
 
 
+def test_tavern_preset_is_wisconsin_with_cracking_and_blitzing() -> None:
+    rules = RuleSet.from_preset("tavern")
+    assert rules.options() == {
+        **RuleSet.from_preset("wisconsin").options(),
+        "cracking": True,
+        "blitzing": True,
+    }
+    assert rules.to_dict() == {"preset": "tavern"}
+    assert RuleSet.from_preset("tavern", crack_by="defenders").to_dict() == {
+        "preset": "tavern",
+        "crack_by": "defenders",
+    }
+
+
+def test_every_preset_has_a_title() -> None:
+    assert set(PRESET_TITLES) == set(PRESETS_OPTIONS)
+    assert PRESET_TITLES["tavern"] == "Tavern"
+    assert PRESET_TITLES["wisconsin"] == "Wisconsin (standard)"
+
+
 def test_overrides() -> None:
     rules = RuleSet.from_preset("seed", no_pick="doubler", unknown_card=True)
     assert rules.no_pick == "doubler" and rules.unknown_card
@@ -55,9 +78,9 @@ def test_overrides() -> None:
 
 def test_unknown_option_or_preset() -> None:
     with pytest.raises(RuleOptionError) as info:
-        RuleSet.from_preset("seed", cracking=True)
+        RuleSet.from_preset("seed", crackling=True)
     assert info.value.code == "bad_rules"
-    assert "cracking" in info.value.message
+    assert "crackling" in info.value.message
     with pytest.raises(RuleOptionError):
         RuleSet.from_preset("bavarian")
     with pytest.raises(RuleOptionError):
@@ -86,6 +109,9 @@ def test_unknown_option_or_preset() -> None:
         ("double_on_the_bump", 0),
         ("leaster_needs_trick", "no"),
         ("jack_order", ["seed"]),
+        ("cracking", 1),
+        ("blitzing", "yes"),
+        ("crack_by", "everyone"),
     ],
 )
 def test_bad_values_are_rejected(name: str, value: Any) -> None:
@@ -101,7 +127,7 @@ def test_bad_values_are_rejected(name: str, value: Any) -> None:
 def all_rule_sets() -> list[RuleSet]:
     out = []
     names = list(OPTION_NAMES)
-    for preset in ("seed", "wisconsin"):
+    for preset in ("seed", "wisconsin", "tavern"):
         for values in itertools.product(*(option_choices(n) for n in names)):
             out.append(RuleSet.from_preset(preset, **dict(zip(names, values, strict=True))))
     return out
@@ -109,7 +135,7 @@ def all_rule_sets() -> list[RuleSet]:
 
 def test_to_dict_from_dict_round_trip_for_every_combination() -> None:
     sets = all_rule_sets()
-    assert len(sets) == 2 * 2 * 3 * 2 * 2 * 2 * 2 * 2
+    assert len(sets) == 3 * 2 * 3 * 2 * 2 * 2 * 2 * 2 * 2 * 2 * 2
     for rules in sets:
         data = rules.to_dict()
         assert RuleSet.from_dict(data) == rules
