@@ -105,7 +105,9 @@ def test_unfinished_hand(capsys: pytest.CaptureFixture[str]) -> None:
         "payouts": None,
         **NO_DOUBLINGS,
     }
-    assert raw.endswith('"payouts": null, "blitzes": [], "crack": null, "recrack": false, "stakes": 1}')
+    assert raw.endswith(
+        '"payouts": null, "blitzes": [], "crack": null, "recrack": false, "stakes": 1}'
+    )
 
 
 def test_unfinished_right_after_the_bury(capsys: pytest.CaptureFixture[str]) -> None:
