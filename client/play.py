@@ -68,9 +68,10 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     )
     parser.add_argument(
         "--preset",
-        choices=("seed", "wisconsin"),
+        choices=("seed", "wisconsin", "tavern"),
         default="seed",
-        help="the rules preset (default seed; docs/rules.md lists both)",
+        help="the rules preset (default seed; docs/rules.md lists them; tavern adds cracking "
+        "and blitzing to wisconsin)",
     )
     parser.add_argument(
         "--hands",

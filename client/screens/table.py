@@ -712,10 +712,6 @@ def _log_text(entry: LogEntry) -> Text:
     return Text(entry.text, style=style)
 
 
-PAIR_NAMES = {"black": "black queens (Q♣ Q♠)", "red": "red queens (Q♥ Q♦)"}
-"""A queen pair as the prompts name it."""
-
-
 def _pair_crack(model: TableModel) -> dict[str, Any] | None:
     """The legal crack that shows a queen pair, if the prompt offers one."""
     if model.decision != "crack":
@@ -733,12 +729,12 @@ def crack_prompt(model: TableModel) -> str:
         return f"{who} cracked (stakes ×{stakes}): c re-cracks (×{2 * stakes}), n lets it stand."
     kinds = model.prompt.kinds() if model.prompt else set()
     if "crack" not in kinds:
-        return (
-            "Crack round: you hold the called card, so as the partner you cannot crack. "
-            "n (or Enter) answers no crack."
-        )
-    text = f"Crack? c doubles the stakes (×{2 * stakes})"
+        return "You are the partner: you cannot crack. n (or Enter) says no crack."
     pair = _pair_crack(model)
-    if pair is not None:
-        text += f", w cracks showing your {PAIR_NAMES[str(pair['blitz'])]} (×{4 * stakes})"
-    return text + ", n does not crack."
+    if pair is None:
+        return f"Crack round: c cracks (stakes ×{2 * stakes}), n does not crack."
+    queens = "black" if pair["blitz"] == "black" else "red"
+    return (
+        f"Crack round: c cracks (×{2 * stakes}), w cracks with your {queens} queens "
+        f"(×{4 * stakes}), n passes."
+    )

@@ -240,11 +240,11 @@ def _stakes_lines(model: TableModel, view: Mapping[str, Any]) -> list[Text]:
         lines.append(line)
     crack = view.get("crack")
     if crack is not None:
-        text = f"Crack {fit_name(model.name(crack.get('seat')), 9)}"
-        if crack.get("blitz"):
-            text += " +Q"
+        # "Crack Eve ×4, re": who cracked, by how much (×4 with queens shown), re-cracked.
+        factor = 4 if crack.get("blitz") else 2
+        text = f"Crack {fit_name(model.name(crack.get('seat')), 6)} ×{factor}"
         if view.get("recrack"):
-            text += " · re"
+            text += ", re"
         lines.append(Text(text, style="bold"))
     return lines
 
