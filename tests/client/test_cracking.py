@@ -14,16 +14,10 @@ from engine.record import replay_record
 from engine.rules import RuleSet
 from tests.client.feed import EngineTable
 from tests.client.test_screens import SIZE, fed, screen_text
+from tests.engine.test_cracking import BLIND, HANDS
 
-# Dealer 4: seat 0 speaks first, seat 1 picks holding QC QS, seat 2 holds AC (the partner once
-# it is called), seat 4 holds the red queens.
-HANDS = (
-    "AH TH KH 9H 8H 7H",
-    "QC QS JC JS AD TD",
-    "AC TC 9D 8D 7D JH",
-    "AS TS KS 9S 8S 7S",
-    "QH QD 9C 8C KC JD",
-)
+# The deal of the engine's tests (dealer 4): seat 1 picks holding QC QS, seat 2 holds AC (the
+# partner once it is called), seat 4 holds the red queens.
 PICKED: list[dict[str, Any]] = [{"action": "pass"}, {"action": "pick"}]
 CALLED: list[dict[str, Any]] = [
     *PICKED,
@@ -35,7 +29,7 @@ CALLED: list[dict[str, Any]] = [
 def tavern_table(me: int, actions: list[dict[str, Any]]) -> EngineTable:
     """The deal above at a tavern table seen from ``me``, with ``actions`` applied."""
     table = EngineTable(me=me, dealer=4, rules=RuleSet.from_preset("tavern"))
-    deal = Deal.from_codes([h.split() for h in HANDS], ["KD", "7C"])
+    deal = Deal.from_codes([h.split() for h in HANDS], BLIND.split())
     table.hand = Hand(table.rules, 4, deal)
     for action in actions:
         table.apply(action)
