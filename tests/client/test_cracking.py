@@ -127,3 +127,28 @@ async def test_recrack_prompt_and_a_result_listing_every_doubling() -> None:
         assert view is not None and view["reveal"] is not None
         record = rebuild_record(view, view["reveal"])
         assert replay_record(record) == table.hand.result().to_dict()
+
+
+async def test_the_host_chooses_tavern_or_turns_the_options_on_when_creating_a_table() -> None:
+    from textual.widgets import Select
+
+    from client.screens.dialogs import CreateTableDialog
+
+    chosen: list[dict[str, Any] | None] = []
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(CreateTableDialog("Ann's table"), chosen.append)
+        await pilot.pause()
+        preset = app.screen.query_one("#f-preset", Select)
+        labels = [str(prompt) for prompt, _ in preset._options]
+        assert "Tavern" in labels and "Wisconsin (standard)" in labels
+        assert "tavern" not in labels  # people see titles, the wire gets names
+        preset.value = "tavern"
+        app.screen.query_one("#o-crack_by", Select).value = "defenders"
+        app.screen.query_one("#o-blitzing", Select).value = "no"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert chosen and chosen[0] is not None
+    assert chosen[0]["preset"] == "tavern"
+    assert chosen[0]["options"] == {"crack_by": "defenders", "blitzing": False}
+    assert RuleSet.from_preset(chosen[0]["preset"], **chosen[0]["options"]).cracking

@@ -287,6 +287,29 @@ def test_fixtures_replay_the_same_with_the_options_named_off(name: str) -> None:
     assert line["stakes"] == record.get("multiplier", 1)
 
 
+@pytest.mark.parametrize("crack_by", ["unoffered", "defenders"])
+@pytest.mark.parametrize(
+    "name", ["complete.json", "leaster.json", "unfinished.json", "unfinished_after_bury.json"]
+)
+def test_fixtures_replay_the_same_with_the_options_on_and_every_crack_declined(
+    name: str, crack_by: str
+) -> None:
+    record = json.loads((RECORDS / name).read_text())
+    line = replay_record(record)
+    rules = {**record.get("rules", {}), "cracking": True, "blitzing": True, "crack_by": crack_by}
+    actions = list(record["actions"])
+    decided = next(
+        (i for i, a in enumerate(actions) if a["action"] in ("call", "alone", "unknown")), None
+    )
+    if decided is not None:
+        picker = actions[decided]["seat"]
+        seats = crack_seats(RuleSet.from_dict(rules), record["dealer"], picker)
+        answers = [{"seat": seat, "action": "no_crack"} for seat in seats]
+        actions[decided + 1 : decided + 1] = answers
+    on = replay_record({**record, "rules": rules, "actions": actions})
+    assert on == line
+
+
 def test_every_combination_balances_and_declining_everything_changes_nothing() -> None:
     # Random hands under every combination of the three options: payouts sum to zero and are the
     # stakes times the payouts of the same cards without the options; declining every crack and
