@@ -297,7 +297,7 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument(
         "--preset",
         default="seed",
-        choices=["seed", "wisconsin"],
+        choices=["seed", "wisconsin", "tavern"],
         help="rules for --create (default seed)",
     )
     parser.add_argument(

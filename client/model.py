@@ -166,6 +166,8 @@ def rebuild_record(view: Mapping[str, Any], reveal: Mapping[str, Any]) -> dict[s
     picker = view.get("picker")
     if picker is not None:
         actions.append({"seat": picker, "action": "pick"})
+        for blitz in view.get("blitzes") or []:
+            actions.append({"seat": picker, "action": "blitz", "pair": blitz["pair"]})
         buried = list(reveal.get("buried") or [])
         actions.append({"seat": picker, "action": "bury", "cards": buried})
         called = view.get("called")
@@ -177,6 +179,7 @@ def rebuild_record(view: Mapping[str, Any], reveal: Mapping[str, Any]) -> dict[s
             actions.append({"seat": picker, "action": "call", "card": called})
         else:
             actions.append({"seat": picker, "action": "alone"})
+        actions += _crack_round(view, int(picker))
     for trick in view.get("tricks") or []:
         leader = int(trick["leader"])
         for i, card in enumerate(trick["cards"]):
@@ -189,6 +192,29 @@ def rebuild_record(view: Mapping[str, Any], reveal: Mapping[str, Any]) -> dict[s
         "deal": {"hands": [list(h) for h in reveal["hands"]], "blind": list(reveal["blind"])},
         "actions": actions,
     }
+
+
+def _crack_round(view: Mapping[str, Any], picker: int) -> list[dict[str, Any]]:
+    """The crack round's answers and the re-crack of a finished hand (RULES.md §11): every seat
+    asked before the cracker (all of them, when nobody cracked) said ``no_crack``."""
+    from engine.hand import crack_seats
+    from engine.rules import RuleSet
+
+    rules = RuleSet.from_dict(view.get("rules") or {})
+    crack = view.get("crack")
+    out: list[dict[str, Any]] = []
+    for seat in crack_seats(rules, int(view["dealer"]), picker):
+        if crack is not None and seat == crack.get("seat"):
+            action: dict[str, Any] = {"seat": seat, "action": "crack"}
+            if crack.get("blitz") is not None:
+                action["blitz"] = crack["blitz"]
+            out.append(action)
+            out.append(
+                {"seat": picker, "action": "recrack" if view.get("recrack") else "no_recrack"}
+            )
+            break
+        out.append({"seat": seat, "action": "no_crack"})
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -509,6 +535,29 @@ def _action_line(model: TableModel, last: Mapping[str, Any]) -> str | None:
         return f"{who} goes alone"
     if kind == "unknown":
         return f"{who} calls {card_label(str(last.get('card')))} with an unknown card"
+    return _stakes_line(who, last)
+
+
+_PAIR_WORDS: Final = {"black": "black queens (Q♣ Q♠)", "red": "red queens (Q♥ Q♦)"}
+"""How a queen pair is named in the log and on screen."""
+
+
+def _stakes_line(who: str, last: Mapping[str, Any]) -> str | None:
+    """The log line of a blitz, crack or re-crack decision (RULES.md §11)."""
+    kind = last.get("action")
+    if kind == "blitz":
+        return f"{who} blitzes the {_PAIR_WORDS.get(str(last.get('pair')), 'queens')}: stakes ×2"
+    if kind == "crack":
+        pair = last.get("blitz")
+        if pair is not None:
+            return f"{who} cracks with the {_PAIR_WORDS.get(str(pair), 'queens')}: stakes ×4"
+        return f"{who} cracks: stakes ×2"
+    if kind == "no_crack":
+        return f"{who}: no crack"
+    if kind == "recrack":
+        return f"{who} re-cracks: stakes ×2"
+    if kind == "no_recrack":
+        return f"{who} does not re-crack"
     return None
 
 

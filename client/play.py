@@ -68,9 +68,10 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     )
     parser.add_argument(
         "--preset",
-        choices=("seed", "wisconsin"),
+        choices=("seed", "wisconsin", "tavern"),
         default="wisconsin",
-        help="the rules preset (default wisconsin; docs/rules.md lists both)",
+        help="the rules preset (default wisconsin, the standard game; docs/rules.md lists them; "
+        "tavern adds cracking and blitzing to wisconsin)",
     )
     parser.add_argument(
         "--hands",

@@ -7,6 +7,8 @@ Every action names its seat. ``to_dict`` / ``action_from_dict`` give the map use
 {'seat': 1, 'action': 'play', 'card': 'QC'}
 >>> action_from_dict({"seat": 2, "action": "bury", "cards": ["7H", "8S"]})
 Bury(seat=2, cards=(16, 9))
+>>> action_from_dict({"seat": 4, "action": "crack", "blitz": "red"})
+Crack(seat=4, blitz='red')
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from engine.cards import Card, card_code, parse_card
 from engine.errors import BadCardError, BadRecordError
@@ -119,10 +121,107 @@ class Play:
         return {"seat": self.seat, "action": "play", "card": card_code(self.card)}
 
 
-Action = Pick | Pass | Bury | Call | Alone | Unknown | Play
+Pair = Literal["black", "red"]
+"""A queen pair (RULES.md §11): ``black`` is QC+QS, ``red`` is QH+QD."""
+
+PAIRS: Final[tuple[Pair, Pair]] = ("black", "red")
+"""Both queen pairs, black first."""
+
+
+@dataclass(frozen=True, slots=True)
+class Blitz:
+    """The picker shows a queen pair before burying: the stakes double (RULES.md §11)."""
+
+    seat: Seat
+    pair: Pair
+    kind = "blitz"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record/wire map of this action."""
+        return {"seat": self.seat, "action": "blitz", "pair": self.pair}
+
+
+@dataclass(frozen=True, slots=True)
+class Crack:
+    """A defender doubles the stakes; with ``blitz`` it shows that queen pair and doubles again."""
+
+    seat: Seat
+    blitz: Pair | None = None
+    kind = "crack"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record/wire map of this action (``blitz`` only when a pair is shown)."""
+        if self.blitz is None:
+            return {"seat": self.seat, "action": "crack"}
+        return {"seat": self.seat, "action": "crack", "blitz": self.blitz}
+
+
+@dataclass(frozen=True, slots=True)
+class NoCrack:
+    """A seat asked in the crack round lets the stakes stand."""
+
+    seat: Seat
+    kind = "no_crack"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record/wire map of this action."""
+        return {"seat": self.seat, "action": "no_crack"}
+
+
+@dataclass(frozen=True, slots=True)
+class Recrack:
+    """The cracked picker doubles the stakes once more."""
+
+    seat: Seat
+    kind = "recrack"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record/wire map of this action."""
+        return {"seat": self.seat, "action": "recrack"}
+
+
+@dataclass(frozen=True, slots=True)
+class NoRecrack:
+    """The cracked picker lets the crack stand."""
+
+    seat: Seat
+    kind = "no_recrack"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record/wire map of this action."""
+        return {"seat": self.seat, "action": "no_recrack"}
+
+
+Action = (
+    Pick
+    | Pass
+    | Bury
+    | Call
+    | Alone
+    | Unknown
+    | Play
+    | Blitz
+    | Crack
+    | NoCrack
+    | Recrack
+    | NoRecrack
+)
 """Any action."""
 
-ACTION_KINDS: Final = ("pick", "pass", "bury", "call", "alone", "unknown", "play")
+ACTION_KINDS: Final = (
+    "pick",
+    "pass",
+    "bury",
+    "call",
+    "alone",
+    "unknown",
+    "play",
+    "blitz",
+    "crack",
+    "no_crack",
+    "recrack",
+    "no_recrack",
+)
 """Every action's ``action`` name on the wire."""
 
 
@@ -143,6 +242,29 @@ ALONES: Final = tuple(Alone(seat) for seat in range(NUM_SEATS))
 """One shared :class:`Alone` per seat."""
 CALLS: Final = tuple(tuple(Call(seat, card) for card in range(32)) for seat in range(NUM_SEATS))
 """``CALLS[seat][card]``: one shared :class:`Call` per seat and card."""
+BLITZES: Final = tuple({pair: Blitz(seat, pair) for pair in PAIRS} for seat in range(NUM_SEATS))
+"""``BLITZES[seat][pair]``: one shared :class:`Blitz` per seat and pair."""
+CRACKS: Final = tuple(
+    {pair: Crack(seat, pair) for pair in (None, *PAIRS)} for seat in range(NUM_SEATS)
+)
+"""``CRACKS[seat][pair]``: one shared :class:`Crack` per seat and shown pair (None: plain)."""
+NO_CRACKS: Final = tuple(NoCrack(seat) for seat in range(NUM_SEATS))
+"""One shared :class:`NoCrack` per seat."""
+RECRACKS: Final = tuple(Recrack(seat) for seat in range(NUM_SEATS))
+"""One shared :class:`Recrack` per seat."""
+NO_RECRACKS: Final = tuple(NoRecrack(seat) for seat in range(NUM_SEATS))
+"""One shared :class:`NoRecrack` per seat."""
+
+
+def _pair_field(data: Mapping[str, Any], key: str, optional: bool) -> Pair | None:
+    value = data.get(key)
+    if value is None and optional:
+        return None
+    if value == "black":
+        return "black"
+    if value == "red":
+        return "red"
+    raise BadRecordError(f"action field {key!r} must be 'black' or 'red'")
 
 
 @functools.cache
@@ -194,4 +316,16 @@ def action_from_dict(data: Mapping[str, Any], seat: Seat | None = None) -> Actio
         return ALONES[seat]
     if kind == "unknown":
         return Unknown(seat, _card_field(data, "card"), _card_field(data, "under"))
+    if kind == "no_crack":
+        return NO_CRACKS[seat]
+    if kind == "crack":
+        return CRACKS[seat][_pair_field(data, "blitz", True)]
+    if kind == "blitz":
+        pair = _pair_field(data, "pair", False)
+        assert pair is not None
+        return BLITZES[seat][pair]
+    if kind == "recrack":
+        return RECRACKS[seat]
+    if kind == "no_recrack":
+        return NO_RECRACKS[seat]
     raise BadRecordError(f"unknown action {kind!r} (expected one of {', '.join(ACTION_KINDS)})")

@@ -27,17 +27,29 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from engine.actions import (
     ALONES,
+    BLITZES,
     CALLS,
+    CRACKS,
+    NO_CRACKS,
+    NO_RECRACKS,
     NUM_SEATS,
+    PAIRS,
     PASSES,
     PICKS,
     PLAYS,
+    RECRACKS,
     Action,
+    Blitz,
     Bury,
     Call,
+    Crack,
+    NoCrack,
+    NoRecrack,
+    Pair,
     Pass,
     Pick,
     Play,
+    Recrack,
     Seat,
     Unknown,
     shared_bury,
@@ -67,8 +79,9 @@ from engine.scoring import HandResult, Trick, score_hand
 if TYPE_CHECKING:
     from engine.view import ViewCache
 
-Phase = Literal["pick", "bury", "call", "play", "done"]
-"""Where a hand stands: picking, the picker burying, the picker calling, trick play, over."""
+Phase = Literal["pick", "bury", "call", "crack", "recrack", "play", "done"]
+"""Where a hand stands: picking, the picker burying (and blitzing), the picker calling, the
+crack round, the picker's re-crack decision (RULES.md §11), trick play, over."""
 
 TRICKS_PER_HAND: Final = 6
 CARDS_PER_SEAT: Final = 6
@@ -90,6 +103,35 @@ _PICK_OR_PASS: Final = tuple((PICKS[s], PASSES[s]) for s in range(NUM_SEATS))
 _PICK_ONLY: Final = tuple((PICKS[s],) for s in range(NUM_SEATS))
 
 _SUIT_NAMES: Final = ("clubs", "spades", "hearts")
+
+PAIR_CARDS: Final[dict[str, tuple[Card, Card]]] = {
+    "black": (parse_card("QC"), parse_card("QS")),
+    "red": (parse_card("QH"), parse_card("QD")),
+}
+"""The two queens of each queen pair (RULES.md §11)."""
+
+PAIR_MASKS: Final[dict[str, Mask]] = {
+    pair: (1 << cards[0]) | (1 << cards[1]) for pair, cards in PAIR_CARDS.items()
+}
+"""Each queen pair as a card mask."""
+
+
+def crack_seats(rules: RuleSet, dealer: Seat, picker: Seat) -> tuple[Seat, ...]:
+    """The seats asked in the crack round, in the order they answer (RULES.md §11).
+
+    Empty when the rules have no cracking, or under ``"unoffered"`` when the dealer picked.
+
+    >>> crack_seats(RuleSet(cracking=True), dealer=4, picker=1)
+    (2, 3, 4)
+    >>> crack_seats(RuleSet(cracking=True, crack_by="defenders"), dealer=4, picker=1)
+    (2, 3, 4, 0)
+    >>> crack_seats(RuleSet(cracking=True), dealer=4, picker=4)
+    ()
+    """
+    if not rules.cracking:
+        return ()
+    count = NUM_SEATS - 1 if rules.crack_by == "defenders" else (dealer - picker) % NUM_SEATS
+    return tuple((picker + i) % NUM_SEATS for i in range(1, count + 1))
 
 
 def _deal_positions(dealer: Seat) -> tuple[tuple[int, ...], ...]:
@@ -183,9 +225,13 @@ _HAND_FIELDS = (
     "actions",
     "alone",
     "blind",
+    "blitzes",
     "buried",
     "called",
     "called_led_at",
+    "crack_blitz",
+    "crack_queue",
+    "cracker",
     "current",
     "deal",
     "dealer",
@@ -200,6 +246,7 @@ _HAND_FIELDS = (
     "phase",
     "picker",
     "power",
+    "recracked",
     "rules",
     "taken",
     "tricks",
@@ -231,6 +278,15 @@ class Hand:
     partner: Seat | None
     partner_revealed: bool
     called_led_at: int | None
+    blitzes: list[tuple[Seat, Pair]]
+    """The picker's blitzes in order (RULES.md §11)."""
+    cracker: Seat | None
+    """The seat that cracked, if any."""
+    crack_blitz: Pair | None
+    """The queen pair the cracker showed (None: a plain crack, or no crack)."""
+    crack_queue: tuple[Seat, ...]
+    """The seats still to answer in the crack round after the one whose turn it is."""
+    recracked: bool
     leaster: bool
     doubler: bool
     leader: Seat
@@ -266,6 +322,11 @@ class Hand:
         self.partner = None
         self.partner_revealed = False
         self.called_led_at = None
+        self.blitzes = []
+        self.cracker = None
+        self.crack_blitz = None
+        self.crack_queue = ()
+        self.recracked = False
         self.leaster = False
         self.doubler = False
         self.leader = (dealer + 1) % NUM_SEATS
@@ -296,6 +357,7 @@ class Hand:
         other.taken = self.taken.copy()
         other.tricks_won = self.tricks_won.copy()
         other.actions = self.actions.copy()
+        other.blitzes = self.blitzes.copy()
         return other
 
     # ------------------------------------------------------------------ queries
@@ -314,6 +376,15 @@ class Hand:
     def trick_seats(self) -> list[Seat]:
         """Seats that have played to the current trick, in order."""
         return [(self.leader + i) % NUM_SEATS for i in range(len(self.current))]
+
+    @property
+    def stakes(self) -> int:
+        """The hand's multiplier so far: the doubler carry-over times 2 for every blitz, the
+        crack, a cracker's shown pair and the re-crack (RULES.md §11; the bump is not in it)."""
+        doublings = len(self.blitzes) + self.recracked
+        if self.cracker is not None:
+            doublings += 1 if self.crack_blitz is None else 2
+        return self.multiplier << doublings
 
     def called_suit_mask(self) -> Mask:
         """The fail suit of the called card (0 when nothing, or JD, was called)."""
@@ -370,10 +441,37 @@ class Hand:
             return _PICK_OR_PASS[seat]
         if phase == "bury":
             cards = list(cards_in(self.hands[seat]))
-            return tuple(shared_bury(seat, a, b) for a, b in combinations(cards, 2))
+            burials = tuple(shared_bury(seat, a, b) for a, b in combinations(cards, 2))
+            return burials + self._legal_blitzes(seat)
         if phase == "call":
             return self._legal_calls(seat)
+        if phase == "crack":
+            return self._legal_cracks(seat)
+        if phase == "recrack":
+            return (RECRACKS[seat], NO_RECRACKS[seat])
         return ()
+
+    def _pairs_held(self, seat: Seat) -> tuple[Pair, ...]:
+        hand = self.hands[seat]
+        return tuple(p for p in PAIRS if hand & PAIR_MASKS[p] == PAIR_MASKS[p])
+
+    def _legal_blitzes(self, seat: Seat) -> tuple[Action, ...]:
+        """The picker's blitzes still open: each queen pair held and not yet shown."""
+        if not self.rules.blitzing:
+            return ()
+        shown = [pair for _, pair in self.blitzes]
+        return tuple(BLITZES[seat][p] for p in self._pairs_held(seat) if p not in shown)
+
+    def _legal_cracks(self, seat: Seat) -> tuple[Action, ...]:
+        """``crack`` (with each pair held, when blitzing) or ``no_crack``; the partner, who
+        holds the called card, has only ``no_crack``."""
+        if seat == self.partner:
+            return (NO_CRACKS[seat],)
+        cracks: list[Action] = [CRACKS[seat][None]]
+        if self.rules.blitzing:
+            cracks.extend(CRACKS[seat][p] for p in self._pairs_held(seat))
+        cracks.append(NO_CRACKS[seat])
+        return tuple(cracks)
 
     def _must_pick(self, seat: Seat) -> bool:
         return (
@@ -524,12 +622,20 @@ class Hand:
             "pick": "pick or pass",
             "bury": "bury two cards",
             "call": "call a partner or go alone",
+            "crack": "crack or not",
+            "recrack": "re-crack or not",
             "play": "play a card",
         }[phase]
         if phase == "pick" and kind is Pass and self._must_pick(action.seat):
             raise IllegalActionError("Everyone passed: the dealer must pick", "must_pick")
         if phase == "call" and kind in (Call, Unknown):
             raise IllegalActionError(self._call_explanation(action), "illegal_call")
+        if phase == "bury" and kind is Blitz:
+            assert isinstance(action, Blitz)
+            raise IllegalActionError(self._blitz_explanation(action.pair), "illegal_action")
+        if phase == "crack" and kind is Crack:
+            assert isinstance(action, Crack)
+            raise IllegalActionError(self._crack_explanation(action), "illegal_action")
         raise IllegalActionError(f"Now is the time to {expected}", "illegal_action")
 
     def _verify_bury(self, action: Bury) -> None:
@@ -540,6 +646,20 @@ class Hand:
         for c in (a, b):
             if not hand >> c & 1:
                 raise IllegalActionError(f"You do not hold {card_code(c)}", "illegal_card")
+
+    def _blitz_explanation(self, pair: Pair) -> str:
+        if not self.rules.blitzing:
+            return "Blitzing is not played at this table"
+        if any(p == pair for _, p in self.blitzes):
+            return f"You have already blitzed the {pair} queens"
+        return f"You do not hold both {pair} queens"
+
+    def _crack_explanation(self, action: Crack) -> str:
+        if action.seat == self.partner:
+            return "You hold the called card: the partner cannot crack"
+        if not self.rules.blitzing:
+            return "Blitzing is not played at this table: crack without showing queens"
+        return f"You do not hold both {action.blitz} queens"
 
     def _call_explanation(self, action: Action) -> str:
         assert isinstance(action, Call | Unknown)
@@ -600,9 +720,22 @@ class Hand:
         elif kind is Unknown:
             assert isinstance(action, Unknown)
             self._call(action.card, action.under)
+        elif kind is Blitz:
+            assert isinstance(action, Blitz)
+            self.blitzes.append((action.seat, action.pair))
+        elif kind is NoCrack:
+            self._next_crack_seat()
+        elif kind is Crack:
+            assert isinstance(action, Crack)
+            self._crack(action.seat, action.blitz)
+        elif kind is Recrack:
+            self.recracked = True
+            self._start_play()
+        elif kind is NoRecrack:
+            self._start_play()
         else:
             self.alone = True
-            self._start_play()
+            self._after_call()
 
     def _pass(self, seat: Seat) -> None:
         self.passes.append(seat)
@@ -633,7 +766,33 @@ class Hand:
         for s in range(NUM_SEATS):
             if s != self.picker and self.hands[s] >> c & 1:
                 self.partner = s
-        self._start_play()
+        self._after_call()
+
+    def _after_call(self) -> None:
+        """The crack round when the rules have one and someone qualifies, else trick play."""
+        assert self.picker is not None
+        seats = crack_seats(self.rules, self.dealer, self.picker)
+        if not seats:
+            self._start_play()
+            return
+        self.phase = "crack"
+        self.turn = seats[0]
+        self.crack_queue = seats[1:]
+
+    def _next_crack_seat(self) -> None:
+        queue = self.crack_queue
+        if not queue:
+            self._start_play()
+            return
+        self.turn = queue[0]
+        self.crack_queue = queue[1:]
+
+    def _crack(self, seat: Seat, pair: Pair | None) -> None:
+        self.cracker = seat
+        self.crack_blitz = pair
+        self.crack_queue = ()
+        self.phase = "recrack"
+        self.turn = self.picker
 
     def _start_play(self) -> None:
         self.phase = "play"
@@ -714,6 +873,9 @@ class Hand:
             buried_points=mask_points(self.buried) if self.phase not in ("pick", "bury") else 0,
             blind_points=mask_points(self.blind),
             multiplier=self.multiplier,
+            blitzes=tuple(self.blitzes),
+            crack=None if self.cracker is None else (self.cracker, self.crack_blitz),
+            recrack=self.recracked,
         )
         if self.phase == "done":
             self._result = result

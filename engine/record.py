@@ -139,6 +139,8 @@ def describe_record(record: object) -> str:
             lines.append(f"Seat {a.seat} goes alone")
         elif a.kind == "unknown":
             lines.append(f"Seat {a.seat} calls {a.to_dict()['card']} with an unknown card")
+        elif a.kind in _STAKES_TEXT:
+            lines.append(_stakes_line(a.to_dict()))
     if result.doubler:
         lines.append("Everyone passed: doubler, the next hand counts double")
     elif result.leaster:
@@ -155,9 +157,28 @@ def describe_record(record: object) -> str:
     if result.picker_side_points is not None:
         partner = "alone" if result.alone else f"partner {result.partner}"
         lines.append(f"Picker seat {result.picker} ({partner}): {result.picker_side_points} points")
+    if result.stakes != hand.multiplier:
+        lines.append(f"Stakes: x{result.stakes}")
     if result.payouts is None:
         lines.append("Hand not finished")
     else:
         lines.append(f"Result: {result.breakdown()['outcome_text']}")
         lines.append(f"Payouts: {list(result.payouts)}")
     return "\n".join(lines)
+
+
+_STAKES_TEXT: Final = {
+    "blitz": "blitzes the {pair} queens",
+    "crack": "cracks",
+    "no_crack": "does not crack",
+    "recrack": "re-cracks",
+    "no_recrack": "does not re-crack",
+}
+
+
+def _stakes_line(action: Mapping[str, Any]) -> str:
+    """One line of :func:`describe_record` for an action of RULES.md §11."""
+    text = _STAKES_TEXT[str(action["action"])].format(pair=action.get("pair"))
+    if action.get("blitz") is not None:
+        text += f" with the {action['blitz']} queens"
+    return f"Seat {action['seat']} {text}"

@@ -5,10 +5,12 @@
 ('clubs-first', True, False)
 >>> rules.to_dict()
 {'preset': 'wisconsin', 'leaster_needs_trick': False}
->>> RuleSet.from_preset("seed", cracking=True)
+>>> RuleSet.from_preset("seed", cracking="yes")
 Traceback (most recent call last):
 ...
-engine.errors.RuleOptionError: unknown rule option 'cracking'
+engine.errors.RuleOptionError: rule option cracking must be one of False, True, not 'yes'
+>>> PRESET_TITLES["tavern"]
+'Tavern'
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ NoPick = Literal["leaster", "doubler", "forced-pick"]
 PartnerRule = Literal["called-ace", "jack-of-diamonds"]
 """How the picker's partner is chosen (RULES.md §5)."""
 
+CrackBy = Literal["unoffered", "defenders"]
+"""Who may crack (RULES.md §11): the seats never offered the blind, or every seat but the picker."""
+
 _CHOICES: Final[dict[str, tuple[object, ...]]] = {
     "jack_order": ("seed", "clubs-first"),
     "no_pick": ("leaster", "doubler", "forced-pick"),
@@ -36,6 +41,9 @@ _CHOICES: Final[dict[str, tuple[object, ...]]] = {
     "no_trick_partner_exempt": (False, True),
     "double_on_the_bump": (False, True),
     "leaster_needs_trick": (False, True),
+    "blitzing": (False, True),
+    "cracking": (False, True),
+    "crack_by": ("unoffered", "defenders"),
 }
 
 OPTION_HELP: Final[dict[str, str]] = {
@@ -46,6 +54,9 @@ OPTION_HELP: Final[dict[str, str]] = {
     "no_trick_partner_exempt": "if the picker's side takes no trick the picker pays it all",
     "double_on_the_bump": "a losing picker's side pays double",
     "leaster_needs_trick": "a leaster is won only by a player who took a trick",
+    "blitzing": "the picker may show a black or red queen pair before burying (x2 each)",
+    "cracking": "after the call a defender may crack (x2) and the picker re-crack (x2 more)",
+    "crack_by": "who may crack: unoffered (seats never offered the blind) or defenders",
 }
 """One line of help per option, for ``--help`` texts and the client's rules panel."""
 
@@ -61,6 +72,9 @@ class RuleSet:
     no_trick_partner_exempt: bool = True
     double_on_the_bump: bool = False
     leaster_needs_trick: bool = True
+    blitzing: bool = False
+    cracking: bool = False
+    crack_by: CrackBy = "unoffered"
     preset: str = "seed"
 
     def __post_init__(self) -> None:
@@ -127,23 +141,33 @@ _DEFAULTS: Final[dict[str, Any]] = {
     "no_trick_partner_exempt": True,
     "double_on_the_bump": False,
     "leaster_needs_trick": True,
+    "blitzing": False,
+    "cracking": False,
+    "crack_by": "unoffered",
 }
 
 PRESETS_OPTIONS: Final[dict[str, dict[str, Any]]] = {
     "seed": {},
     "wisconsin": {"jack_order": "clubs-first", "double_on_the_bump": True},
+    "tavern": {
+        "jack_order": "clubs-first",
+        "double_on_the_bump": True,
+        "cracking": True,
+        "blitzing": True,
+    },
 }
-"""Each preset as the options it changes from the defaults (RULES.md §10)."""
+"""Each preset as the options it changes from the defaults (RULES.md §10, §11)."""
+
+PRESET_TITLES: Final[dict[str, str]] = {
+    "seed": "gamerules.com text (J♠ over J♣)",
+    "wisconsin": "Wisconsin (standard)",
+    "tavern": "Tavern",
+}
+"""How each preset is shown to people (never the bare wire name)."""
 
 DEFAULT_PRESET: Final = "wisconsin"
 """The preset a table, ``sheepshead play`` and a tournament use when none is chosen: the
 standard game. ``RuleSet()`` and records without ``rules`` still mean ``seed``."""
-
-PRESET_TITLES: Final[dict[str, str]] = {
-    "wisconsin": "Wisconsin (standard)",
-    "seed": "gamerules.com text (J♠ over J♣)",
-}
-"""What people are shown for each preset (the wire keeps the preset's name)."""
 
 
 def preset_title(preset: str) -> str:

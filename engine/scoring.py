@@ -93,6 +93,13 @@ class HandResult:
     stake: int
     bumped: bool
     leaster_winner: int | None
+    stakes: int = 1
+    """The final multiplier: ``multiplier`` times 2 per doubling of RULES.md §11."""
+    blitzes: tuple[tuple[int, str], ...] = ()
+    """The picker's blitzes: (seat, pair) in order."""
+    crack: tuple[int, str | None] | None = None
+    """The crack: (seat, the pair shown or None), or None when nobody cracked."""
+    recrack: bool = False
 
     @property
     def defender_points(self) -> int | None:
@@ -115,7 +122,35 @@ class HandResult:
             "points": list(self.points),
             "picker_side_points": self.picker_side_points,
             "payouts": None if self.payouts is None else list(self.payouts),
+            "blitzes": [{"seat": seat, "pair": pair} for seat, pair in self.blitzes],
+            "crack": (
+                None if self.crack is None else {"seat": self.crack[0], "blitz": self.crack[1]}
+            ),
+            "recrack": self.recrack,
+            "stakes": self.stakes,
         }
+
+    def doublings(self) -> list[dict[str, Any]]:
+        """Each thing that multiplied this hand's payouts, in order, with its ``factor``.
+
+        ``kind`` is ``doubler`` (the carry-over of thrown-in hands), ``blitz`` (``seat``,
+        ``pair``), ``crack`` (``seat``; ``pair`` when queens were shown, factor 4), ``recrack``
+        (``seat``: the picker) or ``bump`` (a losing picker's side pays double).
+        """
+        out: list[dict[str, Any]] = []
+        if self.multiplier > 1:
+            out.append({"kind": "doubler", "seat": None, "pair": None, "factor": self.multiplier})
+        for seat, pair in self.blitzes:
+            out.append({"kind": "blitz", "seat": seat, "pair": pair, "factor": 2})
+        if self.crack is not None:
+            seat, shown = self.crack
+            factor = 2 if shown is None else 4
+            out.append({"kind": "crack", "seat": seat, "pair": shown, "factor": factor})
+            if self.recrack:
+                out.append({"kind": "recrack", "seat": self.picker, "pair": None, "factor": 2})
+        if self.bumped:
+            out.append({"kind": "bump", "seat": None, "pair": None, "factor": 2})
+        return out
 
     def breakdown(self) -> dict[str, Any]:
         """What a result panel shows: the replay fields plus outcome, stake and multipliers."""
@@ -128,6 +163,7 @@ class HandResult:
             bumped=self.bumped,
             defender_points=self.defender_points,
             leaster_winner=self.leaster_winner,
+            doublings=self.doublings(),
         )
         return data
 
@@ -207,8 +243,19 @@ def score_hand(
     buried_points: int,
     blind_points: int,
     multiplier: int,
+    blitzes: tuple[tuple[int, str], ...] = (),
+    crack: tuple[int, str | None] | None = None,
+    recrack: bool = False,
 ) -> HandResult:
-    """Score a hand from its facts; ``taken`` counts trick points only (no bury, no blind)."""
+    """Score a hand from its facts; ``taken`` counts trick points only (no bury, no blind).
+
+    ``multiplier`` is the doubler carry-over; the blitzes, the crack (with any pair shown) and
+    the re-crack each double it again into the hand's ``stakes`` (RULES.md §11).
+    """
+    doublings = len(blitzes) + recrack
+    if crack is not None:
+        doublings += 1 if crack[1] is None else 2
+    stakes = multiplier << doublings
     points = list(taken)
     if picker is not None:
         points[picker] += buried_points
@@ -240,6 +287,10 @@ def score_hand(
             stake=stake,
             bumped=bumped,
             leaster_winner=winner,
+            stakes=stakes,
+            blitzes=blitzes,
+            crack=crack,
+            recrack=recrack,
         )
 
     if doubler:
@@ -257,6 +308,6 @@ def score_hand(
         return build("unfinished", side, None)
     side_tricks = tricks_won[picker] + (tricks_won[partner] if partner is not None else 0)
     outcome, stake = stake_for(rules, side, side_tricks)
-    pay = payouts_for_picked(rules, picker, partner, outcome, stake, multiplier)
+    pay = payouts_for_picked(rules, picker, partner, outcome, stake, stakes)
     won = outcome in ("won", "schneider", "all_tricks")
     return build(outcome, side, pay, stake=stake, bumped=not won and rules.double_on_the_bump)

@@ -6,6 +6,8 @@ slip into it:
 
 - your own hand (and, as picker, the blind you took, your bury and your face-down unknown card);
 - everything played face up: passes, the pick, the call, every card played and every trick;
+- with the house rules of RULES.md §11: each blitz (seat, pair and its two queens), the crack
+  (seat and any pair shown), the re-crack and the hand's current ``stakes``;
 - the partner's seat only once the called card is played (the partner knows it all along);
 - when the hand is over, every hand as dealt, the blind and the bury, and the full result.
 
@@ -25,7 +27,7 @@ from typing import Any, Final
 
 from engine.actions import NUM_SEATS, Seat
 from engine.cards import CARD_CODES, Mask, codes_of
-from engine.hand import Hand
+from engine.hand import PAIR_CARDS, Hand
 from engine.rules import wire_map
 
 
@@ -97,6 +99,15 @@ def _auction_part(hand: Hand) -> dict[str, Any]:
         "unknown": hand.under is not None,
         "leaster": hand.leaster,
         "doubler": hand.doubler,
+        "blitzes": [
+            {"seat": seat, "pair": pair, "cards": [CARD_CODES[c] for c in PAIR_CARDS[pair]]}
+            for seat, pair in hand.blitzes
+        ],
+        "crack": (
+            None if hand.cracker is None else {"seat": hand.cracker, "blitz": hand.crack_blitz}
+        ),
+        "recrack": hand.recracked,
+        "stakes": hand.stakes,
     }
 
 
@@ -143,7 +154,20 @@ _PART_BUILDERS: Final = (_deal_part, _auction_part, _live_part, _history_part, _
 
 SHARED_PARTS: Final = (
     ("dealer", "multiplier", "rules"),
-    ("phase", "passes", "picker", "called", "alone", "unknown", "leaster", "doubler"),
+    (
+        "phase",
+        "passes",
+        "picker",
+        "called",
+        "alone",
+        "unknown",
+        "leaster",
+        "doubler",
+        "blitzes",
+        "crack",
+        "recrack",
+        "stakes",
+    ),
     ("turn", "hand_sizes", "trick"),
     ("tricks", "trick_points", "tricks_won"),
     ("result", "reveal"),
@@ -219,7 +243,15 @@ def _build(hand: Hand) -> ViewCache:
     return ViewCache(len(hand.actions), spectator, legal, shared_key)
 
 
-_PHASE_NUMBER: Final = {"pick": 0, "bury": 1, "call": 2, "play": 3, "done": 4}
+_PHASE_NUMBER: Final = {
+    "pick": 0,
+    "bury": 1,
+    "call": 2,
+    "play": 3,
+    "done": 4,
+    "crack": 5,
+    "recrack": 6,
+}
 
 
 def release_views(hand: Hand) -> None:

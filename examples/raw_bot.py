@@ -119,6 +119,12 @@ def main() -> int:
     where.add_argument("--table", help="join this table (first free seat)")
     where.add_argument("--create", action="store_true", help="create a table with 4 server bots")
     parser.add_argument("--hands", type=int, default=3, help="hands to play with --create")
+    parser.add_argument(
+        "--preset",
+        default=None,
+        help="rules preset with --create, e.g. tavern (cracking and blitzing); "
+        "default: the server's",
+    )
     parser.add_argument("--name", default="Raw bot", help="display name")
     args = parser.parse_args()
     try:
@@ -136,7 +142,10 @@ def run(args: argparse.Namespace) -> None:
     print(f"connected to {welcome['server']} as {welcome['name']}")
     if args.create:
         # We are seated at seat 0 and are the host; only the host may add bots and start.
-        reply = bot.request("create_table", name=f"{welcome['name']}'s table", hands=args.hands)
+        table: dict[str, Any] = {"name": f"{welcome['name']}'s table", "hands": args.hands}
+        if args.preset is not None:
+            table["preset"] = args.preset
+        reply = bot.request("create_table", **table)
         for _ in range(4):
             bot.request("add_bot", seat=None, strategy=None)  # first free seat, server's default
         bot.request("start")

@@ -28,7 +28,14 @@ KEYS = [
     "points",
     "picker_side_points",
     "payouts",
+    "blitzes",
+    "crack",
+    "recrack",
+    "stakes",
 ]
+
+# What a line of a record without RULES.md §11's house rules carries for them.
+NO_DOUBLINGS: dict[str, Any] = {"blitzes": [], "crack": None, "recrack": False, "stakes": 1}
 
 # complete.json: dealer 0, seat 1 passes, seat 2 picks, buries 7S 8S (0 points) and calls AC,
 # held by seat 3. The picker's side takes 105, the opponents 15: schneider, m = 2.
@@ -51,6 +58,7 @@ COMPLETE: dict[str, Any] = {
     "points": [0, 0, 73, 32, 15],
     "picker_side_points": 105,
     "payouts": [-2, -2, 4, 2, -2],
+    **NO_DOUBLINGS,
 }
 
 
@@ -95,8 +103,11 @@ def test_unfinished_hand(capsys: pytest.CaptureFixture[str]) -> None:
         "points": [0, 0, 4, 0, 15],
         "picker_side_points": 4,
         "payouts": None,
+        **NO_DOUBLINGS,
     }
-    assert raw.endswith('"payouts": null}')
+    assert raw.endswith(
+        '"payouts": null, "blitzes": [], "crack": null, "recrack": false, "stakes": 1}'
+    )
 
 
 def test_unfinished_right_after_the_bury(capsys: pytest.CaptureFixture[str]) -> None:
@@ -122,6 +133,8 @@ def test_doubler(capsys: pytest.CaptureFixture[str]) -> None:
         "points": [0, 0, 0, 0, 0],
         "picker_side_points": None,
         "payouts": [0, 0, 0, 0, 0],
+        **NO_DOUBLINGS,
+        "stakes": 2,  # the record's multiplier: a doubler carried in
     }
     assert '"picker": null, "partner": null, "called": null' in raw
 

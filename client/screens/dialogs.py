@@ -23,10 +23,15 @@ from client.model import TableModel
 from client.widgets.buttons import KeyButton
 from client.widgets.cards import SUIT_NAMES, card_label, card_text, cards_text, fail_cards_of_suit
 from client.widgets.hand import CardWidget, HandBar
+from engine.rules import PRESET_TITLES
 
 
-class BuryDialog(ModalScreen[list[str] | None]):
-    """Choose the two cards to bury: toggle with 1–8 (or ←/→ and Space), confirm with Enter."""
+class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
+    """Choose the two cards to bury: toggle with 1–8 (or ←/→ and Space), confirm with Enter.
+
+    When the picker may blitz (RULES.md §11) the dialog offers it first (z): it then answers
+    with the ``blitz`` action map instead of two cards, and the bury follows in a new dialog.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(str(n), f"toggle_card({n - 1})", f"toggle {n}", show=False) for n in range(1, 9)),
@@ -34,11 +39,17 @@ class BuryDialog(ModalScreen[list[str] | None]):
         Binding("right", "move(1)", "next card", show=False),
         Binding("space", "toggle_cursor", "toggle"),
         Binding("enter", "confirm", "bury"),
+        Binding("z", "blitz", "blitz"),
         Binding("escape", "cancel", "later"),
     ]
 
     cursor: reactive[int] = reactive(0, init=False)
     """The card under the cursor."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """z only when a blitz is offered."""
+        del parameters
+        return action != "blitz" or self.blitz is not None
 
     def __init__(self, hand: Sequence[str], legal: Sequence[Mapping[str, Any]]) -> None:
         super().__init__(classes="dialog")
@@ -46,6 +57,8 @@ class BuryDialog(ModalScreen[list[str] | None]):
         self.answers_legal = [dict(a) for a in legal]
         """The legal actions of the decision this dialog answers (it is stale once they change)."""
         self.legal = [sorted(a.get("cards") or []) for a in legal if a.get("action") == "bury"]
+        self.blitz = next((dict(a) for a in legal if a.get("action") == "blitz"), None)
+        """The first blitz offered (the other pair, if held, is offered again after it)."""
         self.chosen: list[str] = []
 
     def compose(self) -> ComposeResult:
@@ -56,9 +69,23 @@ class BuryDialog(ModalScreen[list[str] | None]):
                 "at the end.",
                 classes="explain",
             )
+            if self.blitz is not None:
+                pair = (
+                    "black queens (Q♣ Q♠)"
+                    if self.blitz.get("pair") == "black"
+                    else ("red queens (Q♥ Q♦)")
+                )
+                yield Static(
+                    f"You may blitz: show your {pair} to double the stakes (×2), before "
+                    "burying. z blitzes.",
+                    id="bury-blitz",
+                    classes="explain",
+                )
             yield HandBar(id="bury-hand")
             yield Static(id="bury-chosen")
             with Horizontal(classes="buttons"):
+                if self.blitz is not None:
+                    yield KeyButton("Blitz  z", id="bury-blitz-ok", variant="warning")
                 yield KeyButton("Bury ⏎", id="bury-ok", variant="primary")
                 yield KeyButton("Later  Esc", id="bury-cancel")
 
@@ -119,6 +146,15 @@ class BuryDialog(ModalScreen[list[str] | None]):
     def action_cancel(self) -> None:
         """Close without burying (b reopens)."""
         self.dismiss(None)
+
+    def action_blitz(self) -> None:
+        """z: blitz the queen pair offered (the bury comes next)."""
+        if self.blitz is not None:
+            self.dismiss(self.blitz)
+
+    @on(Button.Pressed, "#bury-blitz-ok")
+    def _blitz(self) -> None:
+        self.action_blitz()
 
     @on(CardWidget.Chosen)
     def _clicked(self, event: CardWidget.Chosen) -> None:
@@ -310,12 +346,13 @@ class PasswordDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-PRESETS: tuple[str, ...] = ("seed", "wisconsin")
+PRESETS: tuple[str, ...] = ("seed", "wisconsin", "tavern")
 
 FIELD_HELP: dict[str, str] = {
     "f-name": "What the lobby calls the table.",
     "f-preset": "seed: every option at its default; "
-    "wisconsin: clubs-first jacks and double on the bump.",
+    "wisconsin: clubs-first jacks and double on the bump; "
+    "tavern: Wisconsin with cracking and blitzing.",
     "f-hands": "How many hands the match lasts; empty plays until the host ends it.",
     "f-timer": "Seconds each player has to act (at least 5); empty means no timer.",
     "f-password": "Players must give it to join; empty leaves the table open.",
@@ -352,7 +389,7 @@ class CreateTableDialog(ModalScreen[dict[str, Any] | None]):
                 yield Input(value=self.default_name, max_length=32, id="f-name", compact=True)
                 yield Label("Rules preset")
                 yield Select(
-                    [(p, p) for p in PRESETS],
+                    [(PRESET_TITLES.get(p, p), p) for p in PRESETS],
                     value="seed",
                     allow_blank=False,
                     id="f-preset",

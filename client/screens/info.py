@@ -46,6 +46,8 @@ HELP_TEXT: dict[str, str] = {
     "bury": "bury dialog",
     "call": "call dialog",
     "alone": "go alone",
+    "no_crack": "crack: c, w +queens, n no",
+    "crack_pair": "crack: c, w +queens, n no",
     "add_bot": "host: add / remove a bot",
     "remove_bot": "host: add / remove a bot",
     "start": "host: start / end the match",
@@ -61,6 +63,7 @@ HELP_TEXT: dict[str, str] = {
     "quit_app": "quit",
     "toggle_card": "choose / unchoose a card",
     "toggle_cursor": "choose / unchoose it",
+    "blitz": "blitz: show a queen pair",
     "cancel": "close, decide later",
     "choose": "call that card",
     "create": "create a table",
@@ -70,7 +73,11 @@ HELP_TEXT: dict[str, str] = {
 }
 """What each action does, short enough for one line of the help screen."""
 
-JOINED_ROWS: dict[str, str] = {"remove_bot": "add_bot", "end_match": "start"}
+JOINED_ROWS: dict[str, str] = {
+    "remove_bot": "add_bot",
+    "end_match": "start",
+    "crack_pair": "no_crack",
+}
 """Actions shown in the row of another (their keys added to its keys): the table's keys fill
 the help screen's 24 rows."""
 

@@ -60,14 +60,44 @@ def result_summary(result: Mapping[str, Any], names: Sequence[str]) -> list[Text
     stake = result.get("stake")
     if stake and not result.get("leaster"):
         extras.append(f"stake {stake} per player")
-    multiplier = result.get("multiplier") or 1
-    if multiplier > 1:
-        extras.append(f"doubler stakes ×{multiplier}")
+    doublings = result.get("doublings")
+    if doublings is None:  # a breakdown from before RULES.md §11
+        multiplier = result.get("multiplier") or 1
+        if multiplier > 1:
+            extras.append(f"doubler stakes ×{multiplier}")
+    else:
+        doubled = [doubling_text(d, names) for d in doublings if d.get("kind") != "bump"]
+        extras += doubled
+        if len(doubled) > 1:
+            extras.append(f"stakes ×{result.get('stakes') or 1} in all")
     if result.get("bumped"):
         extras.append("double on the bump ×2")
     if extras:
         lines.append(Text(" · ".join(extras)))
     return lines
+
+
+PAIR_WORDS = {"black": "black queens", "red": "red queens"}
+
+
+def doubling_text(doubling: Mapping[str, Any], names: Sequence[str]) -> str:
+    """One entry of the breakdown's ``doublings`` for people: who doubled, how, by what."""
+    kind = doubling.get("kind")
+    factor = doubling.get("factor") or 2
+    seat = doubling.get("seat")
+    who = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else "?"
+    pair = PAIR_WORDS.get(str(doubling.get("pair")), "queens")
+    if kind == "doubler":
+        return f"doubler stakes ×{factor}"
+    if kind == "blitz":
+        return f"{who} blitzed the {pair} ×{factor}"
+    if kind == "crack":
+        if doubling.get("pair"):
+            return f"{who} cracked with the {pair} ×{factor}"
+        return f"{who} cracked ×{factor}"
+    if kind == "recrack":
+        return f"{who} re-cracked ×{factor}"
+    return f"double on the bump ×{factor}"
 
 
 def result_table(

@@ -1,7 +1,8 @@
 """The table screen: five seats around the trick, your hand, what to do now, the log.
 
 Keys: 1–8 choose a card (play it when it is legal), ←/→ move the cursor and Enter plays it;
-p pick, s pass, b bury, c call, a alone; + / - add or remove a bot and g start (host, before the
+p pick, s pass, b bury, c call, a alone; in the crack round c cracks (or re-cracks), w cracks
+showing your queen pair, n declines; + / - add or remove a bot and g start (host, before the
 match); l last trick, h history, x export the last hand, t chat, r rules, ? help, Esc lobby,
 q quit. Every decision comes from the ``legal`` list of the server's ``your_turn``.
 """
@@ -31,7 +32,14 @@ from client.widgets.table import HandInfo, LastTrickBox, SeatBox, TrickView
 WIDE = 110
 """Terminal width from which the seats and the log get more room."""
 
-DECISION_VERBS = {"pick": "pick", "bury": "bury", "call": "call", "play": "play"}
+DECISION_VERBS = {
+    "pick": "pick",
+    "bury": "bury",
+    "call": "call",
+    "crack": "crack or not",
+    "recrack": "re-crack or not",
+    "play": "play",
+}
 """What the status line says a seat is doing in each phase."""
 
 LOG_STYLES = {"chat": "bold", "notice": "italic", "error": "bold reverse", "event": ""}
@@ -79,6 +87,8 @@ class TableScreen(Screen[None]):
         Binding("b", "bury", "Bury", show=False),
         Binding("c", "call", "Call", show=False),
         Binding("a", "alone", "Alone", show=False),
+        Binding("n", "no_crack", "No crack", show=False),
+        Binding("w", "crack_pair", "Crack with queens", show=False),
         Binding("plus,equals_sign", "add_bot", "Add bot", show=False),
         Binding("minus", "remove_bot", "Remove bot", show=False),
         Binding("g", "start", "Start", show=False),
@@ -127,6 +137,10 @@ class TableScreen(Screen[None]):
                     yield KeyButton("Bury… b", id="btn-bury", variant="primary")
                     yield KeyButton("Call… c", id="btn-call", variant="primary")
                     yield KeyButton("Alone a", id="btn-alone")
+                    yield KeyButton("Crack  c", id="btn-crack", variant="warning")
+                    yield KeyButton("Crack+Q w", id="btn-crack-pair", variant="warning")
+                    yield KeyButton("Re-crack c", id="btn-recrack", variant="warning")
+                    yield KeyButton("No  n", id="btn-no-crack")
                     yield KeyButton("+ Bot", id="btn-add-bot")
                     yield KeyButton("Start g", id="btn-start", variant="success")
                     yield KeyButton("Result ⏎", id="btn-result")
@@ -209,6 +223,10 @@ class TableScreen(Screen[None]):
             "btn-bury": "bury" in kinds,
             "btn-call": bool(kinds & {"call", "unknown"}),
             "btn-alone": "alone" in kinds,
+            "btn-crack": "crack" in kinds and model.decision == "crack",
+            "btn-crack-pair": _pair_crack(model) is not None,
+            "btn-recrack": "recrack" in kinds,
+            "btn-no-crack": bool(kinds & {"no_crack", "no_recrack"}),
             "btn-add-bot": waiting,
             "btn-start": waiting,
             "btn-result": model.phase == "done" and bool(model.history),
@@ -273,6 +291,8 @@ class TableScreen(Screen[None]):
             return "Choose two cards to bury: b opens the bury dialog."
         if decision == "call":
             return "Call a partner or go alone: c opens the call dialog, a goes alone."
+        if decision in ("crack", "recrack"):
+            return crack_prompt(model)
         if decision == "play":
             count = len(model.hand)
             keys = "1" if count == 1 else f"1-{count}"
@@ -353,7 +373,12 @@ class TableScreen(Screen[None]):
         if action == "bury":
             return "bury" in kinds
         if action == "call":
-            return bool(kinds & {"call", "unknown"})
+            # c is also the crack key: the crack round and the call never overlap.
+            return bool(kinds & {"call", "unknown", "crack", "recrack"})
+        if action == "no_crack":
+            return bool(kinds & {"no_crack", "no_recrack"})
+        if action == "crack_pair":
+            return _pair_crack(model) is not None
         if action == "alone":
             return "alone" in kinds
         if action in ("add_bot", "remove_bot", "start"):
@@ -401,6 +426,8 @@ class TableScreen(Screen[None]):
             self.action_bury()
         elif decision == "call":
             self.action_call()
+        elif decision == "crack" and model.prompt is not None and len(model.legal) == 1:
+            self.action_no_crack()  # the partner's one-key answer
         elif model.phase == "done" and model.history:
             self._show_last_result()
 
@@ -447,9 +474,12 @@ class TableScreen(Screen[None]):
             return
         self.app.push_screen(BuryDialog(model.hand, model.legal), self._bury_chosen)
 
-    def _bury_chosen(self, cards: list[str] | None) -> None:
+    def _bury_chosen(self, cards: list[str] | dict[str, Any] | None) -> None:
         prompt = self.model.prompt
         if cards is None or prompt is None:
+            return
+        if isinstance(cards, dict):  # the dialog's blitz: the bury is prompted again after it
+            self.send(cards)
             return
         action = prompt.find("bury", cards=cards)
         if action is None:
@@ -457,11 +487,29 @@ class TableScreen(Screen[None]):
             return
         self.send({**action, "cards": list(cards)})
 
+    def action_no_crack(self) -> None:
+        """n: let the stakes stand (no crack, or no re-crack)."""
+        self._send_kind("no_recrack" if self.model.decision == "recrack" else "no_crack")
+
+    def action_crack_pair(self) -> None:
+        """w: crack showing your queen pair (×4)."""
+        action = _pair_crack(self.model)
+        if action is not None:
+            self.send(action)
+
     def action_call(self) -> None:
-        """Open the call dialog."""
+        """Open the call dialog (in the crack round: crack, or re-crack)."""
         from client.screens.dialogs import CallDialog
 
         model = self.model
+        if model.decision == "crack":
+            action = model.prompt.find("crack", blitz=None) if model.prompt else None
+            if action is not None:
+                self.send(action)
+            return
+        if model.decision == "recrack":
+            self._send_kind("recrack")
+            return
         if model.decision != "call" or isinstance(self.app.screen, CallDialog):
             return
         rules = (model.view or {}).get("rules") or {}
@@ -642,6 +690,10 @@ class TableScreen(Screen[None]):
             "btn-bury": self.action_bury,
             "btn-call": self.action_call,
             "btn-alone": self.action_alone,
+            "btn-crack": self.action_call,
+            "btn-recrack": self.action_call,
+            "btn-crack-pair": self.action_crack_pair,
+            "btn-no-crack": self.action_no_crack,
             "btn-add-bot": self.action_add_bot,
             "btn-start": self.action_start,
             "btn-result": self._show_last_result,
@@ -658,3 +710,31 @@ def _log_text(entry: LogEntry) -> Text:
     if entry.kind in ("notice", "error"):
         return Text("! " + entry.text, style=style)
     return Text(entry.text, style=style)
+
+
+def _pair_crack(model: TableModel) -> dict[str, Any] | None:
+    """The legal crack that shows a queen pair, if the prompt offers one."""
+    if model.decision != "crack":
+        return None
+    return next((a for a in model.legal if a.get("action") == "crack" and a.get("blitz")), None)
+
+
+def crack_prompt(model: TableModel) -> str:
+    """The status line of the crack round and the re-crack (RULES.md §11)."""
+    view = model.view or {}
+    stakes = int(view.get("stakes") or 1)
+    if model.decision == "recrack":
+        crack = view.get("crack") or {}
+        who = model.name(crack.get("seat"))
+        return f"{who} cracked (stakes ×{stakes}): c re-cracks (×{2 * stakes}), n lets it stand."
+    kinds = model.prompt.kinds() if model.prompt else set()
+    if "crack" not in kinds:
+        return "You are the partner: you cannot crack. n (or Enter) says no crack."
+    pair = _pair_crack(model)
+    if pair is None:
+        return f"Crack round: c cracks (stakes ×{2 * stakes}), n does not crack."
+    queens = "black" if pair["blitz"] == "black" else "red"
+    return (
+        f"Crack round: c cracks (×{2 * stakes}), w cracks with your {queens} queens "
+        f"(×{4 * stakes}), n passes."
+    )

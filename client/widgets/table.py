@@ -6,11 +6,14 @@ so a redraw after any event is a handful of ``update`` calls, never a remount.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from rich.text import Text
 
 from client.model import NUM_SEATS, TableModel
 from client.widgets.base import Panel
-from client.widgets.cards import card_text
+from client.widgets.cards import card_text, cards_text
 
 
 def seat_at(model: TableModel, position: int) -> int:
@@ -201,6 +204,10 @@ class HandInfo(Panel):
             number = model.hand_number
             hands = model.info.get("hands")
             head = f"Hand {number}" + (f" of {hands}" if hands else "")
+            # The stakes so far (doublers, blitzes, crack, re-crack) beside the hand number.
+            stakes = int(view.get("stakes") or view.get("multiplier") or 1)
+            if stakes > 1:
+                head += f"  ×{stakes}"
             lines.append(Text(head, style="bold"))
             picker = view.get("picker")
             if view.get("leaster"):
@@ -217,12 +224,29 @@ class HandInfo(Panel):
                     if view.get("unknown"):
                         line.append(" (unknown)")
                     lines.append(line)
+                lines += _stakes_lines(model, view)
             else:
                 passed = len(view.get("passes") or [])
                 lines.append(Text(f"Picking · {passed} passed"))
-            if (view.get("multiplier") or 1) > 1:
-                lines.append(Text(f"Stakes ×{view['multiplier']}", style="bold"))
         self.show_text(Text("\n").join(lines))
+
+
+def _stakes_lines(model: TableModel, view: Mapping[str, Any]) -> list[Text]:
+    """Who blitzed and who cracked (RULES.md §11), one short line each."""
+    lines = []
+    for blitz in view.get("blitzes") or []:
+        line = Text("Blitz ")
+        line.append_text(cards_text(blitz.get("cards") or []))
+        lines.append(line)
+    crack = view.get("crack")
+    if crack is not None:
+        # "Crack Eve ×4, re": who cracked, by how much (×4 with queens shown), re-cracked.
+        factor = 4 if crack.get("blitz") else 2
+        text = f"Crack {fit_name(model.name(crack.get('seat')), 6)} ×{factor}"
+        if view.get("recrack"):
+            text += ", re"
+        lines.append(Text(text, style="bold"))
+    return lines
 
 
 class LastTrickBox(Panel):

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from engine.bots.base import ActionMap, View, register
 from engine.bots.knowledge import Knowledge, read_view
 from engine.bots.policy import NO_CARD, choose_bury, choose_call, choose_play, wants_to_pick
+from engine.bots.stakes import choose_stakes
 from engine.cards import Card, parse_card
 
 
@@ -74,6 +75,12 @@ def decide_call(k: Knowledge, legal: Sequence[ActionMap]) -> int:
     return choose_call(k.hand, options)
 
 
+def decide_stakes(k: Knowledge, legal: Sequence[ActionMap]) -> int | None:
+    """Index of the blitz, crack or re-crack decision to take (RULES.md §11), or None when
+    ``legal`` offers none of them (see :mod:`engine.bots.stakes`)."""
+    return choose_stakes(k.hand, k.seat, -1 if k.picker is None else k.picker, legal)
+
+
 def decide_play(k: Knowledge, legal: Sequence[ActionMap]) -> int:
     """Index of the play action to take."""
     index = play_index(legal)
@@ -102,6 +109,10 @@ class HeuristicStrategy:
 def decide(k: Knowledge, legal: Sequence[ActionMap], pick_shift: float = 0.0) -> int:
     """Index in ``legal`` of the heuristic's choice for any phase."""
     kind = legal[0].get("action")
+    if kind in ("bury", "crack", "no_crack", "recrack"):
+        stakes = decide_stakes(k, legal)
+        if stakes is not None:
+            return stakes
     if kind in ("pick", "pass"):
         return decide_pick(k, legal, pick_shift)
     if kind == "bury":

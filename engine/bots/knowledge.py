@@ -76,6 +76,13 @@ class Knowledge:
     """Per seat, the follow classes (trump / a fail suit) it has shown it cannot follow."""
     called_led: bool = False
     called_led_at: int | None = None
+    turn: int | None = None
+    blitzes: list[tuple[int, str]] = field(default_factory=list)
+    """The picker's blitzes (seat, pair), in order (RULES.md §11)."""
+    cracker: int | None = None
+    crack_blitz: str | None = None
+    """The queen pair the cracker showed, if any."""
+    recracked: bool = False
 
     @property
     def power(self) -> tuple[int, ...]:
@@ -189,8 +196,21 @@ def read_view(view: Mapping[str, Any]) -> Knowledge:
         trick=_trick(view.get("trick") or {"leader": 0, "cards": []}, False),
         trick_points=[int(p) for p in view.get("trick_points") or [0] * 5],
     )
+    _read_stakes(k, view)
     _infer(k)
     return k
+
+
+def _read_stakes(k: Knowledge, view: Mapping[str, Any]) -> None:
+    """The turn and RULES.md §11's public facts: blitzes, the crack, the re-crack."""
+    turn = view.get("turn")
+    k.turn = turn if isinstance(turn, int) else None
+    k.blitzes = [(int(b["seat"]), str(b["pair"])) for b in view.get("blitzes") or []]
+    crack = view.get("crack")
+    if isinstance(crack, Mapping):
+        k.cracker = int(crack["seat"])
+        k.crack_blitz = None if crack.get("blitz") is None else str(crack["blitz"])
+    k.recracked = bool(view.get("recrack"))
 
 
 def _infer(k: Knowledge) -> None:

@@ -17,10 +17,11 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from engine.actions import Alone, Bury, Call, Unknown
+from engine.actions import Alone, Blitz, Bury, Call, Unknown
 from engine.bots.knowledge import Knowledge
 from engine.bots.policy import NO_CARD, CallOption, bits, choose_bury, choose_call, wants_to_pick
 from engine.bots.sim import Sim
+from engine.bots.stakes import choose_stakes
 from engine.cards import Mask
 from engine.hand import Hand
 
@@ -44,7 +45,7 @@ def call_options(hand: Hand) -> list[CallOption]:
 def heuristic_setup(hand: Hand) -> None:
     """Take the hand through picking, burying and calling with the heuristic's choices."""
     jd_mode = hand.rules.partner == "jack-of-diamonds"
-    while hand.phase in ("pick", "bury", "call"):
+    while hand.phase in ("pick", "bury", "call", "crack", "recrack"):
         seat = hand.turn
         assert seat is not None
         legal = hand.legal_actions()
@@ -53,11 +54,26 @@ def heuristic_setup(hand: Hand) -> None:
                 hand.apply(legal[0])
             else:
                 hand.apply(legal[1])
+        elif hand.phase in ("crack", "recrack") or isinstance(legal[-1], Blitz):
+            hand.apply(legal[stakes_choice(hand)])
         elif hand.phase == "bury":
             options = [a.cards for a in legal if isinstance(a, Bury)]
             hand.apply(legal[choose_bury(hand.hands[seat], options, jd_mode)])
         else:
             hand.apply(legal[choose_call(hand.hands[seat], call_options(hand))])
+
+
+def stakes_choice(hand: Hand) -> int:
+    """Index in ``hand.legal_actions()`` of the heuristic's blitz, crack or re-crack."""
+    seat = hand.turn
+    assert seat is not None and hand.picker is not None
+    legal = hand.legal_actions()
+    # Only the stakes actions need maps; a bury phase offers its blitzes after the burials.
+    first = next(i for i, a in enumerate(legal) if not isinstance(a, Bury))
+    maps = [a.to_dict() for a in legal[first:]]
+    choice = choose_stakes(hand.hands[seat], seat, hand.picker, maps)
+    assert choice is not None
+    return first + choice
 
 
 def finish(hand: Hand) -> tuple[int, ...]:

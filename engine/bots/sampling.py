@@ -27,12 +27,26 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from engine.actions import Action, Alone, Bury, Call, Pass, Pick, Play, Unknown
+from engine.actions import (
+    BLITZES,
+    CRACKS,
+    NO_CRACKS,
+    NO_RECRACKS,
+    RECRACKS,
+    Action,
+    Alone,
+    Bury,
+    Call,
+    Pass,
+    Pick,
+    Play,
+    Unknown,
+)
 from engine.bots.knowledge import Knowledge
 from engine.bots.policy import bits
 from engine.cards import FAIL, Card, Mask
 from engine.errors import SheepsheadError
-from engine.hand import JD, Deal, Hand
+from engine.hand import JD, PAIR_MASKS, Deal, Hand, crack_seats
 
 EXTRA: Final = 5
 """Slot index of the two cards outside the hands: the unseen bury, or the blind."""
@@ -53,7 +67,8 @@ def _slots(k: Knowledge) -> tuple[list[int], list[Mask]]:
             capacity[s] = k.hand_sizes[s]
             banned[s] = k.void_in[s]
     picked = k.picker is not None
-    if k.phase == "pick" or k.leaster or (picked and k.seat != k.picker and k.phase == "play"):
+    after_call = k.phase in ("crack", "recrack", "play")
+    if k.phase == "pick" or k.leaster or (picked and k.seat != k.picker and after_call):
         capacity[EXTRA] = 2
     if k.called is not None and not k.played >> k.called & 1:
         # The called card is in a hand other than the picker's (never buried).
@@ -67,7 +82,24 @@ def _slots(k: Knowledge) -> tuple[list[int], list[Mask]]:
             trick = [*k.tricks, k.trick][k.called_led_at]
             for i in range(len(trick.cards)):
                 banned[(trick.leader + i) % 5] |= called_bit
+        if k.cracker is not None:
+            banned[k.cracker] |= called_bit  # the partner cannot crack
+    _ban_shown_queens(k, banned)
     return capacity, banned
+
+
+def _ban_shown_queens(k: Knowledge, banned: list[Mask]) -> None:
+    """Queens shown by a blitz stay with the picker (hand or bury), a cracker's with it."""
+    shown: list[tuple[str, tuple[int, ...]]] = []
+    if k.picker is not None and k.picker != k.seat:
+        shown += [(pair, (k.picker, EXTRA)) for _, pair in k.blitzes]
+    if k.cracker is not None and k.crack_blitz is not None and k.cracker != k.seat:
+        shown.append((k.crack_blitz, (k.cracker,)))
+    for pair, holders in shown:
+        queens = PAIR_MASKS[pair] & ~k.played
+        for slot in range(6):
+            if slot not in holders:
+                banned[slot] |= queens
 
 
 def _hold_suit(k: Knowledge) -> Mask:
@@ -196,19 +228,40 @@ def history(k: Knowledge, bury: tuple[Card, Card] | None, under: Card | None) ->
     else:
         picker = k.picker
         actions.append(Pick(picker))
-        if k.phase in ("call", "play") and bury is not None:
+        actions += [BLITZES[picker]["black" if pair == "black" else "red"] for _, pair in k.blitzes]
+        if k.phase in ("call", "crack", "recrack", "play") and bury is not None:
             actions.append(Bury(picker, bury))
-            if k.phase == "play":
+            if k.phase in ("crack", "recrack", "play"):
                 if k.alone:
                     actions.append(Alone(picker))
                 elif k.unknown_call and k.called is not None and under is not None:
                     actions.append(Unknown(picker, k.called, under))
                 elif k.called is not None:
                     actions.append(Call(picker, k.called))
+                actions += crack_history(k, picker)
     for trick in [*k.tricks, k.trick]:
         for i, c in enumerate(trick.cards):
             actions.append(Play((trick.leader + i) % 5, c))
     return actions
+
+
+def crack_history(k: Knowledge, picker: int) -> list[Action]:
+    """The crack round's answers and the re-crack so far (RULES.md §11), from what is public:
+    the seats asked before the one to act (or the cracker) all said ``no_crack``."""
+    out: list[Action] = []
+    for seat in crack_seats(k.rules, k.dealer, picker):
+        if k.phase == "crack" and seat == k.turn:
+            return out
+        if seat == k.cracker:
+            pair = k.crack_blitz
+            out.append(
+                CRACKS[seat][None if pair is None else "black" if pair == "black" else "red"]
+            )
+            break
+        out.append(NO_CRACKS[seat])
+    if k.phase == "play" and k.cracker is not None:
+        out.append(RECRACKS[picker] if k.recracked else NO_RECRACKS[picker])
+    return out
 
 
 def sample_hand(k: Knowledge, rng: random.Random) -> Hand:

@@ -275,7 +275,7 @@ class SearchStrategy:
                 return legal[decide(k, legal)]
             return legal[self._play(k, legal)]
         default = decide(k, legal)
-        if self.setup_samples <= 0:
+        if self.setup_samples <= 0 or is_blitz_offer(legal):
             return legal[default]
         candidates = list(range(len(legal)))
         if kind in ("pick", "pass"):
@@ -400,6 +400,12 @@ class SearchStrategy:
         if totals[cards.index(rep[fallback])] >= best - 1e-9 * done:
             return index[fallback]
         return index[cards[totals.index(best)]]
+
+
+def is_blitz_offer(legal: Sequence[ActionMap]) -> bool:
+    """Whether ``legal`` is a bury that offers a blitz: the heuristic blitzes at once
+    (:mod:`engine.bots.stakes`), and burials are rolled out only after that."""
+    return legal[-1].get("action") == "blitz"
 
 
 def decided(values: Sequence[Sequence[float]]) -> bool:

@@ -108,7 +108,7 @@ class Sim:
         sim.under = NO_CARD if hand.under is None else hand.under
         sim.leaster = hand.leaster
         sim.alone = hand.alone
-        sim.multiplier = hand.multiplier
+        sim.multiplier = hand.stakes  # the doubler carry-over with every crack and blitz
         sim.buried_points = mask_points(hand.buried)
         sim.blind_points = mask_points(hand.blind)
         played = 0

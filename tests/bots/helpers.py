@@ -18,6 +18,14 @@ VARIANTS: tuple[RuleSet, ...] = (
 )
 """Rule sets that between them exercise every option the bots must cope with."""
 
+STAKES_VARIANTS: tuple[RuleSet, ...] = (
+    RuleSet.from_preset("tavern"),
+    RuleSet(cracking=True, blitzing=True, crack_by="defenders", partner="jack-of-diamonds"),
+    RuleSet(cracking=True, crack_by="defenders", unknown_card=True, no_pick="forced-pick"),
+)
+"""Rule sets with the house rules of RULES.md §11 (kept apart so that the tests over
+:data:`VARIANTS` keep meeting the same states as before)."""
+
 
 def scripted(
     hands: Sequence[str],

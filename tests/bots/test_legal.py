@@ -12,7 +12,9 @@ from engine.bots import make_strategy
 from engine.bots.base import Strategy
 from engine.hand import Hand
 from engine.view import seat_view
-from tests.bots.helpers import VARIANTS
+from tests.bots.helpers import STAKES_VARIANTS, VARIANTS
+
+ALL_VARIANTS = VARIANTS + STAKES_VARIANTS
 
 
 def _play(hand: Hand, bots: list[Strategy], rng: random.Random) -> int:
@@ -34,12 +36,12 @@ def _play(hand: Hand, bots: list[Strategy], rng: random.Random) -> int:
     return decisions
 
 
-@pytest.mark.parametrize("variant", range(len(VARIANTS)))
+@pytest.mark.parametrize("variant", range(len(ALL_VARIANTS)))
 def test_heuristic_and_random_always_answer_legally(variant: int) -> None:
-    rules = VARIANTS[variant]
+    rules = ALL_VARIANTS[variant]
     rng = random.Random(variant)
     heuristic = make_strategy("heuristic")
-    hands = 2000 // len(VARIANTS) + 1
+    hands = 2000 // len(ALL_VARIANTS) + 1
     decisions = 0
     for n in range(hands):
         # Random seats make for odd hands (weak pickers, leasters, unknown cards) the
@@ -51,9 +53,9 @@ def test_heuristic_and_random_always_answer_legally(variant: int) -> None:
     assert decisions > hands * 10
 
 
-@pytest.mark.parametrize("variant", range(len(VARIANTS)))
+@pytest.mark.parametrize("variant", range(len(ALL_VARIANTS)))
 def test_search_always_answers_legally(variant: int) -> None:
-    rules = VARIANTS[variant]
+    rules = ALL_VARIANTS[variant]
     rng = random.Random(variant)
     search = make_strategy("search", seed=1, samples=2, setup_samples=2)
     heuristic = make_strategy("heuristic")

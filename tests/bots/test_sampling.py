@@ -9,17 +9,18 @@ from engine.bots.heuristic import HeuristicStrategy
 from engine.bots.knowledge import read_view
 from engine.bots.sampling import EXTRA, deal_unseen, sample_hand
 from engine.hand import Hand
+from engine.rules import RuleSet
 from engine.view import seat_view
-from tests.bots.helpers import VARIANTS
+from tests.bots.helpers import STAKES_VARIANTS, VARIANTS
 
 
-def _states(count: int) -> list[Hand]:
+def _states(count: int, variants: tuple[RuleSet, ...] = VARIANTS) -> list[Hand]:
     """Hands part-way through play, reached by heuristic bots, across the rule variants."""
     bot = HeuristicStrategy()
     rng = random.Random(7)
     states = []
     for seed in range(count):
-        hand = Hand.from_seed(VARIANTS[seed % len(VARIANTS)], seed % 5, seed)
+        hand = Hand.from_seed(variants[seed % len(variants)], seed % 5, seed)
         stop = rng.randrange(40)
         while not hand.is_over and len(hand.actions) < stop:
             view = seat_view(hand, hand.turn)
@@ -66,3 +67,20 @@ def test_samples_keep_everything_public() -> None:
                 union |= m
             assert union == k.unseen
             assert slots[EXTRA].bit_count() in (0, 2)
+
+
+def test_samples_replay_blitzes_and_the_crack_round() -> None:
+    # RULES.md §11: every sampled deal replays the blitzes, crack answers and re-crack seen, and
+    # keeps shown queens with the seat that showed them.
+    rng = random.Random(3)
+    phases = set()
+    for hand in _states(150, STAKES_VARIANTS):
+        seat = hand.turn
+        assert seat is not None
+        phases.add(hand.phase)
+        k = read_view(seat_view(hand, seat))
+        guess = sample_hand(k, rng)
+        assert (guess.phase, guess.turn, guess.stakes) == (hand.phase, hand.turn, hand.stakes)
+        assert guess.blitzes == hand.blitzes and guess.cracker == hand.cracker
+        assert guess.hands[seat] == hand.hands[seat]
+    assert {"crack", "play"} <= phases

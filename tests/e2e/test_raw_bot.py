@@ -77,6 +77,31 @@ async def test_raw_bot_creates_a_table_and_plays_the_match() -> None:
         assert "server error" not in text
 
 
+async def test_raw_bot_plays_a_whole_match_with_cracking_and_blitzing() -> None:
+    # The tavern preset (RULES.md §11): the bot answers blitz, crack and re-crack prompts from
+    # the legal lists alone. Random bots pass often, so enough hands reach a crack round. With
+    # no bot delay a dozen hands take well under a second: lift the per-connection rate limit,
+    # which a bot at a person's pace never meets.
+    fast = {"rate": 1000.0, "burst": 1000.0}
+    async with running_server(
+        bot_delay=0.0, hand_pause=0.0, default_bot="random", **fast
+    ) as server:
+        proc, output = await run_raw_bot(
+            "--create", "--hands", "12", "--preset", "tavern", "127.0.0.1", str(server.port)
+        )
+        text = (await asyncio.wait_for(output, 4 * TIMEOUT)).decode()
+        assert proc.returncode == 0, text
+        totals = check_output(text, hands=12)
+        seated = re.search(r"^seated at table (\S+), seat 0$", text, re.MULTILINE)
+        assert seated, text
+        assert server.store is not None
+        records = server.store.hand_records(seated[1])
+        assert all(r["rules"] == {"preset": "tavern"} for r in records)
+        kinds = {a["action"] for r in records for a in r["actions"]}
+        assert "no_crack" in kinds or "crack" in kinds, kinds
+        assert [r["total"] for r in server.store.results(seated[1])] == totals
+
+
 async def test_raw_bot_joins_a_table_a_session_host_opened(tmp_path: Path) -> None:
     async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
         host = session(server, "Host", tmp_path)

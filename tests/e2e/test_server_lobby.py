@@ -27,7 +27,8 @@ async def test_a_full_lobby_flow(tmp_path: Path) -> None:
             await s.connect()
 
         await refused(host, "create_table", "bad_rules", name="x", preset="nonsense")
-        await refused(host, "create_table", "bad_rules", name="x", options={"cracking": True})
+        await refused(host, "create_table", "bad_rules", name="x", options={"cracking": "yes"})
+        await refused(host, "create_table", "bad_rules", name="x", options={"crackling": True})
         await refused(host, "create_table", "bad_rules", name="x", options={"jack_order": 3})
         error = await refused(host, "create_table", "bad_request", name="x", hands="two")
         assert "'hands'" in error.message

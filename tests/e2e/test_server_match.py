@@ -116,3 +116,47 @@ async def test_seq_increases_by_one_per_state_and_views_match_the_seat(tmp_path:
             check_no_leak(log, seat)
         for s in players:
             await s.close()
+
+
+async def test_a_tavern_match_cracks_over_real_sockets_and_leaks_nothing(tmp_path: Path) -> None:
+    # RULES.md §11 at a real table: the crack round and blitzes travel as prompts, states and
+    # records, every seat sees the stakes, and nobody is sent a card it may not see.
+    async with running_server() as server:
+        players = [session(server, f"T{i}", tmp_path) for i in range(5)]
+        table = await full_table(
+            players, preset="tavern", options={"crack_by": "defenders"}, hands=4
+        )
+        logs: list[list[dict[str, Any]]] = [[] for _ in range(5)]
+        plays = [
+            asyncio.create_task(play_until(p, "match_over", logs[i], random.Random(20 + i)))
+            for i, p in enumerate(players)
+        ]
+        await players[0].request("start")
+        finals = await asyncio.gather(*plays)
+        assert sum(finals[0]["totals"]) == 0
+        for seat in range(5):
+            check_no_leak(logs[seat], seat)
+        prompts = [m for log in logs for m in log if m["type"] == "your_turn"]
+        decisions = {m["decision"] for m in prompts}
+        assert "crack" in decisions
+        for m in prompts:
+            kinds = {a["action"] for a in m["legal"]}
+            if m["decision"] == "crack":
+                assert kinds <= {"crack", "no_crack"} and "no_crack" in kinds
+            if m["decision"] == "recrack":
+                assert kinds == {"recrack", "no_recrack"}
+        records = server.store.hand_records(table) if server.store else []
+        overs = [m for m in logs[0] if m["type"] == "hand_over"]
+        assert len(records) == len(overs) == 4
+        for record, over in zip(records, overs, strict=True):
+            replayed = replay_record(record)
+            assert replayed["payouts"] == over["result"]["payouts"]
+            assert replayed["stakes"] == over["result"]["stakes"]
+            assert replayed["crack"] == over["result"]["crack"]
+        # Every seat's final view shows the stakes the result was paid at.
+        for log in logs:
+            done = [m["view"] for m in log if m["type"] == "state" and m.get("view")]
+            done = [v for v in done if v["phase"] == "done"]
+            assert done and all(v["stakes"] == v["result"]["stakes"] for v in done)
+        for p in players:
+            await p.close()

@@ -194,3 +194,29 @@ async def test_wrong_token_gets_bad_token(tmp_path: Path) -> None:
         assert error["code"] == "bad_token"
         assert s.table is None and store.get(f"127.0.0.1:{server.port}", "Eve") is None
         await s.close()
+
+
+async def test_refused_crack_round_actions_change_nothing(tmp_path: Path) -> None:
+    async with running_server() as server:
+        players = [session(server, f"C{i}", tmp_path) for i in range(5)]
+        await full_table(players, preset="tavern", options={"crack_by": "defenders"}, hands=1)
+        await players[0].request("start")
+        seat, prompt = await drive(players, 0, lambda s, p, v: p["decision"] == "crack")
+        actor, other = players[seat], players[(seat + 1) % 5]
+        view = actor.last_state["view"]  # type: ignore[index]
+        assert view["phase"] == "crack" and view["stakes"] == 1 and view["crack"] is None
+        assert {"action": "no_crack"} in prompt["legal"]
+        refusals = [
+            ({"action": "crack", "blitz": "green"}, "bad_request"),
+            ({"action": "blitz"}, "bad_request"),
+            ({"action": "blitz", "pair": "red"}, "illegal_action"),
+            ({"action": "recrack"}, "illegal_action"),
+            ({"action": "no_recrack"}, "illegal_action"),
+        ]
+        if prompt["legal"] == [{"action": "no_crack"}]:  # the partner: it may not crack
+            refusals.append(({"action": "crack"}, "illegal_action"))
+        for action, code in refusals:
+            with pytest.raises(ServerError) as exc:
+                await actor.request("action", seq=prompt["seq"], action=action)
+            assert exc.value.code == code, action
+        await no_state_after(other, prompt["seq"], 0.1)

@@ -11,14 +11,19 @@ import pytest
 from engine import (
     Action,
     Alone,
+    Blitz,
     Bury,
     Call,
+    Crack,
     Deal,
     Hand,
     IllegalActionError,
+    NoCrack,
+    NoRecrack,
     Pass,
     Pick,
     Play,
+    Recrack,
     RuleSet,
     Unknown,
     card_code,
@@ -75,7 +80,8 @@ def new_hand(
 
 def action(hand: Hand, word: str) -> Action:
     """The action of the seat to act written as a word: ``pass``, ``pick``, ``bury 7S 8S``,
-    ``call AC``, ``alone``, ``unknown AC 7D`` or a card code to play."""
+    ``call AC``, ``alone``, ``unknown AC 7D``, ``blitz red``, ``crack``, ``crack black``,
+    ``no_crack``, ``recrack``, ``no_recrack`` or a card code to play."""
     seat = hand.turn
     assert seat is not None, "the hand is over"
     parts = word.split()
@@ -92,6 +98,17 @@ def action(hand: Hand, word: str) -> Action:
         return Call(seat, parse_card(parts[1]))
     if kind == "unknown":
         return Unknown(seat, parse_card(parts[1]), parse_card(parts[2]))
+    if kind == "blitz":
+        return Blitz(seat, "black" if parts[1] == "black" else "red")
+    if kind == "crack":
+        pair = parts[1] if len(parts) > 1 else None
+        return Crack(seat, None if pair is None else "black" if pair == "black" else "red")
+    if kind == "no_crack":
+        return NoCrack(seat)
+    if kind == "recrack":
+        return Recrack(seat)
+    if kind == "no_recrack":
+        return NoRecrack(seat)
     return Play(seat, parse_card(kind))
 
 

@@ -19,14 +19,19 @@ from hypothesis import strategies as st
 from engine import (
     Action,
     Alone,
+    Blitz,
     Bury,
     Call,
+    Crack,
     Deal,
     Hand,
     Match,
+    NoCrack,
+    NoRecrack,
     Pass,
     Pick,
     Play,
+    Recrack,
     RuleSet,
     Unknown,
     action_from_dict,
@@ -46,7 +51,7 @@ VIEWERS: tuple[int | None, ...] = (0, 1, 2, 3, 4, None)
 
 rule_sets = st.builds(
     lambda preset, options: RuleSet.from_preset(preset, **options),
-    st.sampled_from(["seed", "wisconsin"]),
+    st.sampled_from(["seed", "wisconsin", "tavern"]),
     st.fixed_dictionaries({name: st.sampled_from(option_choices(name)) for name in OPTION_NAMES}),
 )
 
@@ -62,12 +67,14 @@ def choose(hand: Hand, rng: random.Random, pass_rate: float = 0.7) -> Action:
         assert seat is not None
         fail = FAIL[0] | FAIL[1] | FAIL[2]
 
-        def kept_fail(a: Action) -> int:
-            assert isinstance(a, Bury)
+        def kept_fail(a: Bury) -> int:
             kept = hand.hands[seat] & ~((1 << a.cards[0]) | (1 << a.cards[1]))
             return (kept & fail).bit_count()
 
-        return min(legal, key=kept_fail)
+        blitzes = [a for a in legal if isinstance(a, Blitz)]
+        if blitzes and rng.random() < 0.5:
+            return rng.choice(blitzes)
+        return min((a for a in legal if isinstance(a, Bury)), key=kept_fail)
     if hand.phase == "call":
         unknown = [a for a in legal if isinstance(a, Unknown)]
         if unknown and rng.random() < 0.7:
@@ -100,7 +107,26 @@ def knowable(hand: Hand, seat: int | None) -> set[str]:
         mask |= hand.deal.blind | hand.buried
         if hand.under is not None:
             mask |= 1 << hand.under
-    return {card_code(c) for c in cards_in(mask)}
+    codes = {card_code(c) for c in cards_in(mask)}
+    # Queens shown by a blitz or a crack with a pair are public (RULES.md §11).
+    for pair in [p for _, p in hand.blitzes] + [hand.crack_blitz]:
+        if pair is not None:
+            codes |= set(PAIR_CODES[pair])
+    return codes
+
+
+PAIR_CODES = {"black": ("QC", "QS"), "red": ("QH", "QD")}
+
+
+def stakes_of(hand: Hand, multiplier: int) -> int:
+    """RULES.md §11 read off the action list: x2 per blitz, crack, pair shown and re-crack."""
+    factor = multiplier
+    for a in hand.actions:
+        if isinstance(a, Blitz | Recrack):
+            factor *= 2
+        elif isinstance(a, Crack):
+            factor *= 2 if a.blitz is None else 4
+    return factor
 
 
 def check_views(hand: Hand) -> None:
@@ -150,7 +176,9 @@ def candidates(hand: Hand, rng: random.Random) -> list[Action]:
     held = list(cards_in(hand.hands[seat])) or [0]
     out: list[Action] = []
     for s in (seat, other):
-        out += [Pick(s), Pass(s), Alone(s)]
+        out += [Pick(s), Pass(s), Alone(s), NoCrack(s), Recrack(s), NoRecrack(s)]
+        out += [Blitz(s, "black"), Blitz(s, "red")]
+        out += [Crack(s), Crack(s, "black"), Crack(s, "red")]
         out += [Play(s, c) for c in range(32)]
         out += [Call(s, c) for c in range(32)]
     if hand.phase == "bury":
@@ -222,7 +250,8 @@ def play(
     else:
         hand = Hand.from_seed(rules, dealer, seed, multiplier)
     results = [hand.result().to_dict()]
-    for _ in range(5 + 1 + 1 + 30):
+    # Passes and pick, two blitzes, the bury, the call, four crack answers, the re-crack, plays.
+    for _ in range(5 + 2 + 1 + 1 + 4 + 1 + 30):
         if hand.is_over:
             break
         if check:
@@ -237,7 +266,7 @@ def play(
             action = choose(hand, rng, pass_rate)
         hand.apply(action)
         results.append(hand.result().to_dict())
-    assert hand.is_over, "the hand did not complete within 37 actions"
+    assert hand.is_over, "the hand did not complete within 44 actions"
     if check:
         check_legal_is_can(hand, rng)
     return hand, results
@@ -269,6 +298,9 @@ def test_random_hands_complete_and_balance(
     assert r.complete and r.payouts is not None
     assert sum(r.payouts) == 0
     assert all(p % multiplier == 0 for p in r.payouts)
+    stakes = stakes_of(hand, multiplier)
+    assert r.stakes == stakes
+    assert all(p % stakes == 0 for p in r.payouts)
     if r.doubler:
         assert rules.no_pick == "doubler"
         assert r.points == (0,) * 5 and r.payouts == (0,) * 5 and r.tricks == ()
@@ -297,7 +329,7 @@ def test_random_hands_complete_and_balance(
         doubler=r.doubler,
         points=list(r.points),
         tricks_won=list(hand.tricks_won),
-        multiplier=multiplier,
+        multiplier=stakes,
     )
     assert list(r.payouts) == expected
     if r.leaster:

@@ -102,7 +102,8 @@ DELETE = object()
     [
         (("format",), "sheepshead-hand/2", "bad_record", None),
         (("rules",), {"preset": "bavarian"}, "bad_record", None),
-        (("rules",), {"cracking": True}, "bad_record", None),
+        (("rules",), {"cracking": "yes"}, "bad_record", None),
+        (("rules",), {"crack_by": "everyone"}, "bad_record", None),
         (("rules",), {"jack_order": "hearts-first"}, "bad_record", None),
         (("rules",), {1: True}, "bad_record", None),
         (("rules",), "seed", "bad_record", None),

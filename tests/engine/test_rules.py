@@ -26,6 +26,9 @@ DEFAULTS = {
     "no_trick_partner_exempt": True,
     "double_on_the_bump": False,
     "leaster_needs_trick": True,
+    "blitzing": False,
+    "cracking": False,
+    "crack_by": "unoffered",
 }
 
 
@@ -47,6 +50,26 @@ def test_wisconsin_preset() -> None:
     assert rules.to_dict() == {"preset": "wisconsin"}
 
 
+def test_tavern_preset_is_wisconsin_with_cracking_and_blitzing() -> None:
+    rules = RuleSet.from_preset("tavern")
+    assert rules.options() == {
+        **RuleSet.from_preset("wisconsin").options(),
+        "cracking": True,
+        "blitzing": True,
+    }
+    assert rules.to_dict() == {"preset": "tavern"}
+    assert RuleSet.from_preset("tavern", crack_by="defenders").to_dict() == {
+        "preset": "tavern",
+        "crack_by": "defenders",
+    }
+
+
+def test_every_preset_has_a_title() -> None:
+    assert set(PRESET_TITLES) == set(PRESETS_OPTIONS)
+    assert PRESET_TITLES["tavern"] == "Tavern"
+    assert PRESET_TITLES["wisconsin"] == "Wisconsin (standard)"
+
+
 def test_overrides() -> None:
     rules = RuleSet.from_preset("seed", no_pick="doubler", unknown_card=True)
     assert rules.no_pick == "doubler" and rules.unknown_card
@@ -63,9 +86,9 @@ def test_overrides() -> None:
 
 def test_unknown_option_or_preset() -> None:
     with pytest.raises(RuleOptionError) as info:
-        RuleSet.from_preset("seed", cracking=True)
+        RuleSet.from_preset("seed", crackling=True)
     assert info.value.code == "bad_rules"
-    assert "cracking" in info.value.message
+    assert "crackling" in info.value.message
     with pytest.raises(RuleOptionError):
         RuleSet.from_preset("bavarian")
     with pytest.raises(RuleOptionError):
@@ -94,6 +117,9 @@ def test_unknown_option_or_preset() -> None:
         ("double_on_the_bump", 0),
         ("leaster_needs_trick", "no"),
         ("jack_order", ["seed"]),
+        ("cracking", 1),
+        ("blitzing", "yes"),
+        ("crack_by", "everyone"),
     ],
 )
 def test_bad_values_are_rejected(name: str, value: Any) -> None:
@@ -109,7 +135,7 @@ def test_bad_values_are_rejected(name: str, value: Any) -> None:
 def all_rule_sets() -> list[RuleSet]:
     out = []
     names = list(OPTION_NAMES)
-    for preset in ("seed", "wisconsin"):
+    for preset in ("seed", "wisconsin", "tavern"):
         for values in itertools.product(*(option_choices(n) for n in names)):
             out.append(RuleSet.from_preset(preset, **dict(zip(names, values, strict=True))))
     return out
@@ -117,7 +143,7 @@ def all_rule_sets() -> list[RuleSet]:
 
 def test_to_dict_from_dict_round_trip_for_every_combination() -> None:
     sets = all_rule_sets()
-    assert len(sets) == 2 * 2 * 3 * 2 * 2 * 2 * 2 * 2
+    assert len(sets) == 3 * 2 * 3 * 2 * 2 * 2 * 2 * 2 * 2 * 2 * 2
     for rules in sets:
         data = rules.to_dict()
         assert RuleSet.from_dict(data) == rules

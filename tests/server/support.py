@@ -316,6 +316,10 @@ def _is_call_option(msg: dict[str, Any], path: tuple[Any, ...]) -> bool:
     return False
 
 
+PAIR_CODES = {"black": ("QC", "QS"), "red": ("QH", "QD")}
+"""The two queens of each queen pair."""
+
+
 def check_no_leak(messages: list[dict[str, Any]], seat: int | None) -> int:
     """Fail if any message before a hand's hand_over names a card ``seat`` may not know.
 
@@ -342,6 +346,7 @@ def _check_hand(messages: list[dict[str, Any]], over: dict[str, Any], seat: int 
     dealt = set(reveal["hands"][seat]) if seat is not None else set()
     blind = set(reveal["blind"])
     played: set[str] = set()
+    shown: set[str] = set()  # queens shown by a blitz or a crack (RULES.md §11): public
     picker: int | None = None
     checked = 0
     for msg in messages:
@@ -358,6 +363,11 @@ def _check_hand(messages: list[dict[str, Any]], over: dict[str, Any], seat: int 
             picker = view["picker"]
             for trick in view["tricks"]:
                 played.update(trick["cards"])
+            for blitz in view.get("blitzes") or []:
+                shown.update(blitz["cards"])
+            crack = view.get("crack")
+            if crack is not None and crack["blitz"] is not None:
+                shown.update(PAIR_CODES[crack["blitz"]])
             played.update(c["card"] for c in view["trick"]["cards"])
             own = set(view["hand"])
             if seat is None:
@@ -369,7 +379,9 @@ def _check_hand(messages: list[dict[str, Any]], over: dict[str, Any], seat: int 
                 assert view["blind"] is None and view["buried"] is None, msg
                 assert view["under"] is None, msg
             checked += 1
-        allowed = dealt | played | (blind if picker is not None and picker == seat else set())
+        allowed = (
+            dealt | played | shown | (blind if picker is not None and picker == seat else set())
+        )
         for path, card in _walk(msg):
             if card in allowed or _is_call_option(msg, path):
                 continue
