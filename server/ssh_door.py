@@ -57,7 +57,7 @@ NO_COMMANDS: Final = (
     "Connect with `ssh -p PORT NAME@HOST`.\r\n"
 )
 NO_FORWARDING: Final = "Port forwarding is off on this server: it only plays sheepshead."
-ONE_SESSION: Final = "One game per SSH connection."
+ONE_SESSION: Final = "One game at a time per SSH connection."
 
 
 def load_host_key(data_dir: Path) -> asyncssh.SSHKey:
@@ -334,6 +334,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     def connection_lost(self, exc: Exception | None) -> None:
         """The session is gone: end the child."""
         self.chan = None
+        self.login.sessions -= 1
         self.door.session_ended(self)
 
 
@@ -399,7 +400,7 @@ class _Login(asyncssh.SSHServer):
         return True
 
     def session_requested(self) -> _Session:
-        """One game per connection."""
+        """One session at a time per connection (a second one would be a second game)."""
         if self.sessions:
             raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, ONE_SESSION)
         self.sessions += 1
