@@ -184,10 +184,10 @@ def compute(
         kind = "bot" if is_bot else kind or "key"
         standing = players.get(identity)
         if standing is None:
-            standing = players[identity] = PlayerStanding(
-                name or seat_name or "?", kind, _tag(identity, kind, label)
-            )
-        if not name:
+            # A bot is its strategy, whatever name its seat had; a person the name used last.
+            shown = identity[len(BOT_PREFIX) :] if is_bot else name or seat_name or "?"
+            standing = players[identity] = PlayerStanding(shown, kind, _tag(identity, kind, label))
+        elif not name and not is_bot:
             standing.player = seat_name or standing.player  # the latest hand's name
         standing.add(table, seat, facts)
     return sorted(players.values(), key=lambda p: (-p.total, -p.hands, p.player))
