@@ -19,6 +19,7 @@ import contextlib
 import html
 import json
 import logging
+import re
 import shlex
 import shutil
 import tempfile
@@ -125,6 +126,7 @@ class WebDoor:
         self.services: set[AppService] = set()
         self._runner: web.AppRunner | None = None
         self._downloads = DownloadManager()
+        self._style: str | None = None
 
     def application(self) -> web.Application:
         """The aiohttp application: the page, its websocket, the static files."""
@@ -133,6 +135,7 @@ class WebDoor:
             [
                 web.get("/", self.index),
                 web.get("/ws/{name}", self.websocket),
+                web.get("/static/css/xterm.css", self.style_sheet),
                 web.static("/static", STATIC_DIR),
             ]
         )
@@ -161,6 +164,14 @@ class WebDoor:
             await self._runner.cleanup()
             self._runner = None
 
+    async def style_sheet(self, request: web.Request) -> web.Response:
+        """xterm's style sheet without its comments (which name the sites it came from: this
+        page names no other host at all)."""
+        if self._style is None:
+            text = (STATIC_DIR / "css" / "xterm.css").read_text(encoding="utf-8")
+            self._style = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+        return web.Response(text=self._style, content_type="text/css", charset="utf-8")
+
     async def index(self, request: web.Request) -> web.Response:
         """The page: the name form, or the terminal for ``?name=``."""
         from string import Template
@@ -170,8 +181,9 @@ class WebDoor:
             content = NAME_FORM
         else:
             size = request.query.get("fontsize", "16")
+            scheme = "wss" if request.secure else "ws"  # behind a TLS proxy
             content = Template(TERMINAL).substitute(
-                ws=html.escape(f"ws://{request.host}/ws/{quote(player_name(name), safe='')}"),
+                ws=html.escape(f"{scheme}://{request.host}/ws/{quote(player_name(name), safe='')}"),
                 size=str(int(size)) if size.isdigit() and 6 <= int(size) <= 40 else "16",
             )
         page = Template(PAGE).substitute(content=content)
@@ -220,14 +232,17 @@ class WebDoor:
         if service not in self.services:
             return
         self.services.discard(service)
+        process = service._process
         try:
             await asyncio.wait_for(service.stop(), STOP_WAIT)
         except (TimeoutError, Exception):
-            process = service._process
             if process is not None and process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     process.kill()
-                await process.wait()
+        if process is not None:
+            await process.wait()
+            if process.stdin is not None:
+                process.stdin.close()  # the last pipe: the process's transport closes with it
 
 
 async def _relay(socket: web.WebSocketResponse, service: AppService) -> None:
