@@ -81,8 +81,9 @@ class DoorGate:
             del self.per_address[address]
 
 
-def client_command(socket_path: str, name: str) -> list[str]:
-    """The child's command line: this Python running ``sheepshead join`` on the local socket."""
+def client_command(socket_path: str, name: str, port: int) -> list[str]:
+    """The child's command line: this Python running ``sheepshead join`` on the local socket
+    (``localhost:PORT`` is what the client shows, and where it files its seat tokens)."""
     return [
         sys.executable,
         "-m",
@@ -92,7 +93,7 @@ def client_command(socket_path: str, name: str) -> list[str]:
         socket_path,
         "--name",
         name,
-        "localhost",
+        f"localhost:{port}",
     ]
 
 

@@ -503,7 +503,7 @@ class SSHDoor:
                 self.server.players.door_player(key, fingerprint, name)
             columns, rows, _, _ = chan.get_terminal_size()
             child = PtyChild(
-                client_command(self.socket_path, name),
+                client_command(self.socket_path, name, self.server.port),
                 child_environment(home, session.term or "xterm-256color"),
                 home,
                 (columns or 80, rows or 24),

@@ -205,7 +205,7 @@ class WebDoor:
             width = _size(request.query.get("width"), 80)
             height = _size(request.query.get("height"), 24)
             service = _TabService(
-                "exec " + shlex.join(client_command(self.socket_path, name)),
+                "exec " + shlex.join(client_command(self.socket_path, name, self.server.port)),
                 home,
                 write_bytes=socket.send_bytes,
                 write_str=socket.send_str,
