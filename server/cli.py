@@ -208,12 +208,13 @@ async def _serve(args: argparse.Namespace) -> int:
         doors.ssh.fingerprint if doors.ssh else None,
         doors.web.port if doors.web else None,
     )
-    print("\n".join(message), flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
+    # Only now "press Ctrl+C": a Ctrl+C right after the message stops the server cleanly.
+    print("\n".join(message), flush=True)
     try:
         await stop.wait()
     finally:
