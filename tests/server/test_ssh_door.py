@@ -150,6 +150,22 @@ async def test_a_pty_session_sees_the_lobby_resizes_and_leaves_no_child(
         await until(lambda: gone(pid) and not doors.ssh.children)
 
 
+async def test_quitting_the_client_ends_the_session(tmp_path: Path, key: asyncssh.SSHKey) -> None:
+    async with ssh_door(tmp_path) as (_, doors), connect(doors, key) as conn:
+        assert doors.ssh is not None
+        process = await open_game(conn)
+        screen = Screen(process)
+        await screen.wait_for("Sheepshead lobby")
+        (child,) = doors.ssh.children
+        process.stdin.write(b"q")
+        result = await asyncio.wait_for(process.wait(), START)
+        assert result.exit_status == 0
+        await asyncio.wait_for(conn.wait_closed(), 10)
+        await screen.close()
+        assert child.pid is not None and gone(child.pid)
+        assert not doors.ssh.children
+
+
 async def test_the_same_key_gets_its_seat_back_in_a_second_session(
     tmp_path: Path, key: asyncssh.SSHKey
 ) -> None:
