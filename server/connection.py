@@ -341,8 +341,9 @@ class Connection:
     def _ping(self, req: Ping) -> dict[str, Any]:
         return m.ok(req.id)
 
-    def _standings(self, req: Standings) -> dict[str, Any]:
-        return m.ok(req.id, since=req.since, players=self.server.players.standings(req.since))
+    def _standings(self, req: Standings) -> None:
+        # Answered from a task: catching up on a long history yields to the tables meanwhile.
+        self.server.players.answer_standings(self, req.id, req.since)
 
     # ------------------------------------------------------------------ end
 

@@ -13,20 +13,25 @@ hands it finished). The same queries serve the ``standings`` request and
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import logging
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from engine.record import RecordError, replay_record
+from protocol import messages as m
 from protocol.messages import parse_date
 
 if TYPE_CHECKING:
     from server.store import Store
+
+log = logging.getLogger("sheepshead.server")
 
 BOT_PREFIX: Final = "bot:"
 """How a server bot's identity starts; the strategy name follows."""
@@ -39,6 +44,9 @@ SCHNEIDER_LOW: Final = 30
 
 MAX_ROWS: Final = 500
 """Most players a ``standings`` reply lists (the best totals)."""
+
+REPLAY_SLICE: Final = 20
+"""Hands the server replays for the standings between two passes of its event loop."""
 
 
 def identity_of(player_key: str) -> str:
@@ -65,24 +73,52 @@ class HandFacts:
 
 
 @dataclass
-class PlayerStanding:
-    """One identity's figures across the finished matches counted."""
+class Figures:
+    """What the standings add up for one identity (over one match, or over many)."""
 
-    player: str
-    """The name it used last."""
-    kind: str
-    """``key`` (a client's player key), ``ssh`` (an SSH key) or ``bot`` (a server bot)."""
-    tag: str
-    """A short public label: the start of the identity, the SSH fingerprint or the strategy."""
     matches: int = 0
     hands: int = 0
     total: int = 0
     picks: int = 0
     picker_wins: int = 0
     schneiders: int = 0
-    """Hands its side won with the other side at 30 points or fewer (schneider)."""
+    """Hands its side won with the other side schneidered (RULES.md §7)."""
     leasters_won: int = 0
-    _tables: set[int] = field(default_factory=set, repr=False)
+
+    def add(self, seat: int, facts: HandFacts) -> None:
+        """Count one hand played at ``seat``."""
+        self.hands += 1
+        payout = facts.payouts[seat] if seat < len(facts.payouts) else 0
+        self.total += payout
+        if facts.leaster:
+            self.leasters_won += payout > 0
+            return
+        if facts.picker == seat:
+            self.picks += 1
+            self.picker_wins += payout > 0
+        points = facts.picker_side_points
+        if payout > 0 and points is not None and not SCHNEIDER_LOW < points < SCHNEIDER_HIGH:
+            self.schneiders += 1
+
+    def merge(self, other: Figures) -> None:
+        """Add ``other``'s figures to these."""
+        for name in _FIGURES:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+_FIGURES: Final = tuple(f.name for f in fields(Figures))
+
+
+@dataclass
+class PlayerStanding(Figures):
+    """One identity's figures across the finished matches counted, and who it is."""
+
+    player: str = "?"
+    """The name it used last (a bot: its strategy)."""
+    kind: str = "key"
+    """``key`` (a client's player key), ``ssh`` (an SSH key) or ``bot`` (a server bot)."""
+    tag: str = ""
+    """A short public label: the start of the identity, the SSH fingerprint or the strategy."""
 
     @property
     def per_hand(self) -> float:
@@ -100,29 +136,23 @@ class PlayerStanding:
         return self.picker_wins / self.picks if self.picks else 0.0
 
     def to_wire(self) -> dict[str, Any]:
-        """The row as the ``standings`` reply and ``--json`` give it (PROTOCOL.md)."""
-        row = {k: v for k, v in asdict(self).items() if not k.startswith("_")}
+        """The row as the ``standings`` reply and ``--json`` give it (PROTOCOL.md §10.1)."""
+        row: dict[str, Any] = {"player": self.player, "kind": self.kind, "tag": self.tag}
+        row.update((name, getattr(self, name)) for name in _FIGURES)
         row["per_hand"] = round(self.per_hand, 3)
         row["pick_rate"] = round(self.pick_rate, 3)
         row["picker_win_rate"] = round(self.picker_win_rate, 3)
         return row
 
-    def add(self, table: int, seat: int, facts: HandFacts) -> None:
-        """Count one hand played at ``seat``."""
-        self._tables.add(table)
-        self.matches = len(self._tables)
-        self.hands += 1
-        payout = facts.payouts[seat] if seat < len(facts.payouts) else 0
-        self.total += payout
-        if facts.leaster:
-            self.leasters_won += payout > 0
-            return
-        if facts.picker == seat:
-            self.picks += 1
-            self.picker_wins += payout > 0
-        points = facts.picker_side_points
-        if payout > 0 and points is not None and not SCHNEIDER_LOW < points < SCHNEIDER_HIGH:
-            self.schneiders += 1
+
+@dataclass
+class MatchTally:
+    """One match that is over: its identities' figures, and the names their seats had."""
+
+    finished: float
+    figures: dict[str, Figures] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
+    """Identity -> its seat's name in the last hand it played here."""
 
 
 def hand_facts(record: Mapping[str, Any], payouts: list[int]) -> HandFacts:
@@ -147,60 +177,132 @@ def _tag(identity: str, kind: str, label: str | None) -> str:
     return identity[:8]
 
 
-_HANDS_QUERY: Final = """
-SELECT h.table_id, h.number, h.record, h.payouts, hs.seat, hs.identity, hs.name,
-       i.kind, i.label, i.name
-FROM hands h
-JOIN tables t ON t.id = h.table_id
-JOIN hand_seats hs ON hs.table_id = h.table_id AND hs.number = h.number
-LEFT JOIN identities i ON i.identity = hs.identity
-WHERE t.state = 'over' AND hs.identity IS NOT NULL AND (? IS NULL OR t.finished >= ?)
-ORDER BY h.table_id, h.number, hs.seat
-"""
+def _missing_tables(exc: sqlite3.OperationalError) -> bool:
+    """A database from before identities were kept (opened read-only, so not upgraded)."""
+    return "no such table" in str(exc)
 
 
-def compute(
+def matches_over(db: sqlite3.Connection) -> list[tuple[int, float]]:
+    """Every match that is over: (table key, finished), oldest first."""
+    return [
+        (key, finished or 0.0)
+        for key, finished in db.execute(
+            "SELECT id, finished FROM tables WHERE state = 'over' ORDER BY id"
+        )
+    ]
+
+
+def unreplayed_hands(
+    db: sqlite3.Connection, tables: Sequence[int], known: Mapping[tuple[int, int], HandFacts]
+) -> list[tuple[tuple[int, int], str, str]]:
+    """The hands of ``tables`` someone remembered played and ``known`` lacks: ((table,
+    number), record JSON, payouts JSON) each."""
+    marks = ",".join("?" * len(tables))
+    rows = db.execute(
+        "SELECT h.table_id, h.number, h.record, h.payouts FROM hands h"
+        f" WHERE h.table_id IN ({marks}) AND EXISTS (SELECT 1 FROM hand_seats hs WHERE"
+        " hs.table_id = h.table_id AND hs.number = h.number AND hs.identity IS NOT NULL)",
+        tuple(tables),
+    )
+    return [((t, n), r, p) for t, n, r, p in rows if (t, n) not in known]
+
+
+def replay(record: str, payouts: str) -> HandFacts:
+    """:func:`hand_facts` of a stored hand's JSON columns."""
+    return hand_facts(json.loads(record), [int(p) for p in json.loads(payouts)])
+
+
+def tally_matches(
     db: sqlite3.Connection,
-    since: float | None = None,
-    cache: dict[tuple[int, int], HandFacts] | None = None,
-) -> list[PlayerStanding]:
-    """Every identity's standing across the matches over since ``since`` (epoch seconds),
-    best total first. ``cache`` keeps replayed hands between calls (a finished hand never
-    changes). A database from before identities were kept has none to show."""
+    matches: Sequence[tuple[int, float]],
+    facts: dict[tuple[int, int], HandFacts],
+) -> dict[int, MatchTally]:
+    """The tallies of ``matches`` (from :func:`matches_over`); hands missing from ``facts``
+    are replayed (and added to it)."""
+    out = {key: MatchTally(finished) for key, finished in matches}
+    if not matches:
+        return out
+    marks = ",".join("?" * len(matches))
+    for key, record, payouts in unreplayed_hands(db, [k for k, _ in matches], facts):
+        facts[key] = replay(record, payouts)
+    rows = db.execute(
+        "SELECT table_id, number, seat, identity, name FROM hand_seats"
+        f" WHERE table_id IN ({marks}) AND identity IS NOT NULL ORDER BY table_id, number, seat",
+        tuple(k for k, _ in matches),
+    )
+    for table, number, seat, identity, name in rows:
+        hand = facts.get((table, number))
+        if hand is None:  # a hand_seats row without its hand: nothing to count
+            continue
+        tally = out[table]
+        tally.figures.setdefault(identity, Figures(matches=1)).add(seat, hand)
+        if name:
+            tally.names[identity] = name
+    return out
+
+
+def combine(tallies: Iterable[MatchTally], db: sqlite3.Connection) -> list[PlayerStanding]:
+    """Add the tallies up per identity, with the names and kinds the database knows; best
+    total first."""
+    known = {
+        identity: (kind, label, name)
+        for identity, kind, label, name in db.execute(
+            "SELECT identity, kind, label, name FROM identities"
+        )
+    }
+    players: dict[str, PlayerStanding] = {}
+    named: set[str] = set()  # bots, and people whose last name the identities table has
+    for tally in sorted(tallies, key=lambda t: t.finished):
+        for identity, figures in tally.figures.items():
+            standing = players.get(identity)
+            if standing is None:
+                kind, label, name = known.get(identity, ("key", None, None))
+                is_bot = identity.startswith(BOT_PREFIX)
+                kind = "bot" if is_bot else kind
+                # A bot is its strategy, whatever name its seat had; a person the name used last.
+                shown = identity[len(BOT_PREFIX) :] if is_bot else name
+                standing = players[identity] = PlayerStanding(
+                    player=shown or "?", kind=kind, tag=_tag(identity, kind, label)
+                )
+                if is_bot or name:
+                    named.add(identity)
+            standing.merge(figures)
+            if identity not in named and identity in tally.names:
+                standing.player = tally.names[identity]
+    return sorted(players.values(), key=lambda p: (-p.total, -p.hands, p.player))
+
+
+def compute(db: sqlite3.Connection, since: float | None = None) -> list[PlayerStanding]:
+    """Every identity's standing across the matches over since ``since`` (epoch seconds), best
+    total first (what ``sheepshead standings`` prints). A database from before identities were
+    kept has none to show."""
     try:
-        rows: Iterable[tuple[Any, ...]] = db.execute(_HANDS_QUERY, (since, since)).fetchall()
+        matches = [(k, f) for k, f in matches_over(db) if since is None or f >= since]
+        return combine(tally_matches(db, matches, {}).values(), db)
     except sqlite3.OperationalError as exc:
-        if "no such table" in str(exc):
+        if _missing_tables(exc):
             return []
         raise
-    facts_of = cache if cache is not None else {}
-    players: dict[str, PlayerStanding] = {}
-    for table, number, record, payouts, seat, identity, seat_name, kind, label, name in rows:
-        facts = facts_of.get((table, number))
-        if facts is None:
-            facts = hand_facts(json.loads(record), [int(p) for p in json.loads(payouts)])
-            facts_of[(table, number)] = facts
-        is_bot = identity.startswith(BOT_PREFIX)
-        kind = "bot" if is_bot else kind or "key"
-        standing = players.get(identity)
-        if standing is None:
-            # A bot is its strategy, whatever name its seat had; a person the name used last.
-            shown = identity[len(BOT_PREFIX) :] if is_bot else name or seat_name or "?"
-            standing = players[identity] = PlayerStanding(shown, kind, _tag(identity, kind, label))
-        elif not name and not is_bot:
-            standing.player = seat_name or standing.player  # the latest hand's name
-        standing.add(table, seat, facts)
-    return sorted(players.values(), key=lambda p: (-p.total, -p.hands, p.player))
 
 
 class Players:
     """The running server's side of it: identities from ``hello``, seats linked to them, and
-    the ``standings`` request (with a cache of replayed hands)."""
+    the ``standings`` request.
+
+    A match that is over never changes, so its tally is made once and kept; a request adds up
+    the kept tallies and makes only those of matches over since the last one, replaying
+    :data:`REPLAY_SLICE` hands at a time between passes of the event loop (replaying takes
+    about half a millisecond a hand), so a server with a long history does not stall its
+    tables while it catches up.
+    """
 
     def __init__(self, store: Store, wall: Callable[[], float] = time.time) -> None:
         self.store = store
         self.wall = wall
         self._facts: dict[tuple[int, int], HandFacts] = {}
+        self._tallies: dict[int, MatchTally] = {}
+        self._lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def greeted(self, player_key: str, name: str) -> str:
         """A client said hello with ``player_key``: its identity, remembered with the name."""
@@ -226,7 +328,42 @@ class Players:
 
         self.seated(peer, hash_token(token))
 
-    def standings(self, since: str | None) -> list[dict[str, Any]]:
+    def answer_standings(self, peer: Any, request_id: int, since: str | None) -> None:
+        """Send ``peer`` the ``ok`` reply to its ``standings`` request once it is ready (an
+        ``internal_error`` if it fails)."""
+        task = asyncio.get_running_loop().create_task(self._answer(peer, request_id, since))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _answer(self, peer: Any, request_id: int, since: str | None) -> None:
+        try:
+            players = await self.standings(since)
+        except Exception:
+            log.exception("standings failed")
+            peer.send(m.error(request_id, m.INTERNAL_ERROR, "The server could not add it up"))
+            return
+        peer.send(m.ok(request_id, since=since, players=players))
+
+    async def standings(self, since: str | None) -> list[dict[str, Any]]:
         """The ``standings`` reply's ``players`` (the first :data:`MAX_ROWS` by total)."""
-        rows = compute(self.store.connection, since_timestamp(since), self._facts)
+        async with self._lock:
+            db = self.store.connection
+            over = matches_over(db)
+            new = [(key, finished) for key, finished in over if key not in self._tallies]
+            if new:
+                hands = unreplayed_hands(db, [key for key, _ in new], self._facts)
+                for start in range(0, len(hands), REPLAY_SLICE):
+                    await asyncio.sleep(0)
+                    for key, record, payouts in hands[start : start + REPLAY_SLICE]:
+                        self._facts[key] = replay(record, payouts)
+                db = self.store.connection
+                self._tallies.update(tally_matches(db, new, self._facts))
+                self._facts.clear()  # counted now: those hands are not needed again
+            start_at = since_timestamp(since)
+            chosen = [
+                self._tallies[key]
+                for key, finished in over
+                if key in self._tallies and (start_at is None or finished >= start_at)
+            ]
+            rows = combine(chosen, db)
         return [row.to_wire() for row in rows[:MAX_ROWS]]

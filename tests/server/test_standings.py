@@ -106,6 +106,9 @@ async def test_standings_count_two_identities_across_three_matches(tmp_path: Pat
         tally = Tally()
         try:
             await play_match(ann, [bob, cy], 2, tally, names, hands=2)
+            # Asked between matches: the later ones are added to what was counted already.
+            first = {r["player"]: r for r in (await standings(server.port))["players"]}
+            assert first["Ann"]["hands"] == first["Bob"]["hands"] == 2
             await play_match(bob, [], 4, tally, names, hands=1)
             # Ended early after one hand: its finished hand counts.
             await play_match(ann, [bob], 3, tally, names, hands=5, end_after=1)
