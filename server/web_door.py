@@ -24,6 +24,7 @@ import shlex
 import shutil
 import tempfile
 from pathlib import Path
+from string import Template
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote
 
@@ -136,6 +137,7 @@ class WebDoor:
                 web.get("/", self.index),
                 web.get("/ws/{name}", self.websocket),
                 web.get("/static/css/xterm.css", self.style_sheet),
+                web.get("/favicon.ico", self.no_icon),
                 web.static("/static", STATIC_DIR),
             ]
         )
@@ -172,10 +174,12 @@ class WebDoor:
             self._style = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
         return web.Response(text=self._style, content_type="text/css", charset="utf-8")
 
+    async def no_icon(self, request: web.Request) -> web.Response:
+        """Browsers ask for an icon; there is none (an empty answer, not a logged 404)."""
+        return web.Response(status=204)
+
     async def index(self, request: web.Request) -> web.Response:
         """The page: the name form, or the terminal for ``?name=``."""
-        from string import Template
-
         name = request.query.get("name", "").strip()
         if not name:
             content = NAME_FORM
