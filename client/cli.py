@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bot": ("client.bot_runner", "play a seat over the network with a bot strategy"),
     "tournament": ("client.tournament", "duplicate tournament between bot strategies"),
     "replay": ("client.replay", "replay hand records (sheepshead-hand/1)"),
+    "standings": ("server.standings_cli", "standings of a server's players (for its host)"),
 }
 """Subcommand name -> (module, one-line help)."""
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import getpass
 import os
 import re
+import secrets
 from pathlib import Path
 from typing import Final
 
@@ -49,6 +50,43 @@ def data_dir() -> Path:
     path = Path(override) if override else platformdirs.user_data_path(APP_NAME)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+PLAYER_KEY_FILE: Final = "player_key"
+"""The file in the config directory that holds this player's key (see :func:`player_key`)."""
+
+
+def config_dir() -> Path:
+    """``platformdirs.user_config_dir("sheepshead")``, where seat tokens and the player key live."""
+    return platformdirs.user_config_path(APP_NAME)
+
+
+def player_key(directory: Path | None = None) -> str | None:
+    """This player's key: a random secret made once in ``directory`` (default :func:`config_dir`)
+    and sent in ``hello`` so the server knows the same player again (PROTOCOL.md, "Identity").
+
+    ``SHEEPSHEAD_PLAYER_KEY=off`` in the environment sends none (the browser door's tabs, which
+    have nowhere to keep one). None also when the file cannot be read or written.
+    """
+    if os.environ.get("SHEEPSHEAD_PLAYER_KEY") == "off":
+        return None
+    path = (directory or config_dir()) / PLAYER_KEY_FILE
+    try:
+        key = path.read_text(encoding="ascii").strip()
+        if 16 <= len(key) <= 128:
+            return key
+    except (OSError, UnicodeDecodeError):
+        pass
+    key = secrets.token_urlsafe(32)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # Made readable by its owner only, before the secret is written into it.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(key + "\n")
+    except OSError:
+        return None
+    return key
 
 
 def local_db_path() -> Path:

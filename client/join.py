@@ -32,6 +32,13 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         default=None,
         help=f"your display name, at most {config.MAX_NAME} characters (default: your login)",
     )
+    parser.add_argument(
+        "--socket",
+        metavar="PATH",
+        default=None,
+        help="dial this Unix socket of the server instead of HOST:PORT (the server's SSH and "
+        "browser doors start the client this way)",
+    )
     if command == "watch":
         parser.add_argument(
             "--table",
@@ -60,10 +67,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     command = getattr(args, "command", "join")
     table = getattr(args, "table", None) if command == "watch" else None
-    return asyncio.run(_main(host, port, name, "watch" if command == "watch" else "join", table))
+    mode = "watch" if command == "watch" else "join"
+    return asyncio.run(_main(host, port, name, mode, table, getattr(args, "socket", None)))
 
 
-async def connect(host: str, port: int, name: str) -> tuple[Session | None, str | None]:
+async def connect(
+    host: str, port: int, name: str, local_socket: str | None = None
+) -> tuple[Session | None, str | None]:
     """A connected session, or None and the reason it could not connect."""
     from client.session import ServerError, Session, TokenStore
 
@@ -75,6 +85,8 @@ async def connect(host: str, port: int, name: str) -> tuple[Session | None, str 
         client_name=config.CLIENT_NAME,
         token_store=TokenStore.default(),
         reconnect=True,
+        player_key=config.player_key(),
+        local_socket=local_socket,
     )
     try:
         await asyncio.wait_for(session.connect(), 15)
@@ -98,10 +110,12 @@ def _reason(exc: BaseException) -> str:
     return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
 
 
-async def _main(host: str, port: int, name: str, mode: str, table: str | None) -> int:
+async def _main(
+    host: str, port: int, name: str, mode: str, table: str | None, local_socket: str | None = None
+) -> int:
     from client.app import SheepsheadApp
 
-    session, error = await connect(host, port, name)
+    session, error = await connect(host, port, name, local_socket)
     if session is None:
         return fail(error or "cannot connect")
     app = SheepsheadApp(session, mode="watch" if mode == "watch" else "join", watch_table=table)

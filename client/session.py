@@ -152,6 +152,8 @@ class Session:
         max_backoff: float = 8.0,
         connect_timeout: float = 10.0,
         request_timeout: float | None = 30.0,
+        player_key: str | None = None,
+        local_socket: str | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -166,6 +168,10 @@ class Session:
         self.max_backoff = max_backoff
         self.connect_timeout = connect_timeout
         self.request_timeout = request_timeout
+        self.player_key = player_key
+        """Sent in hello so the server knows this player again (None: no identity)."""
+        self.local_socket = local_socket
+        """A Unix socket path to dial instead of ``host:port`` (the server's doors use it)."""
         self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.status: Status = "closed"
         self.table: str | None = None
@@ -239,9 +245,12 @@ class Session:
     # ------------------------------------------------------------------ connection
 
     async def _open(self) -> dict[str, Any]:
-        reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(self.host, self.port), self.connect_timeout
+        dial = (
+            asyncio.open_connection(self.host, self.port)
+            if self.local_socket is None
+            else asyncio.open_unix_connection(self.local_socket)
         )
+        reader, writer = await asyncio.wait_for(dial, self.connect_timeout)
         self._writer = writer
         self._read_task = asyncio.create_task(self._read_loop(reader, writer))
         token = self.token
@@ -255,6 +264,8 @@ class Session:
         }
         if token:
             hello["token"] = token
+        if self.player_key:
+            hello["player_key"] = self.player_key
         self._hello_token = token
         try:
             return await self._call("hello", hello, timeout=self.connect_timeout)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any, Final, Literal, TypeAlias
 
 from protocol.text import clean_text
@@ -181,6 +182,12 @@ TOKEN_MAX: Final = 128
 ID_MAX: Final = 64
 """Longest table id or strategy name accepted."""
 
+PLAYER_KEY_MIN: Final = 16
+"""Shortest player key accepted in hello (a key is a random secret, not a name)."""
+
+PLAYER_KEY_MAX: Final = 128
+"""Longest player key accepted in hello."""
+
 HANDS_MAX: Final = 1000
 """Largest hand limit of a match."""
 
@@ -208,6 +215,8 @@ class Hello:
     kind: Kind
     name: str
     token: str | None
+    player_key: str | None = None
+    """The client's player key (PROTOCOL.md, "Identity"): the server keeps only its hash."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,6 +342,14 @@ class Ping:
 
 
 @dataclass(frozen=True, slots=True)
+class Standings:
+    """Ask for the standings across finished matches (``since``: a UTC date, ``YYYY-MM-DD``)."""
+
+    id: int
+    since: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Pong:
     """The answer to the server's ``ping`` (``id`` optional; never answered)."""
 
@@ -355,6 +372,7 @@ Request: TypeAlias = (
     | History
     | Rematch
     | Ping
+    | Standings
     | Pong
 )
 """Any validated request."""
@@ -494,6 +512,9 @@ def parse_hello(msg: Mapping[str, Any], id: int) -> Hello:
     name = f.text("name", required=True, max_length=NAME_MAX, cut=True)
     assert name is not None
     token = f.str_("token", max_length=TOKEN_MAX)
+    player_key = f.str_("player_key", max_length=PLAYER_KEY_MAX)
+    if player_key is not None and len(player_key) < PLAYER_KEY_MIN:
+        raise f.fail("player_key", f"must be at least {PLAYER_KEY_MIN} characters")
     return Hello(
         id,
         version,
@@ -501,7 +522,29 @@ def parse_hello(msg: Mapping[str, Any], id: int) -> Hello:
         "bot" if kind == "bot" else "human",
         name,
         token or None,
+        player_key,
     )
+
+
+def parse_date(text: str) -> date:
+    """A ``YYYY-MM-DD`` date (ValueError for anything else).
+
+    >>> parse_date("2026-12-01")
+    datetime.date(2026, 12, 1)
+    """
+    if len(text) != 10:
+        raise ValueError(f"not a date: {text!r}")
+    return date.fromisoformat(text)
+
+
+def _parse_standings(f: _Fields, id: int) -> Standings:
+    since = f.str_("since", max_length=10)
+    if since is not None:
+        try:
+            parse_date(since)
+        except ValueError:
+            raise f.fail("since", "must be a date, YYYY-MM-DD") from None
+    return Standings(id, since)
 
 
 def _parse_create(f: _Fields, id: int) -> CreateTable:
@@ -586,6 +629,8 @@ def parse_request(msg: Mapping[str, Any]) -> Request:
         return EndMatch(id)
     if kind == "action":
         return _parse_action(f, id)
+    if kind == "standings":
+        return _parse_standings(f, id)
     if kind == "chat":
         text = f.text("text", required=True, max_length=CHAT_MAX, cut=False)
         assert text is not None
@@ -622,6 +667,7 @@ REQUEST_TYPES: Final = frozenset(
         "rematch",
         "ping",
         "pong",
+        "standings",
     }
 )
 """Every request type a client may send."""

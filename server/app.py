@@ -30,6 +30,7 @@ from protocol.framing import MAX_FRAME_DEFAULT, encode
 from protocol.version import PROTOCOL_VERSION
 from server.connection import Connection
 from server.lobby import Lobby
+from server.standings import Players
 from server.store import Store
 
 log = logging.getLogger("sheepshead.server")
@@ -42,6 +43,9 @@ SWEEP_SLICE = 500
 
 RECEIVE_BUFFER = 65536
 """Bytes read from a socket at a time (one buffer serves every connection)."""
+
+LOCAL = "local"
+"""The address of connections through the doors' Unix socket (``Server.open_local_socket``)."""
 
 REFUSED_LINGER = 0.5
 """Seconds a refused connection has to read its error before it is cut off."""
@@ -102,6 +106,13 @@ class ServerConfig:
     """Connections open at once from one IP address."""
     max_tables: int = 500
     """Tables open at once."""
+    door_sessions: int = 100
+    """Sessions open at once through the SSH and browser doors together (each one is a client
+    process on the server's machine, tens of MB: README.md, "Hosting over SSH")."""
+    door_sessions_per_address: int = 4
+    """Door sessions open at once from one IP address."""
+    door_login_grace: float = 30.0
+    """Seconds an SSH connection has to log in."""
     max_send_buffer: int = 1 << 20
     """Bytes queued for a client that does not read before it is cut off."""
     bot_timeout: float = 10.0
@@ -164,10 +175,12 @@ class Server:
         self.port = base.port
         self.store: Store | None = None
         self._lobby: Lobby | None = None
+        self._players: Players | None = None
         self.connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
         self._numbers = 0
         self._listener: asyncio.Server | None = None
+        self._local_listeners: list[asyncio.AbstractServer] = []
         self._sweeper: asyncio.Task[None] | None = None
         self._collector: asyncio.Task[None] | None = None
         self._dirty: list[Connection] = []
@@ -188,6 +201,13 @@ class Server:
         return self._lobby
 
     @property
+    def players(self) -> Players:
+        """Identities and standings (available once started)."""
+        if self._players is None:
+            raise RuntimeError("the server has not been started")
+        return self._players
+
+    @property
     def db_path(self) -> str | None:
         """The database file (None: in memory)."""
         return None if self.config.db_path is None else os.fspath(self.config.db_path)
@@ -204,6 +224,7 @@ class Server:
         self.store = Store(config.db_path, synchronous=config.db_synchronous)
         self.store.on_write = self._schedule_flush
         self._lobby = Lobby(config, self.store)
+        self._players = Players(self.store)
         self.restored = self._lobby.restore()
         self._lobby.store_seqs()
         self.store.commit()
@@ -232,6 +253,14 @@ class Server:
             self.restored,
         )
 
+    async def open_local_socket(self, path: str) -> None:
+        """Also listen on the Unix socket ``path``: the SSH and browser doors start their
+        clients on it, so that their players are not all counted as one local address."""
+        loop = asyncio.get_running_loop()
+        listener = await loop.create_unix_server(lambda: _ServerProtocol(self, local=True), path)
+        os.chmod(path, 0o600)
+        self._local_listeners.append(listener)
+
     async def stop(self) -> None:
         """Clean shutdown: tell every client, stop the tables, flush and close the database."""
         if self._stopping:
@@ -240,6 +269,8 @@ class Server:
         log.info("shutting down (%d connection(s))", len(self.connections))
         if self._listener is not None:
             self._listener.close()
+        for listener in self._local_listeners:
+            listener.close()
         if self._sweeper is not None:
             self._sweeper.cancel()
         if self._collector is not None:
@@ -349,17 +380,20 @@ class Server:
 
     # ------------------------------------------------------------------ connections
 
-    def _opened(self, transport: asyncio.Transport) -> Connection | None:
-        """A new TCP connection: a :class:`Connection`, or None when it is refused."""
+    def _opened(self, transport: asyncio.Transport, local: bool = False) -> Connection | None:
+        """A new connection: a :class:`Connection`, or None when it is refused.
+
+        ``local``: it came through the doors' Unix socket (:meth:`open_local_socket`), whose
+        sessions the doors count per address themselves.
+        """
         peer = transport.get_extra_info("peername")
-        address = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+        address = LOCAL if local else str(peer[0]) if isinstance(peer, tuple) and peer else "?"
         config = self.config
         if self._stopping:
             transport.abort()
             return None
-        if (
-            len(self.connections) >= config.max_connections
-            or self._per_address[address] >= config.max_per_address
+        if len(self.connections) >= config.max_connections or (
+            not local and self._per_address[address] >= config.max_per_address
         ):
             log.warning("refused a connection from %s: too many connections", address)
             try:
@@ -485,15 +519,16 @@ class _ServerProtocol(asyncio.BufferedProtocol):
     unmap) a fresh 256 KiB buffer for every read.
     """
 
-    __slots__ = ("conn", "server")
+    __slots__ = ("conn", "local", "server")
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Server, local: bool = False) -> None:
         self.server = server
+        self.local = local
         self.conn: Connection | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         """Register the connection (or refuse it)."""
-        self.conn = self.server._opened(cast(asyncio.Transport, transport))
+        self.conn = self.server._opened(cast(asyncio.Transport, transport), self.local)
 
     def get_buffer(self, sizehint: int) -> memoryview:
         """The server's receive buffer (each read is handled before the next one starts)."""

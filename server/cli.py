@@ -81,6 +81,28 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         help="pause after a trick's last card before the next lead, so people see the trick"
         " (default 1.5; 0 for bot-only servers)",
     )
+    parser.add_argument(
+        "--ssh",
+        type=int,
+        metavar="PORT",
+        default=None,
+        help="also open the SSH door on this port: players need only `ssh -p PORT NAME@HOST` "
+        "(their SSH key is who they are; 0 picks a free port)",
+    )
+    parser.add_argument(
+        "--ssh-keys",
+        metavar="FILE",
+        default=None,
+        help="let only the keys of this authorized_keys file through the SSH door",
+    )
+    parser.add_argument(
+        "--web",
+        type=int,
+        metavar="PORT",
+        default=None,
+        help="also open the browser door on this port: players open http://HOST:PORT/ "
+        "(no internet needed; 0 picks a free port)",
+    )
 
 
 def lan_addresses() -> list[str]:
@@ -109,6 +131,23 @@ def code_build() -> str:
     import server.table
 
     return "compiled" if (server.table.__file__ or "").endswith(".so") else "pure Python"
+
+
+def door_lines(
+    host: str, ssh_port: int | None, fingerprint: str | None, web_port: int | None
+) -> list[str]:
+    """What ``serve`` prints about its open doors (after :func:`startup_message`'s lines)."""
+    public = host in ("0.0.0.0", "", "::")
+    hosts = (lan_addresses() or ["<this machine's address>"]) if public else [host]
+    lines: list[str] = []
+    if ssh_port is not None:
+        lines.append(f"SSH door on port {ssh_port}; players connect with one of:")
+        lines += [f"  ssh -p {ssh_port} NAME@{h}" for h in hosts]
+        lines.append(f"  (host key fingerprint {fingerprint})")
+    if web_port is not None:
+        lines.append(f"browser door on port {web_port}; players open one of:")
+        lines += [f"  http://{h}:{web_port}/" for h in hosts]
+    return lines
 
 
 def startup_message(host: str, port: int, db: str, build: str = "pure Python") -> str:
@@ -156,15 +195,39 @@ async def _serve(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"sheepshead serve: cannot start on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
-    print(startup_message(args.host, server.port, str(db), code_build()), flush=True)
+    from server.doors import Doors
+
+    doors = Doors(
+        server,
+        db.parent,
+        ssh_port=args.ssh,
+        ssh_keys=Path(args.ssh_keys) if args.ssh_keys else None,
+        web_port=args.web,
+    )
+    try:
+        await doors.start(args.host)
+    except (OSError, ValueError) as exc:
+        await server.stop()
+        print(f"sheepshead serve: cannot open the doors: {exc}", file=sys.stderr)
+        return 1
+    message = startup_message(args.host, server.port, str(db), code_build()).splitlines()
+    message[-1:-1] = door_lines(
+        args.host,
+        doors.ssh.port if doors.ssh else None,
+        doors.ssh.fingerprint if doors.ssh else None,
+        doors.web.port if doors.web else None,
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
+    # Only now "press Ctrl+C": a Ctrl+C right after the message stops the server cleanly.
+    print("\n".join(message), flush=True)
     try:
         await stop.wait()
     finally:
+        await doors.stop()
         await server.stop()
     print("server stopped", flush=True)
     return 0
@@ -177,8 +240,14 @@ def run(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(message)s",
         stream=sys.stderr,
     )
-    if args.port < 0 or args.port > 65535:
-        print("sheepshead serve: --port must be 0-65535", file=sys.stderr)
+    # asyncssh logs every step of every SSH login at info: only its warnings are worth a line.
+    logging.getLogger("asyncssh").setLevel(max(logging.WARNING, logging.getLogger().level))
+    for option, value in (("--port", args.port), ("--ssh", args.ssh), ("--web", args.web)):
+        if value is not None and not 0 <= value <= 65535:
+            print(f"sheepshead serve: {option} must be 0-65535", file=sys.stderr)
+            return 2
+    if args.ssh_keys and args.ssh is None:
+        print("sheepshead serve: --ssh-keys needs --ssh PORT", file=sys.stderr)
         return 2
     try:
         return asyncio.run(_serve(args))

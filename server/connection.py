@@ -34,6 +34,7 @@ from protocol.messages import (
     RemoveBot,
     Request,
     RequestError,
+    Standings,
     Start,
     TakeAction,
     Watch,
@@ -98,6 +99,8 @@ class Connection:
         self.name = f"guest{number}"
         self.kind = "human"
         self.client = ""
+        self.identity: str | None = None
+        """Who this is across connections (``server.standings``): from hello's player_key."""
         self.table: Table | None = None
         self.seat: int | None = None
         self.greeted = False
@@ -242,10 +245,13 @@ class Connection:
             req.client,
             req.token is not None,
         )
+        if req.player_key is not None:
+            self.identity = self.server.players.greeted(req.player_key, req.name)
         found = self.server.lobby.take_back(req.token) if req.token else None
         if found is not None:
             table, seat = found
             self.name = table.seats[seat].name or req.name
+            self.server.players.seated(self, table.seats[seat].token_hash)
             table.resume(self, seat)  # its snapshot is held until the welcome is queued
         elif req.token:
             self.send(m.error(None, m.BAD_TOKEN, "That seat token is not valid; join a table"))
@@ -278,6 +284,7 @@ class Connection:
         config = self.server.lobby.table_config(self, req)
         self._stop_watching()
         table, token = self.server.lobby.create_table(self, config)
+        self.server.players.seated_with(self, token)
         return m.ok(req.id, table=table.id, seat=0, token=token)
 
     def _join(self, req: Join) -> dict[str, Any]:
@@ -286,6 +293,7 @@ class Connection:
         seat = table.check_join(req.seat, req.password)
         self._stop_watching(unless=table)
         token = table.join(self, seat)
+        self.server.players.seated_with(self, token)
         return m.ok(req.id, table=table.id, seat=seat, token=token)
 
     def _watch(self, req: Watch) -> dict[str, Any]:
@@ -345,6 +353,10 @@ class Connection:
     def _ping(self, req: Ping) -> dict[str, Any]:
         return m.ok(req.id)
 
+    def _standings(self, req: Standings) -> None:
+        # Answered from a task: catching up on a long history yields to the tables meanwhile.
+        self.server.players.answer_standings(self, req.id, req.since)
+
     # ------------------------------------------------------------------ end
 
     def lost(self) -> None:
@@ -382,4 +394,5 @@ _HANDLERS: dict[type, Callable[[Connection, Any], dict[str, Any] | None]] = {
     History: Connection._history,
     Rematch: Connection._rematch,
     Ping: Connection._ping,
+    Standings: Connection._standings,
 }

@@ -104,6 +104,32 @@ CREATE TABLE IF NOT EXISTS results (
 );
 """
 
+_PLAYERS_SCHEMA: Final = """
+-- Players the server remembers (server.standings). New tables only: a database without them
+-- gets them on open, and an older server ignores them.
+CREATE TABLE IF NOT EXISTS identities (
+    identity TEXT PRIMARY KEY,         -- sha256 of a player key (never the key itself)
+    kind TEXT NOT NULL,                -- key | ssh (the key is kept by the SSH door)
+    label TEXT,                        -- ssh: the SSH key's SHA256 fingerprint
+    name TEXT,                         -- the last name it used
+    seen REAL
+);
+CREATE TABLE IF NOT EXISTS seat_identities (
+    token_hash TEXT PRIMARY KEY,       -- a seat token's hash (seats.token_hash)
+    identity TEXT NOT NULL
+);
+-- Who sat where in each finished hand: an identity, 'bot:<strategy>' for a server bot, or
+-- NULL for a client that sent no player key.
+CREATE TABLE IF NOT EXISTS hand_seats (
+    table_id INTEGER NOT NULL,
+    number INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    identity TEXT,
+    name TEXT,
+    PRIMARY KEY (table_id, number, seat)
+);
+"""
+
 
 CHECKPOINT_INTERVAL: Final = 0.1
 """Seconds between two passive checkpoints by the store's checkpoint thread."""
@@ -282,6 +308,7 @@ class Store:
                 f"database {target} was written by a newer version (schema {version})"
             )
         self._db.executescript(_SCHEMA)
+        self._db.executescript(_PLAYERS_SCHEMA)
         if version < SCHEMA_VERSION:
             self._upgrade()
         self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
@@ -472,6 +499,15 @@ class Store:
                 finished,
             ),
         )
+        # Who played it, from the seats as they are now (the standings count it for them).
+        self._write(
+            "INSERT OR REPLACE INTO hand_seats (table_id, number, seat, identity, name)"
+            " SELECT s.table_id, ?, s.seat, coalesce(si.identity, CASE WHEN s.kind = 'bot'"
+            " THEN 'bot:' || coalesce(s.strategy, 'bot') END), s.name"
+            " FROM seats s LEFT JOIN seat_identities si ON si.token_hash = s.token_hash"
+            " WHERE s.table_id = ?",
+            (number, table_key(table_id)),
+        )
 
     def save_results(
         self,
@@ -492,7 +528,41 @@ class Store:
                 (key, match, seat, name, kind, total, hands, finished),
             )
 
+    def note_identity(
+        self,
+        identity: str,
+        kind: str,
+        *,
+        label: str | None = None,
+        name: str | None = None,
+        seen: float | None = None,
+    ) -> None:
+        """Remember a player identity (see ``server.standings``); an ``ssh`` one stays ssh."""
+        self._write(
+            "INSERT INTO identities (identity, kind, label, name, seen) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT(identity) DO UPDATE SET"
+            " kind = CASE WHEN identities.kind = 'ssh' THEN 'ssh' ELSE excluded.kind END,"
+            " label = coalesce(excluded.label, identities.label),"
+            " name = coalesce(excluded.name, identities.name),"
+            " seen = coalesce(excluded.seen, identities.seen)",
+            (identity, kind, label, name, seen),
+        )
+
+    def link_seat(self, token_hash: str, identity: str) -> None:
+        """Say that the seat holding the token with this hash is played by ``identity``."""
+        self._write(
+            "INSERT OR REPLACE INTO seat_identities (token_hash, identity) VALUES (?, ?)",
+            (token_hash, identity),
+        )
+
     # ------------------------------------------------------------------ reads
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The open database, for read-only queries such as ``server.standings`` (pending
+        action rows are inserted first, so a read sees every write)."""
+        self._insert_actions()
+        return self._db
 
     def load_open_tables(self, over_since: float | None = None) -> list[TableRow]:
         """Every table that is waiting or playing, with seats and actions, oldest first; with

@@ -59,6 +59,7 @@ class LobbyScreen(Screen[None]):
         Binding("enter,j", "join", "Join"),
         Binding("w", "watch", "Watch"),
         Binding("f5,r", "refresh", "Refresh"),
+        Binding("s", "standings", "Standings"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit_app", "Quit"),
     ]
@@ -300,6 +301,12 @@ class LobbyScreen(Screen[None]):
     @on(DataTable.RowSelected)
     def _row_selected(self) -> None:
         self.action_join()
+
+    def action_standings(self) -> None:
+        """Show who is ahead across the server's finished matches."""
+        from client.screens.standings import StandingsScreen
+
+        self.app.push_screen(StandingsScreen())
 
     def action_help(self) -> None:
         """Show every key binding."""

@@ -1,0 +1,553 @@
+"""The SSH door: ``sheepshead serve --ssh PORT`` lets anyone play with nothing but ``ssh``.
+
+Built on asyncssh. Any key logs in (or only the keys of ``--ssh-keys FILE``, an
+``authorized_keys`` file); passwords and keyboard-interactive logins are off. The SSH user name
+is the display name and the key's SHA-256 fingerprint says who the player is: each key gets a
+directory beside the database (``ssh-players/<hash of the fingerprint>``) that is the home of
+its client, so the seat tokens and the player key kept there follow the key from any machine.
+
+A session must ask for a pty. The door then runs ``sheepshead join`` in a child process on a
+pseudo-terminal of the session's size (:class:`PtyChild`), passes keystrokes and window changes
+on, and ends the child with the session and the session with the child. Shell commands
+(``ssh host cmd``), subsystems (sftp), port forwarding, agent and X11 forwarding are refused.
+The host key (ed25519) is made on first start in the data directory; its fingerprint is
+printed with the addresses so players can check it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import hashlib
+import logging
+import os
+import pty
+import signal
+import struct
+import termios
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import asyncssh
+
+from server.doors import DoorGate, child_environment, client_command, player_name
+
+if TYPE_CHECKING:
+    from server.app import Server
+
+log = logging.getLogger("sheepshead.ssh")
+
+HOST_KEY_FILE: Final = "ssh_host_ed25519_key"
+"""The host key's file in the data directory."""
+
+PLAYERS_DIR: Final = "ssh-players"
+"""The directory (in the data directory) holding one home per SSH key."""
+
+KILL_AFTER: Final = 2.0
+"""Seconds a child has to quit after SIGHUP before it is killed."""
+
+NEEDS_PTY: Final = (
+    "sheepshead needs a terminal: connect with a plain `ssh -p PORT NAME@HOST` "
+    "(or add -t), not a command or a pipe.\r\n"
+)
+NO_COMMANDS: Final = (
+    "This server only plays sheepshead: commands are not run. "
+    "Connect with `ssh -p PORT NAME@HOST`.\r\n"
+)
+NO_FORWARDING: Final = "Port forwarding is off on this server: it only plays sheepshead."
+ONE_SESSION: Final = "One game at a time per SSH connection."
+
+
+def load_host_key(data_dir: Path) -> asyncssh.SSHKey:
+    """The door's host key, made (ed25519, mode 0600) the first time."""
+    path = data_dir / HOST_KEY_FILE
+    if path.exists():
+        return asyncssh.read_private_key(path)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="sheepshead host key")
+    fd = os.open(path.with_suffix(".tmp"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(key.export_private_key())
+    os.replace(path.with_suffix(".tmp"), path)
+    log.info("made the SSH host key %s (%s)", path, key.get_fingerprint("sha256"))
+    return key
+
+
+def player_home(data_dir: Path, fingerprint: str) -> Path:
+    """The home directory of the client run for the SSH key with ``fingerprint``."""
+    digest = hashlib.sha256(fingerprint.encode("ascii")).hexdigest()[:32]
+    return data_dir / PLAYERS_DIR / digest
+
+
+def _take_terminal() -> None:  # pragma: no cover - runs in the child, between fork and exec
+    """Make the pty (stdin) the child's controlling terminal, so window changes reach it."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+class PtyChild:
+    """A child process on a new pseudo-terminal: output out, input in, resizes, a clean end.
+
+    The child leads a session of its own (its process group is its pid), so ending it ends
+    whatever it started too. ``on_output`` gets what it writes; ``on_exit`` its exit status,
+    once its last output has been passed on.
+    """
+
+    def __init__(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        cwd: Path,
+        size: tuple[int, int],
+        on_output: Callable[[bytes], None],
+        on_exit: Callable[[int], None],
+    ) -> None:
+        self.argv = argv
+        self.env = env
+        self.cwd = cwd
+        self.size = size
+        self.on_output = on_output
+        self.on_exit = on_exit
+        self.process: asyncio.subprocess.Process | None = None
+        self._master: int | None = None
+        self._reading = False
+        self._pending = b""
+        self._eof = asyncio.Event()
+        self._waiter: asyncio.Task[None] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id (None before it started)."""
+        return None if self.process is None else self.process.pid
+
+    async def start(self) -> None:
+        """Open the pty and start the child on it."""
+        master, slave = pty.openpty()
+        self._master = master
+        self.resize(*self.size)
+        os.set_blocking(master, False)
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *self.argv,
+                stdin=slave,
+                stdout=slave,
+                stderr=slave,
+                env=self.env,
+                cwd=self.cwd,
+                start_new_session=True,
+                preexec_fn=_take_terminal,
+            )
+        except BaseException:
+            os.close(master)
+            self._master = None
+            raise
+        finally:
+            os.close(slave)
+        self.resume_reading()
+        self._waiter = asyncio.create_task(self._wait())
+
+    def resize(self, columns: int, rows: int) -> None:
+        """Set the pty's size (the child gets SIGWINCH)."""
+        self.size = (columns, rows)
+        if self._master is not None and columns > 0 and rows > 0:
+            with contextlib.suppress(OSError):
+                fcntl.ioctl(
+                    self._master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0)
+                )
+
+    def write(self, data: bytes) -> None:
+        """Type ``data`` into the child's terminal."""
+        if self._master is None:
+            return
+        self._pending += data
+        self._flush_input()
+
+    def _flush_input(self) -> None:
+        master = self._master
+        if master is None:
+            return
+        loop = asyncio.get_running_loop()
+        while self._pending:
+            try:
+                sent = os.write(master, self._pending)
+            except BlockingIOError:
+                loop.add_writer(master, self._flush_input)
+                return
+            except OSError:
+                self._pending = b""
+                break
+            self._pending = self._pending[sent:]
+        loop.remove_writer(master)
+
+    def pause_reading(self) -> None:
+        """Stop taking output (the SSH client is not keeping up; the child then waits)."""
+        if self._reading and self._master is not None:
+            asyncio.get_running_loop().remove_reader(self._master)
+            self._reading = False
+
+    def resume_reading(self) -> None:
+        """Take output again."""
+        if not self._reading and self._master is not None and not self._eof.is_set():
+            asyncio.get_running_loop().add_reader(self._master, self._readable)
+            self._reading = True
+
+    def _readable(self) -> None:
+        assert self._master is not None
+        try:
+            data = os.read(self._master, 65536)
+        except BlockingIOError:
+            return
+        except OSError:  # EIO: every process holding the terminal's other side has gone
+            data = b""
+        if data:
+            self.on_output(data)
+            return
+        self.pause_reading()
+        self._eof.set()
+
+    async def _wait(self) -> None:
+        assert self.process is not None
+        status = await self.process.wait()
+        # The rest of its output first (bounded: a grandchild could keep the terminal open).
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._eof.wait(), 1.0)
+        self._close_master()
+        self.on_exit(status)
+
+    def _close_master(self) -> None:
+        master, self._master = self._master, None
+        if master is not None:
+            loop = asyncio.get_running_loop()
+            loop.remove_reader(master)
+            loop.remove_writer(master)
+            self._reading = False
+            os.close(master)
+
+    async def terminate(self) -> None:
+        """End the child (SIGHUP to its process group, SIGKILL after :data:`KILL_AFTER`)."""
+        process = self.process
+        if process is None:
+            return
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGHUP)
+            try:
+                await asyncio.wait_for(asyncio.shield(process.wait()), KILL_AFTER)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                await process.wait()
+        if self._waiter is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._waiter
+        self._close_master()
+
+
+class _Session(asyncssh.SSHServerSession[bytes]):
+    """One session channel: a pty and a shell get a game; anything else a message."""
+
+    def __init__(self, login: _Login) -> None:
+        self.login = login
+        self.door = login.door
+        self.chan: asyncssh.SSHServerChannel[bytes] | None = None
+        self.term: str | None = None
+        self.refusal: str | None = None
+        self.child: PtyChild | None = None
+
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
+        """The channel is open."""
+        self.chan = chan
+
+    def pty_requested(
+        self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any
+    ) -> bool:
+        """Accept the pty; the child's terminal gets its type and size."""
+        self.term = term_type or "xterm-256color"
+        return True
+
+    def shell_requested(self) -> bool:
+        """What a plain ``ssh host`` asks for: the game."""
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        """``ssh host command``: accepted only to say that commands are not run."""
+        log.info("ssh %s: command refused: %r", self.login.address, command[:80])
+        self.refusal = NO_COMMANDS
+        return True
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        """sftp and the like: refused."""
+        log.info("ssh %s: subsystem refused: %r", self.login.address, subsystem[:40])
+        return False
+
+    def session_started(self) -> None:
+        """Start the game, or say why not and close."""
+        chan = self.chan
+        assert chan is not None
+        if self.refusal is None and self.term is None:
+            self.refusal = NEEDS_PTY
+        if self.refusal is not None:
+            chan.write_stderr(self.refusal.encode())
+            chan.exit(1)
+            return
+        self.door.spawn(self)
+
+    def output(self, data: bytes) -> None:
+        """The child wrote ``data``."""
+        if self.chan is not None:
+            self.chan.write(data)
+
+    def child_exited(self, status: int) -> None:
+        """The client quit: end the session and the connection."""
+        if self.child is not None:
+            self.door.children.discard(self.child)
+        if self.chan is not None:
+            with contextlib.suppress(Exception):
+                self.chan.exit(max(0, status))
+            self.login.close()
+
+    def data_received(self, data: bytes, datatype: Any) -> None:
+        """Keystrokes: to the child."""
+        if self.child is not None:
+            self.child.write(data)
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        """The player resized the window."""
+        if self.child is not None:
+            self.child.resize(width, height)
+
+    def pause_writing(self) -> None:
+        """The SSH client is behind: stop reading the child's output."""
+        if self.child is not None:
+            self.child.pause_reading()
+
+    def resume_writing(self) -> None:
+        """The SSH client caught up."""
+        if self.child is not None:
+            self.child.resume_reading()
+
+    def eof_received(self) -> bool:
+        """The client closed its input: close the session."""
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """The session is gone: end the child."""
+        self.chan = None
+        self.login.sessions -= 1
+        self.door.session_ended(self)
+
+
+class _Login(asyncssh.SSHServer):
+    """One SSH connection: limits, public-key login, and what it may open."""
+
+    def __init__(self, door: SSHDoor) -> None:
+        self.door = door
+        self.conn: asyncssh.SSHServerConnection | None = None
+        self.address = "?"
+        self.admitted = False
+        self.refusal: str | None = None
+        self.username = ""
+        self.fingerprint: str | None = None
+        self.sessions = 0
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        """Count it against the door limits."""
+        self.conn = conn
+        peer = conn.get_extra_info("peername")
+        self.address = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+        self.refusal = self.door.gate.admit(self.address)
+        self.admitted = self.refusal is None
+        if self.refusal is not None:
+            log.warning("ssh %s: refused: %s", self.address, self.refusal)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Free its place."""
+        if self.admitted:
+            self.admitted = False
+            self.door.gate.release(self.address)
+
+    def close(self) -> None:
+        """Close the connection."""
+        if self.conn is not None:
+            self.conn.close()
+
+    def begin_auth(self, username: str) -> bool:
+        """Every login needs a key (a full door says so and disconnects)."""
+        self.username = username
+        if self.refusal is not None and self.conn is not None:
+            self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, self.refusal)
+        return True
+
+    def public_key_auth_supported(self) -> bool:
+        """Keys are how players log in."""
+        return True
+
+    def password_auth_supported(self) -> bool:
+        """Off: the key is who you are."""
+        return False
+
+    def kbdint_auth_supported(self) -> bool:
+        """Off: the key is who you are."""
+        return False
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        """Any key (or one of ``--ssh-keys``); the last one checked is the one that signs."""
+        allowed = self.door.authorized_keys
+        if allowed is not None and allowed.validate(key, self.address, self.address) is None:
+            return False
+        self.fingerprint = key.get_fingerprint("sha256")
+        return True
+
+    def session_requested(self) -> _Session:
+        """One session at a time per connection (a second one would be a second game)."""
+        if self.sessions:
+            raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, ONE_SESSION)
+        self.sessions += 1
+        return _Session(self)
+
+    def connection_requested(
+        self, dest_host: str, dest_port: int, orig_host: str, orig_port: int
+    ) -> bool:
+        """``ssh -L``: refused."""
+        log.info("ssh %s: port forwarding to %s:%d refused", self.address, dest_host, dest_port)
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, NO_FORWARDING)
+
+    def unix_connection_requested(self, dest_path: str) -> bool:
+        """Forwarding to a Unix socket: refused."""
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, NO_FORWARDING)
+
+    def server_requested(self, listen_host: str, listen_port: int) -> bool:
+        """``ssh -R``: refused."""
+        log.info("ssh %s: remote forwarding refused", self.address)
+        return False
+
+
+class SSHDoor:
+    """The SSH listener of a running :class:`server.app.Server`; see the module docstring."""
+
+    def __init__(
+        self,
+        server: Server,
+        data_dir: Path,
+        socket_path: str,
+        gate: DoorGate,
+        authorized_keys: Path | None = None,
+    ) -> None:
+        self.server = server
+        self.data_dir = data_dir
+        self.socket_path = socket_path
+        self.gate = gate
+        self.authorized_keys_path = authorized_keys
+        self.authorized_keys: asyncssh.SSHAuthorizedKeys | None = None
+        self.host_key: asyncssh.SSHKey | None = None
+        self.port = 0
+        self.children: set[PtyChild] = set()
+        self._acceptor: asyncssh.SSHAcceptor | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def fingerprint(self) -> str:
+        """The host key's SHA-256 fingerprint (what players check on first connect)."""
+        assert self.host_key is not None
+        return self.host_key.get_fingerprint("sha256")
+
+    async def start(self, host: str, port: int) -> None:
+        """Load (or make) the host key and listen. Raises OSError, or ValueError for a bad
+        ``--ssh-keys`` file."""
+        if self.authorized_keys_path is not None:
+            try:
+                self.authorized_keys = asyncssh.read_authorized_keys(str(self.authorized_keys_path))
+            except (OSError, asyncssh.KeyImportError) as exc:
+                raise ValueError(f"cannot read {self.authorized_keys_path}: {exc}") from exc
+        self.host_key = load_host_key(self.data_dir)
+        config = self.server.config
+        self._acceptor = await asyncssh.create_server(
+            lambda: _Login(self),
+            host,
+            port,
+            server_host_keys=[self.host_key],
+            encoding=None,
+            login_timeout=config.door_login_grace,
+            agent_forwarding=False,
+            x11_forwarding=False,
+            allow_pty=True,
+            line_editor=False,  # keystrokes go to the client as they are
+            keepalive_interval=30,
+            keepalive_count_max=4,
+        )
+        self.port = self._acceptor.get_port()
+        log.info("ssh door on %s:%d (host key %s)", host, self.port, self.fingerprint)
+
+    def spawn(self, session: _Session) -> None:
+        """Start the client for a session with a pty."""
+        task = asyncio.get_running_loop().create_task(self._spawn(session))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _spawn(self, session: _Session) -> None:
+        from client.config import player_key
+
+        login = session.login
+        chan = session.chan
+        fingerprint = login.fingerprint
+        if chan is None or fingerprint is None:
+            return
+        name = player_name(login.username)
+        home = player_home(self.data_dir, fingerprint)
+        try:
+            home.mkdir(parents=True, exist_ok=True, mode=0o700)
+            (home / "fingerprint").write_text(fingerprint + "\n", encoding="ascii")
+            key = player_key(home / "config" / "sheepshead")
+            if key is not None:
+                self.server.players.door_player(key, fingerprint, name)
+            columns, rows, _, _ = chan.get_terminal_size()
+            child = PtyChild(
+                client_command(self.socket_path, name, self.server.port),
+                child_environment(home, session.term or "xterm-256color"),
+                home,
+                (columns or 80, rows or 24),
+                session.output,
+                session.child_exited,
+            )
+            session.child = child
+            await child.start()
+        except Exception as exc:
+            log.exception("ssh %s: cannot start the client", login.address)
+            session.child = None
+            if session.chan is not None:
+                session.chan.write_stderr(
+                    f"The server could not start the game ({exc}).\r\n".encode()
+                )
+                session.chan.exit(1)
+            return
+        if session.chan is None:  # the session ended while the child started
+            await child.terminate()
+            return
+        self.children.add(child)
+        log.info(
+            "ssh %s: %s (%s) playing, client pid %s", login.address, name, fingerprint, child.pid
+        )
+
+    def session_ended(self, session: _Session) -> None:
+        """End the session's child, if it has one."""
+        child = session.child
+        if child is not None:
+            task = asyncio.get_running_loop().create_task(self._end(child))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _end(self, child: PtyChild) -> None:
+        try:
+            await child.terminate()
+        finally:
+            self.children.discard(child)
+
+    async def stop(self) -> None:
+        """Stop listening and end every session's child."""
+        if self._acceptor is not None:
+            self._acceptor.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._acceptor.wait_closed(), 2.0)
+            self._acceptor = None
+        await asyncio.gather(*(self._end(c) for c in list(self.children)), return_exceptions=True)

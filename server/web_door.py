@@ -1,0 +1,282 @@
+"""The browser door: ``sheepshead serve --web PORT`` serves the Textual client to a browser tab.
+
+Built on textual-serve's pieces: its ``AppService`` runs one ``sheepshead join`` child per tab
+(Textual's web driver, speaking over pipes) and its ``textual.js`` draws the terminal in the
+page. The page itself is this module's own, not textual-serve's: that one links a web font from
+the internet, and a LAN party may have none. This page names no other host: its script, style
+sheet and font (Roboto Mono, shipped with textual-serve) come from this server, and its
+addresses are relative to the one the browser used.
+
+The player's name comes from ``?name=`` in the address; without one the page asks for it
+before the game starts. A tab's client gets a throwaway home directory and sends no player key
+(a browser tab has nowhere to keep one), so the standings do not count browser players.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import json
+import logging
+import re
+import shlex
+import shutil
+import tempfile
+from pathlib import Path
+from string import Template
+from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import quote
+
+import textual_serve
+from aiohttp import WSMsgType, web
+from textual_serve.app_service import AppService
+from textual_serve.download_manager import DownloadManager
+
+from server.doors import DoorGate, child_environment, client_command, player_name
+
+if TYPE_CHECKING:
+    from server.app import Server
+
+log = logging.getLogger("sheepshead.web")
+
+STATIC_DIR: Final = Path(textual_serve.__file__).parent / "static"
+"""textual-serve's scripts, style sheet and fonts, served under ``/static/``."""
+
+STOP_WAIT: Final = 3.0
+"""Seconds a tab's client has to quit after the tab closed before it is killed."""
+
+PAGE: Final = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Sheepshead</title>
+<link rel="stylesheet" href="static/css/xterm.css">
+<script src="static/js/textual.js"></script>
+<style>
+@font-face {
+  font-family: "Roboto Mono";
+  src: url("static/fonts/RobotoMono-VariableFont_wght.ttf") format("truetype");
+  font-weight: 100 700;
+}
+html, body { margin: 0; height: 100%; background: #0c181f; color: #eee;
+  font-family: "Roboto Mono", monospace; }
+#terminal { position: absolute; inset: 0; }
+.notice { position: absolute; inset: 0; display: flex; align-items: center;
+  justify-content: center; flex-direction: column; z-index: 10; background: #0c181f; }
+.notice form, .notice p { font-size: 18px; text-align: center; }
+.notice input, .notice button { font: inherit; padding: 8px 14px; margin: 8px; }
+#closed { display: none; }
+body.-closed #closed { display: flex; }
+body .textual-terminal { opacity: 0; }
+body.-first-byte .textual-terminal { opacity: 1; }
+</style>
+</head>
+<body>
+$content
+</body>
+</html>
+"""
+"""The page (``$content``: the name form, or the terminal)."""
+
+NAME_FORM: Final = """<div class="notice">
+<form method="get" action="">
+<p>Sheepshead: five-handed, in your browser.</p>
+<label>Your name <input name="name" maxlength="24" autofocus required></label>
+<button type="submit">Play</button>
+</form>
+</div>"""
+
+TERMINAL: Final = """<div class="notice" id="closed">
+<p>The game has ended.</p>
+<button type="button" onclick="window.location.reload()">Play again</button>
+</div>
+<div id="terminal" class="textual-terminal" data-session-websocket-url="$ws"
+ data-font-size="$size"></div>"""
+
+
+class _TabService(AppService):
+    """textual-serve's app service with the door's environment instead of the server's."""
+
+    def __init__(self, command: str, home: Path, **kwargs: Any) -> None:
+        super().__init__(command, **kwargs)
+        self.home = home
+
+    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        env = child_environment(self.home)
+        env.update(
+            TEXTUAL_DRIVER="textual.drivers.web_driver:WebDriver",
+            TEXTUAL_FPS="60",
+            TEXTUAL_COLOR_SYSTEM="truecolor",
+            TERM_PROGRAM="textual",
+            COLUMNS=str(width),
+            ROWS=str(height),
+            SHEEPSHEAD_PLAYER_KEY="off",
+        )
+        return env
+
+
+class WebDoor:
+    """The HTTP listener of a running :class:`server.app.Server`; see the module docstring."""
+
+    def __init__(self, server: Server, socket_path: str, gate: DoorGate) -> None:
+        self.server = server
+        self.socket_path = socket_path
+        self.gate = gate
+        self.port = 0
+        self.services: set[AppService] = set()
+        self._runner: web.AppRunner | None = None
+        self._downloads = DownloadManager()
+        self._style: str | None = None
+
+    def application(self) -> web.Application:
+        """The aiohttp application: the page, its websocket, the static files."""
+        app = web.Application()
+        app.add_routes(
+            [
+                web.get("/", self.index),
+                web.get("/ws/{name}", self.websocket),
+                web.get("/static/css/xterm.css", self.style_sheet),
+                web.get("/favicon.ico", self.no_icon),
+                web.static("/static", STATIC_DIR),
+            ]
+        )
+        return app
+
+    async def start(self, host: str, port: int) -> None:
+        """Listen on ``host:port`` (OSError when it cannot)."""
+        self._runner = web.AppRunner(self.application(), access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, host, port)
+        try:
+            await site.start()
+        except BaseException:
+            await self._runner.cleanup()
+            self._runner = None
+            raise
+        server = site._server
+        sockets = getattr(server, "sockets", None) or ()
+        self.port = sockets[0].getsockname()[1] if sockets else port
+        log.info("web door on %s:%d", host, self.port)
+
+    async def stop(self) -> None:
+        """Close every tab's client and stop listening."""
+        await asyncio.gather(*(self._stop(s) for s in list(self.services)), return_exceptions=True)
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def style_sheet(self, request: web.Request) -> web.Response:
+        """xterm's style sheet without its comments (which name the sites it came from: this
+        page names no other host at all)."""
+        if self._style is None:
+            text = (STATIC_DIR / "css" / "xterm.css").read_text(encoding="utf-8")
+            self._style = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+        return web.Response(text=self._style, content_type="text/css", charset="utf-8")
+
+    async def no_icon(self, request: web.Request) -> web.Response:
+        """Browsers ask for an icon; there is none (an empty answer, not a logged 404)."""
+        return web.Response(status=204)
+
+    async def index(self, request: web.Request) -> web.Response:
+        """The page: the name form, or the terminal for ``?name=``."""
+        name = request.query.get("name", "").strip()
+        if not name:
+            content = NAME_FORM
+        else:
+            size = request.query.get("fontsize", "16")
+            scheme = "wss" if request.secure else "ws"  # behind a TLS proxy
+            content = Template(TERMINAL).substitute(
+                ws=html.escape(f"{scheme}://{request.host}/ws/{quote(player_name(name), safe='')}"),
+                size=str(int(size)) if size.isdigit() and 6 <= int(size) <= 40 else "16",
+            )
+        page = Template(PAGE).substitute(content=content)
+        return web.Response(text=page, content_type="text/html", charset="utf-8")
+
+    async def websocket(self, request: web.Request) -> web.StreamResponse:
+        """One tab: a client child, driven over the websocket until either side ends."""
+        address = request.remote or "?"
+        refusal = self.gate.admit(address)
+        if refusal is not None:
+            log.warning("web %s: refused: %s", address, refusal)
+            return web.Response(status=503, text=refusal)
+        home = Path(tempfile.mkdtemp(prefix="sheepshead-web-"))
+        socket = web.WebSocketResponse(heartbeat=15)
+        service: AppService | None = None
+        try:
+            await socket.prepare(request)
+            name = player_name(request.match_info.get("name", ""))
+            width = _size(request.query.get("width"), 80)
+            height = _size(request.query.get("height"), 24)
+            service = _TabService(
+                "exec " + shlex.join(client_command(self.socket_path, name, self.server.port)),
+                home,
+                write_bytes=socket.send_bytes,
+                write_str=socket.send_str,
+                close=socket.close,
+                download_manager=self._downloads,
+            )
+            self.services.add(service)
+            await service.start(width, height)
+            log.info("web %s: %s playing", address, name)
+            await _relay(socket, service)
+        except asyncio.CancelledError:
+            await socket.close()
+        except Exception:
+            log.exception("web %s: the tab failed", address)
+        finally:
+            if service is not None:
+                await self._stop(service)
+            self.gate.release(address)
+            shutil.rmtree(home, ignore_errors=True)
+        return socket
+
+    async def _stop(self, service: AppService) -> None:
+        """Ask a tab's client to quit; kill it if it does not."""
+        if service not in self.services:
+            return
+        self.services.discard(service)
+        process = service._process
+        try:
+            await asyncio.wait_for(service.stop(), STOP_WAIT)
+        except (TimeoutError, Exception):
+            if process is not None and process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+        if process is not None:
+            await process.wait()
+            if process.stdin is not None:
+                process.stdin.close()  # the last pipe: the process's transport closes with it
+
+
+async def _relay(socket: web.WebSocketResponse, service: AppService) -> None:
+    """Pass the browser's keys, resizes and focus changes to the client until the tab goes."""
+    async for message in socket:
+        if message.type != WSMsgType.TEXT:
+            continue
+        try:
+            envelope = json.loads(message.data)
+            kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
+        except (ValueError, TypeError, IndexError, KeyError):
+            continue
+        if kind == "stdin" and isinstance(data, str):
+            await service.send_bytes(data.encode("utf-8"))
+        elif kind == "resize" and isinstance(data, dict):
+            await service.set_terminal_size(
+                _size(data.get("width"), 80), _size(data.get("height"), 24)
+            )
+        elif kind == "ping":
+            await socket.send_json(["pong", data])
+        elif kind == "blur":
+            await service.blur()
+        elif kind == "focus":
+            await service.focus()
+
+
+def _size(value: object, default: int) -> int:
+    """A terminal dimension from the browser, within 10-500 (else ``default``)."""
+    try:
+        number = int(str(value))
+    except ValueError:
+        return default
+    return number if 10 <= number <= 500 else default

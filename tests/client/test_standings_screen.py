@@ -1,0 +1,101 @@
+"""The lobby's standings screen (s) against a real server whose players finished matches."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from client.app import SheepsheadApp
+from client.screens import standings as standings_screen
+from client.screens.lobby import LobbyScreen
+from client.screens.standings import StandingsScreen
+from client.session import Session
+from tests.server.support import play_until, running_server, session
+
+SIZE = (80, 24)
+
+
+async def solo_match(player: Session, hands: int) -> None:
+    """``player`` and four random server bots play a match to its end."""
+    await player.request("create_table", name="m", preset="seed", options={}, hands=hands)
+    for _ in range(4):
+        await player.request("add_bot", strategy="random")
+    await player.request("start")
+    await play_until(player, "match_over", [], random.Random(3), timeout=60)
+    await player.request("leave")
+
+
+def screen_text(app: Any) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def until(pilot: Pilot[Any], condition: Any, timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, screen_text(pilot.app)
+        await pilot.pause(0.05)
+
+
+async def test_the_lobby_shows_the_standings_by_total_and_per_hand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(standings_screen, "MIN_HANDS", 2)
+    async with running_server() as server:
+        ann = session(server, "Ann", tmp_path, player_key="a" * 32)
+        bob = session(server, "Bob", tmp_path, player_key="b" * 32)
+        for s in (ann, bob):
+            await s.connect()
+        await solo_match(ann, hands=2)
+        await solo_match(bob, hands=1)
+        reply = await ann.request("standings")
+        for s in (ann, bob):
+            await s.close()
+        by_total = [row["player"] for row in reply["players"]]
+        assert sorted(by_total) == ["Ann", "Bob", "random"]
+
+        viewer = session(server, "Cy", tmp_path)
+        await viewer.connect()
+        app = SheepsheadApp(viewer, mode="join")
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await pilot.press("s")
+            await until(pilot, lambda: isinstance(app.screen, StandingsScreen))
+            screen = app.screen
+            assert isinstance(screen, StandingsScreen)
+            await until(pilot, lambda: screen.loaded)
+            await pilot.pause()
+            text = screen_text(app)
+            assert "by total payout" in text
+            shown = [n if n != "random" else "random (bot)" for n in by_total]
+            positions = [text.index(name) for name in shown]
+            assert positions == sorted(positions)  # in the server's order: best total first
+            # Per hand: only those with at least MIN_HANDS (2) hands; Bob played one.
+            await pilot.press("tab")
+            await pilot.pause()
+            text = screen_text(app)
+            assert "by payout per hand (at least 2 hands)" in text
+            assert "Ann" in text and "random (bot)" in text and "Bob" not in text
+            ann_row = next(r for r in reply["players"] if r["player"] == "Ann")
+            assert f"{ann_row['per_hand']:+.2f}" in text
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await viewer.close()
+
+
+async def test_standings_of_a_new_server_say_so(tmp_path: Path) -> None:
+    async with running_server() as server:
+        viewer = session(server, "Cy", tmp_path)
+        await viewer.connect()
+        app = SheepsheadApp(viewer, mode="join")
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await pilot.press("s")
+            await until(pilot, lambda: isinstance(app.screen, StandingsScreen))
+            await until(pilot, lambda: "No finished matches yet" in screen_text(app))
+        await viewer.close()

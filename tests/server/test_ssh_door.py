@@ -1,0 +1,271 @@
+"""The SSH door over loopback, driven by asyncssh's own client: a real server, a real door,
+real child processes on real ptys."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+import re
+import struct
+import termios
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+import pytest
+
+from server.app import Server
+from server.doors import Doors
+from server.ssh_door import HOST_KEY_FILE, NEEDS_PTY, NO_COMMANDS, NO_FORWARDING
+from tests.server.support import running_server
+
+START = 60.0
+"""Seconds a child client may take to show its first screen (a Python start, on a busy box)."""
+
+_ANSI = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
+
+
+def plain(data: bytes) -> str:
+    """Terminal output without its escape sequences."""
+    return _ANSI.sub(b"", data).decode("utf-8", "replace")
+
+
+@contextlib.asynccontextmanager
+async def ssh_door(tmp_path: Path, **overrides: Any) -> AsyncIterator[tuple[Server, Doors]]:
+    """A server with its SSH door on a free loopback port."""
+    async with running_server(**overrides) as server:
+        doors = Doors(server, tmp_path / "data", ssh_port=0)
+        await doors.start("127.0.0.1")
+        try:
+            yield server, doors
+        finally:
+            await doors.stop()
+
+
+def connect(doors: Doors, key: asyncssh.SSHKey, user: str = "ann") -> Any:
+    """An asyncssh client connection to the door (the host key is not checked)."""
+    assert doors.ssh is not None
+    return asyncssh.connect(
+        "127.0.0.1",
+        doors.ssh.port,
+        username=user,
+        client_keys=[key],
+        known_hosts=None,
+        agent_path=None,
+        preferred_auth="publickey",
+    )
+
+
+class Screen:
+    """A pty session's output, read in the background, searchable without escapes."""
+
+    def __init__(self, process: asyncssh.SSHClientProcess[bytes]) -> None:
+        self.process = process
+        self.data = b""
+        self._task = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        with contextlib.suppress(asyncssh.Error, OSError):
+            while True:
+                chunk = await self.process.stdout.read(65536)
+                if not chunk:
+                    return
+                self.data += chunk
+
+    async def wait_for(self, text: str, timeout: float = START, since: int = 0) -> None:
+        """Until ``text`` shows up in the output after byte ``since``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while text not in plain(self.data[since:]):
+            if loop.time() > deadline:
+                raise AssertionError(f"{text!r} never showed; got {plain(self.data)[-800:]!r}")
+            await asyncio.sleep(0.05)
+
+    async def close(self) -> None:
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+
+async def open_game(conn: asyncssh.SSHClientConnection, size: tuple[int, int] = (80, 24)) -> Any:
+    return await conn.create_process(
+        term_type="xterm-256color", term_size=size, encoding=None, stderr=asyncssh.STDOUT
+    )
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+async def until(check: Any, timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        assert loop.time() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+@pytest.fixture
+def key() -> asyncssh.SSHKey:
+    return asyncssh.generate_private_key("ssh-ed25519")
+
+
+async def test_a_pty_session_sees_the_lobby_resizes_and_leaves_no_child(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    async with ssh_door(tmp_path) as (_, doors), connect(doors, key) as conn:
+        assert doors.ssh is not None
+        assert (tmp_path / "data" / HOST_KEY_FILE).exists()
+        process = await open_game(conn)
+        screen = Screen(process)
+        await screen.wait_for("Sheepshead lobby")
+        await screen.wait_for("you are ann")
+        (child,) = doors.ssh.children
+        pid = child.pid
+        assert pid is not None and not gone(pid)
+        # A window change reaches the child's terminal, and the client draws again.
+        seen = len(screen.data)
+        process.change_terminal_size(100, 30)
+        assert child._master is not None
+        master = child._master
+
+        def size() -> tuple[int, int]:
+            rows, cols, _, _ = struct.unpack(
+                "HHHH", fcntl.ioctl(master, termios.TIOCGWINSZ, b"\0" * 8)
+            )
+            return cols, rows
+
+        await until(lambda: size() == (100, 30))
+        await screen.wait_for("Sheepshead lobby", since=seen)
+        process.close()
+        await screen.close()
+        conn.close()
+        await until(lambda: gone(pid) and not doors.ssh.children)
+
+
+async def test_quitting_the_client_ends_the_session(tmp_path: Path, key: asyncssh.SSHKey) -> None:
+    async with ssh_door(tmp_path) as (_, doors), connect(doors, key) as conn:
+        assert doors.ssh is not None
+        process = await open_game(conn)
+        screen = Screen(process)
+        await screen.wait_for("Sheepshead lobby")
+        (child,) = doors.ssh.children
+        process.stdin.write(b"q")
+        result = await asyncio.wait_for(process.wait(), START)
+        assert result.exit_status == 0
+        await asyncio.wait_for(conn.wait_closed(), 10)
+        await screen.close()
+        assert child.pid is not None and gone(child.pid)
+        assert not doors.ssh.children
+
+
+async def test_the_same_key_gets_its_seat_back_in_a_second_session(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    async with ssh_door(tmp_path) as (server, doors):
+        async with connect(doors, key) as conn:
+            process = await open_game(conn)
+            screen = Screen(process)
+            await screen.wait_for("No tables yet")
+            process.stdin.write(b"c")
+            await screen.wait_for("New table")
+            process.stdin.write(b"\r")
+            await screen.wait_for("ann's table")
+            await until(lambda: any(t.seats[0].name == "ann" for t in server.lobby.tables.values()))
+            await screen.close()
+        # Another connection with the same key (from anywhere): back at the table, seat 0.
+        async with connect(doors, key) as conn:
+            process = await open_game(conn)
+            screen = Screen(process)
+            await screen.wait_for("ann's table")
+            await screen.wait_for("seat 0")
+            (table,) = server.lobby.tables.values()
+            await until(lambda: table.seats[0].peer is not None)
+            await screen.close()
+        # A different key is somebody else: the lobby, not the seat.
+        other = asyncssh.generate_private_key("ssh-ed25519")
+        async with connect(doors, other) as conn:
+            process = await open_game(conn)
+            screen = Screen(process)
+            await screen.wait_for("Sheepshead lobby")
+            await screen.close()
+
+
+async def test_no_pty_and_commands_are_refused_with_a_message(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    async with ssh_door(tmp_path) as (_, doors), connect(doors, key) as conn:
+        assert doors.ssh is not None
+        result = await conn.run("ls /", encoding="utf-8")
+        assert result.exit_status == 1
+        assert str(result.stderr).strip() == NO_COMMANDS.strip()
+        assert result.stdout == ""
+        result = await conn.run(encoding="utf-8")  # a shell without a pty
+        assert result.exit_status == 1
+        assert str(result.stderr).strip() == NEEDS_PTY.strip()
+        with pytest.raises(asyncssh.ChannelOpenError):
+            await conn.start_sftp_client()
+        assert not doors.ssh.children
+
+
+async def test_port_forwarding_is_refused(tmp_path: Path, key: asyncssh.SSHKey) -> None:
+    async with ssh_door(tmp_path) as (server, doors), connect(doors, key) as conn:
+        with pytest.raises(asyncssh.ChannelOpenError) as refused:
+            await conn.open_connection("127.0.0.1", server.port)
+        assert refused.value.reason == NO_FORWARDING
+        with pytest.raises(asyncssh.ChannelListenError):
+            await conn.forward_remote_port("127.0.0.1", 0, "127.0.0.1", server.port)
+
+
+async def test_passwords_are_off(tmp_path: Path) -> None:
+    async with ssh_door(tmp_path) as (_, doors):
+        assert doors.ssh is not None
+        with pytest.raises(asyncssh.PermissionDenied):
+            await asyncssh.connect(
+                "127.0.0.1",
+                doors.ssh.port,
+                username="ann",
+                password="secret",
+                client_keys=None,
+                known_hosts=None,
+                agent_path=None,
+            )
+
+
+async def test_the_per_address_limit_holds(tmp_path: Path, key: asyncssh.SSHKey) -> None:
+    async with ssh_door(tmp_path, door_sessions_per_address=1) as (_, doors):
+        assert doors.ssh is not None
+        async with connect(doors, key) as first:
+            with pytest.raises(asyncssh.DisconnectError) as refused:
+                async with connect(doors, key):
+                    pass
+            assert "Too many sessions from your address" in refused.value.reason
+            assert doors.gate.per_address["127.0.0.1"] == 1
+            result = await first.run("true", encoding="utf-8")
+            assert result.exit_status == 1  # the first one still works
+        await until(lambda: not doors.gate.per_address)
+        async with connect(doors, key):  # its place is free again
+            pass
+
+
+async def test_ssh_keys_limits_the_door(tmp_path: Path, key: asyncssh.SSHKey) -> None:
+    allowed = tmp_path / "authorized_keys"
+    allowed.write_bytes(key.export_public_key())
+    async with running_server() as server:
+        doors = Doors(server, tmp_path / "data", ssh_port=0, ssh_keys=allowed)
+        await doors.start("127.0.0.1")
+        try:
+            async with connect(doors, key) as conn:
+                assert (await conn.run("true")).exit_status == 1
+            with pytest.raises(asyncssh.PermissionDenied):
+                async with connect(doors, asyncssh.generate_private_key("ssh-ed25519")):
+                    pass
+        finally:
+            await doors.stop()

@@ -1,0 +1,123 @@
+"""The browser door over loopback: its page names no other host, and its websocket runs a real
+client child until the lobby shows."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import AsyncIterator
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import aiohttp
+import pytest
+
+from server.app import Server
+from server.doors import Doors
+from tests.server.support import running_server
+from tests.server.test_ssh_door import START, gone, plain, until
+
+_URL = re.compile(r"(?:[a-z][a-z0-9+.-]*:)?//((?:[a-z0-9-]+\.)+[a-z0-9-]+(?::\d+)?)", re.I)
+"""An absolute or scheme-relative address naming a host (name or IPv4); group 1 is the host."""
+
+
+@contextlib.asynccontextmanager
+async def web_door(tmp_path: Path, **overrides: Any) -> AsyncIterator[tuple[Server, Doors, str]]:
+    async with running_server(**overrides) as server:
+        doors = Doors(server, tmp_path / "data", web_port=0)
+        await doors.start("127.0.0.1")
+        assert doors.web is not None
+        try:
+            yield server, doors, f"http://127.0.0.1:{doors.web.port}"
+        finally:
+            await doors.stop()
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name in ("src", "href") and value:
+                self.links.append(value)
+
+
+def outside_hosts(text: str, own: str) -> set[str]:
+    """Hosts other than ``own`` that ``text`` names."""
+    return {host for host in _URL.findall(text) if host != own}
+
+
+async def test_the_page_and_its_assets_name_no_outside_host(tmp_path: Path) -> None:
+    async with web_door(tmp_path) as (_, _, base), aiohttp.ClientSession() as http:
+        own = urlsplit(base).netloc
+        async with http.get(base + "/") as reply:
+            form = await reply.text()
+        assert reply.status == 200 and 'name="name"' in form  # no name yet: asked for
+        async with http.get(base + "/?name=Ann") as reply:
+            page = await reply.text()
+        assert f'data-session-websocket-url="ws://{own}/ws/Ann"' in page
+        parser = _Links()
+        parser.feed(page)
+        assets = [*parser.links, *re.findall(r'url\("([^"]+)"\)', page)]
+        assert len(assets) == 3  # the style sheet, the script, the font
+        for text in (form, page):
+            assert outside_hosts(text, own) == set()
+        for link in assets:
+            async with http.get(urljoin(base + "/", link)) as reply:
+                assert reply.status == 200, link
+                body = await reply.read()
+            if link.endswith((".css", ".js")):
+                assert outside_hosts(body.decode("utf-8"), own) == set(), link
+
+
+async def test_a_tab_drives_a_client_to_the_lobby_and_its_end_ends_the_child(
+    tmp_path: Path,
+) -> None:
+    async with web_door(tmp_path) as (server, doors, base), aiohttp.ClientSession() as http:
+        assert doors.web is not None
+        ws = await http.ws_connect(f"{base}/ws/Ann%20B?width=80&height=24")
+        data = b""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + START
+        while "Sheepshead lobby" not in plain(data) or "you are Ann B" not in plain(data):
+            assert loop.time() < deadline, plain(data)[-500:]
+            message = await ws.receive(timeout=START)
+            if message.type == aiohttp.WSMsgType.BINARY:
+                data += message.data
+            elif message.type == aiohttp.WSMsgType.TEXT:
+                continue
+            else:
+                pytest.fail(f"the websocket ended: {message}")
+        await ws.send_json(["resize", {"width": 100, "height": 30}])
+        await ws.send_json(["ping", "x"])
+        while True:
+            message = await ws.receive(timeout=START)
+            if message.type == aiohttp.WSMsgType.TEXT and message.json() == ["pong", "x"]:
+                break
+        (service,) = doors.web.services
+        process = service._process
+        assert process is not None and process.returncode is None
+        assert doors.gate.per_address["127.0.0.1"] == 1
+        names = [c.name for c in server.connections]
+        assert names == ["Ann B"]
+        await ws.close()
+        await until(lambda: gone(process.pid) and not doors.web.services)  # type: ignore[union-attr]
+        await until(lambda: not doors.gate.per_address and not server.connections)
+
+
+async def test_the_per_address_limit_holds_for_tabs(tmp_path: Path) -> None:
+    async with (
+        web_door(tmp_path, door_sessions_per_address=1) as (_, doors, base),
+        aiohttp.ClientSession() as http,
+    ):
+        first = await http.ws_connect(f"{base}/ws/Ann?width=80&height=24")
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await http.ws_connect(f"{base}/ws/Bob?width=80&height=24")
+        assert refused.value.status == 503
+        await first.close()
+        await until(lambda: not doors.gate.per_address)
