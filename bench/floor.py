@@ -278,9 +278,11 @@ def main() -> None:
     pace = "at once" if args.pace is None else f"pace {args.pace:g} s"
     print(f"floor: {args.tables} tables x {SEATS} seats ({shape}), {pace}, window {window:.1f} s")
     print(f"actions: {actions:,} = {rate:,.0f} actions/s")
+    # A short paced run on a loaded machine can show no CPU time at all (the clock's tick).
+    ceiling = f"{actions / server_cpu:,.0f}" if server_cpu > 0 else "(too little CPU to tell)"
     print(
         f"server CPU: {server_cpu / window:.0%} of one core; {server_cpu / actions * 1e6:.0f} us "
-        f"per action; i.e. at most ~{actions / server_cpu:,.0f} actions/s with a whole core"
+        f"per action; i.e. at most ~{ceiling} actions/s with a whole core"
     )
     if args.pace is None:
         print(f"load generator CPU: {load_cpu / window:.0%} of a core (near 100%: it set the pace)")
