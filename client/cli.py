@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bot": ("client.bot_runner", "play a seat over the network with a bot strategy"),
     "tournament": ("client.tournament", "duplicate tournament between bot strategies"),
     "replay": ("client.replay", "replay hand records (sheepshead-hand/1)"),
+    "verify": ("client.verify", "check hand records' deals against the revealed seeds"),
+    "servers": ("client.discover", "list the sheepshead servers on this network (mDNS)"),
 }
 """Subcommand name -> (module, one-line help)."""
 

@@ -21,6 +21,7 @@ from protocol.framing import FrameDecoder, FrameError, Message, encode
 from protocol.messages import (
     AddBot,
     ChatRequest,
+    ClientSeed,
     CreateTable,
     EndMatch,
     Hello,
@@ -330,6 +331,10 @@ class Connection:
         self._table().chat(self, req.text)
         return m.ok(req.id)
 
+    def _client_seed(self, req: ClientSeed) -> dict[str, Any]:
+        self._table().offer_seed(self, req.commitment, req.seed)
+        return m.ok(req.id)
+
     def _ping(self, req: Ping) -> dict[str, Any]:
         return m.ok(req.id)
 
@@ -367,5 +372,6 @@ _HANDLERS: dict[type, Callable[[Connection, Any], dict[str, Any] | None]] = {
     EndMatch: Connection._end,
     TakeAction: Connection._action,
     ChatRequest: Connection._chat,
+    ClientSeed: Connection._client_seed,
     Ping: Connection._ping,
 }

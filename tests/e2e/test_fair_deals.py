@@ -1,0 +1,170 @@
+"""Commit–reveal deals (PROTOCOL.md §13) over real sockets: a whole match is verified end to end
+by the real client, a server that swaps its seed after committing is caught, and so is a
+tampered record (by ``sheepshead verify`` on the records the server stored)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from client import verify as verify_command
+from client.app import SheepsheadApp
+from client.fairplay import DealChecker
+from client.session import ServerError, Session
+from engine.fairdeal import check_record
+from server.app import Server
+from tests.client.test_e2e import SIZE, Player, wait_for
+from tests.server.support import running_server, session
+
+
+@dataclass
+class Seen:
+    """What a client keeps of a finished hand for the check (as ``client.model.FinishedHand``)."""
+
+    number: int
+    reveal: dict[str, Any]
+    view: dict[str, Any] | None = None
+
+
+@dataclass
+class Played:
+    """A raw match: every commitment, every hand seen, the reveal, the checker's verdict."""
+
+    commitments: list[str] = field(default_factory=list)
+    hands: list[Seen] = field(default_factory=list)
+    revealed: dict[str, Any] = field(default_factory=dict)
+    verdict: str = ""
+
+
+async def play_match(s: Session, server: Server, *, hands: int, cheat: bool = False) -> Played:
+    """Host a table with four server bots, answer commitments with seeds, play legal actions
+    until the seeds are revealed. ``cheat``: the server swaps its seed after committing."""
+    await s.connect()
+    reply = await s.request(
+        "create_table", name="fair", preset="seed", options={}, hands=hands, password=None
+    )
+    for _ in range(4):
+        await s.request("add_bot", seat=None, strategy="random")
+    table = server.lobby.tables[str(reply["table"])]
+    await s.request("start")
+    checker = DealChecker()
+    played = Played()
+    rng = random.Random(7)
+
+    async def loop() -> None:
+        while True:
+            msg = await s.events.get()
+            kind = msg["type"]
+            if kind == "commitment":
+                quoted = checker.on_commitment(msg)
+                assert quoted is not None
+                played.commitments.append(quoted)
+                if cheat:  # after publishing: a new seed the commitment does not match
+                    assert table.deal_seeds is not None and table.deal_seeds.pending is not None
+                    table.deal_seeds.pending.server_seed = bytes(32)
+                await s.request("client_seed", commitment=quoted, seed=checker.new_seed(quoted, 0))
+            elif kind == "hand_over":
+                played.hands.append(Seen(msg["hand"] + 1, msg["reveal"]))
+            elif kind == "your_turn":
+                try:
+                    await s.act(rng.choice(msg["legal"]), seq=msg["seq"])
+                except ServerError as exc:
+                    assert exc.code == "stale", exc
+            elif kind == "seeds_revealed":
+                played.revealed = msg
+                return
+
+    await asyncio.wait_for(loop(), 30)
+    played.verdict = checker.check(played.revealed, played.hands)
+    return played
+
+
+def verify_files(paths: list[Path], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    status = verify_command.run(argparse.Namespace(records=[str(p) for p in paths], each=False))
+    return status, capsys.readouterr().out.strip()
+
+
+async def test_a_whole_match_through_the_client_is_verified_at_the_end(tmp_path: Path) -> None:
+    """The real client plays a three-hand match by keys; it sends its own seed and, when the
+    server reveals, says that every deal verified. The stored records verify too."""
+    async with running_server(seed_wait=5.0, bot_delay=0.0) as server:
+        s = session(server, "Ann", tmp_path)
+        await s.connect()
+        app = SheepsheadApp(s, mode="play")
+        async with app.run_test(size=SIZE) as pilot:
+            reply = await s.request(
+                "create_table", name="fair", preset="seed", options={}, hands=3, password=None
+            )
+            for _ in range(4):
+                await s.request("add_bot", seat=None, strategy="random")
+            await wait_for(pilot, lambda: app.model.seat == 0)
+            await s.request("start")
+            player = Player(pilot)
+            logged = lambda: [e.text for e in app.model.log if e.text.startswith("Deals:")]  # noqa: E731
+            await player.until(lambda: bool(logged()), timeout=40)
+            assert logged() == ["Deals: all 3 deals verified"]
+        await s.close()
+        records = server.store.hand_records(str(reply["table"]))
+    assert len(records) == 3
+    assert all(check_record(r).ok for r in records)
+    # Ann's own seed was used (not drawn), the bots' were derived from the server seed.
+    assert records[0]["fair"]["sources"] == ["client", "bot", "bot", "bot", "bot"]
+    assert (
+        app.deals.sent[records[0]["fair"]["commitment"]][1] == records[0]["fair"]["client_seeds"][0]
+    )
+
+
+async def test_a_raw_match_verifies_and_a_tampered_record_is_caught(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with running_server(seed_wait=5.0) as server:
+        s = session(server, "Bo", tmp_path)
+        played = await play_match(s, server, hands=4)
+        await s.close()
+        records = server.store.hand_records(s.table or "t1")
+    assert played.verdict == "all 4 deals verified"
+    assert len(played.commitments) == 1
+    paths = []
+    for i, record in enumerate(records):
+        paths.append(tmp_path / f"hand{i}.json")
+        paths[-1].write_text(json.dumps(record), encoding="utf-8")
+    assert verify_files(paths, capsys) == (0, "all 4 deals verified")
+
+    # Hand 3 with two cards swapped between seats 0 and 1: caught, and named.
+    tampered = json.loads(paths[2].read_text(encoding="utf-8"))
+    hands = tampered["deal"]["hands"]
+    hands[0][0], hands[1][0] = hands[1][0], hands[0][0]
+    paths[2].write_text(json.dumps(tampered), encoding="utf-8")
+    status, out = verify_files(paths, capsys)
+    assert status == 1
+    assert out == "hand 3 does not verify: the cards dealt are not the ones the seeds give"
+
+    # A client seed changed after the fact: caught as well (hand 2 comes first).
+    other = json.loads(paths[1].read_text(encoding="utf-8"))
+    other["fair"]["client_seeds"][0] = "00" * 32
+    paths[1].write_text(json.dumps(other), encoding="utf-8")
+    status, out = verify_files(paths, capsys)
+    assert status == 1 and out.startswith("hand 2 does not verify")
+
+
+async def test_a_server_that_changes_its_seed_after_committing_is_caught(tmp_path: Path) -> None:
+    async with running_server(seed_wait=5.0) as server:
+        s = session(server, "Cy", tmp_path)
+        played = await play_match(s, server, hands=2, cheat=True)
+        await s.close()
+        records = server.store.hand_records(s.table or "t1")
+    # The revealed seed is the swapped one: its hash is not the commitment that was published.
+    assert played.revealed["commitments"][0]["commitment"] == played.commitments[0]
+    reason = "the revealed server seed does not match the commitment"
+    assert played.verdict == f"hand 1 does not verify: {reason}"
+    # The stored records name the published commitment too, which the revealed seed fails.
+    verdict = check_record(records[0])
+    assert not verdict.ok
+    assert verdict.reason == reason
