@@ -16,6 +16,11 @@ import socket
 import sqlite3
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from server.announce import Announcer
+    from server.app import Server
 
 HELP = "run a server for others to join"
 
@@ -65,6 +70,16 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         default=0.6,
         metavar="SECONDS",
         help="how long server bots wait before acting, so people can follow (default 0.6)",
+    )
+    parser.add_argument(
+        "--name",
+        default=None,
+        help="the name this server announces on the LAN (default: this machine's host name)",
+    )
+    parser.add_argument(
+        "--no-announce",
+        action="store_true",
+        help="do not announce this server on the LAN with mDNS (a server on 127.0.0.1 never does)",
     )
     parser.add_argument(
         "--hand-pause",
@@ -148,6 +163,7 @@ async def _serve(args: argparse.Namespace) -> int:
         print(f"sheepshead serve: cannot start on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
     print(startup_message(args.host, server.port, str(db), code_build()), flush=True)
+    announcer = await _announce(args, server)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -156,9 +172,34 @@ async def _serve(args: argparse.Namespace) -> int:
     try:
         await stop.wait()
     finally:
+        if announcer is not None:
+            await announcer.stop()
         await server.stop()
     print("server stopped", flush=True)
     return 0
+
+
+async def _announce(args: argparse.Namespace, server: Server) -> Announcer | None:
+    """Announce the server on the LAN (server.announce) unless it is loopback-only or told not
+    to; a failure is reported and the server goes on without it."""
+    from server.announce import Announcer, default_name, lobby_counts, should_announce
+
+    if args.no_announce or not should_announce(args.host):
+        return None
+    addresses = lan_addresses() if args.host in ("", "0.0.0.0", "::") else [args.host]
+    if not addresses:
+        print("not announced on the LAN: this machine has no network address", flush=True)
+        return None
+    name = (args.name or default_name()).strip() or default_name()
+    announcer = Announcer(name, server.port, addresses, lambda: lobby_counts(server.lobby))
+    try:
+        await announcer.start()
+    except Exception as exc:  # no multicast, no interface: the server itself still runs
+        await announcer.stop()
+        print(f"not announced on the LAN: {exc}", flush=True)
+        return None
+    print(f"announced on the LAN as {name!r} (find it with: sheepshead servers)", flush=True)
+    return announcer
 
 
 def run(args: argparse.Namespace) -> int:
