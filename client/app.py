@@ -289,6 +289,9 @@ class SheepsheadApp(App[int]):
         except (ValueError, KeyError, TypeError) as exc:
             self.notify(f"cannot export this hand: {exc}", severity="error")
             return None
+        fair = self.deals.fair_for(hand.number - 1)
+        if fair is not None:  # the seeds are revealed: `sheepshead verify` can check it
+            record = {**record, "fair": fair}
         folder = self.export_path if self.export_path is not None else config.export_dir()
         folder.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -25,6 +25,16 @@ class DealChecker:
         """Every commitment published to this client."""
         self.sent: dict[str, tuple[int, str]] = {}
         """Commitment -> (seat, seed in hex) that this client sent for it."""
+        self.revealed: list[Mapping[str, Any]] = []
+        """The entries of the last ``seeds_revealed``."""
+
+    def fair_for(self, hand: int) -> dict[str, Any] | None:
+        """The record ``fair`` map of hand number ``hand`` (0-based), once revealed."""
+        entry = _covering(self.revealed, hand)
+        if entry is None:
+            return None
+        keys = ("commitment", "first_hand", "client_seeds", "sources", "server_seed")
+        return {"scheme": SCHEME, "hand": hand, **{k: entry.get(k) for k in keys}}
 
     def on_commitment(self, msg: Mapping[str, Any]) -> str | None:
         """Note a published commitment; return it if it is well formed (then answer it)."""
@@ -44,6 +54,7 @@ class DealChecker:
         """Check every finished hand (``client.model.FinishedHand``) against ``seeds_revealed``:
         ``all N deals verified`` or the first hand that fails."""
         entries = [e for e in msg.get("commitments") or [] if isinstance(e, Mapping)]
+        self.revealed = entries
         verdicts: list[Verdict] = []
         for entry in entries:
             quoted = entry.get("commitment")

@@ -91,13 +91,16 @@ def verify_files(paths: list[Path], capsys: pytest.CaptureFixture[str]) -> tuple
     return status, capsys.readouterr().out.strip()
 
 
-async def test_a_whole_match_through_the_client_is_verified_at_the_end(tmp_path: Path) -> None:
+async def test_a_whole_match_through_the_client_is_verified_at_the_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The real client plays a three-hand match by keys; it sends its own seed and, when the
-    server reveals, says that every deal verified. The stored records verify too."""
+    server reveals, says that every deal verified. The hands it exports and the records the
+    server stored verify too."""
     async with running_server(seed_wait=5.0, bot_delay=0.0) as server:
         s = session(server, "Ann", tmp_path)
         await s.connect()
-        app = SheepsheadApp(s, mode="play")
+        app = SheepsheadApp(s, mode="play", export_dir=tmp_path / "hands")
         async with app.run_test(size=SIZE) as pilot:
             reply = await s.request(
                 "create_table", name="fair", preset="seed", options={}, hands=3, password=None
@@ -110,9 +113,11 @@ async def test_a_whole_match_through_the_client_is_verified_at_the_end(tmp_path:
             logged = lambda: [e.text for e in app.model.log if e.text.startswith("Deals:")]  # noqa: E731
             await player.until(lambda: bool(logged()), timeout=40)
             assert logged() == ["Deals: all 3 deals verified"]
+            exported = [app.export_hand(hand) for hand in app.model.history]
         await s.close()
         records = server.store.hand_records(str(reply["table"]))
     assert len(records) == 3
+    assert verify_files([p for p in exported if p], capsys) == (0, "all 3 deals verified")
     assert all(check_record(r).ok for r in records)
     # Ann's own seed was used (not drawn), the bots' were derived from the server seed.
     assert records[0]["fair"]["sources"] == ["client", "bot", "bot", "bot", "bot"]
