@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from client.session import ServerError, Session
 from engine.fairdeal import check_record
 from server.app import Server
 from tests.client.test_e2e import SIZE, Player, wait_for
-from tests.server.support import running_server, session
+from tests.server.support import Raw, running_server, session
 
 
 @dataclass
@@ -173,3 +174,111 @@ async def test_a_server_that_changes_its_seed_after_committing_is_caught(tmp_pat
     verdict = check_record(records[0])
     assert not verdict.ok
     assert verdict.reason == reason
+
+
+async def test_the_client_seed_request_and_the_commitment_event_on_the_wire() -> None:
+    """PROTOCOL.md §4 and §6: client_seed's checks, and the commitment a start publishes."""
+    async with running_server(seed_wait=5.0) as server:
+        raw = await Raw.open(server.port)
+        await raw.hello("Di")
+        seed = "ab" * 32
+        reply = await raw.request("client_seed", commitment="00" * 32, seed=seed)
+        assert reply["type"] == "error" and reply["code"] == "not_seated"
+        await raw.request("create_table", preset="seed", options={}, hands=1)
+        for _ in range(4):
+            await raw.request("add_bot")
+        assert (await raw.request("start"))["type"] == "ok"
+        published = await raw.expect("commitment")
+        assert set(published) == {"type", "table", "commitment", "wait"}
+        assert published["wait"] == 5.0 and len(published["commitment"]) == 64
+        assert (await raw.request("start"))["code"] == "already_started"  # still waiting
+        quoted = published["commitment"]
+        for fields, code in (
+            ({"commitment": quoted, "seed": "zz" * 32}, "bad_request"),
+            ({"commitment": quoted, "seed": seed.upper()}, "bad_request"),
+            ({"commitment": quoted}, "bad_request"),
+            ({"commitment": "11" * 32, "seed": seed}, "stale"),
+        ):
+            reply = await raw.request("client_seed", **fields)
+            assert reply["type"] == "error" and reply["code"] == code, (fields, reply)
+        # The last seed missing: the deal follows at once, well before the five seconds.
+        reply = await raw.request("client_seed", commitment=quoted, seed=seed)
+        assert reply["type"] == "ok"
+        state = await raw.expect("state", timeout=2.0)
+        assert state["view"] is not None
+        reply = await raw.request("client_seed", commitment=quoted, seed=seed)
+        assert reply["code"] == "stale"  # locked: the deal was made with it
+        table = server.lobby.tables[state["table"]]
+        assert table.deal_seeds is not None
+        assert table.deal_seeds.used[0].client_seeds()[0] == bytes.fromhex(seed)
+        await raw.close()
+
+
+async def answer(s: Session, checker: DealChecker, seat: int, seen: list[dict[str, Any]]) -> None:
+    """Answer commitments with seeds and prompts with their first legal action, forever."""
+    while True:
+        msg = await s.events.get()
+        seen.append(msg)
+        if msg["type"] == "commitment":
+            quoted = checker.on_commitment(msg)
+            assert quoted is not None
+            seed = checker.new_seed(quoted, seat)
+            with contextlib.suppress(ServerError):  # a newer commitment may overtake it
+                await s.request("client_seed", commitment=quoted, seed=seed)
+        elif msg["type"] == "your_turn":
+            try:
+                await s.act(msg["legal"][0], seq=msg["seq"])
+            except ServerError as exc:
+                assert exc.code in ("stale", "not_your_turn", "hand_over"), exc
+
+
+async def test_a_new_player_mid_match_starts_a_new_commitment_from_the_next_hand(
+    tmp_path: Path,
+) -> None:
+    async with running_server(seed_wait=5.0, bot_delay=0.05, hand_pause=0.3) as server:
+        ann, bea, cal = (session(server, n, tmp_path) for n in ("Ann", "Bea", "Cal"))
+        for s in (ann, bea, cal):
+            await s.connect()
+        reply = await ann.request(
+            "create_table", name="t", preset="seed", options={}, hands=2, password=None
+        )
+        table_id = str(reply["table"])
+        await bea.request("join", table=table_id, seat=1, password=None)
+        for _ in range(3):
+            await ann.request("add_bot", seat=None, strategy="random")
+        checkers = [DealChecker(), DealChecker(), DealChecker()]
+        logs: list[list[dict[str, Any]]] = [[], [], []]
+        tasks = [
+            asyncio.create_task(answer(s, checkers[i], 0 if i == 0 else 1, logs[i]))
+            for i, s in enumerate((ann, bea, cal))
+        ]
+        await ann.request("start")
+        table = server.lobby.tables[table_id]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while table.match is None:  # the first deal: both seeds in
+            assert loop.time() < deadline
+            await asyncio.sleep(0.01)
+        assert table.match.number == 0
+        first = table.deal_seeds.used[0] if table.deal_seeds else None
+        assert first is not None and first.sources[:2] == ["client", "client"]
+        tasks[1].cancel()
+        await bea.request("leave")
+        await cal.request("join", table=table_id, seat=1, password=None)
+        revealed = None
+        while revealed is None:
+            assert loop.time() < deadline + 20
+            revealed = next((m for m in logs[0] if m["type"] == "seeds_revealed"), None)
+            await asyncio.sleep(0.02)
+        for task in tasks:
+            task.cancel()
+        for s in (ann, bea, cal):
+            await s.close()
+    entries = revealed["commitments"]
+    assert [(e["first_hand"], e["last_hand"]) for e in entries] == [(0, 0), (1, 1)]
+    # Cal's seed counts from hand 2 (number 1) on; Bea's only in hand 1.
+    assert entries[1]["client_seeds"][1] == checkers[2].sent[entries[1]["commitment"]][1]
+    assert entries[0]["client_seeds"][1] == checkers[1].sent[entries[0]["commitment"]][1]
+    assert entries[1]["sources"] == ["client", "client", "bot", "bot", "bot"]
+    hands = [Seen(m["hand"] + 1, m["reveal"]) for m in logs[0] if m["type"] == "hand_over"]
+    assert checkers[0].check(revealed, hands) == "all 2 deals verified"
