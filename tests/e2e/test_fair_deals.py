@@ -130,7 +130,8 @@ async def test_a_whole_match_through_the_client_is_verified_at_the_end(
 async def test_a_raw_match_verifies_and_a_tampered_record_is_caught(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    async with running_server(seed_wait=5.0) as server:
+    # Bots at a short delay: a client answering instantly for four hands could meet the rate limit.
+    async with running_server(seed_wait=5.0, bot_delay=0.01) as server:
         s = session(server, "Bo", tmp_path)
         played = await play_match(s, server, hands=4)
         await s.close()
@@ -161,7 +162,7 @@ async def test_a_raw_match_verifies_and_a_tampered_record_is_caught(
 
 
 async def test_a_server_that_changes_its_seed_after_committing_is_caught(tmp_path: Path) -> None:
-    async with running_server(seed_wait=5.0) as server:
+    async with running_server(seed_wait=5.0, bot_delay=0.01) as server:
         s = session(server, "Cy", tmp_path)
         played = await play_match(s, server, hands=2, cheat=True)
         await s.close()
