@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
-from server.announce import SERVICE_TYPE
+from protocol.discovery import SERVICE_TYPE
 
 HELP = "list the sheepshead servers on this network (mDNS)"
 

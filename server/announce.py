@@ -2,10 +2,11 @@
 
 A server bound to a non-loopback address registers one ``_sheepshead._tcp.local.`` service: the
 instance is named after the server (``serve --name``, default the host name) and its TXT record
-(:func:`txt_record`) carries the protocol version, that name, the tables open and the players
-seated. The counts are refreshed when they change, at most every :data:`REFRESH_SECONDS`.
-``sheepshead join`` with no address and ``sheepshead servers`` find it (``client.discover``),
-and so do ``avahi-browse -r _sheepshead._tcp`` and ``dns-sd -B _sheepshead._tcp``.
+(:func:`protocol.discovery.txt_record`) carries the protocol version, that name, the tables open
+and the players seated. The counts are refreshed when they change, at most every
+:data:`REFRESH_SECONDS`. ``sheepshead join`` with no address and ``sheepshead servers`` find it
+(``client.discover``), and so do ``avahi-browse -r _sheepshead._tcp`` and
+``dns-sd -B _sheepshead._tcp``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import socket
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Final
 
-from protocol.version import PROTOCOL_VERSION
+from protocol.discovery import SERVICE_TYPE, txt_record
 
 if TYPE_CHECKING:
     from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
@@ -26,9 +27,6 @@ if TYPE_CHECKING:
     from server.lobby import Lobby
 
 log = logging.getLogger("sheepshead.server")
-
-SERVICE_TYPE: Final = "_sheepshead._tcp.local."
-"""The DNS-SD service type every sheepshead server registers."""
 
 REFRESH_SECONDS: Final = 3.0
 """Least time between two updates of the TXT record (tables and players change often)."""
@@ -40,20 +38,6 @@ NAME_MAX: Final = 63
 def default_name() -> str:
     """The name a server announces when ``--name`` is not given: this machine's host name."""
     return socket.gethostname().split(".")[0] or "sheepshead"
-
-
-def txt_record(name: str, tables: int, players: int) -> dict[str, str]:
-    """The TXT record: ``v`` protocol version, ``name``, ``tables`` open, ``players`` seated.
-
-    >>> txt_record("Den", 2, 7)
-    {'v': '1', 'name': 'Den', 'tables': '2', 'players': '7'}
-    """
-    return {
-        "v": str(PROTOCOL_VERSION),
-        "name": name,
-        "tables": str(tables),
-        "players": str(players),
-    }
 
 
 def instance_label(name: str) -> str:

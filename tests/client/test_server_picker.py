@@ -10,7 +10,8 @@ from zeroconf.asyncio import AsyncServiceInfo
 
 from client.discover import FoundServer, from_txt, table_text
 from client.screens.servers import PickerApp, ServerPicker
-from server.announce import SERVICE_TYPE, instance_label, should_announce, txt_record
+from protocol.discovery import SERVICE_TYPE, txt_record
+from server.announce import instance_label, should_announce
 
 DEN = FoundServer("Basement Den", "192.168.1.20", 7453, 2, 7, 1)
 ATTIC = FoundServer("Attic", "192.168.1.31", 7000, 0, 0, 1)
