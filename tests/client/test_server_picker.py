@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import socket
 
+import pytest
 from textual.widgets import DataTable, Static
 from zeroconf.asyncio import AsyncServiceInfo
 
+from client import discover, join
 from client.discover import FoundServer, from_txt, table_text
 from client.screens.servers import PickerApp, ServerPicker
 from protocol.discovery import SERVICE_TYPE, txt_record
@@ -82,3 +84,15 @@ async def test_with_one_server_the_picker_asks_before_joining() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("enter")
     assert app.return_value == DEN
+
+
+def test_join_without_an_address_says_how_to_give_one_when_nothing_answers(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async def nothing(seconds: float = 2.0) -> list[FoundServer]:
+        return []
+
+    monkeypatch.setattr(discover, "browse", nothing)
+    assert join.pick_server() == 1
+    err = capsys.readouterr().err
+    assert "no sheepshead server answered" in err and "sheepshead join HOST[:PORT]" in err

@@ -19,7 +19,7 @@ from client import verify as verify_command
 from client.app import SheepsheadApp
 from client.fairplay import DealChecker
 from client.session import ServerError, Session
-from engine.fairdeal import check_record
+from engine.fairdeal import check_record, derived_seed
 from server.app import Server
 from tests.client.test_e2e import SIZE, Player, wait_for
 from tests.server.support import Raw, running_server, session
@@ -283,3 +283,24 @@ async def test_a_new_player_mid_match_starts_a_new_commitment_from_the_next_hand
     assert entries[1]["sources"] == ["client", "client", "bot", "bot", "bot"]
     hands = [Seen(m["hand"] + 1, m["reveal"]) for m in logs[0] if m["type"] == "hand_over"]
     assert checkers[0].check(revealed, hands) == "all 2 deals verified"
+
+
+async def test_a_seed_that_does_not_come_is_drawn_and_marked() -> None:
+    """A person's client that never answers: the deal waits ``seed_wait`` and no longer, and the
+    seat's seed is the one derived from the server seed, marked ``drawn``."""
+    async with running_server(seed_wait=0.3) as server:
+        raw = await Raw.open(server.port)
+        await raw.hello("Ed")
+        await raw.request("create_table", preset="seed", options={}, hands=1)
+        for _ in range(4):
+            await raw.request("add_bot")
+        await raw.request("start")
+        await raw.expect("commitment")
+        state = await raw.expect("state", timeout=3.0)
+        assert state["view"] is not None
+        deal_seeds = server.lobby.tables[state["table"]].deal_seeds
+        assert deal_seeds is not None
+        used = deal_seeds.used[0]
+        assert used.sources == ["drawn", "bot", "bot", "bot", "bot"]
+        assert used.client_seeds()[0] == derived_seed(used.server_seed, 0)
+        await raw.close()
