@@ -1,6 +1,8 @@
-"""Commit–reveal deals (PROTOCOL.md §13) over real sockets: a whole match is verified end to end
-by the real client, a server that swaps its seed after committing is caught, and so is a
-tampered record (by ``sheepshead verify`` on the records the server stored)."""
+"""Commit–reveal deals (PROTOCOL.md §13) over real sockets: whole matches verify end to end, a
+server that swaps its seed after committing is caught, and so is a tampered record (by
+``sheepshead verify`` on the records the server stored). The Textual client's own check at match
+end is in tests/client/test_deals_verified.py (the compiled build runs this file too, without
+the client's stylesheet)."""
 
 from __future__ import annotations
 
@@ -16,12 +18,10 @@ from typing import Any
 import pytest
 
 from client import verify as verify_command
-from client.app import SheepsheadApp
 from client.fairplay import DealChecker
 from client.session import ServerError, Session
 from engine.fairdeal import check_record, derived_seed
 from server.app import Server
-from tests.client.test_e2e import SIZE, Player, wait_for
 from tests.server.support import Raw, running_server, session
 
 
@@ -90,41 +90,6 @@ async def play_match(s: Session, server: Server, *, hands: int, cheat: bool = Fa
 def verify_files(paths: list[Path], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     status = verify_command.run(argparse.Namespace(records=[str(p) for p in paths], each=False))
     return status, capsys.readouterr().out.strip()
-
-
-async def test_a_whole_match_through_the_client_is_verified_at_the_end(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The real client plays a three-hand match by keys; it sends its own seed and, when the
-    server reveals, says that every deal verified. The hands it exports and the records the
-    server stored verify too."""
-    async with running_server(seed_wait=5.0, bot_delay=0.0) as server:
-        s = session(server, "Ann", tmp_path)
-        await s.connect()
-        app = SheepsheadApp(s, mode="play", export_dir=tmp_path / "hands")
-        async with app.run_test(size=SIZE) as pilot:
-            reply = await s.request(
-                "create_table", name="fair", preset="seed", options={}, hands=3, password=None
-            )
-            for _ in range(4):
-                await s.request("add_bot", seat=None, strategy="random")
-            await wait_for(pilot, lambda: app.model.seat == 0)
-            await s.request("start")
-            player = Player(pilot)
-            logged = lambda: [e.text for e in app.model.log if e.text.startswith("Deals:")]  # noqa: E731
-            await player.until(lambda: bool(logged()), timeout=40)
-            assert logged() == ["Deals: all 3 deals verified"]
-            exported = [app.export_hand(hand) for hand in app.model.history]
-        await s.close()
-        records = server.store.hand_records(str(reply["table"]))
-    assert len(records) == 3
-    assert verify_files([p for p in exported if p], capsys) == (0, "all 3 deals verified")
-    assert all(check_record(r).ok for r in records)
-    # Ann's own seed was used (not drawn), the bots' were derived from the server seed.
-    assert records[0]["fair"]["sources"] == ["client", "bot", "bot", "bot", "bot"]
-    assert (
-        app.deals.sent[records[0]["fair"]["commitment"]][1] == records[0]["fair"]["client_seeds"][0]
-    )
 
 
 async def test_a_raw_match_verifies_and_a_tampered_record_is_caught(
