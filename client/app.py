@@ -24,6 +24,7 @@ from textual.reactive import reactive
 from textual.signal import Signal
 
 from client import config, terminal
+from client.fairplay import DealChecker
 from client.model import Change, FinishedHand, TableModel
 from client.session import ConnectionLost, ServerError, Session
 
@@ -77,6 +78,8 @@ class SheepsheadApp(App[int]):
         self.bot_strategy = bot_strategy
         self.export_path = export_dir
         self.intro = intro
+        self.deals = DealChecker()
+        """The commitments seen and seeds sent, to check the deals at match end (§13)."""
         self.outbox: list[dict[str, Any]] = []
         """Actions sent while no session is attached (the engine-fed test harness)."""
         self.model_changed: Signal[Change] = Signal(self, "model_changed")
@@ -191,10 +194,35 @@ class SheepsheadApp(App[int]):
             self.notify(str(msg.get("text", "")), title="Notice", timeout=4)
         elif kind == "error":
             self.notify(str(msg.get("message", "error")), severity="error")
+        elif kind == "commitment":
+            self._answer_commitment(msg)
+        elif kind == "seeds_revealed":
+            self._check_deals(msg)
         if kind == "state":
             self._show_table()
         self.model_changed.publish(change)
         return change
+
+    def _answer_commitment(self, msg: Mapping[str, Any]) -> None:
+        """Send a random client seed for a new deal commitment (PROTOCOL.md §13)."""
+        quoted = self.deals.on_commitment(msg)
+        seat = self.model.seat
+        if quoted is None or seat is None:
+            return
+        seed = self.deals.new_seed(quoted, seat)
+        self.run_worker(
+            self.call("client_seed", quiet_lost=True, commitment=quoted, seed=seed),
+            group="requests",
+            exit_on_error=False,
+        )
+
+    def _check_deals(self, msg: Mapping[str, Any]) -> None:
+        """The server revealed its seeds: recompute every deal seen and say what was found."""
+        verdict = self.deals.check(msg, self.model.history)
+        good = verdict.startswith("all ")
+        self.model.note("event" if good else "error", f"Deals: {verdict}")
+        self.model_changed.publish(Change.LOG)
+        self.notify(verdict, title="Deals", severity="information" if good else "error", timeout=8)
 
     def _show_table(self) -> None:
         from client.screens.lobby import LobbyScreen
@@ -261,6 +289,9 @@ class SheepsheadApp(App[int]):
         except (ValueError, KeyError, TypeError) as exc:
             self.notify(f"cannot export this hand: {exc}", severity="error")
             return None
+        fair = self.deals.fair_for(hand.number - 1)
+        if fair is not None:  # the seeds are revealed: `sheepshead verify` can check it
+            record = {**record, "fair": fair}
         folder = self.export_path if self.export_path is not None else config.export_dir()
         folder.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S")

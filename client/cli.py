@@ -22,6 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tournament": ("client.tournament", "duplicate tournament between bot strategies"),
     "replay": ("client.replay", "replay hand records (sheepshead-hand/1)"),
     "standings": ("server.standings_cli", "standings of a server's players (for its host)"),
+    "verify": ("client.verify", "check hand records' deals against the revealed seeds"),
+    "servers": ("client.discover", "list the sheepshead servers on this network (mDNS)"),
 }
 """Subcommand name -> (module, one-line help)."""
 

@@ -1,5 +1,8 @@
 """``sheepshead join HOST[:PORT]`` opens a server's lobby; ``sheepshead watch`` spectates.
 
+Without an address, both look for servers on the LAN for two seconds (``client.discover``) and
+show what answered in a picker (``client.screens.servers``).
+
 The seat token of every table you join is kept in your config directory (``TokenStore``), so
 running the same ``join`` after a crash or a dropped SSH session takes your seat back.
 """
@@ -25,7 +28,10 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument(
         "address",
         metavar="HOST[:PORT]",
-        help=f"the server to connect to (default port {config.DEFAULT_PORT})",
+        nargs="?",
+        default=None,
+        help=f"the server to connect to (default port {config.DEFAULT_PORT}); without it, "
+        "look for servers on this network and choose one",
     )
     parser.add_argument(
         "--name",
@@ -56,19 +62,44 @@ def fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Connect, then run the client until the user quits."""
-    try:
-        host, port = config.parse_address(args.address)
-    except config.AddressError as exc:
-        print(f"sheepshead: {exc}", file=sys.stderr)
-        return 2
     name = (args.name or config.default_name()).strip()
     if not name or len(name) > config.MAX_NAME:
         print(f"sheepshead: --name must be 1 to {config.MAX_NAME} characters", file=sys.stderr)
         return 2
+    if args.address is None:
+        picked = pick_server()
+        if isinstance(picked, int):
+            return picked
+        host, port = picked
+    else:
+        try:
+            host, port = config.parse_address(args.address)
+        except config.AddressError as exc:
+            print(f"sheepshead: {exc}", file=sys.stderr)
+            return 2
     command = getattr(args, "command", "join")
     table = getattr(args, "table", None) if command == "watch" else None
     mode = "watch" if command == "watch" else "join"
     return asyncio.run(_main(host, port, name, mode, table, getattr(args, "socket", None)))
+
+
+def pick_server() -> tuple[str, int] | int:
+    """Browse the LAN and let the user choose: the server's address, or an exit status."""
+    from client.discover import BROWSE_SECONDS, NONE_FOUND, browse
+
+    print(f"looking for sheepshead servers on this network ({BROWSE_SECONDS:g} s)...", flush=True)
+    try:
+        servers = asyncio.run(browse())
+    except OSError as exc:
+        return fail(f"cannot look for servers here ({exc}); give the address: join HOST[:PORT]")
+    if not servers:
+        return fail(NONE_FOUND)
+    from client.screens.servers import PickerApp
+
+    chosen = PickerApp(servers).run()
+    if chosen is None:
+        return 0
+    return chosen.address, chosen.port
 
 
 async def connect(

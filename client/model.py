@@ -440,6 +440,10 @@ class TableModel:
 
     # ------------------------------------------------------------------ helpers
 
+    def note(self, kind: str, text: str) -> None:
+        """Add a line to the table log (``kind`` as in :class:`LogEntry`)."""
+        self._log(kind, text)
+
     def _log(self, kind: str, text: str) -> None:
         self.log.append(LogEntry(kind, text))
         self.log_count += 1

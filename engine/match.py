@@ -15,6 +15,7 @@ from the match seed and the hand's number.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 from engine.actions import NUM_SEATS, Action, Seat
@@ -36,6 +37,9 @@ class Match:
 
     ``keep_history=False`` keeps only the last hand's result and record, for long-running
     tables whose records are stored elsewhere as each hand ends.
+
+    ``deal_seed`` (hand number -> deal seed) replaces :func:`hand_seed` for every deal: the
+    server's commit–reveal seeds (:mod:`engine.fairdeal`).
     """
 
     def __init__(
@@ -46,6 +50,7 @@ class Match:
         hand_limit: int | None = None,
         first_dealer: Seat | None = None,
         keep_history: bool = True,
+        deal_seed: Callable[[int], int] | None = None,
     ) -> None:
         if hand_limit is not None and hand_limit < 1:
             raise ValueError("hand_limit must be at least 1")
@@ -66,7 +71,14 @@ class Match:
         """Finished hands' records, oldest first (only the last one without ``keep_history``)."""
         self._hands_played = 0
         self.ended = False
-        self.hand = Hand.from_seed(rules, self.dealer, hand_seed(seed, 0), 1)
+        self._deal_seed = deal_seed
+        self.hand = Hand.from_seed(rules, self.dealer, self._seed_of(0), 1)
+
+    def _seed_of(self, number: int) -> int:
+        """The deal seed of hand ``number``."""
+        if self._deal_seed is None:
+            return hand_seed(self.seed, number)
+        return self._deal_seed(number)
 
     @property
     def hands_played(self) -> int:
@@ -111,7 +123,7 @@ class Match:
         self.number += 1
         self.dealer = (self.dealer + 1) % NUM_SEATS
         self.hand = Hand.from_seed(
-            self.rules, self.dealer, hand_seed(self.seed, self.number), self.multiplier
+            self.rules, self.dealer, self._seed_of(self.number), self.multiplier
         )
         return self.hand
 

@@ -335,6 +335,15 @@ class Rematch:
 
 
 @dataclass(frozen=True, slots=True)
+class ClientSeed:
+    """A seated client's random seed for the pending deal ``commitment`` (§13)."""
+
+    id: int
+    commitment: str
+    seed: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class Ping:
     """Liveness check; answered with ``ok``."""
 
@@ -371,6 +380,7 @@ Request: TypeAlias = (
     | ChatRequest
     | History
     | Rematch
+    | ClientSeed
     | Ping
     | Standings
     | Pong
@@ -641,7 +651,23 @@ def parse_request(msg: Mapping[str, Any]) -> Request:
         )
     if kind == "rematch":
         return Rematch(id)
+    if kind == "client_seed":
+        return _parse_client_seed(f, id)
     return Ping(id)
+
+
+_HEX_DIGITS: Final = frozenset("0123456789abcdef")
+
+
+def _parse_client_seed(f: _Fields, id: int) -> ClientSeed:
+    quoted = f.str_("commitment", required=True, max_length=64)
+    text = f.str_("seed", required=True, max_length=64)
+    assert quoted is not None and text is not None
+    if len(quoted) != 64 or not set(quoted) <= _HEX_DIGITS:
+        raise f.fail("commitment", "must be the 64 lowercase hex digits of a commitment")
+    if len(text) != 64 or not set(text) <= _HEX_DIGITS:
+        raise f.fail("seed", "must be 64 lowercase hex digits (32 random bytes)")
+    return ClientSeed(id, quoted, bytes.fromhex(text))
 
 
 def _optional_id(msg: Mapping[str, Any]) -> int | None:
@@ -665,6 +691,7 @@ REQUEST_TYPES: Final = frozenset(
         "chat",
         "history",
         "rematch",
+        "client_seed",
         "ping",
         "pong",
         "standings",
@@ -818,6 +845,16 @@ def chat(
 def notice(*, table: str | None, code: str, text: str, seat: int | None = None) -> dict[str, Any]:
     """Something people should read; ``seat`` names the seat concerned, if any."""
     return {"type": "notice", "table": table, "code": code, "text": text, "seat": seat}
+
+
+def commitment(*, table: str, commitment: str, wait: float) -> dict[str, Any]:
+    """A new deal commitment ``sha256(server_seed)``: seated clients answer with a seed (§13)."""
+    return {"type": "commitment", "table": table, "commitment": commitment, "wait": wait}
+
+
+def seeds_revealed(*, table: str, commitments: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The match is over: every commitment's server seed, client seeds and hands (§13)."""
+    return {"type": "seeds_revealed", "table": table, "commitments": [dict(c) for c in commitments]}
 
 
 def ping() -> dict[str, Any]:

@@ -115,6 +115,9 @@ class ServerConfig:
     """Seconds an SSH connection has to log in."""
     max_send_buffer: int = 1 << 20
     """Bytes queued for a client that does not read before it is cut off."""
+    seed_wait: float = 3.0
+    """Seconds a deal with a new commitment waits for the people's client seeds (PROTOCOL.md
+    §13); a seed still missing then is drawn by the server."""
     bot_timeout: float = 10.0
     """Seconds a strategy may think before the first legal action is played instead."""
     abandon_after: float = 3600.0

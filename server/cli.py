@@ -16,6 +16,11 @@ import socket
 import sqlite3
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from server.announce import Announcer
+    from server.app import Server
 
 HELP = "run a server for others to join"
 
@@ -65,6 +70,16 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         default=0.6,
         metavar="SECONDS",
         help="how long server bots wait before acting, so people can follow (default 0.6)",
+    )
+    parser.add_argument(
+        "--name",
+        default=None,
+        help="the name this server announces on the LAN (default: this machine's host name)",
+    )
+    parser.add_argument(
+        "--no-announce",
+        action="store_true",
+        help="do not announce this server on the LAN with mDNS (a server on 127.0.0.1 never does)",
     )
     parser.add_argument(
         "--hand-pause",
@@ -217,6 +232,9 @@ async def _serve(args: argparse.Namespace) -> int:
         doors.ssh.fingerprint if doors.ssh else None,
         doors.web.port if doors.web else None,
     )
+    announcer, announced = await _announce(args, server)
+    if announced:
+        message[-1:-1] = [announced]
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -227,10 +245,35 @@ async def _serve(args: argparse.Namespace) -> int:
     try:
         await stop.wait()
     finally:
+        if announcer is not None:
+            await announcer.stop()
         await doors.stop()
         await server.stop()
     print("server stopped", flush=True)
     return 0
+
+
+async def _announce(
+    args: argparse.Namespace, server: Server
+) -> tuple[Announcer | None, str | None]:
+    """Announce the server on the LAN (server.announce) unless it is loopback-only or told not
+    to: the announcer and the line saying how it went, for the start-up message (a failure is
+    reported there and the server goes on without it)."""
+    from server.announce import Announcer, default_name, lobby_counts, should_announce
+
+    if args.no_announce or not should_announce(args.host):
+        return None, None
+    addresses = lan_addresses() if args.host in ("", "0.0.0.0", "::") else [args.host]
+    if not addresses:
+        return None, "not announced on the LAN: this machine has no network address"
+    name = (args.name or default_name()).strip() or default_name()
+    announcer = Announcer(name, server.port, addresses, lambda: lobby_counts(server.lobby))
+    try:
+        await announcer.start()
+    except Exception as exc:  # no multicast, no interface: the server itself still runs
+        await announcer.stop()
+        return None, f"not announced on the LAN: {exc}"
+    return announcer, f"announced on the LAN as {name!r} (find it with: sheepshead servers)"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ from protocol.framing import FrameDecoder, FrameError, Message, encode
 from protocol.messages import (
     AddBot,
     ChatRequest,
+    ClientSeed,
     CreateTable,
     EndMatch,
     Hello,
@@ -350,6 +351,10 @@ class Connection:
         self._table().rematch(self)
         return m.ok(req.id)
 
+    def _client_seed(self, req: ClientSeed) -> dict[str, Any]:
+        self._table().offer_seed(self, req.commitment, req.seed)
+        return m.ok(req.id)
+
     def _ping(self, req: Ping) -> dict[str, Any]:
         return m.ok(req.id)
 
@@ -393,6 +398,7 @@ _HANDLERS: dict[type, Callable[[Connection, Any], dict[str, Any] | None]] = {
     ChatRequest: Connection._chat,
     History: Connection._history,
     Rematch: Connection._rematch,
+    ClientSeed: Connection._client_seed,
     Ping: Connection._ping,
     Standings: Connection._standings,
 }

@@ -91,6 +91,12 @@ CREATE TABLE IF NOT EXISTS hands (
     finished REAL NOT NULL,
     PRIMARY KEY (table_id, match_number, number)
 );
+-- Commit-reveal deal seeds of a match (PROTOCOL.md section 13), JSON: a list of commitments.
+-- Created on open like the rest, so a database of an earlier version gains it unchanged.
+CREATE TABLE IF NOT EXISTS deal_seeds (
+    table_id INTEGER PRIMARY KEY REFERENCES tables(id),
+    data TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS results (
     table_id INTEGER NOT NULL REFERENCES tables(id),
     match_number INTEGER NOT NULL DEFAULT 0,
@@ -508,6 +514,37 @@ class Store:
             " WHERE s.table_id = ?",
             (number, table_key(table_id)),
         )
+
+    def save_deal_seeds(self, table_id: str, commitments: list[dict[str, Any]]) -> None:
+        """Store a match's commit–reveal seeds (``server.commitments``), replacing the last."""
+        self._write(
+            "INSERT OR REPLACE INTO deal_seeds (table_id, data) VALUES (?, ?)",
+            (table_key(table_id), json_text(commitments)),
+        )
+
+    def reveal_deal_seeds(self, table_id: str, commitments: Iterable[Mapping[str, Any]]) -> None:
+        """Add each revealed server seed to the ``fair`` map of the hand records it dealt."""
+        key = table_key(table_id)
+        for entry in commitments:
+            self._write(
+                "UPDATE hands SET record = json_set(record, '$.fair.server_seed', ?)"
+                " WHERE table_id = ? AND number BETWEEN ? AND ?"
+                " AND json_extract(record, '$.fair.commitment') = ?",
+                (
+                    entry["server_seed"],
+                    key,
+                    entry["first_hand"],
+                    entry["last_hand"],
+                    entry["commitment"],
+                ),
+            )
+
+    def deal_seeds(self, table_id: str) -> list[dict[str, Any]]:
+        """The stored commit–reveal seeds of a table's match (empty: none)."""
+        row = self._db.execute(
+            "SELECT data FROM deal_seeds WHERE table_id = ?", (table_key(table_id),)
+        ).fetchone()
+        return [] if row is None else list(json.loads(row[0]))
 
     def save_results(
         self,

@@ -27,6 +27,7 @@ is over the table stays, with its seats and tokens, until the host starts a rema
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import hashlib
@@ -66,6 +67,7 @@ from protocol.prepack import (
     pack_fields,
     pack_map_body,
 )
+from server.commitments import Commitment, DealSeeds
 from server.store import SeatRow, TableRow, json_text
 
 if TYPE_CHECKING:
@@ -279,6 +281,11 @@ class Table:
         self._deadline_key: tuple[int, int] | None = None
         self._deadline: float | None = None
         self._next_hand_task: asyncio.Task[None] | None = None
+        self.deal_seeds: DealSeeds | None = None
+        """The match's commit–reveal seeds (PROTOCOL.md §13); None before the first start."""
+        self._starting: asyncio.Task[None] | None = None
+        """The first deal waiting for the players' client seeds."""
+        self._seed_arrived = asyncio.Event()
         self.stopped = False
         self.stored_actions = 0
         """How many actions of this table are in the store (the next one's number)."""
@@ -407,6 +414,7 @@ class Table:
         token = self._seat_peer(peer, seat)
         if self.state == "playing":
             self._notice("joined", f"{peer.name} took seat {seat}", seat)
+            self._publish_commitment()  # a new seat's seed counts from the next hand
         self._changed()
         return token
 
@@ -559,14 +567,51 @@ class Table:
                 m.NOT_ENOUGH_PLAYERS,
                 f"A match needs five players or bots; seat(s) {', '.join(map(str, empty))} empty",
             )
+        if self._starting is not None:
+            raise fail(m.ALREADY_STARTED, "The match is starting (waiting for the players' seeds)")
         self._begin_match()
 
     def _begin_match(self) -> None:
-        """Deal the first hand of a new match: the one place a match begins (``start`` and a
-        full table's ``rematch``), so whatever a match needs at its start (its seed) goes here."""
+        """Begin a new match: the one place a match begins (``start`` and a full table's
+        ``rematch``). Each match gets its own commitment (PROTOCOL.md §13); the first hand is
+        dealt once the connected players' seeds are in, or at once without people."""
+        self.deal_seeds = DealSeeds()
+        self._publish_commitment()
+        if self._seed_seats() and self.hub.config.seed_wait > 0:
+            self._starting = asyncio.create_task(self._begin_when_seeded())
+        else:
+            self._begin()
+
+    async def _begin_when_seeded(self) -> None:
+        """Deal the first hand once every person's client seed is in (or the wait is over)."""
+        try:
+            await self._seeds_in()
+            self._starting = None
+            if self.state != "waiting":
+                return
+            if any(s.kind == "empty" for s in self.seats):
+                self.deal_seeds = None
+                self._notice("start_cancelled", "A seat emptied before the deal; start again")
+                return
+            self._begin()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("table %s: starting the match failed", self.id)
+
+    def _begin(self) -> None:
+        """Deal the first hand of the match with the commitment published when the match began."""
+        deal_seeds = self.deal_seeds
+        assert deal_seeds is not None
+        self._lock_seeds(0)
         seed = secrets.randbits(62)
         self.match = Match(
-            self.config.rules, seed=seed, hand_limit=self.config.hands, keep_history=False
+            self.config.rules,
+            seed=seed,
+            hand_limit=self.config.hands,
+            keep_history=False,
+            first_dealer=deal_seeds.first_dealer(),
+            deal_seed=deal_seeds.seed_for,
         )
         self.state = "playing"
         self.stored_actions = 0  # each match's actions are numbered from 0 (see Store)
@@ -647,6 +692,70 @@ class Table:
         out["next"] = following
         return out
 
+    # ------------------------------------------------------------------ commit–reveal seeds
+
+    def offer_seed(self, peer: Peer, quoted: str, seed: bytes) -> None:
+        """A seated client's seed for the pending commitment ``quoted`` (PROTOCOL.md §13)."""
+        if peer.table is not self or peer.seat is None:
+            raise fail(m.NOT_SEATED, "You are not seated at this table")
+        if self.deal_seeds is None:
+            raise fail(m.STALE, "No commitment is collecting seeds at this table")
+        self.deal_seeds.offer(peer.seat, quoted, seed)
+        self._seed_arrived.set()
+
+    def _seed_seats(self) -> list[int]:
+        """The seats whose client seed a deal waits for: connected people."""
+        return [
+            i
+            for i, s in enumerate(self.seats)
+            if s.kind == "human" and s.remote_kind != "bot" and s.peer is not None
+        ]
+
+    def _publish_commitment(self) -> None:
+        """Draw a new server seed and send its commitment to everyone at the table."""
+        if self.deal_seeds is None:
+            return
+        self._broadcast(self._commitment_message(self.deal_seeds.commit(self.hub.now())))
+
+    def _commitment_message(self, pending: Commitment) -> dict[str, Any]:
+        return m.commitment(
+            table=self.id,
+            commitment=pending.commitment,
+            wait=self.hub.config.seed_wait,
+        )
+
+    async def _seeds_in(self) -> None:
+        """Wait until no connected person's seed is missing, ``seed_wait`` seconds at most."""
+        deal_seeds = self.deal_seeds
+        if deal_seeds is None or deal_seeds.pending is None:
+            return
+        deadline = deal_seeds.pending.published + self.hub.config.seed_wait
+        while deal_seeds.missing(self._seed_seats()):
+            left = deadline - self.hub.now()
+            if left <= 0:
+                return
+            self._seed_arrived.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._seed_arrived.wait(), left)
+
+    def _lock_seeds(self, hand: int) -> None:
+        """Deal hand ``hand`` with the pending commitment (if any) and store the seeds."""
+        deal_seeds = self.deal_seeds
+        if deal_seeds is None or deal_seeds.pending is None:
+            return
+        bots = [i for i, s in enumerate(self.seats) if s.kind != "human" or s.remote_kind == "bot"]
+        deal_seeds.lock(hand, bots)
+        self.hub.store.save_deal_seeds(self.id, [c.to_dict() for c in deal_seeds.used])
+
+    def _reveal_seeds(self) -> None:
+        """The match is over: publish every server seed and add it to the stored records."""
+        deal_seeds, match = self.deal_seeds, self.match
+        if deal_seeds is None or match is None or not deal_seeds.used:
+            return
+        entries = deal_seeds.reveal(match.number + 1)
+        self.hub.store.reveal_deal_seeds(self.id, entries)
+        self._broadcast(m.seeds_revealed(table=self.id, commitments=entries))
+
     def end_match(self, peer: Peer) -> None:
         """Host: end the match now (an unfinished hand is abandoned)."""
         self._require_host(peer)
@@ -698,6 +807,8 @@ class Table:
         log.info("table %s: %s is back at seat %d", self.id, s.name, seat)
         if was_away and self.state == "playing":
             self._notice("reconnected", f"{s.name} is back", seat)
+        if self.deal_seeds is not None and self.deal_seeds.pending is not None:
+            peer.send(self._commitment_message(self.deal_seeds.pending))
         self._changed()
 
     def detach(self, peer: Peer) -> None:
@@ -805,14 +916,13 @@ class Table:
         if hand.is_over:
             result = hand.result()
             payouts = list(result.payouts or ())
+            record = match.records[-1]
+            if self.deal_seeds is not None:
+                fair = self.deal_seeds.covering(number).fair(number, revealed=False)
+                record = {**record, "fair": fair}
             self._record_hand(number)
             store.save_hand(
-                self.id,
-                number,
-                match.records[-1],
-                payouts,
-                finished=self.hub.wall(),
-                match=self.match_number,
+                self.id, number, record, payouts, finished=self.hub.wall(), match=self.match_number
             )
             store.update_table(self.id, totals=match.totals)
             log.info(
@@ -912,6 +1022,11 @@ class Table:
             match = self.match
             if self.state != "playing" or match is None or match.number != finished:
                 return
+            if self.deal_seeds is not None and self.deal_seeds.pending is not None:
+                await self._seeds_in()
+                if self.state != "playing" or match.number != finished:
+                    return
+                self._lock_seeds(finished + 1)
             match.next_hand()
             self.last = None
             log.info("table %s: hand %d dealt (dealer %d)", self.id, match.number, match.dealer)
@@ -950,6 +1065,7 @@ class Table:
         self._broadcast(
             m.match_over(table=self.id, seq=self.seq, totals=match.totals, hands=match.hands_played)
         )
+        self._reveal_seeds()
         self._maybe_close()
 
     # ------------------------------------------------------------------ broadcasting
@@ -1232,6 +1348,9 @@ class Table:
     def _cancel_tasks(self) -> None:
         self._cancel_turn()
         self._cancel_lead_timer()
+        if self._starting is not None:
+            self._starting.cancel()
+            self._starting = None
         if self._next_hand_task is not None:
             self._next_hand_task.cancel()
             self._next_hand_task = None
@@ -1341,6 +1460,7 @@ class Table:
         if self.state == "playing" and self.match is not None:
             self.match.end()
             self._finish_match_quietly()
+            self._reveal_seeds()
         self._cancel_tasks()
         self._cancel_over_timer()
         for s in self.seats:
@@ -1432,12 +1552,16 @@ class Table:
         if row.state == "playing" or (row.state == "over" and row.seed is not None):
             if row.seed is None:
                 raise ValueError("a playing table without a seed")
+            stored = hub.store.deal_seeds(row.id)
+            if stored:
+                table.deal_seeds = DealSeeds([Commitment.from_dict(c) for c in stored])
             match = Match(
                 table.config.rules,
                 seed=row.seed,
                 hand_limit=table.config.hands,
                 first_dealer=row.first_dealer,
                 keep_history=False,
+                deal_seed=table.deal_seeds.seed_for if table.deal_seeds else None,
             )
             table.match = match
             for number, data in row.actions:

@@ -27,7 +27,14 @@ from server.app import Server, ServerConfig
 
 async def _record() -> list[tuple[str, dict[str, Any]]]:
     server = Server(
-        ServerConfig(port=0, hand_pause=0.0, trick_pause=0.0, bot_delay=0.0, default_bot="random")
+        ServerConfig(
+            port=0,
+            hand_pause=0.0,
+            trick_pause=0.0,
+            bot_delay=0.0,
+            default_bot="random",
+            seed_wait=0.0,
+        )
     )
     await server.start()
     lines: list[tuple[str, dict[str, Any]]] = []

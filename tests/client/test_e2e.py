@@ -36,7 +36,12 @@ SIZE = (80, 24)
 
 @pytest.fixture
 async def server() -> AsyncIterator[Server]:
-    srv = Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, hand_pause=0, trick_pause=0))
+    # seed_wait 0.5: most tests start the match before the app (which sends the seed) runs.
+    srv = Server(
+        ServerConfig(
+            host="127.0.0.1", port=0, bot_delay=0, hand_pause=0, trick_pause=0, seed_wait=0.5
+        )
+    )
     await srv.start()
     yield srv
     await srv.stop()

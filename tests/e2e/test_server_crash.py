@@ -16,10 +16,12 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from engine.fairdeal import check_record
 from engine.match import Match
 from engine.record import export_record
 from engine.rules import RuleSet
 from server.app import Server, ServerConfig
+from server.commitments import Commitment, DealSeeds
 from tests.server.support import Raw, drive, full_table, next_event, session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,12 +81,16 @@ class Served:
         return rest.decode()
 
 
-def stored_match(db: Path, table: str) -> tuple[int, int]:
+def stored_match(db: Path, table: str) -> tuple[int, int, DealSeeds]:
     with sqlite3.connect(db) as conn:
         seed, dealer = conn.execute(
             "SELECT seed, first_dealer FROM tables WHERE id = ?", (int(table[1:]),)
         ).fetchone()
-    return int(seed), int(dealer)
+        (seeds,) = conn.execute(
+            "SELECT data FROM deal_seeds WHERE table_id = ?", (int(table[1:]),)
+        ).fetchone()
+    deal_seeds = DealSeeds([Commitment.from_dict(c) for c in json.loads(seeds)])
+    return int(seed), int(dealer), deal_seeds
 
 
 async def test_kill_9_mid_hand_then_restart_loses_nothing(tmp_path: Path) -> None:
@@ -125,8 +131,10 @@ async def test_kill_9_mid_hand_then_restart_loses_nothing(tmp_path: Path) -> Non
     finish.cancel()
 
     # The same seed and the same choices, uninterrupted, in the engine alone.
-    seed, dealer = stored_match(db, table)
-    match = Match(RuleSet(), seed=seed, hand_limit=1, first_dealer=dealer)
+    seed, dealer, deal_seeds = stored_match(db, table)
+    match = Match(
+        RuleSet(), seed=seed, hand_limit=1, first_dealer=dealer, deal_seed=deal_seeds.seed_for
+    )
     while not match.hand.is_over:
         match.apply(match.hand.legal_actions()[0])
     assert over["result"] == match.hand.result().breakdown()
@@ -134,7 +142,10 @@ async def test_kill_9_mid_hand_then_restart_loses_nothing(tmp_path: Path) -> Non
     with sqlite3.connect(db) as conn:
         (record,) = conn.execute("SELECT record FROM hands").fetchone()
         totals = [t for (t,) in conn.execute("SELECT total FROM results ORDER BY seat")]
-    assert json.loads(record) == export_record(match.hand)
+    stored = json.loads(record)
+    assert check_record(stored).ok  # the commit-reveal seeds came through the restart
+    del stored["fair"]
+    assert stored == export_record(match.hand)
     assert totals == match.totals
 
     for p in players:

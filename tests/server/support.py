@@ -27,11 +27,14 @@ CARD_SET = frozenset(CARD_CODES)
 @contextlib.asynccontextmanager
 async def running_server(**overrides: Any) -> AsyncIterator[Server]:
     """A real server on 127.0.0.1, port 0, in-memory database unless ``db_path`` is given."""
+    # seed_wait 0: raw test clients send no client seeds, so the deal does not wait for them
+    # (tests/e2e/test_fair_deals.py waits for real ones).
     settings: dict[str, Any] = {
         "host": "127.0.0.1",
         "port": 0,
         "hand_pause": 0.0,
         "trick_pause": 0.0,
+        "seed_wait": 0.0,
     }
     settings.update(overrides)
     server = Server(ServerConfig(**settings))

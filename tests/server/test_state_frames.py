@@ -89,7 +89,7 @@ def check(table: Table, peers: list[Recorder], watcher: Recorder | None) -> int:
 
 
 async def test_state_frames_match_the_plain_construction_for_a_whole_hand() -> None:
-    config = ServerConfig(host="127.0.0.1", port=0, db_path=None)
+    config = ServerConfig(host="127.0.0.1", port=0, db_path=None, seed_wait=0.0)
     lobby = Lobby(config, Store(None))
     peers = [Recorder(f"p{i}") for i in range(5)]
     table = seated_table(lobby, peers, rules=RuleSet.from_preset("seed"), hands=1)

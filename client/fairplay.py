@@ -1,0 +1,112 @@
+"""The client's side of commit–reveal deals (PROTOCOL.md §13): seeds it sends, deals it checks.
+
+When a ``commitment`` arrives the client answers with 32 random bytes of its own; when the match
+is over, ``seeds_revealed`` arrives and every hand the client saw dealt is recomputed from the
+revealed seeds (:mod:`engine.fairdeal`). Nothing here does I/O: the app sends and shows.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from engine.actions import NUM_SEATS
+from engine.fairdeal import SCHEME, SEED_BYTES, Verdict, check_deal, first_dealer, parse_seed
+from engine.fairdeal import summary as verdict_summary
+
+
+class DealChecker:
+    """What one client needs to check its table's deals: the commitments it was shown and the
+    seed it sent for each."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+        """Every commitment published to this client."""
+        self.sent: dict[str, tuple[int, str]] = {}
+        """Commitment -> (seat, seed in hex) that this client sent for it."""
+        self.revealed: list[Mapping[str, Any]] = []
+        """The entries of the last ``seeds_revealed``."""
+
+    def fair_for(self, hand: int) -> dict[str, Any] | None:
+        """The record ``fair`` map of hand number ``hand`` (0-based), once revealed."""
+        entry = _covering(self.revealed, hand)
+        if entry is None:
+            return None
+        keys = ("commitment", "first_hand", "client_seeds", "sources", "server_seed")
+        return {"scheme": SCHEME, "hand": hand, **{k: entry.get(k) for k in keys}}
+
+    def on_commitment(self, msg: Mapping[str, Any]) -> str | None:
+        """Note a published commitment; return it if it is well formed (then answer it)."""
+        quoted = msg.get("commitment")
+        if not isinstance(quoted, str) or len(quoted) != 2 * SEED_BYTES:
+            return None
+        self.seen.add(quoted)
+        return quoted
+
+    def new_seed(self, quoted: str, seat: int) -> str:
+        """A fresh random client seed (hex) for ``quoted``, remembered for the check."""
+        seed = secrets.token_bytes(SEED_BYTES).hex()
+        self.sent[quoted] = (seat, seed)
+        return seed
+
+    def check(self, msg: Mapping[str, Any], hands: Iterable[Any]) -> str:
+        """Check every finished hand (``client.model.FinishedHand``) against ``seeds_revealed``:
+        ``all N deals verified`` or the first hand that fails."""
+        entries = [e for e in msg.get("commitments") or [] if isinstance(e, Mapping)]
+        self.revealed = entries
+        verdicts: list[Verdict] = []
+        for entry in entries:
+            quoted = entry.get("commitment")
+            if quoted not in self.seen:
+                first = entry.get("first_hand")
+                hand = first if isinstance(first, int) else -1
+                verdicts.append(Verdict(hand, False, "its commitment was never published"))
+            sent = self.sent.get(str(quoted))
+            seeds = entry.get("client_seeds")
+            if sent is not None and isinstance(seeds, list) and len(seeds) == NUM_SEATS:
+                seat, seed = sent
+                if seeds[seat] != seed:
+                    first = entry.get("first_hand")
+                    hand = first if isinstance(first, int) else -1
+                    verdicts.append(Verdict(hand, False, "the seed this client sent was not used"))
+        base = _first_dealer(entries)
+        for finished in hands:
+            number = int(finished.number) - 1
+            covering = _covering(entries, number)
+            if covering is None:
+                verdicts.append(Verdict(number, False, "no revealed seed covers it"))
+                continue
+            entry = covering
+            fair = {**entry, "scheme": SCHEME, "hand": number}
+            reveal = finished.reveal or {}
+            view = finished.view or {}
+            dealer = view.get("dealer")
+            if not isinstance(dealer, int):
+                dealer = (base + number) % NUM_SEATS if base is not None else 0
+            verdicts.append(
+                check_deal(
+                    fair,
+                    dealer,
+                    list(reveal.get("hands") or []),
+                    list(reveal.get("blind") or []),
+                    seen_commitment=str(entry.get("commitment")),
+                )
+            )
+        if not verdicts:
+            return "no deals to verify"
+        return verdict_summary(verdicts)
+
+
+def _covering(entries: list[Mapping[str, Any]], hand: int) -> Mapping[str, Any] | None:
+    for entry in entries:
+        first, last = entry.get("first_hand"), entry.get("last_hand")
+        if isinstance(first, int) and isinstance(last, int) and first <= hand <= last:
+            return entry
+    return None
+
+
+def _first_dealer(entries: list[Mapping[str, Any]]) -> int | None:
+    entry = _covering(entries, 0)
+    seed = parse_seed(entry.get("server_seed")) if entry is not None else None
+    return first_dealer(seed) if seed is not None else None

@@ -1,0 +1,59 @@
+"""``sheepshead verify``: check the commit–reveal deal of every hand record (PROTOCOL.md §13).
+
+Each file holds one ``sheepshead-hand/1`` record or a JSON list of them. Every record's deal is
+recomputed from the seeds in its ``fair`` map; the answer is ``all N deals verified`` or the
+first hand (in hand order) that does not match, and why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from engine.fairdeal import Verdict, check_record, summary
+
+HELP = "check that hand records' deals come from the revealed commit-reveal seeds"
+
+
+def configure(parser: argparse.ArgumentParser, command: str) -> None:
+    """Add ``verify``'s arguments."""
+    parser.add_argument(
+        "records",
+        nargs="+",
+        metavar="RECORD",
+        help="hand record JSON file(s): one record, or a list of records, per file",
+    )
+    parser.add_argument(
+        "--each", action="store_true", help="also print one line per record (file, hand, verdict)"
+    )
+
+
+def _load(path: str) -> list[Any]:
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    return data if isinstance(data, list) else [data]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Exit 0 when every deal verifies, 1 when one does not, 2 when a file cannot be read."""
+    verdicts: list[Verdict] = []
+    for path in args.records:
+        try:
+            records = _load(path)
+        except OSError as exc:
+            print(f"sheepshead verify: {path}: cannot read file: {exc.strerror}", file=sys.stderr)
+            return 2
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            print(f"sheepshead verify: {path}: not valid JSON: {exc}", file=sys.stderr)
+            return 2
+        for record in records:
+            verdict = check_record(record)
+            verdicts.append(verdict)
+            if args.each:
+                hand = "?" if verdict.hand < 0 else str(verdict.hand + 1)
+                said = "verified" if verdict.ok else f"FAILS: {verdict.reason}"
+                print(f"{path}: hand {hand}: {said}")
+    print(summary(verdicts))
+    return 0 if verdicts and all(v.ok for v in verdicts) else 1

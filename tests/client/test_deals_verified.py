@@ -1,0 +1,49 @@
+"""The real client plays a whole match over real sockets and checks every deal when the server
+reveals its seeds (PROTOCOL.md §13); the hands it exports verify with ``sheepshead verify``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from client.app import SheepsheadApp
+from engine.fairdeal import check_record
+from tests.client.test_e2e import SIZE, Player, wait_for
+from tests.e2e.test_fair_deals import verify_files
+from tests.server.support import running_server, session
+
+
+async def test_a_whole_match_through_the_client_is_verified_at_the_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The real client plays a three-hand match by keys; it sends its own seed and, when the
+    server reveals, says that every deal verified. The hands it exports and the records the
+    server stored verify too."""
+    async with running_server(seed_wait=5.0, bot_delay=0.0) as server:
+        s = session(server, "Ann", tmp_path)
+        await s.connect()
+        app = SheepsheadApp(s, mode="play", export_dir=tmp_path / "hands")
+        async with app.run_test(size=SIZE) as pilot:
+            reply = await s.request(
+                "create_table", name="fair", preset="seed", options={}, hands=3, password=None
+            )
+            for _ in range(4):
+                await s.request("add_bot", seat=None, strategy="random")
+            await wait_for(pilot, lambda: app.model.seat == 0)
+            await s.request("start")
+            player = Player(pilot)
+            logged = lambda: [e.text for e in app.model.log if e.text.startswith("Deals:")]  # noqa: E731
+            await player.until(lambda: bool(logged()), timeout=40)
+            assert logged() == ["Deals: all 3 deals verified"]
+            exported = [app.export_hand(hand) for hand in app.model.history]
+        await s.close()
+        records = server.store.hand_records(str(reply["table"]))
+    assert len(records) == 3
+    assert verify_files([p for p in exported if p], capsys) == (0, "all 3 deals verified")
+    assert all(check_record(r).ok for r in records)
+    # Ann's own seed was used (not drawn), the bots' were derived from the server seed.
+    assert records[0]["fair"]["sources"] == ["client", "bot", "bot", "bot", "bot"]
+    assert (
+        app.deals.sent[records[0]["fair"]["commitment"]][1] == records[0]["fair"]["client_seeds"][0]
+    )

@@ -1,0 +1,117 @@
+"""The pure part of commit–reveal deals: seeds to deals, and every way a record can fail."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import hmac
+from typing import Any
+
+from engine.fairdeal import (
+    SCHEME,
+    check_record,
+    commitment,
+    deal_seed,
+    derived_seed,
+    first_dealer,
+    summary,
+)
+from engine.match import Match
+from engine.record import export_record
+from engine.rules import RuleSet
+
+SERVER_SEED = bytes(range(32))
+CLIENT_SEEDS = [bytes([seat]) * 32 for seat in range(5)]
+
+
+def test_the_deal_seed_is_the_hmac_written_in_the_protocol() -> None:
+    message = b"".join(CLIENT_SEEDS) + (7).to_bytes(4, "big")
+    expected = hmac.new(SERVER_SEED, message, hashlib.sha256).digest()
+    assert deal_seed(SERVER_SEED, CLIENT_SEEDS, 7) == int.from_bytes(expected, "big")
+    assert commitment(SERVER_SEED) == hashlib.sha256(SERVER_SEED).hexdigest()
+    # Every input matters: another hand, another client seed, another server seed.
+    assert deal_seed(SERVER_SEED, CLIENT_SEEDS, 8) != deal_seed(SERVER_SEED, CLIENT_SEEDS, 7)
+    other = [CLIENT_SEEDS[0], bytes(32), *CLIENT_SEEDS[2:]]
+    assert deal_seed(SERVER_SEED, other, 7) != deal_seed(SERVER_SEED, CLIENT_SEEDS, 7)
+    assert deal_seed(bytes(32), CLIENT_SEEDS, 7) != deal_seed(SERVER_SEED, CLIENT_SEEDS, 7)
+
+
+def match_records(hands: int) -> list[dict[str, Any]]:
+    """A match dealt by the scheme, its records carrying the revealed ``fair`` map."""
+    seeds = [CLIENT_SEEDS[0], *(derived_seed(SERVER_SEED, s) for s in range(1, 5))]
+    match = Match(
+        RuleSet(),
+        seed=0,
+        hand_limit=hands,
+        first_dealer=first_dealer(SERVER_SEED),
+        deal_seed=lambda n: deal_seed(SERVER_SEED, seeds, n),
+    )
+    records = []
+    while True:
+        while not match.hand.is_over:
+            match.apply(match.hand.legal_actions()[0])
+        record = export_record(match.hand)
+        record["fair"] = {
+            "scheme": SCHEME,
+            "hand": match.number,
+            "commitment": commitment(SERVER_SEED),
+            "first_hand": 0,
+            "client_seeds": [s.hex() for s in seeds],
+            "sources": ["client", "bot", "bot", "bot", "bot"],
+            "server_seed": SERVER_SEED.hex(),
+        }
+        records.append(record)
+        if match.is_over:
+            return records
+        match.next_hand()
+
+
+def test_an_honest_match_verifies() -> None:
+    records = match_records(3)
+    assert summary([check_record(r) for r in records]) == "all 3 deals verified"
+
+
+def failing(change: Any) -> str:
+    records = match_records(3)
+    record = copy.deepcopy(records[1])
+    change(record)
+    records[1] = record
+    return summary([check_record(r) for r in records])
+
+
+def test_every_tampering_is_caught_and_the_hand_named() -> None:
+    def swap_cards(r: dict[str, Any]) -> None:
+        hands = r["deal"]["hands"]
+        hands[0][0], hands[2][0] = hands[2][0], hands[0][0]
+
+    def other_server_seed(r: dict[str, Any]) -> None:
+        r["fair"]["server_seed"] = "ab" * 32
+
+    def forged_bot_seed(r: dict[str, Any]) -> None:
+        r["fair"]["client_seeds"][3] = "cd" * 32
+
+    def other_dealer(r: dict[str, Any]) -> None:
+        r["dealer"] = (r["dealer"] + 1) % 5
+
+    def unrevealed(r: dict[str, Any]) -> None:
+        del r["fair"]["server_seed"]
+
+    cases = {
+        swap_cards: "the cards dealt are not the ones the seeds give",
+        other_server_seed: "the revealed server seed does not match the commitment",
+        forged_bot_seed: "seat 3's bot seed is not the derived one",
+        other_dealer: "is not the dealer the seed names",
+        unrevealed: "the server seed is not revealed",
+    }
+    for change, reason in cases.items():
+        verdict = failing(change)
+        assert verdict.startswith("hand 2 does not verify: "), verdict
+        assert reason in verdict, (change.__name__, verdict)
+
+
+def test_a_record_without_fair_data_is_not_verified() -> None:
+    record = match_records(1)[0]
+    del record["fair"]
+    verdict = check_record(record)
+    assert not verdict.ok and "fair" in verdict.reason
+    assert summary([verdict]).startswith("a record does not verify")
