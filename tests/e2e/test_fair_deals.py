@@ -48,13 +48,18 @@ async def play_match(s: Session, server: Server, *, hands: int, cheat: bool = Fa
     """Host a table with four server bots, answer commitments with seeds, play legal actions
     until the seeds are revealed. ``cheat``: the server swaps its seed after committing."""
     await s.connect()
-    reply = await s.request(
+    await s.request(
         "create_table", name="fair", preset="seed", options={}, hands=hands, password=None
     )
     for _ in range(4):
         await s.request("add_bot", seat=None, strategy="random")
-    table = server.lobby.tables[str(reply["table"])]
     await s.request("start")
+    return await follow_match(s, server, cheat=cheat)
+
+
+async def follow_match(s: Session, server: Server, *, cheat: bool = False) -> Played:
+    """Play the match starting at ``s``'s table until its seeds are revealed (see play_match)."""
+    table = server.lobby.tables[str(s.table)]
     checker = DealChecker()
     played = Played()
     rng = random.Random(7)
@@ -124,6 +129,27 @@ async def test_a_raw_match_verifies_and_a_tampered_record_is_caught(
     paths[1].write_text(json.dumps(other), encoding="utf-8")
     status, out = verify_files(paths, capsys)
     assert status == 1 and out.startswith("hand 2 does not verify")
+
+
+async def test_a_rematch_is_dealt_from_a_commitment_of_its_own_that_verifies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with running_server(seed_wait=5.0, bot_delay=0.01) as server:
+        s = session(server, "Di", tmp_path)
+        first = await play_match(s, server, hands=2)
+        await s.request("rematch")
+        second = await follow_match(s, server)
+        await s.close()
+        records = server.store.hand_records(s.table or "t1")  # the latest match's
+    assert first.verdict == second.verdict == "all 2 deals verified"
+    assert len(second.commitments) == 1
+    assert second.commitments[0] not in first.commitments
+    assert [r["fair"]["commitment"] for r in records] == second.commitments * 2
+    paths = []
+    for i, record in enumerate(records):
+        paths.append(tmp_path / f"rematch{i}.json")
+        paths[-1].write_text(json.dumps(record), encoding="utf-8")
+    assert verify_files(paths, capsys) == (0, "all 2 deals verified")
 
 
 async def test_a_server_that_changes_its_seed_after_committing_is_caught(tmp_path: Path) -> None:
