@@ -27,8 +27,9 @@ from typing import Any, cast
 
 from protocol import messages as m
 from protocol.framing import MAX_FRAME_DEFAULT, encode
+from protocol.messages import REQUEST_SIZE_MAX
 from protocol.version import PROTOCOL_VERSION
-from server.connection import Connection
+from server.connection import AddressAllowance, Connection
 from server.lobby import Lobby
 from server.store import Store
 
@@ -75,7 +76,10 @@ class ServerConfig:
     grace: float = 60.0
     """Default seconds a disconnected player's seat waits before a bot plays it."""
     max_frame: int = MAX_FRAME_DEFAULT
-    """Largest frame accepted (bigger: frame_too_large, then the connection is closed)."""
+    """Largest frame sent."""
+    max_request: int = REQUEST_SIZE_MAX
+    """Largest request frame accepted (bigger: frame_too_large, then the connection is closed);
+    each request type has its own smaller limit too (``protocol.messages.REQUEST_SIZES``)."""
     handshake_timeout: float = 10.0
     """Seconds a new connection has to send hello."""
     ping_interval: float = 30.0
@@ -90,12 +94,29 @@ class ServerConfig:
     """Chat lines per second a connection may send on average."""
     chat_burst: float = 5.0
     """Chat lines a connection may send at once."""
+    byte_rate: float = 16384.0
+    """Request bytes per second the connections from one IP address may send on average.
+
+    Decoding and checking a request costs time in proportion to its size, so a count of
+    messages alone does not bound what a client can make the server do."""
+    byte_burst: float = 65536.0
+    """Request bytes the connections from one IP address may send at once."""
+    password_rate: float = 2.0
+    """Table password checks per second one IP address may cause (each is an scrypt hash)."""
+    password_burst: float = 10.0
+    """Table password checks one IP address may cause at once."""
     max_connections: int = 1000
     """Connections open at once, in total."""
     max_per_address: int = 16
     """Connections open at once from one IP address."""
     max_tables: int = 500
     """Tables open at once."""
+    max_waiting_per_address: int = 3
+    """Tables not yet started that the connections from one IP address may have created and
+    still have open (more: too_many_tables)."""
+    waiting_expiry: float = 45.0
+    """Seconds a table that never started stays open once nobody is connected to it (checked
+    every ``waiting_expiry / 4`` seconds, at most every 10)."""
     max_send_buffer: int = 1 << 20
     """Bytes queued for a client that does not read before it is cut off."""
     bot_timeout: float = 10.0
@@ -160,6 +181,7 @@ class Server:
         self._lobby: Lobby | None = None
         self.connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
+        self._allowances: dict[str, AddressAllowance] = {}
         self._numbers = 0
         self._listener: asyncio.Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
@@ -343,6 +365,19 @@ class Server:
 
     # ------------------------------------------------------------------ connections
 
+    def allowance(self, address: str, now: float) -> AddressAllowance:
+        """The request-byte and password allowance of ``address`` (shared by its connections)."""
+        found = self._allowances.get(address)
+        if found is None:
+            found = self._allowances[address] = AddressAllowance(self.config, now)
+        return found
+
+    def _forget_allowances(self, now: float) -> None:
+        """Drop the allowances of addresses with no connection left and nothing owed."""
+        for address, allowance in list(self._allowances.items()):
+            if address not in self._per_address and allowance.full(now):
+                del self._allowances[address]
+
     def _opened(self, transport: asyncio.Transport) -> Connection | None:
         """A new TCP connection: a :class:`Connection`, or None when it is refused."""
         peer = transport.get_extra_info("peername")
@@ -389,8 +424,8 @@ class Server:
         if conn.closing:
             return  # lingering: drain and ignore until the client closes
         try:
-            for item in conn.decoder.feed(data):
-                conn.receive(item)
+            for item in conn.decoder.split(data):
+                conn.receive_payload(item)
                 if conn.closing:
                     break
         except Exception:
@@ -427,10 +462,15 @@ class Server:
 
     async def _sweep(self) -> None:
         config = self.config
+        lobby_every = min(10.0, max(0.05, config.waiting_expiry / 4))
         tick = max(
             0.05,
             min(
-                1.0, config.handshake_timeout / 4, config.ping_interval / 4, config.idle_timeout / 8
+                1.0,
+                config.handshake_timeout / 4,
+                config.ping_interval / 4,
+                config.idle_timeout / 8,
+                lobby_every,
             ),
         )
         last_lobby_sweep = time.monotonic()
@@ -447,9 +487,10 @@ class Server:
                         now = time.monotonic()
                     for conn in everyone[start : start + SWEEP_SLICE]:
                         self._check(conn, now)
-                if now - last_lobby_sweep > 10.0:
+                if now - last_lobby_sweep > lobby_every:
                     last_lobby_sweep = now
                     self.lobby.sweep()
+                    self._forget_allowances(now)
             except Exception:
                 log.exception("sweeper failed")
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.errors import SheepsheadError
 from protocol import messages as m
-from protocol.framing import FrameDecoder, FrameError, Message, encode
+from protocol.framing import FrameDecoder, FrameError, Message, encode, peek
 from protocol.messages import (
     AddBot,
     ChatRequest,
@@ -36,10 +36,12 @@ from protocol.messages import (
     TakeAction,
     Watch,
     parse_request,
+    request_size_limit,
 )
+from protocol.text import quote
 
 if TYPE_CHECKING:
-    from server.app import Server
+    from server.app import Server, ServerConfig
     from server.table import Table
 
 log = logging.getLogger("sheepshead.server")
@@ -60,17 +62,36 @@ class TokenBucket:
         self.tokens = burst
         self.last = now
 
-    def take(self, now: float) -> bool:
-        """Spend one token; False (and one more token of debt) when none is left."""
+    def take(self, now: float, amount: float = 1.0) -> bool:
+        """Spend ``amount`` tokens; False (and that much more debt) when there are not enough."""
         self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
         self.last = now
-        self.tokens -= 1
+        self.tokens -= amount
         return self.tokens >= 0
+
+    def full(self, now: float) -> bool:
+        """Whether the bucket has refilled to ``burst`` by ``now`` (it can be forgotten)."""
+        return self.tokens + (now - self.last) * self.rate >= self.burst
 
     @property
     def exhausted(self) -> bool:
         """Whether the debt has reached a full bucket."""
         return self.tokens <= -self.burst
+
+
+class AddressAllowance:
+    """What every connection from one IP address draws on together, so that reconnecting
+    does not refill it: request bytes, and password checks (each costs an scrypt hash)."""
+
+    __slots__ = ("bytes", "passwords")
+
+    def __init__(self, config: ServerConfig, now: float) -> None:
+        self.bytes = TokenBucket(config.byte_rate, config.byte_burst, now)
+        self.passwords = TokenBucket(config.password_rate, config.password_burst, now)
+
+    def full(self, now: float) -> bool:
+        """Whether both buckets have refilled (the allowance can be forgotten)."""
+        return self.bytes.full(now) and self.passwords.full(now)
 
 
 class Connection:
@@ -104,8 +125,10 @@ class Connection:
         self.last_received = now
         self.pinged = False
         self.close_deadline: float | None = None
-        self.decoder = FrameDecoder(max_frame=config.max_frame)
+        self.decoder = FrameDecoder(max_frame=min(config.max_frame, config.max_request))
         self.bucket = TokenBucket(config.rate, config.burst, now)
+        self.allowance = server.allowance(address, now)
+        """The byte and password allowance this connection shares with its address."""
         self.chat_bucket = TokenBucket(config.chat_rate, config.chat_burst, now)
         self._held: list[bytes] | None = None
 
@@ -120,7 +143,13 @@ class Connection:
             frame = encode(message, max_frame=self.server.config.max_frame)
         except (TypeError, ValueError):
             log.exception("conn %d: cannot encode a %r message", self.number, message.get("type"))
-            frame = encode(m.error(None, m.INTERNAL_ERROR, "The server could not send a message"))
+            # A reply keeps its id, so that the client waiting on it is not left hanging.
+            reply_id = message.get("id") if message.get("type") in ("ok", "error") else None
+            frame = encode(
+                m.error(
+                    _id_of({"id": reply_id}), m.INTERNAL_ERROR, "The server could not send a reply"
+                )
+            )
         self.send_encoded(frame)
 
     def send_encoded(self, frame: bytes) -> None:
@@ -154,22 +183,59 @@ class Connection:
 
     # ------------------------------------------------------------------ input
 
-    def receive(self, item: Message | FrameError) -> None:
-        """Handle one decoded frame (or framing error); never raises."""
+    def receive_payload(self, item: bytes | FrameError) -> None:
+        """Handle one undecoded frame payload (or framing error); never raises.
+
+        What a frame costs is metered before it is decoded: one message and its length in bytes
+        from the allowances, and a frame bigger than its type allows
+        (:func:`protocol.messages.request_size_limit`) is refused without being decoded.
+        """
         if self.closing:
             return
         now = self.server.lobby.now()
         self.last_received = now
         self.pinged = False
         try:
-            if not self.bucket.take(now):
-                if self.bucket.exhausted:
+            size = 0 if isinstance(item, FrameError) else len(item)
+            within_count = self.bucket.take(now)
+            within_bytes = self.allowance.bytes.take(now, size)
+            if not (within_count and within_bytes):
+                if self.bucket.exhausted or self.allowance.bytes.exhausted:
                     self.close(m.RATE_LIMITED, "Too many messages; closing the connection")
                     return
+                what = "messages" if not within_count else "bytes"
                 self.send(
-                    m.error(_id_of(item), m.RATE_LIMITED, "Too many messages; this one was dropped")
+                    m.error(
+                        _peek_id(item), m.RATE_LIMITED, f"Too many {what}; this one was dropped"
+                    )
                 )
                 return
+            if isinstance(item, FrameError):
+                self.receive(item)
+                return
+            kind, request_id = peek(item)
+            limit = request_size_limit(kind)
+            if size > limit:
+                shown = quote(kind) if kind is not None else "request"
+                self.send(
+                    m.error(
+                        request_id,
+                        m.REQUEST_TOO_LARGE,
+                        f"A {shown} frame may have at most {limit} bytes; this one has {size}",
+                    )
+                )
+                return
+            self.receive(self.decoder.decode(item))
+        except Exception:
+            log.exception("conn %d: failed to handle a frame", self.number)
+            self._release()
+            self.send(m.error(None, m.INTERNAL_ERROR, "The server failed on that request"))
+
+    def receive(self, item: Message | FrameError) -> None:
+        """Handle one decoded frame (or framing error), already metered; never raises."""
+        if self.closing:
+            return
+        try:
             if isinstance(item, FrameError):
                 if item.fatal:
                     self.close(item.code, item.message)
@@ -184,7 +250,9 @@ class Connection:
 
     def _request(self, msg: Message) -> None:
         if not self.greeted and msg.get("type") not in ("hello", "pong"):
-            self.close(m.HANDSHAKE_REQUIRED, "The first message must be hello")
+            message = "The first message must be hello"
+            self.send(m.error(_id_of(msg), m.HANDSHAKE_REQUIRED, message))
+            self.close(m.HANDSHAKE_REQUIRED, message, notify=False)
             return
         if self.greeted and msg.get("type") == "hello":
             self.send(
@@ -273,14 +341,18 @@ class Connection:
 
     def _create(self, req: CreateTable) -> dict[str, Any]:
         self._not_seated()
-        config = self.server.lobby.table_config(self, req)
+        if req.password is not None:
+            self._password_attempt()
+        config = self.server.lobby.table_config(self, req, self.address)
         self._stop_watching()
-        table, token = self.server.lobby.create_table(self, config)
+        table, token = self.server.lobby.create_table(self, config, self.address)
         return m.ok(req.id, table=table.id, seat=0, token=token)
 
     def _join(self, req: Join) -> dict[str, Any]:
         table = self.server.lobby.find(req.table)
         self._not_seated()
+        if table.has_password:
+            self._password_attempt()
         seat = table.check_join(req.seat, req.password)
         self._stop_watching(unless=table)
         token = table.join(self, seat)
@@ -289,9 +361,17 @@ class Connection:
     def _watch(self, req: Watch) -> dict[str, Any]:
         table = self.server.lobby.find(req.table)
         self._not_seated()
+        if table.has_password:  # spectators read the table's chat: the same password
+            self._password_attempt()
+            table.check_password(req.password)
         self._stop_watching(unless=table)
         table.watch(self)
         return m.ok(req.id, table=table.id)
+
+    def _password_attempt(self) -> None:
+        """Take one password check from the address's allowance (each costs an scrypt hash)."""
+        if not self.allowance.passwords.take(self.server.lobby.now()):
+            raise RequestError(m.RATE_LIMITED, "Too many password attempts; wait a moment")
 
     def _leave(self, req: Leave) -> dict[str, Any]:
         if self.table is None:
@@ -344,6 +424,11 @@ class Connection:
                 table.detach(self)
             except Exception:
                 log.exception("conn %d: detaching from table %s failed", self.number, table.id)
+
+
+def _peek_id(item: bytes | FrameError) -> int | None:
+    """The id of an undecoded request, if it has a readable one."""
+    return None if isinstance(item, FrameError) else peek(item)[1]
 
 
 def _id_of(item: object) -> int | None:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
-import hmac
 import logging
 import secrets
 from collections.abc import Mapping
@@ -56,6 +55,7 @@ from protocol.prepack import (
     pack_fields,
     pack_map_body,
 )
+from server.passwords import password_matches
 from server.store import SeatRow, TableRow, json_text
 
 if TYPE_CHECKING:
@@ -149,11 +149,6 @@ def _record_of(action: Action) -> tuple[dict[str, Any], str]:
 def hash_token(token: str) -> str:
     """The stored form of a seat token (tokens themselves are never stored or broadcast)."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def hash_password(password: str, salt: str) -> str:
-    """The stored form of a table password."""
-    return hashlib.sha256(f"{salt}:{password}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def public_action(action: Mapping[str, Any] | None, viewer: int | None) -> dict[str, Any] | None:
@@ -334,11 +329,10 @@ class Table:
 
     def check_password(self, password: str | None) -> None:
         """Raise ``bad_password`` unless ``password`` opens this table."""
-        if self.config.password_hash is None:
+        stored = self.config.password_hash
+        if stored is None:
             return
-        assert self.config.password_salt is not None
-        given = hash_password(password or "", self.config.password_salt)
-        if password is None or not hmac.compare_digest(given, self.config.password_hash):
+        if password is None or not password_matches(password, stored, self.config.password_salt):
             raise fail(m.BAD_PASSWORD, "This table needs the right password")
 
     def check_join(self, seat: int | None, password: str | None) -> int:
