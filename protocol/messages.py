@@ -189,7 +189,7 @@ ERROR_MESSAGE_MAX: Final = 200
 """Longest ``message`` of an error, in characters: anything it quotes is cut to fit."""
 
 REQUEST_SIZE_MAX: Final = 4096
-"""Largest request frame payload, in bytes, of any type (a bigger one: ``frame_too_large``)."""
+"""Largest request frame payload, in bytes, of any type (see :data:`REQUEST_SIZES`)."""
 
 REQUEST_SIZE_DEFAULT: Final = 512
 """Largest request frame payload, in bytes, of a type not in :data:`REQUEST_SIZES`."""

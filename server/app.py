@@ -27,7 +27,6 @@ from typing import Any, cast
 
 from protocol import messages as m
 from protocol.framing import MAX_FRAME_DEFAULT, encode
-from protocol.messages import REQUEST_SIZE_MAX
 from protocol.version import PROTOCOL_VERSION
 from server.connection import AddressAllowance, Connection
 from server.lobby import Lobby
@@ -76,10 +75,10 @@ class ServerConfig:
     grace: float = 60.0
     """Default seconds a disconnected player's seat waits before a bot plays it."""
     max_frame: int = MAX_FRAME_DEFAULT
-    """Largest frame sent."""
-    max_request: int = REQUEST_SIZE_MAX
-    """Largest request frame accepted (bigger: frame_too_large, then the connection is closed);
-    each request type has its own smaller limit too (``protocol.messages.REQUEST_SIZES``)."""
+    """Largest frame accepted (bigger: frame_too_large, then the connection is closed) or sent.
+
+    Each request type has a much smaller limit of its own (``protocol.messages.REQUEST_SIZES``):
+    a frame over it is dropped undecoded, and its reply still carries the request's id."""
     handshake_timeout: float = 10.0
     """Seconds a new connection has to send hello."""
     ping_interval: float = 30.0
@@ -94,13 +93,13 @@ class ServerConfig:
     """Chat lines per second a connection may send on average."""
     chat_burst: float = 5.0
     """Chat lines a connection may send at once."""
-    byte_rate: float = 16384.0
-    """Request bytes per second the connections from one IP address may send on average.
+    byte_rate: float = 8192.0
+    """Request bytes per second a connection may send on average.
 
     Decoding and checking a request costs time in proportion to its size, so a count of
     messages alone does not bound what a client can make the server do."""
-    byte_burst: float = 65536.0
-    """Request bytes the connections from one IP address may send at once."""
+    byte_burst: float = 32768.0
+    """Request bytes a connection may send at once."""
     password_rate: float = 2.0
     """Table password checks per second one IP address may cause (each is an scrypt hash)."""
     password_burst: float = 10.0
@@ -366,7 +365,7 @@ class Server:
     # ------------------------------------------------------------------ connections
 
     def allowance(self, address: str, now: float) -> AddressAllowance:
-        """The request-byte and password allowance of ``address`` (shared by its connections)."""
+        """The password allowance of ``address`` (shared by its connections)."""
         found = self._allowances.get(address)
         if found is None:
             found = self._allowances[address] = AddressAllowance(self.config, now)

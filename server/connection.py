@@ -81,17 +81,16 @@ class TokenBucket:
 
 class AddressAllowance:
     """What every connection from one IP address draws on together, so that reconnecting
-    does not refill it: request bytes, and password checks (each costs an scrypt hash)."""
+    does not refill it: password checks (each costs an scrypt hash)."""
 
-    __slots__ = ("bytes", "passwords")
+    __slots__ = ("passwords",)
 
     def __init__(self, config: ServerConfig, now: float) -> None:
-        self.bytes = TokenBucket(config.byte_rate, config.byte_burst, now)
         self.passwords = TokenBucket(config.password_rate, config.password_burst, now)
 
     def full(self, now: float) -> bool:
-        """Whether both buckets have refilled (the allowance can be forgotten)."""
-        return self.bytes.full(now) and self.passwords.full(now)
+        """Whether the allowance has refilled (it can be forgotten)."""
+        return self.passwords.full(now)
 
 
 class Connection:
@@ -125,10 +124,11 @@ class Connection:
         self.last_received = now
         self.pinged = False
         self.close_deadline: float | None = None
-        self.decoder = FrameDecoder(max_frame=min(config.max_frame, config.max_request))
+        self.decoder = FrameDecoder(max_frame=config.max_frame)
         self.bucket = TokenBucket(config.rate, config.burst, now)
+        self.byte_bucket = TokenBucket(config.byte_rate, config.byte_burst, now)
         self.allowance = server.allowance(address, now)
-        """The byte and password allowance this connection shares with its address."""
+        """The password allowance this connection shares with its address."""
         self.chat_bucket = TokenBucket(config.chat_rate, config.chat_burst, now)
         self._held: list[bytes] | None = None
 
@@ -198,9 +198,9 @@ class Connection:
         try:
             size = 0 if isinstance(item, FrameError) else len(item)
             within_count = self.bucket.take(now)
-            within_bytes = self.allowance.bytes.take(now, size)
+            within_bytes = self.byte_bucket.take(now, size)
             if not (within_count and within_bytes):
-                if self.bucket.exhausted or self.allowance.bytes.exhausted:
+                if self.bucket.exhausted or self.byte_bucket.exhausted:
                     self.close(m.RATE_LIMITED, "Too many messages; closing the connection")
                     return
                 what = "messages" if not within_count else "bytes"

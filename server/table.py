@@ -701,6 +701,7 @@ class Table:
             if self.state != "playing" or match is None or match.number != finished:
                 return
             match.next_hand()
+            self.hub.store.update_table(self.id, dealt=match.number)  # stored before it is shown
             self.last = None
             log.info("table %s: hand %d dealt (dealer %d)", self.id, match.number, match.dealer)
             self._changed(turn=True)
@@ -1182,6 +1183,9 @@ class Table:
                     match.next_hand()
                 match.apply(action_from_dict(data))
                 table.last = data
+            while row.dealt is not None and match.number < row.dealt and not match.is_over:
+                match.next_hand()  # dealt (and shown) before the crash, no action yet
+                table.last = None
             table.match = match
             table.state = "playing"
             table.stored_actions = len(row.actions)

@@ -34,7 +34,7 @@ class Served:
         self.banner = banner
 
     @classmethod
-    async def start(cls, db: Path, port: int = 0) -> Served:
+    async def start(cls, db: Path, port: int = 0, hand_pause: float = 0.0) -> Served:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -48,7 +48,7 @@ class Served:
             "--bot-delay",
             "0",
             "--hand-pause",
-            "0",
+            str(hand_pause),
             "--log-level",
             "warning",
             stdout=asyncio.subprocess.PIPE,
