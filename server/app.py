@@ -123,7 +123,8 @@ class ServerConfig:
     abandon_after: float = 3600.0
     """Seconds a table with nobody connected is kept before it is closed."""
     db_synchronous: str = "NORMAL"
-    """SQLite synchronous mode: NORMAL survives a killed process, FULL also a power cut."""
+    """SQLite synchronous mode: NORMAL survives a killed process, FULL also a power cut
+    (``serve --sync``; README.md, "What a crash can take")."""
     gc_thresholds: tuple[int, int, int] | None = (2000, 3, 4000)
     """``gc.set_threshold`` for the process, set at start (None: leave the interpreter's).
 

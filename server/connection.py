@@ -39,6 +39,7 @@ from protocol.messages import (
     request_size_limit,
 )
 from protocol.text import quote
+from server.names import distinct_name, is_bot_name, names_at
 
 if TYPE_CHECKING:
     from server.app import Server, ServerConfig
@@ -114,6 +115,9 @@ class Connection:
         self.lost_reason: str | None = None
         self.address = address
         self.name = f"guest{number}"
+        """The name shown at the table this connection is at (see :meth:`_take_name`)."""
+        self.hello_name = self.name
+        """The name the client said hello with."""
         self.kind = "human"
         self.client = ""
         self.table: Table | None = None
@@ -295,8 +299,12 @@ class Connection:
     def _hello(self, req: Hello) -> dict[str, Any]:
         if self.greeted:
             raise RequestError(m.BAD_REQUEST, "hello was already received on this connection")
+        if req.kind == "human" and is_bot_name(req.name):
+            raise RequestError(
+                m.BAD_REQUEST, f"field 'name': {quote(req.name)} is a server bot's name"
+            )
         self.greeted = True
-        self.name = req.name
+        self.name = self.hello_name = req.name
         self.kind = req.kind
         self.client = req.client
         log.info(
@@ -345,6 +353,7 @@ class Connection:
             self._password_attempt()
         config = self.server.lobby.table_config(self, req, self.address)
         self._stop_watching()
+        self._take_name(None)
         table, token = self.server.lobby.create_table(self, config, self.address)
         return m.ok(req.id, table=table.id, seat=0, token=token)
 
@@ -355,8 +364,9 @@ class Connection:
             self._password_attempt()
         seat = table.check_join(req.seat, req.password)
         self._stop_watching(unless=table)
+        self._take_name(table)
         token = table.join(self, seat)
-        return m.ok(req.id, table=table.id, seat=seat, token=token)
+        return m.ok(req.id, table=table.id, seat=seat, token=token, name=self.name)
 
     def _watch(self, req: Watch) -> dict[str, Any]:
         table = self.server.lobby.find(req.table)
@@ -365,8 +375,17 @@ class Connection:
             self._password_attempt()
             table.check_password(req.password)
         self._stop_watching(unless=table)
+        self._take_name(table)
         table.watch(self)
-        return m.ok(req.id, table=table.id)
+        return m.ok(req.id, table=table.id, name=self.name)
+
+    def _take_name(self, table: Table | None) -> None:
+        """Show the hello's name at ``table``, numbered if somebody there already has it."""
+        self.name = self.hello_name
+        if table is not None:
+            seated = (s.name for s in table.seats if s.peer is not self)
+            watching = (p.name for p in table.spectators if p is not self)
+            self.name = distinct_name(self.hello_name, names_at(seated, watching))
 
     def _password_attempt(self) -> None:
         """Take one password check from the address's allowance (each costs an scrypt hash)."""
