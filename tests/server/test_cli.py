@@ -19,7 +19,8 @@ def test_every_option_has_help(capsys: pytest.CaptureFixture[str]) -> None:
         main(["serve", "--help"])
     assert exc.value.code == 0
     out = capsys.readouterr().out
-    for option in ("--host", "--port", "--db", "--sync", "--log-level", "--bot-delay", "--hand-pause"):
+    options = ("--host", "--port", "--db", "--sync", "--log-level", "--bot-delay", "--hand-pause")
+    for option in options:
         assert option in out
     assert "make compiled" in out  # where a big host learns of the compiled build
     parser = argparse.ArgumentParser()
