@@ -112,7 +112,8 @@ ENGINE_ERROR_CODES: Final[dict[str, str]] = {
     CALLED_SUIT_RESTRICTED: "the partner may lead the called suit only with the called card",
     UNKNOWN_CARD_REQUIRED: "the called suit is led: the picker must play the face-down card",
     UNKNOWN_CARD_HELD: "the face-down unknown card is played only when the called suit is led",
-    ILLEGAL_BURY: "bury two different cards from your hand",
+    ILLEGAL_BURY: "bury two different cards (the same card twice); a card you do not hold gets "
+    "illegal_card",
     ILLEGAL_CALL: "that card may not be called (the message says why)",
     MUST_PICK: "everyone passed and the dealer must pick (forced-pick rule)",
     HAND_OVER: "the hand (or the match) is over: nothing more can be played",

@@ -497,6 +497,8 @@ class Table:
     def start(self, peer: Peer) -> None:
         """Host: deal the first hand of the match."""
         self._require_host(peer)
+        if self.state == "over":
+            raise fail(m.MATCH_OVER, "The match at this table is over")
         if self.state != "waiting":
             raise fail(m.ALREADY_STARTED, "The match has already started")
         empty = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
@@ -565,9 +567,9 @@ class Table:
         peer.seat = seat
         self.last_activity = self.hub.now()
         log.info("table %s: %s is back at seat %d", self.id, s.name, seat)
+        self._changed()  # the snapshot first: PROTOCOL.md §3, the welcome is followed by a state
         if was_away and self.state == "playing":
             self._notice("reconnected", f"{s.name} is back", seat)
-        self._changed()
 
     def detach(self, peer: Peer) -> None:
         """The connection of ``peer`` is gone (not a leave: the seat is kept for its token)."""
