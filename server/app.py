@@ -100,6 +100,12 @@ class ServerConfig:
     messages alone does not bound what a client can make the server do."""
     byte_burst: float = 32768.0
     """Request bytes a connection may send at once."""
+    address_byte_rate: float = 32768.0
+    """Request bytes per second all the connections from one IP address may send on average
+    (beyond it requests are dropped, but no connection is closed: others may share the
+    address). Without it, reconnecting would refill a client's byte allowance."""
+    address_byte_burst: float = 65536.0
+    """Request bytes all the connections from one IP address may send at once."""
     password_rate: float = 2.0
     """Table password checks per second one IP address may cause (each is an scrypt hash)."""
     password_burst: float = 10.0
@@ -366,7 +372,7 @@ class Server:
     # ------------------------------------------------------------------ connections
 
     def allowance(self, address: str, now: float) -> AddressAllowance:
-        """The password allowance of ``address`` (shared by its connections)."""
+        """The byte and password allowance of ``address`` (shared by its connections)."""
         found = self._allowances.get(address)
         if found is None:
             found = self._allowances[address] = AddressAllowance(self.config, now)

@@ -55,20 +55,24 @@ class TokenBucket:
     a whole bucket's worth of ``rate_limited`` errors and the connection is closed.
     """
 
-    __slots__ = ("burst", "last", "rate", "tokens")
+    __slots__ = ("burst", "floor", "last", "rate", "tokens")
 
-    def __init__(self, rate: float, burst: float, now: float) -> None:
+    def __init__(
+        self, rate: float, burst: float, now: float, *, max_debt: float | None = None
+    ) -> None:
         self.rate = rate
         self.burst = burst
         self.tokens = burst
         self.last = now
+        self.floor = -burst if max_debt is None else -max_debt
+        """The debt stops growing here (``-burst``: it does once it is :attr:`exhausted`)."""
 
     def take(self, now: float, amount: float = 1.0) -> bool:
         """Spend ``amount`` tokens; False (and that much more debt) when there are not enough."""
-        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        tokens = min(self.burst, self.tokens + (now - self.last) * self.rate) - amount
         self.last = now
-        self.tokens -= amount
-        return self.tokens >= 0
+        self.tokens = max(self.floor, tokens)
+        return tokens >= 0
 
     def full(self, now: float) -> bool:
         """Whether the bucket has refilled to ``burst`` by ``now`` (it can be forgotten)."""
@@ -82,16 +86,23 @@ class TokenBucket:
 
 class AddressAllowance:
     """What every connection from one IP address draws on together, so that reconnecting
-    does not refill it: password checks (each costs an scrypt hash)."""
+    does not refill it: request bytes and password checks (each costs an scrypt hash).
 
-    __slots__ = ("passwords",)
+    Running out of it only drops requests (``rate_limited``); it never closes a connection,
+    since other people may share the address (a NAT). Its debt stops at one burst, so the
+    address is itself again a couple of seconds after a flood from it stops."""
+
+    __slots__ = ("bytes", "passwords")
 
     def __init__(self, config: ServerConfig, now: float) -> None:
-        self.passwords = TokenBucket(config.password_rate, config.password_burst, now)
+        self.bytes = TokenBucket(
+            config.address_byte_rate, config.address_byte_burst, now, max_debt=0.0
+        )
+        self.passwords = TokenBucket(config.password_rate, config.password_burst, now, max_debt=0.0)
 
     def full(self, now: float) -> bool:
-        """Whether the allowance has refilled (it can be forgotten)."""
-        return self.passwords.full(now)
+        """Whether both buckets have refilled (the allowance can be forgotten)."""
+        return self.bytes.full(now) and self.passwords.full(now)
 
 
 class Connection:
@@ -132,7 +143,7 @@ class Connection:
         self.bucket = TokenBucket(config.rate, config.burst, now)
         self.byte_bucket = TokenBucket(config.byte_rate, config.byte_burst, now)
         self.allowance = server.allowance(address, now)
-        """The password allowance this connection shares with its address."""
+        """The byte and password allowance this connection shares with its address."""
         self.chat_bucket = TokenBucket(config.chat_rate, config.chat_burst, now)
         self._held: list[bytes] | None = None
 
@@ -203,7 +214,8 @@ class Connection:
             size = 0 if isinstance(item, FrameError) else len(item)
             within_count = self.bucket.take(now)
             within_bytes = self.byte_bucket.take(now, size)
-            if not (within_count and within_bytes):
+            within_address = self.allowance.bytes.take(now, size)
+            if not (within_count and within_bytes and within_address):
                 if self.bucket.exhausted or self.byte_bucket.exhausted:
                     self.close(m.RATE_LIMITED, "Too many messages; closing the connection")
                     return

@@ -120,7 +120,7 @@ async def test_empty_waiting_tables_never_push_a_table_with_people_out_of_the_li
 
 
 async def test_frames_bigger_than_their_type_allows_are_dropped_undecoded() -> None:
-    async with running_server(byte_burst=1e6) as server:  # the byte meter is tested below
+    async with running_server(byte_burst=1e6, address_byte_burst=1e6) as server:  # see below
         raw = await Raw.open(server.port)
         await raw.hello()
         empty_lists = msgpack.packb({"type": "ping", "id": 7, "pad": [[]] * 3000})
@@ -164,6 +164,25 @@ async def test_request_bytes_are_metered_not_only_messages() -> None:
             await raw.send(padded)
         closing = [m for m in await raw.closed() if m.get("id") is None]
         assert [(m["type"], m["code"]) for m in closing] == [("error", "rate_limited")]
+
+
+async def test_reconnecting_does_not_refill_an_addresss_byte_allowance() -> None:
+    async with running_server(address_byte_rate=100.0, address_byte_burst=3000.0) as server:
+        padded = {"type": "ping", "pad": "x" * 400}
+        first = await Raw.open(server.port)
+        await first.hello()
+        for _ in range(8):
+            await first.request(**padded)
+        await first.close()
+        second = await Raw.open(server.port)
+        reply = await second.request("hello", version=1, name="again")
+        assert reply["code"] == "rate_limited" and reply["id"] == second.ids
+        await asyncio.sleep(0.3)
+        assert (await second.request(**padded))["code"] == "rate_limited"  # dropped, not closed
+        elsewhere = await raw_from(server.port, "127.0.0.2")
+        await elsewhere.hello("Elsewhere")  # another address: its own allowance
+        await second.close()
+        await elsewhere.close()
 
 
 async def test_another_tables_ping_stays_fast_while_two_clients_attack() -> None:

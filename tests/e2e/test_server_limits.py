@@ -102,6 +102,8 @@ async def test_a_client_that_does_not_read_is_cut_off(caplog: pytest.LogCaptureF
         burst=1e6,
         byte_rate=1e9,
         byte_burst=1e9,
+        address_byte_rate=1e9,
+        address_byte_burst=1e9,
         max_waiting_per_address=12,
     ) as server:
         hosts = [await Raw.open(server.port) for _ in range(12)]
