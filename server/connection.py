@@ -89,8 +89,8 @@ class AddressAllowance:
     does not refill it: request bytes and password checks (each costs an scrypt hash).
 
     Running out of it only drops requests (``rate_limited``); it never closes a connection,
-    since other people may share the address (a NAT). Its debt stops at one burst, so the
-    address is itself again a couple of seconds after a flood from it stops."""
+    since other people may share the address (a NAT). It never goes into debt, so the address
+    has its allowance back as soon as a flood from it stops."""
 
     __slots__ = ("bytes", "passwords")
 
