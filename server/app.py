@@ -98,13 +98,16 @@ class ServerConfig:
 
     Decoding and checking a request costs time in proportion to its size, so a count of
     messages alone does not bound what a client can make the server do."""
-    byte_burst: float = 32768.0
-    """Request bytes a connection may send at once."""
+    byte_burst: float = 16384.0
+    """Request bytes a connection may send at once.
+
+    Also the most decoding one read of a connection's socket can cost: four of the largest
+    requests (4 KiB ``create_table`` frames of empty lists, about 2 ms each to decode)."""
     address_byte_rate: float = 32768.0
     """Request bytes per second all the connections from one IP address may send on average
     (beyond it requests are dropped, but no connection is closed: others may share the
     address). Without it, reconnecting would refill a client's byte allowance."""
-    address_byte_burst: float = 65536.0
+    address_byte_burst: float = 32768.0
     """Request bytes all the connections from one IP address may send at once."""
     password_rate: float = 2.0
     """Table password checks per second one IP address may cause (each is an scrypt hash)."""
@@ -114,6 +117,11 @@ class ServerConfig:
     """Connections open at once, in total."""
     max_per_address: int = 16
     """Connections open at once from one IP address."""
+    connection_rate: float = 5.0
+    """New connections per second one IP address may open on average (more are refused with
+    too_many_connections): each costs an accept, a hello and a fresh message allowance."""
+    connection_burst: float = 30.0
+    """New connections one IP address may open at once (a LAN party behind one NAT)."""
     max_tables: int = 500
     """Tables open at once."""
     max_waiting_per_address: int = 3
@@ -395,9 +403,12 @@ class Server:
         if (
             len(self.connections) >= config.max_connections
             or self._per_address[address] >= config.max_per_address
+            or not self.allowance(address, time.monotonic()).connections.take(time.monotonic())
         ):
             log.warning("refused a connection from %s: too many connections", address)
             try:
+                # Nothing it sends is read: a refused client costs no more than its accept.
+                transport.pause_reading()
                 transport.write(
                     encode(m.error(None, m.TOO_MANY_CONNECTIONS, "Too many connections; try later"))
                 )

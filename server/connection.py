@@ -11,6 +11,7 @@ answered and logged, and only this connection is affected.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -86,23 +87,27 @@ class TokenBucket:
 
 class AddressAllowance:
     """What every connection from one IP address draws on together, so that reconnecting
-    does not refill it: request bytes and password checks (each costs an scrypt hash).
+    does not refill it: new connections, request bytes and password checks (each costs an
+    scrypt hash).
 
     Running out of it only drops requests (``rate_limited``); it never closes a connection,
     since other people may share the address (a NAT). It never goes into debt, so the address
     has its allowance back as soon as a flood from it stops."""
 
-    __slots__ = ("bytes", "passwords")
+    __slots__ = ("bytes", "connections", "passwords")
 
     def __init__(self, config: ServerConfig, now: float) -> None:
         self.bytes = TokenBucket(
             config.address_byte_rate, config.address_byte_burst, now, max_debt=0.0
         )
         self.passwords = TokenBucket(config.password_rate, config.password_burst, now, max_debt=0.0)
+        self.connections = TokenBucket(
+            config.connection_rate, config.connection_burst, now, max_debt=0.0
+        )
 
     def full(self, now: float) -> bool:
-        """Whether both buckets have refilled (the allowance can be forgotten)."""
-        return self.bytes.full(now) and self.passwords.full(now)
+        """Whether every bucket has refilled (the allowance can be forgotten)."""
+        return self.bytes.full(now) and self.passwords.full(now) and self.connections.full(now)
 
 
 class Connection:
@@ -176,10 +181,18 @@ class Connection:
         else:
             self.server.queue(self, frame)
 
-    def close(self, code: str, message: str, *, notify: bool = True) -> None:
-        """Send ``error {code, message}`` (unless not ``notify``) and close once written."""
+    def close(
+        self, code: str, message: str, *, notify: bool = True, stop_reading: bool = False
+    ) -> None:
+        """Send ``error {code, message}`` (unless not ``notify``) and close once written.
+
+        ``stop_reading``: a flood is being cut off; what it still sends is not read (it would
+        cost a read per 64 KiB until the linger runs out), only left in the kernel's buffer."""
         if self.closing:
             return
+        if stop_reading:
+            with contextlib.suppress(AttributeError, RuntimeError):  # already closing
+                self.transport.pause_reading()
         self._release()
         if notify:
             self.server.queue(self, encode(m.error(None, code, message)))
@@ -217,7 +230,11 @@ class Connection:
             within_address = self.allowance.bytes.take(now, size)
             if not (within_count and within_bytes and within_address):
                 if self.bucket.exhausted or self.byte_bucket.exhausted:
-                    self.close(m.RATE_LIMITED, "Too many messages; closing the connection")
+                    self.close(
+                        m.RATE_LIMITED,
+                        "Too many messages; closing the connection",
+                        stop_reading=True,
+                    )
                     return
                 what = "messages" if not within_count else "bytes"
                 self.send(
@@ -254,7 +271,7 @@ class Connection:
         try:
             if isinstance(item, FrameError):
                 if item.fatal:
-                    self.close(item.code, item.message)
+                    self.close(item.code, item.message, stop_reading=True)
                 else:
                     self.send(m.error(None, item.code, item.message))
                 return
