@@ -137,9 +137,10 @@ class Served:
 # ---------------------------------------------------------------------------- attackers
 
 
-def attacker(port: int, frames: list[bytes], seconds: float, number: int) -> None:
-    """Send ``frames`` round and round as fast as the server reads them, reconnecting when cut
-    off; reads and drops whatever comes back (a client that does not read is cut off)."""
+def attacker(port: int, frames: list[bytes], seconds: float, number: int, delay: float) -> None:
+    """Send ``frames`` round and round as fast as the server reads them, reconnecting ``delay``
+    seconds after being cut off; reads and drops whatever comes back (a client that does not
+    read is cut off)."""
     os.nice(19)  # the attackers' own CPU must not be what slows the server down
     deadline = time.monotonic() + seconds
     hello = frame({**HELLO, "name": f"attacker{number}"})
@@ -168,7 +169,8 @@ def attacker(port: int, frames: list[bytes], seconds: float, number: int) -> Non
                     except BlockingIOError:
                         time.sleep(0.0005)
         except OSError:
-            time.sleep(0.01)
+            pass
+        time.sleep(delay)
 
 
 def flood(port: int, count: int) -> tuple[Counter[str], float]:
@@ -285,7 +287,7 @@ async def measure(served: Served, victim: Victim, name: str, args: argparse.Name
         workers = [
             context.Process(
                 target=attacker,
-                args=(served.port, ATTACKS[name], args.seconds + 1.0, n),
+                args=(served.port, ATTACKS[name], args.seconds + 1.0, n, args.reconnect_delay),
                 daemon=True,
             )
             for n in range(args.attackers)
@@ -310,7 +312,10 @@ async def run(args: argparse.Namespace) -> None:
             victim = await Victim.open(served.port, VICTIM_ADDRESS)
             await victim.request("hello", version=1, client="bench-attack/1", name="Victim")
             table = (await victim.request("create_table", name="the victim's table"))["table"]
-            print(f"server from {args.source} on port {served.port}; pid {served.proc.pid}")
+            print(
+                f"server from {args.source} on port {served.port}; pid {served.proc.pid};"
+                f" {args.attackers} attackers, reconnecting after {args.reconnect_delay:g} s"
+            )
             for name in ("quiet", *ATTACKS):
                 await measure(served, victim, name, args)
             outcomes, took = await asyncio.to_thread(flood, served.port, args.flood)
@@ -338,6 +343,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="window per scenario")
     parser.add_argument("--attackers", type=int, default=2, help="attacking processes")
     parser.add_argument("--flood", type=int, default=500, help="tables the flood tries")
+    parser.add_argument(
+        "--reconnect-delay",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="how long a cut-off attacker waits before it connects again (default 0: at once, "
+        "a connection flood on top of the frames)",
+    )
     asyncio.run(run(parser.parse_args()))
 
 

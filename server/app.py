@@ -196,6 +196,8 @@ class Server:
         self.connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
         self._allowances: dict[str, AddressAllowance] = {}
+        self._refused = 0
+        self._refusal_logged = -1.0
         self._numbers = 0
         self._listener: asyncio.Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
@@ -405,7 +407,7 @@ class Server:
             or self._per_address[address] >= config.max_per_address
             or not self.allowance(address, time.monotonic()).connections.take(time.monotonic())
         ):
-            log.warning("refused a connection from %s: too many connections", address)
+            self._log_refusal(address)
             try:
                 # Nothing it sends is read: a refused client costs no more than its accept.
                 transport.pause_reading()
@@ -428,6 +430,20 @@ class Server:
         self._per_address[address] += 1
         log.info("conn %d: opened from %s:%s", conn.number, address, _port_of(peer))
         return conn
+
+    def _log_refusal(self, address: str) -> None:
+        """Log refused connections, at most one line a second: a flood of them would otherwise
+        cost a write to the log each."""
+        self._refused += 1
+        now = time.monotonic()
+        if now - self._refusal_logged >= 1.0:
+            log.warning(
+                "refused %d connection(s) (the last from %s): too many connections",
+                self._refused,
+                address,
+            )
+            self._refused = 0
+            self._refusal_logged = now
 
     def _too_slow(self, conn: Connection) -> None:
         """``conn`` has more than ``max_send_buffer`` bytes waiting: it is not reading."""
