@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 import struct
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ import pytest
 from protocol.framing import encode
 from server import lobby as lobby_module
 from server.app import Server, ServerConfig
-from tests.e2e.test_server_crash import ROOT, Served
+from tests.e2e.test_server_crash import Served, serve_and_fail
 from tests.server.support import Raw, next_event, running_server, session
 
 
@@ -249,23 +248,8 @@ async def test_a_second_server_through_another_path_is_refused(tmp_path: Path, h
             other.symlink_to(db)
         else:
             os.link(db, other)
-        second = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "client.cli",
-            "serve",
-            "--port",
-            "0",
-            "--db",
-            str(other),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
-        _, err = await asyncio.wait_for(second.communicate(), 30)
-        message = err.decode()
-        assert second.returncode == 1, message
+        returncode, message = await serve_and_fail(other)
+        assert returncode == 1, message
         assert "in use by another sheepshead server" in message
         assert f"(process {first.proc.pid})" in message and str(other) in message
     finally:
