@@ -729,6 +729,14 @@ def main() -> int:
         "max_tables": tables + 10,
         "rate": 1e6,  # a closed-loop seat sends far more than a person's 20 messages/s
         "burst": 1e6,
+        # Every seat of the load comes from 127.0.0.1: the per-address limits are lifted too.
+        "connection_rate": 1e6,
+        "connection_burst": 1e6,
+        "max_waiting_per_address": tables + 10,
+        "byte_rate": 1e9,
+        "byte_burst": 1e9,
+        "address_byte_rate": 1e9,
+        "address_byte_burst": 1e9,
         "ping_interval": 3600.0,
         "idle_timeout": 7200.0,
     }

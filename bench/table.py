@@ -181,6 +181,13 @@ def run(args: argparse.Namespace, db_path: str | None) -> None:
             max_tables=args.tables + 10,
             rate=1e6,
             burst=1e6,
+            connection_rate=1e6,  # every seat comes from 127.0.0.1
+            connection_burst=1e6,
+            max_waiting_per_address=args.tables + 10,
+            byte_rate=1e9,
+            byte_burst=1e9,
+            address_byte_rate=1e9,
+            address_byte_burst=1e9,
             ping_interval=3600.0,
             idle_timeout=7200.0,
         )

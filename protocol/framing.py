@@ -61,6 +61,7 @@ __all__ = [
     "encode",
     "frame",
     "pack",
+    "peek",
 ]
 
 Message: TypeAlias = dict[str, Any]
@@ -236,6 +237,56 @@ def _validate(message: Message, max_depth: int) -> FrameError | None:
     return None
 
 
+PEEK_ENTRIES: Final = 16
+"""How many entries of a map :func:`peek` looks at before it gives up."""
+
+_STR_MARKERS: Final = frozenset([*range(0xA0, 0xC0), 0xD9])
+"""First bytes of a msgpack str of at most 255 bytes (fixstr, str 8)."""
+
+_INT_MARKERS: Final = frozenset([*range(0x00, 0x80), *range(0xE0, 0x100), *range(0xCC, 0xD4)])
+"""First bytes of a msgpack integer."""
+
+
+def peek(payload: bytes) -> tuple[str | None, int | None]:
+    """The ``type`` and ``id`` of an undecoded frame payload, each None when it cannot tell.
+
+    Only those two values are unpacked, and only when they are a short string and an integer;
+    everything else is skipped over without building any object, which costs a small fraction
+    of decoding it. So a receiver can refuse a frame that is too big for its type, or answer a
+    frame it will not decode, with the request's own id. Never raises.
+
+    >>> peek(pack({"id": 7, "text": [[]] * 1000, "type": "chat"}))
+    ('chat', 7)
+    >>> peek(b"\\xc1")
+    (None, None)
+    """
+    kind: str | None = None
+    id: int | None = None
+    try:
+        unpacker = msgpack.Unpacker(raw=False, max_buffer_size=max(1, len(payload)))
+        unpacker.feed(payload)
+        entries = unpacker.read_map_header()
+        for _ in range(min(entries, PEEK_ENTRIES)):
+            key = None
+            if payload[unpacker.tell()] in _STR_MARKERS:
+                key = unpacker.unpack()
+            else:
+                unpacker.skip()
+            if key == "type" and payload[unpacker.tell()] in _STR_MARKERS:
+                value = unpacker.unpack()
+                kind = value if type(value) is str else None
+            elif key == "id" and payload[unpacker.tell()] in _INT_MARKERS:
+                value = unpacker.unpack()
+                id = value if type(value) is int else None
+            else:
+                unpacker.skip()
+            if kind is not None and id is not None:
+                break
+    except Exception:  # not a map, cut short, not msgpack: tell what was found so far
+        pass
+    return kind, id
+
+
 class FrameDecoder:
     """Incremental, sans-I/O decoder for a stream of frames.
 
@@ -307,6 +358,19 @@ class FrameDecoder:
         remaining input is discarded, and a broken decoder returns ``[]``.
         ``data`` (bytes, bytearray or memoryview) is not retained after the call.
         """
+        return [
+            item if isinstance(item, FrameError) else self.decode(item) for item in self.split(data)
+        ]
+
+    def split(self, data: bytes | bytearray | memoryview) -> list[bytes | FrameError]:
+        """Like :meth:`feed`, but each complete frame's payload is returned undecoded.
+
+        For a receiver that decides, from a payload's size (and :func:`peek`), whether it is
+        worth decoding at all; :meth:`decode` then decodes the ones it keeps.
+
+        >>> FrameDecoder().split(encode({"type": "ping", "id": 1}) + b"\\x00\\x00")
+        [b'\\x82\\xa4type\\xa4ping\\xa2id\\x01']
+        """
         if self._broken:
             return []
         if isinstance(data, memoryview):
@@ -320,7 +384,7 @@ class FrameDecoder:
             source = self._buffer
         else:
             source = data
-        results: list[Message | FrameError] = []
+        results: list[bytes | FrameError] = []
         end = len(source)
         offset = 0
         max_frame = self._max_frame
@@ -341,7 +405,7 @@ class FrameDecoder:
             stop = start + length
             if stop > end:
                 break
-            results.append(self._decode(source[start:stop]))
+            results.append(bytes(source[start:stop]))
             offset = stop
         if source is self._buffer:
             del self._buffer[:offset]
@@ -349,8 +413,8 @@ class FrameDecoder:
             self._buffer = bytearray(source[offset:])
         return results
 
-    def _decode(self, body: bytes | bytearray) -> Message | FrameError:
-        """Decode and validate one frame payload."""
+    def decode(self, body: bytes | bytearray) -> Message | FrameError:
+        """Decode and validate one frame payload (as :meth:`split` returns it)."""
         if not body:
             return _bad_frame("frame is empty")
         size = len(body)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Final, Literal, TypeAlias
 
-from protocol.text import clean_text
+from protocol.text import clean_name, clean_text, quote
 from protocol.version import PROTOCOL_VERSION, SUPPORTED_VERSIONS
 
 __all__ = [
@@ -99,6 +99,7 @@ STALE: Final = "stale"
 RATE_LIMITED: Final = "rate_limited"
 TOO_MANY_CONNECTIONS: Final = "too_many_connections"
 TOO_MANY_TABLES: Final = "too_many_tables"
+REQUEST_TOO_LARGE: Final = "request_too_large"
 IDLE_TIMEOUT: Final = "idle_timeout"
 REPLACED: Final = "replaced"
 SERVER_SHUTDOWN: Final = "server_shutdown"
@@ -115,7 +116,8 @@ ENGINE_ERROR_CODES: Final[dict[str, str]] = {
     CALLED_SUIT_RESTRICTED: "the partner may lead the called suit only with the called card",
     UNKNOWN_CARD_REQUIRED: "the called suit is led: the picker must play the face-down card",
     UNKNOWN_CARD_HELD: "the face-down unknown card is played only when the called suit is led",
-    ILLEGAL_BURY: "bury two different cards from your hand",
+    ILLEGAL_BURY: "bury two different cards (the same card twice); a card you do not hold gets "
+    "illegal_card",
     ILLEGAL_CALL: "that card may not be called (the message says why)",
     MUST_PICK: "everyone passed and the dealer must pick (forced-pick rule)",
     HAND_OVER: "the hand (or the match) is over: nothing more can be played",
@@ -151,7 +153,8 @@ PROTOCOL_ERROR_CODES: Final[dict[str, str]] = {
     STALE: "the action quotes the seq of an earlier prompt; answer the latest your_turn",
     RATE_LIMITED: "too many messages; this one was dropped (persisting closes the connection)",
     TOO_MANY_CONNECTIONS: "the server (or your address) has too many connections",
-    TOO_MANY_TABLES: "the server has as many tables open as it allows",
+    TOO_MANY_TABLES: "the server (or your address) has as many tables open as it allows",
+    REQUEST_TOO_LARGE: "the request's frame is bigger than its type allows (§9); it was dropped",
     IDLE_TIMEOUT: "nothing was received for too long; the connection is closed",
     REPLACED: "a newer connection took over this seat; this connection is closed",
     SERVER_SHUTDOWN: "the server is shutting down; reconnect later with your token",
@@ -178,6 +181,33 @@ PASSWORD_MAX: Final = 128
 
 TOKEN_MAX: Final = 128
 """Longest seat token accepted in hello."""
+
+CLIENT_MAX: Final = 256
+"""Longest ``client`` string accepted in hello (shown cut to 64 characters)."""
+
+RAW_TEXT_FACTOR: Final = 4
+"""A text field may arrive at most this many times its limit long, before cleaning.
+
+Cleaning costs time in proportion to the length, so the length is checked first: a longer name
+is cut to that much before it is cleaned, a longer chat line is refused without being cleaned."""
+
+ERROR_MESSAGE_MAX: Final = 200
+"""Longest ``message`` of an error, in characters: anything it quotes is cut to fit."""
+
+REQUEST_SIZE_MAX: Final = 4096
+"""Largest request frame payload, in bytes, of any type (see :data:`REQUEST_SIZES`)."""
+
+REQUEST_SIZE_DEFAULT: Final = 512
+"""Largest request frame payload, in bytes, of a type not in :data:`REQUEST_SIZES`."""
+
+REQUEST_SIZES: Final[dict[str, int]] = {
+    "create_table": REQUEST_SIZE_MAX,
+    "hello": 2048,
+    "chat": 2048,
+    "join": 1024,
+    "watch": 1024,
+}
+"""Largest request frame payload, in bytes, per type (``request_too_large`` beyond it)."""
 
 ID_MAX: Final = 64
 """Longest table id or strategy name accepted."""
@@ -256,10 +286,11 @@ class Join:
 
 @dataclass(frozen=True, slots=True)
 class Watch:
-    """Watch a table as a spectator."""
+    """Watch a table as a spectator (a password table needs its ``password``)."""
 
     id: int
     table: str
+    password: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -467,14 +498,24 @@ class _Fields:
             raise self.fail(key, f"must be at most {max_length} characters")
         return value
 
-    def text(self, key: str, *, required: bool, max_length: int, cut: bool) -> str | None:
-        """A string shown to others: cleaned, then cut (names) or refused (chat) when long."""
+    def text(
+        self, key: str, *, required: bool, max_length: int, cut: bool, name: bool = False
+    ) -> str | None:
+        """A string shown to others: cleaned, then cut (names) or refused (chat) when long.
+
+        ``name``: cleaned as a name (:func:`protocol.text.clean_name`: nothing invisible)."""
         value = self._get(key, required, "a string")
         if value is None and not required:
             return None
         if type(value) is not str:
             raise self.fail(key, "must be a string" + ("" if required else " or nil"))
-        cleaned = clean_text(value, max_length=max_length if cut else None)
+        raw_max = max_length * RAW_TEXT_FACTOR
+        if len(value) > raw_max:  # checked before cleaning, whose cost grows with the length
+            if not cut:
+                raise self.fail(key, f"must be at most {max_length} characters")
+            value = value[:raw_max]
+        clean = clean_name if name else clean_text
+        cleaned = clean(value, max_length=max_length if cut else None)
         if not cleaned:
             raise self.fail(key, "must contain printable characters")
         if len(cleaned) > max_length:
@@ -515,11 +556,11 @@ def parse_hello(msg: Mapping[str, Any], id: int) -> Hello:
             {"supported": sorted(SUPPORTED_VERSIONS)},
         )
     assert version is not None
-    client = f.str_("client", max_length=10_000) or ""
+    client = f.str_("client", max_length=CLIENT_MAX) or ""
     kind = msg.get("kind", "human")
     if kind not in ("human", "bot"):
         raise f.fail("kind", "must be 'human' or 'bot'")
-    name = f.text("name", required=True, max_length=NAME_MAX, cut=True)
+    name = f.text("name", required=True, max_length=NAME_MAX, cut=True, name=True)
     assert name is not None
     token = f.str_("token", max_length=TOKEN_MAX)
     player_key = f.str_("player_key", max_length=PLAYER_KEY_MAX)
@@ -562,7 +603,7 @@ def _parse_create(f: _Fields, id: int) -> CreateTable:
     password = f.str_("password", max_length=PASSWORD_MAX)
     return CreateTable(
         id,
-        f.text("name", required=False, max_length=TABLE_NAME_MAX, cut=True),
+        f.text("name", required=False, max_length=TABLE_NAME_MAX, cut=True, name=True),
         preset,
         f.map_("options"),
         f.int_("hands", low=1, high=HANDS_MAX),
@@ -578,9 +619,26 @@ def _parse_action(f: _Fields, id: int) -> TakeAction:
     action = f.msg.get("action")
     if type(action) is not dict:
         raise f.fail("action", "is required (a map such as {action: 'play', card: 'QC'})")
-    if type(action.get("action")) is not str:
+    kind = action.get("action")
+    if type(kind) is not str:
         raise f.fail("action", "must name its kind in 'action' (pick, pass, bury, call, ...)")
+    for card_field in _CARD_FIELDS.get(kind, ()):
+        if type(action.get(card_field)) is not str:
+            raise f.fail("action", f"{kind} needs {card_field!r}: a card code such as 'QC'")
+    if kind == "bury":
+        cards = action.get("cards")
+        if type(cards) is not list or len(cards) != 2 or not all(type(c) is str for c in cards):
+            raise f.fail("action", "bury needs 'cards': a list of two card codes")
     return TakeAction(id, seq, action)
+
+
+_CARD_FIELDS: Final[dict[str, tuple[str, ...]]] = {
+    "play": ("card",),
+    "call": ("card",),
+    "unknown": ("card", "under"),
+}
+"""The card fields each kind of action must have, as strings (a missing one: ``bad_request``;
+a string that names no card: the engine's ``bad_card``)."""
 
 
 def _table_id(f: _Fields) -> str:
@@ -605,8 +663,7 @@ def parse_request(msg: Mapping[str, Any]) -> Request:
         id = msg.get("id")
         return Pong(id if type(id) is int else None)
     if kind not in REQUEST_TYPES:
-        shown = kind if len(kind) <= 40 else kind[:40] + "..."
-        raise RequestError(UNKNOWN_TYPE, f"unknown message type {shown!r}", _optional_id(msg))
+        raise RequestError(UNKNOWN_TYPE, f"unknown message type {quote(kind)}", _optional_id(msg))
     id = _request_id(msg)
     assert id is not None
     f = _Fields(msg, id)
@@ -624,7 +681,7 @@ def parse_request(msg: Mapping[str, Any]) -> Request:
             f.str_("password", max_length=PASSWORD_MAX),
         )
     if kind == "watch":
-        return Watch(id, _table_id(f))
+        return Watch(id, _table_id(f), f.str_("password", max_length=PASSWORD_MAX))
     if kind == "leave":
         return Leave(id)
     if kind == "add_bot":
@@ -708,8 +765,32 @@ def ok(id: int | None, **fields: Any) -> dict[str, Any]:
 
 
 def error(id: int | None, code: str, message: str, **fields: Any) -> dict[str, Any]:
-    """An error: the reply to request ``id``, or (``id`` None) about the connection itself."""
+    """An error: the reply to request ``id``, or (``id`` None) about the connection itself.
+
+    A ``message`` over :data:`ERROR_MESSAGE_MAX` characters is cut (whatever it quotes can never
+    make the reply too big to send), and control characters are taken out of it.
+
+    >>> len(error(4, BAD_RULES, "bad value " + "x" * 20000)["message"])
+    200
+    >>> error(4, BAD_RULES, "bad value '\\x1b[2J'")["message"]
+    "bad value ''"
+    """
+    if len(message) > ERROR_MESSAGE_MAX or not message.isprintable():
+        message = clean_text(message[: ERROR_MESSAGE_MAX * RAW_TEXT_FACTOR])
+        if len(message) > ERROR_MESSAGE_MAX:
+            message = message[: ERROR_MESSAGE_MAX - 3] + "..."
     return {"type": "error", "id": id, "code": code, "message": message, **fields}
+
+
+def request_size_limit(kind: str | None) -> int:
+    """The largest payload, in bytes, a request of type ``kind`` may have (:data:`REQUEST_SIZES`).
+
+    >>> request_size_limit("chat"), request_size_limit("action"), request_size_limit(None)
+    (2048, 512, 512)
+    """
+    if kind is None:
+        return REQUEST_SIZE_DEFAULT
+    return REQUEST_SIZES.get(kind, REQUEST_SIZE_DEFAULT)
 
 
 def welcome(

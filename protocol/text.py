@@ -8,8 +8,16 @@ their terminal window or reverse the direction of the text around a name:
   and two-character ``ESC x`` sequences, in their 7-bit and 8-bit forms) are removed whole;
 - every remaining C0 and C1 control character, DEL, and the Unicode direction controls (bidi
   embeddings, overrides and isolates, LRM/RLM/ALM) are removed;
+- the invisible format characters (Unicode category Cf: zero-width spaces, word joiners, the
+  byte-order mark, soft hyphens, tags, ...) are removed, except the zero-width joiner and
+  non-joiner that some scripts and emoji need (:func:`clean_name` removes those too, and the
+  invisible letters such as U+3164 HANGUL FILLER);
+- a character keeps at most two combining marks (the rest would pile up over other lines);
 - whitespace of any kind (tabs, newlines, line and paragraph separators, ...) becomes a single
   space, and the result is stripped at both ends.
+
+Two names that differ only in case, width, combining marks or invisible characters have the same
+:func:`name_key`, which is how the server tells that a name is taken.
 
 >>> clean_text("  Ann\\x1b[31m  the\\tRed\\x07 ")
 'Ann the Red'
@@ -25,7 +33,7 @@ import re
 import unicodedata
 from typing import Final
 
-__all__ = ["clean_text"]
+__all__ = ["MARKS_PER_CHARACTER", "clean_name", "clean_text", "name_key", "quote"]
 
 # Order matters: whole sequences go first so their parameter bytes do not survive as text.
 _ESCAPES: Final = re.compile(
@@ -38,26 +46,94 @@ _BIDI: Final = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066
 """Direction marks, embeddings, overrides and isolates."""
 
 
-def _keep(char: str) -> bool:
-    if char in _BIDI:
-        return False
-    category = unicodedata.category(char)
-    # Cc: C0, DEL, C1. Cs cannot occur in decoded UTF-8 but is harmless to drop.
-    return category not in ("Cc", "Cs")
+_JOINERS: Final = frozenset("\u200c\u200d")
+"""Zero-width non-joiner and joiner: format characters that chat keeps (scripts, emoji)."""
+
+_INVISIBLE_LETTERS: Final = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Letters (not category Cf) that show as nothing: the Hangul fillers, the halfwidth Hangul
+filler and the blank Braille pattern."""
+
+_MARKS: Final = frozenset(("Mn", "Me", "Mc"))
+
+MARKS_PER_CHARACTER: Final = 2
+"""Combining marks a character may keep; more are removed."""
 
 
-def clean_text(text: str, *, max_length: int | None = None) -> str:
-    """``text`` without escape sequences or control characters, whitespace collapsed.
+def _clean_word(word: str, name: bool) -> str:
+    """One whitespace-free run of ``text`` without controls, invisible characters and excess
+    combining marks."""
+    out: list[str] = []
+    marks = 0
+    for char in word:
+        if char in _BIDI:
+            continue
+        category = unicodedata.category(char)
+        # Cc: C0, DEL, C1. Cs cannot occur in decoded UTF-8 but is harmless to drop.
+        if category in ("Cc", "Cs"):
+            continue
+        if category == "Cf":
+            if name or char not in _JOINERS:
+                continue
+        elif name and char in _INVISIBLE_LETTERS:
+            continue
+        elif category in _MARKS:
+            if marks >= MARKS_PER_CHARACTER or not out:
+                continue  # a mark with nothing to sit on is dropped too
+            marks += 1
+        else:
+            marks = 0
+        out.append(char)
+    return "".join(out)
+
+
+def clean_text(text: str, *, max_length: int | None = None, name: bool = False) -> str:
+    """``text`` without escape sequences, control or invisible characters, whitespace collapsed.
 
     With ``max_length`` the cleaned text is cut to at most that many characters (then stripped
-    again so it never ends in a space).
+    again so it never ends in a space). ``name``: see :func:`clean_name`.
     """
     text = _ESCAPES.sub("", text)
     # Whitespace controls (tab, newline, ...) separate words: turn them into spaces before the
     # remaining controls are dropped, so "a\tb" stays two words.
     words = text.split()
-    cleaned = " ".join("".join(ch for ch in word if _keep(ch)) for word in words)
+    cleaned = " ".join(_clean_word(word, name) for word in words)
     cleaned = " ".join(cleaned.split())
     if max_length is not None and len(cleaned) > max_length:
         cleaned = cleaned[:max_length].rstrip()
     return cleaned
+
+
+def clean_name(text: str, *, max_length: int | None = None) -> str:
+    """:func:`clean_text` for a name: no format character at all (the joiners go too), and no
+    letter that shows as nothing.
+
+    >>> clean_name("A\u200dnn\u3164\ufeff")
+    'Ann'
+    """
+    return clean_text(text, max_length=max_length, name=True)
+
+
+def name_key(name: str) -> str:
+    """What two names that look alike have in common: compatibility-normalised (NFKC),
+    case-folded, without combining marks, spaces or invisible characters.
+
+    >>> name_key("ＡＮＮ") == name_key("a\u0301nn") == name_key("Ann\u200b")
+    True
+    """
+    folded = unicodedata.normalize("NFKD", clean_name(name)).casefold()
+    kept = (ch for ch in folded if unicodedata.category(ch) not in _MARKS and not ch.isspace())
+    return unicodedata.normalize("NFKC", "".join(kept))
+
+
+def quote(value: object, limit: int = 32) -> str:
+    """``value`` as an error message shows it: the repr of a short, cleaned prefix.
+
+    >>> quote("x" * 100, limit=5)
+    "'xxxxx...'"
+    >>> quote("\x1b[2Jboom")
+    "'boom'"
+    """
+    text = value if isinstance(value, str) else repr(value)
+    cut = clean_text(text[: limit * 4], max_length=limit)
+    more = "..." if len(text) > len(cut) and len(cut) == limit else ""
+    return repr(cut + more)

@@ -28,7 +28,7 @@ from typing import Any, cast
 from protocol import messages as m
 from protocol.framing import MAX_FRAME_DEFAULT, encode
 from protocol.version import PROTOCOL_VERSION
-from server.connection import Connection
+from server.connection import AddressAllowance, Connection
 from server.lobby import Lobby
 from server.standings import Players
 from server.store import Store
@@ -85,7 +85,10 @@ class ServerConfig:
     grace: float = 60.0
     """Default seconds a disconnected player's seat waits before a bot plays it."""
     max_frame: int = MAX_FRAME_DEFAULT
-    """Largest frame accepted (bigger: frame_too_large, then the connection is closed)."""
+    """Largest frame accepted (bigger: frame_too_large, then the connection is closed) or sent.
+
+    Each request type has a much smaller limit of its own (``protocol.messages.REQUEST_SIZES``):
+    a frame over it is dropped undecoded, and its reply still carries the request's id."""
     handshake_timeout: float = 10.0
     """Seconds a new connection has to send hello."""
     ping_interval: float = 30.0
@@ -100,10 +103,35 @@ class ServerConfig:
     """Chat lines per second a connection may send on average."""
     chat_burst: float = 5.0
     """Chat lines a connection may send at once."""
+    byte_rate: float = 8192.0
+    """Request bytes per second a connection may send on average.
+
+    Decoding and checking a request costs time in proportion to its size, so a count of
+    messages alone does not bound what a client can make the server do."""
+    byte_burst: float = 16384.0
+    """Request bytes a connection may send at once.
+
+    Also the most decoding one read of a connection's socket can cost: four of the largest
+    requests (4 KiB ``create_table`` frames of empty lists, about 2 ms each to decode)."""
+    address_byte_rate: float = 32768.0
+    """Request bytes per second all the connections from one IP address may send on average
+    (beyond it requests are dropped, but no connection is closed: others may share the
+    address). Without it, reconnecting would refill a client's byte allowance."""
+    address_byte_burst: float = 32768.0
+    """Request bytes all the connections from one IP address may send at once."""
+    password_rate: float = 2.0
+    """Table password checks per second one IP address may cause (each is an scrypt hash)."""
+    password_burst: float = 10.0
+    """Table password checks one IP address may cause at once."""
     max_connections: int = 1000
     """Connections open at once, in total."""
     max_per_address: int = 16
     """Connections open at once from one IP address."""
+    connection_rate: float = 5.0
+    """New connections per second one IP address may open on average (more are refused with
+    too_many_connections): each costs an accept, a hello and a fresh message allowance."""
+    connection_burst: float = 30.0
+    """New connections one IP address may open at once (a LAN party behind one NAT)."""
     max_tables: int = 500
     """Tables open at once."""
     door_sessions: int = 100
@@ -113,6 +141,12 @@ class ServerConfig:
     """Door sessions open at once from one IP address."""
     door_login_grace: float = 30.0
     """Seconds an SSH connection has to log in."""
+    max_waiting_per_address: int = 3
+    """Tables not yet started that the connections from one IP address may have created and
+    still have open (more: too_many_tables)."""
+    waiting_expiry: float = 45.0
+    """Seconds a table that never started stays open once nobody is connected to it (checked
+    every ``waiting_expiry / 4`` seconds, at most every 10)."""
     max_send_buffer: int = 1 << 20
     """Bytes queued for a client that does not read before it is cut off."""
     seed_wait: float = 3.0
@@ -123,7 +157,8 @@ class ServerConfig:
     abandon_after: float = 3600.0
     """Seconds a table with nobody connected is kept before it is closed."""
     db_synchronous: str = "NORMAL"
-    """SQLite synchronous mode: NORMAL survives a killed process, FULL also a power cut."""
+    """SQLite synchronous mode: NORMAL survives a killed process, FULL also a power cut
+    (``serve --sync``; README.md, "What a crash can take")."""
     gc_thresholds: tuple[int, int, int] | None = (2000, 3, 4000)
     """``gc.set_threshold`` for the process, set at start (None: leave the interpreter's).
 
@@ -181,6 +216,9 @@ class Server:
         self._players: Players | None = None
         self.connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
+        self._allowances: dict[str, AddressAllowance] = {}
+        self._refused = 0
+        self._refusal_logged = -1.0
         self._numbers = 0
         self._listener: asyncio.Server | None = None
         self._local_listeners: list[asyncio.AbstractServer] = []
@@ -383,6 +421,19 @@ class Server:
 
     # ------------------------------------------------------------------ connections
 
+    def allowance(self, address: str, now: float) -> AddressAllowance:
+        """The byte and password allowance of ``address`` (shared by its connections)."""
+        found = self._allowances.get(address)
+        if found is None:
+            found = self._allowances[address] = AddressAllowance(self.config, now)
+        return found
+
+    def _forget_allowances(self, now: float) -> None:
+        """Drop the allowances of addresses with no connection left and nothing owed."""
+        for address, allowance in list(self._allowances.items()):
+            if address not in self._per_address and allowance.full(now):
+                del self._allowances[address]
+
     def _opened(self, transport: asyncio.Transport, local: bool = False) -> Connection | None:
         """A new connection: a :class:`Connection`, or None when it is refused.
 
@@ -390,16 +441,29 @@ class Server:
         sessions the doors count per address themselves.
         """
         peer = transport.get_extra_info("peername")
-        address = LOCAL if local else str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+        if local:
+            # Every door session comes from the one Unix socket: each gets an address of its
+            # own, so the per-address allowances meter a session, not all door players together
+            # (the doors limit sessions per remote address themselves).
+            address = f"{LOCAL}#{id(transport)}"
+        else:
+            address = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
         config = self.config
         if self._stopping:
             transport.abort()
             return None
-        if len(self.connections) >= config.max_connections or (
-            not local and self._per_address[address] >= config.max_per_address
+        if (
+            len(self.connections) >= config.max_connections
+            or (not local and self._per_address[address] >= config.max_per_address)
+            or (
+                not local
+                and not self.allowance(address, time.monotonic()).connections.take(time.monotonic())
+            )
         ):
-            log.warning("refused a connection from %s: too many connections", address)
+            self._log_refusal(address)
             try:
+                # Nothing it sends is read: a refused client costs no more than its accept.
+                transport.pause_reading()
                 transport.write(
                     encode(m.error(None, m.TOO_MANY_CONNECTIONS, "Too many connections; try later"))
                 )
@@ -420,6 +484,20 @@ class Server:
         log.info("conn %d: opened from %s:%s", conn.number, address, _port_of(peer))
         return conn
 
+    def _log_refusal(self, address: str) -> None:
+        """Log refused connections, at most one line a second: a flood of them would otherwise
+        cost a write to the log each."""
+        self._refused += 1
+        now = time.monotonic()
+        if now - self._refusal_logged >= 1.0:
+            log.warning(
+                "refused %d connection(s) (the last from %s): too many connections",
+                self._refused,
+                address,
+            )
+            self._refused = 0
+            self._refusal_logged = now
+
     def _too_slow(self, conn: Connection) -> None:
         """``conn`` has more than ``max_send_buffer`` bytes waiting: it is not reading."""
         if conn.closing and conn.transport.is_closing():
@@ -432,8 +510,8 @@ class Server:
         if conn.closing:
             return  # lingering: drain and ignore until the client closes
         try:
-            for item in conn.decoder.feed(data):
-                conn.receive(item)
+            for item in conn.decoder.split(data):
+                conn.receive_payload(item)
                 if conn.closing:
                     break
         except Exception:
@@ -470,10 +548,15 @@ class Server:
 
     async def _sweep(self) -> None:
         config = self.config
+        lobby_every = min(10.0, max(0.05, config.waiting_expiry / 4))
         tick = max(
             0.05,
             min(
-                1.0, config.handshake_timeout / 4, config.ping_interval / 4, config.idle_timeout / 8
+                1.0,
+                config.handshake_timeout / 4,
+                config.ping_interval / 4,
+                config.idle_timeout / 8,
+                lobby_every,
             ),
         )
         last_lobby_sweep = time.monotonic()
@@ -490,9 +573,10 @@ class Server:
                         now = time.monotonic()
                     for conn in everyone[start : start + SWEEP_SLICE]:
                         self._check(conn, now)
-                if now - last_lobby_sweep > 10.0:
+                if now - last_lobby_sweep > lobby_every:
                     last_lobby_sweep = now
                     self.lobby.sweep()
+                    self._forget_allowances(now)
             except Exception:
                 log.exception("sweeper failed")
 

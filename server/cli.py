@@ -59,6 +59,14 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         help=f"SQLite database file for tables, seats and scores (default {default_db_path()})",
     )
     parser.add_argument(
+        "--sync",
+        default="normal",
+        choices=["normal", "full"],
+        help="how hard every commit is pushed to the disk (SQLite synchronous): normal "
+        "(default) survives the server being killed; full also survives a power cut or an "
+        "operating system crash, at the price of an fsync per commit",
+    )
+    parser.add_argument(
         "--log-level",
         default="info",
         choices=["debug", "info", "warning", "error"],
@@ -197,6 +205,7 @@ async def _serve(args: argparse.Namespace) -> int:
         bot_delay=args.bot_delay,
         hand_pause=args.hand_pause,
         trick_pause=args.trick_pause,
+        db_synchronous=args.sync.upper(),
     )
     server = Server(config)
     try:

@@ -11,13 +11,14 @@ answered and logged, and only this connection is affected.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import SheepsheadError
 from protocol import messages as m
-from protocol.framing import FrameDecoder, FrameError, Message, encode
+from protocol.framing import FrameDecoder, FrameError, Message, encode, peek
 from protocol.messages import (
     AddBot,
     ChatRequest,
@@ -40,10 +41,13 @@ from protocol.messages import (
     TakeAction,
     Watch,
     parse_request,
+    request_size_limit,
 )
+from protocol.text import quote
+from server.names import distinct_name, is_bot_name, names_at
 
 if TYPE_CHECKING:
-    from server.app import Server
+    from server.app import Server, ServerConfig
     from server.table import Table
 
 log = logging.getLogger("sheepshead.server")
@@ -56,25 +60,58 @@ class TokenBucket:
     a whole bucket's worth of ``rate_limited`` errors and the connection is closed.
     """
 
-    __slots__ = ("burst", "last", "rate", "tokens")
+    __slots__ = ("burst", "floor", "last", "rate", "tokens")
 
-    def __init__(self, rate: float, burst: float, now: float) -> None:
+    def __init__(
+        self, rate: float, burst: float, now: float, *, max_debt: float | None = None
+    ) -> None:
         self.rate = rate
         self.burst = burst
         self.tokens = burst
         self.last = now
+        self.floor = -burst if max_debt is None else -max_debt
+        """The debt stops growing here (``-burst``: it does once it is :attr:`exhausted`)."""
 
-    def take(self, now: float) -> bool:
-        """Spend one token; False (and one more token of debt) when none is left."""
-        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+    def take(self, now: float, amount: float = 1.0) -> bool:
+        """Spend ``amount`` tokens; False (and that much more debt) when there are not enough."""
+        tokens = min(self.burst, self.tokens + (now - self.last) * self.rate) - amount
         self.last = now
-        self.tokens -= 1
-        return self.tokens >= 0
+        self.tokens = max(self.floor, tokens)
+        return tokens >= 0
+
+    def full(self, now: float) -> bool:
+        """Whether the bucket has refilled to ``burst`` by ``now`` (it can be forgotten)."""
+        return self.tokens + (now - self.last) * self.rate >= self.burst
 
     @property
     def exhausted(self) -> bool:
         """Whether the debt has reached a full bucket."""
         return self.tokens <= -self.burst
+
+
+class AddressAllowance:
+    """What every connection from one IP address draws on together, so that reconnecting
+    does not refill it: new connections, request bytes and password checks (each costs an
+    scrypt hash).
+
+    Running out of it only drops requests (``rate_limited``); it never closes a connection,
+    since other people may share the address (a NAT). It never goes into debt, so the address
+    has its allowance back as soon as a flood from it stops."""
+
+    __slots__ = ("bytes", "connections", "passwords")
+
+    def __init__(self, config: ServerConfig, now: float) -> None:
+        self.bytes = TokenBucket(
+            config.address_byte_rate, config.address_byte_burst, now, max_debt=0.0
+        )
+        self.passwords = TokenBucket(config.password_rate, config.password_burst, now, max_debt=0.0)
+        self.connections = TokenBucket(
+            config.connection_rate, config.connection_burst, now, max_debt=0.0
+        )
+
+    def full(self, now: float) -> bool:
+        """Whether every bucket has refilled (the allowance can be forgotten)."""
+        return self.bytes.full(now) and self.passwords.full(now) and self.connections.full(now)
 
 
 class Connection:
@@ -98,6 +135,9 @@ class Connection:
         self.lost_reason: str | None = None
         self.address = address
         self.name = f"guest{number}"
+        """The name shown at the table this connection is at (see :meth:`_take_name`)."""
+        self.hello_name = self.name
+        """The name the client said hello with."""
         self.kind = "human"
         self.client = ""
         self.identity: str | None = None
@@ -112,6 +152,9 @@ class Connection:
         self.close_deadline: float | None = None
         self.decoder = FrameDecoder(max_frame=config.max_frame)
         self.bucket = TokenBucket(config.rate, config.burst, now)
+        self.byte_bucket = TokenBucket(config.byte_rate, config.byte_burst, now)
+        self.allowance = server.allowance(address, now)
+        """The byte and password allowance this connection shares with its address."""
         self.chat_bucket = TokenBucket(config.chat_rate, config.chat_burst, now)
         self._held: list[bytes] | None = None
 
@@ -126,7 +169,13 @@ class Connection:
             frame = encode(message, max_frame=self.server.config.max_frame)
         except (TypeError, ValueError):
             log.exception("conn %d: cannot encode a %r message", self.number, message.get("type"))
-            frame = encode(m.error(None, m.INTERNAL_ERROR, "The server could not send a message"))
+            # A reply keeps its id, so that the client waiting on it is not left hanging.
+            reply_id = message.get("id") if message.get("type") in ("ok", "error") else None
+            frame = encode(
+                m.error(
+                    _id_of({"id": reply_id}), m.INTERNAL_ERROR, "The server could not send a reply"
+                )
+            )
         self.send_encoded(frame)
 
     def send_encoded(self, frame: bytes) -> None:
@@ -138,10 +187,18 @@ class Connection:
         else:
             self.server.queue(self, frame)
 
-    def close(self, code: str, message: str, *, notify: bool = True) -> None:
-        """Send ``error {code, message}`` (unless not ``notify``) and close once written."""
+    def close(
+        self, code: str, message: str, *, notify: bool = True, stop_reading: bool = False
+    ) -> None:
+        """Send ``error {code, message}`` (unless not ``notify``) and close once written.
+
+        ``stop_reading``: a flood is being cut off; what it still sends is not read (it would
+        cost a read per 64 KiB until the linger runs out), only left in the kernel's buffer."""
         if self.closing:
             return
+        if stop_reading:
+            with contextlib.suppress(AttributeError, RuntimeError):  # already closing
+                self.transport.pause_reading()
         self._release()
         if notify:
             self.server.queue(self, encode(m.error(None, code, message)))
@@ -160,25 +217,67 @@ class Connection:
 
     # ------------------------------------------------------------------ input
 
-    def receive(self, item: Message | FrameError) -> None:
-        """Handle one decoded frame (or framing error); never raises."""
+    def receive_payload(self, item: bytes | FrameError) -> None:
+        """Handle one undecoded frame payload (or framing error); never raises.
+
+        What a frame costs is metered before it is decoded: one message and its length in bytes
+        from the allowances, and a frame bigger than its type allows
+        (:func:`protocol.messages.request_size_limit`) is refused without being decoded.
+        """
         if self.closing:
             return
         now = self.server.lobby.now()
         self.last_received = now
         self.pinged = False
         try:
-            if not self.bucket.take(now):
-                if self.bucket.exhausted:
-                    self.close(m.RATE_LIMITED, "Too many messages; closing the connection")
+            size = 0 if isinstance(item, FrameError) else len(item)
+            within_count = self.bucket.take(now)
+            within_bytes = self.byte_bucket.take(now, size)
+            within_address = self.allowance.bytes.take(now, size)
+            if not (within_count and within_bytes and within_address):
+                if self.bucket.exhausted or self.byte_bucket.exhausted:
+                    self.close(
+                        m.RATE_LIMITED,
+                        "Too many messages; closing the connection",
+                        stop_reading=True,
+                    )
                     return
+                what = "messages" if not within_count else "bytes"
                 self.send(
-                    m.error(_id_of(item), m.RATE_LIMITED, "Too many messages; this one was dropped")
+                    m.error(
+                        _peek_id(item), m.RATE_LIMITED, f"Too many {what}; this one was dropped"
+                    )
                 )
                 return
             if isinstance(item, FrameError):
+                self.receive(item)
+                return
+            kind, request_id = peek(item)
+            limit = request_size_limit(kind)
+            if size > limit:
+                shown = quote(kind) if kind is not None else "request"
+                self.send(
+                    m.error(
+                        request_id,
+                        m.REQUEST_TOO_LARGE,
+                        f"A {shown} frame may have at most {limit} bytes; this one has {size}",
+                    )
+                )
+                return
+            self.receive(self.decoder.decode(item))
+        except Exception:
+            log.exception("conn %d: failed to handle a frame", self.number)
+            self._release()
+            self.send(m.error(None, m.INTERNAL_ERROR, "The server failed on that request"))
+
+    def receive(self, item: Message | FrameError) -> None:
+        """Handle one decoded frame (or framing error), already metered; never raises."""
+        if self.closing:
+            return
+        try:
+            if isinstance(item, FrameError):
                 if item.fatal:
-                    self.close(item.code, item.message)
+                    self.close(item.code, item.message, stop_reading=True)
                 else:
                     self.send(m.error(None, item.code, item.message))
                 return
@@ -190,7 +289,9 @@ class Connection:
 
     def _request(self, msg: Message) -> None:
         if not self.greeted and msg.get("type") not in ("hello", "pong"):
-            self.close(m.HANDSHAKE_REQUIRED, "The first message must be hello")
+            message = "The first message must be hello"
+            self.send(m.error(_id_of(msg), m.HANDSHAKE_REQUIRED, message))
+            self.close(m.HANDSHAKE_REQUIRED, message, notify=False)
             return
         if self.greeted and msg.get("type") == "hello":
             self.send(
@@ -233,8 +334,12 @@ class Connection:
     def _hello(self, req: Hello) -> dict[str, Any]:
         if self.greeted:
             raise RequestError(m.BAD_REQUEST, "hello was already received on this connection")
+        if req.kind == "human" and is_bot_name(req.name):
+            raise RequestError(
+                m.BAD_REQUEST, f"field 'name': {quote(req.name)} is a server bot's name"
+            )
         self.greeted = True
-        self.name = req.name
+        self.name = self.hello_name = req.name
         self.kind = req.kind
         self.client = req.client
         log.info(
@@ -282,27 +387,50 @@ class Connection:
 
     def _create(self, req: CreateTable) -> dict[str, Any]:
         self._not_seated()
-        config = self.server.lobby.table_config(self, req)
+        if req.password is not None:
+            self._password_attempt()
+        config = self.server.lobby.table_config(self, req, self.address)
         self._stop_watching()
-        table, token = self.server.lobby.create_table(self, config)
+        self._take_name(None)
+        table, token = self.server.lobby.create_table(self, config, self.address)
         self.server.players.seated_with(self, token)
         return m.ok(req.id, table=table.id, seat=0, token=token)
 
     def _join(self, req: Join) -> dict[str, Any]:
         table = self.server.lobby.find(req.table)
         self._not_seated()
+        if table.has_password:
+            self._password_attempt()
         seat = table.check_join(req.seat, req.password)
         self._stop_watching(unless=table)
+        self._take_name(table)
         token = table.join(self, seat)
         self.server.players.seated_with(self, token)
-        return m.ok(req.id, table=table.id, seat=seat, token=token)
+        return m.ok(req.id, table=table.id, seat=seat, token=token, name=self.name)
 
     def _watch(self, req: Watch) -> dict[str, Any]:
         table = self.server.lobby.find(req.table)
         self._not_seated()
+        if table.has_password:  # spectators read the table's chat: the same password
+            self._password_attempt()
+            table.check_password(req.password)
         self._stop_watching(unless=table)
+        self._take_name(table)
         table.watch(self)
-        return m.ok(req.id, table=table.id)
+        return m.ok(req.id, table=table.id, name=self.name)
+
+    def _take_name(self, table: Table | None) -> None:
+        """Show the hello's name at ``table``, numbered if somebody there already has it."""
+        self.name = self.hello_name
+        if table is not None:
+            seated = (s.name for s in table.seats if s.peer is not self)
+            watching = (p.name for p in table.spectators if p is not self)
+            self.name = distinct_name(self.hello_name, names_at(seated, watching))
+
+    def _password_attempt(self) -> None:
+        """Take one password check from the address's allowance (each costs an scrypt hash)."""
+        if not self.allowance.passwords.take(self.server.lobby.now()):
+            raise RequestError(m.RATE_LIMITED, "Too many password attempts; wait a moment")
 
     def _leave(self, req: Leave) -> dict[str, Any]:
         if self.table is None:
@@ -373,6 +501,11 @@ class Connection:
                 table.detach(self)
             except Exception:
                 log.exception("conn %d: detaching from table %s failed", self.number, table.id)
+
+
+def _peek_id(item: bytes | FrameError) -> int | None:
+    """The id of an undecoded request, if it has a readable one."""
+    return None if isinstance(item, FrameError) else peek(item)[1]
 
 
 def _id_of(item: object) -> int | None:

@@ -7,7 +7,6 @@ the store, the clock and the token index (sha256 of each seat token -> table and
 from __future__ import annotations
 
 import logging
-import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,8 @@ from engine.errors import RuleOptionError
 from engine.rules import DEFAULT_PRESET, RuleSet
 from protocol import messages as m
 from protocol.messages import CreateTable, RequestError
-from server.table import Peer, Table, TableConfig, hash_password, hash_token
+from server.passwords import hash_password
+from server.table import Peer, Table, TableConfig, hash_token
 
 if TYPE_CHECKING:
     from server.app import ServerConfig
@@ -40,6 +40,8 @@ class Lobby:
         self.tokens: dict[str, tuple[Table, int]] = {}
         self._listing: tuple[list[dict[str, Any]], bool] | None = None
         self._moved: set[Table] = set()
+        self._creators: dict[str, str] = {}
+        """Table id -> the IP address of the connection that created it (this run only)."""
 
     # ------------------------------------------------------------------ Hub
 
@@ -61,6 +63,7 @@ class Lobby:
     def table_closed(self, table: Table) -> None:
         """Forget a closed table."""
         self.tables.pop(table.id, None)
+        self._creators.pop(table.id, None)
         self._listing = None
 
     def seq_changed(self, table: Table) -> None:
@@ -86,17 +89,25 @@ class Lobby:
         return self._listing
 
     def _build_listing(self) -> tuple[list[dict[str, Any]], bool]:
+        """Tables that started or have somebody at them take the frame's room first, so a flood
+        of tables created and left empty can never push them out; the list keeps its order."""
         order = {"waiting": 0, "playing": 1, "over": 2}
         tables = sorted(self.tables.values(), key=lambda t: (order.get(t.state, 3), t.id))
-        out: list[dict[str, Any]] = []
+        occupied = [t for t in tables if t.state != "waiting" or t.peers()]
+        empty = [t for t in tables if t.state == "waiting" and not t.peers()]
+        chosen: set[str] = set()
+        summaries: dict[str, dict[str, Any]] = {}
         size = 0
-        for table in tables:
+        truncated = False
+        for table in (*occupied, *empty):
             summary = table.summary()
             size += len(msgpack.packb(summary, use_bin_type=True))
             if size > LIST_BUDGET:
-                return out, True
-            out.append(summary)
-        return out, False
+                truncated = True
+                break
+            chosen.add(table.id)
+            summaries[table.id] = summary
+        return [summaries[t.id] for t in tables if t.id in chosen], truncated
 
     def find(self, table_id: str) -> Table:
         """The open table with that id, or ``no_such_table``."""
@@ -105,32 +116,52 @@ class Lobby:
             raise RequestError(m.NO_SUCH_TABLE, f"No open table has the id {table_id!r}")
         return table
 
-    def table_config(self, peer: Peer, req: CreateTable) -> TableConfig:
-        """Check a ``create_table`` request; raises ``bad_rules`` / ``too_many_tables``."""
+    def table_config(self, peer: Peer, req: CreateTable, address: str | None = None) -> TableConfig:
+        """Check a ``create_table`` request from ``address``; raises ``bad_rules`` /
+        ``too_many_tables``."""
         if len(self.tables) >= self.config.max_tables:
             raise RequestError(m.TOO_MANY_TABLES, "The server has as many tables as it allows")
+        limit = self.config.max_waiting_per_address
+        if address is not None and self.waiting_created_by(address) >= limit:
+            raise RequestError(
+                m.TOO_MANY_TABLES,
+                f"Your address already has {limit} tables waiting to start; start or leave one",
+            )
         try:
             rules = RuleSet.from_preset(req.preset or DEFAULT_PRESET, **req.options)
         except RuleOptionError as exc:
             raise RequestError(m.BAD_RULES, exc.message) from None
         except TypeError as bad_option:  # an option name that is not a valid keyword
             raise RequestError(m.BAD_RULES, f"bad rule options: {bad_option}") from None
-        salt = secrets.token_hex(8) if req.password else None
         return TableConfig(
             name=req.name or f"{peer.name}'s table",
             rules=rules,
             hands=req.hands,
-            password_salt=salt,
-            password_hash=hash_password(req.password, salt) if req.password and salt else None,
+            password_salt=None,
+            password_hash=hash_password(req.password) if req.password else None,
             turn_timer=req.turn_timer,
             grace=self.config.grace if req.grace is None else req.grace,
         )
 
-    def create_table(self, peer: Peer, config: TableConfig) -> tuple[Table, str]:
-        """Open a table with ``peer`` at seat 0 as host; returns the table and the seat token."""
+    def waiting_created_by(self, address: str) -> int:
+        """How many tables that have not started yet connections from ``address`` created."""
+        return sum(
+            1
+            for table_id, creator in self._creators.items()
+            if creator == address and self.tables[table_id].state == "waiting"
+        )
+
+    def create_table(
+        self, peer: Peer, config: TableConfig, address: str | None = None
+    ) -> tuple[Table, str]:
+        """Open a table with ``peer`` at seat 0 as host; returns the table and the seat token.
+
+        ``address``: the creator's IP address, counted against ``max_waiting_per_address``."""
         table_id = self.store.create_table(config.to_dict(), created=self.wall())
         table = Table(self, table_id, config)
         self.tables[table_id] = table
+        if address is not None:
+            self._creators[table_id] = address
         self._listing = None
         log.info("table %s created by %s: %s", table_id, peer.name, config.rules.to_dict())
         return table, table.join(peer, 0)
@@ -165,12 +196,17 @@ class Lobby:
         return count
 
     def sweep(self) -> None:
-        """Close tables nobody has been attached to for ``abandon_after`` seconds."""
+        """Close tables nobody has been attached to for ``abandon_after`` seconds, and tables
+        that never started for ``waiting_expiry`` (restored ones too)."""
         now = self.now()
         for table in list(self.tables.values()):
             if table.peers():
                 table.last_activity = now
-            elif now - table.last_activity > self.config.abandon_after:
+                continue
+            idle = now - table.last_activity
+            if table.state == "waiting" and idle > self.config.waiting_expiry:
+                table.close("Nobody is at the table and it never started")
+            elif idle > self.config.abandon_after:
                 table.close("Nobody came back to the table")
 
     def shutdown(self) -> None:

@@ -43,7 +43,8 @@ SCHEMA_VERSION: Final = 4
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
-``tables``, ``hands`` and ``results``, so a rematch keeps the earlier matches' rows."""
+``tables``, ``hands`` and ``results``, so a rematch keeps the earlier matches' rows;
+and ``tables.dealt``, the number of the hand last dealt."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -58,7 +59,8 @@ CREATE TABLE IF NOT EXISTS tables (
     created REAL NOT NULL,
     finished REAL,
     first_action INTEGER,              -- rowid in actions where this match's actions start
-    match_number INTEGER NOT NULL DEFAULT 0  -- the current match: 0, then +1 per rematch
+    match_number INTEGER NOT NULL DEFAULT 0, -- the current match: 0, then +1 per rematch
+    dealt INTEGER                      -- number of the hand last dealt (it may have no action)
 );
 CREATE TABLE IF NOT EXISTS seats (
     table_id INTEGER NOT NULL REFERENCES tables(id),
@@ -219,6 +221,8 @@ class TableRow:
     """The table's current match (0, then +1 per rematch)."""
     finished: float | None = None
     """When its last match ended (wall clock), for an ``over`` table."""
+    dealt: int | None = None
+    """The number of the hand last dealt (None: the first, or stored before schema 4)."""
 
 
 class DatabaseInUse(RuntimeError):
@@ -231,45 +235,83 @@ class DatabaseInUse(RuntimeError):
     def __init__(self, path: str, holder: int | None) -> None:
         self.path = path
         self.holder = holder
-        """The process id the holder wrote into the lock file, when it could be read."""
+        """The process id of the holder, when it could be told."""
         self.by = f" (process {holder})" if holder is not None else ""
         """`` (process N)`` naming the holder, or nothing, for messages."""
         super().__init__(f"the database {path} is in use by another sheepshead server{self.by}")
 
 
-class _DatabaseLock:
-    """An exclusive ``flock`` on ``<database>.lock``, held while the store is open.
+_LOCKED_HERE: set[tuple[int, int]] = set()
+"""Device and inode of every database file a store of this process holds the lock on."""
 
-    The kernel releases it when the process ends however it ends, so a ``kill -9`` leaves no
-    stale lock. The file keeps the holder's process id for the message of the one refused;
-    it is left in place (removing it would let a third process lock a new file). Other
-    programs can still read the database itself (the sqlite3 shell, a backup). Without
-    ``fcntl`` (Windows) there is no lock.
+
+class _DatabaseLock:
+    """An exclusive ``flock`` on the database file itself, held while the store is open.
+
+    The lock belongs to the file, not to the path it was opened by, so a second server is
+    refused whichever path it takes: a symbolic link, a hard link, a relative path. The kernel
+    releases it when the process ends however it ends, so a ``kill -9`` leaves no stale lock.
+    ``flock`` locks and the POSIX locks SQLite takes do not interact; other programs can still
+    read the database (the sqlite3 shell, a backup). The holder is named from ``/proc/locks``
+    where there is one (Linux). Without ``fcntl`` (Windows) there is no lock.
+
+    A second store of the same process is refused before the file is opened again: closing a
+    descriptor of the file would drop the POSIX locks that the first store's SQLite holds.
     """
 
     def __init__(self, path: str) -> None:
         self.fd: int | None = None
+        self.key: tuple[int, int] | None = None
         if fcntl is None:
             return
-        fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        with contextlib.suppress(OSError):
+            if _file_key(os.stat(path)) in _LOCKED_HERE:
+                raise DatabaseInUse(path, os.getpid())
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
+            key = _file_key(os.fstat(fd))
+            if key in _LOCKED_HERE:  # created meanwhile by another store of this process
+                raise DatabaseInUse(path, os.getpid())
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            text = os.read(fd, 32).decode("ascii", "replace").strip()
             os.close(fd)
-            raise DatabaseInUse(path, int(text) if text.isdigit() else None) from None
+            raise DatabaseInUse(path, _flock_holder(key)) from None
         except BaseException:
             os.close(fd)
             raise
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self.fd = fd
+        self.key = key
+        _LOCKED_HERE.add(key)
 
     def release(self) -> None:
         """Let the next server have the database."""
         if self.fd is not None:
             os.close(self.fd)  # closing the last descriptor releases the flock
             self.fd = None
+        if self.key is not None:
+            _LOCKED_HERE.discard(self.key)
+            self.key = None
+
+
+def _file_key(stat: os.stat_result) -> tuple[int, int]:
+    return stat.st_dev, stat.st_ino
+
+
+def _flock_holder(key: tuple[int, int]) -> int | None:
+    """The process holding a ``flock`` on the file with this device and inode, from
+    ``/proc/locks`` (None where it cannot be told)."""
+    dev, ino = key
+    wanted = f"{os.major(dev):02x}:{os.minor(dev):02x}:{ino}"
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as locks:
+            for line in locks:
+                fields = line.split()
+                # "1: FLOCK  ADVISORY  WRITE 4711 fe:00:2147955 0 EOF"
+                if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == wanted:
+                    return int(fields[4]) if fields[4].isdigit() else None
+    except OSError:
+        pass
+    return None
 
 
 class Store:
@@ -329,13 +371,16 @@ class Store:
             self._checkpointer = _Checkpointer(self.path, checkpoint_interval)
 
     def _upgrade(self) -> None:
-        """Bring a schema 1 or 2 database to the current layout, keeping every row."""
+        """Bring a schema 1, 2 or 3 database to the current layout, keeping every row."""
         db = self._db
         columns = {row[1] for row in db.execute("PRAGMA table_info(actions)")}
         if "seq" not in columns:  # schema 1
             db.execute("ALTER TABLE actions ADD COLUMN seq INTEGER")
-        if "first_action" not in {row[1] for row in db.execute("PRAGMA table_info(tables)")}:
+        table_columns = {row[1] for row in db.execute("PRAGMA table_info(tables)")}
+        if "first_action" not in table_columns:
             db.execute("ALTER TABLE tables ADD COLUMN first_action INTEGER")
+        if "dealt" not in table_columns:  # schemas 1 to 3
+            db.execute("ALTER TABLE tables ADD COLUMN dealt INTEGER")
         indexed = db.execute(
             "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'actions'"
         ).fetchone()[0]
@@ -426,6 +471,7 @@ class Store:
             "totals",
             "finished",
             "match_number",
+            "dealt",
         }
         unknown = set(fields) - allowed
         if unknown:
@@ -609,7 +655,7 @@ class Store:
         out = []
         rows = self._db.execute(
             "SELECT id, config, state, seq, host_seat, seed, first_dealer, totals, first_action,"
-            " match_number, finished FROM tables WHERE state IN ('waiting', 'playing')"
+            " match_number, finished, dealt FROM tables WHERE state IN ('waiting', 'playing')"
             " OR (state = 'over' AND finished >= ?) ORDER BY id",
             (float("inf") if over_since is None else over_since,),
         ).fetchall()
@@ -628,6 +674,7 @@ class Store:
                 json.loads(totals),
                 match_number=row[9],
                 finished=row[10],
+                dealt=row[11],
             )
             for seat_row in self._db.execute(
                 "SELECT seat, kind, name, strategy, remote_kind, token_hash FROM seats"

@@ -31,7 +31,6 @@ import contextlib
 import contextvars
 import functools
 import hashlib
-import hmac
 import logging
 import secrets
 from collections import deque
@@ -68,6 +67,7 @@ from protocol.prepack import (
     pack_map_body,
 )
 from server.commitments import Commitment, DealSeeds
+from server.passwords import password_matches
 from server.store import SeatRow, TableRow, json_text
 
 if TYPE_CHECKING:
@@ -168,11 +168,6 @@ def _record_of(action: Action) -> tuple[dict[str, Any], str]:
 def hash_token(token: str) -> str:
     """The stored form of a seat token (tokens themselves are never stored or broadcast)."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def hash_password(password: str, salt: str) -> str:
-    """The stored form of a table password."""
-    return hashlib.sha256(f"{salt}:{password}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def public_action(action: Mapping[str, Any] | None, viewer: int | None) -> dict[str, Any] | None:
@@ -380,11 +375,10 @@ class Table:
 
     def check_password(self, password: str | None) -> None:
         """Raise ``bad_password`` unless ``password`` opens this table."""
-        if self.config.password_hash is None:
+        stored = self.config.password_hash
+        if stored is None:
             return
-        assert self.config.password_salt is not None
-        given = hash_password(password or "", self.config.password_salt)
-        if password is None or not hmac.compare_digest(given, self.config.password_hash):
+        if password is None or not password_matches(password, stored, self.config.password_salt):
             raise fail(m.BAD_PASSWORD, "This table needs the right password")
 
     def check_join(self, seat: int | None, password: str | None) -> int:
@@ -559,6 +553,8 @@ class Table:
     def start(self, peer: Peer) -> None:
         """Host: deal the first hand of the match."""
         self._require_host(peer)
+        if self.state == "over":
+            raise fail(m.MATCH_OVER, "The match at this table is over")
         if self.state != "waiting":
             raise fail(m.ALREADY_STARTED, "The match has already started")
         empty = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
@@ -622,7 +618,11 @@ class Table:
         self._deadline_key = None
         self._deadline = None
         self.hub.store.update_table(
-            self.id, state="playing", seed=seed, first_dealer=self.match.first_dealer
+            self.id,
+            state="playing",
+            seed=seed,
+            first_dealer=self.match.first_dealer,
+            dealt=0,  # a rematch's restore must not deal on to where the last match was
         )
         log.info(
             "table %s: match %d started (hands=%s)", self.id, self.match_number, self.config.hands
@@ -805,11 +805,11 @@ class Table:
         peer.seat = seat
         self.last_activity = self.hub.now()
         log.info("table %s: %s is back at seat %d", self.id, s.name, seat)
+        self._changed()  # the snapshot first: PROTOCOL.md §3, the welcome is followed by a state
         if was_away and self.state == "playing":
             self._notice("reconnected", f"{s.name} is back", seat)
         if self.deal_seeds is not None and self.deal_seeds.pending is not None:
             peer.send(self._commitment_message(self.deal_seeds.pending))
-        self._changed()
 
     def detach(self, peer: Peer) -> None:
         """The connection of ``peer`` is gone (not a leave: the seat is kept for its token)."""
@@ -1028,6 +1028,7 @@ class Table:
                     return
                 self._lock_seeds(finished + 1)
             match.next_hand()
+            self.hub.store.update_table(self.id, dealt=match.number)  # stored before it is shown
             self.last = None
             log.info("table %s: hand %d dealt (dealer %d)", self.id, match.number, match.dealer)
             self._changed(turn=True)
@@ -1571,6 +1572,9 @@ class Table:
                 table.last = data
                 if match.hand.is_over:
                     table._record_hand(match.number)  # history, as it was before the restart
+            while row.dealt is not None and match.number < row.dealt and not match.is_over:
+                match.next_hand()  # dealt (and shown) before the crash, no action yet
+                table.last = None
             if row.state == "over" and not match.is_over:
                 match.end()  # the host ended it early
             table.state = "over" if row.state == "over" else "playing"

@@ -36,7 +36,7 @@ class Served:
         self.banner = banner
 
     @classmethod
-    async def start(cls, db: Path, port: int = 0) -> Served:
+    async def start(cls, db: Path, port: int = 0, hand_pause: float = 0.0) -> Served:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -50,7 +50,7 @@ class Served:
             "--bot-delay",
             "0",
             "--hand-pause",
-            "0",
+            str(hand_pause),
             "--log-level",
             "warning",
             stdout=asyncio.subprocess.PIPE,
@@ -79,6 +79,26 @@ class Served:
         rest = await asyncio.wait_for(self.proc.stdout.read(), 10)
         await asyncio.wait_for(self.proc.wait(), 10)
         return rest.decode()
+
+
+async def serve_and_fail(db: Path) -> tuple[int | None, str]:
+    """``sheepshead serve`` on ``db`` when it must not start: its exit code and stderr."""
+    refused = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "client.cli",
+        "serve",
+        "--port",
+        "0",
+        "--db",
+        str(db),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    _, err = await asyncio.wait_for(refused.communicate(), 30)
+    return refused.returncode, err.decode()
 
 
 def stored_match(db: Path, table: str) -> tuple[int, int, DealSeeds]:
@@ -210,23 +230,8 @@ async def test_a_second_server_on_the_same_database_is_refused_until_the_first_d
     db = tmp_path / "one.db"
     first = await Served.start(db)
     try:
-        second = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "client.cli",
-            "serve",
-            "--port",
-            "0",
-            "--db",
-            str(db),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
-        _, err = await asyncio.wait_for(second.communicate(), 30)
-        assert second.returncode == 1
-        message = err.decode()
+        returncode, message = await serve_and_fail(db)
+        assert returncode == 1
         assert "in use by another sheepshead server" in message, message
         assert f"(process {first.proc.pid})" in message and str(db) in message
     finally:

@@ -96,7 +96,16 @@ async def test_floods_are_rate_limited_then_cut_off() -> None:
 
 
 async def test_a_client_that_does_not_read_is_cut_off(caplog: pytest.LogCaptureFixture) -> None:
-    async with running_server(max_send_buffer=65_536, rate=1e6, burst=1e6) as server:
+    async with running_server(
+        max_send_buffer=65_536,
+        rate=1e6,
+        burst=1e6,
+        byte_rate=1e9,
+        byte_burst=1e9,
+        address_byte_rate=1e9,
+        address_byte_burst=1e9,
+        max_waiting_per_address=12,
+    ) as server:
         hosts = [await Raw.open(server.port) for _ in range(12)]
         for number, host in enumerate(hosts):
             await host.hello(f"Host {number}")

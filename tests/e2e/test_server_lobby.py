@@ -21,7 +21,7 @@ async def refused(s: Session, type: str, code: str, **fields: object) -> ServerE
 
 
 async def test_a_full_lobby_flow(tmp_path: Path) -> None:
-    async with running_server() as server:
+    async with running_server(password_burst=40.0) as server:  # many tries from one address
         host, *others = [session(server, n, tmp_path) for n in ["Host", "A", "B", "C", "D", "E"]]
         for s in [host, *others]:
             await s.connect()
@@ -96,7 +96,10 @@ async def test_a_full_lobby_flow(tmp_path: Path) -> None:
         assert kinds[4][0] == "bot" and summary["seats"][4]["strategy"] == "random"
 
         # A spectator can watch and chat, but not act.
-        await others[3].request("watch", table=table)
+        # Watching a password table needs the password too (spectators read its chat).
+        await refused(others[3], "watch", "bad_password", table=table)
+        await refused(others[3], "watch", "bad_password", table=table, password="nope")
+        await others[3].request("watch", table=table, password="sesame")
         snapshot = await next_event(others[3], "state")
         assert snapshot["seat"] is None and snapshot["info"]["spectators"] == 1
         await refused(others[3], "start", "not_host")

@@ -19,7 +19,8 @@ def test_every_option_has_help(capsys: pytest.CaptureFixture[str]) -> None:
         main(["serve", "--help"])
     assert exc.value.code == 0
     out = capsys.readouterr().out
-    for option in ("--host", "--port", "--db", "--log-level", "--bot-delay", "--hand-pause"):
+    options = ("--host", "--port", "--db", "--sync", "--log-level", "--bot-delay", "--hand-pause")
+    for option in options:
         assert option in out
     assert "make compiled" in out  # where a big host learns of the compiled build
     parser = argparse.ArgumentParser()
@@ -73,3 +74,26 @@ def test_a_database_that_cannot_be_opened_is_reported(
     assert main(["serve", "--port", "0", "--db", str(not_a_db), "--log-level", "error"]) == 1
     err = capsys.readouterr().err
     assert "cannot use the database" in err and str(not_a_db) in err
+
+
+def test_sync_full_reaches_sqlite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--sync full``: every commit waits for the disk (README.md, "What a crash can take")."""
+    from server.app import Server
+
+    original_start = Server.start
+    seen: list[int] = []
+
+    async def start_then_stop(self: Server) -> None:
+        await original_start(self)
+        assert self.store is not None
+        seen.append(self.store._db.execute("PRAGMA synchronous").fetchone()[0])
+        await self.stop()
+        raise RuntimeError("stopped by the test")
+
+    monkeypatch.setattr(Server, "start", start_then_stop)
+    db = str(tmp_path / "s.db")
+    assert main(["serve", "--port", "0", "--db", db, "--sync", "full", "--log-level", "error"]) == 1
+    assert main(["serve", "--port", "0", "--db", db, "--log-level", "error"]) == 1
+    assert seen == [2, 1]  # FULL, then the default NORMAL
+    with pytest.raises(SystemExit):
+        main(["serve", "--sync", "sometimes"])

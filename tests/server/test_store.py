@@ -271,3 +271,25 @@ def test_a_database_is_open_in_one_store_at_a_time(tmp_path: Path) -> None:
     store.close()
     again = Store(path)  # closed: free again
     again.close()
+
+
+@pytest.mark.parametrize("how", ["symlink", "hard link", "relative"])
+def test_the_lock_is_on_the_file_not_on_the_path(
+    tmp_path: Path, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two paths to one database are one database: the second store is refused either way."""
+    path = tmp_path / "s.db"
+    store = Store(path)
+    other = tmp_path / "other.db"
+    if how == "symlink":
+        other.symlink_to(path)
+    elif how == "hard link":
+        os.link(path, other)
+    else:
+        monkeypatch.chdir(tmp_path)
+        other = Path("s.db")
+    with pytest.raises(DatabaseInUse) as refused:
+        Store(other)
+    assert refused.value.holder == os.getpid() and str(other) in str(refused.value)
+    store.close()
+    Store(other).close()  # free again once the first one closed

@@ -1,0 +1,358 @@
+"""Benchmark: what hostile clients do to everybody else (issue 19), figures printed.
+
+Run by hand (nothing is asserted)::
+
+    .venv/bin/python bench/attack.py                      # this checkout's server
+    .venv/bin/python bench/attack.py --source /tmp/old    # another tree (a checkout before the
+                                                          # limits, for the "before" figures)
+    .venv/bin/python bench/attack.py --seconds 5 --attackers 2
+
+A real ``sheepshead serve`` runs from ``--source`` in its own process, on a database in a
+temporary directory; everything talks to it over loopback with the real protocol, so any two
+versions of the server compare. A victim (from 127.0.0.3) sits at a table of its own and sends
+``ping`` every 60 ms; its round trips, and the server's CPU over the window (from
+``/proc/<pid>/stat``), are what each scenario reports:
+
+- ``quiet``: nobody attacks (the baseline).
+- ``big frames``: ``--attackers`` processes (from 127.0.0.2) send the issue's frames as fast as
+  the server reads them: 64 KiB of 65,000 empty lists, and a chat of ``" a" * 32700``; cut off,
+  they reconnect and go on.
+- ``within limits``: the same attackers send the costliest requests each type's size limit lets
+  through: a 4 KiB ``create_table`` of empty lists (decoded in full, then refused), and a 2 KiB
+  chat of 800 combining marks (cleaned, then refused: the sender sits nowhere).
+- ``table flood``: ``connect → hello → create_table → disconnect``, 500 times, from 127.0.0.5;
+  then whether another address can still open a table and whether the victim's table is still
+  in ``list_tables``.
+
+The target (issue 19): with two attackers doing the worst they can under the limits, the victim's
+ping p99 stays under 20 ms. On a shared machine the figures are noisy; run it under ``nice`` and
+more than once.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib
+
+benchlib.put_project_first(__file__)
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import multiprocessing  # noqa: E402
+import re  # noqa: E402
+import socket  # noqa: E402
+import struct  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections import Counter  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import msgpack  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+VICTIM_ADDRESS = "127.0.0.3"
+ATTACKER_ADDRESS = "127.0.0.2"
+OTHER_ADDRESS = "127.0.0.4"
+FLOOD_ADDRESS = "127.0.0.5"
+PING_EVERY = 0.06
+"""Seconds between two of the victim's pings (within the 20 messages a second)."""
+
+
+def frame(message: dict[str, Any]) -> bytes:
+    """One frame, packed with plain msgpack (no project code: any server version compares)."""
+    payload = msgpack.packb(message, use_bin_type=True)
+    return struct.pack(">I", len(payload)) + payload
+
+
+HELLO = {"type": "hello", "id": 1, "version": 1, "client": "bench-attack/1", "kind": "human"}
+
+ATTACKS: dict[str, list[bytes]] = {
+    "big frames": [
+        frame({"type": "ping", "id": 2, "x": [[]] * 65000}),
+        frame({"type": "chat", "id": 3, "text": " a" * 32700}),
+    ],
+    "within limits": [
+        frame({"type": "create_table", "id": 2, "options": [[]] * 4000}),
+        frame({"type": "chat", "id": 3, "text": "a" + "\u0301" * 799}),
+    ],
+}
+
+
+# ---------------------------------------------------------------------------- the server
+
+
+class Served:
+    """``sheepshead serve`` from a source tree, in its own process."""
+
+    def __init__(self, source: Path, db: Path) -> None:
+        env = {**os.environ, "PYTHONPATH": str(source)}
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "client.cli",
+                "serve",
+                "--port",
+                "0",
+                "--db",
+                str(db),
+                "--bot-delay",
+                "0",
+                "--log-level",
+                "error",
+            ],
+            cwd=source,
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        banner = ""
+        assert self.proc.stdout is not None
+        while "Ctrl+C" not in banner:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise SystemExit("attack: the server exited before listening")
+            banner += line
+        found = re.search(r"listening on 127\.0\.0\.1:(\d+)", banner)
+        assert found, banner
+        self.port = int(found.group(1))
+
+    def cpu_seconds(self) -> float:
+        """User plus system CPU time the server has used so far."""
+        with open(f"/proc/{self.proc.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self) -> None:
+        """SIGTERM, then wait."""
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+# ---------------------------------------------------------------------------- attackers
+
+
+def attacker(port: int, frames: list[bytes], seconds: float, number: int, delay: float) -> None:
+    """Send ``frames`` round and round as fast as the server reads them, reconnecting ``delay``
+    seconds after being cut off; reads and drops whatever comes back (a client that does not
+    read is cut off)."""
+    os.nice(19)  # the attackers' own CPU must not be what slows the server down
+    deadline = time.monotonic() + seconds
+    hello = frame({**HELLO, "name": f"attacker{number}"})
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(
+                ("127.0.0.1", port), timeout=1, source_address=(ATTACKER_ADDRESS, 0)
+            ) as sock:
+                sock.setblocking(False)
+                pending = hello
+                turn = 0
+                while time.monotonic() < deadline:
+                    try:
+                        while sock.recv(1 << 16):
+                            pass
+                        else:
+                            break  # closed by the server
+                    except BlockingIOError:
+                        pass
+                    if not pending:
+                        pending = frames[turn % len(frames)]
+                        turn += 1
+                    try:
+                        sent = sock.send(pending)
+                        pending = pending[sent:]
+                    except BlockingIOError:
+                        time.sleep(0.0005)
+        except OSError:
+            pass
+        time.sleep(delay)
+
+
+def flood(port: int, count: int) -> tuple[Counter[str], float]:
+    """The table flood: how each attempt ended (``ok`` or the error code), and the seconds."""
+    outcomes: Counter[str] = Counter()
+    start = time.monotonic()
+    for i in range(count):
+        try:
+            with socket.create_connection(
+                ("127.0.0.1", port), timeout=5, source_address=(FLOOD_ADDRESS, 0)
+            ) as sock:
+                sock.sendall(frame({**HELLO, "name": f"flood{i}"}))
+                sock.sendall(frame({"type": "create_table", "id": 2, "name": f"flood {i}"}))
+                replies = read_replies(sock, 2)
+        except OSError as exc:
+            outcomes[type(exc).__name__] += 1
+            continue
+        answer = next((m for m in replies if m.get("id") == 2), None)
+        if answer is None:
+            codes = [m.get("code") for m in replies if m.get("type") == "error"]
+            outcomes[str(codes[0]) if codes else "no reply"] += 1
+        else:
+            outcomes[str(answer.get("code", "ok"))] += 1
+    return outcomes, time.monotonic() - start
+
+
+def read_replies(sock: socket.socket, last_id: int) -> list[dict[str, Any]]:
+    """Read until the reply with ``last_id`` arrived."""
+    unpacker = Decoder()
+    got: list[dict[str, Any]] = []
+    while not any(m.get("id") == last_id for m in got):
+        data = sock.recv(1 << 16)
+        if not data:
+            break
+        got.extend(unpacker.feed(data))
+    return got
+
+
+class Decoder:
+    """Length-prefixed msgpack frames out of a byte stream."""
+
+    def __init__(self) -> None:
+        self.buffer = b""
+
+    def feed(self, data: bytes) -> list[dict[str, Any]]:
+        """Every message ``data`` completed."""
+        self.buffer += data
+        out = []
+        while len(self.buffer) >= 4:
+            (length,) = struct.unpack(">I", self.buffer[:4])
+            if len(self.buffer) < 4 + length:
+                break
+            out.append(msgpack.unpackb(self.buffer[4 : 4 + length], raw=False))
+            self.buffer = self.buffer[4 + length :]
+        return out
+
+
+# ---------------------------------------------------------------------------- the victim
+
+
+class Victim:
+    """A client at a table of its own, from its own address."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.decoder = Decoder()
+        self.inbox: list[dict[str, Any]] = []
+        self.ids = 0
+
+    @classmethod
+    async def open(cls, port: int, address: str) -> Victim:
+        """Connect from ``address``."""
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
+        return cls(reader, writer)
+
+    async def request(self, type: str, **fields: Any) -> dict[str, Any]:
+        """Send a request, return its reply."""
+        self.ids += 1
+        wanted = self.ids
+        self.writer.write(frame({"type": type, "id": wanted, **fields}))
+        while True:
+            while not self.inbox:
+                data = await asyncio.wait_for(self.reader.read(1 << 16), 30)
+                if not data:
+                    raise ConnectionError("the server closed the victim's connection")
+                self.inbox.extend(self.decoder.feed(data))
+            msg = self.inbox.pop(0)
+            if msg.get("id") == wanted and msg.get("type") in ("ok", "error", "welcome"):
+                return msg
+
+    async def pings(self, seconds: float) -> list[float]:
+        """Round trips of a ping every :data:`PING_EVERY` for ``seconds``, in ms."""
+        loop = asyncio.get_running_loop()
+        times = []
+        deadline = loop.time() + seconds
+        while loop.time() < deadline:
+            start = loop.time()
+            await self.request("ping")
+            times.append((loop.time() - start) * 1000)
+            await asyncio.sleep(PING_EVERY)
+        return times
+
+    async def close(self) -> None:
+        """Close the socket."""
+        self.writer.close()
+
+
+async def measure(served: Served, victim: Victim, name: str, args: argparse.Namespace) -> None:
+    """One scenario: the victim's pings and the server's CPU while it runs."""
+    workers = []
+    if name in ATTACKS:
+        context = multiprocessing.get_context("spawn")
+        workers = [
+            context.Process(
+                target=attacker,
+                args=(served.port, ATTACKS[name], args.seconds + 1.0, n, args.reconnect_delay),
+                daemon=True,
+            )
+            for n in range(args.attackers)
+        ]
+        for worker in workers:
+            worker.start()
+        await asyncio.sleep(1.0)  # the attackers are up and sending
+    cpu = served.cpu_seconds()
+    start = time.monotonic()
+    times = await victim.pings(args.seconds)
+    used = (served.cpu_seconds() - cpu) / (time.monotonic() - start)
+    for worker in workers:
+        worker.join(10)
+    print(f"  {name:<14} victim ping: {benchlib.summary(times)}   server CPU {used:5.0%}")
+
+
+async def run(args: argparse.Namespace) -> None:
+    """Every scenario against one server."""
+    with tempfile.TemporaryDirectory() as tmp:
+        served = Served(Path(args.source).resolve(), Path(tmp) / "attack.db")
+        try:
+            victim = await Victim.open(served.port, VICTIM_ADDRESS)
+            await victim.request("hello", version=1, client="bench-attack/1", name="Victim")
+            table = (await victim.request("create_table", name="the victim's table"))["table"]
+            print(
+                f"server from {args.source} on port {served.port}; pid {served.proc.pid};"
+                f" {args.attackers} attackers, reconnecting after {args.reconnect_delay:g} s"
+            )
+            for name in ("quiet", *ATTACKS):
+                await measure(served, victim, name, args)
+            outcomes, took = await asyncio.to_thread(flood, served.port, args.flood)
+            other = await Victim.open(served.port, OTHER_ADDRESS)
+            await other.request("hello", version=1, name="Latecomer")
+            reply = await other.request("create_table", name="late")
+            listing = await victim.request("list_tables")
+            listed = any(t["id"] == table for t in listing["tables"])
+            print(
+                f"  table flood    {args.flood} x connect/hello/create/disconnect in {took:.1f} s:"
+                f" {dict(outcomes)}; another address creates:"
+                f" {reply.get('code', 'ok')}; the victim's table listed: {listed}"
+                f" ({len(listing['tables'])} listed, truncated {listing['truncated']})"
+            )
+            await other.close()
+            await victim.close()
+        finally:
+            served.stop()
+
+
+def main() -> None:
+    """Parse the arguments and run."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--source", default=str(ROOT), help="project tree whose server runs")
+    parser.add_argument("--seconds", type=float, default=5.0, help="window per scenario")
+    parser.add_argument("--attackers", type=int, default=2, help="attacking processes")
+    parser.add_argument("--flood", type=int, default=500, help="tables the flood tries")
+    parser.add_argument(
+        "--reconnect-delay",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="how long a cut-off attacker waits before it connects again (default 0: at once, "
+        "a connection flood on top of the frames)",
+    )
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

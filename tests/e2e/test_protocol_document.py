@@ -1,0 +1,214 @@
+"""PROTOCOL.md says exactly what the server does: each place a client written from the document
+alone found it saying something else (issue 19), pinned here."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Any
+
+from engine.actions import Bury, Call, Pass, Pick, Play
+from engine.bots import strategy_names
+from engine.cards import card_code
+from engine.errors import SheepsheadError
+from engine.hand import Hand
+from engine.rules import RuleSet
+from engine.view import seat_view
+from protocol.framing import encode
+from tests.server.support import Raw, running_server
+
+PROTOCOL_MD = Path(__file__).resolve().parents[2] / "PROTOCOL.md"
+
+
+async def bot_table(raw: Raw, **create: Any) -> str:
+    """``raw`` hosts a table with four random server bots, started; returns its id."""
+    table = str((await raw.request("create_table", name="doc", **create))["table"])
+    for _ in range(4):
+        await raw.request("add_bot", strategy="random")
+    assert (await raw.request("start"))["type"] == "ok"
+    return table
+
+
+async def test_handshake_required_echoes_the_request_id() -> None:
+    async with running_server() as server:
+        raw = await Raw.open(server.port)
+        await raw.send({"type": "list_tables", "id": 42})
+        seen = await raw.closed()
+        assert [(m["type"], m["id"], m["code"]) for m in seen] == [
+            ("error", 42, "handshake_required")
+        ]
+
+
+async def test_rate_limited_echoes_each_dropped_id_and_only_the_close_has_nil() -> None:
+    async with running_server(rate=5.0, burst=5.0) as server:
+        raw = await Raw.open(server.port)
+        await raw.hello()
+        await raw.send_bytes(b"".join(encode({"type": "ping", "id": i}) for i in range(100, 140)))
+        seen = await raw.closed()
+        limited = [m for m in seen if m.get("code") == "rate_limited"]
+        answered = [m["id"] for m in seen if m["type"] == "ok"]
+        assert answered == list(range(100, 104))  # the hello took the bucket's fifth token
+        assert [m["id"] for m in limited[:-1]] == list(range(104, 104 + len(limited) - 1))
+        assert len(limited) > 1 and limited[-1]["id"] is None and limited[-1] is seen[-1]
+
+
+async def test_a_missing_or_mistyped_card_is_bad_request_and_a_bad_code_bad_card() -> None:
+    async with running_server() as server:
+        raw = await Raw.open(server.port)
+        await raw.hello()
+        for action in (
+            {"action": "play"},
+            {"action": "play", "card": 5},
+            {"action": "call", "card": None},
+            {"action": "unknown", "card": "AC"},
+            {"action": "bury", "cards": ["QC"]},
+            {"action": "bury", "cards": ["QC", 7]},
+        ):
+            reply = await raw.request("action", seq=1, action=action)
+            assert reply["code"] == "bad_request" and "'action'" in reply["message"], action
+        await bot_table(raw)
+        prompt = await raw.expect("your_turn", timeout=10)
+        reply = await raw.request(
+            "action", seq=prompt["seq"], action={"action": "play", "card": "ZZ"}
+        )
+        assert reply["code"] == "bad_card"  # a string that names no card
+
+
+async def test_the_snapshot_comes_before_the_reconnected_notice() -> None:
+    async with running_server() as server:
+        raw = await Raw.open(server.port)
+        await raw.hello("Back")
+        reply = await raw.request("create_table", name="doc")
+        token = reply["token"]
+        for _ in range(4):
+            await raw.request("add_bot", strategy="random")
+        await raw.request("start")
+        await raw.expect("your_turn", timeout=10)
+        await raw.close()
+        await asyncio.sleep(0.2)
+        again = await Raw.open(server.port)
+        welcome = await again.hello("Back", token=token)
+        assert welcome["seat"] == 0
+        after = [await again.recv() for _ in range(3)]
+        kinds = [m["type"] for m in after]
+        assert kinds[0] == "state" and "info" in after[0]
+        notice = next(m for m in after if m["type"] == "notice")
+        assert notice["code"] == "reconnected" and kinds.index("notice") > 0
+        await again.close()
+
+
+async def test_an_answer_repeated_after_the_turn_passed_is_not_your_turn() -> None:
+    async with running_server(bot_delay=0.5) as server:  # the bots wait: the turn stays away
+        raw = await Raw.open(server.port)
+        await raw.hello()
+        await bot_table(raw)
+        while True:
+            prompt = await raw.expect("your_turn", timeout=10)
+            passing = {"action": "pass"}
+            if prompt["decision"] == "pick" and passing in prompt["legal"]:
+                break
+            await raw.request("action", seq=prompt["seq"], action=prompt["legal"][0])
+        assert (await raw.request("action", seq=prompt["seq"], action=passing))["type"] == "ok"
+        reply = await raw.request("action", seq=prompt["seq"], action=passing)
+        assert reply["code"] == "not_your_turn"
+        await raw.close()
+
+
+async def test_start_after_the_match_is_over_is_match_over() -> None:
+    async with running_server() as server:
+        raw = await Raw.open(server.port)
+        await raw.hello()
+        await bot_table(raw, hands=1)
+
+        async def play_to_the_end() -> None:
+            while True:
+                msg = await raw.recv(10)
+                if msg["type"] == "match_over":
+                    return
+                if msg["type"] == "your_turn":
+                    await raw.send({"type": "action", "seq": msg["seq"], "action": msg["legal"][0]})
+
+        await asyncio.wait_for(play_to_the_end(), 30)
+        assert (await raw.request("start"))["code"] == "match_over"
+        assert (await raw.request("add_bot"))["code"] == "match_over"
+        await raw.close()
+
+
+async def test_a_41_character_table_name_is_cut_to_40() -> None:
+    async with running_server() as server:
+        raw = await Raw.open(server.port)
+        await raw.hello()
+        await raw.request("create_table", name="n" * 41)
+        (summary,) = (await raw.request("list_tables"))["tables"]
+        assert summary["name"] == "n" * 40
+        await raw.close()
+
+
+def test_the_documented_bot_strategies_are_the_ones_a_table_accepts() -> None:
+    text = PROTOCOL_MD.read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| `add_bot` |"))
+    fields = row.split("|")[2]
+    documented = set(re.findall(r"`([a-z_]+)` \(", fields))
+    assert documented == set(strategy_names())
+
+
+def first_hand_with_a_partner() -> tuple[Hand, int]:
+    """A hand after the pick, bury and a call of a card somebody else holds; and that seat."""
+    for seed in range(200):
+        hand = Hand.from_seed(RuleSet(), 0, seed)
+        while hand.phase == "pick":
+            seat = hand.turn
+            assert seat is not None
+            hand.apply(Pick(seat) if Pick(seat) in hand.legal_actions() else Pass(seat))
+        if hand.phase != "bury":
+            continue
+        hand.apply(next(a for a in hand.legal_actions() if isinstance(a, Bury)))
+        calls = [a for a in hand.legal_actions() if isinstance(a, Call)]
+        if not calls:
+            continue
+        hand.apply(calls[0])
+        holders = [s for s in range(5) if card_code(calls[0].card) in seat_view(hand, s)["hand"]]
+        if holders and holders[0] != hand.picker:
+            return hand, holders[0]
+    raise AssertionError("no seed gave a partner")
+
+
+def test_partner_known_says_what_this_view_knows() -> None:
+    hand, partner = first_hand_with_a_partner()
+    for seat in (*range(5), None):
+        view = seat_view(hand, seat)
+        assert view["partner_known"] is (seat == partner), seat
+        assert view["partner"] == (partner if seat == partner else None)
+    called = hand.called
+    while seat_view(hand, None)["partner_known"] is False:
+        hand.apply(hand.legal_actions()[0])
+    assert any(isinstance(a, Play) and a.card == called for a in hand.actions) or hand.is_over
+    assert all(seat_view(hand, s)["partner_known"] for s in (*range(5), None))
+
+
+def test_burying_a_card_you_do_not_hold_is_illegal_card() -> None:
+    fresh = Hand.from_seed(RuleSet(), 0, 0)
+    while fresh.phase == "pick":
+        seat = fresh.turn
+        assert seat is not None
+        fresh.apply(Pick(seat) if Pick(seat) in fresh.legal_actions() else Pass(seat))
+    picker = fresh.picker
+    assert picker is not None and fresh.phase == "bury"
+    mine = seat_view(fresh, picker)["hand"]
+    other = next(c for c in seat_view(fresh, (picker + 1) % 5)["hand"] if c not in mine)
+    codes = []
+    for cards in ((mine[0], other), (mine[0], mine[0])):
+        try:
+            fresh.verify(action_bury(picker, cards))
+        except SheepsheadError as refused:
+            codes.append(refused.code)
+    assert codes == ["illegal_card", "illegal_bury"]
+
+
+def action_bury(seat: int, cards: tuple[str, str]) -> Bury:
+    from engine.actions import action_from_dict
+
+    action = action_from_dict({"seat": seat, "action": "bury", "cards": list(cards)})
+    assert isinstance(action, Bury)
+    return action

@@ -1,0 +1,54 @@
+"""Table passwords: scrypt for new tables, the old salted SHA-256 still opens restored ones."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from engine.rules import RuleSet
+from protocol.messages import RequestError
+from server.lobby import Lobby
+from server.passwords import SCRYPT_N, hash_password, password_matches
+from server.table import Table, TableConfig
+
+
+def test_a_new_password_is_a_salted_scrypt_hash() -> None:
+    first, second = hash_password("pw"), hash_password("pw")
+    assert first.startswith(f"scrypt${SCRYPT_N}$8$1$") and first != second  # fresh salt
+    assert password_matches("pw", first) and password_matches("pw", second)
+    assert not password_matches("pW", first) and not password_matches("", first)
+    assert not password_matches("pw", "scrypt$broken")
+
+
+def config(password_hash: str | None, salt: str | None) -> TableConfig:
+    return TableConfig(
+        name="t",
+        rules=RuleSet(),
+        hands=None,
+        password_salt=salt,
+        password_hash=password_hash,
+        turn_timer=None,
+        grace=60.0,
+    )
+
+
+async def test_a_table_stored_with_the_old_hash_still_opens(lobby: Lobby) -> None:
+    legacy = hashlib.sha256(b"abcd:sesame").hexdigest()
+    table = Table(lobby, "t1", config(legacy, "abcd"))
+    table.check_password("sesame")
+    with pytest.raises(RequestError) as refused:
+        table.check_password("open up")
+    assert refused.value.code == "bad_password"
+    modern = Table(lobby, "t2", config(hash_password("sesame"), None))
+    modern.check_password("sesame")
+    with pytest.raises(RequestError):
+        modern.check_password(None)
+
+
+@pytest.fixture
+def lobby() -> Lobby:
+    from server.app import ServerConfig
+    from server.store import Store
+
+    return Lobby(ServerConfig(), Store(None))
