@@ -6,9 +6,12 @@ keeps per SSH key fingerprint, and records the fingerprint as the label), or ``b
 for a server bot. The store keeps which identity holds each seat token, and which identity sat
 at each seat of each finished hand (``hand_seats``); the standings add those hands up.
 
-Only matches that are over count (played to the end or ended early: an ended match counts the
-hands it finished). The same queries serve the ``standings`` request and
-``sheepshead standings --db PATH``, which reads the database of a running server read-only.
+A match is a table's match number (0, then +1 per ``rematch`` at the table). Every match that
+has ended counts, whatever its table did since (kept ``over``, ``closed``, or on to a rematch):
+played to the end or ended early, it counts the hands it finished. A match has ended once its
+result rows are stored (the server writes them as it ends the match, in the same commit). The
+same queries serve the ``standings`` request and ``sheepshead standings --db PATH``, which reads
+the database of a running server read-only.
 """
 
 from __future__ import annotations
@@ -47,6 +50,15 @@ MAX_ROWS: Final = 500
 
 REPLAY_SLICE: Final = 20
 """Hands the server replays for the standings between two passes of its event loop."""
+
+MATCHES_PER_QUERY: Final = 400
+"""Matches named in one query (two parameters each, under SQLite's oldest limit of 999)."""
+
+MatchKey = tuple[int, int]
+"""A match: (table key, match number)."""
+
+HandKey = tuple[int, int, int]
+"""A finished hand: (table key, match number, hand number)."""
 
 
 def identity_of(player_key: str) -> str:
@@ -147,7 +159,7 @@ class PlayerStanding(Figures):
 
 @dataclass
 class MatchTally:
-    """One match that is over: its identities' figures, and the names their seats had."""
+    """One match that has ended: its identities' figures, and the names their seats had."""
 
     finished: float
     figures: dict[str, Figures] = field(default_factory=dict)
@@ -182,29 +194,58 @@ def _missing_tables(exc: sqlite3.OperationalError) -> bool:
     return "no such table" in str(exc)
 
 
-def matches_over(db: sqlite3.Connection) -> list[tuple[int, float]]:
-    """Every match that is over: (table key, finished), oldest first."""
+def matches_over(db: sqlite3.Connection) -> list[tuple[MatchKey, float]]:
+    """Every match that has ended: ((table key, match number), finished), in that order.
+
+    Its result rows say it ended (``_finish_match`` writes them whether the match was played
+    out, ended by the host or ended by everyone leaving); the table's state does not, as an
+    ended match's table is ``over``, then ``closed`` or back in play for a rematch.
+    """
     return [
-        (key, finished or 0.0)
-        for key, finished in db.execute(
-            "SELECT id, finished FROM tables WHERE state = 'over' ORDER BY id"
+        ((table, number), finished or 0.0)
+        for table, number, finished in db.execute(
+            "SELECT table_id, match_number, max(finished) FROM results"
+            " GROUP BY table_id, match_number ORDER BY table_id, match_number"
         )
     ]
 
 
-def unreplayed_hands(
-    db: sqlite3.Connection, tables: Sequence[int], known: Mapping[tuple[int, int], HandFacts]
-) -> list[tuple[tuple[int, int], str, str]]:
-    """The hands of ``tables`` someone remembered played and ``known`` lacks: ((table,
-    number), record JSON, payouts JSON) each."""
-    marks = ",".join("?" * len(tables))
-    rows = db.execute(
-        "SELECT h.table_id, h.number, h.record, h.payouts FROM hands h"
-        f" WHERE h.table_id IN ({marks}) AND EXISTS (SELECT 1 FROM hand_seats hs WHERE"
-        " hs.table_id = h.table_id AND hs.number = h.number AND hs.identity IS NOT NULL)",
-        tuple(tables),
+def _rows_of_matches(
+    matches: Sequence[MatchKey], table: str, alias: str
+) -> tuple[str, tuple[int, ...]]:
+    """A ``FROM`` clause: the rows of ``table`` (as ``alias``) that belong to ``matches``, and
+    its parameters. As a join SQLite searches the table's key once per match, where
+    ``(table_id, match_number) IN (VALUES ...)`` scans the whole table."""
+    marks = ",".join(["(?, ?)"] * len(matches))
+    clause = (
+        f"(VALUES {marks}) AS m JOIN {table} {alias}"
+        f" ON {alias}.table_id = m.column1 AND {alias}.match_number = m.column2"
     )
-    return [((t, n), r, p) for t, n, r, p in rows if (t, n) not in known]
+    return clause, tuple(value for match in matches for value in match)
+
+
+def _batches(matches: Sequence[MatchKey]) -> Iterable[Sequence[MatchKey]]:
+    for start in range(0, len(matches), MATCHES_PER_QUERY):
+        yield matches[start : start + MATCHES_PER_QUERY]
+
+
+def unreplayed_hands(
+    db: sqlite3.Connection, matches: Sequence[MatchKey], known: Mapping[HandKey, HandFacts]
+) -> list[tuple[HandKey, str, str]]:
+    """The hands of ``matches`` someone remembered played and ``known`` lacks: ((table, match,
+    number), record JSON, payouts JSON) each."""
+    out = []
+    for batch in _batches(matches):
+        rows_of, params = _rows_of_matches(batch, "hands", "h")
+        rows = db.execute(
+            "SELECT h.table_id, h.match_number, h.number, h.record, h.payouts"
+            f" FROM {rows_of} WHERE EXISTS (SELECT 1 FROM hand_seats hs WHERE"
+            " hs.table_id = h.table_id AND hs.match_number = h.match_number"
+            " AND hs.number = h.number AND hs.identity IS NOT NULL)",
+            params,
+        )
+        out += [((t, g, n), r, p) for t, g, n, r, p in rows if (t, g, n) not in known]
+    return out
 
 
 def replay(record: str, payouts: str) -> HandFacts:
@@ -214,30 +255,31 @@ def replay(record: str, payouts: str) -> HandFacts:
 
 def tally_matches(
     db: sqlite3.Connection,
-    matches: Sequence[tuple[int, float]],
-    facts: dict[tuple[int, int], HandFacts],
-) -> dict[int, MatchTally]:
+    matches: Sequence[tuple[MatchKey, float]],
+    facts: dict[HandKey, HandFacts],
+) -> dict[MatchKey, MatchTally]:
     """The tallies of ``matches`` (from :func:`matches_over`); hands missing from ``facts``
     are replayed (and added to it)."""
     out = {key: MatchTally(finished) for key, finished in matches}
-    if not matches:
-        return out
-    marks = ",".join("?" * len(matches))
-    for key, record, payouts in unreplayed_hands(db, [k for k, _ in matches], facts):
-        facts[key] = replay(record, payouts)
-    rows = db.execute(
-        "SELECT table_id, number, seat, identity, name FROM hand_seats"
-        f" WHERE table_id IN ({marks}) AND identity IS NOT NULL ORDER BY table_id, number, seat",
-        tuple(k for k, _ in matches),
-    )
-    for table, number, seat, identity, name in rows:
-        hand = facts.get((table, number))
-        if hand is None:  # a hand_seats row without its hand: nothing to count
-            continue
-        tally = out[table]
-        tally.figures.setdefault(identity, Figures(matches=1)).add(seat, hand)
-        if name:
-            tally.names[identity] = name
+    keys = [key for key, _ in matches]
+    for hand_key, record, payouts in unreplayed_hands(db, keys, facts):
+        facts[hand_key] = replay(record, payouts)
+    for batch in _batches(keys):
+        rows_of, params = _rows_of_matches(batch, "hand_seats", "hs")
+        rows = db.execute(
+            "SELECT hs.table_id, hs.match_number, hs.number, hs.seat, hs.identity, hs.name"
+            f" FROM {rows_of} WHERE hs.identity IS NOT NULL"
+            " ORDER BY hs.table_id, hs.match_number, hs.number, hs.seat",
+            params,
+        )
+        for table, match, number, seat, identity, name in rows:
+            hand = facts.get((table, match, number))
+            if hand is None:  # a hand_seats row without its hand: nothing to count
+                continue
+            tally = out[table, match]
+            tally.figures.setdefault(identity, Figures(matches=1)).add(seat, hand)
+            if name:
+                tally.names[identity] = name
     return out
 
 
@@ -273,7 +315,7 @@ def combine(tallies: Iterable[MatchTally], db: sqlite3.Connection) -> list[Playe
 
 
 def compute(db: sqlite3.Connection, since: float | None = None) -> list[PlayerStanding]:
-    """Every identity's standing across the matches over since ``since`` (epoch seconds), best
+    """Every identity's standing across the matches ended since ``since`` (epoch seconds), best
     total first (what ``sheepshead standings`` prints). A database from before identities were
     kept has none to show."""
     try:
@@ -289,18 +331,18 @@ class Players:
     """The running server's side of it: identities from ``hello``, seats linked to them, and
     the ``standings`` request.
 
-    A match that is over never changes, so its tally is made once and kept; a request adds up
-    the kept tallies and makes only those of matches over since the last one, replaying
-    :data:`REPLAY_SLICE` hands at a time between passes of the event loop (replaying takes
-    about half a millisecond a hand), so a server with a long history does not stall its
-    tables while it catches up.
+    A match that has ended never changes, so its tally is made once and kept (by table and match
+    number); a request adds up the kept tallies and makes only those of matches ended since the
+    last one, replaying :data:`REPLAY_SLICE` hands at a time between passes of the event loop
+    (replaying takes about half a millisecond a hand), so a server with a long history does not
+    stall its tables while it catches up.
     """
 
     def __init__(self, store: Store, wall: Callable[[], float] = time.time) -> None:
         self.store = store
         self.wall = wall
-        self._facts: dict[tuple[int, int], HandFacts] = {}
-        self._tallies: dict[int, MatchTally] = {}
+        self._facts: dict[HandKey, HandFacts] = {}
+        self._tallies: dict[MatchKey, MatchTally] = {}
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
 

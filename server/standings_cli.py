@@ -14,6 +14,7 @@ from pathlib import Path
 
 from protocol.messages import parse_date
 from server.standings import PlayerStanding, compute, since_timestamp
+from server.store import SCHEMA_VERSION
 
 HELP = "standings of the players of a server's finished matches"
 
@@ -88,6 +89,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         db = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
         try:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if 0 < version < SCHEMA_VERSION:  # read-only: the server upgrades it when it opens it
+                print(
+                    f"sheepshead standings: {path} was last opened by an older server (schema"
+                    f" {version}, this version reads {SCHEMA_VERSION}); start this version's"
+                    " server on it once to upgrade it",
+                    file=sys.stderr,
+                )
+                return 1
             rows = compute(db, since_timestamp(args.since))
         finally:
             db.close()

@@ -39,12 +39,13 @@ except ImportError:  # Windows: no lock (see _DatabaseLock)
 
 log = logging.getLogger("sheepshead.server")
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
 ``tables``, ``hands`` and ``results``, so a rematch keeps the earlier matches' rows;
-and ``tables.dealt``, the number of the hand last dealt."""
+and ``tables.dealt``, the number of the hand last dealt.
+5: ``match_number`` in the key of ``hand_seats`` too (the standings count each match)."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -130,11 +131,12 @@ CREATE TABLE IF NOT EXISTS seat_identities (
 -- NULL for a client that sent no player key.
 CREATE TABLE IF NOT EXISTS hand_seats (
     table_id INTEGER NOT NULL,
+    match_number INTEGER NOT NULL DEFAULT 0,
     number INTEGER NOT NULL,
     seat INTEGER NOT NULL,
     identity TEXT,
     name TEXT,
-    PRIMARY KEY (table_id, number, seat)
+    PRIMARY KEY (table_id, match_number, number, seat)
 );
 """
 
@@ -395,19 +397,21 @@ class Store:
         self._upgrade_to_matches()
 
     def _upgrade_to_matches(self) -> None:
-        """Schema 3 -> 4: a match number on tables, hands and results (the old rows: match 0)."""
+        """Schemas 3 and 4 -> 5: a match number on tables, hands, results and hand_seats (the
+        old rows: match 0)."""
         db = self._db
         if "match_number" not in {row[1] for row in db.execute("PRAGMA table_info(tables)")}:
             db.execute("ALTER TABLE tables ADD COLUMN match_number INTEGER NOT NULL DEFAULT 0")
-        for name, columns in (
-            ("hands", "table_id, number, record, payouts, finished"),
-            ("results", "table_id, seat, name, kind, total, hands, finished"),
+        for name, columns, schema in (
+            ("hands", "table_id, number, record, payouts, finished", _SCHEMA),
+            ("results", "table_id, seat, name, kind, total, hands, finished", _SCHEMA),
+            ("hand_seats", "table_id, number, seat, identity, name", _PLAYERS_SCHEMA),
         ):
             if "match_number" in {row[1] for row in db.execute(f"PRAGMA table_info({name})")}:
                 continue
             # The primary key gains the match number: SQLite can only rebuild the table for that.
             db.execute(f"ALTER TABLE {name} RENAME TO {name}_v3")
-            db.executescript(_SCHEMA)
+            db.executescript(schema)
             db.execute(f"INSERT INTO {name} ({columns}) SELECT {columns} FROM {name}_v3")
             db.execute(f"DROP TABLE {name}_v3")
 
@@ -553,12 +557,13 @@ class Store:
         )
         # Who played it, from the seats as they are now (the standings count it for them).
         self._write(
-            "INSERT OR REPLACE INTO hand_seats (table_id, number, seat, identity, name)"
-            " SELECT s.table_id, ?, s.seat, coalesce(si.identity, CASE WHEN s.kind = 'bot'"
+            "INSERT OR REPLACE INTO hand_seats"
+            " (table_id, match_number, number, seat, identity, name)"
+            " SELECT s.table_id, ?, ?, s.seat, coalesce(si.identity, CASE WHEN s.kind = 'bot'"
             " THEN 'bot:' || coalesce(s.strategy, 'bot') END), s.name"
             " FROM seats s LEFT JOIN seat_identities si ON si.token_hash = s.token_hash"
             " WHERE s.table_id = ?",
-            (number, table_key(table_id)),
+            (match, number, table_key(table_id)),
         )
 
     def save_deal_seeds(self, table_id: str, commitments: list[dict[str, Any]]) -> None:

@@ -216,6 +216,35 @@ def test_a_schema_3_database_keeps_its_hands_and_results_as_match_0(tmp_path: Pa
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
+def test_a_schema_4_database_keeps_its_hand_seats_as_match_0(tmp_path: Path) -> None:
+    """Schema 5 puts the match number in the key of hand_seats (who played each hand)."""
+    path = tmp_path / "v4.db"
+    Store(path).close()  # the current layout, then hand_seats as schema 4 had it
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        DROP TABLE hand_seats;
+        CREATE TABLE hand_seats (table_id INTEGER NOT NULL, number INTEGER NOT NULL,
+            seat INTEGER NOT NULL, identity TEXT, name TEXT, PRIMARY KEY (table_id, number, seat));
+        INSERT INTO tables (config, state, created) VALUES ('{"name": "old"}', 'over', 0.0);
+        INSERT INTO hand_seats VALUES (1, 0, 0, 'ann-id', 'Ann');
+        PRAGMA user_version=4;
+        """
+    )
+    conn.commit()
+    conn.close()
+    store = Store(path)
+    store.save_seat("t1", 0, SeatRow(0, "bot", "Sven", "random", None, None))
+    store.save_hand("t1", 0, {"hand": "new"}, [0] * 5, finished=2.0, match=1)
+    store.commit()
+    rows = store.connection.execute(
+        "SELECT match_number, number, seat, identity, name FROM hand_seats ORDER BY match_number"
+    ).fetchall()
+    assert rows == [(0, 0, 0, "ann-id", "Ann"), (1, 0, 0, "bot:random", "Sven")]
+    store.close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
 def test_the_checkpoint_thread_copies_the_log_back_between_commits(tmp_path: Path) -> None:
     import shutil
     import time
