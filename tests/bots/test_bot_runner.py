@@ -75,7 +75,7 @@ async def test_runner_joins_a_table_with_a_strategy_file(tmp_path: Path) -> None
         status = await asyncio.wait_for(runner, TIMEOUT)
         text = out.getvalue()
         assert status == 0, text
-        assert f"seated at table {table}, seat 4 as my_strategy bot" in text
+        assert f"seated at table {table}, seat 4 as my-strategy bot" in text
         assert _hands_and_totals(text) == ([1, 2], final["totals"])
         await host.close()
 
