@@ -68,7 +68,7 @@ def _deal(record: Mapping[str, Any], dealer: int) -> Deal:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise RecordError("bad_record", "deal seed must be an integer")
         try:
-            return Deal.from_seed(seed, dealer)
+            return Deal.from_seed(dealer, seed)
         except ValueError as exc:  # e.g. a seed the shuffle does not accept
             raise RecordError("bad_record", f"deal: {exc}") from None
     hands, blind = deal.get("hands"), deal.get("blind")

@@ -144,7 +144,7 @@ def test_seed_dealt_record(capsys: pytest.CaptureFixture[str]) -> None:
     assert line["points"] == [0, 0, 0, 0, 0] and line["tricks"] == []
     record = json.loads((RECORDS / "seed.json").read_text())
     hand = hand_from_record(record)
-    assert hand.deal == Deal.from_seed(2024, 2)
+    assert hand.deal == Deal.from_seed(2, 2024)
     assert hand.rules.jack_order == "clubs-first"
 
 
