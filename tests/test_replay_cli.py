@@ -259,3 +259,23 @@ def test_console_script() -> None:
         "error": {"code": "must_follow_suit", "action": 15, "message": "You must follow trump"}
     }
     assert json.loads(second)["doubler"] is True
+
+
+def test_output_cut_short_by_head_ends_quietly() -> None:
+    # `sheepshead replay ... | head -2`: far more output than a pipe holds, and the reader
+    # goes away after two lines.
+    records = [str(RECORDS / "complete.json")] * 300
+    with subprocess.Popen(
+        [str(SHEEPSHEAD), "replay", *records],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        first = [proc.stdout.readline() for _ in range(2)]
+        proc.stdout.close()
+        error = proc.stderr.read()
+        status = proc.wait(timeout=60)
+    assert first[0].startswith("== ") and first[1].startswith("Rules: ")
+    assert error == ""
+    assert status in (0, 141)
