@@ -131,7 +131,8 @@ class Job:
 class Mirror:
     """Two seatings of one deal with the same cards and the two strategies' seats swapped.
 
-    ``score`` is what the first strategy won over both (zero when the two play alike).
+    ``score`` is what the first strategy won over both (zero when the two play alike). A deal
+    has five such pairs, one per rotation.
     """
 
     deal: int
@@ -239,6 +240,8 @@ def play_deal(job: Job) -> DealResult:
                 if who == 0
             )
             mirrors.append(Mirror(job.number + 1, rotation, score, pair))
+        # The deal's worst pair of seatings for the first strategy stands for the deal.
+        mirrors = [min(mirrors, key=_mirror_order)]
     return DealResult(tallies, mirrors)
 
 
@@ -417,7 +420,8 @@ def run_tournament(
     """Play duplicate deals: ``deals`` of them, or the listed deal numbers (counted from 0).
 
     Returns one merged tally per strategy, in ``specs`` order, and with ``worst`` (two
-    strategies) the ``worst`` mirrored seatings where the first strategy did worst, worst first.
+    strategies) the ``worst`` deals where the first strategy did worst, worst first, each as its
+    worst pair of mirrored seatings.
     """
     numbers = range(deals) if isinstance(deals, int) else list(deals)
     work = [
@@ -484,9 +488,10 @@ def side_by_side(left: Sequence[str], right: Sequence[str], width: int = 62) -> 
     return lines
 
 
-def describe_seating(record: dict[str, Any]) -> list[str]:
-    """A seating's hand trick by trick, each seat named with the strategy that played it."""
-    labels = record.get("strategies") or []
+def describe_seating(record: dict[str, Any], shown: dict[str, str] | None = None) -> list[str]:
+    """A seating's hand trick by trick, each seat named with the strategy that played it
+    (``shown`` maps a strategy label to a shorter name)."""
+    labels = [(shown or {}).get(label, label) for label in record.get("strategies") or []]
     lines = []
     for line in describe_record(record).splitlines():
         if line.startswith("Rules: "):
@@ -494,17 +499,25 @@ def describe_seating(record: dict[str, Any]) -> list[str]:
         for seat, label in enumerate(labels):
             prefix = f"  seat {seat}: "
             if line.startswith(prefix):
-                line = f"  {seat} {label[:12]:<12} {line[len(prefix) :]}"
+                line = f"  {seat} {label[:14]:<14} {line[len(prefix) :]}"
         lines.append(line)
     return lines
 
 
 def report_worst(
-    mirrors: Sequence[Mirror], labels: Sequence[str], command: str, out: TextIO
+    mirrors: Sequence[Mirror],
+    labels: Sequence[str],
+    command: str,
+    out: TextIO,
+    names: Sequence[str] | None = None,
 ) -> None:
-    """Print each kept pair of mirrored seatings side by side, with how to rerun its deal."""
+    """Print each kept pair of mirrored seatings side by side, with how to rerun its deal.
+
+    Seats show the strategies' ``names`` when those tell them apart, else their labels.
+    """
     if not mirrors:
         return
+    shown = dict(zip(labels, names, strict=True)) if names and len(set(names)) == len(names) else {}
     first, other = labels[0], labels[1]
     print(
         f"\nThe {len(mirrors)} deals where {first} did worst against {other} on the same cards "
@@ -524,7 +537,7 @@ def report_worst(
             f"seating {right['tournament']['seating']}",
         ]
         for line in side_by_side(
-            [heads[0], *describe_seating(left)], [heads[1], *describe_seating(right)]
+            [heads[0], *describe_seating(left, shown)], [heads[1], *describe_seating(right, shown)]
         ):
             print(line, file=out)
 
@@ -690,7 +703,7 @@ def run(args: argparse.Namespace) -> int:
         params["deal"] = args.deal
     summary = summarize(labels, tallies, params, names)
     report(summary, sys.stdout)
-    report_worst(worst, labels, _command_line(args), sys.stdout)
+    report_worst(worst, labels, _command_line(args), sys.stdout, names)
     if args.save_hands:
         print(
             f"records of the {5 * len(specs) * count} hands in {args.save_hands} "

@@ -176,7 +176,7 @@ def test_worst_shows_both_seatings_side_by_side(tmp_path: Path, capsys: Any) -> 
     heads = re.findall(
         r"^=== deal (\d+), rotation (\d): heuristic ([-+]\d+) over both", printed, re.M
     )
-    assert len(heads) == 3
+    assert len(heads) == 3 and len({deal for deal, _, _ in heads}) == 3
     scores = [int(s) for _, _, s in heads]
     assert scores == sorted(scores)
     # Each score is what heuristic won over the two mirrored seatings, from the saved records.
