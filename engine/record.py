@@ -1,4 +1,4 @@
-"""Hand records in the ``sheepshead-hand/1`` format of HAND_RECORD.md: export, import, replay.
+"""Hand records in the ``sheepshead-hand/1`` format of docs/hand-record.md: export, import, replay.
 
 >>> from engine.hand import Hand
 >>> from engine.rules import RuleSet

@@ -17,8 +17,9 @@ only module of the project that imports them; it is not part of the compiled bui
         game.step(int(rng.choice(legal)))
 
 One episode is one hand. The agents are ``seat_0`` ... ``seat_4``; the agent to act is the
-engine's ``hand.turn``. Rewards are 0 until the hand ends, then each seat's payout (RULES.md §7
-and §8, doubler stakes included), so an episode's rewards sum to zero.
+engine's ``hand.turn``. Rewards are 0 until the hand ends, then each seat's payout (docs/rules.md,
+"Scoring a picked hand" and "When everybody passes"; doubler stakes included), so an episode's
+rewards sum to zero.
 
 **Actions** are fixed indices (:data:`ACTIONS`, :func:`action_index`, :func:`action_at`), the
 same in every state; the observation's ``action_mask`` marks the legal ones. Cards are numbered
@@ -37,7 +38,7 @@ index                     action
 627 ... 658               play card c: 627 + c
 ========================  =======================================================
 
-New kinds of action (RULES.md §11: blitz, crack, ...) are appended after 658; no index above
+New kinds of action (cracking, blitzing, ...) are appended after 658; no index above
 ever changes meaning, so a trained policy keeps working (its extra outputs stay masked).
 
 **Observations** are ``{"observation": float32[OBSERVATION_SIZE], "action_mask":
