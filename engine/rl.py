@@ -86,7 +86,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import combinations
 from typing import Any, Final
 
@@ -104,7 +104,6 @@ from engine.actions import (
     PICKS,
     PLAYS,
     Action,
-    Play,
     Unknown,
     shared_bury,
 )
@@ -541,13 +540,14 @@ class _Tracker:
     and a finished trick sets five per row, instead of a vector rebuilt for every decision.
     """
 
-    __slots__ = ("flat", "hand", "points", "rows")
+    __slots__ = ("flat", "hand", "points", "rows", "seat_rows")
 
     def __init__(self, hand: Hand, template: npt.NDArray[np.float32]) -> None:
         self.hand = hand
         self.points = [0] * NUM_SEATS
         rows = self.rows = template.copy()
         self.flat = rows.reshape(-1)
+        self.seat_rows = list(rows)  # one view per seat, made once
         rows[:, HAND_AT : HAND_AT + 32] = _BYTE_BITS_F[
             [[h & 255, h >> 8 & 255, h >> 16 & 255, h >> 24 & 255] for h in hand.hands]
         ].reshape(NUM_SEATS, 32)
@@ -556,7 +556,7 @@ class _Tracker:
     def observe(self, me: int) -> Vector:
         """Seat ``me``'s observation (a new array)."""
         hand = self.hand
-        out: Vector = self.rows[me].copy()
+        out: Vector = self.seat_rows[me].copy()
         phase = hand.phase
         out[PHASE_AT + _PHASES[phase]] = 1.0
         turn = hand.turn
@@ -740,6 +740,27 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         for agent in AGENTS:
             self.infos[agent] = {"deal_seed": self.deal_seed, "dealer": int(dealer)}
 
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        """The agent to act, until the hand is over and every seat has stepped ``None``.
+
+        PettingZoo's, as a generator: it runs once per decision, and this is cheaper.
+        """
+        while self.agents and max_iter > 0:
+            max_iter -= 1
+            yield self.agent_selection
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Observation, cumulative reward, terminated, truncated and info of the agent to act
+        (PettingZoo's, without a second call for the observation)."""
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def observe(self, agent: str) -> dict[str, Any]:
         """What ``agent``'s seat may see, and its legal actions (all zero when not its turn)."""
         seat = _SEAT_OF[agent]
@@ -755,15 +776,19 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
             return
         if action is None:
             raise ValueError(f"{agent} must act: None is only for a finished hand")
+        action = int(action)
         hand = self.hand
-        engine_action = action_at(hand, int(action))
-        hand.apply(engine_action)  # raises IllegalActionError for an action not in the mask
-        if type(engine_action) is Play:
-            self._tracker.played(engine_action.seat, engine_action.card)
+        seat = hand.turn
+        if PLAY_BASE <= action < PLAY_BASE + 32 and seat is not None:  # most actions: a card
+            card = action - PLAY_BASE
+            hand.apply(PLAYS[seat][card])  # raises IllegalActionError for a card not legal
+            self._tracker.played(seat, card)
         else:
+            engine_action = action_at(hand, action)
+            hand.apply(engine_action)
             self._tracker.auctioned(engine_action)
         self._cumulative_rewards[agent] = 0
-        if hand.is_over:
+        if hand.phase == "done":
             payouts = hand.result().payouts
             assert payouts is not None
             for seat, name in enumerate(AGENTS):
