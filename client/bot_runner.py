@@ -462,7 +462,7 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         action="store_true",
         help="create a table (you are its host), fill --bots seats with server bots and start",
     )
-    parser.add_argument("--name", help="display name (default: '<strategy> bot')")
+    parser.add_argument("--name", help="display name (default: '<the strategy's name> bot')")
     parser.add_argument(
         "--hands", type=int, default=3, metavar="N", help="hands to play with --create (default 3)"
     )
