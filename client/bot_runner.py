@@ -442,6 +442,25 @@ def rule_option(text: str) -> tuple[str, Any]:
     return key, parsed
 
 
+def add_rules_arguments(parser: argparse.ArgumentParser, default_preset: str, when: str) -> None:
+    """Add ``--preset`` and ``--rule NAME=VALUE`` (repeatable); ``when`` starts their help."""
+    parser.add_argument(
+        "--preset",
+        default=default_preset,
+        choices=list(PRESETS_OPTIONS),
+        help=f'{when}the rules preset (default {default_preset}; docs/rules.md, "Presets")',
+    )
+    parser.add_argument(
+        "--rule",
+        action="append",
+        type=rule_option,
+        default=[],
+        metavar="NAME=VALUE",
+        help=f"{when}a rule option changed from the preset (repeatable), e.g. no_pick=doubler "
+        '(docs/rules.md, "Table options")',
+    )
+
+
 def configure(parser: argparse.ArgumentParser, command: str) -> None:
     """Add ``bot``'s arguments."""
     del command
@@ -467,21 +486,7 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         "--hands", type=int, default=3, metavar="N", help="hands to play with --create (default 3)"
     )
     parser.add_argument("--password", help="the table's password (join) or a new one (create)")
-    parser.add_argument(
-        "--preset",
-        default="seed",
-        choices=list(PRESETS_OPTIONS),
-        help="rules for --create (default seed)",
-    )
-    parser.add_argument(
-        "--rule",
-        action="append",
-        type=rule_option,
-        default=[],
-        metavar="NAME=VALUE",
-        help="with --create: a rule option changed from the preset (repeatable), e.g. "
-        "no_pick=doubler; docs/rules.md lists them",
-    )
+    add_rules_arguments(parser, "seed", "with --create: ")
     parser.add_argument(
         "--bots",
         type=int,

@@ -28,14 +28,19 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, TextIO
 
-from client.bot_runner import StrategyLoadError, rule_option, strategy_factory, strategy_label
+from client.bot_runner import (
+    StrategyLoadError,
+    add_rules_arguments,
+    strategy_factory,
+    strategy_label,
+)
 from client.decide import decide
 from engine.actions import action_from_dict
 from engine.bots.base import Strategy
 from engine.errors import SheepsheadError
 from engine.hand import Deal, Hand
 from engine.record import describe_record, export_record
-from engine.rules import PRESETS_OPTIONS, RuleSet
+from engine.rules import RuleSet
 from engine.view import seat_view
 
 HELP = "duplicate tournament between bot strategies"
@@ -566,20 +571,7 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         "--jobs", type=int, default=1, metavar="J", help="worker processes (default 1)"
     )
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON here")
-    parser.add_argument(
-        "--preset",
-        default="seed",
-        choices=list(PRESETS_OPTIONS),
-        help="rules preset (default seed)",
-    )
-    parser.add_argument(
-        "--rule",
-        action="append",
-        type=rule_option,
-        default=[],
-        metavar="NAME=VALUE",
-        help="a rule option (repeatable), e.g. no_pick=doubler",
-    )
+    add_rules_arguments(parser, "seed", "")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument(
         "--save-hands",
