@@ -655,6 +655,19 @@ _NO_ACTIONS: Final = np.frombuffer(bytes(ACTION_COUNT), dtype=np.int8)
 """The mask of a seat that is not to act (shared, read-only)."""
 
 
+def _option(options: Mapping[str, Any], key: str, low: int, high: int | None) -> int | None:
+    """A whole-number reset option from ``low`` to ``high`` (None: unbounded), or None."""
+    value = options.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, int | np.integer) or isinstance(value, bool):
+        raise ValueError(f"reset option {key} must be a whole number, not {value!r}")
+    if value < low or (high is not None and value > high):
+        limit = f"from {low} to {high}" if high is not None else f"at least {low}"
+        raise ValueError(f"reset option {key} must be {limit}, not {value}")
+    return int(value)
+
+
 class SheepsheadEnv(AECEnv):  # type: ignore[misc]
     """One hand of five-handed Sheepshead as an AEC environment (see the module doc).
 
@@ -724,17 +737,15 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         if seed is not None:
             self._random = random.Random(seed)
         options = options or {}
-        deal_seed = options.get("deal_seed")
+        deal_seed = _option(options, "deal_seed", 0, None)
         if deal_seed is None:
             deal_seed = self._random.getrandbits(63)
-        dealer = options.get("dealer")
+        dealer = _option(options, "dealer", 0, NUM_SEATS - 1)
         if dealer is None:
             dealer = self._random.randrange(NUM_SEATS)
-        multiplier = int(options.get("multiplier", 1))
-        self.deal_seed = int(deal_seed)
-        self.hand = Hand(
-            self.rules, int(dealer), Deal.from_seed(int(dealer), self.deal_seed), multiplier
-        )
+        multiplier = _option(options, "multiplier", 1, None) or 1
+        self.deal_seed = deal_seed
+        self.hand = Hand(self.rules, dealer, Deal.from_seed(dealer, deal_seed), multiplier)
         self._tracker = _Tracker(self.hand, self._template(multiplier))
         self._reset_bookkeeping()
         for agent in AGENTS:

@@ -210,3 +210,26 @@ def test_the_benchmark_still_runs() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert re.search(r"^environment, unwrapped .*: [\d,]+ hands/s$", done.stdout, re.M)
     assert re.search(r"^ratio environment / engine: \d\.\d\d", done.stdout, re.M)
+
+
+def test_reset_options_fix_a_hand_and_bad_ones_are_refused() -> None:
+    game = raw_env()
+    game.reset(options={"deal_seed": 99, "dealer": 3, "multiplier": 4})
+    assert game.hand.deal == Hand.from_seed(RuleSet(), 3, 99).deal
+    assert game.hand.dealer == 3 and game.hand.multiplier == 4
+    assert game.infos["seat_0"] == {"deal_seed": 99, "dealer": 3}
+    assert game.record()["dealer"] == 3
+    for bad in ({"dealer": 5}, {"dealer": "1"}, {"multiplier": 0}, {"deal_seed": -1}):
+        with pytest.raises(ValueError, match="reset option"):
+            game.reset(options=bad)
+    game.reset(options={"unrelated": 1})  # other keys are ignored, as PettingZoo's test expects
+
+
+def test_render_ansi_shows_the_hand_so_far() -> None:
+    game = raw_env(render_mode="ansi")
+    game.reset(seed=8)
+    text = game.render()
+    assert text is not None and text.startswith("Rules: ") and "Hand not finished" in text
+    assert raw_env().render() is None
+    with pytest.raises(ValueError, match="render_mode"):
+        raw_env(render_mode="human")
