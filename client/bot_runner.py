@@ -308,6 +308,7 @@ class BotPlayer:
                     # (the turn timer played for us) is refused as stale, never applied to the
                     # next decision.
                     await session.act(action, seq=msg.get("seq"))
+                    self.late = None
                 except ServerError as exc:
                     if exc.code == "stale":
                         self.late = action
