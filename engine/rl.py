@@ -637,9 +637,20 @@ _PLAY_MASKS: dict[int, Mask8] = {}
 64 subsets, so few of the 2**32 ever occur)."""
 
 
+def _bury_mask(cards: Mask) -> Mask8:
+    """Every pair of the picker's eight cards (the engine lets any two be buried)."""
+    mask = np.zeros(ACTION_COUNT, dtype=np.int8)
+    held = [c for c in range(32) if cards >> c & 1]
+    mask[[BURY_BASE + _PAIR_INDEX[pair] for pair in combinations(held, 2)]] = 1
+    return mask
+
+
 def fast_legal_mask(hand: Hand) -> Mask8:
     """:func:`legal_mask`; in trick play (most decisions) a shared read-only array."""
-    if hand.phase != "play":
+    phase = hand.phase
+    if phase != "play":
+        if phase == "bury" and hand.turn is not None:
+            return _bury_mask(hand.hands[hand.turn])
         return legal_mask(hand)
     m = hand.legal_play_mask()
     mask = _PLAY_MASKS.get(m)
