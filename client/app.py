@@ -257,16 +257,22 @@ class SheepsheadApp(App[int]):
             self.notify(f"{request} failed: no answer from the server ({exc})", severity="error")
         return None
 
-    async def act(self, action: dict[str, Any]) -> bool:
-        """Answer the pending decision; the prompt is cleared at once so a key can't send twice."""
+    async def act(self, action: dict[str, Any], seq: int | None = None) -> bool:
+        """Answer the pending decision; the prompt is cleared at once so a key can't send twice.
+
+        ``seq`` is the seq of the prompt the action was chosen from (default: the pending
+        prompt's): an answer that comes after the turn timer moved on is refused as ``stale``.
+        """
         prompt = self.model.prompt
+        if seq is None and prompt is not None:
+            seq = prompt.seq
         self.model.prompt = None
         self.model_changed.publish(Change.PROMPT)
         if self.session is None:
             self.outbox.append(dict(action))
             return True
         try:
-            await self.session.act(dict(action))
+            await self.session.act(dict(action), seq=seq)
         except Exception as exc:
             if self.model.prompt is None and prompt is not None and self.model.seq == prompt.seq:
                 self.model.prompt = prompt

@@ -12,14 +12,18 @@ import asyncio
 import contextlib
 import importlib.util
 import inspect
+import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TextIO
 
 from client.config import DEFAULT_PORT, AddressError, parse_address
+from client.decide import decide, describe_action
 from engine.bots.base import Strategy, make_strategy, strategy_names
+from engine.errors import SheepsheadError
+from engine.rules import DEFAULT_PRESET, OPTION_NAMES, PRESETS_OPTIONS, RuleSet
 
 HELP = "play a seat over the network with a bot strategy"
 
@@ -130,6 +134,14 @@ def strategy_factory(spec: str) -> Callable[[int | None], Strategy]:
     return build
 
 
+def strategy_label(strategy: object, spec: str) -> str:
+    """What to call a strategy in displays: its ``name``, else its spec's name or file stem."""
+    name = getattr(strategy, "name", None)
+    if isinstance(name, str) and name.strip():
+        return name.strip()
+    return Path(parse_spec(spec)[0]).stem
+
+
 @dataclass
 class BotConfig:
     """What ``sheepshead bot`` was asked to do."""
@@ -146,21 +158,38 @@ class BotConfig:
     server_bots: str | None = None
     seed: int | None = None
     tokens: str | None = None
+    bots: int = 4
+    """With ``create``: how many seats to fill with server bots (0-4)."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """With ``create``: rule options changed from the preset."""
+    turn_timer: float | None = None
+    """With ``create``: seconds per decision (None: no timer)."""
+    start: bool = False
+    """With ``create``: start the match once all five seats are taken."""
+    verbose: bool = False
+    """Log every decision: phase, hand, legal actions, choice."""
+    save_hands: str | None = None
+    """Write each finished hand as a ``sheepshead-hand/1`` record into this directory."""
+
+
+EXIT_FELL_BACK: Final = 3
+"""Exit status when the match ended but the strategy failed at least once (first legal played)."""
 
 
 async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
     """Connect, sit down, play until the match is over; the exit status.
 
     0: the match ended; 1: the connection or the table went away; 2: refused (bad table,
-    password, strategy...). Decisions run in a worker thread so a slow strategy never stalls
-    the connection (pings, reconnects).
+    password, strategy...); 3: the match ended but some decision fell back to the first legal
+    action because the strategy failed. Decisions run in a worker thread so a slow strategy
+    never stalls the connection (pings, reconnects).
     """
     from client.session import ServerError, Session, TokenStore
 
     out = out or sys.stdout
     factory = strategy_factory(config.strategy)
     strategy = factory(config.seed)
-    name = config.name or f"{Path(parse_spec(config.strategy)[0]).stem} bot"[:24]
+    name = config.name or f"{strategy_label(strategy, config.strategy)} bot"[:24]
     session = Session(
         config.host,
         config.port,
@@ -181,6 +210,7 @@ async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
     except ServerError as exc:
         say(f"refused by the server: {exc.code}: {exc.message}")
         return 2
+    player = BotPlayer(session, strategy, say, config)
     try:
         if session.table is None:
             try:
@@ -189,12 +219,17 @@ async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
                         "create_table",
                         name=f"{session.name}'s table",
                         preset=config.preset,
+                        options=dict(config.options),
                         hands=config.hands,
                         password=config.password,
+                        turn_timer=config.turn_timer,
                     )
-                    for _ in range(4):
+                    for _ in range(config.bots):
                         await session.request("add_bot", seat=None, strategy=config.server_bots)
-                    await session.request("start")
+                    if config.bots == 4:
+                        await session.request("start")
+                    else:
+                        player.start_when_full = config.start
                 else:
                     reply = await session.request(
                         "join", table=config.table, seat=None, password=config.password
@@ -203,9 +238,22 @@ async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
                 say(f"refused by the server: {exc.code}: {exc.message}")
                 return 2
             say(f"seated at table {reply['table']}, seat {reply['seat']} as {welcome['name']}")
+            if player.start_when_full:
+                free = 4 - config.bots
+                say(
+                    f"waiting for {free} more player{'s' * (free != 1)}: "
+                    f"sheepshead bot {config.host}:{config.port} --table {reply['table']}"
+                )
         else:
             say(f"back at table {session.table}, seat {session.seat} as {welcome['name']}")
-        return await _play(session, strategy, say)
+        status = await player.play()
+        if status == 0 and player.fell_back:
+            say(
+                f"the strategy failed in {player.fell_back} decision"
+                f"{'s' * (player.fell_back != 1)}; the first legal action was played instead"
+            )
+            return EXIT_FELL_BACK
+        return status
     finally:
         if session.status == "connected" and session.table is not None:
             with contextlib.suppress(ServerError, OSError, TimeoutError):
@@ -213,60 +261,205 @@ async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
         await session.close()
 
 
-async def _play(session: Any, strategy: Strategy, say: Callable[[str], None]) -> int:
-    from client.session import ServerError
+class BotPlayer:
+    """Plays a seat from the session's events: answers prompts, reports hands, saves records."""
 
-    while True:
-        msg = await session.events.get()
-        kind = msg.get("type")
-        if kind == "your_turn":
-            if msg is not session.last_turn or session.last_state is None:
-                continue  # a newer prompt or state is queued: answer that one
-            view = session.last_state.get("view")
-            legal = msg.get("legal") or []
-            if not view or not legal:
-                continue
-            action = await asyncio.to_thread(_decide, strategy, view, legal, say)
+    def __init__(
+        self, session: Any, strategy: Strategy, say: Callable[[str], None], config: BotConfig
+    ) -> None:
+        self.session = session
+        self.strategy = strategy
+        self.say = say
+        self.config = config
+        self.start_when_full = False
+        self.fell_back = 0
+        """Decisions where the strategy failed and the first legal action was played."""
+        self.decisions = 0
+        self.timer_moved = False
+        """A ``timer_expired`` notice for this seat came; the next action of the seat is the
+        table's, not ours."""
+        self.late: dict[str, Any] | None = None
+        """Our last answer, refused as ``stale`` because the decision had moved on."""
+        self.info: dict[str, Any] = {}
+        self.hand_number: int | None = None
+        self.actions: list[dict[str, Any]] = []
+        """Every action of the current hand so far (from each state's ``last``)."""
+
+    async def play(self) -> int:
+        """Handle events until the match ends (0) or the table or connection goes (1)."""
+        from client.session import ServerError
+
+        session = self.session
+        while True:
+            msg = await session.events.get()
+            kind = msg.get("type")
+            if kind == "state":
+                await self._on_state(msg)
+            elif kind == "your_turn":
+                if msg is not session.last_turn or session.last_state is None:
+                    continue  # a newer prompt or state is queued: answer that one
+                view = session.last_state.get("view")
+                legal = msg.get("legal") or []
+                if not view or not legal:
+                    continue
+                action = await asyncio.to_thread(self._decide, view, legal)
+                try:
+                    # The prompt's own seq: an answer that comes after the decision moved on
+                    # (the turn timer played for us) is refused as stale, never applied to the
+                    # next decision.
+                    await session.act(action, seq=msg.get("seq"))
+                    self.late = None
+                except ServerError as exc:
+                    if exc.code == "stale":
+                        self.late = action
+                    elif exc.code not in ("hand_over", "not_your_turn", "connection_lost"):
+                        self.say(f"action refused: {exc.code}: {exc.message}")
+            elif kind == "notice" and msg.get("code") == "timer_expired":
+                if msg.get("seat") is not None and msg.get("seat") == session.seat:
+                    self.timer_moved = True
+            elif kind == "hand_over":
+                result = msg.get("result") or {}
+                self.say(
+                    f"hand {int(msg.get('hand', 0)) + 1}: {result.get('outcome_text', '?')}; "
+                    f"payouts {result.get('payouts')}; totals {msg.get('totals')}"
+                )
+                if self.config.save_hands:
+                    self._save_hand(msg)
+            elif kind == "match_over":
+                totals = msg.get("totals")
+                mine = totals[session.seat] if totals and session.seat is not None else None
+                self.say(
+                    f"match over after {msg.get('hands')} hands: totals {totals}; this seat {mine}"
+                )
+                return 0
+            elif kind == "notice" and msg.get("code") in ("table_closed", "replaced"):
+                self.say(f"stopped: {msg.get('text')}")
+                return 1
+            elif kind == "connection" and msg.get("status") == "closed":
+                self.say("connection to the server lost")
+                return 1
+
+    async def _on_state(self, msg: dict[str, Any]) -> None:
+        from client.session import ServerError
+
+        if isinstance(msg.get("info"), dict):
+            self.info = msg["info"]
+        number = msg.get("hand")
+        if number != self.hand_number:
+            self.hand_number = number
+            self.actions = []
+        last = msg.get("last")
+        if isinstance(last, dict):
+            self.actions.append(dict(last))
+            if self.timer_moved and last.get("seat") == self.session.seat:
+                self.timer_moved = False
+                text = f"timed out: the table played {describe_action(last)} for you"
+                if self.late is not None:
+                    text += f" (the answer {describe_action(self.late)} came too late)"
+                self.late = None
+                self.say(text)
+        seats = self.info.get("seats") or []
+        if (
+            self.start_when_full
+            and self.info.get("state") == "waiting"
+            and len(seats) == 5
+            and all(s.get("kind") != "empty" for s in seats)
+        ):
+            self.start_when_full = False
             try:
-                await session.act(action)
+                await self.session.request("start")
+                self.say("all seats taken: match started")
             except ServerError as exc:
-                if exc.code not in ("stale", "hand_over", "not_your_turn", "connection_lost"):
-                    say(f"action refused: {exc.code}: {exc.message}")
-        elif kind == "hand_over":
-            result = msg.get("result") or {}
-            say(
-                f"hand {int(msg.get('hand', 0)) + 1}: {result.get('outcome_text', '?')}; "
-                f"payouts {result.get('payouts')}; totals {msg.get('totals')}"
+                self.say(f"cannot start: {exc.code}: {exc.message}")
+
+    def _decide(self, view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
+        """The strategy's answer, or the first legal action (reported) if it misbehaves."""
+        decision = decide(self.strategy, view, legal)
+        self.decisions += 1
+        if decision.fell_back:
+            self.fell_back += 1
+            where = f" at {decision.place}" if decision.place else ""
+            self.say(
+                f"strategy failed{where}: {decision.error}; "
+                f"playing {describe_action(decision.action)}"
             )
-        elif kind == "match_over":
-            totals = msg.get("totals")
-            mine = totals[session.seat] if totals and session.seat is not None else None
-            say(f"match over after {msg.get('hands')} hands: totals {totals}; this seat {mine}")
-            return 0
-        elif kind == "notice" and msg.get("code") in ("table_closed", "replaced"):
-            say(f"stopped: {msg.get('text')}")
-            return 1
-        elif kind == "connection" and msg.get("status") == "closed":
-            say("connection to the server lost")
-            return 1
+        if self.config.verbose:
+            self.say(
+                f"decision {self.decisions}: phase {view.get('phase')}; "
+                f"hand {' '.join(view.get('hand') or [])}; "
+                f"legal {', '.join(describe_action(a) for a in legal)}; "
+                f"chose {describe_action(decision.action)}"
+            )
+        return dict(decision.action)
+
+    def _save_hand(self, msg: dict[str, Any]) -> None:
+        """Write the hand that just ended as a record (names and payouts beside it)."""
+        from engine.record import FORMAT, RecordError, hand_from_record
+
+        view = (self.session.last_state or {}).get("view") or {}
+        reveal = msg.get("reveal") or {}
+        actions = []
+        for action in self.actions:
+            if action.get("action") == "bury" and "cards" not in action:
+                action = {**action, "cards": list(reveal.get("buried") or [])}
+            if action.get("action") == "unknown" and "under" not in action:
+                action = {**action, "under": view.get("under")}
+            actions.append(action)
+        number = int(msg.get("hand", 0))
+        record = {
+            "format": FORMAT,
+            "rules": view.get("rules") or {},
+            "dealer": view.get("dealer", 0),
+            "multiplier": view.get("multiplier", 1),
+            "deal": {"hands": reveal.get("hands"), "blind": reveal.get("blind")},
+            "actions": actions,
+            "players": [s.get("name") for s in self.info.get("seats") or []],
+            "payouts": (msg.get("result") or {}).get("payouts"),
+            "table": msg.get("table"),
+            "hand": number,
+        }
+        try:
+            hand_from_record(record)
+        except RecordError as exc:
+            self.say(f"hand {number + 1} not saved: the actions seen do not replay ({exc})")
+            return
+        path = Path(self.config.save_hands or ".") / f"{msg.get('table')}-hand{number + 1:04d}.json"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        except OSError as exc:
+            self.say(f"hand {number + 1} not saved: {exc}")
 
 
-def _decide(
-    strategy: Strategy,
-    view: dict[str, Any],
-    legal: list[dict[str, Any]],
-    say: Callable[[str], None],
-) -> dict[str, Any]:
-    """The strategy's answer, or the first legal action (with a warning) if it misbehaves."""
-    try:
-        choice = strategy.choose(view, legal)
-    except Exception as exc:  # a user's strategy file may fail in any way: keep playing
-        say(f"strategy failed ({type(exc).__name__}: {exc}); playing {legal[0]}")
-        return legal[0]
-    if choice not in legal:
-        say(f"strategy chose {choice!r}, which is not legal; playing {legal[0]}")
-        return legal[0]
-    return dict(choice)
+def rule_option(text: str) -> tuple[str, Any]:
+    """Parse a ``--rule NAME=VALUE`` argument (argparse ``type``)."""
+    key, sep, value = text.partition("=")
+    if not sep or key not in OPTION_NAMES:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected NAME=VALUE with NAME one of {', '.join(OPTION_NAMES)}"
+        )
+    lowered = value.lower()
+    parsed: Any = {"true": True, "false": False}.get(lowered, value)
+    return key, parsed
+
+
+def add_rules_arguments(parser: argparse.ArgumentParser, default_preset: str, when: str) -> None:
+    """Add ``--preset`` and ``--rule NAME=VALUE`` (repeatable); ``when`` starts their help."""
+    parser.add_argument(
+        "--preset",
+        default=default_preset,
+        choices=list(PRESETS_OPTIONS),
+        help=f'{when}the rules preset (default {default_preset}; docs/rules.md, "Presets")',
+    )
+    parser.add_argument(
+        "--rule",
+        action="append",
+        type=rule_option,
+        default=[],
+        metavar="NAME=VALUE",
+        help=f"{when}a rule option changed from the preset (repeatable), e.g. no_pick=doubler "
+        '(docs/rules.md, "Table options")',
+    )
 
 
 def configure(parser: argparse.ArgumentParser, command: str) -> None:
@@ -287,18 +480,33 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     where.add_argument(
         "--create",
         action="store_true",
-        help="create a table, fill the other four seats with server bots and start",
+        help="create a table (you are its host), fill --bots seats with server bots and start",
     )
-    parser.add_argument("--name", help="display name (default: '<strategy> bot')")
+    parser.add_argument("--name", help="display name (default: '<the strategy's name> bot')")
     parser.add_argument(
         "--hands", type=int, default=3, metavar="N", help="hands to play with --create (default 3)"
     )
     parser.add_argument("--password", help="the table's password (join) or a new one (create)")
+    add_rules_arguments(parser, DEFAULT_PRESET, "with --create: ")
     parser.add_argument(
-        "--preset",
-        default="seed",
-        choices=["seed", "wisconsin", "tavern"],
-        help="rules for --create (default seed)",
+        "--bots",
+        type=int,
+        default=4,
+        metavar="K",
+        help="with --create: seats to fill with server bots, 0-4 (default 4); with fewer, other "
+        "players join with --table and --start starts the match once all seats are taken",
+    )
+    parser.add_argument(
+        "--start",
+        action="store_true",
+        help="with --create and --bots below 4: start the match as soon as the table is full",
+    )
+    parser.add_argument(
+        "--turn-timer",
+        type=float,
+        metavar="SECONDS",
+        help="with --create: seconds per decision; when they run out a server bot moves "
+        "(default: no timer)",
     )
     parser.add_argument(
         "--server-bots",
@@ -313,22 +521,60 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         metavar="PATH",
         help="keep the seat token in this file, so a restarted bot takes its seat back",
     )
+    parser.add_argument(
+        "--save-hands",
+        metavar="DIR",
+        help="write every finished hand as a sheepshead-hand/1 record (docs/hand-record.md) "
+        "into DIR, with the players' names and the payouts",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="log every decision: phase, hand, legal actions and the choice",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    """Play one match; 0 when it ends, 1 when the connection or table goes, 2 if refused."""
+    """Play one match; 0 when it ends, 1 when the connection or table goes, 2 if refused, 3
+    when the strategy failed in some decision (the first legal action was played instead)."""
     try:
         host, port = parse_address(args.server)
     except AddressError as exc:
         print(f"sheepshead bot: {exc}", file=sys.stderr)
         return 2
+    errors = []
     if args.hands is not None and not 1 <= args.hands <= 1000:
-        print("sheepshead bot: --hands must be from 1 to 1000", file=sys.stderr)
-        return 2
+        errors.append("--hands must be from 1 to 1000")
+    if not 0 <= args.bots <= 4:
+        errors.append("--bots must be from 0 to 4")
+    elif args.create and args.bots < 4 and not args.start:
+        errors.append(
+            f"--bots {args.bots} leaves seats for other players: add --start so this bot, the "
+            "host, starts the match once they have joined"
+        )
+    if args.turn_timer is not None and not 0.1 <= args.turn_timer <= 86400:
+        errors.append("--turn-timer must be from 0.1 to 86400 seconds")
+    if not args.create:
+        for flag, given in (
+            ("--rule", bool(args.rule)),
+            ("--bots", args.bots != 4),
+            ("--start", args.start),
+            ("--turn-timer", args.turn_timer is not None),
+        ):
+            if given:
+                errors.append(f"{flag} only applies with --create")
+    try:
+        RuleSet.from_preset(args.preset, **dict(args.rule))
+    except SheepsheadError as exc:
+        errors.append(exc.message)
     try:
         strategy_factory(args.strategy)
     except StrategyLoadError as exc:
-        print(f"sheepshead bot: {exc}", file=sys.stderr)
+        errors.append(str(exc))
+    if errors:
+        for error in errors:
+            print(f"sheepshead bot: {error}", file=sys.stderr)
         return 2
     config = BotConfig(
         host=host,
@@ -343,5 +589,11 @@ def run(args: argparse.Namespace) -> int:
         server_bots=args.server_bots,
         seed=args.seed,
         tokens=args.tokens,
+        bots=args.bots,
+        options=dict(args.rule),
+        turn_timer=args.turn_timer,
+        start=args.start,
+        verbose=args.verbose,
+        save_hands=args.save_hands,
     )
     return asyncio.run(run_bot(config))

@@ -1,11 +1,12 @@
-"""``sheepshead replay``: replay hand records and print the outcome (HAND_RECORD.md)."""
+"""``sheepshead replay``: replay hand records and print the outcome (docs/hand-record.md)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from typing import Any
+from typing import Any, Final
 
 from engine.record import RecordError, describe_record, replay_record
 
@@ -18,7 +19,7 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument(
         "--json",
         action="store_true",
-        help="one JSON line per record (the format of HAND_RECORD.md) instead of an account",
+        help="one JSON line per record (the format of docs/hand-record.md) instead of an account",
     )
 
 
@@ -32,8 +33,25 @@ def _load(path: str) -> Any:
         raise RecordError("bad_record", f"not valid JSON: {exc}") from None
 
 
+BROKEN_PIPE: Final = 141
+"""The exit status when the reader of stdout went away (``| head``): 128 + SIGPIPE, as Unix
+tools end."""
+
+
 def run(args: argparse.Namespace) -> int:
-    """Replay every record; exit 2 if any was invalid."""
+    """Replay every record; exit 2 if any was invalid, 141 if stdout was closed early."""
+    try:
+        return _replay_all(args)
+    except BrokenPipeError:
+        # The reader (``head``) has what it wanted. Point stdout at /dev/null so the final
+        # flush at exit cannot raise again, and end quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return BROKEN_PIPE
+
+
+def _replay_all(args: argparse.Namespace) -> int:
     status = 0
     for path in args.records:
         try:

@@ -143,7 +143,7 @@ def check_deal(
     if first_hand == 0 and dealer != (first_dealer(server_seed) + number) % NUM_SEATS:
         return Verdict(number, False, f"seat {dealer} is not the dealer the seed names")
     expected_hands, expected_blind = deal_codes(
-        Deal.from_seed(deal_seed(server_seed, seeds, number), dealer)
+        Deal.from_seed(dealer, deal_seed(server_seed, seeds, number))
     )
     if [sorted(h) for h in hands] != expected_hands or sorted(blind) != expected_blind:
         return Verdict(number, False, "the cards dealt are not the ones the seeds give")

@@ -176,8 +176,13 @@ class Deal:
     blind: Mask
 
     @classmethod
-    def from_seed(cls, seed: int, dealer: Seat) -> Deal:
-        """Shuffle by :func:`shuffled_deck` and deal 3–2(blind)–3 from left of the dealer."""
+    def from_seed(cls, dealer: Seat, seed: int) -> Deal:
+        """Shuffle by :func:`shuffled_deck` and deal 3–2(blind)–3 from left of the dealer.
+
+        Dealer first, then seed, as in :meth:`Hand.from_seed`.
+        """
+        if not 0 <= dealer < NUM_SEATS:
+            raise ValueError(f"dealer must be a seat from 0 to 4, not {dealer}")
         return cls.from_deck(shuffled_deck(seed), dealer)
 
     @classmethod
@@ -343,7 +348,7 @@ class Hand:
     @classmethod
     def from_seed(cls, rules: RuleSet, dealer: Seat, seed: int, multiplier: int = 1) -> Hand:
         """A hand dealt by the engine's seeded shuffle."""
-        return cls(rules, dealer, Deal.from_seed(seed, dealer), multiplier)
+        return cls(rules, dealer, Deal.from_seed(dealer, seed), multiplier)
 
     def copy(self) -> Hand:
         """An independent copy of this state."""

@@ -1,4 +1,4 @@
-"""Hand records in the ``sheepshead-hand/1`` format of HAND_RECORD.md: export, import, replay.
+"""Hand records in the ``sheepshead-hand/1`` format of docs/hand-record.md: export, import, replay.
 
 >>> from engine.hand import Hand
 >>> from engine.rules import RuleSet
@@ -68,7 +68,7 @@ def _deal(record: Mapping[str, Any], dealer: int) -> Deal:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise RecordError("bad_record", "deal seed must be an integer")
         try:
-            return Deal.from_seed(seed, dealer)
+            return Deal.from_seed(dealer, seed)
         except ValueError as exc:  # e.g. a seed the shuffle does not accept
             raise RecordError("bad_record", f"deal: {exc}") from None
     hands, blind = deal.get("hands"), deal.get("blind")

@@ -199,3 +199,19 @@ def wire_map(rules: RuleSet) -> dict[str, Any]:
     True
     """
     return rules.to_dict()
+
+
+@functools.lru_cache(maxsize=256)
+def resolved_map(rules: RuleSet) -> dict[str, Any]:
+    """The preset name and **every** option's value (the view's ``rules``), built once per rule
+    set and shared: treat it as read-only.
+
+    Unlike :meth:`RuleSet.to_dict` nothing is left for the reader to look up in the preset, so
+    ``view["rules"]["jack_order"]`` is always there.
+
+    >>> resolved_map(RuleSet.from_preset("wisconsin"))["jack_order"]
+    'clubs-first'
+    >>> RuleSet.from_dict(resolved_map(RuleSet())) == RuleSet()
+    True
+    """
+    return {"preset": rules.preset, **rules.options()}

@@ -28,7 +28,7 @@ from typing import Any, Final
 from engine.actions import NUM_SEATS, Seat
 from engine.cards import CARD_CODES, Mask, codes_of
 from engine.hand import PAIR_CARDS, Hand
-from engine.rules import wire_map
+from engine.rules import resolved_map
 
 
 def _codes(hand: Hand, mask: Mask) -> list[str]:
@@ -86,7 +86,7 @@ def shared_fields(hand: Hand) -> dict[str, Any]:
 
 
 def _deal_part(hand: Hand) -> dict[str, Any]:
-    return {"dealer": hand.dealer, "multiplier": hand.multiplier, "rules": wire_map(hand.rules)}
+    return {"dealer": hand.dealer, "multiplier": hand.multiplier, "rules": resolved_map(hand.rules)}
 
 
 def _auction_part(hand: Hand) -> dict[str, Any]:

@@ -157,7 +157,7 @@ def test_seed_dealt_record(capsys: pytest.CaptureFixture[str]) -> None:
     assert line["points"] == [0, 0, 0, 0, 0] and line["tricks"] == []
     record = json.loads((RECORDS / "seed.json").read_text())
     hand = hand_from_record(record)
-    assert hand.deal == Deal.from_seed(2024, 2)
+    assert hand.deal == Deal.from_seed(2, 2024)
     assert hand.rules.jack_order == "clubs-first"
 
 
@@ -272,3 +272,23 @@ def test_console_script() -> None:
         "error": {"code": "must_follow_suit", "action": 15, "message": "You must follow trump"}
     }
     assert json.loads(second)["doubler"] is True
+
+
+def test_output_cut_short_by_head_ends_quietly() -> None:
+    # `sheepshead replay ... | head -2`: far more output than a pipe holds, and the reader
+    # goes away after two lines.
+    records = [str(RECORDS / "complete.json")] * 300
+    with subprocess.Popen(
+        [str(SHEEPSHEAD), "replay", *records],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        first = [proc.stdout.readline() for _ in range(2)]
+        proc.stdout.close()
+        error = proc.stderr.read()
+        status = proc.wait(timeout=60)
+    assert first[0].startswith("== ") and first[1].startswith("Rules: ")
+    assert error == ""
+    assert status in (0, 141)

@@ -519,10 +519,15 @@ class TableScreen(Screen[None]):
         if action is not None and self.model.prompt is not None:
             self.send(action)
 
+    def send(self, action: dict[str, Any]) -> None:
+        """Send the action, quoting the seq of the prompt it was chosen from."""
+        prompt = self.model.prompt
+        self._send(action, None if prompt is None else prompt.seq)
+
     @work(group="act", exit_on_error=False)
-    async def send(self, action: dict[str, Any]) -> None:
+    async def _send(self, action: dict[str, Any], seq: int | None) -> None:
         """Send the action to the server (or the harness's outbox)."""
-        await self.app.act(action)  # type: ignore[attr-defined]
+        await self.app.act(action, seq)  # type: ignore[attr-defined]
 
     @work(group="requests", exit_on_error=False)
     async def action_add_bot(self) -> None:

@@ -85,7 +85,7 @@ def test_the_picker_recracks_a_strong_hand_only() -> None:
 
 def test_heuristic_beats_random_with_cracking_and_blitzing() -> None:
     rules = RuleSet.from_preset("tavern", crack_by="defenders")
-    heuristic, random_ = run_tournament(["heuristic", "random"], 30, 3, rules)
+    (heuristic, random_), _ = run_tournament(["heuristic", "random"], 30, 3, rules)
     assert heuristic.seat_hands == random_.seat_hands == 30 * 25
     assert heuristic.payout + random_.payout == 0
     assert heuristic.payout > 0.5 * heuristic.seat_hands  # +7 a hand over 300 deals

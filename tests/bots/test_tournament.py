@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 
 from client.cli import main
 from client.tournament import seat_assignments
+from engine.record import replay_record
 
 
 @pytest.mark.parametrize("k", [2, 3, 4, 5])
@@ -64,3 +66,129 @@ def test_bad_arguments_exit_2(capsys: Any) -> None:
     assert "unknown strategy 'nobody'" in capsys.readouterr().err
     assert main(["tournament", "--strategies", "heuristic,search:bogus=1", "--deals", "1"]) == 2
     assert "bad option" in capsys.readouterr().err
+    assert main(["tournament", "--strategies", "a.py,b.py,random", "--worst", "2"]) == 2
+    assert "--worst compares two strategies" in capsys.readouterr().err
+    assert main(["tournament", "--strategies", "random,heuristic", "--deal", "0"]) == 2
+    assert "--deal counts from 1" in capsys.readouterr().err
+
+
+WIRE_FORM = '''
+class WireForm:
+    """Answers as a network bot would: the legal map without its seat, bury cards reversed."""
+
+    name = "wire-form"
+
+    def __init__(self, seed=None):
+        pass
+
+    def choose(self, view, legal):
+        choice = {k: v for k, v in legal[-1].items() if k != "seat"}
+        if "cards" in choice:
+            choice["cards"] = list(reversed(choice["cards"]))
+        return choice
+'''
+
+FAILING = """
+class Failing:
+    name = "failing"
+
+    def __init__(self, seed=None):
+        self.calls = 0
+
+    def choose(self, view, legal):
+        self.calls += 1
+        if self.calls % 5 == 0:
+            raise RuntimeError("every fifth decision")
+        return legal[0]
+"""
+
+
+def _tournament(tmp_path: Path, capsys: Any, strategies: str, *extra: str) -> tuple[dict, str]:
+    path = tmp_path / "out.json"
+    args = ["tournament", "--strategies", strategies, "--seed", "3", "--quiet"]
+    assert main([*args, "--json", str(path), *extra]) == 0
+    return json.loads(path.read_text()), capsys.readouterr().out
+
+
+def test_wire_form_answers_are_accepted_and_a_failing_strategy_falls_back(
+    tmp_path: Path, capsys: Any
+) -> None:
+    wire = tmp_path / "wire_form.py"
+    wire.write_text(WIRE_FORM)
+    failing = tmp_path / "failing.py"
+    failing.write_text(FAILING)
+    data, printed = _tournament(tmp_path, capsys, f"{wire},{failing}", "--deals", "2")
+    stats = data["strategies"]
+    assert stats[str(wire)]["fallbacks"] == 0 and stats[str(wire)]["name"] == "wire-form"
+    failed = stats[str(failing)]
+    assert 0 < failed["fallbacks"] <= failed["decisions"] // 5  # each seat counts its own
+    assert len(failed["failures"]) == 5
+    first = failed["failures"][0]
+    assert re.match(rf"deal 1, seating \d+, seat \d: {re.escape(str(failing))} failed at ", first)
+    assert f"{failing}:11: RuntimeError: every fifth decision" in first  # the raising line
+    assert f"{failing} (failing)" in printed  # the name beside the file
+    assert f"{failing}: failed in {failed['fallbacks']} of {failed['decisions']}" in printed
+
+
+def test_a_strategy_may_play_itself_under_two_labels(tmp_path: Path, capsys: Any) -> None:
+    data, printed = _tournament(tmp_path, capsys, "random,random", "--deals", "2")
+    assert list(data["strategies"]) == ["random", "random#2"]
+    assert data["strategies"]["random#2"]["name"] == "random"
+    assert "random - random#2:" in printed
+
+
+def test_saved_hands_replay_and_one_deal_reruns_the_same(tmp_path: Path, capsys: Any) -> None:
+    full = tmp_path / "full"
+    _tournament(tmp_path, capsys, "heuristic,random", "--deals", "3", "--save-hands", str(full))
+    files = sorted(full.iterdir())
+    assert [f.name for f in files][:2] == ["deal0001-seating00.json", "deal0001-seating01.json"]
+    assert len(files) == 3 * 10
+    for path in files:
+        record = json.loads(path.read_text())
+        assert replay_record(record)["payouts"] == record["payouts"]
+        assert sorted(set(record["strategies"])) == ["heuristic", "random"]
+        assert record["tournament"]["deal"] == int(path.name[4:8])
+    one = tmp_path / "one"
+    data, _ = _tournament(
+        tmp_path,
+        capsys,
+        "heuristic,random",
+        "--deals",
+        "3",
+        "--deal",
+        "2",
+        "--save-hands",
+        str(one),
+    )
+    assert data["deals_played"] == 1 and data["deal"] == 2
+    rerun = sorted(one.iterdir())
+    assert [f.name for f in rerun] == [f.name for f in files if f.name.startswith("deal0002")]
+    for path in rerun:
+        assert path.read_text() == (full / path.name).read_text()
+
+
+def test_worst_shows_both_seatings_side_by_side(tmp_path: Path, capsys: Any) -> None:
+    saved = tmp_path / "hands"
+    _, printed = _tournament(
+        tmp_path, capsys, "heuristic,random", "--deals", "6", "--worst", "3",
+        "--save-hands", str(saved),
+    )  # fmt: skip
+    heads = re.findall(
+        r"^=== deal (\d+), rotation (\d): heuristic ([-+]\d+) over both", printed, re.M
+    )
+    assert len(heads) == 3 and len({deal for deal, _, _ in heads}) == 3
+    scores = [int(s) for _, _, s in heads]
+    assert scores == sorted(scores)
+    # Each score is what heuristic won over the two mirrored seatings, from the saved records.
+    for deal, rotation, score in heads:
+        won = 0
+        for seating in (int(rotation), 5 + int(rotation)):
+            record = json.loads(
+                (saved / f"deal{int(deal):04d}-seating{seating:02d}.json").read_text()
+            )
+            won += sum(
+                pay for pay, who in zip(record["payouts"], record["strategies"], strict=True)
+                if who == "heuristic"
+            )  # fmt: skip
+        assert won == int(score)
+    assert "--deal" in printed and "| seating" in printed

@@ -70,7 +70,7 @@ def test_defaults_of_a_minimal_record() -> None:
 
 def test_seed_deal() -> None:
     hand = hand_from_record({"dealer": 3, "deal": {"seed": 12345}})
-    assert hand.deal == Deal.from_seed(12345, 3)
+    assert hand.deal == Deal.from_seed(3, 12345)
 
 
 def bad(rec: Any, code: str, index: int | None, contains: str = "") -> None:

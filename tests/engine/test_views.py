@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from engine import Hand, card_code, parse_card, seat_view
 from engine.cards import JackOrder, sorted_cards
+from engine.rules import OPTION_NAMES, RuleSet
 from tests.engine.helpers import act, new_hand, random_states, rule_variants, rules
 
 SEATS = (0, 1, 2, 3, 4)
@@ -195,7 +196,16 @@ def test_display_order_is_trump_then_fail() -> None:
     assert seat_view(hand, 4)["hand"] == ["JS", "JC", "TD", "KC", "9C", "AS"]
     hand = new_hand(HANDS, BLIND, dealer=0, jack_order="clubs-first")
     assert seat_view(hand, 4)["hand"] == ["JC", "JS", "TD", "KC", "9C", "AS"]
-    assert seat_view(hand, 4)["rules"] == {"preset": "seed", "jack_order": "clubs-first"}
+    shown = seat_view(hand, 4)["rules"]
+    assert shown == {"preset": "seed", **RuleSet(jack_order="clubs-first").options()}
+    assert shown["jack_order"] == "clubs-first" and shown["no_pick"] == "leaster"
+
+
+def test_view_rules_carry_every_option_even_the_preset_s_own() -> None:
+    hand = Hand.from_seed(RuleSet.from_preset("wisconsin"), 0, 1)
+    shown = seat_view(hand, 0)["rules"]
+    assert set(shown) == {"preset", *OPTION_NAMES}
+    assert shown["jack_order"] == "clubs-first" and shown["double_on_the_bump"] is True
 
 
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["seed", "clubs-first"]))

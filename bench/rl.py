@@ -1,0 +1,138 @@
+"""Benchmark: random self-play hands per second through the training environment (engine/rl.py)
+against the bare engine, in the same run.
+
+Run by hand (needs the extra: ``pip install -e '.[rl]'``)::
+
+    .venv/bin/python bench/rl.py [--seconds S] [--rules PRESET]
+
+Both loops play random legal hands. The engine loop is ``bench/engine.py``'s: the public,
+validating ``Hand`` API, nothing else. The environment loop is a training loop as PettingZoo
+documents it, on the unwrapped environment: ``agent_iter``, ``last()`` (which builds the
+observation vector and the action mask), a random choice among the masked actions, ``step``,
+and ``step(None)`` for each seat once the hand is over. A third loop, the same without any
+observation, shows what the protocol alone costs. The loops run in alternating
+rounds; it prints the best round of each, their ratio and the median ratio of the rounds.
+Rates are per second of this process's CPU time, so neighbours on a shared machine slow the
+figures less (they still do, through caches: compare figures of one run only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+from benchlib import put_project_first
+
+# bench/ is first on sys.path, where bench/engine.py would shadow the engine package.
+put_project_first(__file__)
+
+
+def engine_hands(rules: object, seconds: float) -> float:
+    """Random hands per second through the bare engine."""
+    from engine import Hand
+
+    rng = random.Random(1)
+    choice = rng.choice
+    hands = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        for _ in range(100):
+            hand = Hand.from_seed(rules, hands % 5, hands)  # type: ignore[arg-type]
+            while not hand.is_over:
+                hand.apply(choice(hand.legal_actions()))
+            hands += 1
+    return hands / (time.process_time() - start)
+
+
+def env_hands(rules: object, seconds: float) -> float:
+    """Random masked hands per second through the unwrapped environment."""
+    import numpy as np
+
+    from engine.rl import raw_env
+
+    game = raw_env(rules)  # type: ignore[arg-type]
+    randrange = random.Random(1).randrange
+    as_bool = np.bool_
+    hands = 0
+    game.reset(seed=1)
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        for _ in range(100):
+            game.reset()
+            for _agent in game.agent_iter():
+                obs, _reward, terminated, truncated, _info = game.last()
+                if terminated or truncated:
+                    game.step(None)
+                    continue
+                # The mask holds 0 and 1: viewed as booleans, nonzero lists the legal indices.
+                legal = obs["action_mask"].view(as_bool).nonzero()[0]
+                game.step(int(legal[randrange(len(legal))]))
+            hands += 1
+    return hands / (time.process_time() - start)
+
+
+def floor_hands(rules: object, seconds: float) -> float:
+    """The same loop with no observation at all (``last(observe=False)``, the choice made from
+    the engine's legal actions): what PettingZoo's protocol and stepping cost by themselves."""
+    from engine.rl import action_index, raw_env
+
+    game = raw_env(rules)  # type: ignore[arg-type]
+    randrange = random.Random(1).randrange
+    hands = 0
+    game.reset(seed=1)
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        for _ in range(100):
+            game.reset()
+            for _agent in game.agent_iter():
+                _obs, _reward, terminated, truncated, _info = game.last(observe=False)
+                if terminated or truncated:
+                    game.step(None)
+                    continue
+                legal = game.hand.legal_actions()
+                game.step(action_index(legal[randrange(len(legal))]))
+            hands += 1
+    return hands / (time.process_time() - start)
+
+
+def main() -> None:
+    """Parse arguments, run both loops in alternating rounds and print the best of each."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--seconds", type=float, default=10.0, help="seconds in all, per loop (default 10)"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=10, help="alternating rounds per loop (default 10)"
+    )
+    parser.add_argument("--rules", default="seed", help="rules preset (default seed)")
+    args = parser.parse_args()
+    from engine import RuleSet
+
+    rules = RuleSet.from_preset(args.rules)
+    engine_hands(rules, 0.3)  # warm-up
+    env_hands(rules, 0.3)
+    # Alternating rounds, so a neighbour's load on a shared machine hits both loops alike; the
+    # best round of each is the figure least disturbed by it.
+    bare, through_env, floor = [], [], []
+    for _ in range(args.rounds):
+        bare.append(engine_hands(rules, args.seconds / args.rounds))
+        through_env.append(env_hands(rules, args.seconds / args.rounds))
+        floor.append(floor_hands(rules, args.seconds / args.rounds / 2))
+    best_bare, best_env = max(bare), max(through_env)
+    median_ratio = statistics.median(e / b for e, b in zip(through_env, bare, strict=True))
+    print(f"bare engine ({args.rules} rules, random legal actions): {best_bare:,.0f} hands/s")
+    print(f"environment, unwrapped (observation + mask every step): {best_env:,.0f} hands/s")
+    print(
+        f"the same loop without observations (PettingZoo's protocol alone): "
+        f"{max(floor):,.0f} hands/s, {max(floor) / best_bare:.2f} of the engine"
+    )
+    print(
+        f"ratio environment / engine: {best_env / best_bare:.2f} (best rounds), "
+        f"{median_ratio:.2f} (median of {args.rounds} paired rounds)"
+    )
+
+
+if __name__ == "__main__":
+    main()
