@@ -135,6 +135,25 @@ PRESETS_OPTIONS: Final[dict[str, dict[str, Any]]] = {
 }
 """Each preset as the options it changes from the defaults (RULES.md §10)."""
 
+DEFAULT_PRESET: Final = "wisconsin"
+"""The preset of a table created without one, of ``sheepshead play`` and of tournaments."""
+
+PRESET_TITLES: Final[dict[str, str]] = {
+    "wisconsin": "Wisconsin (standard)",
+    "seed": "gamerules.com text (J♠ over J♣)",
+}
+"""What people are shown for each preset name (the wire keeps the names)."""
+
+
+def preset_title(preset: str) -> str:
+    """The display name of a preset; an unknown name is shown as itself.
+
+    >>> preset_title("seed"), preset_title("house")
+    ('gamerules.com text (J♠ over J♣)', 'house')
+    """
+    return PRESET_TITLES.get(preset, preset)
+
+
 OPTION_NAMES: Final[tuple[str, ...]] = tuple(_CHOICES)
 """Every rule option name, in RULES.md order."""
 
