@@ -12,7 +12,7 @@ import socket
 import sys
 from typing import TYPE_CHECKING
 
-from client import config
+from client import config, settings
 
 if TYPE_CHECKING:
     from client.session import Session
@@ -32,6 +32,7 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         default=None,
         help=f"your display name, at most {config.MAX_NAME} characters (default: your login)",
     )
+    settings.add_arguments(parser)
     if command == "watch":
         parser.add_argument(
             "--table",
@@ -60,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     command = getattr(args, "command", "join")
     table = getattr(args, "table", None) if command == "watch" else None
-    return asyncio.run(_main(host, port, name, "watch" if command == "watch" else "join", table))
+    mode = "watch" if command == "watch" else "join"
+    return asyncio.run(_main(host, port, name, mode, table, settings.from_arguments(args)))
 
 
 async def connect(host: str, port: int, name: str) -> tuple[Session | None, str | None]:
@@ -98,13 +100,25 @@ def _reason(exc: BaseException) -> str:
     return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
 
 
-async def _main(host: str, port: int, name: str, mode: str, table: str | None) -> int:
+async def _main(
+    host: str,
+    port: int,
+    name: str,
+    mode: str,
+    table: str | None,
+    client_settings: settings.ClientSettings | None = None,
+) -> int:
     from client.app import SheepsheadApp
 
     session, error = await connect(host, port, name)
     if session is None:
         return fail(error or "cannot connect")
-    app = SheepsheadApp(session, mode="watch" if mode == "watch" else "join", watch_table=table)
+    app = SheepsheadApp(
+        session,
+        mode="watch" if mode == "watch" else "join",
+        watch_table=table,
+        settings=client_settings,
+    )
     try:
         await app.run_async()
     finally:

@@ -108,7 +108,8 @@ class Player:
         elif model.decision == "pick":
             await press("p")
         elif model.decision == "play":
-            await press("enter")
+            # No card is chosen when the turn comes: → chooses the first playable one.
+            await press("right", "enter")
         else:
             await self.pilot.pause(0.02)
 
