@@ -119,6 +119,7 @@ class SheepsheadApp(App[int]):
         """What the terminal's title was last set to."""
         self.bells = 0
         """How many turn alerts rang (the bell itself is silent in a headless test)."""
+        self._rematches_seen = self.model.rematches
         self._history_for: tuple[str, str] | None = None
         """(table, why) the match history was last asked for."""
         if session is not None:
@@ -240,8 +241,18 @@ class SheepsheadApp(App[int]):
             self._want_history()
         if change & Change.PROMPT or kind == "state":
             self._turn_alert()
+        if self.model.rematches != self._rematches_seen:
+            self._rematches_seen = self.model.rematches
+            self._close_match_panels()
         self.model_changed.publish(change)
         return change
+
+    def _close_match_panels(self) -> None:
+        """A new match began at the table: the last match's result and sheets close."""
+        while isinstance(
+            self.screen, ResultScreen | MatchOverScreen | ScoreSheetScreen | HistoryScreen
+        ):
+            self.pop_screen()
 
     # ------------------------------------------------------------------ turn alert
 

@@ -283,6 +283,9 @@ class TableModel:
     match_over: dict[str, Any] | None = None
     match: int | None = None
     """The match number at this table from the last ``history`` reply (0 the first)."""
+    rematches: int = 0
+    """How many new matches began at this table while this client watched (panels of an
+    earlier match close when it changes)."""
     log: deque[LogEntry] = field(default_factory=lambda: deque(maxlen=LOG_LINES))
     hand_number: int = 0
     seat: int | None = None
@@ -392,6 +395,8 @@ class TableModel:
         seat = self.my_seat
         if seat is None:
             return False
+        if "host_seat" in self.info:
+            return bool(self.info["host_seat"] == seat)
         return bool(self.info.get("host")) and self.info.get("host") == self.seats[seat].name
 
     @property
@@ -534,6 +539,7 @@ class TableModel:
         self.history = []
         self.pending_result = None
         self.hand_number = 0
+        self.rematches += 1
         self._log("event", "── A new match at this table")
         return Change.MATCH_OVER | Change.HAND_OVER | Change.LOG
 

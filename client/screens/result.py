@@ -262,7 +262,7 @@ class MatchOverScreen(GameModal[None]):
         body: list[RenderableType] = [standings(model), Text(""), *sheet_body(model)]
         hint = "Enter close · h history, where x exports a hand · q quit"
         if model.is_host:
-            hint = "n rematch (same seats) · " + hint
+            hint = "n rematch, same seats · Enter close · h history · q quit"
         with Vertical(id="match-box", classes="box") as box:
             box.border_title = f"Match over after {model.match_hands_text()}"
             with VerticalScroll():
@@ -275,9 +275,7 @@ class MatchOverScreen(GameModal[None]):
 
     def _changed(self, change: Change) -> None:
         model = self.model
-        if model.match_over is None:
-            self.dismiss(None)  # a rematch began
-        elif change & Change.HAND_OVER:
+        if model.match_over is not None and change & Change.HAND_OVER:
             body = [standings(model), Text(""), *sheet_body(model)]
             self.query_one("#match-body", Static).update(Group(*body))
 

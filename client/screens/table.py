@@ -160,7 +160,7 @@ class TableScreen(GameScreen[None]):
         self.game.model_changed.subscribe(self, self.on_model_changed)
         self.watch(self.app, "status", self._on_status, init=False)
         self._timer = self.set_interval(0.5, self._tick, pause=True)
-        self.redraw(Change.STATE | Change.PROMPT | Change.LOG | Change.HAND_OVER)
+        self.redraw(~Change.NONE)
 
     def on_screen_resume(self) -> None:
         """Back from a dialog or panel: no card is chosen, so the key that closed it (or the

@@ -54,10 +54,10 @@ class CardWidget(Panel):
             title: str | None = f"[reverse]{key}[/]"
         else:
             title = key if playable or not dimmed else None
-        marks = ("✓" if chosen else "") + ("◆" if from_blind else "")
-        self.set_titles(title, marks or None)
+        self.set_titles(title, "✓" if chosen else None)
         self.code = code
-        self.show_text(Text(" ") + card_text(code, dim=dimmed))
+        # The blind's mark goes after the label: a card's border has room for one mark only.
+        self.show_text(Text(" ") + card_text(code, dim=dimmed) + Text("◆" if from_blind else ""))
         self.set_class(playable and not dimmed, "-legal")
         self.set_class(dimmed, "-dim")
         self.set_class(dimmed and not self.app.no_color, "-faint")
