@@ -39,16 +39,6 @@ def _hands(text: str) -> int:
     return value
 
 
-def _delay(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 <= value <= 10:
-        raise argparse.ArgumentTypeError("must be from 0 to 10 seconds")
-    return value
-
-
 def configure(parser: argparse.ArgumentParser, command: str) -> None:
     """Add ``play``'s arguments."""
     parser.add_argument(
@@ -85,7 +75,7 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     )
     parser.add_argument(
         "--bot-delay",
-        type=_delay,
+        type=settings.seconds_argument(10),
         default=BOT_DELAY,
         metavar="SECONDS",
         help=f"how long each bot waits before acting (default {BOT_DELAY})",

@@ -22,7 +22,7 @@ import argparse
 import dataclasses
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -125,7 +125,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--trick-pause",
-        type=_seconds,
+        type=seconds_argument(30),
         default=None,
         metavar="SECONDS",
         help=f"how long a finished trick stays shown at least (default {DEFAULT_TRICK_PAUSE})",
@@ -142,11 +142,16 @@ def from_arguments(args: argparse.Namespace) -> ClientSettings:
     )
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 <= value <= 30:
-        raise argparse.ArgumentTypeError("must be from 0 to 30 seconds")
-    return value
+def seconds_argument(high: float) -> Callable[[str], float]:
+    """An argparse type: a number of seconds from 0 to ``high``."""
+
+    def seconds(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not 0 <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from 0 to {high:g} seconds")
+        return value
+
+    return seconds

@@ -25,29 +25,24 @@ def game_of(node: DOMNode) -> SheepsheadApp:
     return cast("SheepsheadApp", node.app)
 
 
-class GameScreen(Screen[ResultType]):
+class GameAccess:
+    """The typed app and model, for a screen of the sheepshead app (mixed in before Textual's
+    screen class)."""
+
+    @property
+    def game(self) -> SheepsheadApp:
+        """The app, typed."""
+        return game_of(cast(DOMNode, self))
+
+    @property
+    def model(self) -> TableModel:
+        """The app's table model."""
+        return self.game.model
+
+
+class GameScreen(GameAccess, Screen[ResultType]):
     """A full screen of the sheepshead app."""
 
-    @property
-    def game(self) -> SheepsheadApp:
-        """The app, typed."""
-        return game_of(self)
 
-    @property
-    def model(self) -> TableModel:
-        """The app's table model."""
-        return game_of(self).model
-
-
-class GameModal(ModalScreen[ResultType]):
+class GameModal(GameAccess, ModalScreen[ResultType]):
     """A dialog or panel over a screen of the sheepshead app."""
-
-    @property
-    def game(self) -> SheepsheadApp:
-        """The app, typed."""
-        return game_of(self)
-
-    @property
-    def model(self) -> TableModel:
-        """The app's table model."""
-        return game_of(self).model

@@ -527,3 +527,15 @@ async def test_the_action_quotes_the_seq_of_the_prompt_it_answers() -> None:
         await pilot.pause()
         sent = [r for r in session.sent if r["type"] == "action"]
         assert len(sent) == 1 and sent[0]["seq"] == table.seq
+
+
+def test_settings_come_from_the_file_and_a_bad_entry_is_named(tmp_path: Any) -> None:
+    path = tmp_path / "settings.toml"
+    path.write_text('bell = false\nconfirm_cards = true\ntrick_pause = "slow"\ncolour = 1\n')
+    loaded = ClientSettings.load(path)
+    assert loaded.bell is False and loaded.confirm_cards is True
+    assert loaded.trick_pause == 1.5  # the bad value keeps its default
+    assert loaded.problems == ("bad value for trick_pause: 'slow'", "unknown setting 'colour'")
+    path.write_text("bell = [")
+    assert ClientSettings.load(path).problems  # unreadable: defaults, and said why
+    assert ClientSettings.load(tmp_path / "none.toml") == ClientSettings()

@@ -15,8 +15,11 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+import client.bury_check
 import client.config
+import client.decisions
 import client.model
+import client.settings
 import client.widgets.cards
 import client.widgets.table
 from client.app import SheepsheadApp
@@ -53,7 +56,17 @@ def screen_text(app: Any) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
-@pytest.mark.parametrize("module", [client.config, client.model, client.widgets.cards])
+@pytest.mark.parametrize(
+    "module",
+    [
+        client.config,
+        client.model,
+        client.widgets.cards,
+        client.settings,
+        client.decisions,
+        client.bury_check,
+    ],
+)
 def test_doctests(module: Any) -> None:
     assert doctest.testmod(module).failed == 0
 
