@@ -461,6 +461,15 @@ class TableModel:
             self.info = dict(info)
             if self.match_over is not None and info.get("state") in ("waiting", "playing"):
                 change |= self._new_match()
+            elif self.match_over is None and info.get("state") == "over":
+                # Back at a table whose match ended while this client was away.
+                totals = msg.get("totals")
+                self.match_over = {
+                    "type": "match_over",
+                    "totals": list(totals) if isinstance(totals, Sequence) else list(self.totals),
+                    "hands": info.get("hands_played"),
+                }
+                change |= Change.MATCH_OVER
         number = msg.get("hand")
         if isinstance(number, int):
             self.hand_number = number + 1
@@ -561,15 +570,17 @@ class TableModel:
             hand = hand_from_history(entry, names)
             old = seen.get(hand.number)
             if old is not None:
-                hand.view = old.view
-                if old.record is not None and hand.record is None:
-                    hand.record = old.record
-            seen[hand.number] = hand
+                # The same object, completed: a result panel showing it stays as it is.
+                old.result = {**old.result, **hand.result}
+                old.reveal = hand.reveal or old.reveal
+                old.totals = hand.totals
+                old.record = old.record or hand.record
+                old.from_server = True
+            else:
+                seen[hand.number] = hand
             change |= Change.HAND_OVER
         if change & Change.HAND_OVER:
             self.history = [seen[n] for n in sorted(seen)]
-            if self.pending_result is not None:
-                self.pending_result = seen.get(self.pending_result.number, self.pending_result)
         lines = reply.get("lines")
         if first_page and isinstance(lines, Sequence):
             change |= self._earlier_lines([m for m in lines if isinstance(m, Mapping)])

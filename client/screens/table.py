@@ -47,6 +47,12 @@ MIN_WIDTH, MIN_HEIGHT = 80, 24
 DECISION_VERBS = {"pick": "pick", "bury": "bury", "call": "call", "play": "play"}
 """What the status line says a seat is doing in each phase."""
 
+
+def clock() -> float:
+    """Seconds on a clock that only goes forward (the trick pause is timed with it)."""
+    return time.monotonic()
+
+
 LOG_STYLES = {"chat": "bold", "notice": "italic", "error": "bold reverse", "event": ""}
 """Rich style of each kind of log line (styles, not colours, so they read with NO_COLOR)."""
 
@@ -121,6 +127,8 @@ class TableScreen(GameScreen[None]):
         self._hand_key: object = None
         self._hold_key: object = None
         self._hold_until = 0.0
+        self._result_due: FinishedHand | None = None
+        """A hand's result waiting for its last trick to have been seen."""
         self._bury_choice: tuple[int | None, list[str]] = (None, [])
         """The prompt seq and the cards chosen in the bury dialog so far."""
 
@@ -234,7 +242,7 @@ class TableScreen(GameScreen[None]):
             return None
         current = (view.get("trick") or {}).get("cards") or []
         key = (self._hand_key, len(tricks))
-        now = time.monotonic()
+        now = clock()
         if key != self._hold_key:
             self._hold_key = key
             pause = self.game.settings.trick_pause
@@ -249,8 +257,14 @@ class TableScreen(GameScreen[None]):
         return None
 
     def _hold_over(self) -> None:
-        if self.is_attached:
-            self.redraw(Change.STATE)
+        """The trick pause ran out: show the trick in progress, or the result that waited."""
+        if not self.is_attached:
+            return
+        self.redraw(Change.STATE)
+        due = self._result_due
+        if due is not None and clock() >= self._hold_until:
+            self._result_due = None
+            self._open_result(due)
 
     def _draw_hand(self) -> None:
         model = self.model
@@ -409,9 +423,8 @@ class TableScreen(GameScreen[None]):
         self._shown_result = hand
         if hand is None:
             return
-        wait = self._hold_until - time.monotonic() if self.model.phase == "done" else 0.0
-        if wait > 0:
-            self.set_timer(wait, lambda: self._open_result(hand))
+        if self.model.phase == "done" and clock() < self._hold_until:
+            self._result_due = hand  # opened by _hold_over when the last trick has been seen
         else:
             self._open_result(hand)
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+import client.screens.table
 from client.app import YOUR_TURN_TITLE, SheepsheadApp
 from client.bury_check import forces_alone
 from client.screens.dialogs import BuryDialog, CreateTableDialog
@@ -49,6 +50,16 @@ def whole_hand(table: EngineTable) -> list[dict[str, Any]]:
     return table.messages() + table.play_out()
 
 
+async def history_asked(pilot: Any, session: FakeSession) -> None:
+    """Wait until the app has asked for the history and taken the answer in."""
+    for _ in range(200):
+        if any(r["type"] == "history" for r in session.sent):
+            break
+        await pilot.pause(0.01)
+    await pilot.pause()  # the worker's reply reaches the model and the screens
+    await pilot.pause()
+
+
 def trick_title(app: Any) -> str:
     return str(app.screen.query_one(TrickView).border_title)
 
@@ -56,11 +67,31 @@ def trick_title(app: Any) -> str:
 # ---------------------------------------------------------------------- seeing the game
 
 
-async def test_the_finished_trick_stays_until_the_next_lead_and_the_pause() -> None:
+class FakeClock:
+    """The table screen's clock, moved by the test (a loaded machine cannot make a real
+    pause flaky); the screen's own timer is stood in for by calling ``_hold_over``."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def fake_clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    clock = FakeClock()
+    monkeypatch.setattr(client.screens.table, "clock", clock)
+    return clock
+
+
+async def test_the_finished_trick_stays_until_the_next_lead_and_the_pause(
+    fake_clock: FakeClock,
+) -> None:
     table, messages = first_trick_done()
     trick = table.hand.tricks[0]
     winner = table.names[trick.winner]
-    app = SheepsheadApp(mode="play", settings=settings(trick_pause=0.5))
+    app = SheepsheadApp(mode="play", settings=settings(trick_pause=1.5))
     async with app.run_test(size=SIZE) as pilot:
         await fed(pilot, messages)
         assert trick_title(app) == f"{winner} takes {trick.points}"
@@ -76,9 +107,12 @@ async def test_the_finished_trick_stays_until_the_next_lead_and_the_pause() -> N
         spans = [s for s in drawn.spans if "reverse" in str(s.style)]
         assert [drawn.plain[s.start : s.end] for s in spans] == [card_label(winner_card)]
         # The next card is led at once: the finished trick still shows until the pause is over.
+        fake_clock.now += 1.0
         await fed(pilot, table.apply(table.hand.legal_actions()[0].to_dict()))
         assert trick_title(app) == f"{winner} takes {trick.points}"
-        await pilot.pause(0.7)
+        fake_clock.now += 0.6
+        app.screen._hold_over()  # type: ignore[attr-defined]
+        await pilot.pause()
         assert trick_title(app) == "Trick 2 of 6"
 
 
@@ -93,15 +127,34 @@ async def test_without_a_pause_the_finished_trick_stays_until_the_next_lead() ->
         assert trick_title(app) == "Trick 2 of 6"
 
 
-async def test_the_last_trick_is_seen_before_the_result() -> None:
+async def test_the_last_trick_is_seen_before_the_result(fake_clock: FakeClock) -> None:
     table = EngineTable(seed=11, dealer=1, me=0)
-    app = SheepsheadApp(mode="play", settings=settings(trick_pause=0.4))
+    app = SheepsheadApp(mode="play", settings=settings(trick_pause=1.5))
     async with app.run_test(size=SIZE) as pilot:
         await fed(pilot, whole_hand(table))
         assert isinstance(app.screen, TableScreen)
         last = table.hand.tricks[-1]
         assert trick_title(app) == app.model.says(last.winner, "take") + f" {last.points}"
-        await pilot.pause(0.6)
+        screen: Any = app.screen
+        screen._hold_over()  # too early: the result still waits
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        fake_clock.now += 1.6
+        screen._hold_over()
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen)
+
+
+async def test_the_trick_pause_runs_on_its_own_timer() -> None:
+    """The real timer: with a short pause the result opens by itself."""
+    table = EngineTable(seed=11, dealer=1, me=0)
+    app = SheepsheadApp(mode="play", settings=settings(trick_pause=0.2))
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, whole_hand(table))
+        for _ in range(100):
+            if isinstance(app.screen, ResultScreen):
+                break
+            await pilot.pause(0.05)
         assert isinstance(app.screen, ResultScreen)
 
 
@@ -306,7 +359,7 @@ async def test_the_score_sheet_is_filled_from_history_after_a_restart() -> None:
     async with app.run_test(size=SIZE) as pilot:
         # A client that just started sees only the current state, then asks for the history.
         await fed(pilot, table.next_hand(seed=24)[:1])
-        await pilot.pause(0.2)
+        await history_asked(pilot, session)
         assert [r["type"] for r in session.sent] == ["history"]
         assert len(app.model.history) == 3
         await pilot.press("k")
@@ -330,7 +383,7 @@ async def test_an_older_server_without_history_keeps_what_was_seen() -> None:
     app = SheepsheadApp(session, mode="play")  # type: ignore[arg-type]
     async with app.run_test(size=SIZE) as pilot:
         await fed(pilot, whole_hand(table))
-        await pilot.pause(0.2)
+        await history_asked(pilot, session)
         assert len(app.model.history) == 1
         assert not [n for n in app._notifications if n.severity == "error"]
         await pilot.press("enter", "k")
@@ -349,7 +402,7 @@ async def test_chat_and_notices_of_the_history_are_logged_once() -> None:
     app = SheepsheadApp(session, mode="join")  # type: ignore[arg-type]
     async with app.run_test(size=SIZE) as pilot:
         await fed(pilot, table.messages())
-        await pilot.pause(0.2)
+        await history_asked(pilot, session)
         texts = [e.text for e in app.model.log]
         assert "Bob: hi all" in texts and "Ole (watching): go Ann" in texts
         assert "Ole is watching" in texts
@@ -539,3 +592,40 @@ def test_settings_come_from_the_file_and_a_bad_entry_is_named(tmp_path: Any) -> 
     path.write_text("bell = [")
     assert ClientSettings.load(path).problems  # unreadable: defaults, and said why
     assert ClientSettings.load(tmp_path / "none.toml") == ClientSettings()
+
+
+async def test_back_at_an_over_table_the_match_over_panel_shows() -> None:
+    """A client that comes back after the match ended (the server keeps its seat) sees the
+    standings and, from the history, the whole score sheet."""
+    table = three_hands()
+    table.state = "over"
+    session = FakeSession({"history": table.history()})
+    app = SheepsheadApp(session, mode="join")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages()[:1])
+        await history_asked(pilot, session)
+        screens = [type(s) for s in app.screen_stack]
+        assert MatchOverScreen in screens
+        assert len(app.model.history) == 3
+        while not isinstance(app.screen, MatchOverScreen):
+            await pilot.press("escape")
+        text = screen_text(app)
+        assert "Match over after 3 hands" in text and "n rematch" in text
+        assert all(f"│ {n} " in text for n in (1, 2, 3))
+
+
+async def test_the_history_completes_a_shown_result_without_reopening_it() -> None:
+    table = EngineTable(seed=11, dealer=1, me=0)
+    messages = whole_hand(table)
+    session = FakeSession({"history": table.history()})
+    app = SheepsheadApp(session, mode="play")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        await history_asked(pilot, session)
+        assert [type(s) for s in app.screen_stack].count(ResultScreen) == 1
+        assert app.model.history[0].from_server
+        await pilot.press("enter")
+        await pilot.pause()
+        app.model_changed.publish(app.model.apply_history(table.history()))
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
