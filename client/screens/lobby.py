@@ -38,7 +38,9 @@ def _rules_text(table: Mapping[str, Any]) -> str:
     options = rules.pop("options", None)
     changed = len(options) if isinstance(options, Mapping) else len(rules)
     more = f" +{changed}" if changed else ""
-    title = preset_title(preset)
+    # The column is narrow: the name without its note ("Wisconsin"); the detail line below
+    # the list gives the whole name.
+    title = preset_title(preset).split(" (")[0]
     width = RULES_WIDTH - len(more)
     if len(title) > width:
         title = title[: width - 1] + "…"
