@@ -56,6 +56,11 @@ TITLE = "Sheepshead"
 YOUR_TURN_TITLE = "▶ your turn · Sheepshead"
 """The terminal's title while a decision of yours is pending."""
 
+SAVE_TITLE = "\x1b[22;0t"
+RESTORE_TITLE = "\x1b[23;0t"
+"""xterm's title stack: the terminal's own title is saved at the start and put back on leaving
+(terminals without it ignore both)."""
+
 DEFAULT_SETTINGS = ClientSettings()
 """The settings of an app given none (the commands pass the settings file's)."""
 
@@ -154,6 +159,7 @@ class SheepsheadApp(App[int]):
                 self.watch_request(self.watch_table)
         if not self.is_headless:
             self._watch_terminal()
+            self._write_terminal(SAVE_TITLE)
 
     # ------------------------------------------------------------------ the terminal
 
@@ -270,9 +276,13 @@ class SheepsheadApp(App[int]):
         if title == self.terminal_title:
             return
         self.terminal_title = title
+        self._write_terminal(f"\x1b]2;{title}\x07")
+
+    def _write_terminal(self, sequence: str) -> None:
+        """Send an escape sequence to a real terminal (none in a headless test)."""
         driver = self._driver
         if not self.is_headless and driver is not None:
-            driver.write(f"\x1b]2;{title}\x07")
+            driver.write(sequence)
 
     # ------------------------------------------------------------------ history
 
@@ -526,6 +536,7 @@ class SheepsheadApp(App[int]):
         if self._leaving:
             return
         self._leaving = True
+        self._write_terminal(RESTORE_TITLE)
         if self.session is not None:
             with contextlib.suppress(TimeoutError, OSError):
                 await asyncio.wait_for(self.session.close(), 2)
