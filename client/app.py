@@ -4,6 +4,10 @@ The app owns the connection (a :class:`client.session.Session`, or nothing when 
 messages by hand) and a :class:`~client.model.TableModel`. A worker loops on ``session.events``;
 every message goes through :meth:`SheepsheadApp.handle_message`, which updates the model and
 publishes what changed on :attr:`SheepsheadApp.model_changed` for the screens to redraw.
+
+The app is where screens meet: it knows every screen class and opens them for each other
+(:meth:`SheepsheadApp.open_result`, :meth:`SheepsheadApp.open_history`, ...), so no screen
+imports another. :attr:`SheepsheadApp.status` is the one place the connection's state is kept.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import contextlib
 import json
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -26,13 +30,40 @@ from textual.signal import Signal
 from client import config, terminal
 from client.fairplay import DealChecker
 from client.model import Change, FinishedHand, TableModel
+from client.screens.dialogs import (
+    BuryDialog,
+    CallDialog,
+    ChatDialog,
+    ConfirmDialog,
+    CreateTableDialog,
+    PasswordDialog,
+)
+from client.screens.info import HelpScreen, HistoryScreen, RulesScreen, TricksScreen
+from client.screens.lobby import LobbyScreen
+from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
+from client.screens.table import TableScreen
 from client.session import ConnectionLost, ServerError, Session
+from client.settings import ClientSettings
 
 Mode = Literal["play", "join", "watch"]
 """How the app was started: a local game, a server's lobby, or spectating."""
 
 MIN_SIZE = (80, 24)
 """Columns and rows the table screen is laid out for; below them parts of it are cut off."""
+
+TITLE = "Sheepshead"
+"""The terminal's title while the app runs."""
+
+YOUR_TURN_TITLE = "▶ your turn · Sheepshead"
+"""The terminal's title while a decision of yours is pending."""
+
+SAVE_TITLE = "\x1b[22;0t"
+RESTORE_TITLE = "\x1b[23;0t"
+"""xterm's title stack: the terminal's own title is saved at the start and put back on leaving
+(terminals without it ignore both)."""
+
+DEFAULT_SETTINGS = ClientSettings()
+"""The settings of an app given none (the commands pass the settings file's)."""
 
 
 def error_text(exc: BaseException) -> str:
@@ -67,6 +98,7 @@ class SheepsheadApp(App[int]):
         bot_strategy: str | None = None,
         export_dir: Path | None = None,
         intro: str | None = None,
+        settings: ClientSettings | None = None,
     ) -> None:
         # On Unix, Textual's own driver with the repairs that let the app leave a terminal that
         # hung up (client/terminal.py); Textual still picks its own for tests and elsewhere.
@@ -80,6 +112,7 @@ class SheepsheadApp(App[int]):
         self.intro = intro
         self.deals = DealChecker()
         """The commitments seen and seeds sent, to check the deals at match end (§13)."""
+        self.settings = settings if settings is not None else DEFAULT_SETTINGS
         self.outbox: list[dict[str, Any]] = []
         """Actions sent while no session is attached (the engine-fed test harness)."""
         self.model_changed: Signal[Change] = Signal(self, "model_changed")
@@ -88,9 +121,17 @@ class SheepsheadApp(App[int]):
         self._leaving = False
         self._too_small = False
         """Whether the terminal was below :data:`MIN_SIZE` at the last look (warned once)."""
+        self._alerted_seq: int | None = None
+        """The seq of the prompt the turn alert last rang for (once per prompt)."""
+        self.terminal_title = TITLE
+        """What the terminal's title was last set to."""
+        self.bells = 0
+        """How many turn alerts rang (the bell itself is silent in a headless test)."""
+        self._rematches_seen = self.model.rematches
+        self._history_for: tuple[str, str] | None = None
+        """(table, why) the match history was last asked for."""
         if session is not None:
             self.status = session.status
-            self.model.status = session.status
 
     @property
     def address(self) -> str:
@@ -101,9 +142,6 @@ class SheepsheadApp(App[int]):
 
     def on_mount(self) -> None:
         """Open the first screen and start reading the session's events."""
-        from client.screens.lobby import LobbyScreen
-        from client.screens.table import TableScreen
-
         if self.mode in ("join", "watch"):
             # Watching a given table starts in the lobby too: the table screen opens with the
             # first state, and if the table is not there the lobby lists the ones that are.
@@ -114,12 +152,17 @@ class SheepsheadApp(App[int]):
             self.push_screen(TableScreen())
         if self.intro:
             self.notify(self.intro, timeout=6)
+        if self.settings.problems:
+            self.notify(
+                "Settings file: " + "; ".join(self.settings.problems), severity="warning", timeout=8
+            )
         if self.session is not None:
             self.pump_events()
             if self.mode == "watch" and self.watch_table is not None:
                 self.watch_request(self.watch_table)
         if not self.is_headless:
             self._watch_terminal()
+            self._write_terminal(SAVE_TITLE)
 
     # ------------------------------------------------------------------ the terminal
 
@@ -130,9 +173,11 @@ class SheepsheadApp(App[int]):
     def _check_size(self, width: int, height: int) -> None:
         small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
         if small and not self._too_small:
+            need = f"{max(width, MIN_SIZE[0])}×{max(height, MIN_SIZE[1])}"
             self.notify(
                 f"This terminal is {width}×{height}; the table needs {MIN_SIZE[0]}×{MIN_SIZE[1]}"
-                " to show everything. Enlarge the window (or make the font smaller).",
+                f" to show everything: make it at least {need}. The trick and your hand stay"
+                " on screen meanwhile.",
                 title="Terminal too small",
                 severity="warning",
                 timeout=10,
@@ -186,12 +231,18 @@ class SheepsheadApp(App[int]):
 
     def handle_message(self, msg: Mapping[str, Any]) -> Change:
         """Apply one server event to the model and tell the screens."""
-        change = self.model.apply(msg)
         kind = msg.get("type")
         if kind == "connection":
-            self.status = self.model.status
-        elif kind == "notice":
+            old, self.status = self.status, str(msg.get("status", "offline"))
+            change = self.model.connection_changed(old, self.status)
+            if self.status == "connected" and old == "reconnecting":
+                self._history_for = None  # ask again: hands may have ended meanwhile
+        else:
+            change = self.model.apply(msg)
+        if kind == "notice":
             self.notify(str(msg.get("text", "")), title="Notice", timeout=4)
+            if msg.get("code") == "rematch":
+                self._history_for = None
         elif kind == "error":
             self.notify(str(msg.get("message", "error")), severity="error")
         elif kind == "commitment":
@@ -200,6 +251,12 @@ class SheepsheadApp(App[int]):
             self._check_deals(msg)
         if kind == "state":
             self._show_table()
+            self._want_history()
+        if change & Change.PROMPT or kind == "state":
+            self._turn_alert()
+        if self.model.rematches != self._rematches_seen:
+            self._rematches_seen = self.model.rematches
+            self._close_match_panels()
         self.model_changed.publish(change)
         return change
 
@@ -224,14 +281,187 @@ class SheepsheadApp(App[int]):
         self.model_changed.publish(Change.LOG)
         self.notify(verdict, title="Deals", severity="information" if good else "error", timeout=8)
 
-    def _show_table(self) -> None:
-        from client.screens.lobby import LobbyScreen
-        from client.screens.table import TableScreen
+    def _close_match_panels(self) -> None:
+        """A new match began at the table: the last match's result and sheets close."""
+        while isinstance(
+            self.screen, ResultScreen | MatchOverScreen | ScoreSheetScreen | HistoryScreen
+        ):
+            self.pop_screen()
 
+    # ------------------------------------------------------------------ turn alert
+
+    def _turn_alert(self) -> None:
+        """Ring once for each new decision of yours; the terminal title says it is your turn."""
+        prompt = self.model.prompt
+        if prompt is not None and prompt.seq != self._alerted_seq:
+            self._alerted_seq = prompt.seq
+            if self.settings.bell:
+                self.bells += 1
+                self.bell()
+        self._set_terminal_title(YOUR_TURN_TITLE if prompt is not None else TITLE)
+
+    def _set_terminal_title(self, title: str) -> None:
+        if title == self.terminal_title:
+            return
+        self.terminal_title = title
+        self._write_terminal(f"\x1b]2;{title}\x07")
+
+    def _write_terminal(self, sequence: str) -> None:
+        """Send an escape sequence to a real terminal (none in a headless test)."""
+        driver = self._driver
+        if not self.is_headless and driver is not None:
+            driver.write(sequence)
+
+    # ------------------------------------------------------------------ history
+
+    def _want_history(self) -> None:
+        """Ask for the match's finished hands once per table (again after a reconnect)."""
+        table = self.model.table
+        if self.session is None or table is None:
+            return
+        key = (table, "loaded")
+        if self._history_for == key:
+            return
+        self._history_for = key
+        self.load_history(table)
+
+    @work(group="history", exclusive=True, exit_on_error=False)
+    async def load_history(self, table: str | None = None) -> bool:
+        """Fill the score sheet and the hand pager from the server's ``history``.
+
+        Returns whether the server answered; an older server without ``history`` leaves the
+        hands this client saw itself (nothing is said: it is not the user's doing).
+        """
+        if self.session is None:
+            return False
+        try:
+            reply = await self.session.history(table)
+        except (ServerError, OSError, TimeoutError) as exc:
+            self.log.warning(f"history not loaded: {exc}")
+            return False
+        if reply is None or (table is not None and reply.get("table") not in (None, table)):
+            return False
+        try:
+            change = self.model.apply_history(reply)
+        except ValueError as exc:
+            self.log.error(str(exc))
+            return False
+        self.model_changed.publish(change)
+        return True
+
+    # ------------------------------------------------------------------ screens
+
+    def open_table(self) -> None:
+        """Show the table screen (once: it is never stacked twice)."""
+        if not any(isinstance(s, TableScreen) for s in self.screen_stack):
+            self.push_screen(TableScreen())
+
+    def open_lobby(self) -> None:
+        """Show the lobby."""
+        self.push_screen(LobbyScreen())
+
+    def open_result(self, hand: FinishedHand) -> None:
+        """Show a hand's result (an open result panel shows this one instead)."""
+        top = self.screen
+        if isinstance(top, ResultScreen):
+            top.show(hand)
+        else:
+            self.push_screen(ResultScreen(hand))
+
+    def open_match_over(self) -> None:
+        """Show the final standings and the score sheet."""
+        if not isinstance(self.screen, MatchOverScreen):
+            self.push_screen(MatchOverScreen())
+
+    def open_history(self) -> None:
+        """Show the match's hands, one per page."""
+        self.push_screen(HistoryScreen())
+
+    def open_score_sheet(self) -> None:
+        """Show the score sheet of the match."""
+        self.push_screen(ScoreSheetScreen())
+
+    def open_tricks(self) -> None:
+        """Show the tricks of this hand."""
+        self.push_screen(TricksScreen())
+
+    def open_rules(self) -> None:
+        """Show the table's rules."""
+        self.push_screen(RulesScreen())
+
+    def open_help(self) -> None:
+        """Show every key."""
+        self.push_screen(HelpScreen())
+
+    def open_chat(self, then: Callable[[str | None], None]) -> None:
+        """Ask for a chat line; ``then`` gets it (None when closed)."""
+        self.push_screen(ChatDialog(self.model), then)
+
+    def open_bury(
+        self,
+        then: Callable[[list[str] | dict[str, Any] | None], None],
+        chosen: list[str] | None = None,
+    ) -> None:
+        """Open the bury dialog for the pending bury; ``then`` gets the cards (None: later; a
+        blitz action map when the picker blitzes first).
+        ``chosen`` is kept up to date with the choice, so Esc and b again keep it."""
+        model = self.model
+        if isinstance(self.screen, BuryDialog):
+            return
+        self.push_screen(
+            BuryDialog(
+                model.hand,
+                model.legal,
+                blind=model.blind_cards,
+                chosen=chosen,
+                rules=(model.view or {}).get("rules") or model.info.get("rules") or {},
+                seat=model.my_seat,
+            ),
+            then,
+        )
+
+    def open_call(self, then: Callable[[dict[str, Any] | None], None]) -> None:
+        """Open the call dialog for the pending call; ``then`` gets the action (None: later)."""
+        model = self.model
+        if isinstance(self.screen, CallDialog):
+            return
+        rules = (model.view or {}).get("rules") or {}
+        self.push_screen(CallDialog(model.hand, model.legal, rules), then)
+
+    def table_action(self, action: str) -> None:
+        """Run a key's action of the table screen (from a panel over it)."""
+        for screen in self.screen_stack:
+            if isinstance(screen, TableScreen):
+                getattr(screen, f"action_{action}")()
+
+    def close_stale_dialog(self) -> None:
+        """Close a bury or call dialog whose decision is no longer the pending one."""
+        top = self.screen
+        if isinstance(top, BuryDialog | CallDialog) and top.answers_legal != self.model.legal:
+            top.dismiss(None)
+
+    def confirm(self, question: str, then: Callable[[], object]) -> None:
+        """Ask ``question``; on yes, do ``then``."""
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        self.push_screen(ConfirmDialog(question), answered)
+
+    def open_create_table(self, name: str, then: Callable[[dict[str, Any] | None], None]) -> None:
+        """Ask for a new table's settings."""
+        self.push_screen(CreateTableDialog(name), then)
+
+    def open_password(self, table_name: str, then: Callable[[str | None], None]) -> None:
+        """Ask for a table's password."""
+        self.push_screen(PasswordDialog(table_name), then)
+
+    def _show_table(self) -> None:
         if any(isinstance(s, TableScreen) for s in self.screen_stack):
             return
         if isinstance(self.screen, LobbyScreen) or not self.screen_stack:
-            self.push_screen(TableScreen())
+            self.open_table()
 
     # ------------------------------------------------------------------ network
 
@@ -263,20 +493,20 @@ class SheepsheadApp(App[int]):
         ``seq`` is the seq of the prompt the action was chosen from (default: the pending
         prompt's): an answer that comes after the turn timer moved on is refused as ``stale``.
         """
-        prompt = self.model.prompt
+        prompt = self.model.take_prompt()
         if seq is None and prompt is not None:
             seq = prompt.seq
-        self.model.prompt = None
         self.model_changed.publish(Change.PROMPT)
+        self._turn_alert()
         if self.session is None:
             self.outbox.append(dict(action))
             return True
         try:
             await self.session.act(dict(action), seq=seq)
         except Exception as exc:
-            if self.model.prompt is None and prompt is not None and self.model.seq == prompt.seq:
-                self.model.prompt = prompt
+            if self.model.restore_prompt(prompt):
                 self.model_changed.publish(Change.PROMPT)
+                self._turn_alert()
             if isinstance(exc, ConnectionLost | OSError | TimeoutError):
                 self.notify(f"Not sent, the connection dropped: {exc}", severity="error")
                 return False
@@ -315,6 +545,27 @@ class SheepsheadApp(App[int]):
         self.notify(f"Hand {hand.number} saved to {path}", title="Exported", timeout=8)
         return path
 
+    async def rematch(self) -> bool:
+        """Host: start a new match at this table with the same seats (an older server cannot)."""
+        if self.session is None:
+            self.outbox.append({"type": "rematch"})
+            return True
+        try:
+            await self.session.request("rematch")
+        except ServerError as exc:
+            if exc.code == "unknown_type":
+                self.notify(
+                    "This server cannot start a rematch: create a new table in the lobby.",
+                    severity="warning",
+                )
+            else:
+                self.notify(error_text(exc), title="rematch refused", severity="error")
+            return False
+        except (OSError, TimeoutError) as exc:
+            self.notify(f"rematch failed: {exc}", severity="error")
+            return False
+        return True
+
     async def action_quit(self) -> None:
         """Close the connection and leave."""
         await self._leave(0)
@@ -324,6 +575,7 @@ class SheepsheadApp(App[int]):
         if self._leaving:
             return
         self._leaving = True
+        self._write_terminal(RESTORE_TITLE)
         if self.session is not None:
             with contextlib.suppress(TimeoutError, OSError):
                 await asyncio.wait_for(self.session.close(), 2)

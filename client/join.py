@@ -15,7 +15,7 @@ import socket
 import sys
 from typing import TYPE_CHECKING
 
-from client import config
+from client import config, settings
 
 if TYPE_CHECKING:
     from client.session import Session
@@ -45,6 +45,7 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         help="dial this Unix socket of the server instead of HOST:PORT (the server's SSH and "
         "browser doors start the client this way)",
     )
+    settings.add_arguments(parser)
     if command == "watch":
         parser.add_argument(
             "--table",
@@ -80,7 +81,17 @@ def run(args: argparse.Namespace) -> int:
     command = getattr(args, "command", "join")
     table = getattr(args, "table", None) if command == "watch" else None
     mode = "watch" if command == "watch" else "join"
-    return asyncio.run(_main(host, port, name, mode, table, getattr(args, "socket", None)))
+    return asyncio.run(
+        _main(
+            host,
+            port,
+            name,
+            mode,
+            table,
+            settings.from_arguments(args),
+            local_socket=getattr(args, "socket", None),
+        )
+    )
 
 
 def pick_server() -> tuple[str, int] | int:
@@ -142,14 +153,25 @@ def _reason(exc: BaseException) -> str:
 
 
 async def _main(
-    host: str, port: int, name: str, mode: str, table: str | None, local_socket: str | None = None
+    host: str,
+    port: int,
+    name: str,
+    mode: str,
+    table: str | None,
+    client_settings: settings.ClientSettings | None = None,
+    local_socket: str | None = None,
 ) -> int:
     from client.app import SheepsheadApp
 
     session, error = await connect(host, port, name, local_socket)
     if session is None:
         return fail(error or "cannot connect")
-    app = SheepsheadApp(session, mode="watch" if mode == "watch" else "join", watch_table=table)
+    app = SheepsheadApp(
+        session,
+        mode="watch" if mode == "watch" else "join",
+        watch_table=table,
+        settings=client_settings,
+    )
     try:
         await app.run_async()
     finally:

@@ -1,10 +1,12 @@
 """The client's picture of one table, built only from the messages the server sent.
 
 :class:`TableModel` takes every event (``state``, ``your_turn``, ``hand_over``, ``match_over``,
-``chat``, ``notice``, ``connection``) through :meth:`TableModel.apply` and keeps what the screens
-show: the seat view, the table summary, the running totals, the pending decision with its legal
-actions, the finished hands, and a log. It knows no rules: what you may do is exactly the
-``legal`` list the server sent.
+``chat``, ``notice``) through :meth:`TableModel.apply`, and a ``history`` reply through
+:meth:`TableModel.apply_history`, and keeps what the screens show: the seat view, the table
+summary, the running totals, the pending decision with its legal actions, the finished hands of
+the match, and a log. It knows no rules: what you may do is exactly the ``legal`` list the server
+sent. The connection's status is the app's (``SheepsheadApp.status``); the model only logs its
+changes (:meth:`TableModel.connection_changed`).
 
 >>> model = TableModel()
 >>> model.apply({"type": "chat", "table": "t1", "from": "Bo", "seat": 2, "text": "hi"})
@@ -114,6 +116,70 @@ class Prompt:
         return None
 
 
+def hand_from_history(entry: Mapping[str, Any], names: Sequence[str]) -> FinishedHand:
+    """A :class:`FinishedHand` from one entry of a ``history`` reply.
+
+    The record is replayed with the engine for the result panel's detail (points per seat,
+    tricks); the entry's own fields (payouts, roles, outcome) win where both say something.
+    Raises ValueError when the entry cannot be read.
+    """
+    from engine.record import RecordError, hand_from_record
+    from engine.view import seat_view
+
+    record = entry.get("record")
+    try:
+        hand = hand_from_record(record)
+    except RecordError as exc:
+        raise ValueError(f"history: a hand record cannot be replayed: {exc}") from exc
+    result = hand.result().breakdown() if hand.is_over else {}
+    for key in (
+        "payouts",
+        "picker",
+        "partner",
+        "alone",
+        "leaster",
+        "doubler",
+        "picker_side_points",
+        "outcome",
+    ):
+        if key in entry:
+            result[key] = entry[key]
+    totals = entry.get("totals")
+    number = entry.get("hand")
+    return FinishedHand(
+        number=int(number) + 1 if isinstance(number, int) else 0,
+        result=result,
+        reveal=dict(seat_view(hand, None).get("reveal") or {}),
+        totals=[int(t) for t in totals] if isinstance(totals, Sequence) else [0] * NUM_SEATS,
+        names=list(names),
+        record=dict(record) if isinstance(record, Mapping) else None,
+        from_server=True,
+    )
+
+
+def rank_places(totals: Sequence[int]) -> list[tuple[int, int]]:
+    """(place, seat) from the highest total down; tied totals share a place.
+
+    >>> rank_places([5, -3, 5, 0, -7])
+    [(1, 0), (1, 2), (3, 3), (4, 1), (5, 4)]
+    """
+    order = sorted(range(len(totals)), key=lambda s: -totals[s])
+    out: list[tuple[int, int]] = []
+    for i, seat in enumerate(order):
+        place = out[-1][0] if i and totals[seat] == totals[order[i - 1]] else i + 1
+        out.append((place, seat))
+    return out
+
+
+def plural(count: int, word: str) -> str:
+    """``1 hand``, ``2 hands``.
+
+    >>> plural(1, "hand"), plural(3, "hand")
+    ('1 hand', '3 hands')
+    """
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
 def _same(a: Any, b: Any) -> bool:
     if isinstance(a, list) and isinstance(b, list | tuple):
         return sorted(a) == sorted(b)
@@ -131,6 +197,8 @@ class FinishedHand:
     names: list[str]
     view: dict[str, Any] | None = None
     record: dict[str, Any] | None = None
+    from_server: bool = False
+    """Whether it came from a ``history`` reply (complete even after a restart)."""
 
     @property
     def key(self) -> tuple[tuple[str, ...], ...]:
@@ -239,7 +307,11 @@ class TableModel:
     history: list[FinishedHand] = field(default_factory=list)
     pending_result: FinishedHand | None = None
     match_over: dict[str, Any] | None = None
-    status: str = "offline"
+    match: int | None = None
+    """The match number at this table from the last ``history`` reply (0 the first)."""
+    rematches: int = 0
+    """How many new matches began at this table while this client watched (panels of an
+    earlier match close when it changes)."""
     log: deque[LogEntry] = field(default_factory=lambda: deque(maxlen=LOG_LINES))
     hand_number: int = 0
     seat: int | None = None
@@ -248,11 +320,32 @@ class TableModel:
     """How many lines were ever logged (the log itself keeps the latest few hundred)."""
 
     def reset(self, table: str | None = None) -> None:
-        """Forget everything about the last table (the connection status stays)."""
-        status = self.status
-        fresh = TableModel(table=table, status=status)
+        """Forget everything about the last table."""
+        fresh = TableModel(table=table)
         for name in TableModel.__slots__:
             setattr(self, name, getattr(fresh, name))
+
+    def take_prompt(self) -> Prompt | None:
+        """Clear the pending decision as it is answered (so a key cannot send twice)."""
+        prompt, self.prompt = self.prompt, None
+        return prompt
+
+    def restore_prompt(self, prompt: Prompt | None) -> bool:
+        """Put back a prompt whose answer was not sent, unless a newer state replaced it."""
+        if self.prompt is None and prompt is not None and self.seq == prompt.seq:
+            self.prompt = prompt
+            return True
+        return False
+
+    def connection_changed(self, old: str, new: str) -> Change:
+        """Log a change of the connection (the app keeps the status itself)."""
+        if new != old and new in ("reconnecting", "closed"):
+            self._log("notice", f"Connection {new}")
+        elif new == "connected" and old == "reconnecting":
+            self._log("notice", "Reconnected")
+        else:
+            return Change.CONNECTION
+        return Change.CONNECTION | Change.LOG
 
     # ------------------------------------------------------------------ reading
 
@@ -283,11 +376,44 @@ class TableModel:
             for i, s in enumerate(out)
         ]
 
+    @property
+    def is_full(self) -> bool:
+        """Whether every seat is taken."""
+        return all(not s.is_empty for s in self.seats)
+
     def name(self, seat: int | None) -> str:
         """The display name of a seat."""
         if seat is None:
             return "nobody"
         return self.seats[seat].name
+
+    def who(self, seat: int | None) -> str:
+        """A seat as the subject of a sentence: ``You`` for your own seat, else its name."""
+        if seat is not None and seat == self.my_seat:
+            return "You"
+        return self.name(seat)
+
+    def says(self, seat: int | None, verb: str) -> str:
+        """``You pass`` / ``Bob passes``: the seat and the verb in the right person."""
+        if seat is not None and seat == self.my_seat:
+            return f"You {verb}"
+        if verb.endswith(("s", "sh", "ch", "o", "x", "z")):
+            third = verb + "es"
+        elif verb.endswith("y") and verb[-2:-1] not in "aeiou":
+            third = verb[:-1] + "ies"
+        else:
+            third = verb + "s"
+        return f"{self.name(seat)} {third}"
+
+    @property
+    def blind_cards(self) -> list[str]:
+        """The blind the picker took (seen only in the picker's own view)."""
+        return list((self.view or {}).get("blind") or [])
+
+    @property
+    def buried_cards(self) -> list[str]:
+        """The picker's bury (seen only in the picker's own view)."""
+        return list((self.view or {}).get("buried") or [])
 
     @property
     def is_host(self) -> bool:
@@ -295,6 +421,8 @@ class TableModel:
         seat = self.my_seat
         if seat is None:
             return False
+        if "host_seat" in self.info:
+            return bool(self.info["host_seat"] == seat)
         return bool(self.info.get("host")) and self.info.get("host") == self.seats[seat].name
 
     @property
@@ -354,12 +482,23 @@ class TableModel:
         self.table = msg.get("table", self.table)
         seat = msg.get("seat")
         self.seat = seat if isinstance(seat, int) else None
-        number = msg.get("hand")
-        if isinstance(number, int):
-            self.hand_number = number + 1
         info = msg.get("info")
         if isinstance(info, Mapping):
             self.info = dict(info)
+            if self.match_over is not None and info.get("state") in ("waiting", "playing"):
+                change |= self._new_match()
+            elif self.match_over is None and info.get("state") == "over":
+                # Back at a table whose match ended while this client was away.
+                totals = msg.get("totals")
+                self.match_over = {
+                    "type": "match_over",
+                    "totals": list(totals) if isinstance(totals, Sequence) else list(self.totals),
+                    "hands": info.get("hands_played"),
+                }
+                change |= Change.MATCH_OVER
+        number = msg.get("hand")
+        if isinstance(number, int):
+            self.hand_number = number + 1
         totals = msg.get("totals")
         if isinstance(totals, Sequence):
             self.totals = [int(t) for t in totals]
@@ -412,31 +551,87 @@ class TableModel:
         totals = msg.get("totals")
         if isinstance(totals, Sequence):
             self.totals = [int(t) for t in totals]
-        ranking = sorted(range(NUM_SEATS), key=lambda s: -self.totals[s])
-        best = ", ".join(f"{self.name(s)} {self.totals[s]:+d}" for s in ranking)
-        self._log("event", f"Match over after {msg.get('hands', '?')} hands: {best}")
+        best = ", ".join(f"{self.name(s)} {self.totals[s]:+d}" for _, s in rank_places(self.totals))
+        self._log("event", f"Match over after {self.match_hands_text()}: {best}")
         return Change.MATCH_OVER | Change.LOG
 
+    def match_hands_text(self) -> str:
+        """``1 hand`` / ``10 hands``: how many hands the finished match had."""
+        hands = (self.match_over or {}).get("hands")
+        return plural(hands if isinstance(hands, int) else len(self.history), "hand")
+
     def _on_chat(self, msg: Mapping[str, Any]) -> Change:
-        self._log("chat", f"{msg.get('from', '?')}: {msg.get('text', '')}")
+        self._log("chat", chat_line(msg))
         return Change.CHAT
 
     def _on_notice(self, msg: Mapping[str, Any]) -> Change:
         self._log("notice", str(msg.get("text", "")))
         return Change.NOTICE
 
+    def _new_match(self) -> Change:
+        """A rematch began at this table: the last match's hands and result are put away."""
+        self.match_over = None
+        self.history = []
+        self.pending_result = None
+        self.hand_number = 0
+        self.rematches += 1
+        self._log("event", "── A new match at this table")
+        return Change.MATCH_OVER | Change.HAND_OVER | Change.LOG
+
+    def apply_history(self, reply: Mapping[str, Any], *, first_page: bool = True) -> Change:
+        """Take in one page of a ``history`` reply: the finished hands of the current match
+        replace those this client saw (they are complete, whenever the client came), and on the
+        first page the table's last chat and notice lines are logged once."""
+        change = Change.NONE
+        match = reply.get("match")
+        if isinstance(match, int):
+            if self.match is not None and match != self.match and self.match_over is not None:
+                change |= self._new_match()
+            self.match = match
+        names = [s.name for s in self.seats]
+        seen = {h.number: h for h in self.history}
+        for entry in reply.get("hands") or []:
+            if not isinstance(entry, Mapping):
+                continue
+            hand = hand_from_history(entry, names)
+            old = seen.get(hand.number)
+            if old is not None:
+                # The same object, completed: a result panel showing it stays as it is.
+                old.result = {**old.result, **hand.result}
+                old.reveal = hand.reveal or old.reveal
+                old.totals = hand.totals
+                old.record = old.record or hand.record
+                old.from_server = True
+            else:
+                seen[hand.number] = hand
+            change |= Change.HAND_OVER
+        if change & Change.HAND_OVER:
+            self.history = [seen[n] for n in sorted(seen)]
+        lines = reply.get("lines")
+        if first_page and isinstance(lines, Sequence):
+            change |= self._earlier_lines([m for m in lines if isinstance(m, Mapping)])
+        return change
+
+    def _earlier_lines(self, lines: Sequence[Mapping[str, Any]]) -> Change:
+        """Log the table's recent chat and notices that this client has not logged yet."""
+        have = {e.text for e in self.log if e.kind in ("chat", "notice")}
+        missing = []
+        for msg in lines:
+            kind = str(msg.get("type"))
+            text = chat_line(msg) if kind == "chat" else str(msg.get("text", ""))
+            if kind in ("chat", "notice") and text not in have:
+                missing.append(LogEntry(kind, text))
+        if not missing:
+            return Change.NONE
+        self._log("event", "── Earlier at this table")
+        for entry in missing:
+            self._log(entry.kind, entry.text)
+        self._log("event", "── Now")
+        return Change.LOG | Change.CHAT
+
     def _on_error(self, msg: Mapping[str, Any]) -> Change:
         self._log("error", f"{msg.get('message', 'error')} ({msg.get('code', 'error')})")
         return Change.ERROR
-
-    def _on_connection(self, msg: Mapping[str, Any]) -> Change:
-        status = str(msg.get("status", "offline"))
-        if status != self.status and status in ("reconnecting", "closed"):
-            self._log("notice", f"Connection {status}")
-        elif status == "connected" and self.status in ("reconnecting",):
-            self._log("notice", "Reconnected")
-        self.status = status
-        return Change.CONNECTION
 
     # ------------------------------------------------------------------ helpers
 
@@ -505,7 +700,7 @@ class TableModel:
             t = tricks[number]
             self._log(
                 "event",
-                f"Trick {number + 1}: {self.name(t.get('winner'))} takes {t.get('points', 0)}",
+                f"Trick {number + 1}: {self.says(t.get('winner'), 'take')} {t.get('points', 0)}",
             )
             change |= Change.LOG
         if not fresh and old is not None and not old.get("leaster") and new.get("leaster"):
@@ -523,46 +718,63 @@ def _is_new_hand(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
 
 
 def _action_line(model: TableModel, last: Mapping[str, Any]) -> str | None:
-    who = model.name(last.get("seat"))
+    seat = last.get("seat")
     kind = last.get("action")
     if kind == "pick":
-        return f"{who} picks"
+        return model.says(seat, "pick")
     if kind == "pass":
-        return f"{who} passes"
+        return model.says(seat, "pass")
     if kind == "bury":
         # Only your own bury is yours to see, whatever the message carries.
-        cards = last.get("cards") if last.get("seat") == model.my_seat else None
-        return f"{who} buries " + (" ".join(card_label(c) for c in cards) if cards else "2 cards")
+        cards = last.get("cards") if seat == model.my_seat else None
+        shown = " ".join(card_label(c) for c in cards) if cards else "2 cards"
+        return f"{model.says(seat, 'bury')} {shown}"
     if kind == "call":
-        return f"{who} calls {card_label(str(last.get('card')))}"
+        return f"{model.says(seat, 'call')} {card_label(str(last.get('card')))}"
     if kind == "alone":
-        return f"{who} goes alone"
+        return f"{model.says(seat, 'go')} alone"
     if kind == "unknown":
-        return f"{who} calls {card_label(str(last.get('card')))} with an unknown card"
-    return _stakes_line(who, last)
+        card = card_label(str(last.get("card")))
+        return f"{model.says(seat, 'call')} {card} with an unknown card"
+    return _stakes_line(model, seat, last)
 
 
 _PAIR_WORDS: Final = {"black": "black queens (Q♣ Q♠)", "red": "red queens (Q♥ Q♦)"}
 """How a queen pair is named in the log and on screen."""
 
 
-def _stakes_line(who: str, last: Mapping[str, Any]) -> str | None:
-    """The log line of a blitz, crack or re-crack decision (RULES.md §11)."""
+def _stakes_line(model: TableModel, seat: Any, last: Mapping[str, Any]) -> str | None:
+    """The log line of a blitz, crack or re-crack decision (docs/rules.md, "Cracking and
+    blitzing"), in the second person for your own."""
     kind = last.get("action")
     if kind == "blitz":
-        return f"{who} blitzes the {_PAIR_WORDS.get(str(last.get('pair')), 'queens')}: stakes ×2"
+        pair = _PAIR_WORDS.get(str(last.get("pair")), "queens")
+        return f"{model.says(seat, 'blitz')} the {pair}: stakes ×2"
     if kind == "crack":
-        pair = last.get("blitz")
-        if pair is not None:
-            return f"{who} cracks with the {_PAIR_WORDS.get(str(pair), 'queens')}: stakes ×4"
-        return f"{who} cracks: stakes ×2"
+        shown = last.get("blitz")
+        if shown is not None:
+            words = _PAIR_WORDS.get(str(shown), "queens")
+            return f"{model.says(seat, 'crack')} with the {words}: stakes ×4"
+        return f"{model.says(seat, 'crack')}: stakes ×2"
     if kind == "no_crack":
-        return f"{who}: no crack"
+        return f"{model.says(seat, 'do')} not crack"
     if kind == "recrack":
-        return f"{who} re-cracks: stakes ×2"
+        return f"{model.says(seat, 're-crack')}: stakes ×2"
     if kind == "no_recrack":
-        return f"{who} does not re-crack"
+        return f"{model.says(seat, 'do')} not re-crack"
     return None
+
+
+def chat_line(msg: Mapping[str, Any]) -> str:
+    """A chat event as a log line; a spectator's line is marked as one.
+
+    >>> chat_line({"from": "Ole", "seat": None, "spectator": True, "text": "nice"})
+    'Ole (watching): nice'
+    """
+    who = str(msg.get("from", "?"))
+    if msg.get("spectator") or ("spectator" not in msg and msg.get("seat") is None):
+        who += " (watching)"
+    return f"{who}: {msg.get('text', '')}"
 
 
 def _result_line(model: TableModel, result: Mapping[str, Any]) -> str:
@@ -582,5 +794,4 @@ _HANDLERS: Final = {
     "chat": TableModel._on_chat,
     "notice": TableModel._on_notice,
     "error": TableModel._on_error,
-    "connection": TableModel._on_connection,
 }

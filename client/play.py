@@ -18,7 +18,7 @@ import logging
 import sys
 from typing import Any
 
-from client import config
+from client import config, settings
 
 HELP = "play a local game: you and four bots, server embedded"
 
@@ -39,16 +39,6 @@ def _hands(text: str) -> int:
     return value
 
 
-def _delay(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 <= value <= 10:
-        raise argparse.ArgumentTypeError("must be from 0 to 10 seconds")
-    return value
-
-
 def configure(parser: argparse.ArgumentParser, command: str) -> None:
     """Add ``play``'s arguments."""
     parser.add_argument(
@@ -66,12 +56,15 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         + ", ".join(strategy_names())
         + " (default: the server's default)",
     )
+    from engine.rules import DEFAULT_PRESET, PRESET_TITLES
+
     parser.add_argument(
         "--preset",
-        choices=("seed", "wisconsin", "tavern"),
-        default="wisconsin",
-        help="the rules preset (default wisconsin, the standard game; docs/rules.md lists them; "
-        "tavern adds cracking and blitzing to wisconsin)",
+        choices=tuple(PRESET_TITLES),
+        default=DEFAULT_PRESET,
+        help="the rules preset: "
+        + "; ".join(f"{name} = {title}" for name, title in PRESET_TITLES.items())
+        + f" (default {DEFAULT_PRESET}; docs/rules.md lists them)",
     )
     parser.add_argument(
         "--hands",
@@ -82,7 +75,7 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     )
     parser.add_argument(
         "--bot-delay",
-        type=_delay,
+        type=settings.seconds_argument(10),
         default=BOT_DELAY,
         metavar="SECONDS",
         help=f"how long each bot waits before acting (default {BOT_DELAY})",
@@ -98,6 +91,7 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         action="store_true",
         help="end an unfinished local match instead of resuming it, and start a new one",
     )
+    settings.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -122,6 +116,41 @@ def run(args: argparse.Namespace) -> int:
 
 
 LOCAL_HOST = "127.0.0.1"
+
+FIRST_STATE_WAIT = 3.0
+"""Seconds to wait for the snapshot of a table taken back, to see whether its match is over."""
+
+
+async def _match_is_over(session: Any) -> bool:
+    """Whether the table the session was seated at again has finished its match.
+
+    Reads the snapshot the server sends after the hello; every event read is put back in
+    order for the app.
+    """
+    held: list[dict[str, Any]] = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + FIRST_STATE_WAIT
+    state = None
+    try:
+        while state is None:
+            msg = await asyncio.wait_for(session.events.get(), max(0.0, deadline - loop.time()))
+            held.append(msg)
+            if msg.get("type") == "state":
+                state = msg
+    except TimeoutError:
+        pass
+    while not session.events.empty():
+        held.append(session.events.get_nowait())
+    for msg in held:
+        session.events.put_nowait(msg)
+    info = (state or {}).get("info") or {}
+    return info.get("state") == "over"
+
+
+def _drop_events(session: Any) -> None:
+    """Forget the events of the table being left (and a bad_token error about it)."""
+    while not session.events.empty():
+        session.events.get_nowait()
 
 
 def _carry_token(store: Any, name: str, server_key: str) -> str | None:
@@ -185,8 +214,12 @@ async def start_local(args: argparse.Namespace, name: str) -> tuple[Any, Any, st
     )
     try:
         await session.connect()
-        if session.table is not None and not args.new:
+        finished = session.table is not None and await _match_is_over(session)
+        if session.table is not None and not args.new and not finished:
             return server, session, None  # the seat of an unfinished match, taken back
+        # A finished match (its table "over", or its token no longer valid: older servers)
+        # is left quietly and a new one begins: nothing of it is worth a red error.
+        _drop_events(session)
         if session.table is not None:
             with contextlib.suppress(ServerError):
                 await session.request("end_match")
@@ -223,7 +256,13 @@ async def _main(args: argparse.Namespace, name: str) -> int:
     intro = None
     if resumed and not args.new:
         intro = "Welcome back: your unfinished match goes on (--new starts another)."
-    app = SheepsheadApp(session, mode="play", bot_strategy=args.bots, intro=intro)
+    app = SheepsheadApp(
+        session,
+        mode="play",
+        bot_strategy=args.bots,
+        intro=intro,
+        settings=settings.from_arguments(args),
+    )
     try:
         await app.run_async()
     finally:

@@ -5,6 +5,7 @@ The TUI and the bot runner share it::
     session = Session(host, port, name="Ann", token_store=TokenStore.default())
     welcome = await session.connect()          # dial + hello; ServerError or OSError
     reply = await session.request("create_table", name="t", preset="seed")
+    history = await session.history()          # the match so far (None: an older server)
     await session.act({"action": "play", "card": "QC"})   # quotes the last your_turn's seq
     message = await session.events.get()       # state, your_turn, hand_over, match_over, chat,
                                                # notice, errors without id, and
@@ -229,6 +230,33 @@ class Session:
         elif seq is None:
             seq = 0
         return await self.request("action", seq=seq, action=dict(action))
+
+    async def history(self, table: str | None = None) -> dict[str, Any] | None:
+        """The finished hands of the current match at ``table`` (default: yours), every page.
+
+        One reply map: ``table``, ``match``, ``hands`` (all pages joined, in order) and the
+        first page's ``lines``. None when the server is older and does not know ``history``
+        (``unknown_type``); any other refusal raises ServerError.
+        """
+        fields: dict[str, Any] = {} if table is None else {"table": table}
+        start = 0
+        merged: dict[str, Any] | None = None
+        while True:
+            try:
+                reply = await self.request("history", **fields, start=start)
+            except ServerError as exc:
+                if exc.code == "unknown_type":
+                    return None
+                raise
+            if merged is None:
+                merged = {**reply, "hands": list(reply.get("hands") or [])}
+            else:
+                merged["hands"] += list(reply.get("hands") or [])
+            following = reply.get("next")
+            if not isinstance(following, int) or following <= start:
+                merged["next"] = None
+                return merged
+            start = following
 
     async def close(self) -> None:
         """Close for good (no reconnect); pending requests fail with ConnectionLost."""

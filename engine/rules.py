@@ -159,9 +159,9 @@ PRESETS_OPTIONS: Final[dict[str, dict[str, Any]]] = {
 """Each preset as the options it changes from the defaults (RULES.md §10, §11)."""
 
 PRESET_TITLES: Final[dict[str, str]] = {
-    "seed": "gamerules.com text (J♠ over J♣)",
     "wisconsin": "Wisconsin (standard)",
     "tavern": "Tavern",
+    "seed": "gamerules.com text (J♠ over J♣)",
 }
 """How each preset is shown to people (never the bare wire name)."""
 

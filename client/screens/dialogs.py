@@ -19,18 +19,22 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
+from client.bury_check import forces_alone
 from client.model import TableModel
 from client.widgets.buttons import KeyButton
 from client.widgets.cards import SUIT_NAMES, card_label, card_text, cards_text, fail_cards_of_suit
 from client.widgets.hand import CardWidget, HandBar
-from engine.rules import PRESET_TITLES
+from engine.rules import DEFAULT_PRESET, PRESET_TITLES, preset_title
 
 
 class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
     """Choose the two cards to bury: toggle with 1–8 (or ←/→ and Space), confirm with Enter.
 
-    When the picker may blitz (RULES.md §11) the dialog offers it first (z): it then answers
-    with the ``blitz`` action map instead of two cards, and the bury follows in a new dialog.
+    The two cards picked up from the blind are marked ◆. Esc closes it and keeps what was chosen
+    (``chosen`` is the caller's list, changed in place); a bury that would leave nothing to call
+    asks once more before it is final. When the picker may blitz (docs/rules.md, "Cracking and
+    blitzing") the dialog offers it first (z): it then answers with the ``blitz`` action map
+    instead of two cards, and the bury follows in a new dialog.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -51,24 +55,44 @@ class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
         del parameters
         return action != "blitz" or self.blitz is not None
 
-    def __init__(self, hand: Sequence[str], legal: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(
+        self,
+        hand: Sequence[str],
+        legal: Sequence[Mapping[str, Any]],
+        *,
+        blind: Sequence[str] = (),
+        chosen: list[str] | None = None,
+        rules: Mapping[str, Any] | None = None,
+        seat: int | None = None,
+    ) -> None:
         super().__init__(classes="dialog")
         self.hand = list(hand)
+        self.blind = [c for c in blind if c in self.hand]
         self.answers_legal = [dict(a) for a in legal]
         """The legal actions of the decision this dialog answers (it is stale once they change)."""
         self.legal = [sorted(a.get("cards") or []) for a in legal if a.get("action") == "bury"]
         self.blitz = next((dict(a) for a in legal if a.get("action") == "blitz"), None)
         """The first blitz offered (the other pair, if held, is offered again after it)."""
-        self.chosen: list[str] = []
+        self.chosen: list[str] = chosen if chosen is not None else []
+        """The cards chosen so far (the caller's list: kept when the dialog closes unanswered)."""
+        self.chosen[:] = [c for c in self.chosen if c in self.hand][:2]
+        self.rules = dict(rules or {})
+        self.seat = seat
+        self.note: Text | None = None
+        """A line about the last choice (which card a third one put back)."""
+        self.warned: list[str] | None = None
+        """The pair a "you would play alone" warning was shown for (Enter again buries it)."""
 
     def compose(self) -> ComposeResult:
         """The eight cards, what is chosen, and the buttons."""
         with Vertical(id="bury-box", classes="box"):
-            yield Static(
+            explain = (
                 "You picked. Choose two cards to bury face down: they count for your side "
-                "at the end.",
-                classes="explain",
+                "at the end."
             )
+            if self.blind:
+                explain += " ◆ marks the two from the blind."
+            yield Static(explain, classes="explain")
             if self.blitz is not None:
                 pair = (
                     "black queens (Q♣ Q♠)"
@@ -96,17 +120,30 @@ class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
     def _draw(self) -> None:
         legal_cards = {c for pair in self.legal for c in pair}
         self.query_one(HandBar).show(
-            self.hand, playable=legal_cards, cursor=self.cursor, chosen=self.chosen
+            self.hand,
+            playable=legal_cards,
+            cursor=self.cursor,
+            chosen=self.chosen,
+            blind=self.blind,
         )
         text = Text("Bury: ")
         if self.chosen:
             text.append_text(cards_text(self.chosen))
         else:
-            text.append("nothing chosen yet", style="dim")
-        if len(self.chosen) == 2:
+            text.append("nothing chosen yet", style="italic")
+        if self.warned is not None and self.warned == self.chosen:
+            pair = " and ".join(card_label(c) for c in self.chosen)
+            text = Text(
+                f"Burying {pair} leaves you nothing to call: you would play alone."
+                " Bury anyway? Enter buries, another card changes the choice.",
+                style="bold",
+            )
+        elif len(self.chosen) == 2:
             text.append("  · Enter buries them", style="bold")
         else:
             text.append(f"  · choose {2 - len(self.chosen)} more")
+        if self.note is not None and self.warned != self.chosen:
+            text = self.note + Text(" · ") + text
         self.query_one("#bury-chosen", Static).update(text)
         self.query_one("#bury-ok", Button).disabled = not self._valid()
 
@@ -119,12 +156,15 @@ class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
             return
         self.cursor = index
         code = self.hand[index]
+        self.note = None
         if code in self.chosen:
             self.chosen.remove(code)
         elif len(self.chosen) < 2:
             self.chosen.append(code)
         else:
-            self.chosen = [self.chosen[1], code]
+            dropped = self.chosen.pop(0)
+            self.chosen.append(code)
+            self.note = Text(f"{card_label(dropped)} put back", style="bold")
         self._draw()
 
     def action_toggle_cursor(self) -> None:
@@ -137,11 +177,24 @@ class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
         self._draw()
 
     def action_confirm(self) -> None:
-        """Enter: bury the two chosen cards (with fewer chosen, toggle the cursor card)."""
+        """Enter: bury the two chosen cards (with fewer chosen, toggle the cursor card); a bury
+        that leaves you alone is warned about first, and Enter again buries it."""
         if self._valid():
-            self.dismiss(list(self.chosen))
+            self._bury()
         else:
             self.action_toggle_card(self.cursor)
+
+    def _bury(self) -> None:
+        if self.warned != self.chosen and self._forces_alone():
+            self.warned = list(self.chosen)
+            self._draw()
+            return
+        self.dismiss(list(self.chosen))
+
+    def _forces_alone(self) -> bool:
+        if self.seat is None or not self.rules or len(self.blind) != 2:
+            return False
+        return forces_alone(self.hand, self.blind, self.chosen, self.rules, self.seat)
 
     def action_cancel(self) -> None:
         """Close without burying (b reopens)."""
@@ -163,7 +216,7 @@ class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
     @on(Button.Pressed, "#bury-ok")
     def _ok(self) -> None:
         if self._valid():
-            self.dismiss(list(self.chosen))
+            self._bury()
 
     @on(Button.Pressed, "#bury-cancel")
     def _cancel(self) -> None:
@@ -346,13 +399,14 @@ class PasswordDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-PRESETS: tuple[str, ...] = ("seed", "wisconsin", "tavern")
+PRESETS: tuple[str, ...] = tuple(PRESET_TITLES)
+"""The presets offered, the default (the standard game) first."""
 
 FIELD_HELP: dict[str, str] = {
     "f-name": "What the lobby calls the table.",
-    "f-preset": "seed: every option at its default; "
-    "wisconsin: clubs-first jacks and double on the bump; "
-    "tavern: Wisconsin with cracking and blitzing.",
+    "f-preset": "Wisconsin (standard): J♣ above J♠, double on the bump; "
+    "Tavern: Wisconsin with cracking and blitzing; "
+    "gamerules.com text: J♠ above J♣, every option at its default.",
     "f-hands": "How many hands the match lasts; empty plays until the host ends it.",
     "f-timer": "Seconds each player has to act (at least 5); empty means no timer.",
     "f-password": "Players must give it to join; empty leaves the table open.",
@@ -389,8 +443,8 @@ class CreateTableDialog(ModalScreen[dict[str, Any] | None]):
                 yield Input(value=self.default_name, max_length=32, id="f-name", compact=True)
                 yield Label("Rules preset")
                 yield Select(
-                    [(PRESET_TITLES.get(p, p), p) for p in PRESETS],
-                    value="seed",
+                    [(preset_title(p), p) for p in PRESETS],
+                    value=DEFAULT_PRESET,
                     allow_blank=False,
                     id="f-preset",
                     compact=True,

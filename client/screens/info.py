@@ -6,17 +6,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from client.model import NUM_SEATS, FinishedHand, TableModel
+from client.model import NUM_SEATS, FinishedHand
+from client.screens.base import GameModal
+from client.screens.dialogs import BuryDialog, CallDialog
+from client.screens.lobby import LobbyScreen
 from client.screens.result import result_summary, result_table
+from client.screens.table import TableScreen
 from client.widgets.cards import card_label, card_text
 from client.widgets.table import fit_name
 
@@ -52,13 +56,15 @@ HELP_TEXT: dict[str, str] = {
     "remove_bot": "host: add / remove a bot",
     "start": "host: start / end the match",
     "end_match": "host: start / end the match",
-    "last_trick": "tricks of this hand",
-    "history": "hands of the match, by trick",
+    "last_trick": "tricks: this hand / match",
+    "history": "tricks: this hand / match",
+    "score_sheet": "score sheet of the match",
+    "rematch": "host: rematch, same seats",
     "export": "save the last hand (JSON)",
     "page": "earlier / later hand",
     "chat": "chat with the table",
-    "rules": "rules and trump order",
-    "help": "this help",
+    "rules": "rules, trump order / help",
+    "help": "rules, trump order / help",
     "leave": "leave for the lobby",
     "quit_app": "quit",
     "toggle_card": "choose / unchoose a card",
@@ -70,6 +76,7 @@ HELP_TEXT: dict[str, str] = {
     "join": "join the table",
     "watch": "watch the table",
     "refresh": "refresh the list",
+    "standings": "standings of the players",
 }
 """What each action does, short enough for one line of the help screen."""
 
@@ -77,6 +84,8 @@ JOINED_ROWS: dict[str, str] = {
     "remove_bot": "add_bot",
     "end_match": "start",
     "crack_pair": "no_crack",
+    "history": "last_trick",
+    "help": "rules",
 }
 """Actions shown in the row of another (their keys added to its keys): the table's keys fill
 the help screen's 24 rows."""
@@ -125,7 +134,7 @@ def _help_table(title: str, rows: list[tuple[str, str]]) -> Table:
     return table
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(GameModal[None]):
     """Every key of every screen, built from the screens' own bindings."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -136,21 +145,26 @@ class HelpScreen(ModalScreen[None]):
         super().__init__(classes="dialog")
 
     def compose(self) -> ComposeResult:
-        """Two columns: the table's keys; the lobby's and the dialogs' keys."""
-        from client.screens.dialogs import BuryDialog, CallDialog
-        from client.screens.lobby import LobbyScreen
-        from client.screens.table import TableScreen
-
-        left = _help_table("At the table", help_rows(TableScreen.BINDINGS))
-        right = Group(
+        """Two columns: the table's keys; the lobby's and the dialogs' keys (no lobby in
+        ``play``, where Esc does not leave)."""
+        local = self.game.mode == "play"
+        table_keys = [
+            b
+            for b in TableScreen.BINDINGS
+            if not (local and isinstance(b, Binding) and b.action == "leave")
+        ]
+        parts: list[RenderableType] = [
             _help_table(
                 "Bury dialog", help_rows(BuryDialog.BINDINGS, {"confirm": "bury the two chosen"})
             ),
             Text(""),
             _help_table("Call dialog", help_rows(CallDialog.BINDINGS)),
-            Text(""),
-            _help_table("Lobby", help_rows(LobbyScreen.BINDINGS)),
-        )
+        ]
+        if not local:
+            lobby = help_rows(LobbyScreen.BINDINGS, {"help": "this help"})
+            parts += [Text(""), _help_table("Lobby", lobby)]
+        left = _help_table("At the table", help_rows(table_keys))
+        right = Group(*parts)
         with Vertical(id="help-box", classes="box") as box:
             box.border_title = "Keys"
             with VerticalScroll(), Horizontal():
@@ -168,7 +182,7 @@ class HelpScreen(ModalScreen[None]):
 def _rules_body(rules_map: Mapping[str, Any]) -> list[RenderableType]:
     from engine.cards import FAIL_ORDER, TRUMP_ORDER, card_code
     from engine.errors import RuleOptionError
-    from engine.rules import OPTION_HELP, RuleSet
+    from engine.rules import OPTION_HELP, RuleSet, preset_title
 
     try:
         rules = RuleSet.from_dict(rules_map)
@@ -186,28 +200,27 @@ def _rules_body(rules_map: Mapping[str, Any]) -> list[RenderableType]:
         Text("Card points: A 11 · 10 10 · K 4 · Q 3 · J 2 · 9 8 7 none; 120 in all"),
         Text("The picker's side wins with 61; 91 is schneider."),
         Text(""),
-        Text(f"Preset {rules.preset}; the options of this table:", style="bold"),
+        Text(f"{preset_title(rules.preset)}: the options of this table", style="bold"),
     ]
-    table = Table(box=None, padding=(0, 1), show_header=False, expand=True)
-    table.add_column("option", style="bold", no_wrap=True, min_width=23)
-    table.add_column("value", no_wrap=True, min_width=11)
-    table.add_column("meaning", no_wrap=True, overflow="ellipsis", style="dim", ratio=1)
+    # The option and its value on one line, what it means wrapped below it: at 80 columns a
+    # third column cut every description off.
     for name, value in rules.options().items():
         shown = ("yes" if value else "no") if isinstance(value, bool) else str(value)
-        table.add_row(name, shown, OPTION_HELP[name])
-    body.append(table)
+        line = Text(f"{name:<24} ", style="bold")
+        line.append(shown, style="")
+        body.append(line)
+        body.append(Padding(Text(OPTION_HELP[name], style="italic"), (0, 0, 0, 4)))
     body.append(Text("Every rule and option is explained in docs/rules.md."))
     return body
 
 
-class RulesScreen(ModalScreen[None]):
+class RulesScreen(GameModal[None]):
     """The active options of this table and the full trump order."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,r,enter,q", "close", "close")]
 
-    def __init__(self, model: TableModel) -> None:
+    def __init__(self) -> None:
         super().__init__(classes="dialog")
-        self.model = model
 
     def compose(self) -> ComposeResult:
         """The rules, scrolling when the terminal is small."""
@@ -248,14 +261,13 @@ def tricks_table(
     return table
 
 
-class TricksScreen(ModalScreen[None]):
+class TricksScreen(GameModal[None]):
     """Last-trick review: the tricks of this hand so far (or of the last hand), newest last."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,l,enter,q", "close", "close")]
 
-    def __init__(self, model: TableModel) -> None:
+    def __init__(self) -> None:
         super().__init__(classes="dialog")
-        self.model = model
 
     def compose(self) -> ComposeResult:
         """The tricks table, or a note that none is finished."""
@@ -308,7 +320,7 @@ def hand_detail(hand: FinishedHand, me: int | None) -> list[RenderableType]:
     return body
 
 
-class HistoryScreen(ModalScreen[None]):
+class HistoryScreen(GameModal[None]):
     """The hands of this match, one at a time, trick by trick; ←/→ turn the pages."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -321,9 +333,8 @@ class HistoryScreen(ModalScreen[None]):
     index: reactive[int] = reactive(0, init=False)
     """Which finished hand is shown."""
 
-    def __init__(self, model: TableModel) -> None:
+    def __init__(self) -> None:
         super().__init__(classes="dialog")
-        self.model = model
 
     def compose(self) -> ComposeResult:
         """One hand in full, scrolling; the hint names the keys."""
@@ -367,7 +378,7 @@ class HistoryScreen(ModalScreen[None]):
         """Save the shown hand's record."""
         hand = self._selected_hand()
         if hand is not None:
-            self.app.export_hand(hand)  # type: ignore[attr-defined]
+            self.game.export_hand(hand)
 
     def action_close(self) -> None:
         """Back."""

@@ -9,13 +9,16 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from client.model import TableModel
+from client.screens.base import GameScreen
+from engine.rules import preset_title
 
 REFRESH_SECONDS = 3.0
 """How often the lobby asks the server for its tables."""
+
+RULES_WIDTH = 15
+"""Cells of the lobby's rules column."""
 
 
 def _seats_text(table: Mapping[str, Any]) -> str:
@@ -29,11 +32,19 @@ def _seats_text(table: Mapping[str, Any]) -> str:
 
 
 def _rules_text(table: Mapping[str, Any]) -> str:
+    """The preset's display name, cut to the column, and how many options differ from it."""
     rules = dict(table.get("rules") or {})
     preset = str(rules.pop("preset", "seed"))
     options = rules.pop("options", None)
     changed = len(options) if isinstance(options, Mapping) else len(rules)
-    return preset + (f" +{changed}" if changed else "")
+    more = f" +{changed}" if changed else ""
+    # The column is narrow: the name without its note ("Wisconsin"); the detail line below
+    # the list gives the whole name.
+    title = preset_title(preset).split(" (")[0]
+    width = RULES_WIDTH - len(more)
+    if len(title) > width:
+        title = title[: width - 1] + "…"
+    return title + more
 
 
 def _state_text(table: Mapping[str, Any]) -> str:
@@ -51,7 +62,7 @@ def _value(value: object) -> str:
     return str(value)
 
 
-class LobbyScreen(Screen[None]):
+class LobbyScreen(GameScreen[None]):
     """Tables on the server; Enter joins (or watches, in watch mode)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -82,9 +93,9 @@ class LobbyScreen(Screen[None]):
         # Fixed widths (79 cells with padding): the list reads at 80 columns, and the columns
         # never jump as tables come and go.
         for label, key, width in (
-            ("Table", "name", 17),
+            ("Table", "name", 14),
             ("Id", "id", 5),
-            ("Rules", "rules", 12),
+            ("Rules", "rules", RULES_WIDTH),
             ("Seats", "seats", 12),
             ("State", "state", 10),
             ("Watch", "spectators", 5),
@@ -94,7 +105,7 @@ class LobbyScreen(Screen[None]):
         self._draw_title()
         self.watch(self.app, "status", lambda *_: self._draw_title(), init=False)
         self.show_tables([])
-        app: Any = self.app
+        app = self.game
         if app.session is not None:
             self.refresh_tables()
             self.set_interval(REFRESH_SECONDS, self.refresh_tables)
@@ -102,12 +113,12 @@ class LobbyScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         """Back from a table: list again."""
-        app: Any = self.app
+        app = self.game
         if app.session is not None:
             self.refresh_tables()
 
     def _draw_title(self) -> None:
-        app: Any = self.app
+        app = self.game
         session = app.session
         name = getattr(session, "name", None) or ""
         left = Text(" ♣ Sheepshead lobby", style="bold")
@@ -126,7 +137,7 @@ class LobbyScreen(Screen[None]):
         grid.clear()
         for table in self.tables:
             grid.add_row(
-                str(table.get("name") or "?")[:17],
+                str(table.get("name") or "?")[:14],
                 str(table.get("id")),
                 _rules_text(table),
                 _seats_text(table),
@@ -139,7 +150,7 @@ class LobbyScreen(Screen[None]):
         if keep in ids:
             grid.move_cursor(row=ids.index(keep))
         hint = self.query_one("#lobby-hint", Static)
-        app: Any = self.app
+        app = self.game
         if self.tables and app.mode == "watch":
             hint.update(" Enter watches the highlighted table · c creates one")
         elif self.tables:
@@ -179,7 +190,7 @@ class LobbyScreen(Screen[None]):
         preset = rules.pop("preset", "seed")
         options = rules.pop("options", None)
         changed = dict(options) if isinstance(options, Mapping) else rules
-        text.append(f"\n Rules: {preset}")
+        text.append(f"\n Rules: {preset_title(str(preset))}")
         if changed:
             text.append(" with " + ", ".join(f"{k}={_value(v)}" for k, v in changed.items()))
         detail.update(text)
@@ -207,7 +218,7 @@ class LobbyScreen(Screen[None]):
         ``quiet``: a lost connection is not reported (the title bar shows it already), as for
         the refresh on the clock; a refresh the user asked for reports it.
         """
-        app: Any = self.app
+        app = self.game
         if app.session is None or app.status != "connected" or not self._on_screen():
             return
         reply = await app.call("list_tables", quiet_lost=quiet)
@@ -227,11 +238,9 @@ class LobbyScreen(Screen[None]):
 
     def action_create(self) -> None:
         """Open the create-table dialog."""
-        from client.screens.dialogs import CreateTableDialog
-
-        app: Any = self.app
+        app = self.game
         name = getattr(app.session, "name", None) or "My"
-        self.app.push_screen(CreateTableDialog(f"{name}'s table"[:32]), self._create_chosen)
+        app.open_create_table(f"{name}'s table"[:32], self._create_chosen)
 
     def _create_chosen(self, fields: dict[str, Any] | None) -> None:
         if fields is not None:
@@ -239,7 +248,7 @@ class LobbyScreen(Screen[None]):
 
     @work(group="lobby-actions", exit_on_error=False)
     async def _create(self, fields: dict[str, Any]) -> None:
-        app: Any = self.app
+        app = self.game
         reply = await app.call("create_table", **fields)
         if reply is None:
             return
@@ -247,9 +256,7 @@ class LobbyScreen(Screen[None]):
 
     def action_join(self) -> None:
         """Join the highlighted table (asking for its password if it has one)."""
-        from client.screens.dialogs import PasswordDialog
-
-        app: Any = self.app
+        app = self.game
         if app.mode == "watch":
             self.action_watch()
             return
@@ -263,13 +270,13 @@ class LobbyScreen(Screen[None]):
                 if password is not None:
                     self._join(table_id, password)
 
-            self.app.push_screen(PasswordDialog(str(table.get("name"))), answered)
+            app.open_password(str(table.get("name")), answered)
         else:
             self._join(str(table.get("id")), None)
 
     @work(group="lobby-actions", exit_on_error=False)
     async def _join(self, table_id: str, password: str | None) -> None:
-        app: Any = self.app
+        app = self.game
         reply = await app.call("join", table=table_id, seat=None, password=password)
         if reply is not None:
             self._enter_table(table_id)
@@ -282,21 +289,17 @@ class LobbyScreen(Screen[None]):
 
     @work(group="lobby-actions", exit_on_error=False)
     async def _watch(self, table_id: str) -> None:
-        app: Any = self.app
+        app = self.game
         reply = await app.call("watch", table=table_id)
         if reply is not None:
             self._enter_table(table_id)
 
     def _enter_table(self, table_id: str) -> None:
         """Open the table screen (the server's snapshot fills it in)."""
-        from client.screens.table import TableScreen
-
-        app: Any = self.app
-        model: TableModel = app.model
-        if model.table != table_id:
-            model.reset(table_id)
-        if not any(isinstance(s, TableScreen) for s in self.app.screen_stack):
-            self.app.push_screen(TableScreen())
+        app = self.game
+        if app.model.table != table_id:
+            app.model.reset(table_id)
+        app.open_table()
 
     @on(DataTable.RowSelected)
     def _row_selected(self) -> None:
@@ -310,9 +313,7 @@ class LobbyScreen(Screen[None]):
 
     def action_help(self) -> None:
         """Show every key binding."""
-        from client.screens.info import HelpScreen
-
-        self.app.push_screen(HelpScreen())
+        self.game.open_help()
 
     async def action_quit_app(self) -> None:
         """Quit."""

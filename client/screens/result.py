@@ -1,4 +1,10 @@
-"""The result panel shown after every hand: points per side, stakes, payouts, all hands revealed."""
+"""After a hand and after the match: the result panel, the score sheet, the final standings.
+
+The result panel shows points per side, stakes, payouts and every hand revealed; the score sheet
+a row per hand of the match (filled from the server's ``history``, so it is complete after a
+reconnect or a restart); the match-over panel the standings, the sheet and, for the host, the
+rematch key.
+"""
 
 from __future__ import annotations
 
@@ -11,16 +17,26 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from client.model import NUM_SEATS, FinishedHand
+from client.decisions import live_decisions
+from client.model import NUM_SEATS, Change, FinishedHand, TableModel, rank_places
+from client.screens.base import GameModal
 from client.widgets.cards import card_text, cards_text
 from client.widgets.table import fit_name
 
 
 def _signed(n: int | None) -> str:
     return "" if n is None else f"{n:+d}"
+
+
+def leaster_blind_taker(result: Mapping[str, Any]) -> int | None:
+    """Who took the blind in a leaster: the winner of the last trick (RULES.md)."""
+    tricks = result.get("tricks") or []
+    if not tricks:
+        return None
+    winner = tricks[-1].get("winner")
+    return winner if isinstance(winner, int) else None
 
 
 def result_summary(result: Mapping[str, Any], names: Sequence[str]) -> list[Text]:
@@ -38,6 +54,9 @@ def result_summary(result: Mapping[str, Any], names: Sequence[str]) -> list[Text
         else:
             points = (result.get("points") or [0] * NUM_SEATS)[winner]
             lines.append(Text(f"Leaster: {names[winner]} wins with the fewest points, {points}."))
+        blind_taker = leaster_blind_taker(result)
+        if blind_taker is not None:
+            lines.append(Text(f"{names[blind_taker]} took the blind with the last trick."))
     elif picker is not None:
         line = Text(f"Picker {names[picker]}")
         if result.get("alone"):
@@ -141,62 +160,192 @@ def result_table(
     return table
 
 
-class MatchOverScreen(ModalScreen[None]):
-    """The final standings when the match ends."""
+def _with_text(result: Mapping[str, Any], names: Sequence[str]) -> str:
+    if result.get("doubler"):
+        return "doubler"
+    if result.get("leaster"):
+        return "leaster"
+    if result.get("alone"):
+        return "alone"
+    partner = result.get("partner")
+    if isinstance(partner, int):
+        return names[partner]
+    return "no partner" if result.get("picker") is not None else ""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,escape,space", "close", "close"),
-        Binding("h", "history", "history"),
-        Binding("q", "quit_app", "quit"),
+
+def score_sheet(hands: Sequence[FinishedHand], names: Sequence[str], me: int | None) -> Table:
+    """A row per hand: picker, partner (or alone / leaster / doubler), the picker side's card
+    points, and each seat's payout with the running total after it (``+2 =+4``)."""
+    table = Table(
+        box=None,
+        padding=(0, 1),
+        collapse_padding=True,
+        pad_edge=False,
+        show_edge=False,
+        header_style="bold",
+    )
+    table.add_column("#", justify="right")
+    table.add_column("picker", no_wrap=True, max_width=8)
+    table.add_column("with", no_wrap=True, max_width=8)
+    table.add_column("pts", justify="right")
+    for seat in range(NUM_SEATS):
+        label = fit_name(names[seat], 7) + ("*" if seat == me else "")
+        table.add_column(label, justify="right", no_wrap=True)
+    for hand in hands:
+        result = hand.result
+        picker = result.get("picker")
+        side = result.get("picker_side_points")
+        payouts = list(result.get("payouts") or [])
+        cells: list[RenderableType] = [
+            str(hand.number),
+            fit_name(names[picker], 8) if isinstance(picker, int) else "—",
+            fit_name(_with_text(result, names), 8),
+            str(side) if isinstance(side, int) and not result.get("leaster") else "—",
+        ]
+        for seat in range(NUM_SEATS):
+            pay = payouts[seat] if seat < len(payouts) else None
+            total = hand.totals[seat] if seat < len(hand.totals) else 0
+            cell = Text(_signed(pay) or "0", style="bold" if pay else "")
+            cell.append(f" ={total:+d}")
+            cells.append(cell)
+        table.add_row(*cells)
+    return table
+
+
+def sheet_body(model: TableModel) -> list[RenderableType]:
+    """The score sheet of the match so far, or a line saying no hand has finished."""
+    names = [s.name for s in model.seats]
+    if not model.history:
+        return [Text("No hand has finished yet in this match.")]
+    return [
+        score_sheet(model.history, names, model.my_seat),
+        Text(""),
+        Text("Each seat: this hand's payout, then = the running total.", style="italic"),
     ]
 
-    def __init__(self, model: Any) -> None:
+
+def standings(model: TableModel) -> Table:
+    """Seats ranked by their totals; tied totals share a place."""
+    totals = list(model.totals)
+    names = [s.name for s in model.seats]
+    table = Table(box=None, padding=(0, 1), header_style="bold", show_edge=False)
+    table.add_column("place", justify="right")
+    table.add_column("player", no_wrap=True)
+    table.add_column("total", justify="right")
+    for place, seat in rank_places(totals):
+        me = seat == model.my_seat
+        name = Text(names[seat] + (" (you)" if me else ""), style="bold" if me else "")
+        table.add_row(str(place), name, _signed(totals[seat]))
+    return table
+
+
+class ScoreSheetScreen(GameModal[None]):
+    """The score sheet: one row per hand of the match, payouts and running totals (key k)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,k,enter,q", "close", "close")]
+
+    def __init__(self) -> None:
         super().__init__(classes="dialog")
-        self.model = model
 
     def compose(self) -> ComposeResult:
-        """Seats ranked by their totals."""
-        model = self.model
-        totals = list(model.totals)
-        names = [s.name for s in model.seats]
-        hands = (model.match_over or {}).get("hands", len(model.history))
-        table = Table(box=None, padding=(0, 1), header_style="bold", show_edge=False)
-        table.add_column("place", justify="right")
-        table.add_column("player", no_wrap=True)
-        table.add_column("total", justify="right")
-        order = sorted(range(NUM_SEATS), key=lambda s: -totals[s])
-        for place, seat in enumerate(order, 1):
-            me = seat == model.my_seat
-            name = Text(names[seat] + (" (you)" if me else ""), style="bold" if me else "")
-            table.add_row(str(place), name, _signed(totals[seat]))
-        with Vertical(id="match-box", classes="box") as box:
-            box.border_title = f"Match over after {hands} hands"
-            yield Static(table)
-            yield Static("Enter close · h history, where x exports a hand · q quit", classes="hint")
+        """The sheet, scrolling when the match is long."""
+        with Vertical(id="sheet-box", classes="box") as box:
+            box.border_title = "Score sheet"
+            with VerticalScroll():
+                yield Static(id="sheet-body")
+            yield Static("Esc closes · h on the table pages through the hands", classes="hint")
+
+    def on_mount(self) -> None:
+        """Draw, and again whenever a hand ends or the history arrives."""
+        self._draw()
+        self.game.model_changed.subscribe(self, self._changed)
+
+    def _changed(self, change: Change) -> None:
+        if change & (Change.HAND_OVER | Change.MATCH_OVER):
+            self._draw()
+
+    def _draw(self) -> None:
+        self.query_one("#sheet-body", Static).update(Group(*sheet_body(self.model)))
+        self.query_one(VerticalScroll).scroll_end(animate=False)
 
     def action_close(self) -> None:
         """Back to the table."""
         self.dismiss(None)
 
+
+class MatchOverScreen(GameModal[None]):
+    """The final standings and the score sheet when the match ends; n rematch for the host."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,escape,space", "close", "close"),
+        Binding("h", "history", "history"),
+        Binding("n", "rematch", "rematch"),
+        Binding("q", "quit_app", "quit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(classes="dialog")
+
+    def compose(self) -> ComposeResult:
+        """Seats ranked by their totals, then the score sheet."""
+        model = self.model
+        body: list[RenderableType] = [standings(model), Text(""), *sheet_body(model)]
+        hint = "Enter close · h history, where x exports a hand · q quit"
+        if model.is_host:
+            hint = "n rematch, same seats · Enter close · h history · q quit"
+        with Vertical(id="match-box", classes="box") as box:
+            box.border_title = f"Match over after {model.match_hands_text()}"
+            with VerticalScroll():
+                yield Static(Group(*body), id="match-body")
+            yield Static(hint, classes="hint")
+
+    def on_mount(self) -> None:
+        """Fill in the sheet again when the history arrives (after a restart)."""
+        self.game.model_changed.subscribe(self, self._changed)
+
+    def _changed(self, change: Change) -> None:
+        model = self.model
+        if model.match_over is not None and change & Change.HAND_OVER:
+            body = [standings(model), Text(""), *sheet_body(model)]
+            self.query_one("#match-body", Static).update(Group(*body))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The rematch key is the host's."""
+        if action == "rematch":
+            return self.model.is_host
+        return True
+
+    def action_close(self) -> None:
+        """Back to the table."""
+        self.dismiss(None)
+
+    async def action_rematch(self) -> None:
+        """Host: a new match at this table with the same seats."""
+        await self.game.rematch()
+
     def action_history(self) -> None:
         """Open the match history."""
-        from client.screens.info import HistoryScreen
-
         self.dismiss(None)
-        self.app.push_screen(HistoryScreen(self.model))
+        self.game.open_history()
 
     async def action_quit_app(self) -> None:
         """Leave the program."""
         await self.app.action_quit()
 
 
-class ResultScreen(ModalScreen[None]):
-    """After a hand: what happened and who pays whom (Enter, Esc or Space closes)."""
+class ResultScreen(GameModal[None]):
+    """After a hand: what happened and who pays whom (Enter, Esc or Space closes).
+
+    When the next hand already asks you to pick, the panel says so, and p and s answer from
+    here (closing it).
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,escape,space", "close", "close"),
         Binding("x", "export", "export"),
         Binding("h", "history", "history"),
+        Binding("p", "decide('pick')", "pick", show=False),
+        Binding("s", "decide('pass_blind')", "pass", show=False),
     ]
 
     def __init__(self, hand: FinishedHand) -> None:
@@ -213,8 +362,8 @@ class ResultScreen(ModalScreen[None]):
         """The summary, the table of seats, the blind and the bury."""
         hand = self.hand
         result = hand.result
-        model: Any = getattr(self.app, "model", None)
-        me = None if model is None else model.my_seat
+        model = self.model
+        me = model.my_seat
         outcome = str(result.get("outcome_text") or "hand over")
         body: list[RenderableType] = [*result_summary(result, hand.names)]
         body.append(Text(""))
@@ -226,16 +375,46 @@ class ResultScreen(ModalScreen[None]):
             line += Text(" · buried ") + cards_text(buried)
         body.append(Text(""))
         body.append(line)
-        if model is not None and model.match_over is not None:
-            totals = model.totals
-            order = sorted(range(NUM_SEATS), key=lambda s: -totals[s])
-            final = ", ".join(f"{hand.names[s]} {totals[s]:+d}" for s in order)
+        if model.match_over is not None:
+            final = ", ".join(
+                f"{hand.names[s]} {model.totals[s]:+d}" for _, s in rank_places(model.totals)
+            )
             body.append(Text(f"Match over. Final: {final}", style="bold"))
         with Vertical(id="result-box", classes="box") as box:
             box.border_title = f"Hand {hand.number}: {outcome}"
             with VerticalScroll():
                 yield Static(Group(*body), id="result-body")
+            yield Static(id="result-turn", classes="turn-note")
             yield Static("Enter close · x export this hand · h history", classes="hint")
+
+    def on_mount(self) -> None:
+        """Say whether the next decision is already yours, and keep saying it."""
+        self._draw_turn()
+        self.game.model_changed.subscribe(self, lambda _change: self._draw_turn())
+
+    def _draw_turn(self) -> None:
+        live = live_decisions(self.model)
+        note = self.query_one("#result-turn", Static)
+        if "pick" in live:
+            keys = "p picks, s passes" if "pass_blind" in live else "p picks"
+            text = f"▶ Your turn in the next hand: {keys} (from here too)."
+        elif self.model.prompt is not None:
+            text = "▶ Your turn in the next hand: Enter closes this panel."
+        else:
+            text = ""
+        note.update(Text(text, style="bold"))
+        note.display = bool(text)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """p and s work only while that decision is yours."""
+        if action == "decide":
+            return str(parameters[0]) in live_decisions(self.model)
+        return True
+
+    def action_decide(self, action: str) -> None:
+        """Close the panel and answer the pending decision with the table's key."""
+        self.dismiss(None)
+        self.game.table_action(action)
 
     def action_close(self) -> None:
         """Back to the table."""
@@ -243,13 +422,9 @@ class ResultScreen(ModalScreen[None]):
 
     def action_export(self) -> None:
         """Save this hand's record."""
-        self.app.export_hand(self.hand)  # type: ignore[attr-defined]
+        self.game.export_hand(self.hand)
 
     def action_history(self) -> None:
         """Open the match history."""
-        from client.screens.info import HistoryScreen
-
-        model: Any = getattr(self.app, "model", None)
-        if model is not None:
-            self.dismiss(None)
-            self.app.push_screen(HistoryScreen(model))
+        self.dismiss(None)
+        self.game.open_history()

@@ -3,12 +3,17 @@
 Keys: 1–8 choose a card (play it when it is legal), ←/→ move the cursor and Enter plays it;
 p pick, s pass, b bury, c call, a alone; in the crack round c cracks (or re-cracks), w cracks
 showing your queen pair, n declines; + / - add or remove a bot and g start (host, before the
-match); l last trick, h history, x export the last hand, t chat, r rules, ? help, Esc lobby,
-q quit. Every decision comes from the ``legal`` list of the server's ``your_turn``.
+match); l last trick, h history, k score sheet, x export the last hand, t chat, r rules, ? help,
+Esc lobby, q quit. Every decision comes from the ``legal`` list of the server's ``your_turn``;
+which decision keys are live is :func:`client.decisions.live_decisions`.
+
+No card is chosen at the start of a hand or after any dialog closes, and Enter with no card
+chosen does nothing: a key meant for a closing panel never plays a card.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -18,19 +23,27 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, Footer, RichLog
 
-from client.model import Change, LogEntry, TableModel
+from client.decisions import DECISIONS, is_decision, live_decisions
+from client.model import Change, FinishedHand, LogEntry, TableModel
+from client.screens.base import GameScreen
 from client.widgets.base import Panel
 from client.widgets.buttons import KeyButton
 from client.widgets.cards import card_label, cards_label
 from client.widgets.hand import CardWidget, HandBar
 from client.widgets.table import HandInfo, LastTrickBox, SeatBox, TrickView
+from engine.rules import preset_title
 
 WIDE = 110
 """Terminal width from which the seats and the log get more room."""
+
+HUGE = (120, 40)
+"""Terminal size from which the log column grows with the window."""
+
+MIN_WIDTH, MIN_HEIGHT = 80, 24
+"""Below these the log (narrow) or the seats' last lines (short) give way to the trick."""
 
 DECISION_VERBS = {
     "pick": "pick",
@@ -41,6 +54,12 @@ DECISION_VERBS = {
     "play": "play",
 }
 """What the status line says a seat is doing in each phase."""
+
+
+def clock() -> float:
+    """Seconds on a clock that only goes forward (the trick pause is timed with it)."""
+    return time.monotonic()
+
 
 LOG_STYLES = {"chat": "bold", "notice": "italic", "error": "bold reverse", "event": ""}
 """Rich style of each kind of log line (styles, not colours, so they read with NO_COLOR)."""
@@ -55,7 +74,7 @@ class TopBar(Panel):
         rules = (info.get("rules") or (model.view or {}).get("rules") or {}).get("preset", "seed")
         name = info.get("name") or model.table or "table"
         left = Text(" ♣ Sheepshead", style="bold")
-        left.append(f" · {name} · {rules}")
+        left.append(f" · {name} · {preset_title(str(rules))}")
         if model.my_seat is None and model.view is not None:
             left.append(" · watching", style="bold")
         marks = {
@@ -74,7 +93,7 @@ class TopBar(Panel):
         self.show_text(left + Text(" " * pad) + right)
 
 
-class TableScreen(Screen[None]):
+class TableScreen(GameScreen[None]):
     """Where the game is played (or watched)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -95,6 +114,7 @@ class TableScreen(Screen[None]):
         Binding("e", "end_match", "End match", show=False),
         Binding("l", "last_trick", "Last trick"),
         Binding("h", "history", "History"),
+        Binding("k", "score_sheet", "Score"),
         Binding("x", "export", "Export", show=False),
         Binding("t", "chat", "Chat"),
         Binding("r", "rules", "Rules"),
@@ -103,8 +123,8 @@ class TableScreen(Screen[None]):
         Binding("q", "quit_app", "Quit"),
     ]
 
-    cursor: reactive[int] = reactive(0, init=False)
-    """Index of the card under the cursor in your hand."""
+    cursor: reactive[int | None] = reactive(None, init=False)
+    """Index of the card under the cursor in your hand; None: no card chosen."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -112,11 +132,15 @@ class TableScreen(Screen[None]):
         self._log_written = 0
         self._dialog_for: int | None = None
         self._shown_result: object | None = None
-
-    @property
-    def model(self) -> TableModel:
-        """The app's table model."""
-        return self.app.model  # type: ignore[attr-defined,no-any-return]
+        self._warning: tuple[object, str] | None = None
+        """A refusal shown in the status line, with the situation it was about."""
+        self._hand_key: object = None
+        self._hold_key: object = None
+        self._hold_until = 0.0
+        self._result_due: FinishedHand | None = None
+        """A hand's result waiting for its last trick to have been seen."""
+        self._bury_choice: tuple[int | None, list[str]] = (None, [])
+        """The prompt seq and the cards chosen in the bury dialog so far."""
 
     def compose(self) -> ComposeResult:
         """The felt on the left, the log on the right, your hand and the status below."""
@@ -155,10 +179,15 @@ class TableScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Subscribe to model changes and draw what is known."""
-        self.app.model_changed.subscribe(self, self.on_model_changed)  # type: ignore[attr-defined]
+        self.game.model_changed.subscribe(self, self.on_model_changed)
         self.watch(self.app, "status", self._on_status, init=False)
         self._timer = self.set_interval(0.5, self._tick, pause=True)
-        self.redraw(Change.STATE | Change.PROMPT | Change.LOG | Change.HAND_OVER)
+        self.redraw(~Change.NONE)
+
+    def on_screen_resume(self) -> None:
+        """Back from a dialog or panel: no card is chosen, so the key that closed it (or the
+        next one) cannot play a card nobody meant."""
+        self._choose(None)
 
     def _on_status(self, _old: str, _new: str) -> None:
         self.redraw(Change.CONNECTION)
@@ -168,23 +197,33 @@ class TableScreen(Screen[None]):
         self.redraw(change)
 
     def on_resize(self, event: events.Resize) -> None:
-        """Wider seats and log on wide terminals (the panels redraw themselves for their size)."""
-        self.set_class(event.size.width >= WIDE, "-wide")
+        """Wider seats and log on wide terminals (the panels redraw themselves for their size);
+        on a small one the log goes first, so the trick and your hand keep their room."""
+        width, height = event.size.width, event.size.height
+        self.set_class(width >= WIDE, "-wide")
+        self.set_class(width >= HUGE[0] and height >= HUGE[1], "-huge")
+        self.set_class(width < MIN_WIDTH, "-narrow")
+        self.set_class(height < MIN_HEIGHT, "-short")
 
     # ------------------------------------------------------------------ drawing
 
     def redraw(self, change: Change) -> None:
         """Redraw the parts ``change`` touches."""
         model = self.model
-        app: Any = self.app
-        self.query_one(TopBar).draw(model, app.status, app.address)
+        game = self.game
+        self.query_one(TopBar).draw(model, game.status, game.address)
         if change & (Change.STATE | Change.PROMPT | Change.HAND_OVER | Change.MATCH_OVER):
+            self._new_hand_check()
+            settings = game.settings
             for box in self.query(SeatBox):
+                box.hide_points = settings.hide_card_points
                 box.draw(model)
-            self.query_one(TrickView).draw(model)
+            trick = self.query_one(TrickView)
+            trick.held = self._held_trick()
+            trick.draw(model)
             self.query_one(HandInfo).draw(model)
             self.query_one(LastTrickBox).draw(model)
-            self._draw_hand(new_prompt=bool(change & Change.PROMPT))
+            self._draw_hand()
             self._draw_actions()
         self._draw_log()
         self._draw_status()
@@ -192,45 +231,83 @@ class TableScreen(Screen[None]):
             self._sync_decision_dialog()
         if model.pending_result is not None and model.pending_result is not self._shown_result:
             self._show_result()
-        if change & Change.MATCH_OVER:
+        if change & Change.MATCH_OVER and model.match_over is not None:
             self._show_match_over()
 
-    def _draw_hand(self, new_prompt: bool = False) -> None:
+    def _new_hand_check(self) -> None:
+        """A new deal: no card is chosen."""
+        view = self.model.view or {}
+        key = (self.model.table, self.model.hand_number, view.get("dealer"))
+        if key != self._hand_key:
+            self._hand_key = key
+            self.cursor = None
+
+    def _held_trick(self) -> dict[str, Any] | None:
+        """The finished trick the centre still shows, or None for the trick in progress.
+
+        A finished trick stays until the next card is led and the ``trick_pause`` setting has
+        passed since it was completed; the hand's last trick stays while the hand is over.
+        """
+        view = self.model.view or {}
+        tricks = view.get("tricks") or []
+        phase = view.get("phase")
+        if not tricks or phase not in ("play", "done"):
+            self._hold_key = None
+            return None
+        current = (view.get("trick") or {}).get("cards") or []
+        key = (self._hand_key, len(tricks))
+        now = clock()
+        if key != self._hold_key:
+            self._hold_key = key
+            pause = self.game.settings.trick_pause
+            if current and phase == "play":
+                self._hold_until = 0.0  # came in mid-trick (a reconnect): nothing to hold
+            else:
+                self._hold_until = now + pause
+                if pause > 0:
+                    self.set_timer(pause + 0.01, self._hold_over)
+        if phase == "done" or not current or now < self._hold_until:
+            return dict(tricks[-1])
+        return None
+
+    def _hold_over(self) -> None:
+        """The trick pause ran out: show the trick in progress, or the result that waited."""
+        if not self.is_attached:
+            return
+        self.redraw(Change.STATE)
+        due = self._result_due
+        if due is not None and clock() >= self._hold_until:
+            self._result_due = None
+            self._open_result(due)
+
+    def _draw_hand(self) -> None:
         model = self.model
         codes = model.hand
-        if codes:
-            self.cursor = min(self.cursor, len(codes) - 1)
+        if self.cursor is not None and self.cursor >= len(codes):
+            self.cursor = None
         legal = model.legal_cards
-        if new_prompt and legal and codes[self.cursor] not in legal:
-            # The first playable card from the left (the legal list is in card order).
-            self.cursor = next((i for i, c in enumerate(codes) if c in legal), self.cursor)
         bar = self.query_one(HandBar)
         bar.show(
             codes,
             playable=legal if model.decision == "play" else (),
             dim_others=model.decision == "play",
             cursor=self.cursor if codes else None,
+            blind=model.blind_cards if model.phase == "bury" else (),
         )
         bar.display = bool(codes) or model.my_seat is not None
 
     def _draw_actions(self) -> None:
         model = self.model
-        kinds = model.prompt.kinds() if model.prompt else set()
+        live = live_decisions(model)
         waiting = model.table_state == "waiting" and model.is_host
-        shown = {
-            "btn-pick": "pick" in kinds,
-            "btn-pass": "pass" in kinds,
-            "btn-bury": "bury" in kinds,
-            "btn-call": bool(kinds & {"call", "unknown"}),
-            "btn-alone": "alone" in kinds,
-            "btn-crack": "crack" in kinds and model.decision == "crack",
-            "btn-crack-pair": _pair_crack(model) is not None,
-            "btn-recrack": "recrack" in kinds,
-            "btn-no-crack": bool(kinds & {"no_crack", "no_recrack"}),
-            "btn-add-bot": waiting,
-            "btn-start": waiting,
-            "btn-result": model.phase == "done" and bool(model.history),
-        }
+        shown = {d.button: d.action in live for d in DECISIONS}
+        shown.update(
+            {
+                "btn-add-bot": waiting and not model.is_full,
+                "btn-start": waiting,
+                "btn-result": model.phase == "done" and bool(model.history),
+            }
+        )
         for button in self.query_one("#actions").query(Button):
             visible = shown.get(button.id or "", False)
             if button.display != visible:
@@ -247,7 +324,11 @@ class TableScreen(Screen[None]):
             log.write(_log_text(entry))
 
     def _draw_status(self) -> None:
-        text = Text(self.status_text())
+        warning = self._current_warning()
+        if warning is not None:
+            text = Text(warning, style="bold reverse")
+        else:
+            text = Text(self.status_text())
         remaining = self.model.prompt.remaining() if self.model.prompt else None
         if remaining is not None:
             if self._timer is not None:
@@ -260,31 +341,45 @@ class TableScreen(Screen[None]):
             self._timer.pause()
         self.query_one("#status", Panel).show_text(text)
 
+    def _situation(self) -> object:
+        """What a refusal is about: the prompt and the card chosen."""
+        prompt = self.model.prompt
+        return (None if prompt is None else prompt.seq, self.cursor)
+
+    def _current_warning(self) -> str | None:
+        """The refusal to show, while the situation it was about lasts."""
+        if self._warning is not None and self._warning[0] != self._situation():
+            self._warning = None
+        return None if self._warning is None else self._warning[1]
+
     def _tick(self) -> None:
         self._draw_status()
 
     def status_text(self) -> str:
         """One sentence: what you must do now, or whom the table waits for."""
         model = self.model
-        app: Any = self.app
-        if app.status in ("reconnecting", "connecting"):
+        status = self.game.status
+        if status in ("reconnecting", "connecting"):
             return "Connection lost: reconnecting… your seat is kept."
-        if app.status == "closed":
+        if status == "closed":
             return "Disconnected from the server. q quits."
         if model.match_over is not None:
-            return "Match over: h shows the history, x exports the last hand, q quits."
+            return "Match over: k score sheet, h history, x exports the last hand, q quits."
         view = model.view
         if view is None:
             if model.table is None:
                 return "Not at a table. Esc goes back to the lobby."
             if model.table_state == "waiting":
+                if model.is_host and model.is_full:
+                    return "Every seat is taken: g starts the match, - removes a bot."
                 if model.is_host:
                     return "Waiting for players: + adds a bot, - removes one, g starts."
                 return "Waiting for the host to start the match."
             return "Waiting for the table…"
+        live = live_decisions(model)
         decision = model.decision
         if decision == "pick":
-            if "pass" in model.prompt.kinds():  # type: ignore[union-attr]
+            if "pass_blind" in live:
                 return "Your turn: p picks up the blind, s passes."
             return "Your turn: you must pick (p)."
         if decision == "bury":
@@ -296,6 +391,11 @@ class TableScreen(Screen[None]):
         if decision == "play":
             count = len(model.hand)
             keys = "1" if count == 1 else f"1-{count}"
+            if self.cursor is not None and self.game.settings.confirm_cards:
+                card = card_label(model.hand[self.cursor])
+                return f"Play {card}? Press {self.cursor + 1} again or Enter; another key chooses."
+            if self.game.settings.confirm_cards:
+                return f"Your turn: choose a card ({keys} or ←/→), then the same key or Enter."
             return f"Your turn: play a card: {keys}, or ←/→ then Enter."
         phase = view.get("phase")
         if phase == "done":
@@ -305,10 +405,9 @@ class TableScreen(Screen[None]):
         if turn is None:
             return watching + "Waiting…"
         verb = DECISION_VERBS.get(str(phase), "act")
-        who = model.name(turn)
         if turn == model.my_seat:
             return f"{watching}Your turn to {verb}…"
-        return f"{watching}Waiting for {who} to {verb}."
+        return f"{watching}Waiting for {model.name(turn)} to {verb}."
 
     # ------------------------------------------------------------------ dialogs
 
@@ -320,13 +419,8 @@ class TableScreen(Screen[None]):
         over the table of a player who was away. Then bury and call open their dialog as soon
         as the decision arrives.
         """
-        from client.screens.dialogs import BuryDialog, CallDialog
-
-        model = self.model
-        top = self.app.screen
-        if isinstance(top, BuryDialog | CallDialog) and top.answers_legal != model.legal:
-            top.dismiss(None)
-        prompt = model.prompt
+        self.game.close_stale_dialog()
+        prompt = self.model.prompt
         if prompt is None or prompt.seq == self._dialog_for:
             return
         if prompt.decision == "bury":
@@ -337,24 +431,22 @@ class TableScreen(Screen[None]):
             self.action_call()
 
     def _show_match_over(self) -> None:
-        from client.screens.result import MatchOverScreen
-
-        if not isinstance(self.app.screen, MatchOverScreen):
-            self.app.push_screen(MatchOverScreen(self.model))
+        self.game.open_match_over()
 
     def _show_result(self) -> None:
-        from client.screens.result import ResultScreen
-
+        """Open the result of the hand that just ended, once its last trick has been seen."""
         hand = self.model.pending_result
         self._shown_result = hand
         if hand is None:
             return
-        top = self.app.screen
-        if isinstance(top, ResultScreen):
-            # Still open from an earlier hand (its player is away): show the latest instead.
-            top.show(hand)
-            return
-        self.app.push_screen(ResultScreen(hand))
+        if self.model.phase == "done" and clock() < self._hold_until:
+            self._result_due = hand  # opened by _hold_over when the last trick has been seen
+        else:
+            self._open_result(hand)
+
+    def _open_result(self, hand: FinishedHand) -> None:
+        if self.is_attached and self.model.pending_result is hand:
+            self.game.open_result(hand)
 
     # ------------------------------------------------------------------ actions
 
@@ -365,63 +457,64 @@ class TableScreen(Screen[None]):
         line and the buttons (a footer rebuilt on every prompt would cost each redraw dearly).
         """
         model = self.model
-        kinds = model.prompt.kinds() if model.prompt else set()
-        if action == "pick":
-            return "pick" in kinds
-        if action == "pass_blind":
-            return "pass" in kinds
-        if action == "bury":
-            return "bury" in kinds
+        live = live_decisions(model)
         if action == "call":
             # c is also the crack key: the crack round and the call never overlap.
-            return bool(kinds & {"call", "unknown", "crack", "recrack"})
-        if action == "no_crack":
-            return bool(kinds & {"no_crack", "no_recrack"})
-        if action == "crack_pair":
-            return _pair_crack(model) is not None
-        if action == "alone":
-            return "alone" in kinds
+            return bool(live & {"call", "crack", "recrack"})
+        if is_decision(action):
+            return action in live
         if action in ("add_bot", "remove_bot", "start"):
             return model.table_state == "waiting" and model.is_host
         if action == "end_match":
             return model.table_state == "playing" and model.is_host and model.match_over is None
         if action == "leave":
-            app: Any = self.app
-            return bool(app.mode != "play")
+            return self.game.mode != "play"
         return True
 
+    def _choose(self, index: int | None) -> None:
+        self.cursor = index
+        if self.is_mounted:
+            self._draw_hand()
+            self._draw_status()
+
     def action_card(self, index: int) -> None:
-        """Number key: put the cursor on a card and play it when that is legal."""
+        """Number key: choose a card, and play it when that is legal (in confirm mode, when it
+        was chosen already)."""
         codes = self.model.hand
         if index >= len(codes):
             return
-        self.cursor = index
-        self._draw_hand()
-        if self.model.decision == "play":
+        again = self.cursor == index
+        self._choose(index)
+        decision = self.model.decision
+        if decision == "play" and (again or not self.game.settings.confirm_cards):
             self._play(codes[index])
-        elif self.model.decision == "bury":
+        elif decision == "bury":
             self.action_bury()
 
     def action_move(self, step: int) -> None:
-        """Arrow keys: move the cursor; when you must play, from one playable card to the next."""
+        """Arrow keys: move the cursor; when you must play, from one playable card to the next.
+        From no card, → goes to the first (playable) card and ← to the last."""
         codes = self.model.hand
         if not codes:
             return
         legal = set(self.model.legal_cards) if self.model.decision == "play" else set()
         cursor = self.cursor
-        for _ in codes:
+        if cursor is None:
+            cursor = -1 if step > 0 else len(codes)
+        for _ in range(len(codes) + 1):
             cursor = (cursor + step) % len(codes)
             if not legal or codes[cursor] in legal:
                 break
-        self.cursor = cursor
-        self._draw_hand()
+        self._choose(cursor)
 
     def action_confirm(self) -> None:
-        """Enter: play the card under the cursor, or open the pending dialog or the result."""
+        """Enter: play the chosen card (none chosen: nothing), or open the pending dialog or the
+        result."""
         model = self.model
         decision = model.decision
-        if decision == "play" and model.hand:
-            self._play(model.hand[self.cursor])
+        if decision == "play":
+            if self.cursor is not None and self.cursor < len(model.hand):
+                self._play(model.hand[self.cursor])
         elif decision == "bury":
             self.action_bury()
         elif decision == "call":
@@ -438,13 +531,14 @@ class TableScreen(Screen[None]):
         action = prompt.find("play", card=code)
         if action is None:
             playable = cards_label(prompt.cards())
-            self.notify(
+            self._warning = (
+                self._situation(),
                 f"You can't play {card_label(code)} now. Playable: {playable}",
-                severity="warning",
-                timeout=4,
             )
+            self._draw_status()
             self.app.bell()
             return
+        self.cursor = None
         self.send(action)
 
     def action_pick(self) -> None:
@@ -466,13 +560,13 @@ class TableScreen(Screen[None]):
             self.send(action)
 
     def action_bury(self) -> None:
-        """Open the bury dialog."""
-        from client.screens.dialogs import BuryDialog
-
-        model = self.model
-        if model.decision != "bury" or isinstance(self.app.screen, BuryDialog):
+        """Open the bury dialog (with the cards chosen before it was closed, for this bury)."""
+        prompt = self.model.prompt
+        if prompt is None or prompt.decision != "bury":
             return
-        self.app.push_screen(BuryDialog(model.hand, model.legal), self._bury_chosen)
+        if self._bury_choice[0] != prompt.seq:
+            self._bury_choice = (prompt.seq, [])
+        self.game.open_bury(self._bury_chosen, self._bury_choice[1])
 
     def _bury_chosen(self, cards: list[str] | dict[str, Any] | None) -> None:
         prompt = self.model.prompt
@@ -499,21 +593,24 @@ class TableScreen(Screen[None]):
 
     def action_call(self) -> None:
         """Open the call dialog (in the crack round: crack, or re-crack)."""
-        from client.screens.dialogs import CallDialog
+        decision = self.model.decision
+        if decision == "crack":
+            self.action_crack()
+        elif decision == "recrack":
+            self.action_recrack()
+        elif decision == "call":
+            self.game.open_call(self._call_chosen)
 
-        model = self.model
-        if model.decision == "crack":
-            action = model.prompt.find("crack", blitz=None) if model.prompt else None
-            if action is not None:
-                self.send(action)
-            return
-        if model.decision == "recrack":
-            self._send_kind("recrack")
-            return
-        if model.decision != "call" or isinstance(self.app.screen, CallDialog):
-            return
-        rules = (model.view or {}).get("rules") or {}
-        self.app.push_screen(CallDialog(model.hand, model.legal, rules), self._call_chosen)
+    def action_crack(self) -> None:
+        """c in the crack round: crack (×2) without showing queens."""
+        prompt = self.model.prompt
+        action = prompt.find("crack", blitz=None) if prompt is not None else None
+        if action is not None:
+            self.send(action)
+
+    def action_recrack(self) -> None:
+        """c after a crack, for the picker: re-crack (×2 more)."""
+        self._send_kind("recrack")
 
     def _call_chosen(self, action: dict[str, Any] | None) -> None:
         if action is not None and self.model.prompt is not None:
@@ -527,85 +624,69 @@ class TableScreen(Screen[None]):
     @work(group="act", exit_on_error=False)
     async def _send(self, action: dict[str, Any], seq: int | None) -> None:
         """Send the action to the server (or the harness's outbox)."""
-        await self.app.act(action, seq)  # type: ignore[attr-defined]
+        await self.game.act(action, seq)
 
     @work(group="requests", exit_on_error=False)
     async def action_add_bot(self) -> None:
         """Host: seat a bot in the first free seat."""
-        app: Any = self.app
+        game = self.game
         fields: dict[str, Any] = {"seat": None}
-        if app.bot_strategy:
-            fields["strategy"] = app.bot_strategy
-        await app.call("add_bot", **fields)
+        if game.bot_strategy:
+            fields["strategy"] = game.bot_strategy
+        await game.call("add_bot", **fields)
 
     @work(group="requests", exit_on_error=False)
     async def action_remove_bot(self) -> None:
         """Host: remove the bot in the highest seat."""
-        app: Any = self.app
         bots = [s.seat for s in self.model.seats if s.is_bot]
         if not bots:
             self.notify("There is no bot to remove.")
             return
-        await app.call("remove_bot", seat=bots[-1])
+        await self.game.call("remove_bot", seat=bots[-1])
 
     @work(group="requests", exit_on_error=False)
     async def action_start(self) -> None:
         """Host: start the match."""
-        app: Any = self.app
-        await app.call("start")
+        await self.game.call("start")
 
     def action_end_match(self) -> None:
         """Host: end the match now, after saying yes (an open-ended match ends no other way)."""
-        self._confirm(
+        self.game.confirm(
             "End the match now? The hands finished so far count and are recorded; the hand in"
             " progress is dropped.",
             self._end_match,
         )
 
-    def _confirm(self, question: str, then: Callable[[], object]) -> None:
-        """Ask ``question``; on yes, do ``then``."""
-        from client.screens.dialogs import ConfirmDialog
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                then()
-
-        self.app.push_screen(ConfirmDialog(question), answered)
-
     @work(group="requests", exit_on_error=False)
     async def _end_match(self) -> None:
-        app: Any = self.app
-        await app.call("end_match")
+        await self.game.call("end_match")
 
     def action_last_trick(self) -> None:
         """Show the last trick (and the tricks before it)."""
-        from client.screens.info import TricksScreen
-
-        self.app.push_screen(TricksScreen(self.model))
+        self.game.open_tricks()
 
     def action_history(self) -> None:
         """Show the match's hands, trick by trick."""
-        from client.screens.info import HistoryScreen
+        self.game.open_history()
 
-        self.app.push_screen(HistoryScreen(self.model))
+    def action_score_sheet(self) -> None:
+        """Show the score sheet: a row per hand, the payouts and the running totals."""
+        self.game.open_score_sheet()
 
     def action_export(self) -> None:
         """Save the last finished hand's record."""
         if not self.model.history:
             self.notify("No hand has finished yet.")
             return
-        self.app.export_hand(self.model.history[-1])  # type: ignore[attr-defined]
+        self.game.export_hand(self.model.history[-1])
 
     def _show_last_result(self) -> None:
-        from client.screens.result import ResultScreen
-
-        self.app.push_screen(ResultScreen(self.model.history[-1]))
+        if self.model.history:
+            self.game.open_result(self.model.history[-1])
 
     def action_chat(self) -> None:
         """Open the chat line."""
-        from client.screens.dialogs import ChatDialog
-
-        self.app.push_screen(ChatDialog(self.model), self._chat_typed)
+        self.game.open_chat(self._chat_typed)
 
     def _chat_typed(self, text: str | None) -> None:
         if text:
@@ -614,25 +695,20 @@ class TableScreen(Screen[None]):
     @work(group="requests", exit_on_error=False)
     async def say(self, text: str) -> None:
         """Send a chat line."""
-        await self.app.call("chat", text=text[:200])  # type: ignore[attr-defined]
+        await self.game.call("chat", text=text[:200])
 
     def action_rules(self) -> None:
         """Show the table's rules."""
-        from client.screens.info import RulesScreen
-
-        self.app.push_screen(RulesScreen(self.model))
+        self.game.open_rules()
 
     def action_help(self) -> None:
         """Show every key binding."""
-        from client.screens.info import HelpScreen
-
-        self.app.push_screen(HelpScreen())
+        self.game.open_help()
 
     def action_leave(self) -> None:
         """Back to the lobby (a seated player leaves the table, after saying yes while a match
         is running: Esc also closes every dialog, and one press too many gave the seat away)."""
-        app: Any = self.app
-        if app.mode == "play":
+        if self.game.mode == "play":
             return
         model = self.model
         if model.my_seat is None or model.table_state != "playing" or model.match_over is not None:
@@ -649,37 +725,34 @@ class TableScreen(Screen[None]):
                 "Leave the table? No other player is seated, so the table closes and the match"
                 " ends. (q quits and keeps it for you.)"
             )
-        self._confirm(question, self._leave)
+        self.game.confirm(question, self._leave)
 
     @work(group="requests", exit_on_error=False)
     async def _leave(self) -> None:
-        app: Any = self.app
-        if app.model.table is not None:  # else there is nothing to leave (a refused watch)
-            await app.call("leave")
-        app.model.reset()
-        if len(app.screen_stack) > 1:
+        game = self.game
+        if game.model.table is not None:  # else there is nothing to leave (a refused watch)
+            await game.call("leave")
+        game.model.reset()
+        if len(game.screen_stack) > 1:
             self.dismiss()
 
     async def action_quit_app(self) -> None:
         """Quit, after asking while a match is running."""
-        from client.screens.dialogs import ConfirmDialog
-
         model = self.model
         if model.table_state == "playing" and model.match_over is None:
-            app: Any = self.app
-            if app.mode == "play":
+            if self.game.mode == "play":
                 question = "Quit now? The next `sheepshead play` picks this match up again."
             else:
                 question = (
                     "Quit now? After the grace period a bot plays your seat until you join again."
                 )
-            self.app.push_screen(ConfirmDialog(question), self._quit_confirmed)
+            self.game.confirm(question, self._quit)
         else:
             await self.app.action_quit()
 
-    async def _quit_confirmed(self, yes: bool | None) -> None:
-        if yes:
-            await self.app.action_quit()
+    @work(group="quit", exit_on_error=False)
+    async def _quit(self) -> None:
+        await self.app.action_quit()
 
     # ------------------------------------------------------------------ mouse
 
@@ -690,15 +763,7 @@ class TableScreen(Screen[None]):
     @on(Button.Pressed)
     def _button(self, event: Button.Pressed) -> None:
         handlers: dict[str, Callable[[], object]] = {
-            "btn-pick": self.action_pick,
-            "btn-pass": self.action_pass_blind,
-            "btn-bury": self.action_bury,
-            "btn-call": self.action_call,
-            "btn-alone": self.action_alone,
-            "btn-crack": self.action_call,
-            "btn-recrack": self.action_call,
-            "btn-crack-pair": self.action_crack_pair,
-            "btn-no-crack": self.action_no_crack,
+            **{d.button: getattr(self, f"action_{d.action}") for d in DECISIONS},
             "btn-add-bot": self.action_add_bot,
             "btn-start": self.action_start,
             "btn-result": self._show_last_result,

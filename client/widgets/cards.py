@@ -1,7 +1,9 @@
 """How cards look in the terminal: ``Q♣``, ``10♦``; hearts and diamonds red where colour exists.
 
 Suits are always printed as symbols, so the cards stay readable in a monochrome terminal or with
-``NO_COLOR``; colour only adds red and black.
+``NO_COLOR``; colour only adds red and black. With ``NO_COLOR`` set every card is drawn in the
+terminal's default foreground: bold for emphasis, plain for a card you may not play, never a dim
+or grey colour (Textual turns colours into greys there, and red on black became unreadable).
 
 >>> card_label("TD"), card_label("QC"), card_label("7H")
 ('10♦', 'Q♣', '7♥')
@@ -13,6 +15,7 @@ Suits are always printed as symbols, so the cards stay readable in a monochrome 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import Final
 
@@ -47,15 +50,28 @@ def cards_label(codes: Iterable[str]) -> str:
     return " ".join(card_label(c) for c in codes)
 
 
+def no_color() -> bool:
+    """Whether the user asked for no colour (``NO_COLOR`` set, to anything)."""
+    return "NO_COLOR" in os.environ
+
+
 def card_style(code: str) -> str:
     """The Rich style of a card's label."""
+    if no_color():
+        return BLACK_STYLE
     return RED_STYLE if code[1:] in RED_SUITS else BLACK_STYLE
 
 
 def card_text(code: str, *, dim: bool = False, width: int = 0) -> Text:
-    """A styled label, optionally dimmed and right-padded to ``width`` cells."""
+    """A styled label, optionally dimmed and right-padded to ``width`` cells.
+
+    Without colour a "dimmed" card is plain text instead (not bold), never a dim grey.
+    """
     label = card_label(code)
-    style = card_style(code) + (" dim" if dim else "")
+    if no_color():
+        style = "" if dim else BLACK_STYLE
+    else:
+        style = card_style(code) + (" dim" if dim else "")
     text = Text(label, style=style)
     if width > len(label):
         text.append(" " * (width - len(label)))

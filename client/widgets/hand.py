@@ -2,8 +2,8 @@
 
 The bar never decides what is legal: it is told which cards the server's ``legal`` list allows.
 Without colour the states stay distinct: a playable card has a solid border and its number key,
-an unplayable one a dashed border and dim text, the cursor card a double border, a card chosen
-for the bury a ✓.
+an unplayable one a dashed border and plain (not bold) text, the cursor card a double border, a
+card chosen for the bury a ✓, a card that came from the blind a ◆ under it.
 """
 
 from __future__ import annotations
@@ -37,7 +37,16 @@ class CardWidget(Panel):
         self.index = index
         self.code = ""
 
-    def show(self, code: str, *, playable: bool, dimmed: bool, cursor: bool, chosen: bool) -> None:
+    def show(
+        self,
+        code: str,
+        *,
+        playable: bool,
+        dimmed: bool,
+        cursor: bool,
+        chosen: bool,
+        from_blind: bool = False,
+    ) -> None:
         """Draw ``code`` in the given state."""
         key = str(self.index + 1)
         # The cursor's number is drawn reversed: visible without colour, even on a chosen card.
@@ -47,9 +56,11 @@ class CardWidget(Panel):
             title = key if playable or not dimmed else None
         self.set_titles(title, "✓" if chosen else None)
         self.code = code
-        self.show_text(Text(" ") + card_text(code, dim=dimmed))
+        # The blind's mark goes after the label: a card's border has room for one mark only.
+        self.show_text(Text(" ") + card_text(code, dim=dimmed) + Text("◆" if from_blind else ""))
         self.set_class(playable and not dimmed, "-legal")
         self.set_class(dimmed, "-dim")
+        self.set_class(dimmed and not self.app.no_color, "-faint")
         self.set_class(cursor, "-cursor")
         self.set_class(chosen, "-chosen")
         if not self.display:
@@ -81,8 +92,10 @@ class HandBar(Horizontal):
         dim_others: bool = False,
         cursor: int | None = None,
         chosen: Collection[str] = (),
+        blind: Collection[str] = (),
     ) -> None:
-        """Show ``codes``; with ``dim_others`` the cards not in ``playable`` are dimmed."""
+        """Show ``codes``; with ``dim_others`` the cards not in ``playable`` are dimmed; the
+        cards in ``blind`` are marked as the ones picked up."""
         self.codes = list(codes)
         for widget in self.query(CardWidget):
             i = widget.index
@@ -94,6 +107,7 @@ class HandBar(Horizontal):
                     dimmed=dim_others and code not in playable,
                     cursor=cursor == i,
                     chosen=code in chosen,
+                    from_blind=code in blind,
                 )
             else:
                 widget.code = ""

@@ -40,6 +40,25 @@ def fit_name(name: str, width: int) -> str:
     return name[: width - 1] + "…"
 
 
+def tag_name(name: str, width: int = 3) -> str:
+    """A name in at most ``width`` cells, for a card's owner: "Ann", "Ole", "R1" for "Random bot 1".
+
+    >>> tag_name("Random bot 1"), tag_name("Bartholomew"), tag_name("Al")
+    ('R1', 'Bar', 'Al')
+    """
+    words = name.split()
+    if len(words) > 1 and words[-1].isdigit():
+        return (words[0][:1] + words[-1])[:width]
+    return name[:width]
+
+
+def trick_takes(model: TableModel, trick: Mapping[str, Any]) -> str:
+    """``Cal takes 14`` / ``You take 14``."""
+    winner = trick.get("winner")
+    who = model.says(winner if isinstance(winner, int) else None, "take")
+    return f"{who} {trick.get('points', 0)}"
+
+
 class SizedPanel(Panel):
     """A panel whose drawing depends on its size: it redraws itself when resized."""
 
@@ -61,6 +80,8 @@ class SeatBox(SizedPanel):
         super().__init__(id=f"seat-{position}", classes="seat")
         self.position = position
         self.seat = position
+        self.hide_points = False
+        """Whether another seat's card points are hidden during the hand (a client setting)."""
 
     def draw(self, model: TableModel) -> None:
         """Redraw from the model."""
@@ -112,7 +133,9 @@ class SeatBox(SizedPanel):
         tricks = (view.get("tricks_won") or [0] * NUM_SEATS)[seat]
         points = (view.get("trick_points") or [0] * NUM_SEATS)[seat]
         sizes = view.get("hand_sizes") or [0] * NUM_SEATS
-        if phase in ("play", "done"):
+        if phase == "play" and self.hide_points and not me:
+            line3 = Text(f"{tricks} tr")
+        elif phase in ("play", "done"):
             line3 = Text(f"{tricks} tr · {points} pts", style="")
         elif phase is not None:
             line3 = Text(f"{sizes[seat]} cards")
@@ -122,10 +145,16 @@ class SeatBox(SizedPanel):
 
 
 class TrickView(SizedPanel):
-    """The current trick, each card placed toward the seat that played it; ▸ marks the lead."""
+    """The current trick, each card placed toward the seat that played it; ▸ marks the lead.
+
+    A finished trick (:attr:`held`, chosen by the screen) is shown whole: its winner's card in
+    reverse and the title naming who took it and for how much.
+    """
 
     def __init__(self) -> None:
         super().__init__(id="trick", classes="trick")
+        self.held: dict[str, Any] | None = None
+        """The finished trick to show instead of the trick in progress."""
 
     def draw(self, model: TableModel) -> None:
         """Redraw from the model."""
@@ -134,19 +163,23 @@ class TrickView(SizedPanel):
         phase = view.get("phase")
         played = {c["seat"]: c["card"] for c in trick.get("cards") or []}
         leader = trick.get("leader") if played else None
+        winner = None
         tricks = view.get("tricks") or []
-        if phase == "play":
+        held = self.held
+        width = max(16, self.size.width or 20)
+        if held is not None:
+            lead = int(held.get("leader") or 0)
+            cards = list(held.get("cards") or [])
+            played = {(lead + i) % NUM_SEATS: c for i, c in enumerate(cards)}
+            leader = lead
+            winner = held.get("winner")
+            self.set_titles(fit_name(trick_takes(model, held), width))
+        elif phase == "play":
             self.set_titles(f"Trick {min(len(tricks) + 1, 6)} of 6")
         elif phase == "done":
             self.set_titles("Hand over")
         else:
             self.set_titles("Trick")
-        if phase == "done" and tricks:
-            # Keep the last trick on the felt while the result is shown.
-            last = tricks[-1]
-            played = {(last["leader"] + i) % NUM_SEATS: c for i, c in enumerate(last["cards"])}
-            leader = last["leader"]
-        width = max(16, self.size.width or 20)
 
         def slot(position: int) -> Text:
             seat = seat_at(model, position)
@@ -154,7 +187,10 @@ class TrickView(SizedPanel):
             if code is None:
                 return Text("·", style="dim") if phase == "play" else Text(" ")
             mark = Text("▸", style="bold") if seat == leader else Text(" ")
-            return mark + card_text(code)
+            card = card_text(code)
+            if seat == winner:
+                card.stylize("reverse")
+            return mark + card
 
         def row(*parts: tuple[Text, int]) -> Text:
             line = Text()
@@ -224,11 +260,18 @@ class HandInfo(Panel):
                     if view.get("unknown"):
                         line.append(" (unknown)")
                     lines.append(line)
-                lines += _stakes_lines(model, view)
             else:
                 passed = len(view.get("passes") or [])
                 lines.append(Text(f"Picking · {passed} passed"))
-        self.show_text(Text("\n").join(lines))
+            mine = picker is not None and picker == model.my_seat
+            if mine and model.buried_cards:
+                lines.append(Text("Buried ") + cards_text(model.buried_cards))
+            elif mine and model.blind_cards:
+                lines.append(Text("Blind ") + cards_text(model.blind_cards))
+            if picker is not None and not view.get("leaster") and not view.get("doubler"):
+                # After the picker's own cards: the stakes stay in the head line when cut.
+                lines += _stakes_lines(model, view)
+        self.show_text(Text("\n").join(lines[:5]))
 
 
 def _stakes_lines(model: TableModel, view: Mapping[str, Any]) -> list[Text]:
@@ -257,17 +300,22 @@ class LastTrickBox(Panel):
 
     def draw(self, model: TableModel) -> None:
         """Redraw from the model."""
-        self.set_titles("Last trick")
         trick = model.last_trick
         if trick is None:
+            self.set_titles("Last trick")
             self.show_text(Text("none yet", style="dim"))
             return
         winner = trick.get("winner")
         points = f" +{trick.get('points', 0)}"
-        head = Text(fit_name(model.name(winner), 15 - len(points)) + points, style="bold")
-        cards = Text()
+        width = max(8, (self.size.width or 18) - 6)
+        self.set_titles(fit_name(model.who(winner), width - len(points)) + points)
+        leader = int(trick.get("leader") or 0)
+        entries: list[Text] = []
         for i, code in enumerate(trick.get("cards") or []):
-            if i:
-                cards.append(" ")
-            cards.append_text(card_text(code))
-        self.show_text(Text("\n").join([head, cards]))
+            seat = (leader + i) % NUM_SEATS
+            entry = Text(tag_name(model.who(seat)) + " ") + card_text(code)
+            if seat == winner:
+                entry.stylize("reverse")
+            entries.append(entry)
+        lines = [Text(" ").join(entries[i : i + 2]) for i in range(0, len(entries), 2)]
+        self.show_text(Text("\n").join(lines))

@@ -1,19 +1,27 @@
 """Engine-built server messages for client tests and the client benchmark.
 
 :class:`EngineTable` runs a real :class:`engine.hand.Hand` and wraps ``seat_view`` into the
-``state`` / ``your_turn`` / ``hand_over`` messages of PROTOCOL.md, so screens can be driven with
-deterministic, rule-correct states without a server (snapshot tests need no clock or network).
+``state`` / ``your_turn`` / ``hand_over`` messages of PROTOCOL.md, built with the server's own
+builders (:mod:`protocol.messages`), so screens can be driven with deterministic, rule-correct
+states without a server (snapshot tests need no clock or network) and the feed cannot drift from
+what the server sends. :class:`FakeSession` stands in for :class:`client.session.Session` where
+a Pilot test needs a request answered (``history``, ``rematch``) that the server on this branch
+may not know yet.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from client.session import ServerError
 from engine.actions import action_from_dict
 from engine.hand import Hand
+from engine.record import export_record
 from engine.rules import RuleSet
 from engine.view import seat_view
+from protocol import messages
 
 NAMES = ("Ann", "Bob", "Cal", "Dee", "Eve")
 
@@ -44,19 +52,26 @@ class EngineTable:
         self.totals = [0] * 5
         self.hands_played = 0
         self.offline: set[int] = set()
+        self.state = "playing"
+        """The table's state in the summary: ``waiting``, ``playing`` or ``over``."""
+        self.finished: list[dict[str, Any]] = []
+        """The history entries of the hands finished at this table (see :meth:`history`)."""
 
     def info(self) -> dict[str, Any]:
-        """The table summary (PROTOCOL.md §6.1)."""
+        """The table summary (PROTOCOL.md §6.1), with every field the server's has."""
         return {
             "id": self.table,
             "name": "Kitchen table",
             "host": self.names[0],
+            "host_seat": 0,
             "rules": self.rules.to_dict(),
             "hands": self.hands_limit,
             "hands_played": self.hands_played,
-            "state": "playing",
+            "state": self.state,
             "password": False,
             "turn_timer": None,
+            "grace": 60.0,
+            "trick_pause": 1.5,
             "seats": [
                 {
                     "seat": s,
@@ -64,6 +79,8 @@ class EngineTable:
                     "kind": "bot" if s in self.bots else "human",
                     "connected": s not in self.offline,
                     "strategy": "random" if s in self.bots else None,
+                    "remote": s not in self.bots,
+                    "standin": False,
                 }
                 for s in range(5)
             ],
@@ -72,48 +89,69 @@ class EngineTable:
 
     def messages(self, last: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """The messages the seat gets for the current state."""
-        out: list[dict[str, Any]] = [
-            {
-                "type": "state",
-                "table": self.table,
-                "seq": self.seq,
-                "seat": self.me,
-                "hand": self.hands_played - (1 if self.hand.is_over else 0),
-                "info": self.info(),
-                "view": seat_view(self.hand, self.me),
-                "last": last,
-                "totals": list(self.totals),
-            }
-        ]
         hand = self.hand
+        out: list[dict[str, Any]] = [
+            messages.state(
+                table=self.table,
+                seq=self.seq,
+                seat=self.me,
+                info=self.info(),
+                view=seat_view(hand, self.me),
+                last=last,
+                totals=self.totals,
+                hand=self.hands_played - (1 if hand.is_over else 0),
+            )
+        ]
         if hand.is_over:
-            view = seat_view(hand, self.me)
             out.append(
-                {
-                    "type": "hand_over",
-                    "table": self.table,
-                    "seq": self.seq,
-                    "hand": self.hands_played - 1,
-                    "result": hand.result().breakdown(),
-                    "reveal": view["reveal"],
-                    "totals": list(self.totals),
-                }
+                messages.hand_over(
+                    table=self.table,
+                    seq=self.seq,
+                    hand=self.hands_played - 1,
+                    result=hand.result().breakdown(),
+                    reveal=seat_view(hand, self.me)["reveal"],
+                    totals=self.totals,
+                )
             )
         elif self.me is not None and hand.turn == self.me:
-            legal = [a.to_dict() for a in hand.legal_actions()]
-            for a in legal:
-                a.pop("seat")
             out.append(
-                {
-                    "type": "your_turn",
-                    "table": self.table,
-                    "seq": self.seq,
-                    "decision": hand.phase,
-                    "legal": legal,
-                    "deadline": None,
-                }
+                messages.your_turn(
+                    table=self.table,
+                    seq=self.seq,
+                    decision=str(hand.phase),
+                    legal=[a.to_dict() for a in hand.legal_actions()],
+                    deadline=None,
+                )
             )
         return out
+
+    def match_over(self) -> dict[str, Any]:
+        """The ``match_over`` event after the hands played so far."""
+        self.state = "over"
+        return messages.match_over(
+            table=self.table, seq=self.seq, totals=self.totals, hands=self.hands_played
+        )
+
+    def next_hand(self, *, seed: int) -> list[dict[str, Any]]:
+        """Deal the next hand (the dealer moves on) and return its first messages."""
+        self.hand = Hand.from_seed(self.rules, dealer=(self.hand.dealer + 1) % 5, seed=seed)
+        self.seq += 1
+        return self.messages()
+
+    def play_out(self) -> list[dict[str, Any]]:
+        """Every seat plays its first legal action until the hand is over."""
+        return self.advance(until_me=False)
+
+    def history(self, *, match: int = 0, lines: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+        """The ``ok`` reply to ``history`` (issue 18 contract) for the hands finished so far."""
+        return messages.ok(
+            1,
+            table=self.table,
+            match=match,
+            hands=list(self.finished),
+            next=None,
+            lines=list(lines),
+        )
 
     def apply(self, action: dict[str, Any]) -> list[dict[str, Any]]:
         """Apply an action (wire map, for the seat whose turn it is) and return the messages."""
@@ -123,8 +161,24 @@ class EngineTable:
         self.hand.apply(act)
         self.seq += 1
         if self.hand.is_over:
-            payouts = self.hand.result().payouts or (0,) * 5
+            result = self.hand.result()
+            payouts = result.payouts or (0,) * 5
             self.totals = [t + p for t, p in zip(self.totals, payouts, strict=True)]
+            self.finished.append(
+                {
+                    "hand": self.hands_played,
+                    "record": export_record(self.hand),
+                    "payouts": list(payouts),
+                    "totals": list(self.totals),
+                    "picker": result.picker,
+                    "partner": result.partner,
+                    "alone": result.alone,
+                    "leaster": result.leaster,
+                    "doubler": result.doubler,
+                    "picker_side_points": result.picker_side_points,
+                    "outcome": result.outcome,
+                }
+            )
             self.hands_played += 1
         last = act.to_dict()
         if last["action"] == "bury" and seat != self.me:
@@ -143,3 +197,51 @@ class EngineTable:
         while not self.hand.is_over and (not until_me or self.hand.turn != self.me):
             out += self.apply(pick(self.hand))
         return out
+
+
+class FakeSession:
+    """Enough of :class:`client.session.Session` for the app: events, requests, actions.
+
+    ``replies`` maps a request type to its ``ok`` reply, or to a ServerError to raise (an
+    ``unknown_type`` one plays an older server). Every request and action is kept in ``sent``.
+    """
+
+    def __init__(self, replies: dict[str, Any] | None = None, name: str = "Ann") -> None:
+        self.host = "127.0.0.1"
+        self.port = 7453
+        self.name = name
+        self.status = "connected"
+        self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.replies = dict(replies or {})
+        self.sent: list[dict[str, Any]] = []
+
+    async def request(self, type: str, **fields: Any) -> dict[str, Any]:
+        """Answer from :attr:`replies` (an empty ``ok`` when none is set)."""
+        self.sent.append({"type": type, **fields})
+        reply = self.replies.get(type, {"type": "ok"})
+        if isinstance(reply, ServerError):
+            raise reply
+        return dict(reply)
+
+    async def history(self, table: str | None = None) -> dict[str, Any] | None:
+        """As :meth:`client.session.Session.history`: None for an older server."""
+        try:
+            return await self.request("history", **({} if table is None else {"table": table}))
+        except ServerError as exc:
+            if exc.code == "unknown_type":
+                return None
+            raise
+
+    async def act(self, action: dict[str, Any], *, seq: int | None = None) -> dict[str, Any]:
+        """Keep the action with the seq it quotes."""
+        self.sent.append({"type": "action", "seq": seq, "action": dict(action)})
+        return {"type": "ok"}
+
+    async def close(self) -> None:
+        """Nothing to close."""
+        self.status = "closed"
+
+
+def unknown_type(request: str) -> ServerError:
+    """The refusal of a server that does not know ``request``."""
+    return ServerError("unknown_type", f"unknown message type {request!r}")

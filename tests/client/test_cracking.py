@@ -98,7 +98,7 @@ async def test_the_picker_blitzes_in_the_bury_dialog_and_the_stakes_show() -> No
         text = " ".join(screen_text(app).split())
         assert "Hand 1 of 10 ×2" in text and "Blitz Q♣ Q♠" in text
         log = [entry.text for entry in app.model.log]
-        assert "Bob blitzes the black queens (Q♣ Q♠): stakes ×2" in log
+        assert "You blitz the black queens (Q♣ Q♠): stakes ×2" in log
 
 
 async def test_recrack_prompt_and_a_result_listing_every_doubling() -> None:

@@ -113,7 +113,8 @@ class Player:
         elif model.decision == "pick":
             await press("p")
         elif model.decision == "play":
-            await press("enter")
+            # No card is chosen when the turn comes: → chooses the first playable one.
+            await press("right", "enter")
         else:
             await self.pilot.pause(0.02)
 
@@ -228,8 +229,10 @@ async def test_watch_a_table(server: Server, tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.model.view is not None)
         assert app.model.my_seat is None and app.model.hand == []
-        status = str(app.screen.query_one("#status").render())
-        assert status.startswith("Watching")
+        # The status line is redrawn on the next refresh after the view arrives.
+        await wait_for(
+            pilot, lambda: str(app.screen.query_one("#status").render()).startswith("Watching")
+        )
         await pilot.press("escape")  # stop watching: the lobby, not an empty screen
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
         await wait_for(pilot, lambda: not server.lobby.tables[table].spectators)
@@ -449,3 +452,73 @@ async def test_only_the_host_can_end_the_match(server: Server, tmp_path: Path) -
         assert server.lobby.tables[table].state == "playing"
     await watcher.close()
     await host.close()
+
+
+async def test_a_finished_local_match_starts_a_new_one_silently(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`play --hands 1` to the end, quit, `play` again: a new match, and no red bad_token."""
+    monkeypatch.setenv("SHEEPSHEAD_DATA_DIR", str(tmp_path))
+    args = play_options(memory=False)
+    args.hands = 1
+    server, session, error = await play_command.start_local(args, "Ann")
+    assert error is None, error
+    first = session.table
+    try:
+        app = SheepsheadApp(session, mode="play")
+        async with app.run_test(size=SIZE) as pilot:
+            await Player(pilot).until(lambda: app.model.match_over is not None, timeout=60)
+    finally:
+        await session.close()
+        await server.stop()
+
+    server, session, error = await play_command.start_local(args, "Ann")
+    assert error is None, error
+    try:
+        assert session.table is not None and session.table != first
+        app = SheepsheadApp(session, mode="play")
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.model.view is not None)
+            errors = [n.message for n in app._notifications if n.severity == "error"]
+            assert errors == []
+            assert "bad_token" not in " ".join(e.text for e in app.model.log)
+            assert app.model.match_over is None and app.model.table_state == "playing"
+    finally:
+        await session.close()
+        await server.stop()
+
+
+async def test_history_on_this_server_is_answered_or_politely_unknown(
+    server: Server, tmp_path: Path
+) -> None:
+    """The client asks every server for the match's history: one that does not know the
+    request (before issue 18) gives None, never an error; one that does gives this table's."""
+    session = await session_for(server, tmp_path)
+    try:
+        table = await seated_with_bots(session)
+        reply = await session.history()
+        assert reply is None or (reply["table"] == table and reply["hands"] == [])
+    finally:
+        await session.close()
+
+
+async def test_the_fake_feed_summary_has_every_field_the_server_sends(
+    server: Server, tmp_path: Path
+) -> None:
+    """tests/client/feed.py cannot drift from the server's table summary unnoticed."""
+    from tests.client.feed import EngineTable
+
+    session = await session_for(server, tmp_path)
+    try:
+        await seated_with_bots(session)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while session.last_state is None and loop.time() < deadline:
+            await asyncio.sleep(0.02)
+        assert session.last_state is not None
+        real = session.last_state["info"]
+        fake = EngineTable().info()
+        assert set(fake) >= set(real), set(real) - set(fake)
+        assert set(fake["seats"][0]) >= set(real["seats"][0])
+    finally:
+        await session.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from client.config import AddressError, parse_address
-from client.model import Change, TableModel, rebuild_record
+from client.model import Change, TableModel, rank_places, rebuild_record
 from client.widgets.cards import card_label, fail_cards_of_suit
 from engine.record import replay_record
 from engine.rules import RuleSet
@@ -126,9 +126,8 @@ def test_chat_notice_connection_and_match_over() -> None:
     model = TableModel()
     assert model.apply({"type": "chat", "from": "Bo", "seat": 1, "text": "hi"}) == Change.CHAT
     assert model.apply({"type": "notice", "text": "Bob left", "code": "left"}) == Change.NOTICE
-    assert model.apply({"type": "connection", "status": "reconnecting"}) == Change.CONNECTION
-    assert model.status == "reconnecting"
-    model.apply({"type": "connection", "status": "connected"})
+    assert model.connection_changed("connected", "reconnecting") & Change.CONNECTION
+    model.connection_changed("reconnecting", "connected")
     change = model.apply({"type": "match_over", "totals": [3, -1, -1, -1, 0], "hands": 2})
     assert change & Change.MATCH_OVER and model.totals == [3, -1, -1, -1, 0]
     texts = [e.text for e in model.log]
@@ -138,12 +137,37 @@ def test_chat_notice_connection_and_match_over() -> None:
     assert model.log_count == len(texts)
 
 
-def test_reset_forgets_the_table_but_keeps_the_connection_status() -> None:
-    model = TableModel(status="connected")
+def test_one_hand_is_singular_and_tied_totals_share_a_place() -> None:
+    model = TableModel()
+    model.apply({"type": "match_over", "totals": [2, 2, -1, -1, -2], "hands": 1})
+    assert model.log[-1].text.startswith("Match over after 1 hand: ")
+    assert rank_places(model.totals) == [(1, 0), (1, 1), (3, 2), (3, 3), (5, 4)]
+
+
+def test_text_about_yourself_is_in_the_second_person() -> None:
+    table = EngineTable(seed=1, dealer=4, me=0)
+    model = TableModel()
+    feed(model, table.messages())
+    feed(model, table.apply({"action": "pass"}))
+    feed(model, table.apply({"action": "pick"}))
+    texts = [e.text for e in model.log]
+    assert "You pass" in texts and "Bob picks" in texts
+    assert model.says(0, "take") == "You take" and model.says(3, "take") == "Dee takes"
+    assert model.says(2, "bury") == "Cal buries"
+
+
+def test_spectator_chat_is_marked() -> None:
+    model = TableModel()
+    model.apply({"type": "chat", "from": "Ole", "seat": None, "spectator": True, "text": "gg"})
+    model.apply({"type": "chat", "from": "Ann", "seat": 0, "spectator": False, "text": "ty"})
+    assert [e.text for e in model.log] == ["Ole (watching): gg", "Ann: ty"]
+
+
+def test_reset_forgets_the_table() -> None:
+    model = TableModel()
     play_out(EngineTable(seed=1), model)
     model.reset("t9")
     assert model.table == "t9" and model.history == [] and model.view is None
-    assert model.status == "connected"
 
 
 def test_card_labels_and_addresses() -> None:

@@ -140,3 +140,24 @@ def test_help(snap_compare: Any) -> None:
     """The help screen lists every key."""
     app = SheepsheadApp(mode="play")
     assert snap_compare(app, terminal_size=SIZE, run_before=fed(mid_trick(), "question_mark"))
+
+
+def test_finished_trick(snap_compare: Any) -> None:
+    """The first trick just completed: all five cards, the winner's reversed, who took it."""
+    table = EngineTable(seed=7, dealer=2, me=0)
+    messages = table.messages()
+    hand = table.hand
+    while not (hand.phase == "play" and len(hand.tricks) == 1 and not hand.current):
+        messages += table.apply(hand.legal_actions()[0].to_dict())
+    app = SheepsheadApp(mode="play")
+    assert snap_compare(app, terminal_size=SIZE, run_before=fed(messages))
+
+
+def test_score_sheet(snap_compare: Any) -> None:
+    """The score sheet (k) after three hands: picker, partner, points, payouts and totals."""
+    table = EngineTable(seed=21, dealer=4, me=0, hands_limit=3)
+    messages = table.messages() + table.play_out()
+    for seed in (22, 23):
+        messages += table.next_hand(seed=seed) + table.play_out()
+    app = SheepsheadApp(mode="play")
+    assert snap_compare(app, terminal_size=SIZE, run_before=fed(messages, "escape", "k"))

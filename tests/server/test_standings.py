@@ -21,6 +21,10 @@ from tests.server.support import Raw, play_until, running_server, session
 ANN_KEY = "ann-" + "a" * 40
 BOB_KEY = "bob-" + "b" * 40
 
+# Three clients here answer every prompt at once, faster than a person: the per-connection
+# message limit is not what these tests are about.
+FAST_PLAYERS: dict[str, float] = {"rate": 200.0, "burst": 400.0}
+
 
 class Tally:
     """What the standings should say, counted from the hand_over messages the players saw."""
@@ -96,7 +100,7 @@ async def standings(port: int, **fields: Any) -> dict[str, Any]:
 
 async def test_standings_count_two_identities_across_three_matches(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
-    async with running_server(db_path=db) as server:
+    async with running_server(db_path=db, **FAST_PLAYERS) as server:
         ann = session(server, "Ann", tmp_path, player_key=ANN_KEY)
         bob = session(server, "Bob", tmp_path, player_key=BOB_KEY)
         cy = session(server, "Cy", tmp_path)  # no player key: not remembered

@@ -21,6 +21,10 @@ from server.store import SeatRow, Store
 from tests.server.support import next_event, play_until, running_server, session
 from tests.server.test_standings import ANN_KEY, BOB_KEY, Tally, standings
 
+# Three clients here answer every prompt at once, faster than a person: the per-connection
+# message limit is not what these tests are about.
+FAST_PLAYERS: dict[str, float] = {"rate": 200.0, "burst": 400.0}
+
 
 async def play_out(
     players: list[Session], match: str, seats: dict[int, str], tally: Tally, seed: int
@@ -67,7 +71,7 @@ def table_state(server: Server, table: str) -> str:
 
 async def test_both_matches_of_a_rematch_count_once_each(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
-    async with running_server(db_path=db, over_table_ttl=60.0) as server:
+    async with running_server(db_path=db, **FAST_PLAYERS, over_table_ttl=60.0) as server:
         ann = session(server, "Ann", tmp_path, player_key=ANN_KEY)
         bob = session(server, "Bob", tmp_path, player_key=BOB_KEY)
         for s in (ann, bob):
@@ -113,7 +117,7 @@ async def test_both_matches_of_a_rematch_count_once_each(tmp_path: Path) -> None
 
 async def test_a_match_counts_after_its_table_closes(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
-    async with running_server(db_path=db, over_table_ttl=0.3) as server:
+    async with running_server(db_path=db, **FAST_PLAYERS, over_table_ttl=0.3) as server:
         ann = session(server, "Ann", tmp_path, player_key=ANN_KEY)
         await ann.connect()
         tally = Tally()

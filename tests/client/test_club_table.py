@@ -1,0 +1,631 @@
+"""Issue 18, "the table a club would sit at": each change a key press can show, with Pilot.
+
+Fed with engine-built messages (tests/client/feed.py). Where the app must ask the server
+something this branch's server may not know yet (``history``, ``rematch``, contract of issue 18),
+a :class:`FakeSession` answers, once as the new server would and once as an older one
+(``unknown_type``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+import client.screens.table
+from client.app import YOUR_TURN_TITLE, SheepsheadApp
+from client.bury_check import forces_alone
+from client.screens.dialogs import BuryDialog, CreateTableDialog
+from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
+from client.screens.table import TableScreen
+from client.settings import ClientSettings
+from client.widgets.cards import card_label
+from client.widgets.hand import CardWidget
+from client.widgets.table import LastTrickBox, SeatBox, TrickView
+from engine.rules import RuleSet
+from engine.view import seat_view
+from tests.client.feed import EngineTable, FakeSession, unknown_type
+from tests.client.test_screens import fed, my_play_turn, screen_text
+
+SIZE = (80, 24)
+
+
+def settings(**changes: Any) -> ClientSettings:
+    """Test settings (no bell, no trick pause) with some changed."""
+    return ClientSettings(bell=False, trick_pause=0.0).with_overrides(**changes)
+
+
+def first_trick_done(seed: int = 7) -> tuple[EngineTable, list[dict[str, Any]]]:
+    """Dee picks; the first trick has just been completed (nobody has led the second)."""
+    table = EngineTable(seed=seed, dealer=2, me=0)
+    out = table.messages()
+    hand = table.hand
+    while not (hand.phase == "play" and len(hand.tricks) == 1 and not hand.current):
+        out += table.apply(hand.legal_actions()[0].to_dict())
+    return table, out
+
+
+def whole_hand(table: EngineTable) -> list[dict[str, Any]]:
+    return table.messages() + table.play_out()
+
+
+async def history_asked(pilot: Any, session: FakeSession) -> None:
+    """Wait until the app has asked for the history and taken the answer in."""
+    for _ in range(200):
+        if any(r["type"] == "history" for r in session.sent):
+            break
+        await pilot.pause(0.01)
+    await pilot.pause()  # the worker's reply reaches the model and the screens
+    await pilot.pause()
+
+
+def trick_title(app: Any) -> str:
+    return str(app.screen.query_one(TrickView).border_title)
+
+
+# ---------------------------------------------------------------------- seeing the game
+
+
+class FakeClock:
+    """The table screen's clock, moved by the test (a loaded machine cannot make a real
+    pause flaky); the screen's own timer is stood in for by calling ``_hold_over``."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def fake_clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    clock = FakeClock()
+    monkeypatch.setattr(client.screens.table, "clock", clock)
+    return clock
+
+
+async def test_the_finished_trick_stays_until_the_next_lead_and_the_pause(
+    fake_clock: FakeClock,
+) -> None:
+    table, messages = first_trick_done()
+    trick = table.hand.tricks[0]
+    winner = table.names[trick.winner]
+    app = SheepsheadApp(mode="play", settings=settings(trick_pause=1.5))
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        assert trick_title(app) == f"{winner} takes {trick.points}"
+        view = app.screen.query_one(TrickView)
+        shown = str(view.render())
+        played = [card_label(c) for c in table.messages()[0]["view"]["tricks"][0]["cards"]]
+        assert all(label in shown for label in played)  # all five cards
+        # The winner's card is drawn reversed: marked without colour.
+        winner_card = seat_view(table.hand, 0)["tricks"][0]["cards"][
+            (trick.winner - trick.leader) % 5
+        ]
+        drawn: Any = view._shown
+        spans = [s for s in drawn.spans if "reverse" in str(s.style)]
+        assert [drawn.plain[s.start : s.end] for s in spans] == [card_label(winner_card)]
+        # The next card is led at once: the finished trick still shows until the pause is over.
+        fake_clock.now += 1.0
+        await fed(pilot, table.apply(table.hand.legal_actions()[0].to_dict()))
+        assert trick_title(app) == f"{winner} takes {trick.points}"
+        fake_clock.now += 0.6
+        app.screen._hold_over()  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert trick_title(app) == "Trick 2 of 6"
+
+
+async def test_without_a_pause_the_finished_trick_stays_until_the_next_lead() -> None:
+    table, messages = first_trick_done()
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        await pilot.pause(0.1)
+        assert "takes" in trick_title(app)
+        await fed(pilot, table.apply(table.hand.legal_actions()[0].to_dict()))
+        assert trick_title(app) == "Trick 2 of 6"
+
+
+async def test_the_last_trick_is_seen_before_the_result(fake_clock: FakeClock) -> None:
+    table = EngineTable(seed=11, dealer=1, me=0)
+    app = SheepsheadApp(mode="play", settings=settings(trick_pause=1.5))
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, whole_hand(table))
+        assert isinstance(app.screen, TableScreen)
+        last = table.hand.tricks[-1]
+        assert trick_title(app) == app.model.says(last.winner, "take") + f" {last.points}"
+        screen: Any = app.screen
+        screen._hold_over()  # too early: the result still waits
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        fake_clock.now += 1.6
+        screen._hold_over()
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen)
+
+
+async def test_the_trick_pause_runs_on_its_own_timer() -> None:
+    """The real timer: with a short pause the result opens by itself."""
+    table = EngineTable(seed=11, dealer=1, me=0)
+    app = SheepsheadApp(mode="play", settings=settings(trick_pause=0.2))
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, whole_hand(table))
+        for _ in range(100):
+            if isinstance(app.screen, ResultScreen):
+                break
+            await pilot.pause(0.05)
+        assert isinstance(app.screen, ResultScreen)
+
+
+async def test_the_last_trick_box_names_who_played_each_card() -> None:
+    table, messages = first_trick_done()
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        box = app.screen.query_one(LastTrickBox)
+        text = str(box.render())
+        trick = seat_view(table.hand, 0)["tricks"][0]
+        for i, code in enumerate(trick["cards"]):
+            seat = (trick["leader"] + i) % 5
+            who = "You" if seat == 0 else table.names[seat]
+            assert f"{who} {card_label(code)}" in text
+        assert str(box.border_title).startswith(table.names[trick["winner"]])
+
+
+async def test_the_picker_sees_the_blind_then_the_bury() -> None:
+    table = EngineTable(seed=3, dealer=4, me=0)
+    messages = table.messages() + table.apply({"action": "pick"})
+    view = seat_view(table.hand, 0)
+    blind = view["blind"]
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        assert isinstance(app.screen, BuryDialog)
+        marked = [w.code for w in app.screen.query(CardWidget) if "◆" in str(w.render())]
+        assert sorted(marked) == sorted(blind)
+        pair = ["QD", "KD"]
+        keys = [str(app.model.hand.index(c) + 1) for c in pair]
+        await pilot.press(*keys, "enter")
+        await pilot.pause()
+        await fed(pilot, table.apply(app.outbox.pop()))
+        await pilot.press("escape")  # the call dialog: later
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Buried Q♦ K♦" in text
+
+
+# ---------------------------------------------------------------------- not playing by mistake
+
+
+def next_hand_asks_me_to_pick() -> tuple[EngineTable, list[dict[str, Any]]]:
+    """Hand 1 is played out; hand 2 is dealt and the first decision is yours (pick)."""
+    table = EngineTable(seed=11, dealer=3, me=0)
+    messages = whole_hand(table)
+    messages += table.next_hand(seed=12)  # dealer 4: seat 0 speaks first
+    assert table.hand.turn == 0 and table.hand.phase == "pick"
+    return table, messages
+
+
+async def test_enter_enter_at_a_result_plays_nothing() -> None:
+    table = my_play_turn()
+    done = EngineTable(seed=11, dealer=1, me=0)
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, whole_hand(done))
+        assert isinstance(app.screen, ResultScreen)
+        await fed(pilot, table.messages())  # the next decision is a card to play
+        assert app.model.decision == "play"
+        await pilot.press("enter", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        assert app.outbox == []
+        assert app.screen.cursor is None  # type: ignore[attr-defined]
+
+
+async def test_while_the_result_is_up_it_says_your_turn_and_p_picks() -> None:
+    _, messages = next_hand_asks_me_to_pick()
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        assert isinstance(app.screen, ResultScreen)
+        assert "Your turn in the next hand: p picks, s passes" in screen_text(app)
+        await pilot.press("p")
+        await pilot.pause()
+        assert app.outbox == [{"action": "pick"}]
+        assert isinstance(app.screen, TableScreen)
+
+
+async def test_s_passes_from_the_result() -> None:
+    _, messages = next_hand_asks_me_to_pick()
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        await pilot.press("s")
+        await pilot.pause()
+        assert app.outbox == [{"action": "pass"}]
+
+
+async def test_confirm_mode_plays_on_the_second_press_of_the_same_key() -> None:
+    table = my_play_turn()
+    app = SheepsheadApp(mode="play", settings=settings(confirm_cards=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        hand, legal = app.model.hand, app.model.legal_cards
+        first, second = (str(hand.index(c) + 1) for c in (legal + legal)[:2])
+        await pilot.press(first)
+        await pilot.pause()
+        assert app.outbox == []
+        assert f"Press {first} again" in screen_text(app)
+        if second != first:
+            await pilot.press(second)  # another key only moves the choice
+            await pilot.pause()
+            assert app.outbox == []
+        await pilot.press(second)
+        await pilot.pause()
+        assert app.outbox == [{"action": "play", "card": hand[int(second) - 1]}]
+
+
+async def test_a_bury_that_leaves_you_alone_is_warned_about() -> None:
+    table = EngineTable(seed=3, dealer=4, me=0)
+    messages = table.messages() + table.apply({"action": "pick"})
+    view = seat_view(table.hand, 0)
+    pair = ["7C", "QC"]
+    assert forces_alone(view["hand"], view["blind"], pair, table.rules.to_dict(), 0)
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        keys = [str(app.model.hand.index(c) + 1) for c in pair]
+        await pilot.press(*keys, "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, BuryDialog) and app.outbox == []
+        text = str(app.screen.query_one("#bury-chosen").render())
+        assert "Burying 7♣ and Q♣ leaves you nothing to call: you would play alone." in text
+        assert "Bury anyway?" in text
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.outbox == [{"action": "bury", "cards": pair}]
+
+
+async def test_a_third_card_says_which_it_put_back() -> None:
+    table = EngineTable(seed=3, dealer=4, me=0)
+    messages = table.messages() + table.apply({"action": "pick"})
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        hand = app.model.hand
+        await pilot.press("1", "2", "3")
+        await pilot.pause()
+        dialog: Any = app.screen
+        assert dialog.chosen == [hand[1], hand[2]]
+        assert f"{card_label(hand[0])} put back" in screen_text(app)
+
+
+async def test_a_refusal_clears_when_the_situation_changes() -> None:
+    table = my_play_turn()
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        bad = next(i for i, c in enumerate(app.model.hand) if c not in app.model.legal_cards)
+        await pilot.press(str(bad + 1))
+        await pilot.pause()
+        status = screen_text(app).splitlines()[-2]
+        assert f"You can't play {card_label(app.model.hand[bad])} now" in status
+        await pilot.press("right")  # another card chosen: the refusal is about nothing now
+        await pilot.pause()
+        assert "can't play" not in screen_text(app).splitlines()[-2]
+
+
+# ---------------------------------------------------------------------- the alert
+
+
+async def test_the_turn_alert_rings_once_and_titles_the_terminal() -> None:
+    table = my_play_turn()
+    app = SheepsheadApp(mode="play", settings=settings(bell=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages()[:1])
+        assert app.bells == 0 and app.terminal_title == "Sheepshead"
+        await fed(pilot, table.messages())
+        await fed(pilot, table.messages())  # the same prompt again (a redraw): no second ring
+        assert app.bells == 1 and app.terminal_title == YOUR_TURN_TITLE
+        await pilot.press("right", "enter")
+        await pilot.pause()
+        assert app.terminal_title == "Sheepshead"
+
+
+async def test_the_bell_is_a_setting() -> None:
+    app = SheepsheadApp(mode="play")  # the tests' settings: bell off
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, my_play_turn().messages())
+        assert app.bells == 0 and app.terminal_title == YOUR_TURN_TITLE
+
+
+# ---------------------------------------------------------------------- the score sheet
+
+
+def three_hands() -> EngineTable:
+    table = EngineTable(seed=21, dealer=4, me=0, hands_limit=3)
+    table.play_out()
+    for seed in (22, 23):
+        table.next_hand(seed=seed)
+        table.play_out()
+    return table
+
+
+async def test_the_score_sheet_is_filled_from_history_after_a_restart() -> None:
+    table = three_hands()
+    session = FakeSession({"history": table.history()})
+    app = SheepsheadApp(session, mode="play")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        # A client that just started sees only the current state, then asks for the history.
+        await fed(pilot, table.next_hand(seed=24)[:1])
+        await history_asked(pilot, session)
+        assert [r["type"] for r in session.sent] == ["history"]
+        assert len(app.model.history) == 3
+        await pilot.press("k")
+        await pilot.pause()
+        assert isinstance(app.screen, ScoreSheetScreen)
+        lines = screen_text(app).splitlines()
+        for entry in table.finished:
+            number = entry["hand"] + 1
+            row = next(line for line in lines if re.search(rf"│ {number} ", line))
+            for pay, total in zip(entry["payouts"], entry["totals"], strict=True):
+                assert f"={total:+d}" in row
+                assert (f"{pay:+d}" if pay else "0") in row
+            picker = entry["picker"]
+            if picker is not None:
+                assert table.names[picker] in row
+
+
+async def test_an_older_server_without_history_keeps_what_was_seen() -> None:
+    table = EngineTable(seed=11, dealer=1, me=0)
+    session = FakeSession({"history": unknown_type("history")})
+    app = SheepsheadApp(session, mode="play")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, whole_hand(table))
+        await history_asked(pilot, session)
+        assert len(app.model.history) == 1
+        assert not [n for n in app._notifications if n.severity == "error"]
+        await pilot.press("enter", "k")
+        await pilot.pause()
+        assert isinstance(app.screen, ScoreSheetScreen)
+
+
+async def test_chat_and_notices_of_the_history_are_logged_once() -> None:
+    table = EngineTable(seed=11, dealer=1, me=0)
+    lines = [
+        {"type": "chat", "from": "Bob", "seat": 1, "text": "hi all", "spectator": False},
+        {"type": "chat", "from": "Ole", "seat": None, "text": "go Ann", "spectator": True},
+        {"type": "notice", "code": "joined", "text": "Ole is watching", "seat": None},
+    ]
+    session = FakeSession({"history": table.history(lines=lines)})
+    app = SheepsheadApp(session, mode="join")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        await history_asked(pilot, session)
+        texts = [e.text for e in app.model.log]
+        assert "Bob: hi all" in texts and "Ole (watching): go Ann" in texts
+        assert "Ole is watching" in texts
+        app.model.apply_history(table.history(lines=lines))
+        assert [e.text for e in app.model.log] == texts  # nothing twice
+
+
+async def test_match_over_shows_the_sheet_tied_places_and_rematch() -> None:
+    table = EngineTable(seed=4, dealer=0, me=0, hands_limit=1)
+    messages = whole_hand(table)
+    messages.append(table.match_over())
+    session = FakeSession()
+    app = SheepsheadApp(session, mode="join")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        assert isinstance(app.screen, MatchOverScreen)
+        text = screen_text(app)
+        assert "Match over after 1 hand" in text and "1 hands" not in text
+        assert "n rematch" in text
+        best = max(table.totals)
+        tied = [table.names[s] for s in range(5) if table.totals[s] == best]
+        assert len(tied) > 1, "this deal should tie the best totals"
+        for name in tied:  # tied totals share the first place
+            assert re.search(rf"│\s+1  {name}", text), name
+        await pilot.press("n")
+        await pilot.pause()
+        assert session.sent[-1] == {"type": "rematch"}
+        # The server starts the new match: everyone gets a notice and a state.
+        table.state, table.totals, table.hands_played = "playing", [0] * 5, 0
+        rematch = {"type": "notice", "table": "t1", "code": "rematch", "text": "A new match"}
+        await fed(pilot, [rematch, *table.next_hand(seed=5)])
+        assert isinstance(app.screen, TableScreen)
+        assert app.model.match_over is None and app.model.history == []
+
+
+async def test_rematch_on_an_older_server_says_what_to_do() -> None:
+    table = EngineTable(seed=4, dealer=0, me=0, hands_limit=1)
+    messages = [*whole_hand(table), table.match_over()]
+    session = FakeSession({"rematch": unknown_type("rematch")})
+    app = SheepsheadApp(session, mode="join")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        await pilot.press("n")
+        await pilot.pause()
+        notes = [n.message for n in app._notifications]
+        assert any("cannot start a rematch" in n for n in notes)
+
+
+async def test_only_the_host_has_the_rematch_key() -> None:
+    table = EngineTable(seed=4, dealer=0, me=2, hands_limit=1)
+    messages = [*whole_hand(table), table.match_over()]
+    session = FakeSession()
+    app = SheepsheadApp(session, mode="join")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        await pilot.press("n")
+        await pilot.pause()
+        assert "n rematch" not in screen_text(app)
+        assert {"type": "rematch"} not in session.sent
+
+
+# ---------------------------------------------------------------------- settings and looks
+
+
+async def test_hidden_card_points_leave_tricks_won() -> None:
+    _, messages = first_trick_done()
+    app = SheepsheadApp(mode="play", settings=settings(hide_card_points=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        boxes = {box.seat: str(box.render()) for box in app.screen.query(SeatBox)}
+        assert "pts" in boxes[0]
+        others = [text for seat, text in boxes.items() if seat != 0]
+        assert all("pts" not in t and " tr" in t for t in others)
+
+
+async def test_no_color_draws_every_card_in_the_default_foreground(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    table = my_play_turn()
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        shown = [c for c in app.screen.query(CardWidget) if c.display]
+        assert any(c.has_class("-dim") for c in shown)  # the deal has unplayable cards
+        strips = list(app.screen._compositor.render_strips())
+        for card in shown:
+            foreground = card.rich_style.color  # the widget's own, default text colour
+            assert not card.styles.text_style.dim
+            line = card.region.y + 1
+            glyphs = [
+                seg
+                for seg in strips[line].crop(card.region.x, card.region.right)
+                if any(s in seg.text for s in "♣♠♥♦")
+            ]
+            assert glyphs, card.code
+            for seg in glyphs:
+                assert seg.style is not None and not seg.style.dim
+                assert seg.style.color == foreground, (card.code, seg.style)
+
+
+async def test_presets_by_name_and_wisconsin_first() -> None:
+    table = EngineTable(seed=2)
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        assert "gamerules.com text (J♠ over J♣)" in screen_text(app).splitlines()[0]
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        app.screen.show_tables(  # type: ignore[attr-defined]
+            [{"id": "a1", "name": "T", "rules": {"preset": "wisconsin"}, "state": "waiting"}]
+        )
+        await pilot.pause()
+        assert "Wisconsin" in screen_text(app) and "wisconsin" not in screen_text(app)
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, CreateTableDialog)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.outbox[-1]["preset"] == "wisconsin"
+
+
+async def test_a_full_table_does_not_offer_a_bot() -> None:
+    table = EngineTable()
+    table.state = "waiting"
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        state = table.messages()[0] | {"view": None}
+        await fed(pilot, [state])
+        status = screen_text(app).splitlines()[-2]
+        assert "+ adds a bot" not in status and "g starts the match" in status
+
+
+async def test_the_log_grows_with_a_big_window_and_a_small_one_keeps_the_trick() -> None:
+    _, messages = first_trick_done()
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=(150, 44)) as pilot:
+        await fed(pilot, messages)
+        assert app.screen.query_one("#log").size.width > 50
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=(70, 20)) as pilot:
+        await fed(pilot, messages)
+        await pilot.pause()
+        trick = app.screen.query_one(TrickView)
+        assert trick.size.height >= 5 and trick.region.bottom <= 20
+        hand = app.screen.query_one("#hand")
+        assert hand.region.height == 3 and hand.region.bottom <= 20
+        notes = [n.message for n in app._notifications if n.title == "Terminal too small"]
+        assert notes and "at least 80×24" in notes[0]
+
+
+async def test_the_leaster_result_says_who_took_the_blind() -> None:
+    table = EngineTable(seed=5, dealer=4, me=0, rules=RuleSet(no_pick="leaster"))
+    messages = table.messages()
+    while table.hand.phase == "pick":
+        messages += table.apply({"action": "pass"})
+    messages += table.play_out()
+    result = table.hand.result()
+    assert result.leaster
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        assert isinstance(app.screen, ResultScreen)
+        taker = table.names[table.hand.tricks[-1].winner]
+        assert f"{taker} took the blind with the last trick" in screen_text(app)
+
+
+async def test_the_action_quotes_the_seq_of_the_prompt_it_answers() -> None:
+    table = my_play_turn()
+    session = FakeSession()
+    app = SheepsheadApp(session, mode="play")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        await pilot.press("right", "enter")
+        await pilot.pause()
+        sent = [r for r in session.sent if r["type"] == "action"]
+        assert len(sent) == 1 and sent[0]["seq"] == table.seq
+
+
+def test_settings_come_from_the_file_and_a_bad_entry_is_named(tmp_path: Any) -> None:
+    path = tmp_path / "settings.toml"
+    path.write_text('bell = false\nconfirm_cards = true\ntrick_pause = "slow"\ncolour = 1\n')
+    loaded = ClientSettings.load(path)
+    assert loaded.bell is False and loaded.confirm_cards is True
+    assert loaded.trick_pause == 1.5  # the bad value keeps its default
+    assert loaded.problems == ("bad value for trick_pause: 'slow'", "unknown setting 'colour'")
+    path.write_text("bell = [")
+    assert ClientSettings.load(path).problems  # unreadable: defaults, and said why
+    assert ClientSettings.load(tmp_path / "none.toml") == ClientSettings()
+
+
+async def test_back_at_an_over_table_the_match_over_panel_shows() -> None:
+    """A client that comes back after the match ended (the server keeps its seat) sees the
+    standings and, from the history, the whole score sheet."""
+    table = three_hands()
+    table.state = "over"
+    session = FakeSession({"history": table.history()})
+    app = SheepsheadApp(session, mode="join")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages()[:1])
+        await history_asked(pilot, session)
+        screens = [type(s) for s in app.screen_stack]
+        assert MatchOverScreen in screens
+        assert len(app.model.history) == 3
+        while not isinstance(app.screen, MatchOverScreen):
+            await pilot.press("escape")
+        text = screen_text(app)
+        assert "Match over after 3 hands" in text and "n rematch" in text
+        assert all(f"│ {n} " in text for n in (1, 2, 3))
+
+
+async def test_the_history_completes_a_shown_result_without_reopening_it() -> None:
+    table = EngineTable(seed=11, dealer=1, me=0)
+    messages = whole_hand(table)
+    session = FakeSession({"history": table.history()})
+    app = SheepsheadApp(session, mode="play")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        await history_asked(pilot, session)
+        assert [type(s) for s in app.screen_stack].count(ResultScreen) == 1
+        assert app.model.history[0].from_server
+        await pilot.press("enter")
+        await pilot.pause()
+        app.model_changed.publish(app.model.apply_history(table.history()))
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
