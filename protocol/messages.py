@@ -98,6 +98,7 @@ STALE: Final = "stale"
 RATE_LIMITED: Final = "rate_limited"
 TOO_MANY_CONNECTIONS: Final = "too_many_connections"
 TOO_MANY_TABLES: Final = "too_many_tables"
+TOO_MANY_BOTS: Final = "too_many_bots"
 IDLE_TIMEOUT: Final = "idle_timeout"
 REPLACED: Final = "replaced"
 SERVER_SHUTDOWN: Final = "server_shutdown"
@@ -151,6 +152,7 @@ PROTOCOL_ERROR_CODES: Final[dict[str, str]] = {
     RATE_LIMITED: "too many messages; this one was dropped (persisting closes the connection)",
     TOO_MANY_CONNECTIONS: "the server (or your address) has too many connections",
     TOO_MANY_TABLES: "the server has as many tables open as it allows",
+    TOO_MANY_BOTS: "your address has as many server bots seated as the server allows",
     IDLE_TIMEOUT: "nothing was received for too long; the connection is closed",
     REPLACED: "a newer connection took over this seat; this connection is closed",
     SERVER_SHUTDOWN: "the server is shutting down; reconnect later with your token",
