@@ -167,6 +167,15 @@ class BotPool:
         self.decisions += 1
         return action
 
+    def warm(self) -> None:
+        """Start a worker now if none runs (a bot was seated: its first decision will not wait
+        for a process to start). Outside an event loop it does nothing."""
+        if self.size <= 0 or self._closed or self._workers:
+            return
+        with contextlib.suppress(RuntimeError):  # no running loop
+            asyncio.get_running_loop()
+            self._start_worker()
+
     def worker_pids(self) -> list[int]:
         """The process ids of the running workers (for tests and monitoring)."""
         return [w.process.pid for w in self._workers if w.process is not None]

@@ -544,6 +544,7 @@ class Table:
         s.strategy_name = name
         s.name = self._bot_name(name, seat)
         s.added_by = peer.address
+        self.hub.bots.warm()
         self._save_seat(seat)
         self._changed()
         return seat
