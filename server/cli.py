@@ -81,6 +81,15 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         help="pause after a trick's last card before the next lead, so people see the trick"
         " (default 1.5; 0 for bot-only servers)",
     )
+    parser.add_argument(
+        "--bot-workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes in which server bots think (default: the core count minus one, at "
+        "least 1; 0 runs them in a thread of the server, which slows every table while one "
+        "thinks)",
+    )
 
 
 def lan_addresses() -> list[str]:
@@ -143,6 +152,7 @@ async def _serve(args: argparse.Namespace) -> int:
         bot_delay=args.bot_delay,
         hand_pause=args.hand_pause,
         trick_pause=args.trick_pause,
+        bot_workers=args.bot_workers,
     )
     server = Server(config)
     try:
@@ -179,6 +189,9 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.port < 0 or args.port > 65535:
         print("sheepshead serve: --port must be 0-65535", file=sys.stderr)
+        return 2
+    if args.bot_workers is not None and not 0 <= args.bot_workers <= 64:
+        print("sheepshead serve: --bot-workers must be 0-64", file=sys.stderr)
         return 2
     try:
         return asyncio.run(_serve(args))
