@@ -100,6 +100,7 @@ RATE_LIMITED: Final = "rate_limited"
 TOO_MANY_CONNECTIONS: Final = "too_many_connections"
 TOO_MANY_TABLES: Final = "too_many_tables"
 REQUEST_TOO_LARGE: Final = "request_too_large"
+TOO_MANY_BOTS: Final = "too_many_bots"
 IDLE_TIMEOUT: Final = "idle_timeout"
 REPLACED: Final = "replaced"
 SERVER_SHUTDOWN: Final = "server_shutdown"
@@ -155,6 +156,7 @@ PROTOCOL_ERROR_CODES: Final[dict[str, str]] = {
     TOO_MANY_CONNECTIONS: "the server (or your address) has too many connections",
     TOO_MANY_TABLES: "the server (or your address) has as many tables open as it allows",
     REQUEST_TOO_LARGE: "the request's frame is bigger than its type allows (§9); it was dropped",
+    TOO_MANY_BOTS: "your address has as many server bots seated as the server allows",
     IDLE_TIMEOUT: "nothing was received for too long; the connection is closed",
     REPLACED: "a newer connection took over this seat; this connection is closed",
     SERVER_SHUTDOWN: "the server is shutting down; reconnect later with your token",

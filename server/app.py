@@ -153,7 +153,19 @@ class ServerConfig:
     """Seconds a deal with a new commitment waits for the people's client seeds (PROTOCOL.md
     §13); a seed still missing then is drawn by the server."""
     bot_timeout: float = 10.0
-    """Seconds a strategy may think before the first legal action is played instead."""
+    """Seconds a strategy may think before the first legal action is played instead (the
+    budget of each decision, enforced in the bot workers: an overrunning one is killed)."""
+    bot_workers: int | None = None
+    """Processes that run server bots' strategies (``server.botpool``; None: the core count
+    minus one, at least one), so that no strategy runs in the server process. 0 runs them in
+    a thread of the server process instead (tests that register strategies at run time)."""
+    bot_modules: tuple[str, ...] = ()
+    """Modules the server and its bot workers import at start, so that their ``register``
+    calls add strategies that tables may choose."""
+    max_bots_per_address: int = 12
+    """Server bots the hosts from one IP address may have seated at once, over all tables
+    (three tables of four bots; more: ``too_many_bots``). Each bot costs CPU for as long as
+    its table plays."""
     abandon_after: float = 3600.0
     """Seconds a table with nobody connected is kept before it is closed."""
     db_synchronous: str = "NORMAL"
@@ -318,6 +330,7 @@ class Server:
             self._collector.cancel()
         if self._lobby is not None:
             self._lobby.shutdown()
+            await self._lobby.bots.close()
         for conn in list(self.connections):
             conn.close(m.SERVER_SHUTDOWN, "The server is shutting down; reconnect later")
         self._flush()

@@ -126,6 +126,15 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         help="also open the browser door on this port: players open http://HOST:PORT/ "
         "(no internet needed; 0 picks a free port)",
     )
+    parser.add_argument(
+        "--bot-workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes in which server bots think (default: the core count minus one, at "
+        "least 1; 0 runs them in a thread of the server, which slows every table while one "
+        "thinks)",
+    )
 
 
 def lan_addresses() -> list[str]:
@@ -206,6 +215,7 @@ async def _serve(args: argparse.Namespace) -> int:
         hand_pause=args.hand_pause,
         trick_pause=args.trick_pause,
         db_synchronous=args.sync.upper(),
+        bot_workers=args.bot_workers,
     )
     server = Server(config)
     try:
@@ -300,6 +310,9 @@ def run(args: argparse.Namespace) -> int:
             return 2
     if args.ssh_keys and args.ssh is None:
         print("sheepshead serve: --ssh-keys needs --ssh PORT", file=sys.stderr)
+        return 2
+    if args.bot_workers is not None and not 0 <= args.bot_workers <= 64:
+        print("sheepshead serve: --bot-workers must be 0-64", file=sys.stderr)
         return 2
     try:
         return asyncio.run(_serve(args))

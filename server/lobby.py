@@ -6,6 +6,7 @@ the store, the clock and the token index (sha256 of each seat token -> table and
 
 from __future__ import annotations
 
+import importlib
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,7 @@ from engine.errors import RuleOptionError
 from engine.rules import DEFAULT_PRESET, RuleSet
 from protocol import messages as m
 from protocol.messages import CreateTable, RequestError
+from server.botpool import BotPool, default_size
 from server.passwords import hash_password
 from server.table import Peer, Table, TableConfig, hash_token
 
@@ -42,6 +44,11 @@ class Lobby:
         self._moved: set[Table] = set()
         self._creators: dict[str, str] = {}
         """Table id -> the IP address of the connection that created it (this run only)."""
+        for module in config.bot_modules:
+            importlib.import_module(module)  # registers its strategies, as in the workers
+        workers = default_size() if config.bot_workers is None else config.bot_workers
+        self.bots = BotPool(workers, config.bot_timeout, modules=config.bot_modules)
+        """Where the tables' server bots think (started when the first bot decides)."""
 
     # ------------------------------------------------------------------ Hub
 
@@ -59,6 +66,16 @@ class Lobby:
         if self.config.default_bot and self.config.default_bot in names:
             return self.config.default_bot
         return "heuristic" if "heuristic" in names else "random"
+
+    def bots_seated_by(self, address: str) -> int:
+        """Server bots seated by hosts from ``address``, over every open table."""
+        return sum(
+            1
+            for table in self.tables.values()
+            if table.state != "closed"
+            for s in table.seats
+            if s.kind == "bot" and s.added_by == address
+        )
 
     def table_closed(self, table: Table) -> None:
         """Forget a closed table."""

@@ -8,7 +8,7 @@ messages leaves (see ``server.app``).
 
 Who plays a seat's turn:
 
-- a server bot: after ``bot_delay``, its strategy (off the event loop, in a thread);
+- a server bot: after ``bot_delay``, its strategy (in a bot worker process, ``server.botpool``);
 - a connected player: they answer the ``your_turn`` prompt; with a turn timer, a stand-in bot
   moves for them when it runs out;
 - an absent player: nothing happens during the table's grace period, then a stand-in bot plays
@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 import msgpack
 
 from engine.actions import NUM_SEATS, Action, action_from_dict
-from engine.bots import Strategy, make_strategy, strategy_names
+from engine.bots import strategy_names
 from engine.errors import BadRecordError, SheepsheadError
 from engine.match import Match
 from engine.rules import RuleSet, wire_map
@@ -72,6 +72,7 @@ from server.store import SeatRow, TableRow, json_text
 
 if TYPE_CHECKING:
     from server.app import ServerConfig
+    from server.botpool import BotPool
     from server.store import Store
 
 log = logging.getLogger("sheepshead.server")
@@ -101,6 +102,7 @@ class Peer(Protocol):
 
     name: str
     kind: str
+    address: str
     table: Table | None
     seat: int | None
 
@@ -123,6 +125,7 @@ class Hub(Protocol):
     config: ServerConfig
     store: Store
     tokens: dict[str, tuple[Table, int]]
+    bots: BotPool
 
     def now(self) -> float:
         """Monotonic seconds."""
@@ -132,6 +135,9 @@ class Hub(Protocol):
 
     def default_bot(self) -> str:
         """The strategy name used when none is given and for stand-ins."""
+
+    def bots_seated_by(self, address: str) -> int:
+        """Server bots seated by hosts from ``address``, over every open table."""
 
     def table_closed(self, table: Table) -> None:
         """Forget a table that closed."""
@@ -205,7 +211,8 @@ class Seat:
     peer: Peer | None = None
     disconnected_at: float | None = None
     standin: bool = False
-    strategy: Strategy | None = None
+    added_by: str | None = None
+    """The address of the host who seated this server bot (for ``max_bots_per_address``)."""
     grace_timer: asyncio.TimerHandle | None = field(default=None, repr=False)
 
     def row(self) -> SeatRow | None:
@@ -426,7 +433,7 @@ class Table:
         s.peer = peer
         s.disconnected_at = None
         s.standin = False
-        s.strategy = None
+        s.added_by = None
         self.hub.tokens[s.token_hash] = (self, seat)
         peer.table = self
         peer.seat = seat
@@ -526,12 +533,20 @@ class Table:
             seat = free[0]
         elif self.seats[seat].kind != "empty":
             raise fail(m.SEAT_TAKEN, f"Seat {seat} is taken")
+        limit = self.hub.config.max_bots_per_address
+        if self.hub.bots_seated_by(peer.address) >= limit:
+            raise fail(
+                m.TOO_MANY_BOTS,
+                f"Hosts from your address have {limit} server bots seated, as many as this "
+                "server allows; remove one first",
+            )
         s = self.seats[seat]
         self._cancel_grace(s)
         s.kind = "bot"
         s.strategy_name = name
         s.name = self._bot_name(name, seat)
-        s.strategy = self._new_strategy(name)
+        s.added_by = peer.address
+        self.hub.bots.warm()
         self._save_seat(seat)
         self._changed()
         return seat
@@ -1356,18 +1371,13 @@ class Table:
             self._next_hand_task.cancel()
             self._next_hand_task = None
 
-    def _strategy_for(self, seat: int) -> Strategy:
+    def _strategy_for(self, seat: int) -> str:
+        """The strategy that plays ``seat``: its bot's, else (a stand-in) the default one."""
         s = self.seats[seat]
-        if s.strategy is None:
-            s.strategy = self._new_strategy(self.hub.default_bot())
-        return s.strategy
-
-    def _new_strategy(self, name: str) -> Strategy:
-        try:
-            return make_strategy(name, seed=secrets.randbits(32))
-        except Exception:
-            log.exception("table %s: cannot make strategy %r; using random", self.id, name)
-            return make_strategy("random", seed=secrets.randbits(32))
+        name = s.strategy_name if s.kind == "bot" else None
+        if name is None or name not in strategy_names():
+            return self.hub.default_bot()  # e.g. a restored bot whose strategy is gone
+        return name
 
     async def _bot_turn(self, key: tuple[int, int], seat: int, mode: str, delay: float) -> None:
         try:
@@ -1407,15 +1417,17 @@ class Table:
             log.exception("table %s: seat %d is stuck", self.id, seat)
 
     async def _choose(self, seat: int, view: dict[str, Any]) -> Action:
-        """The strategy's choice, off the event loop; the first legal action if it misbehaves."""
+        """The strategy's choice, made in a bot worker within the decision budget
+        (``server.botpool``); the first legal action if it misbehaves."""
         match = self.match
         assert match is not None
         hand = match.hand
         legal = view["legal"]
         strategy = self._strategy_for(seat)
         try:
-            choice = await asyncio.wait_for(
-                asyncio.to_thread(strategy.choose, view, legal), self.hub.config.bot_timeout
+            # A fresh seed per decision: the worker builds the strategy afresh each time.
+            choice = await self.hub.bots.choose(
+                strategy, view, legal, seed=secrets.randbits(32), think_time=None
             )
             action = action_from_dict(choice, seat)
             hand.verify(action)
@@ -1426,7 +1438,7 @@ class Table:
             log.warning(
                 "table %s: strategy %r at seat %d failed (%s: %s); playing the first legal action",
                 self.id,
-                getattr(strategy, "name", type(strategy).__name__),
+                strategy,
                 seat,
                 type(exc).__name__,
                 exc,
@@ -1540,9 +1552,7 @@ class Table:
             s.strategy_name = seat_row.strategy
             s.remote_kind = seat_row.remote_kind
             s.token_hash = seat_row.token_hash
-            if s.kind == "bot":
-                s.strategy = table._new_strategy(seat_row.strategy or hub.default_bot())
-            else:
+            if s.kind != "bot":
                 s.disconnected_at = now
                 if s.token_hash:
                     hub.tokens[s.token_hash] = (table, seat_row.seat)

@@ -117,3 +117,13 @@ def test_compiled_without_a_compiled_build_says_so(script: str, tmp_path: Path) 
     )
     assert done.returncode == 1, done.stderr[-2000:]
     assert "there is no build/compiled: `make compiled`" in done.stderr, done.stderr[-2000:]
+
+
+def test_the_bots_load_benchmark_plays_and_reports() -> None:
+    report = _run(
+        "bots_load.py", "--tables", "1", "--strategy", "random", "--seconds", "1", "--warmup", "0.5"
+    )
+    assert re.search(r"ping from another table \(ms\): p50 .*\(n=\d+\)", report), report
+    assert re.search(r"bot workers \d+% \(1 process\(es\)\)", report), report
+    moved = re.search(r"bot tables: ([\d.]+) actions/s", report)
+    assert moved is not None and float(moved.group(1)) > 0, report

@@ -228,7 +228,9 @@ async def answer_prompts(s: Any) -> dict[str, Any]:
 async def test_broken_strategies_do_not_stop_the_table(
     odd_strategies: None, tmp_path: Path
 ) -> None:
-    async with running_server() as server:
+    # Strategies registered in this process run in a thread of the server (bot_workers 0);
+    # tests/e2e/test_bot_pool.py has the same cases in worker processes.
+    async with running_server(bot_workers=0) as server:
         me = session(server, "Human", tmp_path)
         await me.connect()
         await me.request("create_table", name="odd", hands=1)
@@ -243,7 +245,9 @@ async def test_broken_strategies_do_not_stop_the_table(
 async def test_a_slow_strategy_does_not_freeze_other_tables(
     odd_strategies: None, tmp_path: Path
 ) -> None:
-    async with running_server() as server:
+    # Strategies registered in this process run in a thread of the server (bot_workers 0);
+    # tests/e2e/test_bot_pool.py has the same cases in worker processes.
+    async with running_server(bot_workers=0) as server:
         me = session(server, "Patient", tmp_path)
         await me.connect()
         await me.request("create_table", name="slow", hands=None)

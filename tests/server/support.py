@@ -35,6 +35,7 @@ async def running_server(**overrides: Any) -> AsyncIterator[Server]:
         "hand_pause": 0.0,
         "trick_pause": 0.0,
         "seed_wait": 0.0,
+        "bot_workers": 1,  # the real pool, one process whatever the machine
     }
     settings.update(overrides)
     server = Server(ServerConfig(**settings))
@@ -55,6 +56,7 @@ def disk_config(db: Path, **overrides: Any) -> ServerConfig:
         "hand_pause": 0.0,
         "trick_pause": 0.0,
         "default_bot": "random",
+        "bot_workers": 1,
     }
     settings.update(overrides)
     return ServerConfig(**settings)
@@ -66,6 +68,7 @@ class Sink:
     def __init__(self, name: str) -> None:
         self.name = name
         self.kind = "bot"
+        self.address = "127.0.0.1"
         self.table: Table | None = None
         self.seat: int | None = None
 
@@ -112,9 +115,10 @@ class Raw:
         self.ids = 0
 
     @classmethod
-    async def open(cls, port: int) -> Raw:
-        """Connect to the server."""
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    async def open(cls, port: int, source: str | None = None) -> Raw:
+        """Connect to the server (from the loopback address ``source``, e.g. 127.0.0.2)."""
+        local = (source, 0) if source is not None else None
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=local)
         return cls(reader, writer)
 
     async def send(self, msg: dict[str, Any]) -> int:

@@ -66,6 +66,15 @@ def test_a_port_out_of_range_is_refused(capsys: pytest.CaptureFixture[str]) -> N
     assert "--port" in capsys.readouterr().err
 
 
+def test_bot_workers_out_of_range_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--bot-workers", "-1"]) == 2
+    assert "--bot-workers" in capsys.readouterr().err
+    parser = argparse.ArgumentParser()
+    cli.configure(parser, "serve")
+    assert parser.parse_args(["--bot-workers", "3"]).bot_workers == 3
+    assert parser.parse_args([]).bot_workers is None  # the server's default: cores minus one
+
+
 def test_a_database_that_cannot_be_opened_is_reported(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
