@@ -39,10 +39,11 @@ from engine.actions import action_from_dict
 from engine.bots.base import ActionMap, View, register
 from engine.bots.heuristic import decide, mask_of, play_index
 from engine.bots.knowledge import Knowledge, read_view
-from engine.bots.policy import PICK_THRESHOLD, bits, bury_score, choose_play, hand_strength
+from engine.bots.policy import bits, bury_score, choose_play, hand_strength
 from engine.bots.rollout import bidding_weight, finish
 from engine.bots.sampling import Sampler, SamplingError
 from engine.bots.sim import Sim
+from engine.bots.style import TUNED
 from engine.cards import FAIL, POINTS, POWER, TRUMP, Card, Mask, parse_card
 from engine.hand import Hand
 
@@ -280,7 +281,7 @@ class SearchStrategy:
         candidates = list(range(len(legal)))
         if kind in ("pick", "pass"):
             # Clear-cut hands need no rollouts: only those near the heuristic's line do.
-            line = PICK_THRESHOLD[min(len(k.passes), 4)]
+            line = TUNED.pick_line(len(k.passes))
             if abs(hand_strength(k.hand) - line) > PICK_GRAY_ZONE:
                 return legal[default]
         if kind == "bury":
