@@ -13,6 +13,7 @@ import contextlib
 import importlib.util
 import inspect
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,10 +90,15 @@ def load_file_class(path: str) -> type:
     raise StrategyLoadError(f"{path} defines no class with a choose(view, legal) method")
 
 
-def strategy_factory(spec: str) -> Callable[[int | None], Strategy]:
+def strategy_factory(
+    spec: str, think_time: float | None = None
+) -> Callable[[int | None], Strategy]:
     """A function building a fresh strategy from ``spec`` with a given seed.
 
-    Raises :class:`StrategyLoadError` for an unknown name, a bad file or bad options.
+    With ``think_time``, a registered strategy that thinks for long (``search``) stops each
+    decision after that many seconds on this process's clock; without it (tournaments) its
+    effort is a count. Raises :class:`StrategyLoadError` for an unknown name, a bad file or
+    bad options.
     """
     target, options = parse_spec(spec)
     if is_path(target):
@@ -120,9 +126,11 @@ def strategy_factory(spec: str) -> Callable[[int | None], Strategy]:
         choices = ", ".join(strategy_names())
         raise StrategyLoadError(f"unknown strategy {target!r} (choose from {choices}, or a .py)")
 
+    clock = time.monotonic if think_time is not None else None
+
     def build(seed: int | None) -> Strategy:
         try:
-            return make_strategy(target, seed=seed, **options)
+            return make_strategy(target, seed=seed, clock=clock, think_time=think_time, **options)
         except TypeError as exc:
             raise StrategyLoadError(f"{target}: bad option: {exc}") from exc
 
@@ -146,6 +154,7 @@ class BotConfig:
     server_bots: str | None = None
     seed: int | None = None
     tokens: str | None = None
+    think_time: float = 0.5
 
 
 async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
@@ -158,7 +167,7 @@ async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
     from client.session import ServerError, Session, TokenStore
 
     out = out or sys.stdout
-    factory = strategy_factory(config.strategy)
+    factory = strategy_factory(config.strategy, config.think_time)
     strategy = factory(config.seed)
     name = config.name or f"{Path(parse_spec(config.strategy)[0]).stem} bot"[:24]
     session = Session(
@@ -313,6 +322,13 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         metavar="PATH",
         help="keep the seat token in this file, so a restarted bot takes its seat back",
     )
+    parser.add_argument(
+        "--think-time",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="most seconds a thinking strategy (search) spends on one decision (default 0.5)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -324,6 +340,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.hands is not None and not 1 <= args.hands <= 1000:
         print("sheepshead bot: --hands must be from 1 to 1000", file=sys.stderr)
+        return 2
+    if not 0 < args.think_time <= 60:
+        print("sheepshead bot: --think-time must be more than 0 and at most 60", file=sys.stderr)
         return 2
     try:
         strategy_factory(args.strategy)
@@ -343,5 +362,6 @@ def run(args: argparse.Namespace) -> int:
         server_bots=args.server_bots,
         seed=args.seed,
         tokens=args.tokens,
+        think_time=args.think_time,
     )
     return asyncio.run(run_bot(config))

@@ -100,6 +100,9 @@ class ServerConfig:
     """Bytes queued for a client that does not read before it is cut off."""
     bot_timeout: float = 10.0
     """Seconds a strategy may think before the first legal action is played instead."""
+    bot_think_time: float = 0.5
+    """Seconds a thinking bot (``search``) spends on one decision at most: past it, it stops
+    sampling and decides with what it has."""
     abandon_after: float = 3600.0
     """Seconds a table with nobody connected is kept before it is closed."""
     db_synchronous: str = "NORMAL"

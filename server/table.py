@@ -26,6 +26,7 @@ import hashlib
 import hmac
 import logging
 import secrets
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
@@ -1019,7 +1020,12 @@ class Table:
 
     def _new_strategy(self, name: str) -> Strategy:
         try:
-            return make_strategy(name, seed=secrets.randbits(32))
+            return make_strategy(
+                name,
+                seed=secrets.randbits(32),
+                clock=time.monotonic,
+                think_time=self.hub.config.bot_think_time,
+            )
         except Exception:
             log.exception("table %s: cannot make strategy %r; using random", self.id, name)
             return make_strategy("random", seed=secrets.randbits(32))
