@@ -47,7 +47,8 @@ def time_strategy(
     clock = time.monotonic if think_time is not None else None
     for n in range(hands):
         seat_of_bot = n % 5
-        bot = make_strategy(name, seed=seed + n, clock=clock, think_time=think_time)
+        timing = {"clock": clock, "think_time": think_time} if clock is not None else {}
+        bot = make_strategy(name, seed=seed + n, **timing)
         hand = Hand.from_seed(rules, (n // 5) % 5, seed * 100_003 + n)
         while not hand.is_over:
             seat = hand.turn
