@@ -34,6 +34,10 @@ STEPS: dict[str, tuple[float, ...]] = {
     "pick4": (-0.8, -0.4, 0.4, 0.8),
     "pick_void": (-0.4, 0.4),
     "pick_ace": (-0.5, 0.5),
+    "pick_queen": (-0.4, 0.4),
+    "pick_jack": (-0.4, 0.4),
+    "pick_low": (-0.3, 0.3),
+    "pick_long": (0.3, 0.6),
     "bury_void": (-3.0, 3.0),
     "bury_call": (-5.0, 5.0),
     "bury_short": (-1.5, 1.5),
@@ -43,6 +47,7 @@ STEPS: dict[str, tuple[float, ...]] = {
     "picker_top": (-1, 1, 3),
     "trump_in": (-4, 6, 10),
     "trump_fail_lead": (-1, 1),
+    "side_take": (4, 10),
     "fight": (-5, 5),
     "schmear_unknown": (-1, 1),
 }

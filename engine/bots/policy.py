@@ -47,6 +47,7 @@ FAIL_TENS: Final = tuple(parse_card("T" + s) for s in "CSH")
 ALL_FAIL: Final[Mask] = ALL_CARDS & ~TRUMP
 HIGH_TRUMP: Final[Mask] = QUEENS | JACKS
 """Queens and jacks: the trumps that win tricks."""
+_BLACK_QUEENS: Final[Mask] = (1 << QC) | (1 << QS)
 
 # What it costs to give a card away, beyond its points: high trumps win later tricks.
 _TRUMP_COST: Final[tuple[float, ...]] = tuple(
@@ -344,7 +345,7 @@ def _follow(s: Situation) -> Card:
         if not threats:
             return min(winners, key=lambda c: (_TRUMP_COST[c] - POINTS[c] * 0.05, power[c]))
         safe = [c for c in winners if holds(c)]
-        if safe and (points >= style.trump_in or _picker_side(s)):
+        if safe and points >= (style.side_take if _picker_side(s) else style.trump_in):
             return min(safe, key=lambda c: (_TRUMP_COST[c], power[c]))
         fight = style.fight
         if points >= fight or (style.trump_fail_lead and (1 << trick[0]) & ALL_FAIL):
@@ -408,6 +409,15 @@ def hand_strength(hand: Mask, style: Style = TUNED) -> float:
         m ^= low
     if style.pick_ace != 1.0:
         score += (style.pick_ace - 1.0) * sum(hand >> a & 1 for a in FAIL_ACES)
+    trumps = hand & TRUMP
+    if style.pick_queen != 2.4:
+        score += (style.pick_queen - 2.4) * (trumps & QUEENS & ~_BLACK_QUEENS).bit_count()
+    if style.pick_jack != 2.0:
+        score += (style.pick_jack - 2.0) * (trumps & JACKS).bit_count()
+    if style.pick_low != 1.3:
+        score += (style.pick_low - 1.3) * (trumps & ~HIGH_TRUMP).bit_count()
+    if style.pick_long:
+        score += style.pick_long * max(0, trumps.bit_count() - 4)
     for suit in FAIL:
         if not hand & suit:
             score += style.pick_void

@@ -41,6 +41,14 @@ class Style:
     """Picking strength of each fail suit the hand lacks."""
     pick_ace: float = 1.0
     """Picking strength of each fail ace."""
+    pick_queen: float = 2.4
+    """Picking strength of the queens of hearts and diamonds (the black queens: 3.0 and 2.7)."""
+    pick_jack: float = 2.0
+    """Picking strength of each jack."""
+    pick_low: float = 1.3
+    """Picking strength of each trump below the jacks (0.2 more for the ace and ten)."""
+    pick_long: float = 0.0
+    """Extra picking strength per trump beyond four."""
     bury_void: float = 5.0
     """Burial value of leaving a fail suit void."""
     bury_call: float = 10.0
@@ -59,6 +67,8 @@ class Style:
     """Points on a trick for which a seat not on the picker's side takes it with a safe trump."""
     trump_fail_lead: int = 1
     """1: trump in on any fail lead when behind; 0: only when it is worth ``fight`` points."""
+    side_take: int = 0
+    """Points on a trick for which the picker's side takes it with a safe winner (threats left)."""
     fight: int = 10
     """Points on a trick worth the best trump when nothing is sure to hold."""
     schmear_unknown: int = 0
