@@ -47,7 +47,7 @@ STEPS: dict[str, tuple[float, ...]] = {
     "picker_top": (-1, 1, 3),
     "trump_in": (-4, 6, 10),
     "trump_fail_lead": (-1, 1),
-    "side_take": (4, 10),
+    "side_take": (4, 10, -4),
     "fight": (-5, 5),
     "schmear_unknown": (-1, 1),
 }
