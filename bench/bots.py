@@ -96,6 +96,29 @@ def simulator_speed(rules: Any, count: int, seed: int) -> float:
     return count / (time.perf_counter() - begin)
 
 
+def bidding(spec: str, deals: int, seed: int, rules: Any) -> tuple[float, float]:
+    """At tables of five ``spec`` bots, the share of ``deals`` someone picks and the share that
+    become leasters (only the bidding is played: it decides both)."""
+    from client.bot_runner import strategy_factory
+    from engine.actions import action_from_dict
+    from engine.hand import Hand
+    from engine.view import seat_view
+
+    factory = strategy_factory(spec)
+    bots = [factory(seed + s) for s in range(5)]
+    picked = leasters = 0
+    for n in range(deals):
+        hand = Hand.from_seed(rules, n % 5, seed * 100_003 + n)
+        while hand.phase == "pick":
+            seat = hand.turn
+            assert seat is not None
+            view = seat_view(hand, seat)
+            hand.apply(action_from_dict(bots[seat].choose(view, view["legal"]), seat))
+        picked += hand.picker is not None
+        leasters += hand.leaster
+    return picked / deals, leasters / deals
+
+
 def main() -> None:
     """Parse arguments, time the strategies and print the figures."""
     from engine.rules import RuleSet
@@ -127,6 +150,14 @@ def main() -> None:
         metavar="N",
         help="rollouts for the simulator's speed (default 2000; 0: skip)",
     )
+    parser.add_argument(
+        "--bidding",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also bid N deals at tables of five of each strategy (specs with options allowed) "
+        "and print how many hands are picked and how many become leasters (default 0: skip)",
+    )
     args = parser.parse_args()
     rules = RuleSet.from_preset(args.rules)
     think_time = None if args.no_clock else args.think_time
@@ -154,6 +185,12 @@ def main() -> None:
                 f"{work.get('nodes', 0)} exact-search positions "
                 f"({work.get('nodes', 0) / thinking:,.0f}/s)"
             )
+    for spec in args.strategies.split(",") if args.bidding > 0 else ():
+        picks, leasters = bidding(spec, args.bidding, args.seed, rules)
+        print(
+            f"bidding at tables of five {spec}: {args.bidding} deals, picked {picks:.1%}, "
+            f"leasters {leasters:.1%}"
+        )
     if args.rollouts > 0:
         speed = simulator_speed(rules, args.rollouts, args.seed)
         print(f"simulator: {speed:,.0f} rollouts/s from the first trick ({args.rollouts} rollouts)")
