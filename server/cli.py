@@ -67,12 +67,29 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         help="how long server bots wait before acting, so people can follow (default 0.6)",
     )
     parser.add_argument(
+        "--bot-think-time",
+        type=_think_time,
+        default=0.5,
+        metavar="SECONDS",
+        help="most time a thinking bot (search) spends on one decision (default 0.5)",
+    )
+    parser.add_argument(
         "--hand-pause",
         type=float,
         default=2.0,
         metavar="SECONDS",
         help="pause between the end of a hand and the next deal (default 2)",
     )
+
+
+def _think_time(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 60:
+        raise argparse.ArgumentTypeError("must be more than 0 and at most 60 seconds")
+    return value
 
 
 def lan_addresses() -> list[str]:
@@ -133,6 +150,7 @@ async def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         db_path=db,
         bot_delay=args.bot_delay,
+        bot_think_time=args.bot_think_time,
         hand_pause=args.hand_pause,
     )
     server = Server(config)
