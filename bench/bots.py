@@ -7,8 +7,9 @@ and every decision it makes with more than one legal action is timed on this pro
 The strategies get the clock and the time limit the server gives its bots (``ServerConfig.
 bot_think_time``, 0.5 s), unless ``--no-clock``. Prints, per strategy and per kind of decision,
 the count, mean, p99 and max in milliseconds; for ``search`` the rollouts (hands played out) per
-second of thinking and the exact search's positions per second; and the simulator's own speed:
-rollouts per second from the first trick of fixed deals.
+second of thinking and the exact search's positions per second; the simulator's own speed:
+rollouts per CPU second from the first trick of fixed deals; and with ``--bidding N``, how many
+hands are picked and how many become leasters at tables of five of each strategy.
 """
 
 from __future__ import annotations
@@ -76,8 +77,9 @@ def time_strategy(
 
 
 def simulator_speed(rules: Any, count: int, seed: int) -> float:
-    """Rollouts per second of :class:`engine.bots.sim.Sim` from the first trick of fixed deals
-    (bidding by the heuristic; deals where nobody picks are skipped)."""
+    """Rollouts per CPU second of :class:`engine.bots.sim.Sim` from the first trick of fixed
+    deals (bidding by the heuristic; deals where nobody picks are skipped). CPU time, not wall
+    time: on a shared machine it is the steadier figure."""
     from engine.bots.rollout import heuristic_setup
     from engine.bots.sim import Sim
     from engine.hand import Hand
@@ -90,10 +92,10 @@ def simulator_speed(rules: Any, count: int, seed: int) -> float:
         if hand.phase == "play":
             starts.append(Sim.from_hand(hand))
         n += 1
-    begin = time.perf_counter()
+    begin = time.process_time()
     for i in range(count):
         starts[i % len(starts)].copy().rollout()
-    return count / (time.perf_counter() - begin)
+    return count / (time.process_time() - begin)
 
 
 def bidding(spec: str, deals: int, seed: int, rules: Any) -> tuple[float, float]:
@@ -193,7 +195,10 @@ def main() -> None:
         )
     if args.rollouts > 0:
         speed = simulator_speed(rules, args.rollouts, args.seed)
-        print(f"simulator: {speed:,.0f} rollouts/s from the first trick ({args.rollouts} rollouts)")
+        print(
+            f"simulator: {speed:,.0f} rollouts/s (CPU) from the first trick "
+            f"({args.rollouts} rollouts)"
+        )
 
 
 def _kind_order(kind: str) -> tuple[int, str]:
