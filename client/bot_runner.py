@@ -14,6 +14,7 @@ import importlib.util
 import inspect
 import json
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,10 +94,15 @@ def load_file_class(path: str) -> type:
     raise StrategyLoadError(f"{path} defines no class with a choose(view, legal) method")
 
 
-def strategy_factory(spec: str) -> Callable[[int | None], Strategy]:
+def strategy_factory(
+    spec: str, think_time: float | None = None
+) -> Callable[[int | None], Strategy]:
     """A function building a fresh strategy from ``spec`` with a given seed.
 
-    Raises :class:`StrategyLoadError` for an unknown name, a bad file or bad options.
+    With ``think_time``, a registered strategy that thinks for long (``search``) stops each
+    decision after that many seconds on this process's clock; without it (tournaments) its
+    effort is a count. Raises :class:`StrategyLoadError` for an unknown name, a bad file or
+    bad options.
     """
     target, options = parse_spec(spec)
     if is_path(target):
@@ -124,9 +130,11 @@ def strategy_factory(spec: str) -> Callable[[int | None], Strategy]:
         choices = ", ".join(strategy_names())
         raise StrategyLoadError(f"unknown strategy {target!r} (choose from {choices}, or a .py)")
 
+    clock = time.monotonic if think_time is not None else None
+
     def build(seed: int | None) -> Strategy:
         try:
-            return make_strategy(target, seed=seed, **options)
+            return make_strategy(target, seed=seed, clock=clock, think_time=think_time, **options)
         except TypeError as exc:
             raise StrategyLoadError(f"{target}: bad option: {exc}") from exc
 
@@ -171,6 +179,9 @@ class BotConfig:
     save_hands: str | None = None
     """Write each finished hand as a ``sheepshead-hand/1`` record into this directory."""
 
+    think_time: float = 0.5
+    """Most seconds a thinking strategy (search) spends on one decision."""
+
 
 EXIT_FELL_BACK: Final = 3
 """Exit status when the match ended but the strategy failed at least once (first legal played)."""
@@ -187,7 +198,7 @@ async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
     from client.session import ServerError, Session, TokenStore
 
     out = out or sys.stdout
-    factory = strategy_factory(config.strategy)
+    factory = strategy_factory(config.strategy, config.think_time)
     strategy = factory(config.seed)
     name = config.name or f"{strategy_label(strategy, config.strategy)} bot"[:24]
     session = Session(
@@ -533,6 +544,13 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         action="store_true",
         help="log every decision: phase, hand, legal actions and the choice",
     )
+    parser.add_argument(
+        "--think-time",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="most seconds a thinking strategy (search) spends on one decision (default 0.5)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -568,6 +586,8 @@ def run(args: argparse.Namespace) -> int:
         RuleSet.from_preset(args.preset, **dict(args.rule))
     except SheepsheadError as exc:
         errors.append(exc.message)
+    if not 0 < args.think_time <= 60:
+        errors.append("--think-time must be more than 0 and at most 60")
     try:
         strategy_factory(args.strategy)
     except StrategyLoadError as exc:
@@ -595,5 +615,6 @@ def run(args: argparse.Namespace) -> int:
         start=args.start,
         verbose=args.verbose,
         save_hands=args.save_hands,
+        think_time=args.think_time,
     )
     return asyncio.run(run_bot(config))

@@ -166,6 +166,9 @@ class ServerConfig:
     """Server bots the hosts from one IP address may have seated at once, over all tables
     (three tables of four bots; more: ``too_many_bots``). Each bot costs CPU for as long as
     its table plays."""
+    bot_think_time: float = 0.5
+    """Seconds a thinking bot (``search``) spends on one decision at most: past it, it stops
+    sampling and decides with what it has (the workers' ``bot_timeout`` stays the hard limit)."""
     abandon_after: float = 3600.0
     """Seconds a table with nobody connected is kept before it is closed."""
     db_synchronous: str = "NORMAL"

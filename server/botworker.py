@@ -23,17 +23,17 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import inspect
 import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, BinaryIO
 
 import msgpack
 
+from engine.bots.base import Strategy
 from protocol.framing import HEADER_SIZE, encode
 
 WORKER_NICE = 5
@@ -49,34 +49,24 @@ ORPHAN_CHECK = 1.0
 
 def decide(request: Mapping[str, Any]) -> dict[str, Any]:
     """The strategy's choice for one decision request (raises whatever the strategy raises)."""
-    from engine.bots import make_strategy
-
-    name = str(request["strategy"])
-    options: dict[str, Any] = {}
-    think_time = request.get("think_time")
-    if think_time is not None and _takes_deadline(name):
-        # A soft limit inside the strategy: it stops sampling and answers with what it has.
-        # The pool's hard budget (the worker is killed) is the backstop for every strategy.
-        options["deadline"] = _deadline(float(think_time))
-    strategy = make_strategy(name, seed=request.get("seed"), **options)
+    strategy = strategy_for(request)
     return dict(strategy.choose(request["view"], request["legal"]))
 
 
-def _takes_deadline(name: str) -> bool:
-    from engine.bots import STRATEGIES
+def strategy_for(request: Mapping[str, Any]) -> Strategy:
+    """The strategy a decision request names, built afresh with its seed; a thinking one
+    (search) gets the worker's clock and the request's ``think_time``: a soft limit inside
+    the strategy, which stops sampling and answers with what it has. The pool's hard budget
+    (the worker is killed) is the backstop for every strategy."""
+    from engine.bots import make_strategy
 
-    found = STRATEGIES.get(name)
-    if found is None:
-        return False
-    try:
-        return "deadline" in inspect.signature(found[0]).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def _deadline(seconds: float) -> Callable[[], bool]:
-    end = time.monotonic() + seconds
-    return lambda: time.monotonic() >= end
+    think_time = request.get("think_time")
+    return make_strategy(
+        str(request["strategy"]),
+        seed=request.get("seed"),
+        clock=None if think_time is None else time.monotonic,
+        think_time=None if think_time is None else float(think_time),
+    )
 
 
 def _read(stream: BinaryIO, size: int) -> bytes | None:

@@ -90,6 +90,13 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         help="do not announce this server on the LAN with mDNS (a server on 127.0.0.1 never does)",
     )
     parser.add_argument(
+        "--bot-think-time",
+        type=_think_time,
+        default=0.5,
+        metavar="SECONDS",
+        help="most time a thinking bot (search) spends on one decision (default 0.5)",
+    )
+    parser.add_argument(
         "--hand-pause",
         type=float,
         default=2.0,
@@ -135,6 +142,16 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         "least 1; 0 runs them in a thread of the server, which slows every table while one "
         "thinks)",
     )
+
+
+def _think_time(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 60:
+        raise argparse.ArgumentTypeError("must be more than 0 and at most 60 seconds")
+    return value
 
 
 def lan_addresses() -> list[str]:
@@ -212,6 +229,7 @@ async def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         db_path=db,
         bot_delay=args.bot_delay,
+        bot_think_time=args.bot_think_time,
         hand_pause=args.hand_pause,
         trick_pause=args.trick_pause,
         db_synchronous=args.sync.upper(),

@@ -1427,7 +1427,11 @@ class Table:
         try:
             # A fresh seed per decision: the worker builds the strategy afresh each time.
             choice = await self.hub.bots.choose(
-                strategy, view, legal, seed=secrets.randbits(32), think_time=None
+                strategy,
+                view,
+                legal,
+                seed=secrets.randbits(32),
+                think_time=self.hub.config.bot_think_time,
             )
             action = action_from_dict(choice, seat)
             hand.verify(action)

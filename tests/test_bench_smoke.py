@@ -127,3 +127,16 @@ def test_the_bots_load_benchmark_plays_and_reports() -> None:
     assert re.search(r"bot workers \d+% \(1 process\(es\)\)", report), report
     moved = re.search(r"bot tables: ([\d.]+) actions/s", report)
     assert moved is not None and float(moved.group(1)) > 0, report
+
+
+def test_the_bots_benchmark_times_decisions_and_counts_rollouts() -> None:
+    report = _run("bots.py", "--hands", "2", "--strategies", "heuristic,search", "--rollouts", "20")
+    assert re.search(r"^search\s+all\s+\d+", report, re.MULTILINE), report
+    assert re.search(r"search\s+work: \d+ rollouts \([\d,]+ per second of thinking\)", report)
+    assert re.search(r"simulator: [\d,]+ rollouts/s", report)
+
+
+def test_the_tuner_runs_a_trial_and_names_the_best() -> None:
+    report = _run("tune.py", "--deals", "3", "--rounds", "1", "--knobs", "pick4", "--minutes", "1")
+    assert re.search(r"round 1 pick4=[\d.]+ \(was [\d.]+\): [+-][\d.]+ ± [\d.]+", report), report
+    assert re.search(r"^best: heuristic", report, re.MULTILINE), report

@@ -46,14 +46,31 @@ def strategy_names() -> list[str]:
     return list(STRATEGIES)
 
 
-def make_strategy(name: str, *, seed: int | None = None, **options: Any) -> Strategy:
-    """A new strategy by name; raises ValueError naming the choices for an unknown name."""
+def make_strategy(
+    name: str,
+    *,
+    seed: int | None = None,
+    clock: Callable[[], float] | None = None,
+    think_time: float | None = None,
+    **options: Any,
+) -> Strategy:
+    """A new strategy by name; raises ValueError naming the choices for an unknown name.
+
+    ``clock`` (a function returning seconds) and ``think_time`` bound each decision of a
+    strategy that thinks for long (one whose class sets ``timed = True``) to ``think_time``
+    seconds on that clock; other strategies ignore them. Without a clock every strategy's
+    effort is a count, so its play does not depend on the machine.
+    """
     _load_builtin()
     try:
         factory, _ = STRATEGIES[name]
     except KeyError:
         choices = ", ".join(STRATEGIES)
         raise ValueError(f"unknown bot strategy {name!r} (choose from {choices})") from None
+    if clock is not None and getattr(factory, "timed", False):
+        options["clock"] = clock
+        if think_time is not None:
+            options["think_time"] = think_time
     return factory(seed=seed, **options)
 
 

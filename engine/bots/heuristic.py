@@ -30,6 +30,7 @@ from engine.bots.base import ActionMap, View, register
 from engine.bots.knowledge import Knowledge, read_view
 from engine.bots.policy import NO_CARD, choose_bury, choose_call, choose_play, wants_to_pick
 from engine.bots.stakes import choose_stakes
+from engine.bots.style import TUNED, V1, Style, style_fields
 from engine.cards import Card, parse_card
 
 
@@ -46,20 +47,22 @@ def mask_of(cards: dict[Card, int]) -> int:
     return m
 
 
-def decide_pick(k: Knowledge, legal: Sequence[ActionMap], threshold_shift: float = 0.0) -> int:
+def decide_pick(
+    k: Knowledge, legal: Sequence[ActionMap], threshold_shift: float = 0.0, style: Style = TUNED
+) -> int:
     """Index of the pick or pass action to take."""
     kinds = [a.get("action") for a in legal]
     if len(legal) == 1:
         return 0
     position = len(k.passes)
-    pick = wants_to_pick(k.hand, position, threshold_shift)
+    pick = wants_to_pick(k.hand, position, threshold_shift, style)
     return kinds.index("pick" if pick else "pass")
 
 
-def decide_bury(k: Knowledge, legal: Sequence[ActionMap]) -> int:
+def decide_bury(k: Knowledge, legal: Sequence[ActionMap], style: Style = TUNED) -> int:
     """Index of the bury action to take."""
     options = [(parse_card(a["cards"][0]), parse_card(a["cards"][1])) for a in legal]
-    return choose_bury(k.hand, options, k.jd_mode)
+    return choose_bury(k.hand, options, k.jd_mode, style)
 
 
 def decide_call(k: Knowledge, legal: Sequence[ActionMap]) -> int:
@@ -81,32 +84,53 @@ def decide_stakes(k: Knowledge, legal: Sequence[ActionMap]) -> int | None:
     return choose_stakes(k.hand, k.seat, -1 if k.picker is None else k.picker, legal)
 
 
-def decide_play(k: Knowledge, legal: Sequence[ActionMap]) -> int:
+def decide_play(k: Knowledge, legal: Sequence[ActionMap], style: Style = TUNED) -> int:
     """Index of the play action to take."""
     index = play_index(legal)
-    card = choose_play(k.situation(mask_of(index)))
+    card = choose_play(k.situation(mask_of(index), style))
     return index[card]
 
 
 @register("heuristic", "medium: human-style rules of thumb, instant")
 class HeuristicStrategy:
-    """Level medium: rule-of-thumb picking, burying, calling and card play (see module)."""
+    """Level medium: rule-of-thumb picking, burying, calling and card play (see module).
+
+    Keyword options other than ``seed`` and ``pick_shift`` change one number of its
+    :class:`~engine.bots.style.Style` (``heuristic:pick4=6.5``), for tuning by tournament.
+    """
 
     name = "heuristic"
+    base_style: Style = TUNED
 
-    def __init__(self, *, seed: int | None = None, pick_shift: float = 0.0) -> None:
+    def __init__(self, *, seed: int | None = None, pick_shift: float = 0.0, **style: float) -> None:
         del seed  # deterministic: the same view always gets the same answer
+        unknown = sorted(set(style) - set(style_fields()))
+        if unknown:
+            raise TypeError(
+                f"unknown option {unknown[0]!r} (choose from {', '.join(style_fields())})"
+            )
         self.pick_shift = pick_shift
+        self.style = self.base_style.replace(**style) if style else self.base_style
 
     def choose(self, view: View, legal: Sequence[ActionMap]) -> ActionMap:
         """One element of ``legal`` chosen by the rules of thumb."""
         if len(legal) == 1:
             return legal[0]
         k = read_view(view)
-        return legal[decide(k, legal, self.pick_shift)]
+        return legal[decide(k, legal, self.pick_shift, self.style)]
 
 
-def decide(k: Knowledge, legal: Sequence[ActionMap], pick_shift: float = 0.0) -> int:
+@register("heuristic-v1", "the first heuristic, unchanged: the yardstick for tuning")
+class HeuristicV1Strategy(HeuristicStrategy):
+    """The rules of thumb with the first version's numbers (:data:`engine.bots.style.V1`)."""
+
+    name = "heuristic-v1"
+    base_style = V1
+
+
+def decide(
+    k: Knowledge, legal: Sequence[ActionMap], pick_shift: float = 0.0, style: Style = TUNED
+) -> int:
     """Index in ``legal`` of the heuristic's choice for any phase."""
     kind = legal[0].get("action")
     if kind in ("bury", "crack", "no_crack", "recrack"):
@@ -114,12 +138,12 @@ def decide(k: Knowledge, legal: Sequence[ActionMap], pick_shift: float = 0.0) ->
         if stakes is not None:
             return stakes
     if kind in ("pick", "pass"):
-        return decide_pick(k, legal, pick_shift)
+        return decide_pick(k, legal, pick_shift, style)
     if kind == "bury":
-        return decide_bury(k, legal)
+        return decide_bury(k, legal, style)
     if kind in ("call", "alone", "unknown"):
         return decide_call(k, legal)
-    return decide_play(k, legal)
+    return decide_play(k, legal, style)
 
 
-__all__ = ["HeuristicStrategy", "decide"]
+__all__ = ["HeuristicStrategy", "HeuristicV1Strategy", "decide"]

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.bots.policy import NO_CARD, Situation
+from engine.bots.style import TUNED, Style
 from engine.cards import ALL_CARDS, FAIL, FOLLOW, POWER, TRUMP, Card, Mask, parse_card
 from engine.rules import RuleSet
 
@@ -134,8 +135,8 @@ class Knowledge:
             return everyone & ~foes, foes
         return 1 << me, foes
 
-    def situation(self, legal: Mask) -> Situation:
-        """The :class:`Situation` for choosing a card among ``legal``."""
+    def situation(self, legal: Mask, style: Style = TUNED) -> Situation:
+        """The :class:`Situation` for choosing a card among ``legal`` in ``style``."""
         friends, foes = self.friends_and_foes()
         return Situation(
             seat=self.seat,
@@ -155,6 +156,7 @@ class Knowledge:
             under=NO_CARD if self.under is None else self.under,
             void_in=self.void_in,
             taken=self.trick_points,
+            style=style,
         )
 
 

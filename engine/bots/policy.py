@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from engine.bots.style import TUNED, Style
 from engine.cards import (
     ALL_CARDS,
     FAIL,
@@ -46,6 +47,7 @@ FAIL_TENS: Final = tuple(parse_card("T" + s) for s in "CSH")
 ALL_FAIL: Final[Mask] = ALL_CARDS & ~TRUMP
 HIGH_TRUMP: Final[Mask] = QUEENS | JACKS
 """Queens and jacks: the trumps that win tricks."""
+_BLACK_QUEENS: Final[Mask] = (1 << QC) | (1 << QS)
 
 # What it costs to give a card away, beyond its points: high trumps win later tricks.
 _TRUMP_COST: Final[tuple[float, ...]] = tuple(
@@ -93,6 +95,7 @@ class Situation:
         "picker",
         "power",
         "seat",
+        "style",
         "taken",
         "trick",
         "trick_number",
@@ -121,6 +124,7 @@ class Situation:
         under: Card = NO_CARD,
         void_in: Sequence[Mask] = (0, 0, 0, 0, 0),
         taken: Sequence[int] = (0, 0, 0, 0, 0),
+        style: Style = TUNED,
     ) -> None:
         self.seat = seat
         self.hand = hand
@@ -139,6 +143,7 @@ class Situation:
         self.under = under
         self.void_in = void_in
         self.taken = taken
+        self.style = style
 
 
 def effective_power(c: Card, lead_class: Mask, power: Sequence[int]) -> int:
@@ -226,14 +231,14 @@ def _lead(s: Situation) -> Card:
             if not unseen & TRUMP and fails:
                 # Trump is drawn: cash fail winners, then the rest.
                 return _lead_fail(s, fails, prefer_winners=True)
-            if s.seat == s.picker and len(trumps) >= 3:
+            if s.seat == s.picker and len(trumps) >= s.style.picker_top:
                 return top if power[top] >= power[QS] else _low_trump(trumps, power)
             return _low_trump(trumps, power)
         return _lead_fail(s, fails, prefer_winners=True)
     # Defender (or not yet known): lead the called suit, then fail, trump last.
     if fails:
         called = s.called
-        if called != NO_CARD and called != JD and not s.called_led:
+        if called != NO_CARD and called != JD and not s.called_led and s.style.lead_called:
             suit = FOLLOW[called]
             mine = [c for c in fails if (1 << c) & suit]
             if mine:
@@ -255,6 +260,8 @@ def _lead_fail(s: Situation, fails: list[Card], prefer_winners: bool) -> Card:
     picker = s.picker
     foes = s.foes
     void_in = s.void_in
+    short = 0.0 if prefer_winners else s.style.lead_short
+    hand = s.hand
 
     def score(c: Card) -> float:
         suit = FOLLOW[c]
@@ -270,6 +277,8 @@ def _lead_fail(s: Situation, fails: list[Card], prefer_winners: bool) -> Card:
             value -= 4.0
         value -= POINTS[c] * 0.5
         value -= left * 0.2
+        if short:
+            value -= (hand & suit).bit_count() * short
         return -value
 
     return min(fails, key=score)
@@ -312,7 +321,20 @@ def _follow(s: Situation) -> Card:
         void_in = s.void_in
         return all(void_in[t] & TRUMP for t in range(5) if threats >> t & 1)
 
-    if s.friends >> winner_seat & 1:
+    style = s.style
+    friendly = bool(s.friends >> winner_seat & 1)
+    if (
+        not friendly
+        and style.schmear_unknown
+        and not s.foes >> winner_seat & 1
+        and s.picker >= 0
+        and not s.friends >> s.picker & 1
+        and not threats >> s.picker & 1
+    ):
+        # A defender not yet knowing the partner: the picker has played and lost this
+        # trick, so its winner is more likely a fellow defender than the partner.
+        friendly = True
+    if friendly:
         if holds(best_card) or not threats:
             return max(cards, key=lambda c: (_schmear_value(c), -power[c]))
         safe = [c for c in winners if holds(c)]
@@ -323,13 +345,14 @@ def _follow(s: Situation) -> Card:
         if not threats:
             return min(winners, key=lambda c: (_TRUMP_COST[c] - POINTS[c] * 0.05, power[c]))
         safe = [c for c in winners if holds(c)]
-        if safe and (points >= 4 or _picker_side(s)):
+        if safe and points >= (style.side_take if _picker_side(s) else style.trump_in):
             return min(safe, key=lambda c: (_TRUMP_COST[c], power[c]))
-        if points >= 10 or (1 << trick[0]) & ALL_FAIL:
+        fight = style.fight
+        if points >= fight or (style.trump_fail_lead and (1 << trick[0]) & ALL_FAIL):
             strong = max(winners, key=lambda c: power[c])
             if (1 << strong) & TRUMP or not unseen & TRUMP:
                 # Worth fighting for: the best trump we have, unless a cheaper one is as good.
-                return strong if points >= 10 else min(winners, key=lambda c: power[c])
+                return strong if points >= fight else min(winners, key=lambda c: power[c])
             return min(winners, key=lambda c: power[c])
     return min(cards, key=lambda c: _dump_cost(c, power))
 
@@ -376,7 +399,7 @@ _PICK_WEIGHT: Final[tuple[float, ...]] = tuple(
 )
 
 
-def hand_strength(hand: Mask) -> float:
+def hand_strength(hand: Mask, style: Style = TUNED) -> float:
     """A picking score: weighted trump, fail aces, and a bonus for void fail suits."""
     score = 0.0
     m = hand
@@ -384,27 +407,33 @@ def hand_strength(hand: Mask) -> float:
         low = m & -m
         score += _PICK_WEIGHT[low.bit_length() - 1]
         m ^= low
+    if style.pick_ace != 1.0:
+        score += (style.pick_ace - 1.0) * sum(hand >> a & 1 for a in FAIL_ACES)
+    trumps = hand & TRUMP
+    if style.pick_queen != 2.4:
+        score += (style.pick_queen - 2.4) * (trumps & QUEENS & ~_BLACK_QUEENS).bit_count()
+    if style.pick_jack != 2.0:
+        score += (style.pick_jack - 2.0) * (trumps & JACKS).bit_count()
+    if style.pick_low != 1.3:
+        score += (style.pick_low - 1.3) * (trumps & ~HIGH_TRUMP).bit_count()
+    if style.pick_long:
+        score += style.pick_long * max(0, trumps.bit_count() - 4)
     for suit in FAIL:
         if not hand & suit:
-            score += 0.4
+            score += style.pick_void
     return score
 
 
-PICK_THRESHOLD: Final = (7.1, 6.9, 6.7, 6.5, 6.1)
-"""Strength needed to pick by position (0: first to speak, 4: the dealer).
-
-About 30% of all hands reach 7.1: three high trumps (QC QS JD: 7.7), or four trumps with a
-queen (QH 9D 8D 7D: 6.3) and a fail ace or a void or two.
-"""
-
-
-def wants_to_pick(hand: Mask, position: int, threshold_shift: float = 0.0) -> bool:
+def wants_to_pick(
+    hand: Mask, position: int, threshold_shift: float = 0.0, style: Style = TUNED
+) -> bool:
     """Whether to take the blind with this six-card hand from this position.
 
     Roughly: three high trumps, or four trumps with a queen, are enough; later seats (and the
-    dealer, who otherwise plays a leaster) pick a little lighter.
+    dealer, who otherwise plays a leaster) pick a little lighter (``style.pick_line``; about
+    30% of all hands reach 7.1: three high trumps, QC QS JD, score 7.7).
     """
-    return hand_strength(hand) >= PICK_THRESHOLD[min(position, 4)] + threshold_shift
+    return hand_strength(hand, style) >= style.pick_line(position) + threshold_shift
 
 
 def call_candidates(hand: Mask, owned: Mask, jd_mode: bool) -> list[Card]:
@@ -431,7 +460,7 @@ def goes_alone(hand: Mask) -> bool:
     return count >= 5 and top == 2 and queens >= 3 and loose_fail == 0
 
 
-def bury_score(hand8: Mask, bury: Mask, jd_mode: bool) -> float:
+def bury_score(hand8: Mask, bury: Mask, jd_mode: bool, style: Style = TUNED) -> float:
     """How good burying ``bury`` out of the eight-card ``hand8`` is (higher is better)."""
     keep = hand8 & ~bury
     score = 0.0
@@ -439,11 +468,11 @@ def bury_score(hand8: Mask, bury: Mask, jd_mode: bool) -> float:
         if (1 << c) & TRUMP:
             score -= 6.0 + _TRUMP_COST[c] * 2.0 - POINTS[c] * 0.5
         else:
-            score += POINTS[c] * (0.7 if c in FAIL_ACES else 1.0)
+            score += POINTS[c] * (style.bury_ace if c in FAIL_ACES else 1.0)
     for suit in FAIL:
         held = keep & suit
         if not held:
-            score += 5.0
+            score += style.bury_void
         elif held.bit_count() == 1 and held & ~(1 << (lowest_bit(held))) == 0:
             # A lone ten or king is easily lost; a lone ace is a winner.
             c = lowest_bit(held)
@@ -451,20 +480,22 @@ def bury_score(hand8: Mask, bury: Mask, jd_mode: bool) -> float:
                 score -= POINTS[c] * 0.3
     calls = call_candidates(keep, hand8, jd_mode)
     if calls:
-        score += 10.0
+        score += style.bury_call
         shortest = min((keep & FAIL[c >> 3]).bit_count() for c in calls) if not jd_mode else 0
-        score -= shortest * 1.5
+        score -= shortest * style.bury_short
     elif not goes_alone(keep):
         score -= 12.0
     return score
 
 
-def choose_bury(hand8: Mask, options: Sequence[tuple[Card, Card]], jd_mode: bool) -> int:
+def choose_bury(
+    hand8: Mask, options: Sequence[tuple[Card, Card]], jd_mode: bool, style: Style = TUNED
+) -> int:
     """Index in ``options`` (two-card burials) of the best one."""
     best_i = 0
     best = float("-inf")
     for i, (a, b) in enumerate(options):
-        value = bury_score(hand8, (1 << a) | (1 << b), jd_mode)
+        value = bury_score(hand8, (1 << a) | (1 << b), jd_mode, style)
         if value > best:
             best = value
             best_i = i

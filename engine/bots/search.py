@@ -11,9 +11,12 @@ everything public (:mod:`engine.bots.sampling`), and for every such deal scores 
 
 The score is the seat's payout as the engine scores the hand, plus a tie-break of a thousandth of
 a point per card point. The card with the best total over all deals is played. The budget is the
-number of deals, ``samples``; a caller that wants a time budget passes ``deadline``, a callable
-returning True once time is up (the engine itself never reads a clock). Picking, burying and
-calling use the heuristic, with an optional rollout check of the pick (``pick_samples``).
+number of deals, ``samples``. A caller that also wants a time bound (the server, ``sheepshead
+bot``) injects ``clock``, a function returning seconds, and ``think_time``: each decision then
+takes no new deal once half of ``think_time`` has passed since it began, stops an exact search in
+progress at ``think_time``, and decides with what it has (the engine itself never reads a clock,
+and a tournament, passing no clock, stays count-based). Picking, burying and calling use the
+heuristic, with a rollout check of close choices (``setup_samples``).
 
 >>> from engine.actions import action_from_dict
 >>> from engine.hand import Hand
@@ -39,10 +42,11 @@ from engine.actions import action_from_dict
 from engine.bots.base import ActionMap, View, register
 from engine.bots.heuristic import decide, mask_of, play_index
 from engine.bots.knowledge import Knowledge, read_view
-from engine.bots.policy import PICK_THRESHOLD, bits, bury_score, choose_play, hand_strength
+from engine.bots.policy import bits, bury_score, choose_play, hand_strength
 from engine.bots.rollout import bidding_weight, finish
 from engine.bots.sampling import Sampler, SamplingError
 from engine.bots.sim import Sim
+from engine.bots.style import TUNED
 from engine.cards import FAIL, POINTS, POWER, TRUMP, Card, Mask, parse_card
 from engine.hand import Hand
 
@@ -67,8 +71,18 @@ MIN_DECIDED_SAMPLES: Final = 10
 DECIDED_SIGMAS: Final = 3.0
 """How many standard errors ahead of every other card the leader must be to stop early."""
 
-PICK_GRAY_ZONE: Final = 2.0
-"""Hands whose strength is this close to the heuristic's picking line get rolled out."""
+DEFAULT_PICK_ZONE: Final = 0.0
+"""Hands whose strength is this close to the heuristic's picking line get their pick rolled out;
+by default none: rollouts play the picker's cards with the heuristic, not the search, so they
+undervalue picking (with a zone of 2 the search passed 85 of 147 hands the heuristic picks and
+played three times as many leasters), while the heuristic's line is tuned by tournaments."""
+
+DEFAULT_THINK_TIME: Final = 0.5
+"""Seconds a decision may take when the strategy is given a clock (``ServerConfig`` sets it)."""
+
+NEW_DEAL_SHARE: Final = 0.5
+"""Share of ``think_time`` after which a decision takes no new deal (the rest is for the deal
+under way; at the full ``think_time`` even an exact search in progress stops)."""
 
 BIDDING_TRIES: Final = 20
 """Fresh deals drawn, at most, while looking for one that fits the bidding."""
@@ -124,20 +138,41 @@ def distinct_moves(sim: Sim, legal: Mask) -> list[Card]:
 
 
 class NodeBudgetExceeded(Exception):
-    """An exact search visited more positions than its :class:`NodeCount` allows."""
+    """An exact search visited more positions than its :class:`NodeCount` allows, or ran out of
+    time."""
+
+
+CLOCK_EVERY: Final = 1024
+"""Positions an exact search visits between two looks at its time limit."""
 
 
 class NodeCount:
-    """Counts the positions an exact search visits (its budget is a count, not a clock).
+    """Counts the positions an exact search visits.
 
-    Past ``limit`` positions the search raises :class:`NodeBudgetExceeded`.
+    Past ``limit`` positions, or once ``out_of_time()`` (asked every :data:`CLOCK_EVERY`
+    positions) returns True, the search raises :class:`NodeBudgetExceeded`.
     """
 
-    __slots__ = ("limit", "nodes")
+    __slots__ = ("limit", "next_look", "nodes", "out_of_time")
 
-    def __init__(self, limit: float = float("inf")) -> None:
+    def __init__(
+        self, limit: float = float("inf"), out_of_time: Callable[[], bool] | None = None
+    ) -> None:
         self.nodes = 0
         self.limit = limit
+        self.out_of_time = out_of_time
+        self.next_look = CLOCK_EVERY if out_of_time is not None else _INF
+
+    def visit(self) -> None:
+        """Count one position; raise :class:`NodeBudgetExceeded` past the budget."""
+        self.nodes += 1
+        if self.nodes > self.limit:
+            raise NodeBudgetExceeded
+        if self.nodes >= self.next_look:
+            self.next_look += CLOCK_EVERY
+            assert self.out_of_time is not None
+            if self.out_of_time():
+                raise NodeBudgetExceeded
 
 
 def solve(
@@ -154,9 +189,7 @@ def solve(
     picker's side as a team, or in a leaster ``seat`` alone against all (a paranoid search).
     """
     if count is not None:
-        count.nodes += 1
-        if count.nodes > count.limit:
-            raise NodeBudgetExceeded
+        count.visit()
     if sim.ntricks == 6:
         return sim.payouts()[seat]
     if not sim.current and not sim.leaster:
@@ -238,6 +271,8 @@ class SearchStrategy:
     """Level hard: determinized Monte Carlo card play (see the module docstring)."""
 
     name = "search"
+    timed = True
+    """Takes ``clock`` and ``think_time`` (see :func:`engine.bots.base.make_strategy`)."""
 
     def __init__(
         self,
@@ -248,26 +283,52 @@ class SearchStrategy:
         node_budget: int = DEFAULT_NODE_BUDGET,
         setup_samples: int = DEFAULT_SETUP_SAMPLES,
         bury_options: int = 5,
+        pick_zone: float = DEFAULT_PICK_ZONE,
         infer_bidding: bool = True,
-        deadline: Callable[[], bool] | None = None,
+        clock: Callable[[], float] | None = None,
+        think_time: float = DEFAULT_THINK_TIME,
     ) -> None:
         if samples < 0:
             raise ValueError("samples must be at least 0 (0: heuristic card play)")
+        if think_time <= 0:
+            raise ValueError("think_time must be more than 0 seconds")
         self._rng = random.Random(seed)
         self.samples = samples
         self.exact_tricks = exact_tricks
         self.node_budget = node_budget
         self.setup_samples = setup_samples
         self.bury_options = bury_options
+        self.pick_zone = pick_zone
         self.infer_bidding = infer_bidding
-        self.deadline = deadline
+        self.clock = clock
+        self.think_time = think_time
+        self._ends_at = _INF
+        self._last_deal_at = _INF
         self.last_samples = 0
         """Deals actually evaluated for the last card decision (for benchmarks)."""
+        self.rollouts = 0
+        """Hands played out by rollout so far, over all decisions (for benchmarks)."""
+        self.nodes = 0
+        """Positions visited by the exact search so far, over all decisions (for benchmarks)."""
+
+    def out_of_time(self) -> bool:
+        """Whether the current decision has used its ``think_time`` (never without a clock)."""
+        return self.clock is not None and self.clock() >= self._ends_at
+
+    def may_start_deal(self) -> bool:
+        """Whether the current decision may still begin a deal: only in the first
+        :data:`NEW_DEAL_SHARE` of its ``think_time``, so that the deal in progress (an exact
+        search may take a while) usually ends before the limit (always without a clock)."""
+        return self.clock is None or self.clock() < self._last_deal_at
 
     def choose(self, view: View, legal: Sequence[ActionMap]) -> ActionMap:
         """One element of ``legal``: searched for card play, heuristic otherwise."""
         if len(legal) == 1:
             return legal[0]
+        if self.clock is not None:
+            now = self.clock()
+            self._ends_at = now + self.think_time
+            self._last_deal_at = now + self.think_time * NEW_DEAL_SHARE
         k = read_view(view)
         kind = legal[0].get("action")
         if kind == "play":
@@ -275,13 +336,15 @@ class SearchStrategy:
                 return legal[decide(k, legal)]
             return legal[self._play(k, legal)]
         default = decide(k, legal)
-        if self.setup_samples <= 0 or is_blitz_offer(legal):
+        if self.setup_samples <= 0 or is_blitz_offer(legal) or kind in CRACK_ROUND:
+            # The crack round follows the heuristic's rules (engine.bots.stakes): a few
+            # sampled rollouts are too noisy to stake a doubling on.
             return legal[default]
         candidates = list(range(len(legal)))
         if kind in ("pick", "pass"):
             # Clear-cut hands need no rollouts: only those near the heuristic's line do.
-            line = PICK_THRESHOLD[min(len(k.passes), 4)]
-            if abs(hand_strength(k.hand) - line) > PICK_GRAY_ZONE:
+            line = TUNED.pick_line(len(k.passes))
+            if abs(hand_strength(k.hand) - line) >= self.pick_zone:
                 return legal[default]
         if kind == "bury":
             # Rank the burials by the heuristic and roll out only the best few.
@@ -321,7 +384,7 @@ class SearchStrategy:
         except SamplingError:
             return default
         for _ in range(self.setup_samples):
-            if done and self.deadline is not None and self.deadline():
+            if not self.may_start_deal():
                 break
             try:
                 hand = draw()
@@ -331,6 +394,7 @@ class SearchStrategy:
                 branch = hand.copy()
                 branch.apply(action)
                 values[j].append(finish(branch)[k.seat])
+            self.rollouts += len(actions)
             done += 1
             if done >= max(MIN_DECIDED_SAMPLES, self.setup_samples // 3) and decided(values):
                 break
@@ -358,7 +422,8 @@ class SearchStrategy:
         left = 6 - k.trick_number
         # Everyone-for-themselves leaster trees prune badly: solve only the last two tricks.
         exact = left <= (min(self.exact_tricks, 2) if k.leaster else self.exact_tricks)
-        count = NodeCount(limit=2 * self.node_budget)
+        timed = self.out_of_time if self.clock is not None else None
+        count = NodeCount(limit=2 * self.node_budget, out_of_time=timed)
         samples = self.samples
         done = 0
         try:
@@ -366,7 +431,7 @@ class SearchStrategy:
         except SamplingError:
             samples = 0
         while done < samples:
-            if done and self.deadline is not None and self.deadline():
+            if not self.may_start_deal():
                 break
             try:
                 hand = draw()
@@ -377,11 +442,13 @@ class SearchStrategy:
             try:
                 scores = score_candidates(sim, k.seat, cards, exact, count)
             except NodeBudgetExceeded:
-                if done:
+                if done or self.out_of_time():
                     break
                 # Even one deal is too big to solve: judge this card by rollouts instead.
                 exact = False
                 continue
+            if not exact:
+                self.rollouts += len(cards)
             for i, v in enumerate(scores):
                 values[i].append(v)
             done += 1
@@ -392,6 +459,7 @@ class SearchStrategy:
             if done >= max(MIN_DECIDED_SAMPLES, samples // 4) and decided(values):
                 break
         self.last_samples = done
+        self.nodes += count.nodes
         if not done:
             return index[fallback]
         totals = [sum(v) for v in values]
@@ -400,6 +468,10 @@ class SearchStrategy:
         if totals[cards.index(rep[fallback])] >= best - 1e-9 * done:
             return index[fallback]
         return index[cards[totals.index(best)]]
+
+
+CRACK_ROUND: Final = frozenset({"crack", "no_crack", "recrack", "no_recrack"})
+"""The action kinds of the crack round and the re-crack."""
 
 
 def is_blitz_offer(legal: Sequence[ActionMap]) -> bool:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from engine.bots.heuristic import HeuristicStrategy
+import pytest
+
+from client.bot_runner import StrategyLoadError, strategy_factory
+from engine.bots.heuristic import HeuristicStrategy, HeuristicV1Strategy
+from engine.bots.style import TUNED, V1
 from engine.cards import TRUMP, parse_card
 from engine.hand import Hand
 from engine.view import seat_view
@@ -112,3 +116,41 @@ def test_leaster_dumps_points_on_someone_elses_trick() -> None:
     hand = scripted(CALLED_DEAL, "8S 9D", passes + plays)
     assert hand.leaster and hand.turn == 2
     assert _choice(hand)["card"] == "AS"  # spades lose to the queen anyway: shed the ace
+
+
+def test_a_defender_schmears_onto_a_trick_the_picker_lost_and_v1_does_not() -> None:
+    deal = (
+        "AC 9C QD JH 7D 9S",
+        "QC QS QH JS 8C 7H",
+        "AH TH KH AS TS KS",
+        "TD KD 8D JC 8H 7C",
+        "JD AD TC KC 9H 7S",
+    )
+    plays = [
+        {"seat": 0, "action": "pass"},
+        {"seat": 1, "action": "pick"},
+        {"seat": 1, "action": "bury", "cards": ["8S", "9D"]},
+        {"seat": 1, "action": "call", "card": "AH"},
+        {"seat": 0, "action": "play", "card": "AC"},
+        {"seat": 1, "action": "play", "card": "8C"},
+        {"seat": 2, "action": "play", "card": "KS"},
+        {"seat": 3, "action": "play", "card": "7C"},
+    ]
+    hand = scripted(deal, "8S 9D", plays)
+    assert hand.turn == 4 and hand.partner_revealed is False
+    view = seat_view(hand, 4)
+    # Seat 0 wins the clubs and the picker has played: more likely a fellow defender than the
+    # partner, so the ten goes on; the first version gave nothing it did not have to.
+    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "TC"
+    assert HeuristicV1Strategy().choose(view, view["legal"])["card"] == "KC"
+
+
+def test_style_fields_are_options_and_unknown_ones_are_refused() -> None:
+    assert HeuristicStrategy(pick4=6.5).style == TUNED.replace(pick4=6.5)
+    assert HeuristicV1Strategy(fight=12).style == V1.replace(fight=12)
+    assert HeuristicStrategy().style == TUNED and HeuristicV1Strategy().style == V1
+    with pytest.raises(TypeError, match="pick_fast"):
+        HeuristicStrategy(pick_fast=1.0)
+    with pytest.raises(StrategyLoadError, match="bad option"):
+        strategy_factory("heuristic:pick_fast=1")
+    assert strategy_factory("heuristic-v1:pick0=7.5")(None).name == "heuristic-v1"

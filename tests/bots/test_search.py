@@ -103,3 +103,23 @@ def test_a_tiny_node_budget_falls_back_to_rollouts() -> None:
         k = read_view(view)
         if len(set(equivalent_cards(k, hand.legal_play_mask()).values())) > 1:
             assert bot.last_samples >= 1  # rollouts took over from the exact search
+
+
+def test_the_search_picks_as_the_heuristic_does_unless_told_to_roll_out() -> None:
+    from engine.rules import RuleSet
+
+    heuristic = HeuristicStrategy()
+    search = SearchStrategy(seed=1)
+    rolled = SearchStrategy(seed=1, pick_zone=2.0, setup_samples=4)
+    picks = 0
+    for n in range(60):
+        hand = Hand.from_seed(RuleSet.from_preset("wisconsin"), n % 5, 4000 + n)
+        while hand.phase == "pick":
+            seat = hand.turn
+            view = seat_view(hand, seat)
+            choice = heuristic.choose(view, view["legal"])
+            assert search.choose(view, view["legal"]) == choice
+            assert rolled.choose(view, view["legal"]) in view["legal"]
+            picks += choice["action"] == "pick"
+            hand.apply(action_from_dict(choice, seat))
+    assert picks > 5

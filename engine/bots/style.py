@@ -1,0 +1,111 @@
+"""The tunable numbers and switches of the rule-of-thumb policy, as one value.
+
+A :class:`Style` holds every threshold and weight :mod:`engine.bots.policy` decides by: the
+picking line per position, how burying trades points against voids and a hold card, whether
+defenders lead the called suit, when a defender trumps in or schmears. ``V1`` is the policy as it
+was first written (the strategy ``heuristic-v1``, kept so that every change is measured against
+it); ``TUNED`` is the one ``heuristic`` and the search's rollouts use, found by duplicate
+tournaments against ``V1`` (``bench/tune.py``).
+
+Every field is a plain number so that a tournament can try a variant from the command line:
+``sheepshead tournament --strategies heuristic:pick4=6.5,heuristic-v1``.
+
+>>> V1.pick_line(0), V1.pick_line(4)
+(7.1, 6.1)
+>>> V1.replace(pick4=5.9).pick_line(9)
+5.9
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Final
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """The policy's tunable numbers (see the module docstring); the defaults are ``V1``."""
+
+    pick0: float = 7.1
+    """Strength needed to pick as the first to speak."""
+    pick1: float = 6.9
+    """... as the second."""
+    pick2: float = 6.7
+    """... as the third."""
+    pick3: float = 6.5
+    """... as the fourth."""
+    pick4: float = 6.1
+    """... as the dealer, whose alternative is the leaster (or the rules' no-pick outcome)."""
+    pick_void: float = 0.4
+    """Picking strength of each fail suit the hand lacks."""
+    pick_ace: float = 1.0
+    """Picking strength of each fail ace."""
+    pick_queen: float = 2.4
+    """Picking strength of the queens of hearts and diamonds (the black queens: 3.0 and 2.7)."""
+    pick_jack: float = 2.0
+    """Picking strength of each jack."""
+    pick_low: float = 1.3
+    """Picking strength of each trump below the jacks (0.2 more for the ace and ten)."""
+    pick_long: float = 0.0
+    """Extra picking strength per trump beyond four."""
+    bury_void: float = 5.0
+    """Burial value of leaving a fail suit void."""
+    bury_call: float = 10.0
+    """Burial value of keeping a legal call (a hold card)."""
+    bury_short: float = 1.5
+    """Burial cost per card kept in the called suit (a short suit is better)."""
+    bury_ace: float = 0.7
+    """Share of a fail ace's points counted when burying it (it is also a winner)."""
+    lead_called: int = 1
+    """1: a defender leads the called suit while it has not been led; 0: only its best fail."""
+    lead_short: float = 0.0
+    """A defender's preference for leading its short fail suits (per card fewer)."""
+    picker_top: int = 3
+    """The picker leads its top trump (when it is a queen) with at least this many trumps."""
+    trump_in: int = 4
+    """Points on a trick for which a seat not on the picker's side takes it with a safe trump."""
+    trump_fail_lead: int = 1
+    """1: trump in on any fail lead when behind; 0: only when it is worth ``fight`` points."""
+    side_take: int = 0
+    """Points on a trick for which the picker's side takes it with a safe winner (threats left)."""
+    fight: int = 10
+    """Points on a trick worth the best trump when nothing is sure to hold."""
+    schmear_unknown: int = 0
+    """1: a defender who does not know the partner schmears onto a sure trick the picker lost."""
+
+    def pick_line(self, position: int) -> float:
+        """Strength needed to pick from ``position`` (0: first to speak, 4 or more: dealer)."""
+        return (self.pick0, self.pick1, self.pick2, self.pick3, self.pick4)[min(position, 4)]
+
+    def replace(self, **changes: Any) -> Style:
+        """A copy with some fields changed; an unknown name raises TypeError."""
+        return dataclasses.replace(self, **changes)
+
+
+def style_fields() -> list[str]:
+    """Names of the tunable fields, in declaration order."""
+    return [f.name for f in dataclasses.fields(Style)]
+
+
+V1: Final = Style()
+"""The policy as first written (``heuristic-v1``)."""
+
+TUNED: Final = Style(
+    pick0=7.4,
+    pick1=7.8,
+    pick2=7.0,
+    pick_queen=2.0,
+    pick_jack=1.6,
+    trump_in=10,
+    side_take=18,
+    fight=15,
+    schmear_unknown=1,
+)
+"""The policy of ``heuristic`` and of the search's rollouts: ``V1`` with the values a coordinate
+search by duplicate tournaments against ``V1``-derived players kept (``bench/tune.py``, wisconsin
+rules, 400-500 deals per trial): pick less (higher lines for the first three seats, less weight
+for the red queens and the jacks; the picking rate fell from about 26% to 12% of seat-hands),
+do not spend a sure trump on a trick worth little (the picker's side takes with a safe winner
+only from 18 points, a defender from 10; the best trump goes in only for 15), and schmear onto a
+trick the picker has lost before the partner is known."""
