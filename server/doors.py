@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Final
 from protocol.messages import NAME_MAX
 
 if TYPE_CHECKING:
-    from server.app import Server, ServerConfig
+    from server.app import Server
+    from server.config import ServerConfig
     from server.ssh_door import SSHDoor
     from server.web_door import WebDoor
 

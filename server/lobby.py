@@ -1,6 +1,6 @@
 """The lobby: every open table by id, seat tokens, creating and finding tables, restoring them.
 
-The lobby is the :class:`~server.table.Hub` the tables talk to: it hands them the configuration,
+The lobby is the :class:`~server.hub.Hub` the tables talk to: it hands them the configuration,
 the store, the clock and the token index (sha256 of each seat token -> table and seat).
 """
 
@@ -19,11 +19,12 @@ from engine.rules import DEFAULT_PRESET, RuleSet
 from protocol import messages as m
 from protocol.messages import CreateTable, RequestError
 from server.botpool import BotPool, default_size
+from server.hub import Peer
 from server.passwords import hash_password
-from server.table import Peer, Table, TableConfig, hash_token
+from server.table import Table, TableConfig, hash_token
 
 if TYPE_CHECKING:
-    from server.app import ServerConfig
+    from server.config import ServerConfig
     from server.store import Store
 
 log = logging.getLogger("sheepshead.server")

@@ -36,7 +36,7 @@ import secrets
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
+from typing import Any, Final, Literal
 
 import msgpack
 
@@ -67,13 +67,9 @@ from protocol.prepack import (
     pack_map_body,
 )
 from server.commitments import Commitment, DealSeeds
+from server.hub import Hub, Peer
 from server.passwords import password_matches
 from server.store import SeatRow, TableRow, json_text
-
-if TYPE_CHECKING:
-    from server.app import ServerConfig
-    from server.botpool import BotPool
-    from server.store import Store
 
 log = logging.getLogger("sheepshead.server")
 
@@ -95,58 +91,6 @@ LINES_KEPT: Final = 50
 HISTORY_MARGIN: Final = 1024
 """Bytes of a ``history`` reply's frame kept for its other fields: the hands and lines it
 carries take at most ``max_frame`` less this (the reply must fit one frame)."""
-
-
-class Peer(Protocol):
-    """What a table needs of a client connection."""
-
-    name: str
-    kind: str
-    address: str
-    table: Table | None
-    seat: int | None
-
-    def send(self, message: Mapping[str, Any]) -> None:
-        """Queue one message for this client."""
-
-    def send_encoded(self, frame: bytes) -> None:
-        """Queue one already-encoded frame for this client."""
-
-    def close(self, code: str, message: str) -> None:
-        """Send an error with ``code`` and close the connection."""
-
-    def allow_chat(self) -> bool:
-        """Take one token from the connection's chat allowance."""
-
-
-class Hub(Protocol):
-    """What a table needs of the server around it."""
-
-    config: ServerConfig
-    store: Store
-    tokens: dict[str, tuple[Table, int]]
-    bots: BotPool
-
-    def now(self) -> float:
-        """Monotonic seconds."""
-
-    def wall(self) -> float:
-        """Wall-clock seconds since the epoch."""
-
-    def default_bot(self) -> str:
-        """The strategy name used when none is given and for stand-ins."""
-
-    def bots_seated_by(self, address: str) -> int:
-        """Server bots seated by hosts from ``address``, over every open table."""
-
-    def table_closed(self, table: Table) -> None:
-        """Forget a table that closed."""
-
-    def summary_changed(self) -> None:
-        """A table's summary changed (the lobby listing must be rebuilt)."""
-
-    def seq_changed(self, table: Table) -> None:
-        """``table.seq`` moved: store it with the next commit."""
 
 
 _INFO_KEY: Final = pack("info")
@@ -265,7 +209,7 @@ class TableConfig:
 class Table:
     """A table in the lobby: seats, spectators, host, the match and its timers."""
 
-    def __init__(self, hub: Hub, table_id: str, config: TableConfig) -> None:
+    def __init__(self, hub: Hub[Table], table_id: str, config: TableConfig) -> None:
         self.hub = hub
         self.id = table_id
         self.config = config
@@ -1539,7 +1483,7 @@ class Table:
     # ------------------------------------------------------------------ restoring
 
     @classmethod
-    def restore(cls, hub: Hub, row: TableRow) -> Table:
+    def restore(cls, hub: Hub[Table], row: TableRow) -> Table:
         """Rebuild a stored unfinished table: replay its actions through the engine."""
         table = cls(hub, row.id, TableConfig.from_dict(row.config))
         now = hub.now()
