@@ -27,7 +27,6 @@ COMPILED_MODULES = [
     "protocol/__init__.py",
     "protocol/framing.py",
     "protocol/messages.py",
-    "protocol/prepack.py",
     "protocol/text.py",
     "protocol/version.py",
     "server/app.py",

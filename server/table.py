@@ -45,30 +45,14 @@ from engine.bots import strategy_names
 from engine.errors import BadRecordError, SheepsheadError
 from engine.match import Match
 from engine.rules import RuleSet, wire_map
-from engine.view import (
-    OUTCOME_PART,
-    PRIVATE_KEYS,
-    SHARED_PARTS,
-    legal_maps,
-    private_fields,
-    private_keys,
-    release_views,
-    seat_view,
-    shared_part,
-    shared_part_keys,
-)
+from engine.view import OUTCOME_PART, legal_maps, seat_view, shared_part
 from protocol import messages as m
 from protocol.framing import encode, frame, pack
 from protocol.messages import RequestError
-from protocol.prepack import (
-    PackedMap,
-    map_header,
-    pack_fields,
-    pack_map_body,
-)
 from server.commitments import Commitment, DealSeeds
 from server.hub import Hub, Peer
 from server.passwords import password_matches
+from server.states import send_states
 from server.store import SeatRow, TableRow, json_text
 
 log = logging.getLogger("sheepshead.server")
@@ -93,20 +77,6 @@ HISTORY_MARGIN: Final = 1024
 carries take at most ``max_frame`` less this (the reply must fit one frame)."""
 
 
-_INFO_KEY: Final = pack("info")
-_SEAT_KEY: Final = pack("seat")
-_VIEW_KEY: Final = pack("view")
-_LAST_KEY: Final = pack("last")
-_LEGAL_KEY: Final = pack("legal")
-_NO_LEGAL: Final = _LEGAL_KEY + pack([])
-_NIL: Final = pack(None)
-_VIEW_HEADER: Final = map_header(sum(map(len, SHARED_PARTS)) + len(PRIVATE_KEYS))
-_SEAT_VIEW: Final[dict[int | None, bytes]] = {
-    seat: _SEAT_KEY + pack(seat) + _VIEW_KEY for seat in (*range(NUM_SEATS), None)
-}
-"""The packed ``seat`` entry and the ``view`` key of each recipient's state."""
-
-
 @functools.lru_cache(maxsize=4096)
 def _record_of(action: Action) -> tuple[dict[str, Any], str]:
     """``action.to_dict()`` (read-only) and its stored JSON, memoised: actions are values, and
@@ -118,24 +88,6 @@ def _record_of(action: Action) -> tuple[dict[str, Any], str]:
 def hash_token(token: str) -> str:
     """The stored form of a seat token (tokens themselves are never stored or broadcast)."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def public_action(action: Mapping[str, Any] | None, viewer: int | None) -> dict[str, Any] | None:
-    """What ``viewer`` may see of an action: the face-down cards only if it was their own.
-
-    A bury names the two buried cards and an unknown-card call names the face-down card; other
-    seats and spectators learn only that the action happened.
-    """
-    if action is None:
-        return None
-    if viewer is not None and action.get("seat") == viewer:
-        return dict(action)
-    kind = action.get("action")
-    if kind == "bury":
-        return {"seat": action.get("seat"), "action": "bury"}
-    if kind == "unknown":
-        return {k: v for k, v in action.items() if k != "under"}
-    return dict(action)
 
 
 def fail(code: str, message: str) -> RequestError:
@@ -235,23 +187,8 @@ class Table:
         self.stopped = False
         self.stored_actions = 0
         """How many actions of this table are in the store (the next one's number)."""
-        self._summary_cache: tuple[tuple[Any, ...], PackedMap] | None = None
-        # The caches below hold only ints and bytes, kept in place: a tuple or object stored per
-        # action would live until the table's next action, long enough at a person's pace for the
-        # garbage collector to walk it (at 2,000 tables, tens of thousands of them per pass).
-        self._view_head = b""
-        """The packed head of the current view: map header and public fields."""
-        self._view_head_hand = -1
-        """Which hand ``_view_head`` shows."""
-        self._part_keys: list[int] = [-1] * len(SHARED_PARTS)
-        self._part_packed: list[bytes] = [b""] * len(SHARED_PARTS)
-        """Per part of the shared view (``engine.view.SHARED_PARTS``): its key and its packed
-        fields, as of ``_view_head``."""
-        self._private_keys: list[int] = [-1] * NUM_SEATS
-        self._private_packed: list[bytes] = [b""] * NUM_SEATS
-        """Per seat: its key (``engine.view.private_keys``) and packed private fields (all but
-        ``legal``) as of its last state."""
-        self._info_sent: dict[Peer, PackedMap] = {}
+        self._summary_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+        self._info_sent: dict[Peer, dict[str, Any]] = {}
         """The summary each attached connection was last sent (``info`` is left out if same)."""
         self.match_number = 0
         """The current match at this table: 0, then +1 per rematch."""
@@ -570,7 +507,6 @@ class Table:
         )
         self.state = "playing"
         self.stored_actions = 0  # each match's actions are numbered from 0 (see Store)
-        self._view_head_hand = -1  # the cached view parts belong to the last match's hand
         # Decisions are keyed (hand, actions): keys of the last match's would match this one's.
         self._cancel_turn()
         self._end_pause()
@@ -1038,14 +974,12 @@ class Table:
         self.seq += 1
         if turn:
             self.turn_seq = self.seq
-        info = self._packed_summary()  # tells the lobby if the summary changed
+        info = self._current_summary()  # tells the lobby if the summary changed
         if not seq_stored:
             self.hub.seq_changed(self)  # stored once per group commit, not once per change
         self._update_deadline()
         self._send_states(self._recipients(), info)
         self._schedule()
-        if self.match is not None:
-            release_views(self.match.hand)
 
     def _recipients(self) -> list[tuple[Peer, int | None]]:
         """Every attached connection with its seat (None: watching)."""
@@ -1057,102 +991,29 @@ class Table:
         return out
 
     def _send_states(
-        self, recipients: list[tuple[Peer, int | None]], info: PackedMap | None = None
+        self, recipients: list[tuple[Peer, int | None]], info: dict[str, Any] | None = None
     ) -> None:
-        """Send each recipient the current ``state`` built for its seat, then the prompt.
-
-        It decodes to ``m.state_shared(...)`` plus ``m.state_own(seat, seat_view(hand, seat),
-        last)``, except that ``info`` is left out for a recipient that already has this very
-        summary (PROTOCOL.md §4). What everyone gets alike is packed once per change, not once
-        per recipient: the head, the summary, the public part of the view and the last action.
-        """
+        """Send each recipient the current ``state`` built for its seat, then the prompt
+        (``server.states``)."""
         if not recipients:
             return
-        match = self.match
-        if info is None:
-            info = self._packed_summary()
-        head = pack_fields(
-            {
-                "type": "state",
-                "table": self.id,
-                "seq": self.seq,
-                "totals": self.totals,
-                "hand": match.number if match is not None else 0,
-            }
+        send_states(
+            recipients,
+            table=self.id,
+            seq=self.seq,
+            totals=self.totals,
+            match=self.match,
+            last=self.last,
+            info=self._current_summary() if info is None else info,
+            info_sent=self._info_sent,
+            max_frame=self.hub.config.max_frame,
+            prompt=self._prompt,
         )
-        # Map headers for the whole state: without ``info`` and with it.
-        bare = map_header(head.count + 3) + head.data
-        full = map_header(head.count + 4) + head.data + _INFO_KEY + info.data
-        hand = match.hand if match is not None else None
-        last = self.last
-        last_public = _LAST_KEY + pack(public_action(last, None))
-        actor = None if last is None else last.get("seat")
-        view_head = _NIL
-        keys: list[int] = []
-        turn = None
-        if hand is not None:
-            view_head = self._packed_view_head()
-            keys = private_keys(hand)
-            if not hand.is_over:
-                turn = hand.turn
-        spectator = b""
-        turn_legal = b""
-        known_keys = self._private_keys
-        known_packed = self._private_packed
-        info_sent = self._info_sent
-        max_frame = self.hub.config.max_frame
-        for peer, seat in recipients:
-            # The frame is joined once from its parts: state head (with or without ``info``),
-            # then ``seat``, ``view`` (shared part, private part) and ``last``.
-            if info_sent.get(peer) is info:
-                state_head = bare
-            else:
-                info_sent[peer] = info
-                state_head = full
-            parts: tuple[bytes, ...]
-            if hand is None:
-                parts = (state_head, _SEAT_VIEW[seat], _NIL, last_public)
-            elif seat is None:
-                if not spectator:
-                    spectator = pack_map_body(private_fields(hand, None))
-                parts = (state_head, _SEAT_VIEW[None], view_head, spectator, last_public)
-            else:
-                # The key says everything the fields are made of (the rules are the table's),
-                # so an equal key from an earlier hand is as good.
-                key = keys[seat]
-                if known_keys[seat] == key:
-                    own = known_packed[seat]
-                else:
-                    fields = private_fields(hand, seat)
-                    del fields["legal"]  # packed apart: the seat to act's changes every action
-                    own = pack_map_body(fields)
-                    known_keys[seat] = key
-                    known_packed[seat] = own
-                legal = _NO_LEGAL
-                if seat == turn:
-                    if not turn_legal:
-                        turn_legal = _LEGAL_KEY + pack(legal_maps(hand))
-                    legal = turn_legal
-                mine = last_public
-                if seat == actor:
-                    mine = _LAST_KEY + pack(public_action(last, seat))
-                parts = (state_head, _SEAT_VIEW[seat], view_head, own, legal, mine)
-            try:
-                peer.send_encoded(frame(b"".join(parts), max_frame=max_frame))
-            except ValueError:  # pragma: no cover - a state is a few hundred bytes
-                log.error(
-                    "table %s: a state of %d bytes cannot be sent", self.id, len(b"".join(parts))
-                )
-                continue
-            if seat is not None and seat == turn:
-                prompt = self._prompt(seat)
-                if prompt is not None:
-                    peer.send_encoded(prompt)
 
-    def _packed_summary(self) -> PackedMap:
-        """:meth:`summary`, packed; rebuilt only when something it shows has changed, and then
+    def _current_summary(self) -> dict[str, Any]:
+        """:meth:`summary`; built again only when something it shows has changed, and then
         the lobby is told, so its cached listing survives the many changes that leave every
-        summary as it was (an action).
+        summary as it was (an action). Treat as read-only.
 
         The key holds every changing input of the summary (the configuration is frozen), so a
         stale summary cannot be sent or listed.
@@ -1171,33 +1032,10 @@ class Table:
         cached = self._summary_cache
         if cached is not None and cached[0] == key:
             return cached[1]
-        packed = PackedMap(self.summary())
-        self._summary_cache = (key, packed)
+        summary = self.summary()
+        self._summary_cache = (key, summary)
         self.hub.summary_changed()
-        return packed
-
-    def _packed_view_head(self) -> bytes:
-        """The current view's map header and the fields every seat shares, packed part by part
-        as the parts change; each recipient's private fields follow it."""
-        match = self.match
-        assert match is not None
-        hand = match.hand
-        part_keys = self._part_keys
-        part_packed = self._part_packed
-        if self._view_head_hand != match.number:
-            self._view_head_hand = match.number
-            part_keys[:] = [-1] * len(SHARED_PARTS)  # keys compare only within one hand
-        # Only the parts whose key moved are packed again: in trick play, mostly the turn, the
-        # hand sizes and the trick on the table; none when the state is the same (a join).
-        moved = False
-        for part, key in enumerate(shared_part_keys(hand)):
-            if part_keys[part] != key:
-                part_keys[part] = key
-                part_packed[part] = pack_map_body(shared_part(hand, part))
-                moved = True
-        if moved:
-            self._view_head = _VIEW_HEADER + b"".join(part_packed)
-        return self._view_head
+        return summary
 
     def _prompt(self, seat: int) -> bytes | None:
         """The encoded ``your_turn`` for ``seat``, or None when it is not that seat's turn."""
