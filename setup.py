@@ -30,9 +30,16 @@ COMPILED_MODULES = [
     "protocol/text.py",
     "protocol/version.py",
     "server/app.py",
+    "server/config.py",
     "server/connection.py",
+    "server/history.py",
+    "server/hub.py",
     "server/lobby.py",
+    "server/restore.py",
+    "server/seats.py",
+    "server/states.py",
     "server/table.py",
+    "server/table_config.py",
 ]
 """What ``SHEEPSHEAD_COMPILE=1`` compiles. Left out:
 

@@ -30,51 +30,34 @@ import asyncio
 import contextlib
 import contextvars
 import functools
-import hashlib
 import logging
 import secrets
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final, Literal
-
-import msgpack
+from typing import Any, Literal
 
 from engine.actions import NUM_SEATS, Action, action_from_dict
 from engine.bots import strategy_names
 from engine.errors import BadRecordError, SheepsheadError
 from engine.match import Match
-from engine.rules import RuleSet, wire_map
+from engine.rules import wire_map
 from engine.view import OUTCOME_PART, legal_maps, seat_view, shared_part
 from protocol import messages as m
 from protocol.framing import encode, frame, pack
 from protocol.messages import RequestError
 from server.commitments import Commitment, DealSeeds
+from server.history import LINES_KEPT, history_entry, history_reply
 from server.hub import Hub, Peer
 from server.passwords import password_matches
+from server.seats import BOT_NAMES, TOKEN_BYTES, Seat, hash_token
 from server.states import send_states
-from server.store import SeatRow, TableRow, json_text
+from server.store import json_text
+from server.table_config import TableConfig
 
 log = logging.getLogger("sheepshead.server")
 
 TableState = Literal["waiting", "playing", "over", "closed"]
 """waiting for players, a match being played, the match over, the table gone."""
-
-SeatKind = Literal["empty", "human", "bot"]
-"""Who sits in a seat: nobody, a client (person or network bot), a server bot."""
-
-TOKEN_BYTES: Final = 24
-
-
-BOT_NAMES: Final = ("Ole", "Lena", "Sven", "Inga", "Gus")
-"""The names server bots take, by seat."""
-
-LINES_KEPT: Final = 50
-"""Chat and notice events a table keeps for the ``history`` reply."""
-
-HISTORY_MARGIN: Final = 1024
-"""Bytes of a ``history`` reply's frame kept for its other fields: the hands and lines it
-carries take at most ``max_frame`` less this (the reply must fit one frame)."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -85,77 +68,9 @@ def _record_of(action: Action) -> tuple[dict[str, Any], str]:
     return record, json_text(record)
 
 
-def hash_token(token: str) -> str:
-    """The stored form of a seat token (tokens themselves are never stored or broadcast)."""
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
 def fail(code: str, message: str) -> RequestError:
     """A refusal; the connection fills in the request id."""
     return RequestError(code, message)
-
-
-@dataclass
-class Seat:
-    """One seat's occupant and the table's bookkeeping about it."""
-
-    kind: SeatKind = "empty"
-    name: str | None = None
-    strategy_name: str | None = None
-    remote_kind: str | None = None
-    token_hash: str | None = None
-    peer: Peer | None = None
-    disconnected_at: float | None = None
-    standin: bool = False
-    added_by: str | None = None
-    """The address of the host who seated this server bot (for ``max_bots_per_address``)."""
-    grace_timer: asyncio.TimerHandle | None = field(default=None, repr=False)
-
-    def row(self) -> SeatRow | None:
-        """The stored form (None for an empty seat)."""
-        if self.kind == "empty" or self.name is None:
-            return None
-        return SeatRow(
-            -1, self.kind, self.name, self.strategy_name, self.remote_kind, self.token_hash
-        )
-
-
-@dataclass(frozen=True)
-class TableConfig:
-    """What the creator chose; stored as JSON with the table."""
-
-    name: str
-    rules: RuleSet
-    hands: int | None
-    password_salt: str | None
-    password_hash: str | None
-    turn_timer: float | None
-    grace: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """The stored JSON form."""
-        return {
-            "name": self.name,
-            "rules": self.rules.to_dict(),
-            "hands": self.hands,
-            "password_salt": self.password_salt,
-            "password_hash": self.password_hash,
-            "turn_timer": self.turn_timer,
-            "grace": self.grace,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TableConfig:
-        """Read the stored JSON form back."""
-        return cls(
-            name=str(data["name"]),
-            rules=RuleSet.from_dict(data.get("rules", {})),
-            hands=data.get("hands"),
-            password_salt=data.get("password_salt"),
-            password_hash=data.get("password_hash"),
-            turn_timer=data.get("turn_timer"),
-            grace=float(data.get("grace", 60.0)),
-        )
 
 
 class Table:
@@ -559,33 +474,15 @@ class Table:
             self._changed()
 
     def history_reply(self, start: int) -> dict[str, Any]:
-        """The ``ok`` fields answering ``history``: finished hands of the current match from
-        ``start`` on, as many as fit a frame, and (from the start) the last chat and notices."""
-        budget = self.hub.config.max_frame - HISTORY_MARGIN
-        out: dict[str, Any] = {"table": self.id, "match": self.match_number}
-        if start == 0:
-            # The newest lines that fit half the frame (50 long chat lines could fill it).
-            kept: list[bytes] = []
-            room = budget // 2
-            for line in reversed(self.lines):
-                room -= len(line)
-                if room < 0:
-                    break
-                kept.append(line)
-            out["lines"] = [msgpack.unpackb(line, raw=False) for line in reversed(kept)]
-            budget -= sum(len(line) for line in kept)
-        hands: list[Any] = []
-        following: int | None = None
-        for number in range(start, len(self.history)):
-            packed = self.history[number]
-            budget -= len(packed)
-            if budget < 0 and hands:
-                following = number
-                break
-            hands.append(msgpack.unpackb(packed, raw=False))
-        out["hands"] = hands
-        out["next"] = following
-        return out
+        """The ``ok`` fields answering ``history`` (``server.history``)."""
+        return history_reply(
+            table=self.id,
+            match=self.match_number,
+            hands_played=self.history,
+            lines=self.lines,
+            start=start,
+            max_frame=self.hub.config.max_frame,
+        )
 
     # ------------------------------------------------------------------ commit–reveal seeds
 
@@ -850,21 +747,7 @@ class Table:
         """Keep the ``history`` entry of hand ``number``, which has just ended."""
         match = self.match
         assert match is not None
-        result = match.results[-1]
-        entry = m.history_entry(
-            hand=number,
-            record=match.records[-1],
-            payouts=list(result.payouts or ()),
-            totals=match.totals,
-            picker=result.picker,
-            partner=result.partner,
-            alone=result.alone,
-            leaster=result.leaster,
-            doubler=result.doubler,
-            picker_side_points=result.picker_side_points,
-            outcome=str(result.outcome),
-        )
-        self.history.append(pack(entry))
+        self.history.append(history_entry(match, number))
 
     def _lead_wait(self) -> float:
         """Seconds left of the trick pause before the current decision (0: none)."""
@@ -1317,89 +1200,3 @@ class Table:
         self._cancel_over_timer()
         for s in self.seats:
             self._cancel_grace(s)
-
-    # ------------------------------------------------------------------ restoring
-
-    @classmethod
-    def restore(cls, hub: Hub[Table], row: TableRow) -> Table:
-        """Rebuild a stored unfinished table: replay its actions through the engine."""
-        table = cls(hub, row.id, TableConfig.from_dict(row.config))
-        now = hub.now()
-        for seat_row in row.seats:
-            if not 0 <= seat_row.seat < NUM_SEATS:
-                continue
-            s = table.seats[seat_row.seat]
-            s.kind = "bot" if seat_row.kind == "bot" else "human"
-            s.name = seat_row.name
-            s.strategy_name = seat_row.strategy
-            s.remote_kind = seat_row.remote_kind
-            s.token_hash = seat_row.token_hash
-            if s.kind != "bot":
-                s.disconnected_at = now
-                if s.token_hash:
-                    hub.tokens[s.token_hash] = (table, seat_row.seat)
-        table.host_seat = row.host_seat
-        table.match_number = row.match_number
-        if row.state == "over":
-            table.finished_at = row.finished
-        if row.state == "playing" or (row.state == "over" and row.seed is not None):
-            if row.seed is None:
-                raise ValueError("a playing table without a seed")
-            stored = hub.store.deal_seeds(row.id)
-            if stored:
-                table.deal_seeds = DealSeeds([Commitment.from_dict(c) for c in stored])
-            match = Match(
-                table.config.rules,
-                seed=row.seed,
-                hand_limit=table.config.hands,
-                first_dealer=row.first_dealer,
-                keep_history=False,
-                deal_seed=table.deal_seeds.seed_for if table.deal_seeds else None,
-            )
-            table.match = match
-            for number, data in row.actions:
-                while match.number < number:
-                    match.next_hand()
-                match.apply(action_from_dict(data))
-                table.last = data
-                if match.hand.is_over:
-                    table._record_hand(match.number)  # history, as it was before the restart
-            while row.dealt is not None and match.number < row.dealt and not match.is_over:
-                match.next_hand()  # dealt (and shown) before the crash, no action yet
-                table.last = None
-            if row.state == "over" and not match.is_over:
-                match.end()  # the host ended it early
-            table.state = "over" if row.state == "over" else "playing"
-            table.stored_actions = len(row.actions)
-            if match.totals != row.totals:
-                log.warning(
-                    "table %s: replayed totals %s differ from stored %s",
-                    row.id,
-                    match.totals,
-                    row.totals,
-                )
-        elif row.state == "over":
-            table.state = "over"
-        table.seq = row.seq
-        table.turn_seq = row.seq + 1
-        return table
-
-    def resume_after_restore(self) -> None:
-        """Start timers after a restart: grace for absent players, the next hand, the bots."""
-        match = self.match
-        if self.state == "over":
-            ended = self.hub.wall() - (self.finished_at or 0.0)
-            self._start_over_timer(self.hub.config.over_table_ttl - ended)
-            if not self._maybe_close():
-                self._changed()
-            return
-        if self.state == "playing" and match is not None:
-            for i, s in enumerate(self.seats):
-                if s.kind == "human" and s.peer is None:
-                    self._start_grace(i)
-            if match.hand.is_over:
-                if match.is_over:
-                    self._finish_match()
-                    return
-                self._next_hand_task = asyncio.create_task(self._deal_next(match.number))
-        self._changed(turn=True)
