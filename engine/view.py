@@ -141,11 +141,7 @@ SHARED_PARTS: Final = (
     ("result", "reveal"),
 )
 """The :func:`shared_fields`, in parts that change at different paces: fixed for the hand; the
-auction (changes only before trick play and at the end); every action; every trick; the end.
-
-A server packs each part once and again only when its :func:`shared_part_keys` entry changes:
-in trick play most actions change one small part of a view of some twenty fields.
-"""
+auction (changes only before trick play and at the end); every action; every trick; the end."""
 
 
 OUTCOME_PART: Final = SHARED_PARTS.index(("result", "reveal"))
@@ -163,23 +159,6 @@ def shared_part(hand: Hand, part: int) -> dict[str, Any]:
     return _PART_BUILDERS[part](hand)
 
 
-def shared_part_keys(hand: Hand) -> tuple[int, int, int, int, int]:
-    """One int per :data:`SHARED_PARTS` entry: within one hand, an equal key means the part's
-    fields are equal. (Across hands they are not comparable: a new hand starts afresh.)
-
-    >>> from engine.hand import Hand
-    >>> from engine.rules import RuleSet
-    >>> shared_part_keys(Hand.from_seed(RuleSet(), dealer=0, seed=1))
-    (0, 1, 0, 0, 0)
-    """
-    phase = hand.phase
-    actions = len(hand.actions)
-    # The auction's fields change only on the picking, burying and calling actions, and at
-    # the end; during trick play they stand still.
-    done = 1 if phase == "done" else 0
-    return (0, 0 if phase == "play" else actions + 1, actions, len(hand.tricks), done)
-
-
 def _spectator_fields(hand: Hand) -> dict[str, Any]:
     """A spectator's :func:`private_fields`: the public values of :data:`PRIVATE_KEYS`."""
     over = hand.phase == "done"
@@ -194,34 +173,6 @@ def _spectator_fields(hand: Hand) -> dict[str, Any]:
         "partner_known": partner_known,
         "legal": [],
     }
-
-
-def _shared_key(hand: Hand) -> int:
-    """Everything :func:`private_keys` packs except the seat and its cards. Card masks take 32
-    bits each; seats and the unknown card are stored plus one (0: None)."""
-    picker = hand.picker
-    partner = hand.partner
-    under = hand.under
-    return (
-        hand.blind << 32
-        | hand.buried << 64
-        | (0 if under is None else under + 1) << 96
-        | (0 if picker is None else picker + 1) << 102
-        | (0 if partner is None else partner + 1) << 105
-        | hand.partner_revealed << 108
-        | _PHASE_NUMBER[hand.phase] << 109
-    )
-
-
-_PHASE_NUMBER: Final = {
-    "pick": 0,
-    "bury": 1,
-    "call": 2,
-    "play": 3,
-    "done": 4,
-    "crack": 5,
-    "recrack": 6,
-}
 
 
 def legal_maps(hand: Hand) -> list[dict[str, Any]]:
@@ -251,8 +202,8 @@ PRIVATE_KEYS: Final = (
 def private_fields(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     """The :data:`PRIVATE_KEYS` fields of one seat's view (a spectator's: the public values).
 
-    ``{**shared_fields(hand), **private_fields(hand, seat)}`` is ``seat_view(hand, seat)``; a
-    server packs the shared part once per change and only these fields per seat.
+    ``{**shared_fields(hand), **private_fields(hand, seat)}`` is ``seat_view(hand, seat)``: a
+    server builds the shared fields once per change and only these per seat.
     """
     public = _spectator_fields(hand)
     if seat is None:
@@ -277,28 +228,6 @@ def private_fields(hand: Hand, seat: Seat | None) -> dict[str, Any]:
         "partner_known": True if partner else public["partner_known"],
         "legal": legal_maps(hand) if live and seat == hand.turn else public["legal"],
     }
-
-
-def private_keys(hand: Hand) -> list[int]:
-    """Per seat, everything :func:`private_fields` reads for it but ``legal``, packed into one
-    int.
-
-    Equal keys mean equal private fields, ``legal`` aside, under the same rules, so a server can
-    keep a seat's packed fields while its key stays the same; most actions change only one
-    seat's. (``legal`` is :func:`legal_maps` for the seat to act while the hand is live, and
-    empty otherwise: it changes with every action, so it is left out of the key.) Ints rather
-    than tuples: a server keeps one per seat for as long as a person takes to play, and the
-    garbage collector tracks a tuple (and walks it) but never an int.
-
-    >>> from engine.hand import Hand
-    >>> from engine.rules import RuleSet
-    >>> keys = private_keys(Hand.from_seed(RuleSet(), dealer=0, seed=1))
-    >>> len(set(keys))
-    5
-    """
-    shared_key = _shared_key(hand)
-    # The seat's cards in the low 32 bits, the seat above everything _shared_key packs.
-    return [cards | shared_key | seat << 112 for seat, cards in enumerate(hand.hands)]
 
 
 def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:

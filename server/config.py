@@ -121,26 +121,10 @@ class ServerConfig:
     """SQLite synchronous mode: NORMAL survives a killed process, FULL also a power cut
     (``serve --sync``; README.md, "What a crash can take")."""
     gc_thresholds: tuple[int, int, int] | None = (2000, 3, 4000)
-    """``gc.set_threshold`` for the process, set at start (None: leave the interpreter's).
-
-    A pause stops every table at once and lasts about 1 µs per object the collection walks.
-    With CPython's defaults (700, 10, 10) a server with 2,000 tables ran a full collection (all
-    250,000 tracked objects, 90 ms) about once a second. The tables keep almost nothing per
-    action that the collector tracks, so a young collection (see also ``gc_young_every``)
-    walks a few thousand objects for 1-3 ms, and a full one comes after at least 4,000 middle
-    ones (half an hour at two a second). That one still walks everything: closed
-    connections leave reference cycles inside asyncio's transports, which only it frees. The
-    objects alive at start are frozen (``gc.freeze``) so that no collection walks them."""
+    """``gc.set_threshold`` for the process, set at start (None: leave the interpreter's). The
+    objects alive at start are frozen (``gc.freeze``) so that no collection walks them; why
+    these figures: docs/performance.md, "The garbage collector"."""
     gc_young_every: float | None = 0.5
     """Seconds between the collections the server runs itself (None: only the thresholds'
-    own), each of the young and the middle generation; only with ``gc_thresholds``.
-
-    CPython starts a young collection when allocations minus deallocations pass the first
-    threshold. When a table deals a new hand, the old hand it frees cancels the new one it
-    makes, so the count stands still while the young generation grows: at 2,000 tables, a
-    wave of new hands left 80,000 objects for one 49 ms collection. On a clock, no collection
-    walks more than half a second's worth. Each one takes the middle generation too, so that
-    what survives goes on to the old one at once, instead of piling up in the middle one for
-    a longer pause: measured with ``bench/table.py`` at 2,000 tables, the longest pause went
-    from 12-13 ms (the middle one every fourth round) to 4.5-5 ms, in about the same time in
-    all."""
+    own), each of the young and the middle generation; only with ``gc_thresholds``
+    (docs/performance.md, "The garbage collector")."""

@@ -1,4 +1,4 @@
-"""A seat at a table: who sits in it (:class:`Seat`), the names server bots take, and the
+"""A seat at a table: who sits in it (:class:`SeatState`), the names server bots take, and the
 stored form of the seat tokens that let a player come back to it."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def hash_token(token: str) -> str:
 
 
 @dataclass
-class Seat:
+class SeatState:
     """One seat's occupant and the table's bookkeeping about it."""
 
     kind: SeatKind = "empty"

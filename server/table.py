@@ -49,7 +49,7 @@ from server.commitments import Commitment, DealSeeds
 from server.history import LINES_KEPT, history_entry, history_reply
 from server.hub import Hub, Peer
 from server.passwords import password_matches
-from server.seats import BOT_NAMES, TOKEN_BYTES, Seat, hash_token
+from server.seats import BOT_NAMES, TOKEN_BYTES, SeatState, hash_token
 from server.states import send_states
 from server.store import json_text
 from server.table_config import TableConfig
@@ -68,11 +68,6 @@ def _record_of(action: Action) -> tuple[dict[str, Any], str]:
     return record, json_text(record)
 
 
-def fail(code: str, message: str) -> RequestError:
-    """A refusal; the connection fills in the request id."""
-    return RequestError(code, message)
-
-
 class Table:
     """A table in the lobby: seats, spectators, host, the match and its timers."""
 
@@ -81,7 +76,7 @@ class Table:
         self.id = table_id
         self.config = config
         self.state: TableState = "waiting"
-        self.seats = [Seat() for _ in range(NUM_SEATS)]
+        self.seats = [SeatState() for _ in range(NUM_SEATS)]
         self.host_seat: int | None = None
         self.match: Match | None = None
         self.seq = 0
@@ -182,7 +177,7 @@ class Table:
         if stored is None:
             return
         if password is None or not password_matches(password, stored, self.config.password_salt):
-            raise fail(m.BAD_PASSWORD, "This table needs the right password")
+            raise RequestError(m.BAD_PASSWORD, "This table needs the right password")
 
     def check_join(self, seat: int | None, password: str | None) -> int:
         """The seat a join would take (first free when ``seat`` is None); raises if it cannot."""
@@ -190,10 +185,10 @@ class Table:
         if seat is None:
             free = [i for i in range(NUM_SEATS) if self._free(i)]
             if not free:
-                raise fail(m.TABLE_FULL, "Every seat at this table is taken")
+                raise RequestError(m.TABLE_FULL, "Every seat at this table is taken")
             return free[0]
         if not self._free(seat):
-            raise fail(m.SEAT_TAKEN, f"Seat {seat} is taken")
+            raise RequestError(m.SEAT_TAKEN, f"Seat {seat} is taken")
         return seat
 
     def _free(self, seat: int) -> bool:
@@ -293,7 +288,7 @@ class Table:
 
     def _vacate(self, seat: int) -> None:
         s = self.seats[seat]
-        self.seats[seat] = Seat()
+        self.seats[seat] = SeatState()
         if s.grace_timer is not None:
             s.grace_timer.cancel()
         self._save_seat(seat)
@@ -307,17 +302,17 @@ class Table:
 
     def _require_host(self, peer: Peer) -> None:
         if peer.table is not self or peer.seat is None or peer.seat != self.host_seat:
-            raise fail(m.NOT_HOST, "Only the table's host may do that")
+            raise RequestError(m.NOT_HOST, "Only the table's host may do that")
 
     def add_bot(self, peer: Peer, seat: int | None, strategy: str | None) -> int:
         """Host: seat a server bot; returns its seat."""
         self._require_host(peer)
         if self.state == "over":
-            raise fail(m.MATCH_OVER, "The match at this table is over")
+            raise RequestError(m.MATCH_OVER, "The match at this table is over")
         name = strategy or self.hub.default_bot()
         choices = strategy_names()
         if name not in choices:
-            raise fail(
+            raise RequestError(
                 m.BAD_REQUEST,
                 f"field 'strategy': unknown bot strategy {name!r} (choose from "
                 f"{', '.join(choices)})",
@@ -325,13 +320,13 @@ class Table:
         if seat is None:
             free = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
             if not free:
-                raise fail(m.TABLE_FULL, "Every seat at this table is taken")
+                raise RequestError(m.TABLE_FULL, "Every seat at this table is taken")
             seat = free[0]
         elif self.seats[seat].kind != "empty":
-            raise fail(m.SEAT_TAKEN, f"Seat {seat} is taken")
+            raise RequestError(m.SEAT_TAKEN, f"Seat {seat} is taken")
         limit = self.hub.config.max_bots_per_address
         if self.hub.bots_seated_by(peer.address) >= limit:
-            raise fail(
+            raise RequestError(
                 m.TOO_MANY_BOTS,
                 f"Hosts from your address have {limit} server bots seated, as many as this "
                 "server allows; remove one first",
@@ -340,24 +335,18 @@ class Table:
         self._cancel_grace(s)
         s.kind = "bot"
         s.strategy_name = name
-        s.name = self._bot_name(name, seat)
+        s.name = BOT_NAMES[seat]  # short, distinct per seat (five fit an 80-column table)
         s.added_by = peer.address
         self.hub.bots.warm()
         self._save_seat(seat)
         self._changed()
         return seat
 
-    def _bot_name(self, strategy: str, seat: int) -> str:
-        # Short, distinct per seat, so five names fit an 80-column table; the summary's
-        # ``kind`` and ``strategy`` fields say it is a bot and which one.
-        del strategy
-        return BOT_NAMES[seat]
-
     def remove_bot(self, peer: Peer, seat: int) -> None:
         """Host: take a server bot out of its seat."""
         self._require_host(peer)
         if self.seats[seat].kind != "bot":
-            raise fail(m.NOT_A_BOT, f"Seat {seat} is not held by a server bot")
+            raise RequestError(m.NOT_A_BOT, f"Seat {seat} is not held by a server bot")
         self._vacate(seat)
         self._changed()
 
@@ -365,17 +354,19 @@ class Table:
         """Host: deal the first hand of the match."""
         self._require_host(peer)
         if self.state == "over":
-            raise fail(m.MATCH_OVER, "The match at this table is over")
+            raise RequestError(m.MATCH_OVER, "The match at this table is over")
         if self.state != "waiting":
-            raise fail(m.ALREADY_STARTED, "The match has already started")
+            raise RequestError(m.ALREADY_STARTED, "The match has already started")
         empty = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
         if empty:
-            raise fail(
+            raise RequestError(
                 m.NOT_ENOUGH_PLAYERS,
                 f"A match needs five players or bots; seat(s) {', '.join(map(str, empty))} empty",
             )
         if self._starting is not None:
-            raise fail(m.ALREADY_STARTED, "The match is starting (waiting for the players' seeds)")
+            raise RequestError(
+                m.ALREADY_STARTED, "The match is starting (waiting for the players' seeds)"
+            )
         self._begin_match()
 
     def _begin_match(self) -> None:
@@ -451,7 +442,7 @@ class Table:
         """
         self._require_host(peer)
         if self.state != "over":
-            raise fail(m.NOT_OVER, "The match at this table is not over yet")
+            raise RequestError(m.NOT_OVER, "The match at this table is not over yet")
         self._cancel_over_timer()
         for i in range(NUM_SEATS):
             s = self.seats[i]
@@ -489,9 +480,9 @@ class Table:
     def offer_seed(self, peer: Peer, quoted: str, seed: bytes) -> None:
         """A seated client's seed for the pending commitment ``quoted`` (PROTOCOL.md §13)."""
         if peer.table is not self or peer.seat is None:
-            raise fail(m.NOT_SEATED, "You are not seated at this table")
+            raise RequestError(m.NOT_SEATED, "You are not seated at this table")
         if self.deal_seeds is None:
-            raise fail(m.STALE, "No commitment is collecting seeds at this table")
+            raise RequestError(m.STALE, "No commitment is collecting seeds at this table")
         self.deal_seeds.offer(peer.seat, quoted, seed)
         self._seed_arrived.set()
 
@@ -552,16 +543,16 @@ class Table:
         """Host: end the match now (an unfinished hand is abandoned)."""
         self._require_host(peer)
         if self.state == "waiting":
-            raise fail(m.NOT_STARTED, "The match has not started")
+            raise RequestError(m.NOT_STARTED, "The match has not started")
         if self.state != "playing" or self.match is None:
-            raise fail(m.MATCH_OVER, "The match is already over")
+            raise RequestError(m.MATCH_OVER, "The match is already over")
         self.match.end()
         self._finish_match()
 
     def chat(self, peer: Peer, text: str) -> None:
         """Pass a (cleaned) chat line to everyone at the table."""
         if not peer.allow_chat():
-            raise fail(m.RATE_LIMITED, "You are chatting too fast; wait a moment")
+            raise RequestError(m.RATE_LIMITED, "You are chatting too fast; wait a moment")
         seat = peer.seat if peer.table is self else None
         message = m.chat(
             table=self.id, sender=peer.name, seat=seat, text=text, spectator=seat is None
@@ -635,7 +626,7 @@ class Table:
         loop = asyncio.get_running_loop()
         s.grace_timer = loop.call_later(self.config.grace, self._grace_over, seat)
 
-    def _cancel_grace(self, s: Seat) -> None:
+    def _cancel_grace(self, s: SeatState) -> None:
         if s.grace_timer is not None:
             s.grace_timer.cancel()
             s.grace_timer = None
@@ -664,28 +655,32 @@ class Table:
         """A player's answer to ``your_turn``: checked for seat, turn and seq, then the engine."""
         seat = peer.seat
         if peer.table is not self or seat is None:
-            raise fail(m.NOT_SEATED, "You are not seated at this table")
+            raise RequestError(m.NOT_SEATED, "You are not seated at this table")
         if self.state == "waiting" or self.match is None:
-            raise fail(m.NOT_STARTED, "The match has not started")
+            raise RequestError(m.NOT_STARTED, "The match has not started")
         if self.state != "playing":
-            raise fail(m.MATCH_OVER, "The match is over")
+            raise RequestError(m.MATCH_OVER, "The match is over")
         claimed = data.get("seat", seat)
         if claimed != seat:
-            raise fail(m.NOT_YOUR_TURN, f"You sit at seat {seat}; you cannot act for another")
+            raise RequestError(
+                m.NOT_YOUR_TURN, f"You sit at seat {seat}; you cannot act for another"
+            )
         hand = self.match.hand
         if hand.is_over:
-            raise fail(m.HAND_OVER, "The hand is over; the next one is being dealt")
+            raise RequestError(m.HAND_OVER, "The hand is over; the next one is being dealt")
         if hand.turn != seat:
-            raise fail(m.NOT_YOUR_TURN, f"It is seat {hand.turn}'s turn, not yours")
+            raise RequestError(m.NOT_YOUR_TURN, f"It is seat {hand.turn}'s turn, not yours")
         if not self.turn_seq <= seq <= self.seq:
-            raise fail(m.STALE, f"seq {seq} does not answer the current prompt (seq {self.seq})")
+            raise RequestError(
+                m.STALE, f"seq {seq} does not answer the current prompt (seq {self.seq})"
+            )
         try:
             action = action_from_dict(data, seat)
         except BadRecordError as exc:
-            raise fail(m.BAD_REQUEST, f"field 'action': {exc.message}") from None
-        self._apply(seat, action)
+            raise RequestError(m.BAD_REQUEST, f"field 'action': {exc.message}") from None
+        self._apply(action)
 
-    def _apply(self, seat: int, action: Action) -> None:
+    def _apply(self, action: Action) -> None:
         """Apply an action through the engine, store it, tell everyone. Raises if illegal."""
         match = self.match
         assert match is not None
@@ -1062,7 +1057,7 @@ class Table:
             if mode == "timer":
                 name = self.seats[seat].name
                 self._notice("timer_expired", f"Time ran out for {name}; a bot moved", seat)
-            self._apply(seat, action)
+            self._apply(action)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -1077,7 +1072,7 @@ class Table:
         try:
             self._turn_task = None
             self._turn_key = None
-            self._apply(seat, match.hand.legal_actions()[0])
+            self._apply(match.hand.legal_actions()[0])
         except Exception:
             log.exception("table %s: seat %d is stuck", self.id, seat)
 
@@ -1112,7 +1107,7 @@ class Table:
 
     # ------------------------------------------------------------------ closing
 
-    def _forget_token(self, s: Seat) -> None:
+    def _forget_token(self, s: SeatState) -> None:
         if s.token_hash is not None:
             self.hub.tokens.pop(s.token_hash, None)
             s.token_hash = None
