@@ -35,11 +35,13 @@ COMPILED_MODULES = [
     "server/history.py",
     "server/hub.py",
     "server/lobby.py",
+    "server/presence.py",
     "server/restore.py",
     "server/seats.py",
     "server/states.py",
     "server/table.py",
     "server/table_config.py",
+    "server/turns.py",
 ]
 """What ``SHEEPSHEAD_COMPILE=1`` compiles. Left out:
 

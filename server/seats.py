@@ -11,6 +11,10 @@ from typing import Final, Literal
 from server.hub import Peer
 from server.store import SeatRow
 
+TableState = Literal["waiting", "playing", "over", "closed"]
+"""A table's state: waiting for players, a match being played, the match over, the table
+gone."""
+
 SeatKind = Literal["empty", "human", "bot"]
 """Who sits in a seat: nobody, a client (person or network bot), a server bot."""
 

@@ -34,14 +34,14 @@ import logging
 import secrets
 from collections import deque
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 from engine.actions import NUM_SEATS, Action, action_from_dict
 from engine.bots import strategy_names
-from engine.errors import BadRecordError, SheepsheadError
+from engine.errors import BadRecordError
 from engine.match import Match
 from engine.rules import wire_map
-from engine.view import OUTCOME_PART, legal_maps, seat_view, shared_part
+from engine.view import OUTCOME_PART, legal_maps, shared_part
 from protocol import messages as m
 from protocol.framing import encode, frame, pack
 from protocol.messages import RequestError
@@ -53,11 +53,9 @@ from server.seats import BOT_NAMES, TOKEN_BYTES, SeatState, hash_token
 from server.states import send_states
 from server.store import json_text
 from server.table_config import TableConfig
+from server.turns import TableTurns
 
 log = logging.getLogger("sheepshead.server")
-
-TableState = Literal["waiting", "playing", "over", "closed"]
-"""waiting for players, a match being played, the match over, the table gone."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -68,30 +66,32 @@ def _record_of(action: Action) -> tuple[dict[str, Any], str]:
     return record, json_text(record)
 
 
-class Table:
-    """A table in the lobby: seats, spectators, host, the match and its timers."""
+class Table(TableTurns):
+    """A table in the lobby: seats, spectators, host, the match and its timers (the turn
+    timers, trick pauses and bot moves in :class:`server.turns.TableTurns`, the grace periods
+    in :class:`server.presence.TablePresence`)."""
 
     def __init__(self, hub: Hub[Table], table_id: str, config: TableConfig) -> None:
         self.hub = hub
         self.id = table_id
         self.config = config
-        self.state: TableState = "waiting"
+        self.state = "waiting"
         self.seats = [SeatState() for _ in range(NUM_SEATS)]
         self.host_seat: int | None = None
-        self.match: Match | None = None
+        self.match = None
         self.seq = 0
         self.turn_seq = 0
         self.last: dict[str, Any] | None = None
-        self.spectators: set[Peer] = set()
+        self.spectators = set()
         self.last_activity = hub.now()
-        self._turn_task: asyncio.Task[None] | None = None
-        self._turn_key: tuple[int, int, str] | None = None
-        self._deadline_key: tuple[int, int] | None = None
-        self._deadline: float | None = None
-        self._next_hand_task: asyncio.Task[None] | None = None
+        self._turn_task = None
+        self._turn_key = None
+        self._deadline_key = None
+        self._deadline = None
+        self._next_hand_task = None
         self.deal_seeds: DealSeeds | None = None
         """The match's commit–reveal seeds (PROTOCOL.md §13); None before the first start."""
-        self._starting: asyncio.Task[None] | None = None
+        self._starting = None
         """The first deal waiting for the players' client seeds."""
         self._seed_arrived = asyncio.Event()
         self.stopped = False
@@ -112,7 +112,7 @@ class Table:
         self._lead_at = 0.0
         """The decision a trick pause comes before (hand number and actions in it; ints, not a
         tuple kept per trick) and when the pause ends."""
-        self._lead_timer: asyncio.TimerHandle | None = None
+        self._lead_timer = None
         """Prompts the leader of a person's seat when the trick pause ends."""
         self._pause_over_callback = self._pause_over
         self._timer_context = contextvars.copy_context()
@@ -620,35 +620,6 @@ class Table:
             self._start_grace(seat)
         self._changed()
 
-    def _start_grace(self, seat: int) -> None:
-        s = self.seats[seat]
-        self._cancel_grace(s)
-        loop = asyncio.get_running_loop()
-        s.grace_timer = loop.call_later(self.config.grace, self._grace_over, seat)
-
-    def _cancel_grace(self, s: SeatState) -> None:
-        if s.grace_timer is not None:
-            s.grace_timer.cancel()
-            s.grace_timer = None
-
-    def _grace_over(self, seat: int) -> None:
-        try:
-            s = self.seats[seat]
-            s.grace_timer = None
-            if s.kind != "human" or s.peer is not None or self.state != "playing":
-                return
-            s.standin = True
-            self._notice("standin", f"A bot is playing for {s.name} until they return", seat)
-            self._changed()
-        except Exception:
-            log.exception("table %s: grace timer failed", self.id)
-
-    def _standin_active(self, seat: int) -> bool:
-        s = self.seats[seat]
-        if self.state != "playing":
-            return False
-        return s.kind == "empty" or (s.kind == "human" and s.peer is None and s.standin)
-
     # ------------------------------------------------------------------ playing
 
     def act(self, peer: Peer, seq: int, data: Mapping[str, Any]) -> None:
@@ -743,51 +714,6 @@ class Table:
         match = self.match
         assert match is not None
         self.history.append(history_entry(match, number))
-
-    def _lead_wait(self) -> float:
-        """Seconds left of the trick pause before the current decision (0: none)."""
-        match = self.match
-        if (
-            match is None
-            or self._lead_hand != match.number
-            or self._lead_actions != len(match.hand.actions)
-        ):
-            return 0.0
-        return max(0.0, self._lead_at - self.hub.now())
-
-    def _end_pause(self) -> None:
-        self._lead_hand = -1
-        self._lead_actions = -1
-
-    def _cancel_lead_timer(self) -> None:
-        if self._lead_timer is not None:
-            self._lead_timer.cancel()
-            self._lead_timer = None
-
-    def _pause_over(self) -> None:
-        """The trick pause before a person's lead ended: prompt them, then wait as usual."""
-        self._lead_timer = None
-        try:
-            match = self.match
-            if (
-                self.state != "playing"
-                or match is None
-                or self._lead_hand != match.number
-                or self._lead_actions != len(match.hand.actions)
-            ):
-                return  # the pause was already over: the leader acted, or a bot led
-            self._end_pause()  # (the loop may run a timer a hair early)
-            if match.hand.is_over:
-                return
-            seat = match.hand.turn
-            assert seat is not None
-            peer = self.seats[seat].peer
-            prompt = self._prompt(seat)
-            if peer is not None and prompt is not None:
-                peer.send_encoded(prompt)
-            self._schedule()
-        except Exception:
-            log.exception("table %s: the end of a trick pause failed", self.id)
 
     async def _deal_next(self, finished: int) -> None:
         try:
@@ -950,160 +876,6 @@ class Table:
 
     def _save_seat(self, seat: int) -> None:
         self.hub.store.save_seat(self.id, seat, self.seats[seat].row())
-
-    # ------------------------------------------------------------------ bots and timers
-
-    def _key(self) -> tuple[int, int]:
-        match = self.match
-        assert match is not None
-        return (match.number, len(match.hand.actions))
-
-    def _update_deadline(self) -> None:
-        """Start the turn timer when a new decision begins (re-prompts keep the deadline)."""
-        timer = self.config.turn_timer
-        match = self.match
-        if timer is None or self.state != "playing" or match is None or match.hand.is_over:
-            return
-        key = self._key()
-        if self._deadline_key != key:
-            self._deadline_key = key
-            self._deadline = self.hub.now() + self._lead_wait() + timer
-
-    def _attended(self) -> bool:
-        return bool(self.spectators) or any(s.peer is not None for s in self.seats)
-
-    def _schedule(self) -> None:
-        """Make sure the right thing happens for the seat to act (bot move, timer, nothing)."""
-        match = self.match
-        if self.state != "playing" or match is None or match.hand.is_over:
-            self._cancel_turn()
-            return
-        seat = match.hand.turn
-        assert seat is not None
-        key = self._key()
-        timer = self.config.turn_timer
-        self._update_deadline()
-        if not self._attended():
-            self._cancel_turn()
-            return
-        s = self.seats[seat]
-        mode: str
-        delay: float
-        wait = self._lead_wait()
-        if s.kind == "bot" or self._standin_active(seat):
-            mode, delay = "bot", max(self.hub.config.bot_delay, wait)
-        elif wait > 0:
-            # The prompt goes out when the pause ends: a timer, not a task (fewer objects for
-            # the garbage collector, once per trick at every table).
-            self._cancel_turn()
-            if self._lead_timer is None:
-                loop = asyncio.get_running_loop()
-                self._lead_timer = loop.call_later(
-                    wait, self._pause_over_callback, context=self._timer_context
-                )
-            return
-        elif timer is not None and self._deadline is not None:
-            mode, delay = "timer", max(0.0, self._deadline - self.hub.now())
-        else:
-            self._cancel_turn()
-            return
-        full_key = (*key, mode)
-        task = self._turn_task
-        if self._turn_key == full_key and task is not None and not task.done():
-            return
-        self._cancel_turn()
-        self._turn_key = full_key
-        self._turn_task = asyncio.create_task(self._bot_turn(key, seat, mode, delay))
-
-    def _cancel_turn(self) -> None:
-        if self._turn_task is not None:
-            self._turn_task.cancel()
-        self._turn_task = None
-        self._turn_key = None
-
-    def _cancel_tasks(self) -> None:
-        self._cancel_turn()
-        self._cancel_lead_timer()
-        if self._starting is not None:
-            self._starting.cancel()
-            self._starting = None
-        if self._next_hand_task is not None:
-            self._next_hand_task.cancel()
-            self._next_hand_task = None
-
-    def _strategy_for(self, seat: int) -> str:
-        """The strategy that plays ``seat``: its bot's, else (a stand-in) the default one."""
-        s = self.seats[seat]
-        name = s.strategy_name if s.kind == "bot" else None
-        if name is None or name not in strategy_names():
-            return self.hub.default_bot()  # e.g. a restored bot whose strategy is gone
-        return name
-
-    async def _bot_turn(self, key: tuple[int, int], seat: int, mode: str, delay: float) -> None:
-        try:
-            if delay > 0:
-                await asyncio.sleep(delay)
-            match = self.match
-            if self.state != "playing" or match is None or self._key() != key:
-                return
-            self._end_pause()  # the sleep may end a hair before the pause does
-            hand = match.hand
-            view = seat_view(hand, seat)
-            action = await self._choose(seat, view)
-            if self.state != "playing" or self._key() != key:
-                return  # somebody else moved meanwhile (the player came back and acted)
-            self._turn_task = None
-            self._turn_key = None
-            if mode == "timer":
-                name = self.seats[seat].name
-                self._notice("timer_expired", f"Time ran out for {name}; a bot moved", seat)
-            self._apply(action)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("table %s: bot move for seat %d failed", self.id, seat)
-            self._fallback_move(key, seat)
-
-    def _fallback_move(self, key: tuple[int, int], seat: int) -> None:
-        """Keep the table moving after an unexpected failure: play the first legal action."""
-        match = self.match
-        if self.state != "playing" or match is None or self._key() != key:
-            return
-        try:
-            self._turn_task = None
-            self._turn_key = None
-            self._apply(match.hand.legal_actions()[0])
-        except Exception:
-            log.exception("table %s: seat %d is stuck", self.id, seat)
-
-    async def _choose(self, seat: int, view: dict[str, Any]) -> Action:
-        """The strategy's choice, made in a bot worker within the decision budget
-        (``server.botpool``); the first legal action if it misbehaves."""
-        match = self.match
-        assert match is not None
-        hand = match.hand
-        legal = view["legal"]
-        strategy = self._strategy_for(seat)
-        try:
-            # A fresh seed per decision: the worker builds the strategy afresh each time.
-            choice = await self.hub.bots.choose(
-                strategy, view, legal, seed=secrets.randbits(32), think_time=None
-            )
-            action = action_from_dict(choice, seat)
-            hand.verify(action)
-            return action
-        except asyncio.CancelledError:
-            raise
-        except (SheepsheadError, TimeoutError, Exception) as exc:
-            log.warning(
-                "table %s: strategy %r at seat %d failed (%s: %s); playing the first legal action",
-                self.id,
-                strategy,
-                seat,
-                type(exc).__name__,
-                exc,
-            )
-            return hand.legal_actions()[0]
 
     # ------------------------------------------------------------------ closing
 

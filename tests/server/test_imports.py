@@ -29,6 +29,8 @@ LAYERS: list[set[str]] = [
     {"lobby"},
     {"restore"},
     {"table"},
+    {"turns"},
+    {"presence"},
     {"states", "history", "table_config", "commitments", "standings"},
     {"seats"},
     {"hub"},
