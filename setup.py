@@ -27,13 +27,21 @@ COMPILED_MODULES = [
     "protocol/__init__.py",
     "protocol/framing.py",
     "protocol/messages.py",
-    "protocol/prepack.py",
     "protocol/text.py",
     "protocol/version.py",
     "server/app.py",
+    "server/config.py",
     "server/connection.py",
+    "server/history.py",
+    "server/hub.py",
     "server/lobby.py",
+    "server/presence.py",
+    "server/restore.py",
+    "server/seats.py",
+    "server/states.py",
     "server/table.py",
+    "server/table_config.py",
+    "server/turns.py",
 ]
 """What ``SHEEPSHEAD_COMPILE=1`` compiles. Left out:
 

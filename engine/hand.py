@@ -23,7 +23,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import TYPE_CHECKING, Final, Literal
+from typing import Final, Literal
 
 from engine.actions import (
     ALONES,
@@ -75,9 +75,6 @@ from engine.cards import (
 from engine.errors import IllegalActionError
 from engine.rules import RuleSet
 from engine.scoring import HandResult, Trick, score_hand
-
-if TYPE_CHECKING:
-    from engine.view import ViewCache
 
 Phase = Literal["pick", "bury", "call", "crack", "recrack", "play", "done"]
 """Where a hand stands: picking, the picker burying (and blitzing), the picker calling, the
@@ -226,7 +223,6 @@ _HAND_FIELDS = (
     "_legal",
     "_play_mask",
     "_result",
-    "_view_cache",
     "actions",
     "alone",
     "blind",
@@ -300,9 +296,6 @@ class Hand:
     taken: list[int]
     tricks_won: list[int]
     actions: list[Action]
-    _view_cache: ViewCache | None
-    """The public view of this state and its legal actions as wire maps, built by
-    :mod:`engine.view` (keyed by the number of actions applied, so it is never stale)."""
 
     def __init__(self, rules: RuleSet, dealer: Seat, deal: Deal, multiplier: int = 1) -> None:
         if not 0 <= dealer < NUM_SEATS:
@@ -343,7 +336,6 @@ class Hand:
         self._legal: tuple[Action, ...] | None = None
         self._play_mask: int = -1
         self._result: HandResult | None = None
-        self._view_cache = None
 
     @classmethod
     def from_seed(cls, rules: RuleSet, dealer: Seat, seed: int, multiplier: int = 1) -> Hand:

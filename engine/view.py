@@ -35,53 +35,21 @@ def _codes(hand: Hand, mask: Mask) -> list[str]:
     return codes_of(mask, hand.rules.jack_order)
 
 
-class ViewCache:
-    """What this module keeps of one state of a hand (``Hand._view_cache``), built on first use.
-
-    ``shared`` is built only when asked for: a server packs the view part by part
-    (:func:`shared_part`) and never needs the whole map.
-    """
-
-    __slots__ = ("actions", "legal", "shared", "shared_key", "spectator")
-
-    def __init__(
-        self,
-        actions: int,
-        spectator: dict[str, Any],
-        legal: list[dict[str, Any]],
-        shared_key: int,
-    ) -> None:
-        self.actions = actions
-        """How many actions the hand had applied: the key, so the cache is never stale."""
-        self.spectator = spectator
-        """A spectator's :func:`private_fields`: the public values of :data:`PRIVATE_KEYS`."""
-        self.legal = legal
-        """:func:`legal_maps`."""
-        self.shared_key = shared_key
-        """The part of every seat's :func:`private_keys` entry that no seat owns."""
-        self.shared: dict[str, Any] | None = None
-        """:func:`shared_fields`, once built."""
-
-
 def public_view(hand: Hand) -> dict[str, Any]:
     """What everyone may see (a spectator's view): :func:`shared_fields` plus a spectator's
-    :func:`private_fields`. A new map each call; its values are shared, so treat them as
-    read-only."""
-    return {**shared_fields(hand), **_cache(hand).spectator}
+    :func:`private_fields`."""
+    return {**shared_fields(hand), **_spectator_fields(hand)}
 
 
 def shared_fields(hand: Hand) -> dict[str, Any]:
     """The fields of the view that are the same for every viewer: every field but
-    :data:`PRIVATE_KEYS`. Built once per state and shared between calls: treat as read-only.
+    :data:`PRIVATE_KEYS`.
 
     It is the union of the :data:`SHARED_PARTS`, in their order.
     """
-    cache = _cache(hand)
-    shared = cache.shared
-    if shared is None:
-        shared = cache.shared = {}
-        for build in _PART_BUILDERS:
-            shared.update(build(hand))
+    shared: dict[str, Any] = {}
+    for build in _PART_BUILDERS:
+        shared.update(build(hand))
     return shared
 
 
@@ -173,11 +141,7 @@ SHARED_PARTS: Final = (
     ("result", "reveal"),
 )
 """The :func:`shared_fields`, in parts that change at different paces: fixed for the hand; the
-auction (changes only before trick play and at the end); every action; every trick; the end.
-
-A server packs each part once and again only when its :func:`shared_part_keys` entry changes:
-in trick play most actions change one small part of a view of some twenty fields.
-"""
+auction (changes only before trick play and at the end); every action; every trick; the end."""
 
 
 OUTCOME_PART: Final = SHARED_PARTS.index(("result", "reveal"))
@@ -195,27 +159,11 @@ def shared_part(hand: Hand, part: int) -> dict[str, Any]:
     return _PART_BUILDERS[part](hand)
 
 
-def shared_part_keys(hand: Hand) -> tuple[int, int, int, int, int]:
-    """One int per :data:`SHARED_PARTS` entry: within one hand, an equal key means the part's
-    fields are equal. (Across hands they are not comparable: a new hand starts afresh.)
-
-    >>> from engine.hand import Hand
-    >>> from engine.rules import RuleSet
-    >>> shared_part_keys(Hand.from_seed(RuleSet(), dealer=0, seed=1))
-    (0, 1, 0, 0, 0)
-    """
-    phase = hand.phase
-    actions = len(hand.actions)
-    # The auction's fields change only on the picking, burying and calling actions, and at
-    # the end; during trick play they stand still.
-    done = 1 if phase == "done" else 0
-    return (0, 0 if phase == "play" else actions + 1, actions, len(hand.tricks), done)
-
-
-def _build(hand: Hand) -> ViewCache:
+def _spectator_fields(hand: Hand) -> dict[str, Any]:
+    """A spectator's :func:`private_fields`: the public values of :data:`PRIVATE_KEYS`."""
     over = hand.phase == "done"
     partner_known = hand.partner_revealed or over
-    spectator: dict[str, Any] = {
+    return {
         "seat": None,
         "hand": [],
         "blind": _codes(hand, hand.blind) if over else None,
@@ -225,63 +173,17 @@ def _build(hand: Hand) -> ViewCache:
         "partner_known": partner_known,
         "legal": [],
     }
-    legal = [a.to_dict() for a in hand.legal_actions()]
-    # Everything private_keys packs except the seat and its cards. Card masks take 32 bits each;
-    # seats and the unknown card are stored plus one (0: None).
-    picker = hand.picker
-    partner = hand.partner
-    under = hand.under
-    shared_key = (
-        hand.blind << 32
-        | hand.buried << 64
-        | (0 if under is None else under + 1) << 96
-        | (0 if picker is None else picker + 1) << 102
-        | (0 if partner is None else partner + 1) << 105
-        | hand.partner_revealed << 108
-        | _PHASE_NUMBER[hand.phase] << 109
-    )
-    return ViewCache(len(hand.actions), spectator, legal, shared_key)
-
-
-_PHASE_NUMBER: Final = {
-    "pick": 0,
-    "bury": 1,
-    "call": 2,
-    "play": 3,
-    "done": 4,
-    "crack": 5,
-    "recrack": 6,
-}
-
-
-def release_views(hand: Hand) -> None:
-    """Drop the cached view of the current state; the next call builds it again.
-
-    For a server that has packed what it sends: the cache's few dozen lists and dicts would
-    otherwise live until the table's next action (a second or so at a person's pace), long
-    enough for the garbage collector to promote them, and it then walks them again and again.
-    """
-    hand._view_cache = None
-
-
-def _cache(hand: Hand) -> ViewCache:
-    """This state's view parts and legal maps, built on the first call."""
-    cache = hand._view_cache
-    if cache is None or cache.actions != len(hand.actions):
-        cache = hand._view_cache = _build(hand)
-    return cache
 
 
 def legal_maps(hand: Hand) -> list[dict[str, Any]]:
-    """The legal actions as wire maps, each with its ``seat``. Built once per state and shared
-    with the seat's view: treat as read-only.
+    """The legal actions as wire maps, each with its ``seat``.
 
     >>> from engine.hand import Hand
     >>> from engine.rules import RuleSet
     >>> legal_maps(Hand.from_seed(RuleSet(), dealer=0, seed=1))
     [{'seat': 1, 'action': 'pick'}, {'seat': 1, 'action': 'pass'}]
     """
-    return _cache(hand).legal
+    return [a.to_dict() for a in hand.legal_actions()]
 
 
 PRIVATE_KEYS: Final = (
@@ -300,13 +202,12 @@ PRIVATE_KEYS: Final = (
 def private_fields(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     """The :data:`PRIVATE_KEYS` fields of one seat's view (a spectator's: the public values).
 
-    ``{**shared_fields(hand), **private_fields(hand, seat)}`` is ``seat_view(hand, seat)``; a
-    server packs the shared part once per change and only these fields per seat.
+    ``{**shared_fields(hand), **private_fields(hand, seat)}`` is ``seat_view(hand, seat)``: a
+    server builds the shared fields once per change and only these per seat.
     """
-    cache = _cache(hand)
-    public = cache.spectator
+    public = _spectator_fields(hand)
     if seat is None:
-        return dict(public)
+        return public
     # One literal rather than a copy and overrides: servers call this for every seat on every
     # change. Once the hand is over the public values already show everything.
     phase = hand.phase
@@ -325,37 +226,14 @@ def private_fields(hand: Hand, seat: Seat | None) -> dict[str, Any]:
         "under": (CARD_CODES[hand.under] if picker and hand.under is not None else public["under"]),
         "partner": seat if partner else public["partner"],
         "partner_known": True if partner else public["partner_known"],
-        "legal": cache.legal if live and seat == hand.turn else public["legal"],
+        "legal": legal_maps(hand) if live and seat == hand.turn else public["legal"],
     }
-
-
-def private_keys(hand: Hand) -> list[int]:
-    """Per seat, everything :func:`private_fields` reads for it but ``legal``, packed into one
-    int.
-
-    Equal keys mean equal private fields, ``legal`` aside, under the same rules, so a server can
-    keep a seat's packed fields while its key stays the same; most actions change only one
-    seat's. (``legal`` is :func:`legal_maps` for the seat to act while the hand is live, and
-    empty otherwise: it changes with every action, so it is left out of the key.) Ints rather
-    than tuples: a server keeps one per seat for as long as a person takes to play, and the
-    garbage collector tracks a tuple (and walks it) but never an int.
-
-    >>> from engine.hand import Hand
-    >>> from engine.rules import RuleSet
-    >>> keys = private_keys(Hand.from_seed(RuleSet(), dealer=0, seed=1))
-    >>> len(set(keys))
-    5
-    """
-    shared_key = _cache(hand).shared_key
-    # The seat's cards in the low 32 bits, the seat above everything _build packs.
-    return [cards | shared_key | seat << 112 for seat, cards in enumerate(hand.hands)]
 
 
 def seat_view(hand: Hand, seat: Seat | None) -> dict[str, Any]:
     """The view of ``seat`` (``None``: a spectator's public view) as a wire-ready map.
 
-    The top-level map is new on every call; nested values may be shared with other views of
-    the same state, so treat them as read-only.
+    A new map on every call, built from the hand as it stands.
     """
     if seat is None:
         return public_view(hand)

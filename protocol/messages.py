@@ -836,9 +836,9 @@ def state_shared(
         "type": "state",
         "table": table,
         "seq": seq,
-        "info": info,
         "totals": list(totals),
         "hand": hand,
+        "info": info,
     }
 
 

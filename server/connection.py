@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.errors import SheepsheadError
 from protocol import messages as m
@@ -47,7 +47,9 @@ from protocol.text import quote
 from server.names import distinct_name, is_bot_name, names_at
 
 if TYPE_CHECKING:
-    from server.app import Server, ServerConfig
+    from server.config import ServerConfig
+    from server.lobby import Lobby
+    from server.standings import Players
     from server.table import Table
 
 log = logging.getLogger("sheepshead.server")
@@ -114,12 +116,36 @@ class AddressAllowance:
         return self.bytes.full(now) and self.passwords.full(now) and self.connections.full(now)
 
 
+class ServerSide(Protocol):
+    """What a connection needs of the server around it (:class:`server.app.Server`)."""
+
+    config: ServerConfig
+    server_name: str
+
+    @property
+    def lobby(self) -> Lobby:
+        """The tables."""
+
+    @property
+    def players(self) -> Players:
+        """Who is who across connections (``server.standings``)."""
+
+    def allowance(self, address: str, now: float) -> AddressAllowance:
+        """The allowance of connections from ``address``."""
+
+    def queue(self, conn: Connection, frame: bytes) -> None:
+        """Queue ``frame`` for ``conn``: written at the next flush, after the commit."""
+
+    def queue_close(self, conn: Connection) -> None:
+        """Close ``conn`` once its queued frames are written."""
+
+
 class Connection:
-    """A client, from accept to close. Implements :class:`server.table.Peer`."""
+    """A client, from accept to close. Implements :class:`server.hub.Peer`."""
 
     def __init__(
         self,
-        server: Server,
+        server: ServerSide,
         number: int,
         transport: asyncio.Transport,
         address: str,

@@ -1,6 +1,6 @@
 """The lobby: every open table by id, seat tokens, creating and finding tables, restoring them.
 
-The lobby is the :class:`~server.table.Hub` the tables talk to: it hands them the configuration,
+The lobby is the :class:`~server.hub.Hub` the tables talk to: it hands them the configuration,
 the store, the clock and the token index (sha256 of each seat token -> table and seat).
 """
 
@@ -19,11 +19,15 @@ from engine.rules import DEFAULT_PRESET, RuleSet
 from protocol import messages as m
 from protocol.messages import CreateTable, RequestError
 from server.botpool import BotPool, default_size
+from server.hub import Peer
 from server.passwords import hash_password
-from server.table import Peer, Table, TableConfig, hash_token
+from server.restore import restore_table, resume_after_restore
+from server.seats import hash_token
+from server.table import Table
+from server.table_config import TableConfig
 
 if TYPE_CHECKING:
-    from server.app import ServerConfig
+    from server.config import ServerConfig
     from server.store import Store
 
 log = logging.getLogger("sheepshead.server")
@@ -199,7 +203,7 @@ class Lobby:
         over_since = self.wall() - self.config.over_table_ttl
         for row in self.store.load_open_tables(over_since=over_since):
             try:
-                table = Table.restore(self, row)
+                table = restore_table(self, row)
             except Exception:
                 log.exception("table %s could not be restored; it is left in the database", row.id)
                 continue
@@ -207,7 +211,7 @@ class Lobby:
             count += 1
         for table in list(self.tables.values()):
             try:
-                table.resume_after_restore()
+                resume_after_restore(table)
             except Exception:
                 log.exception("table %s could not be resumed", table.id)
         return count

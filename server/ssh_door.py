@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import asyncssh
 
-from server.doors import DoorGate, child_environment, client_command, player_name
+from server.door_kit import DoorGate, child_environment, client_command, player_name
 
 if TYPE_CHECKING:
     from server.app import Server

@@ -366,7 +366,7 @@ class Players:
 
     def seated_with(self, peer: Any, token: str) -> None:
         """Like :meth:`seated`, given the token itself."""
-        from server.table import hash_token
+        from server.seats import hash_token
 
         self.seated(peer, hash_token(token))
 

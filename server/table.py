@@ -30,137 +30,32 @@ import asyncio
 import contextlib
 import contextvars
 import functools
-import hashlib
 import logging
 import secrets
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
-
-import msgpack
+from typing import Any
 
 from engine.actions import NUM_SEATS, Action, action_from_dict
 from engine.bots import strategy_names
-from engine.errors import BadRecordError, SheepsheadError
+from engine.errors import BadRecordError
 from engine.match import Match
-from engine.rules import RuleSet, wire_map
-from engine.view import (
-    OUTCOME_PART,
-    PRIVATE_KEYS,
-    SHARED_PARTS,
-    legal_maps,
-    private_fields,
-    private_keys,
-    release_views,
-    seat_view,
-    shared_part,
-    shared_part_keys,
-)
+from engine.rules import wire_map
+from engine.view import OUTCOME_PART, legal_maps, shared_part
 from protocol import messages as m
 from protocol.framing import encode, frame, pack
 from protocol.messages import RequestError
-from protocol.prepack import (
-    PackedMap,
-    map_header,
-    pack_fields,
-    pack_map_body,
-)
 from server.commitments import Commitment, DealSeeds
+from server.history import LINES_KEPT, history_entry, history_reply
+from server.hub import Hub, Peer
 from server.passwords import password_matches
-from server.store import SeatRow, TableRow, json_text
-
-if TYPE_CHECKING:
-    from server.app import ServerConfig
-    from server.botpool import BotPool
-    from server.store import Store
+from server.seats import BOT_NAMES, TOKEN_BYTES, SeatState, hash_token
+from server.states import send_states
+from server.store import json_text
+from server.table_config import TableConfig
+from server.turns import TableTurns
 
 log = logging.getLogger("sheepshead.server")
-
-TableState = Literal["waiting", "playing", "over", "closed"]
-"""waiting for players, a match being played, the match over, the table gone."""
-
-SeatKind = Literal["empty", "human", "bot"]
-"""Who sits in a seat: nobody, a client (person or network bot), a server bot."""
-
-TOKEN_BYTES: Final = 24
-
-
-BOT_NAMES: Final = ("Ole", "Lena", "Sven", "Inga", "Gus")
-"""The names server bots take, by seat."""
-
-LINES_KEPT: Final = 50
-"""Chat and notice events a table keeps for the ``history`` reply."""
-
-HISTORY_MARGIN: Final = 1024
-"""Bytes of a ``history`` reply's frame kept for its other fields: the hands and lines it
-carries take at most ``max_frame`` less this (the reply must fit one frame)."""
-
-
-class Peer(Protocol):
-    """What a table needs of a client connection."""
-
-    name: str
-    kind: str
-    address: str
-    table: Table | None
-    seat: int | None
-
-    def send(self, message: Mapping[str, Any]) -> None:
-        """Queue one message for this client."""
-
-    def send_encoded(self, frame: bytes) -> None:
-        """Queue one already-encoded frame for this client."""
-
-    def close(self, code: str, message: str) -> None:
-        """Send an error with ``code`` and close the connection."""
-
-    def allow_chat(self) -> bool:
-        """Take one token from the connection's chat allowance."""
-
-
-class Hub(Protocol):
-    """What a table needs of the server around it."""
-
-    config: ServerConfig
-    store: Store
-    tokens: dict[str, tuple[Table, int]]
-    bots: BotPool
-
-    def now(self) -> float:
-        """Monotonic seconds."""
-
-    def wall(self) -> float:
-        """Wall-clock seconds since the epoch."""
-
-    def default_bot(self) -> str:
-        """The strategy name used when none is given and for stand-ins."""
-
-    def bots_seated_by(self, address: str) -> int:
-        """Server bots seated by hosts from ``address``, over every open table."""
-
-    def table_closed(self, table: Table) -> None:
-        """Forget a table that closed."""
-
-    def summary_changed(self) -> None:
-        """A table's summary changed (the lobby listing must be rebuilt)."""
-
-    def seq_changed(self, table: Table) -> None:
-        """``table.seq`` moved: store it with the next commit."""
-
-
-_INFO_KEY: Final = pack("info")
-_SEAT_KEY: Final = pack("seat")
-_VIEW_KEY: Final = pack("view")
-_LAST_KEY: Final = pack("last")
-_LEGAL_KEY: Final = pack("legal")
-_NO_LEGAL: Final = _LEGAL_KEY + pack([])
-_NIL: Final = pack(None)
-_VIEW_HEADER: Final = map_header(sum(map(len, SHARED_PARTS)) + len(PRIVATE_KEYS))
-_SEAT_VIEW: Final[dict[int | None, bytes]] = {
-    seat: _SEAT_KEY + pack(seat) + _VIEW_KEY for seat in (*range(NUM_SEATS), None)
-}
-"""The packed ``seat`` entry and the ``view`` key of each recipient's state."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -171,143 +66,39 @@ def _record_of(action: Action) -> tuple[dict[str, Any], str]:
     return record, json_text(record)
 
 
-def hash_token(token: str) -> str:
-    """The stored form of a seat token (tokens themselves are never stored or broadcast)."""
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+class Table(TableTurns):
+    """A table in the lobby: seats, spectators, host, the match and its timers (the turn
+    timers, trick pauses and bot moves in :class:`server.turns.TableTurns`, the grace periods
+    in :class:`server.presence.TablePresence`)."""
 
-
-def public_action(action: Mapping[str, Any] | None, viewer: int | None) -> dict[str, Any] | None:
-    """What ``viewer`` may see of an action: the face-down cards only if it was their own.
-
-    A bury names the two buried cards and an unknown-card call names the face-down card; other
-    seats and spectators learn only that the action happened.
-    """
-    if action is None:
-        return None
-    if viewer is not None and action.get("seat") == viewer:
-        return dict(action)
-    kind = action.get("action")
-    if kind == "bury":
-        return {"seat": action.get("seat"), "action": "bury"}
-    if kind == "unknown":
-        return {k: v for k, v in action.items() if k != "under"}
-    return dict(action)
-
-
-def fail(code: str, message: str) -> RequestError:
-    """A refusal; the connection fills in the request id."""
-    return RequestError(code, message)
-
-
-@dataclass
-class Seat:
-    """One seat's occupant and the table's bookkeeping about it."""
-
-    kind: SeatKind = "empty"
-    name: str | None = None
-    strategy_name: str | None = None
-    remote_kind: str | None = None
-    token_hash: str | None = None
-    peer: Peer | None = None
-    disconnected_at: float | None = None
-    standin: bool = False
-    added_by: str | None = None
-    """The address of the host who seated this server bot (for ``max_bots_per_address``)."""
-    grace_timer: asyncio.TimerHandle | None = field(default=None, repr=False)
-
-    def row(self) -> SeatRow | None:
-        """The stored form (None for an empty seat)."""
-        if self.kind == "empty" or self.name is None:
-            return None
-        return SeatRow(
-            -1, self.kind, self.name, self.strategy_name, self.remote_kind, self.token_hash
-        )
-
-
-@dataclass(frozen=True)
-class TableConfig:
-    """What the creator chose; stored as JSON with the table."""
-
-    name: str
-    rules: RuleSet
-    hands: int | None
-    password_salt: str | None
-    password_hash: str | None
-    turn_timer: float | None
-    grace: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """The stored JSON form."""
-        return {
-            "name": self.name,
-            "rules": self.rules.to_dict(),
-            "hands": self.hands,
-            "password_salt": self.password_salt,
-            "password_hash": self.password_hash,
-            "turn_timer": self.turn_timer,
-            "grace": self.grace,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TableConfig:
-        """Read the stored JSON form back."""
-        return cls(
-            name=str(data["name"]),
-            rules=RuleSet.from_dict(data.get("rules", {})),
-            hands=data.get("hands"),
-            password_salt=data.get("password_salt"),
-            password_hash=data.get("password_hash"),
-            turn_timer=data.get("turn_timer"),
-            grace=float(data.get("grace", 60.0)),
-        )
-
-
-class Table:
-    """A table in the lobby: seats, spectators, host, the match and its timers."""
-
-    def __init__(self, hub: Hub, table_id: str, config: TableConfig) -> None:
+    def __init__(self, hub: Hub[Table], table_id: str, config: TableConfig) -> None:
         self.hub = hub
         self.id = table_id
         self.config = config
-        self.state: TableState = "waiting"
-        self.seats = [Seat() for _ in range(NUM_SEATS)]
+        self.state = "waiting"
+        self.seats = [SeatState() for _ in range(NUM_SEATS)]
         self.host_seat: int | None = None
-        self.match: Match | None = None
+        self.match = None
         self.seq = 0
         self.turn_seq = 0
         self.last: dict[str, Any] | None = None
-        self.spectators: set[Peer] = set()
+        self.spectators = set()
         self.last_activity = hub.now()
-        self._turn_task: asyncio.Task[None] | None = None
-        self._turn_key: tuple[int, int, str] | None = None
-        self._deadline_key: tuple[int, int] | None = None
-        self._deadline: float | None = None
-        self._next_hand_task: asyncio.Task[None] | None = None
+        self._turn_task = None
+        self._turn_key = None
+        self._deadline_key = None
+        self._deadline = None
+        self._next_hand_task = None
         self.deal_seeds: DealSeeds | None = None
         """The match's commit–reveal seeds (PROTOCOL.md §13); None before the first start."""
-        self._starting: asyncio.Task[None] | None = None
+        self._starting = None
         """The first deal waiting for the players' client seeds."""
         self._seed_arrived = asyncio.Event()
         self.stopped = False
         self.stored_actions = 0
         """How many actions of this table are in the store (the next one's number)."""
-        self._summary_cache: tuple[tuple[Any, ...], PackedMap] | None = None
-        # The caches below hold only ints and bytes, kept in place: a tuple or object stored per
-        # action would live until the table's next action, long enough at a person's pace for the
-        # garbage collector to walk it (at 2,000 tables, tens of thousands of them per pass).
-        self._view_head = b""
-        """The packed head of the current view: map header and public fields."""
-        self._view_head_hand = -1
-        """Which hand ``_view_head`` shows."""
-        self._part_keys: list[int] = [-1] * len(SHARED_PARTS)
-        self._part_packed: list[bytes] = [b""] * len(SHARED_PARTS)
-        """Per part of the shared view (``engine.view.SHARED_PARTS``): its key and its packed
-        fields, as of ``_view_head``."""
-        self._private_keys: list[int] = [-1] * NUM_SEATS
-        self._private_packed: list[bytes] = [b""] * NUM_SEATS
-        """Per seat: its key (``engine.view.private_keys``) and packed private fields (all but
-        ``legal``) as of its last state."""
-        self._info_sent: dict[Peer, PackedMap] = {}
+        self._summary_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+        self._info_sent: dict[Peer, dict[str, Any]] = {}
         """The summary each attached connection was last sent (``info`` is left out if same)."""
         self.match_number = 0
         """The current match at this table: 0, then +1 per rematch."""
@@ -321,7 +112,7 @@ class Table:
         self._lead_at = 0.0
         """The decision a trick pause comes before (hand number and actions in it; ints, not a
         tuple kept per trick) and when the pause ends."""
-        self._lead_timer: asyncio.TimerHandle | None = None
+        self._lead_timer = None
         """Prompts the leader of a person's seat when the trick pause ends."""
         self._pause_over_callback = self._pause_over
         self._timer_context = contextvars.copy_context()
@@ -386,7 +177,7 @@ class Table:
         if stored is None:
             return
         if password is None or not password_matches(password, stored, self.config.password_salt):
-            raise fail(m.BAD_PASSWORD, "This table needs the right password")
+            raise RequestError(m.BAD_PASSWORD, "This table needs the right password")
 
     def check_join(self, seat: int | None, password: str | None) -> int:
         """The seat a join would take (first free when ``seat`` is None); raises if it cannot."""
@@ -394,10 +185,10 @@ class Table:
         if seat is None:
             free = [i for i in range(NUM_SEATS) if self._free(i)]
             if not free:
-                raise fail(m.TABLE_FULL, "Every seat at this table is taken")
+                raise RequestError(m.TABLE_FULL, "Every seat at this table is taken")
             return free[0]
         if not self._free(seat):
-            raise fail(m.SEAT_TAKEN, f"Seat {seat} is taken")
+            raise RequestError(m.SEAT_TAKEN, f"Seat {seat} is taken")
         return seat
 
     def _free(self, seat: int) -> bool:
@@ -497,7 +288,7 @@ class Table:
 
     def _vacate(self, seat: int) -> None:
         s = self.seats[seat]
-        self.seats[seat] = Seat()
+        self.seats[seat] = SeatState()
         if s.grace_timer is not None:
             s.grace_timer.cancel()
         self._save_seat(seat)
@@ -511,17 +302,17 @@ class Table:
 
     def _require_host(self, peer: Peer) -> None:
         if peer.table is not self or peer.seat is None or peer.seat != self.host_seat:
-            raise fail(m.NOT_HOST, "Only the table's host may do that")
+            raise RequestError(m.NOT_HOST, "Only the table's host may do that")
 
     def add_bot(self, peer: Peer, seat: int | None, strategy: str | None) -> int:
         """Host: seat a server bot; returns its seat."""
         self._require_host(peer)
         if self.state == "over":
-            raise fail(m.MATCH_OVER, "The match at this table is over")
+            raise RequestError(m.MATCH_OVER, "The match at this table is over")
         name = strategy or self.hub.default_bot()
         choices = strategy_names()
         if name not in choices:
-            raise fail(
+            raise RequestError(
                 m.BAD_REQUEST,
                 f"field 'strategy': unknown bot strategy {name!r} (choose from "
                 f"{', '.join(choices)})",
@@ -529,13 +320,13 @@ class Table:
         if seat is None:
             free = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
             if not free:
-                raise fail(m.TABLE_FULL, "Every seat at this table is taken")
+                raise RequestError(m.TABLE_FULL, "Every seat at this table is taken")
             seat = free[0]
         elif self.seats[seat].kind != "empty":
-            raise fail(m.SEAT_TAKEN, f"Seat {seat} is taken")
+            raise RequestError(m.SEAT_TAKEN, f"Seat {seat} is taken")
         limit = self.hub.config.max_bots_per_address
         if self.hub.bots_seated_by(peer.address) >= limit:
-            raise fail(
+            raise RequestError(
                 m.TOO_MANY_BOTS,
                 f"Hosts from your address have {limit} server bots seated, as many as this "
                 "server allows; remove one first",
@@ -544,24 +335,18 @@ class Table:
         self._cancel_grace(s)
         s.kind = "bot"
         s.strategy_name = name
-        s.name = self._bot_name(name, seat)
+        s.name = BOT_NAMES[seat]  # short, distinct per seat (five fit an 80-column table)
         s.added_by = peer.address
         self.hub.bots.warm()
         self._save_seat(seat)
         self._changed()
         return seat
 
-    def _bot_name(self, strategy: str, seat: int) -> str:
-        # Short, distinct per seat, so five names fit an 80-column table; the summary's
-        # ``kind`` and ``strategy`` fields say it is a bot and which one.
-        del strategy
-        return BOT_NAMES[seat]
-
     def remove_bot(self, peer: Peer, seat: int) -> None:
         """Host: take a server bot out of its seat."""
         self._require_host(peer)
         if self.seats[seat].kind != "bot":
-            raise fail(m.NOT_A_BOT, f"Seat {seat} is not held by a server bot")
+            raise RequestError(m.NOT_A_BOT, f"Seat {seat} is not held by a server bot")
         self._vacate(seat)
         self._changed()
 
@@ -569,17 +354,19 @@ class Table:
         """Host: deal the first hand of the match."""
         self._require_host(peer)
         if self.state == "over":
-            raise fail(m.MATCH_OVER, "The match at this table is over")
+            raise RequestError(m.MATCH_OVER, "The match at this table is over")
         if self.state != "waiting":
-            raise fail(m.ALREADY_STARTED, "The match has already started")
+            raise RequestError(m.ALREADY_STARTED, "The match has already started")
         empty = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
         if empty:
-            raise fail(
+            raise RequestError(
                 m.NOT_ENOUGH_PLAYERS,
                 f"A match needs five players or bots; seat(s) {', '.join(map(str, empty))} empty",
             )
         if self._starting is not None:
-            raise fail(m.ALREADY_STARTED, "The match is starting (waiting for the players' seeds)")
+            raise RequestError(
+                m.ALREADY_STARTED, "The match is starting (waiting for the players' seeds)"
+            )
         self._begin_match()
 
     def _begin_match(self) -> None:
@@ -626,7 +413,6 @@ class Table:
         )
         self.state = "playing"
         self.stored_actions = 0  # each match's actions are numbered from 0 (see Store)
-        self._view_head_hand = -1  # the cached view parts belong to the last match's hand
         # Decisions are keyed (hand, actions): keys of the last match's would match this one's.
         self._cancel_turn()
         self._end_pause()
@@ -656,7 +442,7 @@ class Table:
         """
         self._require_host(peer)
         if self.state != "over":
-            raise fail(m.NOT_OVER, "The match at this table is not over yet")
+            raise RequestError(m.NOT_OVER, "The match at this table is not over yet")
         self._cancel_over_timer()
         for i in range(NUM_SEATS):
             s = self.seats[i]
@@ -679,42 +465,24 @@ class Table:
             self._changed()
 
     def history_reply(self, start: int) -> dict[str, Any]:
-        """The ``ok`` fields answering ``history``: finished hands of the current match from
-        ``start`` on, as many as fit a frame, and (from the start) the last chat and notices."""
-        budget = self.hub.config.max_frame - HISTORY_MARGIN
-        out: dict[str, Any] = {"table": self.id, "match": self.match_number}
-        if start == 0:
-            # The newest lines that fit half the frame (50 long chat lines could fill it).
-            kept: list[bytes] = []
-            room = budget // 2
-            for line in reversed(self.lines):
-                room -= len(line)
-                if room < 0:
-                    break
-                kept.append(line)
-            out["lines"] = [msgpack.unpackb(line, raw=False) for line in reversed(kept)]
-            budget -= sum(len(line) for line in kept)
-        hands: list[Any] = []
-        following: int | None = None
-        for number in range(start, len(self.history)):
-            packed = self.history[number]
-            budget -= len(packed)
-            if budget < 0 and hands:
-                following = number
-                break
-            hands.append(msgpack.unpackb(packed, raw=False))
-        out["hands"] = hands
-        out["next"] = following
-        return out
+        """The ``ok`` fields answering ``history`` (``server.history``)."""
+        return history_reply(
+            table=self.id,
+            match=self.match_number,
+            hands_played=self.history,
+            lines=self.lines,
+            start=start,
+            max_frame=self.hub.config.max_frame,
+        )
 
     # ------------------------------------------------------------------ commit–reveal seeds
 
     def offer_seed(self, peer: Peer, quoted: str, seed: bytes) -> None:
         """A seated client's seed for the pending commitment ``quoted`` (PROTOCOL.md §13)."""
         if peer.table is not self or peer.seat is None:
-            raise fail(m.NOT_SEATED, "You are not seated at this table")
+            raise RequestError(m.NOT_SEATED, "You are not seated at this table")
         if self.deal_seeds is None:
-            raise fail(m.STALE, "No commitment is collecting seeds at this table")
+            raise RequestError(m.STALE, "No commitment is collecting seeds at this table")
         self.deal_seeds.offer(peer.seat, quoted, seed)
         self._seed_arrived.set()
 
@@ -775,16 +543,16 @@ class Table:
         """Host: end the match now (an unfinished hand is abandoned)."""
         self._require_host(peer)
         if self.state == "waiting":
-            raise fail(m.NOT_STARTED, "The match has not started")
+            raise RequestError(m.NOT_STARTED, "The match has not started")
         if self.state != "playing" or self.match is None:
-            raise fail(m.MATCH_OVER, "The match is already over")
+            raise RequestError(m.MATCH_OVER, "The match is already over")
         self.match.end()
         self._finish_match()
 
     def chat(self, peer: Peer, text: str) -> None:
         """Pass a (cleaned) chat line to everyone at the table."""
         if not peer.allow_chat():
-            raise fail(m.RATE_LIMITED, "You are chatting too fast; wait a moment")
+            raise RequestError(m.RATE_LIMITED, "You are chatting too fast; wait a moment")
         seat = peer.seat if peer.table is self else None
         message = m.chat(
             table=self.id, sender=peer.name, seat=seat, text=text, spectator=seat is None
@@ -852,63 +620,38 @@ class Table:
             self._start_grace(seat)
         self._changed()
 
-    def _start_grace(self, seat: int) -> None:
-        s = self.seats[seat]
-        self._cancel_grace(s)
-        loop = asyncio.get_running_loop()
-        s.grace_timer = loop.call_later(self.config.grace, self._grace_over, seat)
-
-    def _cancel_grace(self, s: Seat) -> None:
-        if s.grace_timer is not None:
-            s.grace_timer.cancel()
-            s.grace_timer = None
-
-    def _grace_over(self, seat: int) -> None:
-        try:
-            s = self.seats[seat]
-            s.grace_timer = None
-            if s.kind != "human" or s.peer is not None or self.state != "playing":
-                return
-            s.standin = True
-            self._notice("standin", f"A bot is playing for {s.name} until they return", seat)
-            self._changed()
-        except Exception:
-            log.exception("table %s: grace timer failed", self.id)
-
-    def _standin_active(self, seat: int) -> bool:
-        s = self.seats[seat]
-        if self.state != "playing":
-            return False
-        return s.kind == "empty" or (s.kind == "human" and s.peer is None and s.standin)
-
     # ------------------------------------------------------------------ playing
 
     def act(self, peer: Peer, seq: int, data: Mapping[str, Any]) -> None:
         """A player's answer to ``your_turn``: checked for seat, turn and seq, then the engine."""
         seat = peer.seat
         if peer.table is not self or seat is None:
-            raise fail(m.NOT_SEATED, "You are not seated at this table")
+            raise RequestError(m.NOT_SEATED, "You are not seated at this table")
         if self.state == "waiting" or self.match is None:
-            raise fail(m.NOT_STARTED, "The match has not started")
+            raise RequestError(m.NOT_STARTED, "The match has not started")
         if self.state != "playing":
-            raise fail(m.MATCH_OVER, "The match is over")
+            raise RequestError(m.MATCH_OVER, "The match is over")
         claimed = data.get("seat", seat)
         if claimed != seat:
-            raise fail(m.NOT_YOUR_TURN, f"You sit at seat {seat}; you cannot act for another")
+            raise RequestError(
+                m.NOT_YOUR_TURN, f"You sit at seat {seat}; you cannot act for another"
+            )
         hand = self.match.hand
         if hand.is_over:
-            raise fail(m.HAND_OVER, "The hand is over; the next one is being dealt")
+            raise RequestError(m.HAND_OVER, "The hand is over; the next one is being dealt")
         if hand.turn != seat:
-            raise fail(m.NOT_YOUR_TURN, f"It is seat {hand.turn}'s turn, not yours")
+            raise RequestError(m.NOT_YOUR_TURN, f"It is seat {hand.turn}'s turn, not yours")
         if not self.turn_seq <= seq <= self.seq:
-            raise fail(m.STALE, f"seq {seq} does not answer the current prompt (seq {self.seq})")
+            raise RequestError(
+                m.STALE, f"seq {seq} does not answer the current prompt (seq {self.seq})"
+            )
         try:
             action = action_from_dict(data, seat)
         except BadRecordError as exc:
-            raise fail(m.BAD_REQUEST, f"field 'action': {exc.message}") from None
-        self._apply(seat, action)
+            raise RequestError(m.BAD_REQUEST, f"field 'action': {exc.message}") from None
+        self._apply(action)
 
-    def _apply(self, seat: int, action: Action) -> None:
+    def _apply(self, action: Action) -> None:
         """Apply an action through the engine, store it, tell everyone. Raises if illegal."""
         match = self.match
         assert match is not None
@@ -970,66 +713,7 @@ class Table:
         """Keep the ``history`` entry of hand ``number``, which has just ended."""
         match = self.match
         assert match is not None
-        result = match.results[-1]
-        entry = m.history_entry(
-            hand=number,
-            record=match.records[-1],
-            payouts=list(result.payouts or ()),
-            totals=match.totals,
-            picker=result.picker,
-            partner=result.partner,
-            alone=result.alone,
-            leaster=result.leaster,
-            doubler=result.doubler,
-            picker_side_points=result.picker_side_points,
-            outcome=str(result.outcome),
-        )
-        self.history.append(pack(entry))
-
-    def _lead_wait(self) -> float:
-        """Seconds left of the trick pause before the current decision (0: none)."""
-        match = self.match
-        if (
-            match is None
-            or self._lead_hand != match.number
-            or self._lead_actions != len(match.hand.actions)
-        ):
-            return 0.0
-        return max(0.0, self._lead_at - self.hub.now())
-
-    def _end_pause(self) -> None:
-        self._lead_hand = -1
-        self._lead_actions = -1
-
-    def _cancel_lead_timer(self) -> None:
-        if self._lead_timer is not None:
-            self._lead_timer.cancel()
-            self._lead_timer = None
-
-    def _pause_over(self) -> None:
-        """The trick pause before a person's lead ended: prompt them, then wait as usual."""
-        self._lead_timer = None
-        try:
-            match = self.match
-            if (
-                self.state != "playing"
-                or match is None
-                or self._lead_hand != match.number
-                or self._lead_actions != len(match.hand.actions)
-            ):
-                return  # the pause was already over: the leader acted, or a bot led
-            self._end_pause()  # (the loop may run a timer a hair early)
-            if match.hand.is_over:
-                return
-            seat = match.hand.turn
-            assert seat is not None
-            peer = self.seats[seat].peer
-            prompt = self._prompt(seat)
-            if peer is not None and prompt is not None:
-                peer.send_encoded(prompt)
-            self._schedule()
-        except Exception:
-            log.exception("table %s: the end of a trick pause failed", self.id)
+        self.history.append(history_entry(match, number))
 
     async def _deal_next(self, finished: int) -> None:
         try:
@@ -1094,14 +778,12 @@ class Table:
         self.seq += 1
         if turn:
             self.turn_seq = self.seq
-        info = self._packed_summary()  # tells the lobby if the summary changed
+        info = self._current_summary()  # tells the lobby if the summary changed
         if not seq_stored:
             self.hub.seq_changed(self)  # stored once per group commit, not once per change
         self._update_deadline()
         self._send_states(self._recipients(), info)
         self._schedule()
-        if self.match is not None:
-            release_views(self.match.hand)
 
     def _recipients(self) -> list[tuple[Peer, int | None]]:
         """Every attached connection with its seat (None: watching)."""
@@ -1113,102 +795,29 @@ class Table:
         return out
 
     def _send_states(
-        self, recipients: list[tuple[Peer, int | None]], info: PackedMap | None = None
+        self, recipients: list[tuple[Peer, int | None]], info: dict[str, Any] | None = None
     ) -> None:
-        """Send each recipient the current ``state`` built for its seat, then the prompt.
-
-        It decodes to ``m.state_shared(...)`` plus ``m.state_own(seat, seat_view(hand, seat),
-        last)``, except that ``info`` is left out for a recipient that already has this very
-        summary (PROTOCOL.md §4). What everyone gets alike is packed once per change, not once
-        per recipient: the head, the summary, the public part of the view and the last action.
-        """
+        """Send each recipient the current ``state`` built for its seat, then the prompt
+        (``server.states``)."""
         if not recipients:
             return
-        match = self.match
-        if info is None:
-            info = self._packed_summary()
-        head = pack_fields(
-            {
-                "type": "state",
-                "table": self.id,
-                "seq": self.seq,
-                "totals": self.totals,
-                "hand": match.number if match is not None else 0,
-            }
+        send_states(
+            recipients,
+            table=self.id,
+            seq=self.seq,
+            totals=self.totals,
+            match=self.match,
+            last=self.last,
+            info=self._current_summary() if info is None else info,
+            info_sent=self._info_sent,
+            max_frame=self.hub.config.max_frame,
+            prompt=self._prompt,
         )
-        # Map headers for the whole state: without ``info`` and with it.
-        bare = map_header(head.count + 3) + head.data
-        full = map_header(head.count + 4) + head.data + _INFO_KEY + info.data
-        hand = match.hand if match is not None else None
-        last = self.last
-        last_public = _LAST_KEY + pack(public_action(last, None))
-        actor = None if last is None else last.get("seat")
-        view_head = _NIL
-        keys: list[int] = []
-        turn = None
-        if hand is not None:
-            view_head = self._packed_view_head()
-            keys = private_keys(hand)
-            if not hand.is_over:
-                turn = hand.turn
-        spectator = b""
-        turn_legal = b""
-        known_keys = self._private_keys
-        known_packed = self._private_packed
-        info_sent = self._info_sent
-        max_frame = self.hub.config.max_frame
-        for peer, seat in recipients:
-            # The frame is joined once from its parts: state head (with or without ``info``),
-            # then ``seat``, ``view`` (shared part, private part) and ``last``.
-            if info_sent.get(peer) is info:
-                state_head = bare
-            else:
-                info_sent[peer] = info
-                state_head = full
-            parts: tuple[bytes, ...]
-            if hand is None:
-                parts = (state_head, _SEAT_VIEW[seat], _NIL, last_public)
-            elif seat is None:
-                if not spectator:
-                    spectator = pack_map_body(private_fields(hand, None))
-                parts = (state_head, _SEAT_VIEW[None], view_head, spectator, last_public)
-            else:
-                # The key says everything the fields are made of (the rules are the table's),
-                # so an equal key from an earlier hand is as good.
-                key = keys[seat]
-                if known_keys[seat] == key:
-                    own = known_packed[seat]
-                else:
-                    fields = private_fields(hand, seat)
-                    del fields["legal"]  # packed apart: the seat to act's changes every action
-                    own = pack_map_body(fields)
-                    known_keys[seat] = key
-                    known_packed[seat] = own
-                legal = _NO_LEGAL
-                if seat == turn:
-                    if not turn_legal:
-                        turn_legal = _LEGAL_KEY + pack(legal_maps(hand))
-                    legal = turn_legal
-                mine = last_public
-                if seat == actor:
-                    mine = _LAST_KEY + pack(public_action(last, seat))
-                parts = (state_head, _SEAT_VIEW[seat], view_head, own, legal, mine)
-            try:
-                peer.send_encoded(frame(b"".join(parts), max_frame=max_frame))
-            except ValueError:  # pragma: no cover - a state is a few hundred bytes
-                log.error(
-                    "table %s: a state of %d bytes cannot be sent", self.id, len(b"".join(parts))
-                )
-                continue
-            if seat is not None and seat == turn:
-                prompt = self._prompt(seat)
-                if prompt is not None:
-                    peer.send_encoded(prompt)
 
-    def _packed_summary(self) -> PackedMap:
-        """:meth:`summary`, packed; rebuilt only when something it shows has changed, and then
+    def _current_summary(self) -> dict[str, Any]:
+        """:meth:`summary`; built again only when something it shows has changed, and then
         the lobby is told, so its cached listing survives the many changes that leave every
-        summary as it was (an action).
+        summary as it was (an action). Treat as read-only.
 
         The key holds every changing input of the summary (the configuration is frozen), so a
         stale summary cannot be sent or listed.
@@ -1227,33 +836,10 @@ class Table:
         cached = self._summary_cache
         if cached is not None and cached[0] == key:
             return cached[1]
-        packed = PackedMap(self.summary())
-        self._summary_cache = (key, packed)
+        summary = self.summary()
+        self._summary_cache = (key, summary)
         self.hub.summary_changed()
-        return packed
-
-    def _packed_view_head(self) -> bytes:
-        """The current view's map header and the fields every seat shares, packed part by part
-        as the parts change; each recipient's private fields follow it."""
-        match = self.match
-        assert match is not None
-        hand = match.hand
-        part_keys = self._part_keys
-        part_packed = self._part_packed
-        if self._view_head_hand != match.number:
-            self._view_head_hand = match.number
-            part_keys[:] = [-1] * len(SHARED_PARTS)  # keys compare only within one hand
-        # Only the parts whose key moved are packed again: in trick play, mostly the turn, the
-        # hand sizes and the trick on the table; none when the state is the same (a join).
-        moved = False
-        for part, key in enumerate(shared_part_keys(hand)):
-            if part_keys[part] != key:
-                part_keys[part] = key
-                part_packed[part] = pack_map_body(shared_part(hand, part))
-                moved = True
-        if moved:
-            self._view_head = _VIEW_HEADER + b"".join(part_packed)
-        return self._view_head
+        return summary
 
     def _prompt(self, seat: int) -> bytes | None:
         """The encoded ``your_turn`` for ``seat``, or None when it is not that seat's turn."""
@@ -1291,167 +877,9 @@ class Table:
     def _save_seat(self, seat: int) -> None:
         self.hub.store.save_seat(self.id, seat, self.seats[seat].row())
 
-    # ------------------------------------------------------------------ bots and timers
-
-    def _key(self) -> tuple[int, int]:
-        match = self.match
-        assert match is not None
-        return (match.number, len(match.hand.actions))
-
-    def _update_deadline(self) -> None:
-        """Start the turn timer when a new decision begins (re-prompts keep the deadline)."""
-        timer = self.config.turn_timer
-        match = self.match
-        if timer is None or self.state != "playing" or match is None or match.hand.is_over:
-            return
-        key = self._key()
-        if self._deadline_key != key:
-            self._deadline_key = key
-            self._deadline = self.hub.now() + self._lead_wait() + timer
-
-    def _attended(self) -> bool:
-        return bool(self.spectators) or any(s.peer is not None for s in self.seats)
-
-    def _schedule(self) -> None:
-        """Make sure the right thing happens for the seat to act (bot move, timer, nothing)."""
-        match = self.match
-        if self.state != "playing" or match is None or match.hand.is_over:
-            self._cancel_turn()
-            return
-        seat = match.hand.turn
-        assert seat is not None
-        key = self._key()
-        timer = self.config.turn_timer
-        self._update_deadline()
-        if not self._attended():
-            self._cancel_turn()
-            return
-        s = self.seats[seat]
-        mode: str
-        delay: float
-        wait = self._lead_wait()
-        if s.kind == "bot" or self._standin_active(seat):
-            mode, delay = "bot", max(self.hub.config.bot_delay, wait)
-        elif wait > 0:
-            # The prompt goes out when the pause ends: a timer, not a task (fewer objects for
-            # the garbage collector, once per trick at every table).
-            self._cancel_turn()
-            if self._lead_timer is None:
-                loop = asyncio.get_running_loop()
-                self._lead_timer = loop.call_later(
-                    wait, self._pause_over_callback, context=self._timer_context
-                )
-            return
-        elif timer is not None and self._deadline is not None:
-            mode, delay = "timer", max(0.0, self._deadline - self.hub.now())
-        else:
-            self._cancel_turn()
-            return
-        full_key = (*key, mode)
-        task = self._turn_task
-        if self._turn_key == full_key and task is not None and not task.done():
-            return
-        self._cancel_turn()
-        self._turn_key = full_key
-        self._turn_task = asyncio.create_task(self._bot_turn(key, seat, mode, delay))
-
-    def _cancel_turn(self) -> None:
-        if self._turn_task is not None:
-            self._turn_task.cancel()
-        self._turn_task = None
-        self._turn_key = None
-
-    def _cancel_tasks(self) -> None:
-        self._cancel_turn()
-        self._cancel_lead_timer()
-        if self._starting is not None:
-            self._starting.cancel()
-            self._starting = None
-        if self._next_hand_task is not None:
-            self._next_hand_task.cancel()
-            self._next_hand_task = None
-
-    def _strategy_for(self, seat: int) -> str:
-        """The strategy that plays ``seat``: its bot's, else (a stand-in) the default one."""
-        s = self.seats[seat]
-        name = s.strategy_name if s.kind == "bot" else None
-        if name is None or name not in strategy_names():
-            return self.hub.default_bot()  # e.g. a restored bot whose strategy is gone
-        return name
-
-    async def _bot_turn(self, key: tuple[int, int], seat: int, mode: str, delay: float) -> None:
-        try:
-            if delay > 0:
-                await asyncio.sleep(delay)
-            match = self.match
-            if self.state != "playing" or match is None or self._key() != key:
-                return
-            self._end_pause()  # the sleep may end a hair before the pause does
-            hand = match.hand
-            view = seat_view(hand, seat)
-            action = await self._choose(seat, view)
-            if self.state != "playing" or self._key() != key:
-                return  # somebody else moved meanwhile (the player came back and acted)
-            self._turn_task = None
-            self._turn_key = None
-            if mode == "timer":
-                name = self.seats[seat].name
-                self._notice("timer_expired", f"Time ran out for {name}; a bot moved", seat)
-            self._apply(seat, action)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("table %s: bot move for seat %d failed", self.id, seat)
-            self._fallback_move(key, seat)
-
-    def _fallback_move(self, key: tuple[int, int], seat: int) -> None:
-        """Keep the table moving after an unexpected failure: play the first legal action."""
-        match = self.match
-        if self.state != "playing" or match is None or self._key() != key:
-            return
-        try:
-            self._turn_task = None
-            self._turn_key = None
-            self._apply(seat, match.hand.legal_actions()[0])
-        except Exception:
-            log.exception("table %s: seat %d is stuck", self.id, seat)
-
-    async def _choose(self, seat: int, view: dict[str, Any]) -> Action:
-        """The strategy's choice, made in a bot worker within the decision budget
-        (``server.botpool``); the first legal action if it misbehaves."""
-        match = self.match
-        assert match is not None
-        hand = match.hand
-        legal = view["legal"]
-        strategy = self._strategy_for(seat)
-        try:
-            # A fresh seed per decision: the worker builds the strategy afresh each time.
-            choice = await self.hub.bots.choose(
-                strategy,
-                view,
-                legal,
-                seed=secrets.randbits(32),
-                think_time=self.hub.config.bot_think_time,
-            )
-            action = action_from_dict(choice, seat)
-            hand.verify(action)
-            return action
-        except asyncio.CancelledError:
-            raise
-        except (SheepsheadError, TimeoutError, Exception) as exc:
-            log.warning(
-                "table %s: strategy %r at seat %d failed (%s: %s); playing the first legal action",
-                self.id,
-                strategy,
-                seat,
-                type(exc).__name__,
-                exc,
-            )
-            return hand.legal_actions()[0]
-
     # ------------------------------------------------------------------ closing
 
-    def _forget_token(self, s: Seat) -> None:
+    def _forget_token(self, s: SeatState) -> None:
         if s.token_hash is not None:
             self.hub.tokens.pop(s.token_hash, None)
             s.token_hash = None
@@ -1539,89 +967,3 @@ class Table:
         self._cancel_over_timer()
         for s in self.seats:
             self._cancel_grace(s)
-
-    # ------------------------------------------------------------------ restoring
-
-    @classmethod
-    def restore(cls, hub: Hub, row: TableRow) -> Table:
-        """Rebuild a stored unfinished table: replay its actions through the engine."""
-        table = cls(hub, row.id, TableConfig.from_dict(row.config))
-        now = hub.now()
-        for seat_row in row.seats:
-            if not 0 <= seat_row.seat < NUM_SEATS:
-                continue
-            s = table.seats[seat_row.seat]
-            s.kind = "bot" if seat_row.kind == "bot" else "human"
-            s.name = seat_row.name
-            s.strategy_name = seat_row.strategy
-            s.remote_kind = seat_row.remote_kind
-            s.token_hash = seat_row.token_hash
-            if s.kind != "bot":
-                s.disconnected_at = now
-                if s.token_hash:
-                    hub.tokens[s.token_hash] = (table, seat_row.seat)
-        table.host_seat = row.host_seat
-        table.match_number = row.match_number
-        if row.state == "over":
-            table.finished_at = row.finished
-        if row.state == "playing" or (row.state == "over" and row.seed is not None):
-            if row.seed is None:
-                raise ValueError("a playing table without a seed")
-            stored = hub.store.deal_seeds(row.id)
-            if stored:
-                table.deal_seeds = DealSeeds([Commitment.from_dict(c) for c in stored])
-            match = Match(
-                table.config.rules,
-                seed=row.seed,
-                hand_limit=table.config.hands,
-                first_dealer=row.first_dealer,
-                keep_history=False,
-                deal_seed=table.deal_seeds.seed_for if table.deal_seeds else None,
-            )
-            table.match = match
-            for number, data in row.actions:
-                while match.number < number:
-                    match.next_hand()
-                match.apply(action_from_dict(data))
-                table.last = data
-                if match.hand.is_over:
-                    table._record_hand(match.number)  # history, as it was before the restart
-            while row.dealt is not None and match.number < row.dealt and not match.is_over:
-                match.next_hand()  # dealt (and shown) before the crash, no action yet
-                table.last = None
-            if row.state == "over" and not match.is_over:
-                match.end()  # the host ended it early
-            table.state = "over" if row.state == "over" else "playing"
-            table.stored_actions = len(row.actions)
-            if match.totals != row.totals:
-                log.warning(
-                    "table %s: replayed totals %s differ from stored %s",
-                    row.id,
-                    match.totals,
-                    row.totals,
-                )
-        elif row.state == "over":
-            table.state = "over"
-        table.seq = row.seq
-        table.turn_seq = row.seq + 1
-        return table
-
-    def resume_after_restore(self) -> None:
-        """Start timers after a restart: grace for absent players, the next hand, the bots."""
-        match = self.match
-        if self.state == "over":
-            ended = self.hub.wall() - (self.finished_at or 0.0)
-            self._start_over_timer(self.hub.config.over_table_ttl - ended)
-            if not self._maybe_close():
-                self._changed()
-            return
-        if self.state == "playing" and match is not None:
-            for i, s in enumerate(self.seats):
-                if s.kind == "human" and s.peer is None:
-                    self._start_grace(i)
-            if match.hand.is_over:
-                if match.is_over:
-                    self._finish_match()
-                    return
-                self._next_hand_task = asyncio.create_task(self._deal_next(match.number))
-        self._changed(turn=True)

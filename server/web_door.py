@@ -33,7 +33,7 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
-from server.doors import DoorGate, child_environment, client_command, player_name
+from server.door_kit import DoorGate, child_environment, client_command, player_name
 
 if TYPE_CHECKING:
     from server.app import Server

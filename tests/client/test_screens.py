@@ -68,11 +68,15 @@ def screen_text(app: Any) -> str:
     ],
 )
 def test_doctests(module: Any) -> None:
-    assert doctest.testmod(module).failed == 0
+    result = doctest.testmod(module)
+    assert result.attempted > 0, "no example found: nothing was tested"
+    assert result.failed == 0
 
 
 def test_fit_name_doctest() -> None:
-    assert doctest.testmod(client.widgets.table).failed == 0
+    result = doctest.testmod(client.widgets.table)
+    assert result.attempted > 0, "no example found: nothing was tested"
+    assert result.failed == 0
 
 
 async def test_number_keys_play_only_legal_cards() -> None:

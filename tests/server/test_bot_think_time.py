@@ -4,7 +4,6 @@ strategy of every bot seat, together with a clock."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import time
 from typing import Any
 
@@ -15,7 +14,7 @@ from engine.bots.search import SearchStrategy
 from server import cli
 from server.app import ServerConfig
 from server.botworker import strategy_for
-from tests.server.support import Raw, running_server
+from tests.server.support import Raw, raw_bot_table, raw_play, running_server
 
 
 def test_a_bot_worker_gives_thinking_strategies_the_clock_and_the_think_time() -> None:
@@ -41,12 +40,9 @@ async def test_the_table_asks_its_bots_with_the_configured_think_time() -> None:
         pool.choose = recording  # type: ignore[method-assign]
         s = await Raw.open(server.port)
         await s.hello("Ann")
-        await s.request("create_table", hands=1)
-        for _ in range(4):
-            await s.request("add_bot", strategy="random")
+        await raw_bot_table(s)
         await s.request("start")
-        while not asked:
-            await asyncio.sleep(0.01)
+        await raw_play(s)  # one hand: the bots decide through the pool
         await s.close()
     assert set(asked) == {0.05}
     assert ServerConfig().bot_think_time == 0.5

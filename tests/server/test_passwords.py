@@ -10,7 +10,8 @@ from engine.rules import RuleSet
 from protocol.messages import RequestError
 from server.lobby import Lobby
 from server.passwords import SCRYPT_N, hash_password, password_matches
-from server.table import Table, TableConfig
+from server.table import Table
+from server.table_config import TableConfig
 
 
 def test_a_new_password_is_a_salted_scrypt_hash() -> None:

@@ -13,8 +13,9 @@ from protocol import messages as m
 from protocol.framing import FrameDecoder, encode
 from server.app import ServerConfig
 from server.lobby import Lobby
+from server.states import public_action
 from server.store import Store
-from server.table import Table, public_action
+from server.table import Table
 from tests.server.support import Sink, seated_table
 
 

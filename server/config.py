@@ -1,0 +1,133 @@
+"""The server's configuration: every limit, pace and size a server runs with, in one frozen
+record that the CLI fills from its options and every layer below reads."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from protocol.framing import MAX_FRAME_DEFAULT
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Everything a server can be told; every limit has a safe default."""
+
+    host: str = "127.0.0.1"
+    """Address to listen on (``0.0.0.0``: every IPv4 interface)."""
+    port: int = 7453
+    """TCP port (0: any free port; ``Server.port`` tells which)."""
+    db_path: str | os.PathLike[str] | None = None
+    """SQLite file; None keeps everything in memory (lost at exit)."""
+    bot_delay: float = 0.0
+    """Seconds a server bot waits before acting, so people can follow."""
+    default_bot: str | None = None
+    """Strategy for bots added without one and for stand-ins (None: heuristic, else random)."""
+    hand_pause: float = 2.0
+    """Seconds between the end of a hand and the next deal."""
+    trick_pause: float = 1.5
+    """Seconds after a trick's fifth card (not the hand's last) before the next leader is
+    prompted or a bot leads, so people see the finished trick (0 in tournaments, benchmarks)."""
+    over_table_ttl: float = 600.0
+    """Seconds a table whose match is over stays open (listed, seats and tokens kept) for a
+    rematch or players coming back; then it closes."""
+    grace: float = 60.0
+    """Default seconds a disconnected player's seat waits before a bot plays it."""
+    max_frame: int = MAX_FRAME_DEFAULT
+    """Largest frame accepted (bigger: frame_too_large, then the connection is closed) or sent.
+
+    Each request type has a much smaller limit of its own (``protocol.messages.REQUEST_SIZES``):
+    a frame over it is dropped undecoded, and its reply still carries the request's id."""
+    handshake_timeout: float = 10.0
+    """Seconds a new connection has to send hello."""
+    ping_interval: float = 30.0
+    """Seconds without any frame after which the server sends ping."""
+    idle_timeout: float = 60.0
+    """Seconds without any frame after which the connection is closed."""
+    rate: float = 20.0
+    """Messages per second a connection may send on average."""
+    burst: float = 40.0
+    """Messages a connection may send at once (the token bucket's size)."""
+    chat_rate: float = 1.0
+    """Chat lines per second a connection may send on average."""
+    chat_burst: float = 5.0
+    """Chat lines a connection may send at once."""
+    byte_rate: float = 8192.0
+    """Request bytes per second a connection may send on average.
+
+    Decoding and checking a request costs time in proportion to its size, so a count of
+    messages alone does not bound what a client can make the server do."""
+    byte_burst: float = 16384.0
+    """Request bytes a connection may send at once.
+
+    Also the most decoding one read of a connection's socket can cost: four of the largest
+    requests (4 KiB ``create_table`` frames of empty lists, about 2 ms each to decode)."""
+    address_byte_rate: float = 32768.0
+    """Request bytes per second all the connections from one IP address may send on average
+    (beyond it requests are dropped, but no connection is closed: others may share the
+    address). Without it, reconnecting would refill a client's byte allowance."""
+    address_byte_burst: float = 32768.0
+    """Request bytes all the connections from one IP address may send at once."""
+    password_rate: float = 2.0
+    """Table password checks per second one IP address may cause (each is an scrypt hash)."""
+    password_burst: float = 10.0
+    """Table password checks one IP address may cause at once."""
+    max_connections: int = 1000
+    """Connections open at once, in total."""
+    max_per_address: int = 16
+    """Connections open at once from one IP address."""
+    connection_rate: float = 5.0
+    """New connections per second one IP address may open on average (more are refused with
+    too_many_connections): each costs an accept, a hello and a fresh message allowance."""
+    connection_burst: float = 30.0
+    """New connections one IP address may open at once (a LAN party behind one NAT)."""
+    max_tables: int = 500
+    """Tables open at once."""
+    door_sessions: int = 100
+    """Sessions open at once through the SSH and browser doors together (each one is a client
+    process on the server's machine, tens of MB: README.md, "Hosting over SSH")."""
+    door_sessions_per_address: int = 4
+    """Door sessions open at once from one IP address."""
+    door_login_grace: float = 30.0
+    """Seconds an SSH connection has to log in."""
+    max_waiting_per_address: int = 3
+    """Tables not yet started that the connections from one IP address may have created and
+    still have open (more: too_many_tables)."""
+    waiting_expiry: float = 45.0
+    """Seconds a table that never started stays open once nobody is connected to it (checked
+    every ``waiting_expiry / 4`` seconds, at most every 10)."""
+    max_send_buffer: int = 1 << 20
+    """Bytes queued for a client that does not read before it is cut off."""
+    seed_wait: float = 3.0
+    """Seconds a deal with a new commitment waits for the people's client seeds (PROTOCOL.md
+    §13); a seed still missing then is drawn by the server."""
+    bot_timeout: float = 10.0
+    """Seconds a strategy may think before the first legal action is played instead (the
+    budget of each decision, enforced in the bot workers: an overrunning one is killed)."""
+    bot_think_time: float = 0.5
+    """Seconds a thinking bot (``search``) spends on one decision at most: past it, it stops
+    sampling and decides with what it has (the workers' ``bot_timeout`` stays the hard limit)."""
+    bot_workers: int | None = None
+    """Processes that run server bots' strategies (``server.botpool``; None: the core count
+    minus one, at least one), so that no strategy runs in the server process. 0 runs them in
+    a thread of the server process instead (tests that register strategies at run time)."""
+    bot_modules: tuple[str, ...] = ()
+    """Modules the server and its bot workers import at start, so that their ``register``
+    calls add strategies that tables may choose."""
+    max_bots_per_address: int = 12
+    """Server bots the hosts from one IP address may have seated at once, over all tables
+    (three tables of four bots; more: ``too_many_bots``). Each bot costs CPU for as long as
+    its table plays."""
+    abandon_after: float = 3600.0
+    """Seconds a table with nobody connected is kept before it is closed."""
+    db_synchronous: str = "NORMAL"
+    """SQLite synchronous mode: NORMAL survives a killed process, FULL also a power cut
+    (``serve --sync``; README.md, "What a crash can take")."""
+    gc_thresholds: tuple[int, int, int] | None = (2000, 3, 4000)
+    """``gc.set_threshold`` for the process, set at start (None: leave the interpreter's). The
+    objects alive at start are frozen (``gc.freeze``) so that no collection walks them; why
+    these figures: docs/performance.md, "The garbage collector"."""
+    gc_young_every: float | None = 0.5
+    """Seconds between the collections the server runs itself (None: only the thresholds'
+    own), each of the young and the middle generation; only with ``gc_thresholds``
+    (docs/performance.md, "The garbage collector")."""

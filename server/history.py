@@ -1,0 +1,78 @@
+"""A table's ``history``: the finished hands of the current match and its last chat and notice
+lines, kept packed (bytes, so the garbage collector never walks them), and the reply that
+carries them (PROTOCOL.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import msgpack
+
+from engine.match import Match
+from protocol import messages as m
+from protocol.framing import pack
+
+LINES_KEPT: Final = 50
+"""Chat and notice events a table keeps for the ``history`` reply."""
+
+HISTORY_MARGIN: Final = 1024
+"""Bytes of a ``history`` reply's frame kept for its other fields: the hands and lines it
+carries take at most ``max_frame`` less this (the reply must fit one frame)."""
+
+
+def history_reply(
+    *,
+    table: str,
+    match: int,
+    hands_played: Sequence[bytes],
+    lines: Sequence[bytes],
+    start: int,
+    max_frame: int,
+) -> dict[str, Any]:
+    """The ``ok`` fields answering ``history``: finished hands of the current match from
+    ``start`` on, as many as fit a frame, and (from the start) the last chat and notices."""
+    budget = max_frame - HISTORY_MARGIN
+    out: dict[str, Any] = {"table": table, "match": match}
+    if start == 0:
+        # The newest lines that fit half the frame (50 long chat lines could fill it).
+        kept: list[bytes] = []
+        room = budget // 2
+        for line in reversed(lines):
+            room -= len(line)
+            if room < 0:
+                break
+            kept.append(line)
+        out["lines"] = [msgpack.unpackb(line, raw=False) for line in reversed(kept)]
+        budget -= sum(len(line) for line in kept)
+    hands: list[Any] = []
+    following: int | None = None
+    for number in range(start, len(hands_played)):
+        packed = hands_played[number]
+        budget -= len(packed)
+        if budget < 0 and hands:
+            following = number
+            break
+        hands.append(msgpack.unpackb(packed, raw=False))
+    out["hands"] = hands
+    out["next"] = following
+    return out
+
+
+def history_entry(match: Match, number: int) -> bytes:
+    """The packed ``history`` entry of hand ``number`` of ``match``, which has just ended."""
+    result = match.results[-1]
+    entry = m.history_entry(
+        hand=number,
+        record=match.records[-1],
+        payouts=list(result.payouts or ()),
+        totals=match.totals,
+        picker=result.picker,
+        partner=result.partner,
+        alone=result.alone,
+        leaster=result.leaster,
+        doubler=result.doubler,
+        picker_side_points=result.picker_side_points,
+        outcome=str(result.outcome),
+    )
+    return pack(entry)

@@ -1,0 +1,72 @@
+"""The interfaces a table is written against: :class:`Peer` (a client connection) and
+:class:`Hub` (the server around it, the lobby).
+
+They live apart from both sides so that imports run one way: the lobby and the connection
+implement them and import the table; the table imports only these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from server.botpool import BotPool
+    from server.config import ServerConfig
+    from server.store import Store
+
+TableT = TypeVar("TableT")
+"""The table type (:class:`server.table.Table`): a parameter, so this module imports no table."""
+
+
+class Peer(Protocol):
+    """What a table needs of a client connection."""
+
+    name: str
+    kind: str
+    address: str
+    table: Any
+    """The table it is at (a :class:`server.table.Table`), or None."""
+    seat: int | None
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        """Queue one message for this client."""
+
+    def send_encoded(self, frame: bytes) -> None:
+        """Queue one already-encoded frame for this client."""
+
+    def close(self, code: str, message: str) -> None:
+        """Send an error with ``code`` and close the connection."""
+
+    def allow_chat(self) -> bool:
+        """Take one token from the connection's chat allowance."""
+
+
+class Hub(Protocol[TableT]):
+    """What a table needs of the server around it."""
+
+    config: ServerConfig
+    store: Store
+    tokens: dict[str, tuple[TableT, int]]
+    bots: BotPool
+
+    def now(self) -> float:
+        """Monotonic seconds."""
+
+    def wall(self) -> float:
+        """Wall-clock seconds since the epoch."""
+
+    def default_bot(self) -> str:
+        """The strategy name used when none is given and for stand-ins."""
+
+    def bots_seated_by(self, address: str) -> int:
+        """Server bots seated by hosts from ``address``, over every open table."""
+
+    def table_closed(self, table: TableT) -> None:
+        """Forget a table that closed."""
+
+    def summary_changed(self) -> None:
+        """A table's summary changed (the lobby listing must be rebuilt)."""
+
+    def seq_changed(self, table: TableT) -> None:
+        """``table.seq`` moved: store it with the next commit."""
