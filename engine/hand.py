@@ -59,10 +59,8 @@ from engine.cards import (
     CARD_CODES,
     FAIL,
     FAIL_SUITS,
-    FOLLOW,
     POINTS,
     POWER,
-    TRUMP,
     Card,
     Mask,
     card_code,
@@ -75,6 +73,17 @@ from engine.cards import (
 from engine.errors import IllegalActionError
 from engine.rules import RuleSet
 from engine.scoring import HandResult, Trick, score_hand
+from engine.tricks import (
+    NO_CARD,
+    NO_SEAT,
+    RULE_CODES,
+    TRICK_STRENGTH,
+    called_suit_mask,
+    legal_cards,
+    play_rule,
+    rule_message,
+    trick_winner,
+)
 
 if TYPE_CHECKING:
     from engine.view import ViewCache
@@ -393,9 +402,7 @@ class Hand:
 
     def called_suit_mask(self) -> Mask:
         """The fail suit of the called card (0 when nothing, or JD, was called)."""
-        if self.called is None or self.called == JD:
-            return 0
-        return FAIL[suit_of(self.called)]
+        return called_suit_mask(NO_CARD if self.called is None else self.called)
 
     def legal_actions(self) -> tuple[Action, ...]:
         """Exactly the actions the seat to act may take now (empty once the hand is over)."""
@@ -413,23 +420,21 @@ class Hand:
         return mask
 
     def _fast_play_mask(self) -> Mask:
-        """Legal cards; the common case (no call constraint can apply) without building reasons."""
-        if self.called is None or self.called == JD or len(self.tricks) == TRICKS_PER_HAND - 1:
-            seat = self.turn
-            assert seat is not None
-            hand = self.hands[seat]
-            current = self.current
-            if current:
-                return (hand & FOLLOW[current[0]]) or hand
-            return hand
+        """Legal cards (:func:`engine.tricks.legal_cards`), without building any explanation."""
         seat = self.turn
-        if seat != self.picker and seat != self.partner:
-            hand = self.hands[seat]  # type: ignore[index]
-            current = self.current
-            if current:
-                return (hand & FOLLOW[current[0]]) or hand
-            return hand
-        return self._compute_play_mask()[0]
+        assert seat is not None
+        called = self.called
+        return legal_cards(
+            self.hands[seat],
+            seat,
+            self.current,
+            len(self.tricks),
+            NO_SEAT if self.picker is None else self.picker,
+            NO_SEAT if self.partner is None else self.partner,
+            NO_CARD if called is None else called,
+            -1 if self.called_led_at is None else self.called_led_at,
+            NO_CARD if self.under is None else self.under,
+        )
 
     def _compute_legal(self) -> tuple[Action, ...]:
         phase = self.phase
@@ -509,73 +514,19 @@ class Hand:
         """Legal cards, the follow-suit-only set, and the code/message of any narrowing rule."""
         seat = self.turn
         assert seat is not None
-        hand = self.hands[seat]
-        under = self.under
-        picker_with_under = under is not None and seat == self.picker and hand >> under & 1
-        playable = hand & ~(1 << under) if picker_with_under and under is not None else hand
-        current = self.current
-        last_trick = len(self.tricks) == TRICKS_PER_HAND - 1
-        if current:
-            lead = current[0]
-            follow = playable & FOLLOW[lead]
-            base = follow or playable
-        else:
-            lead = -1
-            base = playable
-        if not base:
-            base = hand  # only the unknown card is left
-        called = self.called
-        if called is None or called == JD or last_trick:
-            return base, base, "", ""
-        suit_mask = FAIL[suit_of(called)]
-        lead_in_called = lead >= 0 and bool((1 << lead) & suit_mask)
-        if picker_with_under and under is not None:
-            if lead_in_called and self.called_led_at == len(self.tricks):
-                return (
-                    1 << under,
-                    base,
-                    "unknown_card_required",
-                    "The called suit is led: you must play your face-down unknown card",
-                )
-            return base, base, "", ""
-        if seat == self.picker and self.called_led_at is None and current and under is None:
-            hold = hand & suit_mask
-            if hold.bit_count() == 1 and base & hold and base != hold:
-                return (
-                    base & ~hold,
-                    base,
-                    "hold_card_required",
-                    f"You must keep your last {_SUIT_NAMES[suit_of(called)]} (the hold card) "
-                    "until that suit is led",
-                )
-        if seat == self.partner and hand >> called & 1:
-            name = card_code(called)
-            if lead_in_called:
-                return (
-                    1 << called,
-                    base,
-                    "called_card_required",
-                    f"The called suit is led: you must play {name}",
-                )
-            if not current:
-                narrowed = base & ~(suit_mask & ~(1 << called))
-                if narrowed != base and narrowed:
-                    return (
-                        narrowed,
-                        base,
-                        "called_suit_restricted",
-                        f"Until the called suit is led you may lead it only with {name}",
-                    )
-            else:
-                narrowed = base & ~(1 << called)
-                if narrowed != base and narrowed:
-                    return (
-                        narrowed,
-                        base,
-                        "called_card_held",
-                        f"You may not throw {name} on another suit before the called suit is led",
-                    )
-        return base, base, "", ""
+        called = NO_CARD if self.called is None else self.called
+        legal, base, rule = play_rule(
+            self.hands[seat],
+            seat,
+            self.current,
+            len(self.tricks),
+            NO_SEAT if self.picker is None else self.picker,
+            NO_SEAT if self.partner is None else self.partner,
+            called,
+            -1 if self.called_led_at is None else self.called_led_at,
+            NO_CARD if self.under is None else self.under,
+        )
+        return legal, base, RULE_CODES[rule], rule_message(rule, called)
 
     # ------------------------------------------------------------------ validation
 
@@ -826,33 +777,9 @@ class Hand:
             self._finish()
 
     def _trick_winner(self) -> Seat:
-        current = self.current
-        power = self.power
-        lead_class = FOLLOW[current[0]]
-        under = self.under
-        best = -1
-        best_i = 0
-        for i, c in enumerate(current):
-            if (1 << c) & TRUMP:
-                p = power[c] + 100
-            elif (1 << c) & lead_class:
-                p = power[c]
-            else:
-                continue
-            if c == under:
-                continue
-            if p > best:
-                best = p
-                best_i = i
-        if best < 0:
-            # Only the face-down unknown card, led on the last trick and followed by nobody, gets
-            # here. It can never win (RULES.md §5), so the suit of the next card decides.
-            lead_class = FOLLOW[current[1]]
-            for i, c in enumerate(current):
-                if c != under and (1 << c) & lead_class and power[c] > best:
-                    best = power[c]
-                    best_i = i
-        return (self.leader + best_i) % NUM_SEATS
+        strength = TRICK_STRENGTH[self.rules.jack_order]
+        under = NO_CARD if self.under is None else self.under
+        return (self.leader + trick_winner(self.current, strength, under)) % NUM_SEATS
 
     def _finish(self) -> None:
         self.phase = "done"
