@@ -156,6 +156,23 @@ def _deal_positions(dealer: Seat) -> tuple[tuple[int, ...], ...]:
 _DEAL_POSITIONS: Final = tuple(_deal_positions(d) for d in range(NUM_SEATS))
 
 
+def _radix_groups() -> tuple[tuple[int, int], ...]:
+    """The Fisher–Yates radices 32, 31, ..., 2 in runs whose product stays below 2**30."""
+    groups = []
+    i = 32
+    while i > 1:
+        product, count = 1, 0
+        while i > 1 and product * i < 1 << 30:
+            product *= i
+            count += 1
+            i -= 1
+        groups.append((product, count))
+    return tuple(groups)
+
+
+_RADIX_GROUPS: Final = _radix_groups()
+
+
 def shuffled_deck(seed: int) -> list[Card]:
     """The 32 cards in the order the seed shuffles them (Fisher–Yates driven by SHA-512).
 
@@ -171,9 +188,16 @@ def shuffled_deck(seed: int) -> list[Card]:
     width = max(8, (seed.bit_length() + 7) // 8)
     x = int.from_bytes(hashlib.sha512(seed.to_bytes(width, "big")).digest(), "big")
     deck = list(range(32))
-    for i in range(31, 0, -1):
-        x, j = divmod(x, i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
+    i = 32
+    # The same draws as `x, j = divmod(x, i)` for i = 32 down to 2, but one big-number division
+    # per group of radices and the rest in machine-size integers.
+    for product, count in _RADIX_GROUPS:
+        x, r = divmod(x, product)
+        for _ in range(count):
+            j = r % i
+            r //= i
+            i -= 1
+            deck[i], deck[j] = deck[j], deck[i]
     return deck
 
 
@@ -197,13 +221,14 @@ class Deal:
     @classmethod
     def from_deck(cls, deck: Sequence[Card], dealer: Seat) -> Deal:
         """Deal a shuffled deck in the order of RULES.md §3."""
-        hands = []
-        for positions in _DEAL_POSITIONS[dealer]:
-            m = 0
-            for i in positions:
-                m |= 1 << deck[i]
-            hands.append(m)
-        return cls(tuple(hands), (1 << deck[15]) | (1 << deck[16]))
+        bits = [1 << c for c in deck]
+        hands = tuple(
+            [
+                bits[a] | bits[b] | bits[c] | bits[d] | bits[e] | bits[f]
+                for a, b, c, d, e, f in _DEAL_POSITIONS[dealer]
+            ]
+        )
+        return cls(hands, bits[15] | bits[16])
 
     @classmethod
     def from_codes(cls, hands: Sequence[Sequence[str]], blind: Sequence[str]) -> Deal:
@@ -442,7 +467,9 @@ class Hand:
         if seat is None:
             return ()
         if phase == "play":
-            m = self.legal_play_mask()
+            m = self._play_mask
+            if m < 0:
+                m = self._play_mask = self._fast_play_mask()
             t = _PLAY_BYTES[seat]
             return t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
         if phase == "pick":
@@ -450,8 +477,10 @@ class Hand:
                 return _PICK_ONLY[seat]
             return _PICK_OR_PASS[seat]
         if phase == "bury":
-            cards = list(cards_in(self.hands[seat]))
-            burials = tuple(shared_bury(seat, a, b) for a, b in combinations(cards, 2))
+            pairs = combinations(cards_in(self.hands[seat]), 2)
+            burials = tuple([shared_bury(seat, a, b) for a, b in pairs])
+            if not self.rules.blitzing:
+                return burials
             return burials + self._legal_blitzes(seat)
         if phase == "call":
             return self._legal_calls(seat)
