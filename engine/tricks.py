@@ -4,7 +4,9 @@
 :class:`~engine.bots.sim.Sim` (which plays tens of thousands of unvalidated cards per search
 decision) both ask this module which cards the seat to act may play and who wins a trick, so the
 two cannot drift apart. Everything here is plain integers: cards, masks and seats, with
-:data:`NO_CARD` / :data:`NO_SEAT` (-1) for "none", which both callers can pass without allocating.
+:data:`NO_CARD` / :data:`NO_SEAT` (-1) for "none", which both callers can pass without allocating;
+a trick's cards are the caller's own list (typed as a list so that the mypyc build indexes it
+directly).
 
 The rules are RULES.md §5 (the called-suit constraints and the unknown card) and §6 (follow suit;
 the highest trump wins, else the highest card of the led suit).
@@ -22,7 +24,6 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final
 
 from engine.cards import FAIL, FOLLOW, POWER, TRUMP, Card, Mask, card_code, parse_card, suit_of
@@ -86,7 +87,7 @@ def called_suit_mask(called: Card) -> Mask:
 def legal_cards(
     hand: Mask,
     seat: int,
-    current: Sequence[Card],
+    current: list[Card],
     trick_number: int,
     picker: int,
     partner: int,
@@ -119,7 +120,7 @@ def legal_cards(
 def play_rule(
     hand: Mask,
     seat: int,
-    current: Sequence[Card],
+    current: list[Card],
     trick_number: int,
     picker: int,
     partner: int,
@@ -212,7 +213,7 @@ lead card. Every trump beats every card of the led suit; a card of another fail 
 cannot win."""
 
 
-def trick_winner(cards: Sequence[Card], strength: tuple[tuple[int, ...], ...], under: Card) -> int:
+def trick_winner(cards: list[Card], strength: tuple[tuple[int, ...], ...], under: Card) -> int:
     """Index in ``cards`` of the card that wins (or, for a trick still open, is winning) it.
 
     ``strength`` is :data:`TRICK_STRENGTH` of the jack order. The unknown card ``under`` can
