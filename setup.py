@@ -23,6 +23,7 @@ COMPILED_MODULES = [
     "engine/record.py",
     "engine/rules.py",
     "engine/scoring.py",
+    "engine/tricks.py",
     "engine/view.py",
     "protocol/__init__.py",
     "protocol/framing.py",

@@ -2,6 +2,10 @@
 
 Run by hand: ``.venv/bin/python bench/engine.py [--seconds S] [--rules PRESET]``. Prints hands per
 second on one core as a line ending in ``N hands/s``.
+
+``--hands N`` plays exactly N hands (seeds 0..N-1, no warm-up, no timing loop) instead, for a
+repeatable instruction count: ``perf stat -e instructions`` of ``--hands 2000`` minus that of
+``--hands 0``, divided by 2000, is the engine's instructions per hand.
 """
 
 from __future__ import annotations
@@ -38,8 +42,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="how long to run (default 3)")
     parser.add_argument("--rules", default="seed", help="rules preset (default seed)")
+    parser.add_argument(
+        "--hands", type=int, default=None, help="play exactly this many hands, untimed"
+    )
     args = parser.parse_args()
     rules = RuleSet.from_preset(args.rules)
+    if args.hands is not None:
+        actions = play_hands(rules, args.hands, 0)
+        print(f"{args.hands} hands, {actions} actions")
+        return
     play_hands(rules, 200, 1)  # warm-up
     hands = actions = 0
     start = time.perf_counter()

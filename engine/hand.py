@@ -59,10 +59,8 @@ from engine.cards import (
     CARD_CODES,
     FAIL,
     FAIL_SUITS,
-    FOLLOW,
     POINTS,
     POWER,
-    TRUMP,
     Card,
     Mask,
     card_code,
@@ -75,6 +73,17 @@ from engine.cards import (
 from engine.errors import IllegalActionError
 from engine.rules import RuleSet
 from engine.scoring import HandResult, Trick, score_hand
+from engine.tricks import (
+    NO_CARD,
+    NO_SEAT,
+    RULE_CODES,
+    TRICK_STRENGTH,
+    called_suit_mask,
+    legal_cards,
+    play_rule,
+    rule_message,
+    trick_winner,
+)
 
 Phase = Literal["pick", "bury", "call", "crack", "recrack", "play", "done"]
 """Where a hand stands: picking, the picker burying (and blitzing), the picker calling, the
@@ -144,6 +153,23 @@ def _deal_positions(dealer: Seat) -> tuple[tuple[int, ...], ...]:
 _DEAL_POSITIONS: Final = tuple(_deal_positions(d) for d in range(NUM_SEATS))
 
 
+def _radix_groups() -> tuple[tuple[int, int], ...]:
+    """The Fisher–Yates radices 32, 31, ..., 2 in runs whose product stays below 2**30."""
+    groups = []
+    i = 32
+    while i > 1:
+        product, count = 1, 0
+        while i > 1 and product * i < 1 << 30:
+            product *= i
+            count += 1
+            i -= 1
+        groups.append((product, count))
+    return tuple(groups)
+
+
+_RADIX_GROUPS: Final = _radix_groups()
+
+
 def shuffled_deck(seed: int) -> list[Card]:
     """The 32 cards in the order the seed shuffles them (Fisher–Yates driven by SHA-512).
 
@@ -159,9 +185,16 @@ def shuffled_deck(seed: int) -> list[Card]:
     width = max(8, (seed.bit_length() + 7) // 8)
     x = int.from_bytes(hashlib.sha512(seed.to_bytes(width, "big")).digest(), "big")
     deck = list(range(32))
-    for i in range(31, 0, -1):
-        x, j = divmod(x, i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
+    i = 32
+    # The same draws as `x, j = divmod(x, i)` for i = 32 down to 2, but one big-number division
+    # per group of radices and the rest in machine-size integers.
+    for product, count in _RADIX_GROUPS:
+        x, r = divmod(x, product)
+        for _ in range(count):
+            j = r % i
+            r //= i
+            i -= 1
+            deck[i], deck[j] = deck[j], deck[i]
     return deck
 
 
@@ -185,13 +218,14 @@ class Deal:
     @classmethod
     def from_deck(cls, deck: Sequence[Card], dealer: Seat) -> Deal:
         """Deal a shuffled deck in the order of RULES.md §3."""
-        hands = []
-        for positions in _DEAL_POSITIONS[dealer]:
-            m = 0
-            for i in positions:
-                m |= 1 << deck[i]
-            hands.append(m)
-        return cls(tuple(hands), (1 << deck[15]) | (1 << deck[16]))
+        bits = [1 << c for c in deck]
+        hands = tuple(
+            [
+                bits[a] | bits[b] | bits[c] | bits[d] | bits[e] | bits[f]
+                for a, b, c, d, e, f in _DEAL_POSITIONS[dealer]
+            ]
+        )
+        return cls(hands, bits[15] | bits[16])
 
     @classmethod
     def from_codes(cls, hands: Sequence[Sequence[str]], blind: Sequence[str]) -> Deal:
@@ -385,9 +419,7 @@ class Hand:
 
     def called_suit_mask(self) -> Mask:
         """The fail suit of the called card (0 when nothing, or JD, was called)."""
-        if self.called is None or self.called == JD:
-            return 0
-        return FAIL[suit_of(self.called)]
+        return called_suit_mask(NO_CARD if self.called is None else self.called)
 
     def legal_actions(self) -> tuple[Action, ...]:
         """Exactly the actions the seat to act may take now (empty once the hand is over)."""
@@ -405,23 +437,21 @@ class Hand:
         return mask
 
     def _fast_play_mask(self) -> Mask:
-        """Legal cards; the common case (no call constraint can apply) without building reasons."""
-        if self.called is None or self.called == JD or len(self.tricks) == TRICKS_PER_HAND - 1:
-            seat = self.turn
-            assert seat is not None
-            hand = self.hands[seat]
-            current = self.current
-            if current:
-                return (hand & FOLLOW[current[0]]) or hand
-            return hand
+        """Legal cards (:func:`engine.tricks.legal_cards`), without building any explanation."""
         seat = self.turn
-        if seat != self.picker and seat != self.partner:
-            hand = self.hands[seat]  # type: ignore[index]
-            current = self.current
-            if current:
-                return (hand & FOLLOW[current[0]]) or hand
-            return hand
-        return self._compute_play_mask()[0]
+        assert seat is not None
+        called = self.called
+        return legal_cards(
+            self.hands[seat],
+            seat,
+            self.current,
+            len(self.tricks),
+            NO_SEAT if self.picker is None else self.picker,
+            NO_SEAT if self.partner is None else self.partner,
+            NO_CARD if called is None else called,
+            -1 if self.called_led_at is None else self.called_led_at,
+            NO_CARD if self.under is None else self.under,
+        )
 
     def _compute_legal(self) -> tuple[Action, ...]:
         phase = self.phase
@@ -429,7 +459,9 @@ class Hand:
         if seat is None:
             return ()
         if phase == "play":
-            m = self.legal_play_mask()
+            m = self._play_mask
+            if m < 0:
+                m = self._play_mask = self._fast_play_mask()
             t = _PLAY_BYTES[seat]
             return t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
         if phase == "pick":
@@ -437,8 +469,10 @@ class Hand:
                 return _PICK_ONLY[seat]
             return _PICK_OR_PASS[seat]
         if phase == "bury":
-            cards = list(cards_in(self.hands[seat]))
-            burials = tuple(shared_bury(seat, a, b) for a, b in combinations(cards, 2))
+            pairs = combinations(cards_in(self.hands[seat]), 2)
+            burials = tuple([shared_bury(seat, a, b) for a, b in pairs])
+            if not self.rules.blitzing:
+                return burials
             return burials + self._legal_blitzes(seat)
         if phase == "call":
             return self._legal_calls(seat)
@@ -501,73 +535,19 @@ class Hand:
         """Legal cards, the follow-suit-only set, and the code/message of any narrowing rule."""
         seat = self.turn
         assert seat is not None
-        hand = self.hands[seat]
-        under = self.under
-        picker_with_under = under is not None and seat == self.picker and hand >> under & 1
-        playable = hand & ~(1 << under) if picker_with_under and under is not None else hand
-        current = self.current
-        last_trick = len(self.tricks) == TRICKS_PER_HAND - 1
-        if current:
-            lead = current[0]
-            follow = playable & FOLLOW[lead]
-            base = follow or playable
-        else:
-            lead = -1
-            base = playable
-        if not base:
-            base = hand  # only the unknown card is left
-        called = self.called
-        if called is None or called == JD or last_trick:
-            return base, base, "", ""
-        suit_mask = FAIL[suit_of(called)]
-        lead_in_called = lead >= 0 and bool((1 << lead) & suit_mask)
-        if picker_with_under and under is not None:
-            if lead_in_called and self.called_led_at == len(self.tricks):
-                return (
-                    1 << under,
-                    base,
-                    "unknown_card_required",
-                    "The called suit is led: you must play your face-down unknown card",
-                )
-            return base, base, "", ""
-        if seat == self.picker and self.called_led_at is None and current and under is None:
-            hold = hand & suit_mask
-            if hold.bit_count() == 1 and base & hold and base != hold:
-                return (
-                    base & ~hold,
-                    base,
-                    "hold_card_required",
-                    f"You must keep your last {_SUIT_NAMES[suit_of(called)]} (the hold card) "
-                    "until that suit is led",
-                )
-        if seat == self.partner and hand >> called & 1:
-            name = card_code(called)
-            if lead_in_called:
-                return (
-                    1 << called,
-                    base,
-                    "called_card_required",
-                    f"The called suit is led: you must play {name}",
-                )
-            if not current:
-                narrowed = base & ~(suit_mask & ~(1 << called))
-                if narrowed != base and narrowed:
-                    return (
-                        narrowed,
-                        base,
-                        "called_suit_restricted",
-                        f"Until the called suit is led you may lead it only with {name}",
-                    )
-            else:
-                narrowed = base & ~(1 << called)
-                if narrowed != base and narrowed:
-                    return (
-                        narrowed,
-                        base,
-                        "called_card_held",
-                        f"You may not throw {name} on another suit before the called suit is led",
-                    )
-        return base, base, "", ""
+        called = NO_CARD if self.called is None else self.called
+        legal, base, rule = play_rule(
+            self.hands[seat],
+            seat,
+            self.current,
+            len(self.tricks),
+            NO_SEAT if self.picker is None else self.picker,
+            NO_SEAT if self.partner is None else self.partner,
+            called,
+            -1 if self.called_led_at is None else self.called_led_at,
+            NO_CARD if self.under is None else self.under,
+        )
+        return legal, base, RULE_CODES[rule], rule_message(rule, called)
 
     # ------------------------------------------------------------------ validation
 
@@ -818,33 +798,9 @@ class Hand:
             self._finish()
 
     def _trick_winner(self) -> Seat:
-        current = self.current
-        power = self.power
-        lead_class = FOLLOW[current[0]]
-        under = self.under
-        best = -1
-        best_i = 0
-        for i, c in enumerate(current):
-            if (1 << c) & TRUMP:
-                p = power[c] + 100
-            elif (1 << c) & lead_class:
-                p = power[c]
-            else:
-                continue
-            if c == under:
-                continue
-            if p > best:
-                best = p
-                best_i = i
-        if best < 0:
-            # Only the face-down unknown card, led on the last trick and followed by nobody, gets
-            # here. It can never win (RULES.md §5), so the suit of the next card decides.
-            lead_class = FOLLOW[current[1]]
-            for i, c in enumerate(current):
-                if c != under and (1 << c) & lead_class and power[c] > best:
-                    best = power[c]
-                    best_i = i
-        return (self.leader + best_i) % NUM_SEATS
+        strength = TRICK_STRENGTH[self.rules.jack_order]
+        under = NO_CARD if self.under is None else self.under
+        return (self.leader + trick_winner(self.current, strength, under)) % NUM_SEATS
 
     def _finish(self) -> None:
         self.phase = "done"

@@ -2,9 +2,9 @@
 
 :class:`Sim` is built from an engine :class:`~engine.hand.Hand` in the play phase and plays cards
 with make/unmake (no action objects, no validation, no copying), which is what a search that
-plays tens of thousands of cards per decision needs. Its legal-card rule mirrors
-``Hand._compute_play_mask`` (follow suit, hold card, called card, unknown card) and its payouts
-come from :mod:`engine.scoring`; tests check it against the engine card for card.
+plays tens of thousands of cards per decision needs. Its legal cards and trick winners come from
+:mod:`engine.tricks`, the rule core the engine plays by too, and its payouts from
+:mod:`engine.scoring`; tests check it against the engine card for card.
 
 >>> from engine.hand import Hand
 >>> from engine.rules import RuleSet
@@ -21,10 +21,11 @@ from __future__ import annotations
 from typing import Final
 
 from engine.bots.policy import NO_CARD, Situation, choose_play
-from engine.cards import ALL_CARDS, FOLLOW, POINTS, TRUMP, Card, Mask, mask_points
-from engine.hand import JD, Hand
+from engine.cards import ALL_CARDS, FOLLOW, POINTS, Card, Mask, mask_points
+from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.scoring import leaster_payouts, payouts_for_picked, stake_for
+from engine.tricks import TRICK_STRENGTH, legal_cards, trick_winner
 
 _EVERYONE: Final = 0b11111
 
@@ -51,6 +52,7 @@ class Sim:
         "power",
         "revealed",
         "rules",
+        "strength",
         "taken",
         "turn",
         "under",
@@ -77,6 +79,7 @@ class Sim:
     power: tuple[int, ...]
     revealed: bool
     rules: RuleSet
+    strength: tuple[tuple[int, ...], ...]
     taken: list[int]
     turn: int
     under: Card
@@ -92,6 +95,7 @@ class Sim:
         sim = cls.__new__(cls)
         sim.rules = hand.rules
         sim.power = tuple(hand.power)
+        sim.strength = TRICK_STRENGTH[hand.rules.jack_order]
         sim.hands = list(hand.hands)
         sim.current = list(hand.current)
         sim.leader = hand.leader
@@ -139,44 +143,19 @@ class Sim:
         return self.ntricks == 6
 
     def legal_mask(self) -> Mask:
-        """The cards the seat to act may play (mirrors ``Hand._compute_play_mask``)."""
+        """The cards the seat to act may play (:func:`engine.tricks.legal_cards`, as the engine)."""
         seat = self.turn
-        hand = self.hands[seat]
-        under = self.under
-        pwu = under >= 0 and seat == self.picker and bool(hand >> under & 1)
-        playable = hand & ~(1 << under) if pwu else hand
-        current = self.current
-        if current:
-            lead = current[0]
-            base = playable & FOLLOW[lead] or playable
-        else:
-            lead = -1
-            base = playable
-        if not base:
-            base = hand
-        called = self.called
-        if called < 0 or called == JD or self.ntricks == 5:
-            return base
-        suit_mask = self.called_mask
-        lead_in_called = lead >= 0 and bool((1 << lead) & suit_mask)
-        if pwu:
-            if lead_in_called and self.called_led_at == self.ntricks:
-                return 1 << under
-            return base
-        if seat == self.picker and self.called_led_at < 0 and current and under < 0:
-            hold = hand & suit_mask
-            if hold.bit_count() == 1 and base & hold and base != hold:
-                return base & ~hold
-        if seat == self.partner and hand >> called & 1:
-            if lead_in_called:
-                return 1 << called
-            if not current:
-                narrowed = base & ~(suit_mask & ~(1 << called))
-            else:
-                narrowed = base & ~(1 << called)
-            if narrowed != base and narrowed:
-                return narrowed
-        return base
+        return legal_cards(
+            self.hands[seat],
+            seat,
+            self.current,
+            self.ntricks,
+            self.picker,
+            self.partner,
+            self.called,
+            self.called_led_at,
+            self.under,
+        )
 
     def play(self, c: Card) -> None:
         """Play ``c`` for the seat to act (no validation); :meth:`unplay` takes it back."""
@@ -231,21 +210,7 @@ class Sim:
         self.current = list(trick[:-1])
 
     def _winner(self) -> int:
-        current = self.current
-        power = self.power
-        lead_class = FOLLOW[current[0]]
-        under = self.under
-        best = -1
-        best_i = 0
-        for i in range(5):
-            c = current[i]
-            bit = 1 << c
-            if bit & TRUMP or bit & lead_class:
-                p = power[c]
-                if p > best and c != under:
-                    best = p
-                    best_i = i
-        return (self.leader + best_i) % 5
+        return (self.leader + trick_winner(self.current, self.strength, self.under)) % 5
 
     def played_out_mask_for(self, seat: int) -> Mask:
         """Cards still in play that ``seat`` does not hold: other hands and the current trick."""
@@ -384,7 +349,7 @@ class Sim:
         ``log``, when given, receives every ``(seat, card)`` played.
         """
         hands = self.hands
-        power = self.power
+        strength = self.strength
         while self.ntricks < 6:
             legal = self.legal_mask()
             seat = self.turn
@@ -408,19 +373,14 @@ class Sim:
             if len(current) < 5:
                 self.turn = (seat + 1) % 5
                 continue
-            lead_class = FOLLOW[current[0]]
-            under = self.under
-            best = -1
-            best_i = 0
-            points = 0
-            for i in range(5):
-                x = current[i]
-                points += POINTS[x]
-                bit = 1 << x
-                if (bit & TRUMP or bit & lead_class) and power[x] > best and x != under:
-                    best = power[x]
-                    best_i = i
-            winner = (self.leader + best_i) % 5
+            winner = (self.leader + trick_winner(current, strength, self.under)) % 5
+            points = (
+                POINTS[current[0]]
+                + POINTS[current[1]]
+                + POINTS[current[2]]
+                + POINTS[current[3]]
+                + POINTS[current[4]]
+            )
             self.taken[winner] += points
             self.won[winner] += 1
             self.current = []

@@ -1,4 +1,5 @@
-"""The search simulator against the engine: same legal cards, same results, exact undo."""
+"""The search simulator against the engine: same legal cards, same results, exact undo; and the
+rule core both share (:mod:`engine.tricks`) against the plain reference."""
 
 from __future__ import annotations
 
@@ -6,11 +7,13 @@ import random
 
 import pytest
 
-from engine.actions import Play
+from engine.actions import Action, Bury, Call, Pass, Pick, Play, Unknown
 from engine.bots.sim import Sim
+from engine.cards import card_code, cards_in
 from engine.hand import Hand
 from engine.rules import RuleSet
 from tests.bots.helpers import VARIANTS
+from tests.engine import reference
 
 
 def _to_play_phase(hand: Hand, rng: random.Random) -> None:
@@ -88,3 +91,84 @@ def test_rollout_plays_only_legal_cards() -> None:
             assert hand.legal_play_mask() >> card & 1
             hand.apply(Play(seat, card))
         assert hand.result().payouts == sim.payouts()
+
+
+# ---------------------------------------------------------------------- the shared rule core
+
+_CALL_KINDS = ("ace", "ten", "alone", "unknown", "jack-of-diamonds", "leaster")
+
+
+def _call_kind(action: Action) -> str:
+    if isinstance(action, Unknown):
+        return "unknown"
+    if isinstance(action, Call):
+        return {"A": "ace", "T": "ten", "J": "jack-of-diamonds"}[card_code(action.card)[0]]
+    return "alone"
+
+
+def _forced_to_play(kind: str, seed: int, rng: random.Random) -> Hand | None:
+    """A hand in the play phase after the call ``kind`` (picking and burying steered to make
+    it legal), or None when this deal cannot get there."""
+    rules = RuleSet(
+        unknown_card=kind == "unknown",
+        partner="jack-of-diamonds" if kind == "jack-of-diamonds" else "called-ace",
+        jack_order="clubs-first" if seed % 2 else "seed",
+    )
+    hand = Hand.from_seed(rules, seed % 5, seed)
+    if kind == "leaster":
+        while hand.phase == "pick":
+            hand.apply(Pass(hand.turn))  # type: ignore[arg-type]
+        return hand
+    hand.apply(Pick(hand.turn))  # type: ignore[arg-type]
+    burials = [a for a in hand.legal_actions() if isinstance(a, Bury)]
+    rng.shuffle(burials)
+    for bury in burials:
+        trial = hand.copy()
+        trial.apply(bury)
+        calls = [a for a in trial.legal_actions() if _call_kind(a) == kind]
+        if calls:
+            trial.apply(rng.choice(calls))
+            return trial
+    return None
+
+
+def _check_trick(hand: Hand) -> None:
+    trick = hand.tricks[-1]
+    codes = [card_code(c) for c in trick.cards]
+    under = None if hand.under is None else card_code(hand.under)
+    index = reference.trick_winner(codes, hand.rules.jack_order, under)
+    assert trick.winner == (trick.leader + index) % 5
+
+
+@pytest.mark.parametrize("kind", _CALL_KINDS)
+def test_engine_sim_and_reference_agree_after_every_call_kind(kind: str) -> None:
+    """Property: after each kind of call (the unknown card included), the engine, the simulator
+    and the plain reference give the same legal cards card by card and the same trick winners,
+    and the unknown card led on the last trick never wins it (RULES.md §5)."""
+    rng = random.Random(kind)
+    hands = unknown_led_last = 0
+    for seed in range(400 if kind in ("ten", "unknown") else 60):
+        hand = _forced_to_play(kind, seed, rng)
+        if hand is None:
+            continue
+        hands += 1
+        sim = Sim.from_hand(hand)
+        while not hand.is_over:
+            legal = hand.legal_play_mask()
+            assert sim.legal_mask() == legal
+            assert {card_code(c) for c in cards_in(legal)} == reference.legal_plays(hand)
+            action = rng.choice(hand.legal_actions())
+            assert isinstance(action, Play)
+            sim.play(action.card)
+            hand.apply(action)
+            if not hand.current:
+                _check_trick(hand)
+                assert sim.leader == hand.tricks[-1].winner
+        last = hand.tricks[-1]
+        if hand.under is not None and last.cards[0] == hand.under:
+            unknown_led_last += 1
+            assert last.winner != last.leader
+        assert sim.payouts() == hand.result().payouts
+    assert hands >= 10
+    if kind == "unknown":
+        assert unknown_led_last >= 3
