@@ -516,12 +516,15 @@ _BYTE_BITS: Final = np.unpackbits(
 _BYTE_BITS_F: Final = _BYTE_BITS.astype(np.float32)
 
 
+_FLOAT_BYTES: Final = tuple(row.tobytes() for row in _BYTE_BITS_F)
+"""One byte of a card mask -> its eight bits as float32 bytes (joined, four make a vector)."""
+
+
 def _bits(mask: Mask) -> Vector:
-    """A card mask as 32 floats (1.0 = held)."""
-    bits: Vector = _BYTE_BITS_F[
-        [mask & 255, mask >> 8 & 255, mask >> 16 & 255, mask >> 24 & 255]
-    ].reshape(32)
-    return bits
+    """A card mask as 32 floats (1.0 = held), read-only."""
+    f = _FLOAT_BYTES
+    data = f[mask & 255] + f[mask >> 8 & 255] + f[mask >> 16 & 255] + f[mask >> 24 & 255]
+    return np.frombuffer(data, dtype=np.float32)
 
 
 def observe_hand(hand: Hand, me: int) -> Vector:
@@ -631,7 +634,16 @@ def _card_index(at: int) -> tuple[tuple[list[int], ...], ...]:
     )
 
 
-_PLAYED_INDEX: Final = _card_index(PLAYED_AT)
+_PLAYED_PLANES: Final = _card_index(PLAYED_AT)
+_PLAYED_CELLS: Final = tuple(
+    tuple(
+        tuple(tuple(cells) for cells in _PLAYED_PLANES[(leader + i) % NUM_SEATS])
+        for i in range(NUM_SEATS)
+    )
+    for leader in range(NUM_SEATS)
+)
+"""``[leader][i][c]``: the flat indices of card ``c`` as the ``i``-th of a trick ``leader``
+led, in every observer's finished-tricks plane."""
 _DEALER_INDEX: Final = _seat_index(DEALER_AT)
 _PICKER_INDEX: Final = _seat_index(PICKER_AT)
 _PARTNER_INDEX: Final = _seat_index(PARTNER_AT)
@@ -641,13 +653,26 @@ _CRACKER_INDEX: Final = _seat_index(CRACKER_AT)
 _POINTS_INDEX: Final = _seat_index(POINTS_AT)
 _WON_INDEX: Final = _seat_index(WON_AT)
 _TRICK_INDEX: Final = _card_index(TRICK_AT)
-_PLAY_PUT: Final = tuple(
-    tuple(np.array([p * OBSERVATION_SIZE + HAND_AT + c, *_TRICK_INDEX[p][c]]) for c in range(32))
+_PLAY_CELLS: Final = tuple(
+    tuple((p * OBSERVATION_SIZE + HAND_AT + c, *_TRICK_INDEX[p][c]) for c in range(32))
     for p in range(NUM_SEATS)
 )
-"""``[p][c]``: what ``p`` playing ``c`` changes in the five rows: its hand's bit (to 0.0), then
-the card in every observer's current-trick plane (to 1.0); the values are :data:`_PLAY_VALUES`."""
-_PLAY_VALUES: Final = np.array([0.0] + [1.0] * NUM_SEATS, dtype=np.float32)
+"""``[p][c]``: the cells ``p`` playing ``c`` changes in the five rows: its hand's bit (to 0.0),
+then the card in every observer's current-trick plane (to 1.0)."""
+_POINTS_CELLS: Final = tuple(tuple(index.tolist()) for index in _POINTS_INDEX)
+_WON_CELLS: Final = tuple(tuple(index.tolist()) for index in _WON_INDEX)
+_LEADER_MOVE: Final = tuple(
+    tuple(
+        (
+            np.concatenate([_LEADER_INDEX[old], _LEADER_INDEX[new]]),
+            np.array([0.0] * NUM_SEATS + [1.0] * NUM_SEATS, dtype=np.float32),
+        )
+        for new in range(NUM_SEATS)
+    )
+    for old in range(NUM_SEATS)
+)
+"""``[old][new]``: the ``put`` arguments that move the leader mark from ``old`` to ``new``
+(``old != new``: every index appears once)."""
 _TRICK_BLOCK: Final = slice(TRICK_AT, TRICK_AT + 32 * NUM_SEATS)
 _TURN_SLOT: Final = tuple(
     tuple(TURN_AT + (turn - me) % NUM_SEATS for turn in range(NUM_SEATS)) for me in range(NUM_SEATS)
@@ -668,25 +693,48 @@ def _template(rules: RuleSet, multiplier: int) -> npt.NDArray[np.float32]:
 class _Tracker:
     """Every seat's observation, kept up to date action by action (the fast path).
 
-    ``rows[s]`` is seat ``s``'s observation but for the seat to act, which :meth:`observe`
+    ``rows[s]`` is seat ``s``'s observation but for the seat to act, which the environment
     marks on its copy (it changes at every action; the copy is made anyway). A card played is
-    one ``put`` into the five rows (its bit out of the hand, into every current-trick plane); a
-    finished trick a few more; the auction's actions, a handful of rows each.
+    six stores into the five rows (its bit out of the hand, into every current-trick plane),
+    through a memoryview (``cells``: a store there costs a third of a numpy item assignment); a
+    finished trick a few ``put`` calls; the auction's actions, a handful of rows each.
     """
 
-    __slots__ = ("called", "flat", "hand", "phase", "points", "rows", "seat_rows")
+    __slots__ = (
+        "called",
+        "cells",
+        "flat",
+        "hand",
+        "phase",
+        "points",
+        "rows",
+        "seat_rows",
+        "trick_block",
+    )
 
     def __init__(self, hand: Hand, template: npt.NDArray[np.float32]) -> None:
+        rows = self.rows = template.copy()
+        flat = self.flat = rows.reshape(-1)
+        self.cells: Any = flat.data  # a memoryview of format 'f': stores take Python floats
+        self.seat_rows = list(rows)  # one view per seat, made once
+        self.trick_block = rows[:, _TRICK_BLOCK]
+        self.start(hand, template)
+
+    def start(self, hand: Hand, template: npt.NDArray[np.float32]) -> None:
+        """Track a new hand (the rows are reused: every observation handed out is a copy)."""
         self.hand = hand
-        self.points = [0] * NUM_SEATS
+        self.points = [0, 0, 0, 0, 0]
         self.phase = "pick"
         self.called = -1
-        rows = self.rows = template.copy()
-        self.flat = rows.reshape(-1)
-        self.seat_rows = list(rows)  # one view per seat, made once
-        rows[:, HAND_AT : HAND_AT + 32] = _BYTE_BITS_F[
-            [[h & 255, h >> 8 & 255, h >> 16 & 255, h >> 24 & 255] for h in hand.hands]
-        ].reshape(NUM_SEATS, 32)
+        rows = self.rows
+        np.copyto(rows, template)
+        f = _FLOAT_BYTES
+        rows[:, HAND_AT : HAND_AT + 32] = np.frombuffer(
+            b"".join(
+                [f[h & 255] + f[h >> 8 & 255] + f[h >> 16 & 255] + f[h >> 24] for h in hand.hands]
+            ),
+            dtype=np.float32,
+        ).reshape(NUM_SEATS, 32)
         self.flat.put(_DEALER_INDEX[hand.dealer], 1.0)
 
     def observe(self, me: int) -> Vector:
@@ -698,40 +746,57 @@ class _Tracker:
         return out
 
     def played(self, seat: int, card: int) -> None:
-        """After ``seat`` played ``card``."""
-        hand = self.hand
-        flat = self.flat
-        flat.put(_PLAY_PUT[seat][card], _PLAY_VALUES)
-        if not hand.current:  # the trick is complete: into the finished tricks
-            self._trick_done()
-        if card == self.called and hand.partner is not None:
-            flat.put(_PARTNER_INDEX[hand.partner], 1.0)
+        """After ``seat`` played ``card`` (the environment's step does the same, inline)."""
+        cells = self.cells
+        held, a, b, c, d, e = _PLAY_CELLS[seat][card]
+        cells[held] = 0.0
+        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
+        if not self.hand.current:
+            self.trick_done()
+        if card == self.called:
+            self.called_fell()
 
-    def _trick_done(self) -> None:
+    def called_fell(self) -> None:
+        """The called card was played: everyone knows the partner now."""
+        partner = self.hand.partner
+        if partner is not None:
+            self.flat.put(_PARTNER_INDEX[partner], 1.0)
+
+    def trick_done(self) -> None:
+        """A trick is complete: its cards move from the current trick to the finished ones."""
         hand = self.hand
         put = self.flat.put
         trick = hand.tricks[-1]
         leader = trick.leader
-        self.rows[:, _TRICK_BLOCK] = 0.0
+        self.trick_block.fill(0.0)
+        cells = self.cells
         c0, c1, c2, c3, c4 = trick.cards
-        plane = _PLAYED_INDEX
-        put(
-            plane[leader][c0]
-            + plane[(leader + 1) % NUM_SEATS][c1]
-            + plane[(leader + 2) % NUM_SEATS][c2]
-            + plane[(leader + 3) % NUM_SEATS][c3]
-            + plane[(leader + 4) % NUM_SEATS][c4],
-            1.0,
-        )
+        plane = _PLAYED_CELLS[leader]
+        # Unrolled stores: a third of the cost of one put of the 25 indices.
+        a, b, c, d, e = plane[0][c0]
+        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
+        a, b, c, d, e = plane[1][c1]
+        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
+        a, b, c, d, e = plane[2][c2]
+        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
+        a, b, c, d, e = plane[3][c3]
+        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
+        a, b, c, d, e = plane[4][c4]
+        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
         winner = trick.winner
-        self.points[winner] += trick.points
-        put(_POINTS_INDEX[winner], self.points[winner] / 120)
-        put(_WON_INDEX[winner], hand.tricks_won[winner] / 6)
-        put(_LEADER_INDEX[leader], 0.0)
+        points = self.points
+        points[winner] += trick.points
+        share = points[winner] / 120
+        for i in _POINTS_CELLS[winner]:
+            cells[i] = share
+        share = hand.tricks_won[winner] / 6
+        for i in _WON_CELLS[winner]:
+            cells[i] = share
         if hand.phase == "done":
+            put(_LEADER_INDEX[leader], 0.0)
             self.phase_changed()
-        else:
-            put(_LEADER_INDEX[winner], 1.0)
+        elif winner != leader:
+            put(*_LEADER_MOVE[leader][winner])
 
     def auctioned(self, action: Action) -> None:
         """After any action but a card played: the auction's, the blitzes and the crack's."""
@@ -768,7 +833,8 @@ class _Tracker:
                 rows[:, CRACK_PAIR_AT + _PAIR_NUMBER[hand.crack_blitz]] = 1.0
         elif kind == "recrack":
             rows[:, RECRACK_AT] = 1.0
-        rows[:, HAND_STAKES_AT] = _stakes(hand.stakes)
+        if kind in ("blitz", "crack", "recrack"):
+            rows[:, HAND_STAKES_AT] = _stakes(hand.stakes)
         if hand.phase != self.phase:
             self.phase_changed()
 
@@ -809,11 +875,39 @@ _PICK_MASKS: Final = {
 """The pick phase's masks by the number of legal actions: pick or pass, or pick only."""
 
 
+_BURY_GRID: Final = np.zeros((32, 32), dtype=np.intp)
+"""``[a][b]``, ``a < b``: the index of burying ``a`` and ``b`` (0 elsewhere)."""
+for _pair, _at in _PAIR_INDEX.items():
+    _BURY_GRID[_pair] = BURY_BASE + _at
+
+
 def _bury_mask(cards: Mask) -> Mask8:
     """Every pair of the picker's eight cards (the engine lets any two be buried)."""
     mask = np.zeros(ACTION_COUNT, dtype=np.int8)
-    held = [c for c in range(32) if cards >> c & 1]
-    mask[[BURY_BASE + _PAIR_INDEX[pair] for pair in combinations(held, 2)]] = 1
+    held = np.flatnonzero(_bits(cards))
+    mask[_BURY_GRID[held[:, None], held]] = 1
+    mask[0] = 0  # where a >= b: the grid's zeros
+    return mask
+
+
+def _play_mask(cards: Mask) -> Mask8:
+    """The trick-play mask of a legal card mask, shared and read-only."""
+    mask = _PLAY_MASKS.get(cards)
+    if mask is None:
+        if len(_PLAY_MASKS) >= 1 << 16:
+            _PLAY_MASKS.clear()
+        pattern = _BYTE_PATTERN
+        data = b"".join(
+            (
+                _MASK_HEAD,
+                pattern[cards & 255],
+                pattern[cards >> 8 & 255],
+                pattern[cards >> 16 & 255],
+                pattern[cards >> 24],
+                _MASK_TAIL,
+            )
+        )
+        mask = _PLAY_MASKS[cards] = np.frombuffer(data, dtype=np.int8)
     return mask
 
 
@@ -821,20 +915,13 @@ def fast_legal_mask(hand: Hand) -> Mask8:
     """:func:`legal_mask`; in trick play (most decisions) and the pick, a shared read-only
     array."""
     phase = hand.phase
-    if phase != "play":
-        if phase == "pick":
-            return _PICK_MASKS[len(hand.legal_actions())]
-        if phase == "bury" and hand.turn is not None and not hand.rules.blitzing:
-            return _bury_mask(hand.hands[hand.turn])
-        return legal_mask(hand)
-    m = hand.legal_play_mask()
-    mask = _PLAY_MASKS.get(m)
-    if mask is None:
-        if len(_PLAY_MASKS) >= 1 << 16:
-            _PLAY_MASKS.clear()
-        data = _MASK_HEAD + b"".join(_BYTE_PATTERN[m >> shift & 255] for shift in (0, 8, 16, 24))
-        mask = _PLAY_MASKS[m] = np.frombuffer(data + _MASK_TAIL, dtype=np.int8)
-    return mask
+    if phase == "play":
+        return _play_mask(hand.legal_play_mask())
+    if phase == "pick":
+        return _PICK_MASKS[len(hand.legal_actions())]
+    if phase == "bury" and hand.turn is not None and not hand.rules.blitzing:
+        return _bury_mask(hand.hands[hand.turn])
+    return legal_mask(hand)
 
 
 _NO_ACTIONS: Final = np.frombuffer(bytes(ACTION_COUNT), dtype=np.int8)
@@ -935,7 +1022,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
             dealer = self._random.randrange(NUM_SEATS)
         self.deal_seed = deal_seed
         hand = self.hand = Hand(self.rules, dealer, Deal.from_seed(dealer, deal_seed), multiplier)
-        self._tracker = _Tracker(hand, self._template(multiplier))
+        self._tracker.start(hand, self._template(multiplier))
         self.agents = list(AGENTS)
         # Plain dict literals: cheaper than dict.fromkeys, and this runs once a hand.
         self.rewards = {"seat_0": 0, "seat_1": 0, "seat_2": 0, "seat_3": 0, "seat_4": 0}
@@ -952,16 +1039,41 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
 
         PettingZoo's, as a generator: it runs once per decision, and this is cheaper.
         """
-        while self.agents and max_iter > 0:
-            max_iter -= 1
+        if max_iter < 2**63:
+            while self.agents and max_iter > 0:
+                max_iter -= 1
+                yield self.agent_selection
+            return
+        while self.agents:
             yield self.agent_selection
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Observation, cumulative reward, terminated, truncated and info of the agent to act
         (PettingZoo's, without a second call for the observation)."""
         agent = self.agent_selection
+        if not observe:
+            observation = None
+        else:
+            # observe(agent), inline: this runs once per decision.
+            seat = _SEAT_OF[agent]
+            hand = self.hand
+            out = self._tracker.seat_rows[seat].copy()
+            turn = hand.turn
+            if turn is None:
+                mask = _NO_ACTIONS
+            else:
+                out[_TURN_SLOT[seat][turn]] = 1.0
+                if turn != seat:
+                    mask = _NO_ACTIONS
+                elif hand.phase == "play":
+                    mask = _PLAY_MASKS.get(hand.legal_play_mask())  # type: ignore[assignment]
+                    if mask is None:
+                        mask = _play_mask(hand.legal_play_mask())
+                else:
+                    mask = fast_legal_mask(hand)
+            observation = {"observation": out, "action_mask": mask}
         return (
-            self.observe(agent) if observe else None,
+            observation,
             self._cumulative_rewards[agent],
             self.terminations[agent],
             self.truncations[agent],
@@ -992,7 +1104,16 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         card = action - PLAY_BASE
         if 0 <= card < 32 and hand.phase == "play":  # most actions: a card in trick play
             hand.apply(PLAYS[seat][card])  # raises IllegalActionError for a card not legal
-            self._tracker.played(seat, card)
+            # _Tracker.played, inline: this runs thirty times a hand.
+            tracker = self._tracker
+            cells = tracker.cells
+            held, a, b, c, d, e = _PLAY_CELLS[seat][card]
+            cells[held] = 0.0
+            cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
+            if not hand.current:
+                tracker.trick_done()
+            if card == tracker.called:
+                tracker.called_fell()
         else:
             engine_action = action_at(hand, action)
             hand.apply(engine_action)
