@@ -652,6 +652,20 @@ _LEADER_INDEX: Final = _seat_index(LEADER_AT)
 _CRACKER_INDEX: Final = _seat_index(CRACKER_AT)
 _POINTS_INDEX: Final = _seat_index(POINTS_AT)
 _WON_INDEX: Final = _seat_index(WON_AT)
+_ROW_STARTS: Final = tuple(seat * OBSERVATION_SIZE for seat in range(NUM_SEATS))
+"""Where each seat's row starts in the tracker's flat array."""
+
+
+def _seat_cells(index: tuple[npt.NDArray[np.intp], ...]) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(seat.tolist()) for seat in index)
+
+
+_DEALER_CELLS: Final = _seat_cells(_DEALER_INDEX)
+_PASSED_CELLS: Final = _seat_cells(_PASSED_INDEX)
+_PICKER_CELLS: Final = _seat_cells(_PICKER_INDEX)
+_PARTNER_CELLS: Final = _seat_cells(_PARTNER_INDEX)
+_CRACKER_CELLS: Final = _seat_cells(_CRACKER_INDEX)
+_LEADER_CELLS: Final = _seat_cells(_LEADER_INDEX)
 _TRICK_INDEX: Final = _card_index(TRICK_AT)
 _PLAY_CELLS: Final = tuple(
     tuple((p * OBSERVATION_SIZE + HAND_AT + c, *_TRICK_INDEX[p][c]) for c in range(32))
@@ -659,20 +673,8 @@ _PLAY_CELLS: Final = tuple(
 )
 """``[p][c]``: the cells ``p`` playing ``c`` changes in the five rows: its hand's bit (to 0.0),
 then the card in every observer's current-trick plane (to 1.0)."""
-_POINTS_CELLS: Final = tuple(tuple(index.tolist()) for index in _POINTS_INDEX)
-_WON_CELLS: Final = tuple(tuple(index.tolist()) for index in _WON_INDEX)
-_LEADER_MOVE: Final = tuple(
-    tuple(
-        (
-            np.concatenate([_LEADER_INDEX[old], _LEADER_INDEX[new]]),
-            np.array([0.0] * NUM_SEATS + [1.0] * NUM_SEATS, dtype=np.float32),
-        )
-        for new in range(NUM_SEATS)
-    )
-    for old in range(NUM_SEATS)
-)
-"""``[old][new]``: the ``put`` arguments that move the leader mark from ``old`` to ``new``
-(``old != new``: every index appears once)."""
+_POINTS_CELLS: Final = _seat_cells(_POINTS_INDEX)
+_WON_CELLS: Final = _seat_cells(_WON_INDEX)
 _TRICK_BLOCK: Final = slice(TRICK_AT, TRICK_AT + 32 * NUM_SEATS)
 _TURN_SLOT: Final = tuple(
     tuple(TURN_AT + (turn - me) % NUM_SEATS for turn in range(NUM_SEATS)) for me in range(NUM_SEATS)
@@ -705,6 +707,7 @@ class _Tracker:
         "cells",
         "flat",
         "hand",
+        "hand_block",
         "phase",
         "points",
         "rows",
@@ -718,6 +721,7 @@ class _Tracker:
         self.cells: Any = flat.data  # a memoryview of format 'f': stores take Python floats
         self.seat_rows = list(rows)  # one view per seat, made once
         self.trick_block = rows[:, _TRICK_BLOCK]
+        self.hand_block = rows[:, HAND_AT : HAND_AT + 32]
         self.start(hand, template)
 
     def start(self, hand: Hand, template: npt.NDArray[np.float32]) -> None:
@@ -728,14 +732,10 @@ class _Tracker:
         self.called = -1
         rows = self.rows
         np.copyto(rows, template)
-        f = _FLOAT_BYTES
-        rows[:, HAND_AT : HAND_AT + 32] = np.frombuffer(
-            b"".join(
-                [f[h & 255] + f[h >> 8 & 255] + f[h >> 16 & 255] + f[h >> 24] for h in hand.hands]
-            ),
-            dtype=np.float32,
-        ).reshape(NUM_SEATS, 32)
-        self.flat.put(_DEALER_INDEX[hand.dealer], 1.0)
+        # The five hands' masks as little-endian bytes, unpacked into their bits.
+        dealt = np.array(hand.hands, dtype="<u4").view(np.uint8)
+        np.copyto(self.hand_block, np.unpackbits(dealt, bitorder="little").reshape(NUM_SEATS, 32))
+        self.seat_mark(_DEALER_CELLS[hand.dealer])
 
     def observe(self, me: int) -> Vector:
         """Seat ``me``'s observation (a new array)."""
@@ -765,7 +765,6 @@ class _Tracker:
     def trick_done(self) -> None:
         """A trick is complete: its cards move from the current trick to the finished ones."""
         hand = self.hand
-        put = self.flat.put
         trick = hand.tricks[-1]
         leader = trick.leader
         self.trick_block.fill(0.0)
@@ -787,80 +786,108 @@ class _Tracker:
         points = self.points
         points[winner] += trick.points
         share = points[winner] / 120
-        for i in _POINTS_CELLS[winner]:
-            cells[i] = share
+        a, b, c, d, e = _POINTS_CELLS[winner]
+        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = share
         share = hand.tricks_won[winner] / 6
-        for i in _WON_CELLS[winner]:
-            cells[i] = share
-        if hand.phase == "done":
-            put(_LEADER_INDEX[leader], 0.0)
-            self.phase_changed()
-        elif winner != leader:
-            put(*_LEADER_MOVE[leader][winner])
+        a, b, c, d, e = _WON_CELLS[winner]
+        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = share
+        if winner != leader or hand.phase == "done":
+            a, b, c, d, e = _LEADER_CELLS[leader]
+            cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 0.0
+            if hand.phase == "done":
+                self.phase_changed()
+            else:
+                a, b, c, d, e = _LEADER_CELLS[winner]
+                cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
+
+    def column(self, at: int, value: float) -> None:
+        """Set entry ``at`` of every row (a fact the same for every seat)."""
+        cells = self.cells
+        for row in _ROW_STARTS:
+            cells[row + at] = value
+
+    def seat_mark(self, cells_of_seat: tuple[int, ...], value: float = 1.0) -> None:
+        """Set a seat's entry in every row's relative block (a ``_*_CELLS[seat]`` tuple)."""
+        cells = self.cells
+        for i in cells_of_seat:
+            cells[i] = value
+
+    def cards(self, at: int, mask: Mask, value: float) -> None:
+        """Set the entries of the cards of ``mask`` from flat index ``at``."""
+        cells = self.cells
+        while mask:
+            low = mask & -mask
+            cells[at + low.bit_length() - 1] = value
+            mask ^= low
 
     def auctioned(self, action: Action) -> None:
-        """After any action but a card played: the auction's, the blitzes and the crack's."""
+        """After any action but a card played: the auction's, the blitzes and the crack's.
+
+        Each changes a few entries: single stores, cheaper than numpy's slicing for so few."""
         hand = self.hand
-        rows = self.rows
         seat = action.seat
         kind = action.kind
+        row = seat * OBSERVATION_SIZE
         if kind == "pass":
-            self.flat.put(_PASSED_INDEX[seat], 1.0)
-            rows[:, FLAGS_AT + 2] = hand.leaster
-            rows[:, FLAGS_AT + 3] = hand.doubler
+            self.seat_mark(_PASSED_CELLS[seat])
+            if hand.leaster:
+                self.column(FLAGS_AT + 2, 1.0)
+            if hand.doubler:
+                self.column(FLAGS_AT + 3, 1.0)
         elif kind == "pick":
-            self.flat.put(_PICKER_INDEX[seat], 1.0)
-            rows[seat, HAND_AT : HAND_AT + 32] = _bits(hand.hands[seat])
-            rows[seat, BLIND_AT : BLIND_AT + 32] = _bits(hand.blind)
+            self.seat_mark(_PICKER_CELLS[seat])
+            self.cards(row + HAND_AT, hand.blind, 1.0)
+            self.cards(row + BLIND_AT, hand.blind, 1.0)
         elif kind == "bury":
-            rows[seat, HAND_AT : HAND_AT + 32] = _bits(hand.hands[seat])
-            rows[seat, BURIED_AT : BURIED_AT + 32] = _bits(hand.buried)
+            self.cards(row + HAND_AT, hand.buried, 0.0)
+            self.cards(row + BURIED_AT, hand.buried, 1.0)
         elif kind in ("call", "alone", "unknown"):  # the picker's side is settled
             if hand.called is not None:
                 self.called = hand.called
-                rows[:, CALLED_AT + hand.called] = 1.0
+                self.column(CALLED_AT + hand.called, 1.0)
             if hand.under is not None:
-                rows[seat, UNDER_AT + hand.under] = 1.0
-                rows[:, FLAGS_AT + 1] = 1.0
+                self.cells[row + UNDER_AT + hand.under] = 1.0
+                self.column(FLAGS_AT + 1, 1.0)
             if hand.partner is not None:
-                rows[hand.partner, PARTNER_AT] = 1.0  # the partner knows: relative seat 0
-            rows[:, FLAGS_AT] = hand.alone
+                # The partner knows: relative seat 0 of its own row.
+                self.cells[hand.partner * OBSERVATION_SIZE + PARTNER_AT] = 1.0
+            if hand.alone:
+                self.column(FLAGS_AT, 1.0)
         elif kind == "blitz":
-            rows[:, BLITZES_AT + _PAIR_NUMBER[action.pair]] = 1.0  # type: ignore[union-attr]
+            self.column(BLITZES_AT + _PAIR_NUMBER[action.pair], 1.0)  # type: ignore[union-attr]
         elif kind == "crack":
-            self.flat.put(_CRACKER_INDEX[seat], 1.0)
+            self.seat_mark(_CRACKER_CELLS[seat])
             if hand.crack_blitz is not None:
-                rows[:, CRACK_PAIR_AT + _PAIR_NUMBER[hand.crack_blitz]] = 1.0
+                self.column(CRACK_PAIR_AT + _PAIR_NUMBER[hand.crack_blitz], 1.0)
         elif kind == "recrack":
-            rows[:, RECRACK_AT] = 1.0
+            self.column(RECRACK_AT, 1.0)
         if kind in ("blitz", "crack", "recrack"):
-            rows[:, HAND_STAKES_AT] = _stakes(hand.stakes)
+            self.column(HAND_STAKES_AT, _stakes(hand.stakes))
         if hand.phase != self.phase:
             self.phase_changed()
 
     def phase_changed(self) -> None:
         """The phase bit moves; trick play marks its leader; the end reveals."""
         hand = self.hand
-        rows = self.rows
-        rows[:, _PHASE_SLOT[self.phase]] = 0.0
+        self.column(_PHASE_SLOT[self.phase], 0.0)
         phase = self.phase = hand.phase
-        rows[:, _PHASE_SLOT[phase]] = 1.0
+        self.column(_PHASE_SLOT[phase], 1.0)
         if phase == "play":
-            self.flat.put(_LEADER_INDEX[hand.leader], 1.0)
+            self.seat_mark(_LEADER_CELLS[hand.leader])
         elif phase == "done":
             self.reveal()
 
     def reveal(self) -> None:
         """The hand is over: blind, bury, unknown card and partner are everyone's."""
         hand = self.hand
-        rows = self.rows
-        rows[:, BLIND_AT : BLIND_AT + 32] = _bits(hand.blind)
-        rows[:, BURIED_AT : BURIED_AT + 32] = _bits(hand.buried)
+        for row in _ROW_STARTS:
+            self.cards(row + BLIND_AT, hand.blind, 1.0)
+            self.cards(row + BURIED_AT, hand.buried, 1.0)
         if hand.under is not None:
-            rows[:, UNDER_AT + hand.under] = 1.0
-        rows[:, PARTNER_AT : PARTNER_AT + 5] = 0.0
+            self.column(UNDER_AT + hand.under, 1.0)
+        self.rows[:, PARTNER_AT : PARTNER_AT + 5] = 0.0
         if hand.partner is not None:
-            self.flat.put(_PARTNER_INDEX[hand.partner], 1.0)
+            self.seat_mark(_PARTNER_CELLS[hand.partner])
 
 
 _PLAY_MASKS: dict[int, Mask8] = {}
@@ -875,19 +902,25 @@ _PICK_MASKS: Final = {
 """The pick phase's masks by the number of legal actions: pick or pass, or pick only."""
 
 
-_BURY_GRID: Final = np.zeros((32, 32), dtype=np.intp)
-"""``[a][b]``, ``a < b``: the index of burying ``a`` and ``b`` (0 elsewhere)."""
-for _pair, _at in _PAIR_INDEX.items():
-    _BURY_GRID[_pair] = BURY_BASE + _at
+_BURY_ROW: Final = tuple(
+    tuple(BURY_BASE + _PAIR_INDEX[(a, b)] if a < b else -1 for b in range(32)) for a in range(32)
+)
+"""``[a][b]``, ``a < b``: the index of burying ``a`` and ``b``."""
 
 
 def _bury_mask(cards: Mask) -> Mask8:
     """Every pair of the picker's eight cards (the engine lets any two be buried)."""
-    mask = np.zeros(ACTION_COUNT, dtype=np.int8)
-    held = np.flatnonzero(_bits(cards))
-    mask[_BURY_GRID[held[:, None], held]] = 1
-    mask[0] = 0  # where a >= b: the grid's zeros
-    return mask
+    held = []
+    while cards:
+        low = cards & -cards
+        held.append(low.bit_length() - 1)
+        cards ^= low
+    data = bytearray(ACTION_COUNT)
+    for i, a in enumerate(held):
+        row = _BURY_ROW[a]
+        for b in held[i + 1 :]:
+            data[row[b]] = 1
+    return np.frombuffer(data, dtype=np.int8)
 
 
 def _play_mask(cards: Mask) -> Mask8:
