@@ -880,9 +880,16 @@ class _Tracker:
     def reveal(self) -> None:
         """The hand is over: blind, bury, unknown card and partner are everyone's."""
         hand = self.hand
+        shown = []
+        for at, mask in ((BLIND_AT, hand.blind), (BURIED_AT, hand.buried)):
+            while mask:
+                low = mask & -mask
+                shown.append(at + low.bit_length() - 1)
+                mask ^= low
+        cells = self.cells
         for row in _ROW_STARTS:
-            self.cards(row + BLIND_AT, hand.blind, 1.0)
-            self.cards(row + BURIED_AT, hand.buried, 1.0)
+            for at in shown:
+                cells[row + at] = 1.0
         if hand.under is not None:
             self.column(UNDER_AT + hand.under, 1.0)
         self.rows[:, PARTNER_AT : PARTNER_AT + 5] = 0.0
@@ -1011,6 +1018,9 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         """The engine's hand being played (read it; change it only through :meth:`step`)."""
         self._templates: dict[int, npt.NDArray[np.float32]] = {}
         self._tracker = _Tracker(self.hand, self._template(1))
+        # The tracker's rows live as long as the environment: the hot path reads them directly.
+        self._seat_rows = self._tracker.seat_rows
+        self._cells = self._tracker.cells
         self.deal_seed = 0
         self._reset_bookkeeping()
 
@@ -1090,7 +1100,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
             # observe(agent), inline: this runs once per decision.
             seat = _SEAT_OF[agent]
             hand = self.hand
-            out = self._tracker.seat_rows[seat].copy()
+            out = self._seat_rows[seat].copy()
             turn = hand.turn
             if turn is None:
                 mask = _NO_ACTIONS
@@ -1138,15 +1148,14 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         if 0 <= card < 32 and hand.phase == "play":  # most actions: a card in trick play
             hand.apply(PLAYS[seat][card])  # raises IllegalActionError for a card not legal
             # _Tracker.played, inline: this runs thirty times a hand.
-            tracker = self._tracker
-            cells = tracker.cells
+            cells = self._cells
             held, a, b, c, d, e = _PLAY_CELLS[seat][card]
             cells[held] = 0.0
             cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
             if not hand.current:
-                tracker.trick_done()
-            if card == tracker.called:
-                tracker.called_fell()
+                self._tracker.trick_done()
+            if card == self._tracker.called:
+                self._tracker.called_fell()
         else:
             engine_action = action_at(hand, action)
             hand.apply(engine_action)
@@ -1158,10 +1167,11 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
             return
         payouts = hand.result().payouts
         assert payouts is not None
-        for seat, name in enumerate(AGENTS):
-            self.rewards[name] = payouts[seat]
-            self.terminations[name] = True
-        self._accumulate_rewards()
+        # New maps rather than five stores each: every reward so far was 0, so the cumulative
+        # rewards are the payouts too.
+        self.rewards = dict(zip(AGENTS, payouts, strict=True))
+        self._cumulative_rewards = self.rewards.copy()
+        self.terminations = dict.fromkeys(AGENTS, True)
         # Every seat now takes its final observation and steps None, left of the dealer first.
         self.agent_selection = AGENTS[(hand.dealer + 1) % NUM_SEATS]
 
@@ -1182,8 +1192,9 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         agents.remove(agent)
         if agents:
             self.agent_selection = agents[0]
-            for name in agents:
-                self.rewards[name] = 0
+            if len(agents) == NUM_SEATS - 1:  # the payouts were this step's rewards: cleared
+                for name in agents:
+                    self.rewards[name] = 0
 
     def record(self) -> dict[str, Any]:
         """The hand so far as a ``sheepshead-hand/1`` record (docs/hand-record.md)."""
