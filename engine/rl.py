@@ -687,6 +687,7 @@ def _template(rules: RuleSet, multiplier: int) -> npt.NDArray[np.float32]:
     stakes and the rules (the cards and the dealer are the deal's)."""
     rows = np.zeros((NUM_SEATS, OBSERVATION_SIZE), dtype=np.float32)
     rows[:, _PHASE_SLOT["pick"]] = 1.0
+    rows[:, TURN_AT] = 1.0  # each row as its own seat sees itself to act (see _Tracker)
     rows[:, STAKES_AT] = rows[:, HAND_STAKES_AT] = _stakes(multiplier)
     _put_rules(rows, rules)
     return rows
@@ -695,8 +696,9 @@ def _template(rules: RuleSet, multiplier: int) -> npt.NDArray[np.float32]:
 class _Tracker:
     """Every seat's observation, kept up to date action by action (the fast path).
 
-    ``rows[s]`` is seat ``s``'s observation but for the seat to act, which the environment
-    marks on its copy (it changes at every action; the copy is made anyway). A card played is
+    ``rows[s]`` is seat ``s``'s observation as if ``s`` were the seat to act: the seat to act
+    changes at every action, and the observer is usually that seat, so only the copy of any
+    other observer needs that field corrected. A card played is
     six stores into the five rows (its bit out of the hand, into every current-trick plane),
     through a memoryview (``cells``: a store there costs a third of a numpy item assignment); a
     finished trick a few ``put`` calls; the auction's actions, a handful of rows each.
@@ -741,8 +743,10 @@ class _Tracker:
         """Seat ``me``'s observation (a new array)."""
         out: Vector = self.seat_rows[me].copy()
         turn = self.hand.turn
-        if turn is not None:
-            out[_TURN_SLOT[me][turn]] = 1.0
+        if turn != me:
+            out[TURN_AT] = 0.0
+            if turn is not None:
+                out[_TURN_SLOT[me][turn]] = 1.0
         return out
 
     def played(self, seat: int, card: int) -> None:
@@ -1102,18 +1106,17 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
             hand = self.hand
             out = self._seat_rows[seat].copy()
             turn = hand.turn
-            if turn is None:
+            if turn != seat:
                 mask = _NO_ACTIONS
+                out[TURN_AT] = 0.0  # the rows mark the observer itself as the seat to act
+                if turn is not None:
+                    out[_TURN_SLOT[seat][turn]] = 1.0
+            elif hand.phase == "play":
+                mask = _PLAY_MASKS.get(hand.legal_play_mask())  # type: ignore[assignment]
+                if mask is None:
+                    mask = _play_mask(hand.legal_play_mask())
             else:
-                out[_TURN_SLOT[seat][turn]] = 1.0
-                if turn != seat:
-                    mask = _NO_ACTIONS
-                elif hand.phase == "play":
-                    mask = _PLAY_MASKS.get(hand.legal_play_mask())  # type: ignore[assignment]
-                    if mask is None:
-                        mask = _play_mask(hand.legal_play_mask())
-                else:
-                    mask = fast_legal_mask(hand)
+                mask = fast_legal_mask(hand)
             observation = {"observation": out, "action_mask": mask}
         return (
             observation,
@@ -1145,8 +1148,10 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         if type(action) is not int:
             action = int(action)
         card = action - PLAY_BASE
-        if 0 <= card < 32 and hand.phase == "play":  # most actions: a card in trick play
-            hand.apply(PLAYS[seat][card])  # raises IllegalActionError for a card not legal
+        if 0 <= card < 32:  # most actions: a card in trick play
+            # Raises IllegalActionError for a card not legal (in the auction too), changing
+            # nothing, before the tracker is touched.
+            hand.apply(PLAYS[seat][card])
             # _Tracker.played, inline: this runs thirty times a hand.
             cells = self._cells
             held, a, b, c, d, e = _PLAY_CELLS[seat][card]
