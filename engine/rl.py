@@ -902,8 +902,7 @@ class _Tracker:
 
 
 _PLAY_MASKS: dict[int, Mask8] = {}
-"""Trick-play masks by legal card mask, shared and read-only (a hand of six cards has at most
-64 subsets, so few of the 2**32 ever occur)."""
+"""Trick-play masks by legal card mask, shared and read-only (see :func:`_new_play_mask`)."""
 
 
 _PICK_MASKS: Final = {
@@ -934,25 +933,32 @@ def _bury_mask(cards: Mask) -> Mask8:
     return np.frombuffer(data, dtype=np.int8)
 
 
+def _new_play_mask(cards: Mask) -> Mask8:
+    """The trick-play mask of a legal card mask not in :data:`_PLAY_MASKS` yet, added to it.
+
+    At most 2**16 are kept (some 55 MB; emptied when full): random deals make most of the 2**32
+    masks possible, and a fifth of the lookups miss even so (a third with 2**12 kept)."""
+    if len(_PLAY_MASKS) >= 1 << 16:
+        _PLAY_MASKS.clear()
+    pattern = _BYTE_PATTERN
+    data = b"".join(
+        (
+            _MASK_HEAD,
+            pattern[cards & 255],
+            pattern[cards >> 8 & 255],
+            pattern[cards >> 16 & 255],
+            pattern[cards >> 24],
+            _MASK_TAIL,
+        )
+    )
+    mask = _PLAY_MASKS[cards] = np.frombuffer(data, dtype=np.int8)
+    return mask
+
+
 def _play_mask(cards: Mask) -> Mask8:
     """The trick-play mask of a legal card mask, shared and read-only."""
     mask = _PLAY_MASKS.get(cards)
-    if mask is None:
-        if len(_PLAY_MASKS) >= 1 << 16:
-            _PLAY_MASKS.clear()
-        pattern = _BYTE_PATTERN
-        data = b"".join(
-            (
-                _MASK_HEAD,
-                pattern[cards & 255],
-                pattern[cards >> 8 & 255],
-                pattern[cards >> 16 & 255],
-                pattern[cards >> 24],
-                _MASK_TAIL,
-            )
-        )
-        mask = _PLAY_MASKS[cards] = np.frombuffer(data, dtype=np.int8)
-    return mask
+    return _new_play_mask(cards) if mask is None else mask
 
 
 def fast_legal_mask(hand: Hand) -> Mask8:
@@ -1098,26 +1104,28 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         """Observation, cumulative reward, terminated, truncated and info of the agent to act
         (PettingZoo's, without a second call for the observation)."""
         agent = self.agent_selection
-        if not observe:
-            observation = None
-        else:
+        hand = self.hand
+        turn = hand.turn
+        observation = None
+        if observe:
             # observe(agent), inline: this runs once per decision.
             seat = _SEAT_OF[agent]
-            hand = self.hand
             out = self._seat_rows[seat].copy()
-            turn = hand.turn
             if turn != seat:
                 mask = _NO_ACTIONS
                 out[TURN_AT] = 0.0  # the rows mark the observer itself as the seat to act
                 if turn is not None:
                     out[_TURN_SLOT[seat][turn]] = 1.0
             elif hand.phase == "play":
-                mask = _PLAY_MASKS.get(hand.legal_play_mask())  # type: ignore[assignment]
+                cards = hand.legal_play_mask()
+                mask = _PLAY_MASKS.get(cards)  # type: ignore[assignment]
                 if mask is None:
-                    mask = _play_mask(hand.legal_play_mask())
+                    mask = _new_play_mask(cards)
             else:
                 mask = fast_legal_mask(hand)
             observation = {"observation": out, "action_mask": mask}
+        if turn is not None:  # the hand is live: no reward yet, nobody done
+            return observation, 0, False, False, self.infos[agent]
         return (
             observation,
             self._cumulative_rewards[agent],
