@@ -969,8 +969,13 @@ def fast_legal_mask(hand: Hand) -> Mask8:
         return _play_mask(hand.legal_play_mask())
     if phase == "pick":
         return _PICK_MASKS[len(hand.legal_actions())]
-    if phase == "bury" and hand.turn is not None and not hand.rules.blitzing:
-        return _bury_mask(hand.hands[hand.turn])
+    if phase == "bury" and hand.turn is not None:
+        mask = _bury_mask(hand.hands[hand.turn])
+        if hand.rules.blitzing:
+            for action in hand.legal_actions():
+                if action.kind == "blitz":
+                    mask[BLITZ_BASE + _PAIR_NUMBER[action.pair]] = 1  # type: ignore[union-attr]
+        return mask
     return legal_mask(hand)
 
 
