@@ -698,10 +698,13 @@ class _Tracker:
 
     ``rows[s]`` is seat ``s``'s observation as if ``s`` were the seat to act: the seat to act
     changes at every action, and the observer is usually that seat, so only the copy of any
-    other observer needs that field corrected. A card played is
-    six stores into the five rows (its bit out of the hand, into every current-trick plane),
-    through a memoryview (``cells``: a store there costs a third of a numpy item assignment); a
-    finished trick a few ``put`` calls; the auction's actions, a handful of rows each.
+    other observer needs that field corrected.
+
+    Changes are single-float stores through a memoryview of the rows (``cells``: a store there
+    costs a third of a numpy item assignment, and every change is a few entries): a card played
+    is six (its bit out of the player's hand, into every current-trick plane), a finished trick
+    some fifty (its cards into every finished-tricks plane, the winner's points and tricks, the
+    leader) and a fill of the current-trick planes; the auction's actions a handful each.
     """
 
     __slots__ = (
