@@ -36,10 +36,17 @@ index                     action
 531 ... 626               unknown: call fail ace AC/AS/AH (0/1/2) with ``under`` u:
                           531 + 32 * ace + u
 627 ... 658               play card c: 627 + c
+659, 660                  blitz the black (QC QS) / red (QH QD) queens
+661                       crack
+662, 663                  crack showing the black / red queens
+664                       no crack
+665                       re-crack
+666                       no re-crack
 ========================  =======================================================
 
-New kinds of action (cracking, blitzing, ...) are appended after 658; no index above
-ever changes meaning, so a trained policy keeps working (its extra outputs stay masked).
+Cracking and blitzing (docs/rules.md, RULES.md §11) came after the first 659 indices and were
+appended; new kinds of action are appended the same way. No index ever changes meaning, so a
+trained policy keeps working (its extra outputs stay masked).
 
 **Observations** are ``{"observation": float32[OBSERVATION_SIZE], "action_mask":
 int8[ACTION_COUNT]}``, built from exactly what the seat may see (the fields of its
@@ -71,9 +78,18 @@ offset   size   content (1.0 = yes)
 530      9      rules: jack_order clubs-first; partner jack-of-diamonds; no_pick leaster,
                 doubler, forced-pick; unknown_card; no_trick_partner_exempt;
                 double_on_the_bump; leaster_needs_trick
+539      2      phase, continued: crack, recrack (the phase field above is then all zero)
+541      2      the picker blitzed the black queens, the red queens
+543      5      the seat that cracked (relative)
+548      2      the cracker showed the black queens, the red queens
+550      1      the picker re-cracked
+551      1      the hand's stakes so far (the view's ``stakes``: the multiplier doubled per
+                blitz, crack, shown pair and re-crack): log2 / 10, at most 1
+552      3      rules: blitzing; cracking; crack_by defenders
 =======  =====  ===========================================================================
 
-New fields are appended; :data:`OBSERVATION_SIZE` is the total (539 today).
+New fields are appended; :data:`OBSERVATION_SIZE` is the total (555 today; the first 539 are
+the layout before cracking and blitzing, unchanged).
 
 **Seeds**: ``reset(seed=S)`` starts a generator from ``S``; each reset draws the deal's seed and
 the dealer from it, so a seeded run deals the same hands in the same order. ``options`` may fix
@@ -98,11 +114,17 @@ from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from engine.actions import (
     ALONES,
+    BLITZES,
     CALLS,
+    CRACKS,
+    NO_CRACKS,
+    NO_RECRACKS,
     NUM_SEATS,
+    PAIRS,
     PASSES,
     PICKS,
     PLAYS,
+    RECRACKS,
     Action,
     Unknown,
     shared_bury,
@@ -138,10 +160,18 @@ ALONE_INDEX: Final = CALL_BASE + 32
 UNKNOWN_ACES: Final = tuple(parse_card(code) for code in ("AC", "AS", "AH"))
 UNKNOWN_BASE: Final = ALONE_INDEX + 1
 PLAY_BASE: Final = UNKNOWN_BASE + 32 * len(UNKNOWN_ACES)
-ACTION_COUNT: Final = PLAY_BASE + 32
-"""How many action indices there are (659 today; new kinds are appended)."""
+BLITZ_BASE: Final = PLAY_BASE + 32
+"""Blitz the black queens (``BLITZ_BASE``) or the red ones (``+ 1``)."""
+CRACK_INDEX: Final = BLITZ_BASE + len(PAIRS)
+"""A plain crack; ``CRACK_INDEX + 1 + p`` cracks showing queen pair ``PAIRS[p]``."""
+NO_CRACK_INDEX: Final = CRACK_INDEX + 1 + len(PAIRS)
+RECRACK_INDEX: Final = NO_CRACK_INDEX + 1
+NO_RECRACK_INDEX: Final = RECRACK_INDEX + 1
+ACTION_COUNT: Final = NO_RECRACK_INDEX + 1
+"""How many action indices there are (667 today; new kinds are appended)."""
 
 _PAIR_INDEX: Final = {pair: i for i, pair in enumerate(BURY_PAIRS)}
+_PAIR_NUMBER: Final[dict[str | None, int]] = {pair: i for i, pair in enumerate(PAIRS)}
 
 
 def _action_map(index: int) -> dict[str, Any]:
@@ -163,7 +193,19 @@ def _action_map(index: int) -> dict[str, Any]:
             "card": CARD_CODES[UNKNOWN_ACES[ace]],
             "under": CARD_CODES[under],
         }
-    return {"action": "play", "card": CARD_CODES[index - PLAY_BASE]}
+    if index < BLITZ_BASE:
+        return {"action": "play", "card": CARD_CODES[index - PLAY_BASE]}
+    if index < CRACK_INDEX:
+        return {"action": "blitz", "pair": PAIRS[index - BLITZ_BASE]}
+    if index == CRACK_INDEX:
+        return {"action": "crack"}
+    if index < NO_CRACK_INDEX:
+        return {"action": "crack", "blitz": PAIRS[index - CRACK_INDEX - 1]}
+    return {
+        NO_CRACK_INDEX: {"action": "no_crack"},
+        RECRACK_INDEX: {"action": "recrack"},
+        NO_RECRACK_INDEX: {"action": "no_recrack"},
+    }[index]
 
 
 ACTIONS: Final[tuple[dict[str, Any], ...]] = tuple(_action_map(i) for i in range(ACTION_COUNT))
@@ -178,11 +220,13 @@ def action_index(action: Action | Mapping[str, Any]) -> int:
     (632, 0)
     >>> ACTIONS[action_index({"action": "bury", "cards": ["8S", "7H"]})]["cards"]
     ['8S', '7H']
+    >>> action_index({"action": "crack", "blitz": "red"})
+    663
 
     Raises ValueError for a map that is no action.
     """
     if not isinstance(action, Mapping):
-        action = action.to_dict()
+        return _engine_index(action)
     kind = action.get("action")
     try:
         if kind == "pass":
@@ -201,26 +245,50 @@ def action_index(action: Action | Mapping[str, Any]) -> int:
             return UNKNOWN_BASE + 32 * ace + parse_card(action["under"])
         if kind == "play":
             return PLAY_BASE + parse_card(action["card"])
+        if kind == "blitz":
+            return BLITZ_BASE + _PAIR_NUMBER[action["pair"]]
+        if kind == "crack":
+            pair = action.get("blitz")
+            return CRACK_INDEX if pair is None else CRACK_INDEX + 1 + _PAIR_NUMBER[pair]
+        if kind == "no_crack":
+            return NO_CRACK_INDEX
+        if kind == "recrack":
+            return RECRACK_INDEX
+        if kind == "no_recrack":
+            return NO_RECRACK_INDEX
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"not an action map: {dict(action)!r} ({exc})") from None
     raise ValueError(f"unknown action {kind!r}")
+
+
+_FIXED_INDEX: Final = {
+    "pass": PASS_INDEX,
+    "pick": PICK_INDEX,
+    "alone": ALONE_INDEX,
+    "no_crack": NO_CRACK_INDEX,
+    "recrack": RECRACK_INDEX,
+    "no_recrack": NO_RECRACK_INDEX,
+}
+"""The index of each kind of action that has no fields but its seat."""
 
 
 def _engine_index(action: Action) -> int:
     kind = action.kind
     if kind == "play":
         return PLAY_BASE + action.card  # type: ignore[union-attr]
-    if kind == "pass":
-        return PASS_INDEX
-    if kind == "pick":
-        return PICK_INDEX
+    fixed = _FIXED_INDEX.get(kind)
+    if fixed is not None:
+        return fixed
     if kind == "bury":
         a, b = action.cards  # type: ignore[union-attr]
         return BURY_BASE + _PAIR_INDEX[(a, b) if a < b else (b, a)]
     if kind == "call":
         return CALL_BASE + action.card  # type: ignore[union-attr]
-    if kind == "alone":
-        return ALONE_INDEX
+    if kind == "blitz":
+        return BLITZ_BASE + _PAIR_NUMBER[action.pair]  # type: ignore[union-attr]
+    if kind == "crack":
+        pair = action.blitz  # type: ignore[union-attr]
+        return CRACK_INDEX if pair is None else CRACK_INDEX + 1 + _PAIR_NUMBER[pair]
     assert isinstance(action, Unknown)
     return UNKNOWN_BASE + 32 * UNKNOWN_ACES.index(action.card) + action.under
 
@@ -233,7 +301,7 @@ def action_at(hand: Hand, index: int) -> Action:
         raise ValueError("the hand is over: no seat acts")
     if not 0 <= index < ACTION_COUNT:
         raise ValueError(f"action index {index} is not from 0 to {ACTION_COUNT - 1}")
-    if index >= PLAY_BASE:
+    if PLAY_BASE <= index < BLITZ_BASE:
         return PLAYS[seat][index - PLAY_BASE]
     if index == PASS_INDEX:
         return PASSES[seat]
@@ -246,8 +314,20 @@ def action_at(hand: Hand, index: int) -> Action:
         return CALLS[seat][index - CALL_BASE]
     if index == ALONE_INDEX:
         return ALONES[seat]
-    ace, under = divmod(index - UNKNOWN_BASE, 32)
-    return Unknown(seat, UNKNOWN_ACES[ace], under)
+    if index < PLAY_BASE:
+        ace, under = divmod(index - UNKNOWN_BASE, 32)
+        return Unknown(seat, UNKNOWN_ACES[ace], under)
+    if index < CRACK_INDEX:
+        return BLITZES[seat][PAIRS[index - BLITZ_BASE]]
+    if index == CRACK_INDEX:
+        return CRACKS[seat][None]
+    if index < NO_CRACK_INDEX:
+        return CRACKS[seat][PAIRS[index - CRACK_INDEX - 1]]
+    if index == NO_CRACK_INDEX:
+        return NO_CRACKS[seat]
+    if index == RECRACK_INDEX:
+        return RECRACKS[seat]
+    return NO_RECRACKS[seat]
 
 
 # ----------------------------------------------------------------------------- observations
@@ -272,6 +352,13 @@ OBSERVATION_LAYOUT: Final[tuple[tuple[str, int], ...]] = (
     ("flags", 4),
     ("stakes", 1),
     ("rules", 9),
+    ("crack_phase", 2),
+    ("blitzes", 2),
+    ("cracker", 5),
+    ("crack_pair", 2),
+    ("recrack", 1),
+    ("hand_stakes", 1),
+    ("house_rules", 3),
 )
 """Each observation field's name and size, in order (see the module doc)."""
 
@@ -280,7 +367,7 @@ _OFFSET: Final = {
     for i, (name, _) in enumerate(OBSERVATION_LAYOUT)
 }
 OBSERVATION_SIZE: Final = sum(size for _, size in OBSERVATION_LAYOUT)
-"""The length of the observation vector (539 today; new fields are appended)."""
+"""The length of the observation vector (555 today; new fields are appended)."""
 
 HAND_AT: Final = _OFFSET["hand"]
 BLIND_AT: Final = _OFFSET["blind"]
@@ -301,8 +388,24 @@ WON_AT: Final = _OFFSET["tricks_won"]
 FLAGS_AT: Final = _OFFSET["flags"]
 STAKES_AT: Final = _OFFSET["stakes"]
 RULES_AT: Final = _OFFSET["rules"]
+CRACK_PHASE_AT: Final = _OFFSET["crack_phase"]
+BLITZES_AT: Final = _OFFSET["blitzes"]
+CRACKER_AT: Final = _OFFSET["cracker"]
+CRACK_PAIR_AT: Final = _OFFSET["crack_pair"]
+RECRACK_AT: Final = _OFFSET["recrack"]
+HAND_STAKES_AT: Final = _OFFSET["hand_stakes"]
+HOUSE_RULES_AT: Final = _OFFSET["house_rules"]
 
-_PHASES: Final = {"pick": 0, "bury": 1, "call": 2, "play": 3, "done": 4}
+_PHASE_SLOT: Final = {
+    "pick": PHASE_AT,
+    "bury": PHASE_AT + 1,
+    "call": PHASE_AT + 2,
+    "play": PHASE_AT + 3,
+    "done": PHASE_AT + 4,
+    "crack": CRACK_PHASE_AT,
+    "recrack": CRACK_PHASE_AT + 1,
+}
+"""Where each phase's bit is (the crack phases came later: a field of their own)."""
 
 Vector = npt.NDArray[np.float32]
 Mask8 = npt.NDArray[np.int8]
@@ -313,6 +416,7 @@ def _stakes(multiplier: int) -> float:
 
 
 def _rules_bits(rules: RuleSet) -> list[float]:
+    """The ``rules`` field, then the ``house_rules`` field."""
     return [
         float(rules.jack_order == "clubs-first"),
         float(rules.partner == "jack-of-diamonds"),
@@ -323,7 +427,17 @@ def _rules_bits(rules: RuleSet) -> list[float]:
         float(rules.no_trick_partner_exempt),
         float(rules.double_on_the_bump),
         float(rules.leaster_needs_trick),
+        float(rules.blitzing),
+        float(rules.cracking),
+        float(rules.crack_by == "defenders"),
     ]
+
+
+def _put_rules(out: npt.NDArray[np.float32], rules: RuleSet) -> None:
+    """Both rules fields, in a vector or (broadcast) in every row."""
+    bits = _rules_bits(rules)
+    out[..., RULES_AT : RULES_AT + 9] = bits[:9]
+    out[..., HOUSE_RULES_AT : HOUSE_RULES_AT + 3] = bits[9:]
 
 
 def encode_view(view: Mapping[str, Any]) -> Vector:
@@ -335,7 +449,7 @@ def encode_view(view: Mapping[str, Any]) -> Vector:
     >>> hand = Hand.from_seed(RuleSet(), 0, 1)
     >>> vector = encode_view(seat_view(hand, 1))
     >>> vector.shape, int(vector[:32].sum()), float(vector[PHASE_AT])
-    ((539,), 6, 1.0)
+    ((555,), 6, 1.0)
     """
     out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
     me = int(view["seat"])
@@ -365,7 +479,7 @@ def encode_view(view: Mapping[str, Any]) -> Vector:
     trick = view.get("trick") or {}
     for played in trick.get("cards") or ():
         out[TRICK_AT + 32 * rel(int(played["seat"])) + parse_card(played["card"])] = 1.0
-    out[PHASE_AT + _PHASES[str(view["phase"])]] = 1.0
+    out[_PHASE_SLOT[str(view["phase"])]] = 1.0
     seat_bit(DEALER_AT, view.get("dealer"))
     seat_bit(PICKER_AT, view.get("picker"))
     seat_bit(PARTNER_AT, view.get("partner"))
@@ -380,8 +494,18 @@ def encode_view(view: Mapping[str, Any]) -> Vector:
         out[WON_AT + rel(seat)] = won / 6
     for i, flag in enumerate(("alone", "unknown", "leaster", "doubler")):
         out[FLAGS_AT + i] = float(bool(view.get(flag)))
-    out[STAKES_AT] = _stakes(int(view.get("multiplier") or 1))
-    out[RULES_AT : RULES_AT + 9] = _rules_bits(RuleSet.from_dict(view.get("rules") or {}))
+    multiplier = int(view.get("multiplier") or 1)
+    out[STAKES_AT] = _stakes(multiplier)
+    _put_rules(out, RuleSet.from_dict(view.get("rules") or {}))
+    for blitz in view.get("blitzes") or ():
+        out[BLITZES_AT + _PAIR_NUMBER[blitz["pair"]]] = 1.0
+    crack = view.get("crack")
+    if crack is not None:
+        seat_bit(CRACKER_AT, crack["seat"])
+        if crack.get("blitz") is not None:
+            out[CRACK_PAIR_AT + _PAIR_NUMBER[crack["blitz"]]] = 1.0
+    out[RECRACK_AT] = float(bool(view.get("recrack")))
+    out[HAND_STAKES_AT] = _stakes(int(view.get("stakes") or multiplier))
     return out
 
 
@@ -392,11 +516,15 @@ _BYTE_BITS: Final = np.unpackbits(
 _BYTE_BITS_F: Final = _BYTE_BITS.astype(np.float32)
 
 
-def _put_mask(out: Vector, at: int, mask: Mask) -> None:
-    if mask:
-        out[at : at + 32] = _BYTE_BITS_F[
-            [mask & 255, mask >> 8 & 255, mask >> 16 & 255, mask >> 24 & 255]
-        ].reshape(32)
+_FLOAT_BYTES: Final = tuple(row.tobytes() for row in _BYTE_BITS_F)
+"""One byte of a card mask -> its eight bits as float32 bytes (joined, four make a vector)."""
+
+
+def _bits(mask: Mask) -> Vector:
+    """A card mask as 32 floats (1.0 = held), read-only."""
+    f = _FLOAT_BYTES
+    data = f[mask & 255] + f[mask >> 8 & 255] + f[mask >> 16 & 255] + f[mask >> 24 & 255]
+    return np.frombuffer(data, dtype=np.float32)
 
 
 def observe_hand(hand: Hand, me: int) -> Vector:
@@ -408,11 +536,11 @@ def observe_hand(hand: Hand, me: int) -> Vector:
     picker = hand.picker
     partner = hand.partner
     live_picker = not over and me == picker
-    _put_mask(out, HAND_AT, hand.hands[me])
+    out[HAND_AT : HAND_AT + 32] = _bits(hand.hands[me])
     if over or live_picker:
-        _put_mask(out, BLIND_AT, hand.blind)
+        out[BLIND_AT : BLIND_AT + 32] = _bits(hand.blind)
     if over or (live_picker and phase != "pick" and phase != "bury"):
-        _put_mask(out, BURIED_AT, hand.buried)
+        out[BURIED_AT : BURIED_AT + 32] = _bits(hand.buried)
     if hand.under is not None and (over or live_picker):
         out[UNDER_AT + hand.under] = 1.0
     if hand.called is not None:
@@ -426,7 +554,7 @@ def observe_hand(hand: Hand, me: int) -> Vector:
     leader = hand.leader
     for i, c in enumerate(hand.current):
         out[TRICK_AT + 32 * ((leader + i - me) % NUM_SEATS) + c] = 1.0
-    out[PHASE_AT + _PHASES[phase]] = 1.0
+    out[_PHASE_SLOT[phase]] = 1.0
     out[DEALER_AT + (hand.dealer - me) % NUM_SEATS] = 1.0
     if picker is not None:
         out[PICKER_AT + (picker - me) % NUM_SEATS] = 1.0
@@ -448,7 +576,15 @@ def observe_hand(hand: Hand, me: int) -> Vector:
     out[FLAGS_AT + 2] = hand.leaster
     out[FLAGS_AT + 3] = hand.doubler
     out[STAKES_AT] = _stakes(hand.multiplier)
-    out[RULES_AT : RULES_AT + 9] = _rules_bits(hand.rules)
+    _put_rules(out, hand.rules)
+    for _, pair in hand.blitzes:
+        out[BLITZES_AT + _PAIR_NUMBER[pair]] = 1.0
+    if hand.cracker is not None:
+        out[CRACKER_AT + (hand.cracker - me) % NUM_SEATS] = 1.0
+        if hand.crack_blitz is not None:
+            out[CRACK_PAIR_AT + _PAIR_NUMBER[hand.crack_blitz]] = 1.0
+    out[RECRACK_AT] = hand.recracked
+    out[HAND_STAKES_AT] = _stakes(hand.stakes)
     return out
 
 
@@ -486,180 +622,364 @@ def _seat_index(at: int) -> tuple[npt.NDArray[np.intp], ...]:
     )
 
 
-def _card_index(at: int) -> tuple[tuple[npt.NDArray[np.intp], ...], ...]:
+def _card_index(at: int) -> tuple[tuple[list[int], ...], ...]:
     """For a card plane per seat at ``at``: ``[p][c]``, the flat indices of ``p``'s card ``c``
-    in every observer's relative plane."""
+    in every observer's relative plane (lists: a trick's five are joined into one put)."""
     return tuple(
         tuple(
-            np.array(
-                [
-                    s * OBSERVATION_SIZE + at + 32 * ((p - s) % NUM_SEATS) + c
-                    for s in range(NUM_SEATS)
-                ]
-            )
+            [s * OBSERVATION_SIZE + at + 32 * ((p - s) % NUM_SEATS) + c for s in range(NUM_SEATS)]
             for c in range(32)
         )
         for p in range(NUM_SEATS)
     )
 
 
-_PLAYED_INDEX: Final = _card_index(PLAYED_AT)
+_PLAYED_PLANES: Final = _card_index(PLAYED_AT)
+_PLAYED_CELLS: Final = tuple(
+    tuple(
+        tuple(tuple(cells) for cells in _PLAYED_PLANES[(leader + i) % NUM_SEATS])
+        for i in range(NUM_SEATS)
+    )
+    for leader in range(NUM_SEATS)
+)
+"""``[leader][i][c]``: the flat indices of card ``c`` as the ``i``-th of a trick ``leader``
+led, in every observer's finished-tricks plane."""
 _DEALER_INDEX: Final = _seat_index(DEALER_AT)
 _PICKER_INDEX: Final = _seat_index(PICKER_AT)
 _PARTNER_INDEX: Final = _seat_index(PARTNER_AT)
 _PASSED_INDEX: Final = _seat_index(PASSED_AT)
+_LEADER_INDEX: Final = _seat_index(LEADER_AT)
+_CRACKER_INDEX: Final = _seat_index(CRACKER_AT)
 _POINTS_INDEX: Final = _seat_index(POINTS_AT)
 _WON_INDEX: Final = _seat_index(WON_AT)
-_TRICK_SLOT: Final = tuple(
-    tuple(TRICK_AT + 32 * ((seat - me) % NUM_SEATS) for seat in range(NUM_SEATS))
-    for me in range(NUM_SEATS)
+_ROW_STARTS: Final = tuple(seat * OBSERVATION_SIZE for seat in range(NUM_SEATS))
+"""Where each seat's row starts in the tracker's flat array."""
+
+
+def _seat_cells(index: tuple[npt.NDArray[np.intp], ...]) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(seat.tolist()) for seat in index)
+
+
+_DEALER_CELLS: Final = _seat_cells(_DEALER_INDEX)
+_PASSED_CELLS: Final = _seat_cells(_PASSED_INDEX)
+_PICKER_CELLS: Final = _seat_cells(_PICKER_INDEX)
+_PARTNER_CELLS: Final = _seat_cells(_PARTNER_INDEX)
+_CRACKER_CELLS: Final = _seat_cells(_CRACKER_INDEX)
+_LEADER_CELLS: Final = _seat_cells(_LEADER_INDEX)
+_TRICK_INDEX: Final = _card_index(TRICK_AT)
+_PLAY_CELLS: Final = tuple(
+    tuple((p * OBSERVATION_SIZE + HAND_AT + c, *_TRICK_INDEX[p][c]) for c in range(32))
+    for p in range(NUM_SEATS)
 )
-"""``[me][seat]``: where ``seat``'s card plane starts in ``me``'s current-trick field."""
-
-
-def _bits(mask: Mask) -> Vector:
-    bits: Vector = _BYTE_BITS_F[
-        [mask & 255, mask >> 8 & 255, mask >> 16 & 255, mask >> 24 & 255]
-    ].reshape(32)
-    return bits
+"""``[p][c]``: the cells ``p`` playing ``c`` changes in the five rows: its hand's bit (to 0.0),
+then the card in every observer's current-trick plane (to 1.0)."""
+_POINTS_CELLS: Final = _seat_cells(_POINTS_INDEX)
+_WON_CELLS: Final = _seat_cells(_WON_INDEX)
+_TRICK_BLOCK: Final = slice(TRICK_AT, TRICK_AT + 32 * NUM_SEATS)
+_TURN_SLOT: Final = tuple(
+    tuple(TURN_AT + (turn - me) % NUM_SEATS for turn in range(NUM_SEATS)) for me in range(NUM_SEATS)
+)
+"""``[me][turn]``: where the seat to act is marked in ``me``'s observation."""
 
 
 def _template(rules: RuleSet, multiplier: int) -> npt.NDArray[np.float32]:
-    """Five rows holding what is the same all hand long for every seat: stakes and rules."""
+    """Five rows as every hand under these rules and multiplier starts: the pick phase, the
+    stakes and the rules (the cards and the dealer are the deal's)."""
     rows = np.zeros((NUM_SEATS, OBSERVATION_SIZE), dtype=np.float32)
-    rows[:, STAKES_AT] = _stakes(multiplier)
-    rows[:, RULES_AT : RULES_AT + 9] = _rules_bits(rules)
+    rows[:, _PHASE_SLOT["pick"]] = 1.0
+    rows[:, TURN_AT] = 1.0  # each row as its own seat sees itself to act (see _Tracker)
+    rows[:, STAKES_AT] = rows[:, HAND_STAKES_AT] = _stakes(multiplier)
+    _put_rules(rows, rules)
     return rows
 
 
 class _Tracker:
     """Every seat's observation, kept up to date action by action (the fast path).
 
-    ``rows[s]`` is seat ``s``'s observation without the fields that :meth:`observe` writes
-    itself (phase, leader, turn and the current trick's cards): a card played clears one number
-    and a finished trick sets five per row, instead of a vector rebuilt for every decision.
+    ``rows[s]`` is seat ``s``'s observation as if ``s`` were the seat to act: the seat to act
+    changes at every action, and the observer is usually that seat, so only the copy of any
+    other observer needs that field corrected.
+
+    Changes are single-float stores through a memoryview of the rows (``cells``: a store there
+    costs a third of a numpy item assignment, and every change is a few entries): a card played
+    is six (its bit out of the player's hand, into every current-trick plane), a finished trick
+    some fifty (its cards into every finished-tricks plane, the winner's points and tricks, the
+    leader) and a fill of the current-trick planes; the auction's actions a handful each.
     """
 
-    __slots__ = ("flat", "hand", "points", "rows", "seat_rows")
+    __slots__ = (
+        "called",
+        "cells",
+        "flat",
+        "hand",
+        "hand_block",
+        "phase",
+        "points",
+        "rows",
+        "seat_rows",
+        "trick_block",
+    )
 
     def __init__(self, hand: Hand, template: npt.NDArray[np.float32]) -> None:
-        self.hand = hand
-        self.points = [0] * NUM_SEATS
         rows = self.rows = template.copy()
-        self.flat = rows.reshape(-1)
+        flat = self.flat = rows.reshape(-1)
+        self.cells: Any = flat.data  # a memoryview of format 'f': stores take Python floats
         self.seat_rows = list(rows)  # one view per seat, made once
-        rows[:, HAND_AT : HAND_AT + 32] = _BYTE_BITS_F[
-            [[h & 255, h >> 8 & 255, h >> 16 & 255, h >> 24 & 255] for h in hand.hands]
-        ].reshape(NUM_SEATS, 32)
-        self.flat.put(_DEALER_INDEX[hand.dealer], 1.0)
+        self.trick_block = rows[:, _TRICK_BLOCK]
+        self.hand_block = rows[:, HAND_AT : HAND_AT + 32]
+        self.start(hand, template)
+
+    def start(self, hand: Hand, template: npt.NDArray[np.float32]) -> None:
+        """Track a new hand (the rows are reused: every observation handed out is a copy)."""
+        self.hand = hand
+        self.points = [0, 0, 0, 0, 0]
+        self.phase = "pick"
+        self.called = -1
+        rows = self.rows
+        np.copyto(rows, template)
+        # The five hands' masks as little-endian bytes, unpacked into their bits.
+        dealt = np.array(hand.hands, dtype="<u4").view(np.uint8)
+        np.copyto(self.hand_block, np.unpackbits(dealt, bitorder="little").reshape(NUM_SEATS, 32))
+        self.seat_mark(_DEALER_CELLS[hand.dealer])
 
     def observe(self, me: int) -> Vector:
         """Seat ``me``'s observation (a new array)."""
-        hand = self.hand
         out: Vector = self.seat_rows[me].copy()
-        phase = hand.phase
-        out[PHASE_AT + _PHASES[phase]] = 1.0
-        turn = hand.turn
-        if turn is not None:
-            out[TURN_AT + (turn - me) % NUM_SEATS] = 1.0
-        if phase == "play":
-            leader = hand.leader
-            out[LEADER_AT + (leader - me) % NUM_SEATS] = 1.0
-            slots = _TRICK_SLOT[me]
-            for i, card in enumerate(hand.current):
-                out[slots[(leader + i) % NUM_SEATS] + card] = 1.0
+        turn = self.hand.turn
+        if turn != me:
+            out[TURN_AT] = 0.0
+            if turn is not None:
+                out[_TURN_SLOT[me][turn]] = 1.0
         return out
 
     def played(self, seat: int, card: int) -> None:
-        """After ``seat`` played ``card``."""
+        """After ``seat`` played ``card`` (the environment's step does the same, inline)."""
+        cells = self.cells
+        held, a, b, c, d, e = _PLAY_CELLS[seat][card]
+        cells[held] = 0.0
+        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
+        if not self.hand.current:
+            self.trick_done()
+        if card == self.called:
+            self.called_fell()
+
+    def called_fell(self) -> None:
+        """The called card was played: everyone knows the partner now."""
+        partner = self.hand.partner
+        if partner is not None:
+            self.flat.put(_PARTNER_INDEX[partner], 1.0)
+
+    def trick_done(self) -> None:
+        """A trick is complete: its cards move from the current trick to the finished ones."""
         hand = self.hand
-        flat = self.flat
-        flat[seat * OBSERVATION_SIZE + HAND_AT + card] = 0.0
-        if not hand.current:  # the trick is complete: into the finished tricks
-            trick = hand.tricks[-1]
-            leader = trick.leader
-            put = flat.put
-            for i, c in enumerate(trick.cards):
-                put(_PLAYED_INDEX[(leader + i) % NUM_SEATS][c], 1.0)
-            winner = trick.winner
-            self.points[winner] += trick.points
-            put(_POINTS_INDEX[winner], self.points[winner] / 120)
-            put(_WON_INDEX[winner], hand.tricks_won[winner] / 6)
+        trick = hand.tricks[-1]
+        leader = trick.leader
+        self.trick_block.fill(0.0)
+        cells = self.cells
+        c0, c1, c2, c3, c4 = trick.cards
+        plane = _PLAYED_CELLS[leader]
+        # Unrolled stores: a third of the cost of one put of the 25 indices.
+        a, b, c, d, e = plane[0][c0]
+        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
+        a, b, c, d, e = plane[1][c1]
+        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
+        a, b, c, d, e = plane[2][c2]
+        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
+        a, b, c, d, e = plane[3][c3]
+        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
+        a, b, c, d, e = plane[4][c4]
+        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
+        winner = trick.winner
+        points = self.points
+        points[winner] += trick.points
+        share = points[winner] / 120
+        a, b, c, d, e = _POINTS_CELLS[winner]
+        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = share
+        share = hand.tricks_won[winner] / 6
+        a, b, c, d, e = _WON_CELLS[winner]
+        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = share
+        if winner != leader or hand.phase == "done":
+            a, b, c, d, e = _LEADER_CELLS[leader]
+            cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 0.0
             if hand.phase == "done":
-                self.reveal()
-        if card == hand.called and hand.partner is not None:
-            flat.put(_PARTNER_INDEX[hand.partner], 1.0)
+                self.phase_changed()
+            else:
+                a, b, c, d, e = _LEADER_CELLS[winner]
+                cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
+
+    def column(self, at: int, value: float) -> None:
+        """Set entry ``at`` of every row (a fact the same for every seat)."""
+        cells = self.cells
+        for row in _ROW_STARTS:
+            cells[row + at] = value
+
+    def seat_mark(self, cells_of_seat: tuple[int, ...], value: float = 1.0) -> None:
+        """Set a seat's entry in every row's relative block (a ``_*_CELLS[seat]`` tuple)."""
+        cells = self.cells
+        for i in cells_of_seat:
+            cells[i] = value
+
+    def cards(self, at: int, mask: Mask, value: float) -> None:
+        """Set the entries of the cards of ``mask`` from flat index ``at``."""
+        cells = self.cells
+        while mask:
+            low = mask & -mask
+            cells[at + low.bit_length() - 1] = value
+            mask ^= low
 
     def auctioned(self, action: Action) -> None:
-        """After a pass, pick, bury, call, alone or unknown."""
+        """After any action but a card played: the auction's, the blitzes and the crack's.
+
+        Each changes a few entries: single stores, cheaper than numpy's slicing for so few."""
         hand = self.hand
-        rows = self.rows
         seat = action.seat
         kind = action.kind
+        row = seat * OBSERVATION_SIZE
         if kind == "pass":
-            self.flat.put(_PASSED_INDEX[seat], 1.0)
-            rows[:, FLAGS_AT + 2] = hand.leaster
-            rows[:, FLAGS_AT + 3] = hand.doubler
+            self.seat_mark(_PASSED_CELLS[seat])
+            if hand.leaster:
+                self.column(FLAGS_AT + 2, 1.0)
+            if hand.doubler:
+                self.column(FLAGS_AT + 3, 1.0)
         elif kind == "pick":
-            self.flat.put(_PICKER_INDEX[seat], 1.0)
-            rows[seat, HAND_AT : HAND_AT + 32] = _bits(hand.hands[seat])
-            rows[seat, BLIND_AT : BLIND_AT + 32] = _bits(hand.blind)
+            self.seat_mark(_PICKER_CELLS[seat])
+            self.cards(row + HAND_AT, hand.blind, 1.0)
+            self.cards(row + BLIND_AT, hand.blind, 1.0)
         elif kind == "bury":
-            rows[seat, HAND_AT : HAND_AT + 32] = _bits(hand.hands[seat])
-            rows[seat, BURIED_AT : BURIED_AT + 32] = _bits(hand.buried)
-        else:  # call, alone, unknown: the auction is over
+            self.cards(row + HAND_AT, hand.buried, 0.0)
+            self.cards(row + BURIED_AT, hand.buried, 1.0)
+        elif kind in ("call", "alone", "unknown"):  # the picker's side is settled
             if hand.called is not None:
-                rows[:, CALLED_AT + hand.called] = 1.0
+                self.called = hand.called
+                self.column(CALLED_AT + hand.called, 1.0)
             if hand.under is not None:
-                rows[seat, UNDER_AT + hand.under] = 1.0
-                rows[:, FLAGS_AT + 1] = 1.0
+                self.cells[row + UNDER_AT + hand.under] = 1.0
+                self.column(FLAGS_AT + 1, 1.0)
             if hand.partner is not None:
-                rows[hand.partner, PARTNER_AT] = 1.0  # the partner knows: relative seat 0
-            rows[:, FLAGS_AT] = hand.alone
-        if hand.phase == "done":
+                # The partner knows: relative seat 0 of its own row.
+                self.cells[hand.partner * OBSERVATION_SIZE + PARTNER_AT] = 1.0
+            if hand.alone:
+                self.column(FLAGS_AT, 1.0)
+        elif kind == "blitz":
+            self.column(BLITZES_AT + _PAIR_NUMBER[action.pair], 1.0)  # type: ignore[union-attr]
+        elif kind == "crack":
+            self.seat_mark(_CRACKER_CELLS[seat])
+            if hand.crack_blitz is not None:
+                self.column(CRACK_PAIR_AT + _PAIR_NUMBER[hand.crack_blitz], 1.0)
+        elif kind == "recrack":
+            self.column(RECRACK_AT, 1.0)
+        if kind in ("blitz", "crack", "recrack"):
+            self.column(HAND_STAKES_AT, _stakes(hand.stakes))
+        if hand.phase != self.phase:
+            self.phase_changed()
+
+    def phase_changed(self) -> None:
+        """The phase bit moves; trick play marks its leader; the end reveals."""
+        hand = self.hand
+        self.column(_PHASE_SLOT[self.phase], 0.0)
+        phase = self.phase = hand.phase
+        self.column(_PHASE_SLOT[phase], 1.0)
+        if phase == "play":
+            self.seat_mark(_LEADER_CELLS[hand.leader])
+        elif phase == "done":
             self.reveal()
 
     def reveal(self) -> None:
         """The hand is over: blind, bury, unknown card and partner are everyone's."""
         hand = self.hand
-        rows = self.rows
-        rows[:, BLIND_AT : BLIND_AT + 32] = _bits(hand.blind)
-        rows[:, BURIED_AT : BURIED_AT + 32] = _bits(hand.buried)
+        shown = []
+        for at, mask in ((BLIND_AT, hand.blind), (BURIED_AT, hand.buried)):
+            while mask:
+                low = mask & -mask
+                shown.append(at + low.bit_length() - 1)
+                mask ^= low
+        cells = self.cells
+        for row in _ROW_STARTS:
+            for at in shown:
+                cells[row + at] = 1.0
         if hand.under is not None:
-            rows[:, UNDER_AT + hand.under] = 1.0
-        rows[:, PARTNER_AT : PARTNER_AT + 5] = 0.0
+            self.column(UNDER_AT + hand.under, 1.0)
+        self.rows[:, PARTNER_AT : PARTNER_AT + 5] = 0.0
         if hand.partner is not None:
-            self.flat.put(_PARTNER_INDEX[hand.partner], 1.0)
+            self.seat_mark(_PARTNER_CELLS[hand.partner])
 
 
 _PLAY_MASKS: dict[int, Mask8] = {}
-"""Trick-play masks by legal card mask, shared and read-only (a hand of six cards has at most
-64 subsets, so few of the 2**32 ever occur)."""
+"""Trick-play masks by legal card mask, shared and read-only (see :func:`_new_play_mask`)."""
+
+
+_PICK_MASKS: Final = {
+    2: np.frombuffer(bytes([1, 1]) + bytes(ACTION_COUNT - 2), dtype=np.int8),
+    1: np.frombuffer(bytes([0, 1]) + bytes(ACTION_COUNT - 2), dtype=np.int8),
+}
+"""The pick phase's masks by the number of legal actions: pick or pass, or pick only."""
+
+
+_BURY_ROW: Final = tuple(
+    tuple(BURY_BASE + _PAIR_INDEX[(a, b)] if a < b else -1 for b in range(32)) for a in range(32)
+)
+"""``[a][b]``, ``a < b``: the index of burying ``a`` and ``b``."""
 
 
 def _bury_mask(cards: Mask) -> Mask8:
     """Every pair of the picker's eight cards (the engine lets any two be buried)."""
-    mask = np.zeros(ACTION_COUNT, dtype=np.int8)
-    held = [c for c in range(32) if cards >> c & 1]
-    mask[[BURY_BASE + _PAIR_INDEX[pair] for pair in combinations(held, 2)]] = 1
+    held = []
+    while cards:
+        low = cards & -cards
+        held.append(low.bit_length() - 1)
+        cards ^= low
+    data = bytearray(ACTION_COUNT)
+    for i, a in enumerate(held):
+        row = _BURY_ROW[a]
+        for b in held[i + 1 :]:
+            data[row[b]] = 1
+    return np.frombuffer(data, dtype=np.int8)
+
+
+def _new_play_mask(cards: Mask) -> Mask8:
+    """The trick-play mask of a legal card mask not in :data:`_PLAY_MASKS` yet, added to it.
+
+    At most 2**16 are kept (some 55 MB; emptied when full): random deals make most of the 2**32
+    masks possible, and a fifth of the lookups miss even so (a third with 2**12 kept)."""
+    if len(_PLAY_MASKS) >= 1 << 16:
+        _PLAY_MASKS.clear()
+    pattern = _BYTE_PATTERN
+    data = b"".join(
+        (
+            _MASK_HEAD,
+            pattern[cards & 255],
+            pattern[cards >> 8 & 255],
+            pattern[cards >> 16 & 255],
+            pattern[cards >> 24],
+            _MASK_TAIL,
+        )
+    )
+    mask = _PLAY_MASKS[cards] = np.frombuffer(data, dtype=np.int8)
     return mask
+
+
+def _play_mask(cards: Mask) -> Mask8:
+    """The trick-play mask of a legal card mask, shared and read-only."""
+    mask = _PLAY_MASKS.get(cards)
+    return _new_play_mask(cards) if mask is None else mask
 
 
 def fast_legal_mask(hand: Hand) -> Mask8:
-    """:func:`legal_mask`; in trick play (most decisions) a shared read-only array."""
+    """:func:`legal_mask`; in trick play (most decisions) and the pick, a shared read-only
+    array."""
     phase = hand.phase
-    if phase != "play":
-        if phase == "bury" and hand.turn is not None:
-            return _bury_mask(hand.hands[hand.turn])
-        return legal_mask(hand)
-    m = hand.legal_play_mask()
-    mask = _PLAY_MASKS.get(m)
-    if mask is None:
-        if len(_PLAY_MASKS) >= 1 << 16:
-            _PLAY_MASKS.clear()
-        data = _MASK_HEAD + b"".join(_BYTE_PATTERN[m >> shift & 255] for shift in (0, 8, 16, 24))
-        mask = _PLAY_MASKS[m] = np.frombuffer(data + _MASK_TAIL, dtype=np.int8)
-    return mask
+    if phase == "play":
+        return _play_mask(hand.legal_play_mask())
+    if phase == "pick":
+        return _PICK_MASKS[len(hand.legal_actions())]
+    if phase == "bury" and hand.turn is not None:
+        mask = _bury_mask(hand.hands[hand.turn])
+        if hand.rules.blitzing:
+            for action in hand.legal_actions():
+                if action.kind == "blitz":
+                    mask[BLITZ_BASE + _PAIR_NUMBER[action.pair]] = 1  # type: ignore[union-attr]
+        return mask
+    return legal_mask(hand)
 
 
 _NO_ACTIONS: Final = np.frombuffer(bytes(ACTION_COUNT), dtype=np.int8)
@@ -716,6 +1036,9 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         """The engine's hand being played (read it; change it only through :meth:`step`)."""
         self._templates: dict[int, npt.NDArray[np.float32]] = {}
         self._tracker = _Tracker(self.hand, self._template(1))
+        # The tracker's rows live as long as the environment: the hot path reads them directly.
+        self._seat_rows = self._tracker.seat_rows
+        self._cells = self._tracker.cells
         self.deal_seed = 0
         self._reset_bookkeeping()
 
@@ -747,36 +1070,72 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         """Deal a new hand (see the module doc for ``seed`` and ``options``)."""
         if seed is not None:
             self._random = random.Random(seed)
-        options = options or {}
-        deal_seed = _option(options, "deal_seed", 0, None)
+        if options:
+            deal_seed = _option(options, "deal_seed", 0, None)
+            dealer = _option(options, "dealer", 0, NUM_SEATS - 1)
+            multiplier = _option(options, "multiplier", 1, None) or 1
+        else:
+            deal_seed = dealer = None
+            multiplier = 1
         if deal_seed is None:
             deal_seed = self._random.getrandbits(63)
-        dealer = _option(options, "dealer", 0, NUM_SEATS - 1)
         if dealer is None:
             dealer = self._random.randrange(NUM_SEATS)
-        multiplier = _option(options, "multiplier", 1, None) or 1
         self.deal_seed = deal_seed
-        self.hand = Hand(self.rules, dealer, Deal.from_seed(dealer, deal_seed), multiplier)
-        self._tracker = _Tracker(self.hand, self._template(multiplier))
-        self._reset_bookkeeping()
-        for agent in AGENTS:
-            self.infos[agent] = {"deal_seed": self.deal_seed, "dealer": int(dealer)}
+        hand = self.hand = Hand(self.rules, dealer, Deal.from_seed(dealer, deal_seed), multiplier)
+        self._tracker.start(hand, self._template(multiplier))
+        self.agents = list(AGENTS)
+        # Plain dict literals: cheaper than dict.fromkeys, and this runs once a hand.
+        self.rewards = {"seat_0": 0, "seat_1": 0, "seat_2": 0, "seat_3": 0, "seat_4": 0}
+        self._cumulative_rewards = self.rewards.copy()
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = self.terminations.copy()
+        info = {"deal_seed": deal_seed, "dealer": dealer}
+        self.infos = {agent: info.copy() for agent in AGENTS}
+        self._skip_agent_selection = None
+        self.agent_selection = AGENTS[hand.turn]  # type: ignore[index]
 
     def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
         """The agent to act, until the hand is over and every seat has stepped ``None``.
 
         PettingZoo's, as a generator: it runs once per decision, and this is cheaper.
         """
-        while self.agents and max_iter > 0:
-            max_iter -= 1
+        if max_iter < 2**63:
+            while self.agents and max_iter > 0:
+                max_iter -= 1
+                yield self.agent_selection
+            return
+        while self.agents:
             yield self.agent_selection
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Observation, cumulative reward, terminated, truncated and info of the agent to act
         (PettingZoo's, without a second call for the observation)."""
         agent = self.agent_selection
+        hand = self.hand
+        turn = hand.turn
+        observation = None
+        if observe:
+            # observe(agent), inline: this runs once per decision.
+            seat = _SEAT_OF[agent]
+            out = self._seat_rows[seat].copy()
+            if turn != seat:
+                mask = _NO_ACTIONS
+                out[TURN_AT] = 0.0  # the rows mark the observer itself as the seat to act
+                if turn is not None:
+                    out[_TURN_SLOT[seat][turn]] = 1.0
+            elif hand.phase == "play":
+                cards = hand.legal_play_mask()
+                mask = _PLAY_MASKS.get(cards)  # type: ignore[assignment]
+                if mask is None:
+                    mask = _new_play_mask(cards)
+            else:
+                mask = fast_legal_mask(hand)
+            observation = {"observation": out, "action_mask": mask}
+        if turn is not None:  # the hand is live: no reward yet, nobody done
+            return observation, 0, False, False, self.infos[agent]
         return (
-            self.observe(agent) if observe else None,
+            observation,
             self._cumulative_rewards[agent],
             self.terminations[agent],
             self.truncations[agent],
@@ -784,7 +1143,10 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         )
 
     def observe(self, agent: str) -> dict[str, Any]:
-        """What ``agent``'s seat may see, and its legal actions (all zero when not its turn)."""
+        """What ``agent``'s seat may see, and its legal actions (all zero when not its turn).
+
+        The observation is a new array; the mask is shared and read-only (copy it to change
+        it)."""
         seat = _SEAT_OF[agent]
         hand = self.hand
         mask = fast_legal_mask(hand) if hand.turn == seat else _NO_ACTIONS
@@ -792,38 +1154,47 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
 
     def step(self, action: int | None) -> None:
         """Apply the action index of the agent to act (``None`` once the hand is over)."""
-        agent = self.agent_selection
-        if self.terminations[agent]:
-            self._finished_step(agent, action)
-            return
-        if action is None:
-            raise ValueError(f"{agent} must act: None is only for a finished hand")
-        action = int(action)
         hand = self.hand
         seat = hand.turn
-        if PLAY_BASE <= action < PLAY_BASE + 32 and seat is not None:  # most actions: a card
-            card = action - PLAY_BASE
-            hand.apply(PLAYS[seat][card])  # raises IllegalActionError for a card not legal
-            self._tracker.played(seat, card)
+        if seat is None:  # the hand is over: every seat is terminated
+            self._finished_step(self.agent_selection, action)
+            return
+        if action is None:
+            raise ValueError(f"{self.agent_selection} must act: None is only for a finished hand")
+        if type(action) is not int:
+            action = int(action)
+        card = action - PLAY_BASE
+        if 0 <= card < 32:  # most actions: a card in trick play
+            # Raises IllegalActionError for a card not legal (in the auction too), changing
+            # nothing, before the tracker is touched.
+            hand.apply(PLAYS[seat][card])
+            # _Tracker.played, inline: this runs thirty times a hand.
+            cells = self._cells
+            held, a, b, c, d, e = _PLAY_CELLS[seat][card]
+            cells[held] = 0.0
+            cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
+            if not hand.current:
+                self._tracker.trick_done()
+            if card == self._tracker.called:
+                self._tracker.called_fell()
         else:
             engine_action = action_at(hand, action)
             hand.apply(engine_action)
             self._tracker.auctioned(engine_action)
-        self._cumulative_rewards[agent] = 0
-        if hand.phase == "done":
-            payouts = hand.result().payouts
-            assert payouts is not None
-            for seat, name in enumerate(AGENTS):
-                self.rewards[name] = payouts[seat]
-                self.terminations[name] = True
-            self._accumulate_rewards()
-            # Every seat now takes its final observation and steps None, left of the dealer
-            # first.
-            self.agent_selection = AGENTS[(hand.dealer + 1) % NUM_SEATS]
-        else:
-            turn = hand.turn
-            assert turn is not None
+        # Rewards stay 0 (and need no writing) until the hand ends.
+        turn = hand.turn
+        if turn is not None:
             self.agent_selection = AGENTS[turn]
+            return
+        payouts = hand.result().payouts
+        assert payouts is not None
+        # New maps rather than five stores each: every reward so far was 0, so the cumulative
+        # rewards are the payouts too.
+        self.rewards = dict(zip(AGENTS, payouts, strict=True))
+        self._cumulative_rewards = self.rewards.copy()
+        self.terminations = dict.fromkeys(AGENTS, True)
+        # Every seat now takes its final observation and steps None, left of the dealer first.
+        self.agent_selection = AGENTS[(hand.dealer + 1) % NUM_SEATS]
 
     def _finished_step(self, agent: str, action: int | None) -> None:
         """``step(None)`` of a seat once the hand is over: it leaves; the next one is selected.
@@ -842,8 +1213,9 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         agents.remove(agent)
         if agents:
             self.agent_selection = agents[0]
-            for name in agents:
-                self.rewards[name] = 0
+            if len(agents) == NUM_SEATS - 1:  # the payouts were this step's rewards: cleared
+                for name in agents:
+                    self.rewards[name] = 0
 
     def record(self) -> dict[str, Any]:
         """The hand so far as a ``sheepshead-hand/1`` record (docs/hand-record.md)."""

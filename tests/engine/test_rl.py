@@ -17,6 +17,7 @@ pytest.importorskip("pettingzoo")
 import numpy as np
 from pettingzoo.test import api_test, seed_test
 
+from engine.actions import action_from_dict
 from engine.errors import IllegalActionError
 from engine.hand import Hand
 from engine.rl import (
@@ -41,6 +42,8 @@ VARIANTS = [
     RuleSet.from_preset("wisconsin"),
     RuleSet(unknown_card=True, no_pick="doubler"),
     RuleSet(partner="jack-of-diamonds", no_pick="forced-pick"),
+    RuleSet.from_preset("tavern"),
+    RuleSet(cracking=True, blitzing=True, crack_by="defenders", unknown_card=True),
 ]
 
 
@@ -50,6 +53,7 @@ VARIANTS = [
 def test_passes_pettingzoo_api_test() -> None:
     api_test(env(), num_cycles=1000)
     api_test(env(RuleSet(unknown_card=True, no_pick="doubler")), num_cycles=300)
+    api_test(env(RuleSet.from_preset("tavern")), num_cycles=1000)
 
 
 def test_same_seed_same_hands() -> None:
@@ -64,10 +68,25 @@ def test_same_seed_same_hands() -> None:
 
 
 def test_every_index_names_one_action_and_back() -> None:
-    assert len(ACTIONS) == ACTION_COUNT == 659
+    assert len(ACTIONS) == ACTION_COUNT == 667
     for index, action in enumerate(ACTIONS):
         assert action_index(action) == index
+        engine_action = action_from_dict(action, seat=2)
+        assert action_index(engine_action) == index
+        assert engine_action.to_dict() == {"seat": 2, **action}
     assert ACTIONS[PLAY_BASE] == {"action": "play", "card": "7C"}
+    # The first 659 indices kept their meaning when cracking and blitzing were appended.
+    assert ACTIONS[658] == {"action": "play", "card": "AD"}
+    assert ACTIONS[659:] == (
+        {"action": "blitz", "pair": "black"},
+        {"action": "blitz", "pair": "red"},
+        {"action": "crack"},
+        {"action": "crack", "blitz": "black"},
+        {"action": "crack", "blitz": "red"},
+        {"action": "no_crack"},
+        {"action": "recrack"},
+        {"action": "no_recrack"},
+    )
     with pytest.raises(ValueError):
         action_index({"action": "play", "card": "ZZ"})
 
@@ -81,14 +100,26 @@ def _states(deals: int) -> Any:
             yield hand
             if hand.is_over:
                 break
-            hand.apply(rng.choice(hand.legal_actions()))
+            legal = hand.legal_actions()
+            # A blitz is one choice among some thirty buries: taken half the time it is open,
+            # so the blitzed states are checked too.
+            blitzes = [a for a in legal if a.kind == "blitz"]
+            hand.apply(rng.choice(blitzes if blitzes and rng.random() < 0.5 else legal))
 
 
 def test_observation_is_exactly_the_seat_view_encoded_and_the_mask_the_legal_list() -> None:
     # The fast path reads the engine's state; encode_view reads only what seat_view lets the
     # seat see. Equal vectors in every state for every seat: the fast path shows no more.
     checked = 0
-    for hand in _states(40):
+    seen: set[str] = set()
+    for hand in _states(60):
+        seen.add(hand.phase)
+        if hand.blitzes:
+            seen.add("blitzed")
+        if hand.cracker is not None:
+            seen.add("cracked" if hand.crack_blitz is None else "cracked showing a pair")
+        if hand.recracked:
+            seen.add("recracked")
         for seat in range(5):
             fast = observe_hand(hand, seat)
             assert fast.shape == (OBSERVATION_SIZE,) and fast.dtype == np.float32
@@ -99,7 +130,9 @@ def test_observation_is_exactly_the_seat_view_encoded_and_the_mask_the_legal_lis
             legal = {action_index(a) for a in hand.legal_actions()}
             assert set(np.flatnonzero(mask).tolist()) == legal
             assert {action_at(hand, i) for i in legal} == set(hand.legal_actions())
-    assert checked > 40 * 5 * 30
+    assert checked > 60 * 5 * 30
+    # The house rules' states were among them (the tavern variants crack and blitz).
+    assert {"crack", "recrack", "blitzed", "cracked", "recracked"} <= seen
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: str(r.to_dict()))
@@ -110,6 +143,7 @@ def test_the_environment_s_incremental_observations_equal_the_encoded_views(
     # observation after every action, the final one included, is its view encoded.
     game = raw_env(rules)
     rng = random.Random(5)
+    blitzed = 0
     for episode in range(25):
         game.reset(seed=episode, options={"multiplier": 1 + episode % 3})
         for _agent in game.agent_iter():
@@ -124,8 +158,13 @@ def test_the_environment_s_incremental_observations_equal_the_encoded_views(
             obs, _, terminated, truncated, _ = game.last()
             if terminated or truncated:
                 game.step(None)
-            else:
-                game.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+                continue
+            legal = np.flatnonzero(obs["action_mask"]).tolist()
+            blitzes = [i for i in legal if ACTIONS[i]["action"] == "blitz"]
+            game.step(rng.choice(blitzes if blitzes and rng.random() < 0.5 else legal))
+            blitzed += bool(blitzes)
+    if rules.blitzing:
+        assert blitzed  # the blitzes' updates were checked too
 
 
 def test_another_seats_cards_never_show() -> None:
