@@ -250,6 +250,7 @@ class SheepsheadApp(App[int]):
         elif kind == "seeds_revealed":
             self._check_deals(msg)
         if kind == "state":
+            self.deals.on_state(msg)
             self._show_table()
             self._want_history()
         if change & Change.PROMPT or kind == "state":
@@ -276,7 +277,7 @@ class SheepsheadApp(App[int]):
     def _check_deals(self, msg: Mapping[str, Any]) -> None:
         """The server revealed its seeds: recompute every deal seen and say what was found."""
         verdict = self.deals.check(msg, self.model.history)
-        good = verdict.startswith("all ")
+        good = verdict.startswith(("all ", "no deals"))  # nothing dealt is nothing wrong
         self.model.note("event" if good else "error", f"Deals: {verdict}")
         self.model_changed.publish(Change.LOG)
         self.notify(verdict, title="Deals", severity="information" if good else "error", timeout=8)

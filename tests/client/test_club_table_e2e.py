@@ -380,3 +380,32 @@ async def test_too_many_password_tries_say_to_wait(tmp_path: Path) -> None:
         await host.close()
     finally:
         await srv.stop()
+
+
+async def test_a_client_restarted_mid_match_verifies_the_deals_without_a_false_alarm(
+    server: Server, tmp_path: Path
+) -> None:
+    """It said "hand 1 does not verify: its commitment was never published" in red: the
+    commitment went out before this client started, and a taken-back seat is not sent it."""
+    session = await session_for(server, tmp_path)
+    await table_with_bots(session, hands=2)
+    app = SheepsheadApp(session, mode="join", settings=QUIET)
+    async with app.run_test(size=SIZE) as pilot:
+        await play_hands(pilot, 1)
+    await session.close()
+
+    again = await session_for(server, tmp_path)
+    app = SheepsheadApp(again, mode="join", settings=QUIET)
+    async with app.run_test(size=SIZE) as pilot:
+        player = Player(pilot)
+        await player.until(lambda: app.model.match_over is not None, timeout=60)
+
+        def verdict() -> str | None:
+            return next((n.message for n in app._notifications if n.title == "Deals"), None)
+
+        await wait_for(pilot, lambda: verdict() is not None)
+        said = verdict() or ""
+        assert said.startswith("all 2 deals verified"), said
+        assert "hand 1 was published before this client came" in said
+        assert not [n for n in app._notifications if n.severity == "error"]
+    await again.close()
