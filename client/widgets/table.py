@@ -214,6 +214,8 @@ class TrickView(SizedPanel):
         }
         if phase in (None, "pick"):
             note = "waiting for players" if model.view is None else "blind: ▮▮ face down"
+            if len(note) > width - 2:  # 80 columns: a cut "face / down" read badly
+                note = "waiting" if model.view is None else "blind: ▮▮"
             if model.view is not None and view.get("leaster"):
                 note = "leaster"
             rows[last // 2] = row((Text(note, style="dim"), max(0, half - len(note) // 2)))
