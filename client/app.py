@@ -226,8 +226,8 @@ class SheepsheadApp(App[int]):
 
     @work(group="requests", exit_on_error=False)
     async def watch_request(self, table: str) -> None:
-        """Spectate ``table`` (``sheepshead watch --table``)."""
-        await self.call("watch", table=table)
+        """Spectate ``table`` (``sheepshead watch --table``; a password is asked for)."""
+        await self.enter_table("watch", table, f"table {table}")
 
     def handle_message(self, msg: Mapping[str, Any]) -> Change:
         """Apply one server event to the model and tell the screens."""
@@ -250,6 +250,7 @@ class SheepsheadApp(App[int]):
         elif kind == "seeds_revealed":
             self._check_deals(msg)
         if kind == "state":
+            self.deals.on_state(msg)
             self._show_table()
             self._want_history()
         if change & Change.PROMPT or kind == "state":
@@ -276,7 +277,7 @@ class SheepsheadApp(App[int]):
     def _check_deals(self, msg: Mapping[str, Any]) -> None:
         """The server revealed its seeds: recompute every deal seen and say what was found."""
         verdict = self.deals.check(msg, self.model.history)
-        good = verdict.startswith("all ")
+        good = verdict.startswith(("all ", "no deals"))  # nothing dealt is nothing wrong
         self.model.note("event" if good else "error", f"Deals: {verdict}")
         self.model_changed.publish(Change.LOG)
         self.notify(verdict, title="Deals", severity="information" if good else "error", timeout=8)
@@ -453,9 +454,10 @@ class SheepsheadApp(App[int]):
         """Ask for a new table's settings."""
         self.push_screen(CreateTableDialog(name), then)
 
-    def open_password(self, table_name: str, then: Callable[[str | None], None]) -> None:
-        """Ask for a table's password."""
-        self.push_screen(PasswordDialog(table_name), then)
+    async def ask_password(self, label: str) -> str | None:
+        """Ask for the password of the table called ``label`` (None: the dialog was closed).
+        Run it from a worker."""
+        return await self.push_screen_wait(PasswordDialog(label))
 
     def _show_table(self) -> None:
         if any(isinstance(s, TableScreen) for s in self.screen_stack):
@@ -466,12 +468,18 @@ class SheepsheadApp(App[int]):
     # ------------------------------------------------------------------ network
 
     async def call(
-        self, request: str, *, quiet_lost: bool = False, **fields: Any
+        self,
+        request: str,
+        *,
+        quiet_lost: bool = False,
+        passing: tuple[str, ...] = (),
+        **fields: Any,
     ) -> dict[str, Any] | None:
         """Send a request; on an error tell the user and return None.
 
         ``quiet_lost``: a lost connection is not told (for requests the user did not ask for;
-        the title bar shows the connection).
+        the title bar shows the connection). ``passing``: refusals with these codes are raised
+        (:class:`ServerError`) for the caller to handle, not told.
         """
         if self.session is None:
             self.outbox.append({"type": request, **fields})
@@ -482,10 +490,54 @@ class SheepsheadApp(App[int]):
             if not quiet_lost:
                 self.notify(f"{request} failed: {exc.message}", severity="error")
         except ServerError as exc:
+            if exc.code in passing:
+                raise
             self.notify(error_text(exc), title=f"{request} refused", severity="error")
         except (TimeoutError, OSError) as exc:
             self.notify(f"{request} failed: no answer from the server ({exc})", severity="error")
         return None
+
+    async def enter_table(
+        self,
+        request: Literal["join", "watch"],
+        table: str,
+        label: str,
+        password: str | None = None,
+        **fields: Any,
+    ) -> dict[str, Any] | None:
+        """Join or watch ``table`` (called ``label`` in the password dialog): the ``ok`` reply,
+        or None when it was refused (the user is told why) or the password dialog was closed.
+
+        A table that needs a password asks for it, again after a wrong one; too many attempts
+        say to wait. Run it from a worker (the password dialog is awaited).
+        """
+        while True:
+            try:
+                return await self.call(
+                    request,
+                    passing=("bad_password", "rate_limited"),
+                    table=table,
+                    password=password,
+                    **fields,
+                )
+            except ServerError as exc:
+                if exc.code == "rate_limited":
+                    self.notify(
+                        f"{exc.message}. Wait a few seconds, then try again.",
+                        title="Too many tries",
+                        severity="error",
+                        timeout=8,
+                    )
+                    return None
+                if password is not None:
+                    self.notify(
+                        f"That is not the password of {label}: try again, or Esc to give up.",
+                        title="Wrong password",
+                        severity="error",
+                    )
+            password = await self.ask_password(label)
+            if password is None:
+                return None
 
     async def act(self, action: dict[str, Any], seq: int | None = None) -> bool:
         """Answer the pending decision; the prompt is cleared at once so a key can't send twice.

@@ -27,6 +27,22 @@ class DealChecker:
         """Commitment -> (seat, seed in hex) that this client sent for it."""
         self.revealed: list[Mapping[str, Any]] = []
         """The entries of the last ``seeds_revealed``."""
+        self.table: str | None = None
+        """The table of the last ``state``."""
+        self.arrived_at: int | None = None
+        """The hand being played when this client first saw the table (-1: before the first
+        deal; None: no state yet). A commitment published before that was not witnessed here:
+        a restarted client is not told it again, so it is no sign of a dishonest server."""
+
+    def on_state(self, msg: Mapping[str, Any]) -> None:
+        """Note when this client arrived at the table (a ``state`` event)."""
+        table = msg.get("table")
+        if table != self.table:
+            self.table, self.arrived_at = str(table), None
+        if self.arrived_at is None:
+            hand = msg.get("hand")
+            dealt = msg.get("view") is not None
+            self.arrived_at = hand if dealt and isinstance(hand, int) else -1
 
     def fair_for(self, hand: int) -> dict[str, Any] | None:
         """The record ``fair`` map of hand number ``hand`` (0-based), once revealed."""
@@ -56,12 +72,17 @@ class DealChecker:
         entries = [e for e in msg.get("commitments") or [] if isinstance(e, Mapping)]
         self.revealed = entries
         verdicts: list[Verdict] = []
+        unwitnessed: list[int] = []
+        arrived = -1 if self.arrived_at is None else self.arrived_at
         for entry in entries:
             quoted = entry.get("commitment")
             if quoted not in self.seen:
                 first = entry.get("first_hand")
                 hand = first if isinstance(first, int) else -1
-                verdicts.append(Verdict(hand, False, "its commitment was never published"))
+                if 0 <= hand <= arrived:
+                    unwitnessed.append(hand)
+                else:
+                    verdicts.append(Verdict(hand, False, "its commitment was never published"))
             sent = self.sent.get(str(quoted))
             seeds = entry.get("client_seeds")
             if sent is not None and isinstance(seeds, list) and len(seeds) == NUM_SEATS:
@@ -95,7 +116,14 @@ class DealChecker:
             )
         if not verdicts:
             return "no deals to verify"
-        return verdict_summary(verdicts)
+        said = verdict_summary(verdicts)
+        if unwitnessed and said.startswith("all "):
+            hands = ", ".join(str(h + 1) for h in sorted(unwitnessed))
+            said += (
+                f" (the commitment dealing from hand {hands} was published before this client"
+                " came, so it was not witnessed here)"
+            )
+        return said
 
 
 def _covering(entries: list[Mapping[str, Any]], hand: int) -> Mapping[str, Any] | None:

@@ -388,7 +388,7 @@ class PasswordDialog(ModalScreen[str | None]):
         """A label and a password input."""
         with Vertical(id="password-box", classes="box"):
             yield Label(f"Password for {self.table_name}:")
-            yield Input(password=True, max_length=64)
+            yield Input(password=True, max_length=128)  # the most the server takes
 
     @on(Input.Submitted)
     def _done(self, event: Input.Submitted) -> None:

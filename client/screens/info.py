@@ -311,7 +311,7 @@ def hand_detail(hand: FinishedHand, me: int | None) -> list[RenderableType]:
     body: list[RenderableType] = [
         Text(f"Hand {hand.number}: {hand.result.get('outcome_text', '')}", style="bold")
     ]
-    body += result_summary(hand.result, hand.names)
+    body += result_summary(hand.result, hand.names, me)
     body.append(Text(""))
     body.append(result_table(hand.result, hand.reveal, hand.names, hand.totals, me))
     tricks = hand.result.get("tricks") or []

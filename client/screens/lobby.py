@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from rich.text import Text
 from textual import on, work
@@ -261,36 +261,26 @@ class LobbyScreen(GameScreen[None]):
             self.action_watch()
             return
         table = self._current()
-        if table is None:
-            return
-        if table.get("password"):
-            table_id = str(table.get("id"))
-
-            def answered(password: str | None) -> None:
-                if password is not None:
-                    self._join(table_id, password)
-
-            app.open_password(str(table.get("name")), answered)
-        else:
-            self._join(str(table.get("id")), None)
-
-    @work(group="lobby-actions", exit_on_error=False)
-    async def _join(self, table_id: str, password: str | None) -> None:
-        app = self.game
-        reply = await app.call("join", table=table_id, seat=None, password=password)
-        if reply is not None:
-            self._enter_table(table_id)
+        if table is not None:
+            self._enter("join", table)
 
     def action_watch(self) -> None:
-        """Watch the highlighted table."""
+        """Watch the highlighted table (asking for its password if it has one)."""
         table = self._current()
         if table is not None:
-            self._watch(str(table.get("id")))
+            self._enter("watch", table)
 
     @work(group="lobby-actions", exit_on_error=False)
-    async def _watch(self, table_id: str) -> None:
+    async def _enter(self, request: Literal["join", "watch"], table: dict[str, Any]) -> None:
         app = self.game
-        reply = await app.call("watch", table=table_id)
+        table_id, label = str(table.get("id")), str(table.get("name") or table.get("id"))
+        password: str | None = None
+        if table.get("password"):  # asked before the first try: the server counts every try
+            password = await app.ask_password(label)
+            if password is None:
+                return
+        fields: dict[str, Any] = {"seat": None} if request == "join" else {}
+        reply = await app.enter_table(request, table_id, label, password, **fields)
         if reply is not None:
             self._enter_table(table_id)
 

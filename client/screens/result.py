@@ -39,8 +39,11 @@ def leaster_blind_taker(result: Mapping[str, Any]) -> int | None:
     return winner if isinstance(winner, int) else None
 
 
-def result_summary(result: Mapping[str, Any], names: Sequence[str]) -> list[Text]:
-    """Lines saying who played with whom, the card points per side, and the stakes."""
+def result_summary(
+    result: Mapping[str, Any], names: Sequence[str], me: int | None = None
+) -> list[Text]:
+    """Lines saying who played with whom, the card points per side, and the stakes (who
+    doubled them is ``you`` for ``me``)."""
     lines: list[Text] = []
     picker = result.get("picker")
     partner = result.get("partner")
@@ -85,7 +88,8 @@ def result_summary(result: Mapping[str, Any], names: Sequence[str]) -> list[Text
         if multiplier > 1:
             extras.append(f"doubler stakes ×{multiplier}")
     else:
-        doubled = [doubling_text(d, names) for d in doublings if d.get("kind") != "bump"]
+        who = [("you" if seat == me else name) for seat, name in enumerate(names)]
+        doubled = [doubling_text(d, who) for d in doublings if d.get("kind") != "bump"]
         extras += doubled
         if len(doubled) > 1:
             extras.append(f"stakes ×{result.get('stakes') or 1} in all")
@@ -365,7 +369,7 @@ class ResultScreen(GameModal[None]):
         model = self.model
         me = model.my_seat
         outcome = str(result.get("outcome_text") or "hand over")
-        body: list[RenderableType] = [*result_summary(result, hand.names)]
+        body: list[RenderableType] = [*result_summary(result, hand.names, me)]
         body.append(Text(""))
         body.append(result_table(result, hand.reveal, hand.names, hand.totals, me))
         blind = hand.reveal.get("blind") or []

@@ -139,6 +139,8 @@ class TableScreen(GameScreen[None]):
         self._hold_until = 0.0
         self._result_due: FinishedHand | None = None
         """A hand's result waiting for its last trick to have been seen."""
+        self._match_over_due = False
+        """Whether the match-over panel waits for the last trick to be seen (then the result)."""
         self._bury_choice: tuple[int | None, list[str]] = (None, [])
         """The prompt seq and the cards chosen in the bury dialog so far."""
 
@@ -279,6 +281,9 @@ class TableScreen(GameScreen[None]):
         if due is not None and clock() >= self._hold_until:
             self._result_due = None
             self._open_result(due)
+            if self._match_over_due:
+                self._match_over_due = False
+                self._show_match_over()
 
     def _draw_hand(self) -> None:
         model = self.model
@@ -431,6 +436,9 @@ class TableScreen(GameScreen[None]):
             self.action_call()
 
     def _show_match_over(self) -> None:
+        if self._result_due is not None:  # the last trick is still on show: after it
+            self._match_over_due = True
+            return
         self.game.open_match_over()
 
     def _show_result(self) -> None:

@@ -214,6 +214,8 @@ class TrickView(SizedPanel):
         }
         if phase in (None, "pick"):
             note = "waiting for players" if model.view is None else "blind: ▮▮ face down"
+            if len(note) > width - 2:  # 80 columns: a cut "face / down" read badly
+                note = "waiting" if model.view is None else "blind: ▮▮"
             if model.view is not None and view.get("leaster"):
                 note = "leaster"
             rows[last // 2] = row((Text(note, style="dim"), max(0, half - len(note) // 2)))
@@ -251,7 +253,7 @@ class HandInfo(Panel):
             elif view.get("doubler"):
                 lines.append(Text("All passed: doubler"))
             elif picker is not None:
-                lines.append(Text(f"Picker {model.name(picker)}"))
+                lines.append(Text(f"Picker {_who(model, picker)}"))
                 called = view.get("called")
                 if view.get("alone"):
                     lines.append(Text("playing alone", style="bold"))
@@ -274,6 +276,11 @@ class HandInfo(Panel):
         self.show_text(Text("\n").join(lines[:5]))
 
 
+def _who(model: TableModel, seat: int | None) -> str:
+    """A seat's name in the hand's facts, ``you`` for your own (second person)."""
+    return "you" if seat is not None and seat == model.my_seat else model.name(seat)
+
+
 def _stakes_lines(model: TableModel, view: Mapping[str, Any]) -> list[Text]:
     """Who blitzed and who cracked (RULES.md §11), one short line each."""
     lines = []
@@ -285,7 +292,7 @@ def _stakes_lines(model: TableModel, view: Mapping[str, Any]) -> list[Text]:
     if crack is not None:
         # "Crack Eve ×4, re": who cracked, by how much (×4 with queens shown), re-cracked.
         factor = 4 if crack.get("blitz") else 2
-        text = f"Crack {fit_name(model.name(crack.get('seat')), 6)} ×{factor}"
+        text = f"Crack {fit_name(_who(model, crack.get('seat')), 6)} ×{factor}"
         if view.get("recrack"):
             text += ", re"
         lines.append(Text(text, style="bold"))

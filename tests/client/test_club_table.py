@@ -145,6 +145,25 @@ async def test_the_last_trick_is_seen_before_the_result(fake_clock: FakeClock) -
         assert isinstance(app.screen, ResultScreen)
 
 
+async def test_the_last_trick_of_the_match_is_seen_before_the_match_over_panel(
+    fake_clock: FakeClock,
+) -> None:
+    """The match-over panel covered the match's last trick at once, and the result then
+    opened on top of it."""
+    table = EngineTable(seed=11, dealer=1, me=0, hands_limit=1)
+    app = SheepsheadApp(mode="play", settings=settings(trick_pause=1.5))
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, [*whole_hand(table), table.match_over()])
+        assert isinstance(app.screen, TableScreen)
+        last = table.hand.tricks[-1]
+        assert trick_title(app) == app.model.says(last.winner, "take") + f" {last.points}"
+        fake_clock.now += 1.6
+        screen: Any = app.screen
+        screen._hold_over()
+        await pilot.pause()
+        assert [type(s) for s in app.screen_stack[-2:]] == [ResultScreen, MatchOverScreen]
+
+
 async def test_the_trick_pause_runs_on_its_own_timer() -> None:
     """The real timer: with a short pause the result opens by itself."""
     table = EngineTable(seed=11, dealer=1, me=0)

@@ -121,7 +121,7 @@ async def test_recrack_prompt_and_a_result_listing_every_doubling() -> None:
         assert isinstance(app.screen, ResultScreen)
         text = " ".join(screen_text(app).split())
         assert "Eve cracked with the red queens ×4" in text
-        assert "Bob re-cracked" in text and "stakes ×8 in all" in text
+        assert "you re-cracked" in text and "stakes ×8 in all" in text  # Bob is you
         # The exported record replays to the same hand, crack round included.
         view = app.model.view
         assert view is not None and view["reveal"] is not None

@@ -1,0 +1,411 @@
+"""Issue 18 end to end: the client against the real server over real sockets, by key presses.
+
+The score sheet after a client and after a server restart, rematch at the same table, the chat
+and log lines after a reconnect, the server's trick pause seen on the screen, Enter Enter at a
+hand result, and watching a password table. Each test starts a :class:`server.app.Server` on
+127.0.0.1 port 0; what is waited for is a model or screen condition with a timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from client.app import SheepsheadApp
+from client.screens.dialogs import PasswordDialog
+from client.screens.lobby import LobbyScreen
+from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
+from client.screens.table import TableScreen
+from client.settings import ClientSettings
+from client.widgets.cards import card_label
+from client.widgets.table import TrickView
+from server.app import Server, ServerConfig
+from tests.client.test_e2e import Player, session_for, wait_for
+from tests.client.test_screens import screen_text
+
+SIZE = (80, 24)
+QUIET = ClientSettings(bell=False, trick_pause=0.0)
+"""No bell, and no trick pause of the client's own (the server's is what some tests watch)."""
+
+
+def config(**changes: Any) -> ServerConfig:
+    fields: dict[str, Any] = {
+        "host": "127.0.0.1",
+        "port": 0,
+        "bot_delay": 0,
+        "hand_pause": 0,
+        "trick_pause": 0,
+        "seed_wait": 0.5,
+    }
+    fields.update(changes)
+    return ServerConfig(**fields)
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    srv = Server(config())
+    await srv.start()
+    yield srv
+    await srv.stop()
+
+
+async def table_with_bots(session: Any, hands: int | None, password: str | None = None) -> str:
+    reply = await session.request(
+        "create_table", name="club", preset="seed", options={}, hands=hands, password=password
+    )
+    for _ in range(4):
+        await session.request("add_bot", seat=None, strategy="random")
+    await session.request("start")
+    return str(reply["table"])
+
+
+async def play_hands(pilot: Any, count: int, timeout: float = 60) -> list[dict[str, Any]]:
+    """Play by keys until ``count`` hand results were shown; return their results."""
+    player = Player(pilot)
+    await player.until(lambda: len(player.results) >= count, timeout=timeout)
+    return player.results[:count]
+
+
+def sheet_rows(app: Any) -> dict[int, list[str]]:
+    """The score sheet on screen: hand number → each seat's ``payout =total`` cell."""
+    rows: dict[int, list[str]] = {}
+    for line in screen_text(app).splitlines():
+        number = re.search(r"│ (\d+) ", line)
+        cells = re.findall(r"[+-]?\d+ =[+-]\d+", line)
+        if number and len(cells) == 5:
+            rows[int(number.group(1))] = cells
+    return rows
+
+
+def assert_sheet_matches(app: Any, results: list[dict[str, Any]]) -> None:
+    """Every finished hand has its row, with the payouts and running totals of ``hand_over``."""
+    rows = sheet_rows(app)
+    assert sorted(rows) == list(range(1, len(results) + 1)), screen_text(app)
+    totals = [0] * 5
+    for number, result in enumerate(results, start=1):
+        for seat, pay in enumerate(result["payouts"]):
+            totals[seat] += pay
+            assert rows[number][seat] == f"{pay:+d} ={totals[seat]:+d}", (number, seat, rows)
+
+
+async def test_the_score_sheet_after_a_client_restart_has_every_hand(
+    server: Server, tmp_path: Path
+) -> None:
+    session = await session_for(server, tmp_path)
+    await table_with_bots(session, hands=5)
+    app = SheepsheadApp(session, mode="join", settings=QUIET)
+    async with app.run_test(size=SIZE) as pilot:
+        results = await play_hands(pilot, 2)
+    await session.close()  # a crash: no leave, the token stays in the store
+
+    again = await session_for(server, tmp_path)
+    app = SheepsheadApp(again, mode="join", settings=QUIET)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await wait_for(pilot, lambda: len(app.model.history) >= 2)
+        await pilot.press("k")
+        await wait_for(pilot, lambda: isinstance(app.screen, ScoreSheetScreen))
+        await pilot.pause()
+        assert_sheet_matches(app, results)
+    await again.close()
+
+
+async def test_the_score_sheet_after_a_server_restart_is_rebuilt_from_the_store(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "club.db"
+    first = Server(config(db_path=db))
+    await first.start()
+    port = first.port
+    try:
+        session = await session_for(first, tmp_path)
+        table = await table_with_bots(session, hands=5)
+        app = SheepsheadApp(session, mode="join", settings=QUIET)
+        async with app.run_test(size=SIZE) as pilot:
+            results = await play_hands(pilot, 2)
+        await session.close()
+    finally:
+        await first.stop()
+
+    second = Server(config(db_path=db, port=port))  # the token store is kept per host:port
+    await second.start()
+    try:
+        again = await session_for(second, tmp_path)
+        assert again.table == table
+        app = SheepsheadApp(again, mode="join", settings=QUIET)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+            await wait_for(pilot, lambda: len(app.model.history) >= 2)
+            await pilot.press("k")
+            await wait_for(pilot, lambda: isinstance(app.screen, ScoreSheetScreen))
+            await pilot.pause()
+            assert_sheet_matches(app, results)
+        await again.close()
+    finally:
+        await second.stop()
+
+
+async def test_rematch_at_the_same_table_from_the_match_over_panel(
+    server: Server, tmp_path: Path
+) -> None:
+    session = await session_for(server, tmp_path)
+    table = await table_with_bots(session, hands=1)
+    app = SheepsheadApp(session, mode="join", settings=QUIET)
+    async with app.run_test(size=SIZE) as pilot:
+        player = Player(pilot)
+        await player.until(lambda: app.model.match_over is not None, timeout=60)
+        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen | MatchOverScreen))
+        if isinstance(app.screen, ResultScreen):
+            await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+        seats = [(s.name, s.kind) for s in app.model.seats]
+        assert any(app.model.totals)
+        assert "n rematch" in screen_text(app)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.model.rematches == 1 and app.model.view is not None)
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        assert not any(
+            isinstance(s, MatchOverScreen | ResultScreen | ScoreSheetScreen)
+            for s in app.screen_stack
+        )
+        assert app.model.table == table and app.model.my_seat == 0
+        assert [(s.name, s.kind) for s in app.model.seats] == seats
+        assert app.model.totals == [0] * 5 and app.model.history == []
+        assert app.model.match_over is None and app.model.table_state == "playing"
+        assert server.lobby.tables[table].state == "playing"
+        # The new match plays, and its sheet has only its own hand.
+        await player.until(lambda: app.model.match_over is not None, timeout=60)
+        await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+        shown = [s for s in app.screen_stack if isinstance(s, ResultScreen)]
+        assert len(shown) == 1  # the new hand's result, under the new match-over panel
+        results = [shown[0].hand.result]
+        assert app.model.totals == results[0]["payouts"]
+        assert [h.result["payouts"] for h in app.model.history] == [results[0]["payouts"]]
+    await session.close()
+
+
+async def test_chat_and_log_lines_come_back_once_after_a_restart_and_a_reconnect(
+    server: Server, tmp_path: Path
+) -> None:
+    session = await session_for(server, tmp_path)
+    table = await table_with_bots(session, hands=None)
+    watcher = await session_for(server, tmp_path / "eve", name="Eve")
+    await watcher.request("watch", table=table, password=None)
+    await session.request("chat", text="hello club")
+    await watcher.request("chat", text="hi from the rail")
+    await session.close()  # a crash: the token stays in the store
+
+    again = await session_for(server, tmp_path)
+    app = SheepsheadApp(again, mode="join", settings=QUIET)
+
+    def counts() -> tuple[int, int]:
+        texts = [e.text for e in app.model.log]
+        return (
+            sum("hello club" in t for t in texts),
+            sum("hi from the rail" in t for t in texts),
+        )
+
+    async with app.run_test(size=SIZE) as pilot:
+        statuses: list[str] = []
+        app.watch(app, "status", lambda new: statuses.append(new), init=False)
+        await wait_for(pilot, lambda: counts() == (1, 1))
+        await wait_for(pilot, lambda: "Ann: hello club" in screen_text(app))
+        rail = next(e.text for e in app.model.log if "hi from the rail" in e.text)
+        assert "Eve" in rail and "watching" in rail  # a spectator's line is marked
+        for conn in list(server.connections):
+            if conn.name == "Ann":
+                conn.transport.abort()
+        await wait_for(pilot, lambda: "reconnecting" in statuses, timeout=5)
+        await wait_for(pilot, lambda: app.status == "connected")
+        await watcher.request("chat", text="after the drop")
+        await wait_for(pilot, lambda: any("after the drop" in e.text for e in app.model.log))
+        await pilot.pause(0.3)  # the history asked again after the reconnect has come in
+        assert counts() == (1, 1)
+    await again.close()
+    await watcher.close()
+
+
+async def test_the_finished_trick_stays_for_the_servers_trick_pause(tmp_path: Path) -> None:
+    pause = 0.6
+    srv = Server(config(trick_pause=pause))
+    await srv.start()
+    try:
+        session = await session_for(srv, tmp_path)
+        await table_with_bots(session, hands=None)
+        app = SheepsheadApp(session, mode="join", settings=QUIET)
+        loop = asyncio.get_running_loop()
+        states: list[tuple[float, int, int]] = []  # (when, tricks done, cards in the trick)
+        handle = app.handle_message
+
+        def recording(msg: Any) -> Any:
+            view = msg.get("view") if msg.get("type") == "state" else None
+            if view:
+                cards = (view.get("trick") or {}).get("cards") or []
+                states.append((loop.time(), len(view.get("tricks") or []), len(cards)))
+            return handle(msg)
+
+        app.handle_message = recording  # type: ignore[method-assign]
+        async with app.run_test(size=SIZE) as pilot:
+            player = Player(pilot)
+            await player.until(lambda: any(done == 1 for _, done, _ in states), timeout=30)
+            # The fifth card is down: the trick and who took it stay in the centre.
+            title = str(app.screen.query_one(TrickView).border_title)
+            assert "take" in title, title
+            shown = screen_text(app)
+            done = app.model.view["tricks"][0]  # type: ignore[index]
+            for card in done["cards"]:
+                assert card_label(card) in shown, (card, shown)
+            await player.until(lambda: any(d == 1 and n for _, d, n in states), timeout=30)
+            completed = next(t for t, d, n in states if d == 1 and n == 0)
+            led = next(t for t, d, n in states if d == 1 and n)
+            assert led - completed >= pause - 0.1, (completed, led)
+        await session.close()
+    finally:
+        await srv.stop()
+
+
+async def test_enter_enter_at_a_hand_result_plays_nothing(server: Server, tmp_path: Path) -> None:
+    session = await session_for(server, tmp_path)
+    await table_with_bots(session, hands=None)
+    app = SheepsheadApp(session, mode="join", settings=QUIET)
+    acts: list[Any] = []
+    act = session.act
+
+    async def counted(action: Any, **fields: Any) -> Any:
+        acts.append(action)
+        return await act(action, **fields)
+
+    session.act = counted  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        player = Player(pilot)
+        for _ in range(5):  # until a result is up while the next hand waits for us
+            while not isinstance(app.screen, ResultScreen):
+                await player.step()
+            if app.model.prompt is not None:
+                break
+            await pilot.press("enter")
+        assert isinstance(app.screen, ResultScreen)
+        sent = len(acts)
+        await pilot.press("enter", "enter")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, TableScreen)
+        assert len(acts) == sent, acts[sent:]
+    await session.close()
+
+
+# ---------------------------------------------------------------------- a password table
+
+
+async def test_the_lobby_asks_for_the_password_before_watching_and_again_when_wrong(
+    server: Server, tmp_path: Path
+) -> None:
+    host = await session_for(server, tmp_path, name="Host")
+    table = await table_with_bots(host, hands=None, password="club night")
+    watcher = await session_for(server, tmp_path / "eve", name="Eve")
+    app = SheepsheadApp(watcher, mode="join", settings=QUIET)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.tables)
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, PasswordDialog))
+        assert "Password for club" in screen_text(app)
+        assert not server.lobby.tables[table].spectators  # nothing was tried without it
+        await pilot.press(*"wrong", "enter")
+        await wait_for(
+            pilot, lambda: any("Wrong password" in (n.title or "") for n in app._notifications)
+        )
+        assert any("not the password of club" in n.message for n in app._notifications)
+        await wait_for(pilot, lambda: isinstance(app.screen, PasswordDialog))  # asked again
+        await pilot.press(*"club night", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view)
+        assert app.model.table == table and app.model.my_seat is None
+        assert server.lobby.tables[table].spectators
+    await watcher.close()
+    await host.close()
+
+
+async def test_watch_table_asks_for_the_password_and_esc_leaves_the_lobby(
+    server: Server, tmp_path: Path
+) -> None:
+    """``sheepshead watch HOST --table ID`` of a password table."""
+    host = await session_for(server, tmp_path, name="Host")
+    table = await table_with_bots(host, hands=None, password="secret")
+    watcher = await session_for(server, tmp_path / "eve", name="Eve")
+    app = SheepsheadApp(watcher, mode="watch", watch_table=table, settings=QUIET)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, PasswordDialog))
+        assert f"Password for table {table}" in screen_text(app)
+        errors = [n for n in app._notifications if n.severity == "error"]
+        assert errors == []  # the first refusal is a question, not an error
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press("enter")  # watch mode: Enter watches the highlighted table
+        await wait_for(pilot, lambda: isinstance(app.screen, PasswordDialog))
+        await pilot.press(*"secret", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view)
+        assert app.model.table == table and app.model.my_seat is None
+    await watcher.close()
+    await host.close()
+
+
+async def test_too_many_password_tries_say_to_wait(tmp_path: Path) -> None:
+    srv = Server(config(password_burst=2, password_rate=0.01))
+    await srv.start()
+    try:
+        host = await session_for(srv, tmp_path, name="Host")  # its password is the first try
+        table = await table_with_bots(host, hands=None, password="secret")
+        watcher = await session_for(srv, tmp_path / "eve", name="Eve")
+        app = SheepsheadApp(watcher, mode="watch", watch_table=table, settings=QUIET)
+        async with app.run_test(size=SIZE) as pilot:
+
+            def told() -> bool:
+                return any(n.title == "Too many tries" for n in app._notifications)
+
+            for _ in range(5):  # wrong guesses until the address's allowance is spent
+                await wait_for(pilot, lambda: told() or isinstance(app.screen, PasswordDialog))
+                if told():
+                    break
+                await pilot.press(*"guess", "enter")
+                await pilot.pause(0.1)
+            await wait_for(pilot, told)
+            note = next(n.message for n in app._notifications if n.title == "Too many tries")
+            assert "Wait a few seconds" in note and "password" in note
+            assert isinstance(app.screen, LobbyScreen)  # not asked again
+            assert not srv.lobby.tables[table].spectators
+        await watcher.close()
+        await host.close()
+    finally:
+        await srv.stop()
+
+
+async def test_a_client_restarted_mid_match_verifies_the_deals_without_a_false_alarm(
+    server: Server, tmp_path: Path
+) -> None:
+    """It said "hand 1 does not verify: its commitment was never published" in red: the
+    commitment went out before this client started, and a taken-back seat is not sent it."""
+    session = await session_for(server, tmp_path)
+    await table_with_bots(session, hands=2)
+    app = SheepsheadApp(session, mode="join", settings=QUIET)
+    async with app.run_test(size=SIZE) as pilot:
+        await play_hands(pilot, 1)
+    await session.close()
+
+    again = await session_for(server, tmp_path)
+    app = SheepsheadApp(again, mode="join", settings=QUIET)
+    async with app.run_test(size=SIZE) as pilot:
+        player = Player(pilot)
+        await player.until(lambda: app.model.match_over is not None, timeout=60)
+
+        def verdict() -> str | None:
+            return next((n.message for n in app._notifications if n.title == "Deals"), None)
+
+        await wait_for(pilot, lambda: verdict() is not None)
+        said = verdict() or ""
+        assert said.startswith("all 2 deals verified"), said
+        assert "hand 1 was published before this client came" in said
+        assert not [n for n in app._notifications if n.severity == "error"]
+    await again.close()
