@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import time
 from collections.abc import Callable, Mapping
@@ -102,7 +103,12 @@ class SheepsheadApp(App[int]):
     ) -> None:
         # On Unix, Textual's own driver with the repairs that let the app leave a terminal that
         # hung up (client/terminal.py); Textual still picks its own for tests and elsewhere.
-        super().__init__(driver_class=terminal.driver_class())
+        # NO_COLOR: with native ANSI colours Textual drops every colour (the terminal's own
+        # foreground and background), where it would otherwise draw in greys of its own.
+        super().__init__(
+            driver_class=terminal.driver_class(),
+            ansi_color=True if "NO_COLOR" in os.environ else None,
+        )
         self.session = session
         self.mode: Mode = mode
         self.watch_table = watch_table

@@ -521,6 +521,15 @@ async def test_no_color_draws_every_card_in_the_default_foreground(
             for seg in glyphs:
                 assert seg.style is not None and not seg.style.dim
                 assert seg.style.color == foreground, (card.code, seg.style)
+            # What reaches the terminal: the app's filters leave no colour at all, so the
+            # card is in the terminal's own foreground.
+            sent = strips[line].crop(card.region.x, card.region.right)
+            for line_filter in app._filters:
+                sent = sent.apply_filter(line_filter, app.background_colors[0])
+            for seg in sent:
+                if any(s in seg.text for s in "♣♠♥♦"):
+                    assert seg.style is not None and not seg.style.dim
+                    assert seg.style.color is None or seg.style.color.is_default, seg.style
 
 
 async def test_presets_by_name_and_wisconsin_first() -> None:
