@@ -100,7 +100,7 @@ async def test_the_snapshot_comes_before_the_reconnected_notice() -> None:
 
 
 async def test_an_answer_repeated_after_the_turn_passed_is_not_your_turn() -> None:
-    async with running_server(bot_delay=0.5) as server:  # the bots wait: the turn stays away
+    async with running_server(bot_delay=0.2) as server:  # the bots wait: the turn stays away
         raw = await Raw.open(server.port)
         await raw.hello()
         await bot_table(raw)
