@@ -235,6 +235,8 @@ class TableConfig:
     password_hash: str | None
     turn_timer: float | None
     grace: float
+    hints: bool = False
+    """Whether the seated people may ask the coach for hints (``server.hints``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The stored JSON form."""
@@ -246,6 +248,7 @@ class TableConfig:
             "password_hash": self.password_hash,
             "turn_timer": self.turn_timer,
             "grace": self.grace,
+            "hints": self.hints,
         }
 
     @classmethod
@@ -259,6 +262,7 @@ class TableConfig:
             password_hash=data.get("password_hash"),
             turn_timer=data.get("turn_timer"),
             grace=float(data.get("grace", 60.0)),
+            hints=bool(data.get("hints", False)),
         )
 
 
@@ -353,6 +357,7 @@ class Table:
             "password": self.has_password,
             "turn_timer": self.config.turn_timer,
             "grace": self.config.grace,
+            "hints": self.config.hints,
             "trick_pause": self.hub.config.trick_pause,
             "seats": [
                 {
