@@ -101,9 +101,40 @@ def hint(
     }
 
 
-def _sampler(k: Knowledge, rng: random.Random) -> Callable[[], Hand]:
-    sampler = Sampler(k)
-    return lambda: sampler.hand(rng, bidding_weight, BIDDING_TRIES)
+class _Stop(Exception):
+    """No more deals: the exact search ran out of its budget after some deals were in."""
+
+
+def _sampled_values(
+    k: Knowledge,
+    rng: random.Random,
+    samples: int,
+    out_of_time: Callable[[], bool],
+    width: int,
+    score: Callable[[Hand], list[float]],
+) -> list[list[float]]:
+    """``score`` of each of ``width`` candidates on up to ``samples`` deals of the unseen cards
+    that fit the view and the bidding (fewer when time runs out or deals are hard to find)."""
+    values: list[list[float]] = [[] for _ in range(width)]
+    try:
+        sampler = Sampler(k)
+    except SamplingError:
+        return values
+    done = tries = 0
+    while done < samples and tries < 2 * samples and not out_of_time():
+        tries += 1
+        try:
+            hand = sampler.hand(rng, bidding_weight, BIDDING_TRIES)
+        except SamplingError:
+            continue
+        try:
+            scores = score(hand)
+        except _Stop:
+            break
+        for i, v in enumerate(scores):
+            values[i].append(v)
+        done += 1
+    return values
 
 
 def _play_values(
@@ -117,35 +148,28 @@ def _play_values(
     index = play_index(legal)
     rep = equivalent_cards(k, mask_of(index))
     cards = sorted(set(rep.values()))
-    values: list[list[float]] = [[] for _ in cards]
     indices = [index[c] for c in cards]
     if len(cards) == 1:
-        return indices, values
+        return indices, [[]]
     left = 6 - k.trick_number
     exact = left <= (min(DEFAULT_EXACT_TRICKS, 2) if k.leaster else DEFAULT_EXACT_TRICKS)
     count = NodeCount(limit=2 * DEFAULT_NODE_BUDGET, out_of_time=out_of_time)
-    try:
-        draw = _sampler(k, rng)
-    except SamplingError:
-        return indices, values
-    done = tries = 0
-    while done < samples and tries < 2 * samples and not out_of_time():
-        tries += 1
+    scored = 0
+
+    def score(hand: Hand) -> list[float]:
+        nonlocal exact, scored
+        sim = Sim.from_hand(hand)
         try:
-            sim = Sim.from_hand(draw())
-        except SamplingError:
-            continue
-        try:
-            scores = score_candidates(sim, k.seat, cards, exact, count)
+            values = score_candidates(sim, k.seat, cards, exact, count)
         except NodeBudgetExceeded:
-            if done or out_of_time():
-                break
+            if scored or out_of_time():
+                raise _Stop from None
             exact = False  # even one deal is too big to solve exactly: roll out instead
-            continue
-        for i, v in enumerate(scores):
-            values[i].append(v)
-        done += 1
-    return indices, values
+            values = score_candidates(sim, k.seat, cards, exact)
+        scored += 1
+        return values
+
+    return indices, _sampled_values(k, rng, samples, out_of_time, len(cards), score)
 
 
 def _setup_values(
@@ -174,21 +198,13 @@ def _setup_values(
     if len(unknown) > 1:  # they differ only in the card laid face down: keep one
         candidates = [i for i in candidates if i not in unknown[1:]]
     actions: list[Action] = [action_from_dict(legal[i], k.seat) for i in candidates]
-    values: list[list[float]] = [[] for _ in candidates]
-    try:
-        draw = _sampler(k, rng)
-    except SamplingError:
-        return candidates, values
-    done = tries = 0
-    while done < samples and tries < 2 * samples and not out_of_time():
-        tries += 1
-        try:
-            hand = draw()
-        except SamplingError:
-            continue
-        for j, action in enumerate(actions):
+
+    def score(hand: Hand) -> list[float]:
+        values = []
+        for action in actions:
             branch = hand.copy()
             branch.apply(action)
-            values[j].append(float(finish(branch)[k.seat]))
-        done += 1
-    return candidates, values
+            values.append(float(finish(branch)[k.seat]))
+        return values
+
+    return candidates, _sampled_values(k, rng, samples, out_of_time, len(actions), score)
