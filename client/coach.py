@@ -62,3 +62,35 @@ def hint_text(reply: Mapping[str, Any]) -> str:
         second = candidates[1]
         text += f"; next {action_label(second['action'])} ({points(second['value'])})"
     return text
+
+
+def review_lines(reply: Mapping[str, Any]) -> list[str]:
+    """One line per decision of a ``review`` reply, in the order they were made.
+
+    >>> review_lines({"hand": 0, "decisions": [
+    ...     {"trick": 2, "action": {"action": "play", "card": "9H"}, "value": -0.3,
+    ...      "best": {"action": "play", "card": "QC"}, "best_value": 0.8, "cost": 1.1,
+    ...      "deals": 40},
+    ...     {"trick": None, "action": {"action": "pick"}, "value": 1.2,
+    ...      "best": {"action": "pick"}, "best_value": 1.2, "cost": 0.0, "deals": 40}]})
+    ['Trick 2: your 9♥ cost about 1.1 points against Q♣ (40 deals).', \
+'Pick: as good as any (+1.2).']
+    """
+    lines = []
+    for row in reply.get("decisions") or []:
+        trick = row.get("trick")
+        action = row.get("action") or {}
+        where = f"Trick {trick}" if trick else str(action.get("action", "")).capitalize()
+        mine = action_label(action)
+        cost = row.get("cost")
+        if cost is None:
+            lines.append(f"{where}: {mine}: the choices play alike.")
+        elif cost < 0.05:
+            lines.append(f"{where}: as good as any ({points(row.get('value') or 0.0)}).")
+        else:
+            best = action_label(row.get("best") or {})
+            deals = int(row.get("deals") or 0)
+            lines.append(
+                f"{where}: your {mine} cost about {cost:.1f} points against {best} ({deals} deals)."
+            )
+    return lines or ["No decision of yours in that hand had a choice."]

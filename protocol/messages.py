@@ -46,6 +46,7 @@ __all__ = [
     "Rematch",
     "Request",
     "RequestError",
+    "Review",
     "Start",
     "TakeAction",
     "Watch",
@@ -406,6 +407,15 @@ class Hint:
 
 
 @dataclass(frozen=True, slots=True)
+class Review:
+    """Ask the coach about your decisions of a finished hand of this match (``hand`` None: the
+    last one)."""
+
+    id: int
+    hand: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class Pong:
     """The answer to the server's ``ping`` (``id`` optional; never answered)."""
 
@@ -431,6 +441,7 @@ Request: TypeAlias = (
     | Ping
     | Standings
     | Hint
+    | Review
     | Pong
 )
 """Any validated request."""
@@ -738,6 +749,8 @@ def parse_request(msg: Mapping[str, Any]) -> Request:
         return _parse_client_seed(f, id)
     if kind == "hint":
         return Hint(id)
+    if kind == "review":
+        return Review(id, f.int_("hand", low=0, high=_INT64_MAX))
     return Ping(id)
 
 
@@ -781,6 +794,7 @@ REQUEST_TYPES: Final = frozenset(
         "pong",
         "standings",
         "hint",
+        "review",
     }
 )
 """Every request type a client may send."""

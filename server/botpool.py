@@ -143,9 +143,11 @@ class BotPool:
         *,
         seed: int,
         think_time: float | None = None,
+        played: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """The coach's answer for ``view`` (:func:`engine.bots.coach.hint`), worked out in a
-        worker like a decision (the same queue and ``budget``); raises :class:`BotError`."""
+        """The coach's answer for ``view`` (:func:`engine.bots.coach.hint`; with ``played``, the
+        value of that action too), worked out in a worker like a decision (the same queue and
+        ``budget``); raises :class:`BotError`."""
         request: dict[str, Any] = {
             "hint": True,
             "seed": seed,
@@ -153,6 +155,8 @@ class BotPool:
             "legal": legal,
             "think_time": think_time,
         }
+        if played is not None:
+            request["played"] = played
         return await self._ask(request)
 
     async def _ask(self, request: dict[str, Any]) -> dict[str, Any]:

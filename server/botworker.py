@@ -12,7 +12,8 @@ msgpack map):
 - out, its answer: ``{"id", "action": map}``, or ``{"id", "error": "Type: message"}`` when the
   strategy raised (the worker carries on);
 - in, a coach's hint (:mod:`engine.bots.coach`): the same map with ``"hint": true`` (no
-  ``strategy``); out, ``{"id", "action": map}`` where the map is the coach's answer.
+  ``strategy``; with ``played``, the action taken, for a review); out, ``{"id", "action": map}``
+  where the map is the coach's answer.
 
 Each decision builds its strategy afresh from ``strategy`` and ``seed``: the built-in strategies
 keep nothing between decisions but their random generator, so a fresh seed per decision is as
@@ -69,6 +70,7 @@ def hint(request: Mapping[str, Any]) -> dict[str, Any]:
         seed=request.get("seed"),
         clock=None if think_time is None else time.monotonic,
         think_time=None if think_time is None else float(think_time),
+        played=request.get("played"),
     )
 
 

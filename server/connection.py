@@ -536,4 +536,5 @@ _HANDLERS: dict[type, Callable[[Connection, Any], dict[str, Any] | None]] = {
     Ping: Connection._ping,
     Standings: Connection._standings,
     m.Hint: hints.ask,
+    m.Review: hints.review,
 }

@@ -67,17 +67,29 @@ def hint(
     samples: int = DEFAULT_SAMPLES,
     clock: Callable[[], float] | None = None,
     think_time: float | None = None,
+    played: ActionMap | None = None,
 ) -> dict[str, Any]:
     """The best two of ``legal`` for the seat of ``view`` and their mean payouts.
 
     Returns ``{"deals": n, "candidates": [{"action": map, "value": mean}, ...]}``, best first:
     at most :data:`SHOWN` candidates, one when only one action is legal (then ``deals`` is 0
-    and ``value`` None: there is nothing to compare).
+    and ``value`` None: there is nothing to compare). With ``played`` (one of ``legal``: the
+    action the seat took, for a review after the hand) the answer also has ``"played":
+    {"action", "value"}``, valued on the same deals.
     """
     if not legal:
         raise ValueError("there is no legal action to advise on")
+    chosen = None if played is None else find_action(legal, played)
+    if played is not None and chosen is None:
+        raise ValueError(f"{dict(played)!r} is not one of the legal actions")
     if len(legal) == 1:
-        return {"deals": 0, "candidates": [{"action": dict(legal[0]), "value": None}]}
+        answer: dict[str, Any] = {
+            "deals": 0,
+            "candidates": [{"action": dict(legal[0]), "value": None}],
+        }
+        if chosen is not None:
+            answer["played"] = {"action": dict(legal[0]), "value": None}
+        return answer
     rng = random.Random(seed)
     ends_at = None if clock is None or think_time is None else clock() + think_time
 
@@ -86,19 +98,32 @@ def hint(
 
     k = read_view(view)
     if legal[0].get("action") == "play":
-        indices, values = _play_values(k, legal, rng, samples, out_of_time)
+        indices, values, mine = _play_values(k, legal, rng, samples, out_of_time, chosen)
     else:
-        indices, values = _setup_values(k, legal, rng, samples, out_of_time)
+        indices, values, mine = _setup_values(k, legal, rng, samples, out_of_time, chosen)
     deals = min((len(v) for v in values), default=0)
-    means = [sum(v[:deals]) / deals if deals else 0.0 for v in values]
-    order = sorted(range(len(indices)), key=lambda j: -means[j])[:SHOWN]
-    return {
+    means = [round(sum(v[:deals]) / deals, 3) if deals else None for v in values]
+    order = sorted(range(len(indices)), key=lambda j: -(means[j] or 0.0))[:SHOWN]
+    answer = {
         "deals": deals,
-        "candidates": [
-            {"action": dict(legal[indices[j]]), "value": round(means[j], 3) if deals else None}
-            for j in order
-        ],
+        "candidates": [{"action": dict(legal[indices[j]]), "value": means[j]} for j in order],
     }
+    if chosen is not None:
+        answer["played"] = {"action": dict(legal[chosen]), "value": means[mine]}
+    return answer
+
+
+def find_action(legal: Sequence[ActionMap], action: ActionMap) -> int | None:
+    """The index in ``legal`` of ``action`` (its ``seat`` aside; bury cards in any order)."""
+
+    def key(a: ActionMap) -> dict[str, Any]:
+        out = {k: v for k, v in a.items() if k != "seat"}
+        if isinstance(out.get("cards"), list):
+            out["cards"] = sorted(out["cards"])
+        return out
+
+    wanted = key(action)
+    return next((i for i, a in enumerate(legal) if key(a) == wanted), None)
 
 
 class _Stop(Exception):
@@ -143,14 +168,17 @@ def _play_values(
     rng: random.Random,
     samples: int,
     out_of_time: Callable[[], bool],
-) -> tuple[list[int], list[list[float]]]:
-    """Card play: each distinct legal card (one of equivalent cards) valued per deal."""
+    chosen: int | None = None,
+) -> tuple[list[int], list[list[float]], int]:
+    """Card play: each distinct legal card (one of equivalent cards) valued per deal; also the
+    position of ``chosen``'s card (or its equivalent) among them."""
     index = play_index(legal)
     rep = equivalent_cards(k, mask_of(index))
     cards = sorted(set(rep.values()))
     indices = [index[c] for c in cards]
+    mine = 0 if chosen is None else cards.index(rep[parse_card(legal[chosen]["card"])])
     if len(cards) == 1:
-        return indices, [[]]
+        return indices, [[]], mine
     left = 6 - k.trick_number
     exact = left <= (min(DEFAULT_EXACT_TRICKS, 2) if k.leaster else DEFAULT_EXACT_TRICKS)
     count = NodeCount(limit=2 * DEFAULT_NODE_BUDGET, out_of_time=out_of_time)
@@ -169,7 +197,7 @@ def _play_values(
         scored += 1
         return values
 
-    return indices, _sampled_values(k, rng, samples, out_of_time, len(cards), score)
+    return indices, _sampled_values(k, rng, samples, out_of_time, len(cards), score), mine
 
 
 def _setup_values(
@@ -178,8 +206,10 @@ def _setup_values(
     rng: random.Random,
     samples: int,
     out_of_time: Callable[[], bool],
-) -> tuple[list[int], list[list[float]]]:
-    """Pick, pass, bury, call and the rest: each candidate rolled out per deal."""
+    chosen: int | None = None,
+) -> tuple[list[int], list[list[float]], int]:
+    """Pick, pass, bury, call and the rest: each candidate rolled out per deal (``chosen``
+    always among them); also the position of ``chosen`` among them."""
     candidates = list(range(len(legal)))
     kind = legal[0].get("action")
     if kind == "bury":
@@ -197,6 +227,9 @@ def _setup_values(
     unknown = [i for i in candidates if legal[i].get("action") == "unknown"]
     if len(unknown) > 1:  # they differ only in the card laid face down: keep one
         candidates = [i for i in candidates if i not in unknown[1:]]
+    if chosen is not None and chosen not in candidates:
+        candidates.append(chosen)
+    mine = 0 if chosen is None else candidates.index(chosen)
     actions: list[Action] = [action_from_dict(legal[i], k.seat) for i in candidates]
 
     def score(hand: Hand) -> list[float]:
@@ -207,4 +240,4 @@ def _setup_values(
             values.append(float(finish(branch)[k.seat]))
         return values
 
-    return candidates, _sampled_values(k, rng, samples, out_of_time, len(actions), score)
+    return candidates, _sampled_values(k, rng, samples, out_of_time, len(actions), score), mine

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 
 from client import play as play_command
 from client.app import SheepsheadApp
+from client.screens.result import ResultScreen
 from client.screens.table import TableScreen
 from client.widgets.cards import card_label
 from tests.client.test_e2e import SIZE, Player, wait_for
@@ -64,6 +66,15 @@ async def test_the_hint_key_shows_the_coachs_advice_and_plays_nothing(
                 kinds.add(prompt.decision)
                 await player.step()
                 await player.step()
+            # After the hand, v on the result panel asks the coach to review every decision.
+            await player.until(lambda: isinstance(app.screen, ResultScreen), timeout=30)
+            result = app.screen
+            assert isinstance(result, ResultScreen)
+            assert "v review your play" in _status(app)
+            await pilot.press("v")
+            await wait_for(pilot, lambda: bool(result.review), timeout=30)
+            for line in result.review:  # "Trick 2: your 9♥ cost about …", "Pick: as good …"
+                assert re.match(r"(Trick [1-6]|[A-Z][a-z ]+): ", line), result.review
     finally:
         await session.close()
         await server.stop()

@@ -8,7 +8,7 @@ from typing import Any
 
 from protocol.framing import encode
 from server.app import Server
-from tests.server.support import Raw, raw_bot_table, running_server
+from tests.server.support import Raw, raw_bot_table, raw_play, running_server
 
 
 async def _next_turn(players: list[Raw]) -> tuple[Raw, dict[str, Any]]:
@@ -114,3 +114,41 @@ async def test_a_hint_before_the_start_is_not_started() -> None:
         reply = await ann.request("hint")
         assert reply["type"] == "error" and reply["code"] == "not_started", reply
         await ann.close()
+
+
+async def test_a_review_values_each_decision_of_the_seat_in_a_finished_hand() -> None:
+    async with running_server() as server:
+        ann = await Raw.open(server.port)
+        await ann.hello("Ann")
+        await raw_bot_table(ann, bots=4, hints=True, hands=1)
+        early = await ann.request("review")
+        assert early["type"] == "error" and early["code"] == "bad_request", early
+        await ann.request("start")
+        log: list[dict[str, Any]] = []
+        await raw_play(ann, log=log)
+        sent = [m["legal"][0] for m in log if m["type"] == "your_turn"]
+        reply = await ann.request("review")
+        assert reply["type"] == "ok" and reply["hand"] == 0, reply
+        rows = reply["decisions"]
+        assert rows  # six cards to play at least, some with a choice
+        for row in rows:
+            assert row["action"] in sent
+            assert row["trick"] is None or 1 <= row["trick"] <= 6
+            if row["cost"] is not None:
+                assert row["cost"] >= 0 and row["deals"] > 0
+                assert row["best_value"] >= row["value"] - 1e-9
+        assert any(row["trick"] is not None for row in rows)
+        again = await ann.request("review", hand=0)
+        assert again["type"] == "ok" and len(again["decisions"]) == len(rows)
+        missing = await ann.request("review", hand=1)
+        assert missing["type"] == "error" and missing["code"] == "bad_request", missing
+        await ann.close()
+
+        bob = await Raw.open(server.port)
+        await bob.hello("Bob")
+        await raw_bot_table(bob, bots=4, hands=1)
+        await bob.request("start")
+        await raw_play(bob)
+        refused = await bob.request("review")
+        assert refused["type"] == "error" and refused["code"] == "hints_off", refused
+        await bob.close()
