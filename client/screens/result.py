@@ -389,7 +389,9 @@ class ResultScreen(GameModal[None]):
             box.border_title = f"Hand {hand.number}: {outcome}"
             with VerticalScroll():
                 yield Static(Group(*body), id="result-body")
-                yield Static(id="result-review")
+                review = Static(id="result-review")
+                review.display = False  # until v asks for the coach's review
+                yield review
             yield Static(id="result-turn", classes="turn-note")
             keys = "Enter close · x export this hand · h history"
             if model.info.get("hints"):
@@ -437,11 +439,12 @@ class ResultScreen(GameModal[None]):
         hand = self.hand
         note = self.query_one("#result-review", Static)
         note.update(Text("The coach is reviewing your play…", style="italic"))
+        note.display = True
         reply = await self.game.call("review", hand=max(0, hand.number - 1))
         if hand is not self.hand or not self.is_attached:
             return
         if reply is None or "decisions" not in reply:
-            note.update("")
+            note.display = False
             return
         self.review = review_lines(reply)
         lines = [Text("The coach on your decisions:", style="bold")]
