@@ -233,6 +233,7 @@ async def start_local(args: argparse.Namespace, name: str) -> tuple[Any, Any, st
             hands=args.hands or None,
             password=None,
             turn_timer=None,
+            hints=True,  # the coach (PROTOCOL.md §4, hint): play is where people learn
         )
         bot: dict[str, Any] = {} if args.bots is None else {"strategy": args.bots}
         for _ in range(4):

@@ -36,6 +36,7 @@ __all__ = [
     "CreateTable",
     "EndMatch",
     "Hello",
+    "Hint",
     "History",
     "Join",
     "Leave",
@@ -45,6 +46,7 @@ __all__ = [
     "Rematch",
     "Request",
     "RequestError",
+    "Review",
     "Start",
     "TakeAction",
     "Watch",
@@ -105,6 +107,8 @@ IDLE_TIMEOUT: Final = "idle_timeout"
 REPLACED: Final = "replaced"
 SERVER_SHUTDOWN: Final = "server_shutdown"
 INTERNAL_ERROR: Final = "internal_error"
+HINTS_OFF: Final = "hints_off"
+NOT_ALLOWED: Final = "not_allowed"
 
 ENGINE_ERROR_CODES: Final[dict[str, str]] = {
     NOT_YOUR_TURN: "it is another seat's turn (or you tried to act for another seat)",
@@ -161,6 +165,8 @@ PROTOCOL_ERROR_CODES: Final[dict[str, str]] = {
     REPLACED: "a newer connection took over this seat; this connection is closed",
     SERVER_SHUTDOWN: "the server is shutting down; reconnect later with your token",
     INTERNAL_ERROR: "the server failed to handle the request (it is logged; nothing changed)",
+    HINTS_OFF: "this table was created without hints (create_table's hints)",
+    NOT_ALLOWED: "a bot connection may not ask for hints",
 }
 """Codes of the protocol layer and the server, with one-line meanings."""
 
@@ -274,6 +280,8 @@ class CreateTable:
     password: str | None
     turn_timer: float | None
     grace: float | None
+    hints: bool = False
+    """Whether the seated people may ask for hints (``hint``, PROTOCOL.md §4)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,6 +400,22 @@ class Standings:
 
 
 @dataclass(frozen=True, slots=True)
+class Hint:
+    """Ask the coach for the best two choices of the current prompt (the seat to act only)."""
+
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """Ask the coach about your decisions of a finished hand of this match (``hand`` None: the
+    last one)."""
+
+    id: int
+    hand: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class Pong:
     """The answer to the server's ``ping`` (``id`` optional; never answered)."""
 
@@ -416,6 +440,8 @@ Request: TypeAlias = (
     | ClientSeed
     | Ping
     | Standings
+    | Hint
+    | Review
     | Pong
 )
 """Any validated request."""
@@ -489,6 +515,14 @@ class _Fields:
         if not low <= value <= high:
             raise self.fail(key, f"must be from {low:g} to {high:g} seconds")
         return float(value)
+
+    def bool_(self, key: str) -> bool | None:
+        value = self._get(key, False, "a boolean")
+        if value is None:
+            return None
+        if type(value) is not bool:
+            raise self.fail(key, "must be true, false or nil")
+        return value
 
     def str_(self, key: str, *, required: bool = False, max_length: int) -> str | None:
         value = self._get(key, required, "a string")
@@ -612,6 +646,7 @@ def _parse_create(f: _Fields, id: int) -> CreateTable:
         password or None,
         f.number("turn_timer", low=TURN_TIMER_MIN, high=TIMER_MAX),
         f.number("grace", low=0.0, high=TIMER_MAX),
+        f.bool_("hints") or False,
     )
 
 
@@ -712,6 +747,10 @@ def parse_request(msg: Mapping[str, Any]) -> Request:
         return Rematch(id)
     if kind == "client_seed":
         return _parse_client_seed(f, id)
+    if kind == "hint":
+        return Hint(id)
+    if kind == "review":
+        return Review(id, f.int_("hand", low=0, high=_INT64_MAX))
     return Ping(id)
 
 
@@ -754,6 +793,8 @@ REQUEST_TYPES: Final = frozenset(
         "ping",
         "pong",
         "standings",
+        "hint",
+        "review",
     }
 )
 """Every request type a client may send."""

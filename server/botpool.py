@@ -127,8 +127,6 @@ class BotPool:
         ``think_time`` is a soft deadline handed to strategies that take one (they answer with
         what they have by then); the pool's ``budget`` is the hard limit for every strategy.
         """
-        if self._closed:
-            raise WorkerDied("the bot pool is closed")
         request = {
             "strategy": strategy,
             "seed": seed,
@@ -136,6 +134,34 @@ class BotPool:
             "legal": legal,
             "think_time": think_time,
         }
+        return await self._ask(request)
+
+    async def hint(
+        self,
+        view: Mapping[str, Any],
+        legal: Sequence[Mapping[str, Any]],
+        *,
+        seed: int,
+        think_time: float | None = None,
+        played: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The coach's answer for ``view`` (:func:`engine.bots.coach.hint`; with ``played``, the
+        value of that action too), worked out in a worker like a decision (the same queue and
+        ``budget``); raises :class:`BotError`."""
+        request: dict[str, Any] = {
+            "hint": True,
+            "seed": seed,
+            "view": view,
+            "legal": legal,
+            "think_time": think_time,
+        }
+        if played is not None:
+            request["played"] = played
+        return await self._ask(request)
+
+    async def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self._closed:
+            raise WorkerDied("the bot pool is closed")
         if self.size <= 0:
             return await self._choose_in_thread(request)
         number = next(self._numbers)

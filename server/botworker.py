@@ -10,7 +10,10 @@ msgpack map):
 - out, once, when the strategies are imported: ``{"ready": pid}``;
 - in, one decision: ``{"id", "strategy", "seed", "view", "legal", "think_time"}``;
 - out, its answer: ``{"id", "action": map}``, or ``{"id", "error": "Type: message"}`` when the
-  strategy raised (the worker carries on).
+  strategy raised (the worker carries on);
+- in, a coach's hint (:mod:`engine.bots.coach`): the same map with ``"hint": true`` (no
+  ``strategy``; with ``played``, the action taken, for a review); out, ``{"id", "action": map}``
+  where the map is the coach's answer.
 
 Each decision builds its strategy afresh from ``strategy`` and ``seed``: the built-in strategies
 keep nothing between decisions but their random generator, so a fresh seed per decision is as
@@ -48,9 +51,27 @@ ORPHAN_CHECK = 1.0
 
 
 def decide(request: Mapping[str, Any]) -> dict[str, Any]:
-    """The strategy's choice for one decision request (raises whatever the strategy raises)."""
+    """The strategy's choice for one decision request (raises whatever the strategy raises);
+    for a hint request (``"hint": true``), the coach's answer instead."""
+    if request.get("hint"):
+        return hint(request)
     strategy = strategy_for(request)
     return dict(strategy.choose(request["view"], request["legal"]))
+
+
+def hint(request: Mapping[str, Any]) -> dict[str, Any]:
+    """The coach's two best choices for a hint request's view, within its ``think_time``."""
+    from engine.bots.coach import hint as coach_hint
+
+    think_time = request.get("think_time")
+    return coach_hint(
+        request["view"],
+        request["legal"],
+        seed=request.get("seed"),
+        clock=None if think_time is None else time.monotonic,
+        think_time=None if think_time is None else float(think_time),
+        played=request.get("played"),
+    )
 
 
 def strategy_for(request: Mapping[str, Any]) -> Strategy:

@@ -44,6 +44,7 @@ from protocol.messages import (
     request_size_limit,
 )
 from protocol.text import quote
+from server import hints
 from server.names import distinct_name, is_bot_name, names_at
 
 if TYPE_CHECKING:
@@ -560,4 +561,6 @@ _HANDLERS: dict[type, Callable[[Connection, Any], dict[str, Any] | None]] = {
     ClientSeed: Connection._client_seed,
     Ping: Connection._ping,
     Standings: Connection._standings,
+    m.Hint: hints.ask,
+    m.Review: hints.review,
 }

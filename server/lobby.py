@@ -162,6 +162,7 @@ class Lobby:
             password_hash=hash_password(req.password) if req.password else None,
             turn_timer=req.turn_timer,
             grace=self.config.grace if req.grace is None else req.grace,
+            hints=req.hints,
         )
 
     def waiting_created_by(self, address: str) -> int:

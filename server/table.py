@@ -144,6 +144,7 @@ class Table(TableTurns):
             "password": self.has_password,
             "turn_timer": self.config.turn_timer,
             "grace": self.config.grace,
+            "hints": self.config.hints,
             "trick_pause": self.hub.config.trick_pause,
             "seats": [
                 {

@@ -20,6 +20,8 @@ class TableConfig:
     password_hash: str | None
     turn_timer: float | None
     grace: float
+    hints: bool = False
+    """Whether the seated people may ask the coach for hints (``server.hints``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The stored JSON form."""
@@ -31,6 +33,7 @@ class TableConfig:
             "password_hash": self.password_hash,
             "turn_timer": self.turn_timer,
             "grace": self.grace,
+            "hints": self.hints,
         }
 
     @classmethod
@@ -44,4 +47,5 @@ class TableConfig:
             password_hash=data.get("password_hash"),
             turn_timer=data.get("turn_timer"),
             grace=float(data.get("grace", 60.0)),
+            hints=bool(data.get("hints", False)),
         )

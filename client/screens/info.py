@@ -64,6 +64,7 @@ HELP_TEXT: dict[str, str] = {
     "page": "earlier / later hand",
     "chat": "chat with the table",
     "rules": "rules, trump order / help",
+    "hint": "hint from the coach",
     "help": "rules, trump order / help",
     "leave": "leave for the lobby",
     "quit_app": "quit",

@@ -14,11 +14,13 @@ from typing import Any, ClassVar
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
+from client.coach import review_lines
 from client.decisions import live_decisions
 from client.model import NUM_SEATS, Change, FinishedHand, TableModel, rank_places
 from client.screens.base import GameModal
@@ -348,6 +350,7 @@ class ResultScreen(GameModal[None]):
         Binding("enter,escape,space", "close", "close"),
         Binding("x", "export", "export"),
         Binding("h", "history", "history"),
+        Binding("v", "review", "review", show=False),
         Binding("p", "decide('pick')", "pick", show=False),
         Binding("s", "decide('pass_blind')", "pass", show=False),
     ]
@@ -355,6 +358,8 @@ class ResultScreen(GameModal[None]):
     def __init__(self, hand: FinishedHand) -> None:
         super().__init__(classes="dialog")
         self.hand = hand
+        self.review: list[str] = []
+        """The coach's review of your decisions in this hand, once asked for (v)."""
 
     def show(self, hand: FinishedHand) -> None:
         """Show ``hand`` instead (a later one that ended while this screen was open)."""
@@ -388,8 +393,14 @@ class ResultScreen(GameModal[None]):
             box.border_title = f"Hand {hand.number}: {outcome}"
             with VerticalScroll():
                 yield Static(Group(*body), id="result-body")
+                review = Static(id="result-review")
+                review.display = False  # until v asks for the coach's review
+                yield review
             yield Static(id="result-turn", classes="turn-note")
-            yield Static("Enter close · x export this hand · h history", classes="hint")
+            keys = "Enter close · x export this hand · h history"
+            if model.info.get("hints"):
+                keys += " · v review your play"
+            yield Static(keys, classes="hint")
 
     def on_mount(self) -> None:
         """Say whether the next decision is already yours, and keep saying it."""
@@ -413,6 +424,8 @@ class ResultScreen(GameModal[None]):
         """p and s work only while that decision is yours."""
         if action == "decide":
             return str(parameters[0]) in live_decisions(self.model)
+        if action == "review":
+            return bool(self.model.info.get("hints"))
         return True
 
     def action_decide(self, action: str) -> None:
@@ -423,6 +436,24 @@ class ResultScreen(GameModal[None]):
     def action_close(self) -> None:
         """Back to the table."""
         self.dismiss(None)
+
+    @work(group="review", exclusive=True, exit_on_error=False)
+    async def action_review(self) -> None:
+        """Ask the coach what each of your decisions of this hand cost against the best."""
+        hand = self.hand
+        note = self.query_one("#result-review", Static)
+        note.update(Text("The coach is reviewing your play…", style="italic"))
+        note.display = True
+        reply = await self.game.call("review", hand=max(0, hand.number - 1))
+        if hand is not self.hand or not self.is_attached:
+            return
+        if reply is None or "decisions" not in reply:
+            note.display = False
+            return
+        self.review = review_lines(reply)
+        lines = [Text("The coach on your decisions:", style="bold")]
+        lines += [Text(line) for line in self.review]
+        note.update(Group(Text(""), *lines))
 
     def action_export(self) -> None:
         """Save this hand's record."""

@@ -3,9 +3,10 @@
 Keys: 1–8 choose a card (play it when it is legal), ←/→ move the cursor and Enter plays it;
 p pick, s pass, b bury, c call, a alone; in the crack round c cracks (or re-cracks), w cracks
 showing your queen pair, n declines; + / - add or remove a bot and g start (host, before the
-match); l last trick, h history, k score sheet, x export the last hand, t chat, r rules, ? help,
-Esc lobby, q quit. Every decision comes from the ``legal`` list of the server's ``your_turn``;
-which decision keys are live is :func:`client.decisions.live_decisions`.
+match); l last trick, h history, k score sheet, x export the last hand, t chat, r rules, i a hint
+from the coach (tables with hints), ? help, Esc lobby, q quit. Every decision comes from the
+``legal`` list of the server's ``your_turn``; which decision keys are live is
+:func:`client.decisions.live_decisions`.
 
 No card is chosen at the start of a hand or after any dialog closes, and Enter with no card
 chosen does nothing: a key meant for a closing panel never plays a card.
@@ -26,6 +27,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Button, Footer, RichLog
 
+from client.coach import hint_text
 from client.decisions import DECISIONS, is_decision, live_decisions
 from client.model import Change, FinishedHand, LogEntry, TableModel
 from client.screens.base import GameScreen
@@ -118,6 +120,7 @@ class TableScreen(GameScreen[None]):
         Binding("x", "export", "Export", show=False),
         Binding("t", "chat", "Chat"),
         Binding("r", "rules", "Rules"),
+        Binding("i", "hint", "Hint", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("escape", "leave", "Lobby", show=False),
         Binding("q", "quit_app", "Quit"),
@@ -134,6 +137,8 @@ class TableScreen(GameScreen[None]):
         self._shown_result: object | None = None
         self._warning: tuple[object, str] | None = None
         """A refusal shown in the status line, with the situation it was about."""
+        self._hint: tuple[list[dict[str, Any]], str] | None = None
+        """The coach's advice shown in the status line, with the legal list it is about."""
         self._hand_key: object = None
         self._hold_key: object = None
         self._hold_until = 0.0
@@ -330,10 +335,15 @@ class TableScreen(GameScreen[None]):
 
     def _draw_status(self) -> None:
         warning = self._current_warning()
+        hint = self._current_hint()
         if warning is not None:
             text = Text(warning, style="bold reverse")
+        elif hint is not None:
+            text = Text(hint, style="bold")
         else:
             text = Text(self.status_text())
+            if self.model.prompt is not None and self.model.info.get("hints"):
+                text.append(" · i: hint")
         remaining = self.model.prompt.remaining() if self.model.prompt else None
         if remaining is not None:
             if self._timer is not None:
@@ -356,6 +366,13 @@ class TableScreen(GameScreen[None]):
         if self._warning is not None and self._warning[0] != self._situation():
             self._warning = None
         return None if self._warning is None else self._warning[1]
+
+    def _current_hint(self) -> str | None:
+        """The coach's advice, while the decision it is about is still yours."""
+        prompt = self.model.prompt
+        if self._hint is not None and (prompt is None or prompt.legal != self._hint[0]):
+            self._hint = None
+        return None if self._hint is None else self._hint[1]
 
     def _tick(self) -> None:
         self._draw_status()
@@ -477,6 +494,8 @@ class TableScreen(GameScreen[None]):
             return model.table_state == "playing" and model.is_host and model.match_over is None
         if action == "leave":
             return self.game.mode != "play"
+        if action == "hint":
+            return model.prompt is not None
         return True
 
     def _choose(self, index: int | None) -> None:
@@ -633,6 +652,32 @@ class TableScreen(GameScreen[None]):
     async def _send(self, action: dict[str, Any], seq: int | None) -> None:
         """Send the action to the server (or the harness's outbox)."""
         await self.game.act(action, seq)
+
+    @work(group="hint", exclusive=True, exit_on_error=False)
+    async def action_hint(self) -> None:
+        """Ask the coach which choice is best: its advice goes to the status line and, for a
+        card, the cursor goes to that card. Nothing is played."""
+        prompt = self.model.prompt
+        if prompt is None:
+            return
+        legal = prompt.legal
+        self._hint = (legal, "Hint: the coach is thinking…")
+        self._draw_status()
+        reply = await self.game.call("hint")
+        current = self.model.prompt
+        if current is None or current.legal != legal:
+            return  # the decision was made meanwhile: the advice is about nothing now
+        if reply is None or "candidates" not in reply:
+            self._hint = None
+            self._draw_status()
+            return
+        self._hint = (legal, hint_text(reply))
+        candidates = reply["candidates"]
+        best = candidates[0]["action"] if candidates else {}
+        card = best.get("card") if best.get("action") == "play" else None
+        if card in self.model.hand:
+            self._choose(self.model.hand.index(card))  # shown, never played
+        self._draw_status()
 
     @work(group="requests", exit_on_error=False)
     async def action_add_bot(self) -> None:

@@ -70,6 +70,7 @@ class EngineTable:
             "state": self.state,
             "password": False,
             "turn_timer": None,
+            "hints": False,
             "grace": 60.0,
             "trick_pause": 1.5,
             "seats": [

@@ -25,7 +25,7 @@ LAYERS: list[set[str]] = [
     {"door_kit", "announce"},
     {"app"},
     {"connection"},
-    {"names"},
+    {"names", "hints"},
     {"lobby"},
     {"restore"},
     {"table"},

@@ -1,0 +1,215 @@
+"""The coach at the table: the ``hint`` request (PROTOCOL.md §4).
+
+A person at a table created with ``hints`` on asks, on their turn, which choice is best. The
+server takes exactly that seat's view (:func:`engine.view.seat_view` of the asking seat, nothing
+more), and has a bot worker (:meth:`server.botpool.BotPool.hint`) run the coach
+(:mod:`engine.bots.coach`) on it: never on the event loop, within the pool's budget and
+:data:`HINT_THINK_TIME`. The ``ok`` reply, sent when the answer is in, carries the best two
+choices with their mean payouts over the deals sampled. Asking changes nothing at the table.
+
+Only the seat to act may ask, for its current prompt, one hint at a time per connection; a bot
+connection (``hello.kind`` "bot", which is how tournaments and bot programs connect) may not.
+
+``review`` is the same after a hand: for each decision the asking seat made in a finished hand
+of the match, the coach values what was done and the best choice, on that seat's view at the
+time, one decision after the other in the bot workers (so that other tables' bots are served
+in between), within :data:`REVIEW_THINK_TIME` each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+import msgpack
+
+from engine.actions import action_from_dict
+from engine.record import RecordError, hand_from_record
+from engine.view import seat_view
+from protocol import messages as m
+from protocol.messages import RequestError
+from server.botpool import BotError
+from server.hub import Peer
+
+if TYPE_CHECKING:
+    from server.table import Table
+
+log = logging.getLogger("sheepshead.server")
+
+HINT_THINK_TIME: Final = 1.0
+"""Seconds the coach may sample deals for one hint (and at most half the pool's budget)."""
+
+REVIEW_THINK_TIME: Final = 0.4
+"""Seconds the coach may sample deals for each decision of a review."""
+
+_busy: set[Peer] = set()
+"""Connections with a hint being worked out (one at a time each)."""
+
+_tasks: set[asyncio.Task[None]] = set()
+"""The hints being worked out (kept so that they are not collected mid-way)."""
+
+
+def ask(peer: Peer, req: m.Hint) -> None:
+    """Check a ``hint`` request and start working it out; the reply follows when it is in.
+
+    Raises :class:`RequestError` (answered at once) when the request is refused."""
+    table, seat = _check(peer)
+    match = table.match
+    assert match is not None
+    view = seat_view(match.hand, seat)
+    legal = [m.without_seat(a) for a in view["legal"]]
+    seq = table.seq
+    _busy.add(peer)
+    task = asyncio.get_running_loop().create_task(_answer(peer, table, req.id, view, legal, seq))
+    _tasks.add(task)
+    task.add_done_callback(_tasks.discard)
+
+
+def _check_coach(peer: Peer) -> tuple[Table, int]:
+    """The table and the asking seat, if the coach may answer them at all."""
+    table, seat = peer.table, peer.seat
+    if table is None or seat is None:
+        raise RequestError(m.NOT_SEATED, "You are not seated at a table")
+    if peer.kind == "bot":
+        raise RequestError(m.NOT_ALLOWED, "Hints are for people; a bot connection plays alone")
+    if not table.config.hints:
+        raise RequestError(m.HINTS_OFF, "This table was created without hints")
+    if peer in _busy:
+        raise RequestError(m.RATE_LIMITED, "Your last hint is still being worked out")
+    return table, seat
+
+
+def _check(peer: Peer) -> tuple[Table, int]:
+    """The table and the asking seat, or the refusal (PROTOCOL.md §4, ``hint``)."""
+    table, seat = _check_coach(peer)
+    if table.state == "waiting" or table.match is None:
+        raise RequestError(m.NOT_STARTED, "The match has not started")
+    if table.state != "playing":
+        raise RequestError(m.MATCH_OVER, "The match is over")
+    hand = table.match.hand
+    if hand.is_over:
+        raise RequestError(m.HAND_OVER, "The hand is over; the next one is being dealt")
+    if hand.turn != seat:
+        raise RequestError(m.NOT_YOUR_TURN, "A hint is for your own turn; wait for it")
+    return table, seat
+
+
+async def _answer(
+    peer: Peer,
+    table: Table,
+    request_id: int,
+    view: dict[str, Any],
+    legal: list[dict[str, Any]],
+    seq: int,
+) -> None:
+    pool = table.hub.bots
+    think_time = min(HINT_THINK_TIME, pool.budget / 2)
+    try:
+        advice = await pool.hint(view, legal, seed=secrets.randbits(32), think_time=think_time)
+        candidates = [
+            {"action": dict(c["action"]), "value": c["value"]} for c in advice["candidates"]
+        ]
+        reply = m.ok(request_id, seq=seq, deals=int(advice["deals"]), candidates=candidates)
+    except asyncio.CancelledError:
+        raise
+    except (BotError, KeyError, TypeError, ValueError) as exc:
+        log.warning("table %s: a hint failed (%s: %s)", table.id, type(exc).__name__, exc)
+        reply = m.error(request_id, m.INTERNAL_ERROR, "The coach could not work out a hint")
+    finally:
+        _busy.discard(peer)
+    peer.send(reply)
+
+
+def review(peer: Peer, req: m.Review) -> None:
+    """Check a ``review`` request and start working it out; the reply follows when it is in."""
+    table, seat = _check_coach(peer)
+    finished = len(table.history)
+    if not finished:
+        raise RequestError(m.BAD_REQUEST, "No hand of this match has finished yet")
+    number = finished - 1 if req.hand is None else req.hand
+    if number >= finished:
+        raise RequestError(
+            m.BAD_REQUEST, f"field 'hand': hands 0 to {finished - 1} of this match are finished"
+        )
+    entry = msgpack.unpackb(table.history[number], raw=False)
+    try:
+        decisions = seat_decisions(entry["record"], seat)
+    except (RecordError, KeyError, TypeError) as exc:
+        raise RequestError(m.INTERNAL_ERROR, f"The hand cannot be replayed ({exc})") from None
+    _busy.add(peer)
+    task = asyncio.get_running_loop().create_task(_review(peer, table, req.id, number, decisions))
+    _tasks.add(task)
+    task.add_done_callback(_tasks.discard)
+
+
+def seat_decisions(record: Mapping[str, Any], seat: int) -> list[dict[str, Any]]:
+    """Each decision ``seat`` made in the hand of ``record``: the seat's view before it (from
+    :func:`engine.view.seat_view`, so nothing the seat could not see then), the legal actions,
+    what it did, and the trick (1-6, None before the play)."""
+    hand = hand_from_record(record, stop_at=0)
+    out = []
+    for data in record.get("actions") or []:
+        if hand.turn == seat:
+            view = seat_view(hand, seat)
+            out.append(
+                {
+                    "view": view,
+                    "legal": [m.without_seat(a) for a in view["legal"]],
+                    "played": m.without_seat(data),
+                    "trick": len(hand.tricks) + 1 if hand.phase == "play" else None,
+                }
+            )
+        hand.apply(action_from_dict(data))
+    return out
+
+
+async def _review(
+    peer: Peer,
+    table: Table,
+    request_id: int,
+    number: int,
+    decisions: list[dict[str, Any]],
+) -> None:
+    pool = table.hub.bots
+    think_time = min(REVIEW_THINK_TIME, pool.budget / 2)
+    rows = []
+    deals = 0
+    try:
+        for d in decisions:
+            if len(d["legal"]) < 2:
+                continue  # no choice: nothing to review
+            advice = await pool.hint(
+                d["view"],
+                d["legal"],
+                seed=secrets.randbits(32),
+                think_time=think_time,
+                played=d["played"],
+            )
+            best, mine = advice["candidates"][0], advice["played"]
+            deals = max(deals, int(advice["deals"]))
+            cost = None
+            if best["value"] is not None and mine["value"] is not None:
+                cost = round(max(0.0, best["value"] - mine["value"]), 3)
+            rows.append(
+                {
+                    "trick": d["trick"],
+                    "action": mine["action"],
+                    "value": mine["value"],
+                    "best": best["action"],
+                    "best_value": best["value"],
+                    "cost": cost,
+                    "deals": int(advice["deals"]),
+                }
+            )
+        reply = m.ok(request_id, hand=number, decisions=rows)
+    except asyncio.CancelledError:
+        raise
+    except (BotError, KeyError, TypeError, ValueError) as exc:
+        log.warning("table %s: a review failed (%s: %s)", table.id, type(exc).__name__, exc)
+        reply = m.error(request_id, m.INTERNAL_ERROR, "The coach could not review that hand")
+    finally:
+        _busy.discard(peer)
+    peer.send(reply)

@@ -1,0 +1,80 @@
+"""The hint key against the real server (``sheepshead play``'s table, hints on), by key presses."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from client import play as play_command
+from client.app import SheepsheadApp
+from client.screens.result import ResultScreen
+from client.screens.table import TableScreen
+from client.widgets.cards import card_label
+from tests.client.test_e2e import SIZE, Player, wait_for
+
+
+def _status(app: Any) -> str:
+    lines = [strip.text for strip in app.screen._compositor.render_strips()]
+    return "\n".join(lines)
+
+
+async def test_the_hint_key_shows_the_coachs_advice_and_plays_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHEEPSHEAD_DATA_DIR", str(tmp_path))
+    args = argparse.Namespace(
+        bots="random", preset="wisconsin", hands=3, bot_delay=0.0, memory=True, new=False
+    )
+    server, session, error = await play_command.start_local(args, "Ann")
+    assert error is None and server is not None and session is not None
+    try:
+        app = SheepsheadApp(session, mode="play")
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.model.prompt is not None, timeout=20)
+            assert app.model.info["hints"] is True  # play's table has the coach
+            assert "i: hint" in _status(app)
+            player = Player(pilot)
+            kinds: set[str] = set()
+            while "play" not in kinds:
+                model = app.model
+                prompt = model.prompt
+                if prompt is None or not isinstance(app.screen, TableScreen):
+                    await player.step()
+                    continue
+                seq, hand = model.seq, list(model.hand)
+                await pilot.press("i")
+                await wait_for(
+                    pilot, lambda: "Hint:" in _status(app) and "thinking" not in _status(app)
+                )
+                text = next(line for line in _status(app).splitlines() if "Hint:" in line)
+                assert app.model.prompt is prompt and app.model.seq == seq  # nothing was played
+                assert list(app.model.hand) == hand
+                if prompt.decision == "play" and len(prompt.cards()) > 1:
+                    screen = app.screen
+                    assert isinstance(screen, TableScreen)
+                    # The card under the cursor is the coach's first choice, shown in the line.
+                    assert screen.cursor is not None
+                    chosen = hand[screen.cursor]
+                    assert chosen in prompt.cards()
+                    assert f"Hint: {card_label(chosen)} (" in text, text
+                    # Two cards that play alike (7♦ 8♦) leave nothing to compare.
+                    assert "deals); next" in text or "nothing else" in text, text
+                kinds.add(prompt.decision)
+                await player.step()
+                await player.step()
+            # After the hand, v on the result panel asks the coach to review every decision.
+            await player.until(lambda: isinstance(app.screen, ResultScreen), timeout=30)
+            result = app.screen
+            assert isinstance(result, ResultScreen)
+            assert "v review your play" in _status(app)
+            await pilot.press("v")
+            await wait_for(pilot, lambda: bool(result.review), timeout=30)
+            for line in result.review:  # "Trick 2: your 9♥ cost about …", "Pick: as good …"
+                assert re.match(r"(Trick [1-6]|[A-Z][a-z ]+): ", line), result.review
+    finally:
+        await session.close()
+        await server.stop()
