@@ -410,6 +410,7 @@ FIELD_HELP: dict[str, str] = {
     "f-hands": "How many hands the match lasts; empty plays until the host ends it.",
     "f-timer": "Seconds each player has to act (at least 5); empty means no timer.",
     "f-password": "Players must give it to join; empty leaves the table open.",
+    "f-hints": "Let the people at the table ask the coach (i) for the best card on their turn.",
 }
 """The help line shown under the form for each field (options get theirs from the engine)."""
 
@@ -423,7 +424,8 @@ def _option_choices() -> list[tuple[str, tuple[object, ...], str]]:
 
 
 class CreateTableDialog(ModalScreen[dict[str, Any] | None]):
-    """The fields of ``create_table``: name, preset, options, hands, password, turn timer."""
+    """The fields of ``create_table``: name, preset, options, hands, password, turn timer and
+    whether the coach's hints are on."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "cancel"),
@@ -466,6 +468,14 @@ class CreateTableDialog(ModalScreen[dict[str, Any] | None]):
                     max_length=64,
                     compact=True,
                     placeholder="none: an open table",
+                )
+                yield Label("Coach hints")
+                yield Select(
+                    [("off", "off"), ("on: i asks for a hint", "on")],
+                    value="off",
+                    allow_blank=False,
+                    id="f-hints",
+                    compact=True,
                 )
                 for name, choices, _ in _option_choices():
                     yield Label(name, classes="option-name")
@@ -515,6 +525,7 @@ class CreateTableDialog(ModalScreen[dict[str, Any] | None]):
             "hands": hands,
             "password": self.query_one("#f-password", Input).value or None,
             "turn_timer": timer,
+            "hints": self.query_one("#f-hints", Select).value == "on",
         }
 
     def _error(self, text: str) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Select
 
 from client import join as join_command
 from client import play as play_command
@@ -522,3 +523,22 @@ async def test_the_fake_feed_summary_has_every_field_the_server_sends(
         assert set(fake["seats"][0]) >= set(real["seats"][0])
     finally:
         await session.close()
+
+
+async def test_the_host_turns_the_coach_on_when_creating_a_table(
+    server: Server, tmp_path: Path
+) -> None:
+    """Tables on a server start without hints; the create dialog's "Coach hints" turns them on."""
+    session = await session_for(server, tmp_path)
+    app = SheepsheadApp(session, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CreateTableDialog))
+        app.screen.query_one("#f-hints", Select).value = "on"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.seats)
+        table = server.lobby.tables[str(app.model.table)]
+        assert table.config.hints
+        await wait_for(pilot, lambda: app.model.info.get("hints") is True)
+    await session.close()
