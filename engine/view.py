@@ -199,13 +199,22 @@ PRIVATE_KEYS: Final = (
 """The view fields that can differ between seats; every other field is :func:`shared_fields`'."""
 
 
-def private_fields(hand: Hand, seat: Seat | None) -> dict[str, Any]:
+def private_fields(
+    hand: Hand,
+    seat: Seat | None,
+    *,
+    public: dict[str, Any] | None = None,
+    legal: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """The :data:`PRIVATE_KEYS` fields of one seat's view (a spectator's: the public values).
 
     ``{**shared_fields(hand), **private_fields(hand, seat)}`` is ``seat_view(hand, seat)``: a
-    server builds the shared fields once per change and only these per seat.
+    server builds the shared fields once per change and only these per seat. It may pass what
+    every seat's call would build again: ``public``, the spectator's fields
+    (``private_fields(hand, None)``), and ``legal``, :func:`legal_maps` (both as they stand now).
     """
-    public = _spectator_fields(hand)
+    if public is None:
+        public = _spectator_fields(hand)
     if seat is None:
         return public
     # One literal rather than a copy and overrides: servers call this for every seat on every
@@ -226,7 +235,11 @@ def private_fields(hand: Hand, seat: Seat | None) -> dict[str, Any]:
         "under": (CARD_CODES[hand.under] if picker and hand.under is not None else public["under"]),
         "partner": seat if partner else public["partner"],
         "partner_known": True if partner else public["partner_known"],
-        "legal": legal_maps(hand) if live and seat == hand.turn else public["legal"],
+        "legal": (
+            (legal_maps(hand) if legal is None else legal)
+            if live and seat == hand.turn
+            else public["legal"]
+        ),
     }
 
 

@@ -13,13 +13,55 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from engine.hand import Hand
 from engine.match import Match
-from engine.view import private_fields, shared_fields
+from engine.view import SHARED_PARTS, legal_maps, private_fields, shared_part
 from protocol import messages as m
 from protocol.framing import encode
 from server.hub import Peer
 
 log = logging.getLogger("sheepshead.server")
+
+_DEAL, _AUCTION = 0, 1
+"""The indices in :data:`engine.view.SHARED_PARTS` of the parts :class:`ViewParts` keeps."""
+
+
+class ViewParts:
+    """The parts of one table's view that stand still between changes, kept from one to the next.
+
+    Only the slow-changing parts are kept: the deal's (fixed for the hand, the rules map among
+    them) and the auction's (fixed through trick play). They are rebuilt at most twice a hand,
+    so between two actions a table keeps no new object the garbage collector tracks
+    (``tests/server/test_gc_footprint.py``). The other parts change on most actions and are
+    built afresh, as is every per-seat part.
+    """
+
+    __slots__ = ("auction", "deal", "hand")
+
+    def __init__(self) -> None:
+        self.hand: Hand | None = None
+        """The hand the kept parts are of (compared by identity: a new hand, new parts)."""
+        self.deal: dict[str, Any] = {}
+        self.auction: dict[str, Any] | None = None
+        """The auction's part once trick play has begun (None before: it changes then)."""
+
+    def shared_fields(self, hand: Hand) -> dict[str, Any]:
+        """:func:`engine.view.shared_fields` of ``hand``, from the kept parts where they hold."""
+        if self.hand is not hand:
+            self.hand = hand
+            self.deal = shared_part(hand, _DEAL)
+            self.auction = None
+        auction = self.auction
+        if hand.phase != "play":
+            auction = self.auction = None
+        if auction is None:
+            auction = shared_part(hand, _AUCTION)
+            if hand.phase == "play":
+                self.auction = auction
+        shared = {**self.deal, **auction}
+        for part in range(_AUCTION + 1, len(SHARED_PARTS)):
+            shared.update(shared_part(hand, part))
+        return shared
 
 
 def public_action(action: Mapping[str, Any] | None, viewer: int | None) -> dict[str, Any] | None:
@@ -51,46 +93,56 @@ def send_states(
     info: dict[str, Any],
     info_sent: dict[Peer, dict[str, Any]],
     max_frame: int,
-    prompt: Callable[[int], bytes | None],
+    prompt: Callable[[int, list[dict[str, Any]] | None], bytes | None],
+    parts: ViewParts,
 ) -> None:
-    """Send each recipient its ``state``, then (to the seat to act) its prompt from ``prompt``.
+    """Send each recipient its ``state``, then (to the seat to act) its prompt from ``prompt``
+    (given the seat and the hand's legal action maps).
 
-    ``info_sent`` maps each recipient to the summary it was last sent and is updated here.
+    ``info_sent`` maps each recipient to the summary it was last sent and is updated here;
+    ``parts`` are the table's kept view parts.
     """
     hand = match.hand if match is not None else None
     number = match.number if match is not None else 0
-    shared = shared_fields(hand) if hand is not None else None
+    shared = parts.shared_fields(hand) if hand is not None else None
     turn = hand.turn if hand is not None and not hand.is_over else None
+    # What every seat's private fields would build again: built once per change, kept by none.
+    spectator = private_fields(hand, None) if hand is not None else None
+    legal = legal_maps(hand) if turn is not None and hand is not None else None
     public: dict[str, Any] | None = None
+    # The fields every recipient shares, with and without the summary, and what a seat other
+    # than the actor's (or a spectator) may see of the last action: built once per change.
+    head = m.state_shared(table=table, seq=seq, info=info, totals=totals, hand=number)
+    head_without_info: dict[str, Any] | None = None
+    last_seen = public_action(last, None)
+    actor = last.get("seat") if last is not None else None
     for peer, seat in recipients:
         view: dict[str, Any] | None = None
         if hand is not None and shared is not None:
             if seat is None:
                 if public is None:
-                    public = {**shared, **private_fields(hand, None)}
+                    public = {**shared, **(spectator or {})}
                 view = public
             else:
-                view = {**shared, **private_fields(hand, seat)}
-        state = m.state(
-            table=table,
-            seq=seq,
+                view = {**shared, **private_fields(hand, seat, public=spectator, legal=legal)}
+        own = m.state_own(
             seat=seat,
-            info=info,
             view=view,
-            last=public_action(last, seat),
-            totals=totals,
-            hand=number,
+            last=public_action(last, seat) if seat is not None and seat == actor else last_seen,
         )
         if info_sent.get(peer) is info:
-            del state["info"]
+            if head_without_info is None:
+                head_without_info = {k: v for k, v in head.items() if k != "info"}
+            state = {**head_without_info, **own}
         else:
             info_sent[peer] = info
+            state = {**head, **own}
         try:
             peer.send_encoded(encode(state, max_frame=max_frame))
         except ValueError:  # pragma: no cover - a state is a few hundred bytes
             log.error("table %s: a state for seat %s cannot be sent", table, seat)
             continue
         if seat is not None and seat == turn:
-            frame = prompt(seat)
+            frame = prompt(seat, legal)
             if frame is not None:
                 peer.send_encoded(frame)

@@ -50,7 +50,7 @@ from server.history import LINES_KEPT, history_entry, history_reply
 from server.hub import Hub, Peer
 from server.passwords import password_matches
 from server.seats import BOT_NAMES, TOKEN_BYTES, SeatState, hash_token
-from server.states import send_states
+from server.states import ViewParts, send_states
 from server.store import json_text
 from server.table_config import TableConfig
 from server.turns import TableTurns
@@ -99,6 +99,7 @@ class Table(TableTurns):
         """How many actions of this table are in the store (the next one's number)."""
         self._summary_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         self._info_sent: dict[Peer, dict[str, Any]] = {}
+        self._view_parts = ViewParts()
         """The summary each attached connection was last sent (``info`` is left out if same)."""
         self.match_number = 0
         """The current match at this table: 0, then +1 per rematch."""
@@ -813,6 +814,7 @@ class Table(TableTurns):
             info_sent=self._info_sent,
             max_frame=self.hub.config.max_frame,
             prompt=self._prompt,
+            parts=self._view_parts,
         )
 
     def _current_summary(self) -> dict[str, Any]:
@@ -842,8 +844,11 @@ class Table(TableTurns):
         self.hub.summary_changed()
         return summary
 
-    def _prompt(self, seat: int) -> bytes | None:
-        """The encoded ``your_turn`` for ``seat``, or None when it is not that seat's turn."""
+    def _prompt(self, seat: int, legal: list[dict[str, Any]] | None = None) -> bytes | None:
+        """The encoded ``your_turn`` for ``seat``, or None when it is not that seat's turn.
+
+        ``legal``: the hand's :func:`legal_maps` as they stand, if already built.
+        """
         match = self.match
         if self.state != "playing" or match is None:
             return None
@@ -858,7 +863,7 @@ class Table(TableTurns):
                 table=self.id,
                 seq=self.seq,
                 decision=hand.phase,
-                legal=legal_maps(hand),
+                legal=legal_maps(hand) if legal is None else legal,
                 deadline=deadline,
             )
         )
