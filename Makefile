@@ -24,8 +24,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Three workers, a test file each at a time: most tests wait on sockets and timers, so three
+# fit two cores, and a file's tests (network namespaces, restarts) never run beside each other.
+PYTEST_JOBS ?= -n 3 --dist loadfile
+
 pytest: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_JOBS)
 
 # The server's hot path compiled with mypyc (setup.py), beside the checkout: put it first on
 # PYTHONPATH to run it (README.md, "Hosting"). Rebuilt when a package's file changes; mypyc
@@ -53,7 +57,7 @@ compiled: $(COMPILED)/.built
 # The server's own tests again, on the compiled build (--import-mode=append keeps the checkout
 # behind it on sys.path).
 compiled-test: $(COMPILED)/.built
-	SHEEPSHEAD_EXPECT_COMPILED=1 PYTHONPATH=$(COMPILED) $(BIN)/pytest -p no:cacheprovider \
+	SHEEPSHEAD_EXPECT_COMPILED=1 PYTHONPATH=$(COMPILED) $(BIN)/pytest $(PYTEST_JOBS) -p no:cacheprovider \
 		--import-mode=append tests/e2e tests/server tests/test_compiled.py
 
 # Benchmarks print their figures; they are run by hand, never by `make test`.
