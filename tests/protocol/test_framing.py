@@ -209,6 +209,35 @@ def test_round_trip_property(messages: list[Message], data: st.DataObject) -> No
     assert not decoder.broken
 
 
+_any_keys = st.one_of(_keys, st.integers(-(2**63), 2**64 - 1), st.booleans(), st.none())
+
+
+def _packable(depth: int) -> st.SearchStrategy[Any]:
+    """Any value msgpack packs: tuples and maps with keys of any type among them."""
+    if depth == 0:
+        return _scalars
+    inner = _packable(depth - 1)
+    return st.one_of(
+        _scalars,
+        st.lists(inner, max_size=4),
+        st.lists(inner, max_size=4).map(tuple),
+        st.dictionaries(_any_keys, inner, max_size=4),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_packable(4))
+def test_pack_gives_the_bytes_msgpack_gives(value: Any) -> None:
+    """``pack`` (ormsgpack) and ``msgpack.packb`` agree byte for byte on every packable value."""
+    assert framing.pack(value) == msgpack.packb(value, use_bin_type=True)
+
+
+@pytest.mark.parametrize("value", [2**64, -(2**63) - 1, object(), {"a": {1, 2}}])
+def test_pack_refuses_what_msgpack_cannot_hold_with_a_type_error(value: Any) -> None:
+    with pytest.raises(TypeError):
+        framing.pack(value)
+
+
 # --- frame_too_large (fatal) ---------------------------------------------------
 
 
