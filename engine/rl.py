@@ -676,6 +676,8 @@ then the card in every observer's current-trick plane (to 1.0)."""
 _POINTS_CELLS: Final = _seat_cells(_POINTS_INDEX)
 _WON_CELLS: Final = _seat_cells(_WON_INDEX)
 _TRICK_BLOCK: Final = slice(TRICK_AT, TRICK_AT + 32 * NUM_SEATS)
+_HAND_BYTES: Final = tuple(4 * (start + HAND_AT) for start in _ROW_STARTS)
+"""Where each seat's hand entries start in the tracker's rows, in bytes."""
 _TURN_SLOT: Final = tuple(
     tuple(TURN_AT + (turn - me) % NUM_SEATS for turn in range(NUM_SEATS)) for me in range(NUM_SEATS)
 )
@@ -712,9 +714,9 @@ class _Tracker:
         "cells",
         "flat",
         "hand",
-        "hand_block",
         "phase",
         "points",
+        "raw",
         "rows",
         "seat_rows",
         "trick_block",
@@ -725,8 +727,8 @@ class _Tracker:
         flat = self.flat = rows.reshape(-1)
         self.cells: Any = flat.data  # a memoryview of format 'f': stores take Python floats
         self.seat_rows = list(rows)  # one view per seat, made once
+        self.raw: Any = self.cells.cast("B")  # the same memory as bytes: a hand is one slice
         self.trick_block = rows[:, _TRICK_BLOCK]
-        self.hand_block = rows[:, HAND_AT : HAND_AT + 32]
         self.start(hand, template)
 
     def start(self, hand: Hand, template: npt.NDArray[np.float32]) -> None:
@@ -737,9 +739,18 @@ class _Tracker:
         self.called = -1
         rows = self.rows
         np.copyto(rows, template)
-        # The five hands' masks as little-endian bytes, unpacked into their bits.
-        dealt = np.array(hand.hands, dtype="<u4").view(np.uint8)
-        np.copyto(self.hand_block, np.unpackbits(dealt, bitorder="little").reshape(NUM_SEATS, 32))
+        # Each hand's 32 entries are 128 contiguous bytes of its row: one slice store a seat.
+        raw = self.raw
+        floats = _FLOAT_BYTES
+        for at, cards in zip(_HAND_BYTES, hand.hands, strict=True):
+            raw[at : at + 128] = b"".join(
+                (
+                    floats[cards & 255],
+                    floats[cards >> 8 & 255],
+                    floats[cards >> 16 & 255],
+                    floats[cards >> 24],
+                )
+            )
         self.seat_mark(_DEALER_CELLS[hand.dealer])
 
     def observe(self, me: int) -> Vector:
