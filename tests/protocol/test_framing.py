@@ -181,15 +181,17 @@ _scalars = st.one_of(
 )
 
 
-def _values(depth: int) -> st.SearchStrategy[Any]:
+def _values(
+    depth: int, keys: st.SearchStrategy[Any] = _keys, tuples: bool = False
+) -> st.SearchStrategy[Any]:
+    """Nested values; with ``tuples``, tuples among the lists (packed as arrays too)."""
     if depth == 0:
         return _scalars
-    inner = _values(depth - 1)
-    return st.one_of(
-        _scalars,
-        st.lists(inner, max_size=4),
-        st.dictionaries(_keys, inner, max_size=4),
-    )
+    inner = _values(depth - 1, keys, tuples)
+    arrays = st.lists(inner, max_size=4)
+    if tuples:
+        arrays = st.one_of(arrays, arrays.map(tuple))
+    return st.one_of(_scalars, arrays, st.dictionaries(keys, inner, max_size=4))
 
 
 _messages = st.dictionaries(_keys, _values(4), max_size=6)
@@ -212,21 +214,8 @@ def test_round_trip_property(messages: list[Message], data: st.DataObject) -> No
 _any_keys = st.one_of(_keys, st.integers(-(2**63), 2**64 - 1), st.booleans(), st.none())
 
 
-def _packable(depth: int) -> st.SearchStrategy[Any]:
-    """Any value msgpack packs: tuples and maps with keys of any type among them."""
-    if depth == 0:
-        return _scalars
-    inner = _packable(depth - 1)
-    return st.one_of(
-        _scalars,
-        st.lists(inner, max_size=4),
-        st.lists(inner, max_size=4).map(tuple),
-        st.dictionaries(_any_keys, inner, max_size=4),
-    )
-
-
 @settings(max_examples=300, deadline=None)
-@given(value=_packable(4))
+@given(value=_values(4, keys=_any_keys, tuples=True))
 def test_pack_gives_the_bytes_msgpack_gives(value: Any) -> None:
     """``pack`` (ormsgpack) and ``msgpack.packb`` agree byte for byte on every packable value."""
     assert framing.pack(value) == msgpack.packb(value, use_bin_type=True)
