@@ -565,8 +565,16 @@ class TableModel:
         return Change.CHAT
 
     def _on_notice(self, msg: Mapping[str, Any]) -> Change:
-        self._log("notice", str(msg.get("text", "")))
+        self._log("notice", self.notice_text(msg))
         return Change.NOTICE
+
+    def notice_text(self, msg: Mapping[str, Any]) -> str:
+        """A notice's text; one about this client's own seat in the second person."""
+        seat = msg.get("seat")
+        own = _YOUR_NOTICES.get(str(msg.get("code")))
+        if own is not None and seat is not None and seat == self.my_seat:
+            return own.format(seat=seat)
+        return str(msg.get("text", ""))
 
     def _new_match(self) -> Change:
         """A rematch began at this table: the last match's hands and result are put away."""
@@ -618,7 +626,7 @@ class TableModel:
         missing = []
         for msg in lines:
             kind = str(msg.get("type"))
-            text = chat_line(msg) if kind == "chat" else str(msg.get("text", ""))
+            text = chat_line(msg) if kind == "chat" else self.notice_text(msg)
             if kind in ("chat", "notice") and text not in have:
                 missing.append(LogEntry(kind, text))
         if not missing:
@@ -707,6 +715,18 @@ class TableModel:
             self._log("event", "Everyone passed: leaster")
             change |= Change.LOG
         return change
+
+
+_YOUR_NOTICES: Final = {
+    "joined": "You took seat {seat}",
+    "reconnected": "You are back",
+    "host": "You are now the host",
+    "rematch": "You started a new match at this table",
+    "standin": "A bot played for you while you were away",
+    "disconnected": "You were disconnected",
+    "timer_expired": "Time ran out for you; a bot moved",
+}
+"""Notices about the reader's own seat, by code, as that reader sees them (PROTOCOL.md §6)."""
 
 
 def _is_new_hand(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:

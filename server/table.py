@@ -460,7 +460,7 @@ class Table(TableTurns):
             self.id, state="waiting", match_number=self.match_number, totals=[0] * NUM_SEATS
         )
         log.info("table %s: rematch (match %d)", self.id, self.match_number)
-        self._notice("rematch", f"{peer.name} started a new match at this table")
+        self._notice("rematch", f"{peer.name} started a new match at this table", self.host_seat)
         if all(s.kind != "empty" for s in self.seats):
             self._begin_match()
         else:

@@ -156,6 +156,30 @@ def test_text_about_yourself_is_in_the_second_person() -> None:
     assert model.says(2, "bury") == "Cal buries"
 
 
+def test_notices_about_your_own_seat_are_in_the_second_person() -> None:
+    table = EngineTable(seed=1, dealer=4, me=0)
+    model = TableModel()
+    feed(model, table.messages())
+    notices = [
+        {"code": "reconnected", "text": "Ann is back", "seat": 0},
+        {"code": "reconnected", "text": "Bob is back", "seat": 1},
+        {"code": "timer_expired", "text": "Time ran out for Ann; a bot moved", "seat": 0},
+        {"code": "rematch", "text": "Ann started a new match at this table", "seat": 0},
+        {"code": "host", "text": "Bob is now the host", "seat": 1},
+        {"code": "table_closed", "text": "Everyone has left the table", "seat": None},
+    ]
+    for notice in notices:
+        assert model.apply({"type": "notice", "table": "t", **notice}) == Change.NOTICE
+    assert [e.text for e in model.log][-len(notices) :] == [
+        "You are back",
+        "Bob is back",
+        "Time ran out for you; a bot moved",
+        "You started a new match at this table",
+        "Bob is now the host",
+        "Everyone has left the table",
+    ]
+
+
 def test_spectator_chat_is_marked() -> None:
     model = TableModel()
     model.apply({"type": "chat", "from": "Ole", "seat": None, "spectator": True, "text": "gg"})

@@ -47,6 +47,7 @@ async def test_the_host_starts_a_rematch_with_the_same_seats() -> None:
         for raw in (ann, bob):
             notice = await raw.expect("notice", code="rematch")
             assert notice["table"] == joined["table"]
+            assert notice["seat"] == 0  # the host's, so the host's client says "You started"
             state = await raw.expect("state")
             info = state.get("info")
             assert info is not None and info["state"] == "playing", state
