@@ -61,6 +61,52 @@ OPTION_HELP: Final[dict[str, str]] = {
 """One line of help per option, for ``--help`` texts and the client's rules panel."""
 
 
+OPTION_TITLES: Final[dict[str, str]] = {
+    "jack_order": "Jacks in trump",
+    "no_pick": "When everybody passes",
+    "partner": "Partner",
+    "unknown_card": "Unknown card",
+    "no_trick_partner_exempt": "No trick: picker pays all",
+    "double_on_the_bump": "Double on the bump",
+    "leaster_needs_trick": "Leaster needs a trick",
+    "blitzing": "Blitzing",
+    "cracking": "Cracking",
+    "crack_by": "Who may crack",
+}
+"""How each option is shown to people (the wire names are for files and the command line)."""
+
+_VALUE_TITLES: Final[dict[str, dict[object, str]]] = {
+    "jack_order": {"seed": "J♠ J♣ J♥ J♦", "clubs-first": "J♣ J♠ J♥ J♦"},
+    "no_pick": {
+        "leaster": "leaster",
+        "doubler": "doubler: next hand ×2",
+        "forced-pick": "the dealer must pick",
+    },
+    "partner": {"called-ace": "called ace", "jack-of-diamonds": "whoever holds J♦"},
+    "crack_by": {"unoffered": "seats not offered the blind", "defenders": "any defender"},
+}
+
+
+def option_title(name: str) -> str:
+    """The display name of a rule option.
+
+    >>> option_title("double_on_the_bump")
+    'Double on the bump'
+    """
+    return OPTION_TITLES.get(name, name)
+
+
+def value_title(name: str, value: object) -> str:
+    """How a value of option ``name`` is shown to people.
+
+    >>> value_title("jack_order", "clubs-first"), value_title("cracking", True)
+    ('J♣ J♠ J♥ J♦', 'yes')
+    """
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return _VALUE_TITLES.get(name, {}).get(value, str(value))
+
+
 @dataclass(frozen=True, slots=True)
 class RuleSet:
     """Every house-rule choice of RULES.md; the defaults are the ``seed`` preset."""

@@ -24,7 +24,13 @@ from client.model import TableModel
 from client.widgets.buttons import KeyButton
 from client.widgets.cards import SUIT_NAMES, card_label, card_text, cards_text, fail_cards_of_suit
 from client.widgets.hand import CardWidget, HandBar
-from engine.rules import DEFAULT_PRESET, PRESET_TITLES, preset_title
+from engine.rules import (
+    DEFAULT_PRESET,
+    PRESET_TITLES,
+    option_title,
+    preset_title,
+    value_title,
+)
 
 
 class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
@@ -419,7 +425,10 @@ def _option_choices() -> list[tuple[str, tuple[object, ...], str]]:
     from engine.rules import OPTION_HELP, OPTION_NAMES, option_choices
 
     for name in OPTION_NAMES:
-        FIELD_HELP.setdefault(f"o-{name}", f"{name}: {OPTION_HELP[name]} (preset: keep its value)")
+        text = OPTION_HELP[name]
+        FIELD_HELP.setdefault(
+            f"o-{name}", f"{text[:1].upper()}{text[1:]} (as the preset: keep it)."
+        )
     return [(name, option_choices(name), OPTION_HELP[name]) for name in OPTION_NAMES]
 
 
@@ -478,8 +487,9 @@ class CreateTableDialog(ModalScreen[dict[str, Any] | None]):
                     compact=True,
                 )
                 for name, choices, _ in _option_choices():
-                    yield Label(name, classes="option-name")
-                    items = [("preset", "preset")] + [(_show(c), _show(c)) for c in choices]
+                    yield Label(option_title(name), classes="option-name")
+                    items = [("as the preset", "preset")]
+                    items += [(value_title(name, c), _show(c)) for c in choices]
                     yield Select(
                         items, value="preset", allow_blank=False, id=f"o-{name}", compact=True
                     )

@@ -183,7 +183,7 @@ class HelpScreen(GameModal[None]):
 def _rules_body(rules_map: Mapping[str, Any]) -> list[RenderableType]:
     from engine.cards import FAIL_ORDER, TRUMP_ORDER, card_code
     from engine.errors import RuleOptionError
-    from engine.rules import OPTION_HELP, RuleSet, preset_title
+    from engine.rules import OPTION_HELP, RuleSet, option_title, preset_title, value_title
 
     try:
         rules = RuleSet.from_dict(rules_map)
@@ -206,9 +206,8 @@ def _rules_body(rules_map: Mapping[str, Any]) -> list[RenderableType]:
     # The option and its value on one line, what it means wrapped below it: at 80 columns a
     # third column cut every description off.
     for name, value in rules.options().items():
-        shown = ("yes" if value else "no") if isinstance(value, bool) else str(value)
-        line = Text(f"{name:<24} ", style="bold")
-        line.append(shown, style="")
+        line = Text(f"{option_title(name):<29} ", style="bold")
+        line.append(value_title(name, value), style="")
         body.append(line)
         body.append(Padding(Text(OPTION_HELP[name], style="italic"), (0, 0, 0, 4)))
     body.append(Text("Every rule and option is explained in docs/rules.md."))

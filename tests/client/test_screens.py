@@ -227,7 +227,9 @@ async def test_rules_panel_shows_options_and_the_trump_order() -> None:
         assert isinstance(app.screen, RulesScreen)
         text = screen_text(app)
         assert "Wisconsin (standard): the options of this table" in text
-        assert "unknown_card             yes" in text, text
+        assert "Unknown card                  yes" in text, text
+        assert "Jacks in trump                J♣ J♠ J♥ J♦" in text, text
+        assert "unknown_card" not in text  # options by their titles, not wire names
         assert "Q♣ Q♠ Q♥ Q♦ J♣ J♠ J♥ J♦ A♦ 10♦ K♦ 9♦ 8♦ 7♦" in text
 
 

@@ -12,10 +12,13 @@ from engine.rules import (
     DEFAULT_PRESET,
     OPTION_HELP,
     OPTION_NAMES,
+    OPTION_TITLES,
     PRESET_TITLES,
     PRESETS_OPTIONS,
     option_choices,
+    option_title,
     preset_title,
+    value_title,
 )
 
 DEFAULTS = {
@@ -68,6 +71,17 @@ def test_every_preset_has_a_title() -> None:
     assert set(PRESET_TITLES) == set(PRESETS_OPTIONS)
     assert PRESET_TITLES["tavern"] == "Tavern"
     assert PRESET_TITLES["wisconsin"] == "Wisconsin (standard)"
+
+
+def test_every_option_and_value_has_a_title_for_people() -> None:
+    assert set(OPTION_TITLES) == set(OPTION_NAMES)
+    for name in OPTION_NAMES:
+        assert option_title(name) != name and len(option_title(name)) <= 26  # the dialog's column
+        shown = [value_title(name, value) for value in option_choices(name)]
+        assert len(set(shown)) == len(shown), name
+        for value, title in zip(option_choices(name), shown, strict=True):
+            # A wire value is shown as itself only where it is already a plain word.
+            assert title != value or str(value).isalpha(), (name, value)
 
 
 def test_overrides() -> None:
