@@ -153,7 +153,8 @@ def pack(value: Any) -> bytes:
 
     Packed by ormsgpack, which does it in less than half msgpack's time (every state the
     server sends is packed for its recipient alone: docs/performance.md). Raises
-    ``TypeError`` for a value msgpack cannot hold.
+    ``TypeError`` for a value msgpack cannot hold, and for one nested more than 255 deep
+    (msgpack's own limit is 512; a received frame may nest only ``MAX_DEPTH_DEFAULT`` deep).
 
     >>> pack({"type": "ping", "id": 1}) == msgpack.packb({"type": "ping", "id": 1})
     True

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from protocol import framing
 from protocol.framing import (
     HEADER_SIZE,
+    MAX_DEPTH_DEFAULT,
     MAX_FRAME_DEFAULT,
     FrameDecoder,
     FrameError,
@@ -225,6 +226,16 @@ def test_pack_gives_the_bytes_msgpack_gives(value: Any) -> None:
 def test_pack_refuses_what_msgpack_cannot_hold_with_a_type_error(value: Any) -> None:
     with pytest.raises(TypeError):
         framing.pack(value)
+
+
+
+def test_pack_refuses_nesting_over_255_deep_and_the_decoder_never_yields_it() -> None:
+    deep: list[Any] = []
+    for _ in range(300):
+        deep = [deep]
+    with pytest.raises(TypeError):
+        framing.pack(deep)
+    assert MAX_DEPTH_DEFAULT < 255  # what a client sends can always be echoed back
 
 
 # --- frame_too_large (fatal) ---------------------------------------------------
