@@ -228,7 +228,6 @@ def test_pack_refuses_what_msgpack_cannot_hold_with_a_type_error(value: Any) -> 
         framing.pack(value)
 
 
-
 def test_pack_refuses_nesting_over_255_deep_and_the_decoder_never_yields_it() -> None:
     deep: list[Any] = []
     for _ in range(300):
