@@ -291,7 +291,13 @@ class Connection:
                     )
                 )
                 return
-            self.receive(self.decoder.decode(item))
+            decoded = self.decoder.decode(item)
+            if isinstance(decoded, FrameError) and not decoded.fatal:
+                # Refused like any request: with its id when one could be read, so a client
+                # waiting on that id is answered (PROTOCOL.md §1).
+                self.send(m.error(request_id, decoded.code, decoded.message))
+                return
+            self.receive(decoded)
         except Exception:
             log.exception("conn %d: failed to handle a frame", self.number)
             self._release()

@@ -41,6 +41,33 @@ async def test_handshake_required_echoes_the_request_id() -> None:
         ]
 
 
+async def test_a_frame_that_cannot_be_decoded_is_refused_with_its_id_when_it_has_one() -> None:
+    """§1: a body with a non-string key deep inside, nested too deep or empty is refused with
+    the request's id when it can be read, so a client waiting on that id is answered."""
+    deep: Any = []
+    for _ in range(20):
+        deep = [deep]
+    async with running_server() as server:
+        raw = await Raw.open(server.port)
+        await raw.hello()
+        await raw.send({"type": "chat", "id": 7, "text": {1: "a"}})
+        assert await raw.recv() == {
+            "type": "error",
+            "id": 7,
+            "code": "bad_key",
+            "message": "map key is not a string (int is not allowed for map key when "
+            "strict_map_key=True)",
+        }
+        await raw.send({"type": "chat", "id": 8, "text": deep})
+        refused = await raw.recv()
+        assert (refused["id"], refused["code"]) == (8, "bad_frame"), refused
+        await raw.send_bytes(b"\x00\x00\x00\x01\xc1")  # no id to read: nil
+        refused = await raw.recv()
+        assert (refused["id"], refused["code"]) == (None, "bad_frame"), refused
+        assert (await raw.request("ping"))["type"] == "ok"  # the connection stays open
+        await raw.close()
+
+
 async def test_rate_limited_echoes_each_dropped_id_and_only_the_close_has_nil() -> None:
     async with running_server(rate=5.0, burst=5.0) as server:
         raw = await Raw.open(server.port)
