@@ -11,7 +11,7 @@ seeded, so a failure names the request that caused it and reruns the same way.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -73,10 +73,16 @@ def odd_request(rng: random.Random, number: int, kind: Any = None) -> dict[str, 
     return msg
 
 
-async def fuzz(raw: Raw, rng: random.Random, first_id: int, count: int) -> list[dict[str, Any]]:
-    """Send ``count`` odd requests, then a ping; returns everything received until its reply."""
+async def fuzz(
+    raw: Raw, rng: random.Random, first_id: int, count: int
+) -> tuple[list[dict[str, Any]], dict[int, Any]]:
+    """Send ``count`` odd requests, then a ping; returns everything received until its reply,
+    and the type of each request sent, by id."""
+    kinds: dict[int, Any] = {}
     for number in range(first_id, first_id + count):
-        await raw.send(odd_request(rng, number))
+        msg = odd_request(rng, number)
+        kinds[number] = msg["type"]
+        await raw.send(msg)
     last = first_id + count
     await raw.send({"type": "ping", "id": last})
     received = []
@@ -84,11 +90,20 @@ async def fuzz(raw: Raw, rng: random.Random, first_id: int, count: int) -> list[
         msg = await raw.recv()
         received.append(msg)
         if msg.get("id") == last and msg.get("type") in ("ok", "error"):
-            return received
+            return received, kinds
+
+
+# The coach's requests may fail on time: PROTOCOL.md lists internal_error for them (a hint
+# that runs over the bot budget on a loaded machine).
+MAY_FAIL: Final = frozenset({"hint", "review"})
 
 
 def check_replies(
-    received: list[dict[str, Any]], first_id: int, count: int, final_ping: bool = True
+    received: list[dict[str, Any]],
+    first_id: int,
+    count: int,
+    kinds: dict[int, Any] | None = None,
+    final_ping: bool = True,
 ) -> None:
     """At most one reply per request, each with its request's id and a documented code."""
     replied: dict[int, dict[str, Any]] = {}
@@ -101,7 +116,9 @@ def check_replies(
         assert request_id not in replied, (msg, replied[request_id])
         replied[request_id] = msg
         if msg["type"] == "error":
-            assert msg["code"] != m.INTERNAL_ERROR, msg
+            kind = (kinds or {}).get(request_id)
+            if not (isinstance(kind, str) and kind in MAY_FAIL):
+                assert msg["code"] != m.INTERNAL_ERROR, msg
             assert msg["code"] in m.ERROR_CODES, msg
     if final_ping:
         assert replied[first_id + count]["type"] == "ok"
@@ -143,7 +160,7 @@ async def test_odd_requests_get_documented_errors_and_break_nothing(seed: int) -
                 continue
             received = await first_message(server.port, msg)
             assert received, msg  # a reply always comes before any close
-            check_replies(received, number, 0, final_ping=False)
+            check_replies(received, number, 0, {number: msg["type"]}, final_ping=False)
         # Seated at a running table, where actions, hints and reviews mean something.
         host = await Raw.open(server.port)
         await host.hello("Fuzz")
@@ -152,7 +169,8 @@ async def test_odd_requests_get_documented_errors_and_break_nothing(seed: int) -
         for _ in range(4):
             assert (await host.request("add_bot"))["type"] == "ok"
         assert (await host.request("start"))["type"] == "ok"
-        check_replies(await fuzz(host, rng, 1000, REQUESTS), 1000, REQUESTS)
+        received, kinds = await fuzz(host, rng, 1000, REQUESTS)
+        check_replies(received, 1000, REQUESTS, kinds)
         # The server still works: for the fuzzing connection (whatever it did to its table:
         # left it, ended the match...) and for anyone else, who can still play.
         assert (await host.request("ping"))["type"] == "ok"
