@@ -117,7 +117,7 @@ class ServerConfig:
     max_bots_per_address: int = 12
     """Server bots the hosts from one IP address may have seated at once, over all tables
     (three tables of four bots; more: ``too_many_bots``). Each bot costs CPU for as long as
-    its table plays."""
+    its table plays. The address is stored with each bot, so restored tables count too."""
     abandon_after: float = 3600.0
     """Seconds a table with nobody connected is kept before it is closed."""
     db_synchronous: str = "NORMAL"

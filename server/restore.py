@@ -30,6 +30,7 @@ def restore_table(hub: Hub[Table], row: TableRow) -> Table:
         s.strategy_name = seat_row.strategy
         s.remote_kind = seat_row.remote_kind
         s.token_hash = seat_row.token_hash
+        s.added_by = seat_row.added_by if s.kind == "bot" else None
         if s.kind != "bot":
             s.disconnected_at = now
             if s.token_hash:

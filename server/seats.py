@@ -51,5 +51,11 @@ class SeatState:
         if self.kind == "empty" or self.name is None:
             return None
         return SeatRow(
-            -1, self.kind, self.name, self.strategy_name, self.remote_kind, self.token_hash
+            -1,
+            self.kind,
+            self.name,
+            self.strategy_name,
+            self.remote_kind,
+            self.token_hash,
+            self.added_by,
         )

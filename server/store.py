@@ -39,7 +39,7 @@ except ImportError:  # Windows: no lock (see _DatabaseLock)
 
 log = logging.getLogger("sheepshead.server")
 
-SCHEMA_VERSION: Final = 5
+SCHEMA_VERSION: Final = 6
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
@@ -71,6 +71,7 @@ CREATE TABLE IF NOT EXISTS seats (
     strategy TEXT,
     remote_kind TEXT,                  -- human | bot: what the client said it is
     token_hash TEXT,
+    added_by TEXT,                     -- a server bot: the address of the host who seated it
     PRIMARY KEY (table_id, seat)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS seats_token ON seats(token_hash);
@@ -203,6 +204,8 @@ class SeatRow:
     strategy: str | None
     remote_kind: str | None
     token_hash: str | None
+    added_by: str | None = None
+    """A server bot's host's address, so a restart keeps it under ``max_bots_per_address``."""
 
 
 @dataclass
@@ -373,7 +376,7 @@ class Store:
             self._checkpointer = _Checkpointer(self.path, checkpoint_interval)
 
     def _upgrade(self) -> None:
-        """Bring a schema 1, 2 or 3 database to the current layout, keeping every row."""
+        """Bring a database of an older schema to the current layout, keeping every row."""
         db = self._db
         columns = {row[1] for row in db.execute("PRAGMA table_info(actions)")}
         if "seq" not in columns:  # schema 1
@@ -395,6 +398,8 @@ class Store:
             )
             db.execute("DROP TABLE actions_keyed")
         self._upgrade_to_matches()
+        if "added_by" not in {row[1] for row in db.execute("PRAGMA table_info(seats)")}:
+            db.execute("ALTER TABLE seats ADD COLUMN added_by TEXT")  # schemas 1 to 5
 
     def _upgrade_to_matches(self) -> None:
         """Schemas 3 and 4 -> 5: a match number on tables, hands, results and hand_seats (the
@@ -504,9 +509,18 @@ class Store:
         self._write("DELETE FROM seats WHERE table_id = ? AND seat = ?", (key, seat))
         if row is not None:
             self._write(
-                "INSERT INTO seats (table_id, seat, kind, name, strategy, remote_kind, token_hash)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key, seat, row.kind, row.name, row.strategy, row.remote_kind, row.token_hash),
+                "INSERT INTO seats (table_id, seat, kind, name, strategy, remote_kind, token_hash,"
+                " added_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    seat,
+                    row.kind,
+                    row.name,
+                    row.strategy,
+                    row.remote_kind,
+                    row.token_hash,
+                    row.added_by,
+                ),
             )
 
     def add_action(
@@ -682,7 +696,7 @@ class Store:
                 dealt=row[11],
             )
             for seat_row in self._db.execute(
-                "SELECT seat, kind, name, strategy, remote_kind, token_hash FROM seats"
+                "SELECT seat, kind, name, strategy, remote_kind, token_hash, added_by FROM seats"
                 " WHERE table_id = ? ORDER BY seat",
                 (key,),
             ):

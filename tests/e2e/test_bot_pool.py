@@ -13,7 +13,7 @@ import pytest
 
 from server.app import Server
 from tests.server.odd_strategies import MARK_VARIABLE, MODULE
-from tests.server.support import Raw, raw_play, running_server
+from tests.server.support import Raw, disk_config, raw_play, running_server
 
 
 async def bot_match(server: Server, strategies: list[str], hands: int = 1) -> Raw:
@@ -123,3 +123,36 @@ async def test_server_bots_per_address_are_capped() -> None:
             assert (await other.request("add_bot", strategy="random"))["type"] == "ok"
         for raw in (first, second, other):
             await raw.close()
+
+
+async def test_the_bot_cap_still_counts_a_restored_tables_bots(tmp_path: Path) -> None:
+    """The address that seated a server bot is stored with it, so a restart does not hand
+    that address a fresh allowance of bots."""
+    db = tmp_path / "bots.db"
+    server = Server(disk_config(db, max_bots_per_address=5))
+    await server.start()
+    host = await Raw.open(server.port, source="127.0.0.7")
+    await host.hello("Host")
+    await host.request("create_table", name="before", hands=1)
+    for _ in range(4):
+        assert (await host.request("add_bot", strategy="random"))["type"] == "ok"
+    await host.close()
+    await server.stop()
+
+    again = Server(disk_config(db, max_bots_per_address=5))
+    await again.start()
+    try:
+        listed = await Raw.open(again.port, source="127.0.0.8")
+        await listed.hello("Look")
+        [table] = (await listed.request("list_tables"))["tables"]
+        assert sum(s["kind"] == "bot" for s in table["seats"]) == 4  # restored
+        host = await Raw.open(again.port, source="127.0.0.7")
+        await host.hello("Host")
+        await host.request("create_table", name="after", hands=1)
+        assert (await host.request("add_bot", strategy="random"))["type"] == "ok"
+        refused = await host.request("add_bot", strategy="random")
+        assert (refused["type"], refused["code"]) == ("error", "too_many_bots")
+        for raw in (listed, host):
+            await raw.close()
+    finally:
+        await again.stop()

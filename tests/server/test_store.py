@@ -23,7 +23,9 @@ def test_open_tables_come_back_with_seats_and_actions_in_order(tmp_path: Path) -
     store.update_table(closed, state="closed")
     store.save_seat(first, 0, SeatRow(-1, "human", "Ann", None, "human", "ab" * 32))
     store.save_seat(first, 2, SeatRow(-1, "bot", "Random bot 2", "random", None, None))
-    store.save_seat(first, 2, SeatRow(-1, "bot", "Heuristic bot 2", "heuristic", None, None))
+    store.save_seat(
+        first, 2, SeatRow(-1, "bot", "Heuristic bot 2", "heuristic", None, None, "127.0.0.7")
+    )
     store.save_seat(first, 4, SeatRow(-1, "human", "Bo", None, "bot", "cd" * 32))
     store.save_seat(first, 4, None)
     for n, kind in enumerate(["pass", "pass", "pick"]):
@@ -38,9 +40,9 @@ def test_open_tables_come_back_with_seats_and_actions_in_order(tmp_path: Path) -
     row = rows[0]
     assert (row.state, row.seed, row.first_dealer, row.seq) == ("playing", 42, 3, 7)
     assert row.totals == [1, -1, 0, 0, 0] and row.config["name"] == "one"
-    assert [(s.seat, s.name, s.strategy) for s in row.seats] == [
-        (0, "Ann", None),
-        (2, "Heuristic bot 2", "heuristic"),
+    assert [(s.seat, s.name, s.strategy, s.added_by) for s in row.seats] == [
+        (0, "Ann", None, None),
+        (2, "Heuristic bot 2", "heuristic", "127.0.0.7"),
     ]
     assert [(hand, a["action"]) for hand, a in row.actions] == [
         (0, "pass"),
@@ -241,6 +243,39 @@ def test_a_schema_4_database_keeps_its_hand_seats_as_match_0(tmp_path: Path) -> 
         "SELECT match_number, number, seat, identity, name FROM hand_seats ORDER BY match_number"
     ).fetchall()
     assert rows == [(0, 0, 0, "ann-id", "Ann"), (1, 0, 0, "bot:random", "Sven")]
+    store.close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_a_schema_5_database_keeps_its_seats_and_learns_who_seated_each_bot(
+    tmp_path: Path,
+) -> None:
+    """Schema 6 stores the address that seated each server bot (max_bots_per_address holds
+    across a restart); seats stored before it have none."""
+    path = tmp_path / "v5.db"
+    Store(path).close()
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        DROP TABLE seats;
+        CREATE TABLE seats (table_id INTEGER NOT NULL REFERENCES tables(id), seat INTEGER NOT NULL,
+            kind TEXT NOT NULL, name TEXT NOT NULL, strategy TEXT, remote_kind TEXT,
+            token_hash TEXT, PRIMARY KEY (table_id, seat));
+        INSERT INTO tables (config, state, created) VALUES ('{"name": "old"}', 'waiting', 0.0);
+        INSERT INTO seats VALUES (1, 1, 'bot', 'Lena', 'random', NULL, NULL);
+        PRAGMA user_version=5;
+        """
+    )
+    conn.commit()
+    conn.close()
+    store = Store(path)
+    store.save_seat("t1", 2, SeatRow(2, "bot", "Sven", "random", None, None, "127.0.0.9"))
+    store.commit()
+    [table] = store.load_open_tables()
+    assert [(s.seat, s.name, s.added_by) for s in table.seats] == [
+        (1, "Lena", None),
+        (2, "Sven", "127.0.0.9"),
+    ]
     store.close()
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
