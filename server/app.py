@@ -28,6 +28,7 @@ from typing import Any, cast
 from protocol import messages as m
 from protocol.framing import encode
 from protocol.version import PROTOCOL_VERSION
+from server.addresses import client_address
 from server.config import ServerConfig as ServerConfig  # re-exported: embedders import it here
 from server.connection import AddressAllowance, Connection
 from server.lobby import Lobby
@@ -317,14 +318,11 @@ class Server:
         ``local``: it came through the doors' Unix socket (:meth:`open_local_socket`), whose
         sessions the doors count per address themselves.
         """
+        # Every door session comes from the one Unix socket: each gets an address of its own,
+        # so the per-address allowances meter a session, not all door players together (the
+        # doors limit sessions per remote address themselves).
         peer = transport.get_extra_info("peername")
-        if local:
-            # Every door session comes from the one Unix socket: each gets an address of its
-            # own, so the per-address allowances meter a session, not all door players together
-            # (the doors limit sessions per remote address themselves).
-            address = f"{LOCAL}#{id(transport)}"
-        else:
-            address = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+        address = f"{LOCAL}#{id(transport)}" if local else client_address(peer)
         config = self.config
         if self._stopping:
             transport.abort()

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import asyncssh
 
+from server.addresses import client_address
 from server.door_kit import DoorGate, child_environment, client_command, player_name
 
 if TYPE_CHECKING:
@@ -355,7 +356,7 @@ class _Login(asyncssh.SSHServer):
         """Count it against the door limits."""
         self.conn = conn
         peer = conn.get_extra_info("peername")
-        self.address = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+        self.address = client_address(peer)
         self.refusal = self.door.gate.admit(self.address)
         self.admitted = self.refusal is None
         if self.refusal is not None:

@@ -33,6 +33,7 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
+from server.addresses import client_address
 from server.door_kit import DoorGate, child_environment, client_command, player_name
 
 if TYPE_CHECKING:
@@ -195,7 +196,7 @@ class WebDoor:
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         """One tab: a client child, driven over the websocket until either side ends."""
-        address = request.remote or "?"
+        address = client_address((request.remote,)) if request.remote else "?"
         refusal = self.gate.admit(address)
         if refusal is not None:
             log.warning("web %s: refused: %s", address, refusal)

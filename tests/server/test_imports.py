@@ -35,7 +35,7 @@ LAYERS: list[set[str]] = [
     {"seats"},
     {"hub"},
     {"config", "botpool", "passwords"},
-    {"botworker", "store"},
+    {"botworker", "store", "addresses"},
 ]
 """Highest first. Modules of one layer do not import each other."""
 

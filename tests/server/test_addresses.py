@@ -1,0 +1,64 @@
+"""Which addresses the per-address limits count as one (server/addresses.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import doctest
+import socket
+
+import pytest
+
+import server.addresses
+from server.addresses import client_address
+from tests.server.support import Raw, running_server
+
+
+def test_the_examples_hold() -> None:
+    result = doctest.testmod(server.addresses)
+    assert result.attempted >= 4 and result.failed == 0
+
+
+@pytest.mark.parametrize(
+    ("peer", "counted"),
+    [
+        (("203.0.113.9", 1), "203.0.113.9"),
+        (("2001:db8:aa:bb::1", 1, 0, 0), "2001:db8:aa:bb::/64"),
+        (("2001:db8:aa:bb:ffff:ffff:ffff:ffff", 1, 0, 0), "2001:db8:aa:bb::/64"),
+        (("2001:db8:aa:bc::1", 1, 0, 0), "2001:db8:aa:bc::/64"),
+        (("fe80::1%eth0", 1, 0, 2), "fe80::/64"),
+        (("::ffff:203.0.113.9", 1, 0, 0), "203.0.113.9"),
+        (("::1", 1, 0, 0), "::1"),
+        (("not an address", 1), "not an address"),
+        ((), "?"),
+        ("127.0.0.1", "?"),
+    ],
+)
+def test_an_ipv6_host_counts_as_its_slash_64(peer: object, counted: str) -> None:
+    assert client_address(peer) == counted
+
+
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback on this machine")
+async def test_a_server_on_ipv6_meters_its_clients_by_address() -> None:
+    async with running_server(host="::1", max_per_address=2) as server:
+        assert server.port
+        clients = []
+        for _ in range(2):
+            reader, writer = await asyncio.open_connection("::1", server.port)
+            raw = Raw(reader, writer)
+            await raw.hello()
+            clients.append(raw)
+        reader, writer = await asyncio.open_connection("::1", server.port)
+        third = Raw(reader, writer)
+        refused = await third.recv()
+        assert refused["code"] == "too_many_connections"
+        for raw in [*clients, third]:
+            await raw.close()
