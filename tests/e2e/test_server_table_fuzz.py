@@ -1,12 +1,13 @@
-"""Seeded fuzzing of one table's life by three players at once, over real sockets.
+"""Seeded fuzzing of a table's life by three players at once, over real sockets.
 
 Where tests/e2e/test_server_fuzz.py sends malformed requests, this one sends well-formed ones
 in any order from three connections at the same table: joining and leaving seats, watching,
 adding and removing bots, starting, ending and rematching, answering prompts (and answering
 them late), chatting and asking for the history, with the replies and events of the others
-arriving in between. Every reply must carry its id and a documented code (never
-``internal_error``); at every point the listing must show a table whose seats hold each person
-at most once; and afterwards the table still plays.
+arriving in between; when the table closes (its last person left), one of them creates the
+next. Every reply must carry its id and a documented code (never ``internal_error``); at every
+check the listing must show each table's five seats holding each person at most once; and
+afterwards the server still deals a new table.
 """
 
 from __future__ import annotations
