@@ -47,18 +47,22 @@ _CHOICES: Final[dict[str, tuple[object, ...]]] = {
 }
 
 OPTION_HELP: Final[dict[str, str]] = {
-    "jack_order": "jack ranks in trump: seed (JS JC JH JD) or clubs-first (JC JS JH JD)",
-    "no_pick": "when all pass: leaster, doubler (next hand doubled) or forced-pick (dealer picks)",
-    "partner": "called-ace (call a fail ace) or jack-of-diamonds (holder of JD is partner)",
+    "jack_order": "the order of the jacks in trump: J♠ J♣ J♥ J♦ (the gamerules.com text) or "
+    "J♣ J♠ J♥ J♦ (Wisconsin)",
+    "no_pick": "when all five pass: a leaster, a doubler (the next hand counts double) or the "
+    "dealer must pick",
+    "partner": "the picker's partner: whoever holds the fail ace the picker calls, or whoever "
+    "holds J♦",
     "unknown_card": "a picker with no legal call may call an ace with a face-down unknown card",
     "no_trick_partner_exempt": "if the picker's side takes no trick the picker pays it all",
     "double_on_the_bump": "a losing picker's side pays double",
     "leaster_needs_trick": "a leaster is won only by a player who took a trick",
-    "blitzing": "the picker may show a black or red queen pair before burying (x2 each)",
-    "cracking": "after the call a defender may crack (x2) and the picker re-crack (x2 more)",
-    "crack_by": "who may crack: unoffered (seats never offered the blind) or defenders",
+    "blitzing": "the picker may show a black or red queen pair before burying (×2 each)",
+    "cracking": "after the call a defender may crack (×2) and the picker re-crack (×2 more)",
+    "crack_by": "who may crack: the seats never offered the blind, or any defender",
 }
-"""One line of help per option, for ``--help`` texts and the client's rules panel."""
+"""One line per option in people's words, for the client's create-table dialog and rules panel
+(the option's values as they are written in files and on the command line: docs/rules.md)."""
 
 
 OPTION_TITLES: Final[dict[str, str]] = {

@@ -9,7 +9,9 @@ import pytest
 
 from client.app import SheepsheadApp
 from engine.fairdeal import check_record
+from tests.client.feed import EngineTable
 from tests.client.test_e2e import SIZE, Player, wait_for
+from tests.client.test_screens import fed
 from tests.e2e.test_fair_deals import verify_files
 from tests.server.support import running_server, session
 
@@ -47,3 +49,16 @@ async def test_a_whole_match_through_the_client_is_verified_at_the_end(
     assert (
         app.deals.sent[records[0]["fair"]["commitment"]][1] == records[0]["fair"]["client_seeds"][0]
     )
+
+
+async def test_a_reveal_covering_no_deal_this_client_saw_says_nothing() -> None:
+    """A client that saw no deal of the match (it came after the end, or the match ended
+    before dealing) has nothing to check: no "no deals to verify" over the table."""
+    table = EngineTable(seed=3, dealer=4, me=0)
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        before = len(app.model.log)
+        await fed(pilot, [{"type": "seeds_revealed", "table": "t1", "commitments": []}])
+        assert len(app.model.log) == before
+        assert not [n for n in app._notifications if n.title == "Deals"]
