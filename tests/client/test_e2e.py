@@ -95,6 +95,9 @@ class Player:
         self.app: Any = pilot.app
         self.seen: set[str] = set()
         self.results: list[dict[str, Any]] = []
+        self.pending: tuple[str | None, int | None] | None = None
+        """A bury or call decision waiting with no dialog up, and since when."""
+        self.pending_since = 0.0
 
     async def step(self) -> None:
         app, press = self.app, self.pilot.press
@@ -113,6 +116,19 @@ class Player:
             await press("1" if calls else "a")
         elif model.decision == "pick":
             await press("p")
+        elif model.decision in ("bury", "call") and isinstance(screen, TableScreen):
+            # The dialog opens by itself when the decision arrives. Right after an answer the
+            # old prompt is still pending for a moment; a dialog that stays away for a second
+            # is opened as a person would, with its key.
+            now = asyncio.get_running_loop().time()
+            pending = (model.decision, model.prompt.seq if model.prompt else None)
+            if self.pending != pending:
+                self.pending, self.pending_since = pending, now
+            elif now - self.pending_since > 1.0:
+                self.seen.add(f"{model.decision} by key")
+                self.pending_since = now
+                await press("b" if model.decision == "bury" else "c")
+            await self.pilot.pause(0.02)
         elif model.decision == "play":
             # No card is chosen when the turn comes: → chooses the first playable one.
             await press("right", "enter")
@@ -124,7 +140,11 @@ class Player:
         deadline = loop.time() + timeout
         while not condition():
             if loop.time() > deadline:
-                raise AssertionError(f"timed out; seen {self.seen}")
+                model = self.app.model
+                raise AssertionError(
+                    f"timed out; seen {self.seen}; on {type(self.app.screen).__name__}, "
+                    f"decision {model.decision}, phase {model.phase}, turn {model.turn}"
+                )
             await self.step()
 
 
