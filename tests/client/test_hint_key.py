@@ -47,8 +47,13 @@ async def test_the_hint_key_shows_the_coachs_advice_and_plays_nothing(
                     continue
                 seq, hand = model.seq, list(model.hand)
                 await pilot.press("i")
+                # The coach works in a bot worker process (started on first use): on a loaded
+                # two-core machine, with other test files' servers beside it, that can take
+                # more than the default ten seconds.
                 await wait_for(
-                    pilot, lambda: "Hint:" in _status(app) and "thinking" not in _status(app)
+                    pilot,
+                    lambda: "Hint:" in _status(app) and "thinking" not in _status(app),
+                    timeout=40,
                 )
                 text = next(line for line in _status(app).splitlines() if "Hint:" in line)
                 assert app.model.prompt is prompt and app.model.seq == seq  # nothing was played
