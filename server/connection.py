@@ -291,20 +291,18 @@ class Connection:
                     )
                 )
                 return
-            decoded = self.decoder.decode(item)
-            if isinstance(decoded, FrameError) and not decoded.fatal:
-                # Refused like any request: with its id when one could be read, so a client
-                # waiting on that id is answered (PROTOCOL.md §1).
-                self.send(m.error(request_id, decoded.code, decoded.message))
-                return
-            self.receive(decoded)
+            self.receive(self.decoder.decode(item), request_id)
         except Exception:
             log.exception("conn %d: failed to handle a frame", self.number)
             self._release()
             self.send(m.error(None, m.INTERNAL_ERROR, "The server failed on that request"))
 
-    def receive(self, item: Message | FrameError) -> None:
-        """Handle one decoded frame (or framing error), already metered; never raises."""
+    def receive(self, item: Message | FrameError, request_id: int | None = None) -> None:
+        """Handle one decoded frame (or framing error), already metered; never raises.
+
+        A frame that could not be decoded is refused with ``request_id``, the id read from it
+        undecoded when there was one, so a client waiting on that id is answered (PROTOCOL.md
+        §1)."""
         if self.closing:
             return
         try:
@@ -312,7 +310,7 @@ class Connection:
                 if item.fatal:
                     self.close(item.code, item.message, stop_reading=True)
                 else:
-                    self.send(m.error(None, item.code, item.message))
+                    self.send(m.error(request_id, item.code, item.message))
                 return
             self._request(item)
         except Exception:
