@@ -16,7 +16,7 @@ __all__ = ["client_address"]
 
 def client_address(peer: object) -> str:
     """The address the limits meter for a socket's ``peername`` (a tuple whose first item is
-    the host, or anything else: ``"?"``).
+    the host) or a host string; anything else (None, an empty tuple) is ``"?"``.
 
     >>> client_address(("192.0.2.7", 40000))
     '192.0.2.7'
@@ -24,12 +24,15 @@ def client_address(peer: object) -> str:
     '2001:db8:1:2::/64'
     >>> client_address(("::ffff:192.0.2.7", 40000, 0, 0))
     '192.0.2.7'
-    >>> client_address(("::1", 40000, 0, 0)), client_address(None)
-    ('::1', '?')
+    >>> client_address(("::1", 40000, 0, 0)), client_address("2001:db8::7"), client_address(None)
+    ('::1', '2001:db8::/64', '?')
     """
-    if not isinstance(peer, tuple) or not peer:
+    if isinstance(peer, str) and peer:
+        host = peer
+    elif isinstance(peer, tuple) and peer:
+        host = str(peer[0])
+    else:
         return "?"
-    host = str(peer[0])
     try:
         address = ipaddress.ip_address(host.split("%", 1)[0])  # a zone id: fe80::1%eth0
     except ValueError:

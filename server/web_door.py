@@ -196,7 +196,7 @@ class WebDoor:
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         """One tab: a client child, driven over the websocket until either side ends."""
-        address = client_address((request.remote,)) if request.remote else "?"
+        address = client_address(request.remote)
         refusal = self.gate.admit(address)
         if refusal is not None:
             log.warning("web %s: refused: %s", address, refusal)

@@ -30,7 +30,9 @@ def test_the_examples_hold() -> None:
         (("::1", 1, 0, 0), "::1"),
         (("not an address", 1), "not an address"),
         ((), "?"),
-        ("127.0.0.1", "?"),
+        ("127.0.0.1", "127.0.0.1"),
+        ("", "?"),
+        (None, "?"),
     ],
 )
 def test_an_ipv6_host_counts_as_its_slash_64(peer: object, counted: str) -> None:
