@@ -551,6 +551,9 @@ class TableModel:
         totals = msg.get("totals")
         if isinstance(totals, Sequence):
             self.totals = [int(t) for t in totals]
+        if msg.get("hands") == 0:  # ended before a deal (sheepshead play --new): no scores
+            self._log("event", "The match ended before its first hand")
+            return Change.MATCH_OVER | Change.LOG
         best = ", ".join(f"{self.name(s)} {self.totals[s]:+d}" for _, s in rank_places(self.totals))
         self._log("event", f"Match over after {self.match_hands_text()}: {best}")
         return Change.MATCH_OVER | Change.LOG

@@ -144,6 +144,13 @@ def test_one_hand_is_singular_and_tied_totals_share_a_place() -> None:
     assert rank_places(model.totals) == [(1, 0), (1, 1), (3, 2), (3, 3), (5, 4)]
 
 
+def test_a_match_ended_before_its_first_hand_lists_no_scores() -> None:
+    model = TableModel()
+    change = model.apply({"type": "match_over", "totals": [0] * 5, "hands": 0})
+    assert change & Change.MATCH_OVER and model.match_over is not None
+    assert model.log[-1].text == "The match ended before its first hand"
+
+
 def test_text_about_yourself_is_in_the_second_person() -> None:
     table = EngineTable(seed=1, dealer=4, me=0)
     model = TableModel()
