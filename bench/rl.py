@@ -6,12 +6,14 @@ Run by hand (needs the extra: ``pip install -e '.[rl]'``)::
     .venv/bin/python bench/rl.py [--seconds S] [--rules PRESET]
 
 Both loops play random legal hands. The engine loop is ``bench/engine.py``'s: the public,
-validating ``Hand`` API, nothing else. The environment loop is a training loop as PettingZoo
-documents it, on the unwrapped environment: ``agent_iter``, ``last()`` (which builds the
-observation vector and the action mask), a random choice among the masked actions, ``step``,
-and ``step(None)`` for each seat once the hand is over. A third loop, the same without any
-observation, shows what the protocol alone costs. The loops run in alternating
-rounds; it prints the best round of each, their ratio and the median ratio of the rounds.
+validating ``Hand`` API, a uniform choice among ``legal_actions()``. The environment loop is a
+training loop as PettingZoo documents it, on the unwrapped environment: ``agent_iter``,
+``last()`` (which builds the observation vector and the action mask at every decision), a
+uniform choice among the environment's ``legal_actions()``, ``step``, and ``step(None)`` for
+each seat once the hand is over. Two more loops show where the rest goes: the same with the
+choice read off the mask with numpy (what a policy that only has the mask pays), and the same
+without any observation (PettingZoo's protocol alone). The loops run in alternating rounds; it
+prints the best round of each, the ratio and the median ratio of the rounds.
 Rates are per second of this process's CPU time, so neighbours on a shared machine slow the
 figures less (they still do, through caches: compare figures of one run only).
 """
@@ -46,14 +48,17 @@ def engine_hands(rules: object, seconds: float) -> float:
     return hands / (time.process_time() - start)
 
 
-def env_hands(rules: object, seconds: float) -> float:
-    """Random masked hands per second through the unwrapped environment."""
+def env_hands(rules: object, seconds: float, *, mask_policy: bool = False) -> float:
+    """Random hands per second through the unwrapped environment: the observation and the mask
+    are built at every decision; the choice is among ``legal_actions()`` as the engine loop's is
+    among the engine's, or, with ``mask_policy``, read off the mask with numpy."""
     import numpy as np
 
     from engine.rl import raw_env
 
     game = raw_env(rules)  # type: ignore[arg-type]
-    randrange = random.Random(1).randrange
+    rng = random.Random(1)
+    choice, randrange = rng.choice, rng.randrange
     as_bool = np.bool_
     hands = 0
     game.reset(seed=1)
@@ -66,20 +71,23 @@ def env_hands(rules: object, seconds: float) -> float:
                 if terminated or truncated:
                     game.step(None)
                     continue
-                # The mask holds 0 and 1: viewed as booleans, nonzero lists the legal indices.
-                legal = obs["action_mask"].view(as_bool).nonzero()[0]
-                game.step(int(legal[randrange(len(legal))]))
+                if mask_policy:
+                    # The mask holds 0 and 1: as booleans, nonzero lists the legal indices.
+                    legal = obs["action_mask"].view(as_bool).nonzero()[0]
+                    game.step(legal.item(randrange(legal.size)))
+                else:
+                    game.step(choice(game.legal_actions()))
             hands += 1
     return hands / (time.process_time() - start)
 
 
 def floor_hands(rules: object, seconds: float) -> float:
-    """The same loop with no observation at all (``last(observe=False)``, the choice made from
-    the engine's legal actions): what PettingZoo's protocol and stepping cost by themselves."""
-    from engine.rl import action_index, raw_env
+    """The same loop with no observation at all (``last(observe=False)``): what PettingZoo's
+    protocol and stepping cost by themselves."""
+    from engine.rl import raw_env
 
     game = raw_env(rules)  # type: ignore[arg-type]
-    randrange = random.Random(1).randrange
+    choice = random.Random(1).choice
     hands = 0
     game.reset(seed=1)
     start = time.process_time()
@@ -91,8 +99,7 @@ def floor_hands(rules: object, seconds: float) -> float:
                 if terminated or truncated:
                     game.step(None)
                     continue
-                legal = game.hand.legal_actions()
-                game.step(action_index(legal[randrange(len(legal))]))
+                game.step(choice(game.legal_actions()))
             hands += 1
     return hands / (time.process_time() - start)
 
@@ -115,22 +122,28 @@ def main() -> None:
     env_hands(rules, 0.3)
     # Alternating rounds, so a neighbour's load on a shared machine hits both loops alike; the
     # best round of each is the figure least disturbed by it.
-    bare, through_env, floor = [], [], []
+    bare, through_env, with_numpy, floor = [], [], [], []
+    share = args.seconds / args.rounds
     for _ in range(args.rounds):
-        bare.append(engine_hands(rules, args.seconds / args.rounds))
-        through_env.append(env_hands(rules, args.seconds / args.rounds))
-        floor.append(floor_hands(rules, args.seconds / args.rounds / 2))
+        bare.append(engine_hands(rules, share))
+        through_env.append(env_hands(rules, share))
+        with_numpy.append(env_hands(rules, share / 2, mask_policy=True))
+        floor.append(floor_hands(rules, share / 2))
     best_bare, best_env = max(bare), max(through_env)
     median_ratio = statistics.median(e / b for e, b in zip(through_env, bare, strict=True))
     print(f"bare engine ({args.rules} rules, random legal actions): {best_bare:,.0f} hands/s")
     print(f"environment, unwrapped (observation + mask every step): {best_env:,.0f} hands/s")
     print(
-        f"the same loop without observations (PettingZoo's protocol alone): "
-        f"{max(floor):,.0f} hands/s, {max(floor) / best_bare:.2f} of the engine"
-    )
-    print(
         f"ratio environment / engine: {best_env / best_bare:.2f} (best rounds), "
         f"{median_ratio:.2f} (median of {args.rounds} paired rounds)"
+    )
+    print(
+        f"the same, the random choice read off the mask with numpy: {max(with_numpy):,.0f} "
+        f"hands/s, {max(with_numpy) / best_bare:.2f} of the engine"
+    )
+    print(
+        f"the same loop without observations (PettingZoo's protocol alone): "
+        f"{max(floor):,.0f} hands/s, {max(floor) / best_bare:.2f} of the engine"
     )
 
 

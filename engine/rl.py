@@ -22,7 +22,9 @@ engine's ``hand.turn``. Rewards are 0 until the hand ends, then each seat's payo
 rewards sum to zero.
 
 **Actions** are fixed indices (:data:`ACTIONS`, :func:`action_index`, :func:`action_at`), the
-same in every state; the observation's ``action_mask`` marks the legal ones. Cards are numbered
+same in every state; the observation's ``action_mask`` marks the legal ones, and
+:meth:`SheepsheadEnv.legal_actions` lists them as a tuple (cheaper for a policy that only picks
+among them: random rollouts, tree search). Cards are numbered
 as :data:`engine.cards.CARD_CODES` (``suit * 8 + rank``, suits C S H D, ranks 7 8 9 T J Q K A):
 
 ========================  =======================================================
@@ -102,7 +104,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import combinations
 from typing import Any, Final
 
@@ -129,7 +131,7 @@ from engine.actions import (
     Unknown,
     shared_bury,
 )
-from engine.cards import CARD_CODES, Mask, parse_card
+from engine.cards import CARD_CODES, Mask, cards_in, parse_card
 from engine.hand import Deal, Hand
 from engine.record import describe_record, export_record
 from engine.rules import RuleSet
@@ -409,6 +411,9 @@ _PHASE_SLOT: Final = {
 
 Vector = npt.NDArray[np.float32]
 Mask8 = npt.NDArray[np.int8]
+_INT8: Final = np.dtype(np.int8)
+"""The masks' dtype, made once: ``frombuffer(data, _INT8)`` takes half the time of
+``frombuffer(data, dtype=np.int8)``, and a mask is built at most decisions."""
 
 
 def _stakes(multiplier: int) -> float:
@@ -590,15 +595,13 @@ def observe_hand(hand: Hand, me: int) -> Vector:
 
 def legal_mask(hand: Hand) -> Mask8:
     """The ``action_mask`` of the seat to act: 1 at the index of every legal action."""
+    if hand.phase != "play":
+        return _mask_of(_engine_index(action) for action in hand.legal_actions())
     mask = np.zeros(ACTION_COUNT, dtype=np.int8)
-    if hand.phase == "play":
-        cards = hand.legal_play_mask()
-        mask[PLAY_BASE : PLAY_BASE + 32] = _BYTE_BITS[
-            [cards & 255, cards >> 8 & 255, cards >> 16 & 255, cards >> 24 & 255]
-        ].reshape(32)
-    else:
-        for action in hand.legal_actions():
-            mask[_engine_index(action)] = 1
+    cards = hand.legal_play_mask()
+    mask[PLAY_BASE : PLAY_BASE + 32] = _BYTE_BITS[
+        [cards & 255, cards >> 8 & 255, cards >> 16 & 255, cards >> 24 & 255]
+    ].reshape(32)
     return mask
 
 
@@ -695,6 +698,20 @@ def _template(rules: RuleSet, multiplier: int) -> npt.NDArray[np.float32]:
     return rows
 
 
+def _template_gaps(rules: RuleSet, multiplier: int, dealer: int) -> tuple[bytes, ...]:
+    """The template's rows with the dealer marked, as bytes, cut around the five hands: entry
+    ``s`` is what follows seat ``s``'s 32 hand entries up to the next seat's (the hand is a row's
+    first field)."""
+    rows = _template(rules, multiplier)
+    rows.reshape(-1)[list(_DEALER_CELLS[dealer])] = 1.0
+    raw = rows.tobytes()
+    ends = [*_HAND_BYTES[1:], len(raw)]
+    return tuple(raw[at + 128 : end] for at, end in zip(_HAND_BYTES, ends, strict=True))
+
+
+assert HAND_AT == 0  # _template_gaps and _Tracker.start rely on it
+
+
 class _Tracker:
     """Every seat's observation, kept up to date action by action (the fast path).
 
@@ -722,36 +739,36 @@ class _Tracker:
         "trick_block",
     )
 
-    def __init__(self, hand: Hand, template: npt.NDArray[np.float32]) -> None:
-        rows = self.rows = template.copy()
+    def __init__(self, hand: Hand, gaps: tuple[bytes, ...]) -> None:
+        rows = self.rows = np.zeros((NUM_SEATS, OBSERVATION_SIZE), dtype=np.float32)
         flat = self.flat = rows.reshape(-1)
         self.cells: Any = flat.data  # a memoryview of format 'f': stores take Python floats
         self.seat_rows = list(rows)  # one view per seat, made once
         self.raw: Any = self.cells.cast("B")  # the same memory as bytes: a hand is one slice
         self.trick_block = rows[:, _TRICK_BLOCK]
-        self.start(hand, template)
+        self.start(hand, gaps)
 
-    def start(self, hand: Hand, template: npt.NDArray[np.float32]) -> None:
-        """Track a new hand (the rows are reused: every observation handed out is a copy)."""
+    def start(self, hand: Hand, gaps: tuple[bytes, ...]) -> None:
+        """Track a new hand (the rows are reused: every observation handed out is a copy).
+
+        ``gaps`` are the template's bytes between the hands (:func:`_template_gaps`): the new
+        rows are one join of hands and gaps, stored at once."""
         self.hand = hand
         self.points = [0, 0, 0, 0, 0]
         self.phase = "pick"
         self.called = -1
-        rows = self.rows
-        np.copyto(rows, template)
-        # Each hand's 32 entries are 128 contiguous bytes of its row: one slice store a seat.
-        raw = self.raw
-        floats = _FLOAT_BYTES
-        for at, cards in zip(_HAND_BYTES, hand.hands, strict=True):
-            raw[at : at + 128] = b"".join(
-                (
-                    floats[cards & 255],
-                    floats[cards >> 8 & 255],
-                    floats[cards >> 16 & 255],
-                    floats[cards >> 24],
-                )
+        f = _FLOAT_BYTES
+        h0, h1, h2, h3, h4 = hand.hands
+        g0, g1, g2, g3, g4 = gaps
+        self.raw[:] = b"".join(
+            (
+                f[h0 & 255], f[h0 >> 8 & 255], f[h0 >> 16 & 255], f[h0 >> 24], g0,
+                f[h1 & 255], f[h1 >> 8 & 255], f[h1 >> 16 & 255], f[h1 >> 24], g1,
+                f[h2 & 255], f[h2 >> 8 & 255], f[h2 >> 16 & 255], f[h2 >> 24], g2,
+                f[h3 & 255], f[h3 >> 8 & 255], f[h3 >> 16 & 255], f[h3 >> 24], g3,
+                f[h4 & 255], f[h4 >> 8 & 255], f[h4 >> 16 & 255], f[h4 >> 24], g4,
             )
-        self.seat_mark(_DEALER_CELLS[hand.dealer])
+        )  # fmt: skip
 
     def observe(self, me: int) -> Vector:
         """Seat ``me``'s observation (a new array)."""
@@ -821,8 +838,9 @@ class _Tracker:
     def column(self, at: int, value: float) -> None:
         """Set entry ``at`` of every row (a fact the same for every seat)."""
         cells = self.cells
-        for row in _ROW_STARTS:
-            cells[row + at] = value
+        size = OBSERVATION_SIZE
+        cells[at] = cells[at + size] = cells[at + 2 * size] = value
+        cells[at + 3 * size] = cells[at + 4 * size] = value
 
     def seat_mark(self, cells_of_seat: tuple[int, ...], value: float = 1.0) -> None:
         """Set a seat's entry in every row's relative block (a ``_*_CELLS[seat]`` tuple)."""
@@ -896,18 +914,15 @@ class _Tracker:
             self.reveal()
 
     def reveal(self) -> None:
-        """The hand is over: blind, bury, unknown card and partner are everyone's."""
+        """The hand is over: blind, bury, unknown card and partner are everyone's, and nobody
+        is to act."""
         hand = self.hand
-        shown = []
+        self.column(TURN_AT, 0.0)
         for at, mask in ((BLIND_AT, hand.blind), (BURIED_AT, hand.buried)):
             while mask:
                 low = mask & -mask
-                shown.append(at + low.bit_length() - 1)
+                self.column(at + low.bit_length() - 1, 1.0)
                 mask ^= low
-        cells = self.cells
-        for row in _ROW_STARTS:
-            for at in shown:
-                cells[row + at] = 1.0
         if hand.under is not None:
             self.column(UNDER_AT + hand.under, 1.0)
         self.rows[:, PARTNER_AT : PARTNER_AT + 5] = 0.0
@@ -932,19 +947,28 @@ _BURY_ROW: Final = tuple(
 """``[a][b]``, ``a < b``: the index of burying ``a`` and ``b``."""
 
 
-def _bury_mask(cards: Mask) -> Mask8:
-    """Every pair of the picker's eight cards (the engine lets any two be buried)."""
-    held = []
-    while cards:
-        low = cards & -cards
-        held.append(low.bit_length() - 1)
-        cards ^= low
+def _mask_of(indices: Iterable[int]) -> Mask8:
+    """A mask with 1 at ``indices`` (bytes stores, then one array: a third of the cost of
+    numpy item stores)."""
     data = bytearray(ACTION_COUNT)
-    for i, a in enumerate(held):
-        row = _BURY_ROW[a]
-        for b in held[i + 1 :]:
-            data[row[b]] = 1
-    return np.frombuffer(data, dtype=np.int8)
+    for index in indices:
+        data[index] = 1
+    return np.frombuffer(data, _INT8)
+
+
+def _bury_indices(hand: Hand) -> tuple[int, ...]:
+    """The bury phase's legal indices, lowest first: every pair of the picker's eight cards
+    (the engine lets any two be buried), then any blitz."""
+    assert hand.turn is not None
+    rows = _BURY_ROW
+    legal = tuple(rows[a][b] for a, b in combinations(cards_in(hand.hands[hand.turn]), 2))
+    if hand.rules.blitzing:
+        legal += tuple(
+            BLITZ_BASE + _PAIR_NUMBER[action.pair]  # type: ignore[union-attr]
+            for action in hand.legal_actions()
+            if action.kind == "blitz"
+        )
+    return legal
 
 
 def _new_play_mask(cards: Mask) -> Mask8:
@@ -965,7 +989,7 @@ def _new_play_mask(cards: Mask) -> Mask8:
             _MASK_TAIL,
         )
     )
-    mask = _PLAY_MASKS[cards] = np.frombuffer(data, dtype=np.int8)
+    mask = _PLAY_MASKS[cards] = np.frombuffer(data, _INT8)
     return mask
 
 
@@ -984,15 +1008,18 @@ def fast_legal_mask(hand: Hand) -> Mask8:
     if phase == "pick":
         return _PICK_MASKS[len(hand.legal_actions())]
     if phase == "bury" and hand.turn is not None:
-        mask = _bury_mask(hand.hands[hand.turn])
-        if hand.rules.blitzing:
-            for action in hand.legal_actions():
-                if action.kind == "blitz":
-                    mask[BLITZ_BASE + _PAIR_NUMBER[action.pair]] = 1  # type: ignore[union-attr]
-        return mask
+        return _mask_of(_bury_indices(hand))
     return legal_mask(hand)
 
 
+_PLAY_INDICES: Final = tuple(
+    tuple(tuple(PLAY_BASE + 8 * k + b for b in range(8) if v >> b & 1) for v in range(256))
+    for k in range(4)
+)
+"""``[k][v]``: the play indices of the cards of byte ``k`` of a card mask when that byte is
+``v`` (four lookups and a join list a hand's legal cards)."""
+_PICK_INDICES: Final = {2: (PASS_INDEX, PICK_INDEX), 1: (PICK_INDEX,)}
+"""The pick phase's legal indices by the number of legal actions: pass and pick, or pick."""
 _NO_ACTIONS: Final = np.frombuffer(bytes(ACTION_COUNT), dtype=np.int8)
 """The mask of a seat that is not to act (shared, read-only)."""
 
@@ -1045,19 +1072,21 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         self._random = random.Random()
         self.hand = Hand.from_seed(self.rules, 0, 0)
         """The engine's hand being played (read it; change it only through :meth:`step`)."""
-        self._templates: dict[int, npt.NDArray[np.float32]] = {}
-        self._tracker = _Tracker(self.hand, self._template(1))
+        self._templates: dict[tuple[int, int], tuple[bytes, ...]] = {}
+        self._tracker = _Tracker(self.hand, self._template(1, self.hand.dealer))
         # The tracker's rows live as long as the environment: the hot path reads them directly.
         self._seat_rows = self._tracker.seat_rows
         self._cells = self._tracker.cells
         self.deal_seed = 0
         self._reset_bookkeeping()
 
-    def _template(self, multiplier: int) -> npt.NDArray[np.float32]:
-        template = self._templates.get(multiplier)
-        if template is None:
-            template = self._templates[multiplier] = _template(self.rules, multiplier)
-        return template
+    def _template(self, multiplier: int, dealer: int) -> tuple[bytes, ...]:
+        gaps = self._templates.get((multiplier, dealer))
+        if gaps is None:
+            gaps = self._templates[multiplier, dealer] = _template_gaps(
+                self.rules, multiplier, dealer
+            )
+        return gaps
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The observation space of every seat (the same for all)."""
@@ -1094,15 +1123,27 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
             dealer = self._random.randrange(NUM_SEATS)
         self.deal_seed = deal_seed
         hand = self.hand = Hand(self.rules, dealer, Deal.from_seed(dealer, deal_seed), multiplier)
-        self._tracker.start(hand, self._template(multiplier))
+        self._tracker.start(hand, self._template(multiplier, dealer))
         self.agents = list(AGENTS)
         # Plain dict literals: cheaper than dict.fromkeys, and this runs once a hand.
         self.rewards = {"seat_0": 0, "seat_1": 0, "seat_2": 0, "seat_3": 0, "seat_4": 0}
         self._cumulative_rewards = self.rewards.copy()
-        self.terminations = dict.fromkeys(AGENTS, False)
+        self.terminations = {
+            "seat_0": False,
+            "seat_1": False,
+            "seat_2": False,
+            "seat_3": False,
+            "seat_4": False,
+        }
         self.truncations = self.terminations.copy()
         info = {"deal_seed": deal_seed, "dealer": dealer}
-        self.infos = {agent: info.copy() for agent in AGENTS}
+        self.infos = {
+            "seat_0": info,
+            "seat_1": info.copy(),
+            "seat_2": info.copy(),
+            "seat_3": info.copy(),
+            "seat_4": info.copy(),
+        }
         self._skip_agent_selection = None
         self.agent_selection = AGENTS[hand.turn]  # type: ignore[index]
 
@@ -1130,18 +1171,19 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
             # observe(agent), inline: this runs once per decision.
             seat = _SEAT_OF[agent]
             out = self._seat_rows[seat].copy()
-            if turn != seat:
-                mask = _NO_ACTIONS
-                out[TURN_AT] = 0.0  # the rows mark the observer itself as the seat to act
-                if turn is not None:
-                    out[_TURN_SLOT[seat][turn]] = 1.0
-            elif hand.phase == "play":
-                cards = hand.legal_play_mask()
-                mask = _PLAY_MASKS.get(cards)  # type: ignore[assignment]
-                if mask is None:
-                    mask = _new_play_mask(cards)
+            if turn == seat:
+                if hand.phase == "play":
+                    cards = hand.legal_play_mask()
+                    mask = _PLAY_MASKS.get(cards)
+                    if mask is None:
+                        mask = _new_play_mask(cards)
+                else:
+                    mask = fast_legal_mask(hand)
             else:
-                mask = fast_legal_mask(hand)
+                mask = _NO_ACTIONS
+                if turn is not None:  # (once the hand is over, the rows say nobody acts)
+                    out[TURN_AT] = 0.0  # the rows mark the observer itself as the seat to act
+                    out[_TURN_SLOT[seat][turn]] = 1.0
             observation = {"observation": out, "action_mask": mask}
         if turn is not None:  # the hand is live: no reward yet, nobody done
             return observation, 0, False, False, self.infos[agent]
@@ -1152,6 +1194,39 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
             self.truncations[agent],
             self.infos[agent],
         )
+
+    def legal_actions(self) -> tuple[int, ...]:
+        """The action indices the agent to act may take, lowest first: the ones of its
+        ``action_mask``, as a tuple (empty once the hand is over).
+
+        For a policy that only picks among them (random rollouts, tree search): a few times
+        cheaper than reading the mask with numpy.
+
+        >>> game = raw_env()
+        >>> game.reset(options={"deal_seed": 1, "dealer": 0})
+        >>> game.legal_actions()
+        (0, 1)
+        >>> ACTIONS[0]["action"], ACTIONS[1]["action"]
+        ('pass', 'pick')
+        """
+        hand = self.hand
+        phase = hand.phase
+        if phase == "play":
+            cards = hand.legal_play_mask()
+            t = _PLAY_INDICES
+            return (
+                t[0][cards & 255]
+                + t[1][cards >> 8 & 255]
+                + t[2][cards >> 16 & 255]
+                + t[3][cards >> 24]
+            )
+        if phase == "pick":
+            return _PICK_INDICES[len(hand.legal_actions())]
+        if hand.turn is None:
+            return ()
+        if phase == "bury":
+            return _bury_indices(hand)
+        return tuple(sorted(_engine_index(action) for action in hand.legal_actions()))
 
     def observe(self, agent: str) -> dict[str, Any]:
         """What ``agent``'s seat may see, and its legal actions (all zero when not its turn).

@@ -155,11 +155,15 @@ def test_the_environment_s_incremental_observations_equal_the_encoded_views(
                     np.testing.assert_array_equal(observed["action_mask"], legal_mask(game.hand))
                 else:
                     assert not observed["action_mask"].any()
+            # legal_actions() lists the engine's legal actions, lowest index first.
+            engine_legal = sorted(action_index(action) for action in game.hand.legal_actions())
+            assert game.legal_actions() == tuple(engine_legal)
             obs, _, terminated, truncated, _ = game.last()
             if terminated or truncated:
                 game.step(None)
                 continue
             legal = np.flatnonzero(obs["action_mask"]).tolist()
+            assert legal == engine_legal
             blitzes = [i for i in legal if ACTIONS[i]["action"] == "blitz"]
             game.step(rng.choice(blitzes if blitzes and rng.random() < 0.5 else legal))
             blitzed += bool(blitzes)
