@@ -105,6 +105,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
 from itertools import combinations
 from typing import Any, Final
 
@@ -956,12 +957,19 @@ def _mask_of(indices: Iterable[int]) -> Mask8:
     return np.frombuffer(data, _INT8)
 
 
+@lru_cache(maxsize=1)
+def _bury_pairs(cards: Mask) -> tuple[int, ...]:
+    """The indices of burying every pair of ``cards``, lowest first (kept for the last hand:
+    the mask and :meth:`SheepsheadEnv.legal_actions` both ask)."""
+    rows = _BURY_ROW
+    return tuple(rows[a][b] for a, b in combinations(cards_in(cards), 2))
+
+
 def _bury_indices(hand: Hand) -> tuple[int, ...]:
     """The bury phase's legal indices, lowest first: every pair of the picker's eight cards
     (the engine lets any two be buried), then any blitz."""
     assert hand.turn is not None
-    rows = _BURY_ROW
-    legal = tuple(rows[a][b] for a, b in combinations(cards_in(hand.hands[hand.turn]), 2))
+    legal = _bury_pairs(hand.hands[hand.turn])
     if hand.rules.blitzing:
         legal += tuple(
             BLITZ_BASE + _PAIR_NUMBER[action.pair]  # type: ignore[union-attr]
