@@ -170,10 +170,11 @@ def check_record(record: object) -> Verdict:
 
 
 def summary(verdicts: Sequence[Verdict]) -> str:
-    """``all N deals verified``, or the first hand that fails and why (hands 1-based)."""
+    """``all N deals verified`` (``the deal verified`` for one), or the first hand that fails
+    and why (hands 1-based)."""
     for verdict in sorted(verdicts, key=lambda v: v.hand):
         if not verdict.ok:
             where = "a record" if verdict.hand < 0 else f"hand {verdict.hand + 1}"
             return f"{where} does not verify: {verdict.reason}"
     count = len(verdicts)
-    return f"all {count} deal{'s' if count != 1 else ''} verified"
+    return "the deal verified" if count == 1 else f"all {count} deals verified"
