@@ -617,70 +617,53 @@ _MASK_TAIL: Final = bytes(ACTION_COUNT - PLAY_BASE - 32)
 _BYTE_PATTERN: Final = tuple(bytes(row.tolist()) for row in _BYTE_BITS)
 
 
-def _seat_index(at: int) -> tuple[npt.NDArray[np.intp], ...]:
-    """For a seat block at ``at`` and each acting seat ``p``: the flat index, in the tracker's
-    five rows, of ``p``'s entry in every observer's relative block."""
+def _seat_cells(at: int) -> tuple[tuple[int, ...], ...]:
+    """For a seat block at ``at``: ``[p]``, the flat indices, in the tracker's five rows, of
+    ``p``'s entry in every observer's relative block."""
     return tuple(
-        np.array([s * OBSERVATION_SIZE + at + (p - s) % NUM_SEATS for s in range(NUM_SEATS)])
+        tuple(s * OBSERVATION_SIZE + at + (p - s) % NUM_SEATS for s in range(NUM_SEATS))
         for p in range(NUM_SEATS)
     )
 
 
-def _card_index(at: int) -> tuple[tuple[list[int], ...], ...]:
+def _card_cells(at: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
     """For a card plane per seat at ``at``: ``[p][c]``, the flat indices of ``p``'s card ``c``
-    in every observer's relative plane (lists: a trick's five are joined into one put)."""
+    in every observer's relative plane."""
     return tuple(
         tuple(
-            [s * OBSERVATION_SIZE + at + 32 * ((p - s) % NUM_SEATS) + c for s in range(NUM_SEATS)]
+            tuple(
+                s * OBSERVATION_SIZE + at + 32 * ((p - s) % NUM_SEATS) + c for s in range(NUM_SEATS)
+            )
             for c in range(32)
         )
         for p in range(NUM_SEATS)
     )
 
 
-_PLAYED_PLANES: Final = _card_index(PLAYED_AT)
+_PLAYED_PLANES: Final = _card_cells(PLAYED_AT)
 _PLAYED_CELLS: Final = tuple(
-    tuple(
-        tuple(tuple(cells) for cells in _PLAYED_PLANES[(leader + i) % NUM_SEATS])
-        for i in range(NUM_SEATS)
-    )
+    tuple(_PLAYED_PLANES[(leader + i) % NUM_SEATS] for i in range(NUM_SEATS))
     for leader in range(NUM_SEATS)
 )
 """``[leader][i][c]``: the flat indices of card ``c`` as the ``i``-th of a trick ``leader``
 led, in every observer's finished-tricks plane."""
-_DEALER_INDEX: Final = _seat_index(DEALER_AT)
-_PICKER_INDEX: Final = _seat_index(PICKER_AT)
-_PARTNER_INDEX: Final = _seat_index(PARTNER_AT)
-_PASSED_INDEX: Final = _seat_index(PASSED_AT)
-_LEADER_INDEX: Final = _seat_index(LEADER_AT)
-_CRACKER_INDEX: Final = _seat_index(CRACKER_AT)
-_POINTS_INDEX: Final = _seat_index(POINTS_AT)
-_WON_INDEX: Final = _seat_index(WON_AT)
-_ROW_STARTS: Final = tuple(seat * OBSERVATION_SIZE for seat in range(NUM_SEATS))
-"""Where each seat's row starts in the tracker's flat array."""
-
-
-def _seat_cells(index: tuple[npt.NDArray[np.intp], ...]) -> tuple[tuple[int, ...], ...]:
-    return tuple(tuple(seat.tolist()) for seat in index)
-
-
-_DEALER_CELLS: Final = _seat_cells(_DEALER_INDEX)
-_PASSED_CELLS: Final = _seat_cells(_PASSED_INDEX)
-_PICKER_CELLS: Final = _seat_cells(_PICKER_INDEX)
-_PARTNER_CELLS: Final = _seat_cells(_PARTNER_INDEX)
-_CRACKER_CELLS: Final = _seat_cells(_CRACKER_INDEX)
-_LEADER_CELLS: Final = _seat_cells(_LEADER_INDEX)
-_TRICK_INDEX: Final = _card_index(TRICK_AT)
+_DEALER_CELLS: Final = _seat_cells(DEALER_AT)
+_PASSED_CELLS: Final = _seat_cells(PASSED_AT)
+_PICKER_CELLS: Final = _seat_cells(PICKER_AT)
+_PARTNER_CELLS: Final = _seat_cells(PARTNER_AT)
+_CRACKER_CELLS: Final = _seat_cells(CRACKER_AT)
+_LEADER_CELLS: Final = _seat_cells(LEADER_AT)
+_POINTS_CELLS: Final = _seat_cells(POINTS_AT)
+_WON_CELLS: Final = _seat_cells(WON_AT)
+_TRICK_CELLS: Final = _card_cells(TRICK_AT)
 _PLAY_CELLS: Final = tuple(
-    tuple((p * OBSERVATION_SIZE + HAND_AT + c, *_TRICK_INDEX[p][c]) for c in range(32))
+    tuple((p * OBSERVATION_SIZE + HAND_AT + c, *_TRICK_CELLS[p][c]) for c in range(32))
     for p in range(NUM_SEATS)
 )
 """``[p][c]``: the cells ``p`` playing ``c`` changes in the five rows: its hand's bit (to 0.0),
 then the card in every observer's current-trick plane (to 1.0)."""
-_POINTS_CELLS: Final = _seat_cells(_POINTS_INDEX)
-_WON_CELLS: Final = _seat_cells(_WON_INDEX)
 _TRICK_BLOCK: Final = slice(TRICK_AT, TRICK_AT + 32 * NUM_SEATS)
-_HAND_BYTES: Final = tuple(4 * (start + HAND_AT) for start in _ROW_STARTS)
+_HAND_BYTES: Final = tuple(4 * (seat * OBSERVATION_SIZE + HAND_AT) for seat in range(NUM_SEATS))
 """Where each seat's hand entries start in the tracker's rows, in bytes."""
 _TURN_SLOT: Final = tuple(
     tuple(TURN_AT + (turn - me) % NUM_SEATS for turn in range(NUM_SEATS)) for me in range(NUM_SEATS)
@@ -730,10 +713,8 @@ class _Tracker:
     __slots__ = (
         "called",
         "cells",
-        "flat",
         "hand",
         "phase",
-        "points",
         "raw",
         "rows",
         "seat_rows",
@@ -742,8 +723,7 @@ class _Tracker:
 
     def __init__(self, hand: Hand, gaps: tuple[bytes, ...]) -> None:
         rows = self.rows = np.zeros((NUM_SEATS, OBSERVATION_SIZE), dtype=np.float32)
-        flat = self.flat = rows.reshape(-1)
-        self.cells: Any = flat.data  # a memoryview of format 'f': stores take Python floats
+        self.cells: Any = rows.reshape(-1).data  # a memoryview of format 'f': stores take floats
         self.seat_rows = list(rows)  # one view per seat, made once
         self.raw: Any = self.cells.cast("B")  # the same memory as bytes: a hand is one slice
         self.trick_block = rows[:, _TRICK_BLOCK]
@@ -755,7 +735,6 @@ class _Tracker:
         ``gaps`` are the template's bytes between the hands (:func:`_template_gaps`): the new
         rows are one join of hands and gaps, stored at once."""
         self.hand = hand
-        self.points = [0, 0, 0, 0, 0]
         self.phase = "pick"
         self.called = -1
         f = _FLOAT_BYTES
@@ -781,22 +760,11 @@ class _Tracker:
                 out[_TURN_SLOT[me][turn]] = 1.0
         return out
 
-    def played(self, seat: int, card: int) -> None:
-        """After ``seat`` played ``card`` (the environment's step does the same, inline)."""
-        cells = self.cells
-        held, a, b, c, d, e = _PLAY_CELLS[seat][card]
-        cells[held] = 0.0
-        cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
-        if not self.hand.current:
-            self.trick_done()
-        if card == self.called:
-            self.called_fell()
-
     def called_fell(self) -> None:
         """The called card was played: everyone knows the partner now."""
         partner = self.hand.partner
         if partner is not None:
-            self.flat.put(_PARTNER_INDEX[partner], 1.0)
+            self.seat_mark(_PARTNER_CELLS[partner])
 
     def trick_done(self) -> None:
         """A trick is complete: its cards move from the current trick to the finished ones."""
@@ -819,9 +787,7 @@ class _Tracker:
         a, b, c, d, e = plane[4][c4]
         cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
         winner = trick.winner
-        points = self.points
-        points[winner] += trick.points
-        share = points[winner] / 120
+        share = hand.taken[winner] / 120
         a, b, c, d, e = _POINTS_CELLS[winner]
         cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = share
         share = hand.tricks_won[winner] / 6
@@ -1007,19 +973,6 @@ def _play_mask(cards: Mask) -> Mask8:
     return _new_play_mask(cards) if mask is None else mask
 
 
-def fast_legal_mask(hand: Hand) -> Mask8:
-    """:func:`legal_mask`; in trick play (most decisions) and the pick, a shared read-only
-    array."""
-    phase = hand.phase
-    if phase == "play":
-        return _play_mask(hand.legal_play_mask())
-    if phase == "pick":
-        return _PICK_MASKS[len(hand.legal_actions())]
-    if phase == "bury" and hand.turn is not None:
-        return _mask_of(_bury_indices(hand))
-    return legal_mask(hand)
-
-
 _PLAY_INDICES: Final = tuple(
     tuple(tuple(PLAY_BASE + 8 * k + b for b in range(8) if v >> b & 1) for v in range(256))
     for k in range(4)
@@ -1028,6 +981,37 @@ _PLAY_INDICES: Final = tuple(
 ``v`` (four lookups and a join list a hand's legal cards)."""
 _PICK_INDICES: Final = {2: (PASS_INDEX, PICK_INDEX), 1: (PICK_INDEX,)}
 """The pick phase's legal indices by the number of legal actions: pass and pick, or pick."""
+
+
+def legal_indices(hand: Hand) -> tuple[int, ...]:
+    """The indices of the legal actions of the seat to act, lowest first (empty once the hand
+    is over): the ones of its :func:`legal_mask`."""
+    phase = hand.phase
+    if phase == "play":
+        cards = hand.legal_play_mask()
+        t = _PLAY_INDICES
+        return (
+            t[0][cards & 255] + t[1][cards >> 8 & 255] + t[2][cards >> 16 & 255] + t[3][cards >> 24]
+        )
+    if phase == "pick":
+        return _PICK_INDICES[len(hand.legal_actions())]
+    if hand.turn is None:
+        return ()
+    if phase == "bury":
+        return _bury_indices(hand)
+    return tuple(sorted(_engine_index(action) for action in hand.legal_actions()))
+
+
+def fast_legal_mask(hand: Hand) -> Mask8:
+    """:func:`legal_mask`, read-only; in trick play (most decisions) and the pick, shared."""
+    phase = hand.phase
+    if phase == "play":
+        return _play_mask(hand.legal_play_mask())
+    if phase == "pick":
+        return _PICK_MASKS[len(hand.legal_actions())]
+    return _mask_of(legal_indices(hand))
+
+
 _NO_ACTIONS: Final = np.frombuffer(bytes(ACTION_COUNT), dtype=np.int8)
 """The mask of a seat that is not to act (shared, read-only)."""
 
@@ -1217,24 +1201,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         >>> ACTIONS[0]["action"], ACTIONS[1]["action"]
         ('pass', 'pick')
         """
-        hand = self.hand
-        phase = hand.phase
-        if phase == "play":
-            cards = hand.legal_play_mask()
-            t = _PLAY_INDICES
-            return (
-                t[0][cards & 255]
-                + t[1][cards >> 8 & 255]
-                + t[2][cards >> 16 & 255]
-                + t[3][cards >> 24]
-            )
-        if phase == "pick":
-            return _PICK_INDICES[len(hand.legal_actions())]
-        if hand.turn is None:
-            return ()
-        if phase == "bury":
-            return _bury_indices(hand)
-        return tuple(sorted(_engine_index(action) for action in hand.legal_actions()))
+        return legal_indices(self.hand)
 
     def observe(self, agent: str) -> dict[str, Any]:
         """What ``agent``'s seat may see, and its legal actions (all zero when not its turn).
@@ -1262,7 +1229,8 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
             # Raises IllegalActionError for a card not legal (in the auction too), changing
             # nothing, before the tracker is touched.
             hand.apply(PLAYS[seat][card])
-            # _Tracker.played, inline: this runs thirty times a hand.
+            # The tracker's card-played update, inline (this runs thirty times a hand): the
+            # hand's bit out, the card into every observer's current-trick plane.
             cells = self._cells
             held, a, b, c, d, e = _PLAY_CELLS[seat][card]
             cells[held] = 0.0
