@@ -283,11 +283,11 @@ class SheepsheadApp(App[int]):
     def _check_deals(self, msg: Mapping[str, Any]) -> None:
         """The server revealed its seeds: recompute every deal seen and say what was found."""
         verdict = self.deals.check(msg, self.model.history)
-        if verdict.startswith("no deals"):
+        good = self.deals.verified
+        if good is None:
             # Nothing this client saw dealt (it came after the match, or it ended before a
             # deal): nothing wrong, and nothing to say over the table.
             return
-        good = verdict.startswith("all ")
         self.model.note("event" if good else "error", f"Deals: {verdict}")
         self.model_changed.publish(Change.LOG)
         self.notify(verdict, title="Deals", severity="information" if good else "error", timeout=8)

@@ -33,6 +33,9 @@ class DealChecker:
         """The hand being played when this client first saw the table (-1: before the first
         deal; None: no state yet). A commitment published before that was not witnessed here:
         a restarted client is not told it again, so it is no sign of a dishonest server."""
+        self.verified: bool | None = None
+        """What the last :meth:`check` found: True when every deal verified, False when one
+        did not, None when there was nothing to verify."""
 
     def on_state(self, msg: Mapping[str, Any]) -> None:
         """Note when this client arrived at the table (a ``state`` event)."""
@@ -68,7 +71,7 @@ class DealChecker:
 
     def check(self, msg: Mapping[str, Any], hands: Iterable[Any]) -> str:
         """Check every finished hand (``client.model.FinishedHand``) against ``seeds_revealed``:
-        ``all N deals verified`` or the first hand that fails."""
+        ``all N deals verified`` or the first hand that fails (and :attr:`verified`)."""
         entries = [e for e in msg.get("commitments") or [] if isinstance(e, Mapping)]
         self.revealed = entries
         verdicts: list[Verdict] = []
@@ -115,9 +118,11 @@ class DealChecker:
                 )
             )
         if not verdicts:
+            self.verified = None
             return "no deals to verify"
+        self.verified = all(verdict.ok for verdict in verdicts)
         said = verdict_summary(verdicts)
-        if unwitnessed and said.startswith("all "):
+        if unwitnessed and self.verified:
             hands = ", ".join(str(h + 1) for h in sorted(unwitnessed))
             said += (
                 f" (the commitment dealing from hand {hands} was published before this client"

@@ -16,19 +16,20 @@ from tests.e2e.test_fair_deals import verify_files
 from tests.server.support import running_server, session
 
 
+@pytest.mark.parametrize(("hands", "said"), [(3, "all 3 deals verified"), (1, "the deal verified")])
 async def test_a_whole_match_through_the_client_is_verified_at_the_end(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], hands: int, said: str
 ) -> None:
-    """The real client plays a three-hand match by keys; it sends its own seed and, when the
-    server reveals, says that every deal verified. The hands it exports and the records the
-    server stored verify too."""
+    """The real client plays a match by keys; it sends its own seed and, when the server
+    reveals, says that every deal verified (as good news, however the sentence reads). The
+    hands it exports and the records the server stored verify too."""
     async with running_server(seed_wait=5.0, bot_delay=0.0) as server:
         s = session(server, "Ann", tmp_path)
         await s.connect()
         app = SheepsheadApp(s, mode="play", export_dir=tmp_path / "hands")
         async with app.run_test(size=SIZE) as pilot:
             reply = await s.request(
-                "create_table", name="fair", preset="seed", options={}, hands=3, password=None
+                "create_table", name="fair", preset="seed", options={}, hands=hands, password=None
             )
             for _ in range(4):
                 await s.request("add_bot", seat=None, strategy="random")
@@ -37,12 +38,13 @@ async def test_a_whole_match_through_the_client_is_verified_at_the_end(
             player = Player(pilot)
             logged = lambda: [e.text for e in app.model.log if e.text.startswith("Deals:")]  # noqa: E731
             await player.until(lambda: bool(logged()), timeout=40)
-            assert logged() == ["Deals: all 3 deals verified"]
+            assert logged() == [f"Deals: {said}"]
+            assert [e.kind for e in app.model.log if e.text.startswith("Deals:")] == ["event"]
             exported = [app.export_hand(hand) for hand in app.model.history]
         await s.close()
         records = server.store.hand_records(str(reply["table"]))
-    assert len(records) == 3
-    assert verify_files([p for p in exported if p], capsys) == (0, "all 3 deals verified")
+    assert len(records) == hands
+    assert verify_files([p for p in exported if p], capsys) == (0, said)
     assert all(check_record(r).ok for r in records)
     # Ann's own seed was used (not drawn), the bots' were derived from the server seed.
     assert records[0]["fair"]["sources"] == ["client", "bot", "bot", "bot", "bot"]

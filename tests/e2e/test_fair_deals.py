@@ -274,6 +274,9 @@ async def test_a_new_player_mid_match_starts_a_new_commitment_from_the_next_hand
     assert entries[1]["sources"] == ["client", "client", "bot", "bot", "bot"]
     hands = [Seen(m["hand"] + 1, m["reveal"]) for m in logs[0] if m["type"] == "hand_over"]
     assert checkers[0].check(revealed, hands) == "all 2 deals verified"
+    assert checkers[0].verified is True
+    assert checkers[0].check(revealed, hands[:1]) == "the deal verified"
+    assert checkers[0].verified is True
 
 
 async def test_a_seed_that_does_not_come_is_drawn_and_marked() -> None:
