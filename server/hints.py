@@ -21,7 +21,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 import msgpack
@@ -46,10 +47,10 @@ REVIEW_THINK_TIME: Final = 0.4
 """Seconds the coach may sample deals for each decision of a review."""
 
 _busy: set[Peer] = set()
-"""Connections with a hint being worked out (one at a time each)."""
+"""Connections with a hint or review being worked out (one at a time each)."""
 
 _tasks: set[asyncio.Task[None]] = set()
-"""The hints being worked out (kept so that they are not collected mid-way)."""
+"""The hints and reviews being worked out (kept so that they are not collected mid-way)."""
 
 
 def ask(peer: Peer, req: m.Hint) -> None:
@@ -62,10 +63,7 @@ def ask(peer: Peer, req: m.Hint) -> None:
     view = seat_view(match.hand, seat)
     legal = [m.without_seat(a) for a in view["legal"]]
     seq = table.seq
-    _busy.add(peer)
-    task = asyncio.get_running_loop().create_task(_answer(peer, table, req.id, view, legal, seq))
-    _tasks.add(task)
-    task.add_done_callback(_tasks.discard)
+    _start(peer, table, req.id, "hint", partial(_answer, table, req.id, view, legal, seq))
 
 
 def _check_coach(peer: Peer) -> tuple[Table, int]:
@@ -97,30 +95,54 @@ def _check(peer: Peer) -> tuple[Table, int]:
     return table, seat
 
 
+Work = Callable[[], Awaitable[dict[str, Any]]]
+"""The coach's work for one request: it returns the ``ok`` reply."""
+
+
+def _start(peer: Peer, table: Table, request_id: int, what: str, work: Work) -> None:
+    """Work out a ``hint`` or ``review`` reply in the background and send it when it is in.
+
+    One at a time per connection (``_busy``); a failure of the coach is logged and answered
+    with ``internal_error`` under the request's id (PROTOCOL.md §4)."""
+    _busy.add(peer)
+    task = asyncio.get_running_loop().create_task(_reply(peer, table, request_id, what, work))
+    _tasks.add(task)
+    task.add_done_callback(_tasks.discard)
+
+
+_FAILED: Final = {
+    "hint": "The coach could not work out a hint",
+    "review": "The coach could not review that hand",
+}
+"""What the asker is told when the coach fails, by request type."""
+
+
+async def _reply(peer: Peer, table: Table, request_id: int, what: str, work: Work) -> None:
+    try:
+        reply = await work()
+    except asyncio.CancelledError:
+        raise
+    except (BotError, KeyError, TypeError, ValueError) as exc:
+        log.warning("table %s: a %s failed (%s: %s)", table.id, what, type(exc).__name__, exc)
+        reply = m.error(request_id, m.INTERNAL_ERROR, _FAILED[what])
+    finally:
+        _busy.discard(peer)
+    peer.send(reply)
+
+
 async def _answer(
-    peer: Peer,
     table: Table,
     request_id: int,
     view: dict[str, Any],
     legal: list[dict[str, Any]],
     seq: int,
-) -> None:
+) -> dict[str, Any]:
+    """The ``ok`` reply to a hint: the coach's best choices on ``view``."""
     pool = table.hub.bots
     think_time = min(HINT_THINK_TIME, pool.budget / 2)
-    try:
-        advice = await pool.hint(view, legal, seed=secrets.randbits(32), think_time=think_time)
-        candidates = [
-            {"action": dict(c["action"]), "value": c["value"]} for c in advice["candidates"]
-        ]
-        reply = m.ok(request_id, seq=seq, deals=int(advice["deals"]), candidates=candidates)
-    except asyncio.CancelledError:
-        raise
-    except (BotError, KeyError, TypeError, ValueError) as exc:
-        log.warning("table %s: a hint failed (%s: %s)", table.id, type(exc).__name__, exc)
-        reply = m.error(request_id, m.INTERNAL_ERROR, "The coach could not work out a hint")
-    finally:
-        _busy.discard(peer)
-    peer.send(reply)
+    advice = await pool.hint(view, legal, seed=secrets.randbits(32), think_time=think_time)
+    candidates = [{"action": dict(c["action"]), "value": c["value"]} for c in advice["candidates"]]
+    return m.ok(request_id, seq=seq, deals=int(advice["deals"]), candidates=candidates)
 
 
 def review(peer: Peer, req: m.Review) -> None:
@@ -139,10 +161,7 @@ def review(peer: Peer, req: m.Review) -> None:
         decisions = seat_decisions(entry["record"], seat)
     except (RecordError, KeyError, TypeError) as exc:
         raise RequestError(m.INTERNAL_ERROR, f"The hand cannot be replayed ({exc})") from None
-    _busy.add(peer)
-    task = asyncio.get_running_loop().create_task(_review(peer, table, req.id, number, decisions))
-    _tasks.add(task)
-    task.add_done_callback(_tasks.discard)
+    _start(peer, table, req.id, "review", partial(_review, table, req.id, number, decisions))
 
 
 def seat_decisions(record: Mapping[str, Any], seat: int) -> list[dict[str, Any]]:
@@ -167,49 +186,36 @@ def seat_decisions(record: Mapping[str, Any], seat: int) -> list[dict[str, Any]]
 
 
 async def _review(
-    peer: Peer,
-    table: Table,
-    request_id: int,
-    number: int,
-    decisions: list[dict[str, Any]],
-) -> None:
+    table: Table, request_id: int, number: int, decisions: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The ``ok`` reply to a review: each decision valued against the coach's best, one after
+    the other in the bot workers."""
     pool = table.hub.bots
     think_time = min(REVIEW_THINK_TIME, pool.budget / 2)
     rows = []
-    deals = 0
-    try:
-        for d in decisions:
-            if len(d["legal"]) < 2:
-                continue  # no choice: nothing to review
-            advice = await pool.hint(
-                d["view"],
-                d["legal"],
-                seed=secrets.randbits(32),
-                think_time=think_time,
-                played=d["played"],
-            )
-            best, mine = advice["candidates"][0], advice["played"]
-            deals = max(deals, int(advice["deals"]))
-            cost = None
-            if best["value"] is not None and mine["value"] is not None:
-                cost = round(max(0.0, best["value"] - mine["value"]), 3)
-            rows.append(
-                {
-                    "trick": d["trick"],
-                    "action": mine["action"],
-                    "value": mine["value"],
-                    "best": best["action"],
-                    "best_value": best["value"],
-                    "cost": cost,
-                    "deals": int(advice["deals"]),
-                }
-            )
-        reply = m.ok(request_id, hand=number, decisions=rows)
-    except asyncio.CancelledError:
-        raise
-    except (BotError, KeyError, TypeError, ValueError) as exc:
-        log.warning("table %s: a review failed (%s: %s)", table.id, type(exc).__name__, exc)
-        reply = m.error(request_id, m.INTERNAL_ERROR, "The coach could not review that hand")
-    finally:
-        _busy.discard(peer)
-    peer.send(reply)
+    for d in decisions:
+        if len(d["legal"]) < 2:
+            continue  # no choice: nothing to review
+        advice = await pool.hint(
+            d["view"],
+            d["legal"],
+            seed=secrets.randbits(32),
+            think_time=think_time,
+            played=d["played"],
+        )
+        best, mine = advice["candidates"][0], advice["played"]
+        cost = None
+        if best["value"] is not None and mine["value"] is not None:
+            cost = round(max(0.0, best["value"] - mine["value"]), 3)
+        rows.append(
+            {
+                "trick": d["trick"],
+                "action": mine["action"],
+                "value": mine["value"],
+                "best": best["action"],
+                "best_value": best["value"],
+                "cost": cost,
+                "deals": int(advice["deals"]),
+            }
+        )
+    return m.ok(request_id, hand=number, decisions=rows)
