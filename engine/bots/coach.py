@@ -193,7 +193,8 @@ def _play_values(
             if scored or out_of_time():
                 raise _Stop from None
             exact = False  # even one deal is too big to solve exactly: roll out instead
-            values = score_candidates(sim, k.seat, cards, exact)
+            # From the deal as drawn: the abandoned search left its simulator mid-play.
+            values = score_candidates(Sim.from_hand(hand), k.seat, cards, exact)
         scored += 1
         return values
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import pytest
+
 from engine.actions import action_from_dict
+from engine.bots import coach
 from engine.bots.coach import hint
 from engine.bots.heuristic import HeuristicStrategy
 from engine.hand import Hand
@@ -67,3 +70,26 @@ def test_a_bot_worker_answers_a_hint_request_with_the_coachs_answer() -> None:
     view = next(v for v in _views(2) if len(v["legal"]) > 2)
     request = {"hint": True, "seed": 3, "view": view, "legal": view["legal"], "think_time": None}
     assert decide(request) == hint(view, view["legal"], seed=3)
+
+
+def test_a_deal_too_big_to_solve_is_rolled_out_from_the_deal_itself(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When even the first deal overruns the exact search's node budget, the coach values every
+    deal by rollouts instead: from the deal as drawn, so the same values as with the exact
+    search off (not from wherever the abandoned search had got to)."""
+    views = [
+        v
+        for seed in range(8)
+        for v in _views(seed)
+        if v["legal"][0]["action"] == "play" and len(v["legal"]) > 1 and len(v["tricks"]) == 3
+    ]
+    assert views
+    for view in views[:6]:
+        monkeypatch.setattr(coach, "DEFAULT_NODE_BUDGET", 1)
+        over_budget = hint(view, view["legal"], seed=3, samples=4)
+        monkeypatch.undo()
+        monkeypatch.setattr(coach, "DEFAULT_EXACT_TRICKS", 0)
+        rolled_out = hint(view, view["legal"], seed=3, samples=4)
+        monkeypatch.undo()
+        assert over_budget == rolled_out
