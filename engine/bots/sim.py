@@ -290,8 +290,9 @@ class Sim:
 
     # ------------------------------------------------------------------ rollout policy
 
-    def situation(self) -> Situation:
-        """What the seat to act knows, for the heuristic rollout policy.
+    def situation(self, legal: Mask) -> Situation:
+        """What the seat to act knows, for the heuristic rollout policy (``legal``: its legal
+        cards, which the caller has already worked out).
 
         The seat knows its own cards, everything played, and the sides as a player would:
         the partner knows itself, everyone knows the partner once the called card is out.
@@ -326,7 +327,7 @@ class Sim:
         return Situation(
             seat=seat,
             hand=hand,
-            legal=self.legal_mask(),
+            legal=legal,
             power=self.power,
             leader=self.leader,
             trick=self.current,
@@ -355,7 +356,7 @@ class Sim:
             seat = self.turn
             current = self.current
             if legal & (legal - 1):
-                c = choose_play(self.situation())
+                c = choose_play(self.situation(legal))
             else:
                 c = (legal & -legal).bit_length() - 1
             if current and not (1 << c) & FOLLOW[current[0]] and c != self.under:
