@@ -74,6 +74,8 @@ from engine.errors import IllegalActionError
 from engine.rules import RuleSet
 from engine.scoring import HandResult, Trick, score_hand
 from engine.tricks import (
+    FAIL_SUIT_NAMES,
+    JD,
     NO_CARD,
     NO_SEAT,
     RULE_CODES,
@@ -92,7 +94,6 @@ crack round, the picker's re-crack decision (RULES.md §11), trick play, over.""
 TRICKS_PER_HAND: Final = 6
 CARDS_PER_SEAT: Final = 6
 
-JD: Final = parse_card("JD")
 ACES: Final = tuple(parse_card("A" + s) for s in "CSH")
 TENS: Final = tuple(parse_card("T" + s) for s in "CSH")
 
@@ -108,7 +109,6 @@ _PLAY_BYTES: Final = tuple(
 _PICK_OR_PASS: Final = tuple((PICKS[s], PASSES[s]) for s in range(NUM_SEATS))
 _PICK_ONLY: Final = tuple((PICKS[s],) for s in range(NUM_SEATS))
 
-_SUIT_NAMES: Final = ("clubs", "spades", "hearts")
 
 PAIR_CARDS: Final[dict[str, tuple[Card, Card]]] = {
     "black": (parse_card("QC"), parse_card("QS")),
@@ -471,8 +471,6 @@ class Hand:
         if phase == "bury":
             pairs = combinations(cards_in(self.hands[seat]), 2)
             burials = tuple([shared_bury(seat, a, b) for a, b in pairs])
-            if not self.rules.blitzing:
-                return burials
             return burials + self._legal_blitzes(seat)
         if phase == "call":
             return self._legal_calls(seat)
@@ -657,7 +655,7 @@ class Hand:
         if c in TENS:
             return "You may call a ten only when you hold all three fail aces"
         if not self.hands[action.seat] & FAIL[suit_of(c)]:
-            return f"You need a {_SUIT_NAMES[suit_of(c)]} card in your hand (the hold card)"
+            return f"You need a {FAIL_SUIT_NAMES[suit_of(c)]} card in your hand (the hold card)"
         return f"You hold all three fail aces: call a ten, not {card_code(c)}"
 
     # ------------------------------------------------------------------ transitions
@@ -838,8 +836,5 @@ class Hand:
         hands = " | ".join(" ".join(CARD_CODES[c] for c in cards_in(h)) for h in self.hands)
         return f"<Hand phase={self.phase} turn={self.turn} hands=[{hands}]>"
 
-
-FAIL_SUIT_NAMES: Final = _SUIT_NAMES
-"""Names of the fail suits clubs, spades, hearts, indexed by suit."""
 
 __all__ = ["FAIL_SUITS", "TRICKS_PER_HAND", "Deal", "Hand", "Phase"]

@@ -62,7 +62,8 @@ RULE_CODES: Final = (
 )
 """The stable error code of a card refused by each :func:`play_rule` answer (PROTOCOL.md)."""
 
-_SUIT_NAMES: Final = ("clubs", "spades", "hearts")
+FAIL_SUIT_NAMES: Final = ("clubs", "spades", "hearts")
+"""Names of the fail suits clubs, spades, hearts, indexed by suit."""
 
 
 def parse_mask(codes: str) -> Mask:
@@ -176,7 +177,7 @@ def rule_message(rule: int, called: Card) -> str:
         return "The called suit is led: you must play your face-down unknown card"
     if rule == HOLD_CARD_REQUIRED:
         return (
-            f"You must keep your last {_SUIT_NAMES[suit_of(called)]} (the hold card) "
+            f"You must keep your last {FAIL_SUIT_NAMES[suit_of(called)]} (the hold card) "
             "until that suit is led"
         )
     name = card_code(called)

@@ -46,7 +46,8 @@ from engine.bots.knowledge import Knowledge
 from engine.bots.policy import bits
 from engine.cards import FAIL, Card, Mask
 from engine.errors import SheepsheadError
-from engine.hand import JD, PAIR_MASKS, Deal, Hand, crack_seats
+from engine.hand import PAIR_MASKS, Deal, Hand, crack_seats
+from engine.tricks import JD
 
 EXTRA: Final = 5
 """Slot index of the two cards outside the hands: the unseen bury, or the blind."""
