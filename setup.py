@@ -1,7 +1,7 @@
 """Build script: the package metadata is in ``pyproject.toml``; this file adds one option.
 
 With ``SHEEPSHEAD_COMPILE=1`` in the environment, the server's hot path (the engine, the protocol
-and the server's table, connection, lobby and app modules) is compiled to C extensions with
+and the server modules of ``COMPILED_MODULES``) is compiled to C extensions with
 mypyc, which ships with mypy. ``make compiled`` builds that into ``build/compiled``; putting it
 first on ``PYTHONPATH`` runs the same code with less CPU per action (README.md, "Hosting", has
 the figures). Without the variable this is a plain pure-Python build, and nothing here needs

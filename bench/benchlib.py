@@ -1,5 +1,6 @@
 """What the benchmarks share: pinning, file limits, talking to child processes, the latency
-summary (one formula, so their figures compare) and the garbage collector's pauses.
+summary (one formula, so their figures compare), the garbage collector's pauses, and the loops
+that more than one benchmark times (random hands through the engine, simulator rollouts).
 
 A script imports it before anything of the project's and calls :func:`put_project_first`, so
 it imports nothing of the project's at module level itself.
@@ -125,3 +126,42 @@ def gc_summary(pauses: list[tuple[int, float]]) -> str:
         f"ms in all, longest {max(longest.values(), default=0) * 1000:.1f} ms"
         + (f" ({per_generation})" if per_generation else "")
     )
+
+
+def random_hands(rules: Any, count: int, seed: int) -> int:
+    """Play ``count`` random legal hands through the public, validating engine API (dealer
+    ``n % 5``, deal seed ``seed + n``); return the number of actions applied."""
+    import random
+
+    from engine import Hand
+
+    choice = random.Random(seed).choice
+    actions = 0
+    for n in range(count):
+        hand = Hand.from_seed(rules, n % 5, seed + n)
+        while not hand.is_over:
+            hand.apply(choice(hand.legal_actions()))
+            actions += 1
+    return actions
+
+
+def simulator_speed(rules: Any, count: int, seed: int) -> float:
+    """Rollouts per CPU second of :class:`engine.bots.sim.Sim` from the first trick of fixed
+    deals (bidding by the heuristic; deals where nobody picks are skipped). CPU time, not wall
+    time: on a shared machine it is the steadier figure."""
+    from engine.bots.rollout import heuristic_setup
+    from engine.bots.sim import Sim
+    from engine.hand import Hand
+
+    starts = []
+    n = 0
+    while len(starts) < 50:
+        hand = Hand.from_seed(rules, n % 5, seed * 7_919 + n)
+        heuristic_setup(hand)
+        if hand.phase == "play":
+            starts.append(Sim.from_hand(hand))
+        n += 1
+    begin = time.process_time()
+    for i in range(count):
+        starts[i % len(starts)].copy().rollout()
+    return count / (time.process_time() - begin)

@@ -18,7 +18,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import put_project_first
+from benchlib import put_project_first, simulator_speed
 
 put_project_first(__file__)
 
@@ -74,28 +74,6 @@ def time_strategy(
             if hasattr(bot, counter):
                 work[counter] = work.get(counter, 0) + int(getattr(bot, counter))
     return times, work
-
-
-def simulator_speed(rules: Any, count: int, seed: int) -> float:
-    """Rollouts per CPU second of :class:`engine.bots.sim.Sim` from the first trick of fixed
-    deals (bidding by the heuristic; deals where nobody picks are skipped). CPU time, not wall
-    time: on a shared machine it is the steadier figure."""
-    from engine.bots.rollout import heuristic_setup
-    from engine.bots.sim import Sim
-    from engine.hand import Hand
-
-    starts = []
-    n = 0
-    while len(starts) < 50:
-        hand = Hand.from_seed(rules, n % 5, seed * 7_919 + n)
-        heuristic_setup(hand)
-        if hand.phase == "play":
-            starts.append(Sim.from_hand(hand))
-        n += 1
-    begin = time.process_time()
-    for i in range(count):
-        starts[i % len(starts)].copy().rollout()
-    return count / (time.process_time() - begin)
 
 
 def bidding(spec: str, deals: int, seed: int, rules: Any) -> tuple[float, float]:

@@ -11,30 +11,14 @@ repeatable instruction count: ``perf stat -e instructions`` of ``--hands 2000`` 
 from __future__ import annotations
 
 import argparse
-import os
-import random
-import sys
 import time
 
-# Running this file puts bench/ first on sys.path, where this very file would shadow the engine
-# package it measures.
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+from benchlib import put_project_first, random_hands
 
-from engine import Hand, RuleSet  # noqa: E402
+# bench/ is first on sys.path, where this very file would shadow the engine package it measures.
+put_project_first(__file__)
 
-
-def play_hands(rules: RuleSet, count: int, seed: int) -> int:
-    """Play ``count`` random hands; return the number of actions applied."""
-    rng = random.Random(seed)
-    choice = rng.choice
-    actions = 0
-    for n in range(count):
-        hand = Hand.from_seed(rules, n % 5, seed + n)
-        while not hand.is_over:
-            hand.apply(choice(hand.legal_actions()))
-            actions += 1
-    return actions
+from engine import RuleSet  # noqa: E402
 
 
 def main() -> None:
@@ -48,14 +32,14 @@ def main() -> None:
     args = parser.parse_args()
     rules = RuleSet.from_preset(args.rules)
     if args.hands is not None:
-        actions = play_hands(rules, args.hands, 0)
+        actions = random_hands(rules, args.hands, 0)
         print(f"{args.hands} hands, {actions} actions")
         return
-    play_hands(rules, 200, 1)  # warm-up
+    random_hands(rules, 200, 1)  # warm-up
     hands = actions = 0
     start = time.perf_counter()
     while time.perf_counter() - start < args.seconds:
-        actions += play_hands(rules, 1000, hands)
+        actions += random_hands(rules, 1000, hands)
         hands += 1000
     elapsed = time.perf_counter() - start
     print(f"{hands} hands, {actions} actions in {elapsed:.2f} s")

@@ -25,33 +25,29 @@ import random
 import statistics
 import time
 
-from benchlib import put_project_first
+from benchlib import put_project_first, random_hands
 
 # bench/ is first on sys.path, where bench/engine.py would shadow the engine package.
 put_project_first(__file__)
 
 
 def engine_hands(rules: object, seconds: float) -> float:
-    """Random hands per second through the bare engine."""
-    from engine import Hand
-
-    rng = random.Random(1)
-    choice = rng.choice
+    """Random hands per second through the bare engine (``bench/engine.py``'s loop)."""
     hands = 0
     start = time.process_time()
     while time.process_time() - start < seconds:
-        for _ in range(100):
-            hand = Hand.from_seed(rules, hands % 5, hands)  # type: ignore[arg-type]
-            while not hand.is_over:
-                hand.apply(choice(hand.legal_actions()))
-            hands += 1
+        random_hands(rules, 100, hands)
+        hands += 100
     return hands / (time.process_time() - start)
 
 
-def env_hands(rules: object, seconds: float, *, mask_policy: bool = False) -> float:
+def env_hands(
+    rules: object, seconds: float, *, mask_policy: bool = False, observe: bool = True
+) -> float:
     """Random hands per second through the unwrapped environment: the observation and the mask
-    are built at every decision; the choice is among ``legal_actions()`` as the engine loop's is
-    among the engine's, or, with ``mask_policy``, read off the mask with numpy."""
+    are built at every decision (none with ``observe`` False); the choice is among
+    ``legal_actions()`` as the engine loop's is among the engine's, or, with ``mask_policy``,
+    read off the mask with numpy."""
     import numpy as np
 
     from engine.rl import raw_env
@@ -67,7 +63,7 @@ def env_hands(rules: object, seconds: float, *, mask_policy: bool = False) -> fl
         for _ in range(100):
             game.reset()
             for _agent in game.agent_iter():
-                obs, _reward, terminated, truncated, _info = game.last()
+                obs, _reward, terminated, truncated, _info = game.last(observe)
                 if terminated or truncated:
                     game.step(None)
                     continue
@@ -81,31 +77,8 @@ def env_hands(rules: object, seconds: float, *, mask_policy: bool = False) -> fl
     return hands / (time.process_time() - start)
 
 
-def floor_hands(rules: object, seconds: float) -> float:
-    """The same loop with no observation at all (``last(observe=False)``): what PettingZoo's
-    protocol and stepping cost by themselves."""
-    from engine.rl import raw_env
-
-    game = raw_env(rules)  # type: ignore[arg-type]
-    choice = random.Random(1).choice
-    hands = 0
-    game.reset(seed=1)
-    start = time.process_time()
-    while time.process_time() - start < seconds:
-        for _ in range(100):
-            game.reset()
-            for _agent in game.agent_iter():
-                _obs, _reward, terminated, truncated, _info = game.last(observe=False)
-                if terminated or truncated:
-                    game.step(None)
-                    continue
-                game.step(choice(game.legal_actions()))
-            hands += 1
-    return hands / (time.process_time() - start)
-
-
 def main() -> None:
-    """Parse arguments, run both loops in alternating rounds and print the best of each."""
+    """Parse arguments, run the loops in alternating rounds and print the best of each."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--seconds", type=float, default=10.0, help="seconds in all, per loop (default 10)"
@@ -128,7 +101,7 @@ def main() -> None:
         bare.append(engine_hands(rules, share))
         through_env.append(env_hands(rules, share))
         with_numpy.append(env_hands(rules, share / 2, mask_policy=True))
-        floor.append(floor_hands(rules, share / 2))
+        floor.append(env_hands(rules, share / 2, observe=False))
     best_bare, best_env = max(bare), max(through_env)
     median_ratio = statistics.median(e / b for e, b in zip(through_env, bare, strict=True))
     print(f"bare engine ({args.rules} rules, random legal actions): {best_bare:,.0f} hands/s")
