@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.bots.base import Strategy
+from engine.bots.base import Strategy, action_key
 
 __all__ = ["Decision", "decide", "describe_action", "failure_place", "match_legal"]
 
@@ -43,19 +43,6 @@ class Decision:
         return self.error is not None
 
 
-def _key(action: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
-    items = []
-    for name, value in action.items():
-        if name == "seat":
-            continue
-        if name == "cards" and isinstance(value, list | tuple):
-            value = tuple(sorted(str(c) for c in value))
-        elif isinstance(value, list):
-            value = tuple(value)
-        items.append((name, value))
-    return tuple(sorted(items))
-
-
 def match_legal(
     choice: object, legal: Sequence[Mapping[str, Any]], seat: int | None = None
 ) -> Mapping[str, Any] | None:
@@ -71,11 +58,11 @@ def match_legal(
         if expected is not None and choice["seat"] != expected:
             return None
     try:
-        wanted = _key(choice)
+        wanted = action_key(choice)
     except TypeError:  # unorderable or unhashable values: nothing legal looks like that
         return None
     for action in legal:
-        if _key(action) == wanted:
+        if action_key(action) == wanted:
             return action
     return None
 

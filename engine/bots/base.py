@@ -12,6 +12,26 @@ ActionMap = Mapping[str, Any]
 """An action as a wire map, e.g. ``{"seat": 1, "action": "play", "card": "QC"}``."""
 
 
+def action_key(action: ActionMap) -> tuple[tuple[str, Any], ...]:
+    """What makes two action maps the same action: every field but ``seat``, with a bury's
+    cards in any order. Raises TypeError for values that cannot be compared or hashed.
+
+    >>> bury = {"seat": 2, "action": "bury", "cards": ["7H", "8S"]}
+    >>> action_key(bury) == action_key({"action": "bury", "cards": ["8S", "7H"]})
+    True
+    """
+    items = []
+    for name, value in action.items():
+        if name == "seat":
+            continue
+        if name == "cards" and isinstance(value, list | tuple):
+            value = tuple(sorted(str(c) for c in value))
+        elif isinstance(value, list):
+            value = tuple(value)
+        items.append((name, value))
+    return tuple(sorted(items))
+
+
 @runtime_checkable
 class Strategy(Protocol):
     """Chooses one of the legal actions from what its seat can see."""

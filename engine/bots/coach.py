@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from engine.actions import Action, action_from_dict
-from engine.bots.base import ActionMap, View
+from engine.bots.base import ActionMap, View, action_key
 from engine.bots.heuristic import mask_of, play_index
 from engine.bots.knowledge import Knowledge, read_view
 from engine.bots.policy import bury_score
@@ -115,15 +115,8 @@ def hint(
 
 def find_action(legal: Sequence[ActionMap], action: ActionMap) -> int | None:
     """The index in ``legal`` of ``action`` (its ``seat`` aside; bury cards in any order)."""
-
-    def key(a: ActionMap) -> dict[str, Any]:
-        out = {k: v for k, v in a.items() if k != "seat"}
-        if isinstance(out.get("cards"), list):
-            out["cards"] = sorted(out["cards"])
-        return out
-
-    wanted = key(action)
-    return next((i for i, a in enumerate(legal) if key(a) == wanted), None)
+    wanted = action_key(action)
+    return next((i for i, a in enumerate(legal) if action_key(a) == wanted), None)
 
 
 class _Stop(Exception):
