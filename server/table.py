@@ -99,8 +99,9 @@ class Table(TableTurns):
         """How many actions of this table are in the store (the next one's number)."""
         self._summary_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         self._info_sent: dict[Peer, dict[str, Any]] = {}
-        self._view_parts = ViewParts()
         """The summary each attached connection was last sent (``info`` is left out if same)."""
+        self._view_parts = ViewParts()
+        """The view parts kept between changes: the deal's and the auction's (``server.states``)."""
         self.match_number = 0
         """The current match at this table: 0, then +1 per rematch."""
         self.history: list[bytes] = []
