@@ -292,8 +292,7 @@ class Table(TableTurns):
     def _vacate(self, seat: int) -> None:
         s = self.seats[seat]
         self.seats[seat] = SeatState()
-        if s.grace_timer is not None:
-            s.grace_timer.cancel()
+        self._cancel_grace(s)
         self._save_seat(seat)
         if self.host_seat == seat:
             humans = [i for i, x in enumerate(self.seats) if x.kind == "human"]
