@@ -431,9 +431,7 @@ class Table(TableTurns):
             "table %s: match %d started (hands=%s)", self.id, self.match_number, self.config.hands
         )
         self.last = None
-        for i, s in enumerate(self.seats):  # a player who is away gets the grace period
-            if s.kind == "human" and s.peer is None:
-                self._start_grace(i)
+        self._start_absent_graces()
         self._changed(turn=True)
 
     def rematch(self, peer: Peer) -> None:
