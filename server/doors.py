@@ -7,10 +7,10 @@ one more connection from 127.0.0.1, and the TCP port's per-address limit would s
 seventeenth. The doors count their own sessions per remote address instead
 (``server.door_kit.DoorGate``).
 
-The child gets a small environment of its own, not the server's: its ``HOME`` and XDG
-directories are the player's directory (the SSH door keeps one per key fingerprint beside the
-database, so the seat tokens and the player key in it follow the key; a browser tab gets a
-throwaway one).
+The child gets a small environment of its own, not the server's
+(``server.door_kit.child_environment``): its ``HOME`` and XDG directories are the player's
+directory (the SSH door keeps one per key fingerprint beside the database, so the seat tokens
+and the player key in it follow the key; a browser tab gets a throwaway one).
 """
 
 from __future__ import annotations

@@ -165,13 +165,14 @@ def review(peer: Peer, req: m.Review) -> None:
 
 
 def seat_decisions(record: Mapping[str, Any], seat: int) -> list[dict[str, Any]]:
-    """Each decision ``seat`` made in the hand of ``record``: the seat's view before it (from
-    :func:`engine.view.seat_view`, so nothing the seat could not see then), the legal actions,
-    what it did, and the trick (1-6, None before the play)."""
+    """Each choice ``seat`` made in the hand of ``record`` (a decision with one legal action
+    is no choice: left out): the seat's view before it (from :func:`engine.view.seat_view`, so
+    nothing the seat could not see then), the legal actions, what it did, and the trick (1-6,
+    None before the play)."""
     hand = hand_from_record(record, stop_at=0)
     out = []
     for data in record.get("actions") or []:
-        if hand.turn == seat:
+        if hand.turn == seat and len(hand.legal_actions()) >= 2:
             view = seat_view(hand, seat)
             out.append(
                 {
@@ -194,8 +195,6 @@ async def _review(
     think_time = min(REVIEW_THINK_TIME, pool.budget / 2)
     rows = []
     for d in decisions:
-        if len(d["legal"]) < 2:
-            continue  # no choice: nothing to review
         advice = await pool.hint(
             d["view"],
             d["legal"],

@@ -11,12 +11,11 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-import msgpack
-
 from engine.bots import strategy_names
 from engine.errors import RuleOptionError
 from engine.rules import DEFAULT_PRESET, RuleSet
 from protocol import messages as m
+from protocol.framing import pack
 from protocol.messages import CreateTable, RequestError
 from server.botpool import BotPool, default_size
 from server.hub import Peer
@@ -122,7 +121,7 @@ class Lobby:
         truncated = False
         for table in (*occupied, *empty):
             summary = table.summary()
-            size += len(msgpack.packb(summary, use_bin_type=True))
+            size += len(pack(summary))
             if size > LIST_BUDGET:
                 truncated = True
                 break

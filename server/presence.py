@@ -37,6 +37,13 @@ class TablePresence:
         loop = asyncio.get_running_loop()
         s.grace_timer = loop.call_later(self.config.grace, self._grace_over, seat)
 
+    def _start_absent_graces(self) -> None:
+        """Start the grace period of every seated person who is away (a match begins or is
+        restored)."""
+        for i, s in enumerate(self.seats):
+            if s.kind == "human" and s.peer is None:
+                self._start_grace(i)
+
     def _cancel_grace(self, s: SeatState) -> None:
         if s.grace_timer is not None:
             s.grace_timer.cancel()

@@ -92,9 +92,7 @@ def resume_after_restore(table: Table) -> None:
             table._changed()
         return
     if table.state == "playing" and match is not None:
-        for i, s in enumerate(table.seats):
-            if s.kind == "human" and s.peer is None:
-                table._start_grace(i)
+        table._start_absent_graces()
         if match.hand.is_over:
             if match.is_over:
                 table._finish_match()

@@ -108,7 +108,7 @@ def send_states(
     turn = hand.turn if hand is not None and not hand.is_over else None
     # What every seat's private fields would build again: built once per change, kept by none.
     spectator = private_fields(hand, None) if hand is not None else None
-    legal = legal_maps(hand) if turn is not None and hand is not None else None
+    legal: list[dict[str, Any]] | None = None  # built once, if the seat to act is a recipient
     public: dict[str, Any] | None = None
     # The fields every recipient shares, with and without the summary, and what a seat other
     # than the actor's (or a spectator) may see of the last action: built once per change.
@@ -117,6 +117,8 @@ def send_states(
     last_seen = public_action(last, None)
     actor = last.get("seat") if last is not None else None
     for peer, seat in recipients:
+        if legal is None and seat is not None and seat == turn and hand is not None:
+            legal = legal_maps(hand)
         view: dict[str, Any] | None = None
         if hand is not None and shared is not None:
             if seat is None:

@@ -45,7 +45,9 @@ SCHEMA_VERSION: Final = 6
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
 ``tables``, ``hands`` and ``results``, so a rematch keeps the earlier matches' rows;
 and ``tables.dealt``, the number of the hand last dealt.
-5: ``match_number`` in the key of ``hand_seats`` too (the standings count each match)."""
+5: ``match_number`` in the key of ``hand_seats`` too (the standings count each match).
+6: ``seats.added_by``, the address of the host who seated a server bot (so
+``max_bots_per_address`` holds after a restart)."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS tables (

@@ -99,8 +99,9 @@ class Table(TableTurns):
         """How many actions of this table are in the store (the next one's number)."""
         self._summary_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         self._info_sent: dict[Peer, dict[str, Any]] = {}
-        self._view_parts = ViewParts()
         """The summary each attached connection was last sent (``info`` is left out if same)."""
+        self._view_parts = ViewParts()
+        """The view parts kept between changes: the deal's and the auction's (``server.states``)."""
         self.match_number = 0
         """The current match at this table: 0, then +1 per rematch."""
         self.history: list[bytes] = []
@@ -291,8 +292,7 @@ class Table(TableTurns):
     def _vacate(self, seat: int) -> None:
         s = self.seats[seat]
         self.seats[seat] = SeatState()
-        if s.grace_timer is not None:
-            s.grace_timer.cancel()
+        self._cancel_grace(s)
         self._save_seat(seat)
         if self.host_seat == seat:
             humans = [i for i, x in enumerate(self.seats) if x.kind == "human"]
@@ -431,9 +431,7 @@ class Table(TableTurns):
             "table %s: match %d started (hands=%s)", self.id, self.match_number, self.config.hands
         )
         self.last = None
-        for i, s in enumerate(self.seats):  # a player who is away gets the grace period
-            if s.kind == "human" and s.peer is None:
-                self._start_grace(i)
+        self._start_absent_graces()
         self._changed(turn=True)
 
     def rematch(self, peer: Peer) -> None:

@@ -12,7 +12,6 @@ from typing import Any
 
 from engine.actions import Action, action_from_dict
 from engine.bots import strategy_names
-from engine.errors import SheepsheadError
 from engine.match import Match
 from engine.view import seat_view
 from server.hub import Peer
@@ -237,7 +236,7 @@ class TableTurns(TablePresence):
             return action
         except asyncio.CancelledError:
             raise
-        except (SheepsheadError, TimeoutError, Exception) as exc:
+        except Exception as exc:
             log.warning(
                 "table %s: strategy %r at seat %d failed (%s: %s); playing the first legal action",
                 self.id,

@@ -2,8 +2,9 @@
 
 At a person's pace a table acts about once a second, so whatever it keeps from one action to the
 next is promoted and walked by every young collection meanwhile; at 2,000 tables that is what the
-server's pauses are made of (``ServerConfig.gc_thresholds``). Keeping the view caches as tuples and
-small objects left six tracked objects per action; as ints and bytes they leave none.
+server's pauses are made of (``ServerConfig.gc_thresholds``). The only view parts a table keeps
+between changes (``server.states.ViewParts``: the deal's and the auction's) are rebuilt at most
+twice a hand; the rest of each state is built afresh and dropped once it is sent.
 """
 
 from __future__ import annotations
