@@ -387,10 +387,11 @@ class TableModel:
             return "nobody"
         return self.seats[seat].name
 
-    def who(self, seat: int | None) -> str:
-        """A seat as the subject of a sentence: ``You`` for your own seat, else its name."""
+    def who(self, seat: int | None, you: str = "You") -> str:
+        """A seat as the subject of a sentence: ``you`` (``You``) for your own seat, else its
+        name."""
         if seat is not None and seat == self.my_seat:
-            return "You"
+            return you
         return self.name(seat)
 
     def says(self, seat: int | None, verb: str) -> str:

@@ -253,7 +253,7 @@ class HandInfo(Panel):
             elif view.get("doubler"):
                 lines.append(Text("All passed: doubler"))
             elif picker is not None:
-                lines.append(Text(f"Picker {_who(model, picker)}"))
+                lines.append(Text(f"Picker {model.who(picker, you='you')}"))
                 called = view.get("called")
                 if view.get("alone"):
                     lines.append(Text("playing alone", style="bold"))
@@ -276,11 +276,6 @@ class HandInfo(Panel):
         self.show_text(Text("\n").join(lines[:5]))
 
 
-def _who(model: TableModel, seat: int | None) -> str:
-    """A seat's name in the hand's facts, ``you`` for your own (second person)."""
-    return "you" if seat is not None and seat == model.my_seat else model.name(seat)
-
-
 def _stakes_lines(model: TableModel, view: Mapping[str, Any]) -> list[Text]:
     """Who blitzed and who cracked (RULES.md §11), one short line each."""
     lines = []
@@ -292,7 +287,7 @@ def _stakes_lines(model: TableModel, view: Mapping[str, Any]) -> list[Text]:
     if crack is not None:
         # "Crack Eve ×4, re": who cracked, by how much (×4 with queens shown), re-cracked.
         factor = 4 if crack.get("blitz") else 2
-        text = f"Crack {fit_name(_who(model, crack.get('seat')), 6)} ×{factor}"
+        text = f"Crack {fit_name(model.who(crack.get('seat'), you='you'), 6)} ×{factor}"
         if view.get("recrack"):
             text += ", re"
         lines.append(Text(text, style="bold"))
