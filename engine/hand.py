@@ -60,7 +60,6 @@ from engine.cards import (
     FAIL,
     FAIL_SUITS,
     POINTS,
-    POWER,
     Card,
     Mask,
     card_code,
@@ -280,7 +279,7 @@ _HAND_FIELDS = (
     "passes",
     "phase",
     "picker",
-    "power",
+    "strength",
     "recracked",
     "rules",
     "taken",
@@ -337,7 +336,7 @@ class Hand:
         if multiplier < 1:
             raise ValueError("multiplier must be at least 1")
         self.rules = rules
-        self.power = POWER[rules.jack_order]
+        self.strength = TRICK_STRENGTH[rules.jack_order]
         self.dealer = dealer
         self.multiplier = multiplier
         self.deal = deal
@@ -796,9 +795,8 @@ class Hand:
             self._finish()
 
     def _trick_winner(self) -> Seat:
-        strength = TRICK_STRENGTH[self.rules.jack_order]
         under = NO_CARD if self.under is None else self.under
-        return (self.leader + trick_winner(self.current, strength, under)) % NUM_SEATS
+        return (self.leader + trick_winner(self.current, self.strength, under)) % NUM_SEATS
 
     def _finish(self) -> None:
         self.phase = "done"

@@ -21,11 +21,11 @@ from __future__ import annotations
 from typing import Final
 
 from engine.bots.policy import NO_CARD, Situation, choose_play
-from engine.cards import ALL_CARDS, FOLLOW, POINTS, Card, Mask, mask_points
+from engine.cards import ALL_CARDS, FOLLOW, POINTS, POWER, Card, Mask, mask_points
 from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.scoring import leaster_payouts, payouts_for_picked, stake_for
-from engine.tricks import TRICK_STRENGTH, legal_cards, trick_winner
+from engine.tricks import legal_cards, trick_winner
 
 _EVERYONE: Final = 0b11111
 
@@ -94,8 +94,8 @@ class Sim:
             raise ValueError("a simulator starts in the play phase")
         sim = cls.__new__(cls)
         sim.rules = hand.rules
-        sim.power = tuple(hand.power)
-        sim.strength = TRICK_STRENGTH[hand.rules.jack_order]
+        sim.power = POWER[hand.rules.jack_order]
+        sim.strength = hand.strength
         sim.hands = list(hand.hands)
         sim.current = list(hand.current)
         sim.leader = hand.leader
