@@ -76,7 +76,7 @@ def _check_coach(peer: Peer) -> tuple[Table, int]:
     if not table.config.hints:
         raise RequestError(m.HINTS_OFF, "This table was created without hints")
     if peer in _busy:
-        raise RequestError(m.RATE_LIMITED, "Your last hint is still being worked out")
+        raise RequestError(m.RATE_LIMITED, "Your last hint or review is still being worked out")
     return table, seat
 
 
