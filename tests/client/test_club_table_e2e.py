@@ -21,7 +21,6 @@ from client.screens.dialogs import PasswordDialog
 from client.screens.lobby import LobbyScreen
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
-from client.settings import ClientSettings
 from client.widgets.cards import card_label
 from client.widgets.table import TrickView
 from server.app import Server, ServerConfig
@@ -29,8 +28,6 @@ from tests.client.test_e2e import Player, session_for, wait_for
 from tests.client.test_screens import screen_text
 
 SIZE = (80, 24)
-QUIET = ClientSettings(bell=False, trick_pause=0.0)
-"""No bell, and no trick pause of the client's own (the server's is what some tests watch)."""
 
 
 def config(**changes: Any) -> ServerConfig:
@@ -98,13 +95,13 @@ async def test_the_score_sheet_after_a_client_restart_has_every_hand(
 ) -> None:
     session = await session_for(server, tmp_path)
     await table_with_bots(session, hands=5)
-    app = SheepsheadApp(session, mode="join", settings=QUIET)
+    app = SheepsheadApp(session, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         results = await play_hands(pilot, 2)
     await session.close()  # a crash: no leave, the token stays in the store
 
     again = await session_for(server, tmp_path)
-    app = SheepsheadApp(again, mode="join", settings=QUIET)
+    app = SheepsheadApp(again, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         await wait_for(pilot, lambda: len(app.model.history) >= 2)
@@ -125,7 +122,7 @@ async def test_the_score_sheet_after_a_server_restart_is_rebuilt_from_the_store(
     try:
         session = await session_for(first, tmp_path)
         table = await table_with_bots(session, hands=5)
-        app = SheepsheadApp(session, mode="join", settings=QUIET)
+        app = SheepsheadApp(session, mode="join")
         async with app.run_test(size=SIZE) as pilot:
             results = await play_hands(pilot, 2)
         await session.close()
@@ -137,7 +134,7 @@ async def test_the_score_sheet_after_a_server_restart_is_rebuilt_from_the_store(
     try:
         again = await session_for(second, tmp_path)
         assert again.table == table
-        app = SheepsheadApp(again, mode="join", settings=QUIET)
+        app = SheepsheadApp(again, mode="join")
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
             await wait_for(pilot, lambda: len(app.model.history) >= 2)
@@ -155,7 +152,7 @@ async def test_rematch_at_the_same_table_from_the_match_over_panel(
 ) -> None:
     session = await session_for(server, tmp_path)
     table = await table_with_bots(session, hands=1)
-    app = SheepsheadApp(session, mode="join", settings=QUIET)
+    app = SheepsheadApp(session, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         player = Player(pilot)
         await player.until(lambda: app.model.match_over is not None, timeout=60)
@@ -201,7 +198,7 @@ async def test_chat_and_log_lines_come_back_once_after_a_restart_and_a_reconnect
     await session.close()  # a crash: the token stays in the store
 
     again = await session_for(server, tmp_path)
-    app = SheepsheadApp(again, mode="join", settings=QUIET)
+    app = SheepsheadApp(again, mode="join")
 
     def counts() -> tuple[int, int]:
         texts = [e.text for e in app.model.log]
@@ -237,7 +234,7 @@ async def test_the_finished_trick_stays_for_the_servers_trick_pause(tmp_path: Pa
     try:
         session = await session_for(srv, tmp_path)
         await table_with_bots(session, hands=None)
-        app = SheepsheadApp(session, mode="join", settings=QUIET)
+        app = SheepsheadApp(session, mode="join")
         loop = asyncio.get_running_loop()
         states: list[tuple[float, int, int]] = []  # (when, tricks done, cards in the trick)
         handle = app.handle_message
@@ -272,7 +269,7 @@ async def test_the_finished_trick_stays_for_the_servers_trick_pause(tmp_path: Pa
 async def test_enter_enter_at_a_hand_result_plays_nothing(server: Server, tmp_path: Path) -> None:
     session = await session_for(server, tmp_path)
     await table_with_bots(session, hands=None)
-    app = SheepsheadApp(session, mode="join", settings=QUIET)
+    app = SheepsheadApp(session, mode="join")
     acts: list[Any] = []
     act = session.act
 
@@ -307,7 +304,7 @@ async def test_the_lobby_asks_for_the_password_before_watching_and_again_when_wr
     host = await session_for(server, tmp_path, name="Host")
     table = await table_with_bots(host, hands=None, password="club night")
     watcher = await session_for(server, tmp_path / "eve", name="Eve")
-    app = SheepsheadApp(watcher, mode="join", settings=QUIET)
+    app = SheepsheadApp(watcher, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.tables)
         await pilot.press("w")
@@ -335,7 +332,7 @@ async def test_watch_table_asks_for_the_password_and_esc_leaves_the_lobby(
     host = await session_for(server, tmp_path, name="Host")
     table = await table_with_bots(host, hands=None, password="secret")
     watcher = await session_for(server, tmp_path / "eve", name="Eve")
-    app = SheepsheadApp(watcher, mode="watch", watch_table=table, settings=QUIET)
+    app = SheepsheadApp(watcher, mode="watch", watch_table=table)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, PasswordDialog))
         assert f"Password for table {table}" in screen_text(app)
@@ -359,7 +356,7 @@ async def test_too_many_password_tries_say_to_wait(tmp_path: Path) -> None:
         host = await session_for(srv, tmp_path, name="Host")  # its password is the first try
         table = await table_with_bots(host, hands=None, password="secret")
         watcher = await session_for(srv, tmp_path / "eve", name="Eve")
-        app = SheepsheadApp(watcher, mode="watch", watch_table=table, settings=QUIET)
+        app = SheepsheadApp(watcher, mode="watch", watch_table=table)
         async with app.run_test(size=SIZE) as pilot:
 
             def told() -> bool:
@@ -389,13 +386,13 @@ async def test_a_client_restarted_mid_match_verifies_the_deals_without_a_false_a
     commitment went out before this client started, and a taken-back seat is not sent it."""
     session = await session_for(server, tmp_path)
     await table_with_bots(session, hands=2)
-    app = SheepsheadApp(session, mode="join", settings=QUIET)
+    app = SheepsheadApp(session, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         await play_hands(pilot, 1)
     await session.close()
 
     again = await session_for(server, tmp_path)
-    app = SheepsheadApp(again, mode="join", settings=QUIET)
+    app = SheepsheadApp(again, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         player = Player(pilot)
         await player.until(lambda: app.model.match_over is not None, timeout=60)
