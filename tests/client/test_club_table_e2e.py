@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from client.app import SheepsheadApp
 from client.screens.dialogs import PasswordDialog
@@ -23,32 +20,12 @@ from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScree
 from client.screens.table import TableScreen
 from client.widgets.cards import card_label
 from client.widgets.table import TrickView
-from server.app import Server, ServerConfig
+from server.app import Server
+from tests.client.conftest import server_config
 from tests.client.test_e2e import Player, session_for, wait_for
 from tests.client.test_screens import screen_text
 
 SIZE = (80, 24)
-
-
-def config(**changes: Any) -> ServerConfig:
-    fields: dict[str, Any] = {
-        "host": "127.0.0.1",
-        "port": 0,
-        "bot_delay": 0,
-        "hand_pause": 0,
-        "trick_pause": 0,
-        "seed_wait": 0.5,
-    }
-    fields.update(changes)
-    return ServerConfig(**fields)
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[Server]:
-    srv = Server(config())
-    await srv.start()
-    yield srv
-    await srv.stop()
 
 
 async def table_with_bots(session: Any, hands: int | None, password: str | None = None) -> str:
@@ -116,7 +93,7 @@ async def test_the_score_sheet_after_a_server_restart_is_rebuilt_from_the_store(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "club.db"
-    first = Server(config(db_path=db))
+    first = Server(server_config(db_path=db))
     await first.start()
     port = first.port
     try:
@@ -129,7 +106,7 @@ async def test_the_score_sheet_after_a_server_restart_is_rebuilt_from_the_store(
     finally:
         await first.stop()
 
-    second = Server(config(db_path=db, port=port))  # the token store is kept per host:port
+    second = Server(server_config(db_path=db, port=port))  # the token store is kept per host:port
     await second.start()
     try:
         again = await session_for(second, tmp_path)
@@ -229,7 +206,7 @@ async def test_chat_and_log_lines_come_back_once_after_a_restart_and_a_reconnect
 
 async def test_the_finished_trick_stays_for_the_servers_trick_pause(tmp_path: Path) -> None:
     pause = 0.6
-    srv = Server(config(trick_pause=pause))
+    srv = Server(server_config(trick_pause=pause))
     await srv.start()
     try:
         session = await session_for(srv, tmp_path)
@@ -350,7 +327,7 @@ async def test_watch_table_asks_for_the_password_and_esc_leaves_the_lobby(
 
 
 async def test_too_many_password_tries_say_to_wait(tmp_path: Path) -> None:
-    srv = Server(config(password_burst=2, password_rate=0.01))
+    srv = Server(server_config(password_burst=2, password_rate=0.01))
     await srv.start()
     try:
         host = await session_for(srv, tmp_path, name="Host")  # its password is the first try

@@ -11,7 +11,7 @@ import argparse
 import asyncio
 import json
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,22 +30,9 @@ from client.screens.result import ResultScreen
 from client.screens.table import TableScreen, TopBar
 from client.session import ConnectionLost, Session, TokenStore
 from engine.record import replay_record
-from server.app import Server, ServerConfig
+from server.app import Server
 
 SIZE = (80, 24)
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[Server]:
-    # seed_wait 0.5: most tests start the match before the app (which sends the seed) runs.
-    srv = Server(
-        ServerConfig(
-            host="127.0.0.1", port=0, bot_delay=0, hand_pause=0, trick_pause=0, seed_wait=0.5
-        )
-    )
-    await srv.start()
-    yield srv
-    await srv.stop()
 
 
 async def session_for(server: Server, tmp_path: Path, name: str = "Ann") -> Session:
