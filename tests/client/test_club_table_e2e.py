@@ -22,20 +22,10 @@ from client.widgets.cards import card_label
 from client.widgets.table import TrickView
 from server.app import Server
 from tests.client.conftest import server_config
-from tests.client.test_e2e import Player, session_for, wait_for
+from tests.client.test_e2e import Player, seated_with_bots, session_for, wait_for
 from tests.client.test_screens import screen_text
 
 SIZE = (80, 24)
-
-
-async def table_with_bots(session: Any, hands: int | None, password: str | None = None) -> str:
-    reply = await session.request(
-        "create_table", name="club", preset="seed", options={}, hands=hands, password=password
-    )
-    for _ in range(4):
-        await session.request("add_bot", seat=None, strategy="random")
-    await session.request("start")
-    return str(reply["table"])
 
 
 async def play_hands(pilot: Any, count: int, timeout: float = 60) -> list[dict[str, Any]]:
@@ -71,7 +61,7 @@ async def test_the_score_sheet_after_a_client_restart_has_every_hand(
     server: Server, tmp_path: Path
 ) -> None:
     session = await session_for(server, tmp_path)
-    await table_with_bots(session, hands=5)
+    await seated_with_bots(session, hands=5)
     app = SheepsheadApp(session, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         results = await play_hands(pilot, 2)
@@ -98,7 +88,7 @@ async def test_the_score_sheet_after_a_server_restart_is_rebuilt_from_the_store(
     port = first.port
     try:
         session = await session_for(first, tmp_path)
-        table = await table_with_bots(session, hands=5)
+        table = await seated_with_bots(session, hands=5)
         app = SheepsheadApp(session, mode="join")
         async with app.run_test(size=SIZE) as pilot:
             results = await play_hands(pilot, 2)
@@ -128,7 +118,7 @@ async def test_rematch_at_the_same_table_from_the_match_over_panel(
     server: Server, tmp_path: Path
 ) -> None:
     session = await session_for(server, tmp_path)
-    table = await table_with_bots(session, hands=1)
+    table = await seated_with_bots(session, hands=1)
     app = SheepsheadApp(session, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         player = Player(pilot)
@@ -167,7 +157,7 @@ async def test_chat_and_log_lines_come_back_once_after_a_restart_and_a_reconnect
     server: Server, tmp_path: Path
 ) -> None:
     session = await session_for(server, tmp_path)
-    table = await table_with_bots(session, hands=None)
+    table = await seated_with_bots(session, hands=None)
     watcher = await session_for(server, tmp_path / "eve", name="Eve")
     await watcher.request("watch", table=table, password=None)
     await session.request("chat", text="hello club")
@@ -210,7 +200,7 @@ async def test_the_finished_trick_stays_for_the_servers_trick_pause(tmp_path: Pa
     await srv.start()
     try:
         session = await session_for(srv, tmp_path)
-        await table_with_bots(session, hands=None)
+        await seated_with_bots(session, hands=None)
         app = SheepsheadApp(session, mode="join")
         loop = asyncio.get_running_loop()
         states: list[tuple[float, int, int]] = []  # (when, tricks done, cards in the trick)
@@ -245,7 +235,7 @@ async def test_the_finished_trick_stays_for_the_servers_trick_pause(tmp_path: Pa
 
 async def test_enter_enter_at_a_hand_result_plays_nothing(server: Server, tmp_path: Path) -> None:
     session = await session_for(server, tmp_path)
-    await table_with_bots(session, hands=None)
+    await seated_with_bots(session, hands=None)
     app = SheepsheadApp(session, mode="join")
     acts: list[Any] = []
     act = session.act
@@ -279,7 +269,7 @@ async def test_the_lobby_asks_for_the_password_before_watching_and_again_when_wr
     server: Server, tmp_path: Path
 ) -> None:
     host = await session_for(server, tmp_path, name="Host")
-    table = await table_with_bots(host, hands=None, password="club night")
+    table = await seated_with_bots(host, hands=None, name="club", password="club night")
     watcher = await session_for(server, tmp_path / "eve", name="Eve")
     app = SheepsheadApp(watcher, mode="join")
     async with app.run_test(size=SIZE) as pilot:
@@ -307,7 +297,7 @@ async def test_watch_table_asks_for_the_password_and_esc_leaves_the_lobby(
 ) -> None:
     """``sheepshead watch HOST --table ID`` of a password table."""
     host = await session_for(server, tmp_path, name="Host")
-    table = await table_with_bots(host, hands=None, password="secret")
+    table = await seated_with_bots(host, hands=None, name="club", password="secret")
     watcher = await session_for(server, tmp_path / "eve", name="Eve")
     app = SheepsheadApp(watcher, mode="watch", watch_table=table)
     async with app.run_test(size=SIZE) as pilot:
@@ -331,7 +321,7 @@ async def test_too_many_password_tries_say_to_wait(tmp_path: Path) -> None:
     await srv.start()
     try:
         host = await session_for(srv, tmp_path, name="Host")  # its password is the first try
-        table = await table_with_bots(host, hands=None, password="secret")
+        table = await seated_with_bots(host, hands=None, name="club", password="secret")
         watcher = await session_for(srv, tmp_path / "eve", name="Eve")
         app = SheepsheadApp(watcher, mode="watch", watch_table=table)
         async with app.run_test(size=SIZE) as pilot:
@@ -362,7 +352,7 @@ async def test_a_client_restarted_mid_match_verifies_the_deals_without_a_false_a
     """It said "hand 1 does not verify: its commitment was never published" in red: the
     commitment went out before this client started, and a taken-back seat is not sent it."""
     session = await session_for(server, tmp_path)
-    await table_with_bots(session, hands=2)
+    await seated_with_bots(session, hands=2)
     app = SheepsheadApp(session, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         await play_hands(pilot, 1)

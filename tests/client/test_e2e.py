@@ -48,9 +48,13 @@ async def session_for(server: Server, tmp_path: Path, name: str = "Ann") -> Sess
     return session
 
 
-async def seated_with_bots(session: Session, hands: int | None = 10) -> str:
+async def seated_with_bots(
+    session: Session, hands: int | None = 10, *, name: str = "test", password: str | None = None
+) -> str:
+    """``session`` opens a table of ``name`` and seats four random server bots; the match is
+    started. Returns the table's id."""
     reply = await session.request(
-        "create_table", name="test", preset="seed", options={}, hands=hands, password=None
+        "create_table", name=name, preset="seed", options={}, hands=hands, password=password
     )
     for _ in range(4):
         await session.request("add_bot", seat=None, strategy="random")
