@@ -18,6 +18,7 @@ from client.screens.dialogs import PasswordDialog
 from client.screens.lobby import LobbyScreen
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
+from client.session import Session
 from client.widgets.cards import card_label
 from client.widgets.table import TrickView
 from server.app import Server
@@ -57,6 +58,17 @@ def assert_sheet_matches(app: Any, results: list[dict[str, Any]]) -> None:
             assert rows[number][seat] == f"{pay:+d} ={totals[seat]:+d}", (number, seat, rows)
 
 
+async def assert_sheet_after_restart(pilot: Any, results: list[dict[str, Any]]) -> None:
+    """Back at the table with the history of ``results``, k shows them all on the score sheet."""
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+    await wait_for(pilot, lambda: len(app.model.history) >= len(results))
+    await pilot.press("k")
+    await wait_for(pilot, lambda: isinstance(app.screen, ScoreSheetScreen))
+    await pilot.pause()
+    assert_sheet_matches(app, results)
+
+
 async def test_the_score_sheet_after_a_client_restart_has_every_hand(
     server: Server, tmp_path: Path
 ) -> None:
@@ -70,12 +82,7 @@ async def test_the_score_sheet_after_a_client_restart_has_every_hand(
     again = await session_for(server, tmp_path)
     app = SheepsheadApp(again, mode="join")
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
-        await wait_for(pilot, lambda: len(app.model.history) >= 2)
-        await pilot.press("k")
-        await wait_for(pilot, lambda: isinstance(app.screen, ScoreSheetScreen))
-        await pilot.pause()
-        assert_sheet_matches(app, results)
+        await assert_sheet_after_restart(pilot, results)
     await again.close()
 
 
@@ -103,12 +110,7 @@ async def test_the_score_sheet_after_a_server_restart_is_rebuilt_from_the_store(
         assert again.table == table
         app = SheepsheadApp(again, mode="join")
         async with app.run_test(size=SIZE) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
-            await wait_for(pilot, lambda: len(app.model.history) >= 2)
-            await pilot.press("k")
-            await wait_for(pilot, lambda: isinstance(app.screen, ScoreSheetScreen))
-            await pilot.pause()
-            assert_sheet_matches(app, results)
+            await assert_sheet_after_restart(pilot, results)
         await again.close()
     finally:
         await second.stop()
@@ -265,12 +267,21 @@ async def test_enter_enter_at_a_hand_result_plays_nothing(server: Server, tmp_pa
 # ---------------------------------------------------------------------- a password table
 
 
+async def password_table(
+    server: Server, tmp_path: Path, password: str
+) -> tuple[Session, str, Session]:
+    """Host's table club with ``password``, four bots and the match started, and Eve, who is
+    to watch it: (host, table, watcher)."""
+    host = await session_for(server, tmp_path, name="Host")
+    table = await seated_with_bots(host, hands=None, name="club", password=password)
+    watcher = await session_for(server, tmp_path / "eve", name="Eve")
+    return host, table, watcher
+
+
 async def test_the_lobby_asks_for_the_password_before_watching_and_again_when_wrong(
     server: Server, tmp_path: Path
 ) -> None:
-    host = await session_for(server, tmp_path, name="Host")
-    table = await seated_with_bots(host, hands=None, name="club", password="club night")
-    watcher = await session_for(server, tmp_path / "eve", name="Eve")
+    host, table, watcher = await password_table(server, tmp_path, "club night")
     app = SheepsheadApp(watcher, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.tables)
@@ -296,9 +307,7 @@ async def test_watch_table_asks_for_the_password_and_esc_leaves_the_lobby(
     server: Server, tmp_path: Path
 ) -> None:
     """``sheepshead watch HOST --table ID`` of a password table."""
-    host = await session_for(server, tmp_path, name="Host")
-    table = await seated_with_bots(host, hands=None, name="club", password="secret")
-    watcher = await session_for(server, tmp_path / "eve", name="Eve")
+    host, table, watcher = await password_table(server, tmp_path, "secret")
     app = SheepsheadApp(watcher, mode="watch", watch_table=table)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, PasswordDialog))
@@ -320,9 +329,8 @@ async def test_too_many_password_tries_say_to_wait(tmp_path: Path) -> None:
     srv = Server(server_config(password_burst=2, password_rate=0.01))
     await srv.start()
     try:
-        host = await session_for(srv, tmp_path, name="Host")  # its password is the first try
-        table = await seated_with_bots(host, hands=None, name="club", password="secret")
-        watcher = await session_for(srv, tmp_path / "eve", name="Eve")
+        # The host's password is the first try.
+        host, table, watcher = await password_table(srv, tmp_path, "secret")
         app = SheepsheadApp(watcher, mode="watch", watch_table=table)
         async with app.run_test(size=SIZE) as pilot:
 
