@@ -102,7 +102,7 @@ def check_replies(
     received: list[dict[str, Any]],
     first_id: int,
     count: int,
-    kinds: dict[int, Any] | None = None,
+    kinds: dict[int, Any],
     final_ping: bool = True,
 ) -> None:
     """At most one reply per request, each with its request's id and a documented code."""
@@ -116,7 +116,7 @@ def check_replies(
         assert request_id not in replied, (msg, replied[request_id])
         replied[request_id] = msg
         if msg["type"] == "error":
-            kind = (kinds or {}).get(request_id)
+            kind = kinds.get(request_id)
             if not (isinstance(kind, str) and kind in MAY_FAIL):
                 assert msg["code"] != m.INTERNAL_ERROR, msg
             assert msg["code"] in m.ERROR_CODES, msg
