@@ -13,7 +13,7 @@ import pytest
 
 from server.app import Server
 from tests.server.odd_strategies import MARK_VARIABLE, MODULE
-from tests.server.support import Raw, disk_config, raw_play, running_server
+from tests.server.support import Raw, disk_config, raw_bot_table, raw_play, running_server
 
 
 async def bot_match(server: Server, strategies: list[str], hands: int = 1) -> Raw:
@@ -133,9 +133,7 @@ async def test_the_bot_cap_still_counts_a_restored_tables_bots(tmp_path: Path) -
     await server.start()
     host = await Raw.open(server.port, source="127.0.0.7")
     await host.hello("Host")
-    await host.request("create_table", name="before", hands=1)
-    for _ in range(4):
-        assert (await host.request("add_bot", strategy="random"))["type"] == "ok"
+    await raw_bot_table(host, name="before")
     await host.close()
     await server.stop()
 
