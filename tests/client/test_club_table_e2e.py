@@ -10,58 +10,23 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from client.app import SheepsheadApp
 from client.screens.dialogs import PasswordDialog
 from client.screens.lobby import LobbyScreen
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
-from client.settings import ClientSettings
+from client.session import Session
 from client.widgets.cards import card_label
 from client.widgets.table import TrickView
-from server.app import Server, ServerConfig
-from tests.client.test_e2e import Player, session_for, wait_for
+from server.app import Server
+from tests.client.conftest import server_config
+from tests.client.test_e2e import Player, seated_with_bots, session_for, wait_for
 from tests.client.test_screens import screen_text
 
 SIZE = (80, 24)
-QUIET = ClientSettings(bell=False, trick_pause=0.0)
-"""No bell, and no trick pause of the client's own (the server's is what some tests watch)."""
-
-
-def config(**changes: Any) -> ServerConfig:
-    fields: dict[str, Any] = {
-        "host": "127.0.0.1",
-        "port": 0,
-        "bot_delay": 0,
-        "hand_pause": 0,
-        "trick_pause": 0,
-        "seed_wait": 0.5,
-    }
-    fields.update(changes)
-    return ServerConfig(**fields)
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[Server]:
-    srv = Server(config())
-    await srv.start()
-    yield srv
-    await srv.stop()
-
-
-async def table_with_bots(session: Any, hands: int | None, password: str | None = None) -> str:
-    reply = await session.request(
-        "create_table", name="club", preset="seed", options={}, hands=hands, password=password
-    )
-    for _ in range(4):
-        await session.request("add_bot", seat=None, strategy="random")
-    await session.request("start")
-    return str(reply["table"])
 
 
 async def play_hands(pilot: Any, count: int, timeout: float = 60) -> list[dict[str, Any]]:
@@ -93,25 +58,31 @@ def assert_sheet_matches(app: Any, results: list[dict[str, Any]]) -> None:
             assert rows[number][seat] == f"{pay:+d} ={totals[seat]:+d}", (number, seat, rows)
 
 
+async def assert_sheet_after_restart(pilot: Any, results: list[dict[str, Any]]) -> None:
+    """Back at the table with the history of ``results``, k shows them all on the score sheet."""
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+    await wait_for(pilot, lambda: len(app.model.history) >= len(results))
+    await pilot.press("k")
+    await wait_for(pilot, lambda: isinstance(app.screen, ScoreSheetScreen))
+    await pilot.pause()
+    assert_sheet_matches(app, results)
+
+
 async def test_the_score_sheet_after_a_client_restart_has_every_hand(
     server: Server, tmp_path: Path
 ) -> None:
     session = await session_for(server, tmp_path)
-    await table_with_bots(session, hands=5)
-    app = SheepsheadApp(session, mode="join", settings=QUIET)
+    await seated_with_bots(session, hands=5)
+    app = SheepsheadApp(session, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         results = await play_hands(pilot, 2)
     await session.close()  # a crash: no leave, the token stays in the store
 
     again = await session_for(server, tmp_path)
-    app = SheepsheadApp(again, mode="join", settings=QUIET)
+    app = SheepsheadApp(again, mode="join")
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
-        await wait_for(pilot, lambda: len(app.model.history) >= 2)
-        await pilot.press("k")
-        await wait_for(pilot, lambda: isinstance(app.screen, ScoreSheetScreen))
-        await pilot.pause()
-        assert_sheet_matches(app, results)
+        await assert_sheet_after_restart(pilot, results)
     await again.close()
 
 
@@ -119,32 +90,27 @@ async def test_the_score_sheet_after_a_server_restart_is_rebuilt_from_the_store(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "club.db"
-    first = Server(config(db_path=db))
+    first = Server(server_config(db_path=db))
     await first.start()
     port = first.port
     try:
         session = await session_for(first, tmp_path)
-        table = await table_with_bots(session, hands=5)
-        app = SheepsheadApp(session, mode="join", settings=QUIET)
+        table = await seated_with_bots(session, hands=5)
+        app = SheepsheadApp(session, mode="join")
         async with app.run_test(size=SIZE) as pilot:
             results = await play_hands(pilot, 2)
         await session.close()
     finally:
         await first.stop()
 
-    second = Server(config(db_path=db, port=port))  # the token store is kept per host:port
+    second = Server(server_config(db_path=db, port=port))  # the token store is kept per host:port
     await second.start()
     try:
         again = await session_for(second, tmp_path)
         assert again.table == table
-        app = SheepsheadApp(again, mode="join", settings=QUIET)
+        app = SheepsheadApp(again, mode="join")
         async with app.run_test(size=SIZE) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
-            await wait_for(pilot, lambda: len(app.model.history) >= 2)
-            await pilot.press("k")
-            await wait_for(pilot, lambda: isinstance(app.screen, ScoreSheetScreen))
-            await pilot.pause()
-            assert_sheet_matches(app, results)
+            await assert_sheet_after_restart(pilot, results)
         await again.close()
     finally:
         await second.stop()
@@ -154,8 +120,8 @@ async def test_rematch_at_the_same_table_from_the_match_over_panel(
     server: Server, tmp_path: Path
 ) -> None:
     session = await session_for(server, tmp_path)
-    table = await table_with_bots(session, hands=1)
-    app = SheepsheadApp(session, mode="join", settings=QUIET)
+    table = await seated_with_bots(session, hands=1)
+    app = SheepsheadApp(session, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         player = Player(pilot)
         await player.until(lambda: app.model.match_over is not None, timeout=60)
@@ -193,7 +159,7 @@ async def test_chat_and_log_lines_come_back_once_after_a_restart_and_a_reconnect
     server: Server, tmp_path: Path
 ) -> None:
     session = await session_for(server, tmp_path)
-    table = await table_with_bots(session, hands=None)
+    table = await seated_with_bots(session, hands=None)
     watcher = await session_for(server, tmp_path / "eve", name="Eve")
     await watcher.request("watch", table=table, password=None)
     await session.request("chat", text="hello club")
@@ -201,7 +167,7 @@ async def test_chat_and_log_lines_come_back_once_after_a_restart_and_a_reconnect
     await session.close()  # a crash: the token stays in the store
 
     again = await session_for(server, tmp_path)
-    app = SheepsheadApp(again, mode="join", settings=QUIET)
+    app = SheepsheadApp(again, mode="join")
 
     def counts() -> tuple[int, int]:
         texts = [e.text for e in app.model.log]
@@ -232,12 +198,12 @@ async def test_chat_and_log_lines_come_back_once_after_a_restart_and_a_reconnect
 
 async def test_the_finished_trick_stays_for_the_servers_trick_pause(tmp_path: Path) -> None:
     pause = 0.6
-    srv = Server(config(trick_pause=pause))
+    srv = Server(server_config(trick_pause=pause))
     await srv.start()
     try:
         session = await session_for(srv, tmp_path)
-        await table_with_bots(session, hands=None)
-        app = SheepsheadApp(session, mode="join", settings=QUIET)
+        await seated_with_bots(session, hands=None)
+        app = SheepsheadApp(session, mode="join")
         loop = asyncio.get_running_loop()
         states: list[tuple[float, int, int]] = []  # (when, tricks done, cards in the trick)
         handle = app.handle_message
@@ -271,8 +237,8 @@ async def test_the_finished_trick_stays_for_the_servers_trick_pause(tmp_path: Pa
 
 async def test_enter_enter_at_a_hand_result_plays_nothing(server: Server, tmp_path: Path) -> None:
     session = await session_for(server, tmp_path)
-    await table_with_bots(session, hands=None)
-    app = SheepsheadApp(session, mode="join", settings=QUIET)
+    await seated_with_bots(session, hands=None)
+    app = SheepsheadApp(session, mode="join")
     acts: list[Any] = []
     act = session.act
 
@@ -301,13 +267,22 @@ async def test_enter_enter_at_a_hand_result_plays_nothing(server: Server, tmp_pa
 # ---------------------------------------------------------------------- a password table
 
 
+async def password_table(
+    server: Server, tmp_path: Path, password: str
+) -> tuple[Session, str, Session]:
+    """Host's table club with ``password``, four bots and the match started, and Eve, who is
+    to watch it: (host, table, watcher)."""
+    host = await session_for(server, tmp_path, name="Host")
+    table = await seated_with_bots(host, hands=None, name="club", password=password)
+    watcher = await session_for(server, tmp_path / "eve", name="Eve")
+    return host, table, watcher
+
+
 async def test_the_lobby_asks_for_the_password_before_watching_and_again_when_wrong(
     server: Server, tmp_path: Path
 ) -> None:
-    host = await session_for(server, tmp_path, name="Host")
-    table = await table_with_bots(host, hands=None, password="club night")
-    watcher = await session_for(server, tmp_path / "eve", name="Eve")
-    app = SheepsheadApp(watcher, mode="join", settings=QUIET)
+    host, table, watcher = await password_table(server, tmp_path, "club night")
+    app = SheepsheadApp(watcher, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.tables)
         await pilot.press("w")
@@ -332,10 +307,8 @@ async def test_watch_table_asks_for_the_password_and_esc_leaves_the_lobby(
     server: Server, tmp_path: Path
 ) -> None:
     """``sheepshead watch HOST --table ID`` of a password table."""
-    host = await session_for(server, tmp_path, name="Host")
-    table = await table_with_bots(host, hands=None, password="secret")
-    watcher = await session_for(server, tmp_path / "eve", name="Eve")
-    app = SheepsheadApp(watcher, mode="watch", watch_table=table, settings=QUIET)
+    host, table, watcher = await password_table(server, tmp_path, "secret")
+    app = SheepsheadApp(watcher, mode="watch", watch_table=table)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, PasswordDialog))
         assert f"Password for table {table}" in screen_text(app)
@@ -353,13 +326,12 @@ async def test_watch_table_asks_for_the_password_and_esc_leaves_the_lobby(
 
 
 async def test_too_many_password_tries_say_to_wait(tmp_path: Path) -> None:
-    srv = Server(config(password_burst=2, password_rate=0.01))
+    srv = Server(server_config(password_burst=2, password_rate=0.01))
     await srv.start()
     try:
-        host = await session_for(srv, tmp_path, name="Host")  # its password is the first try
-        table = await table_with_bots(host, hands=None, password="secret")
-        watcher = await session_for(srv, tmp_path / "eve", name="Eve")
-        app = SheepsheadApp(watcher, mode="watch", watch_table=table, settings=QUIET)
+        # The host's password is the first try.
+        host, table, watcher = await password_table(srv, tmp_path, "secret")
+        app = SheepsheadApp(watcher, mode="watch", watch_table=table)
         async with app.run_test(size=SIZE) as pilot:
 
             def told() -> bool:
@@ -388,14 +360,14 @@ async def test_a_client_restarted_mid_match_verifies_the_deals_without_a_false_a
     """It said "hand 1 does not verify: its commitment was never published" in red: the
     commitment went out before this client started, and a taken-back seat is not sent it."""
     session = await session_for(server, tmp_path)
-    await table_with_bots(session, hands=2)
-    app = SheepsheadApp(session, mode="join", settings=QUIET)
+    await seated_with_bots(session, hands=2)
+    app = SheepsheadApp(session, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         await play_hands(pilot, 1)
     await session.close()
 
     again = await session_for(server, tmp_path)
-    app = SheepsheadApp(again, mode="join", settings=QUIET)
+    app = SheepsheadApp(again, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         player = Player(pilot)
         await player.until(lambda: app.model.match_over is not None, timeout=60)

@@ -11,7 +11,7 @@ import argparse
 import asyncio
 import json
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,22 +30,9 @@ from client.screens.result import ResultScreen
 from client.screens.table import TableScreen, TopBar
 from client.session import ConnectionLost, Session, TokenStore
 from engine.record import replay_record
-from server.app import Server, ServerConfig
+from server.app import Server
 
 SIZE = (80, 24)
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[Server]:
-    # seed_wait 0.5: most tests start the match before the app (which sends the seed) runs.
-    srv = Server(
-        ServerConfig(
-            host="127.0.0.1", port=0, bot_delay=0, hand_pause=0, trick_pause=0, seed_wait=0.5
-        )
-    )
-    await srv.start()
-    yield srv
-    await srv.stop()
 
 
 async def session_for(server: Server, tmp_path: Path, name: str = "Ann") -> Session:
@@ -61,9 +48,13 @@ async def session_for(server: Server, tmp_path: Path, name: str = "Ann") -> Sess
     return session
 
 
-async def seated_with_bots(session: Session, hands: int | None = 10) -> str:
+async def seated_with_bots(
+    session: Session, hands: int | None = 10, *, name: str = "test", password: str | None = None
+) -> str:
+    """``session`` opens a table of ``name`` and seats four random server bots; the match is
+    started. Returns the table's id."""
     reply = await session.request(
-        "create_table", name="test", preset="seed", options={}, hands=hands, password=None
+        "create_table", name=name, preset="seed", options={}, hands=hands, password=password
     )
     for _ in range(4):
         await session.request("add_bot", seat=None, strategy="random")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,11 +14,7 @@ from client.screens.result import ResultScreen
 from client.screens.table import TableScreen
 from client.widgets.cards import card_label
 from tests.client.test_e2e import SIZE, Player, wait_for
-
-
-def _status(app: Any) -> str:
-    lines = [strip.text for strip in app.screen._compositor.render_strips()]
-    return "\n".join(lines)
+from tests.client.test_screens import screen_text
 
 
 async def test_the_hint_key_shows_the_coachs_advice_and_plays_nothing(
@@ -36,7 +31,7 @@ async def test_the_hint_key_shows_the_coachs_advice_and_plays_nothing(
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.model.prompt is not None, timeout=20)
             assert app.model.info["hints"] is True  # play's table has the coach
-            assert "i: hint" in _status(app)
+            assert "i: hint" in screen_text(app)
             player = Player(pilot)
             kinds: set[str] = set()
             while "play" not in kinds:
@@ -52,10 +47,10 @@ async def test_the_hint_key_shows_the_coachs_advice_and_plays_nothing(
                 # more than the default ten seconds.
                 await wait_for(
                     pilot,
-                    lambda: "Hint:" in _status(app) and "thinking" not in _status(app),
+                    lambda: "Hint:" in screen_text(app) and "thinking" not in screen_text(app),
                     timeout=40,
                 )
-                text = next(line for line in _status(app).splitlines() if "Hint:" in line)
+                text = next(line for line in screen_text(app).splitlines() if "Hint:" in line)
                 assert app.model.prompt is prompt and app.model.seq == seq  # nothing was played
                 assert list(app.model.hand) == hand
                 if prompt.decision == "play" and len(prompt.cards()) > 1:
@@ -75,7 +70,7 @@ async def test_the_hint_key_shows_the_coachs_advice_and_plays_nothing(
             await player.until(lambda: isinstance(app.screen, ResultScreen), timeout=30)
             result = app.screen
             assert isinstance(result, ResultScreen)
-            assert "v review your play" in _status(app)
+            assert "v review your play" in screen_text(app)
             await pilot.press("v")
             await wait_for(pilot, lambda: bool(result.review), timeout=30)
             for line in result.review:  # "Trick 2: your 9♥ cost about …", "Pick: as good …"

@@ -16,6 +16,7 @@ import pytest
 from textual.pilot import Pilot
 
 import client.bury_check
+import client.coach
 import client.config
 import client.decisions
 import client.model
@@ -65,16 +66,12 @@ def screen_text(app: Any) -> str:
         client.settings,
         client.decisions,
         client.bury_check,
+        client.coach,
+        client.widgets.table,
     ],
 )
 def test_doctests(module: Any) -> None:
     result = doctest.testmod(module)
-    assert result.attempted > 0, "no example found: nothing was tested"
-    assert result.failed == 0
-
-
-def test_fit_name_doctest() -> None:
-    result = doctest.testmod(client.widgets.table)
     assert result.attempted > 0, "no example found: nothing was tested"
     assert result.failed == 0
 

@@ -13,7 +13,7 @@ import pytest
 
 from server.app import Server
 from tests.server.odd_strategies import MARK_VARIABLE, MODULE
-from tests.server.support import Raw, disk_config, raw_play, running_server
+from tests.server.support import Raw, disk_config, raw_bot_table, raw_play, running_server
 
 
 async def bot_match(server: Server, strategies: list[str], hands: int = 1) -> Raw:
@@ -101,9 +101,7 @@ async def test_server_bots_per_address_are_capped() -> None:
     async with running_server(max_bots_per_address=5) as server:
         first = await Raw.open(server.port)
         await first.hello("First")
-        await first.request("create_table", name="one", hands=1)
-        for _ in range(4):
-            assert (await first.request("add_bot", strategy="random"))["type"] == "ok"
+        await raw_bot_table(first, name="one")
         second = await Raw.open(server.port)  # another connection from the same address
         await second.hello("Second")
         await second.request("create_table", name="two", hands=1)
@@ -118,9 +116,7 @@ async def test_server_bots_per_address_are_capped() -> None:
         assert (await second.request("add_bot", strategy="random"))["type"] == "ok"
         other = await Raw.open(server.port, source="127.0.0.2")
         await other.hello("Elsewhere")
-        await other.request("create_table", name="three", hands=1)
-        for _ in range(4):
-            assert (await other.request("add_bot", strategy="random"))["type"] == "ok"
+        await raw_bot_table(other, name="three")
         for raw in (first, second, other):
             await raw.close()
 
@@ -133,9 +129,7 @@ async def test_the_bot_cap_still_counts_a_restored_tables_bots(tmp_path: Path) -
     await server.start()
     host = await Raw.open(server.port, source="127.0.0.7")
     await host.hello("Host")
-    await host.request("create_table", name="before", hands=1)
-    for _ in range(4):
-        assert (await host.request("add_bot", strategy="random"))["type"] == "ok"
+    await raw_bot_table(host, name="before")
     await host.close()
     await server.stop()
 

@@ -102,7 +102,7 @@ def check_replies(
     received: list[dict[str, Any]],
     first_id: int,
     count: int,
-    kinds: dict[int, Any] | None = None,
+    kinds: dict[int, Any],
     final_ping: bool = True,
 ) -> None:
     """At most one reply per request, each with its request's id and a documented code."""
@@ -116,7 +116,7 @@ def check_replies(
         assert request_id not in replied, (msg, replied[request_id])
         replied[request_id] = msg
         if msg["type"] == "error":
-            kind = (kinds or {}).get(request_id)
+            kind = kinds.get(request_id)
             if not (isinstance(kind, str) and kind in MAY_FAIL):
                 assert msg["code"] != m.INTERNAL_ERROR, msg
             assert msg["code"] in m.ERROR_CODES, msg
@@ -141,6 +141,22 @@ async def first_message(port: int, msg: dict[str, Any]) -> list[dict[str, Any]]:
         pass
     await raw.close()
     return received
+
+
+async def deals_a_new_table(port: int, source: str, **bot: Any) -> tuple[Raw, dict[str, Any]]:
+    """The server still plays: a newcomer from ``source`` creates a table, seats four server
+    bots (``bot``: their ``add_bot`` fields) and starts it. Returns the newcomer's connection
+    and the state that brought it its first hand."""
+    fresh = await Raw.open(port, source=source)
+    await fresh.hello("After")
+    assert (await fresh.request("create_table", name="after"))["type"] == "ok"
+    for _ in range(4):
+        assert (await fresh.request("add_bot", **bot))["type"] == "ok"
+    assert (await fresh.request("start"))["type"] == "ok"
+    while True:  # the first deal reaches the new player's seat
+        state = await fresh.expect("state", timeout=10)
+        if state.get("view") and state["view"].get("hand"):
+            return fresh, state
 
 
 @pytest.mark.parametrize("seed", [20261201, 2, 3])
@@ -175,16 +191,7 @@ async def test_odd_requests_get_documented_errors_and_break_nothing(seed: int) -
         # left it, ended the match...) and for anyone else, who can still play.
         assert (await host.request("ping"))["type"] == "ok"
         assert (await host.request("list_tables"))["type"] == "ok"
-        fresh = await Raw.open(server.port, source="127.0.0.2")
-        await fresh.hello("After")
-        assert (await fresh.request("create_table", name="after"))["type"] == "ok"
-        for _ in range(4):
-            assert (await fresh.request("add_bot"))["type"] == "ok"
-        assert (await fresh.request("start"))["type"] == "ok"
-        while True:  # the first deal reaches the new player's seat
-            state = await fresh.expect("state", timeout=10)
-            if state.get("view") and state["view"].get("hand"):
-                break
+        fresh, state = await deals_a_new_table(server.port, "127.0.0.2")
         assert len(state["view"]["hand"]) == 6
         for raw in (host, fresh):
             await raw.close()
