@@ -31,7 +31,8 @@ async def test_the_hint_key_shows_the_coachs_advice_and_plays_nothing(
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.model.prompt is not None, timeout=20)
             assert app.model.info["hints"] is True  # play's table has the coach
-            assert "i: hint" in screen_text(app)
+            # The prompt is in the model a frame before the status line shows it.
+            await wait_for(pilot, lambda: "i: hint" in screen_text(app))
             player = Player(pilot)
             kinds: set[str] = set()
             while "play" not in kinds:
