@@ -290,7 +290,10 @@ class SheepsheadApp(App[int]):
             return
         self.model.note("event" if good else "error", f"Deals: {verdict}")
         self.model_changed.publish(Change.LOG)
-        self.notify(verdict, title="Deals", severity="information" if good else "error", timeout=8)
+        # Good news goes in the log and the match-over panel; only a deal that failed pops up,
+        # where a toast would otherwise cover the status line and the panel's keys.
+        if not good:
+            self.notify(verdict, title="Deals", severity="error", timeout=20)
 
     def _close_match_panels(self) -> None:
         """A new match began at the table: the last match's result and sheets close."""

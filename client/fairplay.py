@@ -36,6 +36,8 @@ class DealChecker:
         self.verified: bool | None = None
         """What the last :meth:`check` found: True when every deal verified, False when one
         did not, None when there was nothing to verify."""
+        self.said: str | None = None
+        """The last :meth:`check`'s sentence, None while there was nothing to verify."""
 
     def on_state(self, msg: Mapping[str, Any]) -> None:
         """Note when this client arrived at the table (a ``state`` event)."""
@@ -118,7 +120,7 @@ class DealChecker:
                 )
             )
         if not verdicts:
-            self.verified = None
+            self.verified = self.said = None
             return "no deals to verify"
         self.verified = all(verdict.ok for verdict in verdicts)
         said = verdict_summary(verdicts)
@@ -128,6 +130,7 @@ class DealChecker:
                 f" (the commitment dealing from hand {hands} was published before this client"
                 " came, so it was not witnessed here)"
             )
+        self.said = said
         return said
 
 

@@ -295,25 +295,34 @@ class MatchOverScreen(GameModal[None]):
     def compose(self) -> ComposeResult:
         """Seats ranked by their totals, then the score sheet."""
         model = self.model
-        body: list[RenderableType] = [standings(model), Text(""), *sheet_body(model)]
         hint = "Enter close · h history, where x exports a hand · q quit"
         if model.is_host:
             hint = "n rematch, same seats · Enter close · h history · q quit"
         with Vertical(id="match-box", classes="box") as box:
             box.border_title = f"Match over after {model.match_hands_text()}"
             with VerticalScroll():
-                yield Static(Group(*body), id="match-body")
+                yield Static(self._body(), id="match-body")
             yield Static(hint, classes="hint")
 
+    def _body(self) -> Group:
+        """The standings, whether the deals verified (once the server revealed its seeds),
+        and the score sheet."""
+        model = self.model
+        body: list[RenderableType] = [standings(model), Text("")]
+        deals = self.game.deals
+        if deals.said is not None:
+            style = "green" if deals.verified else "bold red"
+            body += [Text.assemble(("Deals: ", "bold"), (deals.said, style)), Text("")]
+        return Group(*body, *sheet_body(model))
+
     def on_mount(self) -> None:
-        """Fill in the sheet again when the history arrives (after a restart)."""
+        """Fill in the sheet again when the history arrives (after a restart), and the deals'
+        verdict when the seeds are revealed (it is logged)."""
         self.game.model_changed.subscribe(self, self._changed)
 
     def _changed(self, change: Change) -> None:
-        model = self.model
-        if model.match_over is not None and change & Change.HAND_OVER:
-            body = [standings(model), Text(""), *sheet_body(model)]
-            self.query_one("#match-body", Static).update(Group(*body))
+        if self.model.match_over is not None and change & (Change.HAND_OVER | Change.LOG):
+            self.query_one("#match-body", Static).update(self._body())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The rematch key is the host's."""

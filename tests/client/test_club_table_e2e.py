@@ -373,11 +373,11 @@ async def test_a_client_restarted_mid_match_verifies_the_deals_without_a_false_a
         await player.until(lambda: app.model.match_over is not None, timeout=60)
 
         def verdict() -> str | None:
-            return next((n.message for n in app._notifications if n.title == "Deals"), None)
+            return next((e.text for e in app.model.log if e.text.startswith("Deals: ")), None)
 
         await wait_for(pilot, lambda: verdict() is not None)
         said = verdict() or ""
-        assert said.startswith("all 2 deals verified"), said
+        assert said.startswith("Deals: all 2 deals verified"), said
         assert "hand 1 was published before this client came" in said
         assert not [n for n in app._notifications if n.severity == "error"]
     await again.close()

@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 
 from client.app import SheepsheadApp
+from client.screens.result import MatchOverScreen
+from client.settings import ClientSettings
 from engine.fairdeal import check_record
 from tests.client.feed import EngineTable
 from tests.client.test_e2e import SIZE, Player, wait_for
-from tests.client.test_screens import fed
+from tests.client.test_screens import fed, screen_text
 from tests.e2e.test_fair_deals import verify_files
 from tests.server.support import running_server, session
 
@@ -40,6 +42,10 @@ async def test_a_whole_match_through_the_client_is_verified_at_the_end(
             await player.until(lambda: bool(logged()), timeout=40)
             assert logged() == [f"Deals: {said}"]
             assert [e.kind for e in app.model.log if e.text.startswith("Deals:")] == ["event"]
+            # Good news is no pop-up over the status line: the log has it, and the panel.
+            assert not [n for n in app._notifications if n.title == "Deals"]
+            await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+            await wait_for(pilot, lambda: f"Deals: {said}" in screen_text(app))
             exported = [app.export_hand(hand) for hand in app.model.history]
         await s.close()
         records = server.store.hand_records(str(reply["table"]))
@@ -64,3 +70,22 @@ async def test_a_reveal_covering_no_deal_this_client_saw_says_nothing() -> None:
         await fed(pilot, [{"type": "seeds_revealed", "table": "t1", "commitments": []}])
         assert len(app.model.log) == before
         assert not [n for n in app._notifications if n.title == "Deals"]
+
+
+async def test_a_deal_that_does_not_verify_is_said_in_red_everywhere() -> None:
+    """A reveal that covers no hand this client saw: an error in the log, a red pop-up that
+    stays a while, and the verdict in the match-over panel."""
+    table = EngineTable(seed=3, dealer=4, me=0, hands_limit=1)
+    app = SheepsheadApp(mode="play", settings=ClientSettings(trick_pause=0.0))
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, [*table.messages(), *table.play_out(), table.match_over()])
+        await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+        await fed(pilot, [{"type": "seeds_revealed", "table": "t1", "commitments": []}])
+        said = "hand 1 does not verify: no revealed seed covers it"
+        assert [(e.kind, e.text) for e in app.model.log if e.text.startswith("Deals:")] == [
+            ("error", f"Deals: {said}")
+        ]
+        toasts = [n for n in app._notifications if n.title == "Deals"]
+        assert [(n.severity, n.message) for n in toasts] == [("error", said)]
+        assert toasts[0].timeout >= 15
+        await wait_for(pilot, lambda: f"Deals: {said}" in screen_text(app))
