@@ -24,7 +24,7 @@ from client.config import DEFAULT_PORT, AddressError, parse_address
 from client.decide import decide, describe_action
 from engine.bots.base import Strategy, make_strategy, strategy_names
 from engine.errors import SheepsheadError
-from engine.rules import DEFAULT_PRESET, OPTION_NAMES, PRESETS_OPTIONS, RuleSet
+from engine.rules import DEFAULT_PRESET, OPTION_NAMES, PRESET_TITLES, RuleSet, presets_help
 
 HELP = "play a seat over the network with a bot strategy"
 
@@ -459,8 +459,8 @@ def add_rules_arguments(parser: argparse.ArgumentParser, default_preset: str, wh
     parser.add_argument(
         "--preset",
         default=default_preset,
-        choices=list(PRESETS_OPTIONS),
-        help=f'{when}the rules preset (default {default_preset}; docs/rules.md, "Presets")',
+        choices=tuple(PRESET_TITLES),
+        help=when + presets_help(default_preset),
     )
     parser.add_argument(
         "--rule",

@@ -56,15 +56,10 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         + ", ".join(strategy_names())
         + " (default: the server's default)",
     )
-    from engine.rules import DEFAULT_PRESET, PRESET_TITLES
+    from engine.rules import DEFAULT_PRESET, PRESET_TITLES, presets_help
 
     parser.add_argument(
-        "--preset",
-        choices=tuple(PRESET_TITLES),
-        default=DEFAULT_PRESET,
-        help="the rules preset: "
-        + "; ".join(f"{name} = {title}" for name, title in PRESET_TITLES.items())
-        + f" (default {DEFAULT_PRESET}; docs/rules.md lists them)",
+        "--preset", choices=tuple(PRESET_TITLES), default=DEFAULT_PRESET, help=presets_help()
     )
     parser.add_argument(
         "--hands",

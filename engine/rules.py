@@ -229,6 +229,17 @@ def preset_title(preset: str) -> str:
     return PRESET_TITLES.get(preset, preset)
 
 
+def presets_help(default: str = DEFAULT_PRESET) -> str:
+    """The ``--preset`` help of every command: each name with how it is shown to people.
+
+    >>> print(presets_help("seed"))  # doctest: +NORMALIZE_WHITESPACE
+    the rules preset: wisconsin = Wisconsin (standard); tavern = Tavern;
+    seed = gamerules.com text (J♠ over J♣) (default seed; docs/rules.md, "Presets")
+    """
+    shown = "; ".join(f"{name} = {title}" for name, title in PRESET_TITLES.items())
+    return f'the rules preset: {shown} (default {default}; docs/rules.md, "Presets")'
+
+
 OPTION_NAMES: Final[tuple[str, ...]] = tuple(_CHOICES)
 """Every rule option name, in RULES.md order."""
 

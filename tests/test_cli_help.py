@@ -1,0 +1,33 @@
+"""Every ``sheepshead`` command's ``--help``: each option explained, presets shown by name."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from client.cli import COMMANDS, main
+from engine.rules import PRESET_TITLES
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_option_of_every_command_has_help(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No option is listed bare, and a command with ``--preset`` says what each preset is
+    called at the table (RULES.md §10), not only its command-line name."""
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    options = out.split("options:", 1)[1]
+    # An option line with nothing after its flags and no help line indented under it.
+    lines = options.splitlines()
+    for i, line in enumerate(lines):
+        if re.fullmatch(r"  -\S.*", line) and "  " not in line.strip():
+            following = lines[i + 1] if i + 1 < len(lines) else ""
+            assert following.startswith(" " * 10), f"{command}: {line.strip()} has no help"
+    if "--preset" in options:
+        flat = " ".join(options.split())
+        for title in PRESET_TITLES.values():
+            assert title in flat, f"{command} --help does not show the preset {title!r}"
