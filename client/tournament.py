@@ -40,7 +40,7 @@ from engine.bots.base import Strategy
 from engine.errors import SheepsheadError
 from engine.hand import Deal, Hand
 from engine.record import describe_record, export_record
-from engine.rules import DEFAULT_PRESET, RuleSet
+from engine.rules import DEFAULT_PRESET, RuleSet, rules_title
 from engine.view import seat_view
 
 HELP = "duplicate tournament between bot strategies"
@@ -324,7 +324,8 @@ def report(summary: dict[str, Any], out: TextIO) -> None:
     """Print the results as a table."""
     print(
         f"{summary['deals_played']} deals x {5 * len(summary['strategies'])} seatings = "
-        f"{summary['hands']} hands (rules {summary['rules']}, seed {summary['seed']})",
+        f"{summary['hands']} hands, seed {summary['seed']}\n"
+        f"Rules: {rules_title(RuleSet.from_dict(summary['rules']))}",
         file=out,
     )
     width = max(
@@ -536,7 +537,8 @@ def report_worst(
             f"over both seatings (rerun: {command} --deal {mirror.deal})",
             file=out,
         )
-        print(f"Rules: {left['rules']}  dealer: seat {left['dealer']}", file=out)
+        rules = rules_title(RuleSet.from_dict(left["rules"]))
+        print(f"Rules: {rules}  dealer: seat {left['dealer']}", file=out)
         heads = [
             f"seating {left['tournament']['seating']}",
             f"seating {right['tournament']['seating']}",

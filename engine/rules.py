@@ -240,6 +240,24 @@ def presets_help(default: str = DEFAULT_PRESET) -> str:
     return f'the rules preset: {shown} (default {default}; docs/rules.md, "Presets")'
 
 
+def rules_title(rules: RuleSet) -> str:
+    """How a set of rules is shown to people: the preset's name, then each option changed
+    from it.
+
+    >>> rules_title(RuleSet.from_preset("wisconsin"))
+    'Wisconsin (standard)'
+    >>> rules_title(RuleSet.from_preset("wisconsin", no_pick="doubler", cracking=True))
+    'Wisconsin (standard), changed: When everybody passes: doubler: next hand ×2; Cracking: yes'
+    """
+    changed = [
+        f"{option_title(name)}: {value_title(name, value)}"
+        for name, value in rules.to_dict().items()
+        if name != "preset"
+    ]
+    title = preset_title(rules.preset)
+    return f"{title}, changed: {'; '.join(changed)}" if changed else title
+
+
 OPTION_NAMES: Final[tuple[str, ...]] = tuple(_CHOICES)
 """Every rule option name, in RULES.md order."""
 
