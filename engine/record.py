@@ -19,7 +19,7 @@ from engine.actions import NUM_SEATS, action_from_dict
 from engine.cards import CARD_CODES, cards_in
 from engine.errors import BadRecordError, SheepsheadError
 from engine.hand import Deal, Hand
-from engine.rules import RuleSet
+from engine.rules import RuleSet, rules_title
 
 FORMAT: Final = "sheepshead-hand/1"
 """The ``format`` value of every record this engine reads and writes."""
@@ -122,7 +122,7 @@ def describe_record(record: object) -> str:
     """A readable trick-by-trick account of a recorded hand."""
     hand = hand_from_record(record)
     result = hand.result()
-    lines = [f"Rules: {hand.rules.to_dict()}  dealer: seat {hand.dealer}"]
+    lines = [f"Rules: {rules_title(hand.rules)}  dealer: seat {hand.dealer}"]
     if hand.multiplier > 1:
         lines.append(f"Stakes multiplied by {hand.multiplier}")
     for seat, mask in enumerate(hand.deal.hands):
