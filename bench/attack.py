@@ -23,6 +23,12 @@ versions of the server compare. A victim (from 127.0.0.3) sits at a table of its
 - ``table flood``: ``connect → hello → create_table → disconnect``, 500 times, from 127.0.0.5;
   then whether another address can still open a table and whether the victim's table is still
   in ``list_tables``.
+- ``all at once``: every attack together, with a mob from sixteen more addresses (127.0.1.x):
+  the attackers' frames of both kinds, the table flood, slowloris connections (a frame's length,
+  then a byte a second), idle connections, connect-and-leave churn, clients that ask for the
+  lobby at their full rate and never read, a chat flood at the mob's own table, and hellos with
+  names made of invisible characters and lookalikes of the server bots' names (what each name
+  became is printed). Then the server's memory, and whether a newcomer is still served.
 
 The target (issue 19): with two attackers doing the worst they can under the limits, the victim's
 ping p99 stays under 20 ms. On a shared machine the figures are noisy; run it under ``nice`` and
@@ -173,14 +179,15 @@ def attacker(port: int, frames: list[bytes], seconds: float, number: int, delay:
         time.sleep(delay)
 
 
-def flood(port: int, count: int) -> tuple[Counter[str], float]:
-    """The table flood: how each attempt ended (``ok`` or the error code), and the seconds."""
+def flood(port: int, count: int, address: str = FLOOD_ADDRESS) -> tuple[Counter[str], float]:
+    """The table flood from ``address``: how each attempt ended (``ok`` or the error code),
+    and the seconds."""
     outcomes: Counter[str] = Counter()
     start = time.monotonic()
     for i in range(count):
         try:
             with socket.create_connection(
-                ("127.0.0.1", port), timeout=5, source_address=(FLOOD_ADDRESS, 0)
+                ("127.0.0.1", port), timeout=5, source_address=(address, 0)
             ) as sock:
                 sock.sendall(frame({**HELLO, "name": f"flood{i}"}))
                 sock.sendall(frame({"type": "create_table", "id": 2, "name": f"flood {i}"}))
@@ -226,6 +233,169 @@ class Decoder:
             out.append(msgpack.unpackb(self.buffer[4 : 4 + length], raw=False))
             self.buffer = self.buffer[4 + length :]
         return out
+
+
+MOB_SECONDS = 13.0
+"""The mob stays at least this long: past the 10 s a hello may take, so the idle and slowloris
+connections meet the handshake timeout."""
+
+MOB_NET = "127.0.1."
+"""The mob's addresses: 127.0.1.1 to 127.0.1.16, a few connections each (16 is the cap)."""
+
+NAMES = {
+    "zero-width spaces": "\u200b\u200b\u200b",
+    "word joiner, BOM, soft hyphen": "\u2060\ufeff\u00ad",
+    "tag characters": "\U000e0041\U000e0042",
+    "hangul fillers": "\u3164\u3164",
+    "Lena with a zero-width space": "Le\u200bna",
+    "LENA": "LENA",
+    "fullwidth Ｓven": "\uff33ven",
+    "Gus, 40 combining marks": "Gus" + "\u0301" * 40,
+    "right-to-left override": "\u202eevil",
+    "a 10,000-character name": "x" * 10_000,
+}
+"""Names a hostile client says hello with: the label printed, the name sent."""
+
+
+async def mob(port: int, seconds: float) -> dict[str, Any]:
+    """Every kind of misbehaviour at once from the mob's addresses, for ``seconds``; what the
+    server made of it."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    outcomes: dict[str, Any] = {"names": {}}
+    counts: Counter[str] = Counter()
+    outcomes["counts"] = counts
+
+    async def connect(host: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
+        try:
+            return await asyncio.open_connection(
+                "127.0.0.1", port, local_addr=(f"{MOB_NET}{host}", 0)
+            )
+        except OSError:
+            counts["connect refused"] += 1
+            return None
+
+    async def closed_by_server(reader: asyncio.StreamReader) -> bool:
+        """Whether the server closed the connection (what it sent first is read and dropped)."""
+        try:
+            while await asyncio.wait_for(reader.read(1 << 16), 0.05):
+                pass
+        except TimeoutError:
+            return False
+        except OSError:
+            pass
+        return True
+
+    async def slowloris(host: int) -> None:
+        opened = await connect(host)
+        if opened is None:
+            return
+        reader, writer = opened
+        writer.write(struct.pack(">I", 900))
+        while loop.time() < deadline:
+            await asyncio.sleep(1.0)
+            if await closed_by_server(reader):
+                counts["slowloris cut off"] += 1
+                return
+            writer.write(b"\x80")
+        counts["slowloris still open"] += 1
+        writer.close()
+
+    async def idle(host: int) -> None:
+        opened = await connect(host)
+        if opened is None:
+            return
+        await asyncio.sleep(max(0.0, deadline - loop.time()))
+        counts["idle still open" if not await closed_by_server(opened[0]) else "idle cut off"] += 1
+        opened[1].close()
+
+    async def churn(host: int) -> None:
+        while loop.time() < deadline:
+            opened = await connect(host)
+            if opened is not None:
+                opened[1].close()
+                counts["churn connects"] += 1
+            await asyncio.sleep(0.001)
+
+    async def non_reader(host: int, number: int) -> None:
+        opened = await connect(host)
+        if opened is None:
+            return
+        reader, writer = opened
+        writer.write(frame({**HELLO, "name": f"deaf{number}"}))
+        ask = frame({"type": "list_tables", "id": 2})
+        while loop.time() < deadline:
+            writer.write(ask)
+            await asyncio.sleep(0.05)
+            if writer.transport.is_closing() or reader.at_eof():
+                break
+        counts["non-readers cut off" if await closed_by_server(reader) else "non-readers open"] += 1
+        writer.close()
+
+    async def chatter(host: int) -> None:
+        opened = await connect(host)
+        if opened is None:
+            return
+        reader, writer = opened
+        writer.write(frame({**HELLO, "name": "chatter"}))
+        writer.write(frame({"type": "create_table", "id": 2, "name": "mob"}))
+        line = frame({"type": "chat", "id": 3, "text": "spam " * 39})
+        decoder = Decoder()
+        while loop.time() < deadline:
+            writer.write(line)
+            try:
+                data = await asyncio.wait_for(reader.read(1 << 16), 0.02)
+            except TimeoutError:
+                continue
+            if not data:
+                counts["chatter cut off"] += 1
+                return
+            for msg in decoder.feed(data):
+                if msg.get("type") == "error":
+                    counts[f"chat {msg.get('code')}"] += 1
+        writer.close()
+
+    async def names() -> None:
+        for label, name in NAMES.items():
+            opened = await connect(16)
+            if opened is None:
+                continue
+            reader, writer = opened
+            writer.write(frame({**HELLO, "name": name}))
+            decoder = Decoder()
+            said = "no reply"
+            while loop.time() < deadline:
+                data = await asyncio.wait_for(reader.read(1 << 16), 5)
+                replies = decoder.feed(data)
+                if not data or replies:
+                    first = replies[0] if replies else {}
+                    said = repr(first["name"]) if "name" in first else str(first.get("code"))
+                    break
+            outcomes["names"][label] = said
+            writer.close()
+            await asyncio.sleep(0.2)
+
+    jobs = [names(), churn(9), chatter(12)]
+    jobs += [slowloris(host) for host in (1, 2, 3, 4) for _ in range(12)]
+    jobs += [idle(host) for host in (5, 6, 7, 8) for _ in range(12)]
+    jobs += [non_reader(host, host * 10 + n) for host in (10, 11) for n in range(6)]
+    await asyncio.gather(*jobs, return_exceptions=True)
+    return outcomes
+
+
+def mob_process(port: int, seconds: float, results: Any) -> None:
+    """:func:`mob` in a process of its own, at low priority; its outcomes into ``results``."""
+    os.nice(19)
+    results.put(asyncio.run(mob(port, seconds)))
+
+
+def server_rss_mb(pid: int) -> float:
+    """The server's resident memory, in MB."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 # ---------------------------------------------------------------------------- the victim
@@ -301,7 +471,10 @@ async def measure(served: Served, victim: Victim, name: str, args: argparse.Name
     used = (served.cpu_seconds() - cpu) / (time.monotonic() - start)
     for worker in workers:
         worker.join(10)
-    print(f"  {name:<14} victim ping: {benchlib.summary(times)}   server CPU {used:5.0%}")
+    print(
+        f"  {name:<14} victim ping: {benchlib.summary(times)}   server CPU {used:5.0%}"
+        f"   server memory {server_rss_mb(served.proc.pid):.0f} MB"
+    )
 
 
 async def run(args: argparse.Namespace) -> None:
@@ -331,9 +504,63 @@ async def run(args: argparse.Namespace) -> None:
                 f" ({len(listing['tables'])} listed, truncated {listing['truncated']})"
             )
             await other.close()
+            await all_at_once(served, victim, table, args)
             await victim.close()
         finally:
             served.stop()
+
+
+async def all_at_once(served: Served, victim: Victim, table: str, args: argparse.Namespace) -> None:
+    """The last scenario: every attack together (the module doc), then what is left."""
+    rss = server_rss_mb(served.proc.pid)
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    frames = [*ATTACKS["big frames"], *ATTACKS["within limits"]]
+    workers = [
+        context.Process(
+            target=attacker,
+            args=(served.port, frames, args.seconds + 1.0, n, args.reconnect_delay),
+            daemon=True,
+        )
+        for n in range(args.attackers)
+    ]
+    workers.append(
+        context.Process(
+            target=mob_process, args=(served.port, max(args.seconds + 1.0, MOB_SECONDS), results)
+        )
+    )
+    for worker in workers:
+        worker.start()
+    flooding = asyncio.create_task(
+        asyncio.to_thread(flood, served.port, args.flood, f"{MOB_NET}15")
+    )
+    await asyncio.sleep(1.0)
+    cpu = served.cpu_seconds()
+    start = time.monotonic()
+    times = await victim.pings(args.seconds)
+    used = (served.cpu_seconds() - cpu) / (time.monotonic() - start)
+    peak = server_rss_mb(served.proc.pid)
+    outcomes = await asyncio.to_thread(results.get, True, 60)
+    flooded, _ = await flooding
+    for worker in workers:
+        worker.join(10)
+    print(f"  {'all at once':<14} victim ping: {benchlib.summary(times)}   server CPU {used:5.0%}")
+    print(f"    table flood: {dict(flooded)}")
+    print(f"    mob: {dict(sorted(outcomes['counts'].items()))}")
+    for label, said in outcomes["names"].items():
+        print(f"    hello as {label}: {said}")
+    newcomer = await Victim.open(served.port, "127.0.0.6")
+    welcome = await newcomer.request("hello", version=1, name="Newcomer")
+    created = await newcomer.request("create_table", name="after the storm")
+    listing = await victim.request("list_tables")
+    listed = any(t["id"] == table for t in listing["tables"])
+    await newcomer.close()
+    print(
+        f"    afterwards: server alive {served.proc.poll() is None}; memory {rss:.0f} MB before,"
+        f" {peak:.0f} MB at the end of the storm; a newcomer's hello"
+        f" {welcome.get('code', 'ok')}, create_table {created.get('code', 'ok')};"
+        f" the victim's table listed: {listed}"
+    )
 
 
 def main() -> None:
