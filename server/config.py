@@ -88,6 +88,17 @@ class ServerConfig:
     process on the server's machine, tens of MB: README.md, "Hosting over SSH")."""
     door_sessions_per_address: int = 4
     """Door sessions open at once from one IP address."""
+    door_start_rate: float = 0.2
+    """New door sessions one IP address may start per second on average (each starts a client
+    process, some 0.4 s of CPU: a browser tab opened and closed in a loop kept both cores
+    busy)."""
+    door_start_burst: float = 8.0
+    """New door sessions one IP address may start at once (a few players behind one NAT, and
+    their reloads)."""
+    door_start_rate_total: float = 2.0
+    """New door sessions the server starts per second on average, from everywhere."""
+    door_start_burst_total: float = 30.0
+    """New door sessions the server starts at once, from everywhere (a LAN party arriving)."""
     door_login_grace: float = 30.0
     """Seconds an SSH connection has to log in."""
     max_waiting_per_address: int = 3

@@ -82,6 +82,10 @@ class TokenBucket:
         self.tokens = max(self.floor, tokens)
         return tokens >= 0
 
+    def refund(self, amount: float = 1.0) -> None:
+        """Give back ``amount`` tokens taken for something that did not happen after all."""
+        self.tokens = min(self.burst, self.tokens + amount)
+
     def full(self, now: float) -> bool:
         """Whether the bucket has refilled to ``burst`` by ``now`` (it can be forgotten)."""
         return self.tokens + (now - self.last) * self.rate >= self.burst

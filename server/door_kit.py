@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from protocol.messages import NAME_MAX
+from server.connection import TokenBucket
 
 if TYPE_CHECKING:
     from server.config import ServerConfig
@@ -34,23 +36,63 @@ def player_name(text: str) -> str:
     return _NAME_JUNK.sub("", text).strip()[:NAME_MAX].strip() or DEFAULT_NAME
 
 
-class DoorGate:
-    """Door sessions open now, per remote address and in total, against ``ServerConfig``."""
+FORGET_STARTS_AT: Final = 1024
+"""Addresses whose session starts are remembered before the ones with a full allowance are
+forgotten (a flood from many addresses cannot grow the table for good)."""
 
-    def __init__(self, config: ServerConfig) -> None:
+
+class DoorGate:
+    """Door sessions open now, per remote address and in total, and how fast new ones start,
+    against ``ServerConfig``."""
+
+    def __init__(self, config: ServerConfig, now: float | None = None) -> None:
         self.config = config
         self.per_address: Counter[str] = Counter()
         self.total = 0
+        self.starts: dict[str, TokenBucket] = {}
+        """Each address's allowance of new sessions (``door_start_rate``)."""
+        self.all_starts = TokenBucket(
+            config.door_start_rate_total,
+            config.door_start_burst_total,
+            time.monotonic() if now is None else now,
+            max_debt=0.0,
+        )
+        """Everyone's together (``door_start_rate_total``)."""
 
-    def admit(self, address: str) -> str | None:
-        """Count a new session from ``address``; or the reason it is refused (not counted)."""
-        if self.total >= self.config.door_sessions:
+    def admit(self, address: str, now: float | None = None) -> str | None:
+        """Count a new session from ``address``; or the reason it is refused (not counted).
+
+        >>> from server.config import ServerConfig
+        >>> gate = DoorGate(ServerConfig(door_start_burst=2), now=0.0)
+        >>> gate.admit("192.0.2.7", now=0.0), gate.admit("192.0.2.7", now=0.0)
+        (None, None)
+        >>> gate.release("192.0.2.7"); gate.release("192.0.2.7")
+        >>> gate.admit("192.0.2.7", now=1.0)
+        'Too many new sessions from your address: wait a few seconds and try again.'
+        >>> gate.admit("192.0.2.7", now=6.0) is None  # one start every 5 s on average
+        True
+        """
+        config = self.config
+        now = time.monotonic() if now is None else now
+        if self.total >= config.door_sessions:
             return "The server is full; try again later."
-        if self.per_address[address] >= self.config.door_sessions_per_address:
+        if self.per_address[address] >= config.door_sessions_per_address:
             return (
                 f"Too many sessions from your address (at most "
-                f"{self.config.door_sessions_per_address}); close one first."
+                f"{config.door_sessions_per_address}); close one first."
             )
+        bucket = self.starts.get(address)
+        if bucket is None:
+            if len(self.starts) >= FORGET_STARTS_AT:
+                self.starts = {a: b for a, b in self.starts.items() if not b.full(now)}
+            bucket = self.starts[address] = TokenBucket(
+                config.door_start_rate, config.door_start_burst, now, max_debt=0.0
+            )
+        if not bucket.take(now):
+            return "Too many new sessions from your address: wait a few seconds and try again."
+        if not self.all_starts.take(now):
+            bucket.refund()
+            return "The server is starting many sessions just now: try again in a few seconds."
         self.per_address[address] += 1
         self.total += 1
         return None

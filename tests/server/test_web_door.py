@@ -121,3 +121,23 @@ async def test_the_per_address_limit_holds_for_tabs(tmp_path: Path) -> None:
         assert refused.value.status == 503
         await first.close()
         await until(lambda: not doors.gate.per_address)
+
+
+async def test_tabs_opened_and_closed_in_a_loop_are_refused_once_the_start_allowance_is_spent(
+    tmp_path: Path,
+) -> None:
+    """Each tab starts a client process (some 0.4 s of CPU): one address opening and closing
+    tabs in a loop kept both cores busy. Past ``door_start_burst`` new tabs it is refused with
+    a reason, while the sessions it has open are far below the per-address cap."""
+    async with (
+        web_door(tmp_path, door_start_burst=2.0) as (_, doors, base),
+        aiohttp.ClientSession() as http,
+    ):
+        for name in ("Ann", "Bob"):
+            tab = await http.ws_connect(f"{base}/ws/{name}?width=80&height=24")
+            await tab.close()
+            await until(lambda: not doors.gate.per_address)
+        async with http.get(f"{base}/ws/Cy?width=80&height=24") as refused:
+            assert refused.status == 503
+            assert "Too many new sessions from your address" in await refused.text()
+        assert not doors.gate.per_address  # the refused one was not counted
