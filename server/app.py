@@ -335,7 +335,7 @@ class Server:
                 and not self.allowance(address, time.monotonic()).connections.take(time.monotonic())
             )
         ):
-            self._log_refusal(address)
+            self.log_refusal(address)
             try:
                 # Nothing it sends is read: a refused client costs no more than its accept.
                 transport.pause_reading()
@@ -359,16 +359,14 @@ class Server:
         log.info("conn %d: opened from %s:%s", conn.number, address, _port_of(peer))
         return conn
 
-    def _log_refusal(self, address: str) -> None:
-        """Log refused connections, at most one line a second: a flood of them would otherwise
-        cost a write to the log each."""
+    def log_refusal(self, address: str, why: str = "too many connections") -> None:
+        """Log refused connections (the doors' too), at most one line a second: a flood of
+        them would otherwise cost a write to the log each."""
         self._refused += 1
         now = time.monotonic()
         if now - self._refusal_logged >= 1.0:
             log.warning(
-                "refused %d connection(s) (the last from %s): too many connections",
-                self._refused,
-                address,
+                "refused %d connection(s) (the last from %s): %s", self._refused, address, why
             )
             self._refused = 0
             self._refusal_logged = now

@@ -26,6 +26,7 @@ import pty
 import signal
 import struct
 import termios
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -357,10 +358,18 @@ class _Login(asyncssh.SSHServer):
         self.conn = conn
         peer = conn.get_extra_info("peername")
         self.address = client_address(peer)
-        self.refusal = self.door.gate.admit(self.address)
+        server = self.door.server
+        now = time.monotonic()
+        if not server.allowance(self.address, now).connections.take(now):
+            # A flood (the game port's allowance of new connections, shared): cut off before
+            # the key exchange, which costs about a millisecond of CPU each.
+            server.log_refusal(self.address, "too many connections (SSH)")
+            conn.abort()
+            return
+        self.refusal = self.door.gate.admit(self.address, now)
         self.admitted = self.refusal is None
         if self.refusal is not None:
-            log.warning("ssh %s: refused: %s", self.address, self.refusal)
+            server.log_refusal(self.address, f"SSH: {self.refusal}")
 
     def connection_lost(self, exc: Exception | None) -> None:
         """Free its place."""

@@ -199,7 +199,7 @@ class WebDoor:
         address = client_address(request.remote)
         refusal = self.gate.admit(address)
         if refusal is not None:
-            log.warning("web %s: refused: %s", address, refusal)
+            self.server.log_refusal(address, f"web: {refusal}")
             return web.Response(status=503, text=refusal)
         home = Path(tempfile.mkdtemp(prefix="sheepshead-web-"))
         socket = web.WebSocketResponse(heartbeat=15)

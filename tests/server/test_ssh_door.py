@@ -255,6 +255,36 @@ async def test_the_per_address_limit_holds(tmp_path: Path, key: asyncssh.SSHKey)
             pass
 
 
+async def test_a_connection_flood_is_cut_off_before_the_key_exchange(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    """Each refusal with a reason costs a key exchange (about a millisecond of CPU): past the
+    address's allowance of new connections (the game port's, shared) the door closes at once,
+    saying nothing. Then the start allowance refuses with its reason."""
+    async with ssh_door(tmp_path, connection_burst=3, connection_rate=0.01) as (_, doors):
+        assert doors.ssh is not None
+        async with connect(doors, key):
+            pass
+        await until(lambda: not doors.gate.per_address)
+        async with connect(doors, key):
+            pass
+        await until(lambda: not doors.gate.per_address)
+        async with connect(doors, key):
+            pass
+        with pytest.raises((asyncssh.ConnectionLost, ConnectionResetError)):
+            async with connect(doors, key):
+                pass
+        assert not doors.gate.per_address
+    async with ssh_door(tmp_path, door_start_burst=1.0) as (_, doors):
+        async with connect(doors, key):
+            pass
+        await until(lambda: not doors.gate.per_address)
+        with pytest.raises(asyncssh.DisconnectError) as refused:
+            async with connect(doors, key):
+                pass
+        assert "Too many new sessions from your address" in refused.value.reason
+
+
 async def test_ssh_keys_limits_the_door(tmp_path: Path, key: asyncssh.SSHKey) -> None:
     allowed = tmp_path / "authorized_keys"
     allowed.write_bytes(key.export_public_key())
