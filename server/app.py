@@ -49,6 +49,11 @@ RECEIVE_BUFFER = 65536
 LOCAL = "local"
 """The address of connections through the doors' Unix socket (``Server.open_local_socket``)."""
 
+BACKLOG = 64 * 1024
+"""Unsent bytes after a write past which a connection is counted against
+``ServerConfig.max_send_buffers_total`` (below it, the kernel's buffer is still taking
+everything)."""
+
 REFUSED_LINGER = 0.5
 """Seconds a refused connection has to read its error before it is cut off."""
 
@@ -102,6 +107,9 @@ class Server:
         self._sweeper: asyncio.Task[None] | None = None
         self._collector: asyncio.Task[None] | None = None
         self._dirty: list[Connection] = []
+        self._backlogged: set[Connection] = set()
+        """Connections that had more than :data:`BACKLOG` bytes unsent after a write (the
+        sweep adds them up against ``max_send_buffers_total``)."""
         """Connections with frames queued since the last flush, in the order they got them."""
         self._queued = 0
         self._flush_handle: asyncio.Handle | None = None
@@ -287,6 +295,8 @@ class Server:
             # A single frame is passed on as it is, uncopied. Past max_send_buffer unsent bytes
             # the transport calls pause_writing, which cuts the connection off (_too_slow).
             transport.write(b"".join(frames))
+            if transport.get_write_buffer_size() > BACKLOG:
+                self._backlogged.add(conn)
             if conn.close_after_flush:
                 conn.close_after_flush = False
                 if transport.can_write_eof():
@@ -405,6 +415,7 @@ class Server:
             conn.lost()
         finally:
             self.connections.discard(conn)
+            self._backlogged.discard(conn)
             address = conn.address
             self._per_address[address] -= 1
             if self._per_address[address] <= 0:
@@ -446,12 +457,39 @@ class Server:
                         now = time.monotonic()
                     for conn in everyone[start : start + SWEEP_SLICE]:
                         self._check(conn, now)
+                if self._backlogged:
+                    self._cut_backlogs()
                 if now - last_lobby_sweep > lobby_every:
                     last_lobby_sweep = now
                     self.lobby.sweep()
                     self._forget_allowances(now)
             except Exception:
                 log.exception("sweeper failed")
+
+    def _cut_backlogs(self) -> None:
+        """Cut off the connections with the most unsent bytes while all of them together hold
+        more than ``max_send_buffers_total``."""
+        queued = {
+            conn: conn.transport.get_write_buffer_size()
+            for conn in self._backlogged
+            if not conn.transport.is_closing()
+        }
+        self._backlogged = {conn for conn, size in queued.items() if size > BACKLOG}
+        total = sum(queued.values())
+        for conn in sorted(self._backlogged, key=queued.__getitem__, reverse=True):
+            if total <= self.config.max_send_buffers_total:
+                break
+            log.warning(
+                "conn %d %s: %d bytes unsent while all clients' come to %d; cut off",
+                conn.number,
+                conn.name,
+                queued[conn],
+                total,
+            )
+            total -= queued[conn]
+            self._backlogged.discard(conn)
+            conn.closing = True
+            conn.transport.abort()
 
     def _check(self, conn: Connection, now: float) -> None:
         config = self.config

@@ -109,6 +109,10 @@ class ServerConfig:
     every ``waiting_expiry / 4`` seconds, at most every 10)."""
     max_send_buffer: int = 1 << 20
     """Bytes queued for a client that does not read before it is cut off."""
+    max_send_buffers_total: int = 64 << 20
+    """Bytes queued for all clients together: past it, the connections with the most queued
+    are cut off until the rest fits (checked a few times a second). Without it, 1,000
+    connections that never read could hold 1 GiB of the server's memory."""
     seed_wait: float = 3.0
     """Seconds a deal with a new commitment waits for the people's client seeds (PROTOCOL.md
     §13); a seed still missing then is drawn by the server."""

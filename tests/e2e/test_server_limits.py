@@ -352,3 +352,54 @@ async def test_a_seat_left_mid_match_is_played_by_a_bot_and_can_be_taken(tmp_pat
         await players[0].request("end_match")
         for s in (*players, newcomer):
             await s.close()
+
+
+async def test_clients_that_do_not_read_are_cut_off_when_all_of_them_hold_too_much(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Each deaf client stays under its own ``max_send_buffer``, but together they pass
+    ``max_send_buffers_total``: the one with the most queued goes first, and everyone else
+    goes on."""
+    async with running_server(
+        max_send_buffer=1 << 24,
+        max_send_buffers_total=600_000,
+        rate=1e6,
+        burst=1e6,
+        byte_rate=1e9,
+        byte_burst=1e9,
+        address_byte_rate=1e9,
+        address_byte_burst=1e9,
+        max_waiting_per_address=12,
+    ) as server:
+        hosts = [await Raw.open(server.port) for _ in range(12)]
+        for number, host in enumerate(hosts):
+            await host.hello(f"Host {number}")
+            await host.request("create_table", name=f"A table with a long name {number}")
+        deaf: list[Raw] = []
+        for number, asks in enumerate((1500, 3000)):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.setblocking(False)
+            await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", server.port))
+            client = Raw(*await asyncio.open_connection(sock=sock))
+            await client.hello(f"Deaf {number}")
+            # Each answer lists twelve tables (4 kB); none is read: after the kernel's few MB,
+            # the first backs up some 2 MB in the server, the second some 8 MB.
+            client.writer.write(encode({"type": "list_tables", "id": 1}) * asks)
+            deaf.append(client)
+
+        def names() -> set[str]:
+            return {c.name for c in server.connections}
+
+        deadline = time.monotonic() + 15
+        while "Deaf 1" in names() and time.monotonic() < deadline:
+            assert (await hosts[0].request("ping"))["type"] == "ok"  # everyone else goes on
+            await asyncio.sleep(0.05)
+        assert "Deaf 1" not in names()
+        cuts = [r.getMessage() for r in caplog.records if "all clients' come to" in r.getMessage()]
+        assert cuts and "Deaf 1" in cuts[0], cuts
+        for client in deaf:
+            client.writer.transport.abort()
+        for host in hosts:
+            assert (await host.request("ping"))["type"] == "ok"
+            await host.close()
