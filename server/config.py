@@ -99,6 +99,11 @@ class ServerConfig:
     """New door sessions the server starts per second on average, from everywhere."""
     door_start_burst_total: float = 30.0
     """New door sessions the server starts at once, from everywhere (a LAN party arriving)."""
+    web_request_rate: float = 20.0
+    """HTTP requests one IP address may make of the browser door per second on average (more
+    get 429): a page load is six."""
+    web_request_burst: float = 60.0
+    """HTTP requests one IP address may make of the browser door at once."""
     door_login_grace: float = 30.0
     """Seconds an SSH connection has to log in."""
     max_waiting_per_address: int = 3

@@ -36,9 +36,40 @@ def player_name(text: str) -> str:
     return _NAME_JUNK.sub("", text).strip()[:NAME_MAX].strip() or DEFAULT_NAME
 
 
-FORGET_STARTS_AT: Final = 1024
-"""Addresses whose session starts are remembered before the ones with a full allowance are
-forgotten (a flood from many addresses cannot grow the table for good)."""
+FORGET_AT: Final = 1024
+"""Addresses an :class:`AddressMeter` remembers before it forgets the ones with a full
+allowance (a flood from many addresses cannot grow its table for good)."""
+
+
+class AddressMeter:
+    """An allowance per remote address: ``rate`` a second on average, ``burst`` at once.
+
+    >>> meter = AddressMeter(rate=1.0, burst=2.0)
+    >>> [meter.take("192.0.2.7", now=0.0) for _ in range(3)]
+    [True, True, False]
+    >>> meter.take("192.0.2.7", now=1.0), meter.take("198.51.100.1", now=1.0)
+    (True, True)
+    """
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.buckets: dict[str, TokenBucket] = {}
+
+    def take(self, address: str, now: float) -> bool:
+        """Spend one from ``address``'s allowance; False when it has none left."""
+        bucket = self.buckets.get(address)
+        if bucket is None:
+            if len(self.buckets) >= FORGET_AT:
+                self.buckets = {a: b for a, b in self.buckets.items() if not b.full(now)}
+            bucket = self.buckets[address] = TokenBucket(self.rate, self.burst, now, max_debt=0.0)
+        return bucket.take(now)
+
+    def refund(self, address: str) -> None:
+        """Give back the one just taken for something that did not happen after all."""
+        bucket = self.buckets.get(address)
+        if bucket is not None:
+            bucket.refund()
 
 
 class DoorGate:
@@ -49,7 +80,7 @@ class DoorGate:
         self.config = config
         self.per_address: Counter[str] = Counter()
         self.total = 0
-        self.starts: dict[str, TokenBucket] = {}
+        self.starts = AddressMeter(config.door_start_rate, config.door_start_burst)
         """Each address's allowance of new sessions (``door_start_rate``)."""
         self.all_starts = TokenBucket(
             config.door_start_rate_total,
@@ -81,17 +112,10 @@ class DoorGate:
                 f"Too many sessions from your address (at most "
                 f"{config.door_sessions_per_address}); close one first."
             )
-        bucket = self.starts.get(address)
-        if bucket is None:
-            if len(self.starts) >= FORGET_STARTS_AT:
-                self.starts = {a: b for a, b in self.starts.items() if not b.full(now)}
-            bucket = self.starts[address] = TokenBucket(
-                config.door_start_rate, config.door_start_burst, now, max_debt=0.0
-            )
-        if not bucket.take(now):
+        if not self.starts.take(address, now):
             return "Too many new sessions from your address: wait a few seconds and try again."
         if not self.all_starts.take(now):
-            bucket.refund()
+            self.starts.refund(address)
             return "The server is starting many sessions just now: try again in a few seconds."
         self.per_address[address] += 1
         self.total += 1

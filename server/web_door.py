@@ -23,6 +23,7 @@ import re
 import shlex
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any, Final
@@ -30,11 +31,18 @@ from urllib.parse import quote
 
 import textual_serve
 from aiohttp import WSMsgType, web
+from aiohttp.typedefs import Handler
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
 from server.addresses import client_address
-from server.door_kit import DoorGate, child_environment, client_command, player_name
+from server.door_kit import (
+    AddressMeter,
+    DoorGate,
+    child_environment,
+    client_command,
+    player_name,
+)
 
 if TYPE_CHECKING:
     from server.app import Server
@@ -129,10 +137,13 @@ class WebDoor:
         self._runner: web.AppRunner | None = None
         self._downloads = DownloadManager()
         self._style: str | None = None
+        config = server.config
+        self.requests = AddressMeter(config.web_request_rate, config.web_request_burst)
+        """Each address's allowance of HTTP requests (``web_request_rate``)."""
 
     def application(self) -> web.Application:
         """The aiohttp application: the page, its websocket, the static files."""
-        app = web.Application()
+        app = web.Application(middlewares=[self.metered])
         app.add_routes(
             [
                 web.get("/", self.index),
@@ -143,6 +154,19 @@ class WebDoor:
             ]
         )
         return app
+
+    @web.middleware
+    async def metered(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Every request draws on its address's allowance: past it, 429 at once. The door
+        shares the game's event loop, and a loop of requests for the 300 kB script kept it
+        busy."""
+        address = client_address(request.remote)
+        if not self.requests.take(address, time.monotonic()):
+            self.server.log_refusal(address, "web: too many requests")
+            return web.Response(
+                status=429, text="Too many requests; slow down.", headers={"Retry-After": "1"}
+            )
+        return await handler(request)
 
     async def start(self, host: str, port: int) -> None:
         """Listen on ``host:port`` (OSError when it cannot)."""

@@ -141,3 +141,20 @@ async def test_tabs_opened_and_closed_in_a_loop_are_refused_once_the_start_allow
             assert refused.status == 503
             assert "Too many new sessions from your address" in await refused.text()
         assert not doors.gate.per_address  # the refused one was not counted
+
+
+async def test_requests_past_the_address_allowance_get_429(tmp_path: Path) -> None:
+    """The door shares the game's event loop: a loop of requests (the 300 kB script, say) is
+    answered 429 past ``web_request_burst``, cheaply, with no page or file sent."""
+    async with (
+        web_door(tmp_path, web_request_burst=3.0, web_request_rate=0.01) as (_, _, base),
+        aiohttp.ClientSession() as http,
+    ):
+        statuses = []
+        for _ in range(5):
+            async with http.get(f"{base}/static/js/textual.js") as reply:
+                statuses.append(reply.status)
+                if reply.status == 429:
+                    assert reply.headers["Retry-After"] == "1"
+                    assert "Too many requests" in await reply.text()
+        assert statuses == [200, 200, 200, 429, 429]
