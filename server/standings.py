@@ -347,9 +347,13 @@ class Players:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def greeted(self, player_key: str, name: str) -> str:
-        """A client said hello with ``player_key``: its identity, remembered with the name."""
+        """A client said hello with ``player_key``: its identity, whose name is now ``name``
+        if the server knows it already.
+
+        A new identity is stored only once it takes a seat (:meth:`seated`): a loop of hellos
+        with new keys costs connections, and must not grow the database."""
         identity = identity_of(player_key)
-        self.store.note_identity(identity, "key", name=name, seen=self.wall())
+        self.store.rename_identity(identity, name, seen=self.wall())
         return identity
 
     def door_player(self, player_key: str, fingerprint: str, name: str) -> str:
@@ -359,9 +363,12 @@ class Players:
         return identity
 
     def seated(self, peer: Any, token_hash: str | None) -> None:
-        """``peer`` holds the seat of this token hash: its hands count for its identity."""
+        """``peer`` holds the seat of this token hash: its hands count for its identity, which
+        is remembered with the name it said hello with."""
         identity = getattr(peer, "identity", None)
         if identity is not None and token_hash is not None:
+            name = getattr(peer, "hello_name", None)
+            self.store.note_identity(identity, "key", name=name, seen=self.wall())
             self.store.link_seat(token_hash, identity)
 
     def seated_with(self, peer: Any, token: str) -> None:

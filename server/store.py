@@ -652,6 +652,13 @@ class Store:
             (identity, kind, label, name, seen),
         )
 
+    def rename_identity(self, identity: str, name: str, *, seen: float) -> None:
+        """A known identity's name and last sighting are now these (an unknown one is not
+        added: :meth:`note_identity` does that)."""
+        self._write(
+            "UPDATE identities SET name = ?, seen = ? WHERE identity = ?", (name, seen, identity)
+        )
+
     def link_seat(self, token_hash: str, identity: str) -> None:
         """Say that the seat holding the token with this hash is played by ``identity``."""
         self._write(

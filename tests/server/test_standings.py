@@ -225,3 +225,26 @@ def test_standings_cli_errors(tmp_path: Path) -> None:
     assert not (tmp_path / "nope.db").exists()
     bad = run("--db", str(tmp_path / "nope.db"), "--since", "soon")
     assert bad.returncode == 2 and "YYYY-MM-DD" in bad.stderr
+
+
+async def test_hellos_with_new_keys_store_nothing_until_a_seat_is_taken() -> None:
+    """A loop of hellos with fresh player keys (each a new connection) grew the identities
+    table for good. Only a player who sits down is remembered."""
+    async with running_server() as server:
+        store = server.store
+        assert store is not None
+
+        def identities() -> int:
+            return int(store._db.execute("SELECT count(*) FROM identities").fetchone()[0])
+
+        before = identities()
+        for number in range(20):
+            raw = await Raw.open(server.port)
+            await raw.hello(f"Flood {number}", player_key=f"flood-key-{number:04d}-" + "x" * 20)
+            await raw.close()
+        assert identities() == before
+        host = await Raw.open(server.port)
+        await host.hello("Ann", player_key=ANN_KEY)
+        await host.request("create_table", name="Ann's")
+        assert identities() == before + 1
+        await host.close()
