@@ -497,6 +497,19 @@ class Store:
             f"UPDATE tables SET {columns} WHERE id = ?", (*fields.values(), table_key(table_id))
         )
 
+    def forget_table(self, table_id: str) -> None:
+        """Delete a table that never started a match: it, its seats and their links to
+        players (it has no actions, hands or results)."""
+        key = table_key(table_id)
+        self._write(
+            "DELETE FROM seat_identities WHERE token_hash IN"
+            " (SELECT token_hash FROM seats WHERE table_id = ? AND token_hash IS NOT NULL)",
+            (key,),
+        )
+        self._write("DELETE FROM seats WHERE table_id = ?", (key,))
+        self._write("DELETE FROM deal_seeds WHERE table_id = ?", (key,))
+        self._write("DELETE FROM tables WHERE id = ?", (key,))
+
     def update_seqs(self, seqs: Iterable[tuple[str, int]]) -> None:
         """Store the seq of several tables, ``(table_id, seq)`` each, in one statement."""
         rows = [(seq, table_key(table_id)) for table_id, seq in seqs]

@@ -915,7 +915,11 @@ class Table(TableTurns):
         for s in self.seats:
             self._cancel_grace(s)
             self._forget_token(s)
-        if self.state == "waiting":
+        if self.state == "waiting" and self.match_number == 0:
+            # Never started: nothing in it is worth keeping, and tables made and left in a
+            # loop must not grow the database.
+            self.hub.store.forget_table(self.id)
+        elif self.state == "waiting":
             self.hub.store.update_table(self.id, state="closed", finished=self.hub.wall())
         elif self.state == "over":  # not to be restored, within over_table_ttl or not
             self.hub.store.update_table(self.id, state="closed")

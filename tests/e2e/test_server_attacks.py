@@ -80,6 +80,32 @@ async def test_a_table_that_never_started_closes_once_nobody_is_at_it() -> None:
         await watcher.close()
 
 
+async def test_a_table_that_never_started_leaves_nothing_in_the_database() -> None:
+    """Tables made and left in a loop (three at a time per address, each closed a minute
+    later) added rows for good: the table, its seats and their links to players. A table
+    that never started is deleted when it closes; everything else is kept."""
+    async with running_server(waiting_expiry=0.3) as server:
+        store = server.store
+        assert store is not None
+
+        def rows(sql: str) -> int:
+            return int(store._db.execute(sql).fetchone()[0])
+
+        before = [rows(f"SELECT count(*) FROM {t}") for t in ("tables", "seats", "seat_identities")]
+        raw = await Raw.open(server.port)
+        await raw.hello("Keyed", player_key="a-key-of-twenty-characters")
+        table = (await raw.request("create_table", name="left"))["table"]
+        assert rows("SELECT count(*) FROM seat_identities") == before[2] + 1
+        await raw.close()
+        for _ in range(100):
+            if table not in server.lobby.tables:
+                break
+            await asyncio.sleep(0.05)
+        assert table not in server.lobby.tables
+        after = [rows(f"SELECT count(*) FROM {t}") for t in ("tables", "seats", "seat_identities")]
+        assert after == before
+
+
 async def test_a_restored_table_that_never_started_closes_too(tmp_path: Path) -> None:
     db = tmp_path / "flood.db"
     async with running_server(db_path=db) as server:
