@@ -65,6 +65,9 @@ class MemoryTransport:
     def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
         pass
 
+    def get_write_buffer_size(self) -> int:
+        return 0  # everything written is taken at once
+
     def can_write_eof(self) -> bool:
         return True
 
