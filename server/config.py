@@ -52,6 +52,12 @@ class ServerConfig:
     """Chat lines per second a connection may send on average."""
     chat_burst: float = 5.0
     """Chat lines a connection may send at once."""
+    history_rate: float = 2.0
+    """``history`` requests per second a connection may send on average: each unpacks and
+    packs up to a frame of hands (some 0.4 ms for twenty), and a client needs a few pages
+    when it (re)connects."""
+    history_burst: float = 10.0
+    """``history`` requests a connection may send at once."""
     byte_rate: float = 8192.0
     """Request bytes per second a connection may send on average.
 

@@ -187,6 +187,7 @@ class Connection:
         self.allowance = server.allowance(address, now)
         """The byte and password allowance this connection shares with its address."""
         self.chat_bucket = TokenBucket(config.chat_rate, config.chat_burst, now)
+        self.history_bucket = TokenBucket(config.history_rate, config.history_burst, now)
         self._held: list[bytes] | None = None
 
     def __repr__(self) -> str:
@@ -508,6 +509,8 @@ class Connection:
         table = self.server.lobby.find(req.table) if req.table is not None else self._table()
         if self.table is not table:
             raise RequestError(m.NOT_SEATED, f"You neither sit at nor watch table {table.id}")
+        if not self.history_bucket.take(self.server.lobby.now()):
+            raise RequestError(m.RATE_LIMITED, "Too many history requests; wait a moment")
         return m.ok(req.id, **table.history_reply(req.start))
 
     def _rematch(self, req: Rematch) -> dict[str, Any]:

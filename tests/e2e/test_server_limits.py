@@ -403,3 +403,18 @@ async def test_clients_that_do_not_read_are_cut_off_when_all_of_them_hold_too_mu
         for host in hosts:
             assert (await host.request("ping"))["type"] == "ok"
             await host.close()
+
+
+async def test_history_requests_have_their_own_allowance() -> None:
+    """Each ``history`` unpacks and packs up to a frame of hands: a spectator asking for it at
+    the full message rate cost the server a quarter of a core. Past ``history_burst`` it gets
+    ``rate_limited`` with the request's id; its other requests go on."""
+    async with running_server(history_burst=3.0, history_rate=0.01) as server:
+        host = await Raw.open(server.port)
+        await host.hello("Host")
+        table = (await host.request("create_table", name="t"))["table"]
+        replies = [await host.request("history", table=table) for _ in range(4)]
+        assert [r["type"] for r in replies] == ["ok", "ok", "ok", "error"]
+        assert replies[-1]["code"] == "rate_limited" and replies[-1]["id"] is not None
+        assert (await host.request("ping"))["type"] == "ok"
+        await host.close()
