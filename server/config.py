@@ -58,6 +58,11 @@ class ServerConfig:
     when it (re)connects."""
     history_burst: float = 10.0
     """``history`` requests a connection may send at once."""
+    standings_rate: float = 1.0
+    """``standings`` requests per second a connection may send on average: each adds up every
+    finished match the server has stored."""
+    standings_burst: float = 5.0
+    """``standings`` requests a connection may send at once."""
     byte_rate: float = 8192.0
     """Request bytes per second a connection may send on average.
 

@@ -188,6 +188,7 @@ class Connection:
         """The byte and password allowance this connection shares with its address."""
         self.chat_bucket = TokenBucket(config.chat_rate, config.chat_burst, now)
         self.history_bucket = TokenBucket(config.history_rate, config.history_burst, now)
+        self.standings_bucket = TokenBucket(config.standings_rate, config.standings_burst, now)
         self._held: list[bytes] | None = None
 
     def __repr__(self) -> str:
@@ -525,6 +526,8 @@ class Connection:
         return m.ok(req.id)
 
     def _standings(self, req: Standings) -> None:
+        if not self.standings_bucket.take(self.server.lobby.now()):
+            raise RequestError(m.RATE_LIMITED, "Too many standings requests; wait a moment")
         # Answered from a task: catching up on a long history yields to the tables meanwhile.
         self.server.players.answer_standings(self, req.id, req.since)
 

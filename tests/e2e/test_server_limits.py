@@ -418,3 +418,14 @@ async def test_history_requests_have_their_own_allowance() -> None:
         assert replies[-1]["code"] == "rate_limited" and replies[-1]["id"] is not None
         assert (await host.request("ping"))["type"] == "ok"
         await host.close()
+
+
+async def test_standings_requests_have_their_own_allowance() -> None:
+    """Each ``standings`` adds up every finished match the server has stored."""
+    async with running_server(standings_burst=2.0, standings_rate=0.01) as server:
+        raw = await Raw.open(server.port)
+        await raw.hello("Asker")
+        replies = [await raw.request("standings") for _ in range(3)]
+        assert [r.get("code", r["type"]) for r in replies] == ["ok", "ok", "rate_limited"]
+        assert (await raw.request("ping"))["type"] == "ok"
+        await raw.close()
