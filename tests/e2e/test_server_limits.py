@@ -95,28 +95,43 @@ async def test_floods_are_rate_limited_then_cut_off() -> None:
         assert len(seen) < 20  # cut off long before the 40th message
 
 
+UNMETERED: dict[str, Any] = {
+    "rate": 1e6,
+    "burst": 1e6,
+    "byte_rate": 1e9,
+    "byte_burst": 1e9,
+    "address_byte_rate": 1e9,
+    "address_byte_burst": 1e9,
+    "max_waiting_per_address": 12,
+}
+"""Limits out of the way of a test that fills a send buffer with ``list_tables`` answers."""
+
+
+async def twelve_hosts(port: int) -> list[Raw]:
+    """Twelve clients, each host of a waiting table, so that a listing is some 4 kB."""
+    hosts = [await Raw.open(port) for _ in range(12)]
+    for number, host in enumerate(hosts):
+        await host.hello(f"Host {number}")
+        await host.request("create_table", name=f"A table with a long name {number}")
+    return hosts
+
+
+async def deaf_client(port: int, name: str) -> Raw:
+    """A client with a small receive window, so that what is sent to it backs up in the
+    server, not in this socket."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
+    client = Raw(*await asyncio.open_connection(sock=sock))
+    await client.hello(name)
+    return client
+
+
 async def test_a_client_that_does_not_read_is_cut_off(caplog: pytest.LogCaptureFixture) -> None:
-    async with running_server(
-        max_send_buffer=65_536,
-        rate=1e6,
-        burst=1e6,
-        byte_rate=1e9,
-        byte_burst=1e9,
-        address_byte_rate=1e9,
-        address_byte_burst=1e9,
-        max_waiting_per_address=12,
-    ) as server:
-        hosts = [await Raw.open(server.port) for _ in range(12)]
-        for number, host in enumerate(hosts):
-            await host.hello(f"Host {number}")
-            await host.request("create_table", name=f"A table with a long name {number}")
-        # A small receive window, so what is sent backs up in the server, not in this socket.
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.setblocking(False)
-        await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", server.port))
-        deaf = Raw(*await asyncio.open_connection(sock=sock))
-        await deaf.hello("Deaf")
+    async with running_server(max_send_buffer=65_536, **UNMETERED) as server:
+        hosts = await twelve_hosts(server.port)
+        deaf = await deaf_client(server.port, "Deaf")
         # Each answer lists twelve tables (4 kB); none is read. The kernel takes the first few
         # MB (its send buffer grows to 4 MB), the server's own buffer the next 64 kB.
         deaf.writer.write(encode({"type": "list_tables", "id": 1}) * 3000)
@@ -361,28 +376,12 @@ async def test_clients_that_do_not_read_are_cut_off_when_all_of_them_hold_too_mu
     ``max_send_buffers_total``: the one with the most queued goes first, and everyone else
     goes on."""
     async with running_server(
-        max_send_buffer=1 << 24,
-        max_send_buffers_total=600_000,
-        rate=1e6,
-        burst=1e6,
-        byte_rate=1e9,
-        byte_burst=1e9,
-        address_byte_rate=1e9,
-        address_byte_burst=1e9,
-        max_waiting_per_address=12,
+        max_send_buffer=1 << 24, max_send_buffers_total=600_000, **UNMETERED
     ) as server:
-        hosts = [await Raw.open(server.port) for _ in range(12)]
-        for number, host in enumerate(hosts):
-            await host.hello(f"Host {number}")
-            await host.request("create_table", name=f"A table with a long name {number}")
+        hosts = await twelve_hosts(server.port)
         deaf: list[Raw] = []
         for number, asks in enumerate((1500, 3000)):
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            sock.setblocking(False)
-            await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", server.port))
-            client = Raw(*await asyncio.open_connection(sock=sock))
-            await client.hello(f"Deaf {number}")
+            client = await deaf_client(server.port, f"Deaf {number}")
             # Each answer lists twelve tables (4 kB); none is read: after the kernel's few MB,
             # the first backs up some 2 MB in the server, the second some 8 MB.
             client.writer.write(encode({"type": "list_tables", "id": 1}) * asks)
