@@ -55,6 +55,7 @@ import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections import Counter  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -93,9 +94,10 @@ ATTACKS: dict[str, list[bytes]] = {
 
 
 class Served:
-    """``sheepshead serve`` from a source tree, in its own process."""
+    """``sheepshead serve`` from a source tree, in its own process (``extra``: more options;
+    the ports of the doors it opens are read off its banner)."""
 
-    def __init__(self, source: Path, db: Path) -> None:
+    def __init__(self, source: Path, db: Path, extra: Sequence[str] = ()) -> None:
         env = {**os.environ, "PYTHONPATH": str(source)}
         self.proc = subprocess.Popen(
             [
@@ -111,6 +113,7 @@ class Served:
                 "0",
                 "--log-level",
                 "error",
+                *extra,
             ],
             cwd=source,
             env=env,
@@ -127,12 +130,18 @@ class Served:
         found = re.search(r"listening on 127\.0\.0\.1:(\d+)", banner)
         assert found, banner
         self.port = int(found.group(1))
+        web = re.search(r"browser door on port (\d+)", banner)
+        ssh = re.search(r"ssh -p (\d+)", banner)
+        self.web_port = int(web.group(1)) if web else None
+        self.ssh_port = int(ssh.group(1)) if ssh else None
 
-    def cpu_seconds(self) -> float:
-        """User plus system CPU time the server has used so far."""
+    def cpu_seconds(self, children: bool = False) -> float:
+        """User plus system CPU time the server has used so far (with ``children``: also its
+        child processes that have ended, such as the doors' clients)."""
         with open(f"/proc/{self.proc.pid}/stat") as stat:
             fields = stat.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        used = sum(int(f) for f in fields[11 : 15 if children else 13])
+        return used / os.sysconf("SC_CLK_TCK")
 
     def stop(self) -> None:
         """SIGTERM, then wait."""

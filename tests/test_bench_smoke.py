@@ -140,3 +140,12 @@ def test_the_tuner_runs_a_trial_and_names_the_best() -> None:
     report = _run("tune.py", "--deals", "3", "--rounds", "1", "--knobs", "pick4", "--minutes", "1")
     assert re.search(r"round 1 pick4=[\d.]+ \(was [\d.]+\): [+-][\d.]+ ± [\d.]+", report), report
     assert re.search(r"^best: heuristic", report, re.MULTILINE), report
+
+
+def test_the_costly_requests_benchmark_plays_a_match_and_reports_each_request() -> None:
+    report = _run("attack_requests.py", "--seconds", "1", "--hands", "1", "--tables", "3")
+    assert "a 1-hand match played and 3 tables opened" in report
+    for request in ("history", "standings", "list_tables"):
+        line = next(x for x in report.splitlines() if x.strip().startswith(request))
+        assert re.search(r"victim ping: p50 +[\d.]+ +p99 +[\d.]+", line), report
+    assert "'ok':" in report

@@ -1,0 +1,203 @@
+"""Benchmark: requests that cost the server more than a message, asked for at the full rate.
+
+Run by hand (nothing is asserted)::
+
+    .venv/bin/python bench/attack_requests.py [--seconds 8] [--hands 20] [--tables 120]
+    .venv/bin/python bench/attack_requests.py --source /tmp/old   # another tree's server
+
+A real ``sheepshead serve`` (``bench/attack.py``'s :class:`Served`, with no pause after a
+trick or a hand: a tree from before ``--trick-pause`` cannot run here) first gets a history:
+a host plays a match of ``--hands`` hands against four random server bots, and ``--tables``
+waiting tables are opened from as many addresses as the per-address cap needs. A victim at
+a table of its own pings every 60 ms. Then, one scenario at a time, two addresses (127.0.2.1
+and .2) of 16 connections each, every one watching the played table, ask for the same request
+20 times a second (the message rate limit):
+
+- ``history``: the played match's hands, up to a frame (PROTOCOL.md §4);
+- ``standings``: every finished match the server has stored, added up;
+- ``list_tables``: the lobby, up to a frame.
+
+Each prints the victim's ping, the server's CPU, and how the requests were answered.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib
+
+benchlib.put_project_first(__file__)
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import multiprocessing  # noqa: E402
+import socket  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections import Counter  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+from attack import HELLO, ROOT, VICTIM_ADDRESS, Decoder, Served, Victim, frame  # noqa: E402
+
+HOST_ADDRESS = "127.0.0.7"
+ASKER_NET = "127.0.2."
+CONNECTIONS = 16
+"""Connections per asking address: the per-address cap."""
+ASKS_PER_SECOND = 20.0
+"""Requests per second per connection: the message rate limit."""
+REQUESTS = ("history", "standings", "list_tables")
+ANSWER_DELAY = 0.06
+"""Seconds the host waits before each of its actions (under the message rate limit, which a
+host answering at once would pass with the tables' pauses off)."""
+
+
+async def played_table(port: int, hands: int) -> str:
+    """A host plays a match of ``hands`` hands against four random server bots, taking the
+    first legal action at each turn; returns the table (the host stays seated)."""
+    host = await Victim.open(port, HOST_ADDRESS)
+    await host.request("hello", version=1, client="bench-attack/1", name="Host")
+    table = str((await host.request("create_table", name="played", hands=hands))["table"])
+    for _ in range(4):
+        await host.request("add_bot", seat=None, strategy="random")
+    await host.request("start")
+    decoder = Decoder()
+    while True:
+        data = await asyncio.wait_for(host.reader.read(1 << 16), 60)
+        if not data:
+            raise SystemExit("attack_requests: the server closed the host's connection")
+        for msg in decoder.feed(data):
+            if msg.get("type") == "your_turn":
+                await asyncio.sleep(ANSWER_DELAY)
+                host.ids += 1
+                host.writer.write(
+                    frame(
+                        {
+                            "type": "action",
+                            "id": host.ids,
+                            "seq": msg["seq"],
+                            "action": msg["legal"][0],
+                        }
+                    )
+                )
+            elif msg.get("type") == "match_over":
+                return table
+
+
+async def open_tables(port: int, count: int) -> list[Victim]:
+    """``count`` waiting tables, three per address (the cap), their hosts kept connected."""
+    hosts = []
+    for number in range(count):
+        host = await Victim.open(port, f"127.0.4.{number // 3 + 1}")
+        await host.request("hello", version=1, client="bench-attack/1", name=f"Host {number}")
+        await host.request("create_table", name=f"A table with a long name, number {number}")
+        hosts.append(host)
+    return hosts
+
+
+def asker(port: int, table: str, request: str, seconds: float, address: str, out: Any) -> None:
+    """:data:`CONNECTIONS` connections from ``address``, each watching ``table`` and asking
+    for ``request`` :data:`ASKS_PER_SECOND` times a second; how the answers came, into
+    ``out``."""
+    os.nice(19)  # the askers' own CPU must not be what slows the server down
+    answers: Counter[str] = Counter()
+    socks, decoders = [], []
+    for number in range(CONNECTIONS):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(address, 0))
+        sock.sendall(frame({**HELLO, "name": f"asker{number}"}))
+        sock.sendall(frame({"type": "watch", "id": 2, "table": table}))
+        sock.setblocking(False)
+        socks.append(sock)
+        decoders.append(Decoder())
+    ask = frame({"type": request, "id": 3})
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for sock, decoder in zip(socks, decoders, strict=True):
+            try:
+                while data := sock.recv(1 << 16):
+                    for msg in decoder.feed(data):
+                        if msg.get("id") == 3:
+                            answers[str(msg.get("code", msg["type"]))] += 1
+            except (BlockingIOError, OSError):
+                pass
+            try:
+                sock.send(ask)
+            except OSError:
+                answers["send failed"] += 1
+        time.sleep(1 / ASKS_PER_SECOND)
+    for sock in socks:
+        sock.close()
+    out.put(dict(answers))
+
+
+async def measure(served: Served, victim: Victim, table: str, request: str, seconds: float) -> None:
+    """One scenario: the victim's pings and the server's CPU while the askers ask."""
+    context = multiprocessing.get_context("spawn")
+    out = context.Queue()
+    workers = [
+        context.Process(
+            target=asker,
+            args=(served.port, table, request, seconds + 1.0, f"{ASKER_NET}{n}", out),
+            daemon=True,
+        )
+        for n in (1, 2)
+    ]
+    for worker in workers:
+        worker.start()
+    await asyncio.sleep(1.0)  # connected and asking
+    cpu = served.cpu_seconds()
+    start = time.monotonic()
+    times = await victim.pings(seconds)
+    used = (served.cpu_seconds() - cpu) / (time.monotonic() - start)
+    answers: Counter[str] = Counter()
+    for _ in workers:
+        answers.update(await asyncio.to_thread(out.get, True, 60))
+    for worker in workers:
+        worker.join(10)
+    print(f"  {request:<12} victim ping: {benchlib.summary(times)}   server CPU {used:5.0%}")
+    print(f"               answers: {dict(sorted(answers.items()))}")
+
+
+async def run(args: argparse.Namespace) -> None:
+    """Build the history, then every scenario against one server."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(args.source).resolve()
+        no_pauses = ["--hand-pause", "0", "--trick-pause", "0"]
+        served = Served(source, Path(tmp) / "requests.db", no_pauses)
+        try:
+            started = time.monotonic()
+            table = await played_table(served.port, args.hands)
+            hosts = await open_tables(served.port, args.tables)
+            victim = await Victim.open(served.port, VICTIM_ADDRESS)
+            await victim.request("hello", version=1, client="bench-attack/1", name="Victim")
+            await victim.request("create_table", name="the victim's table")
+            print(
+                f"server from {args.source} on port {served.port}: a {args.hands}-hand match"
+                f" played and {args.tables} tables opened in {time.monotonic() - started:.1f} s;"
+                f" 2 addresses x {CONNECTIONS} connections x {ASKS_PER_SECOND:g}/s each"
+            )
+            times = await victim.pings(args.seconds)
+            print(f"  {'quiet':<12} victim ping: {benchlib.summary(times)}")
+            for request in REQUESTS:
+                await measure(served, victim, table, request, args.seconds)
+            for host in hosts:
+                await host.close()
+            await victim.close()
+        finally:
+            served.stop()
+
+
+def main() -> None:
+    """Parse the arguments and run."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--source", default=str(ROOT), help="project tree whose server runs")
+    parser.add_argument("--seconds", type=float, default=8.0, help="window per scenario")
+    parser.add_argument("--hands", type=int, default=20, help="hands of the played match")
+    parser.add_argument("--tables", type=int, default=120, help="waiting tables opened")
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
