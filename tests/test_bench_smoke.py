@@ -149,3 +149,11 @@ def test_the_costly_requests_benchmark_plays_a_match_and_reports_each_request() 
         line = next(x for x in report.splitlines() if x.strip().startswith(request))
         assert re.search(r"victim ping: p50 +[\d.]+ +p99 +[\d.]+", line), report
     assert "'ok':" in report
+
+
+def test_the_doors_attack_benchmark_reports_each_scenario() -> None:
+    report = _run("attack_doors.py", "--seconds", "1", "--loops", "1")
+    for scenario in ("tab churn", "ssh churn", "script GETs"):
+        line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
+        assert re.search(r"victim ping: p50 +[\d.]+ .* CPU-s in", line), report
+    assert "attempts: {" in report

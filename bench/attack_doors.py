@@ -1,0 +1,185 @@
+"""Benchmark: hostile clients at the doors (SSH and browser), and what they cost everybody else.
+
+Run by hand (nothing is asserted)::
+
+    .venv/bin/python bench/attack_doors.py [--seconds 12] [--loops 4]
+    .venv/bin/python bench/attack_doors.py --source /tmp/old   # another tree's server
+
+A real ``sheepshead serve --ssh 0 --web 0`` (``bench/attack.py``'s :class:`Served`) runs on a
+throwaway database. A victim at a table of its own, from 127.0.0.3, pings every 60 ms. Then,
+one scenario at a time, ``--loops`` loops in one attacking process (at low priority, from
+127.0.0.2) do one thing over and over:
+
+- ``tab churn``: open a browser tab's websocket (each starts a client process on the server's
+  machine), hold it 0.1 s, close it;
+- ``ssh churn``: an SSH connection with a key, closed at once (each costs a key exchange);
+- ``script GETs``: ask for the page's 300 kB script on a kept-alive connection.
+
+Each prints the victim's ping, the CPU the server and its ended children used over the
+window, and how the attempts ended.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib
+
+benchlib.put_project_first(__file__)
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import multiprocessing  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections import Counter  # noqa: E402
+from collections.abc import Awaitable, Callable  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+from attack import ATTACKER_ADDRESS, ROOT, VICTIM_ADDRESS, Served, Victim  # noqa: E402
+
+SCENARIOS = ("tab churn", "ssh churn", "script GETs")
+SETTLE = 3.0
+"""Seconds after a scenario for the door's children to end, so that their CPU is counted."""
+
+
+async def tab_churn(port: int, deadline: float, ended: Counter[str]) -> None:
+    """Open a tab's websocket, hold it 0.1 s, close it; again until ``deadline``."""
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(local_addr=(ATTACKER_ADDRESS, 0), force_close=True)
+    async with aiohttp.ClientSession(connector=connector) as http:
+        while time.monotonic() < deadline:
+            try:
+                async with http.ws_connect(f"http://127.0.0.1:{port}/ws/churn?width=80&height=24"):
+                    ended["tab opened"] += 1
+                    await asyncio.sleep(0.1)
+            except aiohttp.WSServerHandshakeError as exc:
+                ended[f"refused {exc.status}"] += 1
+                await asyncio.sleep(0.01)
+            except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+                ended[type(exc).__name__] += 1
+                await asyncio.sleep(0.01)
+
+
+async def ssh_churn(port: int, deadline: float, ended: Counter[str]) -> None:
+    """Connect over SSH with a key and close at once; again until ``deadline``."""
+    import asyncssh
+
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    while time.monotonic() < deadline:
+        try:
+            async with asyncssh.connect(
+                "127.0.0.1",
+                port,
+                username="churn",
+                client_keys=[key],
+                known_hosts=None,
+                agent_path=None,
+                local_addr=(ATTACKER_ADDRESS, 0),
+                login_timeout=5,
+            ):
+                ended["logged in"] += 1
+        except (asyncssh.Error, OSError, TimeoutError) as exc:
+            ended[type(exc).__name__] += 1
+
+
+async def script_gets(port: int, deadline: float, ended: Counter[str]) -> None:
+    """Ask for the page's script on a kept-alive connection until ``deadline``."""
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(local_addr=(ATTACKER_ADDRESS, 0), limit=0)
+    async with aiohttp.ClientSession(connector=connector) as http:
+        while time.monotonic() < deadline:
+            try:
+                async with http.get(f"http://127.0.0.1:{port}/static/js/textual.js") as reply:
+                    await reply.read()
+                    ended[f"HTTP {reply.status}"] += 1
+            except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+                ended[type(exc).__name__] += 1
+
+
+LOOPS: dict[str, Callable[[int, float, Counter[str]], Awaitable[None]]] = {
+    "tab churn": tab_churn,
+    "ssh churn": ssh_churn,
+    "script GETs": script_gets,
+}
+
+
+def attacker(scenario: str, port: int, seconds: float, loops: int, out: Any) -> None:
+    """``loops`` of ``scenario`` at once for ``seconds``; how the attempts ended, into ``out``."""
+    os.nice(19)  # the attacker's own CPU must not be what slows the server down
+    ended: Counter[str] = Counter()
+
+    async def go() -> None:
+        deadline = time.monotonic() + seconds
+        await asyncio.gather(*(LOOPS[scenario](port, deadline, ended) for _ in range(loops)))
+
+    asyncio.run(go())
+    out.put(dict(ended))
+
+
+async def measure(served: Served, victim: Victim, scenario: str, args: argparse.Namespace) -> None:
+    """One scenario: the victim's pings, and the CPU of the server and its ended children."""
+    port = served.ssh_port if scenario == "ssh churn" else served.web_port
+    assert port is not None
+    context = multiprocessing.get_context("spawn")
+    out = context.Queue()
+    worker = context.Process(
+        target=attacker, args=(scenario, port, args.seconds + 1.0, args.loops, out), daemon=True
+    )
+    worker.start()
+    await asyncio.sleep(1.0)
+    cpu = served.cpu_seconds(children=True)
+    start = time.monotonic()
+    times = await victim.pings(args.seconds)
+    ended = await asyncio.to_thread(out.get, True, 60)
+    worker.join(10)
+    await asyncio.sleep(SETTLE)
+    used = served.cpu_seconds(children=True) - cpu
+    window = time.monotonic() - start
+    print(
+        f"  {scenario:<12} victim ping: {benchlib.summary(times)}   server and its clients:"
+        f" {used:.1f} CPU-s in {window:.0f} s"
+    )
+    print(f"               attempts: {dict(sorted(ended.items()))}")
+
+
+async def run(args: argparse.Namespace) -> None:
+    """Every scenario against one server."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(args.source).resolve()
+        served = Served(source, Path(tmp) / "doors.db", ["--ssh", "0", "--web", "0"])
+        try:
+            if served.web_port is None or served.ssh_port is None:
+                raise SystemExit("attack_doors: that server opened no SSH or browser door")
+            victim = await Victim.open(served.port, VICTIM_ADDRESS)
+            await victim.request("hello", version=1, client="bench-attack/1", name="Victim")
+            await victim.request("create_table", name="the victim's table")
+            print(
+                f"server from {args.source}: game port {served.port}, SSH {served.ssh_port},"
+                f" browser {served.web_port}; {args.loops} loops per scenario"
+            )
+            times = await victim.pings(args.seconds / 2)
+            print(f"  {'quiet':<12} victim ping: {benchlib.summary(times)}")
+            for scenario in SCENARIOS:
+                await measure(served, victim, scenario, args)
+            await victim.close()
+        finally:
+            served.stop()
+
+
+def main() -> None:
+    """Parse the arguments and run."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--source", default=str(ROOT), help="project tree whose server runs")
+    parser.add_argument("--seconds", type=float, default=12.0, help="window per scenario")
+    parser.add_argument("--loops", type=int, default=4, help="attacking loops per scenario")
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
