@@ -44,6 +44,13 @@ Status = Literal["connecting", "connected", "reconnecting", "closed"]
 _NO_RETRY = frozenset({"version_unsupported", "replaced"})
 """Errors after which dialling again cannot help (or would fight another client)."""
 
+HISTORY_RETRIES = 100
+"""Pages of ``history`` asked for again after ``rate_limited`` before :meth:`Session.history`
+gives up (the server answers two a second once its burst is spent: a 1,000-hand match is
+some fifty pages)."""
+HISTORY_RETRY_WAIT = 0.6
+"""Seconds before a ``rate_limited`` page of ``history`` is asked for again."""
+
 
 class ServerError(Exception):
     """The server refused a request: ``code`` (stable, snake_case) and ``message`` (for people).
@@ -236,17 +243,24 @@ class Session:
 
         One reply map: ``table``, ``match``, ``hands`` (all pages joined, in order) and the
         first page's ``lines``. None when the server is older and does not know ``history``
-        (``unknown_type``); any other refusal raises ServerError.
+        (``unknown_type``); any other refusal raises ServerError. A long match takes more
+        pages than the server answers at once (``rate_limited``, PROTOCOL.md §9): the page is
+        asked for again a moment later, up to :data:`HISTORY_RETRIES` times.
         """
         fields: dict[str, Any] = {} if table is None else {"table": table}
         start = 0
         merged: dict[str, Any] | None = None
+        retries = HISTORY_RETRIES
         while True:
             try:
                 reply = await self.request("history", **fields, start=start)
             except ServerError as exc:
                 if exc.code == "unknown_type":
                     return None
+                if exc.code == "rate_limited" and retries > 0:
+                    retries -= 1
+                    await asyncio.sleep(HISTORY_RETRY_WAIT)
+                    continue
                 raise
             if merged is None:
                 merged = {**reply, "hands": list(reply.get("hands") or [])}

@@ -9,9 +9,17 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from client.session import ServerError
 from engine.record import replay_record
 from server.app import Server
-from tests.server.support import Raw, disk_config, raw_bot_table, raw_play, running_server
+from tests.server.support import (
+    Raw,
+    disk_config,
+    raw_bot_table,
+    raw_play,
+    running_server,
+    session,
+)
 
 ENTRY_KEYS = {
     "hand",
@@ -136,6 +144,42 @@ async def test_a_long_match_comes_in_pages_that_each_fit_a_frame() -> None:
             start = reply["next"]
         assert pages >= 3
         check_entries(entries, overs)
+        await ann.close()
+
+
+async def test_the_client_pages_through_a_long_match_past_the_history_allowance(
+    tmp_path: Path,
+) -> None:
+    """More pages than the server answers at once (``history_burst``): the client asks for a
+    refused page again a moment later and still gets the whole match."""
+    fast = {"rate": 1e6, "burst": 1e6, "history_burst": 1.0, "history_rate": 5.0}
+    async with running_server(default_bot="random", max_frame=8192, **fast) as server:
+        ann = await Raw.open(server.port)
+        await ann.hello("Ann")
+        table = (await raw_bot_table(ann, hands=12))["table"]
+        await ann.send({"type": "start"})
+        log: list[dict[str, Any]] = []
+        await raw_play(ann, "match_over", log)
+        watcher = session(server, "Wes", tmp_path)
+        await watcher.connect()
+        await watcher.request("watch", table=table)
+        refused = 0
+        original = watcher.request
+
+        async def counting(type: str, **fields: Any) -> dict[str, Any]:
+            nonlocal refused
+            try:
+                return await original(type, **fields)
+            except ServerError as exc:
+                refused += exc.code == "rate_limited"
+                raise
+
+        watcher.request = counting  # type: ignore[method-assign]
+        reply = await watcher.history()
+        assert reply is not None
+        assert refused >= 1  # the allowance was spent, and the client waited it out
+        check_entries(reply["hands"], [m for m in log if m["type"] == "hand_over"])
+        await watcher.close()
         await ann.close()
 
 
