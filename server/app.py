@@ -107,10 +107,10 @@ class Server:
         self._sweeper: asyncio.Task[None] | None = None
         self._collector: asyncio.Task[None] | None = None
         self._dirty: list[Connection] = []
+        """Connections with frames queued since the last flush, in the order they got them."""
         self._backlogged: set[Connection] = set()
         """Connections that had more than :data:`BACKLOG` bytes unsent after a write (the
         sweep adds them up against ``max_send_buffers_total``)."""
-        """Connections with frames queued since the last flush, in the order they got them."""
         self._queued = 0
         self._flush_handle: asyncio.Handle | None = None
         self._batch_start = 0.0

@@ -55,13 +55,17 @@ class AddressMeter:
         self.rate = rate
         self.burst = burst
         self.buckets: dict[str, TokenBucket] = {}
+        self._forget_at = FORGET_AT
 
     def take(self, address: str, now: float) -> bool:
         """Spend one from ``address``'s allowance; False when it has none left."""
         bucket = self.buckets.get(address)
         if bucket is None:
-            if len(self.buckets) >= FORGET_AT:
+            if len(self.buckets) >= self._forget_at:
                 self.buckets = {a: b for a, b in self.buckets.items() if not b.full(now)}
+                # Many addresses all still drawing: look again only once there are twice as
+                # many, so that each new one does not cost a pass over all of them.
+                self._forget_at = max(FORGET_AT, 2 * len(self.buckets))
             bucket = self.buckets[address] = TokenBucket(self.rate, self.burst, now, max_debt=0.0)
         return bucket.take(now)
 
