@@ -769,8 +769,10 @@ def _parse_client_seed(f: _Fields, id: int) -> ClientSeed:
 
 
 def _optional_id(msg: Mapping[str, Any]) -> int | None:
+    """The request's id to echo in a refusal, when it is one :func:`_request_id` accepts
+    (any other value, such as an integer no frame can carry, is echoed as nil)."""
     value = msg.get("id")
-    return value if type(value) is int else None
+    return value if type(value) is int and -_INT64_MAX <= value <= _INT64_MAX else None
 
 
 REQUEST_TYPES: Final = frozenset(
