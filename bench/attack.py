@@ -458,6 +458,22 @@ class Victim:
         self.writer.close()
 
 
+async def victim_at_own_table(port: int) -> tuple[Victim, str]:
+    """The victim, from :data:`VICTIM_ADDRESS`, at a table of its own (returned too)."""
+    victim = await Victim.open(port, VICTIM_ADDRESS)
+    await victim.request("hello", version=1, client="bench-attack/1", name="Victim")
+    table = (await victim.request("create_table", name="the victim's table"))["table"]
+    return victim, str(table)
+
+
+def attack_arguments(doc: str, seconds: float) -> argparse.ArgumentParser:
+    """The options of every attack benchmark: ``--source`` and ``--seconds`` (per scenario)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--source", default=str(ROOT), help="project tree whose server runs")
+    parser.add_argument("--seconds", type=float, default=seconds, help="window per scenario")
+    return parser
+
+
 async def measure(served: Served, victim: Victim, name: str, args: argparse.Namespace) -> None:
     """One scenario: the victim's pings and the server's CPU while it runs."""
     workers = []
@@ -491,9 +507,7 @@ async def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         served = Served(Path(args.source).resolve(), Path(tmp) / "attack.db")
         try:
-            victim = await Victim.open(served.port, VICTIM_ADDRESS)
-            await victim.request("hello", version=1, client="bench-attack/1", name="Victim")
-            table = (await victim.request("create_table", name="the victim's table"))["table"]
+            victim, table = await victim_at_own_table(served.port)
             print(
                 f"server from {args.source} on port {served.port}; pid {served.proc.pid};"
                 f" {args.attackers} attackers, reconnecting after {args.reconnect_delay:g} s"
@@ -574,9 +588,7 @@ async def all_at_once(served: Served, victim: Victim, table: str, args: argparse
 
 def main() -> None:
     """Parse the arguments and run."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--source", default=str(ROOT), help="project tree whose server runs")
-    parser.add_argument("--seconds", type=float, default=5.0, help="window per scenario")
+    parser = attack_arguments(__doc__, seconds=5.0)
     parser.add_argument("--attackers", type=int, default=2, help="attacking processes")
     parser.add_argument("--flood", type=int, default=500, help="tables the flood tries")
     parser.add_argument(

@@ -39,7 +39,13 @@ from collections.abc import Awaitable, Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-from attack import ATTACKER_ADDRESS, ROOT, VICTIM_ADDRESS, Served, Victim  # noqa: E402
+from attack import (  # noqa: E402
+    ATTACKER_ADDRESS,
+    Served,
+    Victim,
+    attack_arguments,
+    victim_at_own_table,
+)
 
 SCENARIOS = ("tab churn", "ssh churn", "script GETs")
 SETTLE = 3.0
@@ -156,9 +162,7 @@ async def run(args: argparse.Namespace) -> None:
         try:
             if served.web_port is None or served.ssh_port is None:
                 raise SystemExit("attack_doors: that server opened no SSH or browser door")
-            victim = await Victim.open(served.port, VICTIM_ADDRESS)
-            await victim.request("hello", version=1, client="bench-attack/1", name="Victim")
-            await victim.request("create_table", name="the victim's table")
+            victim, _ = await victim_at_own_table(served.port)
             print(
                 f"server from {args.source}: game port {served.port}, SSH {served.ssh_port},"
                 f" browser {served.web_port}; {args.loops} loops per scenario"
@@ -174,9 +178,7 @@ async def run(args: argparse.Namespace) -> None:
 
 def main() -> None:
     """Parse the arguments and run."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--source", default=str(ROOT), help="project tree whose server runs")
-    parser.add_argument("--seconds", type=float, default=12.0, help="window per scenario")
+    parser = attack_arguments(__doc__, seconds=12.0)
     parser.add_argument("--loops", type=int, default=4, help="attacking loops per scenario")
     asyncio.run(run(parser.parse_args()))
 

@@ -40,7 +40,15 @@ from collections import Counter  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-from attack import HELLO, ROOT, VICTIM_ADDRESS, Decoder, Served, Victim, frame  # noqa: E402
+from attack import (  # noqa: E402
+    HELLO,
+    Decoder,
+    Served,
+    Victim,
+    attack_arguments,
+    frame,
+    victim_at_own_table,
+)
 
 HOST_ADDRESS = "127.0.0.7"
 ASKER_NET = "127.0.2."
@@ -170,9 +178,7 @@ async def run(args: argparse.Namespace) -> None:
             started = time.monotonic()
             table = await played_table(served.port, args.hands)
             hosts = await open_tables(served.port, args.tables)
-            victim = await Victim.open(served.port, VICTIM_ADDRESS)
-            await victim.request("hello", version=1, client="bench-attack/1", name="Victim")
-            await victim.request("create_table", name="the victim's table")
+            victim, _ = await victim_at_own_table(served.port)
             print(
                 f"server from {args.source} on port {served.port}: a {args.hands}-hand match"
                 f" played and {args.tables} tables opened in {time.monotonic() - started:.1f} s;"
@@ -191,9 +197,7 @@ async def run(args: argparse.Namespace) -> None:
 
 def main() -> None:
     """Parse the arguments and run."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--source", default=str(ROOT), help="project tree whose server runs")
-    parser.add_argument("--seconds", type=float, default=8.0, help="window per scenario")
+    parser = attack_arguments(__doc__, seconds=8.0)
     parser.add_argument("--hands", type=int, default=20, help="hands of the played match")
     parser.add_argument("--tables", type=int, default=120, help="waiting tables opened")
     asyncio.run(run(parser.parse_args()))
