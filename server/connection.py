@@ -99,13 +99,14 @@ class TokenBucket:
 class AddressAllowance:
     """What every connection from one IP address draws on together, so that reconnecting
     does not refill it: new connections, request bytes and password checks (each costs an
-    scrypt hash).
+    scrypt hash); and at the doors, new sessions (each starts a client process) and the
+    browser door's HTTP requests.
 
     Running out of it only drops requests (``rate_limited``); it never closes a connection,
     since other people may share the address (a NAT). It never goes into debt, so the address
     has its allowance back as soon as a flood from it stops."""
 
-    __slots__ = ("bytes", "connections", "passwords")
+    __slots__ = ("bytes", "connections", "door_starts", "passwords", "web_requests")
 
     def __init__(self, config: ServerConfig, now: float) -> None:
         self.bytes = TokenBucket(
@@ -115,10 +116,25 @@ class AddressAllowance:
         self.connections = TokenBucket(
             config.connection_rate, config.connection_burst, now, max_debt=0.0
         )
+        self.door_starts = TokenBucket(
+            config.door_start_rate, config.door_start_burst, now, max_debt=0.0
+        )
+        self.web_requests = TokenBucket(
+            config.web_request_rate, config.web_request_burst, now, max_debt=0.0
+        )
 
     def full(self, now: float) -> bool:
         """Whether every bucket has refilled (the allowance can be forgotten)."""
-        return self.bytes.full(now) and self.passwords.full(now) and self.connections.full(now)
+        return all(
+            bucket.full(now)
+            for bucket in (
+                self.bytes,
+                self.passwords,
+                self.connections,
+                self.door_starts,
+                self.web_requests,
+            )
+        )
 
 
 class ServerSide(Protocol):

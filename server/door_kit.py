@@ -8,6 +8,7 @@ import re
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -16,6 +17,7 @@ from server.connection import TokenBucket
 
 if TYPE_CHECKING:
     from server.config import ServerConfig
+    from server.connection import AddressAllowance
 
 DEFAULT_NAME: Final = "Player"
 """The name of a door player whose login name has nothing usable in it."""
@@ -36,69 +38,39 @@ def player_name(text: str) -> str:
     return _NAME_JUNK.sub("", text).strip()[:NAME_MAX].strip() or DEFAULT_NAME
 
 
-FORGET_AT: Final = 1024
-"""Addresses an :class:`AddressMeter` remembers before it forgets the ones with a full
-allowance (a flood from many addresses cannot grow its table for good)."""
-
-
-class AddressMeter:
-    """An allowance per remote address: ``rate`` a second on average, ``burst`` at once.
-
-    >>> meter = AddressMeter(rate=1.0, burst=2.0)
-    >>> [meter.take("192.0.2.7", now=0.0) for _ in range(3)]
-    [True, True, False]
-    >>> meter.take("192.0.2.7", now=1.0), meter.take("198.51.100.1", now=1.0)
-    (True, True)
-    """
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.buckets: dict[str, TokenBucket] = {}
-        self._forget_at = FORGET_AT
-
-    def take(self, address: str, now: float) -> bool:
-        """Spend one from ``address``'s allowance; False when it has none left."""
-        bucket = self.buckets.get(address)
-        if bucket is None:
-            if len(self.buckets) >= self._forget_at:
-                self.buckets = {a: b for a, b in self.buckets.items() if not b.full(now)}
-                # Many addresses all still drawing: look again only once there are twice as
-                # many, so that each new one does not cost a pass over all of them.
-                self._forget_at = max(FORGET_AT, 2 * len(self.buckets))
-            bucket = self.buckets[address] = TokenBucket(self.rate, self.burst, now, max_debt=0.0)
-        return bucket.take(now)
-
-    def refund(self, address: str) -> None:
-        """Give back the one just taken for something that did not happen after all."""
-        bucket = self.buckets.get(address)
-        if bucket is not None:
-            bucket.refund()
-
-
 class DoorGate:
     """Door sessions open now, per remote address and in total, and how fast new ones start,
-    against ``ServerConfig``."""
+    against ``ServerConfig``. ``allowance`` is the server's per-address allowance
+    (:meth:`server.app.Server.allowance`), whose ``door_starts`` meter each address."""
 
-    def __init__(self, config: ServerConfig, now: float | None = None) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        allowance: Callable[[str, float], AddressAllowance],
+        now: float | None = None,
+    ) -> None:
         self.config = config
+        self.allowance = allowance
         self.per_address: Counter[str] = Counter()
         self.total = 0
-        self.starts = AddressMeter(config.door_start_rate, config.door_start_burst)
-        """Each address's allowance of new sessions (``door_start_rate``)."""
         self.all_starts = TokenBucket(
             config.door_start_rate_total,
             config.door_start_burst_total,
             time.monotonic() if now is None else now,
             max_debt=0.0,
         )
-        """Everyone's together (``door_start_rate_total``)."""
+        """Everyone's new sessions together (``door_start_rate_total``)."""
 
     def admit(self, address: str, now: float | None = None) -> str | None:
         """Count a new session from ``address``; or the reason it is refused (not counted).
 
         >>> from server.config import ServerConfig
-        >>> gate = DoorGate(ServerConfig(door_start_burst=2), now=0.0)
+        >>> from server.connection import AddressAllowance
+        >>> config = ServerConfig(door_start_burst=2)
+        >>> allowances = {}
+        >>> def allowance(address, now):
+        ...     return allowances.setdefault(address, AddressAllowance(config, now))
+        >>> gate = DoorGate(config, allowance, now=0.0)
         >>> gate.admit("192.0.2.7", now=0.0), gate.admit("192.0.2.7", now=0.0)
         (None, None)
         >>> gate.release("192.0.2.7"); gate.release("192.0.2.7")
@@ -116,10 +88,11 @@ class DoorGate:
                 f"Too many sessions from your address (at most "
                 f"{config.door_sessions_per_address}); close one first."
             )
-        if not self.starts.take(address, now):
+        starts = self.allowance(address, now).door_starts
+        if not starts.take(now):
             return "Too many new sessions from your address: wait a few seconds and try again."
         if not self.all_starts.take(now):
-            self.starts.refund(address)
+            starts.refund()
             return "The server is starting many sessions just now: try again in a few seconds."
         self.per_address[address] += 1
         self.total += 1

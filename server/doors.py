@@ -70,7 +70,7 @@ class Doors:
         self.ssh_port = ssh_port
         self.ssh_keys = ssh_keys
         self.web_port = web_port
-        self.gate = DoorGate(server.config)
+        self.gate = DoorGate(server.config, server.allowance)
         self.socket: LocalSocket | None = None
         self.ssh: SSHDoor | None = None
         self.web: WebDoor | None = None

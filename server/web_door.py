@@ -37,7 +37,6 @@ from textual_serve.download_manager import DownloadManager
 
 from server.addresses import client_address
 from server.door_kit import (
-    AddressMeter,
     DoorGate,
     child_environment,
     client_command,
@@ -137,9 +136,6 @@ class WebDoor:
         self._runner: web.AppRunner | None = None
         self._downloads = DownloadManager()
         self._style: str | None = None
-        config = server.config
-        self.requests = AddressMeter(config.web_request_rate, config.web_request_burst)
-        """Each address's allowance of HTTP requests (``web_request_rate``)."""
 
     def application(self) -> web.Application:
         """The aiohttp application: the page, its websocket, the static files."""
@@ -161,7 +157,8 @@ class WebDoor:
         shares the game's event loop, and a loop of requests for the 300 kB script kept it
         busy."""
         address = client_address(request.remote)
-        if not self.requests.take(address, time.monotonic()):
+        now = time.monotonic()
+        if not self.server.allowance(address, now).web_requests.take(now):
             self.server.log_refusal(address, "web: too many requests")
             return web.Response(
                 status=429, text="Too many requests; slow down.", headers={"Retry-After": "1"}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import doctest
 
 import server.door_kit
+from server.app import Server
+from server.config import ServerConfig
 
 
 def test_the_examples_hold() -> None:
@@ -12,14 +14,15 @@ def test_the_examples_hold() -> None:
     assert result.attempted >= 8 and result.failed == 0
 
 
-def test_an_address_meter_forgets_idle_addresses_and_stays_cheap_under_a_wide_flood() -> None:
-    """Addresses whose allowance has refilled are forgotten once many are known; when all of
-    them are still drawing, the next look comes only at twice as many (not at every one)."""
-    meter = server.door_kit.AddressMeter(rate=1.0, burst=1.0)
+def test_the_doors_allowances_are_forgotten_once_refilled_as_the_servers_are() -> None:
+    """The doors meter new sessions and HTTP requests in the server's per-address allowance,
+    so a flood from many addresses leaves nothing behind once each has refilled."""
+    app = Server(ServerConfig(door_start_rate=1.0, web_request_rate=1.0))
     flood = [f"2001:db8:{n:x}::" for n in range(1500)]
-    assert all(meter.take(address, now=0.0) for address in flood)
-    assert len(meter.buckets) == 1500  # none had refilled at the first look (1,024)
-    assert not meter.take(flood[0], now=0.5)  # each is spent, and still known
-    later = [f"2001:db8:1:{n:x}::" for n in range(600)]
-    assert all(meter.take(address, now=10.0) for address in later)
-    assert len(meter.buckets) < 1500  # the refilled flood was forgotten at 2 x 1,500
+    for address in flood:
+        allowance = app.allowance(address, 0.0)
+        assert allowance.door_starts.take(0.0) and allowance.web_requests.take(0.0)
+    app._forget_allowances(0.5)
+    assert len(app._allowances) == 1500  # each still drawing
+    app._forget_allowances(100.0)
+    assert not app._allowances
