@@ -381,11 +381,13 @@ class Server:
             self._refused = 0
             self._refusal_logged = now
 
-    def _too_slow(self, conn: Connection) -> None:
-        """``conn`` has more than ``max_send_buffer`` bytes waiting: it is not reading."""
+    def _too_slow(self, conn: Connection, why: str = "not reading") -> None:
+        """``conn`` has more than ``max_send_buffer`` bytes waiting (or, with ``why``, the
+        deaf connections together too many): it is cut off, with no message (it would not be
+        read)."""
         if conn.closing and conn.transport.is_closing():
             return
-        log.warning("conn %d %s: not reading; cut off", conn.number, conn.name)
+        log.warning("conn %d %s: %s; cut off", conn.number, conn.name, why)
         conn.closing = True
         conn.transport.abort()
 
@@ -479,17 +481,10 @@ class Server:
         for conn in sorted(self._backlogged, key=queued.__getitem__, reverse=True):
             if total <= self.config.max_send_buffers_total:
                 break
-            log.warning(
-                "conn %d %s: %d bytes unsent while all clients' come to %d; cut off",
-                conn.number,
-                conn.name,
-                queued[conn],
-                total,
-            )
+            why = f"{queued[conn]} bytes unsent while all clients' come to {total}"
             total -= queued[conn]
             self._backlogged.discard(conn)
-            conn.closing = True
-            conn.transport.abort()
+            self._too_slow(conn, why)
 
     def _check(self, conn: Connection, now: float) -> None:
         config = self.config
