@@ -26,6 +26,7 @@ from client.widgets.table import LastTrickBox, SeatBox, TrickView
 from engine.rules import RuleSet
 from engine.view import seat_view
 from tests.client.feed import EngineTable, FakeSession, unknown_type
+from tests.client.test_e2e import wait_for
 from tests.client.test_screens import fed, my_play_turn, screen_text
 
 SIZE = (80, 24)
@@ -657,3 +658,19 @@ async def test_the_history_completes_a_shown_result_without_reopening_it() -> No
         app.model_changed.publish(app.model.apply_history(table.history()))
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
+
+
+async def test_pop_ups_sit_at_the_top_not_over_your_hand_and_the_status_line() -> None:
+    """At 80x24 a pop-up at the bottom right (Textual's place) covered the last cards of the
+    hand and the status line that says what to do."""
+    from textual.widgets._toast import Toast
+
+    table = EngineTable(seed=3, dealer=4, me=0)
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await fed(pilot, table.messages())
+        app.notify("No hand has finished yet.")
+        await wait_for(pilot, lambda: bool(app.screen.query(Toast)))
+        toasts = list(app.screen.query(Toast))
+        assert toasts and all(t.region.y <= 4 and t.region.bottom <= 8 for t in toasts)
+        assert "Your turn" in screen_text(app).splitlines()[-2]
