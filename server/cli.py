@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ipaddress
 import logging
 import signal
-import socket
 import sqlite3
 import sys
 from pathlib import Path
@@ -155,22 +155,24 @@ def _think_time(text: str) -> float:
 
 
 def lan_addresses() -> list[str]:
-    """This machine's IPv4 addresses other machines could reach (no traffic is sent)."""
-    found: list[str] = []
-    try:
-        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
-            found.append(str(info[4][0]))
-    except OSError:
-        pass
-    # Connecting a UDP socket only picks the route and source address; nothing is sent.
-    # 192.0.2.1 is TEST-NET-1, reserved for documentation.
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.connect(("192.0.2.1", 9))
-        found.append(str(s.getsockname()[0]))
+    """This machine's IPv4 addresses other machines could reach, one per interface that has
+    one: every interface's own address, read from the interfaces themselves (``ifaddr``, which
+    zeroconf uses too), so a LAN with no uplink (a switch at a party, no default route, a host
+    name that resolves to 127.0.1.1) still has its addresses. Loopback is left out."""
+    import ifaddr
+
     out: list[str] = []
-    for address in found:
-        if not address.startswith("127.") and address != "0.0.0.0" and address not in out:
-            out.append(address)
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            if not isinstance(ip.ip, str):
+                continue  # an IPv6 address: the announcement is IPv4 only
+            try:
+                address = ipaddress.IPv4Address(ip.ip)
+            except ValueError:
+                continue
+            if address.is_loopback or address.is_unspecified or str(address) in out:
+                continue
+            out.append(str(address))
     return out
 
 

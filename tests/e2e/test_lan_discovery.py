@@ -208,3 +208,30 @@ async def test_servers_finds_an_announced_server_across_the_link(
         if found and found[0]["tables"] == 1 and found[0]["players"] == 1:
             break
         assert loop.time() < deadline, f"the announcement was not refreshed: {found}"
+
+
+async def test_a_server_on_every_interface_is_found_on_a_lan_with_no_default_route(
+    lan: Lan, procs: list[asyncio.subprocess.Process], tmp_path: Path
+) -> None:
+    """The README's LAN-party command, ``serve --host 0.0.0.0``, on a switch with no uplink:
+    the namespace has no default route and this machine's name resolves to loopback, so only
+    the interfaces themselves tell its address."""
+    routes = subprocess.run(
+        ["ip", "-n", lan.server_ns, "route", "show", "default"], capture_output=True, text=True
+    )
+    assert routes.stdout.strip() == "", "the test's LAN must have no default route"
+    text, port = await serve(
+        procs,
+        lan.server_ns,
+        "--host",
+        "0.0.0.0",
+        "--db",
+        str(tmp_path / "a.db"),
+        "--name",
+        "Party",
+        expect="Ctrl+C",
+    )
+    assert "announced on the LAN as 'Party'" in text, text
+    assert f"sheepshead join {lan.server_ip}:{port}" in text, text
+    found = await servers_json(lan.client_ns)
+    assert [(s["name"], s["address"], s["port"]) for s in found] == [("Party", lan.server_ip, port)]
