@@ -25,7 +25,7 @@ async def test_a_whole_match_through_the_client_is_verified_at_the_end(
     """The real client plays a match by keys; it sends its own seed and, when the server
     reveals, says that every deal verified (as good news, however the sentence reads). The
     hands it exports and the records the server stored verify too."""
-    async with running_server(seed_wait=5.0, bot_delay=0.0) as server:
+    async with running_server(seed_wait=30.0, bot_delay=0.0) as server:
         s = session(server, "Ann", tmp_path)
         await s.connect()
         app = SheepsheadApp(s, mode="play", export_dir=tmp_path / "hands")
@@ -39,7 +39,7 @@ async def test_a_whole_match_through_the_client_is_verified_at_the_end(
             await s.request("start")
             player = Player(pilot)
             logged = lambda: [e.text for e in app.model.log if e.text.startswith("Deals:")]  # noqa: E731
-            await player.until(lambda: bool(logged()), timeout=40)
+            await player.until(lambda: bool(logged()), timeout=120)
             assert logged() == [f"Deals: {said}"]
             assert [e.kind for e in app.model.log if e.text.startswith("Deals:")] == ["event"]
             # Good news is no pop-up over the status line: the log has it, and the panel.

@@ -69,7 +69,7 @@ def play_options(memory: bool) -> argparse.Namespace:
     )
 
 
-async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10) -> None:
+async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 30) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not condition():
@@ -126,7 +126,7 @@ class Player:
         else:
             await self.pilot.pause(0.02)
 
-    async def until(self, condition: Callable[[], bool], timeout: float = 20) -> None:
+    async def until(self, condition: Callable[[], bool], timeout: float = 60) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while not condition():

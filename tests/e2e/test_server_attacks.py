@@ -8,6 +8,7 @@ echoed value too big for its reply, and a deal forgotten by a crash.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import os
 import socket
@@ -226,15 +227,17 @@ async def test_new_connections_are_metered_per_address() -> None:
         await elsewhere.close()
 
 
-async def test_another_tables_ping_stays_fast_while_two_clients_attack() -> None:
-    """Generous: the figure the issue targets (p99 < 20 ms) is bench/attack.py's to show."""
+async def test_two_clients_sending_big_frames_are_cut_off_while_another_table_is_answered() -> None:
+    """What the limits do, not how fast: both attackers are cut off before their 200 frames
+    (12 MB) are through, and every ping of a player at another table is answered meanwhile.
+    The ping's latency under this attack is bench/attack.py's to show."""
     async with running_server() as server:
         victim = await Raw.open(server.port)
         await victim.hello("Victim")
         await victim.request("create_table", name="victim")
 
-        async def attack(n: int) -> int:
-            raw = await Raw.open(server.port)
+        async def attack(n: int) -> tuple[int, bool]:
+            raw = await Raw.open(server.port, source=f"127.0.0.{n + 2}")
             await raw.hello(f"attacker{n}")
             frame = raw_frame(msgpack.packb({"type": "ping", "id": 1, "x": [[]] * 60000}))
             sent = 0
@@ -245,20 +248,25 @@ async def test_another_tables_ping_stays_fast_while_two_clients_attack() -> None
                     sent += 1
             except ConnectionError:
                 pass
+            # Cut off: the server closes its side, and reading reaches the end of the stream.
+            cut_off = False
+            with contextlib.suppress(ConnectionError):
+                while await asyncio.wait_for(raw.reader.read(65536), 20):
+                    pass
+                cut_off = True
+            if not cut_off:
+                cut_off = raw.reader.at_eof() or raw.writer.is_closing()
             await raw.close()
-            return sent
+            return sent, cut_off
 
         attackers = [asyncio.create_task(attack(n)) for n in range(2)]
-        loop = asyncio.get_running_loop()
-        times = []
+        answered = 0
         for _ in range(50):
-            start = loop.time()
-            await victim.request("ping")
-            times.append(loop.time() - start)
-            await asyncio.sleep(0.01)
-        await asyncio.gather(*attackers)
-        times.sort()
-        assert times[len(times) // 2] < 0.1, times  # before the limits: 74 ms at p50
+            answered += (await victim.request("ping"))["type"] == "ok"
+            await asyncio.sleep(0.05)  # well within the victim's own 20 messages a second
+        results = await asyncio.gather(*attackers)
+        assert answered == 50
+        assert all(cut_off for _, cut_off in results), results
         await victim.close()
 
 
