@@ -33,6 +33,8 @@ import re
 import unicodedata
 from typing import Final
 
+from protocol.confusables import skeleton
+
 __all__ = ["MARKS_PER_CHARACTER", "clean_name", "clean_text", "name_key", "quote"]
 
 # Order matters: whole sequences go first so their parameter bytes do not survive as text.
@@ -115,12 +117,17 @@ def clean_name(text: str, *, max_length: int | None = None) -> str:
 
 def name_key(name: str) -> str:
     """What two names that look alike have in common: compatibility-normalised (NFKC),
-    case-folded, without combining marks, spaces or invisible characters.
+    case-folded, without combining marks, spaces or invisible characters, and with every
+    character that Unicode lists as confusable with another (UTS #39: Cyrillic О and Latin O,
+    digit 0 and letter O) replaced by the same prototype, before and after folding the case.
 
     >>> name_key("ＡＮＮ") == name_key("a\u0301nn") == name_key("Ann\u200b")
     True
+    >>> name_key("\u041ele") == name_key("OLE") == name_key("0le")
+    True
     """
-    folded = unicodedata.normalize("NFKD", clean_name(name)).casefold()
+    shaped = skeleton(unicodedata.normalize("NFKD", clean_name(name)))
+    folded = skeleton(shaped.casefold())
     kept = (ch for ch in folded if unicodedata.category(ch) not in _MARKS and not ch.isspace())
     return unicodedata.normalize("NFKC", "".join(kept))
 

@@ -7,7 +7,20 @@ import pytest
 from tests.server.support import Raw, running_server
 
 
-@pytest.mark.parametrize("name", ["Ole", "lena", "ＳＶＥＮ", "In\u200bga", "G\u0301us"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Ole",
+        "lena",
+        "ＳＶＥＮ",
+        "In\u200bga",
+        "G\u0301us",
+        "\u041ele",  # Cyrillic О: Unicode's confusables (UTS #39), not a hand-made list
+        "0le",  # digit zero for O
+        "\u0406nga",  # Ukrainian І for I
+        "L\u0435na",  # Cyrillic е
+    ],
+)
 async def test_a_person_cannot_take_a_bots_name(name: str) -> None:
     async with running_server() as server:
         raw = await Raw.open(server.port)
