@@ -5,17 +5,21 @@ from __future__ import annotations
 import copy
 import hashlib
 import hmac
+from pathlib import Path
 from typing import Any
 
+from engine.cards import card_code
 from engine.fairdeal import (
     SCHEME,
     check_record,
     commitment,
+    deal_codes,
     deal_seed,
     derived_seed,
     first_dealer,
     summary,
 )
+from engine.hand import Deal, shuffled_deck
 from engine.match import Match
 from engine.record import export_record
 from engine.rules import RuleSet
@@ -116,3 +120,25 @@ def test_a_record_without_fair_data_is_not_verified() -> None:
     verdict = check_record(record)
     assert not verdict.ok and "fair" in verdict.reason
     assert summary([verdict]).startswith("a record does not verify")
+
+
+def test_the_protocols_test_vector_is_what_the_engine_deals() -> None:
+    """PROTOCOL.md §13's vector, read from the page: a deal seed whose HMAC starts with a zero
+    byte (hashed as 31 bytes), the SHA-512 read big-endian, the deck and each seat's cards."""
+    text = (Path(__file__).resolve().parents[2] / "PROTOCOL.md").read_text(encoding="utf-8")
+    block = text.split("**Test vector**", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    vector = dict(line.split(":", 1) for line in block.strip().splitlines())
+    vector = {key.strip(): value.strip() for key, value in vector.items()}
+    server_seed = bytes(range(32))
+    client_seeds = [bytes([seat + 1]) * 32 for seat in range(5)]
+    seed = deal_seed(server_seed, client_seeds, 63)
+    assert commitment(server_seed) == vector["commitment"]
+    assert f"{seed:064x}" == vector["hmac"] and vector["hmac"].startswith("00")
+    hashed = seed.to_bytes(max(8, (seed.bit_length() + 7) // 8), "big")
+    assert hashed.hex() == vector["hashed"] and len(hashed) == 31
+    assert hashlib.sha512(hashed).hexdigest().startswith(vector["sha512"].split()[0])
+    assert " ".join(card_code(c) for c in shuffled_deck(seed)) == vector["deck"]
+    hands, blind = deal_codes(Deal.from_seed(0, seed))
+    for seat in range(5):
+        assert sorted(vector[f"seat {seat}"].split()) == sorted(hands[seat])
+    assert sorted(vector["blind"].split()) == sorted(blind)
