@@ -54,8 +54,7 @@ class DealChecker:
         entry = _covering(self.revealed, hand)
         if entry is None:
             return None
-        keys = ("commitment", "first_hand", "client_seeds", "sources", "server_seed")
-        return {"scheme": SCHEME, "hand": hand, **{k: entry.get(k) for k in keys}}
+        return _fair_map(self.revealed, entry, hand)
 
     def on_commitment(self, msg: Mapping[str, Any]) -> str | None:
         """Note a published commitment; return it if it is well formed (then answer it)."""
@@ -104,7 +103,7 @@ class DealChecker:
                 verdicts.append(Verdict(number, False, "no revealed seed covers it"))
                 continue
             entry = covering
-            fair = {**entry, "scheme": SCHEME, "hand": number}
+            fair = _fair_map(entries, entry, number)
             reveal = finished.reveal or {}
             view = finished.view or {}
             dealer = view.get("dealer")
@@ -140,6 +139,21 @@ def _covering(entries: list[Mapping[str, Any]], hand: int) -> Mapping[str, Any] 
         if isinstance(first, int) and isinstance(last, int) and first <= hand <= last:
             return entry
     return None
+
+
+def _fair_map(
+    entries: list[Mapping[str, Any]], entry: Mapping[str, Any], hand: int
+) -> dict[str, Any]:
+    """Hand ``hand``'s record ``fair`` map from the revealed ``entry`` that covers it, as the
+    server's records have it: a later commitment's hand also carries the match's first seed,
+    which names its dealer (PROTOCOL.md §13)."""
+    keys = ("commitment", "first_hand", "client_seeds", "sources", "server_seed")
+    out = {"scheme": SCHEME, "hand": hand, **{k: entry.get(k) for k in keys}}
+    first = _covering(entries, 0)
+    if first is not None and first is not entry:
+        out["match_commitment"] = first.get("commitment")
+        out["match_server_seed"] = first.get("server_seed")
+    return out
 
 
 def _first_dealer(entries: list[Mapping[str, Any]]) -> int | None:

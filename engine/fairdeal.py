@@ -97,6 +97,9 @@ class Verdict:
     hand: int
     ok: bool
     reason: str = ""
+    unchecked: str = ""
+    """What a verified hand's record could not show (``dealer``: its commitment is not the
+    match's first, and it does not carry the match's first seed)."""
 
 
 def check_deal(
@@ -140,14 +143,23 @@ def check_deal(
             return Verdict(number, False, f"seat {seat}'s {source} seed is not the derived one")
         seeds.append(seed)
     first_hand = fair.get("first_hand")
-    if first_hand == 0 and dealer != (first_dealer(server_seed) + number) % NUM_SEATS:
+    # The match's first dealer comes from its first commitment's seed: this record's own when
+    # it is that commitment, else the revealed match_server_seed it carries, if any.
+    match_seed = server_seed if first_hand == 0 else parse_seed(fair.get("match_server_seed"))
+    if (
+        match_seed is not None
+        and first_hand != 0
+        and commitment(match_seed) != fair.get("match_commitment")
+    ):
+        return Verdict(number, False, "the match's first seed does not match its commitment")
+    if match_seed is not None and dealer != (first_dealer(match_seed) + number) % NUM_SEATS:
         return Verdict(number, False, f"seat {dealer} is not the dealer the seed names")
     expected_hands, expected_blind = deal_codes(
         Deal.from_seed(dealer, deal_seed(server_seed, seeds, number))
     )
     if [sorted(h) for h in hands] != expected_hands or sorted(blind) != expected_blind:
         return Verdict(number, False, "the cards dealt are not the ones the seeds give")
-    return Verdict(number, True)
+    return Verdict(number, True, unchecked="" if match_seed is not None else "dealer")
 
 
 def check_record(record: object) -> Verdict:
@@ -177,4 +189,12 @@ def summary(verdicts: Sequence[Verdict]) -> str:
             where = "a record" if verdict.hand < 0 else f"hand {verdict.hand + 1}"
             return f"{where} does not verify: {verdict.reason}"
     count = len(verdicts)
-    return "the deal verified" if count == 1 else f"all {count} deals verified"
+    said = "the deal verified" if count == 1 else f"all {count} deals verified"
+    unchecked = sorted(v.hand + 1 for v in verdicts if v.unchecked == "dealer")
+    if unchecked:
+        hands = ", ".join(str(n) for n in unchecked[:8]) + (", ..." if len(unchecked) > 8 else "")
+        said += (
+            f" (the dealer of hand {hands} not checked: a later commitment's record without the"
+            " match's first seed)"
+        )
+    return said

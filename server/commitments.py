@@ -138,6 +138,19 @@ class DealSeeds:
                 return used
         raise LookupError(f"no commitment covers hand {hand}")
 
+    def fair(self, hand: int, *, revealed: bool) -> dict[str, Any]:
+        """Hand ``hand``'s record ``fair`` map (PROTOCOL.md §13). A hand dealt with a later
+        commitment also names the match's first one, and once ``revealed`` its seed, from
+        which the match's first dealer (and so this hand's) is checked."""
+        used = self.covering(hand)
+        out = used.fair(hand, revealed=revealed)
+        first = self.used[0]
+        if used is not first:
+            out["match_commitment"] = first.commitment
+            if revealed:
+                out["match_server_seed"] = first.server_seed.hex()
+        return out
+
     def seed_for(self, hand: int) -> int:
         """The engine deal seed of hand ``hand`` (for ``Match(deal_seed=...)``)."""
         used = self.covering(hand)

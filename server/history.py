@@ -4,7 +4,7 @@ carries them (PROTOCOL.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import msgpack
@@ -29,9 +29,14 @@ def history_reply(
     lines: Sequence[bytes],
     start: int,
     max_frame: int,
+    fair: Callable[[int], dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
     """The ``ok`` fields answering ``history``: finished hands of the current match from
-    ``start`` on, as many as fit a frame, and (from the start) the last chat and notices."""
+    ``start`` on, as many as fit a frame, and (from the start) the last chat and notices.
+
+    ``fair(n)`` is hand ``n``'s commit–reveal map (PROTOCOL.md §13), put in its record as the
+    server stores it, so a record taken from the reply verifies as it comes once the seeds are
+    revealed; its bytes count against the frame like the rest."""
     budget = max_frame - HISTORY_MARGIN
     out: dict[str, Any] = {"table": table, "match": match}
     if start == 0:
@@ -49,11 +54,15 @@ def history_reply(
     following: int | None = None
     for number in range(start, len(hands_played)):
         packed = hands_played[number]
-        budget -= len(packed)
+        fair_map = fair(number) if fair is not None else None
+        budget -= len(packed) + (len(pack(fair_map)) if fair_map is not None else 0)
         if budget < 0 and hands:
             following = number
             break
-        hands.append(msgpack.unpackb(packed, raw=False))
+        entry = msgpack.unpackb(packed, raw=False)
+        if fair_map is not None:
+            entry["record"]["fair"] = fair_map
+        hands.append(entry)
     out["hands"] = hands
     out["next"] = following
     return out

@@ -473,7 +473,18 @@ class Table(TableTurns):
             lines=self.lines,
             start=start,
             max_frame=self.hub.config.max_frame,
+            fair=self._fair_map,
         )
+
+    def _fair_map(self, number: int) -> dict[str, Any] | None:
+        """Hand ``number``'s ``fair`` map as its stored record has it, with the server seed once
+        the match is over (the seeds are revealed then); None for a match dealt without one."""
+        if self.deal_seeds is None:
+            return None
+        try:
+            return self.deal_seeds.fair(number, revealed=self.state == "over")
+        except LookupError:
+            return None
 
     # ------------------------------------------------------------------ commit–reveal seeds
 
@@ -676,7 +687,7 @@ class Table(TableTurns):
             payouts = list(result.payouts or ())
             record = match.records[-1]
             if self.deal_seeds is not None:
-                fair = self.deal_seeds.covering(number).fair(number, revealed=False)
+                fair = self.deal_seeds.fair(number, revealed=False)
                 record = {**record, "fair": fair}
             self._record_hand(number)
             store.save_hand(

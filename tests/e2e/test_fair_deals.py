@@ -131,6 +131,24 @@ async def test_a_raw_match_verifies_and_a_tampered_record_is_caught(
     assert status == 1 and out.startswith("hand 2 does not verify")
 
 
+async def test_history_records_after_the_reveal_verify_as_they_come(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The records in a ``history`` reply carry the ``fair`` map the server stores (with the
+    server seed once the match is over), so ``sheepshead verify`` takes them unchanged."""
+    async with running_server(seed_wait=5.0, bot_delay=0.01) as server:
+        s = session(server, "Cy", tmp_path)
+        played = await play_match(s, server, hands=3)
+        assert played.verdict == "all 3 deals verified"
+        reply = await s.request("history")
+        await s.close()
+    records = [entry["record"] for entry in reply["hands"]]
+    assert len(records) == 3 and all("server_seed" in r["fair"] for r in records)
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    assert verify_files([path], capsys) == (0, "all 3 deals verified")
+
+
 async def test_a_rematch_is_dealt_from_a_commitment_of_its_own_that_verifies(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

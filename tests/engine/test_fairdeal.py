@@ -142,3 +142,65 @@ def test_the_protocols_test_vector_is_what_the_engine_deals() -> None:
     for seat in range(5):
         assert sorted(vector[f"seat {seat}"].split()) == sorted(hands[seat])
     assert sorted(vector["blind"].split()) == sorted(blind)
+
+
+def two_commitment_records() -> list[dict[str, Any]]:
+    """A three-hand match: hands 0-1 dealt with SERVER_SEED, hand 2 with a later commitment
+    (someone sat down), each record's ``fair`` map as the server writes it once revealed."""
+    later = bytes(range(32, 64))
+    seeds = {s: [derived_seed(s, seat) for seat in range(5)] for s in (SERVER_SEED, later)}
+    used = lambda n: SERVER_SEED if n < 2 else later  # noqa: E731
+    match = Match(
+        RuleSet(),
+        seed=0,
+        hand_limit=3,
+        first_dealer=first_dealer(SERVER_SEED),
+        deal_seed=lambda n: deal_seed(used(n), seeds[used(n)], n),
+    )
+    records = []
+    while True:
+        while not match.hand.is_over:
+            match.apply(match.hand.legal_actions()[0])
+        record = export_record(match.hand)
+        server_seed = used(match.number)
+        record["fair"] = {
+            "scheme": SCHEME,
+            "hand": match.number,
+            "commitment": commitment(server_seed),
+            "first_hand": 0 if server_seed == SERVER_SEED else 2,
+            "client_seeds": [s.hex() for s in seeds[server_seed]],
+            "sources": ["bot"] * 5,
+            "server_seed": server_seed.hex(),
+        }
+        if server_seed != SERVER_SEED:
+            record["fair"]["match_commitment"] = commitment(SERVER_SEED)
+            record["fair"]["match_server_seed"] = SERVER_SEED.hex()
+        records.append(record)
+        if match.is_over:
+            return records
+        match.next_hand()
+
+
+def test_a_later_commitments_dealer_is_checked_by_the_matchs_first_seed() -> None:
+    records = two_commitment_records()
+    assert summary([check_record(r) for r in records]) == "all 3 deals verified"
+    # The dealer moved one seat (cards relabelled to match): the match's first seed catches it.
+    moved = copy.deepcopy(records[2])
+    moved["dealer"] = (moved["dealer"] + 1) % 5
+    moved["deal"]["hands"] = moved["deal"]["hands"][-1:] + moved["deal"]["hands"][:-1]
+    verdict = check_record(moved)
+    assert not verdict.ok and "not the dealer" in verdict.reason
+    # A first seed that is not the match's first commitment's is refused.
+    forged = copy.deepcopy(records[2])
+    forged["fair"]["match_server_seed"] = bytes(32).hex()
+    assert "first seed does not match" in check_record(forged).reason
+    # A record without the match's first seed (an older server's): verified, and it says what
+    # it could not check.
+    bare = copy.deepcopy(records[2])
+    del bare["fair"]["match_commitment"], bare["fair"]["match_server_seed"]
+    verdicts = [check_record(r) for r in (*records[:2], bare)]
+    assert all(v.ok for v in verdicts)
+    assert summary(verdicts) == (
+        "all 3 deals verified (the dealer of hand 3 not checked: a later commitment's record"
+        " without the match's first seed)"
+    )
