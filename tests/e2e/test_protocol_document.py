@@ -248,3 +248,43 @@ def action_bury(seat: int, cards: tuple[str, str]) -> Bury:
     action = action_from_dict({"seat": seat, "action": "bury", "cards": list(cards)})
     assert isinstance(action, Bury)
     return action
+
+
+async def test_a_request_id_is_a_signed_64_bit_int_and_anything_else_is_bad_request() -> None:
+    async with running_server() as server:
+        raw = await Raw.open(server.port)
+        await raw.hello("Ids")
+        for good in (2**63 - 1, -(2**63 - 1), 0):
+            await raw.send({"type": "ping", "id": good})
+            assert await raw.recv() == {"type": "ok", "id": good}
+        for bad in (2**63, True, 1.0, "1"):
+            await raw.send({"type": "ping", "id": bad})
+            reply = await raw.recv()
+            assert (reply["type"], reply["id"], reply["code"]) == ("error", None, "bad_request")
+        await raw.close()
+
+
+def test_an_action_of_an_option_the_table_does_not_play_gets_the_documented_code() -> None:
+    from engine.actions import action_from_dict
+
+    hand = Hand.from_seed(RuleSet.from_preset("wisconsin"), 0, 0)
+    while hand.phase == "pick":
+        seat = hand.turn
+        assert seat is not None
+        hand.apply(Pick(seat) if Pick(seat) in hand.legal_actions() else Pass(seat))
+    picker = hand.picker
+    assert picker is not None and hand.phase == "bury"
+
+    def code(action: dict[str, Any]) -> str:
+        try:
+            hand.verify(action_from_dict({"seat": picker, **action}))
+        except SheepsheadError as refused:
+            return refused.code
+        raise AssertionError(f"{action} was accepted")
+
+    assert code({"action": "blitz", "pair": "black"}) == "illegal_action"
+    assert code({"action": "crack"}) == "illegal_action"
+    mine = seat_view(hand, picker)["hand"]
+    hand.apply(action_bury(picker, (mine[0], mine[1])))
+    assert hand.phase == "call"
+    assert code({"action": "unknown", "card": "AH", "under": mine[2]}) == "illegal_call"
