@@ -287,6 +287,7 @@ class Table(TableTurns):
     def _drop_spectator(self, peer: Peer) -> None:
         self.spectators.discard(peer)
         self.hub.summary_changed()
+        self.last_activity = self.hub.now()  # the grace of an unattended table counts from here
         self._maybe_close()
 
     def _vacate(self, seat: int) -> None:
@@ -369,6 +370,7 @@ class Table(TableTurns):
             raise RequestError(
                 m.ALREADY_STARTED, "The match is starting (waiting for the players' seeds)"
             )
+        self.hub.may_start(self)
         self._begin_match()
 
     def _begin_match(self) -> None:

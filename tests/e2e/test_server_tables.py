@@ -1,0 +1,97 @@
+"""Issues 27 and 28 over real sockets: abandoned running tables, prompted actions under the
+message rate, the order of the frame limits, and one player key in two seats of a table."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from tests.e2e.test_server_attacks import raw_from
+from tests.server.support import TIMEOUT, Raw, raw_bot_table, running_server
+
+
+async def poll(condition: Any, what: str, timeout: float = TIMEOUT) -> None:
+    """Wait until ``condition()`` holds, failing after ``timeout`` seconds."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)
+
+
+async def start_and_abandon(port: int, source: str, **create: Any) -> dict[str, Any]:
+    """The issue's loop step: create, four bots, start, remove the bots (so that they no longer
+    count against the address), disconnect. Returns the create_table reply (an error when it
+    was refused; then nothing else is tried)."""
+    raw = await raw_from(port, source)
+    await raw.hello("looper")
+    reply = await raw.request("create_table", name="abandoned", **create)
+    if reply["type"] == "ok":
+        for _ in range(4):
+            assert (await raw.request("add_bot", strategy="random"))["type"] == "ok"
+        started = await raw.request("start")
+        if started["type"] != "ok":
+            reply = started
+        else:
+            for seat in range(1, 5):
+                assert (await raw.request("remove_bot", seat=seat))["type"] == "ok"
+    await raw.close()
+    return reply
+
+
+# ---------------------------------------------------------------------------- abandoned tables
+
+
+async def test_a_running_table_nobody_is_connected_to_closes_after_its_grace() -> None:
+    async with running_server(waiting_expiry=0.2) as server:
+        reply = await start_and_abandon(server.port, "127.0.0.1", grace=0.3)
+        table = reply["table"]
+        assert server.lobby.tables[table].state == "playing"
+        await poll(lambda: table not in server.lobby.tables, "the abandoned table to close")
+        assert server.store is not None
+        # Closed as an ended match is: its results are stored.
+        assert len(server.store.results(table)) == 5
+        assert server.lobby.bots_seated_by("127.0.0.1") == 0
+
+
+async def test_a_running_table_with_somebody_connected_stays() -> None:
+    async with running_server(waiting_expiry=0.2) as server:
+        raw = await Raw.open(server.port)
+        await raw.hello("Stays")
+        table = (await raw_bot_table(raw, hands=None, grace=0.2))["table"]
+        assert (await raw.request("start"))["type"] == "ok"
+        watcher = await Raw.open(server.port)
+        await watcher.hello("Watcher")
+        assert (await watcher.request("watch", table=table))["type"] == "ok"
+        await raw.close()  # the host is away; somebody still watches
+        await asyncio.sleep(1.0)  # several sweeps, well past the grace
+        assert server.lobby.tables[table].state == "playing"
+        await watcher.close()
+        await poll(lambda: table not in server.lobby.tables, "the table to close")
+
+
+async def test_started_tables_are_capped_per_address() -> None:
+    async with running_server(max_running_per_address=3) as server:
+        replies = [await start_and_abandon(server.port, "127.0.0.1", grace=3600) for _ in range(6)]
+        codes = [r.get("code", "ok") for r in replies]
+        assert codes == ["ok"] * 3 + ["too_many_tables"] * 3
+        assert "playing" in replies[-1]["message"]
+        # Somebody from another address is not affected.
+        other = await raw_from(server.port, "127.0.0.2")
+        await other.hello("Other")
+        assert (await other.request("create_table", name="mine"))["type"] == "ok"
+        await other.close()
+
+
+async def test_start_is_refused_past_the_cap_of_started_tables() -> None:
+    async with running_server(max_running_per_address=1) as server:
+        first, second = await Raw.open(server.port), await Raw.open(server.port)
+        await first.hello("First")
+        await second.hello("Second")
+        await raw_bot_table(first, bots=4, hands=None)
+        await raw_bot_table(second, bots=4, hands=None)
+        assert (await first.request("start"))["type"] == "ok"
+        refused = await second.request("start")
+        assert refused["code"] == "too_many_tables"
+        assert second.inbox == [] or all(m["type"] != "your_turn" for m in second.inbox)
+        await first.close()
+        await second.close()
