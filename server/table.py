@@ -653,6 +653,15 @@ class Table(TableTurns):
             raise RequestError(m.BAD_REQUEST, f"field 'action': {exc.message}") from None
         self._apply(action)
 
+    def prompt_pending(self, peer: Peer, seat: int) -> bool:
+        """Whether ``peer`` holds ``seat`` and a ``your_turn`` for it is waiting for an answer
+        (its seq runs from ``turn_seq`` to ``seq``)."""
+        match = self.match
+        if self.state != "playing" or match is None or self.seats[seat].peer is not peer:
+            return False
+        hand = match.hand
+        return not hand.is_over and hand.turn == seat and self._lead_wait() <= 0
+
     def _apply(self, action: Action) -> None:
         """Apply an action through the engine, store it, tell everyone. Raises if illegal."""
         match = self.match

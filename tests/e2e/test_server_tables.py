@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tests.e2e.test_server_attacks import raw_from
-from tests.server.support import TIMEOUT, Raw, raw_bot_table, running_server
+import msgpack
+
+from tests.e2e.test_server_attacks import raw_frame, raw_from
+from tests.server.support import TIMEOUT, Raw, raw_bot_table, raw_play, running_server
 
 
 async def poll(condition: Any, what: str, timeout: float = TIMEOUT) -> None:
@@ -95,3 +97,78 @@ async def test_start_is_refused_past_the_cap_of_started_tables() -> None:
         assert second.inbox == [] or all(m["type"] != "your_turn" for m in second.inbox)
         await first.close()
         await second.close()
+
+
+# ---------------------------------------------------------------------------- prompted actions
+
+
+async def test_a_bot_answering_every_prompt_at_once_plays_a_long_match_to_the_end() -> None:
+    """The README's bot-only server (no delays): a bot that answers each ``your_turn`` at once
+    passes 20 messages a second within a few hands; its dropped answer froze the table."""
+    quick = {"bot_delay": 0.0, "trick_pause": 0.0, "hand_pause": 0.0, "default_bot": "random"}
+    async with running_server(**quick) as server:
+        raw = await Raw.open(server.port)
+        await raw.hello("Quick")
+        await raw_bot_table(raw, hands=30)
+        assert (await raw.request_keeping("start"))["type"] == "ok"
+        over = await raw_play(raw)  # fails on any error but stale, and on a silent table
+        assert over["hands"] == 30
+        await raw.close()
+
+
+async def prompted(raw: Raw) -> dict[str, Any]:
+    """A greeted ``raw`` at a started table of four random bots; its first ``your_turn``."""
+    await raw_bot_table(raw, hands=None)
+    assert (await raw.request_keeping("start"))["type"] == "ok"
+    return await raw.expect("your_turn")
+
+
+async def test_an_answer_to_a_prompt_passes_an_empty_message_allowance_once() -> None:
+    async with running_server(rate=0.5, burst=10.0, default_bot="random") as server:
+        raw = await Raw.open(server.port)
+        await raw.hello("Spent")
+        prompt = await prompted(raw)
+        for _ in range(12):  # the allowance is used up (the last two are dropped)
+            await raw.send({"type": "ping"})
+        answer = {"seq": prompt["seq"], "action": prompt["legal"][0]}
+        assert (await raw.request_keeping("action", **answer))["type"] == "ok"
+        # The same answer again is no answer to a pending prompt: it counts, and is dropped.
+        assert (await raw.request_keeping("action", **answer))["code"] == "rate_limited"
+        await raw.close()
+
+
+async def test_actions_that_answer_no_prompt_still_count_and_a_flood_of_them_is_cut_off() -> None:
+    async with running_server(default_bot="random") as server:
+        raw = await Raw.open(server.port)
+        await raw.hello("Flooder")
+        prompt = await prompted(raw)
+        answer = {"type": "action", "seq": prompt["seq"], "action": prompt["legal"][0]}
+        for _ in range(100):  # one answer, then 99 stale copies: more than two bursts
+            await raw.send(answer)
+        seen = await raw.closed()
+        errors = [(m["id"], m["code"]) for m in seen if m["type"] == "error"]
+        assert (None, "rate_limited") in errors
+        assert any(code == "rate_limited" and id is not None for id, code in errors)
+
+
+# ---------------------------------------------------------------------------- frame limits
+
+
+async def test_a_frame_over_its_types_size_gets_request_too_large_past_the_byte_budget() -> None:
+    async with running_server() as server:  # 16 KiB of request bytes at once
+        raw = await Raw.open(server.port)
+        await raw.hello()
+        over_budget = msgpack.packb({"type": "ping", "id": 50, "pad": "x" * 20000})
+        await raw.send_bytes(raw_frame(over_budget))
+        reply = await raw.expect_reply(50)
+        assert reply["code"] == "request_too_large" and "512" in reply["message"]
+        await asyncio.sleep(1.0)  # the byte allowance refills a little
+        # Twice the budget: still the documented code first, then the close says why.
+        await raw.send_bytes(raw_frame(msgpack.packb({"id": 51, "type": "ping", "p": "x" * 40000})))
+        seen = await raw.closed()
+        errors = [m for m in seen if m["type"] == "error"]
+        assert [(m["id"], m["code"]) for m in errors] == [
+            (51, "request_too_large"),
+            (None, "rate_limited"),
+        ]
+        assert "bytes" in errors[-1]["message"]
