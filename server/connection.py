@@ -507,7 +507,7 @@ class Connection:
         self._not_seated()
         if table.has_password:
             self._password_attempt()
-        seat = table.check_join(req.seat, req.password)
+        seat = table.check_join(req.seat, req.password, self.identity)
         self._stop_watching(unless=table)
         self._take_name(table)
         token = table.join(self, seat)

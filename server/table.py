@@ -182,9 +182,25 @@ class Table(TableTurns):
         if password is None or not password_matches(password, stored, self.config.password_salt):
             raise RequestError(m.BAD_PASSWORD, "This table needs the right password")
 
-    def check_join(self, seat: int | None, password: str | None) -> int:
-        """The seat a join would take (first free when ``seat`` is None); raises if it cannot."""
+    def check_join(
+        self, seat: int | None, password: str | None, identity: str | None = None
+    ) -> int:
+        """The seat a join would take (first free when ``seat`` is None); raises if it cannot.
+
+        ``identity``: the joining player's (from hello's ``player_key``); a player holds at
+        most one seat of a table (``already_seated``), since the standings count each seat's
+        hands for its identity and two seats of one player would play as partners in secret.
+        Their own seat they take back with its token, not with a join."""
         self.check_password(password)
+        if identity is not None:
+            for i, s in enumerate(self.seats):
+                held = s.peer is not None or s.token_hash is not None
+                if s.kind == "human" and held and s.identity == identity:
+                    raise RequestError(
+                        m.ALREADY_SEATED,
+                        f"Your player key already holds seat {i} at this table; take it back "
+                        "with its seat token",
+                    )
         if seat is None:
             free = [i for i in range(NUM_SEATS) if self._free(i)]
             if not free:
@@ -228,6 +244,7 @@ class Table(TableTurns):
         s.disconnected_at = None
         s.standin = False
         s.added_by = None
+        s.identity = getattr(peer, "identity", None)
         self.hub.tokens[s.token_hash] = (self, seat)
         peer.table = self
         peer.seat = seat
@@ -586,6 +603,8 @@ class Table(TableTurns):
         s.peer = peer
         s.disconnected_at = None
         s.standin = False
+        if s.identity is None:  # a restored seat: its player is known again from here on
+            s.identity = getattr(peer, "identity", None)
         peer.table = self
         peer.seat = seat
         self.last_activity = self.hub.now()

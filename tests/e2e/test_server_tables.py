@@ -172,3 +172,44 @@ async def test_a_frame_over_its_types_size_gets_request_too_large_past_the_byte_
             (None, "rate_limited"),
         ]
         assert "bytes" in errors[-1]["message"]
+
+
+# ---------------------------------------------------------------------------- one key, one seat
+
+KEY = "the-same-key-of-twenty-characters"
+
+
+async def test_one_player_key_cannot_hold_two_seats_of_a_table() -> None:
+    async with running_server() as server:
+        host = await Raw.open(server.port)
+        await host.hello("Host", player_key=KEY)
+        created = await host.request("create_table", name="one key")
+        table = created["table"]
+        twin = await Raw.open(server.port)
+        await twin.hello("Twin", player_key=KEY)
+        refused = await twin.request("join", table=table)
+        assert refused["code"] == "already_seated" and "seat 0" in refused["message"]
+        assert [s["kind"] for s in server.lobby.tables[table].summary()["seats"]].count(
+            "human"
+        ) == 1  # the refusal changed nothing
+        # Another key, and no key at all, may sit.
+        other = await Raw.open(server.port)
+        await other.hello("Other", player_key="another-key-of-twenty-chars")
+        assert (await other.request("join", table=table))["type"] == "ok"
+        keyless = await Raw.open(server.port)
+        await keyless.hello("Keyless")
+        assert (await keyless.request("join", table=table))["type"] == "ok"
+        # The seat is the key's while its token is good, connected or not ...
+        await host.close()
+        await poll(lambda: server.lobby.tables[table].seats[0].peer is None, "the host gone")
+        assert (await twin.request("join", table=table))["code"] == "already_seated"
+        # ... and the key takes it back with the token (the same seat: fine).
+        back = await Raw.open(server.port)
+        welcome = await back.hello("Host", player_key=KEY, token=created["token"])
+        assert (welcome["table"], welcome["seat"]) == (table, 0)
+        assert (await twin.request("join", table=table))["code"] == "already_seated"
+        # Once it has left, the key may sit again.
+        assert (await back.request("leave"))["type"] == "ok"
+        assert (await twin.request("join", table=table))["type"] == "ok"
+        for raw in (twin, other, keyless, back):
+            await raw.close()
