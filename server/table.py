@@ -15,7 +15,8 @@ Who plays a seat's turn:
   the seat until they come back; a seat left during a match is played by a stand-in too.
 
 Nothing at all moves while nobody is connected to the table, so an abandoned table does not burn
-the server's time.
+the server's time; once its grace period has passed the lobby's sweep closes it, its match ended
+(``Lobby.sweep``).
 
 After the fifth card of a trick that is not the hand's last, the next leader is prompted (and a
 bot leads) only ``trick_pause`` seconds later, so people see the finished trick. When the match
