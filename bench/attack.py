@@ -23,6 +23,11 @@ versions of the server compare. A victim (from 127.0.0.3) sits at a table of its
 - ``table flood``: ``connect → hello → create_table → disconnect``, 500 times, from 127.0.0.5;
   then whether another address can still open a table and whether the victim's table is still
   in ``list_tables``.
+- ``running tables`` (issue 27; alone with ``--only running``): for ``--seconds``, from two
+  addresses in turn (127.0.0.7 and .8), ``connect → hello → create_table → add_bot ×4 → start →
+  remove_bot ×4 → disconnect``, which leaves a running table with no bots counted against the
+  address and nobody connected; then how many tables that made, how long the 500-table cap
+  lasts at that pace, and whether a newcomer from another address can still open a table.
 - ``all at once``: every attack together, with a mob from sixteen more addresses (127.0.1.x):
   the attackers' frames of both kinds, the table flood, slowloris connections (a frame's length,
   then a byte a second), idle connections, connect-and-leave churn, clients that ask for the
@@ -211,6 +216,77 @@ def flood(port: int, count: int, address: str = FLOOD_ADDRESS) -> tuple[Counter[
         else:
             outcomes[str(answer.get("code", "ok"))] += 1
     return outcomes, time.monotonic() - start
+
+
+RUNNING_ADDRESSES = ("127.0.0.7", "127.0.0.8")
+"""Where the running-table loop comes from (two addresses, as in issue 27)."""
+
+MAX_TABLES = 500
+"""The server's default cap of open tables (``ServerConfig.max_tables``)."""
+
+
+def running_tables(port: int, seconds: float) -> tuple[Counter[str], int, float]:
+    """The running-table loop (the module doc) for ``seconds``: how each round ended (``ok``:
+    a table started and left running, else the first refusal's code), the rounds, the seconds.
+
+    Every request of a round is sent at once and the round ends with the last reply."""
+    outcomes: Counter[str] = Counter()
+    rounds = 0
+    start = time.monotonic()
+    requests = [
+        {"type": "create_table", "id": 2, "name": "left running"},
+        *({"type": "add_bot", "id": 3 + n, "strategy": "random"} for n in range(4)),
+        {"type": "start", "id": 7},
+        *({"type": "remove_bot", "id": 8 + n, "seat": 1 + n} for n in range(4)),
+    ]
+    payload = b"".join(frame(r) for r in requests)
+    while time.monotonic() - start < seconds:
+        address = RUNNING_ADDRESSES[rounds % len(RUNNING_ADDRESSES)]
+        rounds += 1
+        try:
+            with socket.create_connection(
+                ("127.0.0.1", port), timeout=5, source_address=(address, 0)
+            ) as sock:
+                # A bot's hello: the deal does not wait for a person's client seed (PROTOCOL.md
+                # §13), so the bots are removed from a match that has begun.
+                hello = {**HELLO, "kind": "bot", "name": f"looper{rounds}"}
+                sock.sendall(frame(hello) + payload)
+                replies = {m.get("id"): m for m in read_replies(sock, 11)}
+        except OSError as exc:
+            outcomes[type(exc).__name__] += 1
+            time.sleep(0.05)
+            continue
+        refused = [
+            str(replies[i].get("code"))
+            for i in (None, 1, 2, 7)
+            if replies.get(i, {}).get("type") == "error"
+        ]
+        outcomes[refused[0] if refused else "ok" if 7 in replies else "no reply"] += 1
+        if refused:
+            time.sleep(0.01)  # refused: a real looper would not spin on it
+    return outcomes, rounds, time.monotonic() - start
+
+
+async def running_scenario(served: Served, victim: Victim, args: argparse.Namespace) -> None:
+    """The running-table loop, then a newcomer from another address (the module doc)."""
+    outcomes, rounds, took = await asyncio.to_thread(running_tables, served.port, args.seconds)
+    made = outcomes["ok"]
+    listing = await victim.request("list_tables")
+    newcomer = await Victim.open(served.port, "127.0.0.9")
+    await newcomer.request("hello", version=1, name="Newcomer")
+    created = await newcomer.request("create_table", name="a newcomer's")
+    await newcomer.close()
+    if outcomes["too_many_tables"] or not made:
+        fills = "never: the loop is refused too_many_tables"
+    else:
+        fills = f"in {MAX_TABLES / (made / took):.0f} s at this pace"
+    print(
+        f"  running tables {rounds} rounds from {len(RUNNING_ADDRESSES)} addresses in {took:.1f} s:"
+        f" {dict(outcomes)}; {made} tables left running ({made / took:.1f}/s: the"
+        f" {MAX_TABLES}-table cap fills {fills}); {len(listing['tables'])} tables listed"
+        f" (truncated {listing['truncated']}); a newcomer from another address creates:"
+        f" {created.get('code', 'ok')}"
+    )
 
 
 def read_replies(sock: socket.socket, last_id: int) -> list[dict[str, Any]]:
@@ -512,6 +588,10 @@ async def run(args: argparse.Namespace) -> None:
                 f"server from {args.source} on port {served.port}; pid {served.proc.pid};"
                 f" {args.attackers} attackers, reconnecting after {args.reconnect_delay:g} s"
             )
+            if args.only == "running":
+                await running_scenario(served, victim, args)
+                await victim.close()
+                return
             for name in ("quiet", *ATTACKS):
                 await measure(served, victim, name, args)
             outcomes, took = await asyncio.to_thread(flood, served.port, args.flood)
@@ -527,6 +607,7 @@ async def run(args: argparse.Namespace) -> None:
                 f" ({len(listing['tables'])} listed, truncated {listing['truncated']})"
             )
             await other.close()
+            await running_scenario(served, victim, args)
             await all_at_once(served, victim, table, args)
             await victim.close()
         finally:
@@ -591,6 +672,11 @@ def main() -> None:
     parser = attack_arguments(__doc__, seconds=5.0)
     parser.add_argument("--attackers", type=int, default=2, help="attacking processes")
     parser.add_argument("--flood", type=int, default=500, help="tables the flood tries")
+    parser.add_argument(
+        "--only",
+        choices=("running",),
+        help="run one scenario alone (running: the running-table loop of issue 27)",
+    )
     parser.add_argument(
         "--reconnect-delay",
         type=float,

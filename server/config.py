@@ -120,6 +120,11 @@ class ServerConfig:
     max_waiting_per_address: int = 3
     """Tables not yet started that the connections from one IP address may have created and
     still have open (more: too_many_tables)."""
+    max_running_per_address: int = 8
+    """Tables that have started (their match being played, or over and still open) that the
+    connections from one IP address may have created and still have open (more: ``create_table``
+    and ``start`` get too_many_tables). Without it a loop of create, add bots, start, remove the
+    bots, disconnect filled the server's ``max_tables`` from two addresses in under a minute."""
     waiting_expiry: float = 45.0
     """Seconds a table that never started stays open once nobody is connected to it (checked
     every ``waiting_expiry / 4`` seconds, at most every 10)."""
@@ -150,7 +155,9 @@ class ServerConfig:
     (three tables of four bots; more: ``too_many_bots``). Each bot costs CPU for as long as
     its table plays. The address is stored with each bot, so restored tables count too."""
     abandon_after: float = 3600.0
-    """Seconds a table with nobody connected is kept before it is closed."""
+    """Seconds a table with nobody connected is kept before it is closed (a table whose match
+    is being played closes sooner: after its grace period, checked with ``waiting_expiry``'s
+    sweep; a table whose match is over after ``over_table_ttl``)."""
     db_synchronous: str = "NORMAL"
     """SQLite synchronous mode: NORMAL survives a killed process, FULL also a power cut
     (``serve --sync``; README.md, "What a crash can take")."""

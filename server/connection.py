@@ -206,6 +206,9 @@ class Connection:
         self.history_bucket = TokenBucket(config.history_rate, config.history_burst, now)
         self.standings_bucket = TokenBucket(config.standings_rate, config.standings_burst, now)
         self._held: list[bytes] | None = None
+        self._exempted: tuple[str, int] | None = None
+        """The prompt (table id, its ``turn_seq``) whose answer passed the message rate
+        uncounted (:meth:`_prompted_answer`): one answer per prompt."""
 
     def __repr__(self) -> str:
         return f"<Connection {self.number} {self.name!r} {self.address}>"
@@ -272,6 +275,15 @@ class Connection:
         What a frame costs is metered before it is decoded: one message and its length in bytes
         from the allowances, and a frame bigger than its type allows
         (:func:`protocol.messages.request_size_limit`) is refused without being decoded.
+
+        The checks come in the order PROTOCOL.md §9 gives their codes: a flood of messages gets
+        ``rate_limited``; a frame over its type's size gets ``request_too_large`` even when it
+        also overdraws the byte allowances (its bytes are still taken from them, and when that
+        uses up the connection's the connection is closed, saying "bytes"); any other frame over
+        the byte allowances gets ``rate_limited``.
+
+        An answer to a prompt (:meth:`_prompted_answer`) is not counted as a message at all:
+        dropping it would leave the table waiting for a move that never comes.
         """
         if self.closing:
             return
@@ -279,31 +291,30 @@ class Connection:
         self.last_received = now
         self.pinged = False
         try:
-            size = 0 if isinstance(item, FrameError) else len(item)
-            within_count = self.bucket.take(now)
+            if isinstance(item, FrameError):
+                size, kind, request_id = 0, None, None
+            else:
+                size = len(item)
+                kind, request_id = peek(item)
+            decoded: Message | FrameError | None = None
+            exempt = False
+            if kind == "action" and isinstance(item, bytes):
+                decoded, exempt = self._prompted_answer(item, size)
+            within_count = exempt or self.bucket.take(now)
             within_bytes = self.byte_bucket.take(now, size)
             within_address = self.allowance.bytes.take(now, size)
-            if not (within_count and within_bytes and within_address):
+            limit = request_size_limit(kind)
+            oversized = size > limit
+            if not within_count or not (oversized or (within_bytes and within_address)):
                 if self.bucket.exhausted or self.byte_bucket.exhausted:
-                    self.close(
-                        m.RATE_LIMITED,
-                        "Too many messages; closing the connection",
-                        stop_reading=True,
-                    )
+                    self._cut_off()
                     return
                 what = "messages" if not within_count else "bytes"
                 self.send(
-                    m.error(
-                        _peek_id(item), m.RATE_LIMITED, f"Too many {what}; this one was dropped"
-                    )
+                    m.error(request_id, m.RATE_LIMITED, f"Too many {what}; this one was dropped")
                 )
                 return
-            if isinstance(item, FrameError):
-                self.receive(item)
-                return
-            kind, request_id = peek(item)
-            limit = request_size_limit(kind)
-            if size > limit:
+            if oversized:
                 shown = quote(kind) if kind is not None else "request"
                 self.send(
                     m.error(
@@ -312,12 +323,54 @@ class Connection:
                         f"A {shown} frame may have at most {limit} bytes; this one has {size}",
                     )
                 )
+                if self.byte_bucket.exhausted:
+                    self._cut_off()
                 return
-            self.receive(self.decoder.decode(item), request_id)
+            if isinstance(item, FrameError):
+                self.receive(item)
+                return
+            self.receive(self.decoder.decode(item) if decoded is None else decoded, request_id)
         except Exception:
             log.exception("conn %d: failed to handle a frame", self.number)
             self._release()
             self.send(m.error(None, m.INTERNAL_ERROR, "The server failed on that request"))
+
+    def _cut_off(self) -> None:
+        """Close a connection that ignored a whole burst of ``rate_limited``, saying which
+        allowance it ran through."""
+        what = "messages" if self.bucket.exhausted else "bytes"
+        self.close(m.RATE_LIMITED, f"Too many {what}; closing the connection", stop_reading=True)
+
+    def _prompted_answer(self, item: bytes, size: int) -> tuple[Message | FrameError | None, bool]:
+        """``item`` decoded (None when it was not worth decoding), and whether it is exempt from
+        the message rate: the first ``action`` that carries the seq of the ``your_turn``
+        pending for the seat this connection holds.
+
+        Such answers are bounded by the prompts, which the table paces, not by the client: a
+        bot answering at once at a table of quick server bots passes 20 messages a second, and
+        an answer dropped as ``rate_limited`` was never prompted again. Every other action
+        (another for the same prompt, a stale or wrong seq, one while no prompt is pending)
+        counts as usual, so the exemption cannot carry a flood; its bytes are metered anyway.
+        """
+        table, seat = self.table, self.seat
+        if (
+            table is None
+            or seat is None
+            or size > request_size_limit("action")
+            or not table.prompt_pending(self, seat)
+        ):
+            return None, False
+        prompt = (table.id, table.turn_seq)
+        if self._exempted == prompt:
+            return None, False
+        msg = self.decoder.decode(item)
+        if isinstance(msg, FrameError) or msg.get("type") != "action":
+            return msg, False
+        seq = msg.get("seq")
+        if type(seq) is not int or not table.turn_seq <= seq <= table.seq:
+            return msg, False
+        self._exempted = prompt
+        return msg, True
 
     def receive(self, item: Message | FrameError, request_id: int | None = None) -> None:
         """Handle one decoded frame (or framing error), already metered; never raises.
@@ -454,7 +507,7 @@ class Connection:
         self._not_seated()
         if table.has_password:
             self._password_attempt()
-        seat = table.check_join(req.seat, req.password)
+        seat = table.check_join(req.seat, req.password, self.identity)
         self._stop_watching(unless=table)
         self._take_name(table)
         token = table.join(self, seat)
@@ -558,11 +611,6 @@ class Connection:
                 table.detach(self)
             except Exception:
                 log.exception("conn %d: detaching from table %s failed", self.number, table.id)
-
-
-def _peek_id(item: bytes | FrameError) -> int | None:
-    """The id of an undecoded request, if it has a readable one."""
-    return None if isinstance(item, FrameError) else peek(item)[1]
 
 
 def _id_of(item: object) -> int | None:

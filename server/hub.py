@@ -62,6 +62,10 @@ class Hub(Protocol[TableT]):
     def bots_seated_by(self, address: str) -> int:
         """Server bots seated by hosts from ``address``, over every open table."""
 
+    def may_start(self, table: TableT) -> None:
+        """Raise ``too_many_tables`` when the address that created ``table`` has as many
+        started tables open as it may."""
+
     def table_closed(self, table: TableT) -> None:
         """Forget a table that closed."""
 

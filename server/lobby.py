@@ -147,6 +147,8 @@ class Lobby:
                 m.TOO_MANY_TABLES,
                 f"Your address already has {limit} tables waiting to start; start or leave one",
             )
+        if address is not None:
+            self._check_running(address)
         try:
             rules = RuleSet.from_preset(req.preset or DEFAULT_PRESET, **req.options)
         except RuleOptionError as exc:
@@ -171,6 +173,30 @@ class Lobby:
             for table_id, creator in self._creators.items()
             if creator == address and self.tables[table_id].state == "waiting"
         )
+
+    def running_created_by(self, address: str) -> int:
+        """How many tables that have started (playing, or over and still open) connections
+        from ``address`` created."""
+        return sum(
+            1
+            for table_id, creator in self._creators.items()
+            if creator == address and self.tables[table_id].state in ("playing", "over")
+        )
+
+    def _check_running(self, address: str) -> None:
+        limit = self.config.max_running_per_address
+        if self.running_created_by(address) >= limit:
+            raise RequestError(
+                m.TOO_MANY_TABLES,
+                f"Your address already has {limit} tables playing or just over; end or leave one",
+            )
+
+    def may_start(self, table: Table) -> None:
+        """Raise ``too_many_tables`` if starting ``table`` would put the address that created it
+        over ``max_running_per_address`` (a rematch of a table that was over adds none)."""
+        creator = self._creators.get(table.id)
+        if creator is not None and table.state == "waiting" and table.match_number == 0:
+            self._check_running(creator)
 
     def create_table(
         self, peer: Peer, config: TableConfig, address: str | None = None
@@ -217,8 +243,13 @@ class Lobby:
         return count
 
     def sweep(self) -> None:
-        """Close tables nobody has been attached to for ``abandon_after`` seconds, and tables
-        that never started for ``waiting_expiry`` (restored ones too)."""
+        """Close tables nobody has been attached to for ``abandon_after`` seconds, tables
+        that never started for ``waiting_expiry``, and tables whose match is being played for
+        their grace period (restored ones too).
+
+        A running table nobody is connected to would otherwise hold its place among
+        ``max_tables``, and its server bots their place among their address's, for an hour: it
+        is closed as an ended match is (its finished hands and totals stay stored)."""
         now = self.now()
         for table in list(self.tables.values()):
             if table.peers():
@@ -227,6 +258,8 @@ class Lobby:
             idle = now - table.last_activity
             if table.state == "waiting" and idle > self.config.waiting_expiry:
                 table.close("Nobody is at the table and it never started")
+            elif table.state == "playing" and idle > table.config.grace:
+                table.close("Nobody was connected to the table for its grace period")
             elif idle > self.config.abandon_after:
                 table.close("Nobody came back to the table")
 

@@ -44,6 +44,9 @@ class SeatState:
     standin: bool = False
     added_by: str | None = None
     """The address of the host who seated this server bot (for ``max_bots_per_address``)."""
+    identity: str | None = None
+    """The player identity (``server.standings``) of the connection that took or took back
+    this seat, for refusing one player key a second seat at the table (this run only)."""
     grace_timer: asyncio.TimerHandle | None = field(default=None, repr=False)
 
     def row(self) -> SeatRow | None:

@@ -15,7 +15,8 @@ Who plays a seat's turn:
   the seat until they come back; a seat left during a match is played by a stand-in too.
 
 Nothing at all moves while nobody is connected to the table, so an abandoned table does not burn
-the server's time.
+the server's time; once its grace period has passed the lobby's sweep closes it, its match ended
+(``Lobby.sweep``).
 
 After the fifth card of a trick that is not the hand's last, the next leader is prompted (and a
 bot leads) only ``trick_pause`` seconds later, so people see the finished trick. When the match
@@ -182,9 +183,25 @@ class Table(TableTurns):
         if password is None or not password_matches(password, stored, self.config.password_salt):
             raise RequestError(m.BAD_PASSWORD, "This table needs the right password")
 
-    def check_join(self, seat: int | None, password: str | None) -> int:
-        """The seat a join would take (first free when ``seat`` is None); raises if it cannot."""
+    def check_join(
+        self, seat: int | None, password: str | None, identity: str | None = None
+    ) -> int:
+        """The seat a join would take (first free when ``seat`` is None); raises if it cannot.
+
+        ``identity``: the joining player's (from hello's ``player_key``); a player holds at
+        most one seat of a table (``already_seated``), since the standings count each seat's
+        hands for its identity and two seats of one player would play as partners in secret.
+        Their own seat they take back with its token, not with a join."""
         self.check_password(password)
+        if identity is not None:
+            for i, s in enumerate(self.seats):
+                held = s.peer is not None or s.token_hash is not None
+                if s.kind == "human" and held and s.identity == identity:
+                    raise RequestError(
+                        m.ALREADY_SEATED,
+                        f"Your player key already holds seat {i} at this table; take it back "
+                        "with its seat token",
+                    )
         if seat is None:
             free = [i for i in range(NUM_SEATS) if self._free(i)]
             if not free:
@@ -228,6 +245,7 @@ class Table(TableTurns):
         s.disconnected_at = None
         s.standin = False
         s.added_by = None
+        s.identity = getattr(peer, "identity", None)
         self.hub.tokens[s.token_hash] = (self, seat)
         peer.table = self
         peer.seat = seat
@@ -287,6 +305,7 @@ class Table(TableTurns):
     def _drop_spectator(self, peer: Peer) -> None:
         self.spectators.discard(peer)
         self.hub.summary_changed()
+        self.last_activity = self.hub.now()  # the grace of an unattended table counts from here
         self._maybe_close()
 
     def _vacate(self, seat: int) -> None:
@@ -369,6 +388,7 @@ class Table(TableTurns):
             raise RequestError(
                 m.ALREADY_STARTED, "The match is starting (waiting for the players' seeds)"
             )
+        self.hub.may_start(self)
         self._begin_match()
 
     def _begin_match(self) -> None:
@@ -595,6 +615,8 @@ class Table(TableTurns):
         s.peer = peer
         s.disconnected_at = None
         s.standin = False
+        if s.identity is None:  # a restored seat: its player is known again from here on
+            s.identity = getattr(peer, "identity", None)
         peer.table = self
         peer.seat = seat
         self.last_activity = self.hub.now()
@@ -661,6 +683,15 @@ class Table(TableTurns):
         except BadRecordError as exc:
             raise RequestError(m.BAD_REQUEST, f"field 'action': {exc.message}") from None
         self._apply(action)
+
+    def prompt_pending(self, peer: Peer, seat: int) -> bool:
+        """Whether ``peer`` holds ``seat`` and a ``your_turn`` for it is waiting for an answer
+        (its seq runs from ``turn_seq`` to ``seq``)."""
+        match = self.match
+        if self.state != "playing" or match is None or self.seats[seat].peer is not peer:
+            return False
+        hand = match.hand
+        return not hand.is_over and hand.turn == seat and self._lead_wait() <= 0
 
     def _apply(self, action: Action) -> None:
         """Apply an action through the engine, store it, tell everyone. Raises if illegal."""

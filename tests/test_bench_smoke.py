@@ -157,3 +157,9 @@ def test_the_doors_attack_benchmark_reports_each_scenario() -> None:
         line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
         assert re.search(r"victim ping: p50 +[\d.]+ .* CPU-s in", line), report
     assert "attempts: {" in report
+
+
+def test_the_running_table_loop_of_the_attack_benchmark_reports_its_figures() -> None:
+    report = _run("attack.py", "--only", "running", "--seconds", "1")
+    assert re.search(r"running tables \d+ rounds from 2 addresses in [\d.]+ s: \{", report), report
+    assert "a newcomer from another address creates: ok" in report, report
