@@ -197,8 +197,18 @@ async def _answer(
     advice = await pool.hint(
         view, legal, seed=secrets.randbits(32), think_time=think_time, wanted=asking.wanted
     )
-    candidates = [{"action": dict(c["action"]), "value": c["value"]} for c in advice["candidates"]]
+    candidates = [_candidate(c) for c in advice["candidates"]]
     return m.ok(request_id, seq=seq, deals=int(advice["deals"]), candidates=candidates)
+
+
+def _candidate(c: Mapping[str, Any]) -> dict[str, Any]:
+    """One candidate of the coach's answer as the ``hint`` reply carries it (PROTOCOL.md §4)."""
+    out: dict[str, Any] = {"action": dict(c["action"]), "value": c["value"]}
+    if "se" in c:
+        out["se"] = c["se"]
+    if c.get("alike"):
+        out["alike"] = [dict(a) for a in c["alike"]]
+    return out
 
 
 def review(peer: Peer, req: m.Review) -> None:
@@ -272,6 +282,7 @@ async def _review(
                 "best": best["action"],
                 "best_value": best["value"],
                 "cost": cost,
+                "se": mine.get("se"),
                 "deals": int(advice["deals"]),
             }
         )

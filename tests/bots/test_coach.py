@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from client.coach import hint_text, within_noise
 from engine.actions import action_from_dict
 from engine.bots import coach
 from engine.bots.coach import hint
@@ -93,3 +94,77 @@ def test_a_deal_too_big_to_solve_is_rolled_out_from_the_deal_itself(
         rolled_out = hint(view, view["legal"], seed=3, samples=4)
         monkeypatch.undo()
         assert over_budget == rolled_out
+
+
+def _two_candidate_play_views(seeds: range) -> list[dict[str, Any]]:
+    return [
+        v
+        for seed in seeds
+        for v in _views(seed)
+        if v["legal"][0]["action"] == "play" and len(v["legal"]) > 2
+    ]
+
+
+def test_the_second_choice_carries_the_standard_error_of_its_difference() -> None:
+    """The error is that of the per-deal differences (both valued on the same deals): the
+    coach's own values, recomputed here, give the same figure."""
+    checked = 0
+    for view in _two_candidate_play_views(range(3))[:6]:
+        advice = hint(view, view["legal"], seed=2, samples=8)
+        if len(advice["candidates"]) < 2:
+            continue
+        best, second = advice["candidates"]
+        assert "se" not in best
+        assert second["se"] is not None and second["se"] >= 0
+        played = hint(view, view["legal"], seed=2, samples=8, played=second["action"])
+        assert played["played"]["se"] == second["se"]
+        assert (
+            hint(view, view["legal"], seed=2, samples=8, played=best["action"])["played"]["se"]
+            == 0.0
+        )
+        checked += 1
+    assert checked
+    assert coach.difference_error([1.0, 1.0], [0.0, 0.0]) == 0.0  # always one point apart
+    assert coach.difference_error([2.0, 0.0], [0.0, 0.0]) == 1.0
+    assert coach.difference_error([1.0], [0.0]) is None
+
+
+def test_cards_that_play_alike_are_named_together() -> None:
+    found = 0
+    for seed in range(12):
+        for view in _views(seed):
+            legal = view["legal"]
+            if legal[0]["action"] != "play" or len(legal) < 2:
+                continue
+            advice = hint(view, legal, seed=1, samples=3)
+            named = [[c["action"], *c.get("alike", [])] for c in advice["candidates"]]
+            for group in named:
+                assert all(a in legal for a in group)
+            if len(advice["candidates"]) == 1:
+                # Nothing to compare because every legal card plays alike: all are named.
+                assert advice["deals"] == 0
+                assert sorted(a["card"] for a in named[0]) == sorted(a["card"] for a in legal)
+                assert hint_text(advice).endswith("alike (they play the same)")
+                assert "/" in hint_text(advice)
+                found += 1
+    assert found
+
+
+def test_noise_reads_as_about_equal_and_a_clear_difference_as_behind() -> None:
+    seen = set()
+    for view in _two_candidate_play_views(range(6)):
+        advice = hint(view, view["legal"], seed=5, samples=10)
+        if len(advice["candidates"]) < 2:
+            continue
+        best, second = advice["candidates"]
+        text = hint_text(advice)
+        assert f"±{second['se']:.1f}" in text, text
+        if within_noise(best["value"] - second["value"], second["se"]):
+            assert "about equal" in text and "next" not in text, text
+            seen.add("equal")
+        else:
+            assert "about equal" not in text and "behind" in text, text
+            seen.add("clear")
+        if seen == {"equal", "clear"}:
+            break
+    assert seen == {"equal", "clear"}

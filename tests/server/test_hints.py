@@ -57,6 +57,7 @@ async def test_the_seat_to_act_gets_two_ranked_legal_choices_and_nobody_else_doe
                 kinds.add(prompt["legal"][0]["action"])
                 assert reply["deals"] > 0
                 assert candidates[0]["value"] >= candidates[1]["value"]
+                assert candidates[1]["se"] >= 0  # the sampling error of the difference
             assert _table_state(server, table_id) == before  # asking changed nothing
             asked += 1
             # One hint at a time per seat: two in one segment, the second is refused.
@@ -138,6 +139,7 @@ async def test_a_review_values_each_decision_of_the_seat_in_a_finished_hand() ->
             if row["cost"] is not None:
                 assert row["cost"] >= 0 and row["deals"] > 0
                 assert row["best_value"] >= row["value"] - 1e-9
+                assert row["se"] is None or row["se"] >= 0
         assert any(row["trick"] is not None for row in rows)
         again = await ann.request("review", hand=0)
         assert again["type"] == "ok" and len(again["decisions"]) == len(rows)
