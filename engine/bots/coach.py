@@ -11,6 +11,12 @@ standard error of the difference (every candidate is valued on the same deals, s
 the difference is that of the per-deal differences: far smaller than the spread of a payout).
 Cards that play alike (:func:`engine.bots.search.equivalent_cards`) are named together.
 
+Within the sampling error the coach keeps to standard play: when the heuristic's choice (the
+rules of thumb: defenders lead the called suit, not trump; the picker's side leads trump; ...)
+is within :data:`CONVENTION_SE` standard errors of the best mean, it is named first. The
+rollouts' small edges against convention (a defender's trump lead valued ~0.1 point above
+the called suit's, at under two errors) are noise a learner should not be taught.
+
 Pure and deterministic given ``seed``; a caller that wants a time bound (the server's bot
 workers) passes ``clock`` and ``think_time``: no new deal is begun after ``think_time``.
 
@@ -37,7 +43,7 @@ from typing import Any, Final
 
 from engine.actions import Action, action_from_dict
 from engine.bots.base import ActionMap, View, action_key
-from engine.bots.heuristic import mask_of, play_index
+from engine.bots.heuristic import HeuristicStrategy, mask_of, play_index
 from engine.bots.knowledge import Knowledge, read_view
 from engine.bots.policy import bury_score
 from engine.bots.rollout import bidding_weight, finish
@@ -63,6 +69,9 @@ BURY_OPTIONS: Final = 5
 
 SHOWN: Final = 2
 """Candidates in the answer: the best and the next best."""
+
+CONVENTION_SE: Final = 2.0
+"""Standard errors within which the heuristic's (standard play's) choice is named first."""
 
 
 def hint(
@@ -115,6 +124,14 @@ def hint(
     deals = min((len(v) for v in values), default=0)
     means = [round(sum(v[:deals]) / deals, 3) if deals else None for v in values]
     order = sorted(range(len(indices)), key=lambda j: -(means[j] or 0.0))
+    usual = _usual(view, legal, indices, alike)
+    if usual is not None and usual != order[0] and deals:
+        top = order[0]
+        se = difference_error(values[top][:deals], values[usual][:deals])
+        gap = (means[top] or 0.0) - (means[usual] or 0.0)
+        if se is not None and gap <= CONVENTION_SE * se:
+            order.remove(usual)
+            order.insert(0, usual)
     best = order[0]
 
     def candidate(j: int) -> dict[str, Any]:
@@ -130,6 +147,20 @@ def hint(
         se = 0.0 if mine == best else difference_error(values[best][:deals], values[mine][:deals])
         answer["played"] = {"action": dict(legal[chosen]), "value": means[mine], "se": se}
     return answer
+
+
+def _usual(
+    view: View, legal: Sequence[ActionMap], indices: list[int], alike: dict[int, list[int]]
+) -> int | None:
+    """The position in ``indices`` of the heuristic's choice (standard play), or of the card
+    that stands for it; None when it is not among them (a burial the coach did not value)."""
+    choice = find_action(legal, HeuristicStrategy(seed=0).choose(view, legal))
+    if choice is None:
+        return None
+    for j, i in enumerate(indices):
+        if i == choice or choice in alike.get(i, ()):
+            return j
+    return None
 
 
 def difference_error(first: Sequence[float], second: Sequence[float]) -> float | None:

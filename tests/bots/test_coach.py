@@ -12,6 +12,7 @@ from engine.actions import action_from_dict
 from engine.bots import coach
 from engine.bots.coach import hint
 from engine.bots.heuristic import HeuristicStrategy
+from engine.cards import follow_class, is_trump, parse_card
 from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.view import seat_view
@@ -44,7 +45,10 @@ def test_the_coach_ranks_two_legal_choices_by_their_mean_payout() -> None:
                 kinds.add(legal[0]["action"])
                 assert candidates[0]["action"] != candidates[1]["action"]
                 assert advice["deals"] == 6
-                assert candidates[0]["value"] >= candidates[1]["value"]
+                # Best first, unless standard play (the heuristic's choice) comes first within
+                # the sampling error.
+                gap = candidates[1]["value"] - candidates[0]["value"]
+                assert gap <= 0 or gap <= coach.CONVENTION_SE * candidates[1]["se"] + 1e-9
                 # A payout (points per hand) plus the search's tie-break: within the stakes.
                 assert all(-30 <= c["value"] <= 30 for c in candidates)
             else:
@@ -168,3 +172,36 @@ def test_noise_reads_as_about_equal_and_a_clear_difference_as_behind() -> None:
         if seen == {"equal", "clear"}:
             break
     assert seen == {"equal", "clear"}
+
+
+def _opening_lead(seed: int) -> dict[str, Any]:
+    """The view of the seat on the opening lead after the heuristic's bidding of deal
+    ``seed``."""
+    hand = Hand.from_seed(RuleSet(), dealer=seed % 5, seed=seed)
+    bot = HeuristicStrategy(seed=seed)
+    while hand.phase != "play":
+        view = seat_view(hand, hand.turn)
+        hand.apply(action_from_dict(bot.choose(view, view["legal"]), hand.turn))
+    return seat_view(hand, hand.turn)
+
+
+@pytest.mark.parametrize("seed", [14, 38, 59, 8, 27])
+def test_a_defender_on_the_opening_lead_is_told_to_lead_the_called_suit_not_trump(
+    seed: int,
+) -> None:
+    """Standard play (issue 28): with the partner unknown, a defender leads the called suit
+    (through the picker, so that a seat void in it can trump the ace and the picker's hold
+    card), never trump. In these deals the defender on lead holds the called suit and trump;
+    the rollouts had valued a trump queen's lead ~0.1 point higher (under two standard errors),
+    and the coach advised it in the first three."""
+    view = _opening_lead(seed)
+    called = view["called"]
+    assert called is not None and view["picker"] != view["seat"]
+    assert called not in view["hand"]  # not the partner: the partner is unknown to this seat
+    suit = follow_class(parse_card(called))
+    cards = [parse_card(a["card"]) for a in view["legal"]]
+    assert any(is_trump(c) for c in cards)
+    assert any(not is_trump(c) and follow_class(c) == suit for c in cards)
+    advice = hint(view, view["legal"], seed=seed)
+    first = parse_card(advice["candidates"][0]["action"]["card"])
+    assert not is_trump(first) and follow_class(first) == suit, advice

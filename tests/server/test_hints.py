@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from engine.bots.coach import CONVENTION_SE
 from protocol.framing import encode
 from server import hints
 from server.app import Server
@@ -56,8 +57,10 @@ async def test_the_seat_to_act_gets_two_ranked_legal_choices_and_nobody_else_doe
             if len(candidates) == 2:
                 kinds.add(prompt["legal"][0]["action"])
                 assert reply["deals"] > 0
-                assert candidates[0]["value"] >= candidates[1]["value"]
                 assert candidates[1]["se"] >= 0  # the sampling error of the difference
+                # Best first, or standard play within the error (engine.bots.coach).
+                gap = candidates[1]["value"] - candidates[0]["value"]
+                assert gap <= CONVENTION_SE * candidates[1]["se"] + 1e-9
             assert _table_state(server, table_id) == before  # asking changed nothing
             asked += 1
             # One hint at a time per seat: two in one segment, the second is refused.
@@ -138,7 +141,8 @@ async def test_a_review_values_each_decision_of_the_seat_in_a_finished_hand() ->
             assert row["trick"] is None or 1 <= row["trick"] <= 6
             if row["cost"] is not None:
                 assert row["cost"] >= 0 and row["deals"] > 0
-                assert row["best_value"] >= row["value"] - 1e-9
+                if row["cost"] > 0:
+                    assert row["best_value"] > row["value"]
                 assert row["se"] is None or row["se"] >= 0
         assert any(row["trick"] is not None for row in rows)
         again = await ann.request("review", hand=0)
