@@ -12,9 +12,10 @@ after a trick or a hand) with two tables:
   open-ended match; the victim answers each of its turns at once, so the time between two
   ``state`` events that its own action did not cause is one bot move (its decision plus its
   wait for the bot worker);
-- the attacker's, with hints on: it plays a hand against four random bots, then reconnects
-  with its seat token as fast as the connection rate allows (a burst of 30, then 5 a second) and
-  asks ``review`` on every new connection (issue 27's attack).
+- the attacker's, with hints on: it plays a hand against four random bots, then from
+  ``--addresses`` addresses at once reconnects with its seat token as fast as each address's
+  connection rate allows (a burst of 30, then 5 a second) and asks ``review`` on every new
+  connection (issue 27's attack).
 
 It prints the victim's bot move times (p50 / p99 / max) before, during and just after the
 attack, and how the attacker's reviews were answered.
@@ -170,15 +171,27 @@ async def played_hand(port: int) -> str:
                 return str(created["token"])
 
 
-async def attack(port: int, token: str, seconds: float) -> Counter[str]:
-    """Reconnect with ``token`` and ask ``review`` on each new connection for ``seconds``;
-    returns how the reviews were answered (the replaced connections' are never answered)."""
+async def attack(port: int, token: str, seconds: float, addresses: int) -> Counter[str]:
+    """From ``addresses`` addresses at once, reconnect with ``token`` and ask ``review`` on
+    each new connection for ``seconds``; returns how the reviews were answered (the replaced
+    connections' are never answered)."""
+    counts = await asyncio.gather(
+        *(
+            attack_from(port, token, seconds, ATTACKER_ADDRESS if n == 0 else f"127.0.5.{n}")
+            for n in range(addresses)
+        )
+    )
+    return sum(counts, Counter())
+
+
+async def attack_from(port: int, token: str, seconds: float, address: str) -> Counter[str]:
+    """One address's part of :func:`attack`."""
     answers: Counter[str] = Counter()
     connections: list[Victim] = []
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
-            conn = await Victim.open(port, ATTACKER_ADDRESS)
+            conn = await Victim.open(port, address)
             welcome = await conn.request(
                 "hello", version=1, client="bench-coach/1", name="Coached", token=token
             )
@@ -221,13 +234,13 @@ async def run(args: argparse.Namespace) -> None:
             table = await BotTable.start(served.port, args.strategy)
             print(
                 f"server from {args.source} on port {served.port}: the victim plays with four"
-                f" {args.strategy} bots (one bot worker); the attacker reconnects as fast as"
-                " allowed and asks review each time"
+                f" {args.strategy} bots (one bot worker); the attacker reconnects from"
+                f" {args.addresses} addresses as fast as allowed and asks review each time"
             )
             quiet = time.monotonic()
             await asyncio.sleep(args.seconds)
             attacked = time.monotonic()
-            answers = await attack(served.port, token, args.seconds)
+            answers = await attack(served.port, token, args.seconds, args.addresses)
             after = time.monotonic()
             await asyncio.sleep(args.seconds)
             end = time.monotonic()
@@ -249,6 +262,7 @@ def main() -> None:
     """Parse the arguments and run."""
     parser = attack_arguments(__doc__, seconds=4.0)
     parser.add_argument("--strategy", default="search", help="the victim's bots' strategy")
+    parser.add_argument("--addresses", type=int, default=4, help="the attacker's addresses")
     asyncio.run(run(parser.parse_args()))
 
 
