@@ -1,17 +1,28 @@
 """The coach's advice in words: the ``hint`` reply (PROTOCOL.md §4) as one status line.
 
+A difference within :data:`NOISE` standard errors (the ``se`` the coach sends: the sampling
+error of the difference over its deals) is called "about equal": a person should not learn
+from noise.
+
 >>> hint_text({"deals": 40, "candidates": [
 ...     {"action": {"action": "play", "card": "QC"}, "value": 1.4},
-...     {"action": {"action": "play", "card": "AH"}, "value": -0.3}]})
-'Hint: Q♣ (+1.4 over 40 deals); next A♥ (−0.3)'
+...     {"action": {"action": "play", "card": "AH"}, "value": -0.3, "se": 0.4}]})
+'Hint: Q♣ (+1.4 over 40 deals); next A♥ (−0.3), 1.7 ±0.4 behind'
+>>> hint_text({"deals": 40, "candidates": [
+...     {"action": {"action": "play", "card": "JC"}, "value": 0.02},
+...     {"action": {"action": "play", "card": "8S"}, "value": -0.01, "se": 0.1}]})
+'Hint: J♣ or 8♠, about equal (+0.0 and −0.0 ±0.1 over 40 deals)'
+>>> hint_text({"deals": 0, "candidates": [{"action": {"action": "play", "card": "9S"},
+...     "value": None, "alike": [{"action": "play", "card": "8S"}]}]})
+'Hint: 9♠/8♠ alike (they play the same)'
 >>> hint_text({"deals": 0, "candidates": [{"action": {"action": "pass"}, "value": None}]})
-'Hint: pass (nothing else to compare)'
+'Hint: pass (your only choice)'
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from client.widgets.cards import card_label, cards_label
 
@@ -42,10 +53,26 @@ def action_label(action: Mapping[str, Any]) -> str:
     return _NAMES.get(kind, kind.replace("_", " "))
 
 
+NOISE: Final = 2.0
+"""Standard errors within which two choices' difference is sampling noise ("about equal")."""
+
+
 def points(value: float) -> str:
     """A mean payout with its sign (a real minus sign), one decimal: ``+1.4``, ``−0.3``."""
     text = f"{value:+.1f}"
     return "−" + text[1:] if text.startswith("-") else text
+
+
+def choice_label(candidate: Mapping[str, Any]) -> str:
+    """A candidate with the cards that play alike with it: ``9♠/8♠``."""
+    actions = [candidate.get("action") or {}, *(candidate.get("alike") or ())]
+    return "/".join(action_label(a) for a in actions)
+
+
+def within_noise(difference: float, se: float | None) -> bool:
+    """Whether ``difference`` (in points) is within the sampling error ``se`` (or under the
+    0.05 that rounds to nothing)."""
+    return difference < 0.05 or (se is not None and difference <= NOISE * se)
 
 
 def hint_text(reply: Mapping[str, Any]) -> str:
@@ -55,12 +82,27 @@ def hint_text(reply: Mapping[str, Any]) -> str:
         return "Hint: the coach has no advice for this decision."
     best = candidates[0]
     deals = int(reply.get("deals") or 0)
+    name = choice_label(best)
     if best.get("value") is None or not deals:
-        return f"Hint: {action_label(best['action'])} (nothing else to compare)"
-    text = f"Hint: {action_label(best['action'])} ({points(best['value'])} over {deals} deals)"
-    if len(candidates) > 1 and candidates[1].get("value") is not None:
-        second = candidates[1]
-        text += f"; next {action_label(second['action'])} ({points(second['value'])})"
+        if best.get("alike"):
+            return f"Hint: {name} alike (they play the same)"
+        return f"Hint: {name} (your only choice)"
+    if len(candidates) < 2 or candidates[1].get("value") is None:
+        return f"Hint: {name} ({points(best['value'])} over {deals} deals)"
+    second = candidates[1]
+    other = choice_label(second)
+    difference = best["value"] - second["value"]
+    se = second.get("se")
+    if within_noise(difference, se):
+        error = "" if se is None else f" ±{se:.1f}"
+        return (
+            f"Hint: {name} or {other}, about equal ({points(best['value'])} and "
+            f"{points(second['value'])}{error} over {deals} deals)"
+        )
+    text = f"Hint: {name} ({points(best['value'])} over {deals} deals)"
+    text += f"; next {other} ({points(second['value'])})"
+    if se is not None:
+        text += f", {difference:.1f} ±{se:.1f} behind"
     return text
 
 
@@ -70,10 +112,15 @@ def review_lines(reply: Mapping[str, Any]) -> list[str]:
     >>> review_lines({"hand": 0, "decisions": [
     ...     {"trick": 2, "action": {"action": "play", "card": "9H"}, "value": -0.3,
     ...      "best": {"action": "play", "card": "QC"}, "best_value": 0.8, "cost": 1.1,
-    ...      "deals": 40},
+    ...      "se": 0.3, "deals": 40},
+    ...     {"trick": 3, "action": {"action": "play", "card": "KD"}, "value": 0.7,
+    ...      "best": {"action": "play", "card": "TD"}, "best_value": 0.8, "cost": 0.1,
+    ...      "se": 0.2, "deals": 40},
     ...     {"trick": None, "action": {"action": "pick"}, "value": 1.2,
-    ...      "best": {"action": "pick"}, "best_value": 1.2, "cost": 0.0, "deals": 40}]})
-    ['Trick 2: your 9♥ cost about 1.1 points against Q♣ (40 deals).', \
+    ...      "best": {"action": "pick"}, "best_value": 1.2, "cost": 0.0, "se": 0.0,
+    ...      "deals": 40}]})
+    ['Trick 2: your 9♥ cost about 1.1 ±0.3 points against Q♣ (40 deals).', \
+'Trick 3: your K♦ and 10♦ about equal (0.1 ±0.2 points apart, 40 deals).', \
 'Pick: as good as any (+1.2).']
     """
     lines = []
@@ -83,14 +130,22 @@ def review_lines(reply: Mapping[str, Any]) -> list[str]:
         where = f"Trick {trick}" if trick else str(action.get("action", "")).capitalize()
         mine = action_label(action)
         cost = row.get("cost")
+        se = row.get("se")
+        deals = int(row.get("deals") or 0)
+        best = action_label(row.get("best") or {})
+        error = "" if se is None else f" ±{se:.1f}"
         if cost is None:
             lines.append(f"{where}: {mine}: the choices play alike.")
         elif cost < 0.05:
             lines.append(f"{where}: as good as any ({points(row.get('value') or 0.0)}).")
-        else:
-            best = action_label(row.get("best") or {})
-            deals = int(row.get("deals") or 0)
+        elif within_noise(cost, se):
             lines.append(
-                f"{where}: your {mine} cost about {cost:.1f} points against {best} ({deals} deals)."
+                f"{where}: your {mine} and {best} about equal "
+                f"({cost:.1f}{error} points apart, {deals} deals)."
+            )
+        else:
+            lines.append(
+                f"{where}: your {mine} cost about {cost:.1f}{error} points against {best} "
+                f"({deals} deals)."
             )
     return lines or ["No decision of yours in that hand had a choice."]

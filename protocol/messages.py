@@ -109,6 +109,7 @@ SERVER_SHUTDOWN: Final = "server_shutdown"
 INTERNAL_ERROR: Final = "internal_error"
 HINTS_OFF: Final = "hints_off"
 NOT_ALLOWED: Final = "not_allowed"
+BUSY: Final = "busy"
 
 ENGINE_ERROR_CODES: Final[dict[str, str]] = {
     NOT_YOUR_TURN: "it is another seat's turn (or you tried to act for another seat)",
@@ -167,6 +168,7 @@ PROTOCOL_ERROR_CODES: Final[dict[str, str]] = {
     INTERNAL_ERROR: "the server failed to handle the request (it is logged; nothing changed)",
     HINTS_OFF: "this table was created without hints (create_table's hints)",
     NOT_ALLOWED: "a bot connection may not ask for hints",
+    BUSY: "your seat's last hint or review is still being worked out (or the coach is full)",
 }
 """Codes of the protocol layer and the server, with one-line meanings."""
 

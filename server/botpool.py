@@ -15,6 +15,12 @@ The caller (the table) plays its fallback, the first legal action, on any :class
 Time spent waiting for a free worker does not count against the budget: under load, tables wait
 their turn rather than lose their decisions.
 
+The coach's work (:meth:`BotPool.hint`, for the ``hint`` and ``review`` requests) waits in a
+queue of its own, served only when no bot decision waits: however many people ask the coach,
+a table's bots never wait behind it for more than the one coach unit (one think time) a
+worker may be running when their decision comes. A coach job whose asker is gone (its
+``wanted`` says so) is dropped when its turn comes, not worked out.
+
 Workers start when the first decision needs one (a server without bots starts none, and
 ``sheepshead play`` starts as fast as before), run at a lower priority than the server, and
 stop with :meth:`BotPool.close`. ``size`` 0 runs strategies in a thread of this process instead,
@@ -31,7 +37,7 @@ import os
 import sys
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +72,10 @@ class StrategyFailed(BotError):
     """The strategy raised; the message says what."""
 
 
+class CoachDropped(BotError):
+    """A coach job dropped unworked: its ``wanted`` said nobody waits for it any more."""
+
+
 def default_size() -> int:
     """The core count minus one (one core for the server itself), at least one."""
     try:
@@ -80,6 +90,9 @@ class _Job:
     number: int
     frame: bytes
     future: asyncio.Future[dict[str, Any]]
+    coach: bool = False
+    wanted: Callable[[], bool] | None = None
+    """For coach jobs: whether the answer is still wanted (checked before it is sent)."""
 
 
 @dataclass(eq=False)
@@ -103,7 +116,13 @@ class BotPool:
         """Decisions answered by a strategy."""
         self.failures: dict[str, int] = {"timeout": 0, "died": 0, "raised": 0}
         """Decisions that failed, by cause."""
+        self.coach_answers = 0
+        """Coach jobs worked out (answered or failed in a worker)."""
+        self.coach_dropped = 0
+        """Coach jobs dropped unworked: their asker was gone when their turn came."""
         self._queue: deque[_Job] = deque()
+        self._coach: deque[_Job] = deque()
+        """Coach jobs: served only while ``_queue`` (bot decisions) is empty."""
         self._workers: list[_Worker] = []
         self._numbers = itertools.count(1)
         self._tasks: set[asyncio.Task[None]] = set()
@@ -144,10 +163,13 @@ class BotPool:
         seed: int,
         think_time: float | None = None,
         played: Mapping[str, Any] | None = None,
+        wanted: Callable[[], bool] | None = None,
     ) -> dict[str, Any]:
         """The coach's answer for ``view`` (:func:`engine.bots.coach.hint`; with ``played``, the
-        value of that action too), worked out in a worker like a decision (the same queue and
-        ``budget``); raises :class:`BotError`."""
+        value of that action too), worked out in a worker within the same ``budget`` as a
+        decision, but from the coach's queue: after every bot decision that waits. When its
+        turn comes and ``wanted`` says False, it is dropped unworked (:class:`CoachDropped`).
+        Raises :class:`BotError`."""
         request: dict[str, Any] = {
             "hint": True,
             "seed": seed,
@@ -157,9 +179,24 @@ class BotPool:
         }
         if played is not None:
             request["played"] = played
-        return await self._ask(request)
+        return await self._ask(request, coach=True, wanted=wanted)
 
-    async def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
+    def queued(self) -> tuple[int, int]:
+        """Jobs waiting for a worker: (bot decisions, coach jobs)."""
+        return len(self._queue), len(self._coach)
+
+    def coach_in_work(self) -> int:
+        """Coach jobs waiting for a worker or running in one (for tests and monitoring)."""
+        running = sum(1 for w in self._workers if w.job is not None and w.job.coach)
+        return len(self._coach) + running
+
+    async def _ask(
+        self,
+        request: dict[str, Any],
+        *,
+        coach: bool = False,
+        wanted: Callable[[], bool] | None = None,
+    ) -> dict[str, Any]:
         if self._closed:
             raise WorkerDied("the bot pool is closed")
         if self.size <= 0:
@@ -167,8 +204,10 @@ class BotPool:
         number = next(self._numbers)
         request["id"] = number
         loop = asyncio.get_running_loop()
-        job = _Job(number, encode(request, max_frame=botworker.MAX_MESSAGE), loop.create_future())
-        self._queue.append(job)
+        frame = encode(request, max_frame=botworker.MAX_MESSAGE)
+        job = _Job(number, frame, loop.create_future(), coach, wanted)
+        queue = self._coach if coach else self._queue
+        queue.append(job)
         self._dispatch()
         try:
             return await job.future
@@ -176,7 +215,7 @@ class BotPool:
             # Still queued: it never runs. Running: its worker finishes it (within the budget)
             # and the answer is dropped.
             with contextlib.suppress(ValueError):
-                self._queue.remove(job)
+                queue.remove(job)
             raise
 
     async def _choose_in_thread(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -208,16 +247,37 @@ class BotPool:
 
     # ------------------------------------------------------------------ the queue
 
-    def _dispatch(self) -> None:
-        """Hand queued decisions to idle workers; start workers while decisions wait."""
+    def _next_job(self) -> _Job | None:
+        """The next job to run: a bot decision first, else a coach job still wanted (the
+        unwanted ones met on the way are dropped)."""
         while self._queue:
+            job = self._queue.popleft()
+            if not job.future.done():
+                return job
+        while self._coach:
+            job = self._coach.popleft()
+            if job.future.done():
+                continue
+            if job.wanted is not None and not job.wanted():
+                self.coach_dropped += 1
+                job.future.set_exception(CoachDropped("nobody waits for this answer any more"))
+                continue
+            return job
+        return None
+
+    def _dispatch(self) -> None:
+        """Hand queued jobs to idle workers (bot decisions first); start workers while jobs
+        wait."""
+        while self._queue or self._coach:
             idle = next((w for w in self._workers if w.ready and w.job is None), None)
             if idle is None:
                 break
-            job = self._queue.popleft()
-            if not job.future.done():
-                self._send(idle, job)
-        if not self._queue or self._closed:
+            job = self._next_job()
+            if job is None:
+                break
+            self._send(idle, job)
+        waiting = len(self._queue) + len(self._coach)
+        if not waiting or self._closed:
             return
         if time.monotonic() < self._retry_at:
             if not self._workers:  # nothing will come: let the tables play their fallback
@@ -226,7 +286,7 @@ class BotPool:
         # One new worker per decision that waits for one, up to ``size``: a single table
         # never starts more than one.
         starting = sum(1 for w in self._workers if not w.ready)
-        while len(self._workers) < self.size and starting < len(self._queue):
+        while len(self._workers) < self.size and starting < waiting:
             self._start_worker()
             starting += 1
 
@@ -272,6 +332,8 @@ class BotPool:
         if worker.timer is not None:
             worker.timer.cancel()
             worker.timer = None
+        if job.coach:
+            self.coach_answers += 1
         if job.future.done():
             return  # the table stopped waiting (cancelled)
         if "error" in reply:
@@ -287,10 +349,11 @@ class BotPool:
         job.future.set_result(action)
 
     def _fail_queue(self, error: BotError) -> None:
-        while self._queue:
-            job = self._queue.popleft()
-            if not job.future.done():
-                job.future.set_exception(error)
+        for queue in (self._queue, self._coach):
+            while queue:
+                job = queue.popleft()
+                if not job.future.done():
+                    job.future.set_exception(error)
 
     # ------------------------------------------------------------------ the workers
 

@@ -150,6 +150,10 @@ class ServerConfig:
     bot_modules: tuple[str, ...] = ()
     """Modules the server and its bot workers import at start, so that their ``register``
     calls add strategies that tables may choose."""
+    max_coach_requests: int = 64
+    """Hints and reviews being worked out at once over the whole server (one per seat at
+    most; more: ``busy``). Each waits in the bot workers' coach queue, which is served only
+    when no bot decision waits, and holds a few views (a few KiB each) until it is answered."""
     max_bots_per_address: int = 12
     """Server bots the hosts from one IP address may have seated at once, over all tables
     (three tables of four bots; more: ``too_many_bots``). Each bot costs CPU for as long as

@@ -7,8 +7,16 @@ more), and has a bot worker (:meth:`server.botpool.BotPool.hint`) run the coach
 :data:`HINT_THINK_TIME`. The ``ok`` reply, sent when the answer is in, carries the best two
 choices with their mean payouts over the deals sampled. Asking changes nothing at the table.
 
-Only the seat to act may ask, for its current prompt, one hint at a time per connection; a bot
-connection (``hello.kind`` "bot", which is how tournaments and bot programs connect) may not.
+Only the seat to act may ask, for its current prompt; a bot connection (``hello.kind`` "bot",
+which is how tournaments and bot programs connect) may not.
+
+One hint or review at a time per seat, not per connection: another while one is being worked
+out for the same connection is refused with ``busy``. A seat's request whose connection has
+closed, was replaced by a reconnect with the seat token, or left the seat is cancelled: its
+queued coach work is dropped, never worked out, and a new request for the seat is taken. At
+most ``ServerConfig.max_coach_requests`` are worked out at once over the server (more:
+``busy``). The bot workers serve the coach only when no bot decision waits
+(:mod:`server.botpool`).
 
 ``review`` is the same after a hand: for each decision the asking seat made in a finished hand
 of the match, the coach values what was done and the best choice, on that seat's view at the
@@ -22,6 +30,7 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
@@ -32,7 +41,7 @@ from engine.record import RecordError, hand_from_record
 from engine.view import seat_view
 from protocol import messages as m
 from protocol.messages import RequestError
-from server.botpool import BotError
+from server.botpool import BotError, CoachDropped
 from server.hub import Peer
 
 if TYPE_CHECKING:
@@ -46,11 +55,32 @@ HINT_THINK_TIME: Final = 1.0
 REVIEW_THINK_TIME: Final = 0.4
 """Seconds the coach may sample deals for each decision of a review."""
 
-_busy: set[Peer] = set()
-"""Connections with a hint or review being worked out (one at a time each)."""
+
+@dataclass(eq=False)
+class _Asking:
+    """One seat's hint or review being worked out."""
+
+    peer: Peer
+    table: Table
+    seat: int
+    task: asyncio.Task[None] | None = None
+
+    def wanted(self) -> bool:
+        """Whether the asker still waits for the answer: its connection is open and still
+        sits in the seat (a reconnect with the seat token replaces it; leaving ends it)."""
+        peer = self.peer
+        return (
+            not getattr(peer, "closing", False)
+            and peer.table is self.table
+            and peer.seat == self.seat
+        )
+
+
+_asking: dict[tuple[int, int], _Asking] = {}
+"""The hints and reviews being worked out, by ``(id(table), seat)``: one per seat."""
 
 _tasks: set[asyncio.Task[None]] = set()
-"""The hints and reviews being worked out (kept so that they are not collected mid-way)."""
+"""Their tasks, cancelled ones too until they end (kept so that none is collected mid-way)."""
 
 
 def ask(peer: Peer, req: m.Hint) -> None:
@@ -63,7 +93,9 @@ def ask(peer: Peer, req: m.Hint) -> None:
     view = seat_view(match.hand, seat)
     legal = [m.without_seat(a) for a in view["legal"]]
     seq = table.seq
-    _start(peer, table, req.id, "hint", partial(_answer, table, req.id, view, legal, seq))
+    asking = _Asking(peer, table, seat)
+    work = partial(_answer, asking, req.id, view, legal, seq)
+    _start(asking, req.id, "hint", work)
 
 
 def _check_coach(peer: Peer) -> tuple[Table, int]:
@@ -75,9 +107,21 @@ def _check_coach(peer: Peer) -> tuple[Table, int]:
         raise RequestError(m.NOT_ALLOWED, "Hints are for people; a bot connection plays alone")
     if not table.config.hints:
         raise RequestError(m.HINTS_OFF, "This table was created without hints")
-    if peer in _busy:
-        raise RequestError(m.RATE_LIMITED, "Your last hint or review is still being worked out")
+    _forget_unwanted()
+    if (id(table), seat) in _asking:
+        raise RequestError(m.BUSY, "Your last hint or review is still being worked out")
+    if len(_asking) >= table.hub.config.max_coach_requests:
+        raise RequestError(m.BUSY, "The coach is busy; ask again in a moment")
     return table, seat
+
+
+def _forget_unwanted() -> None:
+    """Cancel the requests nobody waits for any more (their seat may ask again at once)."""
+    for key, asking in list(_asking.items()):
+        if not asking.wanted():
+            del _asking[key]
+            if asking.task is not None:
+                asking.task.cancel()
 
 
 def _check(peer: Peer) -> tuple[Table, int]:
@@ -99,15 +143,24 @@ Work = Callable[[], Awaitable[dict[str, Any]]]
 """The coach's work for one request: it returns the ``ok`` reply."""
 
 
-def _start(peer: Peer, table: Table, request_id: int, what: str, work: Work) -> None:
+def _start(asking: _Asking, request_id: int, what: str, work: Work) -> None:
     """Work out a ``hint`` or ``review`` reply in the background and send it when it is in.
 
-    One at a time per connection (``_busy``); a failure of the coach is logged and answered
-    with ``internal_error`` under the request's id (PROTOCOL.md §4)."""
-    _busy.add(peer)
-    task = asyncio.get_running_loop().create_task(_reply(peer, table, request_id, what, work))
+    One at a time per seat (``_asking``, checked by :func:`_check_coach`); a failure of the
+    coach is logged and answered with ``internal_error`` under the request's id (PROTOCOL.md
+    §4)."""
+    key = (id(asking.table), asking.seat)
+    _asking[key] = asking
+    task = asyncio.get_running_loop().create_task(_reply(asking, request_id, what, work))
+    asking.task = task
     _tasks.add(task)
-    task.add_done_callback(_tasks.discard)
+
+    def done(_: asyncio.Task[None]) -> None:
+        _tasks.discard(task)
+        if _asking.get(key) is asking:
+            del _asking[key]
+
+    task.add_done_callback(done)
 
 
 _FAILED: Final = {
@@ -117,32 +170,45 @@ _FAILED: Final = {
 """What the asker is told when the coach fails, by request type."""
 
 
-async def _reply(peer: Peer, table: Table, request_id: int, what: str, work: Work) -> None:
+async def _reply(asking: _Asking, request_id: int, what: str, work: Work) -> None:
     try:
         reply = await work()
-    except asyncio.CancelledError:
-        raise
+    except CoachDropped:
+        return  # the asker is gone: nobody to answer
     except (BotError, KeyError, TypeError, ValueError) as exc:
-        log.warning("table %s: a %s failed (%s: %s)", table.id, what, type(exc).__name__, exc)
+        log.warning(
+            "table %s: a %s failed (%s: %s)", asking.table.id, what, type(exc).__name__, exc
+        )
         reply = m.error(request_id, m.INTERNAL_ERROR, _FAILED[what])
-    finally:
-        _busy.discard(peer)
-    peer.send(reply)
+    if asking.wanted():
+        asking.peer.send(reply)
 
 
 async def _answer(
-    table: Table,
+    asking: _Asking,
     request_id: int,
     view: dict[str, Any],
     legal: list[dict[str, Any]],
     seq: int,
 ) -> dict[str, Any]:
     """The ``ok`` reply to a hint: the coach's best choices on ``view``."""
-    pool = table.hub.bots
+    pool = asking.table.hub.bots
     think_time = min(HINT_THINK_TIME, pool.budget / 2)
-    advice = await pool.hint(view, legal, seed=secrets.randbits(32), think_time=think_time)
-    candidates = [{"action": dict(c["action"]), "value": c["value"]} for c in advice["candidates"]]
+    advice = await pool.hint(
+        view, legal, seed=secrets.randbits(32), think_time=think_time, wanted=asking.wanted
+    )
+    candidates = [_candidate(c) for c in advice["candidates"]]
     return m.ok(request_id, seq=seq, deals=int(advice["deals"]), candidates=candidates)
+
+
+def _candidate(c: Mapping[str, Any]) -> dict[str, Any]:
+    """One candidate of the coach's answer as the ``hint`` reply carries it (PROTOCOL.md §4)."""
+    out: dict[str, Any] = {"action": dict(c["action"]), "value": c["value"]}
+    if "se" in c:
+        out["se"] = c["se"]
+    if c.get("alike"):
+        out["alike"] = [dict(a) for a in c["alike"]]
+    return out
 
 
 def review(peer: Peer, req: m.Review) -> None:
@@ -161,7 +227,8 @@ def review(peer: Peer, req: m.Review) -> None:
         decisions = seat_decisions(entry["record"], seat)
     except (RecordError, KeyError, TypeError) as exc:
         raise RequestError(m.INTERNAL_ERROR, f"The hand cannot be replayed ({exc})") from None
-    _start(peer, table, req.id, "review", partial(_review, table, req.id, number, decisions))
+    asking = _Asking(peer, table, seat)
+    _start(asking, req.id, "review", partial(_review, asking, req.id, number, decisions))
 
 
 def seat_decisions(record: Mapping[str, Any], seat: int) -> list[dict[str, Any]]:
@@ -187,11 +254,11 @@ def seat_decisions(record: Mapping[str, Any], seat: int) -> list[dict[str, Any]]
 
 
 async def _review(
-    table: Table, request_id: int, number: int, decisions: list[dict[str, Any]]
+    asking: _Asking, request_id: int, number: int, decisions: list[dict[str, Any]]
 ) -> dict[str, Any]:
     """The ``ok`` reply to a review: each decision valued against the coach's best, one after
-    the other in the bot workers."""
-    pool = table.hub.bots
+    the other in the bot workers (each dropped unworked once the asker is gone)."""
+    pool = asking.table.hub.bots
     think_time = min(REVIEW_THINK_TIME, pool.budget / 2)
     rows = []
     for d in decisions:
@@ -201,6 +268,7 @@ async def _review(
             seed=secrets.randbits(32),
             think_time=think_time,
             played=d["played"],
+            wanted=asking.wanted,
         )
         best, mine = advice["candidates"][0], advice["played"]
         cost = None
@@ -214,6 +282,7 @@ async def _review(
                 "best": best["action"],
                 "best_value": best["value"],
                 "cost": cost,
+                "se": mine.get("se"),
                 "deals": int(advice["deals"]),
             }
         )

@@ -151,6 +151,14 @@ def test_the_costly_requests_benchmark_plays_a_match_and_reports_each_request() 
     assert "'ok':" in report
 
 
+def test_the_coach_attack_benchmark_reports_bot_moves_before_during_and_after() -> None:
+    report = _run("attack_coach.py", "--seconds", "1", "--strategy", "random")
+    for window in ("before", "during", "after"):
+        line = next(x for x in report.splitlines() if x.strip().startswith(window))
+        assert re.search(r"bot move: p50 +[\d.]+ +p99 +[\d.]+", line), report
+    assert "'asked':" in report
+
+
 def test_the_doors_attack_benchmark_reports_each_scenario() -> None:
     report = _run("attack_doors.py", "--seconds", "1", "--loops", "1")
     for scenario in ("tab churn", "ssh churn", "script GETs"):

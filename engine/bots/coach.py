@@ -6,7 +6,16 @@ the unseen cards at random, consistently with everything public and with the bid
 each deal values every candidate by the seat's payout when the hand is played out from it
 (rollouts with the heuristic for every seat; exactly, by alpha-beta, in the last
 ``exact_tricks`` tricks; picks, burials and calls are rolled out). The answer is the two best
-candidates with their mean payout over the deals, and the number of deals.
+candidates with their mean payout over the deals, the number of deals, and for the second the
+standard error of the difference (every candidate is valued on the same deals, so the error of
+the difference is that of the per-deal differences: far smaller than the spread of a payout).
+Cards that play alike (:func:`engine.bots.search.equivalent_cards`) are named together.
+
+Within the sampling error the coach keeps to standard play: when the heuristic's choice (the
+rules of thumb: defenders lead the called suit, not trump; the picker's side leads trump; ...)
+is within :data:`CONVENTION_SE` standard errors of the best mean, it is named first. The
+rollouts' small edges against convention (a defender's trump lead valued ~0.1 point above
+the called suit's, at under two errors) are noise a learner should not be taught.
 
 Pure and deterministic given ``seed``; a caller that wants a time bound (the server's bot
 workers) passes ``clock`` and ``think_time``: no new deal is begun after ``think_time``.
@@ -21,17 +30,20 @@ workers) passes ``clock`` and ``think_time``: no new deal is begun after ``think
 (4, 2)
 >>> advice["candidates"][0]["action"] in view["legal"]
 True
+>>> advice["candidates"][1]["se"] >= 0
+True
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from engine.actions import Action, action_from_dict
 from engine.bots.base import ActionMap, View, action_key
-from engine.bots.heuristic import mask_of, play_index
+from engine.bots.heuristic import HeuristicStrategy, mask_of, play_index
 from engine.bots.knowledge import Knowledge, read_view
 from engine.bots.policy import bury_score
 from engine.bots.rollout import bidding_weight, finish
@@ -58,6 +70,9 @@ BURY_OPTIONS: Final = 5
 SHOWN: Final = 2
 """Candidates in the answer: the best and the next best."""
 
+CONVENTION_SE: Final = 2.0
+"""Standard errors within which the heuristic's (standard play's) choice is named first."""
+
 
 def hint(
     view: View,
@@ -72,10 +87,14 @@ def hint(
     """The best two of ``legal`` for the seat of ``view`` and their mean payouts.
 
     Returns ``{"deals": n, "candidates": [{"action": map, "value": mean}, ...]}``, best first:
-    at most :data:`SHOWN` candidates, one when only one action is legal (then ``deals`` is 0
-    and ``value`` None: there is nothing to compare). With ``played`` (one of ``legal``: the
-    action the seat took, for a review after the hand) the answer also has ``"played":
-    {"action", "value"}``, valued on the same deals.
+    at most :data:`SHOWN` candidates, one when only one action is legal or all the legal cards
+    play alike (then ``deals`` is 0 and ``value`` None: there is nothing to compare). Every
+    candidate after the best has ``se``: the standard error of the best's mean minus its own
+    over the deals (None below two deals). A card candidate whose equivalents are legal too
+    has ``alike``: those cards' actions (it stands for them). With ``played`` (one of ``legal``:
+    the action the seat took, for a review after the hand) the answer also has ``"played":
+    {"action", "value", "se"}``, valued on the same deals (``se`` as above: its difference
+    from the best, 0.0 when it is the best or one alike).
     """
     if not legal:
         raise ValueError("there is no legal action to advise on")
@@ -97,20 +116,68 @@ def hint(
         return ends_at is not None and clock is not None and clock() >= ends_at
 
     k = read_view(view)
+    alike: dict[int, list[int]] = {}
     if legal[0].get("action") == "play":
-        indices, values, mine = _play_values(k, legal, rng, samples, out_of_time, chosen)
+        indices, values, mine, alike = _play_values(k, legal, rng, samples, out_of_time, chosen)
     else:
         indices, values, mine = _setup_values(k, legal, rng, samples, out_of_time, chosen)
     deals = min((len(v) for v in values), default=0)
     means = [round(sum(v[:deals]) / deals, 3) if deals else None for v in values]
-    order = sorted(range(len(indices)), key=lambda j: -(means[j] or 0.0))[:SHOWN]
-    answer = {
-        "deals": deals,
-        "candidates": [{"action": dict(legal[indices[j]]), "value": means[j]} for j in order],
-    }
+    order = sorted(range(len(indices)), key=lambda j: -(means[j] or 0.0))
+    usual = _usual(view, legal, indices, alike)
+    if usual is not None and usual != order[0] and deals:
+        top = order[0]
+        se = difference_error(values[top][:deals], values[usual][:deals])
+        gap = (means[top] or 0.0) - (means[usual] or 0.0)
+        if se is not None and gap <= CONVENTION_SE * se:
+            order.remove(usual)
+            order.insert(0, usual)
+    best = order[0]
+
+    def candidate(j: int) -> dict[str, Any]:
+        out: dict[str, Any] = {"action": dict(legal[indices[j]]), "value": means[j]}
+        if j != best:
+            out["se"] = difference_error(values[best][:deals], values[j][:deals])
+        if alike.get(indices[j]):
+            out["alike"] = [dict(legal[i]) for i in alike[indices[j]]]
+        return out
+
+    answer = {"deals": deals, "candidates": [candidate(j) for j in order[:SHOWN]]}
     if chosen is not None:
-        answer["played"] = {"action": dict(legal[chosen]), "value": means[mine]}
+        se = 0.0 if mine == best else difference_error(values[best][:deals], values[mine][:deals])
+        answer["played"] = {"action": dict(legal[chosen]), "value": means[mine], "se": se}
     return answer
+
+
+def _usual(
+    view: View, legal: Sequence[ActionMap], indices: list[int], alike: dict[int, list[int]]
+) -> int | None:
+    """The position in ``indices`` of the heuristic's choice (standard play), or of the card
+    that stands for it; None when it is not among them (a burial the coach did not value)."""
+    choice = find_action(legal, HeuristicStrategy(seed=0).choose(view, legal))
+    if choice is None:
+        return None
+    for j, i in enumerate(indices):
+        if i == choice or choice in alike.get(i, ()):
+            return j
+    return None
+
+
+def difference_error(first: Sequence[float], second: Sequence[float]) -> float | None:
+    """The standard error of ``mean(first) - mean(second)`` when both were valued on the same
+    deals (paired: the error of the mean of the per-deal differences), rounded to 0.001; None
+    below two deals.
+
+    >>> difference_error([1.0, 3.0, 2.0], [0.0, 2.0, 2.0])
+    0.333
+    """
+    n = min(len(first), len(second))
+    if n < 2:
+        return None
+    diffs = [a - b for a, b in zip(first[:n], second[:n], strict=True)]
+    mean = sum(diffs) / n
+    variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return round(math.sqrt(variance / n), 3)
 
 
 def find_action(legal: Sequence[ActionMap], action: ActionMap) -> int | None:
@@ -162,16 +229,21 @@ def _play_values(
     samples: int,
     out_of_time: Callable[[], bool],
     chosen: int | None = None,
-) -> tuple[list[int], list[list[float]], int]:
+) -> tuple[list[int], list[list[float]], int, dict[int, list[int]]]:
     """Card play: each distinct legal card (one of equivalent cards) valued per deal; also the
-    position of ``chosen``'s card (or its equivalent) among them."""
+    position of ``chosen``'s card (or its equivalent) among them, and for each valued card's
+    index in ``legal`` the indices of the other legal cards that play alike."""
     index = play_index(legal)
     rep = equivalent_cards(k, mask_of(index))
     cards = sorted(set(rep.values()))
     indices = [index[c] for c in cards]
+    alike = {
+        index[head]: [index[c] for c in sorted(rep) if rep[c] == head and c != head]
+        for head in cards
+    }
     mine = 0 if chosen is None else cards.index(rep[parse_card(legal[chosen]["card"])])
     if len(cards) == 1:
-        return indices, [[]], mine
+        return indices, [[]], mine, alike
     left = 6 - k.trick_number
     exact = left <= (min(DEFAULT_EXACT_TRICKS, 2) if k.leaster else DEFAULT_EXACT_TRICKS)
     count = NodeCount(limit=2 * DEFAULT_NODE_BUDGET, out_of_time=out_of_time)
@@ -191,7 +263,8 @@ def _play_values(
         scored += 1
         return values
 
-    return indices, _sampled_values(k, rng, samples, out_of_time, len(cards), score), mine
+    values = _sampled_values(k, rng, samples, out_of_time, len(cards), score)
+    return indices, values, mine, alike
 
 
 def _setup_values(

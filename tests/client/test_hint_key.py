@@ -61,9 +61,9 @@ async def test_the_hint_key_shows_the_coachs_advice_and_plays_nothing(
                     assert screen.cursor is not None
                     chosen = hand[screen.cursor]
                     assert chosen in prompt.cards()
-                    assert f"Hint: {card_label(chosen)} (" in text, text
-                    # Two cards that play alike (7♦ 8♦) leave nothing to compare.
-                    assert "deals); next" in text or "nothing else" in text, text
+                    assert f"Hint: {card_label(chosen)}" in text, text
+                    # A clear best, two about equal, or cards that play alike named together.
+                    assert re.search(r"deals\); next|about equal|/.* alike", text), text
                 kinds.add(prompt.decision)
                 await player.step()
                 await player.step()
