@@ -701,6 +701,20 @@ class TableModel:
             if new.get("multiplier", 1) > 1:
                 self._log("event", f"Stakes ×{new['multiplier']} (doubler)")
             change |= Change.LOG
+        # What the view says was done in this hand and the log has not told yet: all of it
+        # after a late join, what happened while away after a reconnect (PROTOCOL.md's
+        # ``last`` names only the latest action).
+        told = [] if fresh or old is None else _public_actions(old)
+        missed = _public_actions(new)[len(told) :]
+        if fresh and new.get("phase") == "done":
+            missed = []  # came at a hand's end: its result line tells it
+        if isinstance(last, Mapping) and missed and _same_action(missed[-1], last):
+            missed.pop()  # ``last`` tells it, with what only it carries (your bury's cards)
+        for action in missed:
+            line = _action_line(self, action)
+            if line:
+                self._log("event", line)
+                change |= Change.LOG
         if isinstance(last, Mapping) and "action" in last:
             line = _action_line(self, last)
             if line:
@@ -739,6 +753,39 @@ def _is_new_hand(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     if old.get("phase") == "done" and new.get("phase") != "done":
         return True
     return len(new.get("tricks") or []) < len(old.get("tricks") or [])
+
+
+def _public_actions(view: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The hand's decisions so far that a seat view shows, in the order they were made:
+    passes, pick, blitzes, bury, call (or alone), crack and re-crack (not the ``no_crack``
+    answers, which a view does not keep)."""
+    out: list[dict[str, Any]] = [{"seat": s, "action": "pass"} for s in view.get("passes") or []]
+    picker = view.get("picker")
+    if picker is None:
+        return out
+    out.append({"seat": picker, "action": "pick"})
+    for blitz in view.get("blitzes") or []:
+        out.append({"seat": picker, "action": "blitz", "pair": blitz.get("pair")})
+    if view.get("phase") in ("pick", "bury"):
+        return out
+    out.append({"seat": picker, "action": "bury", "cards": list(view.get("buried") or [])})
+    called = view.get("called")
+    if view.get("unknown") and called is not None:
+        out.append({"seat": picker, "action": "unknown", "card": called})
+    elif called is not None:
+        out.append({"seat": picker, "action": "call", "card": called})
+    elif view.get("alone"):
+        out.append({"seat": picker, "action": "alone"})
+    crack = view.get("crack")
+    if crack is not None:
+        out.append({"seat": crack.get("seat"), "action": "crack", "blitz": crack.get("blitz")})
+        if view.get("recrack"):
+            out.append({"seat": picker, "action": "recrack"})
+    return out
+
+
+def _same_action(action: Mapping[str, Any], last: Mapping[str, Any]) -> bool:
+    return action.get("seat") == last.get("seat") and action.get("action") == last.get("action")
 
 
 def _action_line(model: TableModel, last: Mapping[str, Any]) -> str | None:

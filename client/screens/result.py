@@ -18,14 +18,17 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.css.scalar import Scalar
+from textual.widget import Widget
 from textual.widgets import Static
 
 from client.coach import review_lines
 from client.decisions import live_decisions
 from client.model import NUM_SEATS, Change, FinishedHand, TableModel, rank_places
 from client.screens.base import GameModal
+from client.screens.table import TableScreen
 from client.widgets.cards import card_text, cards_text
-from client.widgets.table import fit_name
+from client.widgets.table import fit_name, tag_name
 
 
 def _signed(n: int | None) -> str:
@@ -166,56 +169,108 @@ def result_table(
     return table
 
 
-def _with_text(result: Mapping[str, Any], names: Sequence[str]) -> str:
+def _side_text(result: Mapping[str, Any], names: Sequence[str]) -> str:
+    """Who played whom, in at most :data:`SIDE_WIDTH` cells: ``Gus+Ann``, ``Gus alone``,
+    ``leaster``, ``doubler`` (a three-letter tag per name, as on the last-trick box)."""
     if result.get("doubler"):
         return "doubler"
     if result.get("leaster"):
         return "leaster"
+    picker = result.get("picker")
+    if not isinstance(picker, int):
+        return "—"
+    who = tag_name(names[picker])
     if result.get("alone"):
-        return "alone"
+        return f"{who} alone"
     partner = result.get("partner")
-    if isinstance(partner, int):
-        return names[partner]
-    return "no partner" if result.get("picker") is not None else ""
+    return f"{who}+{tag_name(names[partner]) if isinstance(partner, int) else '—'}"
 
 
-def score_sheet(hands: Sequence[FinishedHand], names: Sequence[str], me: int | None) -> Table:
-    """A row per hand: picker, partner (or alone / leaster / doubler), the picker side's card
-    points, and each seat's payout with the running total after it (``+2 =+4``)."""
+def stakes_of(result: Mapping[str, Any]) -> int:
+    """What this hand's payouts were multiplied by: the doubler carry-over, blitzes, crack,
+    re-crack and the bump (the product of the breakdown's ``doublings``)."""
+    doublings = result.get("doublings")
+    if doublings is None:  # a breakdown from before RULES.md §11
+        return int(result.get("stakes") or result.get("multiplier") or 1)
+    stakes = 1
+    for doubling in doublings:
+        stakes *= int(doubling.get("factor") or 2)
+    return stakes
+
+
+SIDE_WIDTH = 9
+"""Cells of the score sheet's "side" column (``Gus alone``)."""
+
+SEAT_CELL = 10
+"""Cells of a seat on the score sheet: a payout of four cells with its sign (``-144``), then
+`` =`` and the running total (``-144 =+288``), so three-digit payouts keep the columns."""
+
+
+def _sheet_table(widths: Sequence[int], header: Sequence[str] | None) -> Table:
+    """An empty score sheet table of fixed column widths, with or without its header row (the
+    header and the rows are drawn apart: the header stays while the rows scroll)."""
     table = Table(
         box=None,
         padding=(0, 1),
         collapse_padding=True,
         pad_edge=False,
         show_edge=False,
+        show_header=header is not None,
         header_style="bold",
     )
-    table.add_column("#", justify="right")
-    table.add_column("picker", no_wrap=True, max_width=8)
-    table.add_column("with", no_wrap=True, max_width=8)
-    table.add_column("pts", justify="right")
-    for seat in range(NUM_SEATS):
-        label = fit_name(names[seat], 7) + ("*" if seat == me else "")
-        table.add_column(label, justify="right", no_wrap=True)
-    for hand in hands:
+    labels = list(header) if header is not None else [""] * len(widths)
+    for i, (label, width) in enumerate(zip(labels, widths, strict=True)):
+        table.add_column(
+            label,
+            justify="left" if i in (1,) or i >= 4 else "right",
+            no_wrap=True,
+            width=width,
+            min_width=width,
+            max_width=width,
+        )
+    return table
+
+
+def score_sheet_parts(
+    hands: Sequence[FinishedHand], names: Sequence[str], me: int | None
+) -> tuple[Table, Table]:
+    """The score sheet as its header row and its rows, in columns of the same widths.
+
+    A row per hand: who played whom, the picker side's card points, the stakes (×N when the
+    hand paid more than its base: doubler, blitz, crack, re-crack, bump) and each seat's payout
+    with the running total after it (``  +2 =+4``, ``-144 =-96``).
+    """
+    number_width = max((len(str(h.number)) for h in hands), default=1)
+    stakes = [stakes_of(h.result) for h in hands]
+    stakes_width = max((len(f"×{x}") for x in stakes if x > 1), default=1)
+    seat_labels = [
+        fit_name(names[seat], SEAT_CELL - 1) + ("*" if seat == me else "")
+        for seat in range(NUM_SEATS)
+    ]
+    widths = [number_width, SIDE_WIDTH, 3, stakes_width, *([SEAT_CELL] * NUM_SEATS)]
+    header = _sheet_table(widths, ["#", "side", "pts", "×", *seat_labels])
+    body = _sheet_table(widths, None)
+    for hand, factor in zip(hands, stakes, strict=True):
         result = hand.result
-        picker = result.get("picker")
         side = result.get("picker_side_points")
         payouts = list(result.get("payouts") or [])
         cells: list[RenderableType] = [
             str(hand.number),
-            fit_name(names[picker], 8) if isinstance(picker, int) else "—",
-            fit_name(_with_text(result, names), 8),
+            _side_text(result, names),
             str(side) if isinstance(side, int) and not result.get("leaster") else "—",
+            Text(f"×{factor}", style="bold") if factor > 1 else "",
         ]
         for seat in range(NUM_SEATS):
             pay = payouts[seat] if seat < len(payouts) else None
             total = hand.totals[seat] if seat < len(hand.totals) else 0
-            cell = Text(_signed(pay) or "0", style="bold" if pay else "")
+            cell = Text(f"{_signed(pay) or '0':>4}", style="bold" if pay else "")
             cell.append(f" ={total:+d}")
             cells.append(cell)
-        table.add_row(*cells)
-    return table
+        body.add_row(*cells)
+    return header, body
+
+
+SHEET_LEGEND = "Each seat: this hand's payout, then = the running total. × the stakes."
 
 
 def sheet_body(model: TableModel) -> list[RenderableType]:
@@ -223,11 +278,8 @@ def sheet_body(model: TableModel) -> list[RenderableType]:
     names = [s.name for s in model.seats]
     if not model.history:
         return [Text("No hand has finished yet in this match.")]
-    return [
-        score_sheet(model.history, names, model.my_seat),
-        Text(""),
-        Text("Each seat: this hand's payout, then = the running total.", style="italic"),
-    ]
+    header, body = score_sheet_parts(model.history, names, model.my_seat)
+    return [header, body, Text(""), Text(SHEET_LEGEND, style="italic")]
 
 
 def standings(model: TableModel) -> Table:
@@ -245,7 +297,33 @@ def standings(model: TableModel) -> Table:
     return table
 
 
-class ScoreSheetScreen(GameModal[None]):
+class FitsHeight(GameModal[None]):
+    """A panel whose scrolling part takes the terminal's height less the panel's other lines
+    (its border, a fixed header, the notes and keys below), however tall the terminal is."""
+
+    def fit_to_height(self) -> None:
+        """Give the scrolling part the rows the rest of the panel leaves (at least 3)."""
+        if not self.is_attached:
+            return
+        scroll = self.query_one(VerticalScroll)
+        box = scroll.parent
+        if not isinstance(box, Widget):
+            return
+        others = sum(
+            child.outer_size.height + child.styles.margin.height
+            for child in box.children
+            if child is not scroll and child.display
+        )
+        room = max(3, self.size.height - others - box.styles.gutter.height)
+        if scroll.styles.max_height != Scalar.from_number(room):
+            scroll.styles.max_height = room
+
+    def on_resize(self) -> None:
+        """Fit again for the new size (after the other lines have their new heights)."""
+        self.call_after_refresh(self.fit_to_height)
+
+
+class ScoreSheetScreen(FitsHeight):
     """The score sheet: one row per hand of the match, payouts and running totals (key k)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,k,enter,q", "close", "close")]
@@ -257,8 +335,11 @@ class ScoreSheetScreen(GameModal[None]):
         """The sheet, scrolling when the match is long."""
         with Vertical(id="sheet-box", classes="box") as box:
             box.border_title = "Score sheet"
+            # The header row stays put while a long match's rows scroll under it.
+            yield Static(id="sheet-head")
             with VerticalScroll():
                 yield Static(id="sheet-body")
+            yield Static(Text(SHEET_LEGEND, style="italic"), id="sheet-legend")
             yield Static("Esc closes · h on the table pages through the hands", classes="hint")
 
     def on_mount(self) -> None:
@@ -271,15 +352,27 @@ class ScoreSheetScreen(GameModal[None]):
             self._draw()
 
     def _draw(self) -> None:
-        self.query_one("#sheet-body", Static).update(Group(*sheet_body(self.model)))
+        model = self.model
+        head = self.query_one("#sheet-head", Static)
+        legend = self.query_one("#sheet-legend", Static)
+        body = self.query_one("#sheet-body", Static)
+        head.display = legend.display = bool(model.history)
+        if model.history:
+            names = [s.name for s in model.seats]
+            header, rows = score_sheet_parts(model.history, names, model.my_seat)
+            head.update(header)
+            body.update(rows)
+        else:
+            body.update(Text("No hand has finished yet in this match."))
         self.query_one(VerticalScroll).scroll_end(animate=False)
+        self.call_after_refresh(self.fit_to_height)
 
     def action_close(self) -> None:
         """Back to the table."""
         self.dismiss(None)
 
 
-class MatchOverScreen(GameModal[None]):
+class MatchOverScreen(FitsHeight):
     """The final standings and the score sheet when the match ends; n rematch for the host."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -319,10 +412,12 @@ class MatchOverScreen(GameModal[None]):
         """Fill in the sheet again when the history arrives (after a restart), and the deals'
         verdict when the seeds are revealed (it is logged)."""
         self.game.model_changed.subscribe(self, self._changed)
+        self.call_after_refresh(self.fit_to_height)
 
     def _changed(self, change: Change) -> None:
         if self.model.match_over is not None and change & (Change.HAND_OVER | Change.LOG):
             self.query_one("#match-body", Static).update(self._body())
+            self.call_after_refresh(self.fit_to_height)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The rematch key is the host's."""
@@ -348,7 +443,11 @@ class MatchOverScreen(GameModal[None]):
         await self.app.action_quit()
 
 
-class ResultScreen(GameModal[None]):
+KEYS_WIDTH = 74
+"""Cells of the result panel's key line (its box is 78 wide)."""
+
+
+class ResultScreen(FitsHeight):
     """After a hand: what happened and who pays whom (Enter, Esc or Space closes).
 
     When the next hand already asks you to pick, the panel says so, and p and s answer from
@@ -362,6 +461,8 @@ class ResultScreen(GameModal[None]):
         Binding("v", "review", "review", show=False),
         Binding("p", "decide('pick')", "pick", show=False),
         Binding("s", "decide('pass_blind')", "pass", show=False),
+        Binding("n", "rematch", "rematch", show=False),
+        Binding("q", "quit_app", "quit", show=False),
     ]
 
     def __init__(self, hand: FinishedHand) -> None:
@@ -406,10 +507,20 @@ class ResultScreen(GameModal[None]):
                 review.display = False  # until v asks for the coach's review
                 yield review
             yield Static(id="result-turn", classes="turn-note")
-            keys = "Enter close · x export this hand · h history"
-            if model.info.get("hints"):
-                keys += " · v review your play"
-            yield Static(keys, classes="hint")
+            yield Static(self._keys(), id="result-keys", classes="hint")
+
+    def _keys(self) -> str:
+        """The panel's keys: review only for a seat (a watcher has no play to review), the
+        rematch for the host once the match is over."""
+        keys = ["Enter close", "x export", "h history"]
+        if self.check_action("review", ()):
+            keys.append("v review your play")
+        if self.check_action("rematch", ()):
+            keys.insert(0, "n rematch")
+        keys.append("q quit")
+        if len(" · ".join(keys)) > KEYS_WIDTH:  # the help screen still names x
+            keys.remove("x export")
+        return " · ".join(keys)
 
     def on_mount(self) -> None:
         """Say whether the next decision is already yours, and keep saying it."""
@@ -419,22 +530,28 @@ class ResultScreen(GameModal[None]):
     def _draw_turn(self) -> None:
         live = live_decisions(self.model)
         note = self.query_one("#result-turn", Static)
+        text = Text(style="bold")
         if "pick" in live:
             keys = "p picks, s passes" if "pass_blind" in live else "p picks"
-            text = f"▶ Your turn in the next hand: {keys} (from here too)."
+            text.append(f"▶ Your turn in the next hand: {keys} (from here too).")
+            # This panel covers the hand at 80x24: the new cards are shown with the question.
+            text.append("\nYour cards: ", style="")
+            text.append_text(cards_text(self.model.hand))
         elif self.model.prompt is not None:
-            text = "▶ Your turn in the next hand: Enter closes this panel."
-        else:
-            text = ""
-        note.update(Text(text, style="bold"))
+            text.append("▶ Your turn in the next hand: Enter closes this panel.")
+        note.update(text)
         note.display = bool(text)
+        self.query_one("#result-keys", Static).update(self._keys())
+        self.call_after_refresh(self.fit_to_height)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """p and s work only while that decision is yours."""
         if action == "decide":
             return str(parameters[0]) in live_decisions(self.model)
         if action == "review":
-            return bool(self.model.info.get("hints"))
+            return bool(self.model.info.get("hints")) and self.model.my_seat is not None
+        if action == "rematch":
+            return self.model.match_over is not None and self.model.is_host
         return True
 
     def action_decide(self, action: str) -> None:
@@ -463,6 +580,7 @@ class ResultScreen(GameModal[None]):
         lines = [Text("The coach on your decisions:", style="bold")]
         lines += [Text(line) for line in self.review]
         note.update(Group(Text(""), *lines))
+        self.call_after_refresh(self.fit_to_height)
 
     def action_export(self) -> None:
         """Save this hand's record."""
@@ -472,3 +590,17 @@ class ResultScreen(GameModal[None]):
         """Open the match history."""
         self.dismiss(None)
         self.game.open_history()
+
+    async def action_rematch(self) -> None:
+        """Host, once the match is over: a new match with the same seats."""
+        self.dismiss(None)
+        await self.game.rematch()
+
+    async def action_quit_app(self) -> None:
+        """Quit as the table's q does (asking first while your match runs)."""
+        self.dismiss(None)
+        table = next((s for s in self.game.screen_stack if isinstance(s, TableScreen)), None)
+        if table is None:
+            await self.app.action_quit()
+        else:
+            await table.action_quit_app()

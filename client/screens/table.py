@@ -109,6 +109,7 @@ class TableScreen(GameScreen[None]):
         Binding("c", "call", "Call", show=False),
         Binding("a", "alone", "Alone", show=False),
         Binding("n", "no_crack", "No crack", show=False),
+        Binding("n", "rematch", "Rematch", show=False),  # at match over: no crack round then
         Binding("w", "crack_pair", "Crack with queens", show=False),
         Binding("plus,equals_sign", "add_bot", "Add bot", show=False),
         Binding("minus", "remove_bot", "Remove bot", show=False),
@@ -382,10 +383,14 @@ class TableScreen(GameScreen[None]):
         model = self.model
         status = self.game.status
         if status in ("reconnecting", "connecting"):
+            if model.my_seat is None:  # a watcher has no seat to keep
+                return "Connection lost: reconnecting… then you watch this table again."
             return "Connection lost: reconnecting… your seat is kept."
         if status == "closed":
             return "Disconnected from the server. q quits."
         if model.match_over is not None:
+            if model.is_host:
+                return "Match over: n rematch, k score sheet, h history, x export, q quits."
             return "Match over: k score sheet, h history, x exports the last hand, q quits."
         view = model.view
         if view is None:
@@ -490,6 +495,8 @@ class TableScreen(GameScreen[None]):
             return action in live
         if action in ("add_bot", "remove_bot", "start"):
             return model.table_state == "waiting" and model.is_host
+        if action == "rematch":
+            return model.match_over is not None and model.is_host
         if action == "end_match":
             return model.table_state == "playing" and model.is_host and model.match_over is None
         if action == "leave":
@@ -714,6 +721,11 @@ class TableScreen(GameScreen[None]):
     async def _end_match(self) -> None:
         await self.game.call("end_match")
 
+    async def action_rematch(self) -> None:
+        """Host, once the match is over: a new match with the same seats (n, as on the
+        match-over panel, which may have been closed)."""
+        await self.game.rematch()
+
     def action_last_trick(self) -> None:
         """Show the last trick (and the tricks before it)."""
         self.game.open_tricks()
@@ -792,7 +804,8 @@ class TableScreen(GameScreen[None]):
     async def action_quit_app(self) -> None:
         """Quit, after asking while a match is running."""
         model = self.model
-        if model.table_state == "playing" and model.match_over is None:
+        seated = model.my_seat is not None  # a watcher's quit costs nothing: no question
+        if seated and model.table_state == "playing" and model.match_over is None:
             if self.game.mode == "play":
                 question = "Quit now? The next `sheepshead play` picks this match up again."
             else:

@@ -1,0 +1,336 @@
+"""Issue 28's panels at 80×24 and 120×40: the score sheet (a fixed header, the stakes, columns
+that hold at three-digit payouts), panels as tall as the terminal, the result panel when the next
+decision comes, a watcher's texts and keys, the log after a late join or a reconnect, and the
+rematch key at the end of a match.
+
+Engine-fed Pilot tests (tests/client/feed.py), and real-server ones where the server's own
+timing matters (the late join, ``sheepshead play``'s rematch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from client import play as play_command
+from client.app import SheepsheadApp
+from client.model import FinishedHand, TableModel
+from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
+from client.screens.table import TableScreen
+from client.session import Session
+from client.widgets.cards import card_label
+from server.app import Server
+from tests.client.feed import EngineTable, FakeSession
+from tests.client.test_club_table import fed, next_hand_asks_me_to_pick
+from tests.client.test_e2e import Player, session_for, wait_for
+from tests.client.test_screens import screen_text
+
+SMALL = (80, 24)
+BIG = (120, 40)
+
+
+def hands_played(count: int) -> list[dict[str, Any]]:
+    """The messages of ``count`` whole hands at one table (you at seat 0)."""
+    table = EngineTable(seed=21, dealer=4, me=0, hands_limit=count)
+    messages = table.messages() + table.play_out()
+    for seed in range(22, 21 + count):
+        messages += table.next_hand(seed=seed) + table.play_out()
+    return messages
+
+
+def box_rows(app: Any, title: str) -> list[str]:
+    """The screen lines of the box whose top border carries ``title``, borders included."""
+    lines = screen_text(app).splitlines()
+    top = next(i for i, line in enumerate(lines) if f"╭─ {title}" in line)
+    column = lines[top].index(f"╭─ {title}")
+    bottom = next(i for i in range(top + 1, len(lines)) if lines[i][column : column + 1] == "╰")
+    return lines[top : bottom + 1]
+
+
+# ---------------------------------------------------------------------- the score sheet
+
+
+def assert_seat_columns(header: str, body: list[str]) -> None:
+    """Under each seat's name, every row has a payout of four cells then `` =``."""
+    starts = [m.start() for m in re.finditer(r"(Ann\*|Bob|Cal|Dee|Eve)", header)]
+    assert len(starts) == 5, header
+    for row in body:
+        for start in starts:
+            cell = row[start : start + 6]
+            assert re.fullmatch(r" *[+-]?\d+ =", cell), (cell, header, row)
+
+
+async def test_the_score_sheet_header_stays_in_sight_after_20_hands() -> None:
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SMALL) as pilot:
+        await fed(pilot, hands_played(20))
+        await pilot.press("escape", "k")
+        await wait_for(pilot, lambda: isinstance(app.screen, ScoreSheetScreen))
+        await pilot.pause()
+        rows = box_rows(app, "Score sheet")
+        assert re.search(r"#\s+side\s+pts\s+×\s+Ann\*\s+Bob", rows[1]), rows
+        body = [row for row in rows if re.match(r"│ +\d+ ", row)]
+        assert body[-1].startswith("│ 20 "), rows  # the latest hand, below
+        assert_seat_columns(rows[1], body)  # the rows under a scroll bar still line up
+        assert "Esc closes" in rows[-2]
+
+
+def crafted_hand(number: int, payouts: list[int], totals: list[int], **result: Any) -> FinishedHand:
+    return FinishedHand(
+        number=number,
+        result={"payouts": payouts, **result},
+        reveal={},
+        totals=totals,
+        names=["Ann", "Bob", "Cal", "Dee", "Eve"],
+    )
+
+
+async def test_the_score_sheet_shows_the_stakes_and_aligns_three_digit_payouts() -> None:
+    """A -144 row is explained by its ×16, and the payouts stay in their columns."""
+    crack = [
+        {"kind": "doubler", "seat": None, "pair": None, "factor": 2},
+        {"kind": "crack", "seat": 1, "pair": "black", "factor": 4},
+        {"kind": "recrack", "seat": 0, "pair": None, "factor": 2},
+    ]
+    hands = [
+        crafted_hand(
+            1,
+            [2, -1, 1, -1, -1],
+            [2, -1, 1, -1, -1],
+            picker=0,
+            partner=2,
+            picker_side_points=70,
+            doublings=[],
+        ),
+        crafted_hand(
+            2,
+            [-144, 36, 36, 36, 36],
+            [-142, 35, 37, 35, 35],
+            picker=0,
+            alone=True,
+            picker_side_points=20,
+            doublings=crack,
+        ),
+        crafted_hand(3, [0, 0, 0, 0, 0], [-142, 35, 37, 35, 35], doubler=True),
+    ]
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SMALL) as pilot:
+        await fed(pilot, EngineTable(seed=3).messages())
+        app.model.history = hands
+        await pilot.press("k")
+        await wait_for(pilot, lambda: isinstance(app.screen, ScoreSheetScreen))
+        await pilot.pause()
+        rows = box_rows(app, "Score sheet")
+        body = [row for row in rows if re.match(r"│ \d ", row)]
+        assert len(body) == 3, rows
+        assert "×16" in body[1] and "Ann alone" in body[1]
+        assert "×" not in body[0] and "doubler" in body[2]
+        # Each seat's "=" sits in the same column on every row, whatever the payout's width.
+        marks = [[m.start() for m in re.finditer(" =", row)] for row in body]
+        assert len(marks[0]) == 5 and marks[0] == marks[1] == marks[2], body
+        assert "-144 =-142" in body[1]
+        assert_seat_columns(rows[1], body)
+
+
+# ---------------------------------------------------------------------- panel heights
+
+
+def with_hints(table: EngineTable) -> EngineTable:
+    """The table's summary says the coach is on (``v`` reviews a hand)."""
+    summary = table.info
+    table.info = lambda: {**summary(), "hints": True}  # type: ignore[method-assign]
+    return table
+
+
+async def test_the_result_and_its_review_use_the_height_of_a_big_terminal() -> None:
+    table = with_hints(EngineTable(seed=11, dealer=1, me=0))
+    messages = table.messages() + table.play_out()
+    decision = {
+        "trick": 1,
+        "action": {"action": "play", "card": "9H"},
+        "value": -0.3,
+        "best": {"action": "play", "card": "QC"},
+        "best_value": 0.8,
+        "cost": 1.1,
+        "deals": 40,
+    }
+    session = FakeSession({"review": {"type": "ok", "hand": 0, "decisions": [decision] * 16}})
+    app = SheepsheadApp(session, mode="play")  # type: ignore[arg-type]
+    async with app.run_test(size=BIG) as pilot:
+        await fed(pilot, messages)
+        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
+        result = app.screen
+        assert isinstance(result, ResultScreen)
+        await pilot.press("v")
+        await wait_for(pilot, lambda: bool(result.review))
+        await pilot.pause()
+        rows = box_rows(app, "Hand 1")
+        assert len(rows) > 30, rows  # was capped at 23 rows, the review cut off
+        assert "Enter close" in rows[-2]
+        assert sum("your 9♥ cost about" in row for row in rows) == 16
+
+
+async def test_the_score_sheet_uses_the_height_of_a_big_terminal() -> None:
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=BIG) as pilot:
+        await fed(pilot, hands_played(30))
+        await pilot.press("escape", "k")
+        await wait_for(pilot, lambda: isinstance(app.screen, ScoreSheetScreen))
+        await pilot.pause()
+        rows = box_rows(app, "Score sheet")
+        assert len(rows) > 30, rows
+
+
+async def test_the_result_panel_shows_your_new_cards_when_you_are_asked_to_pick() -> None:
+    """At 80×24 the panel covers your hand: the question comes with the cards it is about."""
+    _, messages = next_hand_asks_me_to_pick()
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SMALL) as pilot:
+        await fed(pilot, messages)
+        assert isinstance(app.screen, ResultScreen)
+        text = screen_text(app)
+        assert "Your turn in the next hand: p picks" in text
+        cards = next(line for line in text.splitlines() if "Your cards:" in line)
+        assert len(app.model.hand) == 6
+        for code in app.model.hand:
+            assert card_label(code) in cards, (code, cards)
+
+
+# ---------------------------------------------------------------------- a watcher
+
+
+async def test_a_watcher_has_no_seat_to_keep_no_play_to_review_and_q_quits() -> None:
+    table = with_hints(EngineTable(seed=11, dealer=1, me=None))
+    messages = table.messages() + table.play_out()
+    session = FakeSession(name="Ole")
+    app = SheepsheadApp(session, mode="watch")  # type: ignore[arg-type]
+    async with app.run_test(size=SMALL) as pilot:
+        await fed(pilot, messages)
+        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
+        text = screen_text(app)
+        assert "review your play" not in text and "q quit" in text
+        table_screen = next(s for s in app.screen_stack if isinstance(s, TableScreen))
+        app.handle_message({"type": "connection", "status": "reconnecting"})
+        status = table_screen.status_text()
+        assert "seat" not in status and "watch this table again" in status, status
+        await pilot.press("q")
+        await wait_for(pilot, lambda: app.return_code is not None)
+        assert app.return_code == 0
+
+
+# ---------------------------------------------------------------------- the log
+
+
+def log_texts(model: TableModel) -> list[str]:
+    return [e.text for e in model.log]
+
+
+def test_the_log_after_a_reconnect_tells_what_happened_while_away() -> None:
+    """The state after a reconnect is far ahead of the last one seen: the pick, the bury and
+    the call made meanwhile are logged from the view, once, before the trick lines."""
+    table = EngineTable(seed=7, dealer=2, me=0)
+    model = TableModel()
+    for msg in table.messages():
+        model.apply(msg)
+    hand = table.hand
+    while not (hand.phase == "play" and hand.tricks):
+        table.apply(hand.legal_actions()[0].to_dict())
+    for msg in table.messages(last={"seat": 1, "action": "play", "card": "7D"}):
+        model.apply(msg)
+    picker = hand.picker
+    assert picker is not None
+    texts = log_texts(model)
+    name = model.name(picker)
+    assert f"{name} picks" in texts and f"{name} buries 2 cards" in texts, texts
+    assert texts.index(f"{name} picks") < texts.index(f"{name} buries 2 cards")
+    assert texts.index(f"{name} buries 2 cards") < texts.index(
+        next(t for t in texts if t.startswith("Trick 1:"))
+    )
+    assert len(texts) == len(set(texts)), texts  # nothing twice
+
+
+async def answer_until_a_bot_picked(session: Session, table: str) -> None:
+    """As the host at ``table``: pass at every pick, play the first legal card, until a bot
+    picked and the play waits for this seat (the table then stands still)."""
+    while True:
+        prompt = None
+        state = None
+        while prompt is None:
+            msg = await session.events.get()
+            if msg.get("type") == "state":
+                state = msg
+            elif msg.get("type") == "your_turn":
+                prompt = msg
+        view = (state or {}).get("view") or {}
+        if prompt["decision"] == "play" and view.get("picker") not in (None, view.get("seat")):
+            return
+        legal = prompt["legal"]
+        chosen = next((a for a in legal if a["action"] == "pass"), legal[0])
+        chosen = {k: v for k, v in chosen.items() if k != "seat"}
+        await session.act(chosen, seq=prompt["seq"])
+
+
+async def test_a_late_watcher_logs_the_pick_and_the_bury_of_the_hand(
+    server: Server, tmp_path: Path
+) -> None:
+    host = await session_for(server, tmp_path, name="Host")
+    reply = await host.request(
+        "create_table", name="late", preset="seed", options={}, hands=None, password=None
+    )
+    table = str(reply["table"])
+    for _ in range(4):
+        await host.request("add_bot", seat=None, strategy="random")
+    await host.request("start")
+    await answer_until_a_bot_picked(host, table)
+    watcher = await session_for(server, tmp_path, name="Watcher")
+    app = SheepsheadApp(watcher, mode="watch", watch_table=table)
+    try:
+        async with app.run_test(size=SMALL) as pilot:
+            await wait_for(pilot, lambda: app.model.view is not None)
+            picker = app.model.view["picker"]  # type: ignore[index]
+            name = app.model.name(picker)
+            await wait_for(pilot, lambda: f"{name} buries 2 cards" in log_texts(app.model))
+            texts = log_texts(app.model)
+            assert f"{name} picks" in texts, texts
+            assert texts.index(f"{name} picks") < texts.index(f"{name} buries 2 cards")
+    finally:
+        await watcher.close()
+        await host.close()
+
+
+# ---------------------------------------------------------------------- rematch in play
+
+
+async def test_n_starts_a_rematch_in_sheepshead_play(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At the end of a `sheepshead play` match, with the panels closed, n starts the next."""
+    monkeypatch.setenv("SHEEPSHEAD_DATA_DIR", str(tmp_path))
+    args = argparse.Namespace(
+        bots="random", preset="seed", hands=1, bot_delay=0.0, memory=True, new=False
+    )
+    server, session, error = await play_command.start_local(args, "Ann")
+    assert error is None, error
+    try:
+        app = SheepsheadApp(session, mode="play")
+        async with app.run_test(size=SMALL) as pilot:
+            player = Player(pilot)
+            await player.until(lambda: isinstance(app.screen, MatchOverScreen), timeout=60)
+            await pilot.press("enter")  # close the standings: n still works on the table
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen | ResultScreen))
+            if isinstance(app.screen, ResultScreen):
+                assert "n rematch" in screen_text(app)
+                await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+            assert "n rematch" in screen_text(app)
+            await pilot.press("n")
+            await wait_for(pilot, lambda: app.model.match_over is None and app.model.view)
+            assert app.model.table_state == "playing"
+            assert any("new match" in text for text in log_texts(app.model))
+    finally:
+        await session.close()
+        await server.stop()
