@@ -148,6 +148,8 @@ class TableScreen(GameScreen[None]):
         """Whether the match-over panel waits for the last trick to be seen (then the result)."""
         self._bury_choice: tuple[int | None, list[str]] = (None, [])
         """The prompt seq and the cards chosen in the bury dialog so far."""
+        self._esc_is_chats = False
+        """Whether the chat box was opened and no key has reached the table since."""
 
     def compose(self) -> ComposeResult:
         """The felt on the left, the log on the right, your hand and the status below."""
@@ -738,12 +740,25 @@ class TableScreen(GameScreen[None]):
             self.game.open_result(self.model.history[-1])
 
     def action_chat(self) -> None:
-        """Open the chat line."""
+        """Open the chat line. An Esc typed while it opens, or right after it closes, is the
+        chat box's: it closes the box and nothing else (see :meth:`on_key`)."""
+        self._esc_is_chats = True
         self.game.open_chat(self._chat_typed)
 
     def _chat_typed(self, text: str | None) -> None:
         if text:
             self.say(text)
+
+    def on_key(self, event: events.Key) -> None:
+        """The first key after the chat box: an Esc is swallowed (it was meant for the box;
+        the next Esc asks to leave); any other key is the table's as usual."""
+        if not self._esc_is_chats:
+            return
+        self._esc_is_chats = False
+        if event.key == "escape":
+            event.stop()
+            event.prevent_default()
+            self.notify("The chat box is closed. Esc again leaves the table (it asks first).")
 
     @work(group="requests", exit_on_error=False)
     async def say(self, text: str) -> None:
@@ -759,26 +774,16 @@ class TableScreen(GameScreen[None]):
         self.game.open_help()
 
     def action_leave(self) -> None:
-        """Back to the lobby (a seated player leaves the table, after saying yes while a match
-        is running: Esc also closes every dialog, and one press too many gave the seat away)."""
+        """Back to the lobby, after saying yes: leaving is never one stray key. Esc closes every
+        dialog, and a press too many (after the chat line, say) gave the seat away at once.
+        With no table there is nothing to lose, and nothing is asked."""
         if self.game.mode == "play":
             return
-        model = self.model
-        if model.my_seat is None or model.table_state != "playing" or model.match_over is not None:
+        question = leave_question(self.model)
+        if question is None:
             self._leave()
-            return
-        me = model.my_seat
-        if any(i != me and seat.kind == "human" for i, seat in enumerate(model.seats)):
-            question = (
-                "Leave the table? A bot plays your seat for the rest of the match, and you"
-                " cannot take it back. (q quits and keeps it for you.)"
-            )
         else:
-            question = (
-                "Leave the table? No other player is seated, so the table closes and the match"
-                " ends. (q quits and keeps it for you.)"
-            )
-        self.game.confirm(question, self._leave)
+            self.game.confirm(question, self._leave)
 
     @work(group="requests", exit_on_error=False)
     async def _leave(self) -> None:
@@ -824,6 +829,37 @@ class TableScreen(GameScreen[None]):
         handler = handlers.get(event.button.id or "")
         if handler is not None:
             handler()
+
+
+def leave_question(model: TableModel) -> str | None:
+    """What Esc asks before leaving the table, for each stage (None: no table to leave)."""
+    if model.table is None:
+        return None
+    if model.my_seat is None:
+        return "Stop watching this table and go back to the lobby?"
+    if model.match_over is not None or model.table_state == "over":
+        return "Leave the table? The match is over: its result is kept. Back to the lobby."
+    me = model.my_seat
+    others = any(i != me and seat.kind == "human" for i, seat in enumerate(model.seats))
+    if model.table_state == "playing":
+        if others:
+            return (
+                "Leave the table? A bot plays your seat for the rest of the match, and you"
+                " cannot take it back. (q quits and keeps it for you.)"
+            )
+        return (
+            "Leave the table? No other player is seated, so the table closes and the match"
+            " ends. (q quits and keeps it for you.)"
+        )
+    if others:
+        return (
+            "Leave the table? The match has not started: your seat is freed for someone else"
+            " (the host may seat a bot in it)."
+        )
+    return (
+        "Leave the table? The match has not started and no other player is seated: the table"
+        " closes."
+    )
 
 
 def _log_text(entry: LogEntry) -> Text:

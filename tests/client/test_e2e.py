@@ -245,7 +245,7 @@ async def test_watch_a_table(server: Server, tmp_path: Path) -> None:
         await wait_for(
             pilot, lambda: str(app.screen.query_one("#status").render()).startswith("Watching")
         )
-        await pilot.press("escape")  # stop watching: the lobby, not an empty screen
+        await pilot.press("escape", "y")  # stop watching: the lobby, not an empty screen
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
         await wait_for(pilot, lambda: not server.lobby.tables[table].spectators)
     await watcher.close()
@@ -360,7 +360,7 @@ async def test_the_lobby_lists_tables_only_while_it_is_on_screen(
         await pilot.pause(0.5)  # ten refresh periods
         assert len(listings) <= at_table + 1, listings[at_table - 3 :]  # one may be on its way
         assert "TableScreen" not in listings[at_table + 1 :]
-        await pilot.press("escape")  # leave the table: back in the lobby, listing again
+        await pilot.press("escape", "y")  # leave the table: back in the lobby, listing again
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
         await wait_for(pilot, lambda: len(listings) >= at_table + 3)
     await session.close()
