@@ -31,6 +31,7 @@ from client.coach import hint_text
 from client.decisions import DECISIONS, is_decision, live_decisions
 from client.model import Change, FinishedHand, LogEntry, TableModel
 from client.screens.base import GameScreen
+from client.screens.dialogs import ALONE_QUESTION
 from client.widgets.base import Panel
 from client.widgets.buttons import KeyButton
 from client.widgets.cards import card_label, cards_label
@@ -579,8 +580,19 @@ class TableScreen(GameScreen[None]):
         self._send_kind("pass")
 
     def action_alone(self) -> None:
-        """Play alone against the other four."""
-        self._send_kind("alone")
+        """Play alone against the other four, after saying yes (one key went alone at once)."""
+        prompt = self.model.prompt
+        action = prompt.find("alone") if prompt else None
+        if action is None:
+            return
+        seq = prompt.seq if prompt else None
+
+        def alone() -> None:
+            current = self.model.prompt
+            if current is not None and current.seq == seq:
+                self.send(action)
+
+        self.game.confirm(ALONE_QUESTION, alone)
 
     def _send_kind(self, kind: str) -> None:
         prompt = self.model.prompt

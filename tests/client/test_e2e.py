@@ -105,6 +105,8 @@ class Player:
             self.seen.add("call")
             calls = [a for a in screen.actions if a.get("action") != "alone"]
             await press("1" if calls else "a")
+        elif isinstance(screen, ConfirmDialog) and "Go alone" in screen.question:
+            await press("y")
         elif model.decision == "pick":
             await press("p")
         elif model.decision in ("bury", "call") and isinstance(screen, TableScreen):
