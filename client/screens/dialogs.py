@@ -7,16 +7,18 @@ that opened one decides what the answer means.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.reactive import reactive
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, OptionList, Select, Static
+from textual.widgets.input import Selection
 from textual.widgets.option_list import Option
 
 from client.bury_check import forces_alone
@@ -428,7 +430,120 @@ class CallDialog(ModalScreen[dict[str, Any] | None]):
             self.dismiss(action)
 
 
-class ChatDialog(ModalScreen[str | None]):
+class TypeAhead:
+    """A dialog whose input takes the keys typed while the dialog opens.
+
+    Keys typed right behind the key that opens a dialog were lost (over SSH the create dialog
+    took seconds to open, and the name typed meanwhile vanished): they were already on their
+    way to the screen below, or they reached the dialog before anything in it had the focus.
+    The screen below hands them over (:func:`hand_over_key`), and the dialog types them into
+    its input, the way the input itself would, until another field has the focus: a
+    character, Backspace, Enter (submits), and Esc (cancels) from the screen below. The
+    input's first contents are selected, so what is typed replaces them.
+    """
+
+    TYPE_AHEAD: ClassVar[str] = "Input"
+    """The selector of the input that takes the keys."""
+
+    _early_keys: list[tuple[str, str | None]] | None = None
+    """Keys handed over before the dialog was mounted (None: none)."""
+
+    def _type_ahead_input(self) -> Input | None:
+        screen = cast(ModalScreen[Any], self)
+        try:
+            return screen.query_one(self.TYPE_AHEAD, Input)
+        except NoMatches:
+            return None
+
+    _ready = False
+    """Whether the input has been focused and selected (until then keys wait)."""
+
+    _typed_enter = False
+    """Whether an Enter was typed ahead (the keys after it are not the dialog's)."""
+
+    def take_key(self, key: str, character: str | None) -> bool:
+        """Take a key typed for this dialog before it was ready; whether it was taken."""
+        if self._typed_enter:
+            return False
+        if key not in ("enter", "backspace", "escape") and not (
+            character and character.isprintable()
+        ):
+            return False
+        if not self._ready:
+            if self._early_keys is None:
+                self._early_keys = []
+            self._early_keys.append((key, character))
+            return True
+        if key == "escape":
+            cast(Any, self).action_cancel()
+            return True
+        return self._type(key, character)
+
+    def _type(self, key: str, character: str | None) -> bool:
+        target = self._type_ahead_input()
+        focused = cast(ModalScreen[Any], self).focused
+        if target is None or (focused is not None and focused is not target):
+            return False
+        if key == "enter":
+            self._typed_enter = True
+            target.post_message(Input.Submitted(target, target.value))
+        elif key == "backspace":
+            target.action_delete_left()
+        elif character and character.isprintable():
+            if target.selection.is_empty:
+                target.insert_text_at_cursor(character)
+            else:
+                target.replace(character, *target.selection)
+        else:
+            return False
+        return True
+
+    def on_mount(self) -> None:
+        """Focus the input, select its contents (typing replaces them), then type the keys
+        handed over meanwhile."""
+        target = self._type_ahead_input()
+        if target is None:
+            return
+        target.focus()
+        target.selection = Selection(0, len(target.value))
+        self._ready = True
+        early, self._early_keys = self._early_keys or [], None
+        for key, character in early:
+            self.take_key(key, character)
+
+    def on_key(self, event: events.Key) -> None:
+        """Type a key that reached the screen (nothing had the focus yet) into the input."""
+        if event.key != "escape" and self._type(event.key, event.character):
+            event.stop()
+            event.prevent_default()
+
+
+def hand_over_key(
+    screen: Screen[Any], event: events.Key, openers: Mapping[str, Callable[[], object]]
+) -> bool:
+    """From a screen's ``on_key``: a key that was on its way to ``screen`` when a dialog
+    opened over it goes to the dialog (see :class:`TypeAhead`); whether it was handled.
+
+    ``openers`` are the keys that open a dialog of the screen's: they act here, as the key
+    reaches the screen, and not later as a binding of the app (which checks them after the
+    keys typed behind them have passed the screen, and these were lost).
+    """
+    top = screen.app.screen
+    opener = openers.get(event.key)
+    if top is screen and opener is not None:
+        opener()
+    elif (
+        not isinstance(top, TypeAhead)
+        or top is screen
+        or not top.take_key(event.key, event.character)
+    ):
+        return False
+    event.stop()
+    event.prevent_default()
+    return True
+
+
+class ChatDialog(TypeAhead, ModalScreen[str | None]):
     """Type a chat line for the table; the recent lines are shown above it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "close")]
@@ -445,11 +560,14 @@ class ChatDialog(ModalScreen[str | None]):
             # off an 80x24 screen).
             with VerticalScroll(id="chat-scroll", can_focus=False):
                 yield Static("\n".join(lines) or "No chat yet.", id="chat-lines", markup=False)
-            yield Input(placeholder="Say something (Enter sends, Esc closes)", max_length=200)
+            yield Input(
+                placeholder="Say something (Enter sends, Esc closes)",
+                max_length=200,
+                select_on_focus=False,
+            )
 
     def on_mount(self) -> None:
-        """Focus the input; show the newest lines."""
-        self.query_one(Input).focus()
+        """Show the newest lines (:class:`TypeAhead` focuses the input)."""
         self.query_one("#chat-scroll", VerticalScroll).scroll_end(animate=False)
 
     @on(Input.Submitted)
@@ -490,7 +608,7 @@ class ConfirmDialog(ModalScreen[bool]):
         self.dismiss(event.button.id == "yes")
 
 
-class PasswordDialog(ModalScreen[str | None]):
+class PasswordDialog(TypeAhead, ModalScreen[str | None]):
     """Ask for a table's password."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "cancel")]
@@ -503,7 +621,8 @@ class PasswordDialog(ModalScreen[str | None]):
         """A label and a password input."""
         with Vertical(id="password-box", classes="box"):
             yield Label(f"Password for {self.table_name}:")
-            yield Input(password=True, max_length=128)  # the most the server takes
+            # 128: the most the server takes.
+            yield Input(password=True, max_length=128, select_on_focus=False)
 
     @on(Input.Submitted)
     def _done(self, event: Input.Submitted) -> None:
@@ -549,9 +668,12 @@ CREATE_FIXED_ROWS = 11
 two borders, the help (three, and a gap), the error line, the buttons (and a gap)."""
 
 
-class CreateTableDialog(ModalScreen[dict[str, Any] | None]):
+class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
     """The fields of ``create_table``: name, preset, options, hands, password, turn timer and
-    whether the coach's hints are on."""
+    whether the coach's hints are on. A name typed while it opens is kept (:class:`TypeAhead`).
+    """
+
+    TYPE_AHEAD = "#f-name"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "cancel"),
@@ -567,9 +689,17 @@ class CreateTableDialog(ModalScreen[dict[str, Any] | None]):
         with Vertical(id="create-box", classes="box") as box:
             box.border_title = "New table"
             box.border_subtitle = CREATE_KEYS
-            with VerticalScroll(id="create-form"), Grid(id="create-grid"):
+            # Not focusable itself: it scrolls to the focused field, and a key typed while the
+            # dialog opens belongs to the name.
+            with VerticalScroll(id="create-form", can_focus=False), Grid(id="create-grid"):
                 yield Label("Table name")
-                yield Input(value=self.default_name, max_length=32, id="f-name", compact=True)
+                yield Input(
+                    value=self.default_name,
+                    max_length=32,
+                    id="f-name",
+                    compact=True,
+                    select_on_focus=False,
+                )
                 yield Label("Rules preset")
                 yield Select(
                     [(preset_title(p), p) for p in PRESETS],
@@ -630,10 +760,6 @@ class CreateTableDialog(ModalScreen[dict[str, Any] | None]):
         buttons have theirs (they must stay in view: they were cut off at every size)."""
         rows = max(3, event.size.height - CREATE_FIXED_ROWS)
         self.query_one("#create-form").styles.max_height = rows
-
-    def on_mount(self) -> None:
-        """Start in the name field."""
-        self.query_one("#f-name", Input).focus()
 
     def _collect(self) -> dict[str, Any] | None:
         name = self.query_one("#f-name", Input).value.strip()

@@ -31,7 +31,7 @@ from client.coach import hint_text
 from client.decisions import DECISIONS, is_decision, live_decisions
 from client.model import Change, FinishedHand, LogEntry, TableModel
 from client.screens.base import GameScreen
-from client.screens.dialogs import ALONE_QUESTION
+from client.screens.dialogs import ALONE_QUESTION, hand_over_key
 from client.widgets.base import Panel
 from client.widgets.buttons import KeyButton
 from client.widgets.cards import card_label, cards_label
@@ -763,8 +763,9 @@ class TableScreen(GameScreen[None]):
 
     def on_key(self, event: events.Key) -> None:
         """The first key after the chat box: an Esc is swallowed (it was meant for the box;
-        the next Esc asks to leave); any other key is the table's as usual."""
-        if not self._esc_is_chats:
+        the next Esc asks to leave); any other key is the table's as usual. Keys typed right
+        behind t belong to the chat box (see :class:`TypeAhead`)."""
+        if hand_over_key(self, event, {"t": self.action_chat}) or not self._esc_is_chats:
             return
         self._esc_is_chats = False
         if event.key == "escape":
