@@ -1,12 +1,12 @@
 """The table screen: five seats around the trick, your hand, what to do now, the log.
 
 Keys: 1–8 choose a card (play it when it is legal), ←/→ move the cursor and Enter plays it;
-p pick, s pass, b bury, c call, a alone; in the crack round c cracks (or re-cracks), w cracks
-showing your queen pair, n declines; + / - add or remove a bot and g start (host, before the
-match); l last trick, h history, k score sheet, x export the last hand, t chat, r rules, i a hint
-from the coach (tables with hints), ? help, Esc lobby, q quit. Every decision comes from the
-``legal`` list of the server's ``your_turn``; which decision keys are live is
-:func:`client.decisions.live_decisions`.
+p pick, s pass, b bury, c call, a alone (asks first); in the crack round c cracks (or
+re-cracks), w cracks showing your queen pair, n declines; + / - add or remove a bot and g start
+(host, before the match); l last trick, h history, k score sheet, x export the last hand, t chat,
+r rules, i a hint from the coach (tables with hints), ? help, Esc lobby (asks first), q quit.
+Every decision comes from the ``legal`` list of the server's ``your_turn``; which decision keys
+are live is :func:`client.decisions.live_decisions`.
 
 No card is chosen at the start of a hand or after any dialog closes, and Enter with no card
 chosen does nothing: a key meant for a closing panel never plays a card.
