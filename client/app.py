@@ -430,6 +430,7 @@ class SheepsheadApp(App[int]):
                 chosen=chosen,
                 rules=(model.view or {}).get("rules") or model.info.get("rules") or {},
                 seat=model.my_seat,
+                hints=bool(model.info.get("hints")),
             ),
             then,
         )
@@ -440,7 +441,8 @@ class SheepsheadApp(App[int]):
         if isinstance(self.screen, CallDialog):
             return
         rules = (model.view or {}).get("rules") or {}
-        self.push_screen(CallDialog(model.hand, model.legal, rules), then)
+        hints = bool(model.info.get("hints"))
+        self.push_screen(CallDialog(model.hand, model.legal, rules, hints=hints), then)
 
     def table_action(self, action: str) -> None:
         """Run a key's action of the table screen (from a panel over it)."""

@@ -1,8 +1,11 @@
 """Where the terminal client keeps its files, and how it reads a server address.
 
-Every path comes from :mod:`platformdirs` (``user_data_dir("sheepshead")`` for the local game's
-database and exported hand records). ``SHEEPSHEAD_DATA_DIR`` overrides the data directory, so a
-test or a second copy of the game can keep its files apart.
+Every path comes from :mod:`platformdirs` (``user_config_dir("sheepshead")`` for the player key,
+seat tokens and settings; ``user_data_dir("sheepshead")`` for the local game's database and
+exported hand records). ``SHEEPSHEAD_CONFIG_DIR`` moves every file the client writes: the config
+files into it and the data files into its ``data`` folder, so two people sharing one machine
+account are two players. ``SHEEPSHEAD_DATA_DIR`` moves the data files alone (and wins over
+``SHEEPSHEAD_CONFIG_DIR`` for them).
 
 >>> parse_address("cards.example.org")
 ('cards.example.org', 7453)
@@ -44,10 +47,24 @@ class AddressError(ValueError):
     code = "bad_address"
 
 
+CONFIG_DIR_VARIABLE: Final = "SHEEPSHEAD_CONFIG_DIR"
+"""The environment variable that moves every file of the client (see :func:`config_dir`)."""
+
+DATA_DIR_VARIABLE: Final = "SHEEPSHEAD_DATA_DIR"
+"""The environment variable that moves the data files only (see :func:`data_dir`)."""
+
+
 def data_dir() -> Path:
-    """The user data directory (created on first use)."""
-    override = os.environ.get("SHEEPSHEAD_DATA_DIR")
-    path = Path(override) if override else platformdirs.user_data_path(APP_NAME)
+    """The user data directory (created on first use): ``SHEEPSHEAD_DATA_DIR``, else the
+    ``data`` folder of ``SHEEPSHEAD_CONFIG_DIR``, else the platform's."""
+    override = os.environ.get(DATA_DIR_VARIABLE)
+    config_override = os.environ.get(CONFIG_DIR_VARIABLE)
+    if override:
+        path = Path(override)
+    elif config_override:
+        path = Path(config_override) / "data"
+    else:
+        path = platformdirs.user_data_path(APP_NAME)
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -57,8 +74,10 @@ PLAYER_KEY_FILE: Final = "player_key"
 
 
 def config_dir() -> Path:
-    """``platformdirs.user_config_dir("sheepshead")``, where seat tokens and the player key live."""
-    return platformdirs.user_config_path(APP_NAME)
+    """Where the player key, seat tokens and settings live: ``SHEEPSHEAD_CONFIG_DIR`` when set,
+    else ``platformdirs.user_config_dir("sheepshead")``."""
+    override = os.environ.get(CONFIG_DIR_VARIABLE)
+    return Path(override) if override else platformdirs.user_config_path(APP_NAME)
 
 
 def player_key(directory: Path | None = None) -> str | None:

@@ -84,10 +84,11 @@ class TokenStore:
 
     @classmethod
     def default(cls) -> TokenStore:
-        """``platformdirs.user_config_dir("sheepshead")/tokens.json``."""
-        import platformdirs
+        """``tokens.json`` in the client's config directory (:func:`client.config.config_dir`,
+        which ``SHEEPSHEAD_CONFIG_DIR`` moves)."""
+        from client.config import config_dir
 
-        return cls(Path(platformdirs.user_config_dir("sheepshead")) / "tokens.json")
+        return cls(config_dir() / "tokens.json")
 
     def load(self) -> dict[str, dict[str, str]]:
         """Everything stored (an unreadable or malformed file counts as empty)."""

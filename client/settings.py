@@ -1,7 +1,7 @@
 """The terminal client's own settings: how the table is shown and how keys act. No wire change.
 
 They are read from ``settings.toml`` in the client's config directory
-(``platformdirs.user_config_dir("sheepshead")``; ``SHEEPSHEAD_CONFIG_DIR`` overrides it), and
+(:func:`client.config.config_dir`: ``SHEEPSHEAD_CONFIG_DIR``, else the platform's), and
 the ``play``/``join``/``watch`` options override the file::
 
     trick_pause = 1.5        # seconds a finished trick stays in the centre, at least
@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-import platformdirs
+from client.config import config_dir
 
 DEFAULT_TRICK_PAUSE: Final = 1.5
 """Seconds a finished trick stays on the table at least (the server waits as long)."""
@@ -93,9 +92,7 @@ class ClientSettings:
 
 def settings_path() -> Path:
     """Where the settings file is looked for."""
-    override = os.environ.get("SHEEPSHEAD_CONFIG_DIR")
-    folder = Path(override) if override else Path(platformdirs.user_config_dir("sheepshead"))
-    return folder / "settings.toml"
+    return config_dir() / "settings.toml"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

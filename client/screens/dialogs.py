@@ -6,21 +6,25 @@ that opened one decides what the answer means.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, cast
 
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.reactive import reactive
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, OptionList, Select, Static
+from textual.widgets.input import Selection
 from textual.widgets.option_list import Option
 
 from client.bury_check import forces_alone
+from client.coach import hint_text
 from client.model import TableModel
+from client.screens.base import game_of
 from client.widgets.buttons import KeyButton
 from client.widgets.cards import SUIT_NAMES, card_label, card_text, cards_text, fail_cards_of_suit
 from client.widgets.hand import CardWidget, HandBar
@@ -31,6 +35,52 @@ from engine.rules import (
     preset_title,
     value_title,
 )
+
+ALONE_QUESTION = (
+    "Go alone, with no partner, against the other four? Your side's win or loss is yours"
+    " alone, at higher stakes."
+)
+"""What going alone asks first (by a key, as a bury that leaves nothing to call does)."""
+
+NO_COACH = "This table has no coach: the host left hints off."
+"""Said when i is pressed at a table without hints."""
+
+
+class CoachLine(Static):
+    """The coach's advice inside a decision dialog (the status line is under the dialog)."""
+
+    DEFAULT_CSS = "CoachLine { height: auto; text-style: bold; display: none; }"
+
+    def advise(self, text: str) -> None:
+        """Show ``text`` (nothing: the line takes no room)."""
+        self.update(text)
+        self.display = bool(text)
+
+
+def ask_coach(
+    screen: ModalScreen[Any],
+    legal: list[dict[str, Any]],
+    then: Callable[[dict[str, Any]], None],
+) -> None:
+    """Ask the server's coach about ``legal`` from a decision dialog: the advice goes to the
+    dialog's :class:`CoachLine` and ``then`` gets the best action (nothing is sent)."""
+    line = screen.query_one(CoachLine)
+    line.advise("Hint: the coach is thinking…")
+
+    async def asking() -> None:
+        game = game_of(screen)
+        reply = await game.call("hint")
+        if not screen.is_attached or game.model.legal != legal:
+            return  # answered or closed meanwhile: the advice is about nothing now
+        if reply is None or "candidates" not in reply:
+            line.advise("")
+            return
+        line.advise(hint_text(reply))
+        candidates = reply["candidates"]
+        if candidates:
+            then(dict(candidates[0].get("action") or {}))
+
+    screen.run_worker(asking(), group="hint", exclusive=True, exit_on_error=False)
 
 
 class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
@@ -50,6 +100,7 @@ class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
         Binding("space", "toggle_cursor", "toggle"),
         Binding("enter", "confirm", "bury"),
         Binding("z", "blitz", "blitz"),
+        Binding("i", "hint", "hint"),
         Binding("escape", "cancel", "later"),
     ]
 
@@ -70,8 +121,11 @@ class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
         chosen: list[str] | None = None,
         rules: Mapping[str, Any] | None = None,
         seat: int | None = None,
+        hints: bool = False,
     ) -> None:
         super().__init__(classes="dialog")
+        self.hints = hints
+        """Whether the table has the coach (i asks it)."""
         self.hand = list(hand)
         self.blind = [c for c in blind if c in self.hand]
         self.answers_legal = [dict(a) for a in legal]
@@ -113,10 +167,13 @@ class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
                 )
             yield HandBar(id="bury-hand")
             yield Static(id="bury-chosen")
+            yield CoachLine()
             with Horizontal(classes="buttons"):
                 if self.blitz is not None:
                     yield KeyButton("Blitz  z", id="bury-blitz-ok", variant="warning")
                 yield KeyButton("Bury ⏎", id="bury-ok", variant="primary")
+                if self.hints:
+                    yield KeyButton("Hint  i", id="bury-hint")
                 yield KeyButton("Later  Esc", id="bury-cancel")
 
     def on_mount(self) -> None:
@@ -211,6 +268,24 @@ class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
         if self.blitz is not None:
             self.dismiss(self.blitz)
 
+    def action_hint(self) -> None:
+        """i: ask the coach; its best bury is chosen (and shown), never buried."""
+        if not self.hints:
+            self.notify(NO_COACH)
+            return
+        ask_coach(self, self.answers_legal, self._advised)
+
+    def _advised(self, action: dict[str, Any]) -> None:
+        cards = [c for c in action.get("cards") or [] if c in self.hand]
+        if action.get("action") == "bury" and len(cards) == 2:
+            self.chosen[:] = cards
+            self.note = None
+            self._draw()
+
+    @on(Button.Pressed, "#bury-hint")
+    def _hint(self) -> None:
+        self.action_hint()
+
     @on(Button.Pressed, "#bury-blitz-ok")
     def _blitz(self) -> None:
         self.action_blitz()
@@ -258,6 +333,7 @@ class CallDialog(ModalScreen[dict[str, Any] | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(str(n), f"choose({n - 1})", f"call {n}", show=False) for n in range(1, 10)),
         Binding("a", "alone", "alone"),
+        Binding("i", "hint", "hint"),
         Binding("escape", "cancel", "later"),
     ]
 
@@ -266,8 +342,12 @@ class CallDialog(ModalScreen[dict[str, Any] | None]):
         hand: Sequence[str],
         legal: Sequence[Mapping[str, Any]],
         rules: Mapping[str, Any] | None = None,
+        *,
+        hints: bool = False,
     ) -> None:
         super().__init__(classes="dialog")
+        self.hints = hints
+        """Whether the table has the coach (i asks it)."""
         self.hand = list(hand)
         self.answers_legal = [dict(a) for a in legal]
         """The legal actions of the decision this dialog answers (it is stale once they change)."""
@@ -297,7 +377,11 @@ class CallDialog(ModalScreen[dict[str, Any] | None]):
                 prompt = Text(f"{key}  ", style="bold") + describe_call(action, self.hand)
                 options.append(Option(prompt, id=f"call-{i}"))
             yield OptionList(*options, id="call-list")
-            yield Static("↑/↓ and Enter, a number, or a for alone · Esc: later", classes="hint")
+            yield CoachLine()
+            coach = " · i hint" if self.hints else ""
+            yield Static(
+                f"↑/↓ and Enter, a number, or a for alone{coach} · Esc: later", classes="hint"
+            )
 
     def on_mount(self) -> None:
         """Focus the choices."""
@@ -309,10 +393,29 @@ class CallDialog(ModalScreen[dict[str, Any] | None]):
             self.dismiss(self.actions[index])
 
     def action_alone(self) -> None:
-        """Go alone."""
+        """Go alone, after saying yes (a stray a went alone at once)."""
         for action in self.actions:
             if action.get("action") == "alone":
+                self._alone(action)
+                return
+
+    def _alone(self, action: dict[str, Any]) -> None:
+        def answered(yes: bool | None) -> None:
+            if yes and self.is_attached:
                 self.dismiss(action)
+
+        self.app.push_screen(ConfirmDialog(ALONE_QUESTION), answered)
+
+    def action_hint(self) -> None:
+        """i: ask the coach; its best choice is highlighted, never made."""
+        if not self.hints:
+            self.notify(NO_COACH)
+            return
+        ask_coach(self, self.answers_legal, self._advised)
+
+    def _advised(self, action: dict[str, Any]) -> None:
+        if action in self.actions:
+            self.query_one(OptionList).highlighted = self.actions.index(action)
 
     def action_cancel(self) -> None:
         """Close without deciding (c reopens)."""
@@ -320,10 +423,127 @@ class CallDialog(ModalScreen[dict[str, Any] | None]):
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(self.actions[event.option_index])
+        action = self.actions[event.option_index]
+        if action.get("action") == "alone":
+            self._alone(action)
+        else:
+            self.dismiss(action)
 
 
-class ChatDialog(ModalScreen[str | None]):
+class TypeAhead:
+    """A dialog whose input takes the keys typed while the dialog opens.
+
+    Keys typed right behind the key that opens a dialog were lost (over SSH the create dialog
+    took seconds to open, and the name typed meanwhile vanished): they were already on their
+    way to the screen below, or they reached the dialog before anything in it had the focus.
+    The screen below hands them over (:func:`hand_over_key`), and the dialog types them into
+    its input, the way the input itself would, until another field has the focus: a
+    character, Backspace, Enter (submits), and Esc (cancels) from the screen below. The
+    input's first contents are selected, so what is typed replaces them.
+    """
+
+    TYPE_AHEAD: ClassVar[str] = "Input"
+    """The selector of the input that takes the keys."""
+
+    _early_keys: list[tuple[str, str | None]] | None = None
+    """Keys handed over before the dialog was mounted (None: none)."""
+
+    def _type_ahead_input(self) -> Input | None:
+        screen = cast(ModalScreen[Any], self)
+        try:
+            return screen.query_one(self.TYPE_AHEAD, Input)
+        except NoMatches:
+            return None
+
+    _ready = False
+    """Whether the input has been focused and selected (until then keys wait)."""
+
+    _typed_enter = False
+    """Whether an Enter was typed ahead (the keys after it are not the dialog's)."""
+
+    def take_key(self, key: str, character: str | None) -> bool:
+        """Take a key typed for this dialog before it was ready; whether it was taken."""
+        if self._typed_enter:
+            return False
+        if key not in ("enter", "backspace", "escape") and not (
+            character and character.isprintable()
+        ):
+            return False
+        if not self._ready:
+            if self._early_keys is None:
+                self._early_keys = []
+            self._early_keys.append((key, character))
+            return True
+        if key == "escape":
+            cast(Any, self).action_cancel()
+            return True
+        return self._type(key, character)
+
+    def _type(self, key: str, character: str | None) -> bool:
+        target = self._type_ahead_input()
+        focused = cast(ModalScreen[Any], self).focused
+        if target is None or (focused is not None and focused is not target):
+            return False
+        if key == "enter":
+            self._typed_enter = True
+            target.post_message(Input.Submitted(target, target.value))
+        elif key == "backspace":
+            target.action_delete_left()
+        elif character and character.isprintable():
+            if target.selection.is_empty:
+                target.insert_text_at_cursor(character)
+            else:
+                target.replace(character, *target.selection)
+        else:
+            return False
+        return True
+
+    def on_mount(self) -> None:
+        """Focus the input, select its contents (typing replaces them), then type the keys
+        handed over meanwhile."""
+        target = self._type_ahead_input()
+        if target is None:
+            return
+        target.focus()
+        target.selection = Selection(0, len(target.value))
+        self._ready = True
+        early, self._early_keys = self._early_keys or [], None
+        for key, character in early:
+            self.take_key(key, character)
+
+    def on_key(self, event: events.Key) -> None:
+        """Type a key that reached the screen (nothing had the focus yet) into the input."""
+        if event.key != "escape" and self._type(event.key, event.character):
+            event.stop()
+            event.prevent_default()
+
+
+def hand_over_key(
+    screen: Screen[Any], event: events.Key, openers: Mapping[str, Callable[[], object]]
+) -> bool:
+    """From a screen's ``on_key``: a key that was on its way to ``screen`` when a dialog
+    opened over it goes to the dialog (see :class:`TypeAhead`); whether it was handled.
+
+    ``openers`` are the keys that open a dialog of the screen's: they act here, as the key
+    reaches the screen, and not later as a binding of the app (which checks them after the
+    keys typed behind them have passed the screen, and these were lost).
+    """
+    top = screen.app.screen
+    opener = openers.get(event.key)
+    if top is screen and opener is not None:
+        opener()
+    elif (
+        not isinstance(top, TypeAhead)
+        or top is screen
+        or not top.take_key(event.key, event.character)
+    ):
+        return False
+    event.stop()
+    event.prevent_default()
+    return True
+
+
+class ChatDialog(TypeAhead, ModalScreen[str | None]):
     """Type a chat line for the table; the recent lines are shown above it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "close")]
@@ -336,12 +556,19 @@ class ChatDialog(ModalScreen[str | None]):
         """Recent chat and the input line."""
         lines = [e.text for e in self.model.log if e.kind == "chat"][-8:]
         with Vertical(id="chat-box", classes="box"):
-            yield Static("\n".join(lines) or "No chat yet.", id="chat-lines", markup=False)
-            yield Input(placeholder="Say something (Enter sends, Esc closes)", max_length=200)
+            # Long lines wrap: the newest stay in view and the input below them (it was pushed
+            # off an 80x24 screen).
+            with VerticalScroll(id="chat-scroll", can_focus=False):
+                yield Static("\n".join(lines) or "No chat yet.", id="chat-lines", markup=False)
+            yield Input(
+                placeholder="Say something (Enter sends, Esc closes)",
+                max_length=200,
+                select_on_focus=False,
+            )
 
     def on_mount(self) -> None:
-        """Focus the input."""
-        self.query_one(Input).focus()
+        """Show the newest lines (:class:`TypeAhead` focuses the input)."""
+        self.query_one("#chat-scroll", VerticalScroll).scroll_end(animate=False)
 
     @on(Input.Submitted)
     def _send(self, event: Input.Submitted) -> None:
@@ -381,7 +608,7 @@ class ConfirmDialog(ModalScreen[bool]):
         self.dismiss(event.button.id == "yes")
 
 
-class PasswordDialog(ModalScreen[str | None]):
+class PasswordDialog(TypeAhead, ModalScreen[str | None]):
     """Ask for a table's password."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "cancel")]
@@ -394,7 +621,8 @@ class PasswordDialog(ModalScreen[str | None]):
         """A label and a password input."""
         with Vertical(id="password-box", classes="box"):
             yield Label(f"Password for {self.table_name}:")
-            yield Input(password=True, max_length=128)  # the most the server takes
+            # 128: the most the server takes.
+            yield Input(password=True, max_length=128, select_on_focus=False)
 
     @on(Input.Submitted)
     def _done(self, event: Input.Submitted) -> None:
@@ -432,9 +660,20 @@ def _option_choices() -> list[tuple[str, tuple[object, ...], str]]:
     return [(name, option_choices(name), OPTION_HELP[name]) for name in OPTION_NAMES]
 
 
-class CreateTableDialog(ModalScreen[dict[str, Any] | None]):
+CREATE_KEYS = "Tab next field · Ctrl+S create · Esc cancel"
+"""The create dialog's keys, on its bottom border (Enter in a text field creates too)."""
+
+CREATE_FIXED_ROWS = 11
+"""Rows of the create dialog that are not the form: a free row above and below the box, its
+two borders, the help (three, and a gap), the error line, the buttons (and a gap)."""
+
+
+class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
     """The fields of ``create_table``: name, preset, options, hands, password, turn timer and
-    whether the coach's hints are on."""
+    whether the coach's hints are on. A name typed while it opens is kept (:class:`TypeAhead`).
+    """
+
+    TYPE_AHEAD = "#f-name"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "cancel"),
@@ -449,9 +688,18 @@ class CreateTableDialog(ModalScreen[dict[str, Any] | None]):
         """A compact form, one line per field; the focused field's help shows below it."""
         with Vertical(id="create-box", classes="box") as box:
             box.border_title = "New table"
-            with VerticalScroll(id="create-form"), Grid(id="create-grid"):
+            box.border_subtitle = CREATE_KEYS
+            # Not focusable itself: it scrolls to the focused field, and a key typed while the
+            # dialog opens belongs to the name.
+            with VerticalScroll(id="create-form", can_focus=False), Grid(id="create-grid"):
                 yield Label("Table name")
-                yield Input(value=self.default_name, max_length=32, id="f-name", compact=True)
+                yield Input(
+                    value=self.default_name,
+                    max_length=32,
+                    id="f-name",
+                    compact=True,
+                    select_on_focus=False,
+                )
                 yield Label("Rules preset")
                 yield Select(
                     [(preset_title(p), p) for p in PRESETS],
@@ -496,17 +744,22 @@ class CreateTableDialog(ModalScreen[dict[str, Any] | None]):
             yield Static(id="create-help", classes="hint")
             yield Static(id="create-error", classes="error")
             with Horizontal(classes="buttons"):
-                yield Button("Create  ⏎", id="create-ok", variant="primary", compact=True)
+                yield Button("Create  Ctrl+S", id="create-ok", variant="primary", compact=True)
                 yield Button("Cancel  Esc", id="create-cancel", compact=True)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """Explain the field that has the focus."""
         field = event.widget.id or ""
-        self.query_one("#create-help", Static).update(FIELD_HELP.get(field, ""))
+        text = FIELD_HELP.get(field, "")
+        if isinstance(event.widget, Select):
+            text += " Enter or Space opens the list."
+        self.query_one("#create-help", Static).update(text)
 
-    def on_mount(self) -> None:
-        """Start in the name field."""
-        self.query_one("#f-name", Input).focus()
+    def on_resize(self, event: events.Resize) -> None:
+        """The form takes the rows the terminal has once the help, the error line and the
+        buttons have theirs (they must stay in view: they were cut off at every size)."""
+        rows = max(3, event.size.height - CREATE_FIXED_ROWS)
+        self.query_one("#create-form").styles.max_height = rows
 
     def _collect(self) -> dict[str, Any] | None:
         name = self.query_one("#f-name", Input).value.strip()

@@ -6,12 +6,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Static
 
 from client.screens.base import GameScreen
+from client.screens.dialogs import hand_over_key
 from engine.rules import preset_title
 
 REFRESH_SECONDS = 3.0
@@ -110,6 +111,10 @@ class LobbyScreen(GameScreen[None]):
             self.refresh_tables()
             self.set_interval(REFRESH_SECONDS, self.refresh_tables)
         grid.focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys typed right behind c belong to the create dialog (see :class:`TypeAhead`)."""
+        hand_over_key(self, event, {"c": self.action_create})
 
     def on_screen_resume(self) -> None:
         """Back from a table: list again."""

@@ -1,12 +1,12 @@
 """The table screen: five seats around the trick, your hand, what to do now, the log.
 
 Keys: 1–8 choose a card (play it when it is legal), ←/→ move the cursor and Enter plays it;
-p pick, s pass, b bury, c call, a alone; in the crack round c cracks (or re-cracks), w cracks
-showing your queen pair, n declines; + / - add or remove a bot and g start (host, before the
-match); l last trick, h history, k score sheet, x export the last hand, t chat, r rules, i a hint
-from the coach (tables with hints), ? help, Esc lobby, q quit. Every decision comes from the
-``legal`` list of the server's ``your_turn``; which decision keys are live is
-:func:`client.decisions.live_decisions`.
+p pick, s pass, b bury, c call, a alone (asks first); in the crack round c cracks (or
+re-cracks), w cracks showing your queen pair, n declines; + / - add or remove a bot and g start
+(host, before the match); l last trick, h history, k score sheet, x export the last hand, t chat,
+r rules, i a hint from the coach (tables with hints), ? help, Esc lobby (asks first), q quit.
+Every decision comes from the ``legal`` list of the server's ``your_turn``; which decision keys
+are live is :func:`client.decisions.live_decisions`.
 
 No card is chosen at the start of a hand or after any dialog closes, and Enter with no card
 chosen does nothing: a key meant for a closing panel never plays a card.
@@ -31,6 +31,7 @@ from client.coach import hint_text
 from client.decisions import DECISIONS, is_decision, live_decisions
 from client.model import Change, FinishedHand, LogEntry, TableModel
 from client.screens.base import GameScreen
+from client.screens.dialogs import ALONE_QUESTION, hand_over_key
 from client.widgets.base import Panel
 from client.widgets.buttons import KeyButton
 from client.widgets.cards import card_label, cards_label
@@ -149,6 +150,8 @@ class TableScreen(GameScreen[None]):
         """Whether the match-over panel waits for the last trick to be seen (then the result)."""
         self._bury_choice: tuple[int | None, list[str]] = (None, [])
         """The prompt seq and the cards chosen in the bury dialog so far."""
+        self._esc_is_chats = False
+        """Whether the chat box was opened and no key has reached the table since."""
 
     def compose(self) -> ComposeResult:
         """The felt on the left, the log on the right, your hand and the status below."""
@@ -584,8 +587,19 @@ class TableScreen(GameScreen[None]):
         self._send_kind("pass")
 
     def action_alone(self) -> None:
-        """Play alone against the other four."""
-        self._send_kind("alone")
+        """Play alone against the other four, after saying yes (one key went alone at once)."""
+        prompt = self.model.prompt
+        action = prompt.find("alone") if prompt else None
+        if action is None:
+            return
+        seq = prompt.seq if prompt else None
+
+        def alone() -> None:
+            current = self.model.prompt
+            if current is not None and current.seq == seq:
+                self.send(action)
+
+        self.game.confirm(ALONE_QUESTION, alone)
 
     def _send_kind(self, kind: str) -> None:
         prompt = self.model.prompt
@@ -750,12 +764,26 @@ class TableScreen(GameScreen[None]):
             self.game.open_result(self.model.history[-1])
 
     def action_chat(self) -> None:
-        """Open the chat line."""
+        """Open the chat line. An Esc typed while it opens, or right after it closes, is the
+        chat box's: it closes the box and nothing else (see :meth:`on_key`)."""
+        self._esc_is_chats = True
         self.game.open_chat(self._chat_typed)
 
     def _chat_typed(self, text: str | None) -> None:
         if text:
             self.say(text)
+
+    def on_key(self, event: events.Key) -> None:
+        """The first key after the chat box: an Esc is swallowed (it was meant for the box;
+        the next Esc asks to leave); any other key is the table's as usual. Keys typed right
+        behind t belong to the chat box (see :class:`TypeAhead`)."""
+        if hand_over_key(self, event, {"t": self.action_chat}) or not self._esc_is_chats:
+            return
+        self._esc_is_chats = False
+        if event.key == "escape":
+            event.stop()
+            event.prevent_default()
+            self.notify("The chat box is closed. Esc again leaves the table (it asks first).")
 
     @work(group="requests", exit_on_error=False)
     async def say(self, text: str) -> None:
@@ -771,26 +799,16 @@ class TableScreen(GameScreen[None]):
         self.game.open_help()
 
     def action_leave(self) -> None:
-        """Back to the lobby (a seated player leaves the table, after saying yes while a match
-        is running: Esc also closes every dialog, and one press too many gave the seat away)."""
+        """Back to the lobby, after saying yes: leaving is never one stray key. Esc closes every
+        dialog, and a press too many (after the chat line, say) gave the seat away at once.
+        With no table there is nothing to lose, and nothing is asked."""
         if self.game.mode == "play":
             return
-        model = self.model
-        if model.my_seat is None or model.table_state != "playing" or model.match_over is not None:
+        question = leave_question(self.model)
+        if question is None:
             self._leave()
-            return
-        me = model.my_seat
-        if any(i != me and seat.kind == "human" for i, seat in enumerate(model.seats)):
-            question = (
-                "Leave the table? A bot plays your seat for the rest of the match, and you"
-                " cannot take it back. (q quits and keeps it for you.)"
-            )
         else:
-            question = (
-                "Leave the table? No other player is seated, so the table closes and the match"
-                " ends. (q quits and keeps it for you.)"
-            )
-        self.game.confirm(question, self._leave)
+            self.game.confirm(question, self._leave)
 
     @work(group="requests", exit_on_error=False)
     async def _leave(self) -> None:
@@ -837,6 +855,37 @@ class TableScreen(GameScreen[None]):
         handler = handlers.get(event.button.id or "")
         if handler is not None:
             handler()
+
+
+def leave_question(model: TableModel) -> str | None:
+    """What Esc asks before leaving the table, for each stage (None: no table to leave)."""
+    if model.table is None:
+        return None
+    if model.my_seat is None:
+        return "Stop watching this table and go back to the lobby?"
+    if model.match_over is not None or model.table_state == "over":
+        return "Leave the table? The match is over: its result is kept. Back to the lobby."
+    me = model.my_seat
+    others = any(i != me and seat.kind == "human" for i, seat in enumerate(model.seats))
+    if model.table_state == "playing":
+        if others:
+            return (
+                "Leave the table? A bot plays your seat for the rest of the match, and you"
+                " cannot take it back. (q quits and keeps it for you.)"
+            )
+        return (
+            "Leave the table? No other player is seated, so the table closes and the match"
+            " ends. (q quits and keeps it for you.)"
+        )
+    if others:
+        return (
+            "Leave the table? The match has not started: your seat is freed for someone else"
+            " (the host may seat a bot in it)."
+        )
+    return (
+        "Leave the table? The match has not started and no other player is seated: the table"
+        " closes."
+    )
 
 
 def _log_text(entry: LogEntry) -> Text:

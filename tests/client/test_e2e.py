@@ -105,6 +105,8 @@ class Player:
             self.seen.add("call")
             calls = [a for a in screen.actions if a.get("action") != "alone"]
             await press("1" if calls else "a")
+        elif isinstance(screen, ConfirmDialog) and "Go alone" in screen.question:
+            await press("y")
         elif model.decision == "pick":
             await press("p")
         elif model.decision in ("bury", "call") and isinstance(screen, TableScreen):
@@ -245,7 +247,7 @@ async def test_watch_a_table(server: Server, tmp_path: Path) -> None:
         await wait_for(
             pilot, lambda: str(app.screen.query_one("#status").render()).startswith("Watching")
         )
-        await pilot.press("escape")  # stop watching: the lobby, not an empty screen
+        await pilot.press("escape", "y")  # stop watching: the lobby, not an empty screen
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
         await wait_for(pilot, lambda: not server.lobby.tables[table].spectators)
     await watcher.close()
@@ -360,7 +362,7 @@ async def test_the_lobby_lists_tables_only_while_it_is_on_screen(
         await pilot.pause(0.5)  # ten refresh periods
         assert len(listings) <= at_table + 1, listings[at_table - 3 :]  # one may be on its way
         assert "TableScreen" not in listings[at_table + 1 :]
-        await pilot.press("escape")  # leave the table: back in the lobby, listing again
+        await pilot.press("escape", "y")  # leave the table: back in the lobby, listing again
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
         await wait_for(pilot, lambda: len(listings) >= at_table + 3)
     await session.close()

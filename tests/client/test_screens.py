@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import OptionList
 
 import client.bury_check
 import client.coach
@@ -179,7 +180,39 @@ async def test_alone_from_the_call_dialog_and_from_the_table() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await fed(pilot, table.messages())
         assert isinstance(app.screen, CallDialog)
+        # a asks first, in the dialog and at the table (one key went alone at once): no keeps
+        # the choice open, yes goes alone.
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog) and "Go alone" in app.screen.question
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, CallDialog) and app.outbox == []
         await pilot.press("escape", "a")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog) and app.outbox == []
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen) and app.outbox == []
+        await pilot.press("a", "y")
+        await pilot.pause()
+        assert app.outbox == [{"action": "alone"}]
+
+
+async def test_alone_from_the_call_list_asks_too() -> None:
+    table = EngineTable(seed=1, dealer=4, me=0)
+    table.apply({"action": "pick"})
+    table.apply(table.hand.legal_actions()[-1].to_dict())
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        dialog = app.screen
+        assert isinstance(dialog, CallDialog)
+        dialog.query_one("#call-list", OptionList).highlighted = len(dialog.actions) - 1
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog) and app.outbox == []
+        await pilot.press("y")
         await pilot.pause()
         assert app.outbox == [{"action": "alone"}]
 
@@ -460,3 +493,77 @@ async def test_an_open_result_shows_the_latest_hand() -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
+
+
+def _coached(table: EngineTable) -> EngineTable:
+    """The table with the coach on (hints)."""
+    plain = table.info
+    table.info = lambda: {**plain(), "hints": True}  # type: ignore[method-assign]
+    return table
+
+
+async def test_i_in_the_bury_dialog_asks_the_coach_and_buries_nothing() -> None:
+    """The status line offered i during the bury, and in the dialog it did nothing."""
+    from tests.client.feed import FakeSession
+
+    table = _coached(EngineTable(seed=3, dealer=4, me=0))
+    table.apply({"action": "pick"})
+    session = FakeSession()
+    app = SheepsheadApp(session, mode="play")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        dialog = app.screen
+        assert isinstance(dialog, BuryDialog) and dialog.query_one("#bury-hint").display
+        best = next(a for a in app.model.legal if a["action"] == "bury")
+        session.replies["hint"] = {
+            "type": "ok",
+            "deals": 40,
+            "candidates": [{"action": best, "value": 1.5}],
+        }
+        await pilot.press("i")
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if sorted(dialog.chosen) == sorted(best["cards"]):
+                break
+        assert sorted(dialog.chosen) == sorted(best["cards"])  # chosen, shown
+        assert "Hint: bury" in screen_text(app)
+        assert [m["type"] for m in session.sent if m["type"] != "history"] == ["hint"]
+        assert app.screen is dialog  # nothing buried
+
+
+async def test_i_in_the_call_dialog_highlights_the_coachs_choice() -> None:
+    from tests.client.feed import FakeSession
+
+    table = _coached(EngineTable(seed=1, dealer=4, me=0))
+    table.apply({"action": "pick"})
+    table.apply(table.hand.legal_actions()[-1].to_dict())
+    session = FakeSession()
+    app = SheepsheadApp(session, mode="play")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        dialog = app.screen
+        assert isinstance(dialog, CallDialog)
+        best = dialog.actions[1]
+        session.replies["hint"] = {"type": "ok", "deals": 9, "candidates": [{"action": best}]}
+        await pilot.press("i")
+        options = dialog.query_one("#call-list", OptionList)
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if options.highlighted == 1:
+                break
+        assert options.highlighted == 1 and "Hint: call" in screen_text(app)
+        assert app.screen is dialog
+        assert [m["type"] for m in session.sent if m["type"] != "history"] == ["hint"]
+
+
+async def test_i_at_a_table_without_the_coach_says_so() -> None:
+    table = EngineTable(seed=3, dealer=4, me=0)
+    table.apply({"action": "pick"})
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        assert isinstance(app.screen, BuryDialog)
+        await pilot.press("i")
+        await pilot.pause()
+        assert any("no coach" in n.message for n in app._notifications)
+        assert app.outbox == []

@@ -1,0 +1,120 @@
+"""Every dialog fits an 80x24 terminal with its buttons and its input on screen (issue 28: the
+"New table" dialog's Create and Cancel were cut off at every size, and a first-time host was
+stuck), and says its keys."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Button, Input, OptionList
+
+from client.app import SheepsheadApp
+from client.model import TableModel
+from client.screens.dialogs import (
+    BuryDialog,
+    CallDialog,
+    ChatDialog,
+    ConfirmDialog,
+    CreateTableDialog,
+    PasswordDialog,
+)
+from client.screens.table import leave_question
+from tests.client.test_screens import screen_text
+
+SIZES = [(80, 24), (80, 40), (120, 40)]
+
+HAND = ["QC", "QS", "JD", "AD", "10H", "KS", "9C", "7H"]
+
+
+def _chat_model() -> TableModel:
+    model = TableModel()
+    for n in range(12):  # more than it shows, each as long as a chat line may be
+        model.note("chat", f"Player{n}: " + "a long line of chat " * 10)
+    return model
+
+
+def _long_question() -> str:
+    model = TableModel()
+    model.reset("t1")
+    model.info = {"state": "playing", "seats": [{"name": "Ann", "kind": "human"}]}
+    model.seat = 0
+    question = leave_question(model)
+    assert question is not None
+    return question
+
+
+DIALOGS: dict[str, Callable[[], Screen[Any]]] = {
+    "create": lambda: CreateTableDialog("Ann's table"),
+    "bury": lambda: BuryDialog(
+        HAND,
+        [
+            {"action": "bury", "cards": ["9C", "7H"]},
+            {"action": "bury", "cards": ["KS", "7H"]},
+            {"action": "blitz", "pair": "black"},
+        ],
+        blind=["9C", "7H"],
+    ),
+    "call": lambda: CallDialog(
+        HAND,
+        [
+            {"action": "call", "card": "AC"},
+            {"action": "call", "card": "AS"},
+            {"action": "call", "card": "AH"},
+            {"action": "unknown", "card": "AC", "under": "7H"},
+            {"action": "alone"},
+        ],
+    ),
+    "chat": lambda: ChatDialog(_chat_model()),
+    "confirm": lambda: ConfirmDialog(_long_question()),
+    "password": lambda: PasswordDialog("a table with a long name"),
+}
+
+
+def _visible(widget: Widget, screen: Screen[Any]) -> None:
+    """On screen, whole, and not scrolled out of its container."""
+    region = widget.region
+    assert region.area > 0, f"{widget!r} has no room"
+    assert screen.region.contains_region(region), f"{widget!r} at {region} is off the screen"
+    assert widget in screen._compositor.visible_widgets, f"{widget!r} is scrolled out"
+    for ancestor in widget.ancestors:
+        if isinstance(ancestor, Widget) and ancestor is not screen:
+            assert ancestor.region.contains_region(region), (
+                f"{widget!r} at {region} is cut by {ancestor!r} at {ancestor.region}"
+            )
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("name", list(DIALOGS))
+async def test_every_dialog_fits_with_its_buttons_on_screen(
+    name: str, size: tuple[int, int]
+) -> None:
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        dialog = DIALOGS[name]()
+        app.push_screen(dialog)
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen is dialog
+        controls = list(dialog.query(Button)) + list(dialog.query(Input))
+        controls += list(dialog.query(OptionList))
+        assert controls, "a dialog answers by a button, an input or a list"
+        for widget in controls:
+            if widget.display:
+                _visible(widget, dialog)
+        box = dialog.query_one(".box")
+        assert dialog.region.contains_region(box.region), screen_text(app)
+
+
+async def test_the_create_dialog_says_its_keys() -> None:
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.push_screen(CreateTableDialog("Ann's table"))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Ctrl+S" in text and "Esc" in text, text
