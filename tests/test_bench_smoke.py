@@ -157,3 +157,11 @@ def test_the_doors_attack_benchmark_reports_each_scenario() -> None:
         line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
         assert re.search(r"victim ping: p50 +[\d.]+ .* CPU-s in", line), report
     assert "attempts: {" in report
+
+
+def test_the_action_log_benchmark_reports_bytes_per_action() -> None:
+    report = _run("action_log.py", "--actions", "2000", "--tables", "3")
+    found = re.search(r"on disk per action: ([\d.]+) bytes", report)
+    assert found is not None, report
+    assert 20 < float(found.group(1)) < 200  # a record of ~37 bytes and the row around it
+    assert re.search(r"growth per hour at [\d,]+ actions/s: [\d,]+ MB", report)
