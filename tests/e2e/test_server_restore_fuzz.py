@@ -8,7 +8,7 @@ import asyncio
 import itertools
 import os
 import sqlite3
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,114 +44,168 @@ OPS = st.lists(
 )
 
 
-@dataclass
-class Seat:
-    """The host of one table (seat 0; four server bots hold the others)."""
+class Person:
+    """One person at a table: the seat's token and one connection, kept open until the server
+    stops, with the table as that connection last saw it."""
 
-    table: str
-    token: str
+    def __init__(self, table: str, seat: int, token: str) -> None:
+        self.table = table
+        self.seat = seat
+        self.token = token
+        self.raw: Raw | None = None
+        self.state: dict[str, Any] = {}
+        """The latest ``state`` (its ``info`` only what changed, after the first)."""
+        self.table_state = ""
+        """waiting, playing or over."""
+
+    async def connect(self, port: int) -> dict[str, Any]:
+        """Take the seat back with its token on a new connection (it replaces the last one);
+        returns the snapshot that follows the welcome."""
+        if self.raw is not None:
+            await self.raw.close()
+        self.raw = await Raw.open(port)
+        welcome = await self.raw.hello(f"P{self.seat}", token=self.token)
+        assert (welcome["table"], welcome["seat"]) == (self.table, self.seat), welcome
+        self.state = {}
+        await self.read_until(lambda: bool(self.state))
+        return self.state
+
+    async def read_until(self, done: Callable[[], bool]) -> None:
+        """Read until ``done()`` holds (at once if it does), answering commitments with a
+        fresh client seed (so the deal does not wait for it)."""
+        assert self.raw is not None
+        while not done():
+            msg = await self.raw.recv(timeout=15)
+            if msg["type"] == "commitment":
+                seed = os.urandom(32).hex()
+                await self.raw.send(
+                    {"type": "client_seed", "commitment": msg["commitment"], "seed": seed}
+                )
+            assert msg["type"] != "error", msg
+            if msg["type"] == "state":
+                self.state = msg
+                self.table_state = (msg.get("info") or {}).get("state", self.table_state)
+
+    async def request(self, type: str, **fields: Any) -> None:
+        """Send a request that must succeed (again after a moment while the connection's
+        message allowance is spent: these people act as fast as the server answers)."""
+        assert self.raw is not None
+        while True:
+            reply = await self.raw.request_keeping(type, **fields)
+            if reply.get("code") != "rate_limited":
+                assert reply["type"] == "ok", reply
+                return
+            await asyncio.sleep(1 / 20)  # the allowance gains a message every 1/rate s
 
 
-async def answer(raw: Raw, msg: dict[str, Any]) -> None:
-    """Give a commitment a fresh client seed (so the deal does not wait for it)."""
-    if msg["type"] == "commitment":
-        seed = os.urandom(32).hex()
-        await raw.send({"type": "client_seed", "commitment": msg["commitment"], "seed": seed})
+class People:
+    """The people at one table by seat: the host at 0 and, at some tables, a second person at
+    4 (server bots hold the other seats)."""
+
+    def __init__(self, host: Person) -> None:
+        self.table = host.table
+        self.by_seat = {0: host}
+
+    def settled(self, person: Person, after: int, *, starting: bool = False) -> bool:
+        """Whether ``person`` has seen a state past seq ``after`` in which nothing will happen
+        until a person does something: waiting (unless ``starting``: a match begins once the
+        seeds are in), over, or a person's turn (otherwise a bot's move or the next deal may
+        still be under way)."""
+        view = person.state.get("view")
+        return person.state["seq"] > after and (
+            person.table_state == "over"
+            or (person.table_state == "waiting" and not starting)
+            or bool(view and view["turn"] in self.by_seat)
+        )
+
+    async def settle(self, after: int = -1, *, starting: bool = False) -> None:
+        """Wait until every person has seen the table settle past seq ``after`` (all read at
+        once: each answers the commitment it is sent, and the deal waits for all of them)."""
+        await asyncio.gather(
+            *(
+                person.read_until(
+                    lambda p=person: self.settled(p, after, starting=starting)  # type: ignore[misc]
+                )
+                for person in self.by_seat.values()
+            )
+        )
+
+    async def act(self, count: int) -> None:
+        """Play ``count`` actions (fewer if the match ends), each the first legal one of
+        whichever person's turn it is."""
+        for _ in range(count):
+            host = self.by_seat[0]
+            if host.table_state != "playing":
+                return
+            person = self.by_seat[host.state["view"]["turn"]]
+            seq = person.state["seq"]
+            assert person.raw is not None
+            await person.request("action", seq=seq, action=person.state["view"]["legal"][0])
+            await self.settle(seq)
 
 
-def settled(state: dict[str, Any], table_state: str) -> bool:
-    """Whether nothing will happen at the table until its host does something: waiting, over,
-    or the host's turn (a bot's move or the next deal may still be under way otherwise)."""
-    view = state.get("view")
-    return table_state in ("waiting", "over") or bool(
-        view and view.get("turn") == 0 and view.get("legal")
-    )
-
-
-async def resume(port: int, seat: Seat) -> tuple[Raw, dict[str, Any]]:
-    """Take the host's seat back on a new connection; returns it and the first settled state
-    (answering commitments meanwhile, acting for nobody)."""
+async def create(port: int, number: int) -> People:
+    """A table with ``(1, 2, None)[number % 3]`` hands, full: four server bots, or three and a
+    second person when ``number`` is odd."""
     raw = await Raw.open(port)
-    welcome = await raw.hello("Host", token=seat.token)
-    assert welcome["table"] == seat.table, welcome
-    table_state = ""
-    while True:
-        msg = await raw.recv(timeout=15)
-        assert msg["type"] != "error", msg
-        await answer(raw, msg)
-        if msg["type"] == "state":
-            table_state = (msg.get("info") or {}).get("state", table_state)
-            if settled(msg, table_state):
-                return raw, msg
+    await raw.hello("P0")
+    second = number % 2 == 1
+    created = await raw_bot_table(raw, bots=3 if second else 4, hands=(1, 2, None)[number % 3])
+    host = Person(created["table"], 0, created["token"])
+    host.raw = raw
+    people = People(host)
+    if second:
+        other = await Raw.open(port)
+        await other.hello("P4")
+        joined = await other.request("join", table=people.table, seat=4)
+        assert joined["type"] == "ok", joined
+        people.by_seat[4] = Person(people.table, 4, joined["token"])
+        people.by_seat[4].raw = other
+    for person in people.by_seat.values():
+        # Each connection's snapshot: its replies skipped what came before them.
+        await person.connect(port)
+    return people
 
 
-async def act(raw: Raw, count: int) -> None:
-    """Play the host's first legal action ``count`` times (fewer if the match ends), then wait
-    until the table settles again."""
-    acted = -1  # the seq last answered
-    table_state = "playing"
-    while True:
-        msg = await raw.recv(timeout=15)
-        await answer(raw, msg)
-        if msg["type"] == "error":
-            assert msg["code"] in ("stale", "not_your_turn"), msg
-        elif msg["type"] == "state":
-            table_state = (msg.get("info") or {}).get("state", table_state)
-            if table_state == "over":
-                return
-        elif msg["type"] == "your_turn" and msg["seq"] > acted:
-            if count == 0:
-                return
-            await raw.send({"type": "action", "seq": msg["seq"], "action": msg["legal"][0]})
-            acted = msg["seq"]
-            count -= 1
-
-
-async def apply(port: int, seats: list[Seat], op: Op) -> None:
+async def apply(port: int, tables: list[People], op: Op) -> None:
     """Carry out one operation (one that does not apply to the table it names is skipped)."""
     what, which, number = op
     if what == "create":
-        if len(seats) == MAX_TABLES:
-            return
-        raw = await Raw.open(port)
-        await raw.hello("Host")
-        hands = (1, 2, None)[number % 3]
-        created = await raw_bot_table(raw, hands=hands)
-        seats.append(Seat(created["table"], created["token"]))
-        await raw.close()
+        if len(tables) < MAX_TABLES:
+            tables.append(await create(port, number))
         return
-    if not seats:
+    if not tables:
         return
-    raw, state = await resume(port, seats[which % len(seats)])
-    try:
-        table_state = state["info"]["state"]
-        if what == "step":
-            what = {"waiting": "start", "playing": "act", "over": "rematch"}[table_state]
-        if what == "start" and table_state == "waiting":
-            assert (await raw.request_keeping("start"))["type"] == "ok"
-            await act(raw, 0)
-        elif what == "act" and table_state == "playing":
-            await act(raw, number)
-        elif what == "end_match" and table_state == "playing":
-            assert (await raw.request_keeping("end_match"))["type"] == "ok"
-            await act(raw, 0)
-        elif what == "rematch" and table_state == "over":
-            assert (await raw.request_keeping("rematch"))["type"] == "ok"
-            await act(raw, 0)  # a full table: the new match starts at once
-    finally:
-        await raw.close()
+    people = tables[which % len(tables)]
+    host = people.by_seat[0]
+    table_state = host.table_state
+    if what == "step":
+        what = {"waiting": "start", "playing": "act", "over": "rematch"}[table_state]
+    if what == "act" and table_state == "playing":
+        await people.act(number)
+    elif (what, table_state) in (
+        ("start", "waiting"),
+        ("end_match", "playing"),
+        ("rematch", "over"),  # a full table: the new match starts at once
+    ):
+        seq = host.state["seq"]
+        await host.request(what)
+        await people.settle(seq, starting=what != "end_match")
 
 
-async def everything(port: int, seats: list[Seat], db: Path) -> dict[str, Any]:
-    """What must survive a restart: each seat token's settled state and history, the listing,
-    and the stored hands and results of every match."""
-    seen: dict[str, Any] = {}
-    for seat in seats:
-        raw, state = await resume(port, seat)
-        history = await raw.request_keeping("history")
-        assert history["type"] == "ok", history
-        seen[seat.table] = (comparable(state), history["match"], history["hands"])
-        await raw.close()
+async def everything(port: int, tables: list[People], db: Path) -> dict[Any, Any]:
+    """What must survive a restart: the snapshot and history each seat token gets on a new
+    connection, the listing, and the stored hands and results of every match."""
+    seen: dict[Any, Any] = {}
+    for people in tables:
+        snapshots = {seat: await person.connect(port) for seat, person in people.by_seat.items()}
+        await people.settle()
+        for seat, person in people.by_seat.items():
+            assert person.raw is not None
+            history = await person.raw.request_keeping("history")
+            assert history["type"] == "ok", history
+            state = comparable(snapshots[seat])
+            seen[people.table, seat] = (state, history["match"], history["hands"])
     raw = await Raw.open(port)
     await raw.hello("Lister")
     listing = (await raw.request("list_tables"))["tables"]
@@ -173,34 +227,41 @@ async def everything(port: int, seats: list[Seat], db: Path) -> dict[str, Any]:
     return seen
 
 
-async def restart(served: Served, db: Path) -> Served:
-    """Stop the server, by ``kill -9`` and by SIGTERM in turn, and start it again on ``db``."""
+async def restart(served: Served, db: Path, tables: list[People]) -> Served:
+    """Stop the server, by ``kill -9`` and by SIGTERM in turn, and start it again on ``db``.
+    On SIGTERM the people's connections read to the end and close, as a client does (the
+    server gives them a second to)."""
     if next(RESTARTS) % 2 == 0:
         await served.kill()
     else:
-        await served.terminate()
+        ends = [p.raw.closed() for t in tables for p in t.by_seat.values() if p.raw is not None]
+        await asyncio.gather(served.terminate(), *ends)
     return await Served.start(db, trick_pause=0.0)
 
 
 async def run(ops: list[Op], db: Path) -> None:
     """A server on ``db``, a first table, the operations, and a restart at the end."""
-    seats: list[Seat] = []
+    tables: list[People] = []
     served = await Served.start(db, trick_pause=0.0)
     try:
         for op in [("create", 0, 2), *ops, ("restart", 0, 0)]:
             if op[0] != "restart":
-                await apply(served.port, seats, op)
+                await apply(served.port, tables, op)
                 continue
-            before = await everything(served.port, seats, db)
-            served = await restart(served, db)
-            after = await everything(served.port, seats, db)
+            before = await everything(served.port, tables, db)
+            served = await restart(served, db, tables)
+            after = await everything(served.port, tables, db)
             assert after == before, op
     finally:
+        for people in tables:
+            for person in people.by_seat.values():
+                if person.raw is not None:
+                    await person.raw.close()
         await served.kill()
 
 
 @settings(
-    max_examples=12,
+    max_examples=10,
     deadline=None,
     database=None,
     phases=[Phase.explicit, Phase.generate],  # no shrinking: each step starts a process
