@@ -30,12 +30,15 @@ CASES: list[int] = []
 
 Op = tuple[str, int, int]
 """(what, which table (modulo how many there are), a number: hands or actions). What: create,
-start, act, end_match, rematch, restart, or step: whichever of start, act and rematch applies."""
+start, act, end_match, rematch, leave (the second person, if any), restart, or step: whichever
+of start (seating a bot first where somebody left), act and rematch applies."""
 
 OPS = st.lists(
     st.tuples(
         # "step" moves a table on (start, act or rematch), so most cases reach a rematch.
-        st.sampled_from(["create", "step", "step", "step", "step", "end_match", "restart"]),
+        st.sampled_from(
+            ["create", "step", "step", "step", "step", "end_match", "leave", "restart"]
+        ),
         st.integers(0, MAX_TABLES - 1),
         st.integers(0, 12),
     ),
@@ -86,15 +89,16 @@ class Person:
                 self.state = msg
                 self.table_state = (msg.get("info") or {}).get("state", self.table_state)
 
-    async def request(self, type: str, **fields: Any) -> None:
-        """Send a request that must succeed (again after a moment while the connection's
-        message allowance is spent: these people act as fast as the server answers)."""
+    async def request(self, type: str, refusals: tuple[str, ...] = (), **fields: Any) -> bool:
+        """Send a request; whether it succeeded (it may be refused only with a code of
+        ``refusals``). It is sent again after a moment while the connection's message
+        allowance is spent: these people act as fast as the server answers."""
         assert self.raw is not None
         while True:
             reply = await self.raw.request_keeping(type, **fields)
             if reply.get("code") != "rate_limited":
-                assert reply["type"] == "ok", reply
-                return
+                assert reply["type"] == "ok" or reply.get("code") in refusals, reply
+                return reply["type"] == "ok"
             await asyncio.sleep(1 / 20)  # the allowance gains a message every 1/rate s
 
 
@@ -105,6 +109,12 @@ class People:
     def __init__(self, host: Person) -> None:
         self.table = host.table
         self.by_seat = {0: host}
+        self.full = True
+        """Whether a match can start (seat 4 is empty once its person has left)."""
+        self.gone: list[str] = []
+        """Tokens of people who left: not valid, before a restart or after."""
+        self.left_over = False
+        """Somebody left once the match was over: the rematch empties the seat."""
 
     def settled(self, person: Person, after: int, *, starting: bool = False) -> bool:
         """Whether ``person`` has seen a state past seq ``after`` in which nothing will happen
@@ -181,16 +191,34 @@ async def apply(port: int, tables: list[People], op: Op) -> None:
     table_state = host.table_state
     if what == "step":
         what = {"waiting": "start", "playing": "act", "over": "rematch"}[table_state]
+    seq = host.state["seq"]
     if what == "act" and table_state == "playing":
         await people.act(number)
-    elif (what, table_state) in (
-        ("start", "waiting"),
-        ("end_match", "playing"),
-        ("rematch", "over"),  # a full table: the new match starts at once
-    ):
-        seq = host.state["seq"]
+    elif what == "leave" and 4 in people.by_seat:
+        person = people.by_seat.pop(4)
+        await person.request("leave")
+        assert person.raw is not None
+        await person.raw.close()
+        people.gone.append(person.token)
+        if table_state == "over":
+            people.left_over = True
+        else:
+            people.full = False
+        await people.settle(seq)
+    elif what == "start" and table_state == "waiting":
+        if not people.full:
+            refusals = ("too_many_bots",)  # other tables' bots: it stays waiting
+            people.full = await host.request("add_bot", refusals, seat=4, strategy="random")
+            await people.settle(seq)
+            seq = host.state["seq"]
+        if people.full:
+            await host.request("start")
+            await people.settle(seq, starting=True)
+    elif (what, table_state) in (("end_match", "playing"), ("rematch", "over")):
         await host.request(what)
-        await people.settle(seq, starting=what != "end_match")
+        if what == "rematch" and people.left_over:
+            people.full = people.left_over = False
+        await people.settle(seq, starting=what == "rematch" and people.full)
 
 
 async def everything(port: int, tables: list[People], db: Path) -> dict[Any, Any]:
@@ -206,6 +234,11 @@ async def everything(port: int, tables: list[People], db: Path) -> dict[Any, Any
             assert history["type"] == "ok", history
             state = comparable(snapshots[seat])
             seen[people.table, seat] = (state, history["match"], history["hands"])
+        for token in people.gone:
+            raw = await Raw.open(port)
+            welcome = await raw.hello("Gone", token=token)
+            seen[token] = (welcome["table"], welcome["seat"], (await raw.recv())["code"])
+            await raw.close()
     raw = await Raw.open(port)
     await raw.hello("Lister")
     listing = (await raw.request("list_tables"))["tables"]
@@ -286,6 +319,15 @@ async def run(ops: list[Op], db: Path) -> None:
     ops=[
         *[("start", 0, 0), ("end_match", 0, 0), ("rematch", 0, 0), ("restart", 0, 0)],
         *[("act", 0, 5), ("end_match", 0, 0), ("restart", 0, 0), ("rematch", 0, 0), ("act", 0, 2)],
+    ]
+)
+# A second person leaves mid-match (a stand-in plays on); the rematch waits for a bot in that
+# seat, across a restart, and the left person's token stays invalid.
+@example(
+    ops=[
+        *[("create", 0, 1), ("step", 1, 0), ("step", 1, 9), ("leave", 1, 0), ("step", 1, 12)],
+        *[("end_match", 1, 0), ("restart", 0, 0), ("step", 1, 0), ("restart", 0, 0)],
+        ("step", 1, 0),
     ]
 )
 @given(ops=OPS)

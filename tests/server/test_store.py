@@ -380,6 +380,13 @@ def test_a_rematched_table_comes_back_with_its_current_match_alone(tmp_path: Pat
     store.add_action(table, 0, 0, {"seat": 2, "action": "pick"}, match=1)
     store.add_action(older, 1, 0, {"seat": 2, "action": "pass"})
     store.commit()
+    db = store.connection
+    # first_action is where the new match starts: after the queued row of the last one.
+    (first,) = db.execute("SELECT first_action FROM tables WHERE id = ?", (table_key(table),))
+    assert db.execute(
+        "SELECT n, match_number FROM actions WHERE table_id = ? AND rowid >= ?",
+        (table_key(table), first[0]),
+    ).fetchall() == [(0, 1)]
     store.close()
 
     again = Store(path)
