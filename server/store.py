@@ -86,7 +86,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS seats_token ON seats(token_hash);
 -- tables.first_action bounds the scan that restores the unfinished matches.
 CREATE TABLE IF NOT EXISTS actions (
     table_id INTEGER NOT NULL REFERENCES tables(id),
-    n INTEGER NOT NULL,                -- 0, 1, ... per table
+    n INTEGER NOT NULL,                -- 0, 1, ... per match of the table
     hand INTEGER NOT NULL,
     action TEXT NOT NULL,              -- JSON: the record map with its seat
     seq INTEGER,                       -- the table's seq once it was applied
