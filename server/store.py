@@ -39,7 +39,7 @@ except ImportError:  # Windows: no lock (see _DatabaseLock)
 
 log = logging.getLogger("sheepshead.server")
 
-SCHEMA_VERSION: Final = 6
+SCHEMA_VERSION: Final = 7
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
@@ -47,7 +47,10 @@ a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at th
 and ``tables.dealt``, the number of the hand last dealt.
 5: ``match_number`` in the key of ``hand_seats`` too (the standings count each match).
 6: ``seats.added_by``, the address of the host who seated a server bot (so
-``max_bots_per_address`` holds after a restart)."""
+``max_bots_per_address`` holds after a restart).
+7: ``actions.match_number``, the match each action belongs to: a table's actions are numbered
+from 0 again in each match, so the restore's one scan of the log keeps only the current match's
+(rows of older versions have none, and are told apart by ``tables.first_action``)."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -83,10 +86,11 @@ CREATE UNIQUE INDEX IF NOT EXISTS seats_token ON seats(token_hash);
 -- tables.first_action bounds the scan that restores the unfinished matches.
 CREATE TABLE IF NOT EXISTS actions (
     table_id INTEGER NOT NULL REFERENCES tables(id),
-    n INTEGER NOT NULL,                -- 0, 1, ... per table
+    n INTEGER NOT NULL,                -- 0, 1, ... per match of the table
     hand INTEGER NOT NULL,
     action TEXT NOT NULL,              -- JSON: the record map with its seat
-    seq INTEGER                        -- the table's seq once it was applied
+    seq INTEGER,                       -- the table's seq once it was applied
+    match_number INTEGER               -- the table's match (NULL: stored before schema 7)
 );
 CREATE TABLE IF NOT EXISTS hands (
     table_id INTEGER NOT NULL REFERENCES tables(id),
@@ -369,7 +373,7 @@ class Store:
         self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         self._db.commit()
         self.commits = 0
-        self._actions: list[tuple[int, int, int, str, int | None]] = []
+        self._actions: list[tuple[int, int, int, str, int | None, int]] = []
         """Action rows not yet inserted: they go in with one executemany just before a commit."""
         self.on_write: Callable[[], None] | None = None
         """Called after every write (the server schedules its group commit with it)."""
@@ -399,6 +403,9 @@ class Store:
                 " SELECT table_id, n, hand, action, seq FROM actions_keyed ORDER BY table_id, n"
             )
             db.execute("DROP TABLE actions_keyed")
+        if "match_number" not in {row[1] for row in db.execute("PRAGMA table_info(actions)")}:
+            # Schemas 1 to 6: their rows keep NULL, the restore bounds them by first_action.
+            db.execute("ALTER TABLE actions ADD COLUMN match_number INTEGER")
         self._upgrade_to_matches()
         if "added_by" not in {row[1] for row in db.execute("PRAGMA table_info(seats)")}:
             db.execute("ALTER TABLE seats ADD COLUMN added_by TEXT")  # schemas 1 to 5
@@ -439,7 +446,9 @@ class Store:
         if self._actions:
             rows, self._actions = self._actions, []
             self._db.executemany(
-                "INSERT INTO actions (table_id, n, hand, action, seq) VALUES (?, ?, ?, ?, ?)", rows
+                "INSERT INTO actions (table_id, n, hand, action, seq, match_number)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                rows,
             )
 
     def commit(self) -> None:
@@ -491,7 +500,9 @@ class Store:
             fields["totals"] = json_text(fields["totals"])
         columns = ", ".join(f"{name} = ?" for name in fields)
         if fields.get("state") == "playing":
-            # Every action of the match will be appended after the log's current end.
+            # Every action of the match will be appended after the log's current end, and the
+            # queued ones (the last match's, perhaps, ended in this batch) before it.
+            self._insert_actions()
             columns += ", first_action = (SELECT coalesce(max(rowid), 0) + 1 FROM actions)"
         self._write(
             f"UPDATE tables SET {columns} WHERE id = ?", (*fields.values(), table_key(table_id))
@@ -546,8 +557,10 @@ class Store:
         action: Mapping[str, Any] | str,
         *,
         seq: int | None = None,
+        match: int = 0,
     ) -> None:
-        """Store accepted action number ``n`` (0, 1, ... per table) of hand number ``hand``.
+        """Store accepted action number ``n`` (0, 1, ... per match) of hand number ``hand`` of
+        the table's match ``match``.
 
         ``action`` is the record map, or its JSON already encoded; ``seq`` is the table's seq
         once the action was applied, so the common change (an action) needs no update of the
@@ -556,7 +569,7 @@ class Store:
         first.
         """
         text = action if isinstance(action, str) else json_text(action)
-        self._actions.append((table_key(table_id), n, hand, text, seq))
+        self._actions.append((table_key(table_id), n, hand, text, seq, match))
         if self.on_write is not None:
             self.on_write()
 
@@ -701,6 +714,7 @@ class Store:
             (float("inf") if over_since is None else over_since,),
         ).fetchall()
         by_key: dict[int, TableRow] = {}
+        firsts: dict[int, int] = {}
         start: int | None = None
         for row in rows:
             key, config, state, seq, host_seat, seed, first_dealer, totals, first = row[:9]
@@ -727,19 +741,25 @@ class Store:
             if state == "playing" or (state == "over" and seed is not None):
                 by_key[key] = table
                 first = first or 0  # upgraded from schema 2: from the start of the log
+                firsts[key] = first
                 start = first if start is None else min(start, first)
         if start is not None:
-            # One pass over the log from the oldest unfinished match's first action.
+            # One pass over the log from the oldest unfinished match's first action. It also
+            # passes the earlier matches of tables rematched since, numbered from 0 like the
+            # current one: only the current match's actions are kept (by their match number;
+            # those stored before schema 7 have none, but none of them is past first_action).
             counts = dict.fromkeys(by_key, 0)
-            for key, n, hand, action, action_seq in self._db.execute(
-                "SELECT table_id, n, hand, action, seq FROM actions WHERE rowid >= ?"
-                " ORDER BY rowid",
+            for rowid, key, n, hand, action, action_seq, action_match in self._db.execute(
+                "SELECT rowid, table_id, n, hand, action, seq, match_number FROM actions"
+                " WHERE rowid >= ? ORDER BY rowid",
                 (start,),
             ):
                 found = by_key.get(key)
-                if found is None:
+                if found is None or rowid < firsts[key]:
                     continue
                 table = found
+                if action_match is not None and action_match != table.match_number:
+                    continue
                 if n != counts[key]:  # cannot be replayed: leave it in the database, unloaded
                     log.error(
                         "table t%d: stored action %d is missing (found %d)", key, counts[key], n

@@ -702,7 +702,9 @@ class Table(TableTurns):
         record, text = _record_of(action)
         store = self.hub.store
         # Stored with the seq of the state it produces: no table-row update for the seq.
-        store.add_action(self.id, self.stored_actions, number, text, seq=self.seq + 1)
+        store.add_action(
+            self.id, self.stored_actions, number, text, seq=self.seq + 1, match=self.match_number
+        )
         self.stored_actions += 1
         self.last = record
         hand = match.hand

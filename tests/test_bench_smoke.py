@@ -171,3 +171,11 @@ def test_the_running_table_loop_of_the_attack_benchmark_reports_its_figures() ->
     report = _run("attack.py", "--only", "running", "--seconds", "1")
     assert re.search(r"running tables \d+ rounds from 2 addresses in [\d.]+ s: \{", report), report
     assert "a newcomer from another address creates: ok" in report, report
+
+
+def test_the_action_log_benchmark_reports_bytes_per_action() -> None:
+    report = _run("action_log.py", "--actions", "2000", "--tables", "3")
+    found = re.search(r"on disk per action: ([\d.]+) bytes", report)
+    assert found is not None, report
+    assert 20 < float(found.group(1)) < 200  # a record of ~37 bytes and the row around it
+    assert re.search(r"growth per hour at [\d,]+ actions/s: [\d,]+ MB", report)

@@ -36,7 +36,12 @@ class Served:
         self.banner = banner
 
     @classmethod
-    async def start(cls, db: Path, port: int = 0, hand_pause: float = 0.0) -> Served:
+    async def start(
+        cls, db: Path, port: int = 0, hand_pause: float = 0.0, trick_pause: float | None = None
+    ) -> Served:
+        """Start it on ``db`` (``trick_pause`` None: the server's default) and wait for its
+        banner."""
+        pauses = [] if trick_pause is None else ["--trick-pause", str(trick_pause)]
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -51,6 +56,7 @@ class Served:
             "0",
             "--hand-pause",
             str(hand_pause),
+            *pauses,
             "--log-level",
             "warning",
             stdout=asyncio.subprocess.PIPE,

@@ -357,3 +357,77 @@ def test_the_lock_is_on_the_file_not_on_the_path(
     assert refused.value.holder == os.getpid() and str(other) in str(refused.value)
     store.close()
     Store(other).close()  # free again once the first one closed
+
+
+def test_a_rematched_table_comes_back_with_its_current_match_alone(tmp_path: Path) -> None:
+    """Issue 27: each match numbers its actions from 0; the scan from an older table's first
+    action passes the earlier match's and must not take them for a gap."""
+    path = tmp_path / "s.db"
+    store = Store(path)
+    older = store.create_table({"name": "older"}, created=0.0)
+    table = store.create_table({"name": "rematched"}, created=0.0)
+    store.update_table(older, state="playing", seed=1, first_dealer=0)
+    store.add_action(older, 0, 0, {"seat": 1, "action": "pass"})
+    store.update_table(table, state="playing", seed=2, first_dealer=0)
+    for n in range(3):
+        store.add_action(table, n, 0, {"seat": n + 1, "action": "pass"})
+    store.commit()
+    store.update_table(table, state="over", finished=1.0)
+    store.update_table(table, state="waiting", match_number=1)
+    # The last match's final action still queued when the next one starts (the same batch).
+    store.add_action(table, 3, 0, {"seat": 4, "action": "pass"})
+    store.update_table(table, state="playing", seed=3, first_dealer=1)
+    store.add_action(table, 0, 0, {"seat": 2, "action": "pick"}, match=1)
+    store.add_action(older, 1, 0, {"seat": 2, "action": "pass"})
+    store.commit()
+    db = store.connection
+    # first_action is where the new match starts: after the queued row of the last one.
+    (first,) = db.execute("SELECT first_action FROM tables WHERE id = ?", (table_key(table),))
+    assert db.execute(
+        "SELECT n, match_number FROM actions WHERE table_id = ? AND rowid >= ?",
+        (table_key(table), first[0]),
+    ).fetchall() == [(0, 1)]
+    store.close()
+
+    again = Store(path)
+    rows = {row.id: row for row in again.load_open_tables()}
+    assert [a["action"] for _, a in rows[older].actions] == ["pass", "pass"]
+    assert rows[table].match_number == 1
+    assert [(a["seat"], a["action"]) for _, a in rows[table].actions] == [(2, "pick")]
+    again.close()
+
+
+def test_a_schema_6_database_restores_a_rematched_table(tmp_path: Path) -> None:
+    """Schema 7 stores each action's match; the rows of a schema 6 log have none, and the
+    restore keeps a rematched table's current match by its first_action."""
+    path = tmp_path / "v6.db"
+    Store(path).close()
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        DROP TABLE actions;
+        CREATE TABLE actions (table_id INTEGER NOT NULL REFERENCES tables(id),
+            n INTEGER NOT NULL, hand INTEGER NOT NULL, action TEXT NOT NULL, seq INTEGER);
+        INSERT INTO tables (config, state, seed, first_dealer, created, first_action)
+            VALUES ('{"name": "older"}', 'playing', 1, 0, 0.0, 1);
+        INSERT INTO actions VALUES (1, 0, 0, '{"seat":1,"action":"pass"}', 2);
+        INSERT INTO actions VALUES (2, 0, 0, '{"seat":1,"action":"pass"}', 2);
+        INSERT INTO actions VALUES (2, 1, 0, '{"seat":2,"action":"pass"}', 3);
+        INSERT INTO tables (config, state, seed, first_dealer, created, first_action,
+            match_number) VALUES ('{"name": "rematched"}', 'playing', 2, 0, 0.0, 4, 1);
+        INSERT INTO actions VALUES (2, 0, 0, '{"seat":3,"action":"pick"}', 9);
+        PRAGMA user_version=6;
+        """
+    )
+    conn.commit()
+    conn.close()
+    store = Store(path)
+    rows = {row.id: row for row in store.load_open_tables()}
+    assert [a["seat"] for _, a in rows["t1"].actions] == [1]
+    assert [(a["seat"], a["action"]) for _, a in rows["t2"].actions] == [(3, "pick")]
+    assert rows["t2"].seq == 9
+    store.add_action("t2", 1, 0, {"seat": 4, "action": "pass"}, seq=10, match=1)
+    store.commit()
+    assert [a["seat"] for _, a in store.load_open_tables()[1].actions] == [3, 4]
+    store.close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

@@ -1,0 +1,105 @@
+"""A table that has had a rematch comes back whole after ``sheepshead serve`` is killed with
+SIGKILL or stopped with SIGTERM: the host's seat token resumes its seat, in the same hand at the
+same trick (issue 27: the previous match's actions looked like a gap in the log)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.test_server_crash import Served
+from tests.server.support import Raw, raw_bot_table
+
+
+def comparable(state: dict[str, Any]) -> dict[str, Any]:
+    """What a seat's snapshot must keep across a restart: all but the seq (a restart moves it
+    on) and who is connected right now."""
+    info = dict(state.get("info") or {})
+    info["seats"] = [{k: v for k, v in s.items() if k != "connected"} for s in info["seats"]]
+    return {**{k: v for k, v in state.items() if k != "seq"}, "info": info}
+
+
+async def play(raw: Raw, done: Any) -> dict[str, Any]:
+    """Answer commitments with a fresh client seed and prompts with their first legal action
+    until ``done(msg)``; returns that message."""
+    while True:
+        msg = await raw.recv(timeout=15)
+        if done(msg):
+            return msg
+        if msg["type"] == "commitment":
+            await raw.send(
+                {
+                    "type": "client_seed",
+                    "commitment": msg["commitment"],
+                    "seed": os.urandom(32).hex(),
+                }
+            )
+        elif msg["type"] == "your_turn":
+            await raw.send({"type": "action", "seq": msg["seq"], "action": msg["legal"][0]})
+        elif msg["type"] == "error":
+            assert msg["code"] == "stale", msg
+
+
+async def snapshot(port: int, token: str) -> dict[str, Any]:
+    """The state a new connection gets with the seat token ``token``."""
+    raw = await Raw.open(port)
+    try:
+        await raw.hello("Again", token=token)
+        state = await raw.recv(timeout=15)  # right after the welcome: a bad token's error
+        assert state["type"] == "state", state
+        return state
+    finally:
+        await raw.close()
+
+
+@pytest.mark.parametrize("stop", ["kill", "terminate"])
+async def test_a_rematched_table_survives_a_restart(tmp_path: Path, stop: str) -> None:
+    db = tmp_path / "rematch.db"
+    served = await Served.start(db, trick_pause=0.0)
+    # An older table whose match began first: the restore's scan of the log starts at its
+    # first action, before every action of Ann's table.
+    bob = await Raw.open(served.port)
+    await bob.hello("Bob")
+    older = await raw_bot_table(bob, hands=None)
+    await bob.send({"type": "start"})
+    await play(bob, lambda msg: msg["type"] == "your_turn")
+    ann = await Raw.open(served.port)
+    await ann.hello("Ann")
+    created = await raw_bot_table(ann, hands=None)
+    await ann.send({"type": "start"})
+    await play(ann, lambda msg: msg["type"] == "hand_over" and msg["hand"] == 1)
+    assert (await ann.request("end_match"))["type"] == "ok"
+    assert (await ann.request("rematch"))["type"] == "ok"
+    turns = 0
+
+    def third_turn(msg: dict[str, Any]) -> bool:
+        nonlocal turns
+        turns += msg["type"] == "your_turn"
+        return turns == 3
+
+    prompt = await play(ann, third_turn)  # match 1 is well under way
+    await ann.close()
+    await bob.close()
+    before = await snapshot(served.port, created["token"])
+    bob_before = await snapshot(served.port, older["token"])
+    assert before["info"]["state"] == "playing" and before["seq"] >= prompt["seq"]
+
+    if stop == "kill":
+        await served.kill()
+    else:
+        await served.terminate()
+    served = await Served.start(db, served.port, trick_pause=0.0)
+    try:
+        after = await snapshot(served.port, created["token"])
+        assert comparable(after) == comparable(before)
+        assert comparable(await snapshot(served.port, older["token"])) == comparable(bob_before)
+        history = await Raw.open(served.port)
+        await history.hello("Ann", token=created["token"])
+        reply = await history.request("history")
+        assert reply["match"] == 1
+        await history.close()
+    finally:
+        await served.kill()
