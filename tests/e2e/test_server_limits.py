@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import queue
 import socket
 import struct
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -186,12 +188,19 @@ async def test_server_shutdown_is_announced(tmp_path: Path) -> None:
         assert [m.get("code") for m in seen] == ["server_shutdown"]
 
 
-SLOW_THINKING = threading.Event()
-"""Set by the ``slow`` strategy when it starts a decision."""
-SLOW_RELEASED = threading.Event()
-"""The ``slow`` strategy thinks until this is set (20 s at most)."""
-SLOW_DONE = threading.Event()
-"""Set by the ``slow`` strategy when it has made its decision."""
+@dataclass
+class SlowDecision:
+    """One decision of the ``slow`` strategy: it thinks until ``released`` (20 s at most),
+    then sets ``done``."""
+
+    released: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+SLOW_DECISIONS: queue.Queue[SlowDecision] = queue.Queue()
+"""Each decision the ``slow`` strategy starts, in order."""
+SLOW_RELEASE_ALL = threading.Event()
+"""Once set, the ``slow`` strategy decides at once."""
 
 
 @pytest.fixture
@@ -223,15 +232,17 @@ def odd_strategies() -> Iterator[None]:
             pass
 
         def choose(self, view: Any, legal: Sequence[Any]) -> Any:
-            SLOW_DONE.clear()
-            SLOW_THINKING.set()
-            SLOW_RELEASED.wait(20)
-            SLOW_DONE.set()
+            decision = SlowDecision()
+            if not SLOW_RELEASE_ALL.is_set():
+                SLOW_DECISIONS.put(decision)
+                decision.released.wait(20)
+            decision.done.set()
             return legal[0]
 
     register("raises", "raises every time")(Raises)
     register("cheats", "returns an illegal action")(Cheats)
     register("slow", "thinks until released")(Slow)
+    SLOW_RELEASE_ALL.clear()
     try:
         yield
     finally:
@@ -288,14 +299,13 @@ async def test_a_slow_strategy_does_not_freeze_other_tables(
         # ping is answered. Thinking on the event loop would hold the answer until the bot is
         # released, and the wait below would time out.
         for _ in range(3):
-            SLOW_RELEASED.clear()
-            SLOW_THINKING.clear()
-            await asyncio.wait_for(asyncio.to_thread(SLOW_THINKING.wait, 30), 31)
-            assert SLOW_THINKING.is_set()
+            decision = await asyncio.to_thread(SLOW_DECISIONS.get, timeout=30)
             reply = await asyncio.wait_for(other.request("ping"), 30)
-            assert reply["type"] == "ok" and not SLOW_DONE.is_set()
-            SLOW_RELEASED.set()
-        SLOW_RELEASED.set()
+            assert reply["type"] == "ok" and not decision.done.is_set()
+            decision.released.set()
+        SLOW_RELEASE_ALL.set()
+        while not SLOW_DECISIONS.empty():
+            SLOW_DECISIONS.get().released.set()
         answering.cancel()
         await me.request("end_match")
         await other.close()
