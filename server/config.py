@@ -117,6 +117,26 @@ class ServerConfig:
     """HTTP requests one IP address may make of the browser door at once."""
     door_login_grace: float = 30.0
     """Seconds an SSH connection has to log in."""
+    door_child_nice: int = 10
+    """Added to the nice value of every door session's client process, so that the server's
+    event loop goes first when the cores are busy."""
+    door_child_data_bytes: int = 512 << 20
+    """Cap on the data segment (``RLIMIT_DATA``) of every door session's client process (a
+    normal one uses well under 100 MB; 0: no cap). Past it the client fails and its session
+    ends, rather than taking the machine's memory."""
+    door_max_columns: int = 500
+    """Widest terminal an SSH session gets: a wider pty request or window change is clamped
+    (a 65535-column pty made its client grow without bound)."""
+    door_max_rows: int = 200
+    """Tallest terminal an SSH session gets (taller is clamped)."""
+    ssh_window_change_rate: float = 20.0
+    """Window changes (and other channel requests that reach the door: breaks, signals) per
+    second an SSH session may send on average; past it they are held back (the latest size
+    is applied when the allowance is back)."""
+    ssh_window_change_burst: float = 100.0
+    """Window changes an SSH session may send at once (a window dragged for a few seconds).
+    A session that goes on past it by as many again is closed: each request costs the server
+    tens of microseconds to receive, and 4,600 a second from one session took 69% of a core."""
     max_waiting_per_address: int = 3
     """Tables not yet started that the connections from one IP address may have created and
     still have open (more: too_many_tables)."""

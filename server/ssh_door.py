@@ -23,8 +23,10 @@ import hashlib
 import logging
 import os
 import pty
+import shutil
 import signal
 import struct
+import tempfile
 import termios
 import time
 from collections.abc import Callable
@@ -34,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Final
 import asyncssh
 
 from server.addresses import client_address
+from server.connection import TokenBucket
 from server.door_kit import DoorGate, child_environment, client_command, player_name
 
 if TYPE_CHECKING:
@@ -59,6 +62,13 @@ NO_COMMANDS: Final = (
     "Connect with `ssh -p PORT NAME@HOST`.\r\n"
 )
 NO_FORWARDING: Final = "Port forwarding is off on this server: it only plays sheepshead."
+TOO_MANY_RESIZES: Final = (
+    "\r\nsheepshead: this session sent window changes faster than any terminal does and was "
+    "closed.\r\n"
+)
+CLOSE_AFTER_EXIT: Final = 5.0
+"""Seconds the connection waits, after its session's exit status went out, for the client to
+close the channel (the output still queued goes first) before it is closed anyway."""
 ONE_SESSION: Final = "One game at a time per SSH connection."
 
 
@@ -256,6 +266,16 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.term: str | None = None
         self.refusal: str | None = None
         self.child: PtyChild | None = None
+        config = self.door.server.config
+        self.requests = TokenBucket(
+            config.ssh_window_change_rate, config.ssh_window_change_burst, time.monotonic()
+        )
+        """The session's allowance of window changes (and breaks and signals)."""
+        self.size = (80, 24)
+        """The terminal's size (columns, rows), clamped to the door's maximum."""
+        self._size_later: asyncio.TimerHandle | None = None
+        self.exited = False
+        """The child has exited and its status was sent."""
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         """The channel is open."""
@@ -264,8 +284,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     def pty_requested(
         self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any
     ) -> bool:
-        """Accept the pty; the child's terminal gets its type and size."""
+        """Accept the pty; the child's terminal gets its type and (clamped) size."""
         self.term = term_type or "xterm-256color"
+        self.size = self.door.clamp(term_size[0], term_size[1])
         return True
 
     def shell_requested(self) -> bool:
@@ -301,13 +322,17 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self.chan.write(data)
 
     def child_exited(self, status: int) -> None:
-        """The client quit: end the session and the connection."""
+        """The client quit: send its exit status and close the session; the connection
+        closes once the channel has (:meth:`connection_lost`). Closing the connection here
+        would let its disconnect overtake the exit status, still queued behind the client's
+        last output (``ssh`` then ends with 255, "Disconnected by application")."""
         if self.child is not None:
             self.door.children.discard(self.child)
         if self.chan is not None:
+            self.exited = True
             with contextlib.suppress(Exception):
                 self.chan.exit(max(0, status))
-            self.login.close()
+            asyncio.get_running_loop().call_later(CLOSE_AFTER_EXIT, self.login.close)
 
     def data_received(self, data: bytes, datatype: Any) -> None:
         """Keystrokes: to the child."""
@@ -315,9 +340,48 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self.child.write(data)
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
-        """The player resized the window."""
+        """The player resized the window: the child's terminal follows (clamped), within the
+        session's allowance; the latest size held back is applied when it is back."""
+        self.size = self.door.clamp(width, height)
+        if not self._allowed():
+            return
+        if self.requests.take(time.monotonic()):
+            self._apply_size()
+        elif self._size_later is None:
+            self._size_later = asyncio.get_running_loop().call_later(
+                1.0 / max(self.requests.rate, 1e-3), self._apply_size
+            )
+
+    def _apply_size(self) -> None:
+        self._size_later = None
         if self.child is not None:
-            self.child.resize(width, height)
+            self.child.resize(*self.size)
+
+    def break_received(self, msec: int) -> bool:
+        """A break (``~B``): nothing to do, but it counts against the allowance."""
+        self._allowed(take=True)
+        return False
+
+    def signal_received(self, signal: str) -> None:
+        """A signal from the client: ignored, but it counts against the allowance."""
+        self._allowed(take=True)
+
+    def _allowed(self, take: bool = False) -> bool:
+        """Whether the session is within its allowance of channel requests (``take``: spend
+        one). A session whose debt reaches a whole burst is flooding: it is closed, with a
+        message, since only closing the connection stops what receiving each request costs."""
+        if take:
+            self.requests.take(time.monotonic())
+        if not self.requests.exhausted:
+            return True
+        if self.chan is not None and not self.login.flooded:
+            self.login.flooded = True
+            self.door.server.log_refusal(self.login.address, "SSH: a flood of window changes")
+            with contextlib.suppress(Exception):
+                self.chan.write_stderr(TOO_MANY_RESIZES.encode())
+                self.chan.exit(1)
+            self.login.close()
+        return False
 
     def pause_writing(self) -> None:
         """The SSH client is behind: stop reading the child's output."""
@@ -336,8 +400,13 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     def connection_lost(self, exc: Exception | None) -> None:
         """The session is gone: end the child."""
         self.chan = None
+        if self._size_later is not None:
+            self._size_later.cancel()
+            self._size_later = None
         self.login.sessions -= 1
         self.door.session_ended(self)
+        if self.exited:  # the game is over: so is the connection
+            self.login.close()
 
 
 class _Login(asyncssh.SSHServer):
@@ -352,6 +421,8 @@ class _Login(asyncssh.SSHServer):
         self.username = ""
         self.fingerprint: str | None = None
         self.sessions = 0
+        self.flooded = False
+        """Closed for a flood of channel requests (logged and told once)."""
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         """Count it against the door limits."""
@@ -453,8 +524,11 @@ class SSHDoor:
         self.host_key: asyncssh.SSHKey | None = None
         self.port = 0
         self.children: set[PtyChild] = set()
+        self.pending_homes: dict[PtyChild, tuple[Path, str, str]] = {}
+        """Children of keys that have not sat yet: their throwaway home, fingerprint, name."""
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._ending: dict[PtyChild, asyncio.Task[None]] = {}
 
     @property
     def fingerprint(self) -> str:
@@ -489,6 +563,15 @@ class SSHDoor:
         self.port = self._acceptor.get_port()
         log.info("ssh door on %s:%d (host key %s)", host, self.port, self.fingerprint)
 
+    def clamp(self, columns: int, rows: int) -> tuple[int, int]:
+        """A terminal size the door gives a child: at most ``door_max_columns`` by
+        ``door_max_rows`` (an unset one, 0, is 80 by 24)."""
+        config = self.server.config
+        return (
+            min(columns or 80, config.door_max_columns),
+            min(rows or 24, config.door_max_rows),
+        )
+
     def spawn(self, session: _Session) -> None:
         """Start the client for a session with a pty."""
         task = asyncio.get_running_loop().create_task(self._spawn(session))
@@ -504,27 +587,49 @@ class SSHDoor:
         if chan is None or fingerprint is None:
             return
         name = player_name(login.username)
+        # The same key's last session may still be ending: its home may be about to be kept.
+        ending = [
+            task
+            for child, task in self._ending.items()
+            if self.pending_homes.get(child, ("", "", ""))[1] == fingerprint
+        ]
+        if ending:
+            await asyncio.wait(ending, timeout=KILL_AFTER + 1.0)
         home = player_home(self.data_dir, fingerprint)
+        pending: Path | None = None
         try:
-            home.mkdir(parents=True, exist_ok=True, mode=0o700)
-            (home / "fingerprint").write_text(fingerprint + "\n", encoding="ascii")
-            key = player_key(home / "config" / "sheepshead")
-            if key is not None:
-                self.server.players.door_player(key, fingerprint, name)
-            columns, rows, _, _ = chan.get_terminal_size()
+            if home.is_dir():
+                key = player_key(home / "config" / "sheepshead")
+                if key is not None:
+                    self.server.players.door_player(key, fingerprint, name)
+            else:
+                # A key that has never sat gets a throwaway home: a fresh key per login must
+                # leave no directory and no identity behind unless it takes a seat.
+                pending = home = Path(tempfile.mkdtemp(prefix="sheepshead-ssh-"))
+            config = self.server.config
             child = PtyChild(
-                client_command(self.socket_path, name, self.server.port),
+                client_command(
+                    self.socket_path,
+                    name,
+                    self.server.port,
+                    nice=config.door_child_nice,
+                    data_bytes=config.door_child_data_bytes,
+                ),
                 child_environment(home, session.term or "xterm-256color"),
                 home,
-                (columns or 80, rows or 24),
+                session.size,
                 session.output,
                 session.child_exited,
             )
             session.child = child
+            if pending is not None:
+                self.pending_homes[child] = (pending, fingerprint, name)
             await child.start()
         except Exception as exc:
             log.exception("ssh %s: cannot start the client", login.address)
             session.child = None
+            if pending is not None:
+                shutil.rmtree(pending, ignore_errors=True)
             if session.chan is not None:
                 session.chan.write_stderr(
                     f"The server could not start the game ({exc}).\r\n".encode()
@@ -542,16 +647,42 @@ class SSHDoor:
     def session_ended(self, session: _Session) -> None:
         """End the session's child, if it has one."""
         child = session.child
-        if child is not None:
+        if child is not None and child not in self._ending:
             task = asyncio.get_running_loop().create_task(self._end(child))
             self._tasks.add(task)
+            self._ending[child] = task
             task.add_done_callback(self._tasks.discard)
+            task.add_done_callback(lambda _: self._ending.pop(child, None))
 
     async def _end(self, child: PtyChild) -> None:
         try:
             await child.terminate()
         finally:
             self.children.discard(child)
+            self._keep_home(child)
+
+    def _keep_home(self, child: PtyChild) -> None:
+        """Move an ended child's throwaway home to its key's directory if the player took a
+        seat (the client filed a seat token), and link the key's identity; else delete it."""
+        pending = self.pending_homes.pop(child, None)
+        if pending is None:
+            return
+        from client.config import player_key
+
+        path, fingerprint, name = pending
+        home = player_home(self.data_dir, fingerprint)
+        try:
+            if (path / "config" / "sheepshead" / "tokens.json").exists() and not home.exists():
+                home.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                shutil.move(path, home)
+                (home / "fingerprint").write_text(fingerprint + "\n", encoding="ascii")
+                key = player_key(home / "config" / "sheepshead")
+                if key is not None:
+                    self.server.players.door_player(key, fingerprint, name)
+        except OSError:
+            log.exception("ssh: cannot keep the home of %s", fingerprint)
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
 
     async def stop(self) -> None:
         """Stop listening and end every session's child."""
