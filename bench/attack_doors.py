@@ -152,9 +152,9 @@ async def resize_flood(port: int, deadline: float, ended: Counter[str]) -> None:
                 ended["window changes"] += 1
                 if n % 100 == 0:
                     await asyncio.sleep(0)
-            conn.close()
             if process.channel.is_closing():
                 ended["closed by the server"] += 1
+            conn.close()
         except (asyncssh.Error, OSError, TimeoutError) as exc:
             ended[type(exc).__name__] += 1
             await asyncio.sleep(0.1)
