@@ -227,6 +227,7 @@ async def measure(served: Served, victim: Victim, scenario: str, args: argparse.
     worker.start()
     await asyncio.sleep(1.0)
     cpu = served.cpu_seconds(children=True)
+    own_cpu = served.cpu_seconds()
     start = time.monotonic()
     times = await victim.pings(args.seconds)
     rss = children_rss_mb(served.proc.pid)
@@ -234,10 +235,12 @@ async def measure(served: Served, victim: Victim, scenario: str, args: argparse.
     worker.join(10)
     await asyncio.sleep(SETTLE)
     used = served.cpu_seconds(children=True) - cpu
+    own = served.cpu_seconds() - own_cpu
     window = time.monotonic() - start
     print(
         f"  {scenario:<12} victim ping: {benchlib.summary(times)}   server and its clients:"
-        f" {used:.1f} CPU-s in {window:.0f} s; children's RSS at the end {rss:.0f} MB"
+        f" {used:.1f} CPU-s ({own:.1f} the server alone) in {window:.0f} s;"
+        f" children's RSS at the end {rss:.0f} MB"
     )
     print(f"               attempts: {dict(sorted(ended.items()))}")
 
