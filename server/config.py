@@ -130,13 +130,14 @@ class ServerConfig:
     door_max_rows: int = 200
     """Tallest terminal an SSH session gets (taller is clamped)."""
     ssh_window_change_rate: float = 20.0
-    """Window changes (and other channel requests that reach the door: breaks, signals) per
-    second an SSH session may send on average; past it they are held back (the latest size
-    is applied when the allowance is back)."""
+    """Window changes per second an SSH session may send on average (every other channel
+    request counts too: env, signal, break, keepalive...); past it a window change is held
+    back, and the latest size applied when the allowance is back."""
     ssh_window_change_burst: float = 100.0
-    """Window changes an SSH session may send at once (a window dragged for a few seconds).
-    A session that goes on past it by as many again is closed: each request costs the server
-    tens of microseconds to receive, and 4,600 a second from one session took 69% of a core."""
+    """Window changes (channel requests) an SSH session may send at once: a window dragged
+    for a few seconds. A session that goes on past it by as many again is closed, with a
+    message: each request costs the server some 0.1 ms to receive and pass on, and 4,600 a
+    second from one session took 69% of a core."""
     max_waiting_per_address: int = 3
     """Tables not yet started that the connections from one IP address may have created and
     still have open (more: too_many_tables)."""

@@ -2,13 +2,18 @@
 
 Built on asyncssh. Any key logs in (or only the keys of ``--ssh-keys FILE``, an
 ``authorized_keys`` file); passwords and keyboard-interactive logins are off. The SSH user name
-is the display name and the key's SHA-256 fingerprint says who the player is: each key gets a
-directory beside the database (``ssh-players/<hash of the fingerprint>``) that is the home of
-its client, so the seat tokens and the player key kept there follow the key from any machine.
+is the display name and the key's SHA-256 fingerprint says who the player is: a key that has
+taken a seat has a directory beside the database (``ssh-players/<hash of the fingerprint>``)
+that is the home of its client, so the seat tokens and the player key kept there follow the key
+from any machine. A key's first sessions run in a throwaway home, kept (moved there) only if
+the player took a seat: a fresh key per login leaves nothing behind.
 
-A session must ask for a pty. The door then runs ``sheepshead join`` in a child process on a
-pseudo-terminal of the session's size (:class:`PtyChild`), passes keystrokes and window changes
-on, and ends the child with the session and the session with the child. Shell commands
+A session must ask for a pty. The door then runs ``sheepshead join`` in a child process (niced,
+under a data cap: ``server.door_child``) on a pseudo-terminal of the session's size, clamped to
+``door_max_columns`` by ``door_max_rows`` (:class:`PtyChild`), passes keystrokes and window
+changes on, and ends the child with the session and the session with the child. Every channel
+request counts against the session's allowance before asyncssh parses it (:class:`_Channel`): a
+session that floods them is closed. Shell commands
 (``ssh host cmd``), subsystems (sftp), port forwarding, agent and X11 forwarding are refused.
 The host key (ed25519) is made on first start in the data directory; its fingerprint is
 printed with the addresses so players can check it.
@@ -34,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import asyncssh
+from asyncssh.constants import MSG_CHANNEL_REQUEST
 
 from server.addresses import client_address
 from server.connection import TokenBucket
@@ -63,8 +69,8 @@ NO_COMMANDS: Final = (
 )
 NO_FORWARDING: Final = "Port forwarding is off on this server: it only plays sheepshead."
 TOO_MANY_RESIZES: Final = (
-    "\r\nsheepshead: this session sent window changes faster than any terminal does and was "
-    "closed.\r\n"
+    "\r\nsheepshead: this session sent window changes (or other requests) faster than any "
+    "terminal does, and was closed.\r\n"
 )
 CLOSE_AFTER_EXIT: Final = 5.0
 """Seconds the connection waits, after its session's exit status went out, for the client to
@@ -274,6 +280,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.size = (80, 24)
         """The terminal's size (columns, rows), clamped to the door's maximum."""
         self._size_later: asyncio.TimerHandle | None = None
+        self._within = True
+        """Whether the last channel request was within the allowance."""
         self.exited = False
         """The child has exited and its status was sent."""
 
@@ -317,8 +325,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.door.spawn(self)
 
     def output(self, data: bytes) -> None:
-        """The child wrote ``data``."""
-        if self.chan is not None:
+        """The child wrote ``data`` (dropped once the channel is closing: a flood closed it)."""
+        if self.chan is not None and not self.chan.is_closing():
             self.chan.write(data)
 
     def child_exited(self, status: int) -> None:
@@ -340,12 +348,11 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self.child.write(data)
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
-        """The player resized the window: the child's terminal follows (clamped), within the
-        session's allowance; the latest size held back is applied when it is back."""
+        """The player resized the window: the child's terminal follows (clamped) if the request
+        was within the session's allowance (:meth:`request_arrived`); else the latest size is
+        applied when the allowance is back."""
         self.size = self.door.clamp(width, height)
-        if not self._allowed():
-            return
-        if self.requests.take(time.monotonic()):
+        if self._within:
             self._apply_size()
         elif self._size_later is None:
             self._size_later = asyncio.get_running_loop().call_later(
@@ -357,26 +364,18 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         if self.child is not None:
             self.child.resize(*self.size)
 
-    def break_received(self, msec: int) -> bool:
-        """A break (``~B``): nothing to do, but it counts against the allowance."""
-        self._allowed(take=True)
-        return False
-
-    def signal_received(self, signal: str) -> None:
-        """A signal from the client: ignored, but it counts against the allowance."""
-        self._allowed(take=True)
-
-    def _allowed(self, take: bool = False) -> bool:
-        """Whether the session is within its allowance of channel requests (``take``: spend
-        one). A session whose debt reaches a whole burst is flooding: it is closed, with a
-        message, since only closing the connection stops what receiving each request costs."""
-        if take:
-            self.requests.take(time.monotonic())
+    def request_arrived(self) -> bool:
+        """Count a channel request (a window change, env, signal, break, keepalive...) against
+        the session's allowance, before asyncssh parses it; False when the session is
+        flooding. Such a session is closed, with a message and a log line (one a second at
+        most): receiving each request costs the server CPU, and only closing the connection
+        stops that."""
+        self._within = self.requests.take(time.monotonic())
         if not self.requests.exhausted:
             return True
         if self.chan is not None and not self.login.flooded:
             self.login.flooded = True
-            self.door.server.log_refusal(self.login.address, "SSH: a flood of window changes")
+            self.door.server.log_refusal(self.login.address, "SSH: a flood of channel requests")
             with contextlib.suppress(Exception):
                 self.chan.write_stderr(TOO_MANY_RESIZES.encode())
                 self.chan.exit(1)
@@ -407,6 +406,27 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.door.session_ended(self)
         if self.exited:  # the game is over: so is the connection
             self.login.close()
+
+
+class _Channel(asyncssh.SSHServerChannel[bytes]):
+    """A session channel whose requests are metered before asyncssh parses them, and which
+    keeps no environment from the client (the child's is the door's own)."""
+
+    _session: _Session
+
+    def _metered_request(self, pkttype: int, pktid: int, packet: Any) -> None:
+        if self._session.request_arrived():
+            self._process_request(pkttype, pktid, packet)
+
+    # asyncssh dispatches packets through this table, not through method lookup.
+    _packet_handlers = {  # noqa: RUF012 (asyncssh's table, typed by asyncssh)
+        **asyncssh.SSHServerChannel._packet_handlers,
+        MSG_CHANNEL_REQUEST: _metered_request,
+    }
+
+    def _process_env_request(self, packet: Any) -> bool:
+        # asyncssh keeps every variable sent, without limit: a loop of them was memory.
+        return False
 
 
 class _Login(asyncssh.SSHServer):
@@ -480,12 +500,18 @@ class _Login(asyncssh.SSHServer):
         self.fingerprint = key.get_fingerprint("sha256")
         return True
 
-    def session_requested(self) -> _Session:
+    def session_requested(self) -> tuple[asyncssh.SSHServerChannel[bytes], _Session]:
         """One session at a time per connection (a second one would be a second game)."""
         if self.sessions:
             raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, ONE_SESSION)
         self.sessions += 1
-        return _Session(self)
+        session = _Session(self)
+        assert self.conn is not None
+        chan = self.conn.create_server_channel(encoding=None)
+        # The metered subclass adds only methods: same layout, so the class can be swapped
+        # on the channel asyncssh made (its constructor's arguments are not public).
+        chan.__class__ = _Channel
+        return chan, session
 
     def connection_requested(
         self, dest_host: str, dest_port: int, orig_host: str, orig_port: int

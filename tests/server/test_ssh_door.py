@@ -344,6 +344,34 @@ async def test_a_window_change_flood_closes_the_session_with_a_message(
         await until(lambda: not doors.ssh.children)
 
 
+async def test_a_flood_of_env_requests_closes_the_connection_before_any_game(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    """asyncssh keeps every ``env`` variable a client sends: a loop of them was the server's
+    memory. They count against the session's allowance like any channel request, and are
+    not kept; a few are fine."""
+    async with ssh_door(tmp_path, ssh_window_change_burst=20.0) as (_, doors):
+        assert doors.ssh is not None
+        async with connect(doors, key) as conn:
+            process = await conn.create_process(
+                term_type="xterm", encoding=None, env={f"V{n}": "x" * 100 for n in range(5)}
+            )
+            screen = Screen(process)
+            await screen.wait_for("Sheepshead lobby")
+            await screen.close()
+        await until(lambda: not doors.ssh.children)
+        async with connect(doors, key) as conn:
+            with contextlib.suppress(asyncssh.Error, OSError):
+                process = await conn.create_process(
+                    term_type="xterm",
+                    encoding=None,
+                    env={f"V{n}": "x" * 1000 for n in range(200)},
+                )
+                await asyncio.wait_for(process.wait(), 30)
+            await asyncio.wait_for(conn.wait_closed(), 10)
+        assert not doors.ssh.children
+
+
 def nice_value(pid: int) -> int:
     with open(f"/proc/{pid}/stat") as stat:
         return int(stat.read().rsplit(")", 1)[1].split()[16])
