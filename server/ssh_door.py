@@ -59,6 +59,10 @@ PLAYERS_DIR: Final = "ssh-players"
 KILL_AFTER: Final = 2.0
 """Seconds a child has to quit after SIGHUP before it is killed."""
 
+INPUT_BACKLOG: Final = 64 * 1024
+"""Keystroke bytes waiting for a child that does not read them, past which the session stops
+taking more (the SSH window then holds the client back)."""
+
 NEEDS_PTY: Final = (
     "sheepshead needs a terminal: connect with a plain `ssh -p PORT NAME@HOST` "
     "(or add -t), not a command or a pipe.\r\n"
@@ -133,6 +137,8 @@ class PtyChild:
         self._pending = b""
         self._eof = asyncio.Event()
         self._waiter: asyncio.Task[None] | None = None
+        self.on_input_drained: Callable[[], None] | None = None
+        """Called once everything written has reached the terminal."""
 
     @property
     def pid(self) -> int | None:
@@ -174,6 +180,11 @@ class PtyChild:
                     self._master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0)
                 )
 
+    @property
+    def input_backlog(self) -> int:
+        """Bytes written that the terminal has not taken yet."""
+        return len(self._pending)
+
     def write(self, data: bytes) -> None:
         """Type ``data`` into the child's terminal."""
         if self._master is None:
@@ -197,6 +208,8 @@ class PtyChild:
                 break
             self._pending = self._pending[sent:]
         loop.remove_writer(master)
+        if self.on_input_drained is not None:
+            self.on_input_drained()
 
     def pause_reading(self) -> None:
         """Stop taking output (the SSH client is not keeping up; the child then waits)."""
@@ -282,6 +295,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self._size_later: asyncio.TimerHandle | None = None
         self._within = True
         """Whether the last channel request was within the allowance."""
+        self.input_paused = False
+        """Whether the channel stopped reading keystrokes for the child to catch up."""
         self.exited = False
         """The child has exited and its status was sent."""
 
@@ -343,9 +358,23 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             asyncio.get_running_loop().call_later(CLOSE_AFTER_EXIT, self.login.close)
 
     def data_received(self, data: bytes, datatype: Any) -> None:
-        """Keystrokes: to the child."""
-        if self.child is not None:
-            self.child.write(data)
+        """Keystrokes: to the child; past :data:`INPUT_BACKLOG` not taken yet, the channel
+        stops reading until the child has caught up (else the backlog was memory without
+        bound)."""
+        child = self.child
+        if child is None:
+            return
+        child.write(data)
+        if child.input_backlog > INPUT_BACKLOG and self.chan is not None and not self.input_paused:
+            self.input_paused = True
+            self.chan.pause_reading()
+            child.on_input_drained = self._input_drained
+
+    def _input_drained(self) -> None:
+        if self.input_paused:
+            self.input_paused = False
+            if self.chan is not None:
+                self.chan.resume_reading()
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         """The player resized the window: the child's terminal follows (clamped) if the request

@@ -9,6 +9,7 @@ import fcntl
 import logging
 import os
 import re
+import signal
 import struct
 import termios
 from collections.abc import AsyncIterator
@@ -22,6 +23,7 @@ from server.app import Server
 from server.doors import Doors
 from server.ssh_door import (
     HOST_KEY_FILE,
+    INPUT_BACKLOG,
     NEEDS_PTY,
     NO_COMMANDS,
     NO_FORWARDING,
@@ -370,6 +372,32 @@ async def test_a_flood_of_env_requests_closes_the_connection_before_any_game(
                 await asyncio.wait_for(process.wait(), 30)
             await asyncio.wait_for(conn.wait_closed(), 10)
         assert not doors.ssh.children
+
+
+async def test_keystrokes_a_child_does_not_read_wait_in_the_ssh_window_not_in_memory(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    """Keystrokes the child has not taken yet were kept by the door without limit (a client
+    typing faster than its child reads): past ``INPUT_BACKLOG`` the session stops reading,
+    and the SSH window holds the client back until the child catches up."""
+    async with ssh_door(tmp_path) as (_, doors), connect(doors, key) as conn:
+        assert doors.ssh is not None
+        process = await open_game(conn)
+        screen = Screen(process)
+        await screen.wait_for("Sheepshead lobby")
+        (child,) = doors.ssh.children
+        assert child.pid is not None
+        session = child.on_output.__self__  # type: ignore[attr-defined]
+        os.kill(child.pid, signal.SIGSTOP)
+        try:
+            # A bracketed paste: cheap for the client to read once it runs again.
+            process.stdin.write(b"\x1b[200~" + b"z" * (8 * INPUT_BACKLOG) + b"\x1b[201~")
+            await until(lambda: session.input_paused)
+            assert child.input_backlog <= 2 * INPUT_BACKLOG
+        finally:
+            os.kill(child.pid, signal.SIGCONT)
+        await until(lambda: not session.input_paused, timeout=START)
+        await screen.close()
 
 
 def nice_value(pid: int) -> int:
