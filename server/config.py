@@ -129,15 +129,22 @@ class ServerConfig:
     (a 65535-column pty made its client grow without bound)."""
     door_max_rows: int = 200
     """Tallest terminal an SSH session gets (taller is clamped)."""
-    ssh_window_change_rate: float = 20.0
-    """Window changes per second an SSH session may send on average (every other channel
-    request counts too: env, signal, break, keepalive...); past it a window change is held
-    back, and the latest size applied when the allowance is back."""
-    ssh_window_change_burst: float = 100.0
-    """Window changes (channel requests) an SSH session may send at once: a window dragged
-    for a few seconds. A session that goes on past it by as many again is closed, with a
+    ssh_request_rate: float = 20.0
+    """Window changes per second an SSH connection may send on average (every other request
+    counts too: env, signal, break, keepalive, debug, global requests); past it a
+    window change is held back, and the latest size applied when the allowance is back."""
+    ssh_request_burst: float = 100.0
+    """Window changes (requests) an SSH connection may send at once: a window dragged for a
+    few seconds. A connection that goes on past it by as many again is closed, with a
     message: each request costs the server some 0.1 ms to receive and pass on, and 4,600 a
     second from one session took 69% of a core."""
+    ssh_rekey_rate: float = 0.1
+    """Key exchanges per second an SSH connection may ask for on average (clients re-key
+    after a gigabyte or an hour; each costs the server a millisecond or two of CPU, and a
+    client re-keying in a loop took a quarter of a core)."""
+    ssh_rekey_burst: float = 5.0
+    """Key exchanges an SSH connection may ask for at once (the first one included); one
+    more closes the connection."""
     max_waiting_per_address: int = 3
     """Tables not yet started that the connections from one IP address may have created and
     still have open (more: too_many_tables)."""

@@ -39,7 +39,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import asyncssh
-from asyncssh.constants import MSG_CHANNEL_REQUEST
+from asyncssh.constants import (
+    MSG_CHANNEL_REQUEST,
+    MSG_DEBUG,
+    MSG_GLOBAL_REQUEST,
+    MSG_KEXINIT,
+    MSG_UNIMPLEMENTED,
+)
 
 from server.addresses import client_address
 from server.connection import TokenBucket
@@ -285,11 +291,6 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.term: str | None = None
         self.refusal: str | None = None
         self.child: PtyChild | None = None
-        config = self.door.server.config
-        self.requests = TokenBucket(
-            config.ssh_window_change_rate, config.ssh_window_change_burst, time.monotonic()
-        )
-        """The session's allowance of window changes (and breaks and signals)."""
         self.size = (80, 24)
         """The terminal's size (columns, rows), clamped to the door's maximum."""
         self._size_later: asyncio.TimerHandle | None = None
@@ -385,7 +386,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self._apply_size()
         elif self._size_later is None:
             self._size_later = asyncio.get_running_loop().call_later(
-                1.0 / max(self.requests.rate, 1e-3), self._apply_size
+                1.0 / max(self.login.requests.rate, 1e-3), self._apply_size
             )
 
     def _apply_size(self) -> None:
@@ -394,22 +395,19 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self.child.resize(*self.size)
 
     def request_arrived(self) -> bool:
-        """Count a channel request (a window change, env, signal, break, keepalive...) against
-        the session's allowance, before asyncssh parses it; False when the session is
-        flooding. Such a session is closed, with a message and a log line (one a second at
-        most): receiving each request costs the server CPU, and only closing the connection
-        stops that."""
-        self._within = self.requests.take(time.monotonic())
-        if not self.requests.exhausted:
-            return True
-        if self.chan is not None and not self.login.flooded:
-            self.login.flooded = True
-            self.door.server.log_refusal(self.login.address, "SSH: a flood of channel requests")
+        """Count a channel request (a window change, env, signal, break...) against the
+        connection's allowance (:meth:`_Login.request_arrived`) before asyncssh parses it;
+        False when the connection is flooding (it is being closed)."""
+        allowed = self.login.request_arrived()
+        self._within = allowed and self.login.requests.tokens >= 0
+        return allowed
+
+    def flooded(self) -> None:
+        """The connection is being closed for a flood: say why, on the player's terminal."""
+        if self.chan is not None:
             with contextlib.suppress(Exception):
                 self.chan.write_stderr(TOO_MANY_RESIZES.encode())
                 self.chan.exit(1)
-            self.login.close()
-        return False
 
     def pause_writing(self) -> None:
         """The SSH client is behind: stop reading the child's output."""
@@ -432,6 +430,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self._size_later.cancel()
             self._size_later = None
         self.login.sessions -= 1
+        self.login.session = None
         self.door.session_ended(self)
         if self.exited:  # the game is over: so is the connection
             self.login.close()
@@ -470,8 +469,15 @@ class _Login(asyncssh.SSHServer):
         self.username = ""
         self.fingerprint: str | None = None
         self.sessions = 0
+        self.session: _Session | None = None
+        config = door.server.config
+        now = time.monotonic()
+        self.requests = TokenBucket(config.ssh_request_rate, config.ssh_request_burst, now)
+        """The connection's allowance of window changes and every other request."""
+        self.rekeys = TokenBucket(config.ssh_rekey_rate, config.ssh_rekey_burst, now)
+        """The connection's allowance of key exchanges (the first one included)."""
         self.flooded = False
-        """Closed for a flood of channel requests (logged and told once)."""
+        """Closed for a flood of requests (logged and told once)."""
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         """Count it against the door limits."""
@@ -490,6 +496,57 @@ class _Login(asyncssh.SSHServer):
         self.admitted = self.refusal is None
         if self.refusal is not None:
             server.log_refusal(self.address, f"SSH: {self.refusal}")
+        self._meter_packets(conn)
+
+    def _meter_packets(self, conn: asyncssh.SSHServerConnection) -> None:
+        """Count the connection's control packets before asyncssh handles them: key exchanges
+        against :attr:`rekeys` (each costs a millisecond or two of CPU, and a client may ask
+        for one at any time), and debug, unimplemented and global-request packets against
+        :attr:`requests`. asyncssh dispatches packets through a table it looks up on
+        the connection, so a copy of it set on this connection alone does that."""
+        handlers = dict(conn._packet_handlers)
+        # Not ignore packets: clients send them as chaff (OpenSSH's ObscureKeystrokeTiming:
+        # one every 20 ms while typing), and asyncssh's with every window change.
+        for pkttype in (MSG_DEBUG, MSG_UNIMPLEMENTED, MSG_GLOBAL_REQUEST, MSG_KEXINIT):
+            handle = handlers[pkttype]
+
+            def metered(
+                conn: Any, pkttype: int, pktid: int, packet: Any, handle: Any = handle
+            ) -> Any:
+                if pkttype == MSG_KEXINIT:
+                    allowed = self._rekey_arrived()
+                else:
+                    allowed = self.request_arrived()
+                return handle(conn, pkttype, pktid, packet) if allowed else None
+
+            handlers[pkttype] = metered
+        conn._packet_handlers = handlers
+
+    def request_arrived(self) -> bool:
+        """Count a request against the connection's allowance; False when the connection is
+        flooding. Such a connection is closed, with a message to the player and a log line
+        (one a second at most): receiving each request costs the server CPU, and only
+        closing the connection stops that."""
+        self.requests.take(time.monotonic())
+        if not self.requests.exhausted:
+            return True
+        self._flood("a flood of SSH requests")
+        return False
+
+    def _rekey_arrived(self) -> bool:
+        if self.rekeys.take(time.monotonic()):
+            return True
+        self._flood("a flood of SSH key exchanges")
+        return False
+
+    def _flood(self, why: str) -> None:
+        if self.flooded:
+            return
+        self.flooded = True
+        self.door.server.log_refusal(self.address, why)
+        if self.session is not None:
+            self.session.flooded()
+        self.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         """Free its place."""
@@ -534,7 +591,7 @@ class _Login(asyncssh.SSHServer):
         if self.sessions:
             raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, ONE_SESSION)
         self.sessions += 1
-        session = _Session(self)
+        session = self.session = _Session(self)
         assert self.conn is not None
         chan = self.conn.create_server_channel(encoding=None)
         # The metered subclass adds only methods: same layout, so the class can be swapped

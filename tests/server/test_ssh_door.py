@@ -323,7 +323,7 @@ async def test_a_window_change_flood_closes_the_session_with_a_message(
     """Within the allowance the latest size always arrives (one held back is applied later);
     a session that goes on past it by a whole burst is closed, with a message (issue 27)."""
     async with (
-        ssh_door(tmp_path, ssh_window_change_rate=5.0, ssh_window_change_burst=20.0) as (_, doors),
+        ssh_door(tmp_path, ssh_request_rate=5.0, ssh_request_burst=20.0) as (_, doors),
         connect(doors, key) as conn,
     ):
         assert doors.ssh is not None
@@ -352,7 +352,7 @@ async def test_a_flood_of_env_requests_closes_the_connection_before_any_game(
     """asyncssh keeps every ``env`` variable a client sends: a loop of them was the server's
     memory. They count against the session's allowance like any channel request, and are
     not kept; a few are fine."""
-    async with ssh_door(tmp_path, ssh_window_change_burst=20.0) as (_, doors):
+    async with ssh_door(tmp_path, ssh_request_burst=20.0) as (_, doors):
         assert doors.ssh is not None
         async with connect(doors, key) as conn:
             process = await conn.create_process(
@@ -372,6 +372,26 @@ async def test_a_flood_of_env_requests_closes_the_connection_before_any_game(
                 await asyncio.wait_for(process.wait(), 30)
             await asyncio.wait_for(conn.wait_closed(), 10)
         assert not doors.ssh.children
+
+
+async def test_a_client_re_keying_in_a_loop_is_closed(tmp_path: Path, key: asyncssh.SSHKey) -> None:
+    """A client may ask for a key exchange at any time, each a millisecond or two of the
+    server's CPU: one re-keying every few milliseconds took a quarter of a core. Past the
+    connection's allowance of key exchanges it is closed."""
+    async with ssh_door(tmp_path, ssh_rekey_burst=3.0, ssh_request_burst=100_000.0) as (_, doors):
+        assert doors.ssh is not None
+        conn = await asyncssh.connect(
+            "127.0.0.1",
+            doors.ssh.port,
+            username="ann",
+            client_keys=[key],
+            known_hosts=None,
+            agent_path=None,
+            rekey_seconds=0.01,
+            keepalive_interval=0.02,
+            keepalive_count_max=1000,
+        )
+        await asyncio.wait_for(conn.wait_closed(), 30)
 
 
 async def test_keystrokes_a_child_does_not_read_wait_in_the_ssh_window_not_in_memory(
