@@ -13,10 +13,14 @@ one scenario at a time, ``--loops`` loops in one attacking process (at low prior
 - ``tab churn``: open a browser tab's websocket (each starts a client process on the server's
   machine), hold it 0.1 s, close it;
 - ``ssh churn``: an SSH connection with a key, closed at once (each costs a key exchange);
-- ``script GETs``: ask for the page's 300 kB script on a kept-alive connection.
+- ``script GETs``: ask for the page's 300 kB script on a kept-alive connection;
+- ``resize flood``: an SSH session with a pty (from 127.0.0.6) sends window changes as fast as
+  it can (``change_terminal_size`` in a loop), and opens another when it is closed;
+- ``huge pty``: an SSH session asks for a 65535x65535 pty (from 127.0.0.7) and holds it.
 
 Each prints the victim's ping, the CPU the server and its ended children used over the
-window, and how the attempts ended.
+window, the memory (RSS) of the server's children at its end, and how the attempts ended.
+``--scenarios`` picks some (comma-separated names, e.g. ``"resize flood,huge pty"``).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ benchlib.put_project_first(__file__)
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
+import contextlib  # noqa: E402
 import multiprocessing  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -47,7 +52,11 @@ from attack import (  # noqa: E402
     victim_at_own_table,
 )
 
-SCENARIOS = ("tab churn", "ssh churn", "script GETs")
+SCENARIOS = ("tab churn", "ssh churn", "script GETs", "resize flood", "huge pty")
+SSH_SCENARIOS = ("ssh churn", "resize flood", "huge pty")
+ADDRESSES = {"resize flood": "127.0.0.6", "huge pty": "127.0.0.7"}
+"""Scenarios that attack from an address of their own: the earlier ones use up the start
+allowance of :data:`ATTACKER_ADDRESS`."""
 SETTLE = 3.0
 """Seconds after a scenario for the door's children to end, so that their CPU is counted."""
 
@@ -108,11 +117,89 @@ async def script_gets(port: int, deadline: float, ended: Counter[str]) -> None:
                 ended[type(exc).__name__] += 1
 
 
+async def _pty_session(port: int, address: str, size: tuple[int, int]) -> Any:
+    """An SSH connection with a key and a session with a pty of ``size`` (its first output
+    read: the child is running)."""
+    import asyncssh
+
+    conn = await asyncssh.connect(
+        "127.0.0.1",
+        port,
+        username="flood",
+        client_keys=[asyncssh.generate_private_key("ssh-ed25519")],
+        known_hosts=None,
+        agent_path=None,
+        local_addr=(address, 0),
+        login_timeout=5,
+    )
+    process = await conn.create_process(term_type="xterm", term_size=size, encoding=None)
+    await asyncio.wait_for(process.stdout.read(1), 30)
+    return conn, process
+
+
+async def resize_flood(port: int, deadline: float, ended: Counter[str]) -> None:
+    """Window changes as fast as the connection takes them; a new session when closed."""
+    import asyncssh
+
+    while time.monotonic() < deadline:
+        try:
+            conn, process = await _pty_session(port, ADDRESSES["resize flood"], (80, 24))
+            ended["sessions"] += 1
+            n = 0
+            while time.monotonic() < deadline and not process.channel.is_closing():
+                process.change_terminal_size(80 + n % 40, 24 + n % 10)
+                n += 1
+                ended["window changes"] += 1
+                if n % 100 == 0:
+                    await asyncio.sleep(0)
+            if process.channel.is_closing():
+                ended["closed by the server"] += 1
+            conn.close()
+        except (asyncssh.Error, OSError, TimeoutError) as exc:
+            ended[type(exc).__name__] += 1
+            await asyncio.sleep(0.1)
+
+
+async def huge_pty(port: int, deadline: float, ended: Counter[str]) -> None:
+    """A session with a 65535x65535 pty, held until ``deadline``."""
+    import asyncssh
+
+    try:
+        conn, process = await _pty_session(port, ADDRESSES["huge pty"], (65535, 65535))
+        ended["sessions"] += 1
+        while time.monotonic() < deadline and not process.channel.is_closing():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(process.stdout.read(65536), 0.2)
+        conn.close()
+    except (asyncssh.Error, OSError, TimeoutError) as exc:
+        ended[type(exc).__name__] += 1
+
+
 LOOPS: dict[str, Callable[[int, float, Counter[str]], Awaitable[None]]] = {
     "tab churn": tab_churn,
     "ssh churn": ssh_churn,
     "script GETs": script_gets,
+    "resize flood": resize_flood,
+    "huge pty": huge_pty,
 }
+
+
+def children_rss_mb(pid: int) -> float:
+    """The resident memory of ``pid``'s child processes (and theirs), in MB."""
+    total = 0
+    pending = [pid]
+    while pending:
+        parent = pending.pop()
+        try:
+            with open(f"/proc/{parent}/task/{parent}/children") as f:
+                kids = [int(k) for k in f.read().split()]
+        except OSError:
+            continue
+        for kid in kids:
+            pending.append(kid)
+            with contextlib.suppress(OSError), open(f"/proc/{kid}/statm") as f:
+                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    return total / 1e6
 
 
 def attacker(scenario: str, port: int, seconds: float, loops: int, out: Any) -> None:
@@ -130,7 +217,7 @@ def attacker(scenario: str, port: int, seconds: float, loops: int, out: Any) -> 
 
 async def measure(served: Served, victim: Victim, scenario: str, args: argparse.Namespace) -> None:
     """One scenario: the victim's pings, and the CPU of the server and its ended children."""
-    port = served.ssh_port if scenario == "ssh churn" else served.web_port
+    port = served.ssh_port if scenario in SSH_SCENARIOS else served.web_port
     assert port is not None
     context = multiprocessing.get_context("spawn")
     out = context.Queue()
@@ -140,16 +227,20 @@ async def measure(served: Served, victim: Victim, scenario: str, args: argparse.
     worker.start()
     await asyncio.sleep(1.0)
     cpu = served.cpu_seconds(children=True)
+    own_cpu = served.cpu_seconds()
     start = time.monotonic()
     times = await victim.pings(args.seconds)
+    rss = children_rss_mb(served.proc.pid)
     ended = await asyncio.to_thread(out.get, True, 60)
     worker.join(10)
     await asyncio.sleep(SETTLE)
     used = served.cpu_seconds(children=True) - cpu
+    own = served.cpu_seconds() - own_cpu
     window = time.monotonic() - start
     print(
         f"  {scenario:<12} victim ping: {benchlib.summary(times)}   server and its clients:"
-        f" {used:.1f} CPU-s in {window:.0f} s"
+        f" {used:.1f} CPU-s ({own:.1f} the server alone) in {window:.0f} s;"
+        f" children's RSS at the end {rss:.0f} MB"
     )
     print(f"               attempts: {dict(sorted(ended.items()))}")
 
@@ -169,7 +260,7 @@ async def run(args: argparse.Namespace) -> None:
             )
             times = await victim.pings(args.seconds / 2)
             print(f"  {'quiet':<12} victim ping: {benchlib.summary(times)}")
-            for scenario in SCENARIOS:
+            for scenario in args.scenarios.split(","):
                 await measure(served, victim, scenario, args)
             await victim.close()
         finally:
@@ -180,6 +271,9 @@ def main() -> None:
     """Parse the arguments and run."""
     parser = attack_arguments(__doc__, seconds=12.0)
     parser.add_argument("--loops", type=int, default=4, help="attacking loops per scenario")
+    parser.add_argument(
+        "--scenarios", default=",".join(SCENARIOS), help="comma-separated scenarios to run"
+    )
     asyncio.run(run(parser.parse_args()))
 
 

@@ -28,7 +28,7 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.signal import Signal
 
-from client import config, terminal
+from client import config, exports, terminal
 from client.fairplay import DealChecker
 from client.model import Change, FinishedHand, TableModel
 from client.screens.dialogs import (
@@ -609,6 +609,7 @@ class SheepsheadApp(App[int]):
         except OSError as exc:
             self.notify(f"cannot write {path}: {exc.strerror}", severity="error")
             return None
+        exports.enforce_quota(folder, keep=path)
         self.notify(f"Hand {hand.number} saved to {path}", title="Exported", timeout=8)
         return path
 

@@ -117,6 +117,34 @@ class ServerConfig:
     """HTTP requests one IP address may make of the browser door at once."""
     door_login_grace: float = 30.0
     """Seconds an SSH connection has to log in."""
+    door_child_nice: int = 10
+    """Added to the nice value of every door session's client process, so that the server's
+    event loop goes first when the cores are busy."""
+    door_child_data_bytes: int = 512 << 20
+    """Cap on the data segment (``RLIMIT_DATA``) of every door session's client process (a
+    normal one uses well under 100 MB; 0: no cap). Past it the client fails and its session
+    ends, rather than taking the machine's memory."""
+    door_max_columns: int = 500
+    """Widest terminal an SSH session gets: a wider pty request or window change is clamped
+    (a 65535-column pty made its client grow without bound)."""
+    door_max_rows: int = 200
+    """Tallest terminal an SSH session gets (taller is clamped)."""
+    ssh_request_rate: float = 20.0
+    """Window changes per second an SSH connection may send on average (every other request
+    counts too: env, signal, break, keepalive, debug, global requests); past it a
+    window change is held back, and the latest size applied when the allowance is back."""
+    ssh_request_burst: float = 100.0
+    """Window changes (requests) an SSH connection may send at once: a window dragged for a
+    few seconds. A connection that goes on past it by as many again is closed, with a
+    message: each request costs the server some 0.1 ms to receive and pass on, and 4,600 a
+    second from one session took 69% of a core."""
+    ssh_rekey_rate: float = 0.1
+    """Key exchanges per second an SSH connection may ask for on average (clients re-key
+    after a gigabyte or an hour; each costs the server a millisecond or two of CPU, and a
+    client re-keying in a loop took a quarter of a core)."""
+    ssh_rekey_burst: float = 5.0
+    """Key exchanges an SSH connection may ask for at once (the first one included); one
+    more closes the connection."""
     max_waiting_per_address: int = 3
     """Tables not yet started that the connections from one IP address may have created and
     still have open (more: too_many_tables)."""

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from protocol.messages import NAME_MAX
+from server.config import ServerConfig
 from server.connection import TokenBucket
 
 if TYPE_CHECKING:
-    from server.config import ServerConfig
     from server.connection import AddressAllowance
 
 DEFAULT_NAME: Final = "Player"
@@ -106,13 +106,24 @@ class DoorGate:
             del self.per_address[address]
 
 
-def client_command(socket_path: str, name: str, port: int) -> list[str]:
+def client_command(
+    socket_path: str,
+    name: str,
+    port: int,
+    *,
+    nice: int = ServerConfig.door_child_nice,
+    data_bytes: int = ServerConfig.door_child_data_bytes,
+) -> list[str]:
     """The child's command line: this Python running ``sheepshead join`` on the local socket
-    (``localhost:PORT`` is what the client shows, and where it files its seat tokens)."""
+    (``localhost:PORT`` is what the client shows, and where it files its seat tokens), through
+    ``server.door_child``, which first lowers its priority by ``nice`` and caps its data
+    segment at ``data_bytes`` (``ServerConfig.door_child_nice``, ``door_child_data_bytes``)."""
     return [
         sys.executable,
         "-m",
-        "client.cli",
+        "server.door_child",
+        str(max(0, nice)),
+        str(max(0, data_bytes)),
         "join",
         "--socket",
         socket_path,

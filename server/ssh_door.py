@@ -2,13 +2,18 @@
 
 Built on asyncssh. Any key logs in (or only the keys of ``--ssh-keys FILE``, an
 ``authorized_keys`` file); passwords and keyboard-interactive logins are off. The SSH user name
-is the display name and the key's SHA-256 fingerprint says who the player is: each key gets a
-directory beside the database (``ssh-players/<hash of the fingerprint>``) that is the home of
-its client, so the seat tokens and the player key kept there follow the key from any machine.
+is the display name and the key's SHA-256 fingerprint says who the player is: a key that has
+taken a seat has a directory beside the database (``ssh-players/<hash of the fingerprint>``)
+that is the home of its client, so the seat tokens and the player key kept there follow the key
+from any machine. A key's first sessions run in a throwaway home, kept (moved there) only if
+the player took a seat: a fresh key per login leaves nothing behind.
 
-A session must ask for a pty. The door then runs ``sheepshead join`` in a child process on a
-pseudo-terminal of the session's size (:class:`PtyChild`), passes keystrokes and window changes
-on, and ends the child with the session and the session with the child. Shell commands
+A session must ask for a pty. The door then runs ``sheepshead join`` in a child process (niced,
+under a data cap: ``server.door_child``) on a pseudo-terminal of the session's size, clamped to
+``door_max_columns`` by ``door_max_rows`` (:class:`PtyChild`), passes keystrokes and window
+changes on, and ends the child with the session and the session with the child. Every channel
+request counts against the session's allowance before asyncssh parses it (:class:`_Channel`): a
+session that floods them is closed. Shell commands
 (``ssh host cmd``), subsystems (sftp), port forwarding, agent and X11 forwarding are refused.
 The host key (ed25519) is made on first start in the data directory; its fingerprint is
 printed with the addresses so players can check it.
@@ -23,8 +28,10 @@ import hashlib
 import logging
 import os
 import pty
+import shutil
 import signal
 import struct
+import tempfile
 import termios
 import time
 from collections.abc import Callable
@@ -32,8 +39,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import asyncssh
+from asyncssh.constants import (
+    MSG_CHANNEL_REQUEST,
+    MSG_DEBUG,
+    MSG_GLOBAL_REQUEST,
+    MSG_KEXINIT,
+    MSG_UNIMPLEMENTED,
+)
 
 from server.addresses import client_address
+from server.connection import TokenBucket
 from server.door_kit import DoorGate, child_environment, client_command, player_name
 
 if TYPE_CHECKING:
@@ -50,6 +65,10 @@ PLAYERS_DIR: Final = "ssh-players"
 KILL_AFTER: Final = 2.0
 """Seconds a child has to quit after SIGHUP before it is killed."""
 
+INPUT_BACKLOG: Final = 64 * 1024
+"""Keystroke bytes waiting for a child that does not read them, past which the session stops
+taking more (the SSH window then holds the client back)."""
+
 NEEDS_PTY: Final = (
     "sheepshead needs a terminal: connect with a plain `ssh -p PORT NAME@HOST` "
     "(or add -t), not a command or a pipe.\r\n"
@@ -59,6 +78,13 @@ NO_COMMANDS: Final = (
     "Connect with `ssh -p PORT NAME@HOST`.\r\n"
 )
 NO_FORWARDING: Final = "Port forwarding is off on this server: it only plays sheepshead."
+TOO_MANY_RESIZES: Final = (
+    "\r\nsheepshead: this session sent window changes (or other requests) faster than any "
+    "terminal does, and was closed.\r\n"
+)
+CLOSE_AFTER_EXIT: Final = 5.0
+"""Seconds the connection waits, after its session's exit status went out, for the client to
+close the channel (the output still queued goes first) before it is closed anyway."""
 ONE_SESSION: Final = "One game at a time per SSH connection."
 
 
@@ -117,6 +143,8 @@ class PtyChild:
         self._pending = b""
         self._eof = asyncio.Event()
         self._waiter: asyncio.Task[None] | None = None
+        self.on_input_drained: Callable[[], None] | None = None
+        """Called once everything written has reached the terminal."""
 
     @property
     def pid(self) -> int | None:
@@ -158,6 +186,11 @@ class PtyChild:
                     self._master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0)
                 )
 
+    @property
+    def input_backlog(self) -> int:
+        """Bytes written that the terminal has not taken yet."""
+        return len(self._pending)
+
     def write(self, data: bytes) -> None:
         """Type ``data`` into the child's terminal."""
         if self._master is None:
@@ -181,6 +214,8 @@ class PtyChild:
                 break
             self._pending = self._pending[sent:]
         loop.remove_writer(master)
+        if self.on_input_drained is not None:
+            self.on_input_drained()
 
     def pause_reading(self) -> None:
         """Stop taking output (the SSH client is not keeping up; the child then waits)."""
@@ -256,6 +291,15 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.term: str | None = None
         self.refusal: str | None = None
         self.child: PtyChild | None = None
+        self.size = (80, 24)
+        """The terminal's size (columns, rows), clamped to the door's maximum."""
+        self._size_later: asyncio.TimerHandle | None = None
+        self._within = True
+        """Whether the last channel request was within the allowance."""
+        self.input_paused = False
+        """Whether the channel stopped reading keystrokes for the child to catch up."""
+        self.exited = False
+        """The child has exited and its status was sent."""
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         """The channel is open."""
@@ -264,8 +308,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     def pty_requested(
         self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any
     ) -> bool:
-        """Accept the pty; the child's terminal gets its type and size."""
+        """Accept the pty; the child's terminal gets its type and (clamped) size."""
         self.term = term_type or "xterm-256color"
+        self.size = self.door.clamp(term_size[0], term_size[1])
         return True
 
     def shell_requested(self) -> bool:
@@ -296,28 +341,73 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.door.spawn(self)
 
     def output(self, data: bytes) -> None:
-        """The child wrote ``data``."""
-        if self.chan is not None:
+        """The child wrote ``data`` (dropped once the channel is closing: a flood closed it)."""
+        if self.chan is not None and not self.chan.is_closing():
             self.chan.write(data)
 
     def child_exited(self, status: int) -> None:
-        """The client quit: end the session and the connection."""
+        """The client quit: send its exit status and close the session; the connection
+        closes once the channel has (:meth:`connection_lost`). Closing the connection here
+        would let its disconnect overtake the exit status, still queued behind the client's
+        last output (``ssh`` then ends with 255, "Disconnected by application")."""
         if self.child is not None:
             self.door.children.discard(self.child)
         if self.chan is not None:
+            self.exited = True
             with contextlib.suppress(Exception):
                 self.chan.exit(max(0, status))
-            self.login.close()
+            asyncio.get_running_loop().call_later(CLOSE_AFTER_EXIT, self.login.close)
 
     def data_received(self, data: bytes, datatype: Any) -> None:
-        """Keystrokes: to the child."""
-        if self.child is not None:
-            self.child.write(data)
+        """Keystrokes: to the child; past :data:`INPUT_BACKLOG` not taken yet, the channel
+        stops reading until the child has caught up (else the backlog was memory without
+        bound)."""
+        child = self.child
+        if child is None:
+            return
+        child.write(data)
+        if child.input_backlog > INPUT_BACKLOG and self.chan is not None and not self.input_paused:
+            self.input_paused = True
+            self.chan.pause_reading()
+            child.on_input_drained = self._input_drained
+
+    def _input_drained(self) -> None:
+        if self.input_paused:
+            self.input_paused = False
+            if self.chan is not None:
+                self.chan.resume_reading()
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
-        """The player resized the window."""
+        """The player resized the window: the child's terminal follows (clamped) if the request
+        was within the session's allowance (:meth:`request_arrived`); else the latest size is
+        applied when the allowance is back."""
+        self.size = self.door.clamp(width, height)
+        if self._within:
+            self._apply_size()
+        elif self._size_later is None:
+            self._size_later = asyncio.get_running_loop().call_later(
+                1.0 / max(self.login.requests.rate, 1e-3), self._apply_size
+            )
+
+    def _apply_size(self) -> None:
+        self._size_later = None
         if self.child is not None:
-            self.child.resize(width, height)
+            self.child.resize(*self.size)
+
+    def request_arrived(self) -> bool:
+        """Count a channel request (a window change, env, signal, break...) against the
+        connection's allowance (:meth:`_Login.request_arrived`) before asyncssh parses it;
+        False when the connection is flooding (it is being closed)."""
+        allowed = self.login.request_arrived()
+        self._within = allowed and self.login.requests.tokens >= 0
+        return allowed
+
+    def flooded(self) -> None:
+        """The connection is being closed for a flood: say why, on the player's terminal."""
+        if self.chan is not None:
+            with contextlib.suppress(Exception):
+                self.chan.write_stderr(TOO_MANY_RESIZES.encode())
+                self.chan.exit(1)
 
     def pause_writing(self) -> None:
         """The SSH client is behind: stop reading the child's output."""
@@ -336,8 +426,35 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     def connection_lost(self, exc: Exception | None) -> None:
         """The session is gone: end the child."""
         self.chan = None
+        if self._size_later is not None:
+            self._size_later.cancel()
+            self._size_later = None
         self.login.sessions -= 1
+        self.login.session = None
         self.door.session_ended(self)
+        if self.exited:  # the game is over: so is the connection
+            self.login.close()
+
+
+class _Channel(asyncssh.SSHServerChannel[bytes]):
+    """A session channel whose requests are metered before asyncssh parses them, and which
+    keeps no environment from the client (the child's is the door's own)."""
+
+    _session: _Session
+
+    def _metered_request(self, pkttype: int, pktid: int, packet: Any) -> None:
+        if self._session.request_arrived():
+            self._process_request(pkttype, pktid, packet)
+
+    # asyncssh dispatches packets through this table, not through method lookup.
+    _packet_handlers = {  # noqa: RUF012 (asyncssh's table, typed by asyncssh)
+        **asyncssh.SSHServerChannel._packet_handlers,
+        MSG_CHANNEL_REQUEST: _metered_request,
+    }
+
+    def _process_env_request(self, packet: Any) -> bool:
+        # asyncssh keeps every variable sent, without limit: a loop of them was memory.
+        return False
 
 
 class _Login(asyncssh.SSHServer):
@@ -352,6 +469,15 @@ class _Login(asyncssh.SSHServer):
         self.username = ""
         self.fingerprint: str | None = None
         self.sessions = 0
+        self.session: _Session | None = None
+        config = door.server.config
+        now = time.monotonic()
+        self.requests = TokenBucket(config.ssh_request_rate, config.ssh_request_burst, now)
+        """The connection's allowance of window changes and every other request."""
+        self.rekeys = TokenBucket(config.ssh_rekey_rate, config.ssh_rekey_burst, now)
+        """The connection's allowance of key exchanges (the first one included)."""
+        self.flooded = False
+        """Closed for a flood of requests (logged and told once)."""
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         """Count it against the door limits."""
@@ -370,6 +496,57 @@ class _Login(asyncssh.SSHServer):
         self.admitted = self.refusal is None
         if self.refusal is not None:
             server.log_refusal(self.address, f"SSH: {self.refusal}")
+        self._meter_packets(conn)
+
+    def _meter_packets(self, conn: asyncssh.SSHServerConnection) -> None:
+        """Count the connection's control packets before asyncssh handles them: key exchanges
+        against :attr:`rekeys` (each costs a millisecond or two of CPU, and a client may ask
+        for one at any time), and debug, unimplemented and global-request packets against
+        :attr:`requests`. asyncssh dispatches packets through a table it looks up on
+        the connection, so a copy of it set on this connection alone does that."""
+        handlers = dict(conn._packet_handlers)
+        # Not ignore packets: clients send them as chaff (OpenSSH's ObscureKeystrokeTiming:
+        # one every 20 ms while typing), and asyncssh's with every window change.
+        for pkttype in (MSG_DEBUG, MSG_UNIMPLEMENTED, MSG_GLOBAL_REQUEST, MSG_KEXINIT):
+            handle = handlers[pkttype]
+
+            def metered(
+                conn: Any, pkttype: int, pktid: int, packet: Any, handle: Any = handle
+            ) -> Any:
+                if pkttype == MSG_KEXINIT:
+                    allowed = self._rekey_arrived()
+                else:
+                    allowed = self.request_arrived()
+                return handle(conn, pkttype, pktid, packet) if allowed else None
+
+            handlers[pkttype] = metered
+        conn._packet_handlers = handlers
+
+    def request_arrived(self) -> bool:
+        """Count a request against the connection's allowance; False when the connection is
+        flooding. Such a connection is closed, with a message to the player and a log line
+        (one a second at most): receiving each request costs the server CPU, and only
+        closing the connection stops that."""
+        self.requests.take(time.monotonic())
+        if not self.requests.exhausted:
+            return True
+        self._flood("a flood of SSH requests")
+        return False
+
+    def _rekey_arrived(self) -> bool:
+        if self.rekeys.take(time.monotonic()):
+            return True
+        self._flood("a flood of SSH key exchanges")
+        return False
+
+    def _flood(self, why: str) -> None:
+        if self.flooded:
+            return
+        self.flooded = True
+        self.door.server.log_refusal(self.address, why)
+        if self.session is not None:
+            self.session.flooded()
+        self.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         """Free its place."""
@@ -409,12 +586,18 @@ class _Login(asyncssh.SSHServer):
         self.fingerprint = key.get_fingerprint("sha256")
         return True
 
-    def session_requested(self) -> _Session:
+    def session_requested(self) -> tuple[asyncssh.SSHServerChannel[bytes], _Session]:
         """One session at a time per connection (a second one would be a second game)."""
         if self.sessions:
             raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, ONE_SESSION)
         self.sessions += 1
-        return _Session(self)
+        session = self.session = _Session(self)
+        assert self.conn is not None
+        chan = self.conn.create_server_channel(encoding=None)
+        # The metered subclass adds only methods: same layout, so the class can be swapped
+        # on the channel asyncssh made (its constructor's arguments are not public).
+        chan.__class__ = _Channel
+        return chan, session
 
     def connection_requested(
         self, dest_host: str, dest_port: int, orig_host: str, orig_port: int
@@ -453,8 +636,11 @@ class SSHDoor:
         self.host_key: asyncssh.SSHKey | None = None
         self.port = 0
         self.children: set[PtyChild] = set()
+        self.pending_homes: dict[PtyChild, tuple[Path, str, str]] = {}
+        """Children of keys that have not sat yet: their throwaway home, fingerprint, name."""
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._ending: dict[PtyChild, asyncio.Task[None]] = {}
 
     @property
     def fingerprint(self) -> str:
@@ -489,6 +675,15 @@ class SSHDoor:
         self.port = self._acceptor.get_port()
         log.info("ssh door on %s:%d (host key %s)", host, self.port, self.fingerprint)
 
+    def clamp(self, columns: int, rows: int) -> tuple[int, int]:
+        """A terminal size the door gives a child: at most ``door_max_columns`` by
+        ``door_max_rows`` (an unset one, 0, is 80 by 24)."""
+        config = self.server.config
+        return (
+            min(columns or 80, config.door_max_columns),
+            min(rows or 24, config.door_max_rows),
+        )
+
     def spawn(self, session: _Session) -> None:
         """Start the client for a session with a pty."""
         task = asyncio.get_running_loop().create_task(self._spawn(session))
@@ -504,27 +699,49 @@ class SSHDoor:
         if chan is None or fingerprint is None:
             return
         name = player_name(login.username)
+        # The same key's last session may still be ending: its home may be about to be kept.
+        ending = [
+            task
+            for child, task in self._ending.items()
+            if self.pending_homes.get(child, ("", "", ""))[1] == fingerprint
+        ]
+        if ending:
+            await asyncio.wait(ending, timeout=KILL_AFTER + 1.0)
         home = player_home(self.data_dir, fingerprint)
+        pending: Path | None = None
         try:
-            home.mkdir(parents=True, exist_ok=True, mode=0o700)
-            (home / "fingerprint").write_text(fingerprint + "\n", encoding="ascii")
-            key = player_key(home / "config" / "sheepshead")
-            if key is not None:
-                self.server.players.door_player(key, fingerprint, name)
-            columns, rows, _, _ = chan.get_terminal_size()
+            if home.is_dir():
+                key = player_key(home / "config" / "sheepshead")
+                if key is not None:
+                    self.server.players.door_player(key, fingerprint, name)
+            else:
+                # A key that has never sat gets a throwaway home: a fresh key per login must
+                # leave no directory and no identity behind unless it takes a seat.
+                pending = home = Path(tempfile.mkdtemp(prefix="sheepshead-ssh-"))
+            config = self.server.config
             child = PtyChild(
-                client_command(self.socket_path, name, self.server.port),
+                client_command(
+                    self.socket_path,
+                    name,
+                    self.server.port,
+                    nice=config.door_child_nice,
+                    data_bytes=config.door_child_data_bytes,
+                ),
                 child_environment(home, session.term or "xterm-256color"),
                 home,
-                (columns or 80, rows or 24),
+                session.size,
                 session.output,
                 session.child_exited,
             )
             session.child = child
+            if pending is not None:
+                self.pending_homes[child] = (pending, fingerprint, name)
             await child.start()
         except Exception as exc:
             log.exception("ssh %s: cannot start the client", login.address)
             session.child = None
+            if pending is not None:
+                shutil.rmtree(pending, ignore_errors=True)
             if session.chan is not None:
                 session.chan.write_stderr(
                     f"The server could not start the game ({exc}).\r\n".encode()
@@ -542,16 +759,42 @@ class SSHDoor:
     def session_ended(self, session: _Session) -> None:
         """End the session's child, if it has one."""
         child = session.child
-        if child is not None:
+        if child is not None and child not in self._ending:
             task = asyncio.get_running_loop().create_task(self._end(child))
             self._tasks.add(task)
+            self._ending[child] = task
             task.add_done_callback(self._tasks.discard)
+            task.add_done_callback(lambda _: self._ending.pop(child, None))
 
     async def _end(self, child: PtyChild) -> None:
         try:
             await child.terminate()
         finally:
             self.children.discard(child)
+            self._keep_home(child)
+
+    def _keep_home(self, child: PtyChild) -> None:
+        """Move an ended child's throwaway home to its key's directory if the player took a
+        seat (the client filed a seat token), and link the key's identity; else delete it."""
+        pending = self.pending_homes.pop(child, None)
+        if pending is None:
+            return
+        from client.config import player_key
+
+        path, fingerprint, name = pending
+        home = player_home(self.data_dir, fingerprint)
+        try:
+            if (path / "config" / "sheepshead" / "tokens.json").exists() and not home.exists():
+                home.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                shutil.move(path, home)
+                (home / "fingerprint").write_text(fingerprint + "\n", encoding="ascii")
+                key = player_key(home / "config" / "sheepshead")
+                if key is not None:
+                    self.server.players.door_player(key, fingerprint, name)
+        except OSError:
+            log.exception("ssh: cannot keep the home of %s", fingerprint)
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
 
     async def stop(self) -> None:
         """Stop listening and end every session's child."""

@@ -161,9 +161,10 @@ def test_the_coach_attack_benchmark_reports_bot_moves_before_during_and_after() 
 
 def test_the_doors_attack_benchmark_reports_each_scenario() -> None:
     report = _run("attack_doors.py", "--seconds", "1", "--loops", "1")
-    for scenario in ("tab churn", "ssh churn", "script GETs"):
+    for scenario in ("tab churn", "ssh churn", "script GETs", "resize flood", "huge pty"):
         line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
-        assert re.search(r"victim ping: p50 +[\d.]+ .* CPU-s in", line), report
+        pattern = r"victim ping: p50 +[\d.]+ .* CPU-s \([\d.]+ the server alone\) in"
+        assert re.search(pattern, line), report
     assert "attempts: {" in report
 
 

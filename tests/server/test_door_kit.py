@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import doctest
+import os
+from pathlib import Path
 
 import server.door_kit
 from server.app import Server
@@ -26,3 +28,25 @@ def test_the_doors_allowances_are_forgotten_once_refilled_as_the_servers_are() -
     assert len(app._allowances) == 1500  # each still drawing
     app._forget_allowances(100.0)
     assert not app._allowances
+
+
+async def test_a_browser_tabs_client_runs_niced_under_the_data_cap(tmp_path: Path) -> None:
+    """Both doors start their children through ``server.door_child``: a tab's client too runs
+    10 nice levels down with a 512 MB data cap (the SSH door's: tests/server/test_ssh_door.py)."""
+    import aiohttp
+
+    from tests.server.test_ssh_door import START, data_limit, nice_value, until
+    from tests.server.test_web_door import web_door
+
+    config = ServerConfig()
+    async with web_door(tmp_path) as (_, doors, base), aiohttp.ClientSession() as http:
+        assert doors.web is not None
+        base_nice = os.nice(0)
+        ws = await http.ws_connect(f"{base}/ws/Ann?width=80&height=24")
+        await until(lambda: any(s._process for s in doors.web.services), timeout=START)  # type: ignore[union-attr]
+        (service,) = doors.web.services
+        assert service._process is not None
+        pid = service._process.pid
+        await until(lambda: nice_value(pid) == min(19, base_nice + config.door_child_nice))
+        assert data_limit(pid) == str(config.door_child_data_bytes)
+        await ws.close()

@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import logging
 import os
 import re
+import signal
 import struct
 import termios
 from collections.abc import AsyncIterator
@@ -19,7 +21,15 @@ import pytest
 
 from server.app import Server
 from server.doors import Doors
-from server.ssh_door import HOST_KEY_FILE, NEEDS_PTY, NO_COMMANDS, NO_FORWARDING
+from server.ssh_door import (
+    HOST_KEY_FILE,
+    INPUT_BACKLOG,
+    NEEDS_PTY,
+    NO_COMMANDS,
+    NO_FORWARDING,
+    PLAYERS_DIR,
+    TOO_MANY_RESIZES,
+)
 from tests.server.support import running_server
 
 START = 60.0
@@ -299,3 +309,205 @@ async def test_ssh_keys_limits_the_door(tmp_path: Path, key: asyncssh.SSHKey) ->
                     pass
         finally:
             await doors.stop()
+
+
+def terminal_size(master: int) -> tuple[int, int]:
+    """The (columns, rows) of the pty whose master side is ``master``."""
+    rows, cols, _, _ = struct.unpack("HHHH", fcntl.ioctl(master, termios.TIOCGWINSZ, b"\0" * 8))
+    return cols, rows
+
+
+async def test_a_window_change_flood_closes_the_session_with_a_message(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    """Within the allowance the latest size always arrives (one held back is applied later);
+    a session that goes on past it by a whole burst is closed, with a message (issue 27)."""
+    async with (
+        ssh_door(tmp_path, ssh_request_rate=5.0, ssh_request_burst=20.0) as (_, doors),
+        connect(doors, key) as conn,
+    ):
+        assert doors.ssh is not None
+        process = await open_game(conn)
+        screen = Screen(process)
+        await screen.wait_for("Sheepshead lobby")
+        (child,) = doors.ssh.children
+        assert child._master is not None
+        master = child._master
+        for n in range(25):  # past the burst, not by a whole burst
+            process.change_terminal_size(60 + n, 20)
+        await until(lambda: terminal_size(master) == (84, 20))
+        for n in range(1000):
+            process.change_terminal_size(100 + n % 50, 30)
+        result = await asyncio.wait_for(process.wait(), 30)
+        assert result.exit_status == 1
+        await screen.close()
+        assert TOO_MANY_RESIZES.strip() in plain(screen.data)
+        await asyncio.wait_for(conn.wait_closed(), 10)
+        await until(lambda: not doors.ssh.children)
+
+
+async def test_a_flood_of_env_requests_closes_the_connection_before_any_game(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    """asyncssh keeps every ``env`` variable a client sends: a loop of them was the server's
+    memory. They count against the session's allowance like any channel request, and are
+    not kept; a few are fine."""
+    async with ssh_door(tmp_path, ssh_request_burst=20.0) as (_, doors):
+        assert doors.ssh is not None
+        async with connect(doors, key) as conn:
+            process = await conn.create_process(
+                term_type="xterm", encoding=None, env={f"V{n}": "x" * 100 for n in range(5)}
+            )
+            screen = Screen(process)
+            await screen.wait_for("Sheepshead lobby")
+            await screen.close()
+        await until(lambda: not doors.ssh.children)
+        async with connect(doors, key) as conn:
+            with contextlib.suppress(asyncssh.Error, OSError):
+                process = await conn.create_process(
+                    term_type="xterm",
+                    encoding=None,
+                    env={f"V{n}": "x" * 1000 for n in range(200)},
+                )
+                await asyncio.wait_for(process.wait(), 30)
+            await asyncio.wait_for(conn.wait_closed(), 10)
+        assert not doors.ssh.children
+
+
+async def test_a_client_re_keying_in_a_loop_is_closed(tmp_path: Path, key: asyncssh.SSHKey) -> None:
+    """A client may ask for a key exchange at any time, each a millisecond or two of the
+    server's CPU: one re-keying every few milliseconds took a quarter of a core. Past the
+    connection's allowance of key exchanges it is closed."""
+    async with ssh_door(tmp_path, ssh_rekey_burst=3.0, ssh_request_burst=100_000.0) as (_, doors):
+        assert doors.ssh is not None
+        conn = await asyncssh.connect(
+            "127.0.0.1",
+            doors.ssh.port,
+            username="ann",
+            client_keys=[key],
+            known_hosts=None,
+            agent_path=None,
+            rekey_seconds=0.01,
+            keepalive_interval=0.02,
+            keepalive_count_max=1000,
+        )
+        await asyncio.wait_for(conn.wait_closed(), 30)
+
+
+async def test_keystrokes_a_child_does_not_read_wait_in_the_ssh_window_not_in_memory(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    """Keystrokes the child has not taken yet were kept by the door without limit (a client
+    typing faster than its child reads): past ``INPUT_BACKLOG`` the session stops reading,
+    and the SSH window holds the client back until the child catches up."""
+    async with ssh_door(tmp_path) as (_, doors), connect(doors, key) as conn:
+        assert doors.ssh is not None
+        process = await open_game(conn)
+        screen = Screen(process)
+        await screen.wait_for("Sheepshead lobby")
+        (child,) = doors.ssh.children
+        assert child.pid is not None
+        session = child.on_output.__self__  # type: ignore[attr-defined]
+        os.kill(child.pid, signal.SIGSTOP)
+        try:
+            # A bracketed paste: cheap for the client to read once it runs again.
+            process.stdin.write(b"\x1b[200~" + b"z" * (8 * INPUT_BACKLOG) + b"\x1b[201~")
+            await until(lambda: session.input_paused)
+            assert child.input_backlog <= 2 * INPUT_BACKLOG
+        finally:
+            os.kill(child.pid, signal.SIGCONT)
+        await until(lambda: not session.input_paused, timeout=START)
+        await screen.close()
+
+
+def nice_value(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as stat:
+        return int(stat.read().rsplit(")", 1)[1].split()[16])
+
+
+def data_limit(pid: int) -> str:
+    with open(f"/proc/{pid}/limits") as limits:
+        (line,) = (x for x in limits if x.startswith("Max data size"))
+    return line.split()[3]
+
+
+async def test_a_huge_pty_is_clamped_and_children_run_niced_and_capped(
+    tmp_path: Path, key: asyncssh.SSHKey, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A 70000x70000 pty (past what a terminal's size can hold) gets the door's maximum and
+    logs no traceback; the child runs at the door's nice value under its data cap."""
+    async with (
+        ssh_door(
+            tmp_path, door_max_columns=300, door_child_nice=7, door_child_data_bytes=400 << 20
+        ) as (_, doors),
+        connect(doors, key) as conn,
+    ):
+        assert doors.ssh is not None
+        base = os.nice(0)
+        process = await open_game(conn, size=(70000, 70000))
+        screen = Screen(process)
+        await until(lambda: len(doors.ssh.children) == 1, timeout=START)
+        (child,) = doors.ssh.children
+        assert child._master is not None and child.pid is not None
+        assert terminal_size(child._master) == (300, 200)
+        process.change_terminal_size(65535, 65535)
+        process.change_terminal_size(120, 40)
+        await until(lambda: child._master is not None and terminal_size(child._master) == (120, 40))
+        await until(lambda: nice_value(child.pid) == min(19, base + 7))
+        assert data_limit(child.pid) == str(400 << 20)
+        process.close()
+        await screen.close()
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+
+
+async def test_fresh_keys_that_never_sit_leave_no_identity_and_no_directory(
+    tmp_path: Path,
+) -> None:
+    """A new SSH key per login used to add an identity row and a directory each (issue 27):
+    now a key gets them only once it takes a seat."""
+    async with ssh_door(tmp_path) as (server, doors):
+        assert doors.ssh is not None
+        for n in range(3):
+            fresh = asyncssh.generate_private_key("ssh-ed25519")
+            async with connect(doors, fresh, user=f"drive{n}") as conn:
+                process = await open_game(conn)
+                screen = Screen(process)
+                await screen.wait_for("Sheepshead lobby")
+                await screen.close()
+            await until(lambda: not doors.ssh.children and not doors.ssh.pending_homes)
+        identities = server.store._db.execute("SELECT count(*) FROM identities").fetchone()[0]
+        assert identities == 0
+        players = tmp_path / "data" / PLAYERS_DIR
+        assert not players.exists() or not list(players.iterdir())
+
+
+async def test_quitting_with_output_still_queued_sends_it_all_and_exits_0(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    """The exit status and the close go out behind the client's last output (its terminal
+    restore), and the connection closes only after the channel: a disconnect sent at once
+    overtook them, so ``ssh`` ended with 255, "Disconnected by application" (issue 28: at
+    match over, where the screen is bigger). A client that reads nothing for a while, with a
+    small receive window, keeps that output queued at the server."""
+    async with ssh_door(tmp_path) as (_, doors), connect(doors, key) as conn:
+        assert doors.ssh is not None
+        process = await conn.create_process(
+            term_type="xterm-256color",
+            term_size=(200, 60),
+            encoding=None,
+            stderr=asyncssh.STDOUT,
+            window=1024,
+            max_pktsize=512,
+        )
+        screen = Screen(process)
+        await screen.wait_for("Sheepshead lobby")
+        await screen.close()  # reads nothing more for now
+        (child,) = doors.ssh.children
+        assert child.pid is not None
+        process.stdin.write(b"q")
+        await until(lambda: gone(child.pid), timeout=START)
+        rest = Screen(process)
+        result = await asyncio.wait_for(process.wait(), START)
+        await asyncio.wait_for(rest._task, 10)
+        assert result.exit_status == 0
+        assert b"\x1b[?1049l" in rest.data  # the client's terminal restore arrived
