@@ -41,6 +41,7 @@ from server.door_kit import (
     child_environment,
     client_command,
     player_name,
+    take_if_there,
 )
 
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ class WebDoor:
         busy."""
         address = client_address(request.remote)
         now = time.monotonic()
-        if not self.server.allowance(address, now).web_requests.take(now):
+        if not take_if_there(self.server.allowance(address, now).web_requests, now):
             self.server.log_refusal(address, "web: too many requests")
             return web.Response(
                 status=429, text="Too many requests; slow down.", headers={"Retry-After": "1"}
@@ -216,17 +217,31 @@ class WebDoor:
         return web.Response(text=page, content_type="text/html", charset="utf-8")
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
-        """One tab: a client child, driven over the websocket until either side ends."""
+        """One tab: a client child, driven over the websocket until either side ends.
+
+        A request that is no websocket upgrade gets a 400 and spends nothing: a door start
+        is spent only for a session, and a loop of plain GETs from four addresses had spent
+        the whole server's allowance, so that nobody could start a session at either door."""
         address = client_address(request.remote)
+        socket = web.WebSocketResponse(heartbeat=15)
+        if not socket.can_prepare(request).ok:
+            log.info(
+                "web %s: %s %s is no websocket upgrade (400)", address, request.method, request.path
+            )
+            return web.Response(status=400, text="This address is the game's websocket.")
         refusal = self.gate.admit(address)
         if refusal is not None:
             self.server.log_refusal(address, f"web: {refusal}")
             return web.Response(status=503, text=refusal)
-        home = Path(tempfile.mkdtemp(prefix="sheepshead-web-"))
-        socket = web.WebSocketResponse(heartbeat=15)
-        service: AppService | None = None
         try:
             await socket.prepare(request)
+        except (web.HTTPException, ConnectionError, RuntimeError) as exc:
+            log.info("web %s: the websocket upgrade failed (%s)", address, exc)
+            self.gate.release(address, refund=True)
+            return socket
+        home = Path(tempfile.mkdtemp(prefix="sheepshead-web-"))
+        service: AppService | None = None
+        try:
             name = player_name(request.match_info.get("name", ""))
             width = _size(request.query.get("width"), 80)
             height = _size(request.query.get("height"), 24)

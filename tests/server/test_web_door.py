@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 from collections.abc import AsyncIterator
 from html.parser import HTMLParser
@@ -137,10 +138,35 @@ async def test_tabs_opened_and_closed_in_a_loop_are_refused_once_the_start_allow
             tab = await http.ws_connect(f"{base}/ws/{name}?width=80&height=24")
             await tab.close()
             await until(lambda: not doors.gate.per_address)
-        async with http.get(f"{base}/ws/Cy?width=80&height=24") as refused:
-            assert refused.status == 503
-            assert "Too many new sessions from your address" in await refused.text()
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await http.ws_connect(f"{base}/ws/Cy?width=80&height=24")
+        assert refused.value.status == 503
         assert not doors.gate.per_address  # the refused one was not counted
+        async with http.get(f"{base}/ws/Cy?width=80&height=24") as again:
+            assert "Too many new sessions from your address" not in await again.text()
+
+
+async def test_plain_gets_of_the_websocket_spend_no_start_and_log_one_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A GET of ``/ws/x`` without an upgrade spent a door start before the upgrade failed
+    (and logged two tracebacks): four addresses doing it drained the server's whole allowance
+    and nobody could start a session. It is a 400 now, one log line, nothing spent."""
+    caplog.set_level(logging.INFO)
+    async with (
+        web_door(tmp_path, door_start_burst=2.0) as (_, doors, base),
+        aiohttp.ClientSession() as http,
+    ):
+        for _ in range(4):
+            async with http.get(f"{base}/ws/x?width=80&height=24") as plain_get:
+                assert plain_get.status == 400
+        for name in ("Ann", "Bob"):  # the whole burst is still there
+            tab = await http.ws_connect(f"{base}/ws/{name}?width=80&height=24")
+            await tab.close()
+            await until(lambda: not doors.gate.per_address)
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    lines = [r for r in caplog.records if "no websocket upgrade" in r.getMessage()]
+    assert len(lines) == 4
 
 
 async def test_requests_past_the_address_allowance_get_429(tmp_path: Path) -> None:
