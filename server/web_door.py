@@ -36,6 +36,7 @@ from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
 from server.addresses import client_address
+from server.connection import TokenBucket
 from server.door_kit import (
     DoorGate,
     child_environment,
@@ -46,6 +47,7 @@ from server.door_kit import (
 
 if TYPE_CHECKING:
     from server.app import Server
+    from server.config import ServerConfig
 
 log = logging.getLogger("sheepshead.web")
 
@@ -223,7 +225,8 @@ class WebDoor:
         is spent only for a session, and a loop of plain GETs from four addresses had spent
         the whole server's allowance, so that nobody could start a session at either door."""
         address = client_address(request.remote)
-        socket = web.WebSocketResponse(heartbeat=15)
+        config = self.server.config
+        socket = web.WebSocketResponse(heartbeat=15, max_msg_size=config.web_message_max)
         if not socket.can_prepare(request).ok:
             log.info(
                 "web %s: %s %s is no websocket upgrade (400)", address, request.method, request.path
@@ -256,7 +259,9 @@ class WebDoor:
             self.services.add(service)
             await service.start(width, height)
             log.info("web %s: %s playing", address, name)
-            await _relay(socket, service)
+            ending = await _relay(socket, service, _TabBudget(config, time.monotonic()))
+            if ending:
+                log.info("web %s: %s's tab closed: %s", address, name, ending)
         except asyncio.CancelledError:
             await socket.close()
         except Exception:
@@ -286,9 +291,47 @@ class WebDoor:
                 process.stdin.close()  # the last pipe: the process's transport closes with it
 
 
-async def _relay(socket: web.WebSocketResponse, service: AppService) -> None:
-    """Pass the browser's keys, resizes and focus changes to the client until the tab goes."""
+class _TabBudget:
+    """What one tab may send: messages and bytes per second, as the game port meters a
+    connection (``ServerConfig.web_message_rate``, ``web_byte_rate``). Past it a message is
+    dropped; a tab whose debt reaches a whole burst is flooding, and is closed."""
+
+    __slots__ = ("bytes", "messages")
+
+    def __init__(self, config: ServerConfig, now: float) -> None:
+        self.messages = TokenBucket(config.web_message_rate, config.web_message_burst, now)
+        self.bytes = TokenBucket(config.web_byte_rate, config.web_byte_burst, now)
+
+    def take(self, size: int, now: float) -> bool:
+        """Whether a message of ``size`` bytes may be read (both buckets pay either way)."""
+        counted = self.messages.take(now)
+        return self.bytes.take(now, size) and counted
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether the tab has ignored a whole burst of dropped messages."""
+        return self.messages.exhausted or self.bytes.exhausted
+
+
+FLOODING: Final = 1008
+"""The close code of a tab that sends past its budget (policy violation)."""
+
+
+async def _relay(socket: web.WebSocketResponse, service: AppService, budget: _TabBudget) -> str:
+    """Pass the browser's keys, resizes and focus changes to the client until the tab goes;
+    why the server closed it, if it did (else "")."""
     async for message in socket:
+        if message.type == WSMsgType.ERROR:
+            # aiohttp has closed it already: 1009 for a message over ``web_message_max``, told
+            # by its header before any of it was read.
+            return f"{message.data} (code {socket.close_code})"
+        if message.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
+            continue
+        if not budget.take(len(message.data), time.monotonic()):
+            if budget.exhausted:
+                await socket.close(code=FLOODING, message=b"too many messages: slow down")
+                return f"too many messages (code {FLOODING})"
+            continue
         if message.type != WSMsgType.TEXT:
             continue
         try:
@@ -308,6 +351,7 @@ async def _relay(socket: web.WebSocketResponse, service: AppService) -> None:
             await service.blur()
         elif kind == "focus":
             await service.focus()
+    return ""
 
 
 def _size(value: object, default: int) -> int:

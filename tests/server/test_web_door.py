@@ -184,3 +184,48 @@ async def test_requests_past_the_address_allowance_get_429(tmp_path: Path) -> No
                     assert reply.headers["Retry-After"] == "1"
                     assert "Too many requests" in await reply.text()
         assert statuses == [200, 200, 200, 429, 429]
+
+
+async def _until_closed(ws: aiohttp.ClientWebSocketResponse) -> tuple[list[Any], str]:
+    """The pongs a tab got before the server closed it, and the reason it gave."""
+    pongs = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + START
+    while True:
+        assert loop.time() < deadline, f"not closed after {len(pongs)} pongs"
+        message = await ws.receive(timeout=START)
+        if message.type == aiohttp.WSMsgType.TEXT and message.data.startswith('["pong"'):
+            pongs.append(message.json()[1])
+        elif message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+            return pongs, str(message.extra or "")
+
+
+async def test_a_message_over_the_size_limit_closes_the_tab_unread(tmp_path: Path) -> None:
+    """A 3.7 MB ``ping`` was parsed and echoed on the game's loop (and the server's memory
+    grew by 110 MB for four tabs). Past ``web_message_max`` the tab is closed with 1009."""
+    async with (
+        web_door(tmp_path, web_message_max=4096) as (_, doors, base),
+        aiohttp.ClientSession() as http,
+    ):
+        ws = await http.ws_connect(f"{base}/ws/Ann?width=80&height=24", max_msg_size=0)
+        await ws.send_json(["ping", "small"])
+        await ws.send_json(["ping", "x" * 5000])
+        assert (await _until_closed(ws))[0] == ["small"]
+        assert ws.close_code == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
+        await until(lambda: not doors.gate.per_address and not doors.web.services)  # type: ignore[union-attr]
+
+
+async def test_a_tab_sending_past_its_message_rate_is_dropped_then_closed(tmp_path: Path) -> None:
+    """Like a game connection: past the burst messages are dropped, and a tab whose debt
+    reaches a whole burst is closed (1008, with the reason)."""
+    async with (
+        web_door(tmp_path, web_message_rate=0.01, web_message_burst=5.0) as (_, doors, base),
+        aiohttp.ClientSession() as http,
+    ):
+        ws = await http.ws_connect(f"{base}/ws/Ann?width=80&height=24")
+        for number in range(20):
+            await ws.send_json(["ping", number])
+        pongs, reason = await _until_closed(ws)
+        assert pongs == [0, 1, 2, 3, 4] and "too many messages" in reason
+        assert ws.close_code == 1008
+        await until(lambda: not doors.gate.per_address and not doors.web.services)  # type: ignore[union-attr]
