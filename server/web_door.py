@@ -8,18 +8,28 @@ sheet and font (Roboto Mono, shipped with textual-serve) come from this server, 
 addresses are relative to the one the browser used.
 
 The player's name comes from ``?name=`` in the address; without one the page asks for it
-before the game starts. A tab's client gets a throwaway home directory and sends no player key
-(a browser tab has nowhere to keep one), so the standings do not count browser players.
+before the game starts, and whether a card is played with one click or two (``--confirm-cards``,
+the default here: in a browser one stray click would play a card).
+
+Who the player is comes from a cookie (:data:`COOKIE`): a random secret the page sets once
+(HttpOnly, SameSite=Strict, renewed by each page load). A tab's client gets a throwaway home
+directory holding a player key derived from it (:func:`player_key_for`), so a browser is one
+player across tabs and visits, in the standings like any other; the server stores only the
+key's hash, as for every player key, and neither the cookie nor the key outlives the tab's
+directory. A tab without a valid cookie plays with no player key, as it did before cookies.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import html
 import json
 import logging
+import os
 import re
+import secrets
 import shlex
 import shutil
 import tempfile
@@ -90,11 +100,22 @@ $content
 """
 """The page (``$content``: the name form, or the terminal)."""
 
+COOKIE: Final = "sheepshead_player"
+"""The browser door's player cookie: 32 random bytes, base64url (43 characters)."""
+
+_COOKIE_VALUE = re.compile(r"[A-Za-z0-9_-]{43}")
+
+ONE_CLICK: Final = "one-click"
+"""The last part of a tab's websocket address when a click plays a card at once."""
+
 NAME_FORM: Final = """<div class="notice">
 <form method="get" action="">
 <p>Sheepshead: five-handed, in your browser.</p>
 <label>Your name <input name="name" maxlength="24" autofocus required></label>
 <button type="submit">Play</button>
+<p><input type="hidden" name="confirm" value="0">
+<label><input type="checkbox" name="confirm" value="1" checked>
+Play a card with two clicks (choose it, then click it again)</label></p>
 </form>
 </div>"""
 
@@ -109,9 +130,10 @@ TERMINAL: Final = """<div class="notice" id="closed">
 class _TabService(AppService):
     """textual-serve's app service with the door's environment instead of the server's."""
 
-    def __init__(self, command: str, home: Path, **kwargs: Any) -> None:
+    def __init__(self, command: str, home: Path, keyed: bool, **kwargs: Any) -> None:
         super().__init__(command, **kwargs)
         self.home = home
+        self.keyed = keyed
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         env = child_environment(self.home)
@@ -122,8 +144,9 @@ class _TabService(AppService):
             TERM_PROGRAM="textual",
             COLUMNS=str(width),
             ROWS=str(height),
-            SHEEPSHEAD_PLAYER_KEY="off",
         )
+        if not self.keyed:
+            env["SHEEPSHEAD_PLAYER_KEY"] = "off"
         return env
 
 
@@ -147,6 +170,7 @@ class WebDoor:
             [
                 web.get("/", self.index),
                 web.get("/ws/{name}", self.websocket),
+                web.get("/ws/{name}/" + ONE_CLICK, self.websocket),
                 web.get("/static/css/xterm.css", self.style_sheet),
                 web.get("/favicon.ico", self.no_icon),
                 web.static("/static", STATIC_DIR),
@@ -204,19 +228,38 @@ class WebDoor:
         return web.Response(status=204)
 
     async def index(self, request: web.Request) -> web.Response:
-        """The page: the name form, or the terminal for ``?name=``."""
+        """The page: the name form, or the terminal for ``?name=`` (``&confirm=0``: a click
+        plays a card). It sets the player cookie, or renews it."""
         name = request.query.get("name", "").strip()
         if not name:
             content = NAME_FORM
         else:
             size = request.query.get("fontsize", "16")
             scheme = "wss" if request.secure else "ws"  # behind a TLS proxy
+            path = f"/ws/{quote(player_name(name), safe='')}"
+            if request.query.getall("confirm", ["1"])[-1] == "0":
+                path += "/" + ONE_CLICK
             content = Template(TERMINAL).substitute(
-                ws=html.escape(f"{scheme}://{request.host}/ws/{quote(player_name(name), safe='')}"),
+                ws=html.escape(f"{scheme}://{request.host}{path}"),
                 size=str(int(size)) if size.isdigit() and 6 <= int(size) <= 40 else "16",
             )
         page = Template(PAGE).substitute(content=content)
-        return web.Response(text=page, content_type="text/html", charset="utf-8")
+        response = web.Response(text=page, content_type="text/html", charset="utf-8")
+        cookie = player_cookie(request)
+        # A SameSite=Strict cookie is not sent with a link followed from another site: a
+        # fresh one then would replace the browser's own (the tab's websocket, same-site, still
+        # carries that one).
+        if cookie is not None or request.headers.get("Sec-Fetch-Site") != "cross-site":
+            response.set_cookie(
+                COOKIE,
+                cookie or secrets.token_urlsafe(32),
+                max_age=self.server.config.web_cookie_days * 86400,
+                path="/",
+                httponly=True,
+                samesite="Strict",
+                secure=request.secure,
+            )
+        return response
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         """One tab: a client child, driven over the websocket until either side ends.
@@ -248,9 +291,16 @@ class WebDoor:
             name = player_name(request.match_info.get("name", ""))
             width = _size(request.query.get("width"), 80)
             height = _size(request.query.get("height"), 24)
+            command = client_command(self.socket_path, name, self.server.port)
+            if not request.path.endswith("/" + ONE_CLICK):
+                command.append("--confirm-cards")
+            cookie = player_cookie(request)
+            if cookie is not None:
+                _keep_player_key(home, player_key_for(cookie))
             service = _TabService(
-                "exec " + shlex.join(client_command(self.socket_path, name, self.server.port)),
+                "exec " + shlex.join(command),
                 home,
+                cookie is not None,
                 write_bytes=socket.send_bytes,
                 write_str=socket.send_str,
                 close=socket.close,
@@ -352,6 +402,34 @@ async def _relay(socket: web.WebSocketResponse, service: AppService, budget: _Ta
         elif kind == "focus":
             await service.focus()
     return ""
+
+
+def player_cookie(request: web.Request) -> str | None:
+    """The request's player cookie, if it has a well-formed one."""
+    value = request.cookies.get(COOKIE, "")
+    return value if _COOKIE_VALUE.fullmatch(value) else None
+
+
+def player_key_for(cookie: str) -> str:
+    """The player key of the browser with this cookie (a hash of it: the key a tab's client
+    sends, whose own hash is what the server stores).
+
+    >>> player_key_for("A" * 43) == player_key_for("A" * 43) != player_key_for("B" * 43)
+    True
+    """
+    return hashlib.sha256(b"sheepshead web player\0" + cookie.encode("ascii")).hexdigest()
+
+
+def _keep_player_key(home: Path, key: str) -> None:
+    """Put ``key`` where the tab's client reads its player key (``client.config.player_key``,
+    under ``XDG_CONFIG_HOME``), readable by its owner only."""
+    from client.config import APP_NAME, PLAYER_KEY_FILE
+
+    folder = home / "config" / APP_NAME
+    folder.mkdir(parents=True, mode=0o700)
+    fd = os.open(folder / PLAYER_KEY_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        f.write(key + "\n")
 
 
 def _size(value: object, default: int) -> int:

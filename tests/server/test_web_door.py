@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import secrets
 from collections.abc import AsyncIterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -18,6 +19,8 @@ import pytest
 
 from server.app import Server
 from server.doors import Doors
+from server.standings import identity_of
+from server.web_door import COOKIE, player_key_for
 from tests.server.support import running_server
 from tests.server.test_ssh_door import START, gone, plain, until
 
@@ -229,3 +232,79 @@ async def test_a_tab_sending_past_its_message_rate_is_dropped_then_closed(tmp_pa
         assert pongs == [0, 1, 2, 3, 4] and "too many messages" in reason
         assert ws.close_code == 1008
         await until(lambda: not doors.gate.per_address and not doors.web.services)  # type: ignore[union-attr]
+
+
+def _cookie_of(reply: aiohttp.ClientResponse) -> str | None:
+    morsel = reply.cookies.get(COOKIE)
+    return None if morsel is None else morsel.value
+
+
+async def test_the_page_sets_a_player_cookie_and_a_bad_one_gets_a_fresh_one(
+    tmp_path: Path,
+) -> None:
+    async with web_door(tmp_path) as (_, _, base):
+        async with aiohttp.ClientSession() as http, http.get(base + "/") as reply:
+            assert reply.status == 200
+            fresh = _cookie_of(reply)
+            header = reply.headers["Set-Cookie"]
+        assert fresh is not None and len(fresh) == 43
+        assert "HttpOnly" in header and "SameSite=Strict" in header and "Max-Age=" in header
+        for bad in ("x", "A" * 42 + "!", "A" * 44, '"' + "A" * 43 + '"', ""):
+            headers = {"Cookie": f"{COOKIE}={bad}"}
+            async with (
+                aiohttp.ClientSession() as http,
+                http.get(base + "/?name=Ann", headers=headers) as reply,
+            ):
+                assert reply.status == 200, bad
+                renewed = _cookie_of(reply)
+            assert renewed is not None and len(renewed) == 43 and renewed not in (bad, fresh)
+        good = {"Cookie": f"{COOKIE}={fresh}"}
+        async with aiohttp.ClientSession() as http, http.get(base + "/", headers=good) as reply:
+            assert _cookie_of(reply) == fresh  # renewed, not replaced
+        cross = {**good, "Sec-Fetch-Site": "cross-site"}
+        cross.pop("Cookie")
+        async with aiohttp.ClientSession() as http, http.get(base + "/", headers=cross) as reply:
+            assert reply.status == 200 and "Set-Cookie" not in reply.headers
+
+
+async def test_tabs_with_one_cookie_are_one_player_and_other_cookies_others(
+    tmp_path: Path,
+) -> None:
+    """A browser tab had nowhere to keep a player key, so browser players were nobody in the
+    standings. The cookie gives each browser a player key of its own."""
+    ann, bob = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    async with web_door(tmp_path) as (server, doors, base):
+        tabs = []
+        for cookie, name in ((ann, "Ann"), (ann, "Ann2"), (bob, "Bob"), (None, "Cy")):
+            http = aiohttp.ClientSession(cookies={COOKIE: cookie} if cookie is not None else None)
+            tabs.append((http, await http.ws_connect(f"{base}/ws/{name}?width=80&height=24")))
+        await until(lambda: len(server.connections) == 4)
+        identity = {c.name: c.identity for c in server.connections}
+        assert identity["Ann"] == identity["Ann2"] == identity_of(player_key_for(ann))
+        assert identity["Bob"] == identity_of(player_key_for(bob)) != identity["Ann"]
+        assert identity["Cy"] is None  # no cookie: no player key
+        assert doors.web is not None
+        commands = sorted(service.command for service in doors.web.services)
+        assert all("--confirm-cards" in command for command in commands)
+        for http, ws in tabs:
+            await ws.close()
+            await http.close()
+        await until(lambda: not doors.gate.per_address)
+
+
+async def test_the_name_form_offers_one_click_play(tmp_path: Path) -> None:
+    async with web_door(tmp_path) as (_, doors, base), aiohttp.ClientSession() as http:
+        own = urlsplit(base).netloc
+        async with http.get(base + "/") as reply:
+            assert 'type="checkbox" name="confirm" value="1" checked' in await reply.text()
+        async with http.get(base + "/?name=Ann&confirm=0") as reply:
+            assert f'"ws://{own}/ws/Ann/one-click"' in await reply.text()
+        async with http.get(base + "/?name=Ann&confirm=0&confirm=1") as reply:
+            assert f'"ws://{own}/ws/Ann"' in await reply.text()
+        ws = await http.ws_connect(f"{base}/ws/Ann/one-click?width=80&height=24")
+        await until(lambda: bool(doors.web and doors.web.services))
+        assert doors.web is not None
+        ((service),) = doors.web.services
+        assert "--confirm-cards" not in service.command
+        await ws.close()
+        await until(lambda: not doors.gate.per_address)
