@@ -271,9 +271,8 @@ class WebDoor:
         config = self.server.config
         socket = web.WebSocketResponse(heartbeat=15, max_msg_size=config.web_message_max)
         if not socket.can_prepare(request).ok:
-            log.info(
-                "web %s: %s %s is no websocket upgrade (400)", address, request.method, request.path
-            )
+            # One line a second at most (with the count): a loop of them must not fill the log.
+            self.server.log_refusal(address, "web: a GET of /ws is no websocket upgrade (400)")
             return web.Response(status=400, text="This address is the game's websocket.")
         refusal = self.gate.admit(address)
         if refusal is not None:

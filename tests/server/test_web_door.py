@@ -169,7 +169,7 @@ async def test_plain_gets_of_the_websocket_spend_no_start_and_log_one_line(
             await until(lambda: not doors.gate.per_address)
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
     lines = [r for r in caplog.records if "no websocket upgrade" in r.getMessage()]
-    assert len(lines) == 4
+    assert len(lines) == 1  # one line a second at most, with the count
 
 
 async def test_requests_past_the_address_allowance_get_429(tmp_path: Path) -> None:
