@@ -14,13 +14,20 @@ one scenario at a time, ``--loops`` loops in one attacking process (at low prior
   machine), hold it 0.1 s, close it;
 - ``ssh churn``: an SSH connection with a key, closed at once (each costs a key exchange);
 - ``script GETs``: ask for the page's 300 kB script on a kept-alive connection;
+- ``ws GETs``: four plain GETs a second of ``/ws/x`` (no websocket upgrade), each loop from its
+  own address (127.0.0.2, .3, .4, .5 for four loops), while two well-behaved browsers, one
+  from 127.0.0.9 and one from the first loop's address, each open a tab every 2 s and wait for
+  its first screen: their welcomes out of their tries are printed;
+- ``big pings``: each loop (from its own address) opens a tab and sends 3.7 MB ``ping``
+  messages on it, opening another when the server closes it;
 - ``resize flood``: an SSH session with a pty (from 127.0.0.6) sends window changes as fast as
   it can (``change_terminal_size`` in a loop), and opens another when it is closed;
 - ``huge pty``: an SSH session asks for a 65535x65535 pty (from 127.0.0.7) and holds it.
 
 Each prints the victim's ping, the CPU the server and its ended children used over the
-window, the memory (RSS) of the server's children at its end, and how the attempts ended.
-``--scenarios`` picks some (comma-separated names, e.g. ``"resize flood,huge pty"``).
+window (and the server's alone), the server's resident memory before and after, its children's
+at the end, and how the attempts ended. ``--scenarios`` picks some (names, or one
+comma-separated list, e.g. ``"resize flood,huge pty"``).
 """
 
 from __future__ import annotations
@@ -49,19 +56,39 @@ from attack import (  # noqa: E402
     Served,
     Victim,
     attack_arguments,
+    server_rss_mb,
     victim_at_own_table,
 )
 
-SCENARIOS = ("tab churn", "ssh churn", "script GETs", "resize flood", "huge pty")
+SCENARIOS = (
+    "tab churn",
+    "ssh churn",
+    "script GETs",
+    "ws GETs",
+    "big pings",
+    "resize flood",
+    "huge pty",
+)
 SSH_SCENARIOS = ("ssh churn", "resize flood", "huge pty")
 ADDRESSES = {"resize flood": "127.0.0.6", "huge pty": "127.0.0.7"}
 """Scenarios that attack from an address of their own: the earlier ones use up the start
 allowance of :data:`ATTACKER_ADDRESS`."""
+WELL_BEHAVED_ADDRESS = "127.0.0.9"
+"""Where the well-behaved browser of ``ws GETs`` opens its tabs from."""
+BIG_PING = 3_700_000
+"""Characters in a ``big pings`` message."""
+
+
+def loop_address(number: int) -> str:
+    """The address of attacking loop ``number`` in the scenarios that spread over addresses."""
+    return f"127.0.0.{2 + number}"
+
+
 SETTLE = 3.0
 """Seconds after a scenario for the door's children to end, so that their CPU is counted."""
 
 
-async def tab_churn(port: int, deadline: float, ended: Counter[str]) -> None:
+async def tab_churn(port: int, deadline: float, ended: Counter[str], number: int) -> None:
     """Open a tab's websocket, hold it 0.1 s, close it; again until ``deadline``."""
     import aiohttp
 
@@ -80,7 +107,7 @@ async def tab_churn(port: int, deadline: float, ended: Counter[str]) -> None:
                 await asyncio.sleep(0.01)
 
 
-async def ssh_churn(port: int, deadline: float, ended: Counter[str]) -> None:
+async def ssh_churn(port: int, deadline: float, ended: Counter[str], number: int) -> None:
     """Connect over SSH with a key and close at once; again until ``deadline``."""
     import asyncssh
 
@@ -102,7 +129,7 @@ async def ssh_churn(port: int, deadline: float, ended: Counter[str]) -> None:
             ended[type(exc).__name__] += 1
 
 
-async def script_gets(port: int, deadline: float, ended: Counter[str]) -> None:
+async def script_gets(port: int, deadline: float, ended: Counter[str], number: int) -> None:
     """Ask for the page's script on a kept-alive connection until ``deadline``."""
     import aiohttp
 
@@ -115,6 +142,87 @@ async def script_gets(port: int, deadline: float, ended: Counter[str]) -> None:
                     ended[f"HTTP {reply.status}"] += 1
             except (aiohttp.ClientError, OSError, TimeoutError) as exc:
                 ended[type(exc).__name__] += 1
+
+
+async def ws_gets(port: int, deadline: float, ended: Counter[str], number: int) -> None:
+    """A plain GET of the websocket's address, from this loop's address, until ``deadline``."""
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(local_addr=(loop_address(number), 0))
+    async with aiohttp.ClientSession(connector=connector) as http:
+        while time.monotonic() < deadline:
+            try:
+                async with http.get(f"http://127.0.0.1:{port}/ws/x?width=80&height=24") as reply:
+                    await reply.read()
+                    ended[f"HTTP {reply.status}"] += 1
+                await asyncio.sleep(0.25)
+            except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+                ended[type(exc).__name__] += 1
+                await asyncio.sleep(0.01)
+
+
+async def big_pings(port: int, deadline: float, ended: Counter[str], number: int) -> None:
+    """Open a tab from this loop's address and send it 3.7 MB pings until ``deadline``."""
+    import aiohttp
+
+    message = '["ping", "' + "x" * BIG_PING + '"]'
+    connector = aiohttp.TCPConnector(local_addr=(loop_address(number), 0))
+    async with aiohttp.ClientSession(connector=connector) as http:
+        while time.monotonic() < deadline:
+            try:
+                async with http.ws_connect(
+                    f"http://127.0.0.1:{port}/ws/big?width=80&height=24", max_msg_size=0
+                ) as tab:
+                    ended["tab opened"] += 1
+                    reader = asyncio.create_task(_discard(tab, ended))
+                    try:
+                        while time.monotonic() < deadline and not tab.closed:
+                            await asyncio.wait_for(
+                                tab.send_str(message), max(0.1, deadline - time.monotonic())
+                            )
+                            ended["ping sent"] += 1
+                            await asyncio.sleep(0.05)
+                    finally:
+                        reader.cancel()
+                    if tab.close_code is not None:
+                        ended[f"closed {tab.close_code}"] += 1
+            except aiohttp.WSServerHandshakeError as exc:
+                ended[f"refused {exc.status}"] += 1
+                await asyncio.sleep(0.5)
+            except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+                ended[type(exc).__name__] += 1
+                await asyncio.sleep(0.1)
+
+
+async def _discard(tab: Any, ended: Counter[str]) -> None:
+    """Read a tab's messages (its screens, the pongs) and drop them."""
+    async for message in tab:
+        if message.type.name == "TEXT" and message.data.startswith('["pong"'):
+            ended["pong"] += 1
+
+
+async def well_behaved_tabs(port: int, seconds: float, address: str) -> tuple[int, int]:
+    """Open a tab every 2 s from ``address`` and wait for its first screen (up to 5 s);
+    (welcomes, tries)."""
+    import aiohttp
+
+    welcomes = tries = 0
+    deadline = time.monotonic() + seconds
+    connector = aiohttp.TCPConnector(local_addr=(address, 0), force_close=True)
+    async with aiohttp.ClientSession(connector=connector) as http:
+        while time.monotonic() < deadline:
+            tries += 1
+            began = time.monotonic()
+            try:
+                async with http.ws_connect(
+                    f"http://127.0.0.1:{port}/ws/Guest?width=80&height=24"
+                ) as tab:
+                    message = await tab.receive(timeout=5)
+                    welcomes += message.type == aiohttp.WSMsgType.BINARY
+            except (aiohttp.ClientError, OSError, TimeoutError):
+                pass
+            await asyncio.sleep(max(0.0, 2.0 - (time.monotonic() - began)))
+    return welcomes, tries
 
 
 async def _pty_session(port: int, address: str, size: tuple[int, int]) -> Any:
@@ -137,7 +245,7 @@ async def _pty_session(port: int, address: str, size: tuple[int, int]) -> Any:
     return conn, process
 
 
-async def resize_flood(port: int, deadline: float, ended: Counter[str]) -> None:
+async def resize_flood(port: int, deadline: float, ended: Counter[str], number: int) -> None:
     """Window changes as fast as the connection takes them; a new session when closed."""
     import asyncssh
 
@@ -160,7 +268,7 @@ async def resize_flood(port: int, deadline: float, ended: Counter[str]) -> None:
             await asyncio.sleep(0.1)
 
 
-async def huge_pty(port: int, deadline: float, ended: Counter[str]) -> None:
+async def huge_pty(port: int, deadline: float, ended: Counter[str], number: int) -> None:
     """A session with a 65535x65535 pty, held until ``deadline``."""
     import asyncssh
 
@@ -175,13 +283,28 @@ async def huge_pty(port: int, deadline: float, ended: Counter[str]) -> None:
         ended[type(exc).__name__] += 1
 
 
-LOOPS: dict[str, Callable[[int, float, Counter[str]], Awaitable[None]]] = {
+LOOPS: dict[str, Callable[[int, float, Counter[str], int], Awaitable[None]]] = {
     "tab churn": tab_churn,
     "ssh churn": ssh_churn,
     "script GETs": script_gets,
+    "ws GETs": ws_gets,
+    "big pings": big_pings,
     "resize flood": resize_flood,
     "huge pty": huge_pty,
 }
+
+
+def attacker(scenario: str, port: int, seconds: float, loops: int, out: Any) -> None:
+    """``loops`` of ``scenario`` at once for ``seconds``; how the attempts ended, into ``out``."""
+    os.nice(19)  # the attacker's own CPU must not be what slows the server down
+    ended: Counter[str] = Counter()
+
+    async def go() -> None:
+        deadline = time.monotonic() + seconds
+        await asyncio.gather(*(LOOPS[scenario](port, deadline, ended, n) for n in range(loops)))
+
+    asyncio.run(go())
+    out.put(dict(ended))
 
 
 def children_rss_mb(pid: int) -> float:
@@ -202,19 +325,6 @@ def children_rss_mb(pid: int) -> float:
     return total / 1e6
 
 
-def attacker(scenario: str, port: int, seconds: float, loops: int, out: Any) -> None:
-    """``loops`` of ``scenario`` at once for ``seconds``; how the attempts ended, into ``out``."""
-    os.nice(19)  # the attacker's own CPU must not be what slows the server down
-    ended: Counter[str] = Counter()
-
-    async def go() -> None:
-        deadline = time.monotonic() + seconds
-        await asyncio.gather(*(LOOPS[scenario](port, deadline, ended) for _ in range(loops)))
-
-    asyncio.run(go())
-    out.put(dict(ended))
-
-
 async def measure(served: Served, victim: Victim, scenario: str, args: argparse.Namespace) -> None:
     """One scenario: the victim's pings, and the CPU of the server and its ended children."""
     port = served.ssh_port if scenario in SSH_SCENARIOS else served.web_port
@@ -225,13 +335,22 @@ async def measure(served: Served, victim: Victim, scenario: str, args: argparse.
         target=attacker, args=(scenario, port, args.seconds + 1.0, args.loops, out), daemon=True
     )
     worker.start()
+    rss_before = server_rss_mb(served.proc.pid)
     await asyncio.sleep(1.0)
     cpu = served.cpu_seconds(children=True)
     own_cpu = served.cpu_seconds()
     start = time.monotonic()
-    times = await victim.pings(args.seconds)
-    rss = children_rss_mb(served.proc.pid)
+    if scenario == "ws GETs":
+        browsers = (WELL_BEHAVED_ADDRESS, loop_address(0))
+        times, *welcomed = await asyncio.gather(
+            victim.pings(args.seconds),
+            *(well_behaved_tabs(port, args.seconds, address) for address in browsers),
+        )
+    else:
+        times = await victim.pings(args.seconds)
+    children_rss = children_rss_mb(served.proc.pid)
     ended = await asyncio.to_thread(out.get, True, 60)
+    rss_after = server_rss_mb(served.proc.pid)
     worker.join(10)
     await asyncio.sleep(SETTLE)
     used = served.cpu_seconds(children=True) - cpu
@@ -240,8 +359,13 @@ async def measure(served: Served, victim: Victim, scenario: str, args: argparse.
     print(
         f"  {scenario:<12} victim ping: {benchlib.summary(times)}   server and its clients:"
         f" {used:.1f} CPU-s ({own:.1f} the server alone) in {window:.0f} s;"
-        f" children's RSS at the end {rss:.0f} MB"
+        f" RSS {rss_before:.0f} -> {rss_after:.0f} MB, children's at the end {children_rss:.0f} MB"
     )
+    if scenario == "ws GETs":
+        for address, (welcomes, tries) in zip(browsers, welcomed, strict=True):
+            print(
+                f"               well-behaved browser at {address}: {welcomes} of {tries} welcomed"
+            )
     print(f"               attempts: {dict(sorted(ended.items()))}")
 
 
@@ -260,7 +384,7 @@ async def run(args: argparse.Namespace) -> None:
             )
             times = await victim.pings(args.seconds / 2)
             print(f"  {'quiet':<12} victim ping: {benchlib.summary(times)}")
-            for scenario in args.scenarios.split(","):
+            for scenario in args.scenarios:
                 await measure(served, victim, scenario, args)
             await victim.close()
         finally:
@@ -272,9 +396,18 @@ def main() -> None:
     parser = attack_arguments(__doc__, seconds=12.0)
     parser.add_argument("--loops", type=int, default=4, help="attacking loops per scenario")
     parser.add_argument(
-        "--scenarios", default=",".join(SCENARIOS), help="comma-separated scenarios to run"
+        "--scenarios",
+        nargs="+",
+        default=list(SCENARIOS),
+        metavar="SCENARIO",
+        help=f"which to run (default all: {', '.join(SCENARIOS)})",
     )
-    asyncio.run(run(parser.parse_args()))
+    args = parser.parse_args()
+    args.scenarios = [name.strip() for given in args.scenarios for name in given.split(",")]
+    unknown = [name for name in args.scenarios if name not in SCENARIOS]
+    if unknown:
+        parser.error(f"no scenario {unknown[0]!r} (choose from: {', '.join(SCENARIOS)})")
+    asyncio.run(run(args))
 
 
 if __name__ == "__main__":

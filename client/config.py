@@ -84,8 +84,9 @@ def player_key(directory: Path | None = None) -> str | None:
     """This player's key: a random secret made once in ``directory`` (default :func:`config_dir`)
     and sent in ``hello`` so the server knows the same player again (PROTOCOL.md, "Identity").
 
-    ``SHEEPSHEAD_PLAYER_KEY=off`` in the environment sends none (the browser door's tabs, which
-    have nowhere to keep one). None also when the file cannot be read or written.
+    ``SHEEPSHEAD_PLAYER_KEY=off`` in the environment sends none (a browser door tab without a
+    player cookie; with one, the door puts the key derived from it in the tab's directory).
+    None also when the file cannot be read or written.
     """
     if os.environ.get("SHEEPSHEAD_PLAYER_KEY") == "off":
         return None

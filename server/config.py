@@ -110,11 +110,34 @@ class ServerConfig:
     """New door sessions the server starts per second on average, from everywhere."""
     door_start_burst_total: float = 30.0
     """New door sessions the server starts at once, from everywhere (a LAN party arriving)."""
+    door_start_share: float = 2.0
+    """New door sessions an address that has started fewer than this many lately (its own
+    bucket fuller than ``door_start_burst`` minus this) may start even when the server-wide
+    pool is empty: a few addresses starting sessions as fast as they may cannot lock everybody
+    else out (``server.door_kit.DoorGate``)."""
     web_request_rate: float = 20.0
     """HTTP requests one IP address may make of the browser door per second on average (more
     get 429): a page load is six."""
     web_request_burst: float = 60.0
     """HTTP requests one IP address may make of the browser door at once."""
+    web_message_max: int = 16384
+    """Largest websocket message a browser tab may send, in bytes (a key, a paste, a resize,
+    a ping: all far smaller). A bigger one closes the tab with code 1009 before the server
+    reads it: a 3.7 MB ``ping`` was parsed and echoed on the game's event loop."""
+    web_message_rate: float = 60.0
+    """Websocket messages per second a browser tab may send on average (keys, mouse moves,
+    resizes). Past it messages are dropped; a tab whose debt reaches ``web_message_burst``
+    is closed (code 1008), as the game port closes a flooding connection."""
+    web_message_burst: float = 240.0
+    """Websocket messages a browser tab may send at once."""
+    web_byte_rate: float = 16384.0
+    """Websocket message bytes per second a browser tab may send on average (dropped and
+    then closed like ``web_message_rate``)."""
+    web_byte_burst: float = 65536.0
+    """Websocket message bytes a browser tab may send at once."""
+    web_cookie_days: int = 400
+    """Days the browser door's player cookie lasts (browsers keep one at most 400 days); each
+    page load renews it."""
     door_login_grace: float = 30.0
     """Seconds an SSH connection has to log in."""
     door_child_nice: int = 10

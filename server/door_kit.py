@@ -38,10 +38,43 @@ def player_name(text: str) -> str:
     return _NAME_JUNK.sub("", text).strip()[:NAME_MAX].strip() or DEFAULT_NAME
 
 
+def available(bucket: TokenBucket, now: float) -> float:
+    """The tokens ``bucket`` holds at ``now`` (what a take would start from), without taking."""
+    return min(bucket.burst, bucket.tokens + (now - bucket.last) * bucket.rate)
+
+
+def take_if_there(bucket: TokenBucket, now: float, amount: float = 1.0) -> bool:
+    """Take ``amount`` from a bucket that never goes into debt, or refuse without touching it.
+
+    ``TokenBucket.take`` moves the bucket's clock even when it refuses, and a bucket with no
+    debt drops the part-token it had refilled: a client asking four times a second of a bucket
+    that refills once every five seconds kept it empty for everyone at its address for as long
+    as it asked. A refusal here leaves the bucket as it was.
+
+    >>> bucket = TokenBucket(0.2, 1.0, 0.0, max_debt=0.0)
+    >>> take_if_there(bucket, 0.0), take_if_there(bucket, 1.0), take_if_there(bucket, 5.0)
+    (True, False, True)
+    >>> [take_if_there(bucket, 5.0 + t / 4) for t in range(1, 21)].count(True)  # 5 s of asking
+    1
+    """
+    if available(bucket, now) < amount:
+        return False
+    return bucket.take(now, amount)
+
+
 class DoorGate:
     """Door sessions open now, per remote address and in total, and how fast new ones start,
     against ``ServerConfig``. ``allowance`` is the server's per-address allowance
-    (:meth:`server.app.Server.allowance`), whose ``door_starts`` meter each address."""
+    (:meth:`server.app.Server.allowance`), whose ``door_starts`` meter each address.
+
+    The server-wide pool (``door_start_rate_total``) bounds what every address together may
+    start; but an address's first ``door_start_share`` starts (while its own bucket holds more
+    than ``door_start_burst - door_start_share``) are its share, admitted even when the pool is
+    empty, down to a debt of one more pool's worth (``door_start_burst_total``) that the other
+    addresses' starts then wait out. A few addresses starting sessions as fast as their own
+    allowance lets them keep the pool empty; they cannot keep anybody else from starting a
+    first session, since a flooding address has spent its own share long ago.
+    """
 
     def __init__(
         self,
@@ -57,12 +90,14 @@ class DoorGate:
             config.door_start_rate_total,
             config.door_start_burst_total,
             time.monotonic() if now is None else now,
-            max_debt=0.0,
+            max_debt=config.door_start_burst_total,
         )
-        """Everyone's new sessions together (``door_start_rate_total``)."""
+        """Everyone's new sessions together (``door_start_rate_total``); the shares may take
+        it into debt (see the class docstring)."""
 
     def admit(self, address: str, now: float | None = None) -> str | None:
-        """Count a new session from ``address``; or the reason it is refused (not counted).
+        """Count a new session from ``address``; or the reason it is refused (not counted,
+        nothing spent).
 
         >>> from server.config import ServerConfig
         >>> from server.connection import AddressAllowance
@@ -89,21 +124,32 @@ class DoorGate:
                 f"{config.door_sessions_per_address}); close one first."
             )
         starts = self.allowance(address, now).door_starts
-        if not starts.take(now):
+        own = available(starts, now)
+        if own < 1.0:
             return "Too many new sessions from your address: wait a few seconds and try again."
-        if not self.all_starts.take(now):
-            starts.refund()
+        share = min(config.door_start_share, starts.burst)
+        pool = self.all_starts
+        if own > starts.burst - share:  # its share: the pool may go into debt for it
+            if available(pool, now) - 1.0 < pool.floor:
+                return "The server is starting many sessions just now: try again in a few seconds."
+            pool.take(now)
+        elif not take_if_there(pool, now):
             return "The server is starting many sessions just now: try again in a few seconds."
+        starts.take(now)
         self.per_address[address] += 1
         self.total += 1
         return None
 
-    def release(self, address: str) -> None:
-        """A session admitted from ``address`` has ended."""
+    def release(self, address: str, *, refund: bool = False) -> None:
+        """A session admitted from ``address`` has ended; with ``refund``, it never started
+        (the websocket upgrade failed after all), and its start is given back."""
         self.total -= 1
         self.per_address[address] -= 1
         if self.per_address[address] <= 0:
             del self.per_address[address]
+        if refund:
+            self.allowance(address, time.monotonic()).door_starts.refund()
+            self.all_starts.refund()
 
 
 def client_command(

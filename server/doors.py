@@ -10,7 +10,8 @@ seventeenth. The doors count their own sessions per remote address instead
 The child gets a small environment of its own, not the server's
 (``server.door_kit.child_environment``): its ``HOME`` and XDG directories are the player's
 directory (the SSH door keeps one per key fingerprint beside the database, so the seat tokens
-and the player key in it follow the key; a browser tab gets a throwaway one).
+and the player key in it follow the key; a browser tab gets a throwaway one, holding the
+player key derived from the browser's cookie: ``server.web_door``).
 """
 
 from __future__ import annotations

@@ -8,18 +8,28 @@ sheet and font (Roboto Mono, shipped with textual-serve) come from this server, 
 addresses are relative to the one the browser used.
 
 The player's name comes from ``?name=`` in the address; without one the page asks for it
-before the game starts. A tab's client gets a throwaway home directory and sends no player key
-(a browser tab has nowhere to keep one), so the standings do not count browser players.
+before the game starts, and whether a card is played with one click or two (``--confirm-cards``,
+the default here: in a browser one stray click would play a card).
+
+Who the player is comes from a cookie (:data:`COOKIE`): a random secret the page sets once
+(HttpOnly, SameSite=Strict, renewed by each page load). A tab's client gets a throwaway home
+directory holding a player key derived from it (:func:`player_key_for`), so a browser is one
+player across tabs and visits, in the standings like any other; the server stores only the
+key's hash, as for every player key, and neither the cookie nor the key outlives the tab's
+directory. A tab without a valid cookie plays with no player key, as it did before cookies.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import html
 import json
 import logging
+import os
 import re
+import secrets
 import shlex
 import shutil
 import tempfile
@@ -36,15 +46,18 @@ from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
 from server.addresses import client_address
+from server.connection import TokenBucket
 from server.door_kit import (
     DoorGate,
     child_environment,
     client_command,
     player_name,
+    take_if_there,
 )
 
 if TYPE_CHECKING:
     from server.app import Server
+    from server.config import ServerConfig
 
 log = logging.getLogger("sheepshead.web")
 
@@ -87,11 +100,22 @@ $content
 """
 """The page (``$content``: the name form, or the terminal)."""
 
+COOKIE: Final = "sheepshead_player"
+"""The browser door's player cookie: 32 random bytes, base64url (43 characters)."""
+
+_COOKIE_VALUE = re.compile(r"[A-Za-z0-9_-]{43}")
+
+ONE_CLICK: Final = "one-click"
+"""The last part of a tab's websocket address when a click plays a card at once."""
+
 NAME_FORM: Final = """<div class="notice">
 <form method="get" action="">
 <p>Sheepshead: five-handed, in your browser.</p>
 <label>Your name <input name="name" maxlength="24" autofocus required></label>
 <button type="submit">Play</button>
+<p><input type="hidden" name="confirm" value="0">
+<label><input type="checkbox" name="confirm" value="1" checked>
+Play a card with two clicks (choose it, then click it again)</label></p>
 </form>
 </div>"""
 
@@ -106,9 +130,10 @@ TERMINAL: Final = """<div class="notice" id="closed">
 class _TabService(AppService):
     """textual-serve's app service with the door's environment instead of the server's."""
 
-    def __init__(self, command: str, home: Path, **kwargs: Any) -> None:
+    def __init__(self, command: str, home: Path, keyed: bool, **kwargs: Any) -> None:
         super().__init__(command, **kwargs)
         self.home = home
+        self.keyed = keyed
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         env = child_environment(self.home)
@@ -119,8 +144,9 @@ class _TabService(AppService):
             TERM_PROGRAM="textual",
             COLUMNS=str(width),
             ROWS=str(height),
-            SHEEPSHEAD_PLAYER_KEY="off",
         )
+        if not self.keyed:
+            env["SHEEPSHEAD_PLAYER_KEY"] = "off"
         return env
 
 
@@ -144,6 +170,7 @@ class WebDoor:
             [
                 web.get("/", self.index),
                 web.get("/ws/{name}", self.websocket),
+                web.get("/ws/{name}/" + ONE_CLICK, self.websocket),
                 web.get("/static/css/xterm.css", self.style_sheet),
                 web.get("/favicon.ico", self.no_icon),
                 web.static("/static", STATIC_DIR),
@@ -158,7 +185,7 @@ class WebDoor:
         busy."""
         address = client_address(request.remote)
         now = time.monotonic()
-        if not self.server.allowance(address, now).web_requests.take(now):
+        if not take_if_there(self.server.allowance(address, now).web_requests, now):
             self.server.log_refusal(address, "web: too many requests")
             return web.Response(
                 status=429, text="Too many requests; slow down.", headers={"Retry-After": "1"}
@@ -201,38 +228,84 @@ class WebDoor:
         return web.Response(status=204)
 
     async def index(self, request: web.Request) -> web.Response:
-        """The page: the name form, or the terminal for ``?name=``."""
+        """The page: the name form, or the terminal for ``?name=`` (``&confirm=0``: a click
+        plays a card). It sets the player cookie, or renews it."""
         name = request.query.get("name", "").strip()
         if not name:
             content = NAME_FORM
         else:
             size = request.query.get("fontsize", "16")
             scheme = "wss" if request.secure else "ws"  # behind a TLS proxy
+            path = f"/ws/{quote(player_name(name), safe='')}"
+            if request.query.getall("confirm", ["1"])[-1] == "0":
+                path += "/" + ONE_CLICK
             content = Template(TERMINAL).substitute(
-                ws=html.escape(f"{scheme}://{request.host}/ws/{quote(player_name(name), safe='')}"),
+                ws=html.escape(f"{scheme}://{request.host}{path}"),
                 size=str(int(size)) if size.isdigit() and 6 <= int(size) <= 40 else "16",
             )
         page = Template(PAGE).substitute(content=content)
-        return web.Response(text=page, content_type="text/html", charset="utf-8")
+        response = web.Response(text=page, content_type="text/html", charset="utf-8")
+        cookie = player_cookie(request)
+        # A SameSite=Strict cookie is not sent with a link followed from another site: a
+        # fresh one then would replace the browser's own (the tab's websocket, same-site, still
+        # carries that one).
+        if cookie is not None or request.headers.get("Sec-Fetch-Site") != "cross-site":
+            response.set_cookie(
+                COOKIE,
+                cookie or secrets.token_urlsafe(32),
+                max_age=self.server.config.web_cookie_days * 86400,
+                path="/",
+                httponly=True,
+                samesite="Strict",
+                secure=request.secure,
+            )
+        return response
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
-        """One tab: a client child, driven over the websocket until either side ends."""
+        """One tab: a client child, driven over the websocket until either side ends.
+
+        A request that is no websocket upgrade gets a 400 and spends nothing: a door start
+        is spent only for a session, and a loop of plain GETs from four addresses had spent
+        the whole server's allowance, so that nobody could start a session at either door."""
         address = client_address(request.remote)
+        config = self.server.config
+        socket = web.WebSocketResponse(heartbeat=15, max_msg_size=config.web_message_max)
+        if not socket.can_prepare(request).ok:
+            # One line a second at most (with the count): a loop of them must not fill the log.
+            self.server.log_refusal(address, "web: a GET of /ws is no websocket upgrade (400)")
+            return web.Response(status=400, text="This address is the game's websocket.")
         refusal = self.gate.admit(address)
         if refusal is not None:
             self.server.log_refusal(address, f"web: {refusal}")
             return web.Response(status=503, text=refusal)
-        home = Path(tempfile.mkdtemp(prefix="sheepshead-web-"))
-        socket = web.WebSocketResponse(heartbeat=15)
-        service: AppService | None = None
         try:
             await socket.prepare(request)
+        except (web.HTTPException, ConnectionError, RuntimeError) as exc:
+            log.info("web %s: the websocket upgrade failed (%s)", address, exc)
+            self.gate.release(address, refund=True)
+            return socket
+        home = Path(tempfile.mkdtemp(prefix="sheepshead-web-"))
+        service: AppService | None = None
+        try:
             name = player_name(request.match_info.get("name", ""))
             width = _size(request.query.get("width"), 80)
             height = _size(request.query.get("height"), 24)
+            command = client_command(
+                self.socket_path,
+                name,
+                self.server.port,
+                nice=config.door_child_nice,
+                data_bytes=config.door_child_data_bytes,
+            )
+            if not request.path.endswith("/" + ONE_CLICK):
+                command.append("--confirm-cards")
+            cookie = player_cookie(request)
+            if cookie is not None:
+                _keep_player_key(home, player_key_for(cookie))
             service = _TabService(
-                "exec " + shlex.join(client_command(self.socket_path, name, self.server.port)),
+                "exec " + shlex.join(command),
                 home,
+                cookie is not None,
                 write_bytes=socket.send_bytes,
                 write_str=socket.send_str,
                 close=socket.close,
@@ -241,7 +314,9 @@ class WebDoor:
             self.services.add(service)
             await service.start(width, height)
             log.info("web %s: %s playing", address, name)
-            await _relay(socket, service)
+            ending = await _relay(socket, service, _TabBudget(config, time.monotonic()))
+            if ending:
+                log.info("web %s: %s's tab closed: %s", address, name, ending)
         except asyncio.CancelledError:
             await socket.close()
         except Exception:
@@ -271,9 +346,47 @@ class WebDoor:
                 process.stdin.close()  # the last pipe: the process's transport closes with it
 
 
-async def _relay(socket: web.WebSocketResponse, service: AppService) -> None:
-    """Pass the browser's keys, resizes and focus changes to the client until the tab goes."""
+class _TabBudget:
+    """What one tab may send: messages and bytes per second, as the game port meters a
+    connection (``ServerConfig.web_message_rate``, ``web_byte_rate``). Past it a message is
+    dropped; a tab whose debt reaches a whole burst is flooding, and is closed."""
+
+    __slots__ = ("bytes", "messages")
+
+    def __init__(self, config: ServerConfig, now: float) -> None:
+        self.messages = TokenBucket(config.web_message_rate, config.web_message_burst, now)
+        self.bytes = TokenBucket(config.web_byte_rate, config.web_byte_burst, now)
+
+    def take(self, size: int, now: float) -> bool:
+        """Whether a message of ``size`` bytes may be read (both buckets pay either way)."""
+        counted = self.messages.take(now)
+        return self.bytes.take(now, size) and counted
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether the tab has ignored a whole burst of dropped messages."""
+        return self.messages.exhausted or self.bytes.exhausted
+
+
+FLOODING: Final = 1008
+"""The close code of a tab that sends past its budget (policy violation)."""
+
+
+async def _relay(socket: web.WebSocketResponse, service: AppService, budget: _TabBudget) -> str:
+    """Pass the browser's keys, resizes and focus changes to the client until the tab goes;
+    why the server closed it, if it did (else "")."""
     async for message in socket:
+        if message.type == WSMsgType.ERROR:
+            # aiohttp has closed it already: 1009 for a message over ``web_message_max``, told
+            # by its header before any of it was read.
+            return f"{message.data} (code {socket.close_code})"
+        if message.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
+            continue
+        if not budget.take(len(message.data), time.monotonic()):
+            if budget.exhausted:
+                await socket.close(code=FLOODING, message=b"too many messages: slow down")
+                return f"too many messages (code {FLOODING})"
+            continue
         if message.type != WSMsgType.TEXT:
             continue
         try:
@@ -293,6 +406,35 @@ async def _relay(socket: web.WebSocketResponse, service: AppService) -> None:
             await service.blur()
         elif kind == "focus":
             await service.focus()
+    return ""
+
+
+def player_cookie(request: web.Request) -> str | None:
+    """The request's player cookie, if it has a well-formed one."""
+    value = request.cookies.get(COOKIE, "")
+    return value if _COOKIE_VALUE.fullmatch(value) else None
+
+
+def player_key_for(cookie: str) -> str:
+    """The player key of the browser with this cookie (a hash of it: the key a tab's client
+    sends, whose own hash is what the server stores).
+
+    >>> player_key_for("A" * 43) == player_key_for("A" * 43) != player_key_for("B" * 43)
+    True
+    """
+    return hashlib.sha256(b"sheepshead web player\0" + cookie.encode("ascii")).hexdigest()
+
+
+def _keep_player_key(home: Path, key: str) -> None:
+    """Put ``key`` where the tab's client reads its player key (``client.config.player_key``,
+    under ``XDG_CONFIG_HOME``), readable by its owner only."""
+    from client.config import APP_NAME, PLAYER_KEY_FILE
+
+    folder = home / "config" / APP_NAME
+    folder.mkdir(parents=True, mode=0o700)
+    fd = os.open(folder / PLAYER_KEY_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        f.write(key + "\n")
 
 
 def _size(value: object, default: int) -> int:

@@ -9,6 +9,7 @@ from pathlib import Path
 import server.door_kit
 from server.app import Server
 from server.config import ServerConfig
+from server.door_kit import DoorGate
 
 
 def test_the_examples_hold() -> None:
@@ -50,3 +51,54 @@ async def test_a_browser_tabs_client_runs_niced_under_the_data_cap(tmp_path: Pat
         await until(lambda: nice_value(pid) == min(19, base_nice + config.door_child_nice))
         assert data_limit(pid) == str(config.door_child_data_bytes)
         await ws.close()
+
+
+def _gate(**overrides: float) -> tuple[DoorGate, Server]:
+    app = Server(ServerConfig(**overrides))  # type: ignore[arg-type]
+    return DoorGate(app.config, app.allowance, now=0.0), app
+
+
+def _flood(
+    gate: DoorGate, addresses: list[str], start: float, seconds: float, every: float = 0.25
+) -> int:
+    """Each address asks for a session every ``every`` seconds (each admitted one ends at
+    once); how many were admitted."""
+    admitted = 0
+    for tick in range(round(seconds / every)):
+        now = start + tick * every
+        for address in addresses:
+            if gate.admit(address, now) is None:
+                admitted += 1
+                gate.release(address)
+    return admitted
+
+
+def test_an_address_starts_its_first_sessions_while_others_keep_the_pool_empty() -> None:
+    """A dozen addresses each starting sessions as fast as its own allowance lets it (one
+    every 5 s, past its burst) keep the server-wide pool empty: nobody else could start one.
+    An address's first starts are its share, pool or not."""
+    gate, _ = _gate()
+    flooders = [f"192.0.2.{n}" for n in range(1, 13)]
+    _flood(gate, flooders, 0.0, 2.0)
+    _flood(gate, flooders, 5.0, 65.0, every=5.0)  # the last round at 65 s
+    assert gate.admit("198.51.100.7", 65.0) is None
+    assert gate.admit("198.51.100.7", 65.0) is None
+    assert gate.admit("198.51.100.8", 65.0) is None
+    assert gate.admit("192.0.2.1", 65.0) is not None  # the flooders have spent their shares
+
+
+def test_the_shares_cannot_take_the_pool_deeper_than_one_more_burst() -> None:
+    gate, _ = _gate(door_start_burst_total=4.0, door_start_rate_total=0.01)
+    admitted = [gate.admit(f"192.0.2.{n}", 0.0) is None for n in range(1, 20)]
+    assert admitted.count(True) == 8  # the pool's 4, and 4 more of debt
+    assert "many sessions just now" in (gate.admit("198.51.100.7", 0.0) or "")
+
+
+def test_an_address_asking_often_still_refills_at_its_rate() -> None:
+    """A refused start left the bucket's clock moved and its part-token dropped: one address
+    asking four times a second (0.25 s x 0.2/s = 0.05 tokens) kept its address's allowance
+    empty for as long as it asked, and everyone at that address with it."""
+    gate, _ = _gate()
+    address = "192.0.2.1"
+    assert _flood(gate, [address], 0.0, 2.0) == 8  # the burst
+    assert _flood(gate, [address], 2.0, 60.0) == 12  # then one every 5 s

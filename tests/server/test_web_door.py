@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
+import secrets
 from collections.abc import AsyncIterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -17,6 +19,8 @@ import pytest
 
 from server.app import Server
 from server.doors import Doors
+from server.standings import identity_of
+from server.web_door import COOKIE, player_key_for
 from tests.server.support import running_server
 from tests.server.test_ssh_door import START, gone, plain, until
 
@@ -137,10 +141,35 @@ async def test_tabs_opened_and_closed_in_a_loop_are_refused_once_the_start_allow
             tab = await http.ws_connect(f"{base}/ws/{name}?width=80&height=24")
             await tab.close()
             await until(lambda: not doors.gate.per_address)
-        async with http.get(f"{base}/ws/Cy?width=80&height=24") as refused:
-            assert refused.status == 503
-            assert "Too many new sessions from your address" in await refused.text()
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await http.ws_connect(f"{base}/ws/Cy?width=80&height=24")
+        assert refused.value.status == 503
         assert not doors.gate.per_address  # the refused one was not counted
+        async with http.get(f"{base}/ws/Cy?width=80&height=24") as again:
+            assert "Too many new sessions from your address" not in await again.text()
+
+
+async def test_plain_gets_of_the_websocket_spend_no_start_and_log_one_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A GET of ``/ws/x`` without an upgrade spent a door start before the upgrade failed
+    (and logged two tracebacks): four addresses doing it drained the server's whole allowance
+    and nobody could start a session. It is a 400 now, one log line, nothing spent."""
+    caplog.set_level(logging.INFO)
+    async with (
+        web_door(tmp_path, door_start_burst=2.0) as (_, doors, base),
+        aiohttp.ClientSession() as http,
+    ):
+        for _ in range(4):
+            async with http.get(f"{base}/ws/x?width=80&height=24") as plain_get:
+                assert plain_get.status == 400
+        for name in ("Ann", "Bob"):  # the whole burst is still there
+            tab = await http.ws_connect(f"{base}/ws/{name}?width=80&height=24")
+            await tab.close()
+            await until(lambda: not doors.gate.per_address)
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    lines = [r for r in caplog.records if "no websocket upgrade" in r.getMessage()]
+    assert len(lines) == 1  # one line a second at most, with the count
 
 
 async def test_requests_past_the_address_allowance_get_429(tmp_path: Path) -> None:
@@ -158,3 +187,124 @@ async def test_requests_past_the_address_allowance_get_429(tmp_path: Path) -> No
                     assert reply.headers["Retry-After"] == "1"
                     assert "Too many requests" in await reply.text()
         assert statuses == [200, 200, 200, 429, 429]
+
+
+async def _until_closed(ws: aiohttp.ClientWebSocketResponse) -> tuple[list[Any], str]:
+    """The pongs a tab got before the server closed it, and the reason it gave."""
+    pongs = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + START
+    while True:
+        assert loop.time() < deadline, f"not closed after {len(pongs)} pongs"
+        message = await ws.receive(timeout=START)
+        if message.type == aiohttp.WSMsgType.TEXT and message.data.startswith('["pong"'):
+            pongs.append(message.json()[1])
+        elif message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+            return pongs, str(message.extra or "")
+
+
+async def test_a_message_over_the_size_limit_closes_the_tab_unread(tmp_path: Path) -> None:
+    """A 3.7 MB ``ping`` was parsed and echoed on the game's loop (and the server's memory
+    grew by 110 MB for four tabs). Past ``web_message_max`` the tab is closed with 1009."""
+    async with (
+        web_door(tmp_path, web_message_max=4096) as (_, doors, base),
+        aiohttp.ClientSession() as http,
+    ):
+        ws = await http.ws_connect(f"{base}/ws/Ann?width=80&height=24", max_msg_size=0)
+        await ws.send_json(["ping", "small"])
+        await ws.send_json(["ping", "x" * 5000])
+        assert (await _until_closed(ws))[0] == ["small"]
+        assert ws.close_code == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
+        await until(lambda: not doors.gate.per_address and not doors.web.services)  # type: ignore[union-attr]
+
+
+async def test_a_tab_sending_past_its_message_rate_is_dropped_then_closed(tmp_path: Path) -> None:
+    """Like a game connection: past the burst messages are dropped, and a tab whose debt
+    reaches a whole burst is closed (1008, with the reason)."""
+    async with (
+        web_door(tmp_path, web_message_rate=0.01, web_message_burst=5.0) as (_, doors, base),
+        aiohttp.ClientSession() as http,
+    ):
+        ws = await http.ws_connect(f"{base}/ws/Ann?width=80&height=24")
+        for number in range(20):
+            await ws.send_json(["ping", number])
+        pongs, reason = await _until_closed(ws)
+        assert pongs == [0, 1, 2, 3, 4] and "too many messages" in reason
+        assert ws.close_code == 1008
+        await until(lambda: not doors.gate.per_address and not doors.web.services)  # type: ignore[union-attr]
+
+
+def _cookie_of(reply: aiohttp.ClientResponse) -> str | None:
+    morsel = reply.cookies.get(COOKIE)
+    return None if morsel is None else morsel.value
+
+
+async def test_the_page_sets_a_player_cookie_and_a_bad_one_gets_a_fresh_one(
+    tmp_path: Path,
+) -> None:
+    async with web_door(tmp_path) as (_, _, base):
+        async with aiohttp.ClientSession() as http, http.get(base + "/") as reply:
+            assert reply.status == 200
+            fresh = _cookie_of(reply)
+            header = reply.headers["Set-Cookie"]
+        assert fresh is not None and len(fresh) == 43
+        assert "HttpOnly" in header and "SameSite=Strict" in header and "Max-Age=" in header
+        for bad in ("x", "A" * 42 + "!", "A" * 44, '"' + "A" * 43 + '"', ""):
+            headers = {"Cookie": f"{COOKIE}={bad}"}
+            async with (
+                aiohttp.ClientSession() as http,
+                http.get(base + "/?name=Ann", headers=headers) as reply,
+            ):
+                assert reply.status == 200, bad
+                renewed = _cookie_of(reply)
+            assert renewed is not None and len(renewed) == 43 and renewed not in (bad, fresh)
+        good = {"Cookie": f"{COOKIE}={fresh}"}
+        async with aiohttp.ClientSession() as http, http.get(base + "/", headers=good) as reply:
+            assert _cookie_of(reply) == fresh  # renewed, not replaced
+        cross = {**good, "Sec-Fetch-Site": "cross-site"}
+        cross.pop("Cookie")
+        async with aiohttp.ClientSession() as http, http.get(base + "/", headers=cross) as reply:
+            assert reply.status == 200 and "Set-Cookie" not in reply.headers
+
+
+async def test_tabs_with_one_cookie_are_one_player_and_other_cookies_others(
+    tmp_path: Path,
+) -> None:
+    """A browser tab had nowhere to keep a player key, so browser players were nobody in the
+    standings. The cookie gives each browser a player key of its own."""
+    ann, bob = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    async with web_door(tmp_path) as (server, doors, base):
+        tabs = []
+        for cookie, name in ((ann, "Ann"), (ann, "Ann2"), (bob, "Bob"), (None, "Cy")):
+            http = aiohttp.ClientSession(cookies={COOKIE: cookie} if cookie is not None else None)
+            tabs.append((http, await http.ws_connect(f"{base}/ws/{name}?width=80&height=24")))
+        await until(lambda: len(server.connections) == 4)
+        identity = {c.name: c.identity for c in server.connections}
+        assert identity["Ann"] == identity["Ann2"] == identity_of(player_key_for(ann))
+        assert identity["Bob"] == identity_of(player_key_for(bob)) != identity["Ann"]
+        assert identity["Cy"] is None  # no cookie: no player key
+        assert doors.web is not None
+        commands = sorted(service.command for service in doors.web.services)
+        assert all("--confirm-cards" in command for command in commands)
+        for http, ws in tabs:
+            await ws.close()
+            await http.close()
+        await until(lambda: not doors.gate.per_address)
+
+
+async def test_the_name_form_offers_one_click_play(tmp_path: Path) -> None:
+    async with web_door(tmp_path) as (_, doors, base), aiohttp.ClientSession() as http:
+        own = urlsplit(base).netloc
+        async with http.get(base + "/") as reply:
+            assert 'type="checkbox" name="confirm" value="1" checked' in await reply.text()
+        async with http.get(base + "/?name=Ann&confirm=0") as reply:
+            assert f'"ws://{own}/ws/Ann/one-click"' in await reply.text()
+        async with http.get(base + "/?name=Ann&confirm=0&confirm=1") as reply:
+            assert f'"ws://{own}/ws/Ann"' in await reply.text()
+        ws = await http.ws_connect(f"{base}/ws/Ann/one-click?width=80&height=24")
+        await until(lambda: bool(doors.web and doors.web.services))
+        assert doors.web is not None
+        ((service),) = doors.web.services
+        assert "--confirm-cards" not in service.command
+        await ws.close()
+        await until(lambda: not doors.gate.per_address)
