@@ -187,6 +187,7 @@ def run(args: argparse.Namespace, db_path: str | None) -> None:
             connection_rate=1e6,  # every seat comes from 127.0.0.1
             connection_burst=1e6,
             max_waiting_per_address=args.tables + 10,
+            max_running_per_address=args.tables + 10,
             byte_rate=1e9,
             byte_burst=1e9,
             address_byte_rate=1e9,
