@@ -218,6 +218,8 @@ class Server:
         if self._listener is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._listener.wait_closed(), 1.0)
+        if self._players is not None:
+            self._players.close()
         if self.store is not None:
             self._flush()
             self.store.close()

@@ -65,6 +65,10 @@ class Hub(Protocol[TableT]):
     def table_closed(self, table: TableT) -> None:
         """Forget a table that closed."""
 
+    def match_end_allowed(self, address: str, *, take: bool) -> bool:
+        """Whether hosts from ``address`` may end a match early now (``match_end_rate``);
+        ``take``: count one ended match (else only look)."""
+
     def summary_changed(self) -> None:
         """A table's summary changed (the lobby listing must be rebuilt)."""
 

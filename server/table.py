@@ -50,12 +50,17 @@ from server.history import LINES_KEPT, history_entry, history_reply
 from server.hub import Hub, Peer
 from server.passwords import password_matches
 from server.seats import BOT_NAMES, TOKEN_BYTES, SeatState, hash_token
+from server.standings import HandFacts
 from server.states import ViewParts, send_states
 from server.store import json_text
 from server.table_config import TableConfig
 from server.turns import TableTurns
 
 log = logging.getLogger("sheepshead.server")
+
+_MATCH_ENDS_REFUSED = (
+    "Hosts from your address have ended too many matches early lately; wait a minute"
+)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -269,10 +274,13 @@ class Table(TableTurns):
             return
         self._vacate(seat)
         log.info("table %s: %s left seat %d", self.id, name, seat)
-        if self.state == "playing":
+        playing = self.state == "playing"
+        if playing:
             self._notice("left", f"{name} left; a bot plays seat {seat}", seat)
         if not self._maybe_close():
             self._changed()
+        elif playing:  # leaving ended the match, as end_match would have: it counts as one
+            self.hub.match_end_allowed(peer.address, take=True)
 
     def _unlink(self, peer: Peer) -> int | None:
         """Detach ``peer`` from the table; the seat it held, or None (it was watching)."""
@@ -369,6 +377,8 @@ class Table(TableTurns):
             raise RequestError(
                 m.ALREADY_STARTED, "The match is starting (waiting for the players' seeds)"
             )
+        if not self.hub.match_end_allowed(peer.address, take=False):
+            raise RequestError(m.RATE_LIMITED, _MATCH_ENDS_REFUSED)
         self._begin_match()
 
     def _begin_match(self) -> None:
@@ -443,6 +453,8 @@ class Table(TableTurns):
         self._require_host(peer)
         if self.state != "over":
             raise RequestError(m.NOT_OVER, "The match at this table is not over yet")
+        if not self.hub.match_end_allowed(peer.address, take=False):
+            raise RequestError(m.RATE_LIMITED, _MATCH_ENDS_REFUSED)
         self._cancel_over_timer()
         for i in range(NUM_SEATS):
             s = self.seats[i]
@@ -546,6 +558,8 @@ class Table(TableTurns):
             raise RequestError(m.NOT_STARTED, "The match has not started")
         if self.state != "playing" or self.match is None:
             raise RequestError(m.MATCH_OVER, "The match is already over")
+        if not self.hub.match_end_allowed(peer.address, take=True):
+            raise RequestError(m.RATE_LIMITED, _MATCH_ENDS_REFUSED)
         self.match.end()
         self._finish_match()
 
@@ -678,9 +692,16 @@ class Table(TableTurns):
             if self.deal_seeds is not None:
                 fair = self.deal_seeds.covering(number).fair(number, revealed=False)
                 record = {**record, "fair": fair}
-            self._record_hand(number)
+            self._record_hand(number, [s.name or "" for s in self.seats])
+            facts = HandFacts(result.picker, result.leaster, result.picker_side_points, payouts)
             store.save_hand(
-                self.id, number, record, payouts, finished=self.hub.wall(), match=self.match_number
+                self.id,
+                number,
+                record,
+                payouts,
+                finished=self.hub.wall(),
+                match=self.match_number,
+                facts=facts,
             )
             store.update_table(self.id, totals=match.totals)
             log.info(
@@ -709,11 +730,17 @@ class Table(TableTurns):
             else:
                 self._next_hand_task = asyncio.create_task(self._deal_next(number))
 
-    def _record_hand(self, number: int) -> None:
-        """Keep the ``history`` entry of hand ``number``, which has just ended."""
+    def _record_hand(self, number: int, names: list[str] | None = None) -> None:
+        """Keep the ``history`` entry of hand ``number``, which has just ended, with the names
+        of who played it: ``names``, else (a restored table) the names stored with the hand,
+        so a seat taken over later does not take its past hands along."""
         match = self.match
         assert match is not None
-        self.history.append(history_entry(match, number))
+        if names is None:
+            names = self.hub.store.hand_names(self.id, self.match_number, number)
+            if names is None:
+                names = [s.name or "" for s in self.seats]
+        self.history.append(history_entry(match, number, names))
 
     async def _deal_next(self, finished: int) -> None:
         try:
@@ -886,6 +913,9 @@ class Table(TableTurns):
     def _forget_token(self, s: SeatState) -> None:
         if s.token_hash is not None:
             self.hub.tokens.pop(s.token_hash, None)
+            # Its hands already name who played them (hand_seats): the link would only grow
+            # the database with every join and leave.
+            self.hub.store.unlink_seat(s.token_hash)
             s.token_hash = None
 
     def _maybe_close(self) -> bool:
@@ -915,9 +945,9 @@ class Table(TableTurns):
         for s in self.seats:
             self._cancel_grace(s)
             self._forget_token(s)
-        if self.state == "waiting" and self.match_number == 0:
-            # Never started: nothing in it is worth keeping, and tables made and left in a
-            # loop must not grow the database.
+        if not self.hub.store.has_hands(self.id):
+            # No hand ever finished here: nothing in it is worth keeping, and tables made,
+            # started, ended and left in a loop must not grow the database.
             self.hub.store.forget_table(self.id)
         elif self.state == "waiting":
             self.hub.store.update_table(self.id, state="closed", finished=self.hub.wall())

@@ -204,8 +204,9 @@ def score_sheet(hands: Sequence[FinishedHand], names: Sequence[str], me: int | N
         payouts = list(result.get("payouts") or [])
         cells: list[RenderableType] = [
             str(hand.number),
-            fit_name(names[picker], 8) if isinstance(picker, int) else "—",
-            fit_name(_with_text(result, names), 8),
+            # Who played this hand, not who sits there now.
+            fit_name(hand.names[picker], 8) if isinstance(picker, int) else "—",
+            fit_name(_with_text(result, hand.names), 8),
             str(side) if isinstance(side, int) and not result.get("leaster") else "—",
         ]
         for seat in range(NUM_SEATS):

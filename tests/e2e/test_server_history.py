@@ -23,6 +23,7 @@ from tests.server.support import (
 
 ENTRY_KEYS = {
     "hand",
+    "names",
     "record",
     "payouts",
     "totals",
