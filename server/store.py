@@ -538,10 +538,14 @@ class Store:
             f"UPDATE tables SET {columns} WHERE id = ?", (*fields.values(), table_key(table_id))
         )
 
-    def forget_table(self, table_id: str) -> None:
-        """Delete a table that never finished a hand: it, its seats, its seeds and their links
-        to players (it has no hands or results; the actions of an abandoned first hand stay
-        in the log, which is never rewritten)."""
+    def forget_table(self, table_id: str, *, keep_row: bool = False) -> None:
+        """Delete a table that never finished a hand: its seats, its seeds, their links to
+        players and (unless ``keep_row``) its row; it has no hands or results.
+
+        ``keep_row`` for a table that started: the actions of its abandoned hands stay in the
+        log, which is never rewritten, and refer to the row. (Deleting a row makes SQLite look
+        for such actions, and with no index on the log that is a scan of all of it: some
+        80 ms a million actions.)"""
         key = table_key(table_id)
         self._write(
             "DELETE FROM seat_identities WHERE token_hash IN"
@@ -550,7 +554,8 @@ class Store:
         )
         self._write("DELETE FROM seats WHERE table_id = ?", (key,))
         self._write("DELETE FROM deal_seeds WHERE table_id = ?", (key,))
-        self._write("DELETE FROM tables WHERE id = ?", (key,))
+        if not keep_row:
+            self._write("DELETE FROM tables WHERE id = ?", (key,))
 
     def update_seqs(self, seqs: Iterable[tuple[str, int]]) -> None:
         """Store the seq of several tables, ``(table_id, seq)`` each, in one statement."""

@@ -945,10 +945,16 @@ class Table(TableTurns):
         for s in self.seats:
             self._cancel_grace(s)
             self._forget_token(s)
-        if not self.hub.store.has_hands(self.id):
-            # No hand ever finished here: nothing in it is worth keeping, and tables made,
-            # started, ended and left in a loop must not grow the database.
-            self.hub.store.forget_table(self.id)
+        store = self.hub.store
+        if self.state == "waiting" and self.match_number == 0:
+            # Never started: nothing in it is worth keeping, and tables made and left in a
+            # loop must not grow the database.
+            store.forget_table(self.id)
+        elif not store.has_hands(self.id):
+            # Started, but no hand ever finished: only the row stays (the actions of an
+            # abandoned hand refer to it), so start, end and leave in a loop leaves little.
+            store.forget_table(self.id, keep_row=True)
+            store.update_table(self.id, state="closed", finished=self.hub.wall())
         elif self.state == "waiting":
             self.hub.store.update_table(self.id, state="closed", finished=self.hub.wall())
         elif self.state == "over":  # not to be restored, within over_table_ttl or not

@@ -157,3 +157,13 @@ def test_the_doors_attack_benchmark_reports_each_scenario() -> None:
         line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
         assert re.search(r"victim ping: p50 +[\d.]+ .* CPU-s in", line), report
     assert "attempts: {" in report
+
+
+def test_the_match_ends_benchmark_reports_the_loops_and_the_standings() -> None:
+    report = _run("attack_matches.py", "--seconds", "1", "--matches", "200")
+    for scenario in ("end/rematch", "create/start/end/leave"):
+        line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
+        assert re.search(r"cycles/min .* MB an hour", line), report
+    line = next(x for x in report.splitlines() if x.strip().startswith("standings "))
+    assert re.search(r"victim ping: p50 +[\d.]+ .* server memory \d+ MB", line), report
+    assert "standings replies (" in report
