@@ -22,6 +22,7 @@ the database of a running server read-only.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import logging
@@ -32,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Final
 
+from engine.bots.base import STRATEGIES, strategy_names
 from engine.record import RecordError, replay_record
 from protocol import messages as m
 from protocol.messages import SINCE_TONIGHT, since_moment
@@ -66,6 +68,29 @@ HandKey = tuple[int, int, int]
 def identity_of(player_key: str) -> str:
     """The identity a player key stands for: its SHA-256, in hex (what the server stores)."""
     return hashlib.sha256(player_key.encode("utf-8")).hexdigest()
+
+
+@functools.lru_cache(maxsize=256)
+def canonical_strategy(name: str) -> str:
+    """The strategy a registered name stands for: an alias (``easy``, ``medium``, ``hard``)
+    is the strategy first registered with the same factory; any other name is itself.
+
+    >>> canonical_strategy("easy"), canonical_strategy("medium"), canonical_strategy("random")
+    ('random', 'heuristic', 'random')
+    """
+    strategy_names()  # the built-in strategies are registered
+    found = STRATEGIES.get(name)
+    if found is None:
+        return name
+    return next((other for other, (f, _) in STRATEGIES.items() if f is found[0]), name)
+
+
+def bot_identity(kind: str, strategy: str | None) -> str | None:
+    """The identity of a seat's server bot (``bot:<strategy>``, an alias as its strategy), or
+    None for a seat that is not one."""
+    if kind != "bot":
+        return None
+    return BOT_PREFIX + canonical_strategy(strategy or "bot")
 
 
 def since_timestamp(
@@ -226,6 +251,8 @@ def backfill(db: sqlite3.Connection) -> None:
         " ORDER BY hs.table_id, hs.match_number, hs.number, hs.seat"
     )
     for table, match, number, seat, identity, name, record, payouts in rows:
+        if identity.startswith(BOT_PREFIX):  # counted as its strategy from schema 7 on
+            identity = BOT_PREFIX + canonical_strategy(identity[len(BOT_PREFIX) :])
         if current != (table, match, number) or facts is None:
             current = (table, match, number)
             facts = replay(record, payouts)

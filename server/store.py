@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from server.standings import Figures, HandFacts, hand_facts
+from server.standings import Figures, HandFacts, bot_identity, hand_facts
 
 try:
     import fcntl
@@ -635,29 +635,37 @@ class Store:
             " VALUES (?, ?, ?, ?, ?, ?)",
             (key, match, number, json_text(record), json_text(payout_list), finished),
         )
-        # Who played it, from the seats as they are now (the standings count it for them).
-        self._write(
+        # Who played it, from the seats as they are now (the standings count it for them): a
+        # person's identity, or a server bot's strategy (an alias such as easy as the
+        # strategy it names, so each strategy has one row in the standings).
+        played = [
+            (seat, identity or bot_identity(kind, strategy), name)
+            for seat, kind, strategy, name, identity in self._db.execute(
+                "SELECT s.seat, s.kind, s.strategy, s.name, si.identity FROM seats s"
+                " LEFT JOIN seat_identities si ON si.token_hash = s.token_hash"
+                " WHERE s.table_id = ?",
+                (key,),
+            )
+        ]
+        self._db.executemany(
             "INSERT OR REPLACE INTO hand_seats"
-            " (table_id, match_number, number, seat, identity, name)"
-            " SELECT s.table_id, ?, ?, s.seat, coalesce(si.identity, CASE WHEN s.kind = 'bot'"
-            " THEN 'bot:' || coalesce(s.strategy, 'bot') END), s.name"
-            " FROM seats s LEFT JOIN seat_identities si ON si.token_hash = s.token_hash"
-            " WHERE s.table_id = ?",
-            (match, number, key),
+            " (table_id, match_number, number, seat, identity, name) VALUES (?, ?, ?, ?, ?, ?)",
+            [(key, match, number, *row) for row in played],
         )
         if again is None:  # a hand stored a second time is counted once
             if facts is None:
                 facts = hand_facts(record, payout_list)
-            self._tally_hand(key, match, number, facts)
+            self._tally_hand(key, match, played, facts)
 
-    def _tally_hand(self, key: int, match: int, number: int, facts: HandFacts) -> None:
-        """Add one finished hand to the ``match_tallies`` row of each identity that played it."""
+    def _tally_hand(
+        self, key: int, match: int, played: list[tuple[int, str | None, str]], facts: HandFacts
+    ) -> None:
+        """Add one finished hand to the ``match_tallies`` row of each identity that played it
+        (``played``: seat, identity, name)."""
         rows = []
-        for seat, identity, name in self._db.execute(
-            "SELECT seat, identity, name FROM hand_seats WHERE table_id = ? AND match_number = ?"
-            " AND number = ? AND identity IS NOT NULL",
-            (key, match, number),
-        ):
+        for seat, identity, name in played:
+            if identity is None:
+                continue
             figures = Figures()
             figures.add(seat, facts)
             rows.append(

@@ -238,3 +238,19 @@ async def test_standings_are_read_off_the_event_loop(
         finally:
             release.set()
             await raw.close()
+
+
+def test_a_level_alias_is_counted_as_its_strategy() -> None:
+    """A bot seated as ``easy`` is the ``random`` strategy in the standings, and ``medium`` is
+    ``heuristic`` (PROTOCOL.md §10.1): one row per strategy, whichever name seated it."""
+    store = Store(None)
+    table = store.create_table({"name": "t"}, created=0.0)
+    for seat, strategy in enumerate(["easy", "random", "medium", "heuristic"]):
+        store.save_seat(table, seat, SeatRow(seat, "bot", f"B{seat}", strategy, None, None))
+    store.save_hand(table, 0, {}, [1, 2, 3, 4, -10], finished=1.0)
+    store.save_results(table, [], hands=1, finished=1.0)
+    rows = {row.player: row for row in query(store.connection)}
+    assert set(rows) == {"random", "heuristic"}
+    assert (rows["random"].hands, rows["random"].total, rows["random"].matches) == (2, 3, 1)
+    assert (rows["heuristic"].hands, rows["heuristic"].total) == (2, 7)
+    store.close()
