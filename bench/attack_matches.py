@@ -85,7 +85,7 @@ db.executemany("INSERT INTO hands VALUES (?, ?, ?, ?, ?, ?)", hands)
 db.executemany("INSERT INTO hand_seats VALUES (?, ?, ?, ?, ?, ?)", seats)
 db.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)", results)
 try:
-    from server.standings import backfill  # a tree that keeps the standings as matches end
+    from server.tallies import backfill  # a tree that keeps the standings as matches end
 except ImportError:
     pass
 else:

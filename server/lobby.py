@@ -18,8 +18,7 @@ from protocol import messages as m
 from protocol.framing import pack
 from protocol.messages import CreateTable, RequestError
 from server.botpool import BotPool, default_size
-from server.connection import TokenBucket
-from server.hub import Peer
+from server.hub import Meter, MeterFactory, Peer
 from server.passwords import hash_password
 from server.restore import restore_table, resume_after_restore
 from server.seats import hash_token
@@ -43,8 +42,13 @@ LIST_BUDGET = 60_000
 class Lobby:
     """All tables of one server."""
 
-    def __init__(self, config: ServerConfig, store: Store) -> None:
+    def __init__(
+        self, config: ServerConfig, store: Store, meter: MeterFactory | None = None
+    ) -> None:
+        """``meter`` makes the per-address allowances of matches ended early (None: they are
+        not metered)."""
         self.config = config
+        self._meter = meter
         self.store = store
         self.tables: dict[str, Table] = {}
         self.tokens: dict[str, tuple[Table, int]] = {}
@@ -52,7 +56,7 @@ class Lobby:
         self._moved: set[Table] = set()
         self._creators: dict[str, str] = {}
         """Table id -> the IP address of the connection that created it (this run only)."""
-        self._match_ends: dict[str, TokenBucket] = {}
+        self._match_ends: dict[str, Meter] = {}
         """IP address -> its allowance of matches ended early (forgotten once full again)."""
         for module in config.bot_modules:
             importlib.import_module(module)  # registers its strategies, as in the workers
@@ -89,13 +93,15 @@ class Lobby:
 
     def match_end_allowed(self, address: str, *, take: bool) -> bool:
         """Whether hosts from ``address`` may end a match early now; ``take``: count one."""
+        if self._meter is None:
+            return True
         now = self.now()
         bucket = self._match_ends.get(address)
         if bucket is None:
             if len(self._match_ends) >= MATCH_END_ADDRESSES:
                 self._forget_match_ends(now)
-            bucket = self._match_ends[address] = TokenBucket(
-                self.config.match_end_rate, self.config.match_end_burst, now, max_debt=0.0
+            bucket = self._match_ends[address] = self._meter(
+                self.config.match_end_rate, self.config.match_end_burst, now
             )
         allowed = bucket.take(now)
         if allowed and not take:

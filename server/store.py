@@ -32,7 +32,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from server.standings import Figures, HandFacts, bot_identity, hand_facts
+from server.tallies import (
+    TALLY_FIGURES,
+    Figures,
+    HandFacts,
+    backfill,
+    bot_identity,
+    hand_facts,
+)
 
 try:
     import fcntl
@@ -177,9 +184,6 @@ CREATE TABLE IF NOT EXISTS player_totals (
     last REAL                          -- when that match ended
 );
 """
-
-TALLY_FIGURES: Final = ("hands", "total", "picks", "picker_wins", "schneiders", "leasters_won")
-"""The figures a ``match_tallies`` row adds up per hand (``player_totals`` adds ``matches``)."""
 
 
 CHECKPOINT_INTERVAL: Final = 0.1
@@ -440,9 +444,7 @@ class Store:
         self._upgrade_to_matches()
         if "added_by" not in {row[1] for row in db.execute("PRAGMA table_info(seats)")}:
             db.execute("ALTER TABLE seats ADD COLUMN added_by TEXT")  # schemas 1 to 5
-        from server.standings import backfill  # schemas 1 to 6: tallies from the hands
-
-        backfill(db)
+        backfill(db)  # schemas 1 to 6: the standings' tallies from the stored hands
 
     def _upgrade_to_matches(self) -> None:
         """Schemas 3 and 4 -> 5: a match number on tables, hands, results and hand_seats (the

@@ -50,10 +50,10 @@ from server.history import LINES_KEPT, history_entry, history_reply
 from server.hub import Hub, Peer
 from server.passwords import password_matches
 from server.seats import BOT_NAMES, TOKEN_BYTES, SeatState, hash_token
-from server.standings import HandFacts
 from server.states import ViewParts, send_states
 from server.store import json_text
 from server.table_config import TableConfig
+from server.tallies import HandFacts
 from server.turns import TableTurns
 
 log = logging.getLogger("sheepshead.server")

@@ -9,15 +9,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from server.standings import (
-    BOT_PREFIX,
-    Figures,
-    HandFacts,
-    PlayerStanding,
-    _missing_tables,
-    _tag,
-    replay,
-)
+from server.standings import PlayerStanding, _missing_tables, _tag
+from server.tallies import BOT_PREFIX, Figures, HandFacts, replay
 
 MATCHES_PER_QUERY: Final = 400
 """Matches named in one query (two parameters each, under SQLite's oldest limit of 999)."""
