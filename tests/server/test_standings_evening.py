@@ -76,3 +76,23 @@ async def test_the_standings_request_takes_a_time_or_tonight(tmp_path: Path) -> 
             reply = await standings(server.port, since=bad)
             assert reply["type"] == "error" and reply["code"] == "bad_request", (bad, reply)
             assert "since" in reply["message"]
+
+
+def test_tonight_starts_when_the_server_holding_the_database_started(tmp_path: Path) -> None:
+    """The command finds the server by the lock it holds on the database (Linux: /proc)."""
+    import os
+
+    from server.standings_cli import server_started
+
+    db = tmp_path / "s.db"
+    store = Store(db)  # this process holds the lock, as a server would
+    try:
+        started = server_started(db)
+    finally:
+        store.close()
+    if not os.path.exists("/proc/locks"):
+        assert started is None
+        return
+    assert started is not None
+    assert 0 <= time.time() - started < 24 * 3600  # this test process started a little ago
+    assert server_started(db) is None  # nobody holds it now
