@@ -150,7 +150,7 @@ class Server:
         self.store = Store(config.db_path, synchronous=config.db_synchronous)
         self.store.on_write = self._schedule_flush
         self._lobby = Lobby(config, self.store, meter=_address_meter)
-        self._players = Players(self.store)
+        self._players = Players(self.store, max_frame=config.max_frame)
         self.restored = self._lobby.restore()
         self._lobby.store_seqs()
         self.store.commit()

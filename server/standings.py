@@ -32,6 +32,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Final
 
 from protocol import messages as m
+from protocol.framing import MAX_FRAME_DEFAULT, pack
 from protocol.messages import SINCE_TONIGHT, since_moment
 from server.tallies import (
     BOT_PREFIX,
@@ -45,7 +46,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("sheepshead.server")
 
 MAX_ROWS: Final = 500
-"""Most players a ``standings`` reply lists (the best totals)."""
+"""Most players a ``standings`` reply lists (the best totals), fewer when they would not fit
+one frame."""
+
+REPLY_MARGIN: Final = 256
+"""Bytes of a ``standings`` reply's frame kept for its other fields (its ``since``, the map)."""
 
 TONIGHT_HOURS: Final = 12.0
 """``tonight`` goes back this many hours at most (less when the server started since)."""
@@ -200,9 +205,16 @@ class Players:
     server's history (a store in memory has no second connection: it reads on the loop).
     """
 
-    def __init__(self, store: Store, wall: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        store: Store,
+        wall: Callable[[], float] = time.time,
+        max_frame: int = MAX_FRAME_DEFAULT,
+    ) -> None:
         self.store = store
         self.wall = wall
+        self.max_frame = max_frame
+        """The largest frame the server sends: a reply lists the rows that fit it."""
         self.started = wall()
         """When the server started (wall clock): where ``since: "tonight"`` begins at most."""
         self._executor: ThreadPoolExecutor | None = None
@@ -264,20 +276,32 @@ class Players:
         """The ``standings`` reply's ``players`` (the first :data:`MAX_ROWS` by total)."""
         start_at = self.since_seconds(since)
         if self.store.path is None:
-            rows = query(self.store.connection, start_at, MAX_ROWS)
-        else:
-            if self._executor is None:
-                self._executor = ThreadPoolExecutor(1, thread_name_prefix="standings")
-            loop = asyncio.get_running_loop()
-            rows = await loop.run_in_executor(self._executor, self._read, start_at)
-        return [row.to_wire() for row in rows]
+            return self._wire(query(self.store.connection, start_at, MAX_ROWS))
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="standings")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._read, start_at)
 
-    def _read(self, since: float | None) -> list[PlayerStanding]:
-        """In the standings thread: the rows, from its own read-only connection."""
+    def _read(self, since: float | None) -> list[dict[str, Any]]:
+        """In the standings thread: the rows, from its own read-only connection, as the reply
+        carries them."""
         if self._reader is None:
             self._reader = self.store.reader()
         assert self._reader is not None
-        return query(self._reader, since, MAX_ROWS)
+        return self._wire(query(self._reader, since, MAX_ROWS))
+
+    def _wire(self, rows: list[PlayerStanding]) -> list[dict[str, Any]]:
+        """The rows as the reply carries them, the best first, as many as fit its frame (a
+        row is some 170 bytes: 500 of them would not fit the default 64 KiB)."""
+        budget = self.max_frame - REPLY_MARGIN
+        out = []
+        for row in rows:
+            wire = row.to_wire()
+            budget -= len(pack(wire))
+            if budget < 0:
+                break
+            out.append(wire)
+        return out
 
     def close(self) -> None:
         """Stop the standings thread and close its connection (the server is stopping)."""

@@ -255,3 +255,26 @@ def test_a_level_alias_is_counted_as_its_strategy() -> None:
     assert (rows["random"].hands, rows["random"].total, rows["random"].matches) == (2, 3, 1)
     assert (rows["heuristic"].hands, rows["heuristic"].total) == (2, 7)
     store.close()
+
+
+async def test_a_standings_reply_lists_as_many_rows_as_fit_its_frame() -> None:
+    """With 600 remembered players the 500 best rows would not fit one 64 KiB frame: the
+    reply carries the best ones that do (before: internal_error, no rows at all)."""
+    async with running_server() as server:
+        assert server.store is not None
+        db = server.store.connection
+        db.executemany(
+            "INSERT INTO player_totals VALUES (?, 10, 100, ?, 20, 10, 1, 1, ?, 1.0)",
+            [(f"id-{n:04d}", 1000 - n, f"A rather long name {n:04d}") for n in range(600)],
+        )
+        server.store.commit()
+        raw = await Raw.open(server.port)
+        try:
+            await raw.hello("viewer")
+            reply = await raw.request("standings")
+        finally:
+            await raw.close()
+    assert reply["type"] == "ok", reply
+    players = reply["players"]
+    assert 300 < len(players) < 500
+    assert [row["total"] for row in players] == [1000 - n for n in range(len(players))]
