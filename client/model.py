@@ -117,7 +117,8 @@ class Prompt:
 
 
 def hand_from_history(entry: Mapping[str, Any], names: Sequence[str]) -> FinishedHand:
-    """A :class:`FinishedHand` from one entry of a ``history`` reply.
+    """A :class:`FinishedHand` from one entry of a ``history`` reply, played by the entry's
+    ``names`` (``names``, the seats' names now, for a server that sends none).
 
     The record is replayed with the engine for the result panel's detail (points per seat,
     tricks); the entry's own fields (payouts, roles, outcome) win where both say something.
@@ -146,6 +147,9 @@ def hand_from_history(entry: Mapping[str, Any], names: Sequence[str]) -> Finishe
             result[key] = entry[key]
     totals = entry.get("totals")
     number = entry.get("hand")
+    played = entry.get("names")  # who played it: a seat may have changed hands since
+    if isinstance(played, Sequence) and len(played) == NUM_SEATS:
+        names = [str(n) for n in played]
     return FinishedHand(
         number=int(number) + 1 if isinstance(number, int) else 0,
         result=result,

@@ -20,9 +20,10 @@ protocol.messages.RequestError: unknown_type: unknown message type 'dance'
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any, Final, Literal, TypeAlias
 
 from protocol.text import clean_name, clean_text, quote
@@ -395,7 +396,7 @@ class Ping:
 
 @dataclass(frozen=True, slots=True)
 class Standings:
-    """Ask for the standings across finished matches (``since``: a UTC date, ``YYYY-MM-DD``)."""
+    """Ask for the standings across finished matches (``since``: :func:`since_moment`)."""
 
     id: int
     since: str | None
@@ -626,13 +627,43 @@ def parse_date(text: str) -> date:
     return date.fromisoformat(text)
 
 
+SINCE_TONIGHT: Final = "tonight"
+"""The ``standings`` ``since`` that the server resolves itself (PROTOCOL.md §10.1)."""
+
+_SINCE_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?(Z|[+-]\d\d:\d\d)")
+
+
+def since_moment(text: str) -> datetime | None:
+    """The moment a ``standings`` ``since`` names: ``YYYY-MM-DD`` (the start of that day,
+    UTC), or ``YYYY-MM-DDTHH:MM[:SS]`` with ``Z`` or an offset ``±HH:MM``; None for
+    ``tonight``, which the server resolves. ValueError for anything else.
+
+    >>> since_moment("2026-12-05T18:00+01:00").isoformat()
+    '2026-12-05T18:00:00+01:00'
+    >>> since_moment("2026-12-05").isoformat(), since_moment("tonight")
+    ('2026-12-05T00:00:00+00:00', None)
+    """
+    if text == SINCE_TONIGHT:
+        return None
+    if len(text) == 10:
+        day = parse_date(text)
+        return datetime(day.year, day.month, day.day, tzinfo=UTC)
+    if not _SINCE_TIME.fullmatch(text):
+        raise ValueError(f"not a time: {text!r}")
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
 def _parse_standings(f: _Fields, id: int) -> Standings:
-    since = f.str_("since", max_length=10)
+    since = f.str_("since", max_length=25)
     if since is not None:
         try:
-            parse_date(since)
+            since_moment(since)
         except ValueError:
-            raise f.fail("since", "must be a date, YYYY-MM-DD") from None
+            raise f.fail(
+                "since",
+                "must be a date (YYYY-MM-DD), a time with its offset (YYYY-MM-DDTHH:MMZ) or"
+                " tonight",
+            ) from None
     return Standings(id, since)
 
 
@@ -993,6 +1024,7 @@ def ping() -> dict[str, Any]:
 def history_entry(
     *,
     hand: int,
+    names: Sequence[str],
     record: Mapping[str, Any],
     payouts: Sequence[int],
     totals: Sequence[int],
@@ -1004,9 +1036,11 @@ def history_entry(
     picker_side_points: int | None,
     outcome: str,
 ) -> dict[str, Any]:
-    """One finished hand in a ``history`` reply: its record, payouts and the totals after it."""
+    """One finished hand in a ``history`` reply: who played it (the seats' names then), its
+    record, payouts and the totals after it."""
     return {
         "hand": hand,
+        "names": list(names),
         "record": record,
         "payouts": list(payouts),
         "totals": list(totals),

@@ -30,7 +30,7 @@ from protocol.framing import encode
 from protocol.version import PROTOCOL_VERSION
 from server.addresses import client_address
 from server.config import ServerConfig as ServerConfig  # re-exported: embedders import it here
-from server.connection import AddressAllowance, Connection
+from server.connection import AddressAllowance, Connection, TokenBucket
 from server.lobby import Lobby
 from server.standings import Players
 from server.store import Store
@@ -149,8 +149,8 @@ class Server:
             gc.set_threshold(*config.gc_thresholds)
         self.store = Store(config.db_path, synchronous=config.db_synchronous)
         self.store.on_write = self._schedule_flush
-        self._lobby = Lobby(config, self.store)
-        self._players = Players(self.store)
+        self._lobby = Lobby(config, self.store, meter=_address_meter)
+        self._players = Players(self.store, max_frame=config.max_frame)
         self.restored = self._lobby.restore()
         self._lobby.store_seqs()
         self.store.commit()
@@ -218,6 +218,8 @@ class Server:
         if self._listener is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._listener.wait_closed(), 1.0)
+        if self._players is not None:
+            self._players.close()
         if self.store is not None:
             self._flush()
             self.store.close()
@@ -501,6 +503,11 @@ class Server:
         elif idle > config.ping_interval and not conn.pinged:
             conn.pinged = True
             conn.send(m.ping())
+
+
+def _address_meter(rate: float, burst: float, now: float) -> TokenBucket:
+    """A per-address allowance: it never goes into debt (others may share the address)."""
+    return TokenBucket(rate, burst, now, max_debt=0.0)
 
 
 class _ServerProtocol(asyncio.BufferedProtocol):

@@ -63,6 +63,13 @@ class ServerConfig:
     finished match the server has stored."""
     standings_burst: float = 5.0
     """``standings`` requests a connection may send at once."""
+    match_end_rate: float = 1 / 30
+    """Matches per second the hosts from one IP address may end early on average (``end_match``,
+    or leaving a match so that its table closes); past it ``end_match``, ``start`` and
+    ``rematch`` get ``rate_limited``. Each ended match stores its hands' tallies and results:
+    a full table looping ``end_match`` and ``rematch`` ended 8,190 matches a minute."""
+    match_end_burst: float = 10.0
+    """Matches the hosts from one IP address may end early at once."""
     byte_rate: float = 8192.0
     """Request bytes per second a connection may send on average.
 

@@ -68,11 +68,13 @@ def history_reply(
     return out
 
 
-def history_entry(match: Match, number: int) -> bytes:
-    """The packed ``history`` entry of hand ``number`` of ``match``, which has just ended."""
+def history_entry(match: Match, number: int, names: Sequence[str]) -> bytes:
+    """The packed ``history`` entry of hand ``number`` of ``match``, which has just ended,
+    played by the seats' ``names``."""
     result = match.results[-1]
     entry = m.history_entry(
         hand=number,
+        names=names,
         record=match.records[-1],
         payouts=list(result.payouts or ()),
         totals=match.totals,

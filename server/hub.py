@@ -7,7 +7,7 @@ implement them and import the table; the table imports only these.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
@@ -17,6 +17,24 @@ if TYPE_CHECKING:
 
 TableT = TypeVar("TableT")
 """The table type (:class:`server.table.Table`): a parameter, so this module imports no table."""
+
+
+class Meter(Protocol):
+    """A token bucket (:class:`server.connection.TokenBucket`, which never goes into debt
+    here): what the lobby meters an address's match ends with."""
+
+    def take(self, now: float, amount: float = 1.0) -> bool:
+        """Spend ``amount`` tokens; False when there are not enough."""
+
+    def refund(self, amount: float = 1.0) -> None:
+        """Give back tokens taken for something that did not happen."""
+
+    def full(self, now: float) -> bool:
+        """Whether it has refilled (it can be forgotten)."""
+
+
+MeterFactory = Callable[[float, float, float], Meter]
+"""Makes a :class:`Meter` from its rate, burst and the time now."""
 
 
 class Peer(Protocol):
@@ -68,6 +86,10 @@ class Hub(Protocol[TableT]):
 
     def table_closed(self, table: TableT) -> None:
         """Forget a table that closed."""
+
+    def match_end_allowed(self, address: str, *, take: bool) -> bool:
+        """Whether hosts from ``address`` may end a match early now (``match_end_rate``);
+        ``take``: count one ended match (else only look)."""
 
     def summary_changed(self) -> None:
         """A table's summary changed (the lobby listing must be rebuilt)."""

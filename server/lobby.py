@@ -18,7 +18,7 @@ from protocol import messages as m
 from protocol.framing import pack
 from protocol.messages import CreateTable, RequestError
 from server.botpool import BotPool, default_size
-from server.hub import Peer
+from server.hub import Meter, MeterFactory, Peer
 from server.passwords import hash_password
 from server.restore import restore_table, resume_after_restore
 from server.seats import hash_token
@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("sheepshead.server")
 
+MATCH_END_ADDRESSES = 1024
+"""Addresses with a match-end allowance kept before the full ones are looked for and dropped
+(also at each sweep)."""
+
 LIST_BUDGET = 60_000
 """Bytes of table summaries a ``list_tables`` reply may carry (it must fit one frame)."""
 
@@ -38,8 +42,13 @@ LIST_BUDGET = 60_000
 class Lobby:
     """All tables of one server."""
 
-    def __init__(self, config: ServerConfig, store: Store) -> None:
+    def __init__(
+        self, config: ServerConfig, store: Store, meter: MeterFactory | None = None
+    ) -> None:
+        """``meter`` makes the per-address allowances of matches ended early (None: they are
+        not metered)."""
         self.config = config
+        self._meter = meter
         self.store = store
         self.tables: dict[str, Table] = {}
         self.tokens: dict[str, tuple[Table, int]] = {}
@@ -47,6 +56,8 @@ class Lobby:
         self._moved: set[Table] = set()
         self._creators: dict[str, str] = {}
         """Table id -> the IP address of the connection that created it (this run only)."""
+        self._match_ends: dict[str, Meter] = {}
+        """IP address -> its allowance of matches ended early (forgotten once full again)."""
         for module in config.bot_modules:
             importlib.import_module(module)  # registers its strategies, as in the workers
         workers = default_size() if config.bot_workers is None else config.bot_workers
@@ -79,6 +90,29 @@ class Lobby:
             for s in table.seats
             if s.kind == "bot" and s.added_by == address
         )
+
+    def match_end_allowed(self, address: str, *, take: bool) -> bool:
+        """Whether hosts from ``address`` may end a match early now; ``take``: count one."""
+        if self._meter is None:
+            return True
+        now = self.now()
+        bucket = self._match_ends.get(address)
+        if bucket is None:
+            if len(self._match_ends) >= MATCH_END_ADDRESSES:
+                self._forget_match_ends(now)
+            bucket = self._match_ends[address] = self._meter(
+                self.config.match_end_rate, self.config.match_end_burst, now
+            )
+        allowed = bucket.take(now)
+        if allowed and not take:
+            bucket.refund()
+        return allowed
+
+    def _forget_match_ends(self, now: float) -> None:
+        """Drop the allowances that have refilled: they say nothing an absent one does not."""
+        for address, bucket in list(self._match_ends.items()):
+            if bucket.full(now):
+                del self._match_ends[address]
 
     def table_closed(self, table: Table) -> None:
         """Forget a closed table."""
@@ -251,6 +285,7 @@ class Lobby:
         ``max_tables``, and its server bots their place among their address's, for an hour: it
         is closed as an ended match is (its finished hands and totals stay stored)."""
         now = self.now()
+        self._forget_match_ends(now)
         for table in list(self.tables.values()):
             if table.peers():
                 table.last_activity = now

@@ -9,7 +9,12 @@ at each seat of each finished hand (``hand_seats``); the standings add those han
 A match is a table's match number (0, then +1 per ``rematch`` at the table). Every match that
 has ended counts, whatever its table did since (kept ``over``, ``closed``, or on to a rematch):
 played to the end or ended early, it counts the hands it finished. A match has ended once its
-result rows are stored (the server writes them as it ends the match, in the same commit). The
+result rows are stored (the server writes them as it ends the match, in the same commit); a
+match that ended without a finished hand stores nothing and counts nothing.
+
+The figures are kept as they happen: each finished hand adds to a per-match tally of each
+identity that played it (``match_tallies``), and a match that ends adds its tallies to each
+identity's running totals (``player_totals``), so no request adds up the whole history. The
 same queries serve the ``standings`` request and ``sheepshead standings --db PATH``, which reads
 the database of a running server read-only.
 """
@@ -18,47 +23,37 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import logging
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
-from datetime import UTC, datetime
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Final
 
-from engine.record import RecordError, replay_record
 from protocol import messages as m
-from protocol.messages import parse_date
+from protocol.framing import MAX_FRAME_DEFAULT, pack
+from protocol.messages import SINCE_TONIGHT, since_moment
+from server.tallies import (
+    BOT_PREFIX,
+    TALLY_FIGURES,
+    Figures,
+)
 
 if TYPE_CHECKING:
     from server.store import Store
 
 log = logging.getLogger("sheepshead.server")
 
-BOT_PREFIX: Final = "bot:"
-"""How a server bot's identity starts; the strategy name follows."""
-
-SCHNEIDER_HIGH: Final = 91
-"""Picker's side points at or above which the defenders are schneidered (RULES.md §7)."""
-
-SCHNEIDER_LOW: Final = 30
-"""Picker's side points at or below which the picker's side is schneidered (RULES.md §7)."""
-
 MAX_ROWS: Final = 500
-"""Most players a ``standings`` reply lists (the best totals)."""
+"""Most players a ``standings`` reply lists (the best totals), fewer when they would not fit
+one frame."""
 
-REPLAY_SLICE: Final = 20
-"""Hands the server replays for the standings between two passes of its event loop."""
+REPLY_MARGIN: Final = 256
+"""Bytes of a ``standings`` reply's frame kept for its other fields (its ``since``, the map)."""
 
-MATCHES_PER_QUERY: Final = 400
-"""Matches named in one query (two parameters each, under SQLite's oldest limit of 999)."""
-
-MatchKey = tuple[int, int]
-"""A match: (table key, match number)."""
-
-HandKey = tuple[int, int, int]
-"""A finished hand: (table key, match number, hand number)."""
+TONIGHT_HOURS: Final = 12.0
+"""``tonight`` goes back this many hours at most (less when the server started since)."""
 
 
 def identity_of(player_key: str) -> str:
@@ -66,56 +61,28 @@ def identity_of(player_key: str) -> str:
     return hashlib.sha256(player_key.encode("utf-8")).hexdigest()
 
 
-def since_timestamp(since: str | None) -> float | None:
-    """Seconds since the epoch at the start (UTC) of a ``YYYY-MM-DD`` date; None stays None."""
+def since_timestamp(
+    since: str | None, *, started: float | None = None, now: float | None = None
+) -> float | None:
+    """Epoch seconds a ``standings`` ``since`` stands for (ValueError if it is none of these):
+    a ``YYYY-MM-DD`` date is the start of that day (UTC), an ISO time with its offset is that
+    moment, and ``tonight`` is the later of ``started`` (when the server started, None: not
+    known) and :data:`TONIGHT_HOURS` before ``now``. None stays None.
+
+    >>> since_timestamp("1970-01-02"), since_timestamp("1970-01-01T01:00+01:00")
+    (86400.0, 0.0)
+    >>> since_timestamp("tonight", started=50_000.0, now=100_000.0)
+    56800.0
+    """
     if since is None:
         return None
-    day = parse_date(since)
-    return datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp()
-
-
-@dataclass
-class HandFacts:
-    """What the standings need from one finished hand."""
-
-    picker: int | None
-    leaster: bool
-    picker_side_points: int | None
-    payouts: list[int]
-
-
-@dataclass
-class Figures:
-    """What the standings add up for one identity (over one match, or over many)."""
-
-    matches: int = 0
-    hands: int = 0
-    total: int = 0
-    picks: int = 0
-    picker_wins: int = 0
-    schneiders: int = 0
-    """Hands its side won with the other side schneidered (RULES.md §7)."""
-    leasters_won: int = 0
-
-    def add(self, seat: int, facts: HandFacts) -> None:
-        """Count one hand played at ``seat``."""
-        self.hands += 1
-        payout = facts.payouts[seat] if seat < len(facts.payouts) else 0
-        self.total += payout
-        if facts.leaster:
-            self.leasters_won += payout > 0
-            return
-        if facts.picker == seat:
-            self.picks += 1
-            self.picker_wins += payout > 0
-        points = facts.picker_side_points
-        if payout > 0 and points is not None and not SCHNEIDER_LOW < points < SCHNEIDER_HIGH:
-            self.schneiders += 1
-
-    def merge(self, other: Figures) -> None:
-        """Add ``other``'s figures to these."""
-        for name in _FIGURES:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+    if since == SINCE_TONIGHT:
+        clock = time.time() if now is None else now
+        window = clock - TONIGHT_HOURS * 3600
+        return window if started is None else max(started, window)
+    moment = since_moment(since)
+    assert moment is not None
+    return moment.timestamp()
 
 
 _FIGURES: Final = tuple(f.name for f in fields(Figures))
@@ -157,30 +124,6 @@ class PlayerStanding(Figures):
         return row
 
 
-@dataclass
-class MatchTally:
-    """One match that has ended: its identities' figures, and the names their seats had."""
-
-    finished: float
-    figures: dict[str, Figures] = field(default_factory=dict)
-    names: dict[str, str] = field(default_factory=dict)
-    """Identity -> its seat's name in the last hand it played here."""
-
-
-def hand_facts(record: Mapping[str, Any], payouts: list[int]) -> HandFacts:
-    """Replay a stored hand record for what the standings count."""
-    try:
-        outcome = replay_record(record)
-    except RecordError:
-        return HandFacts(None, False, None, payouts)
-    return HandFacts(
-        outcome.get("picker"),
-        bool(outcome.get("leaster")),
-        outcome.get("picker_side_points"),
-        payouts,
-    )
-
-
 def _tag(identity: str, kind: str, label: str | None) -> str:
     if kind == "bot":
         return identity[len(BOT_PREFIX) :]
@@ -190,137 +133,62 @@ def _tag(identity: str, kind: str, label: str | None) -> str:
 
 
 def _missing_tables(exc: sqlite3.OperationalError) -> bool:
-    """A database from before identities were kept (opened read-only, so not upgraded)."""
+    """A database from before the standings were kept (opened read-only, so not upgraded)."""
     return "no such table" in str(exc)
 
 
-def matches_over(db: sqlite3.Connection) -> list[tuple[MatchKey, float]]:
-    """Every match that has ended: ((table key, match number), finished), in that order.
+def _standing(
+    identity: str, kind: str | None, label: str | None, known_name: str | None, name: str | None
+) -> PlayerStanding:
+    """A row's who: a bot is its strategy, a person the name the identities table has, else
+    the name its seat had in the last match counted."""
+    is_bot = identity.startswith(BOT_PREFIX)
+    kind = "bot" if is_bot else (kind or "key")
+    shown = identity[len(BOT_PREFIX) :] if is_bot else (known_name or name)
+    return PlayerStanding(player=shown or "?", kind=kind, tag=_tag(identity, kind, label))
 
-    Its result rows say it ended (``_finish_match`` writes them whether the match was played
-    out, ended by the host or ended by everyone leaving); the table's state does not, as an
-    ended match's table is ``over``, then ``closed`` or back in play for a rematch.
-    """
-    return [
-        ((table, number), finished or 0.0)
-        for table, number, finished in db.execute(
-            "SELECT table_id, match_number, max(finished) FROM results"
-            " GROUP BY table_id, match_number ORDER BY table_id, match_number"
+
+def query(
+    db: sqlite3.Connection, since: float | None = None, limit: int | None = None
+) -> list[PlayerStanding]:
+    """Every identity's standing across the matches ended since ``since`` (epoch seconds; None:
+    all), best total first, the first ``limit`` (None: all).
+
+    Without ``since`` it reads the running totals (a row per player); with it, the tallies of
+    the matches ended since then (an index on when each ended), so its cost grows with the
+    matches asked for, not with the server's whole history."""
+    if since is None:
+        cur = db.execute(
+            f"SELECT p.identity, i.kind, i.label, i.name, p.name, p.matches,"
+            f" {', '.join('p.' + f for f in TALLY_FIGURES)}"
+            " FROM player_totals p LEFT JOIN identities i ON i.identity = p.identity"
         )
-    ]
-
-
-def _rows_of_matches(
-    matches: Sequence[MatchKey], table: str, alias: str
-) -> tuple[str, tuple[int, ...]]:
-    """A ``FROM`` clause: the rows of ``table`` (as ``alias``) that belong to ``matches``, and
-    its parameters. As a join SQLite searches the table's key once per match, where
-    ``(table_id, match_number) IN (VALUES ...)`` scans the whole table."""
-    marks = ",".join(["(?, ?)"] * len(matches))
-    clause = (
-        f"(VALUES {marks}) AS m JOIN {table} {alias}"
-        f" ON {alias}.table_id = m.column1 AND {alias}.match_number = m.column2"
-    )
-    return clause, tuple(value for match in matches for value in match)
-
-
-def _batches(matches: Sequence[MatchKey]) -> Iterable[Sequence[MatchKey]]:
-    for start in range(0, len(matches), MATCHES_PER_QUERY):
-        yield matches[start : start + MATCHES_PER_QUERY]
-
-
-def unreplayed_hands(
-    db: sqlite3.Connection, matches: Sequence[MatchKey], known: Mapping[HandKey, HandFacts]
-) -> list[tuple[HandKey, str, str]]:
-    """The hands of ``matches`` someone remembered played and ``known`` lacks: ((table, match,
-    number), record JSON, payouts JSON) each."""
-    out = []
-    for batch in _batches(matches):
-        rows_of, params = _rows_of_matches(batch, "hands", "h")
-        rows = db.execute(
-            "SELECT h.table_id, h.match_number, h.number, h.record, h.payouts"
-            f" FROM {rows_of} WHERE EXISTS (SELECT 1 FROM hand_seats hs WHERE"
-            " hs.table_id = h.table_id AND hs.match_number = h.match_number"
-            " AND hs.number = h.number AND hs.identity IS NOT NULL)",
-            params,
+    else:
+        # A bare column next to max(): SQLite takes it from the row with the latest end.
+        cur = db.execute(
+            f"SELECT t.identity, i.kind, i.label, i.name, t.name, count(*),"
+            f" {', '.join(f'sum(t.{f})' for f in TALLY_FIGURES)}, max(t.finished)"
+            " FROM match_tallies t LEFT JOIN identities i ON i.identity = t.identity"
+            " WHERE t.finished >= ? GROUP BY t.identity",
+            (since,),
         )
-        out += [((t, g, n), r, p) for t, g, n, r, p in rows if (t, g, n) not in known]
-    return out
-
-
-def replay(record: str, payouts: str) -> HandFacts:
-    """:func:`hand_facts` of a stored hand's JSON columns."""
-    return hand_facts(json.loads(record), [int(p) for p in json.loads(payouts)])
-
-
-def tally_matches(
-    db: sqlite3.Connection,
-    matches: Sequence[tuple[MatchKey, float]],
-    facts: dict[HandKey, HandFacts],
-) -> dict[MatchKey, MatchTally]:
-    """The tallies of ``matches`` (from :func:`matches_over`); hands missing from ``facts``
-    are replayed (and added to it)."""
-    out = {key: MatchTally(finished) for key, finished in matches}
-    keys = [key for key, _ in matches]
-    for hand_key, record, payouts in unreplayed_hands(db, keys, facts):
-        facts[hand_key] = replay(record, payouts)
-    for batch in _batches(keys):
-        rows_of, params = _rows_of_matches(batch, "hand_seats", "hs")
-        rows = db.execute(
-            "SELECT hs.table_id, hs.match_number, hs.number, hs.seat, hs.identity, hs.name"
-            f" FROM {rows_of} WHERE hs.identity IS NOT NULL"
-            " ORDER BY hs.table_id, hs.match_number, hs.number, hs.seat",
-            params,
-        )
-        for table, match, number, seat, identity, name in rows:
-            hand = facts.get((table, match, number))
-            if hand is None:  # a hand_seats row without its hand: nothing to count
-                continue
-            tally = out[table, match]
-            tally.figures.setdefault(identity, Figures(matches=1)).add(seat, hand)
-            if name:
-                tally.names[identity] = name
-    return out
-
-
-def combine(tallies: Iterable[MatchTally], db: sqlite3.Connection) -> list[PlayerStanding]:
-    """Add the tallies up per identity, with the names and kinds the database knows; best
-    total first."""
-    known = {
-        identity: (kind, label, name)
-        for identity, kind, label, name in db.execute(
-            "SELECT identity, kind, label, name FROM identities"
-        )
-    }
-    players: dict[str, PlayerStanding] = {}
-    named: set[str] = set()  # bots, and people whose last name the identities table has
-    for tally in sorted(tallies, key=lambda t: t.finished):
-        for identity, figures in tally.figures.items():
-            standing = players.get(identity)
-            if standing is None:
-                kind, label, name = known.get(identity, ("key", None, None))
-                is_bot = identity.startswith(BOT_PREFIX)
-                kind = "bot" if is_bot else kind
-                # A bot is its strategy, whatever name its seat had; a person the name used last.
-                shown = identity[len(BOT_PREFIX) :] if is_bot else name
-                standing = players[identity] = PlayerStanding(
-                    player=shown or "?", kind=kind, tag=_tag(identity, kind, label)
-                )
-                if is_bot or name:
-                    named.add(identity)
-            standing.merge(figures)
-            if identity not in named and identity in tally.names:
-                standing.player = tally.names[identity]
-    return sorted(players.values(), key=lambda p: (-p.total, -p.hands, p.player))
+    rows = []
+    for identity, kind, label, known_name, name, matches, *figures in cur:
+        standing = _standing(identity, kind, label, known_name, name)
+        standing.matches = matches
+        for field_name, value in zip(TALLY_FIGURES, figures, strict=False):
+            setattr(standing, field_name, value)
+        rows.append(standing)
+    rows.sort(key=lambda p: (-p.total, -p.hands, p.player))
+    return rows if limit is None else rows[:limit]
 
 
 def compute(db: sqlite3.Connection, since: float | None = None) -> list[PlayerStanding]:
     """Every identity's standing across the matches ended since ``since`` (epoch seconds), best
-    total first (what ``sheepshead standings`` prints). A database from before identities were
-    kept has none to show."""
+    total first (what ``sheepshead standings`` prints). A database from before the standings
+    were kept has none to show."""
     try:
-        matches = [(k, f) for k, f in matches_over(db) if since is None or f >= since]
-        return combine(tally_matches(db, matches, {}).values(), db)
+        return query(db, since)
     except sqlite3.OperationalError as exc:
         if _missing_tables(exc):
             return []
@@ -331,19 +199,26 @@ class Players:
     """The running server's side of it: identities from ``hello``, seats linked to them, and
     the ``standings`` request.
 
-    A match that has ended never changes, so its tally is made once and kept (by table and match
-    number); a request adds up the kept tallies and makes only those of matches ended since the
-    last one, replaying :data:`REPLAY_SLICE` hands at a time between passes of the event loop
-    (replaying takes about half a millisecond a hand), so a server with a long history does not
-    stall its tables while it catches up.
+    The store keeps the standings as matches end (``player_totals``, ``match_tallies``), so a
+    request only reads them; it does so in a thread of its own, on a read-only connection of
+    its own, so the event loop only hands the request over and sends the reply, whatever the
+    server's history (a store in memory has no second connection: it reads on the loop).
     """
 
-    def __init__(self, store: Store, wall: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        store: Store,
+        wall: Callable[[], float] = time.time,
+        max_frame: int = MAX_FRAME_DEFAULT,
+    ) -> None:
         self.store = store
         self.wall = wall
-        self._facts: dict[HandKey, HandFacts] = {}
-        self._tallies: dict[MatchKey, MatchTally] = {}
-        self._lock = asyncio.Lock()
+        self.max_frame = max_frame
+        """The largest frame the server sends: a reply lists the rows that fit it."""
+        self.started = wall()
+        """When the server started (wall clock): where ``since: "tonight"`` begins at most."""
+        self._executor: ThreadPoolExecutor | None = None
+        self._reader: sqlite3.Connection | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     def greeted(self, player_key: str, name: str) -> str:
@@ -393,26 +268,49 @@ class Players:
             return
         peer.send(m.ok(request_id, since=since, players=players))
 
+    def since_seconds(self, since: str | None) -> float | None:
+        """Epoch seconds a request's ``since`` stands for (PROTOCOL.md §10.1; None: all)."""
+        return since_timestamp(since, started=self.started, now=self.wall())
+
     async def standings(self, since: str | None) -> list[dict[str, Any]]:
         """The ``standings`` reply's ``players`` (the first :data:`MAX_ROWS` by total)."""
-        async with self._lock:
-            db = self.store.connection
-            over = matches_over(db)
-            new = [(key, finished) for key, finished in over if key not in self._tallies]
-            if new:
-                hands = unreplayed_hands(db, [key for key, _ in new], self._facts)
-                for start in range(0, len(hands), REPLAY_SLICE):
-                    await asyncio.sleep(0)
-                    for key, record, payouts in hands[start : start + REPLAY_SLICE]:
-                        self._facts[key] = replay(record, payouts)
-                db = self.store.connection
-                self._tallies.update(tally_matches(db, new, self._facts))
-                self._facts.clear()  # counted now: those hands are not needed again
-            start_at = since_timestamp(since)
-            chosen = [
-                self._tallies[key]
-                for key, finished in over
-                if key in self._tallies and (start_at is None or finished >= start_at)
-            ]
-            rows = combine(chosen, db)
-        return [row.to_wire() for row in rows[:MAX_ROWS]]
+        start_at = self.since_seconds(since)
+        if self.store.path is None:
+            return self._wire(query(self.store.connection, start_at, MAX_ROWS))
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="standings")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._read, start_at)
+
+    def _read(self, since: float | None) -> list[dict[str, Any]]:
+        """In the standings thread: the rows, from its own read-only connection, as the reply
+        carries them."""
+        if self._reader is None:
+            self._reader = self.store.reader()
+        assert self._reader is not None
+        return self._wire(query(self._reader, since, MAX_ROWS))
+
+    def _wire(self, rows: list[PlayerStanding]) -> list[dict[str, Any]]:
+        """The rows as the reply carries them, the best first, as many as fit its frame (a
+        row is some 170 bytes: 500 of them would not fit the default 64 KiB)."""
+        budget = self.max_frame - REPLY_MARGIN
+        out = []
+        for row in rows:
+            wire = row.to_wire()
+            budget -= len(pack(wire))
+            if budget < 0:
+                break
+            out.append(wire)
+        return out
+
+    def close(self) -> None:
+        """Stop the standings thread and close its connection (the server is stopping)."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.submit(self._close_reader)
+            executor.shutdown(wait=True)
+
+    def _close_reader(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None

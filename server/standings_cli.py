@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sqlite3
 import sys
+from datetime import datetime, time
 from pathlib import Path
 
-from protocol.messages import parse_date
-from server.standings import PlayerStanding, compute, since_timestamp
-from server.store import SCHEMA_VERSION
+from protocol.messages import SINCE_TONIGHT, parse_date
+from server.standings import TONIGHT_HOURS, PlayerStanding, compute, since_timestamp
+from server.store import SCHEMA_VERSION, _flock_holder
 
 HELP = "standings of the players of a server's finished matches"
 
@@ -32,11 +35,20 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument(
         "--json", action="store_true", help="one JSON list of rows (the fields of PROTOCOL.md)"
     )
-    parser.add_argument(
+    when = parser.add_mutually_exclusive_group()
+    when.add_argument(
         "--since",
-        metavar="DATE",
+        metavar="WHEN",
+        nargs="+",
         default=None,
-        help="only matches finished on or after this day (UTC), YYYY-MM-DD",
+        help="only matches that ended at or after WHEN, local time: a day (YYYY-MM-DD, from its"
+        " start), a time today (HH:MM, e.g. 18:00) or both (YYYY-MM-DD HH:MM)",
+    )
+    when.add_argument(
+        "--tonight",
+        action="store_true",
+        help="only matches that ended since the server using the database started, or in the"
+        f" last {TONIGHT_HOURS:g} hours when it started longer ago or none is running",
     )
     parser.add_argument(
         "--by",
@@ -69,16 +81,63 @@ def table_text(rows: list[PlayerStanding]) -> str:
     return "\n".join(lines)
 
 
+def parse_since(text: str, now: datetime | None = None) -> float:
+    """Epoch seconds of ``--since``: ``YYYY-MM-DD``, ``HH:MM`` (today) or ``YYYY-MM-DD HH:MM``,
+    local time (ValueError for anything else).
+
+    >>> now = datetime(2026, 12, 5, 23, 0)
+    >>> parse_since("18:00", now) == datetime(2026, 12, 5, 18, 0).timestamp()
+    True
+    >>> parse_since("2026-12-04 18:30", now) == datetime(2026, 12, 4, 18, 30).timestamp()
+    True
+    >>> parse_since("2026-12-04", now) == datetime(2026, 12, 4).timestamp()
+    True
+    """
+    today = (now or datetime.now()).date()
+    parts = text.split()
+    day = today
+    if parts and len(parts[0]) == 10:
+        day = parse_date(parts.pop(0))
+    if len(parts) > 1 or (not parts and len(text.split()) != 1):
+        raise ValueError(f"not a time: {text!r}")
+    clock = time.min
+    if parts:
+        if not re.fullmatch(r"\d\d?:\d\d", parts[0]):
+            raise ValueError(f"not a time: {text!r}")
+        clock = time.fromisoformat(parts[0].zfill(5))
+    return datetime.combine(day, clock).timestamp()
+
+
+def server_started(path: Path) -> float | None:
+    """When the server holding the database at ``path`` started (epoch seconds), where that
+    can be told (Linux: the holder of its lock, from ``/proc``); None otherwise."""
+    try:
+        stat = path.stat()
+        holder = _flock_holder((stat.st_dev, stat.st_ino))
+        if holder is None:
+            return None
+        with open(f"/proc/{holder}/stat") as proc:
+            ticks = int(proc.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/stat") as system:
+            boot = next(int(line.split()[1]) for line in system if line.startswith("btime "))
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the standings."""
     from server.cli import default_db_path
 
+    since: float | None = None
     if args.since is not None:
+        text = " ".join(args.since)
         try:
-            parse_date(args.since)
+            since = parse_since(text)
         except ValueError:
             print(
-                f"sheepshead standings: --since {args.since!r}: expected YYYY-MM-DD",
+                f"sheepshead standings: --since {text!r}: expected YYYY-MM-DD, HH:MM or"
+                " YYYY-MM-DD HH:MM",
                 file=sys.stderr,
             )
             return 2
@@ -86,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
     if not path.is_file():
         print(f"sheepshead standings: no database at {path}", file=sys.stderr)
         return 1
+    if args.tonight:
+        since = since_timestamp(SINCE_TONIGHT, started=server_started(path))
     try:
         db = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
         try:
@@ -98,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
                 return 1
-            rows = compute(db, since_timestamp(args.since))
+            rows = compute(db, since)
         finally:
             db.close()
     except sqlite3.Error as exc:

@@ -32,6 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from server.tallies import (
+    TALLY_FIGURES,
+    Figures,
+    HandFacts,
+    backfill,
+    bot_identity,
+    hand_facts,
+)
+
 try:
     import fcntl
 except ImportError:  # Windows: no lock (see _DatabaseLock)
@@ -39,7 +48,7 @@ except ImportError:  # Windows: no lock (see _DatabaseLock)
 
 log = logging.getLogger("sheepshead.server")
 
-SCHEMA_VERSION: Final = 7
+SCHEMA_VERSION: Final = 8
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
@@ -50,7 +59,9 @@ and ``tables.dealt``, the number of the hand last dealt.
 ``max_bots_per_address`` holds after a restart).
 7: ``actions.match_number``, the match each action belongs to: a table's actions are numbered
 from 0 again in each match, so the restore's one scan of the log keeps only the current match's
-(rows of older versions have none, and are told apart by ``tables.first_action``)."""
+(rows of older versions have none, and are told apart by ``tables.first_action``).
+8: ``match_tallies`` and ``player_totals``, the standings kept as matches end (a standings
+request no longer adds up every result); filled from the stored hands on upgrade."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -144,6 +155,37 @@ CREATE TABLE IF NOT EXISTS hand_seats (
     identity TEXT,
     name TEXT,
     PRIMARY KEY (table_id, match_number, number, seat)
+);
+-- The standings, kept as hands and matches end (server.standings): one row per identity per
+-- match, added to at each of its finished hands; ``finished`` is set when the match ends
+-- (NULL: still in play, not counted yet).
+CREATE TABLE IF NOT EXISTS match_tallies (
+    table_id INTEGER NOT NULL,
+    match_number INTEGER NOT NULL,
+    identity TEXT NOT NULL,
+    hands INTEGER NOT NULL DEFAULT 0,
+    total INTEGER NOT NULL DEFAULT 0,
+    picks INTEGER NOT NULL DEFAULT 0,
+    picker_wins INTEGER NOT NULL DEFAULT 0,
+    schneiders INTEGER NOT NULL DEFAULT 0,
+    leasters_won INTEGER NOT NULL DEFAULT 0,
+    name TEXT,                         -- its seat's name in the last hand it played here
+    finished REAL,
+    PRIMARY KEY (table_id, match_number, identity)
+);
+CREATE INDEX IF NOT EXISTS match_tallies_finished ON match_tallies(finished);
+-- Every identity's figures over every ended match: what an all-time standings reads.
+CREATE TABLE IF NOT EXISTS player_totals (
+    identity TEXT PRIMARY KEY,
+    matches INTEGER NOT NULL,
+    hands INTEGER NOT NULL,
+    total INTEGER NOT NULL,
+    picks INTEGER NOT NULL,
+    picker_wins INTEGER NOT NULL,
+    schneiders INTEGER NOT NULL,
+    leasters_won INTEGER NOT NULL,
+    name TEXT,                         -- its seat's name in the last match that ended
+    last REAL                          -- when that match ended
 );
 """
 
@@ -409,6 +451,7 @@ class Store:
         self._upgrade_to_matches()
         if "added_by" not in {row[1] for row in db.execute("PRAGMA table_info(seats)")}:
             db.execute("ALTER TABLE seats ADD COLUMN added_by TEXT")  # schemas 1 to 5
+        backfill(db)  # schemas 1 to 7: the standings' tallies from the stored hands
 
     def _upgrade_to_matches(self) -> None:
         """Schemas 3 and 4 -> 5: a match number on tables, hands, results and hand_seats (the
@@ -508,9 +551,14 @@ class Store:
             f"UPDATE tables SET {columns} WHERE id = ?", (*fields.values(), table_key(table_id))
         )
 
-    def forget_table(self, table_id: str) -> None:
-        """Delete a table that never started a match: it, its seats and their links to
-        players (it has no actions, hands or results)."""
+    def forget_table(self, table_id: str, *, keep_row: bool = False) -> None:
+        """Delete a table that never finished a hand: its seats, its seeds, their links to
+        players and (unless ``keep_row``) its row; it has no hands or results.
+
+        ``keep_row`` for a table that started: the actions of its abandoned hands stay in the
+        log, which is never rewritten, and refer to the row. (Deleting a row makes SQLite look
+        for such actions, and with no index on the log that is a scan of all of it: some
+        80 ms a million actions.)"""
         key = table_key(table_id)
         self._write(
             "DELETE FROM seat_identities WHERE token_hash IN"
@@ -519,7 +567,8 @@ class Store:
         )
         self._write("DELETE FROM seats WHERE table_id = ?", (key,))
         self._write("DELETE FROM deal_seeds WHERE table_id = ?", (key,))
-        self._write("DELETE FROM tables WHERE id = ?", (key,))
+        if not keep_row:
+            self._write("DELETE FROM tables WHERE id = ?", (key,))
 
     def update_seqs(self, seqs: Iterable[tuple[str, int]]) -> None:
         """Store the seq of several tables, ``(table_id, seq)`` each, in one statement."""
@@ -582,31 +631,70 @@ class Store:
         *,
         finished: float,
         match: int = 0,
+        facts: HandFacts | None = None,
     ) -> None:
-        """Store a finished hand's record (hand ``number`` of match ``match`` at the table)."""
+        """Store a finished hand's record (hand ``number`` of match ``match`` at the table),
+        who played it, and add it to its players' tallies of the match.
+
+        ``facts``: what the standings count of it (picker, leaster, points), as the table knows
+        them; None replays ``record`` for them."""
+        key = table_key(table_id)
+        payout_list = [int(p) for p in payouts]
+        again = self._db.execute(
+            "SELECT 1 FROM hands WHERE table_id = ? AND match_number = ? AND number = ?",
+            (key, match, number),
+        ).fetchone()
         self._write(
             "INSERT OR REPLACE INTO hands"
             " (table_id, match_number, number, record, payouts, finished)"
             " VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                table_key(table_id),
-                match,
-                number,
-                json_text(record),
-                json_text(list(payouts)),
-                finished,
-            ),
+            (key, match, number, json_text(record), json_text(payout_list), finished),
         )
-        # Who played it, from the seats as they are now (the standings count it for them).
-        self._write(
+        # Who played it, from the seats as they are now (the standings count it for them): a
+        # person's identity, or a server bot's strategy (an alias such as easy as the
+        # strategy it names, so each strategy has one row in the standings).
+        played = [
+            (seat, identity or bot_identity(kind, strategy), name)
+            for seat, kind, strategy, name, identity in self._db.execute(
+                "SELECT s.seat, s.kind, s.strategy, s.name, si.identity FROM seats s"
+                " LEFT JOIN seat_identities si ON si.token_hash = s.token_hash"
+                " WHERE s.table_id = ?",
+                (key,),
+            )
+        ]
+        self._db.executemany(
             "INSERT OR REPLACE INTO hand_seats"
-            " (table_id, match_number, number, seat, identity, name)"
-            " SELECT s.table_id, ?, ?, s.seat, coalesce(si.identity, CASE WHEN s.kind = 'bot'"
-            " THEN 'bot:' || coalesce(s.strategy, 'bot') END), s.name"
-            " FROM seats s LEFT JOIN seat_identities si ON si.token_hash = s.token_hash"
-            " WHERE s.table_id = ?",
-            (match, number, table_key(table_id)),
+            " (table_id, match_number, number, seat, identity, name) VALUES (?, ?, ?, ?, ?, ?)",
+            [(key, match, number, *row) for row in played],
         )
+        if again is None:  # a hand stored a second time is counted once
+            if facts is None:
+                facts = hand_facts(record, payout_list)
+            self._tally_hand(key, match, played, facts)
+
+    def _tally_hand(
+        self, key: int, match: int, played: list[tuple[int, str | None, str]], facts: HandFacts
+    ) -> None:
+        """Add one finished hand to the ``match_tallies`` row of each identity that played it
+        (``played``: seat, identity, name)."""
+        rows = []
+        for seat, identity, name in played:
+            if identity is None:
+                continue
+            figures = Figures()
+            figures.add(seat, facts)
+            rows.append(
+                (key, match, identity, *(getattr(figures, f) for f in TALLY_FIGURES), name or None)
+            )
+        if rows:
+            added = ", ".join(f"{f} = {f} + excluded.{f}" for f in TALLY_FIGURES)
+            self._db.executemany(
+                f"INSERT INTO match_tallies (table_id, match_number, identity,"
+                f" {', '.join(TALLY_FIGURES)}, name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                f" ON CONFLICT (table_id, match_number, identity) DO UPDATE SET {added},"
+                " name = coalesce(excluded.name, match_tallies.name)",
+                rows,
+            )
 
     def save_deal_seeds(self, table_id: str, commitments: list[dict[str, Any]]) -> None:
         """Store a match's commit–reveal seeds (``server.commitments``), replacing the last."""
@@ -648,8 +736,16 @@ class Store:
         finished: float,
         match: int = 0,
     ) -> None:
-        """Store a finished match's result per seat: (seat, name, kind, total)."""
+        """Store a finished match's result per seat: (seat, name, kind, total), and add its
+        players' tallies to their standings. A match that finished no hand stores nothing:
+        there is nothing in it to count (and ending matches in a loop must not grow the
+        database)."""
+        if hands <= 0:
+            return
         key = table_key(table_id)
+        ended_before = self._db.execute(
+            "SELECT 1 FROM results WHERE table_id = ? AND match_number = ?", (key, match)
+        ).fetchone()
         for seat, name, kind, total in rows:
             self._write(
                 "INSERT OR REPLACE INTO results"
@@ -657,6 +753,33 @@ class Store:
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (key, match, seat, name, kind, total, hands, finished),
             )
+        if ended_before is None:
+            self._add_to_standings(key, match, finished)
+
+    def _add_to_standings(self, key: int, match: int, finished: float) -> None:
+        """The match has ended: its tallies count from now on, and go into ``player_totals``."""
+        self._write(
+            "UPDATE match_tallies SET finished = ? WHERE table_id = ? AND match_number = ?",
+            (finished, key, match),
+        )
+        added = ", ".join(f"{f} = player_totals.{f} + excluded.{f}" for f in TALLY_FIGURES)
+        self._write(
+            f"INSERT INTO player_totals (identity, matches, {', '.join(TALLY_FIGURES)}, name,"
+            f" last) SELECT identity, 1, {', '.join(TALLY_FIGURES)}, name, finished"
+            " FROM match_tallies WHERE table_id = ? AND match_number = ? AND true"
+            f" ON CONFLICT (identity) DO UPDATE SET matches = player_totals.matches + 1, {added},"
+            " name = CASE WHEN excluded.last >= coalesce(player_totals.last, excluded.last)"
+            " THEN coalesce(excluded.name, player_totals.name) ELSE player_totals.name END,"
+            " last = max(coalesce(player_totals.last, excluded.last), excluded.last)",
+            (key, match),
+        )
+
+    def has_hands(self, table_id: str) -> bool:
+        """Whether any match at the table finished a hand (stored in ``hands``)."""
+        found = self._db.execute(
+            "SELECT 1 FROM hands WHERE table_id = ? LIMIT 1", (table_key(table_id),)
+        ).fetchone()
+        return found is not None
 
     def note_identity(
         self,
@@ -692,6 +815,10 @@ class Store:
             (token_hash, identity),
         )
 
+    def unlink_seat(self, token_hash: str) -> None:
+        """Forget which identity the seat token with this hash stood for (it is gone)."""
+        self._write("DELETE FROM seat_identities WHERE token_hash = ?", (token_hash,))
+
     # ------------------------------------------------------------------ reads
 
     @property
@@ -700,6 +827,16 @@ class Store:
         action rows are inserted first, so a read sees every write)."""
         self._insert_actions()
         return self._db
+
+    def reader(self) -> sqlite3.Connection | None:
+        """A new read-only connection to the database file, for reads in another thread (such
+        as the standings); None for a store kept in memory, which only its own connection
+        sees. It sees what has been committed."""
+        if self.path is None:
+            return None
+        return sqlite3.connect(
+            Path(self.path).resolve().as_uri() + "?mode=ro", uri=True, check_same_thread=False
+        )
 
     def load_open_tables(self, over_since: float | None = None) -> list[TableRow]:
         """Every table that is waiting or playing, with seats and actions, oldest first; with
@@ -772,6 +909,22 @@ class Store:
                 if action_seq is not None and action_seq > table.seq:
                     table.seq = action_seq
         return out
+
+    def hand_names(self, table_id: str, match: int, number: int) -> list[str] | None:
+        """The seats' names when hand ``number`` of match ``match`` finished (None: not known;
+        an empty seat's name is empty)."""
+        rows = self._db.execute(
+            "SELECT seat, name FROM hand_seats WHERE table_id = ? AND match_number = ?"
+            " AND number = ?",
+            (table_key(table_id), match, number),
+        ).fetchall()
+        if not rows:
+            return None
+        names = [""] * 5
+        for seat, name in rows:
+            if 0 <= seat < len(names):
+                names[seat] = name or ""
+        return names
 
     def hand_records(self, table_id: str, match: int | None = None) -> list[dict[str, Any]]:
         """The finished hands of a table's match ``match`` (None: its latest), in order."""

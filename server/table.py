@@ -54,9 +54,14 @@ from server.seats import BOT_NAMES, TOKEN_BYTES, SeatState, hash_token
 from server.states import ViewParts, send_states
 from server.store import json_text
 from server.table_config import TableConfig
+from server.tallies import HandFacts
 from server.turns import TableTurns
 
 log = logging.getLogger("sheepshead.server")
+
+_MATCH_ENDS_REFUSED = (
+    "Hosts from your address have ended too many matches early lately; wait a minute"
+)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -287,10 +292,13 @@ class Table(TableTurns):
             return
         self._vacate(seat)
         log.info("table %s: %s left seat %d", self.id, name, seat)
-        if self.state == "playing":
+        playing = self.state == "playing"
+        if playing:
             self._notice("left", f"{name} left; a bot plays seat {seat}", seat)
         if not self._maybe_close():
             self._changed()
+        elif playing:  # leaving ended the match, as end_match would have: it counts as one
+            self.hub.match_end_allowed(peer.address, take=True)
 
     def _unlink(self, peer: Peer) -> int | None:
         """Detach ``peer`` from the table; the seat it held, or None (it was watching)."""
@@ -389,6 +397,8 @@ class Table(TableTurns):
                 m.ALREADY_STARTED, "The match is starting (waiting for the players' seeds)"
             )
         self.hub.may_start(self)
+        if not self.hub.match_end_allowed(peer.address, take=False):
+            raise RequestError(m.RATE_LIMITED, _MATCH_ENDS_REFUSED)
         self._begin_match()
 
     def _begin_match(self) -> None:
@@ -463,6 +473,8 @@ class Table(TableTurns):
         self._require_host(peer)
         if self.state != "over":
             raise RequestError(m.NOT_OVER, "The match at this table is not over yet")
+        if not self.hub.match_end_allowed(peer.address, take=False):
+            raise RequestError(m.RATE_LIMITED, _MATCH_ENDS_REFUSED)
         self._cancel_over_timer()
         for i in range(NUM_SEATS):
             s = self.seats[i]
@@ -577,6 +589,8 @@ class Table(TableTurns):
             raise RequestError(m.NOT_STARTED, "The match has not started")
         if self.state != "playing" or self.match is None:
             raise RequestError(m.MATCH_OVER, "The match is already over")
+        if not self.hub.match_end_allowed(peer.address, take=True):
+            raise RequestError(m.RATE_LIMITED, _MATCH_ENDS_REFUSED)
         self.match.end()
         self._finish_match()
 
@@ -722,9 +736,16 @@ class Table(TableTurns):
             if self.deal_seeds is not None:
                 fair = self.deal_seeds.fair(number, revealed=False)
                 record = {**record, "fair": fair}
-            self._record_hand(number)
+            self._record_hand(number, [s.name or "" for s in self.seats])
+            facts = HandFacts(result.picker, result.leaster, result.picker_side_points, payouts)
             store.save_hand(
-                self.id, number, record, payouts, finished=self.hub.wall(), match=self.match_number
+                self.id,
+                number,
+                record,
+                payouts,
+                finished=self.hub.wall(),
+                match=self.match_number,
+                facts=facts,
             )
             store.update_table(self.id, totals=match.totals)
             log.info(
@@ -753,11 +774,17 @@ class Table(TableTurns):
             else:
                 self._next_hand_task = asyncio.create_task(self._deal_next(number))
 
-    def _record_hand(self, number: int) -> None:
-        """Keep the ``history`` entry of hand ``number``, which has just ended."""
+    def _record_hand(self, number: int, names: list[str] | None = None) -> None:
+        """Keep the ``history`` entry of hand ``number``, which has just ended, with the names
+        of who played it: ``names``, else (a restored table) the names stored with the hand,
+        so a seat taken over later does not take its past hands along."""
         match = self.match
         assert match is not None
-        self.history.append(history_entry(match, number))
+        if names is None:
+            names = self.hub.store.hand_names(self.id, self.match_number, number)
+            if names is None:
+                names = [s.name or "" for s in self.seats]
+        self.history.append(history_entry(match, number, names))
 
     async def _deal_next(self, finished: int) -> None:
         try:
@@ -930,6 +957,9 @@ class Table(TableTurns):
     def _forget_token(self, s: SeatState) -> None:
         if s.token_hash is not None:
             self.hub.tokens.pop(s.token_hash, None)
+            # Its hands already name who played them (hand_seats): the link would only grow
+            # the database with every join and leave.
+            self.hub.store.unlink_seat(s.token_hash)
             s.token_hash = None
 
     def _maybe_close(self) -> bool:
@@ -959,10 +989,16 @@ class Table(TableTurns):
         for s in self.seats:
             self._cancel_grace(s)
             self._forget_token(s)
+        store = self.hub.store
         if self.state == "waiting" and self.match_number == 0:
             # Never started: nothing in it is worth keeping, and tables made and left in a
             # loop must not grow the database.
-            self.hub.store.forget_table(self.id)
+            store.forget_table(self.id)
+        elif not store.has_hands(self.id):
+            # Started, but no hand ever finished: only the row stays (the actions of an
+            # abandoned hand refer to it), so start, end and leave in a loop leaves little.
+            store.forget_table(self.id, keep_row=True)
+            store.update_table(self.id, state="closed", finished=self.hub.wall())
         elif self.state == "waiting":
             self.hub.store.update_table(self.id, state="closed", finished=self.hub.wall())
         elif self.state == "over":  # not to be restored, within over_table_ttl or not

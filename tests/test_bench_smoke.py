@@ -180,3 +180,13 @@ def test_the_action_log_benchmark_reports_bytes_per_action() -> None:
     assert found is not None, report
     assert 20 < float(found.group(1)) < 200  # a record of ~37 bytes and the row around it
     assert re.search(r"growth per hour at [\d,]+ actions/s: [\d,]+ MB", report)
+
+
+def test_the_match_ends_benchmark_reports_the_loops_and_the_standings() -> None:
+    report = _run("attack_matches.py", "--seconds", "1", "--matches", "200")
+    for scenario in ("end/rematch", "create/start/end/leave"):
+        line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
+        assert re.search(r"cycles/min .* MB an hour", line), report
+    line = next(x for x in report.splitlines() if x.strip().startswith("standings "))
+    assert re.search(r"victim ping: p50 +[\d.]+ .* server memory \d+ MB", line), report
+    assert "standings replies (" in report

@@ -256,7 +256,7 @@ def score_sheet_parts(
         payouts = list(result.get("payouts") or [])
         cells: list[RenderableType] = [
             str(hand.number),
-            _side_text(result, names),
+            _side_text(result, hand.names),  # who played this hand, not who sits there now
             str(side) if isinstance(side, int) and not result.get("leaster") else "—",
             Text(f"×{factor}", style="bold") if factor > 1 else "",
         ]

@@ -3,6 +3,11 @@
 Ranked by total payout, or (Tab) by payout per hand among players with at least
 :data:`MIN_HANDS` hands, so one lucky hand does not top the list. The server only counts
 players it can tell apart across evenings: clients with a player key, SSH keys, and its bots.
+
+``n`` shows tonight's standings (the matches ended since the server started, or in the last
+12 hours) and back; ``m`` settles up: the totals turned into money at a stake per point
+(``+``/``-`` change it), as the fewest payments that square everybody, the way a tavern
+league settles at closing time.
 """
 
 from __future__ import annotations
@@ -15,6 +20,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
+
+STAKES: tuple[int, ...] = (1, 5, 10, 25, 50, 100, 200, 500)
+"""Stakes per point to choose from in the settle-up view, in cents."""
+
+DEFAULT_STAKE = 25
+"""The settle-up view's first stake per point, in cents."""
 
 MIN_HANDS = 10
 """Hands a player needs to be ranked by payout per hand."""
@@ -52,6 +63,76 @@ def ranked(
     return sorted(rows, key=lambda r: (-int(r.get("total", 0)), -int(r.get("hands", 0))))
 
 
+def settle(totals: Mapping[str, int], stake: int) -> list[tuple[str, str, int]]:
+    """Who pays whom, in cents, to square ``totals`` (points) at ``stake`` cents a point.
+
+    A loser who owes exactly what a winner is owed pays that winner; then the biggest loser
+    pays the biggest winner as much as one of them owes or is owed, and so on: at most one
+    payment fewer than there are players with a balance (the fewest possible is a hard
+    problem in general; these are the fewest for the sheets of an evening's table).
+
+    >>> settle({"Ann": 6, "Bob": -4, "Cy": -2}, 25)
+    [('Bob', 'Ann', 100), ('Cy', 'Ann', 50)]
+    >>> settle({"Ann": 3, "Bob": -3, "Cy": 0}, 50)
+    [('Bob', 'Ann', 150)]
+    >>> settle({"A": 5, "B": 2, "C": -2, "D": -5}, 10)
+    [('D', 'A', 50), ('C', 'B', 20)]
+    """
+
+    def by_size(sign: int) -> list[list[Any]]:
+        found = [[t * sign * stake, n] for n, t in totals.items() if t * sign > 0]
+        return sorted(found, key=lambda x: (-x[0], x[1]))
+
+    owed, owing = by_size(1), by_size(-1)
+    payments = []
+    for debt in owing:  # exact pairs first: one payment squares two people
+        match = next((credit for credit in owed if credit[0] == debt[0]), None)
+        if match is not None:
+            payments.append((debt[1], match[1], debt[0]))
+            debt[0] = match[0] = 0
+    owed = [c for c in owed if c[0]]
+    owing = [d for d in owing if d[0]]
+    while owing and owed:
+        debt, credit = owing[0], owed[0]
+        amount = min(debt[0], credit[0])
+        payments.append((debt[1], credit[1], amount))
+        debt[0] -= amount
+        credit[0] -= amount
+        owing = sorted((d for d in owing if d[0]), key=lambda x: (-x[0], x[1]))
+        owed = sorted((c for c in owed if c[0]), key=lambda x: (-x[0], x[1]))
+    return payments
+
+
+def money(cents: int) -> str:
+    """``$1.50``.
+
+    >>> money(150), money(5)
+    ('$1.50', '$0.05')
+    """
+    return f"${cents // 100}.{cents % 100:02d}"
+
+
+def settle_lines(rows: Sequence[Mapping[str, Any]], stake: int) -> list[str]:
+    """The settle-up view's lines: the payments between the people in ``rows`` (the bots do
+    not pay or get paid), and what is left over when their totals do not add up to zero (the
+    bots' points, and those of players the server does not remember)."""
+    people = {
+        str(r.get("player", "?")): int(r.get("total", 0)) for r in rows if r.get("kind") != "bot"
+    }
+    lines = [
+        f"{payer} pays {payee} {money(cents)}" for payer, payee, cents in settle(people, stake)
+    ]
+    if not lines:
+        lines.append("Nobody owes anybody anything.")
+    left = sum(people.values())
+    if left:
+        side = "won from" if left > 0 else "lost to"
+        lines.append(
+            f"Not settled: {abs(left)} points the people {side} the bots and unremembered players."
+        )
+    return lines
+
+
 def _percent(value: object) -> str:
     return f"{float(value or 0) * 100:.0f}%"  # type: ignore[arg-type]
 
@@ -62,10 +143,15 @@ def _name(row: Mapping[str, Any]) -> str:
 
 
 class StandingsScreen(Screen[None]):
-    """The standings table; Tab switches the ranking, r asks again, Esc goes back."""
+    """The standings table; Tab switches the ranking, n tonight / all time, m settles up (+/-
+    the stake), r asks again, Esc goes back."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("tab", "switch", "Total / per hand"),
+        Binding("tab", "switch", "Total/hand"),
+        Binding("n", "tonight", "Tonight"),
+        Binding("m", "settle", "Settle up"),
+        Binding("plus,equals_sign", "stake(1)", "Stake+", show=False),
+        Binding("minus", "stake(-1)", "Stake-", show=False),
         Binding("f5,r", "refresh", "Refresh"),
         Binding("escape,s,q", "back", "Back"),
     ]
@@ -74,6 +160,9 @@ class StandingsScreen(Screen[None]):
     StandingsScreen #standings-title { height: 1; padding: 0 1; text-style: bold; }
     StandingsScreen #standings-hint { height: 1; padding: 0 1; color: $text-muted; }
     StandingsScreen DataTable { height: 1fr; }
+    StandingsScreen #settle { height: 1fr; padding: 0 1; display: none; }
+    StandingsScreen.settling #settle { display: block; }
+    StandingsScreen.settling DataTable { display: none; }
     """
 
     def __init__(self) -> None:
@@ -81,11 +170,17 @@ class StandingsScreen(Screen[None]):
         self.by = "total"
         self.rows: list[dict[str, Any]] = []
         self.loaded = False
+        self.since: str | None = None
+        """None: every ended match; ``"tonight"`` (the ``standings`` request's ``since``)."""
+        self.settling = False
+        self.stake = DEFAULT_STAKE
+        """Cents a point in the settle-up view."""
 
     def compose(self) -> ComposeResult:
         """A title, the table, a hint."""
         yield Static(id="standings-title")
         yield DataTable(id="standings", cursor_type="row", zebra_stripes=True)
+        yield Static(id="settle")
         yield Static(id="standings-hint")
         yield Footer(compact=True, show_command_palette=False)
 
@@ -101,20 +196,26 @@ class StandingsScreen(Screen[None]):
     async def load(self) -> None:
         """Ask the server for the standings."""
         app: Any = self.app
-        reply = await app.call("standings")
-        if reply is not None and self.is_attached:
+        asked = self.since
+        fields = {} if asked is None else {"since": asked}
+        reply = await app.call("standings", **fields)
+        if reply is not None and self.is_attached and asked == self.since:
             self.rows = list(reply.get("players") or [])
             self.loaded = True
             self.show()
 
     def show(self) -> None:
         """Draw the rows in the current ranking."""
-        title = (
-            "Standings · by total payout"
-            if self.by == "total"
-            else (f"Standings · by payout per hand (at least {MIN_HANDS} hands)")
-        )
+        when = "Tonight" if self.since == "tonight" else "Standings"
+        if self.settling:
+            title = f"{when} · settle up at {money(self.stake)} a point"
+        elif self.by == "total":
+            title = f"{when} · by total payout"
+        else:
+            title = f"{when} · by payout per hand (at least {MIN_HANDS} hands)"
         self.query_one("#standings-title", Static).update(title)
+        self.set_class(self.settling, "settling")
+        self.query_one("#settle", Static).update("\n".join(settle_lines(self.rows, self.stake)))
         grid = self.query_one(DataTable)
         grid.clear()
         rows = ranked(self.rows, self.by, MIN_HANDS)
@@ -132,6 +233,10 @@ class StandingsScreen(Screen[None]):
             )
         if not self.loaded:
             hint = "Asking the server…"
+        elif self.settling:
+            hint = "+/- change the stake · bots neither pay nor get paid"
+        elif not self.rows and self.since == "tonight":
+            hint = "No match has ended tonight yet: n shows all of them."
         elif not self.rows:
             hint = "No finished matches yet: the standings start with the first one."
         elif not rows:
@@ -143,6 +248,27 @@ class StandingsScreen(Screen[None]):
     def action_switch(self) -> None:
         """Rank by the other measure."""
         self.by = "per_hand" if self.by == "total" else "total"
+        self.show()
+
+    def action_tonight(self) -> None:
+        """Tonight's matches only, or every one again (asks the server)."""
+        self.since = None if self.since == "tonight" else "tonight"
+        self.loaded = False
+        self.rows = []
+        self.show()
+        self.load()
+
+    def action_settle(self) -> None:
+        """The settle-up view, or the table again."""
+        self.settling = not self.settling
+        self.show()
+
+    def action_stake(self, step: int) -> None:
+        """The next stake up or down :data:`STAKES` (in the settle-up view)."""
+        if not self.settling:
+            return
+        at = STAKES.index(self.stake) if self.stake in STAKES else 0
+        self.stake = STAKES[max(0, min(len(STAKES) - 1, at + step))]
         self.show()
 
     def action_refresh(self) -> None:

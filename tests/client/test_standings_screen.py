@@ -99,3 +99,64 @@ async def test_standings_of_a_new_server_say_so(tmp_path: Path) -> None:
             await until(pilot, lambda: isinstance(app.screen, StandingsScreen))
             await until(pilot, lambda: "No finished matches yet" in screen_text(app))
         await viewer.close()
+
+
+def people_matches(store: Any, finished: float) -> None:
+    """One ended match of one hand: Ann +6, Bob -4, Cy -2, two bots 0 (written straight in)."""
+    from server.store import SeatRow
+
+    table = store.create_table({"name": "evening"}, created=0.0)
+    for seat, name in enumerate(["Ann", "Bob", "Cy"]):
+        token = f"token-{name}-{finished}"
+        store.save_seat(table, seat, SeatRow(seat, "human", name, None, "human", token))
+        store.note_identity(f"id-{name}", "key", name=name)
+        store.link_seat(token, f"id-{name}")
+    for seat in (3, 4):
+        store.save_seat(table, seat, SeatRow(seat, "bot", f"B{seat}", "random", None, None))
+    store.save_hand(table, 0, {}, [6, -4, -2, 0, 0], finished=finished)
+    store.save_results(table, [], hands=1, finished=finished)
+    store.commit()
+
+
+async def test_tonight_and_settling_up_at_a_stake(tmp_path: Path) -> None:
+    """n shows tonight's standings (none here: the match ended before the server started, as
+    far as it is told) and back; m settles up in money at a stake that + and - change; both
+    keys are in the footer at 80 x 24."""
+    import time
+
+    async with running_server() as server:
+        assert server.store is not None
+        people_matches(server.store, time.time() - 60)
+        server.players.started = time.time()
+        viewer = session(server, "Dee", tmp_path)
+        await viewer.connect()
+        app = SheepsheadApp(viewer, mode="join")
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            await pilot.press("s")
+            await until(pilot, lambda: isinstance(app.screen, StandingsScreen))
+            screen = app.screen
+            assert isinstance(screen, StandingsScreen)
+            await until(pilot, lambda: screen.loaded)
+            text = screen_text(app)
+            footer = text.splitlines()[-1]
+            assert "Tonight" in footer and "Settle up" in footer, footer
+            assert "Ann" in text and "Standings · by total payout" in text
+            await pilot.press("n")
+            await until(pilot, lambda: screen.loaded)
+            await until(pilot, lambda: "No match has ended tonight yet" in screen_text(app))
+            assert "Tonight · by total payout" in screen_text(app)
+            await pilot.press("n")
+            await until(pilot, lambda: screen.loaded and "Ann" in screen_text(app))
+            await pilot.press("m")
+            await until(pilot, lambda: "settle up at $0.25 a point" in screen_text(app))
+            text = screen_text(app)
+            assert "Bob pays Ann $1.00" in text and "Cy pays Ann $0.50" in text
+            await pilot.press("plus")
+            await until(pilot, lambda: "Bob pays Ann $2.00" in screen_text(app))
+            assert "Cy pays Ann $1.00" in screen_text(app)
+            await pilot.press("minus", "minus")
+            await until(pilot, lambda: "Bob pays Ann $0.40" in screen_text(app))
+            await pilot.press("m")
+            await until(pilot, lambda: "pays" not in screen_text(app))
+        await viewer.close()

@@ -23,6 +23,7 @@ from tests.server.support import (
 
 ENTRY_KEYS = {
     "hand",
+    "names",
     "record",
     "payouts",
     "totals",
@@ -233,3 +234,44 @@ async def test_history_survives_a_restart_and_lines_survive_a_reconnect(tmp_path
     check_entries(after["hands"], [m for m in log if m["type"] == "hand_over"])
     await ann.close()
     await server.stop()
+
+
+async def test_past_hands_keep_the_names_of_who_played_them() -> None:
+    """Issue 28: Bob plays a match and leaves; Carl takes his seat at the over table. The
+    history still names Bob for those hands (the seat's newcomer is not credited with them),
+    while the table summary shows Carl there now; so does a history rebuilt by the client."""
+    from client.model import TableModel
+    from client.screens.result import score_sheet
+
+    async with running_server() as server:
+        ann = await Raw.open(server.port)
+        bob = await Raw.open(server.port)
+        carl = await Raw.open(server.port)
+        try:
+            await ann.hello("Ann")
+            await bob.hello("Bob")
+            await carl.hello("Carl")
+            table = (await raw_bot_table(ann, bots=3, hands=2))["table"]
+            seat = (await bob.request("join", table=table))["seat"]
+            await ann.send({"type": "start"})
+            await asyncio.gather(raw_play(ann), raw_play(bob))
+            assert (await bob.request("leave"))["type"] == "ok"
+            joined = await carl.request("join", table=table, seat=seat)
+            assert joined["type"] == "ok", joined
+            reply = await ann.request("history")
+            listing = await carl.request("list_tables")
+        finally:
+            for raw in (ann, bob, carl):
+                await raw.close()
+    assert [entry["names"][seat] for entry in reply["hands"]] == ["Bob", "Bob"]
+    (summary,) = [t for t in listing["tables"] if t["id"] == table]
+    assert summary["seats"][seat]["name"] == "Carl" and summary["host"] == "Ann"
+    model = TableModel()
+    model.apply({"type": "state", "table": table, "seq": 1, "info": summary, "view": None})
+    model.apply_history(reply)
+    assert [hand.names[seat] for hand in model.history] == ["Bob", "Bob"]
+    # The score sheet names this hand's picker as who played it, not who sits there now.
+    hand = model.history[0]
+    hand.result = {**hand.result, "picker": seat, "partner": None, "alone": True}
+    sheet = score_sheet([hand], [s.name for s in model.seats], None)
+    assert [str(cell) for cell in sheet.columns[1].cells] == ["Bob"]

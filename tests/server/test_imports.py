@@ -36,6 +36,7 @@ LAYERS: list[set[str]] = [
     {"hub"},
     {"config", "botpool", "passwords"},
     {"botworker", "store", "addresses"},
+    {"tallies"},
 ]
 """Highest first. Modules of one layer do not import each other."""
 

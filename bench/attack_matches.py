@@ -1,0 +1,301 @@
+"""Benchmark: what ending matches in a loop stores, and what a standings request costs the
+server once it has a long history (issue 27).
+
+Run by hand (nothing is asserted)::
+
+    .venv/bin/python bench/attack_matches.py [--seconds 8] [--matches 100000]
+    .venv/bin/python bench/attack_matches.py --source /tmp/old   # another tree's server
+
+A real ``sheepshead serve`` (``bench/attack.py``'s :class:`Served`) from the tree ``--source``:
+
+- ``end/rematch``: one address, hosting three full tables (four server bots each, its cap),
+  sends ``end_match`` and ``rematch`` at each as fast as the message rate allows, for
+  ``--seconds``; printed: the cycles a minute, how ``end_match`` was answered, and the
+  database's growth (its pages in use, read on a connection of its own) a cycle and an hour
+  at that pace;
+- ``create/start/end/leave``: the same three hosts open a table, seat four bots, start, end
+  the match and leave, in a loop; the same figures;
+- ``standings``: a second server on a database preloaded with ``--matches`` ended matches of
+  one hand each (written straight into the tree's store, 60 players and a bot), a victim at a
+  table of its own pings every 60 ms while four addresses of four connections each ask for the
+  standings once a second (the allowance): the victim's ping, the standings' reply times, the
+  server's CPU and memory.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib
+
+benchlib.put_project_first(__file__)
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import sqlite3  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections import Counter  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from attack import (  # noqa: E402
+    Decoder,
+    Served,
+    Victim,
+    attack_arguments,
+    frame,
+    server_rss_mb,
+    victim_at_own_table,
+)
+
+LOOP_ADDRESS = "127.0.3.1"
+ASKER_NET = "127.0.5."
+TABLES = 3
+"""Full tables one address can have at once: four server bots each, twelve in all (the
+per-address cap)."""
+MESSAGE_GAP = 1 / 18
+"""Seconds between two requests of a looping host: under the message rate limit (20/s)."""
+ASKERS = 4
+"""Asking addresses (and connections per address) in the standings scenario."""
+
+PRELOAD = """
+import json, random, sys
+from server.store import Store
+path, count = sys.argv[1], int(sys.argv[2])
+store = Store(path)
+db = store.connection
+rng = random.Random(1)
+tables = max(1, count // 5)
+db.executemany("INSERT INTO tables (id, config, state, created, finished) VALUES (?, '{}',"
+               " 'closed', 0, 0)", [(t + 1,) for t in range(tables)])
+hands, seats, results = [], [], []
+for n in range(count):
+    table, match, finished = n % tables + 1, n // tables, 1e9 + n
+    payouts = [rng.choice([-2, -1, 1, 2]) for _ in range(4)]
+    payouts.append(-sum(payouts))
+    hands.append((table, match, 0, "{}", json.dumps(payouts), finished))
+    for seat in range(5):
+        who = "bot:random" if seat == 4 else "p%d" % rng.randrange(60)
+        seats.append((table, match, 0, seat, who, who))
+        results.append((table, match, seat, who, "human", payouts[seat], 1, finished))
+db.executemany("INSERT INTO hands VALUES (?, ?, ?, ?, ?, ?)", hands)
+db.executemany("INSERT INTO hand_seats VALUES (?, ?, ?, ?, ?, ?)", seats)
+db.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)", results)
+try:
+    from server.tallies import backfill  # a tree that keeps the standings as matches end
+except ImportError:
+    pass
+else:
+    backfill(db)
+store.commit()
+store.close()
+"""
+
+
+def used_bytes(db: Path) -> int:
+    """Bytes of the database's pages in use (committed, WAL included), on a connection of its
+    own."""
+    conn = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+    finally:
+        conn.close()
+    return int((pages - free) * size)
+
+
+async def full_table(host: Victim) -> None:
+    """``host`` opens a table with four server bots (not started)."""
+    await paced(host, "create_table", name="loop", hands=3)
+    for _ in range(4):
+        await paced(host, "add_bot", seat=None, strategy="random")
+
+
+async def paced(host: Victim, type: str, **fields: object) -> dict[str, object]:
+    """A request, then a pause that keeps the connection under the message rate limit."""
+    start = time.monotonic()
+    reply = await host.request(type, **fields)
+    await asyncio.sleep(max(0.0, MESSAGE_GAP - (time.monotonic() - start)))
+    return reply
+
+
+async def looper(port: int, number: int, seconds: float, cycle: str) -> Counter[str]:
+    """One host from :data:`LOOP_ADDRESS` running ``cycle`` for ``seconds``; the replies to
+    its ``end_match`` (or ``start``, when that is refused) counted."""
+    host = await Victim.open(port, LOOP_ADDRESS)
+    # As a bot: no deal waits for its client seed (PROTOCOL.md §13).
+    await host.request(
+        "hello", version=1, client="bench-matches/1", kind="bot", name=f"Looper{number}"
+    )
+    ended: Counter[str] = Counter()
+    deadline = time.monotonic() + seconds
+    if cycle == "end/rematch":
+        await full_table(host)
+        await paced(host, "start")
+    while time.monotonic() < deadline:
+        if cycle != "end/rematch":
+            await full_table(host)
+            started = await paced(host, "start")
+            if started.get("type") == "error":
+                ended[f"start {started.get('code')}"] += 1
+                await paced(host, "leave")
+                continue
+        reply = await paced(host, "end_match")
+        ended[str(reply.get("code", "ok"))] += 1
+        await paced(host, "rematch" if cycle == "end/rematch" else "leave")
+    await host.request("leave")
+    await host.close()
+    return ended
+
+
+async def loops(served: Served, db: Path, seconds: float, cycle: str) -> None:
+    """:data:`TABLES` hosts from one address run ``cycle``; what the database grew by."""
+    await asyncio.sleep(0.5)  # the last scenario's writes are committed
+    before = used_bytes(db)
+    start = time.monotonic()
+    counts = await asyncio.gather(*(looper(served.port, n, seconds, cycle) for n in range(TABLES)))
+    took = time.monotonic() - start
+    await asyncio.sleep(0.5)
+    ended: Counter[str] = Counter()
+    for one in counts:
+        ended.update(one)
+    report(cycle, ended, took, used_bytes(db) - before)
+
+
+def report(name: str, ended: Counter[str], took: float, grew: int) -> None:
+    """Matches ended a minute, bytes a cycle, growth an hour at that pace."""
+    cycles = sum(ended.values())
+    per_hour = grew / took * 3600
+    print(
+        f"  {name:<22} {cycles / took * 60:8.0f} cycles/min ({dict(ended)}); database"
+        f" +{grew:,} B, {grew / max(cycles, 1):,.0f} B a cycle, {per_hour / 1e6:,.1f} MB an hour"
+    )
+
+
+def asker(port: int, address: str, seconds: float) -> list[float]:
+    """:data:`ASKERS` connections from ``address``, each asking for the standings once a
+    second; the reply times in ms."""
+    return asyncio.run(_ask(port, address, seconds))
+
+
+async def _ask(port: int, address: str, seconds: float) -> list[float]:
+    askers = [await Victim.open(port, address) for _ in range(ASKERS)]
+    for n, one in enumerate(askers):
+        await one.request("hello", version=1, client="bench-matches/1", name=f"asker{n}")
+    times: list[float] = []
+
+    async def ask(one: Victim) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            start = time.monotonic()
+            try:
+                reply = await one.request("standings")
+            except TimeoutError:  # Victim.request gives up after 30 s
+                times.append(30_000.0)
+                return
+            assert reply["type"] == "ok", reply
+            took = time.monotonic() - start
+            times.append(took * 1000)
+            await asyncio.sleep(max(0.0, 1.0 - took))
+
+    await asyncio.gather(*(ask(one) for one in askers))
+    for one in askers:
+        await one.close()
+    return times
+
+
+async def first_standings(port: int) -> None:
+    """One standings request, however long it takes."""
+    one = await Victim.open(port, f"{ASKER_NET}99")
+    await one.request("hello", version=1, client="bench-matches/1", name="first")
+    one.ids += 1
+    one.writer.write(frame({"type": "standings", "id": one.ids}))
+    decoder = Decoder()
+    while True:
+        data = await one.reader.read(1 << 16)
+        if not data or any(msg.get("id") == one.ids for msg in decoder.feed(data)):
+            break
+    await one.close()
+
+
+async def standings_cost(source: Path, tmp: Path, matches: int, seconds: float) -> None:
+    """The standings asked for by 16 connections at their allowance, ``matches`` stored."""
+    db = tmp / "history.db"
+    started = time.monotonic()
+    env = {**os.environ, "PYTHONPATH": str(source)}
+    subprocess.run(
+        [sys.executable, "-c", PRELOAD, str(db), str(matches)], cwd=source, env=env, check=True
+    )
+    served = Served(source, db)
+    try:
+        victim, _ = await victim_at_own_table(served.port)
+        print(
+            f"  standings: {matches:,} ended matches preloaded and the server up in"
+            f" {time.monotonic() - started:.1f} s; {ASKERS} addresses x {ASKERS} connections"
+            " x 1 standings/s"
+        )
+        quiet = await victim.pings(2.0)
+        print(f"  {'quiet':<22} victim ping: {benchlib.summary(quiet)}")
+        # The first request may catch up on the whole history (a tree that tallies matches as
+        # it is asked): timed apart, and waited for, so the window below is the steady state.
+        first = time.monotonic()
+        await asyncio.wait_for(first_standings(served.port), 600)
+        print(f"  {'first standings':<22} {(time.monotonic() - first) * 1000:,.0f} ms")
+        cpu = served.cpu_seconds()
+        start = time.monotonic()
+        jobs = [
+            asyncio.to_thread(asker, served.port, f"{ASKER_NET}{n + 1}", seconds)
+            for n in range(ASKERS)
+        ]
+        pings, *answered = await asyncio.gather(victim.pings(seconds), *jobs)
+        used = (served.cpu_seconds() - cpu) / (time.monotonic() - start)
+        replies = [t for batch in answered for t in batch]
+        print(
+            f"  {'standings':<22} victim ping: {benchlib.summary(pings)}   server CPU"
+            f" {used:5.0%}   server memory {server_rss_mb(served.proc.pid):.0f} MB"
+        )
+        print(f"  {'':<22} standings replies ({len(replies)}): {benchlib.summary(replies)}")
+        await victim.close()
+    finally:
+        stop(served)
+
+
+def stop(served: Served) -> None:
+    """Stop the server; kill it if it is too busy to stop."""
+    try:
+        served.stop()
+    except subprocess.TimeoutExpired:
+        served.proc.kill()
+        served.proc.wait(10)
+
+
+async def run(args: argparse.Namespace) -> None:
+    """Both loops against one server, then the standings against a preloaded one."""
+    source = Path(args.source).resolve()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "loops.db"
+        served = Served(source, db)
+        try:
+            print(f"server from {args.source} on port {served.port}; pid {served.proc.pid}")
+            await loops(served, db, args.seconds, "end/rematch")
+            await loops(served, db, args.seconds, "create/start/end/leave")
+        finally:
+            served.stop()
+        await standings_cost(source, Path(tmp), args.matches, args.seconds)
+
+
+def main() -> None:
+    """Parse the arguments and run."""
+    parser = attack_arguments(__doc__, seconds=8.0)
+    parser.add_argument(
+        "--matches", type=int, default=100_000, help="ended matches preloaded for standings"
+    )
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""What the standings count of a finished hand, and who a seat's server bot counts as: the
+part of ``server.standings`` that the store needs as it keeps the standings (so the store,
+below the standings, imports only this)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, Final
+
+from engine.bots.base import STRATEGIES, strategy_names
+from engine.record import RecordError, replay_record
+
+HandKey = tuple[int, int, int]
+"""A finished hand: (table key, match number, hand number)."""
+
+BOT_PREFIX: Final = "bot:"
+"""How a server bot's identity starts; the strategy name follows."""
+
+SCHNEIDER_HIGH: Final = 91
+"""Picker's side points at or above which the defenders are schneidered (RULES.md §7)."""
+
+SCHNEIDER_LOW: Final = 30
+"""Picker's side points at or below which the picker's side is schneidered (RULES.md §7)."""
+
+TALLY_FIGURES: Final = ("hands", "total", "picks", "picker_wins", "schneiders", "leasters_won")
+"""The figures a ``match_tallies`` row adds up per hand (``player_totals`` adds ``matches``)."""
+
+
+@functools.lru_cache(maxsize=256)
+def canonical_strategy(name: str) -> str:
+    """The strategy a registered name stands for: an alias (``easy``, ``medium``, ``hard``)
+    is the strategy first registered with the same factory; any other name is itself.
+
+    >>> canonical_strategy("easy"), canonical_strategy("medium"), canonical_strategy("random")
+    ('random', 'heuristic', 'random')
+    """
+    strategy_names()  # the built-in strategies are registered
+    found = STRATEGIES.get(name)
+    if found is None:
+        return name
+    return next((other for other, (f, _) in STRATEGIES.items() if f is found[0]), name)
+
+
+def bot_identity(kind: str, strategy: str | None) -> str | None:
+    """The identity of a seat's server bot (``bot:<strategy>``, an alias as its strategy), or
+    None for a seat that is not one."""
+    if kind != "bot":
+        return None
+    return BOT_PREFIX + canonical_strategy(strategy or "bot")
+
+
+@dataclass
+class HandFacts:
+    """What the standings need from one finished hand."""
+
+    picker: int | None
+    leaster: bool
+    picker_side_points: int | None
+    payouts: list[int]
+
+
+@dataclass
+class Figures:
+    """What the standings add up for one identity (over one match, or over many)."""
+
+    matches: int = 0
+    hands: int = 0
+    total: int = 0
+    picks: int = 0
+    picker_wins: int = 0
+    schneiders: int = 0
+    """Hands its side won with the other side schneidered (RULES.md §7)."""
+    leasters_won: int = 0
+
+    def add(self, seat: int, facts: HandFacts) -> None:
+        """Count one hand played at ``seat``."""
+        self.hands += 1
+        payout = facts.payouts[seat] if seat < len(facts.payouts) else 0
+        self.total += payout
+        if facts.leaster:
+            self.leasters_won += payout > 0
+            return
+        if facts.picker == seat:
+            self.picks += 1
+            self.picker_wins += payout > 0
+        points = facts.picker_side_points
+        if payout > 0 and points is not None and not SCHNEIDER_LOW < points < SCHNEIDER_HIGH:
+            self.schneiders += 1
+
+    def merge(self, other: Figures) -> None:
+        """Add ``other``'s figures to these."""
+        for name in _FIGURES:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+_FIGURES: Final = tuple(f.name for f in fields(Figures))
+
+
+def hand_facts(record: Mapping[str, Any], payouts: list[int]) -> HandFacts:
+    """Replay a stored hand record for what the standings count."""
+    try:
+        outcome = replay_record(record)
+    except RecordError:
+        return HandFacts(None, False, None, payouts)
+    return HandFacts(
+        outcome.get("picker"),
+        bool(outcome.get("leaster")),
+        outcome.get("picker_side_points"),
+        payouts,
+    )
+
+
+def replay(record: str, payouts: str) -> HandFacts:
+    """:func:`hand_facts` of a stored hand's JSON columns."""
+    return hand_facts(json.loads(record), [int(p) for p in json.loads(payouts)])
+
+
+def backfill(db: sqlite3.Connection) -> None:
+    """Fill ``match_tallies`` and ``player_totals`` from the hands a database of schema 7 or
+    older stored (run once, by its upgrade): every hand someone remembered played is replayed
+    once (about half a millisecond a hand), and the matches whose results are stored count."""
+    db.execute("DELETE FROM match_tallies")
+    db.execute("DELETE FROM player_totals")
+    tallies: dict[tuple[int, int, str], list[Any]] = {}
+    facts: HandFacts | None = None
+    current: HandKey | None = None
+    rows = db.execute(
+        "SELECT hs.table_id, hs.match_number, hs.number, hs.seat, hs.identity, hs.name,"
+        " h.record, h.payouts FROM hand_seats hs JOIN hands h ON h.table_id = hs.table_id"
+        " AND h.match_number = hs.match_number AND h.number = hs.number"
+        " WHERE hs.identity IS NOT NULL"
+        " ORDER BY hs.table_id, hs.match_number, hs.number, hs.seat"
+    )
+    for table, match, number, seat, identity, name, record, payouts in rows:
+        if identity.startswith(BOT_PREFIX):  # counted as its strategy from schema 8 on
+            identity = BOT_PREFIX + canonical_strategy(identity[len(BOT_PREFIX) :])
+        if current != (table, match, number) or facts is None:
+            current = (table, match, number)
+            facts = replay(record, payouts)
+        figures = Figures()
+        figures.add(seat, facts)
+        row = tallies.setdefault((table, match, identity), [0] * len(TALLY_FIGURES) + [None])
+        for i, name_of in enumerate(TALLY_FIGURES):
+            row[i] += getattr(figures, name_of)
+        if name:
+            row[-1] = name
+    db.executemany(
+        f"INSERT INTO match_tallies (table_id, match_number, identity, {', '.join(TALLY_FIGURES)},"
+        " name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(*key, *row) for key, row in tallies.items()],
+    )
+    ended = db.execute(
+        "SELECT table_id, match_number, max(finished) FROM results"
+        " GROUP BY table_id, match_number ORDER BY max(finished), table_id, match_number"
+    ).fetchall()
+    for table, match, finished in ended:
+        db.execute(
+            "UPDATE match_tallies SET finished = ? WHERE table_id = ? AND match_number = ?",
+            (finished or 0.0, table, match),
+        )
+    sums = ", ".join(f"sum({f})" for f in TALLY_FIGURES)
+    db.execute(
+        f"INSERT INTO player_totals (identity, matches, {', '.join(TALLY_FIGURES)}, name, last)"
+        f" SELECT identity, count(*), {sums}, name, max(finished) FROM match_tallies"
+        " WHERE finished IS NOT NULL GROUP BY identity"
+    )

@@ -1,0 +1,98 @@
+"""An evening's standings (issue 28): ``sheepshead standings --since`` with a time of day,
+``--tonight``, and the ``standings`` request's ``since`` as a time or ``tonight``."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from client.cli import main
+from server.store import SeatRow, Store
+from tests.server.support import running_server
+from tests.server.test_standings import standings
+
+
+def ended_matches(store: Store, ends: dict[str, float]) -> None:
+    """One match of one hand per ``strategy -> when it ended``: a bot of that strategy won 1."""
+    for strategy, finished in ends.items():
+        table = store.create_table({"name": strategy}, created=0.0)
+        store.save_seat(table, 0, SeatRow(0, "bot", "B", strategy, None, None))
+        store.save_hand(table, 0, {}, [1, 0, 0, 0, -1], finished=finished)
+        store.save_results(table, [(0, "B", "bot", 1)], hands=1, finished=finished)
+    store.commit()
+
+
+def cli(db: Path, capsys: pytest.CaptureFixture[str], *args: str) -> list[str]:
+    assert main(["standings", "--db", str(db), "--json", *args]) in (0, None)
+    return sorted(row["player"] for row in json.loads(capsys.readouterr().out))
+
+
+def test_since_takes_a_time_of_day_and_tonight_the_last_hours(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    now = time.time()
+    ends = {"random": now - 13 * 3600, "heuristic": now - 60}
+    db = tmp_path / "s.db"
+    store = Store(db)
+    ended_matches(store, ends)
+    store.close()
+    midnight = datetime.combine(datetime.now().date(), datetime.min.time()).timestamp()
+    assert cli(db, capsys, "--since", "00:00") == sorted(
+        s for s, t in ends.items() if t >= midnight
+    )
+    an_hour_ago = datetime.fromtimestamp(now - 3600)
+    day, clock = an_hour_ago.strftime("%Y-%m-%d"), an_hour_ago.strftime("%H:%M")
+    assert cli(db, capsys, "--since", day, clock) == ["heuristic"]  # two words
+    assert cli(db, capsys, "--since", f"{day} {clock}") == ["heuristic"]  # one quoted
+    # No server holds the database: tonight is the last 12 hours.
+    assert cli(db, capsys, "--tonight") == ["heuristic"]
+    assert cli(db, capsys) == ["heuristic", "random"]
+    for bad in (["25:00"], ["18:00", "2026-12-05"], ["tonight"], ["2026-12-05", "6pm"]):
+        assert main(["standings", "--db", str(db), "--since", *bad]) == 2
+        assert "HH:MM" in capsys.readouterr().err
+
+
+async def test_the_standings_request_takes_a_time_or_tonight(tmp_path: Path) -> None:
+    now = time.time()
+    async with running_server(db_path=tmp_path / "s.db") as server:
+        assert server.store is not None
+        # Before the server started: not tonight's, though within 12 hours.
+        ended_matches(server.store, {"random": now - 3600, "heuristic": now + 5})
+        server.players.started = now
+        tonight = await standings(server.port, since="tonight")
+        assert [r["player"] for r in tonight["players"]] == ["heuristic"]
+        assert tonight["since"] == "tonight"
+        moment = datetime.fromtimestamp(now - 7200, UTC).strftime("%Y-%m-%dT%H:%MZ")
+        both = await standings(server.port, since=moment)
+        assert sorted(r["player"] for r in both["players"]) == ["heuristic", "random"]
+        offset = datetime.fromtimestamp(now - 1800, UTC).strftime("%Y-%m-%dT%H:%M+00:00")
+        later = await standings(server.port, since=offset)
+        assert [r["player"] for r in later["players"]] == ["heuristic"]
+        for bad in ("18:00", "2026-12-05T18:00", "2026-12-05 18:00Z", "today", "x" * 30):
+            reply = await standings(server.port, since=bad)
+            assert reply["type"] == "error" and reply["code"] == "bad_request", (bad, reply)
+            assert "since" in reply["message"]
+
+
+def test_tonight_starts_when_the_server_holding_the_database_started(tmp_path: Path) -> None:
+    """The command finds the server by the lock it holds on the database (Linux: /proc)."""
+    import os
+
+    from server.standings_cli import server_started
+
+    db = tmp_path / "s.db"
+    store = Store(db)  # this process holds the lock, as a server would
+    try:
+        started = server_started(db)
+    finally:
+        store.close()
+    if not os.path.exists("/proc/locks"):
+        assert started is None
+        return
+    assert started is not None
+    assert 0 <= time.time() - started < 24 * 3600  # this test process started a little ago
+    assert server_started(db) is None  # nobody holds it now

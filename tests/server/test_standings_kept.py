@@ -1,0 +1,280 @@
+"""The standings kept as matches end (issue 27): they equal the old full recomputation over
+random matches, a match with no finished hand stores nothing, match ends are metered per
+address, older databases are filled in on upgrade, and a ``standings`` request is answered off
+the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import Hand
+from engine.match import Match
+from engine.rules import RuleSet
+from server import standings as standings_module
+from server.standings import PlayerStanding, compute, query
+from server.store import SeatRow, Store
+from server.tallies import HandFacts
+from tests.server import standings_reference as reference
+from tests.server.support import Raw, running_server
+
+IDENTITIES = ["ann-id", "bob-id", "cy-id", "dee-id", "bot:random", "bot:heuristic"]
+
+
+def _play_hand(match: Match, rng: random.Random) -> None:
+    hand: Hand = match.hand
+    while not hand.is_over:
+        match.apply(rng.choice(hand.legal_actions()))
+
+
+def fill_random_matches(store: Store, rng: random.Random, count: int) -> list[float]:
+    """``count`` random matches at random tables, with random people and bots changing seats
+    between hands, each ended (or, now and then, left in play); returns when each ended."""
+    rules = RuleSet.from_preset("seed")
+    tables = [store.create_table({"name": f"t{n}"}, created=0.0) for n in range(4)]
+    matches = {table: 0 for table in tables}
+    ends = []
+    for n in range(count):
+        table = rng.choice(tables)
+        number = matches[table]
+        matches[table] += 1
+        match = Match(rules, seed=rng.randrange(2**30), hand_limit=None, keep_history=False)
+        hands = rng.choice([0, 1, 1, 2, 3])
+        for hand_number in range(hands):
+            for seat in range(5):
+                if hand_number == 0 or rng.random() < 0.2:  # somebody else takes the seat
+                    who = rng.choice([*IDENTITIES, None])
+                    token = f"tok-{table}-{seat}-{rng.random()}"
+                    if who is not None and who.startswith("bot:"):
+                        row = SeatRow(seat, "bot", f"Bot{seat}", who[4:], None, None)
+                    else:
+                        name = rng.choice(["Ann", "Bob", "Cy", "Dee", "Eve"])
+                        row = SeatRow(seat, "human", name, None, "human", token)
+                        if who is not None:
+                            store.link_seat(token, who)
+                    store.save_seat(table, seat, row)
+            _play_hand(match, rng)
+            result = match.results[-1]
+            payouts = list(result.payouts or ())
+            facts = HandFacts(result.picker, result.leaster, result.picker_side_points, payouts)
+            store.save_hand(
+                table,
+                hand_number,
+                match.records[-1],
+                payouts,
+                finished=1000.0 + n,
+                match=number,
+                facts=facts,
+            )
+            if hand_number + 1 < hands:
+                match.next_hand()
+        if rng.random() < 0.9:
+            end = 1000.5 + n
+            rows = [(seat, f"S{seat}", "human", match.totals[seat]) for seat in range(5)]
+            store.save_results(table, rows, hands=hands, finished=end, match=number)
+            ends.append(end)
+    for identity, name in (("ann-id", "Annie"), ("bob-id", None)):
+        store.note_identity(identity, "key", name=name)
+    store.commit()
+    return ends
+
+
+def wire(rows: list[PlayerStanding]) -> list[dict[str, Any]]:
+    return [row.to_wire() for row in rows]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kept_standings_equal_the_full_recomputation(seed: int) -> None:
+    """Property: over random matches (seats changing hands, matches with no hand, matches still
+    in play), the kept standings give the rows the old query added up from every result, for
+    all time and since random moments."""
+    rng = random.Random(seed)
+    store = Store(None)
+    ends = fill_random_matches(store, rng, 40)
+    db = store.connection
+    assert wire(query(db)) == wire(reference.compute(db))
+    assert wire(compute(db)) == wire(reference.compute(db))
+    for since in [*rng.sample(ends, 3), 0.0, 10**10]:
+        assert wire(query(db, since)) == wire(reference.compute(db, since)), since
+    store.close()
+
+
+def test_a_match_with_no_finished_hand_stores_no_rows() -> None:
+    store = Store(None)
+    table = store.create_table({"name": "t"}, created=0.0)
+    store.save_seat(table, 0, SeatRow(0, "bot", "Sven", "random", None, None))
+    before = _rows(store)
+    store.save_results(table, [(s, "x", "bot", 0) for s in range(5)], hands=0, finished=1.0)
+    assert _rows(store) == before
+    store.close()
+
+
+def _rows(store: Store) -> dict[str, int]:
+    db = store.connection
+    names = [
+        name
+        for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        if not name.startswith("sqlite_")
+    ]
+    return {name: db.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in names}
+
+
+async def test_ended_and_left_matches_without_a_hand_leave_nothing_behind() -> None:
+    """end_match and rematch at once, then leave: no results, tallies, seats, seeds or links to
+    players are left (only the table's closed row, and the action log may keep an abandoned
+    hand's first bids)."""
+    async with running_server(bot_delay=30.0, seed_wait=0.0) as server:
+        assert server.store is not None
+        before = _rows(server.store)
+        raw = await Raw.open(server.port)
+        try:
+            await raw.hello("Ann", player_key="ann-" + "a" * 40)
+            await raw.request("create_table", name="m", preset="seed", options={}, hands=3)
+            for _ in range(4):
+                assert (await raw.request("add_bot", strategy="random"))["type"] == "ok"
+            assert (await raw.request("start"))["type"] == "ok"
+            for _ in range(3):
+                assert (await raw.request("end_match"))["type"] == "ok"
+                assert (await raw.request("rematch"))["type"] == "ok"
+            assert (await raw.request("end_match"))["type"] == "ok"
+            assert (await raw.request("leave"))["type"] == "ok"
+        finally:
+            await raw.close()
+        server.store.commit()
+        after = _rows(server.store)
+    # The row of a table that started stays, closed (the abandoned hands' actions refer to
+    # it); the action log is never rewritten.
+    for name in ("actions", "tables"):
+        after.pop(name)
+        before.pop(name)
+    after.pop("identities")  # Ann is remembered from her first seat, once
+    before.pop("identities")
+    assert after == before
+
+
+async def test_match_ends_are_metered_per_address() -> None:
+    """Past match_end_burst, end_match is refused (rate_limited, the match plays on), and so
+    are start and rematch while the allowance is empty."""
+    async with running_server(
+        bot_delay=30.0, seed_wait=0.0, match_end_burst=2.0, match_end_rate=0.001
+    ) as server:
+        raw = await Raw.open(server.port)
+        try:
+            await raw.hello("Ann")
+            await raw.request("create_table", name="m", preset="seed", options={}, hands=3)
+            for _ in range(4):
+                await raw.request("add_bot", strategy="random")
+            await raw.request("start")
+            assert (await raw.request("end_match"))["type"] == "ok"
+            assert (await raw.request("rematch"))["type"] == "ok"
+            assert (await raw.request("end_match"))["type"] == "ok"
+            refused = await raw.request("rematch")
+            assert refused["type"] == "error" and refused["code"] == "rate_limited", refused
+            # Another connection from the same address shares the allowance.
+            other = await Raw.open(server.port)
+            try:
+                await other.hello("Bob")
+                await other.request("create_table", name="n", preset="seed", options={}, hands=3)
+                for _ in range(4):
+                    await other.request("add_bot", strategy="random")
+                started = await other.request("start")
+                assert started["type"] == "error" and started["code"] == "rate_limited"
+            finally:
+                await other.close()
+        finally:
+            await raw.close()
+
+
+def test_an_older_database_is_filled_in_on_upgrade(tmp_path: Path) -> None:
+    """A schema 6 database (no kept standings) gains them on open, from its stored hands."""
+    path = tmp_path / "v6.db"
+    store = Store(path)
+    fill_random_matches(store, random.Random(11), 30)
+    expected = wire(reference.compute(store.connection))
+    store.close()
+    db = sqlite3.connect(path)
+    db.executescript("DROP TABLE match_tallies; DROP TABLE player_totals; PRAGMA user_version=6;")
+    db.commit()
+    db.close()
+    store = Store(path)
+    assert expected and wire(compute(store.connection)) == expected
+    store.close()
+
+
+async def test_standings_are_read_off_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a (deliberately stalled) standings read is in progress, the server answers a
+    ping: the read runs in a thread, not on the loop."""
+    entered = threading.Event()
+    release = threading.Event()
+    real_query = standings_module.query
+
+    def stalled(db: sqlite3.Connection, *args: Any, **kwargs: Any) -> list[PlayerStanding]:
+        entered.set()
+        release.wait(30)
+        return real_query(db, *args, **kwargs)
+
+    monkeypatch.setattr(standings_module, "query", stalled)
+    async with running_server(db_path=tmp_path / "s.db") as server:
+        raw = await Raw.open(server.port)
+        try:
+            await raw.hello("viewer")
+            asked = await raw.send({"type": "standings"})
+            await asyncio.to_thread(entered.wait, 30)
+            pinged = await raw.send({"type": "ping"})
+            first = await raw.recv()
+            while first.get("type") not in ("ok", "error"):
+                first = await raw.recv()
+            assert first["type"] == "ok" and first["id"] == pinged, first
+            release.set()
+            reply = await raw.expect_reply(asked)
+            assert reply["type"] == "ok" and reply["players"] == []
+        finally:
+            release.set()
+            await raw.close()
+
+
+def test_a_level_alias_is_counted_as_its_strategy() -> None:
+    """A bot seated as ``easy`` is the ``random`` strategy in the standings, and ``medium`` is
+    ``heuristic`` (PROTOCOL.md §10.1): one row per strategy, whichever name seated it."""
+    store = Store(None)
+    table = store.create_table({"name": "t"}, created=0.0)
+    for seat, strategy in enumerate(["easy", "random", "medium", "heuristic"]):
+        store.save_seat(table, seat, SeatRow(seat, "bot", f"B{seat}", strategy, None, None))
+    store.save_hand(table, 0, {}, [1, 2, 3, 4, -10], finished=1.0)
+    store.save_results(table, [], hands=1, finished=1.0)
+    rows = {row.player: row for row in query(store.connection)}
+    assert set(rows) == {"random", "heuristic"}
+    assert (rows["random"].hands, rows["random"].total, rows["random"].matches) == (2, 3, 1)
+    assert (rows["heuristic"].hands, rows["heuristic"].total) == (2, 7)
+    store.close()
+
+
+async def test_a_standings_reply_lists_as_many_rows_as_fit_its_frame() -> None:
+    """With 600 remembered players the 500 best rows would not fit one 64 KiB frame: the
+    reply carries the best ones that do (before: internal_error, no rows at all)."""
+    async with running_server() as server:
+        assert server.store is not None
+        db = server.store.connection
+        db.executemany(
+            "INSERT INTO player_totals VALUES (?, 10, 100, ?, 20, 10, 1, 1, ?, 1.0)",
+            [(f"id-{n:04d}", 1000 - n, f"A rather long name {n:04d}") for n in range(600)],
+        )
+        server.store.commit()
+        raw = await Raw.open(server.port)
+        try:
+            await raw.hello("viewer")
+            reply = await raw.request("standings")
+        finally:
+            await raw.close()
+    assert reply["type"] == "ok", reply
+    players = reply["players"]
+    assert 300 < len(players) < 500
+    assert [row["total"] for row in players] == [1000 - n for n in range(len(players))]
