@@ -241,7 +241,7 @@ async def test_past_hands_keep_the_names_of_who_played_them() -> None:
     history still names Bob for those hands (the seat's newcomer is not credited with them),
     while the table summary shows Carl there now; so does a history rebuilt by the client."""
     from client.model import TableModel
-    from client.screens.result import score_sheet
+    from client.screens.result import score_sheet_parts
 
     async with running_server() as server:
         ann = await Raw.open(server.port)
@@ -273,5 +273,5 @@ async def test_past_hands_keep_the_names_of_who_played_them() -> None:
     # The score sheet names this hand's picker as who played it, not who sits there now.
     hand = model.history[0]
     hand.result = {**hand.result, "picker": seat, "partner": None, "alone": True}
-    sheet = score_sheet([hand], [s.name for s in model.seats], None)
-    assert [str(cell) for cell in sheet.columns[1].cells] == ["Bob"]
+    _, rows = score_sheet_parts([hand], [s.name for s in model.seats], None)
+    assert [str(cell) for cell in rows.columns[1].cells] == ["Bob alone"]
