@@ -34,7 +34,7 @@ from client.bot_runner import (
     strategy_factory,
     strategy_label,
 )
-from client.decide import decide
+from client.strategy_call import decide
 from engine.actions import action_from_dict
 from engine.bots.base import Strategy
 from engine.errors import SheepsheadError
