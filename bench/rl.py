@@ -1,4 +1,4 @@
-"""Benchmark: random self-play hands per second through the training environment (engine/rl.py)
+"""Benchmark: random self-play hands per second through the training environment (botkit/env.py)
 against the bare engine, in the same run.
 
 Run by hand (needs the extra: ``pip install -e '.[rl]'``)::
@@ -50,7 +50,7 @@ def env_hands(
     read off the mask with numpy."""
     import numpy as np
 
-    from engine.rl import raw_env
+    from botkit.env import raw_env
 
     game = raw_env(rules)  # type: ignore[arg-type]
     rng = random.Random(1)
