@@ -136,6 +136,11 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         self.mask_cache = MaskCache(mask_cache_size)
         """This environment's legal actions and masks, and the masks it keeps."""
         self._tracker = Tracker(self.hand)
+        # Bound once: each runs at every decision, where an attribute lookup fewer shows.
+        self._mask = self.mask_cache.mask
+        self._indices = self.mask_cache.indices
+        self._observe_row = self._tracker.observe
+        self._played = self._tracker.played
         self.deal_seed = 0
         self._reset_bookkeeping()
 
@@ -220,8 +225,8 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         observation = None
         if observe:  # observe(agent), one call fewer: this runs once per decision
             seat = _SEAT_OF[agent]
-            mask = self.mask_cache.mask(hand) if turn == seat else _NO_ACTIONS
-            observation = {"observation": self._tracker.observe(seat), "action_mask": mask}
+            mask = self._mask(hand) if turn == seat else _NO_ACTIONS
+            observation = {"observation": self._observe_row(seat), "action_mask": mask}
         if turn is not None:  # the hand is live: no reward yet, nobody done
             return observation, 0, False, False, self.infos[agent]
         return (
@@ -247,7 +252,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         >>> ACTIONS[0]["action"], ACTIONS[1]["action"]
         ('pass', 'pick')
         """
-        return self.mask_cache.indices(self.hand)
+        return self._indices(self.hand)
 
     def observe(self, agent: str) -> dict[str, Any]:
         """What ``agent``'s seat may see, and its legal actions (all zero when not its turn).
@@ -255,8 +260,8 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         The observation is a new array; the mask is shared and read-only (copy it to change
         it)."""
         seat = _SEAT_OF[agent]
-        mask = self.mask_cache.mask(self.hand) if self.hand.turn == seat else _NO_ACTIONS
-        return {"observation": self._tracker.observe(seat), "action_mask": mask}
+        mask = self._mask(self.hand) if self.hand.turn == seat else _NO_ACTIONS
+        return {"observation": self._observe_row(seat), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         """Apply the action index of the agent to act (``None`` once the hand is over)."""
@@ -274,7 +279,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
             # Raises IllegalActionError for a card not legal (in the auction too), changing
             # nothing, before the tracker is touched.
             hand.apply(PLAYS[seat][card])
-            self._tracker.played(seat, card)
+            self._played(seat, card)
         else:
             engine_action = action_at(hand, action)
             hand.apply(engine_action)
