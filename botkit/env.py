@@ -140,6 +140,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         self._mask = self.mask_cache.mask
         self._indices = self.mask_cache.indices
         self._observe_row = self._tracker.observe
+        self._seat_rows = self._tracker.seat_rows  # row s: s's observation when s is to act
         self._played = self._tracker.played
         self.deal_seed = 0
         self._reset_bookkeeping()
@@ -225,8 +226,11 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         observation = None
         if observe:  # observe(agent), one call fewer: this runs once per decision
             seat = _SEAT_OF[agent]
-            mask = self._mask(hand) if turn == seat else _NO_ACTIONS
-            observation = {"observation": self._observe_row(seat), "action_mask": mask}
+            if turn == seat:  # the usual case: the tracker's row is the observation as it is
+                row = self._seat_rows[seat].copy()
+                observation = {"observation": row, "action_mask": self._mask(hand)}
+            else:
+                observation = {"observation": self._observe_row(seat), "action_mask": _NO_ACTIONS}
         if turn is not None:  # the hand is live: no reward yet, nobody done
             return observation, 0, False, False, self.infos[agent]
         return (
