@@ -151,7 +151,9 @@ _PHASE_SLOT: Final = {
 """Where each phase's bit is (the crack phases came later: a field of their own)."""
 
 Vector = npt.NDArray[np.float32]
+"""An observation vector: :data:`OBSERVATION_SIZE` floats."""
 Mask8 = npt.NDArray[np.int8]
+"""An ``action_mask``: :data:`~botkit.actions.ACTION_COUNT` bytes, 1 = legal."""
 
 
 def _stakes(multiplier: int) -> float:
