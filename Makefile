@@ -45,7 +45,7 @@ $(COMPILED)/.setup: setup.py $(STAMP)
 
 # Every file of the packages, subpackages too: the copy holds them all, and a stale client
 # screen there would run under `PYTHONPATH=build/compiled sheepshead join`.
-PACKAGE_FILES := $(shell find engine protocol server client -name '*.py')
+PACKAGE_FILES := $(shell find engine protocol server client botkit -name '*.py')
 
 $(COMPILED)/.built: $(COMPILED)/.setup $(PACKAGE_FILES)
 	@echo "compiling the server with mypyc (about a minute when compiled code changed)..."

@@ -24,7 +24,9 @@ import time  # noqa: E402
 
 def main() -> None:
     """Parse arguments, play the deals, print the standing every ``--every`` deals."""
-    from client.tournament import StrategyTally, report, run_tournament, summarize
+    from botkit.tournament.play import run_tournament
+    from botkit.tournament.report import report
+    from botkit.tournament.stats import StrategyTally, summarize
     from engine.rules import RuleSet
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -1,4 +1,4 @@
-"""Benchmark: random self-play hands per second through the training environment (engine/rl.py)
+"""Benchmark: random self-play hands per second through the training environment (botkit/env.py)
 against the bare engine, in the same run.
 
 Run by hand (needs the extra: ``pip install -e '.[rl]'``)::
@@ -12,8 +12,10 @@ training loop as PettingZoo documents it, on the unwrapped environment: ``agent_
 uniform choice among the environment's ``legal_actions()``, ``step``, and ``step(None)`` for
 each seat once the hand is over. Two more loops show where the rest goes: the same with the
 choice read off the mask with numpy (what a policy that only has the mask pays), and the same
-without any observation (PettingZoo's protocol alone). The loops run in alternating rounds; it
-prints the best round of each, the ratio and the median ratio of the rounds.
+without any observation (PettingZoo's protocol alone); the three share one environment through
+every round, as a training run keeps one (its mask cache stays warm). The loops run in
+alternating rounds; it prints the best round of each, the ratio and the median ratio of the
+rounds.
 Rates are per second of this process's CPU time, so neighbours on a shared machine slow the
 figures less (they still do, through caches: compare figures of one run only).
 """
@@ -24,6 +26,7 @@ import argparse
 import random
 import statistics
 import time
+from typing import Any
 
 from benchlib import put_project_first, random_hands
 
@@ -41,23 +44,29 @@ def engine_hands(rules: object, seconds: float) -> float:
     return hands / (time.process_time() - start)
 
 
+def new_env(rules: object) -> Any:
+    """An unwrapped environment under ``rules``, seeded: the loops share one through every
+    round, as a training run keeps one (its mask cache stays warm)."""
+    from botkit.env import raw_env
+
+    game = raw_env(rules)  # type: ignore[arg-type]
+    game.reset(seed=1)
+    return game
+
+
 def env_hands(
-    rules: object, seconds: float, *, mask_policy: bool = False, observe: bool = True
+    game: Any, seconds: float, *, mask_policy: bool = False, observe: bool = True
 ) -> float:
-    """Random hands per second through the unwrapped environment: the observation and the mask
-    are built at every decision (none with ``observe`` False); the choice is among
+    """Random hands per second through the unwrapped environment ``game``: the observation and
+    the mask are built at every decision (none with ``observe`` False); the choice is among
     ``legal_actions()`` as the engine loop's is among the engine's, or, with ``mask_policy``,
     read off the mask with numpy."""
     import numpy as np
 
-    from engine.rl import raw_env
-
-    game = raw_env(rules)  # type: ignore[arg-type]
     rng = random.Random(1)
     choice, randrange = rng.choice, rng.randrange
     as_bool = np.bool_
     hands = 0
-    game.reset(seed=1)
     start = time.process_time()
     while time.process_time() - start < seconds:
         for _ in range(100):
@@ -91,17 +100,18 @@ def main() -> None:
     from engine import RuleSet
 
     rules = RuleSet.from_preset(args.rules)
+    game = new_env(rules)
     engine_hands(rules, 0.3)  # warm-up
-    env_hands(rules, 0.3)
+    env_hands(game, 0.3)
     # Alternating rounds, so a neighbour's load on a shared machine hits both loops alike; the
     # best round of each is the figure least disturbed by it.
     bare, through_env, with_numpy, floor = [], [], [], []
     share = args.seconds / args.rounds
     for _ in range(args.rounds):
         bare.append(engine_hands(rules, share))
-        through_env.append(env_hands(rules, share))
-        with_numpy.append(env_hands(rules, share / 2, mask_policy=True))
-        floor.append(env_hands(rules, share / 2, observe=False))
+        through_env.append(env_hands(game, share))
+        with_numpy.append(env_hands(game, share / 2, mask_policy=True))
+        floor.append(env_hands(game, share / 2, observe=False))
     best_bare, best_env = max(bare), max(through_env)
     median_ratio = statistics.median(e / b for e, b in zip(through_env, bare, strict=True))
     print(f"bare engine ({args.rules} rules, random legal actions): {best_bare:,.0f} hands/s")

@@ -63,7 +63,7 @@ def spec(values: dict[str, Any]) -> str:
 
 def duel(a: str, b: str, deals: int, seed: int, preset: str) -> tuple[float, float]:
     """Mean per-deal difference ``a - b`` (points per seat-hand) and its standard error."""
-    from client.tournament import run_tournament
+    from botkit.tournament.play import run_tournament
     from engine.rules import RuleSet
 
     tallies, _ = run_tournament([a, b], deals, seed, RuleSet.from_preset(preset))

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from client.config import DEFAULT_PORT, AddressError, parse_address
-from client.decide import decide, describe_action
+from client.strategy_call import decide, describe_action
 from engine.bots.base import Strategy, make_strategy, strategy_names
 from engine.errors import SheepsheadError
 from engine.rules import DEFAULT_PRESET, OPTION_NAMES, PRESET_TITLES, RuleSet, presets_help

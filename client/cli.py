@@ -19,7 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("client.join", "spectate a table on a server"),
     "serve": ("server.cli", "run a server for others to join"),
     "bot": ("client.bot_runner", "play a seat over the network with a bot strategy"),
-    "tournament": ("client.tournament", "duplicate tournament between bot strategies"),
+    "tournament": ("botkit.tournament.cli", "duplicate tournament between bot strategies"),
     "replay": ("client.replay", "replay hand records (sheepshead-hand/1)"),
     "standings": ("server.standings_cli", "standings of a server's players (for its host)"),
     "verify": ("client.verify", "check hand records' deals against the revealed seeds"),

@@ -1,4 +1,4 @@
-"""The training loop with the PettingZoo environment (engine/rl.py), nothing learned yet.
+"""The training loop with the PettingZoo environment (botkit/env.py), nothing learned yet.
 
 Every seat plays a random legal action (the observation's ``action_mask``); at the end of each
 hand every seat gets its payout as its reward. Swap ``choose`` for your policy and learn from the
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.rl import env
+from botkit.env import env
 
 
 def choose(observation: dict[str, Any], rng: np.random.Generator) -> int:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from client.tournament import run_tournament
+from botkit.tournament.play import run_tournament
 from engine.bots import make_strategy
 from engine.hand import Hand
 from engine.rules import RuleSet

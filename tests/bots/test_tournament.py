@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from botkit.tournament.play import seat_assignments
 from client.cli import main
-from client.tournament import seat_assignments
 from engine.record import replay_record
 
 

@@ -1,5 +1,8 @@
-"""The training environment (engine/rl.py): PettingZoo's own API test, fixed action indices,
-observations of exactly what a seat may see, payouts as rewards, seeds."""
+"""The training environment (botkit/env.py): PettingZoo's own API test, fixed action indices,
+observations of exactly what a seat may see, payouts as rewards, seeds, its own caches.
+
+The fast path's observations and masks against the reference encoder, position by position, are
+tests/botkit/test_encode.py's."""
 
 from __future__ import annotations
 
@@ -17,34 +20,15 @@ pytest.importorskip("pettingzoo")
 import numpy as np
 from pettingzoo.test import api_test, seed_test
 
+from botkit.actions import ACTION_COUNT, ACTIONS, PLAY_BASE, action_index
+from botkit.encode import encode_view, legal_mask
+from botkit.env import DEFAULT_SEED, env, raw_env
 from engine.actions import action_from_dict
 from engine.errors import IllegalActionError
 from engine.hand import Hand
-from engine.rl import (
-    ACTION_COUNT,
-    ACTIONS,
-    OBSERVATION_SIZE,
-    PLAY_BASE,
-    action_at,
-    action_index,
-    encode_view,
-    env,
-    legal_mask,
-    observe_hand,
-    raw_env,
-)
 from engine.rules import RuleSet
 from engine.view import seat_view
-from tests.test_compiled import compiled_modules
-
-VARIANTS = [
-    RuleSet(),
-    RuleSet.from_preset("wisconsin"),
-    RuleSet(unknown_card=True, no_pick="doubler"),
-    RuleSet(partner="jack-of-diamonds", no_pick="forced-pick"),
-    RuleSet.from_preset("tavern"),
-    RuleSet(cracking=True, blitzing=True, crack_by="defenders", unknown_card=True),
-]
+from tests.botkit.positions import VARIANTS
 
 
 # The API test warns about every dict observation with an action mask, PettingZoo's own
@@ -65,6 +49,41 @@ def test_same_seed_same_hands() -> None:
     first.reset()
     second.reset(seed=4)
     assert first.hand.deal != second.hand.deal
+
+
+def test_an_environment_never_seeded_deals_as_if_seeded_with_the_default() -> None:
+    # No unseeded randomness: two fresh environments deal the same hands, the default seed's.
+    fresh, other, seeded = raw_env(), raw_env(), raw_env()
+    seeded.reset(seed=DEFAULT_SEED)
+    fresh.reset()
+    other.reset()
+    assert fresh.hand.deal == other.hand.deal == seeded.hand.deal
+    assert fresh.infos == other.infos == seeded.infos
+    for _ in range(3):
+        fresh.reset()
+        seeded.reset()
+        assert fresh.infos == seeded.infos
+
+
+def _play_random_hands(game: Any, hands: int, seed: int) -> None:
+    rng = random.Random(seed)
+    game.reset(seed=seed)
+    for _ in range(hands):
+        game.reset()
+        for _agent in game.agent_iter():
+            _, _, terminated, truncated, _ = game.last()
+            game.step(None if terminated or truncated else rng.choice(game.legal_actions()))
+
+
+def test_each_environment_keeps_its_own_bounded_mask_cache() -> None:
+    first, second = raw_env(), raw_env(mask_cache_size=8)
+    _play_random_hands(first, 5, 1)
+    assert first.mask_cache.play_masks  # trick play filled it
+    assert not second.mask_cache.play_masks  # nothing of the first's
+    _play_random_hands(second, 20, 2)
+    assert 0 < len(second.mask_cache.play_masks) <= 8
+    with pytest.raises(ValueError, match="at least 1"):
+        raw_env(mask_cache_size=0)
 
 
 def test_every_index_names_one_action_and_back() -> None:
@@ -89,50 +108,6 @@ def test_every_index_names_one_action_and_back() -> None:
     )
     with pytest.raises(ValueError):
         action_index({"action": "play", "card": "ZZ"})
-
-
-def _states(deals: int) -> Any:
-    rng = random.Random(11)
-    for n in range(deals):
-        rules = VARIANTS[n % len(VARIANTS)]
-        hand = Hand.from_seed(rules, n % 5, 1000 + n)
-        while True:
-            yield hand
-            if hand.is_over:
-                break
-            legal = hand.legal_actions()
-            # A blitz is one choice among some thirty buries: taken half the time it is open,
-            # so the blitzed states are checked too.
-            blitzes = [a for a in legal if a.kind == "blitz"]
-            hand.apply(rng.choice(blitzes if blitzes and rng.random() < 0.5 else legal))
-
-
-def test_observation_is_exactly_the_seat_view_encoded_and_the_mask_the_legal_list() -> None:
-    # The fast path reads the engine's state; encode_view reads only what seat_view lets the
-    # seat see. Equal vectors in every state for every seat: the fast path shows no more.
-    checked = 0
-    seen: set[str] = set()
-    for hand in _states(60):
-        seen.add(hand.phase)
-        if hand.blitzes:
-            seen.add("blitzed")
-        if hand.cracker is not None:
-            seen.add("cracked" if hand.crack_blitz is None else "cracked showing a pair")
-        if hand.recracked:
-            seen.add("recracked")
-        for seat in range(5):
-            fast = observe_hand(hand, seat)
-            assert fast.shape == (OBSERVATION_SIZE,) and fast.dtype == np.float32
-            np.testing.assert_array_equal(fast, encode_view(seat_view(hand, seat)))
-            checked += 1
-        if not hand.is_over:
-            mask = legal_mask(hand)
-            legal = {action_index(a) for a in hand.legal_actions()}
-            assert set(np.flatnonzero(mask).tolist()) == legal
-            assert {action_at(hand, i) for i in legal} == set(hand.legal_actions())
-    assert checked > 60 * 5 * 30
-    # The house rules' states were among them (the tavern variants crack and blitz).
-    assert {"crack", "recrack", "blitzed", "cracked", "recracked"} <= seen
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: str(r.to_dict()))
@@ -169,14 +144,6 @@ def test_the_environment_s_incremental_observations_equal_the_encoded_views(
             blitzed += bool(blitzes)
     if rules.blitzing:
         assert blitzed  # the blitzes' updates were checked too
-
-
-def test_another_seats_cards_never_show() -> None:
-    hand = Hand.from_seed(RuleSet(), 0, 5)
-    for seat in range(5):
-        vector = observe_hand(hand, seat)
-        assert vector[:32].sum() == 6  # only its own six cards
-        assert vector[32:128].sum() == 0  # no blind, bury or unknown card before a pick
 
 
 def test_rewards_are_the_payouts_and_sum_to_zero() -> None:
@@ -228,17 +195,6 @@ def test_the_example_plays_a_thousand_hands() -> None:
     seats = [line for line in lines if line.startswith("seat_")]
     assert len(seats) == 5
     assert lines[-1] == "sum of rewards: +0 (every hand is zero-sum)"
-
-
-def test_only_engine_rl_imports_numpy_or_pettingzoo_and_it_is_not_compiled() -> None:
-    importers = []
-    for package in ("engine", "protocol", "server", "client"):
-        for path in (ROOT / package).rglob("*.py"):
-            text = path.read_text(encoding="utf-8")
-            if re.search(r"^\s*(import|from) (numpy|pettingzoo|gymnasium)\b", text, re.M):
-                importers.append(path.relative_to(ROOT).as_posix())
-    assert importers == ["engine/rl.py"]
-    assert "engine/rl.py" not in compiled_modules()
 
 
 def test_the_benchmark_still_runs() -> None:

@@ -1,0 +1,251 @@
+"""Playing a duplicate tournament: the seatings, one deal's plays, and the deals over a pool of
+worker processes.
+
+With ``k`` strategies, seat ``s`` of the base pattern gets strategy ``s mod k``. Every deal is
+played ``5k`` times with the same cards and dealer: for each label shift ``j`` (0..k-1) and each
+rotation ``r`` (0..4), seat ``s`` is played by strategy ``(((s + r) mod 5) mod k + j) mod k``.
+So every strategy holds every seat's cards exactly five times per deal, and luck of the cards
+cancels out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from botkit.tournament.stats import FAILURES_KEPT, StrategyTally
+from client.bot_runner import strategy_factory
+from client.strategy_call import decide
+from engine.actions import action_from_dict
+from engine.bots.base import Strategy
+from engine.hand import Deal, Hand
+from engine.record import export_record
+from engine.rules import RuleSet
+from engine.view import seat_view
+
+_PICKER_WINS: Final = frozenset({"won", "schneider", "all_tricks"})
+
+
+def seat_assignments(k: int) -> list[list[int]]:
+    """For ``k`` strategies, the strategy index at each seat for each of the ``5k`` plays."""
+    plays = []
+    for shift in range(k):
+        for rotation in range(5):
+            plays.append([(((s + rotation) % 5) % k + shift) % k for s in range(5)])
+    return plays
+
+
+def deal_seed(seed: int, number: int) -> int:
+    """The card seed of deal ``number`` of a tournament."""
+    digest = hashlib.sha256(f"sheepshead-tournament/{seed}/{number}".encode()).digest()
+    return int.from_bytes(digest[:16], "big")
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a worker needs to play one deal: everything is plain data, so it pickles."""
+
+    number: int
+    seed: int
+    specs: tuple[str, ...]
+    rules: dict[str, Any]
+    labels: tuple[str, ...] = ()
+    """The strategies' display labels (``specs`` by default), for saved records."""
+    save_dir: str | None = None
+    """Write every seating's record into this directory."""
+    keep_mirrors: bool = False
+    """Return each pair of mirrored seatings with its records (two strategies only)."""
+
+
+@dataclass(frozen=True)
+class Mirror:
+    """Two seatings of one deal with the same cards and the two strategies' seats swapped.
+
+    ``score`` is what the first strategy won over both (zero when the two play alike). A deal
+    has five such pairs, one per rotation.
+    """
+
+    deal: int
+    rotation: int
+    score: int
+    records: tuple[dict[str, Any], dict[str, Any]]
+
+
+@dataclass
+class DealResult:
+    """One deal's tallies (one per strategy, in ``specs`` order) and mirrored seatings."""
+
+    tallies: list[StrategyTally]
+    mirrors: list[Mirror] = field(default_factory=list)
+
+
+_FACTORIES: dict[str, Callable[[int | None], Strategy]] = {}
+
+
+def _factory(spec: str) -> Callable[[int | None], Strategy]:
+    # Built once per process: loading a file strategy or checking options is not free.
+    if spec not in _FACTORIES:
+        _FACTORIES[spec] = strategy_factory(spec)
+    return _FACTORIES[spec]
+
+
+def record_name(deal: int, seating: int) -> str:
+    """The file name of a saved seating: ``deal0007-seating03.json`` (deal counted from 1)."""
+    return f"deal{deal:04d}-seating{seating:02d}.json"
+
+
+def play_deal(job: Job) -> DealResult:
+    """Play every seating of one deal."""
+    k = len(job.specs)
+    labels = job.labels or job.specs
+    rules = RuleSet.from_dict(job.rules)
+    cards_seed = deal_seed(job.seed, job.number)
+    dealer = job.number % 5
+    deal = Deal.from_seed(dealer, cards_seed)
+    tallies = [StrategyTally() for _ in range(k)]
+    sums = [0] * k
+    records: list[dict[str, Any]] = []
+    plays = seat_assignments(k)
+    for play, seats in enumerate(plays):
+        bots = [
+            _factory(job.specs[seats[s]])(cards_seed % (1 << 62) + 7919 * play + s)
+            for s in range(5)
+        ]
+        hand = Hand(rules, dealer, deal)
+        while not hand.is_over:
+            seat = hand.turn
+            assert seat is not None
+            view = seat_view(hand, seat)
+            start = time.perf_counter()
+            decision = decide(bots[seat], view, view["legal"])
+            spent = time.perf_counter() - start
+            tally = tallies[seats[seat]]
+            tally.decisions += 1
+            tally.think += spent
+            tally.think_max = max(tally.think_max, spent)
+            if decision.fell_back:
+                tally.fallbacks += 1
+                if len(tally.failures) < FAILURES_KEPT:
+                    where = f" at {decision.place}" if decision.place else ""
+                    tally.failures.append(
+                        f"deal {job.number + 1}, seating {play}, seat {seat}: "
+                        f"{labels[seats[seat]]} failed{where}: {decision.error}"
+                    )
+            hand.apply(action_from_dict(decision.action, seat))
+        result = hand.result()
+        assert result.payouts is not None
+        for s in range(5):
+            tally = tallies[seats[s]]
+            tally.seat_hands += 1
+            tally.payout += result.payouts[s]
+            sums[seats[s]] += result.payouts[s]
+            if result.picker == s:
+                tally.picks += 1
+                tally.picker_wins += result.outcome in _PICKER_WINS
+            if result.leaster:
+                tally.leasters += 1
+        if job.save_dir is not None or job.keep_mirrors:
+            record = {
+                **export_record(hand),
+                "strategies": [labels[seats[s]] for s in range(5)],
+                "payouts": list(result.payouts),
+                "tournament": {"seed": job.seed, "deal": job.number + 1, "seating": play},
+            }
+            records.append(record)
+            if job.save_dir is not None:
+                path = os.path.join(job.save_dir, record_name(job.number + 1, play))
+                with open(path, "w", encoding="utf-8") as f:
+                    json.dump(record, f, indent=1)
+                    f.write("\n")
+    for i, tally in enumerate(tallies):
+        tally.deal_means.append(sums[i] / tally.seat_hands)
+    mirrors = []
+    if job.keep_mirrors and k == 2:
+        for rotation in range(5):
+            pair = (records[rotation], records[5 + rotation])
+            score = sum(
+                pay
+                for rec, seats in zip(pair, (plays[rotation], plays[5 + rotation]), strict=True)
+                for pay, who in zip(rec["payouts"], seats, strict=True)
+                if who == 0
+            )
+            mirrors.append(Mirror(job.number + 1, rotation, score, pair))
+        # The deal's worst pair of seatings for the first strategy stands for the deal.
+        mirrors = [min(mirrors, key=_mirror_order)]
+    return DealResult(tallies, mirrors)
+
+
+def run_tournament(
+    specs: Sequence[str],
+    deals: int | Sequence[int],
+    seed: int,
+    rules: RuleSet,
+    jobs: int = 1,
+    on_progress: Callable[[int, list[StrategyTally]], None] | None = None,
+    *,
+    labels: Sequence[str] | None = None,
+    save_dir: str | None = None,
+    worst: int = 0,
+) -> tuple[list[StrategyTally], list[Mirror]]:
+    """Play duplicate deals: ``deals`` of them, or the listed deal numbers (counted from 0).
+
+    Returns one merged tally per strategy, in ``specs`` order, and with ``worst`` (two
+    strategies) the ``worst`` deals where the first strategy did worst, worst first, each as its
+    worst pair of mirrored seatings.
+    """
+    numbers = range(deals) if isinstance(deals, int) else list(deals)
+    work = [
+        Job(
+            n,
+            seed,
+            tuple(specs),
+            rules.to_dict(),
+            tuple(labels or specs),
+            save_dir,
+            keep_mirrors=worst > 0,
+        )
+        for n in numbers
+    ]
+    merged = [StrategyTally() for _ in specs]
+    kept: list[Mirror] = []
+    results: Iterator[DealResult]
+    # Fork is fastest, but forking a process that runs other threads (an embedding program,
+    # a test runner) can deadlock a child on a lock held by one of them; spawn instead needs a
+    # main module it can import again.
+    fork = threading.active_count() == 1 and sys.platform != "win32"
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    if not fork and not (main_file and os.path.exists(main_file)):
+        jobs = 1
+    if jobs > 1 and len(work) > 1:
+        context = multiprocessing.get_context("fork" if fork else "spawn")
+        pool = context.Pool(jobs)
+        results = pool.imap(play_deal, work, chunksize=1)
+    else:
+        pool = None
+        results = map(play_deal, work)
+    try:
+        for done, result in enumerate(results, 1):
+            for m, t in zip(merged, result.tallies, strict=True):
+                m.add(t)
+            if worst:
+                # Only the worst few are kept: records are a few kB each.
+                kept = sorted([*kept, *result.mirrors], key=_mirror_order)[:worst]
+            if on_progress:
+                on_progress(done, merged)
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+    return merged, kept
+
+
+def _mirror_order(mirror: Mirror) -> tuple[int, int, int]:
+    return (mirror.score, mirror.deal, mirror.rotation)
