@@ -76,9 +76,17 @@ class TokenBucket:
         """The debt stops growing here (``-burst``: it does once it is :attr:`exhausted`)."""
 
     def take(self, now: float, amount: float = 1.0) -> bool:
-        """Spend ``amount`` tokens; False (and that much more debt) when there are not enough."""
-        tokens = min(self.burst, self.tokens + (now - self.last) * self.rate) - amount
+        """Spend ``amount`` tokens; False (and that much more debt) when there are not enough.
+
+        A bucket that may not go into debt (``max_debt=0``) keeps what it refilled when it
+        refuses: charging a refusal there would let one client asking faster than the rate keep
+        the allowance empty, for everyone at its address, for as long as it asked."""
+        refilled = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        tokens = refilled - amount
         self.last = now
+        if tokens < 0 and self.floor == 0:
+            self.tokens = refilled
+            return False
         self.tokens = max(self.floor, tokens)
         return tokens >= 0
 

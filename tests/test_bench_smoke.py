@@ -190,3 +190,21 @@ def test_the_match_ends_benchmark_reports_the_loops_and_the_standings() -> None:
     line = next(x for x in report.splitlines() if x.strip().startswith("standings "))
     assert re.search(r"victim ping: p50 +[\d.]+ .* server memory \d+ MB", line), report
     assert "standings replies (" in report
+
+
+def test_the_mdns_flood_benchmark_reports_its_figures() -> None:
+    import os
+    import shutil
+
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        pytest.skip("bench/attack_mdns.py makes network namespaces: root and iproute2 only")
+    report = _run("attack_mdns.py", "--seconds", "1")
+    assert "announced on the LAN" in report, report
+    for name in ("quiet", "query flood"):
+        line = next(line for line in report.splitlines() if line.strip().startswith(name))
+        assert re.search(r"victim ping: p50 +[\d.]+ .* server CPU +\d+%", line), report
+
+
+def test_the_log_growth_benchmark_reports_bytes_per_cycle() -> None:
+    report = _run("log_growth.py", "--cycles", "10")
+    assert re.search(r"\d+ B a cycle; growth per hour from one address [\d.]+ MB", report), report

@@ -64,3 +64,35 @@ async def test_a_server_on_ipv6_meters_its_clients_by_address() -> None:
         assert refused["code"] == "too_many_connections"
         for raw in [*clients, third]:
             await raw.close()
+
+
+def test_asking_faster_than_an_addresss_allowance_does_not_keep_it_empty() -> None:
+    """A client retrying its connection 20 times a second, past the address's allowance of 5
+    new connections a second: the refusals cost nothing, so the address still gets its 5 a
+    second (before, each refusal threw away the part it had refilled: none, for as long as it
+    asked, and so for everyone behind the same address)."""
+    from server.config import ServerConfig
+    from server.connection import AddressAllowance
+
+    config = ServerConfig()
+    connections = AddressAllowance(config, 0.0).connections
+    assert sum(connections.take(0.0) for _ in range(100)) == config.connection_burst
+    asked = [connections.take(step / 20) for step in range(1, 20 * 10 + 1)]  # 10 s at 20/s
+    assert sum(asked) == pytest.approx(config.connection_rate * 10, abs=1)
+
+
+async def test_connections_refused_past_the_allowance_do_not_lock_the_address_out() -> None:
+    async with running_server(connection_rate=20.0, connection_burst=2.0) as server:
+        accepted = 0
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 30
+        # Retry at once after every refusal; ten connections must still get through.
+        while accepted < 10:
+            assert loop.time() < deadline, f"locked out after {accepted} connections"
+            raw = await Raw.open(server.port, source="127.0.0.9")
+            try:
+                reply = await raw.request("hello", version=1, kind="human", name="Retry")
+                accepted += reply["type"] == "welcome"
+            except EOFError:
+                pass  # refused: too_many_connections, then closed
+            await raw.close()
