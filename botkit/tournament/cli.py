@@ -15,8 +15,15 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from botkit.tournament.cluster import (
+    DEFAULT_CHUNK,
+    DEFAULT_CONNECT_TIMEOUT,
+    ClusterError,
+    check_address,
+    connect,
+)
 from botkit.tournament.play import run_tournament
 from botkit.tournament.report import Progress, report, report_worst, short_label
 from botkit.tournament.stats import StrategyTally, summarize
@@ -28,6 +35,9 @@ from client.bot_runner import (
 )
 from engine.errors import SheepsheadError
 from engine.rules import DEFAULT_PRESET, RuleSet
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 HELP = "duplicate tournament between bot strategies"
 
@@ -53,7 +63,29 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         help="tournament seed: the same seed plays the same deals (default 1)",
     )
     parser.add_argument(
-        "--jobs", type=int, default=1, metavar="J", help="worker processes (default 1)"
+        "--jobs", type=int, default=None, metavar="J", help="worker processes (default 1)"
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the deals on a Dask cluster instead: the address its `dask scheduler` "
+        "prints (tcp://HOST:8786); same results as --jobs for the same seed "
+        "(pip install 'sheepshead[cluster]'; docs/bots.md, \"Many machines\")",
+    )
+    parser.add_argument(
+        "--cluster-timeout",
+        type=float,
+        default=DEFAULT_CONNECT_TIMEOUT,
+        metavar="SECONDS",
+        help="give up reaching the scheduler after this long "
+        f"(default {DEFAULT_CONNECT_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--cluster-chunk",
+        type=int,
+        default=DEFAULT_CHUNK,
+        metavar="N",
+        help=f"deals per task sent to the cluster (default {DEFAULT_CHUNK})",
     )
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON here")
     add_rules_arguments(parser, DEFAULT_PRESET, "")
@@ -112,8 +144,24 @@ def run(args: argparse.Namespace) -> int:
         errors.append("--strategies needs at least two strategies")
     if args.deals < 1:
         errors.append("--deals must be at least 1")
-    if args.jobs < 1:
+    if args.jobs is not None and args.jobs < 1:
         errors.append("--jobs must be at least 1")
+    if args.cluster is not None:
+        if args.jobs is not None:
+            errors.append("--jobs and --cluster exclude each other: the cluster's workers play")
+        if args.save_hands:
+            errors.append(
+                "--save-hands writes on this machine, not the cluster's: replay a deal here "
+                "with --deal N (the same cards)"
+            )
+        if not args.cluster_timeout > 0:
+            errors.append("--cluster-timeout must be more than 0")
+        if args.cluster_chunk < 1:
+            errors.append("--cluster-chunk must be at least 1")
+        try:
+            check_address(args.cluster)
+        except ClusterError as exc:
+            errors.append(exc.message)
     if args.worst < 0:
         errors.append("--worst must be at least 0")
     elif args.worst and len(specs) != 2:
@@ -140,6 +188,27 @@ def run(args: argparse.Namespace) -> int:
         for e in errors:
             print(f"sheepshead tournament: {e}", file=sys.stderr)
         return 2
+    client = None
+    if args.cluster is not None:
+        try:
+            client = connect(args.cluster, args.cluster_timeout)
+        except ClusterError as exc:
+            print(f"sheepshead tournament: {exc.message}", file=sys.stderr)
+            return exc.status
+    try:
+        return _play(args, specs, rules, names, client)
+    finally:
+        if client is not None:
+            client.close()  # type: ignore[no-untyped-call]
+
+
+def _play(
+    args: argparse.Namespace,
+    specs: list[str],
+    rules: RuleSet,
+    names: list[str],
+    client: Client | None,
+) -> int:
     labels = strategy_labels(specs)
     deals: int | list[int] = args.deals if args.deal is None else [args.deal - 1]
     count = args.deals if args.deal is None else 1
@@ -155,27 +224,46 @@ def run(args: argparse.Namespace) -> int:
         ]
         progress.update(done, "  ".join(means))
 
+    address = check_address(args.cluster) if client is not None else None
+    if client is not None and not client.scheduler_info().get("workers"):
+        print(
+            f"sheepshead tournament: no workers at {address} yet: the deals "
+            f"wait for one (dask worker {address})",
+            file=sys.stderr,
+        )
     started = time.monotonic()
-    tallies, worst = run_tournament(
-        specs,
-        deals,
-        args.seed,
-        rules,
-        args.jobs,
-        on_progress,
-        labels=labels,
-        save_dir=args.save_hands,
-        worst=args.worst,
-    )
-    params = {
+    try:
+        tallies, worst = run_tournament(
+            specs,
+            deals,
+            args.seed,
+            rules,
+            args.jobs or 1,
+            on_progress,
+            labels=labels,
+            save_dir=args.save_hands,
+            worst=args.worst,
+            cluster=client,
+            chunk=args.cluster_chunk,
+        )
+    except ClusterError as exc:
+        print(f"\nsheepshead tournament: {exc.message}", file=sys.stderr)
+        return exc.status
+    except KeyboardInterrupt:
+        if client is not None:
+            print("\nsheepshead tournament: interrupted; its deals on the cluster were cancelled")
+        raise
+    params: dict[str, Any] = {
         "rules": rules.to_dict(),
         "seed": args.seed,
         "deals": count,
-        "jobs": args.jobs,
+        "jobs": None if client is not None else args.jobs or 1,
         "seatings_per_deal": 5 * len(specs),
         "scheme": "rotations of seat s -> s mod k, under every shift of the strategy labels",
         "elapsed_s": round(time.monotonic() - started, 3),
     }
+    if client is not None:
+        params["cluster"] = address
     if args.deal is not None:
         params["deal"] = args.deal
     summary = summarize(labels, tallies, params, names)

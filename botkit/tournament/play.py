@@ -1,5 +1,5 @@
 """Playing a duplicate tournament: the seatings, one deal's plays, and the deals over a pool of
-worker processes.
+worker processes (or a Dask cluster: :mod:`botkit.tournament.cluster`).
 
 With ``k`` strategies, seat ``s`` of the base pattern gets strategy ``s mod k``. Every deal is
 played ``5k`` times with the same cards and dealer: for each label shift ``j`` (0..k-1) and each
@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from botkit.tournament.stats import FAILURES_KEPT, StrategyTally
 from client.bot_runner import strategy_factory
@@ -30,6 +30,9 @@ from engine.hand import Deal, Hand
 from engine.record import export_record
 from engine.rules import RuleSet
 from engine.view import seat_view
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 _PICKER_WINS: Final = frozenset({"won", "schneider", "all_tricks"})
 
@@ -194,9 +197,13 @@ def run_tournament(
     labels: Sequence[str] | None = None,
     save_dir: str | None = None,
     worst: int = 0,
+    cluster: Client | None = None,
+    chunk: int = 10,  # cluster.DEFAULT_CHUNK (that module imports this one)
 ) -> tuple[list[StrategyTally], list[Mirror]]:
     """Play duplicate deals: ``deals`` of them, or the listed deal numbers (counted from 0).
 
+    With ``cluster`` (a client of a Dask scheduler) the deals are played on its workers,
+    ``chunk`` deals a task, instead of ``jobs`` local processes; the results are the same.
     Returns one merged tally per strategy, in ``specs`` order, and with ``worst`` (two
     strategies) the ``worst`` deals where the first strategy did worst, worst first, each as its
     worst pair of mirrored seatings.
@@ -224,7 +231,12 @@ def run_tournament(
     main_file = getattr(sys.modules.get("__main__"), "__file__", None)
     if not fork and not (main_file and os.path.exists(main_file)):
         jobs = 1
-    if jobs > 1 and len(work) > 1:
+    if cluster is not None:
+        from botkit.tournament.cluster import cluster_results
+
+        pool = None
+        results = cluster_results(cluster, work, chunk)
+    elif jobs > 1 and len(work) > 1:
         context = multiprocessing.get_context("fork" if fork else "spawn")
         pool = context.Pool(jobs)
         results = pool.imap(play_deal, work, chunksize=1)
@@ -244,6 +256,10 @@ def run_tournament(
         if pool is not None:
             pool.terminate()
             pool.join()
+        # The cluster's iterator cancels the chunks still queued when it is closed.
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
     return merged, kept
 
 
