@@ -102,7 +102,9 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=10, help="alternating rounds per loop (default 10)"
     )
-    parser.add_argument("--rules", default="seed", help="rules preset (default seed)")
+    parser.add_argument(
+        "--rules", default="wisconsin", help="rules preset (default wisconsin, the environment's)"
+    )
     parser.add_argument("--source", help="measure this checkout's code instead (a path)")
     args = parser.parse_args()
     from engine import RuleSet

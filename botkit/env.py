@@ -6,7 +6,7 @@ Only this package, ``botkit``, imports them; it is not part of the compiled buil
 ::
 
     from botkit.env import env
-    game = env()                          # wrapped: order and bounds are checked
+    game = env()                          # wrapped: PettingZoo's order checks
     game.reset(seed=7)                    # the same seed deals the same hands
     for agent in game.agent_iter():
         obs, reward, terminated, truncated, info = game.last()
@@ -16,8 +16,9 @@ Only this package, ``botkit``, imports them; it is not part of the compiled buil
         legal = np.flatnonzero(obs["action_mask"])
         game.step(int(rng.choice(legal)))
 
-One episode is one hand. The agents are ``seat_0`` ... ``seat_4``; the agent to act is the
-engine's ``hand.turn``. Rewards are 0 until the hand ends, then each seat's payout (docs/rules.md,
+One episode is one hand, under the ``wisconsin`` rules unless ``rules`` says otherwise (the
+default of ``sheepshead play``, tournaments and new tables). The agents are ``seat_0`` ...
+``seat_4``; the agent to act is the engine's ``hand.turn``. Rewards are 0 until the hand ends, then each seat's payout (docs/rules.md,
 "Scoring a picked hand" and "When everybody passes"; doubler stakes included), so an episode's
 rewards sum to zero.
 
@@ -40,6 +41,18 @@ nothing here is unseeded, so pass your own seeds to get other deals. ``options``
 ``{"deal_seed": int, "dealer": 0-4, "multiplier": int}`` for one hand; other keys are ignored.
 ``info["deal_seed"]`` and ``info["dealer"]`` tell what was dealt, and
 :meth:`SheepsheadEnv.record` gives the hand as a ``sheepshead-hand/1`` record.
+
+**Opponents**: ``env(opponents={1: "heuristic", 3: "my_bot.py"})`` seats built-in strategies
+(any registered name or strategy file, as ``sheepshead tournament`` takes them, or a strategy
+object); they play inside ``reset`` and ``step``, and the agents are the other seats.
+:class:`SingleAgentEnv` is one seat against four of them as a Gymnasium environment;
+:func:`parallel_env` the hand as a PettingZoo ``ParallelEnv``.
+
+**Search**: :meth:`SheepsheadEnv.clone` (and ``copy.deepcopy``) copies the environment in its
+state; :meth:`SheepsheadEnv.state` is the perfect-information state as a vector.
+
+**Actions** given to ``step`` must be ints (or numpy integers) in range and legal: anything
+else raises :class:`ActionIndexError` naming it and changes nothing.
 
 Each environment keeps its own caches (:class:`botkit.cache.MaskCache`, the observation
 tracker's templates): up to some 55 MB of trick-play masks by default, ``mask_cache_size``
