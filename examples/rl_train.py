@@ -9,7 +9,7 @@ The policy is a one-hidden-layer network (555 observation entries -> ``--hidden`
    the labels, with a share ``--explore`` of random legal actions so it sees some states the
    heuristic would not reach.
 2. **Policy gradient** (REINFORCE): ``--pg-hands`` hands of :class:`botkit.env.SingleAgentEnv`,
-   the learner in one seat against ``--pg-opponents`` (default ``random``), sampling its actions
+   the learner in one seat against ``--pg-opponents`` (default ``heuristic``), sampling its actions
    and reinforcing them by the hand's payout (less a running baseline).
 
 Then it scores itself without writing a file: it registers the policy as a strategy
@@ -17,7 +17,7 @@ Then it scores itself without writing a file: it registers the policy as a strat
 with :func:`botkit.tournament.play.run_tournament`, printing each figure with its 95% interval.
 Needs the extra (``pip install -e '.[rl]'``)::
 
-    python examples/rl_train.py --save policy.npz          # about 6 minutes on 2 cores
+    python examples/rl_train.py --save policy.npz          # 2 to 3 minutes on 2 cores
 
 This file is also a strategy file: the saved policy plays wherever a strategy goes::
 
@@ -245,9 +245,11 @@ def score(net: Network, opponents: Sequence[str], args: argparse.Namespace) -> d
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Train, save (``--save``), score; print and return the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=4000, help="imitation hands (4000)")
-    parser.add_argument("--pg-hands", type=int, default=1000, help="REINFORCE hands (1000)")
-    parser.add_argument("--pg-opponents", default="random", help="REINFORCE opponents (random)")
+    parser.add_argument("--hands", type=int, default=12000, help="imitation hands (12000)")
+    parser.add_argument("--pg-hands", type=int, default=3000, help="REINFORCE hands (3000)")
+    parser.add_argument(
+        "--pg-opponents", default="heuristic", help="REINFORCE opponents (heuristic)"
+    )
     parser.add_argument("--chunk", type=int, default=400, help="hands per batch of data (400)")
     parser.add_argument("--passes", type=int, default=2, help="passes over each batch (2)")
     parser.add_argument("--batch", type=int, default=256, help="minibatch size (256)")
