@@ -18,9 +18,9 @@ Only this package, ``botkit``, imports them; it is not part of the compiled buil
 
 One episode is one hand, under the ``wisconsin`` rules unless ``rules`` says otherwise (the
 default of ``sheepshead play``, tournaments and new tables). The agents are ``seat_0`` ...
-``seat_4``; the agent to act is the engine's ``hand.turn``. Rewards are 0 until the hand ends, then each seat's payout (docs/rules.md,
-"Scoring a picked hand" and "When everybody passes"; doubler stakes included), so an episode's
-rewards sum to zero.
+``seat_4``; the agent to act is the engine's ``hand.turn``. Rewards are 0 until the hand ends,
+then each seat's payout (docs/rules.md, "Scoring a picked hand" and "When everybody passes";
+doubler stakes included), so an episode's rewards sum to zero.
 
 **Actions** are fixed indices (:mod:`botkit.actions` has the table: :data:`~botkit.actions.ACTIONS`,
 :func:`~botkit.actions.action_index`, :func:`~botkit.actions.action_at`), the same in every
