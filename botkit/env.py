@@ -525,14 +525,18 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
     def clone(self) -> SheepsheadEnv:
         """An independent copy of this environment in its current state, for search: stepping
         either changes nothing of the other. The hand, the observations, the agents'
-        bookkeeping, the seed sequence and this hand's opponents are copied; the mask cache and
-        the rules are shared (they are pure). ``copy.deepcopy(env)`` gives the same."""
+        bookkeeping, the seed sequence and this hand's opponents (shared if they cannot be
+        deep-copied) are copied; the mask cache and the rules are shared (they are pure).
+        ``copy.deepcopy(env)`` gives the same."""
         other = copy.copy(self)
         other.hand = self.hand.copy()
         other._bind(self._tracker.copy(other.hand))
         other._random = random.Random()
         other._random.setstate(self._random.getstate())
-        other._bots = copy.deepcopy(self._bots)
+        try:
+            other._bots = copy.deepcopy(self._bots)
+        except (TypeError, copy.Error):  # a strategy holding what cannot be copied: shared
+            other._bots = dict(self._bots)
         other.agents = list(self.agents)
         other.rewards = self.rewards.copy()
         other._cumulative_rewards = self._cumulative_rewards.copy()

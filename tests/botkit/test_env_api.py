@@ -251,3 +251,19 @@ def test_the_checked_environment_still_enforces_the_order() -> None:
     with pytest.raises(AssertionError, match="need to call step"):
         next(loop)
     assert ACTION_COUNT not in game.legal_actions()
+
+
+class _Uncopyable(_FirstLegal):
+    def __init__(self) -> None:
+        self.module = random  # modules cannot be deep-copied
+
+
+def test_a_clone_shares_an_opponent_that_cannot_be_copied() -> None:
+    strategy = _Uncopyable()
+    game = raw_env(opponents={1: strategy})
+    game.reset(seed=1)
+    twin = game.clone()
+    assert twin._bots[1] is strategy
+    while twin.hand.turn is not None:
+        twin.step(twin.legal_actions()[0])
+    assert game.hand.turn is not None
