@@ -3,7 +3,7 @@ against the bare engine, in the same run.
 
 Run by hand (needs the extra: ``pip install -e '.[rl]'``)::
 
-    .venv/bin/python bench/rl.py [--seconds S] [--rules PRESET]
+    .venv/bin/python bench/rl.py [--seconds S] [--rules PRESET] [--source TREE]
 
 Both loops play random legal hands. The engine loop is ``bench/engine.py``'s: the public,
 validating ``Hand`` API, a uniform choice among ``legal_actions()``. The environment loop is a
@@ -15,7 +15,9 @@ choice read off the mask with numpy (what a policy that only has the mask pays),
 without any observation (PettingZoo's protocol alone); the three share one environment through
 every round, as a training run keeps one (its mask cache stays warm). The loops run in
 alternating rounds; it prints the best round of each, the ratio and the median ratio of the
-rounds.
+rounds. The last two lines are what a researcher's loop pays: the mask read with numpy, through
+``raw_env()`` and through ``env()`` (PettingZoo's checking wrappers, what the examples use).
+``--source TREE`` measures another checkout (a worktree of the base, for "before" figures).
 Rates are per second of this process's CPU time, so neighbours on a shared machine slow the
 figures less (they still do, through caches: compare figures of one run only).
 """
@@ -23,8 +25,10 @@ figures less (they still do, through caches: compare figures of one run only).
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
+import sys
 import time
 from typing import Any
 
@@ -32,6 +36,8 @@ from benchlib import put_project_first, random_hands
 
 # bench/ is first on sys.path, where bench/engine.py would shadow the engine package.
 put_project_first(__file__)
+if "--source" in sys.argv[1:-1]:  # another tree's packages first (before/after figures)
+    sys.path.insert(0, os.path.abspath(sys.argv[sys.argv.index("--source") + 1]))
 
 
 def engine_hands(rules: object, seconds: float) -> float:
@@ -44,12 +50,13 @@ def engine_hands(rules: object, seconds: float) -> float:
     return hands / (time.process_time() - start)
 
 
-def new_env(rules: object) -> Any:
-    """An unwrapped environment under ``rules``, seeded: the loops share one through every
-    round, as a training run keeps one (its mask cache stays warm)."""
-    from botkit.env import raw_env
+def new_env(rules: object, *, wrapped: bool = False) -> Any:
+    """An environment under ``rules`` (``env()`` with ``wrapped``, else ``raw_env()``), seeded:
+    the loops share one through every round, as a training run keeps one (its mask cache stays
+    warm)."""
+    from botkit.env import env, raw_env
 
-    game = raw_env(rules)  # type: ignore[arg-type]
+    game = (env if wrapped else raw_env)(rules)
     game.reset(seed=1)
     return game
 
@@ -95,23 +102,29 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=10, help="alternating rounds per loop (default 10)"
     )
-    parser.add_argument("--rules", default="seed", help="rules preset (default seed)")
+    parser.add_argument(
+        "--rules", default="wisconsin", help="rules preset (default wisconsin, the environment's)"
+    )
+    parser.add_argument("--source", help="measure this checkout's code instead (a path)")
     args = parser.parse_args()
     from engine import RuleSet
 
     rules = RuleSet.from_preset(args.rules)
     game = new_env(rules)
+    wrapped = new_env(rules, wrapped=True)
     engine_hands(rules, 0.3)  # warm-up
     env_hands(game, 0.3)
+    env_hands(wrapped, 0.3, mask_policy=True)
     # Alternating rounds, so a neighbour's load on a shared machine hits both loops alike; the
     # best round of each is the figure least disturbed by it.
-    bare, through_env, with_numpy, floor = [], [], [], []
+    bare, through_env, with_numpy, floor, checked = [], [], [], [], []
     share = args.seconds / args.rounds
     for _ in range(args.rounds):
         bare.append(engine_hands(rules, share))
         through_env.append(env_hands(game, share))
         with_numpy.append(env_hands(game, share / 2, mask_policy=True))
         floor.append(env_hands(game, share / 2, observe=False))
+        checked.append(env_hands(wrapped, share / 2, mask_policy=True))
     best_bare, best_env = max(bare), max(through_env)
     median_ratio = statistics.median(e / b for e, b in zip(through_env, bare, strict=True))
     print(f"bare engine ({args.rules} rules, random legal actions): {best_bare:,.0f} hands/s")
@@ -127,6 +140,14 @@ def main() -> None:
     print(
         f"the same loop without observations (PettingZoo's protocol alone): "
         f"{max(floor):,.0f} hands/s, {max(floor) / best_bare:.2f} of the engine"
+    )
+    print(
+        f"researcher's loop (mask read with numpy), raw_env(): {max(with_numpy):,.0f} hands/s, "
+        f"{max(with_numpy) / best_bare:.2f} of the engine"
+    )
+    print(
+        f"researcher's loop (mask read with numpy), env(): {max(checked):,.0f} hands/s, "
+        f"{max(checked) / best_bare:.2f} of the engine"
     )
 
 

@@ -422,6 +422,22 @@ class Tracker:
             )
         )  # fmt: skip
 
+    def copy(self, hand: Hand) -> Tracker:
+        """An independent tracker of ``hand``, a copy of the tracked hand (for a clone of the
+        environment): the rows copied, the templates shared (they never change)."""
+        other = Tracker.__new__(Tracker)
+        rows = other.rows = self.rows.copy()
+        other.cells = rows.reshape(-1).data
+        other.seat_rows = list(rows)
+        other.raw = other.cells.cast("B")
+        other.trick_block = rows[:, _TRICK_BLOCK]
+        other.rules = self.rules
+        other.templates = self.templates
+        other.hand = hand
+        other.phase = self.phase
+        other.called = self.called
+        return other
+
     def observe(self, me: int) -> Vector:
         """Seat ``me``'s observation (a new array)."""
         out: Vector = self.seat_rows[me].copy()

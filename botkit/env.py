@@ -6,7 +6,7 @@ Only this package, ``botkit``, imports them; it is not part of the compiled buil
 ::
 
     from botkit.env import env
-    game = env()                          # wrapped: order and bounds are checked
+    game = env()                          # wrapped: PettingZoo's order checks
     game.reset(seed=7)                    # the same seed deals the same hands
     for agent in game.agent_iter():
         obs, reward, terminated, truncated, info = game.last()
@@ -16,10 +16,11 @@ Only this package, ``botkit``, imports them; it is not part of the compiled buil
         legal = np.flatnonzero(obs["action_mask"])
         game.step(int(rng.choice(legal)))
 
-One episode is one hand. The agents are ``seat_0`` ... ``seat_4``; the agent to act is the
-engine's ``hand.turn``. Rewards are 0 until the hand ends, then each seat's payout (docs/rules.md,
-"Scoring a picked hand" and "When everybody passes"; doubler stakes included), so an episode's
-rewards sum to zero.
+One episode is one hand, under the ``wisconsin`` rules unless ``rules`` says otherwise (the
+default of ``sheepshead play``, tournaments and new tables). The agents are ``seat_0`` ...
+``seat_4``; the agent to act is the engine's ``hand.turn``. Rewards are 0 until the hand ends,
+then each seat's payout (docs/rules.md, "Scoring a picked hand" and "When everybody passes";
+doubler stakes included), so an episode's rewards sum to zero.
 
 **Actions** are fixed indices (:mod:`botkit.actions` has the table: :data:`~botkit.actions.ACTIONS`,
 :func:`~botkit.actions.action_index`, :func:`~botkit.actions.action_at`), the same in every
@@ -41,6 +42,18 @@ nothing here is unseeded, so pass your own seeds to get other deals. ``options``
 ``info["deal_seed"]`` and ``info["dealer"]`` tell what was dealt, and
 :meth:`SheepsheadEnv.record` gives the hand as a ``sheepshead-hand/1`` record.
 
+**Opponents**: ``env(opponents={1: "heuristic", 3: "my_bot.py"})`` seats built-in strategies
+(any registered name or strategy file, as ``sheepshead tournament`` takes them, or a strategy
+object); they play inside ``reset`` and ``step``, and the agents are the other seats.
+:class:`SingleAgentEnv` is one seat against four of them as a Gymnasium environment;
+:func:`parallel_env` the hand as a PettingZoo ``ParallelEnv``.
+
+**Search**: :meth:`SheepsheadEnv.clone` (and ``copy.deepcopy``) copies the environment in its
+state; :meth:`SheepsheadEnv.state` is the perfect-information state as a vector.
+
+**Actions** given to ``step`` must be ints (or numpy integers) in range and legal: anything
+else raises :class:`ActionIndexError` naming it and changes nothing.
+
 Each environment keeps its own caches (:class:`botkit.cache.MaskCache`, the observation
 tracker's templates): up to some 55 MB of trick-play masks by default, ``mask_cache_size``
 fewer or more.
@@ -48,24 +61,43 @@ fewer or more.
 
 from __future__ import annotations
 
+import copy
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv  # type: ignore[import-untyped]
+from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
-from botkit.actions import ACTION_COUNT, PLAY_BASE, action_at
+from botkit.actions import ACTION_COUNT, ACTIONS, PLAY_BASE, action_at
 from botkit.cache import PLAY_MASK_LIMIT, MaskCache
 from botkit.encode import OBSERVATION_SIZE, Tracker
-from engine.actions import NUM_SEATS, PLAYS
+from engine.actions import NUM_SEATS, PLAYS, Action, action_from_dict
+from engine.bots.base import Strategy
+from engine.cards import cards_in
+from engine.errors import IllegalActionError
 from engine.hand import Deal, Hand
 from engine.record import describe_record, export_record
-from engine.rules import RuleSet
+from engine.rules import DEFAULT_PRESET, RuleSet
+from engine.view import seat_view
 
-__all__ = ["AGENTS", "DEFAULT_SEED", "SheepsheadEnv", "env", "raw_env"]
+__all__ = [
+    "AGENTS",
+    "DEFAULT_SEED",
+    "STATE_SIZE",
+    "ActionIndexError",
+    "CheckedEnv",
+    "Opponent",
+    "SheepsheadEnv",
+    "SheepsheadParallelEnv",
+    "SingleAgentEnv",
+    "env",
+    "parallel_env",
+    "raw_env",
+]
 
 AGENTS: Final = tuple(f"seat_{s}" for s in range(NUM_SEATS))
 """The agents' names, by seat."""
@@ -76,6 +108,80 @@ DEFAULT_SEED: Final = 0
 
 _NO_ACTIONS: Final = np.frombuffer(bytes(ACTION_COUNT), dtype=np.int8)
 """The mask of a seat that is not to act (shared, read-only)."""
+
+STATE_SIZE: Final = NUM_SEATS * OBSERVATION_SIZE + 32
+"""The length of :meth:`SheepsheadEnv.state`: the five seats' observations, then the blind."""
+
+Opponent = str | Strategy
+"""A seat's built-in opponent: a strategy spec as ``sheepshead tournament`` takes it (a registered
+name or a ``.py`` file, with ``:key=value`` options) or a strategy object (``choose(view,
+legal)``)."""
+
+
+class ActionIndexError(IllegalActionError, ValueError):
+    """An action index refused by :meth:`SheepsheadEnv.step`: not an ``int`` (a float, a string,
+    a bool), out of range, or not legal now. ``index`` is the value refused, echoed in the
+    message; ``code`` is the engine's reason for a legal-range index (``must_follow_suit``...),
+    else ``illegal_action``. Nothing changes when it is raised."""
+
+    def __init__(self, message: str, index: object, code: str | None = None) -> None:
+        super().__init__(message, code)
+        self.index = index
+
+
+def _refuse(agent: str, action: object) -> ActionIndexError:
+    """The error of an action that is no int index in range."""
+    return ActionIndexError(
+        f"{agent}: the action must be an int from 0 to {ACTION_COUNT - 1}, not {action!r}",
+        action,
+    )
+
+
+def _opponent_seats(
+    opponents: Mapping[int | str, Opponent] | None,
+) -> dict[int, Opponent]:
+    """``opponents`` keyed by seat number (seats given as 0-4 or ``"seat_N"``), checked."""
+    seats: dict[int, Opponent] = {}
+    for key, strategy in (opponents or {}).items():
+        seat = _SEAT_OF.get(key) if isinstance(key, str) else key
+        if type(seat) is not int or not 0 <= seat < NUM_SEATS:
+            raise ValueError(f"opponents: {key!r} is no seat (0-4 or seat_0 ... seat_4)")
+        if not isinstance(strategy, str) and not callable(getattr(strategy, "choose", None)):
+            raise ValueError(f"opponents: seat {seat}'s {strategy!r} is no strategy")
+        seats[seat] = strategy
+    if len(seats) == NUM_SEATS:
+        raise ValueError("opponents: at least one seat must be left to the agents")
+    return seats
+
+
+def _given(strategy: Strategy) -> Callable[[int], Strategy]:
+    """A builder that gives ``strategy`` itself, whatever the seed."""
+
+    def build(seed: int) -> Strategy:
+        del seed
+        return strategy
+
+    return build
+
+
+def _factories(opponents: dict[int, Opponent]) -> dict[int, Callable[[int], Strategy]]:
+    """A builder per opponent seat: a spec's strategy is built afresh each hand, from a seed of
+    the deal's (so a hand plays the same however often it is dealt); an object is used as
+    given."""
+    if not opponents:
+        return {}
+    from client.bot_runner import StrategyLoadError, strategy_factory
+
+    built: dict[int, Callable[[int], Strategy]] = {}
+    for seat, strategy in opponents.items():
+        if isinstance(strategy, str):
+            try:
+                built[seat] = strategy_factory(strategy)
+            except StrategyLoadError as exc:
+                raise ValueError(f"opponents: seat {seat}: {exc}") from None
+        else:
+            built[seat] = _given(strategy)
+    return built
 
 
 def _option(options: Mapping[str, Any], key: str, low: int, high: int | None) -> int | None:
@@ -94,9 +200,12 @@ def _option(options: Mapping[str, Any], key: str, low: int, high: int | None) ->
 class SheepsheadEnv(AECEnv):  # type: ignore[misc]
     """One hand of five-handed Sheepshead as an AEC environment (see the module doc).
 
-    ``rules`` are the table's rules (default: the ``seed`` preset). ``render_mode="ansi"``
-    makes :meth:`render` return the hand so far as text. ``mask_cache_size`` is how many
-    trick-play masks this environment keeps (:data:`botkit.cache.PLAY_MASK_LIMIT`).
+    ``rules`` are the table's rules (default: the ``wisconsin`` preset, as for ``sheepshead
+    play``, tournaments and new tables). ``render_mode="ansi"`` makes :meth:`render` return the
+    hand so far as text. ``mask_cache_size`` is how many trick-play masks this environment
+    keeps (:data:`botkit.cache.PLAY_MASK_LIMIT`). ``opponents`` seats built-in strategies
+    (``{seat: "heuristic"}``, seats 0-4 or ``"seat_N"``; see :data:`Opponent`): they play
+    inside :meth:`step` and :meth:`reset`, and the agents are the other seats.
     """
 
     metadata: Final = {
@@ -111,14 +220,22 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         render_mode: str | None = None,
         *,
         mask_cache_size: int = PLAY_MASK_LIMIT,
+        opponents: Mapping[int | str, Opponent] | None = None,
     ) -> None:
         super().__init__()
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
-        self.rules = rules or RuleSet()
+        self.rules = rules or RuleSet.from_preset(DEFAULT_PRESET)
         self.render_mode = render_mode
-        self.possible_agents = list(AGENTS)
-        self.agents = list(AGENTS)
+        self.opponents = _opponent_seats(opponents)
+        """The seats played by built-in strategies, and their strategies."""
+        self._builders = _factories(self.opponents)
+        self._bots: dict[int, Strategy] = {}  # this hand's opponents, by seat
+        self.opponent_fallbacks = 0
+        """Opponent decisions where the strategy failed and its first legal action was played
+        (as in a tournament)."""
+        self.possible_agents = [a for s, a in enumerate(AGENTS) if s not in self.opponents]
+        self.agents = list(self.possible_agents)
         bounds = np.ones(OBSERVATION_SIZE, dtype=np.float32)
         self.observation_spaces = {
             agent: spaces.Dict(
@@ -130,20 +247,24 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
             for agent in AGENTS
         }
         self.action_spaces = {agent: spaces.Discrete(ACTION_COUNT) for agent in AGENTS}
+        self.state_space = spaces.Box(0.0, 1.0, (STATE_SIZE,), dtype=np.float32)
         self._random = random.Random(DEFAULT_SEED)
         self.hand = Hand.from_seed(self.rules, 0, 0)
         """The engine's hand being played (read it; change it only through :meth:`step`)."""
         self.mask_cache = MaskCache(mask_cache_size)
         """This environment's legal actions and masks, and the masks it keeps."""
-        self._tracker = Tracker(self.hand)
+        self._bind(Tracker(self.hand))
+        self.deal_seed = 0
+        self._reset_bookkeeping()
+
+    def _bind(self, tracker: Tracker) -> None:
+        self._tracker = tracker
         # Bound once: each runs at every decision, where an attribute lookup fewer shows.
         self._mask = self.mask_cache.mask
         self._indices = self.mask_cache.indices
-        self._observe_row = self._tracker.observe
-        self._seat_rows = self._tracker.seat_rows  # row s: s's observation when s is to act
-        self._played = self._tracker.played
-        self.deal_seed = 0
-        self._reset_bookkeeping()
+        self._observe_row = tracker.observe
+        self._seat_rows = tracker.seat_rows  # row s: s's observation when s is to act
+        self._played = tracker.played
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The observation space of every seat (the same for all)."""
@@ -154,14 +275,15 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         return self.action_spaces[agent]
 
     def _reset_bookkeeping(self) -> None:
-        self.agents = list(AGENTS)
-        self.rewards = dict.fromkeys(AGENTS, 0)
-        self._cumulative_rewards = dict.fromkeys(AGENTS, 0)
-        self.terminations = dict.fromkeys(AGENTS, False)
-        self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
+        agents = self.possible_agents
+        self.agents = list(agents)
+        self.rewards = dict.fromkeys(agents, 0)
+        self._cumulative_rewards = dict.fromkeys(agents, 0)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in agents}
         self._skip_agent_selection = None
-        self.agent_selection = AGENTS[self.hand.turn if self.hand.turn is not None else 0]
+        self.agent_selection = agents[0]
 
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
         """Deal a new hand (see the module doc for ``seed`` and ``options``)."""
@@ -181,6 +303,9 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         self.deal_seed = deal_seed
         hand = self.hand = Hand(self.rules, dealer, Deal.from_seed(dealer, deal_seed), multiplier)
         self._tracker.start(hand)
+        if self.opponents:
+            self._reset_with_opponents(deal_seed, dealer)
+            return
         self.agents = list(AGENTS)
         # Plain dict literals: cheaper than dict.fromkeys, and this runs once a hand.
         self.rewards = {"seat_0": 0, "seat_1": 0, "seat_2": 0, "seat_3": 0, "seat_4": 0}
@@ -203,6 +328,63 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         }
         self._skip_agent_selection = None
         self.agent_selection = AGENTS[hand.turn]  # type: ignore[index]
+
+    def _reset_with_opponents(self, deal_seed: int, dealer: int) -> None:
+        """The rest of :meth:`reset` with opponents seated: they are built for this hand and
+        play until an agent is to act (or the hand is over)."""
+        base = deal_seed % (1 << 62)
+        # The tournament's seeding (play_deal): the deal's seed and the seat.
+        self._bots = {seat: build(base + seat) for seat, build in self._builders.items()}
+        self._reset_bookkeeping()
+        info = {"deal_seed": deal_seed, "dealer": dealer}
+        self.infos = {agent: info.copy() for agent in self.possible_agents}
+        self._after_action()
+
+    def _play_opponents(self) -> None:
+        """Let the seated strategies act while it is one of theirs' turn."""
+        from client.strategy_call import decide
+
+        hand = self.hand
+        turn = hand.turn
+        while turn in self._bots:
+            view = seat_view(hand, turn)
+            decision = decide(self._bots[turn], view, view["legal"])
+            self.opponent_fallbacks += decision.fell_back
+            self._apply(action_from_dict(decision.action, turn))
+            turn = hand.turn
+
+    def _apply(self, action: Action) -> None:
+        """Apply a legal engine action and keep the observations up to date."""
+        self.hand.apply(action)
+        if action.kind == "play":
+            self._played(action.seat, action.card)  # type: ignore[union-attr]
+        else:
+            self._tracker.auctioned(action)
+
+    def _after_action(self) -> None:
+        """After an agent's action (or the deal) with opponents seated: they play, then the
+        next agent is selected, or the hand's rewards are set."""
+        self._play_opponents()
+        turn = self.hand.turn
+        if turn is not None:
+            self.agent_selection = AGENTS[turn]
+            return
+        self._finish()
+
+    def _finish(self) -> None:
+        """The hand is over: every agent's reward is its payout, every agent terminated."""
+        hand = self.hand
+        payouts = hand.result().payouts
+        assert payouts is not None
+        agents = self.possible_agents
+        # New maps rather than five stores each: every reward so far was 0, so the cumulative
+        # rewards are the payouts too.
+        self.rewards = {agent: payouts[_SEAT_OF[agent]] for agent in agents}
+        self._cumulative_rewards = self.rewards.copy()
+        self.terminations = dict.fromkeys(agents, True)
+        # Every agent now takes its final observation and steps None, left of the dealer first.
+        first = (hand.dealer + 1) % NUM_SEATS
+        self.agent_selection = min(agents, key=lambda a: (_SEAT_OF[a] - first) % NUM_SEATS)
 
     def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
         """The agent to act, until the hand is over and every seat has stepped ``None``.
@@ -268,40 +450,56 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         return {"observation": self._observe_row(seat), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
-        """Apply the action index of the agent to act (``None`` once the hand is over)."""
+        """Apply the action index of the agent to act (``None`` once the hand is over).
+
+        Only an ``int`` (or a numpy integer) from 0 to ``ACTION_COUNT - 1`` that the mask marks
+        is taken; anything else raises :class:`ActionIndexError` (an ``IllegalActionError`` and a
+        ``ValueError``) naming it, and changes nothing. Seated opponents then play until an
+        agent is to act."""
         hand = self.hand
         seat = hand.turn
         if seat is None:  # the hand is over: every seat is terminated
             self._finished_step(self.agent_selection, action)
             return
-        if action is None:
-            raise ValueError(f"{self.agent_selection} must act: None is only for a finished hand")
         if type(action) is not int:
+            if action is None:
+                raise ValueError(
+                    f"{self.agent_selection} must act: None is only for a finished hand"
+                )
+            if not isinstance(action, np.integer):  # 1.7, "1", True: refused, not rounded
+                raise _refuse(self.agent_selection, action)
             action = int(action)
         card = action - PLAY_BASE
-        if 0 <= card < 32:  # most actions: a card in trick play
-            # Raises IllegalActionError for a card not legal (in the auction too), changing
-            # nothing, before the tracker is touched.
-            hand.apply(PLAYS[seat][card])
-            self._played(seat, card)
-        else:
-            engine_action = action_at(hand, action)
-            hand.apply(engine_action)
-            self._tracker.auctioned(engine_action)
+        try:
+            if 0 <= card < 32:  # most actions: a card in trick play
+                # Raises IllegalActionError for a card not legal (in the auction too),
+                # changing nothing, before the tracker is touched.
+                hand.apply(PLAYS[seat][card])
+                self._played(seat, card)
+            else:
+                if not 0 <= action < ACTION_COUNT:
+                    raise _refuse(self.agent_selection, action)
+                engine_action = action_at(hand, action)
+                hand.apply(engine_action)
+                self._tracker.auctioned(engine_action)
+        except IllegalActionError as exc:
+            if isinstance(exc, ActionIndexError):
+                raise
+            raise ActionIndexError(
+                f"{self.agent_selection}: action {action} ({ACTIONS[action]}) "
+                f"is not legal: {exc.message}",
+                action,
+                exc.code,
+            ) from None
+        if self._bots:
+            self._after_action()
+            return
         # Rewards stay 0 (and need no writing) until the hand ends.
         turn = hand.turn
         if turn is not None:
             self.agent_selection = AGENTS[turn]
             return
-        payouts = hand.result().payouts
-        assert payouts is not None
-        # New maps rather than five stores each: every reward so far was 0, so the cumulative
-        # rewards are the payouts too.
-        self.rewards = dict(zip(AGENTS, payouts, strict=True))
-        self._cumulative_rewards = self.rewards.copy()
-        self.terminations = dict.fromkeys(AGENTS, True)
-        # Every seat now takes its final observation and steps None, left of the dealer first.
-        self.agent_selection = AGENTS[(hand.dealer + 1) % NUM_SEATS]
+        self._finish()
 
     def _finished_step(self, agent: str, action: int | None) -> None:
         """``step(None)`` of a seat once the hand is over: it leaves; the next one is selected.
@@ -320,9 +518,49 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         agents.remove(agent)
         if agents:
             self.agent_selection = agents[0]
-            if len(agents) == NUM_SEATS - 1:  # the payouts were this step's rewards: cleared
+            if len(agents) == len(self.possible_agents) - 1:  # the payouts were this step's
                 for name in agents:
                     self.rewards[name] = 0
+
+    def clone(self) -> SheepsheadEnv:
+        """An independent copy of this environment in its current state, for search: stepping
+        either changes nothing of the other. The hand, the observations, the agents'
+        bookkeeping, the seed sequence and this hand's opponents (shared if they cannot be
+        deep-copied) are copied; the mask cache and the rules are shared (they are pure).
+        ``copy.deepcopy(env)`` gives the same."""
+        other = copy.copy(self)
+        other.hand = self.hand.copy()
+        other._bind(self._tracker.copy(other.hand))
+        other._random = random.Random()
+        other._random.setstate(self._random.getstate())
+        try:
+            other._bots = copy.deepcopy(self._bots)
+        except (TypeError, copy.Error):  # a strategy holding what cannot be copied: shared
+            other._bots = dict(self._bots)
+        other.agents = list(self.agents)
+        other.rewards = self.rewards.copy()
+        other._cumulative_rewards = self._cumulative_rewards.copy()
+        other.terminations = self.terminations.copy()
+        other.truncations = self.truncations.copy()
+        other.infos = {agent: info.copy() for agent, info in self.infos.items()}
+        return other
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SheepsheadEnv:
+        return self.clone()
+
+    def state(self) -> np.ndarray[Any, np.dtype[np.float32]]:
+        """The perfect-information state, ``float32[STATE_SIZE]``: the five seats'
+        observations, seat 0's first (each in its own relative seats, as :meth:`observe` gives
+        it), then the blind as dealt (32 cards, as the observation's card planes). Together
+        they hold every hand, the blind, the bury, the face-down card and everything public:
+        what the rest of the hand depends on. For search, :meth:`clone` and the engine's
+        ``hand`` (``env.unwrapped.hand``) are the state to step."""
+        out = np.zeros(STATE_SIZE, dtype=np.float32)
+        observe = self._observe_row
+        for seat in range(NUM_SEATS):
+            out[seat * OBSERVATION_SIZE : (seat + 1) * OBSERVATION_SIZE] = observe(seat)
+        out[NUM_SEATS * OBSERVATION_SIZE + np.array(list(cards_in(self.hand.blind)), int)] = 1
+        return out
 
     def record(self) -> dict[str, Any]:
         """The hand so far as a ``sheepshead-hand/1`` record (docs/hand-record.md)."""
@@ -343,9 +581,71 @@ def raw_env(
     render_mode: str | None = None,
     *,
     mask_cache_size: int = PLAY_MASK_LIMIT,
+    opponents: Mapping[int | str, Opponent] | None = None,
 ) -> SheepsheadEnv:
-    """The environment without PettingZoo's checking wrappers (fastest)."""
-    return SheepsheadEnv(rules, render_mode, mask_cache_size=mask_cache_size)
+    """The environment without PettingZoo's order checks (fastest; its own checks of every
+    action stay)."""
+    return SheepsheadEnv(rules, render_mode, mask_cache_size=mask_cache_size, opponents=opponents)
+
+
+class CheckedEnv(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's order checks (nothing before ``reset``; ``agent_iter`` wants a ``step`` or
+    ``reset`` between agents) in one wrapper whose hot methods call the environment's directly.
+
+    PettingZoo's wrappers reach every attribute through ``__getattr__``, one wrapper after the
+    other, and rebuild ``last()`` from ``observe``: a decision cost three times the unwrapped
+    environment's. Bounds need no wrapper here: :meth:`SheepsheadEnv.step` refuses anything
+    but a legal int index.
+    """
+
+    def __init__(self, game: SheepsheadEnv) -> None:
+        super().__init__(game)
+        self._game = game
+        self._has_reset: bool = False
+        self._has_updated: bool = False
+
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        """The agent to act, as :meth:`SheepsheadEnv.agent_iter`, checking the loop steps."""
+        if not self._has_reset:
+            raise AttributeError("agent_iter() cannot be called before reset()")
+        return self._iterate(max_iter)
+
+    def _iterate(self, max_iter: int) -> Iterator[str]:
+        game = self._game
+        while game.agents and max_iter > 0:
+            max_iter -= 1
+            if not self._has_updated:
+                raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
+            self._has_updated = False
+            yield game.agent_selection
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The environment's :meth:`SheepsheadEnv.last` (after ``reset``)."""
+        if not self._has_reset:
+            raise AttributeError("last() cannot be called before reset()")
+        return self._game.last(observe)
+
+    def step(self, action: int | None) -> None:
+        """The environment's :meth:`SheepsheadEnv.step` (after ``reset``; with agents left)."""
+        if not self._has_reset or not self._game.agents:
+            super().step(action)  # PettingZoo's error, or its warning
+            return
+        self._has_updated = True
+        self._game.step(action)
+
+    def legal_actions(self) -> tuple[int, ...]:
+        """The environment's :meth:`SheepsheadEnv.legal_actions`."""
+        return self._game.legal_actions()
+
+    def clone(self) -> CheckedEnv:
+        """A wrapped :meth:`SheepsheadEnv.clone`."""
+        other = CheckedEnv(self._game.clone())
+        other._has_reset = self._has_reset
+        other._has_updated = self._has_updated
+        return other
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> CheckedEnv:
+        return self.clone()
 
 
 def env(
@@ -353,9 +653,156 @@ def env(
     render_mode: str | None = None,
     *,
     mask_cache_size: int = PLAY_MASK_LIMIT,
-) -> Any:
-    """The environment wrapped by PettingZoo's order and bounds checks (for development)."""
-    wrapped = wrappers.AssertOutOfBoundsWrapper(
-        raw_env(rules, render_mode, mask_cache_size=mask_cache_size)
+    opponents: Mapping[int | str, Opponent] | None = None,
+) -> CheckedEnv:
+    """The environment with PettingZoo's order checks (:class:`CheckedEnv`; for development)."""
+    return CheckedEnv(
+        raw_env(rules, render_mode, mask_cache_size=mask_cache_size, opponents=opponents)
     )
-    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+class SheepsheadParallelEnv(ParallelEnv):  # type: ignore[misc]
+    """The hand as a PettingZoo ``ParallelEnv``: each :meth:`step` takes a map of actions, one per
+    live agent, and applies only the action of the agent to act (whose observation's mask is
+    the only non-zero one); the others' are ignored, so they may send anything (``0``).
+
+    Built on :class:`SheepsheadEnv` (``opponents`` and all). Observations, rewards,
+    terminations, truncations and infos cover every live agent after every step; once the hand
+    is over they carry the payouts and ``agents`` is empty.
+    """
+
+    metadata: Final = {"name": "sheepshead_parallel_v0", "render_modes": ["ansi"]}
+
+    def __init__(self, game: SheepsheadEnv) -> None:
+        self.game = game
+        """The AEC environment underneath (its ``hand``, ``clone``, ``state``)."""
+        self.possible_agents = list(game.possible_agents)
+        self.agents: list[str] = []
+        self.render_mode = game.render_mode
+        self.observation_spaces = game.observation_spaces
+        self.action_spaces = game.action_spaces
+        self.state_space = game.state_space
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """As :meth:`SheepsheadEnv.observation_space`."""
+        return self.game.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """As :meth:`SheepsheadEnv.action_space`."""
+        return self.game.action_spaces[agent]
+
+    def reset(
+        self, seed: int | None = None, options: Mapping[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """Deal a new hand (as :meth:`SheepsheadEnv.reset`): every agent's observation and
+        info."""
+        game = self.game
+        game.reset(seed=seed, options=options)
+        self.agents = list(game.agents)
+        return {a: game.observe(a) for a in self.agents}, {a: game.infos[a] for a in self.agents}
+
+    def step(self, actions: Mapping[str, int]) -> tuple[dict[str, Any], ...]:
+        """Apply the action of the agent to act (a ``KeyError`` when it has none)."""
+        game = self.game
+        agent = game.agent_selection
+        if agent not in actions:
+            raise KeyError(f"{agent} is to act: its action is missing")
+        game.step(actions[agent])
+        live = self.agents
+        observations = {a: game.observe(a) for a in live}
+        if game.hand.turn is not None:
+            zero = dict.fromkeys(live, 0)
+            not_done = dict.fromkeys(live, False)
+            infos = {a: game.infos[a] for a in live}
+            return observations, zero, not_done, not_done.copy(), infos
+        rewards = {a: game.rewards[a] for a in live}
+        infos = {a: game.infos[a] for a in live}
+        self.agents = []
+        return observations, rewards, dict.fromkeys(live, True), dict.fromkeys(live, False), infos
+
+    def state(self) -> np.ndarray[Any, np.dtype[np.float32]]:
+        """As :meth:`SheepsheadEnv.state`."""
+        return self.game.state()
+
+    def render(self) -> str | None:
+        """As :meth:`SheepsheadEnv.render`."""
+        return self.game.render()
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def parallel_env(
+    rules: RuleSet | None = None,
+    render_mode: str | None = None,
+    *,
+    mask_cache_size: int = PLAY_MASK_LIMIT,
+    opponents: Mapping[int | str, Opponent] | None = None,
+) -> SheepsheadParallelEnv:
+    """The environment as a ``ParallelEnv`` (:class:`SheepsheadParallelEnv`)."""
+    return SheepsheadParallelEnv(
+        raw_env(rules, render_mode, mask_cache_size=mask_cache_size, opponents=opponents)
+    )
+
+
+class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
+    """One seat against built-in strategies, as a single-agent Gymnasium environment.
+
+    ``seat`` (0-4, default 0) is the agent; the other four are played by ``opponents``: one
+    :data:`Opponent` for all (default ``"heuristic"``) or a map of each of them. An episode is
+    one hand (the dealer varies from hand to hand, so the seat's position does too):
+    :meth:`reset` gives ``(observation, info)`` when it is first the agent's turn, and
+    :meth:`step` ``(observation, reward, terminated, truncated, info)``, the reward 0 until the
+    hand ends, then the seat's payout. Observations are :class:`SheepsheadEnv`'s (a dict with
+    the ``action_mask``); an action not in the mask raises :class:`ActionIndexError`.
+    ``self.game`` is the AEC environment underneath.
+    """
+
+    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium's own type)
+
+    def __init__(
+        self,
+        seat: int = 0,
+        opponents: Opponent | Mapping[int | str, Opponent] = "heuristic",
+        rules: RuleSet | None = None,
+        render_mode: str | None = None,
+        *,
+        mask_cache_size: int = PLAY_MASK_LIMIT,
+    ) -> None:
+        if type(seat) is not int or not 0 <= seat < NUM_SEATS:
+            raise ValueError(f"seat must be 0-4, not {seat!r}")
+        if isinstance(opponents, Mapping):
+            seats = _opponent_seats(opponents)
+            if sorted(seats) != [s for s in range(NUM_SEATS) if s != seat]:
+                raise ValueError(f"opponents must cover every seat but {seat}")
+            others: dict[int | str, Opponent] = dict(seats.items())
+        else:
+            others = {s: opponents for s in range(NUM_SEATS) if s != seat}
+        self.game = raw_env(rules, render_mode, mask_cache_size=mask_cache_size, opponents=others)
+        self.agent = AGENTS[seat]
+        self.render_mode = render_mode
+        self.observation_space = self.game.observation_space(self.agent)
+        self.action_space = self.game.action_space(self.agent)
+
+    def reset(
+        self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Deal a new hand; the opponents play until the agent is to act."""
+        super().reset(seed=seed)
+        game = self.game
+        game.reset(seed=seed, options=options)
+        return game.observe(self.agent), dict(game.infos[self.agent])
+
+    def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Apply the agent's action; the opponents answer until it is to act again."""
+        game = self.game
+        game.step(action)
+        observation = game.observe(self.agent)
+        info = game.infos[self.agent]
+        if game.hand.turn is not None:
+            return observation, 0, False, False, info
+        return observation, game.rewards[self.agent], True, False, info
+
+    def render(self) -> str | None:
+        """As :meth:`SheepsheadEnv.render`."""
+        return self.game.render()

@@ -50,11 +50,12 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
 
     parser.add_argument(
         "--bots",
-        metavar="STRATEGY",
+        metavar="STRATEGY|FILE",
         default=None,
         help="the strategy of the four bots: "
         + ", ".join(strategy_names())
-        + " (default: the server's default)",
+        + ", or a strategy file (PATH.py[:key=value...], docs/bots.md) (default: the server's "
+        "default)",
     )
     from engine.rules import DEFAULT_PRESET, PRESET_TITLES, presets_help
 
@@ -95,19 +96,37 @@ def run(args: argparse.Namespace) -> int:
     if not name or len(name) > config.MAX_NAME:
         print(f"sheepshead: --name must be 1 to {config.MAX_NAME} characters", file=sys.stderr)
         return 2
-    if args.bots is not None:
-        from engine.bots import strategy_names
-
-        names = strategy_names()
-        if args.bots not in names:
-            print(
-                f"sheepshead: unknown bot strategy {args.bots!r} (choose from {', '.join(names)})",
-                file=sys.stderr,
-            )
-            return 2
+    error = resolve_bots(args)
+    if error is not None:
+        print(f"sheepshead: {error}", file=sys.stderr)
+        return 2
     # The embedded server logs to stderr, which the full-screen client owns: keep it quiet.
     logging.getLogger("server").setLevel(logging.WARNING)
     return asyncio.run(_main(args, name))
+
+
+def resolve_bots(args: argparse.Namespace) -> str | None:
+    """Check ``--bots``; a strategy file is registered (here and, through ``bot_modules``, in
+    the bot workers) and ``args.bots`` becomes its name. Sets ``args.bot_modules``; returns an
+    error message, or None."""
+    args.bot_modules = ()
+    if args.bots is None:
+        return None
+    from client.bot_runner import StrategyLoadError, is_path
+    from engine.bots import strategy_names
+
+    if is_path(args.bots.partition(":")[0]):
+        from client.bot_files import MODULE, register_files
+
+        try:
+            args.bots = register_files([args.bots])[0]
+        except StrategyLoadError as exc:
+            return f"--bots: {exc}"
+        args.bot_modules = (MODULE,)
+    names = strategy_names()
+    if args.bots not in names:
+        return f"unknown bot strategy {args.bots!r} (choose from {', '.join(names)}, or a .py file)"
+    return None
 
 
 LOCAL_HOST = "127.0.0.1"
@@ -180,6 +199,7 @@ async def start_local(args: argparse.Namespace, name: str) -> tuple[Any, Any, st
             bot_delay=args.bot_delay,
             hand_pause=HAND_PAUSE,
             default_bot=args.bots,
+            bot_modules=getattr(args, "bot_modules", ()),
         )
     )
     try:

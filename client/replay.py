@@ -33,6 +33,43 @@ def _load(path: str) -> Any:
         raise RecordError("bad_record", f"not valid JSON: {exc}") from None
 
 
+def with_strategies(record: Any, account: str) -> str:
+    r"""``account`` with each seat's strategy beside its cards, for a tournament's record (its
+    ``strategies``: five labels) and the tournament's seed, deal and seating after the rules.
+
+    >>> record = {"strategies": ["a", "b", "a", "b", "a"], "tournament": {"seed": 1, "deal": 2,
+    ...           "seating": 3}}
+    >>> print(with_strategies(record, "Rules: x\n  seat 0: QC\n  seat 1: JD\n  blind: 7C"))
+    Rules: x
+    Tournament seed 1, deal 2, seating 3
+      seat 0 (a): QC
+      seat 1 (b): JD
+      blind: 7C
+    """
+    strategies = record.get("strategies") if isinstance(record, dict) else None
+    if not (
+        isinstance(strategies, list)
+        and len(strategies) == 5
+        and all(isinstance(name, str) for name in strategies)
+    ):
+        return account
+    lines = account.split("\n")
+    out = [lines[0]]
+    where = record.get("tournament")
+    if isinstance(where, dict) and {"seed", "deal", "seating"} <= where.keys():
+        out.append(
+            f"Tournament seed {where['seed']}, deal {where['deal']}, seating {where['seating']}"
+        )
+    for line in lines[1:]:
+        for seat, name in enumerate(strategies):
+            prefix = f"  seat {seat}: "
+            if line.startswith(prefix):
+                line = f"  seat {seat} ({name}): {line[len(prefix) :]}"
+                break
+        out.append(line)
+    return "\n".join(out)
+
+
 BROKEN_PIPE: Final = 141
 """The exit status when the reader of stdout went away (``| head``): 128 + SIGPIPE, as Unix
 tools end."""
@@ -59,7 +96,7 @@ def _replay_all(args: argparse.Namespace) -> int:
             if args.json:
                 line = json.dumps(replay_record(record), separators=(", ", ": "))
             else:
-                line = f"== {path}\n{describe_record(record)}\n"
+                line = f"== {path}\n{with_strategies(record, describe_record(record))}\n"
         except RecordError as exc:
             status = 2
             where = "" if exc.action is None else f"action {exc.action}: "

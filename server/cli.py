@@ -134,6 +134,14 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         "(no internet needed; 0 picks a free port)",
     )
     parser.add_argument(
+        "--bot-file",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a strategy file (PATH.py[:key=value...], docs/bots.md) that server bots may play, "
+        "under its strategy's name (repeatable)",
+    )
+    parser.add_argument(
         "--bot-workers",
         type=int,
         default=None,
@@ -236,6 +244,7 @@ async def _serve(args: argparse.Namespace) -> int:
         trick_pause=args.trick_pause,
         db_synchronous=args.sync.upper(),
         bot_workers=args.bot_workers,
+        bot_modules=args.bot_modules,
     )
     server = Server(config)
     try:
@@ -334,6 +343,18 @@ def run(args: argparse.Namespace) -> int:
     if args.bot_workers is not None and not 0 <= args.bot_workers <= 64:
         print("sheepshead serve: --bot-workers must be 0-64", file=sys.stderr)
         return 2
+    args.bot_modules = ()
+    if args.bot_file:
+        from client.bot_files import MODULE, register_files
+        from client.bot_runner import StrategyLoadError
+
+        try:
+            names = register_files(args.bot_file)
+        except StrategyLoadError as exc:
+            print(f"sheepshead serve: --bot-file: {exc}", file=sys.stderr)
+            return 2
+        args.bot_modules = (MODULE,)
+        logging.getLogger("server").info("strategy files: %s", ", ".join(names))
     try:
         return asyncio.run(_serve(args))
     except KeyboardInterrupt:

@@ -209,6 +209,7 @@ def test_the_benchmark_still_runs() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert re.search(r"^environment, unwrapped .*: [\d,]+ hands/s$", done.stdout, re.M)
     assert re.search(r"^ratio environment / engine: \d\.\d\d", done.stdout, re.M)
+    assert re.search(r"^researcher's loop .*, env\(\): [\d,]+ hands/s, \d\.\d\d", done.stdout, re.M)
 
 
 def test_reset_options_fix_a_hand_and_bad_ones_are_refused() -> None:

@@ -1,0 +1,269 @@
+"""The training environment's researcher-facing API (botkit/env.py): the default rules, the
+strict action check, built-in opponents, the single-agent Gymnasium wrapper, the parallel
+environment, clones and the perfect-information state."""
+
+from __future__ import annotations
+
+import copy
+import random
+import re
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pettingzoo")
+
+import numpy as np
+from pettingzoo.test import api_test, parallel_api_test
+
+from botkit.actions import ACTION_COUNT, PLAY_BASE
+from botkit.encode import OBSERVATION_SIZE
+from botkit.env import (
+    STATE_SIZE,
+    ActionIndexError,
+    SingleAgentEnv,
+    env,
+    parallel_env,
+    raw_env,
+)
+from engine.bots import HeuristicStrategy
+from engine.cards import cards_in
+from engine.errors import IllegalActionError
+from engine.record import hand_from_record
+from engine.rules import RuleSet
+from engine.view import seat_view
+
+
+def test_every_constructor_defaults_to_the_wisconsin_rules() -> None:
+    wisconsin = RuleSet.from_preset("wisconsin")
+    assert raw_env().rules == wisconsin
+    assert env().unwrapped.rules == wisconsin
+    assert parallel_env().game.rules == wisconsin
+    assert SingleAgentEnv().game.rules == wisconsin
+    game = raw_env()
+    game.reset(seed=1)
+    assert game.record()["rules"]["preset"] == "wisconsin"
+
+
+@pytest.mark.parametrize("bad", [1.7, "1", True, np.float64(1.0), np.bool_(True), -1, 667, 10**9])
+def test_step_refuses_anything_but_an_int_index_in_range(bad: Any) -> None:
+    game = raw_env()
+    game.reset(seed=2, options={"deal_seed": 1, "dealer": 0})
+    assert game.legal_actions() == (0, 1)  # pass or pick: 1 would be legal
+    before = game.record()
+    with pytest.raises(ActionIndexError, match=re.escape(repr(bad))) as error:
+        game.step(bad)
+    assert error.value.index is bad
+    assert isinstance(error.value, IllegalActionError) and isinstance(error.value, ValueError)
+    assert game.record() == before and game.agent_selection == "seat_1"
+
+
+def test_an_illegal_index_is_echoed_and_numpy_integers_are_taken() -> None:
+    game = raw_env()
+    game.reset(options={"deal_seed": 1, "dealer": 0})
+    with pytest.raises(ActionIndexError, match=rf"action {PLAY_BASE} \(") as error:
+        game.step(PLAY_BASE)
+    assert error.value.index == PLAY_BASE
+    game.step(np.int64(0))  # a numpy integer, as the mask's nonzero gives: taken
+    assert game.record()["actions"][0]["action"] == "pass"
+
+
+class _FirstLegal:
+    name = "first"
+
+    def choose(self, view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
+        return legal[0]
+
+
+def _play(game: Any, rng: random.Random, hands: int, seed: int) -> list[dict[str, Any]]:
+    records = []
+    game.reset(seed=seed)
+    for number in range(hands):
+        if number:
+            game.reset()
+        for agent in game.agent_iter():
+            _, _, terminated, truncated, _ = game.last()
+            if terminated or truncated:
+                game.step(None)
+                continue
+            assert game.unwrapped.hand.turn == int(agent[-1])  # opponents never surface
+            game.step(rng.choice(game.legal_actions()))
+        records.append(game.unwrapped.record())
+    return records
+
+
+def test_opponents_play_inside_step_and_reset() -> None:
+    opponents = {1: "heuristic", "seat_2": "random", 3: "examples/my_strategy.py", 4: _FirstLegal()}
+    game = raw_env(opponents=opponents)
+    assert game.possible_agents == ["seat_0"]
+    records = _play(game, random.Random(1), 30, seed=4)
+    again = _play(raw_env(opponents=opponents), random.Random(1), 30, seed=4)
+    assert records == again  # seeded: the opponents play the same hands the same way
+    # Seat 1 played exactly what the heuristic plays in its place.
+    checked = 0
+    for record in records:
+        for k, action in enumerate(record["actions"]):
+            if action["seat"] == 1:
+                view = seat_view(hand_from_record(record, stop_at=k), 1)
+                assert HeuristicStrategy().choose(view, view["legal"]) == action
+                checked += 1
+    assert checked > 30
+    assert game.opponent_fallbacks == 0
+
+
+def test_opponents_pass_the_api_test_and_bad_ones_are_refused() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(env(opponents={0: "heuristic", 2: "random"}), num_cycles=300)
+    for bad, why in (
+        ({5: "random"}, "no seat"),
+        ({"seat_9": "random"}, "no seat"),
+        ({1: "no-such-strategy"}, "unknown strategy"),
+        ({1: 42}, "no strategy"),
+        (dict.fromkeys(range(5), "random"), "at least one seat"),
+    ):
+        with pytest.raises(ValueError, match=why):
+            raw_env(opponents=bad)  # type: ignore[arg-type]
+
+
+def test_the_single_agent_environment_plays_one_seat_against_strategies() -> None:
+    single = SingleAgentEnv(seat=2, opponents="heuristic")
+    rng = np.random.default_rng(3)
+    totals = []
+    for episode in range(40):
+        observation, info = single.reset(seed=episode)
+        assert set(info) == {"deal_seed", "dealer"}
+        assert single.observation_space.contains(observation)
+        total, done = 0.0, False
+        while not done:
+            legal = np.flatnonzero(observation["action_mask"])
+            observation, reward, done, truncated, _ = single.step(int(rng.choice(legal)))
+            assert not truncated
+            total += reward
+        payouts = single.game.hand.result().payouts
+        assert payouts is not None and total == payouts[2]
+        totals.append(total)
+    assert any(totals)
+    # Seeded: the same seed, the same hand.
+    first = SingleAgentEnv(opponents={1: "random", 2: "random", 3: "heuristic", 4: "heuristic"})
+    second = SingleAgentEnv(opponents="random")
+    assert first.reset(seed=9)[1] == second.reset(seed=9)[1]
+    with pytest.raises(ValueError, match="every seat but 0"):
+        SingleAgentEnv(opponents={1: "random"})
+
+
+def test_the_parallel_environment_passes_pettingzoo_s_tests() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parallel_api_test(parallel_env(), num_cycles=200)
+        parallel_api_test(parallel_env(opponents={4: "heuristic"}), num_cycles=200)
+    game = parallel_env()
+    observations, _ = game.reset(seed=1)
+    rewards: dict[str, float] = {}
+    while game.agents:
+        acting = [a for a, o in observations.items() if o["action_mask"].any()]
+        assert len(acting) == 1
+        legal = np.flatnonzero(observations[acting[0]]["action_mask"])
+        observations, rewards, terminated, _, _ = game.step(
+            {a: int(legal[0]) if a == acting[0] else 0 for a in game.agents}
+        )
+    assert all(terminated.values()) and sum(rewards.values()) == 0
+    assert list(rewards.values()) == list(game.game.hand.result().payouts or ())
+    # Seeded (PettingZoo's parallel_seed_test samples actions without the mask, which this
+    # environment refuses: the same check with the mask).
+    runs = []
+    for _ in range(2):
+        game = parallel_env(opponents={2: "random"})
+        observations, _ = game.reset(seed=42)
+        sampler = np.random.default_rng(0)
+        seen = []
+        while game.agents:
+            actions = {
+                a: int(sampler.choice(np.flatnonzero(o["action_mask"])))
+                for a, o in observations.items()
+                if o["action_mask"].any()
+            }
+            observations, rewards, _, _, _ = game.step(actions)
+            seen.append((actions, {a: o["observation"].tobytes() for a, o in observations.items()}))
+        runs.append((seen, rewards))
+    assert runs[0] == runs[1]
+
+
+def test_a_clone_is_independent_and_deepcopy_works() -> None:
+    rng = random.Random(5)
+    for make in (raw_env, env, lambda: raw_env(opponents={3: "heuristic"})):
+        game = make()
+        game.reset(seed=6)
+        for _ in range(14):
+            game.step(rng.choice(game.legal_actions()))
+        original = game.unwrapped.record()
+        twin = game.clone()
+        deep = copy.deepcopy(game)
+        assert twin.unwrapped.record() == deep.unwrapped.record() == original
+        actions = []
+        while twin.unwrapped.hand.turn is not None:
+            action = rng.choice(twin.legal_actions())
+            actions.append(action)
+            twin.step(action)
+        assert game.unwrapped.record() == original  # untouched by the clone's play
+        for agent in game.possible_agents:
+            np.testing.assert_array_equal(
+                game.observe(agent)["observation"], deep.observe(agent)["observation"]
+            )
+        for action in actions:
+            game.step(action)
+            deep.step(action)
+        assert game.unwrapped.record() == twin.unwrapped.record() == deep.unwrapped.record()
+        game.reset()
+        twin.reset()
+        assert game.unwrapped.record() == twin.unwrapped.record()  # the seed sequence copied
+
+
+def test_state_holds_every_hidden_card() -> None:
+    game = raw_env()
+    game.reset(seed=3)
+    rng = random.Random(3)
+    while game.hand.turn is not None:
+        state = game.state()
+        assert state.shape == (STATE_SIZE,) and game.state_space.contains(state)
+        hand = game.hand
+        for seat in range(5):
+            row = state[seat * OBSERVATION_SIZE : (seat + 1) * OBSERVATION_SIZE]
+            np.testing.assert_array_equal(row, game.observe(f"seat_{seat}")["observation"])
+            assert set(np.flatnonzero(row[:32])) == set(cards_in(hand.hands[seat]))
+        assert set(np.flatnonzero(state[5 * OBSERVATION_SIZE :])) == set(cards_in(hand.blind))
+        game.step(rng.choice(game.legal_actions()))
+
+
+def test_the_checked_environment_still_enforces_the_order() -> None:
+    game = env()
+    with pytest.raises(AttributeError):
+        game.agent_selection  # noqa: B018
+    with pytest.raises(AttributeError):
+        game.last()
+    game.reset(seed=1)
+    loop = game.agent_iter()
+    next(loop)
+    with pytest.raises(AssertionError, match="need to call step"):
+        next(loop)
+    assert ACTION_COUNT not in game.legal_actions()
+
+
+class _Uncopyable(_FirstLegal):
+    def __init__(self) -> None:
+        self.module = random  # modules cannot be deep-copied
+
+
+def test_a_clone_shares_an_opponent_that_cannot_be_copied() -> None:
+    strategy = _Uncopyable()
+    game = raw_env(opponents={1: strategy})
+    game.reset(seed=1)
+    twin = game.clone()
+    assert twin._bots[1] is strategy
+    while twin.hand.turn is not None:
+        twin.step(twin.legal_actions()[0])
+    assert game.hand.turn is not None
