@@ -59,7 +59,6 @@ from engine.cards import (
     CARD_CODES,
     FAIL,
     FAIL_SUITS,
-    POINTS,
     Card,
     Mask,
     card_code,
@@ -79,11 +78,13 @@ from engine.tricks import (
     NO_SEAT,
     RULE_CODES,
     TRICK_STRENGTH,
+    TrickPlay,
+    advance,
     called_suit_mask,
     legal_cards,
     play_rule,
     rule_message,
-    trick_winner,
+    trick_points,
 )
 
 Phase = Literal["pick", "bury", "call", "crack", "recrack", "play", "done"]
@@ -262,23 +263,20 @@ _HAND_FIELDS = (
     "blitzes",
     "buried",
     "called",
-    "called_led_at",
     "crack_blitz",
     "crack_queue",
     "cracker",
-    "current",
     "deal",
     "dealer",
     "doubler",
     "hands",
-    "leader",
     "leaster",
     "multiplier",
     "partner",
-    "partner_revealed",
     "passes",
     "phase",
     "picker",
+    "play_state",
     "strength",
     "recracked",
     "rules",
@@ -310,8 +308,6 @@ class Hand:
     alone: bool
     under: Card | None
     partner: Seat | None
-    partner_revealed: bool
-    called_led_at: int | None
     blitzes: list[tuple[Seat, Pair]]
     """The picker's blitzes in order (RULES.md §11)."""
     cracker: Seat | None
@@ -323,8 +319,9 @@ class Hand:
     recracked: bool
     leaster: bool
     doubler: bool
-    leader: Seat
-    current: list[Card]
+    play_state: TrickPlay
+    """Trick play's state (:mod:`engine.tricks`); it shares the lists ``hands``, ``taken`` and
+    ``tricks_won`` with the hand."""
     tricks: list[Trick]
     taken: list[int]
     tricks_won: list[int]
@@ -340,7 +337,7 @@ class Hand:
         self.dealer = dealer
         self.multiplier = multiplier
         self.deal = deal
-        self.hands = list(deal.hands)
+        self.hands = hands = list(deal.hands)
         self.blind = deal.blind
         self.phase = "pick"
         self.turn = (dealer + 1) % NUM_SEATS
@@ -351,8 +348,6 @@ class Hand:
         self.alone = False
         self.under = None
         self.partner = None
-        self.partner_revealed = False
-        self.called_led_at = None
         self.blitzes = []
         self.cracker = None
         self.crack_blitz = None
@@ -360,11 +355,12 @@ class Hand:
         self.recracked = False
         self.leaster = False
         self.doubler = False
-        self.leader = (dealer + 1) % NUM_SEATS
-        self.current = []
         self.tricks = []
-        self.taken = [0] * NUM_SEATS
-        self.tricks_won = [0] * NUM_SEATS
+        self.taken = taken = [0] * NUM_SEATS
+        self.tricks_won = won = [0] * NUM_SEATS
+        self.play_state = TrickPlay(
+            hands, self.strength, (dealer + 1) % NUM_SEATS, taken=taken, won=won
+        )
         self.actions = []
         self._legal: tuple[Action, ...] | None = None
         self._play_mask: int = -1
@@ -380,12 +376,12 @@ class Hand:
         other = Hand.__new__(Hand)
         for name in _HAND_FIELDS:
             setattr(other, name, getattr(self, name))
-        other.hands = self.hands.copy()
+        other.play_state = play = self.play_state.copy()
+        other.hands = play.hands
+        other.taken = play.taken
+        other.tricks_won = play.won
         other.passes = self.passes.copy()
-        other.current = self.current.copy()
         other.tricks = self.tricks.copy()
-        other.taken = self.taken.copy()
-        other.tricks_won = self.tricks_won.copy()
         other.actions = self.actions.copy()
         other.blitzes = self.blitzes.copy()
         return other
@@ -403,9 +399,25 @@ class Hand:
         return len(self.tricks)
 
     @property
-    def trick_seats(self) -> list[Seat]:
-        """Seats that have played to the current trick, in order."""
-        return [(self.leader + i) % NUM_SEATS for i in range(len(self.current))]
+    def current(self) -> list[Card]:
+        """The cards of the trick being played, in order from ``leader`` on."""
+        return self.play_state.current
+
+    @property
+    def leader(self) -> Seat:
+        """The seat that leads (or led) the trick being played."""
+        return self.play_state.leader
+
+    @property
+    def called_led_at(self) -> int | None:
+        """The trick in which the called suit was first led (None: not yet)."""
+        at = self.play_state.called_led_at
+        return None if at < 0 else at
+
+    @property
+    def partner_revealed(self) -> bool:
+        """Whether the called card has been played."""
+        return self.play_state.revealed
 
     @property
     def stakes(self) -> int:
@@ -437,20 +449,7 @@ class Hand:
 
     def _fast_play_mask(self) -> Mask:
         """Legal cards (:func:`engine.tricks.legal_cards`), without building any explanation."""
-        seat = self.turn
-        assert seat is not None
-        called = self.called
-        return legal_cards(
-            self.hands[seat],
-            seat,
-            self.current,
-            len(self.tricks),
-            NO_SEAT if self.picker is None else self.picker,
-            NO_SEAT if self.partner is None else self.partner,
-            NO_CARD if called is None else called,
-            -1 if self.called_led_at is None else self.called_led_at,
-            NO_CARD if self.under is None else self.under,
-        )
+        return legal_cards(self.play_state)
 
     def _compute_legal(self) -> tuple[Action, ...]:
         phase = self.phase
@@ -530,21 +529,8 @@ class Hand:
 
     def _compute_play_mask(self) -> tuple[Mask, Mask, str, str]:
         """Legal cards, the follow-suit-only set, and the code/message of any narrowing rule."""
-        seat = self.turn
-        assert seat is not None
-        called = NO_CARD if self.called is None else self.called
-        legal, base, rule = play_rule(
-            self.hands[seat],
-            seat,
-            self.current,
-            len(self.tricks),
-            NO_SEAT if self.picker is None else self.picker,
-            NO_SEAT if self.partner is None else self.partner,
-            called,
-            -1 if self.called_led_at is None else self.called_led_at,
-            NO_CARD if self.under is None else self.under,
-        )
-        return legal, base, RULE_CODES[rule], rule_message(rule, called)
+        legal, base, rule = play_rule(self.play_state)
+        return legal, base, RULE_CODES[rule], rule_message(rule, self.play_state.called)
 
     # ------------------------------------------------------------------ validation
 
@@ -770,33 +756,31 @@ class Hand:
 
     def _start_play(self) -> None:
         self.phase = "play"
-        self.turn = self.leader = (self.dealer + 1) % NUM_SEATS
+        leader = (self.dealer + 1) % NUM_SEATS
+        self.turn = leader
+        self.play_state = TrickPlay(
+            self.hands,
+            self.strength,
+            leader,
+            picker=NO_SEAT if self.picker is None else self.picker,
+            partner=NO_SEAT if self.partner is None else self.partner,
+            called=NO_CARD if self.called is None else self.called,
+            under=NO_CARD if self.under is None else self.under,
+            taken=self.taken,
+            won=self.tricks_won,
+        )
 
     def _play(self, seat: Seat, c: Card) -> None:
-        self.hands[seat] &= ~(1 << c)
-        current = self.current
-        if not current and self.called_led_at is None and (1 << c) & self.called_suit_mask():
-            self.called_led_at = len(self.tricks)
-        current.append(c)
-        if c == self.called:
-            self.partner_revealed = True
-        if len(current) < NUM_SEATS:
-            self.turn = (seat + 1) % NUM_SEATS
+        play = self.play_state
+        cards = play.current
+        leader = play.leader
+        winner = advance(play, seat, c)
+        self.turn = play.turn
+        if winner < 0:
             return
-        winner = self._trick_winner()
-        points = POINTS[current[0]] + POINTS[current[1]] + POINTS[current[2]]
-        points += POINTS[current[3]] + POINTS[current[4]]
-        self.tricks.append(Trick(self.leader, tuple(current), winner, points))
-        self.taken[winner] += points
-        self.tricks_won[winner] += 1
-        self.current = []
-        self.leader = self.turn = winner
+        self.tricks.append(Trick(leader, tuple(cards), winner, trick_points(cards)))
         if len(self.tricks) == TRICKS_PER_HAND:
             self._finish()
-
-    def _trick_winner(self) -> Seat:
-        under = NO_CARD if self.under is None else self.under
-        return (self.leader + trick_winner(self.current, self.strength, under)) % NUM_SEATS
 
     def _finish(self) -> None:
         self.phase = "done"

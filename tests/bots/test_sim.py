@@ -23,16 +23,17 @@ def _to_play_phase(hand: Hand, rng: random.Random) -> None:
 
 def _state(sim: Sim) -> tuple[object, ...]:
     return (
-        tuple(sim.hands),
-        tuple(sim.current),
-        sim.leader,
-        sim.turn,
-        sim.ntricks,
-        tuple(sim.taken),
-        tuple(sim.won),
-        sim.called_led_at,
-        sim.revealed,
-        sim.played,
+        tuple(sim.state.hands),
+        tuple(sim.state.current),
+        sim.state.leader,
+        sim.state.turn,
+        sim.state.ntricks,
+        tuple(sim.state.taken),
+        tuple(sim.state.won),
+        sim.state.called_led_at,
+        sim.state.revealed,
+        sim.state.played,
+        tuple(sim.state.void_in),
     )
 
 
@@ -163,7 +164,7 @@ def test_engine_sim_and_reference_agree_after_every_call_kind(kind: str) -> None
             hand.apply(action)
             if not hand.current:
                 _check_trick(hand)
-                assert sim.leader == hand.tricks[-1].winner
+                assert sim.state.leader == hand.tricks[-1].winner
         last = hand.tricks[-1]
         if hand.under is not None and last.cards[0] == hand.under:
             unknown_led_last += 1
