@@ -39,6 +39,7 @@ from engine.actions import (
     PLAYS,
     RECRACKS,
     Action,
+    Alone,
     Blitz,
     Bury,
     Call,
@@ -270,6 +271,7 @@ _HAND_FIELDS = (
     "dealer",
     "doubler",
     "hands",
+    "is_over",
     "leaster",
     "multiplier",
     "partner",
@@ -326,6 +328,9 @@ class Hand:
     taken: list[int]
     tricks_won: list[int]
     actions: list[Action]
+    is_over: bool
+    """Whether the hand is finished (all tricks played, or a doubler): ``phase == "done"``, kept
+    as a field because every caller's loop asks it before every action."""
 
     def __init__(self, rules: RuleSet, dealer: Seat, deal: Deal, multiplier: int = 1) -> None:
         if not 0 <= dealer < NUM_SEATS:
@@ -340,6 +345,7 @@ class Hand:
         self.hands = hands = list(deal.hands)
         self.blind = deal.blind
         self.phase = "pick"
+        self.is_over = False
         self.turn = (dealer + 1) % NUM_SEATS
         self.picker = None
         self.passes = []
@@ -358,9 +364,7 @@ class Hand:
         self.tricks = []
         self.taken = taken = [0] * NUM_SEATS
         self.tricks_won = won = [0] * NUM_SEATS
-        self.play_state = TrickPlay(
-            hands, self.strength, (dealer + 1) % NUM_SEATS, taken=taken, won=won
-        )
+        self.play_state = TrickPlay(hands, self.strength, (dealer + 1) % NUM_SEATS, taken, won)
         self.actions = []
         self._legal: tuple[Action, ...] | None = None
         self._play_mask: int = -1
@@ -387,11 +391,6 @@ class Hand:
         return other
 
     # ------------------------------------------------------------------ queries
-
-    @property
-    def is_over(self) -> bool:
-        """Whether the hand is finished (all tricks played, or a doubler)."""
-        return self.phase == "done"
 
     @property
     def trick_number(self) -> int:
@@ -434,9 +433,10 @@ class Hand:
 
     def legal_actions(self) -> tuple[Action, ...]:
         """Exactly the actions the seat to act may take now (empty once the hand is over)."""
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return self._legal
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal
 
     def legal_play_mask(self) -> Mask:
         """The cards the seat to act may play, as a mask (0 outside trick play)."""
@@ -444,12 +444,8 @@ class Hand:
             return 0
         mask = self._play_mask
         if mask < 0:
-            mask = self._play_mask = self._fast_play_mask()
+            mask = self._play_mask = legal_cards(self.play_state)
         return mask
-
-    def _fast_play_mask(self) -> Mask:
-        """Legal cards (:func:`engine.tricks.legal_cards`), without building any explanation."""
-        return legal_cards(self.play_state)
 
     def _compute_legal(self) -> tuple[Action, ...]:
         phase = self.phase
@@ -459,7 +455,7 @@ class Hand:
         if phase == "play":
             m = self._play_mask
             if m < 0:
-                m = self._play_mask = self._fast_play_mask()
+                m = self._play_mask = legal_cards(self.play_state)
             t = _PLAY_BYTES[seat]
             return t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
         if phase == "pick":
@@ -649,25 +645,30 @@ class Hand:
         """Validate and apply one action; an illegal one raises and changes nothing."""
         kind = type(action)
         if kind is Play and self.phase == "play" and action.seat == self.turn:
+            # Trick play, nine actions in ten: validated and played here without further calls.
             assert isinstance(action, Play)
+            card = action.card
+            play = self.play_state
             mask = self._play_mask
             if mask < 0:
-                mask = self._fast_play_mask()
-            if not mask >> action.card & 1:
-                self._raise_illegal_play(action.card)
+                mask = legal_cards(play)
+            if not mask >> card & 1:
+                self._raise_illegal_play(card)
             self._legal = None
             self._play_mask = -1
             self.actions.append(action)
-            self._play(action.seat, action.card)
+            cards = play.current
+            leader = play.leader
+            winner = advance(play, action.seat, card)
+            self.turn = play.turn
+            if winner >= 0:
+                self._close_trick(leader, cards, winner)
             return
-        self.verify(action)
+        self.verify(action)  # a card played out of turn or out of trick play raises here
         self._legal = None
         self._play_mask = -1
         self.actions.append(action)
-        if kind is Play:
-            assert isinstance(action, Play)
-            self._play(action.seat, action.card)
-        elif kind is Pass:
+        if kind is Pass:
             self._pass(action.seat)
         elif kind is Pick:
             self._pick(action.seat)
@@ -693,7 +694,7 @@ class Hand:
             self._start_play()
         elif kind is NoRecrack:
             self._start_play()
-        else:
+        elif kind is Alone:
             self.alone = True
             self._after_call()
 
@@ -756,34 +757,24 @@ class Hand:
 
     def _start_play(self) -> None:
         self.phase = "play"
-        leader = (self.dealer + 1) % NUM_SEATS
-        self.turn = leader
-        self.play_state = TrickPlay(
-            self.hands,
-            self.strength,
-            leader,
-            picker=NO_SEAT if self.picker is None else self.picker,
-            partner=NO_SEAT if self.partner is None else self.partner,
-            called=NO_CARD if self.called is None else self.called,
-            under=NO_CARD if self.under is None else self.under,
-            taken=self.taken,
-            won=self.tricks_won,
+        play = self.play_state
+        self.turn = play.turn  # the seat left of the dealer, as in the bidding
+        play.start(
+            NO_SEAT if self.picker is None else self.picker,
+            NO_SEAT if self.partner is None else self.partner,
+            NO_CARD if self.called is None else self.called,
+            NO_CARD if self.under is None else self.under,
         )
 
-    def _play(self, seat: Seat, c: Card) -> None:
-        play = self.play_state
-        cards = play.current
-        leader = play.leader
-        winner = advance(play, seat, c)
-        self.turn = play.turn
-        if winner < 0:
-            return
+    def _close_trick(self, leader: Seat, cards: list[Card], winner: Seat) -> None:
+        """Record the trick :func:`~engine.tricks.advance` has just closed."""
         self.tricks.append(Trick(leader, tuple(cards), winner, trick_points(cards)))
         if len(self.tricks) == TRICKS_PER_HAND:
             self._finish()
 
     def _finish(self) -> None:
         self.phase = "done"
+        self.is_over = True
         self.turn = None
         self._legal = ()
 

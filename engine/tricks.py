@@ -18,7 +18,8 @@ the highest trump wins, else the highest card of the led suit).
 >>> trick_winner(trick, strength, NO_CARD)  # QH is the highest trump
 4
 >>> hands = [parse_mask("TC 8D"), parse_mask("AC 7C QS 9H"), 0, 0, 0]
->>> t = TrickPlay(hands, strength, 0, picker=0, partner=2, called=parse_card("AH"))
+>>> t = TrickPlay(hands, strength, 0, [0] * 5, [0] * 5)
+>>> t.start(picker=0, partner=2, called=parse_card("AH"), under=NO_CARD)
 >>> advance(t, 0, parse_card("TC"))  # seat 0 leads: the trick is open, nobody has won it
 -1
 >>> legal_cards(t) == parse_mask("AC 7C")  # seat 1 must follow clubs
@@ -163,25 +164,25 @@ class TrickPlay:
         hands: list[Mask],
         strength: tuple[tuple[int, ...], ...],
         leader: int,
-        *,
-        picker: int = NO_SEAT,
-        partner: int = NO_SEAT,
-        called: Card = NO_CARD,
-        under: Card = NO_CARD,
-        taken: list[int] | None = None,
-        won: list[int] | None = None,
+        taken: list[int],
+        won: list[int],
     ) -> None:
         self.hands = hands
         self.strength = strength
         self.current = []
         self.leader = self.turn = leader
         self.ntricks = 0
-        self.taken = [0] * 5 if taken is None else taken
-        self.won = [0] * 5 if won is None else won
+        self.taken = taken
+        self.won = won
         self.void_in = [0] * 5
         self.played = 0
         self.called_led_at = -1
         self.revealed = False
+        self.start(NO_SEAT, NO_SEAT, NO_CARD, NO_CARD)
+
+    def start(self, picker: int, partner: int, called: Card, under: Card) -> None:
+        """Set what the bidding decided: the picker, the partner (who holds the called card),
+        the called card and the unknown card (:data:`NO_SEAT` / :data:`NO_CARD` for none)."""
         self.picker = picker
         self.partner = partner
         self.called = called
@@ -191,16 +192,9 @@ class TrickPlay:
     def copy(self) -> TrickPlay:
         """An independent copy (fresh lists; the tuple of strengths is shared)."""
         other = TrickPlay(
-            self.hands.copy(),
-            self.strength,
-            self.leader,
-            picker=self.picker,
-            partner=self.partner,
-            called=self.called,
-            under=self.under,
-            taken=self.taken.copy(),
-            won=self.won.copy(),
+            self.hands.copy(), self.strength, self.leader, self.taken.copy(), self.won.copy()
         )
+        other.start(self.picker, self.partner, self.called, self.under)
         other.current = self.current.copy()
         other.turn = self.turn
         other.ntricks = self.ntricks

@@ -67,9 +67,8 @@ def _play(
     """A trick-play state where ``seat`` holds ``hand`` and is to act on ``current``."""
     hands = [0] * 5
     hands[seat] = hand
-    t = TrickPlay(
-        hands, TRICK_STRENGTH["seed"], 0, picker=picker, partner=partner, called=called, under=under
-    )
+    t = TrickPlay(hands, TRICK_STRENGTH["seed"], 0, [0] * 5, [0] * 5)
+    t.start(picker, partner, called, under)
     t.turn = seat
     t.current = current
     t.ntricks = trick_number
