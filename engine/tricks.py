@@ -285,11 +285,13 @@ def advance(t: TrickPlay, seat: int, card: Card) -> int:
     t.hands[seat] ^= bit
     t.played |= bit
     current = t.current
+    # A card's follow class is one of a few shared masks: comparing them allocates nothing.
+    follows = FOLLOW[card]
     if current:
         lead_class = FOLLOW[current[0]]
-        if not bit & lead_class and card != t.under:
+        if follows != lead_class and card != t.under:
             t.void_in[seat] |= lead_class
-    elif t.called_led_at < 0 and bit & t.called_mask:
+    elif follows == t.called_mask and t.called_led_at < 0:
         t.called_led_at = t.ntricks
     current.append(card)
     if card == t.called:
