@@ -108,12 +108,14 @@ def legal_plays(hand: Hand) -> set[str]:
     return legal
 
 
-def shown_voids(hand: Hand) -> list[set[str]]:
+def shown_voids(hand: Hand, then: int | None = None) -> list[set[str]]:
     """Per seat, the suits (:func:`suit`) it has shown it lacks: it did not follow a trick led in
-    that suit (the face-down unknown card, played when it must be, shows nothing)."""
+    that suit (the face-down unknown card, played when it must be, shows nothing); ``then``: a
+    card the seat to act plays next."""
     under = card_code(hand.under) if hand.under is not None else None
     voids: list[set[str]] = [set() for _ in range(5)]
-    tricks = [(t.leader, t.cards) for t in hand.tricks] + [(hand.leader, tuple(hand.current))]
+    current = (*hand.current, *(() if then is None else (then,)))
+    tricks = [(t.leader, t.cards) for t in hand.tricks] + [(hand.leader, current)]
     for leader, cards in tricks:
         codes = [card_code(c) for c in cards]
         for i, code in enumerate(codes[1:], start=1):
