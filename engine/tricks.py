@@ -302,7 +302,13 @@ def advance(t: TrickPlay, seat: int, card: Card) -> int:
     winner = t.leader + trick_winner(current, t.strength, t.under)
     if winner >= 5:
         winner -= 5
-    t.taken[winner] += trick_points(current)
+    t.taken[winner] += (
+        POINTS[current[0]]
+        + POINTS[current[1]]
+        + POINTS[current[2]]
+        + POINTS[current[3]]
+        + POINTS[current[4]]
+    )
     t.won[winner] += 1
     t.current = []
     t.leader = t.turn = winner
