@@ -645,7 +645,7 @@ class Hand:
         """Validate and apply one action; an illegal one raises and changes nothing."""
         kind = type(action)
         if kind is Play and self.phase == "play" and action.seat == self.turn:
-            # Trick play, nine actions in ten: validated and played here without further calls.
+            # Trick play, most of a hand's actions, takes this short path; verify() has the rest.
             assert isinstance(action, Play)
             card = action.card
             play = self.play_state
