@@ -31,7 +31,8 @@ _EVERYONE: Final = 0b11111
 
 Undo = tuple[int, Card, int, bool, int, Mask, list[Card]]
 """What :meth:`Sim.unplay` restores: the seat, its card, the trick the called suit was led in,
-whether the partner was revealed, the leader, the seat's voids, and the trick's card list."""
+whether the partner was revealed, the leader, the seat's voids, and the trick's card list. A
+plain tuple: the exact search makes and unmakes one per position it visits."""
 
 
 class Sim:
