@@ -39,6 +39,7 @@ from engine.actions import (
     PLAYS,
     RECRACKS,
     Action,
+    Alone,
     Blitz,
     Bury,
     Call,
@@ -59,7 +60,6 @@ from engine.cards import (
     CARD_CODES,
     FAIL,
     FAIL_SUITS,
-    POINTS,
     Card,
     Mask,
     card_code,
@@ -79,11 +79,13 @@ from engine.tricks import (
     NO_SEAT,
     RULE_CODES,
     TRICK_STRENGTH,
+    TrickPlay,
+    advance,
     called_suit_mask,
     legal_cards,
     play_rule,
     rule_message,
-    trick_winner,
+    trick_points,
 )
 
 Phase = Literal["pick", "bury", "call", "crack", "recrack", "play", "done"]
@@ -262,23 +264,21 @@ _HAND_FIELDS = (
     "blitzes",
     "buried",
     "called",
-    "called_led_at",
     "crack_blitz",
     "crack_queue",
     "cracker",
-    "current",
     "deal",
     "dealer",
     "doubler",
     "hands",
-    "leader",
+    "is_over",
     "leaster",
     "multiplier",
     "partner",
-    "partner_revealed",
     "passes",
     "phase",
     "picker",
+    "play_state",
     "strength",
     "recracked",
     "rules",
@@ -310,8 +310,6 @@ class Hand:
     alone: bool
     under: Card | None
     partner: Seat | None
-    partner_revealed: bool
-    called_led_at: int | None
     blitzes: list[tuple[Seat, Pair]]
     """The picker's blitzes in order (RULES.md §11)."""
     cracker: Seat | None
@@ -323,12 +321,16 @@ class Hand:
     recracked: bool
     leaster: bool
     doubler: bool
-    leader: Seat
-    current: list[Card]
+    play_state: TrickPlay
+    """Trick play's state (:mod:`engine.tricks`); it shares the lists ``hands``, ``taken`` and
+    ``tricks_won`` with the hand."""
     tricks: list[Trick]
     taken: list[int]
     tricks_won: list[int]
     actions: list[Action]
+    is_over: bool
+    """Whether the hand is finished (all tricks played, or a doubler): ``phase == "done"``, kept
+    as a field because every caller's loop asks it before every action."""
 
     def __init__(self, rules: RuleSet, dealer: Seat, deal: Deal, multiplier: int = 1) -> None:
         if not 0 <= dealer < NUM_SEATS:
@@ -340,9 +342,10 @@ class Hand:
         self.dealer = dealer
         self.multiplier = multiplier
         self.deal = deal
-        self.hands = list(deal.hands)
+        self.hands = hands = list(deal.hands)
         self.blind = deal.blind
         self.phase = "pick"
+        self.is_over = False
         self.turn = (dealer + 1) % NUM_SEATS
         self.picker = None
         self.passes = []
@@ -351,8 +354,6 @@ class Hand:
         self.alone = False
         self.under = None
         self.partner = None
-        self.partner_revealed = False
-        self.called_led_at = None
         self.blitzes = []
         self.cracker = None
         self.crack_blitz = None
@@ -360,11 +361,10 @@ class Hand:
         self.recracked = False
         self.leaster = False
         self.doubler = False
-        self.leader = (dealer + 1) % NUM_SEATS
-        self.current = []
         self.tricks = []
-        self.taken = [0] * NUM_SEATS
-        self.tricks_won = [0] * NUM_SEATS
+        self.taken = taken = [0] * NUM_SEATS
+        self.tricks_won = won = [0] * NUM_SEATS
+        self.play_state = TrickPlay(hands, self.strength, (dealer + 1) % NUM_SEATS, taken, won)
         self.actions = []
         self._legal: tuple[Action, ...] | None = None
         self._play_mask: int = -1
@@ -380,12 +380,12 @@ class Hand:
         other = Hand.__new__(Hand)
         for name in _HAND_FIELDS:
             setattr(other, name, getattr(self, name))
-        other.hands = self.hands.copy()
+        other.play_state = play = self.play_state.copy()
+        other.hands = play.hands
+        other.taken = play.taken
+        other.tricks_won = play.won
         other.passes = self.passes.copy()
-        other.current = self.current.copy()
         other.tricks = self.tricks.copy()
-        other.taken = self.taken.copy()
-        other.tricks_won = self.tricks_won.copy()
         other.actions = self.actions.copy()
         other.blitzes = self.blitzes.copy()
         return other
@@ -393,19 +393,30 @@ class Hand:
     # ------------------------------------------------------------------ queries
 
     @property
-    def is_over(self) -> bool:
-        """Whether the hand is finished (all tricks played, or a doubler)."""
-        return self.phase == "done"
-
-    @property
     def trick_number(self) -> int:
         """Index (0–5) of the trick being played."""
         return len(self.tricks)
 
     @property
-    def trick_seats(self) -> list[Seat]:
-        """Seats that have played to the current trick, in order."""
-        return [(self.leader + i) % NUM_SEATS for i in range(len(self.current))]
+    def current(self) -> list[Card]:
+        """The cards of the trick being played, in order from ``leader`` on."""
+        return self.play_state.current
+
+    @property
+    def leader(self) -> Seat:
+        """The seat that leads (or led) the trick being played."""
+        return self.play_state.leader
+
+    @property
+    def called_led_at(self) -> int | None:
+        """The trick in which the called suit was first led (None: not yet)."""
+        at = self.play_state.called_led_at
+        return None if at < 0 else at
+
+    @property
+    def partner_revealed(self) -> bool:
+        """Whether the called card has been played."""
+        return self.play_state.revealed
 
     @property
     def stakes(self) -> int:
@@ -422,9 +433,10 @@ class Hand:
 
     def legal_actions(self) -> tuple[Action, ...]:
         """Exactly the actions the seat to act may take now (empty once the hand is over)."""
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return self._legal
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal
 
     def legal_play_mask(self) -> Mask:
         """The cards the seat to act may play, as a mask (0 outside trick play)."""
@@ -432,25 +444,8 @@ class Hand:
             return 0
         mask = self._play_mask
         if mask < 0:
-            mask = self._play_mask = self._fast_play_mask()
+            mask = self._play_mask = legal_cards(self.play_state)
         return mask
-
-    def _fast_play_mask(self) -> Mask:
-        """Legal cards (:func:`engine.tricks.legal_cards`), without building any explanation."""
-        seat = self.turn
-        assert seat is not None
-        called = self.called
-        return legal_cards(
-            self.hands[seat],
-            seat,
-            self.current,
-            len(self.tricks),
-            NO_SEAT if self.picker is None else self.picker,
-            NO_SEAT if self.partner is None else self.partner,
-            NO_CARD if called is None else called,
-            -1 if self.called_led_at is None else self.called_led_at,
-            NO_CARD if self.under is None else self.under,
-        )
 
     def _compute_legal(self) -> tuple[Action, ...]:
         phase = self.phase
@@ -460,7 +455,7 @@ class Hand:
         if phase == "play":
             m = self._play_mask
             if m < 0:
-                m = self._play_mask = self._fast_play_mask()
+                m = self._play_mask = legal_cards(self.play_state)
             t = _PLAY_BYTES[seat]
             return t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
         if phase == "pick":
@@ -530,21 +525,8 @@ class Hand:
 
     def _compute_play_mask(self) -> tuple[Mask, Mask, str, str]:
         """Legal cards, the follow-suit-only set, and the code/message of any narrowing rule."""
-        seat = self.turn
-        assert seat is not None
-        called = NO_CARD if self.called is None else self.called
-        legal, base, rule = play_rule(
-            self.hands[seat],
-            seat,
-            self.current,
-            len(self.tricks),
-            NO_SEAT if self.picker is None else self.picker,
-            NO_SEAT if self.partner is None else self.partner,
-            called,
-            -1 if self.called_led_at is None else self.called_led_at,
-            NO_CARD if self.under is None else self.under,
-        )
-        return legal, base, RULE_CODES[rule], rule_message(rule, called)
+        legal, base, rule = play_rule(self.play_state)
+        return legal, base, RULE_CODES[rule], rule_message(rule, self.play_state.called)
 
     # ------------------------------------------------------------------ validation
 
@@ -663,25 +645,30 @@ class Hand:
         """Validate and apply one action; an illegal one raises and changes nothing."""
         kind = type(action)
         if kind is Play and self.phase == "play" and action.seat == self.turn:
+            # Trick play, most of a hand's actions, takes this short path; verify() has the rest.
             assert isinstance(action, Play)
+            card = action.card
+            play = self.play_state
             mask = self._play_mask
             if mask < 0:
-                mask = self._fast_play_mask()
-            if not mask >> action.card & 1:
-                self._raise_illegal_play(action.card)
+                mask = legal_cards(play)
+            if not mask >> card & 1:
+                self._raise_illegal_play(card)
             self._legal = None
             self._play_mask = -1
             self.actions.append(action)
-            self._play(action.seat, action.card)
+            cards = play.current
+            leader = play.leader
+            winner = advance(play, action.seat, card)
+            self.turn = play.turn
+            if winner >= 0:
+                self._close_trick(leader, cards, winner)
             return
-        self.verify(action)
+        self.verify(action)  # a card played out of turn or out of trick play raises here
         self._legal = None
         self._play_mask = -1
         self.actions.append(action)
-        if kind is Play:
-            assert isinstance(action, Play)
-            self._play(action.seat, action.card)
-        elif kind is Pass:
+        if kind is Pass:
             self._pass(action.seat)
         elif kind is Pick:
             self._pick(action.seat)
@@ -707,7 +694,7 @@ class Hand:
             self._start_play()
         elif kind is NoRecrack:
             self._start_play()
-        else:
+        elif kind is Alone:
             self.alone = True
             self._after_call()
 
@@ -770,36 +757,24 @@ class Hand:
 
     def _start_play(self) -> None:
         self.phase = "play"
-        self.turn = self.leader = (self.dealer + 1) % NUM_SEATS
+        play = self.play_state
+        self.turn = play.turn  # the seat left of the dealer, as in the bidding
+        play.start(
+            NO_SEAT if self.picker is None else self.picker,
+            NO_SEAT if self.partner is None else self.partner,
+            NO_CARD if self.called is None else self.called,
+            NO_CARD if self.under is None else self.under,
+        )
 
-    def _play(self, seat: Seat, c: Card) -> None:
-        self.hands[seat] &= ~(1 << c)
-        current = self.current
-        if not current and self.called_led_at is None and (1 << c) & self.called_suit_mask():
-            self.called_led_at = len(self.tricks)
-        current.append(c)
-        if c == self.called:
-            self.partner_revealed = True
-        if len(current) < NUM_SEATS:
-            self.turn = (seat + 1) % NUM_SEATS
-            return
-        winner = self._trick_winner()
-        points = POINTS[current[0]] + POINTS[current[1]] + POINTS[current[2]]
-        points += POINTS[current[3]] + POINTS[current[4]]
-        self.tricks.append(Trick(self.leader, tuple(current), winner, points))
-        self.taken[winner] += points
-        self.tricks_won[winner] += 1
-        self.current = []
-        self.leader = self.turn = winner
+    def _close_trick(self, leader: Seat, cards: list[Card], winner: Seat) -> None:
+        """Record the trick :func:`~engine.tricks.advance` has just closed."""
+        self.tricks.append(Trick(leader, tuple(cards), winner, trick_points(cards)))
         if len(self.tricks) == TRICKS_PER_HAND:
             self._finish()
 
-    def _trick_winner(self) -> Seat:
-        under = NO_CARD if self.under is None else self.under
-        return (self.leader + trick_winner(self.current, self.strength, under)) % NUM_SEATS
-
     def _finish(self) -> None:
         self.phase = "done"
+        self.is_over = True
         self.turn = None
         self._legal = ()
 

@@ -1,11 +1,12 @@
-"""Legal cards and trick winners: the one rule core that the engine and the search simulator share.
+"""Trick play: legal cards, playing a card, trick winners; the one rule core that the engine and
+the search simulator share.
 
 :class:`~engine.hand.Hand` (which validates every action and explains refusals) and
 :class:`~engine.bots.sim.Sim` (which plays tens of thousands of unvalidated cards per search
-decision) both ask this module which cards the seat to act may play and who wins a trick, so the
-two cannot drift apart. Everything here is plain integers: cards, masks and seats, with
-:data:`NO_CARD` / :data:`NO_SEAT` (-1) for "none", which both callers can pass without allocating;
-a trick's cards are the caller's own list (typed as a list so that the mypyc build indexes it
+decision) each keep their trick play in a :class:`TrickPlay` and ask this module which cards the
+seat to act may play (:func:`legal_cards`) and to play one (:func:`advance`), so the two cannot
+drift apart. Everything here is plain integers: cards, masks and seats, with :data:`NO_CARD` /
+:data:`NO_SEAT` (-1) for "none"; a trick's cards are a list (so that the mypyc build indexes it
 directly).
 
 The rules are RULES.md §5 (the called-suit constraints and the unknown card) and §6 (follow suit;
@@ -16,9 +17,12 @@ the highest trump wins, else the highest card of the led suit).
 >>> trick = [parse_card(c) for c in ("AC", "TC", "7D", "KC", "QH")]
 >>> trick_winner(trick, strength, NO_CARD)  # QH is the highest trump
 4
->>> hand = parse_mask("AC 7C QS 9H")
->>> legal = legal_cards(hand, 1, [parse_card("TC")], 0, 0, 2, parse_card("AH"), -1, NO_CARD)
->>> legal == parse_mask("AC 7C")
+>>> hands = [parse_mask("TC 8D"), parse_mask("AC 7C QS 9H"), 0, 0, 0]
+>>> t = TrickPlay(hands, strength, 0, [0] * 5, [0] * 5)
+>>> t.start(picker=0, partner=2, called=parse_card("AH"), under=NO_CARD)
+>>> advance(t, 0, parse_card("TC"))  # seat 0 leads: the trick is open, nobody has won it
+-1
+>>> legal_cards(t) == parse_mask("AC 7C")  # seat 1 must follow clubs
 True
 """
 
@@ -26,7 +30,18 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine.cards import FAIL, FOLLOW, POWER, TRUMP, Card, Mask, card_code, parse_card, suit_of
+from engine.cards import (
+    FAIL,
+    FOLLOW,
+    POINTS,
+    POWER,
+    TRUMP,
+    Card,
+    Mask,
+    card_code,
+    parse_card,
+    suit_of,
+)
 
 NO_CARD: Final = -1
 """No card: nothing called, or no unknown card."""
@@ -85,56 +100,141 @@ def called_suit_mask(called: Card) -> Mask:
     return FAIL[suit_of(called)]
 
 
-def legal_cards(
-    hand: Mask,
-    seat: int,
-    current: list[Card],
-    trick_number: int,
-    picker: int,
-    partner: int,
-    called: Card,
-    called_led_at: int,
-    under: Card,
-) -> Mask:
-    """The cards ``seat`` may play from ``hand`` on the trick ``current`` (cards so far).
+class TrickPlay:
+    """The state of trick play as plain integers: what :func:`legal_cards`, :func:`play_rule`
+    and :func:`advance` read and change.
 
-    ``partner`` is the seat holding the called card (:data:`NO_SEAT` if none), ``called_led_at``
-    the trick in which the called suit was first led (-1: not yet), ``under`` the picker's
-    face-down unknown card (:data:`NO_CARD` if none). Same answer as :func:`play_rule`, whose
-    common case this is without the explanation.
+    A :class:`~engine.hand.Hand` and a :class:`~engine.bots.sim.Sim` each own one, so one code
+    path plays their cards. A mutable slots class rather than a frozen record: a trick advance
+    changes it in place, which allocates nothing per card. ``picker``, ``partner``, ``called``,
+    ``under`` and ``strength`` are fixed when play starts (:data:`NO_SEAT` / :data:`NO_CARD`
+    for none); ``hands``, ``taken`` and ``won`` may be lists the owner shares.
     """
-    if (
-        called < 0
-        or called == JD
-        or trick_number == LAST_TRICK
-        or (seat != picker and seat != partner)
-    ):
+
+    __slots__ = (
+        "called",
+        "called_led_at",
+        "called_mask",
+        "current",
+        "hands",
+        "leader",
+        "ntricks",
+        "partner",
+        "picker",
+        "played",
+        "revealed",
+        "strength",
+        "taken",
+        "turn",
+        "under",
+        "void_in",
+        "won",
+    )
+
+    hands: list[Mask]
+    """Every seat's cards."""
+    current: list[Card]
+    """The cards of the open trick so far, from ``leader`` on."""
+    leader: int
+    turn: int
+    ntricks: int
+    """Tricks finished (the number of the open one)."""
+    taken: list[int]
+    """Card points each seat has taken in tricks."""
+    won: list[int]
+    """Tricks each seat has won."""
+    void_in: list[Mask]
+    """Per seat, the follow classes (:data:`~engine.cards.FOLLOW` masks) it has shown it lacks by
+    not following them (the unknown card shows nothing)."""
+    played: Mask
+    called_led_at: int
+    """The trick in which the called suit was first led (-1: not yet)."""
+    revealed: bool
+    """Whether the called card has been played."""
+    picker: int
+    partner: int
+    called: Card
+    called_mask: Mask
+    """The called card's fail suit (0: nothing, or JD, called: no called-suit rules)."""
+    under: Card
+    strength: tuple[tuple[int, ...], ...]
+
+    def __init__(
+        self,
+        hands: list[Mask],
+        strength: tuple[tuple[int, ...], ...],
+        leader: int,
+        taken: list[int],
+        won: list[int],
+    ) -> None:
+        self.hands = hands
+        self.strength = strength
+        self.current = []
+        self.leader = self.turn = leader
+        self.ntricks = 0
+        self.taken = taken
+        self.won = won
+        self.void_in = [0] * 5
+        self.played = 0
+        self.called_led_at = -1
+        self.revealed = False
+        self.start(NO_SEAT, NO_SEAT, NO_CARD, NO_CARD)
+
+    def start(self, picker: int, partner: int, called: Card, under: Card) -> None:
+        """Set what the bidding decided: the picker, the partner (who holds the called card),
+        the called card and the unknown card (:data:`NO_SEAT` / :data:`NO_CARD` for none)."""
+        self.picker = picker
+        self.partner = partner
+        self.called = called
+        self.called_mask = called_suit_mask(called)
+        self.under = under
+
+    def copy(self) -> TrickPlay:
+        """An independent copy (fresh lists; the tuple of strengths is shared)."""
+        other = TrickPlay(
+            self.hands.copy(), self.strength, self.leader, self.taken.copy(), self.won.copy()
+        )
+        other.start(self.picker, self.partner, self.called, self.under)
+        other.current = self.current.copy()
+        other.turn = self.turn
+        other.ntricks = self.ntricks
+        other.void_in = self.void_in.copy()
+        other.played = self.played
+        other.called_led_at = self.called_led_at
+        other.revealed = self.revealed
+        return other
+
+
+def legal_cards(t: TrickPlay) -> Mask:
+    """The cards the seat to act (``t.turn``) may play on the open trick.
+
+    Same answer as :func:`play_rule`, whose common case this is without the explanation.
+    """
+    seat = t.turn
+    hand = t.hands[seat]
+    if not t.called_mask or t.ntricks == LAST_TRICK or (seat != t.picker and seat != t.partner):
         # No called-suit constraint can apply: follow suit if possible.
+        current = t.current
         if current:
             return hand & FOLLOW[current[0]] or hand
         return hand
-    return play_rule(
-        hand, seat, current, trick_number, picker, partner, called, called_led_at, under
-    )[0]
+    return play_rule(t)[0]
 
 
-def play_rule(
-    hand: Mask,
-    seat: int,
-    current: list[Card],
-    trick_number: int,
-    picker: int,
-    partner: int,
-    called: Card,
-    called_led_at: int,
-    under: Card,
-) -> tuple[Mask, Mask, int]:
-    """The legal cards (as :func:`legal_cards`), the cards that follow suit, and which rule
-    narrowed the first to less than the second (:data:`FOLLOW_ONLY` when none did).
+def play_rule(t: TrickPlay) -> tuple[Mask, Mask, int]:
+    """The legal cards of the seat to act (as :func:`legal_cards`), the cards that follow suit,
+    and which rule narrowed the first to less than the second (:data:`FOLLOW_ONLY` when none
+    did).
 
     "Follow suit" here leaves out a held unknown card: it is played only when the called suit is
     led, or when it is the last card.
     """
+    seat = t.turn
+    hand = t.hands[seat]
+    current = t.current
+    trick_number = t.ntricks
+    picker = t.picker
+    under = t.under
     holds_under = under >= 0 and seat == picker and bool(hand >> under & 1)
     playable = hand & ~(1 << under) if holds_under else hand
     if current:
@@ -145,19 +245,20 @@ def play_rule(
         base = playable
     if not base:
         base = hand  # only the unknown card is left
-    if called < 0 or called == JD or trick_number == LAST_TRICK:
+    suit_mask = t.called_mask
+    if not suit_mask or trick_number == LAST_TRICK:
         return base, base, FOLLOW_ONLY
-    suit_mask = FAIL[suit_of(called)]
+    called = t.called
     lead_in_called = lead >= 0 and bool((1 << lead) & suit_mask)
     if holds_under:
-        if lead_in_called and called_led_at == trick_number:
+        if lead_in_called and t.called_led_at == trick_number:
             return 1 << under, base, UNKNOWN_CARD_REQUIRED
         return base, base, FOLLOW_ONLY
-    if seat == picker and called_led_at < 0 and current and under < 0:
+    if seat == picker and t.called_led_at < 0 and current and under < 0:
         hold = hand & suit_mask
         if hold.bit_count() == 1 and base & hold and base != hold:
             return base & ~hold, base, HOLD_CARD_REQUIRED
-    if seat == partner and hand >> called & 1:
+    if seat == t.partner and hand >> called & 1:
         if lead_in_called:
             return 1 << called, base, CALLED_CARD_REQUIRED
         if not current:
@@ -169,6 +270,58 @@ def play_rule(
             if narrowed != base and narrowed:
                 return narrowed, base, CALLED_CARD_HELD
     return base, base, FOLLOW_ONLY
+
+
+def advance(t: TrickPlay, seat: int, card: Card) -> int:
+    """Play ``card`` for ``seat`` (the seat to act; no validation) and return the seat that
+    wins the trick if this card closes it, else :data:`NO_SEAT`.
+
+    The one place a card is played, for the engine and the search simulator alike, so that what
+    a card shows (a void, the called suit led, the partner revealed) is recorded the same way
+    everywhere. A closed trick's cards stay in the list that was ``t.current`` (the caller may
+    hold it); ``t.current`` becomes a new list.
+    """
+    bit = 1 << card
+    t.hands[seat] ^= bit
+    t.played |= bit
+    current = t.current
+    # A card's follow class is one of a few shared masks: comparing them allocates nothing.
+    follows = FOLLOW[card]
+    if current:
+        lead_class = FOLLOW[current[0]]
+        if follows != lead_class and card != t.under:
+            t.void_in[seat] |= lead_class
+    elif follows == t.called_mask and t.called_led_at < 0:
+        t.called_led_at = t.ntricks
+    current.append(card)
+    if card == t.called:
+        t.revealed = True
+    if len(current) < 5:
+        t.turn = seat + 1 if seat < 4 else 0
+        return NO_SEAT
+    winner = t.leader + trick_winner(current, t.strength, t.under)
+    if winner >= 5:
+        winner -= 5
+    t.taken[winner] += (
+        POINTS[current[0]]
+        + POINTS[current[1]]
+        + POINTS[current[2]]
+        + POINTS[current[3]]
+        + POINTS[current[4]]
+    )
+    t.won[winner] += 1
+    t.current = []
+    t.leader = t.turn = winner
+    t.ntricks += 1
+    return winner
+
+
+def trick_points(cards: list[Card]) -> int:
+    """The card points of a trick's cards."""
+    points = 0
+    for c in cards:
+        points += POINTS[c]
+    return points
 
 
 def rule_message(rule: int, called: Card) -> str:

@@ -107,13 +107,13 @@ def distinct_moves(sim: Sim, legal: Mask) -> list[Card]:
     """
     if not legal & (legal - 1):
         return [(legal & -legal).bit_length() - 1]
-    hands = sim.hands
-    mover = sim.turn
+    hands = sim.state.hands
+    mover = sim.state.turn
     others = 0
     for s in range(5):
         if s != mover:
             others |= hands[s]
-    for c in sim.current:
+    for c in sim.state.current:
         others |= 1 << c
     blockers = others | (hands[mover] & ~legal) | sim.special_mask()
     special = sim.special_mask()
@@ -190,13 +190,13 @@ def solve(
     """
     if count is not None:
         count.visit()
-    if sim.ntricks == 6:
+    if sim.state.ntricks == 6:
         return sim.payouts()[seat]
-    if not sim.current and not sim.leaster:
+    if not sim.state.current and not sim.leaster:
         # Both sides have a trick: only the point thresholds matter, and the payout is
         # monotone in the side's points, so the two extremes bound the value.
         side, tricks, left = sim.side_totals()
-        if 0 < tricks < sim.ntricks:
+        if 0 < tricks < sim.state.ntricks:
             low = sim.picked_payout(seat, side, tricks)
             high = sim.picked_payout(seat, side + left, tricks + 1)
             if low == high:
@@ -208,7 +208,7 @@ def solve(
             if low >= beta:
                 return low
     moves = distinct_moves(sim, sim.legal_mask())
-    if team >> sim.turn & 1:
+    if team >> sim.state.turn & 1:
         best = -_INF
         for c in moves:
             sim.play(c)

@@ -50,7 +50,7 @@ def _minimax(sim: Sim, seat: int, team: int) -> float:
         sim.play(c)
         values.append(_minimax(sim, seat, team))
         sim.unplay()
-    return max(values) if team >> sim.turn & 1 else min(values)
+    return max(values) if team >> sim.state.turn & 1 else min(values)
 
 
 def test_exact_search_equals_plain_minimax() -> None:

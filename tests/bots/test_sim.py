@@ -9,7 +9,7 @@ import pytest
 
 from engine.actions import Action, Bury, Call, Pass, Pick, Play, Unknown
 from engine.bots.sim import Sim
-from engine.cards import card_code, cards_in
+from engine.cards import FOLLOW, Mask, card_code, cards_in, parse_card
 from engine.hand import Hand
 from engine.rules import RuleSet
 from tests.bots.helpers import VARIANTS
@@ -23,16 +23,17 @@ def _to_play_phase(hand: Hand, rng: random.Random) -> None:
 
 def _state(sim: Sim) -> tuple[object, ...]:
     return (
-        tuple(sim.hands),
-        tuple(sim.current),
-        sim.leader,
-        sim.turn,
-        sim.ntricks,
-        tuple(sim.taken),
-        tuple(sim.won),
-        sim.called_led_at,
-        sim.revealed,
-        sim.played,
+        tuple(sim.state.hands),
+        tuple(sim.state.current),
+        sim.state.leader,
+        sim.state.turn,
+        sim.state.ntricks,
+        tuple(sim.state.taken),
+        tuple(sim.state.won),
+        sim.state.called_led_at,
+        sim.state.revealed,
+        sim.state.played,
+        tuple(sim.state.void_in),
     )
 
 
@@ -91,6 +92,74 @@ def test_rollout_plays_only_legal_cards() -> None:
             assert hand.legal_play_mask() >> card & 1
             hand.apply(Play(seat, card))
         assert hand.result().payouts == sim.payouts()
+
+
+def _void_suits(mask: Mask) -> set[str]:
+    """The suits (as :func:`tests.engine.reference.suit` names them) of a mask of voids."""
+    return {
+        reference.suit(code) for code in ("QC", "7C", "7S", "7H") if mask >> parse_card(code) & 1
+    }
+
+
+def test_a_candidate_cards_void_reaches_the_rollout() -> None:
+    """The search plays each candidate card with ``Sim.play`` and then rolls the deal out: a
+    candidate that does not follow suit shows its void, and the rollout's policy must see it
+    (``Sim.play`` used to record none, issue 29; seeds 0-2 showed it)."""
+    rng = random.Random(29)
+    checked = 0
+    for seed in range(40):
+        hand = Hand.from_seed(RuleSet(unknown_card=True), seed % 5, seed)
+        _to_play_phase(hand, rng)
+        while not hand.is_over and checked < 400:
+            seat = hand.turn
+            assert seat is not None
+            sim = Sim.from_hand(hand)
+            for card in cards_in(hand.legal_play_mask()):
+                branch = sim.copy()
+                branch.play(card)
+                if branch.is_over:
+                    continue
+                seen = branch.situation(branch.legal_mask()).void_in
+                expected = reference.shown_voids(hand, then=card)
+                assert [_void_suits(m) for m in seen] == expected, (seed, card)
+                if hand.current and not (1 << card) & FOLLOW[hand.current[0]]:
+                    checked += 1
+            hand.apply(rng.choice(hand.legal_actions()))
+    assert checked >= 100
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: str(r.to_dict()))
+def test_trick_play_records_what_play_shows_as_the_reference_does(rules: RuleSet) -> None:
+    """Property: after every card of random hands, the engine's and the simulator's trick state
+    (:func:`engine.tricks.advance`, also undone by ``Sim.unplay``) hold the voids shown, the
+    trick the called suit was first led in and whether the partner is revealed, as the plain
+    reference reads them from the tricks."""
+    rng = random.Random(30)
+    cards = 0
+    for seed in range(150):
+        hand = Hand.from_seed(rules, seed % 5, seed)
+        _to_play_phase(hand, rng)
+        if hand.is_over:
+            continue
+        sim = Sim.from_hand(hand)
+        while not hand.is_over:
+            action = rng.choice(hand.legal_actions())
+            assert isinstance(action, Play)
+            sim.play(action.card)
+            sim.unplay()
+            sim.play(action.card)
+            hand.apply(action)
+            cards += 1
+            voids = reference.shown_voids(hand)
+            assert [_void_suits(m) for m in hand.play_state.void_in] == voids
+            assert [_void_suits(m) for m in sim.state.void_in] == voids
+            assert hand.called_led_at == reference.called_led_at(hand)
+            assert sim.state.called_led_at == (
+                -1 if hand.called_led_at is None else hand.called_led_at
+            )
+            played = [c for t in hand.tricks for c in t.cards] + hand.current
+            assert hand.partner_revealed == sim.state.revealed == (hand.called in played)
+    assert cards > 1000
 
 
 # ---------------------------------------------------------------------- the shared rule core
@@ -163,7 +232,7 @@ def test_engine_sim_and_reference_agree_after_every_call_kind(kind: str) -> None
             hand.apply(action)
             if not hand.current:
                 _check_trick(hand)
-                assert sim.leader == hand.tricks[-1].winner
+                assert sim.state.leader == hand.tricks[-1].winner
         last = hand.tricks[-1]
         if hand.under is not None and last.cards[0] == hand.under:
             unknown_led_last += 1

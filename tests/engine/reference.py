@@ -108,6 +108,34 @@ def legal_plays(hand: Hand) -> set[str]:
     return legal
 
 
+def shown_voids(hand: Hand, then: int | None = None) -> list[set[str]]:
+    """Per seat, the suits (:func:`suit`) it has shown it lacks: it did not follow a trick led in
+    that suit (the face-down unknown card, played when it must be, shows nothing); ``then``: a
+    card the seat to act plays next."""
+    under = card_code(hand.under) if hand.under is not None else None
+    voids: list[set[str]] = [set() for _ in range(5)]
+    current = (*hand.current, *(() if then is None else (then,)))
+    tricks = [(t.leader, t.cards) for t in hand.tricks] + [(hand.leader, current)]
+    for leader, cards in tricks:
+        codes = [card_code(c) for c in cards]
+        for i, code in enumerate(codes[1:], start=1):
+            if suit(code) != suit(codes[0]) and code != under:
+                voids[(leader + i) % 5].add(suit(codes[0]))
+    return voids
+
+
+def called_led_at(hand: Hand) -> int | None:
+    """The trick in which the called suit was first led (None: not yet, or nothing to lead)."""
+    called = None if hand.called is None else card_code(hand.called)
+    if called is None or called == "JD":
+        return None
+    leads = [t.cards[0] for t in hand.tricks] + hand.current[:1]
+    for number, lead in enumerate(leads):
+        if suit(card_code(lead)) == called[1]:
+            return number
+    return None
+
+
 def payouts(
     rules: RuleSet,
     *,

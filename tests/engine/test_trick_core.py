@@ -18,6 +18,7 @@ from engine.tricks import (
     RULE_CODES,
     TRICK_STRENGTH,
     UNKNOWN_CARD_REQUIRED,
+    TrickPlay,
     legal_cards,
     parse_mask,
     play_rule,
@@ -52,20 +53,45 @@ def test_jack_order_decides_between_the_black_jacks() -> None:
     assert trick_winner(trick, TRICK_STRENGTH["clubs-first"], NO_CARD) == 0
 
 
+def _play(
+    hand: int,
+    seat: int,
+    current: list[int],
+    trick_number: int,
+    picker: int,
+    partner: int,
+    called: int,
+    called_led_at: int,
+    under: int,
+) -> TrickPlay:
+    """A trick-play state where ``seat`` holds ``hand`` and is to act on ``current``."""
+    hands = [0] * 5
+    hands[seat] = hand
+    t = TrickPlay(hands, TRICK_STRENGTH["seed"], 0, [0] * 5, [0] * 5)
+    t.start(picker, partner, called, under)
+    t.turn = seat
+    t.current = current
+    t.ntricks = trick_number
+    t.called_led_at = called_led_at
+    return t
+
+
 def _rule(hand: str, seat: int, current: str, **state: int) -> tuple[int, int, int]:
     args = {"trick_number": 1, "picker": 0, "partner": 2, "called_led_at": -1, "under": NO_CARD}
     args.update(state)
     called = args.pop("called", parse_card("AH"))
     return play_rule(
-        parse_mask(hand),
-        seat,
-        _cards(current),
-        args["trick_number"],
-        args["picker"],
-        args["partner"],
-        called,
-        args["called_led_at"],
-        args["under"],
+        _play(
+            parse_mask(hand),
+            seat,
+            _cards(current),
+            args["trick_number"],
+            args["picker"],
+            args["partner"],
+            called,
+            args["called_led_at"],
+            args["under"],
+        )
     )
 
 
@@ -99,15 +125,17 @@ def test_play_rule_names_what_narrowed_the_cards(
     args = {"trick_number": 1, "picker": 0, "partner": 2, "called_led_at": -1, "under": NO_CARD}
     args.update(state)
     fast = legal_cards(
-        parse_mask(hand),
-        seat,
-        _cards(current),
-        args["trick_number"],
-        args["picker"],
-        args["partner"],
-        parse_card("AH"),
-        args["called_led_at"],
-        args["under"],
+        _play(
+            parse_mask(hand),
+            seat,
+            _cards(current),
+            args["trick_number"],
+            args["picker"],
+            args["partner"],
+            parse_card("AH"),
+            args["called_led_at"],
+            args["under"],
+        )
     )
     assert fast == got
     assert (
@@ -120,5 +148,5 @@ def test_play_rule_names_what_narrowed_the_cards(
 def test_no_call_means_only_follow_suit() -> None:
     hand = parse_mask("AH 7H QC")
     for seat, partner in ((2, 2), (2, NO_SEAT)):
-        legal = legal_cards(hand, seat, _cards("8S"), 1, 0, partner, NO_CARD, -1, NO_CARD)
+        legal = legal_cards(_play(hand, seat, _cards("8S"), 1, 0, partner, NO_CARD, -1, NO_CARD))
         assert legal == hand
