@@ -377,7 +377,8 @@ class Hand:
 
     def copy(self) -> Hand:
         """An independent copy of this state."""
-        other = Hand.__new__(Hand)
+        # Through __init__, not Hand.__new__: a class compiled by mypyc has no bare __new__.
+        other = Hand(self.rules, self.dealer, self.deal, self.multiplier)
         for name in _HAND_FIELDS:
             setattr(other, name, getattr(self, name))
         other.play_state = play = self.play_state.copy()

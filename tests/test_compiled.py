@@ -81,3 +81,20 @@ def test_the_compiled_build_is_what_runs() -> None:
         module = importlib.import_module(name)
         assert module.__file__ is not None
         assert module.__file__.endswith(".so"), f"{name} was imported from {module.__file__}"
+
+
+def test_a_hand_copies_and_the_copy_plays_on_alone() -> None:
+    """Searching bots and the coach copy hands (``Hand.copy``): it must work on the compiled
+    engine too, where ``Hand.__new__(Hand)`` runs ``__init__`` without its arguments."""
+    from engine.hand import Hand
+    from engine.rules import RuleSet
+
+    hand = Hand.from_seed(RuleSet.from_preset("wisconsin"), dealer=0, seed=11)
+    for _ in range(8):
+        hand.apply(hand.legal_actions()[0])
+    copy = hand.copy()
+    before = hand.actions.copy()
+    while not copy.is_over:
+        copy.apply(copy.legal_actions()[-1])
+    assert hand.actions == before and not hand.is_over
+    assert copy.result() is not None
