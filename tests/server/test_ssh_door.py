@@ -114,7 +114,7 @@ def gone(pid: int) -> bool:
     return False
 
 
-async def until(check: Any, timeout: float = 10.0) -> None:
+async def until(check: Any, timeout: float = 60.0) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not check():
