@@ -24,9 +24,9 @@ index                     action
 666                       no re-crack
 ========================  =======================================================
 
-Cracking and blitzing (docs/rules.md, RULES.md §11) came after the first 659 indices and were
-appended; new kinds of action are appended the same way. No index ever changes meaning, so a
-trained policy keeps working (its extra outputs stay masked).
+Cracking and blitzing (docs/rules.md, docs/rules.md, "Cracking and blitzing") came after the first
+659 indices and were appended; new kinds of action are appended the same way. No index ever changes
+meaning, so a trained policy keeps working (its extra outputs stay masked).
 """
 
 from __future__ import annotations

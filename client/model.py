@@ -230,7 +230,7 @@ def _deal_key(reveal: Mapping[str, Any] | None) -> tuple[tuple[str, ...], ...]:
 
 
 def rebuild_record(view: Mapping[str, Any], reveal: Mapping[str, Any]) -> dict[str, Any]:
-    """A hand record from a finished seat view and the revealed cards (HAND_RECORD.md)."""
+    """A hand record from a finished seat view and the revealed cards (docs/hand-record.md)."""
     dealer = int(view["dealer"])
     actions: list[dict[str, Any]] = []
     passes = list(view.get("passes") or [])
@@ -267,8 +267,9 @@ def rebuild_record(view: Mapping[str, Any], reveal: Mapping[str, Any]) -> dict[s
 
 
 def _crack_round(view: Mapping[str, Any], picker: int) -> list[dict[str, Any]]:
-    """The crack round's answers and the re-crack of a finished hand (RULES.md §11): every seat
-    asked before the cracker (all of them, when nobody cracked) said ``no_crack``."""
+    """The crack round's answers and the re-crack of a finished hand (docs/rules.md, "Cracking and
+    blitzing"): every seat asked before the cracker (all of them, when nobody cracked) said
+    ``no_crack``."""
     from engine.hand import crack_seats
     from engine.rules import RuleSet
 

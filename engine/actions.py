@@ -1,7 +1,7 @@
 """The actions a seat can take, as small frozen values with a wire form.
 
 Every action names its seat. ``to_dict`` / ``action_from_dict`` give the map used in hand records
-(HAND_RECORD.md) and on the wire.
+(docs/hand-record.md) and on the wire.
 
 >>> Play(1, parse_card("QC")).to_dict()
 {'seat': 1, 'action': 'play', 'card': 'QC'}
@@ -122,7 +122,7 @@ class Play:
 
 
 Pair = Literal["black", "red"]
-"""A queen pair (RULES.md §11): ``black`` is QC+QS, ``red`` is QH+QD."""
+"""A queen pair (docs/rules.md, "Cracking and blitzing"): ``black`` is QC+QS, ``red`` is QH+QD."""
 
 PAIRS: Final[tuple[Pair, Pair]] = ("black", "red")
 """Both queen pairs, black first."""
@@ -130,7 +130,8 @@ PAIRS: Final[tuple[Pair, Pair]] = ("black", "red")
 
 @dataclass(frozen=True, slots=True)
 class Blitz:
-    """The picker shows a queen pair before burying: the stakes double (RULES.md §11)."""
+    """The picker shows a queen pair before burying: the stakes double (docs/rules.md, "Cracking and
+    blitzing")."""
 
     seat: Seat
     pair: Pair

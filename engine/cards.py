@@ -27,7 +27,7 @@ Mask = int
 """A set of cards as a bit mask: bit ``card`` is set when the card is in the set."""
 
 JackOrder = Literal["seed", "clubs-first"]
-"""How the jacks rank in trump (RULES.md §2)."""
+"""How the jacks rank in trump (docs/rules.md, "Trump and fail")."""
 
 SUITS: Final = "CSHD"
 """Suit letters in card order: clubs, spades, hearts, diamonds."""

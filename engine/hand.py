@@ -90,7 +90,8 @@ from engine.tricks import (
 
 Phase = Literal["pick", "bury", "call", "crack", "recrack", "play", "done"]
 """Where a hand stands: picking, the picker burying (and blitzing), the picker calling, the
-crack round, the picker's re-crack decision (RULES.md §11), trick play, over."""
+crack round, the picker's re-crack decision (docs/rules.md, "Cracking and blitzing"), trick play,
+over."""
 
 TRICKS_PER_HAND: Final = 6
 CARDS_PER_SEAT: Final = 6
@@ -115,7 +116,7 @@ PAIR_CARDS: Final[dict[str, tuple[Card, Card]]] = {
     "black": (parse_card("QC"), parse_card("QS")),
     "red": (parse_card("QH"), parse_card("QD")),
 }
-"""The two queens of each queen pair (RULES.md §11)."""
+"""The two queens of each queen pair (docs/rules.md, "Cracking and blitzing")."""
 
 PAIR_MASKS: Final[dict[str, Mask]] = {
     pair: (1 << cards[0]) | (1 << cards[1]) for pair, cards in PAIR_CARDS.items()
@@ -124,7 +125,8 @@ PAIR_MASKS: Final[dict[str, Mask]] = {
 
 
 def crack_seats(rules: RuleSet, dealer: Seat, picker: Seat) -> tuple[Seat, ...]:
-    """The seats asked in the crack round, in the order they answer (RULES.md §11).
+    """The seats asked in the crack round, in the order they answer (docs/rules.md, "Cracking and
+    blitzing").
 
     Empty when the rules have no cracking, or under ``"unoffered"`` when the dealer picked.
 
@@ -218,7 +220,7 @@ class Deal:
 
     @classmethod
     def from_deck(cls, deck: Sequence[Card], dealer: Seat) -> Deal:
-        """Deal a shuffled deck in the order of RULES.md §3."""
+        """Deal a shuffled deck in the order of docs/rules.md, "1. The deal"."""
         bits = [1 << c for c in deck]
         hands = tuple(
             [
@@ -311,7 +313,7 @@ class Hand:
     under: Card | None
     partner: Seat | None
     blitzes: list[tuple[Seat, Pair]]
-    """The picker's blitzes in order (RULES.md §11)."""
+    """The picker's blitzes in order (docs/rules.md, "Cracking and blitzing")."""
     cracker: Seat | None
     """The seat that cracked, if any."""
     crack_blitz: Pair | None
@@ -422,7 +424,8 @@ class Hand:
     @property
     def stakes(self) -> int:
         """The hand's multiplier so far: the doubler carry-over times 2 for every blitz, the
-        crack, a cracker's shown pair and the re-crack (RULES.md §11; the bump is not in it)."""
+        crack, a cracker's shown pair and the re-crack (docs/rules.md, "Cracking and blitzing"; the
+        bump is not in it)."""
         doublings = len(self.blitzes) + self.recracked
         if self.cracker is not None:
             doublings += 1 if self.crack_blitz is None else 2

@@ -177,7 +177,8 @@ _STAKES_TEXT: Final = {
 
 
 def _stakes_line(action: Mapping[str, Any]) -> str:
-    """One line of :func:`describe_record` for an action of RULES.md §11."""
+    """One line of :func:`describe_record` for an action of docs/rules.md, "Cracking and
+    blitzing"."""
     text = _STAKES_TEXT[str(action["action"])].format(pair=action.get("pair"))
     if action.get("blitz") is not None:
         text += f" with the {action['blitz']} queens"

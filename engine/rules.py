@@ -1,4 +1,4 @@
-"""The table's rule options (RULES.md) and the named presets.
+"""The table's rule options (docs/rules.md) and the named presets.
 
 >>> rules = RuleSet.from_preset("wisconsin", leaster_needs_trick=False)
 >>> rules.jack_order, rules.double_on_the_bump, rules.leaster_needs_trick
@@ -25,13 +25,14 @@ from engine.cards import JackOrder
 from engine.errors import RuleOptionError
 
 NoPick = Literal["leaster", "doubler", "forced-pick"]
-"""What happens when all five pass (RULES.md §4)."""
+"""What happens when all five pass (docs/rules.md, "2. Picking")."""
 
 PartnerRule = Literal["called-ace", "jack-of-diamonds"]
-"""How the picker's partner is chosen (RULES.md §5)."""
+"""How the picker's partner is chosen (docs/rules.md, "4. Choosing a partner")."""
 
 CrackBy = Literal["unoffered", "defenders"]
-"""Who may crack (RULES.md §11): the seats never offered the blind, or every seat but the picker."""
+"""Who may crack (docs/rules.md, "Cracking and blitzing"): the seats never offered the blind, or
+every seat but the picker."""
 
 _CHOICES: Final[dict[str, tuple[object, ...]]] = {
     "jack_order": ("seed", "clubs-first"),
@@ -113,7 +114,7 @@ def value_title(name: str, value: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """Every house-rule choice of RULES.md; the defaults are the ``seed`` preset."""
+    """Every house-rule choice of docs/rules.md; the defaults are the ``seed`` preset."""
 
     jack_order: JackOrder = "seed"
     no_pick: NoPick = "leaster"
@@ -206,7 +207,8 @@ PRESETS_OPTIONS: Final[dict[str, dict[str, Any]]] = {
         "blitzing": True,
     },
 }
-"""Each preset as the options it changes from the defaults (RULES.md §10, §11)."""
+"""Each preset as the options it changes from the defaults (docs/rules.md, "Presets" and "Cracking
+and blitzing")."""
 
 PRESET_TITLES: Final[dict[str, str]] = {
     "wisconsin": "Wisconsin (standard)",
@@ -259,7 +261,7 @@ def rules_title(rules: RuleSet) -> str:
 
 
 OPTION_NAMES: Final[tuple[str, ...]] = tuple(_CHOICES)
-"""Every rule option name, in RULES.md order."""
+"""Every rule option name, in docs/rules.md order."""
 
 
 def option_choices(name: str) -> tuple[object, ...]:

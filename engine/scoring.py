@@ -1,4 +1,5 @@
-"""Scoring of a hand (RULES.md §7–§8) with a breakdown a client can display.
+"""Scoring of a hand (docs/rules.md, "Scoring a picked hand" and "When everybody passes") with
+a breakdown a client can display.
 
 >>> from engine.rules import RuleSet
 >>> stake_for(RuleSet(), picker_side_points=91, picker_side_tricks=5)
@@ -94,7 +95,8 @@ class HandResult:
     bumped: bool
     leaster_winner: int | None
     stakes: int = 1
-    """The final multiplier: ``multiplier`` times 2 per doubling of RULES.md §11."""
+    """The final multiplier: ``multiplier`` times 2 per doubling of docs/rules.md, "Cracking and
+    blitzing"."""
     blitzes: tuple[tuple[int, str], ...] = ()
     """The picker's blitzes: (seat, pair) in order."""
     crack: tuple[int, str | None] | None = None
@@ -109,7 +111,7 @@ class HandResult:
         return sum(self.points) - self.picker_side_points
 
     def to_dict(self) -> dict[str, Any]:
-        """The replay JSON of HAND_RECORD.md, field for field."""
+        """The replay JSON of docs/hand-record.md, field for field."""
         return {
             "complete": self.complete,
             "picker": self.picker,
@@ -171,7 +173,8 @@ class HandResult:
 def stake_for(
     rules: RuleSet, picker_side_points: int, picker_side_tricks: int
 ) -> tuple[Outcome, int]:
-    """The outcome and base stake ``m`` of a picked hand (RULES.md §7's table)."""
+    """The outcome and base stake ``m`` of a picked hand (docs/rules.md, "Scoring a picked hand"'s
+    table)."""
     del rules  # the table is the same under every option; kept for symmetry with payouts
     if picker_side_tricks == 6:
         return "all_tricks", 3
@@ -250,7 +253,8 @@ def score_hand(
     """Score a hand from its facts; ``taken`` counts trick points only (no bury, no blind).
 
     ``multiplier`` is the doubler carry-over; the blitzes, the crack (with any pair shown) and
-    the re-crack each double it again into the hand's ``stakes`` (RULES.md §11).
+    the re-crack each double it again into the hand's ``stakes`` (docs/rules.md, "Cracking and
+    blitzing").
     """
     doublings = len(blitzes) + recrack
     if crack is not None:

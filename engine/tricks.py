@@ -9,8 +9,9 @@ drift apart. Everything here is plain integers: cards, masks and seats, with :da
 :data:`NO_SEAT` (-1) for "none"; a trick's cards are a list (so that the mypyc build indexes it
 directly).
 
-The rules are RULES.md §5 (the called-suit constraints and the unknown card) and §6 (follow suit;
-the highest trump wins, else the highest card of the led suit).
+The rules are docs/rules.md, "4. Choosing a partner" (the called-suit constraints and the
+unknown card) and "5. Playing the tricks" (follow suit; the highest trump wins, else the highest
+card of the led suit).
 
 >>> from engine.cards import parse_card
 >>> strength = TRICK_STRENGTH["seed"]
@@ -371,8 +372,8 @@ def trick_winner(cards: list[Card], strength: tuple[tuple[int, ...], ...], under
     """Index in ``cards`` of the card that wins (or, for a trick still open, is winning) it.
 
     ``strength`` is :data:`TRICK_STRENGTH` of the jack order. The unknown card ``under`` can
-    never win (RULES.md §5): when it is led on the last trick and nobody follows its suit or
-    trumps, the suit of the next card decides.
+    never win (docs/rules.md, "4. Choosing a partner"): when it is led on the last trick and nobody
+    follows its suit or trumps, the suit of the next card decides.
     """
     row = strength[cards[0]]
     best = 0

@@ -6,7 +6,8 @@ slip into it:
 
 - your own hand (and, as picker, the blind you took, your bury and your face-down unknown card);
 - everything played face up: passes, the pick, the call, every card played and every trick;
-- with the house rules of RULES.md §11: each blitz (seat, pair and its two queens), the crack
+- with the house rules of docs/rules.md, "Cracking and blitzing": each blitz (seat, pair and its two
+queens), the crack
   (seat and any pair shown), the re-crack and the hand's current ``stakes``;
 - the partner's seat only once the called card is played (the partner knows it all along);
 - when the hand is over, every hand as dealt, the blind and the bury, and the full result.

@@ -21,10 +21,12 @@ BOT_PREFIX: Final = "bot:"
 """How a server bot's identity starts; the strategy name follows."""
 
 SCHNEIDER_HIGH: Final = 91
-"""Picker's side points at or above which the defenders are schneidered (RULES.md §7)."""
+"""Picker's side points at or above which the defenders are schneidered (docs/rules.md, "Scoring a
+picked hand")."""
 
 SCHNEIDER_LOW: Final = 30
-"""Picker's side points at or below which the picker's side is schneidered (RULES.md §7)."""
+"""Picker's side points at or below which the picker's side is schneidered (docs/rules.md, "Scoring
+a picked hand")."""
 
 TALLY_FIGURES: Final = ("hands", "total", "picks", "picker_wins", "schneiders", "leasters_won")
 """The figures a ``match_tallies`` row adds up per hand (``player_totals`` adds ``matches``)."""
@@ -73,7 +75,8 @@ class Figures:
     picks: int = 0
     picker_wins: int = 0
     schneiders: int = 0
-    """Hands its side won with the other side schneidered (RULES.md §7)."""
+    """Hands its side won with the other side schneidered (docs/rules.md, "Scoring a picked
+    hand")."""
     leasters_won: int = 0
 
     def add(self, seat: int, facts: HandFacts) -> None:

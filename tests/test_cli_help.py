@@ -15,7 +15,7 @@ def test_every_option_of_every_command_has_help(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """No option is listed bare, and a command with ``--preset`` says what each preset is
-    called at the table (RULES.md §10), not only its command-line name."""
+    called at the table (docs/rules.md, "Presets"), not only its command-line name."""
     with pytest.raises(SystemExit) as exc:
         main([command, "--help"])
     assert exc.value.code == 0

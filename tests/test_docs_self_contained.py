@@ -23,3 +23,21 @@ def test_a_document_names_no_file_outside_the_project(document: Path) -> None:
         if "://" in target or target.startswith("mailto:"):
             continue
         assert (document.parent / target).resolve().exists(), f"{document.name}: {target}"
+
+
+PACKAGES = ("engine", "protocol", "server", "client", "botkit", "tests", "bench", "examples")
+PYTHON_FILES = sorted(
+    path
+    for package in PACKAGES
+    for path in (ROOT / package).rglob("*.py")
+    if path.name != "test_docs_self_contained.py"
+)
+
+
+@pytest.mark.parametrize("source", PYTHON_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_code_names_no_document_outside_the_project(source: Path) -> None:
+    """Docstrings and comments point to docs/rules.md and docs/hand-record.md by heading, never
+    to the rule and record texts kept outside the project (nor to an ARCHITECTURE.md)."""
+    text = source.read_text(encoding="utf-8")
+    outside = re.findall(r"(?<![\w/-])(?:RULES|HAND_RECORD|ARCHITECTURE)\.md", text)
+    assert not outside, f"{source.relative_to(ROOT)} names {sorted(set(outside))}"

@@ -1,4 +1,4 @@
-"""``sheepshead replay`` on the fixture records of tests/fixtures/records (HAND_RECORD.md)."""
+"""``sheepshead replay`` on the fixture records of tests/fixtures/records (docs/hand-record.md)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ KEYS = [
     "stakes",
 ]
 
-# What a line of a record without RULES.md §11's house rules carries for them.
+# What a line of a record without docs/rules.md, "Cracking and blitzing"'s house rules carries for
+# them.
 NO_DOUBLINGS: dict[str, Any] = {"blitzes": [], "crack": None, "recrack": False, "stakes": 1}
 
 # complete.json: dealer 0, seat 1 passes, seat 2 picks, buries 7S 8S (0 points) and calls AC,

@@ -36,7 +36,7 @@ def _signed(n: int | None) -> str:
 
 
 def leaster_blind_taker(result: Mapping[str, Any]) -> int | None:
-    """Who took the blind in a leaster: the winner of the last trick (RULES.md)."""
+    """Who took the blind in a leaster: the winner of the last trick (docs/rules.md)."""
     tricks = result.get("tricks") or []
     if not tricks:
         return None
@@ -88,7 +88,7 @@ def result_summary(
     if stake and not result.get("leaster"):
         extras.append(f"stake {stake} per player")
     doublings = result.get("doublings")
-    if doublings is None:  # a breakdown from before RULES.md §11
+    if doublings is None:  # a breakdown from before docs/rules.md, "Cracking and blitzing"
         multiplier = result.get("multiplier") or 1
         if multiplier > 1:
             extras.append(f"doubler stakes ×{multiplier}")
@@ -190,7 +190,7 @@ def stakes_of(result: Mapping[str, Any]) -> int:
     """What this hand's payouts were multiplied by: the doubler carry-over, blitzes, crack,
     re-crack and the bump (the product of the breakdown's ``doublings``)."""
     doublings = result.get("doublings")
-    if doublings is None:  # a breakdown from before RULES.md §11
+    if doublings is None:  # a breakdown from before docs/rules.md, "Cracking and blitzing"
         return int(result.get("stakes") or result.get("multiplier") or 1)
     stakes = 1
     for doubling in doublings:

@@ -905,7 +905,8 @@ def _pair_crack(model: TableModel) -> dict[str, Any] | None:
 
 
 def crack_prompt(model: TableModel) -> str:
-    """The status line of the crack round and the re-crack (RULES.md §11)."""
+    """The status line of the crack round and the re-crack (docs/rules.md, "Cracking and
+    blitzing")."""
     view = model.view or {}
     stakes = int(view.get("stakes") or 1)
     if model.decision == "recrack":

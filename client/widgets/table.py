@@ -277,7 +277,7 @@ class HandInfo(Panel):
 
 
 def _stakes_lines(model: TableModel, view: Mapping[str, Any]) -> list[Text]:
-    """Who blitzed and who cracked (RULES.md §11), one short line each."""
+    """Who blitzed and who cracked (docs/rules.md, "Cracking and blitzing"), one short line each."""
     lines = []
     for blitz in view.get("blitzes") or []:
         line = Text("Blitz ")

@@ -79,8 +79,8 @@ def decide_call(k: Knowledge, legal: Sequence[ActionMap]) -> int:
 
 
 def decide_stakes(k: Knowledge, legal: Sequence[ActionMap]) -> int | None:
-    """Index of the blitz, crack or re-crack decision to take (RULES.md §11), or None when
-    ``legal`` offers none of them (see :mod:`engine.bots.stakes`)."""
+    """Index of the blitz, crack or re-crack decision to take (docs/rules.md, "Cracking and
+    blitzing"), or None when ``legal`` offers none of them (see :mod:`engine.bots.stakes`)."""
     return choose_stakes(k.hand, k.seat, -1 if k.picker is None else k.picker, legal)
 
 

@@ -79,7 +79,7 @@ class Knowledge:
     called_led_at: int | None = None
     turn: int | None = None
     blitzes: list[tuple[int, str]] = field(default_factory=list)
-    """The picker's blitzes (seat, pair), in order (RULES.md §11)."""
+    """The picker's blitzes (seat, pair), in order (docs/rules.md, "Cracking and blitzing")."""
     cracker: int | None = None
     crack_blitz: str | None = None
     """The queen pair the cracker showed, if any."""
@@ -204,7 +204,8 @@ def read_view(view: Mapping[str, Any]) -> Knowledge:
 
 
 def _read_stakes(k: Knowledge, view: Mapping[str, Any]) -> None:
-    """The turn and RULES.md §11's public facts: blitzes, the crack, the re-crack."""
+    """The turn and docs/rules.md, "Cracking and blitzing"'s public facts: blitzes, the crack, the
+    re-crack."""
     turn = view.get("turn")
     k.turn = turn if isinstance(turn, int) else None
     k.blitzes = [(int(b["seat"]), str(b["pair"])) for b in view.get("blitzes") or []]

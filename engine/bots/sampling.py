@@ -247,8 +247,9 @@ def history(k: Knowledge, bury: tuple[Card, Card] | None, under: Card | None) ->
 
 
 def crack_history(k: Knowledge, picker: int) -> list[Action]:
-    """The crack round's answers and the re-crack so far (RULES.md §11), from what is public:
-    the seats asked before the one to act (or the cracker) all said ``no_crack``."""
+    """The crack round's answers and the re-crack so far (docs/rules.md, "Cracking and blitzing"),
+    from what is public: the seats asked before the one to act (or the cracker) all said
+    ``no_crack``."""
     out: list[Action] = []
     for seat in crack_seats(k.rules, k.dealer, picker):
         if k.phase == "crack" and seat == k.turn:

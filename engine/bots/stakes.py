@@ -1,4 +1,5 @@
-"""The stakes decisions of RULES.md §11 for the built-in bots: blitz, crack, re-crack.
+"""The stakes decisions of docs/rules.md, "Cracking and blitzing" for the built-in bots: blitz,
+crack, re-crack.
 
 Rules of thumb, on bit masks so that rollouts can use them without building views:
 
@@ -39,7 +40,7 @@ RECRACK_LINE: Final = 10.5
 """The picker's six-card hand strength (:func:`engine.bots.policy.hand_strength`) to re-crack."""
 
 STAKES_KINDS: Final = frozenset({"blitz", "crack", "no_crack", "recrack", "no_recrack"})
-"""The action kinds of RULES.md §11."""
+"""The action kinds of docs/rules.md, "Cracking and blitzing"."""
 
 
 def _weight(c: Card) -> float:

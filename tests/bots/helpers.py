@@ -23,7 +23,8 @@ STAKES_VARIANTS: tuple[RuleSet, ...] = (
     RuleSet(cracking=True, blitzing=True, crack_by="defenders", partner="jack-of-diamonds"),
     RuleSet(cracking=True, crack_by="defenders", unknown_card=True, no_pick="forced-pick"),
 )
-"""Rule sets with the house rules of RULES.md §11 (kept apart so that the tests over
+"""Rule sets with the house rules of docs/rules.md, "Cracking and blitzing" (kept apart so that the
+tests over
 :data:`VARIANTS` keep meeting the same states as before)."""
 
 

@@ -70,8 +70,8 @@ def test_samples_keep_everything_public() -> None:
 
 
 def test_samples_replay_blitzes_and_the_crack_round() -> None:
-    # RULES.md §11: every sampled deal replays the blitzes, crack answers and re-crack seen, and
-    # keeps shown queens with the seat that showed them.
+    # docs/rules.md, "Cracking and blitzing": every sampled deal replays the blitzes, crack answers
+    # and re-crack seen, and keeps shown queens with the seat that showed them.
     rng = random.Random(3)
     phases = set()
     for hand in _states(150, STAKES_VARIANTS):

@@ -213,7 +213,8 @@ def _check_trick(hand: Hand) -> None:
 def test_engine_sim_and_reference_agree_after_every_call_kind(kind: str) -> None:
     """Property: after each kind of call (the unknown card included), the engine, the simulator
     and the plain reference give the same legal cards card by card and the same trick winners,
-    and the unknown card led on the last trick never wins it (RULES.md §5)."""
+    and the unknown card led on the last trick never wins it (docs/rules.md, "4. Choosing a
+    partner")."""
     rng = random.Random(kind)
     hands = unknown_led_last = 0
     for seed in range(400 if kind in ("ten", "unknown") else 60):

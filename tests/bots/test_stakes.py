@@ -1,4 +1,5 @@
-"""The bots' answers to blitzing, cracking and re-cracking (RULES.md §11)."""
+"""The bots' answers to blitzing, cracking and re-cracking (docs/rules.md, "Cracking and
+blitzing")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The crack round, the re-crack and the blitz at the table screen (RULES.md §11)."""
+"""The crack round, the re-crack and the blitz at the table screen (docs/rules.md, "Cracking and
+blitzing")."""
 
 from __future__ import annotations
 

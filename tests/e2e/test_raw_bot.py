@@ -78,10 +78,10 @@ async def test_raw_bot_creates_a_table_and_plays_the_match() -> None:
 
 
 async def test_raw_bot_plays_a_whole_match_with_cracking_and_blitzing() -> None:
-    # The tavern preset (RULES.md §11): the bot answers blitz, crack and re-crack prompts from
-    # the legal lists alone. Random bots pass often, so enough hands reach a crack round. With
-    # no bot delay a dozen hands take well under a second: lift the per-connection rate limit,
-    # which a bot at a person's pace never meets.
+    # The tavern preset (docs/rules.md, "Cracking and blitzing"): the bot answers blitz, crack and
+    # re-crack prompts from the legal lists alone. Random bots pass often, so enough hands reach a
+    # crack round. With no bot delay a dozen hands take well under a second: lift the per-connection
+    # rate limit, which a bot at a person's pace never meets.
     fast = {"rate": 1000.0, "burst": 1000.0}
     async with running_server(
         bot_delay=0.0, hand_pause=0.0, default_bot="random", **fast

@@ -119,8 +119,9 @@ async def test_seq_increases_by_one_per_state_and_views_match_the_seat(tmp_path:
 
 
 async def test_a_tavern_match_cracks_over_real_sockets_and_leaks_nothing(tmp_path: Path) -> None:
-    # RULES.md §11 at a real table: the crack round and blitzes travel as prompts, states and
-    # records, every seat sees the stakes, and nobody is sent a card it may not see.
+    # docs/rules.md, "Cracking and blitzing" at a real table: the crack round and blitzes travel as
+    # prompts, states and records, every seat sees the stakes, and nobody is sent a card it may not
+    # see.
     async with running_server() as server:
         players = [session(server, f"T{i}", tmp_path) for i in range(5)]
         table = await full_table(

@@ -1,7 +1,7 @@
-"""A second, deliberately plain statement of RULES.md, used as an oracle by the property tests.
+"""A second, deliberately plain statement of docs/rules.md, used as an oracle by the property tests.
 
 It shares nothing with the engine but the card numbering: ranks and suits are read from the card
-codes, orders and points are written out as in RULES.md, and the rules are applied card by card
+codes, orders and points are written out as in docs/rules.md, and the rules are applied card by card
 with sets instead of masks. It is slow and obvious on purpose.
 """
 
@@ -62,7 +62,8 @@ def trick_winner(codes: list[str], jack_order: str, under: str | None) -> int:
 
 
 def legal_plays(hand: Hand) -> set[str]:
-    """The cards the seat to act may play (RULES.md §5 and §6)."""
+    """The cards the seat to act may play (docs/rules.md, "4. Choosing a partner" and "5. Playing
+    the tricks")."""
     seat = hand.turn
     assert seat is not None and hand.phase == "play"
     held = {card_code(c) for c in cards_in(hand.hands[seat])}
@@ -147,7 +148,8 @@ def payouts(
     tricks_won: list[int],
     multiplier: int,
 ) -> list[int]:
-    """RULES.md §7 and §8, given each seat's card points (bury and blind included)."""
+    """docs/rules.md, "Scoring a picked hand" and "When everybody passes", given each seat's card
+    points (bury and blind included)."""
     if doubler:
         return [0] * 5
     if leaster:

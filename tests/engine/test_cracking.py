@@ -1,4 +1,5 @@
-"""Cracking, re-cracking and blitzing (RULES.md §11): the rounds, the stakes, views and records."""
+"""Cracking, re-cracking and blitzing (docs/rules.md, "Cracking and blitzing"): the rounds, the
+stakes, views and records."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Calling a partner and the called-suit play constraints (RULES.md §5)."""
+"""Calling a partner and the called-suit play constraints (docs/rules.md, "4. Choosing a
+partner")."""
 
 from __future__ import annotations
 
@@ -376,7 +377,7 @@ def test_unknown_card_is_held_back_until_the_called_suit_or_the_last_trick() -> 
     last = hand.tricks[5]
     assert last.leader == 1
     assert [card_code(c) for c in last.cards] == ["JC", "7S", "AH", "9S", "AC"]
-    # The unknown card cannot win although it leads as a trump. RULES.md is silent on who wins
+    # The unknown card cannot win although it leads as a trump. docs/rules.md is silent on who wins
     # when nobody follows it; the engine gives the trick to the highest card of the suit of
     # the first card after it (spades here), as if the unknown card had not been led.
     assert last.winner == 4

@@ -1,5 +1,5 @@
-"""Picking order, forced pick, leaster and doubler (RULES.md §3, §4, §8) and doubler stakes in a
-match."""
+"""Picking order, forced pick, leaster and doubler (docs/rules.md, "1. The deal" and "2. Picking"
+and "When everybody passes") and doubler stakes in a match."""
 
 from __future__ import annotations
 

@@ -108,7 +108,8 @@ def knowable(hand: Hand, seat: int | None) -> set[str]:
         if hand.under is not None:
             mask |= 1 << hand.under
     codes = {card_code(c) for c in cards_in(mask)}
-    # Queens shown by a blitz or a crack with a pair are public (RULES.md §11).
+    # Queens shown by a blitz or a crack with a pair are public (docs/rules.md, "Cracking and
+    # blitzing").
     for pair in [p for _, p in hand.blitzes] + [hand.crack_blitz]:
         if pair is not None:
             codes |= set(PAIR_CODES[pair])
@@ -119,7 +120,8 @@ PAIR_CODES = {"black": ("QC", "QS"), "red": ("QH", "QD")}
 
 
 def stakes_of(hand: Hand, multiplier: int) -> int:
-    """RULES.md §11 read off the action list: x2 per blitz, crack, pair shown and re-crack."""
+    """docs/rules.md, "Cracking and blitzing" read off the action list: x2 per blitz, crack, pair
+    shown and re-crack."""
     factor = multiplier
     for a in hand.actions:
         if isinstance(a, Blitz | Recrack):
@@ -314,7 +316,7 @@ def test_random_hands_complete_and_balance(
     assert set(played) | set(cards_in(rest)) == set(range(32))
     assert not set(played) & set(cards_in(rest))
     assert all(h == 0 for h in hand.hands)
-    # Trick winners, trick points and payouts as RULES.md states them.
+    # Trick winners, trick points and payouts as docs/rules.md states them.
     under = None if hand.under is None else card_code(hand.under)
     for t in r.tricks:
         codes = [card_code(c) for c in t.cards]

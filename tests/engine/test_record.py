@@ -1,4 +1,4 @@
-"""Hand records (HAND_RECORD.md): export, import, replay and every way a record can be bad."""
+"""Hand records (docs/hand-record.md): export, import, replay and every way a record can be bad."""
 
 from __future__ import annotations
 

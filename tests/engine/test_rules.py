@@ -1,4 +1,4 @@
-"""RuleSet: presets, overrides, validation and the record form (RULES.md §10)."""
+"""RuleSet: presets, overrides, validation and the record form (docs/rules.md, "Presets")."""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
-"""Scoring of picked hands and leasters (RULES.md §7, §8), each from a whole hand played out.
+"""Scoring of picked hands and leasters (docs/rules.md, "Scoring a picked hand" and "When everybody
+passes"), each from a whole hand played out.
 
 Every scenario is a table of six tricks, one row per trick with the card of seats 0, 1, 2, 3, 4
 (each seat is dealt exactly the cards it plays). Dealer 0, so seat 1 speaks first; in picked
 hands seat 1 picks at once and buries the two blind cards, so the bury is stated too. The
-points and payouts are RULES.md's arithmetic on those tricks.
+points and payouts are docs/rules.md's arithmetic on those tricks.
 """
 
 from __future__ import annotations

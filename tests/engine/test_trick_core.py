@@ -1,6 +1,7 @@
 """The shared rule core (engine/tricks.py) on its own: trick winners with the unknown card, and the
-rule it names when it narrows the legal cards (RULES.md §5, §6). The engine and the simulator are
-checked against it and against the plain reference in tests/bots/test_sim.py."""
+rule it names when it narrows the legal cards (docs/rules.md, "4. Choosing a partner" and "5.
+Playing the tricks"). The engine and the simulator are checked against it and against the plain
+reference in tests/bots/test_sim.py."""
 
 from __future__ import annotations
 

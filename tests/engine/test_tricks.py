@@ -1,4 +1,5 @@
-"""Trick winners under both jack orders, and following suit with trump as a suit (RULES.md §2, §6).
+"""Trick winners under both jack orders, and following suit with trump as a suit (docs/rules.md,
+"Trump and fail" and "5. Playing the tricks").
 
 Trick tests play the first trick of a leaster (dealer 0, so seat 1 leads): no call constraints
 apply, only following suit. The other cards are dealt so that every card of the trick is legal.

@@ -355,7 +355,8 @@ def _check_hand(messages: list[dict[str, Any]], over: dict[str, Any], seat: int 
     dealt = set(reveal["hands"][seat]) if seat is not None else set()
     blind = set(reveal["blind"])
     played: set[str] = set()
-    shown: set[str] = set()  # queens shown by a blitz or a crack (RULES.md §11): public
+    # Queens shown by a blitz or a crack (docs/rules.md, "Cracking and blitzing"): public.
+    shown: set[str] = set()
     picker: int | None = None
     checked = 0
     for msg in messages:
