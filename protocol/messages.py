@@ -21,7 +21,7 @@ protocol.messages.RequestError: unknown_type: unknown message type 'dance'
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Final, Literal, TypeAlias
@@ -31,9 +31,12 @@ from protocol.version import PROTOCOL_VERSION, SUPPORTED_VERSIONS
 
 __all__ = [
     "ERROR_CODES",
+    "REQUEST_KINDS",
+    "REQUEST_SIZES",
     "REQUEST_TYPES",
     "AddBot",
     "ChatRequest",
+    "ClientSeed",
     "CreateTable",
     "EndMatch",
     "Hello",
@@ -45,13 +48,17 @@ __all__ = [
     "Ping",
     "Pong",
     "Rematch",
+    "RemoveBot",
     "Request",
     "RequestError",
+    "RequestKind",
     "Review",
+    "Standings",
     "Start",
     "TakeAction",
     "Watch",
     "parse_request",
+    "request_size_limit",
 ]
 
 # ---------------------------------------------------------------------------- error codes
@@ -210,15 +217,6 @@ REQUEST_SIZE_MAX: Final = 4096
 
 REQUEST_SIZE_DEFAULT: Final = 512
 """Largest request frame payload, in bytes, of a type not in :data:`REQUEST_SIZES`."""
-
-REQUEST_SIZES: Final[dict[str, int]] = {
-    "create_table": REQUEST_SIZE_MAX,
-    "hello": 2048,
-    "chat": 2048,
-    "join": 1024,
-    "watch": 1024,
-}
-"""Largest request frame payload, in bytes, per type (``request_too_large`` beyond it)."""
 
 ID_MAX: Final = 64
 """Longest table id or strategy name accepted."""
@@ -483,9 +481,14 @@ class _Fields:
 
     __slots__ = ("id", "msg")
 
-    def __init__(self, msg: Mapping[str, Any], id: int | None) -> None:
+    def __init__(self, msg: Mapping[str, Any], id: int) -> None:
         self.msg = msg
         self.id = id
+
+    @staticmethod
+    def of(msg: Mapping[str, Any]) -> _Fields:
+        """The fields of a request that must carry a valid ``id`` (``bad_request`` otherwise)."""
+        return _Fields(msg, _request_id(msg))
 
     def fail(self, key: str, what: str) -> RequestError:
         return RequestError(BAD_REQUEST, f"field {key!r} {what}", self.id)
@@ -570,21 +573,21 @@ class _Fields:
         return value
 
 
-def _request_id(msg: Mapping[str, Any], *, required: bool = True) -> int | None:
+def _request_id(msg: Mapping[str, Any]) -> int:
     value = msg.get("id")
-    if value is None and not required:
-        return None
     if type(value) is not int or not -_INT64_MAX <= value <= _INT64_MAX:
         raise RequestError(BAD_REQUEST, "field 'id' is required (an integer)", None)
     return value
 
 
-def parse_hello(msg: Mapping[str, Any], id: int) -> Hello:
-    """Validate a hello; the version is checked first (other fields may differ in other versions).
+def parse_hello(msg: Mapping[str, Any]) -> Hello:
+    """Validate a hello; after the id, the version is checked first (other fields may differ in
+    other versions).
 
     An unsupported version raises ``version_unsupported`` with ``supported`` in ``extra``.
     """
-    f = _Fields(msg, id)
+    f = _Fields.of(msg)
+    id = f.id
     version = f.int_("version", required=True)
     if version not in SUPPORTED_VERSIONS:
         raise RequestError(
@@ -653,7 +656,9 @@ def since_moment(text: str) -> datetime | None:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def _parse_standings(f: _Fields, id: int) -> Standings:
+def _parse_standings(msg: Mapping[str, Any]) -> Standings:
+    f = _Fields.of(msg)
+    id = f.id
     since = f.str_("since", max_length=25)
     if since is not None:
         try:
@@ -667,7 +672,9 @@ def _parse_standings(f: _Fields, id: int) -> Standings:
     return Standings(id, since)
 
 
-def _parse_create(f: _Fields, id: int) -> CreateTable:
+def _parse_create(msg: Mapping[str, Any]) -> CreateTable:
+    f = _Fields.of(msg)
+    id = f.id
     preset = f.str_("preset", max_length=ID_MAX) or None
     password = f.str_("password", max_length=PASSWORD_MAX)
     return CreateTable(
@@ -683,7 +690,9 @@ def _parse_create(f: _Fields, id: int) -> CreateTable:
     )
 
 
-def _parse_action(f: _Fields, id: int) -> TakeAction:
+def _parse_action(msg: Mapping[str, Any]) -> TakeAction:
+    f = _Fields.of(msg)
+    id = f.id
     seq = f.int_("seq", required=True, low=0)
     assert seq is not None
     action = f.msg.get("action")
@@ -717,80 +726,12 @@ def _table_id(f: _Fields) -> str:
     return table
 
 
-def parse_request(msg: Mapping[str, Any]) -> Request:
-    """Validate one decoded request map; raise :class:`RequestError` on any problem.
-
-    Unknown keys are ignored. The ``type`` must be known (``unknown_type`` otherwise) and every
-    request but ``pong`` needs an integer ``id``; the other fields are checked per type and a
-    missing or mistyped one gives ``bad_request`` naming the field.
-    """
-    kind = msg.get("type")
-    if type(kind) is not str:
-        raise RequestError(
-            BAD_REQUEST, "field 'type' is required (a string)", _request_id(msg, required=False)
-        )
-    if kind == "pong":
-        id = msg.get("id")
-        return Pong(id if type(id) is int else None)
-    if kind not in REQUEST_TYPES:
-        raise RequestError(UNKNOWN_TYPE, f"unknown message type {quote(kind)}", _optional_id(msg))
-    id = _request_id(msg)
-    assert id is not None
-    f = _Fields(msg, id)
-    if kind == "hello":
-        return parse_hello(msg, id)
-    if kind == "list_tables":
-        return ListTables(id)
-    if kind == "create_table":
-        return _parse_create(f, id)
-    if kind == "join":
-        return Join(
-            id,
-            _table_id(f),
-            f.int_("seat", low=0, high=4),
-            f.str_("password", max_length=PASSWORD_MAX),
-        )
-    if kind == "watch":
-        return Watch(id, _table_id(f), f.str_("password", max_length=PASSWORD_MAX))
-    if kind == "leave":
-        return Leave(id)
-    if kind == "add_bot":
-        return AddBot(id, f.int_("seat", low=0, high=4), f.str_("strategy", max_length=ID_MAX))
-    if kind == "remove_bot":
-        seat = f.int_("seat", required=True, low=0, high=4)
-        assert seat is not None
-        return RemoveBot(id, seat)
-    if kind == "start":
-        return Start(id)
-    if kind == "end_match":
-        return EndMatch(id)
-    if kind == "action":
-        return _parse_action(f, id)
-    if kind == "standings":
-        return _parse_standings(f, id)
-    if kind == "chat":
-        text = f.text("text", required=True, max_length=CHAT_MAX, cut=False)
-        assert text is not None
-        return ChatRequest(id, text)
-    if kind == "history":
-        return History(
-            id, f.str_("table", max_length=ID_MAX), f.int_("start", low=0, high=_INT64_MAX) or 0
-        )
-    if kind == "rematch":
-        return Rematch(id)
-    if kind == "client_seed":
-        return _parse_client_seed(f, id)
-    if kind == "hint":
-        return Hint(id)
-    if kind == "review":
-        return Review(id, f.int_("hand", low=0, high=_INT64_MAX))
-    return Ping(id)
-
-
 _HEX_DIGITS: Final = frozenset("0123456789abcdef")
 
 
-def _parse_client_seed(f: _Fields, id: int) -> ClientSeed:
+def _parse_client_seed(msg: Mapping[str, Any]) -> ClientSeed:
+    f = _Fields.of(msg)
+    id = f.id
     quoted = f.str_("commitment", required=True, max_length=64)
     text = f.str_("seed", required=True, max_length=64)
     assert quoted is not None and text is not None
@@ -808,31 +749,131 @@ def _optional_id(msg: Mapping[str, Any]) -> int | None:
     return value if type(value) is int and -_INT64_MAX <= value <= _INT64_MAX else None
 
 
-REQUEST_TYPES: Final = frozenset(
-    {
-        "hello",
-        "list_tables",
-        "create_table",
-        "join",
-        "watch",
-        "leave",
-        "add_bot",
-        "remove_bot",
-        "start",
-        "end_match",
-        "action",
-        "chat",
-        "history",
-        "rematch",
-        "client_seed",
-        "ping",
-        "pong",
-        "standings",
-        "hint",
-        "review",
-    }
+def _parse_join(msg: Mapping[str, Any]) -> Join:
+    f = _Fields.of(msg)
+    return Join(
+        f.id,
+        _table_id(f),
+        f.int_("seat", low=0, high=4),
+        f.str_("password", max_length=PASSWORD_MAX),
+    )
+
+
+def _parse_watch(msg: Mapping[str, Any]) -> Watch:
+    f = _Fields.of(msg)
+    return Watch(f.id, _table_id(f), f.str_("password", max_length=PASSWORD_MAX))
+
+
+def _parse_add_bot(msg: Mapping[str, Any]) -> AddBot:
+    f = _Fields.of(msg)
+    return AddBot(f.id, f.int_("seat", low=0, high=4), f.str_("strategy", max_length=ID_MAX))
+
+
+def _parse_remove_bot(msg: Mapping[str, Any]) -> RemoveBot:
+    f = _Fields.of(msg)
+    seat = f.int_("seat", required=True, low=0, high=4)
+    assert seat is not None
+    return RemoveBot(f.id, seat)
+
+
+def _parse_chat(msg: Mapping[str, Any]) -> ChatRequest:
+    f = _Fields.of(msg)
+    text = f.text("text", required=True, max_length=CHAT_MAX, cut=False)
+    assert text is not None
+    return ChatRequest(f.id, text)
+
+
+def _parse_history(msg: Mapping[str, Any]) -> History:
+    f = _Fields.of(msg)
+    return History(
+        f.id, f.str_("table", max_length=ID_MAX), f.int_("start", low=0, high=_INT64_MAX) or 0
+    )
+
+
+def _parse_review(msg: Mapping[str, Any]) -> Review:
+    f = _Fields.of(msg)
+    return Review(f.id, f.int_("hand", low=0, high=_INT64_MAX))
+
+
+def _parse_pong(msg: Mapping[str, Any]) -> Pong:
+    # The one request without a required id: any integer is echoed back, anything else is nil.
+    id = msg.get("id")
+    return Pong(id if type(id) is int else None)
+
+
+def _id_only(build: Callable[[int], Request]) -> Callable[[Mapping[str, Any]], Request]:
+    """The parser of a request whose only field is its ``id``."""
+    return lambda msg: build(_request_id(msg))
+
+
+@dataclass(frozen=True, slots=True)
+class RequestKind:
+    """One request type: its wire name, its class, its parser and its frame size limit."""
+
+    wire: str
+    """The request's ``type`` on the wire."""
+    cls: type
+    """The dataclass :func:`parse_request` makes of it (a member of :data:`Request`)."""
+    parse: Callable[[Mapping[str, Any]], Request]
+    """Validates a decoded map of this type (its ``id`` included) into ``cls``."""
+    size: int = REQUEST_SIZE_DEFAULT
+    """Largest frame payload, in bytes (``request_too_large`` beyond it)."""
+
+
+REQUEST_KINDS: Final[tuple[RequestKind, ...]] = (
+    RequestKind("hello", Hello, parse_hello, 2048),
+    RequestKind("list_tables", ListTables, _id_only(ListTables)),
+    RequestKind("create_table", CreateTable, _parse_create, REQUEST_SIZE_MAX),
+    RequestKind("join", Join, _parse_join, 1024),
+    RequestKind("watch", Watch, _parse_watch, 1024),
+    RequestKind("leave", Leave, _id_only(Leave)),
+    RequestKind("add_bot", AddBot, _parse_add_bot),
+    RequestKind("remove_bot", RemoveBot, _parse_remove_bot),
+    RequestKind("start", Start, _id_only(Start)),
+    RequestKind("end_match", EndMatch, _id_only(EndMatch)),
+    RequestKind("action", TakeAction, _parse_action),
+    RequestKind("chat", ChatRequest, _parse_chat, 2048),
+    RequestKind("history", History, _parse_history),
+    RequestKind("rematch", Rematch, _id_only(Rematch)),
+    RequestKind("client_seed", ClientSeed, _parse_client_seed),
+    RequestKind("ping", Ping, _id_only(Ping)),
+    RequestKind("pong", Pong, _parse_pong),
+    RequestKind("standings", Standings, _parse_standings),
+    RequestKind("hint", Hint, _id_only(Hint)),
+    RequestKind("review", Review, _parse_review),
 )
+"""The one registry of requests: the type set, the size limits and the parser come from it
+(``tests/server/test_messages.py`` checks it against :data:`Request` and the server's
+dispatch)."""
+
+_KINDS: Final[dict[str, RequestKind]] = {kind.wire: kind for kind in REQUEST_KINDS}
+
+REQUEST_TYPES: Final[frozenset[str]] = frozenset(_KINDS)
 """Every request type a client may send."""
+
+REQUEST_SIZES: Final[dict[str, int]] = {
+    kind.wire: kind.size for kind in REQUEST_KINDS if kind.size != REQUEST_SIZE_DEFAULT
+}
+"""Largest request frame payload, in bytes, per type (``request_too_large`` beyond it); the
+types not listed have :data:`REQUEST_SIZE_DEFAULT`."""
+
+
+def parse_request(msg: Mapping[str, Any]) -> Request:
+    """Validate one decoded request map; raise :class:`RequestError` on any problem.
+
+    Unknown keys are ignored. The ``type`` must be known (``unknown_type`` otherwise) and every
+    request but ``pong`` needs an integer ``id``; the other fields are checked per type and a
+    missing or mistyped one gives ``bad_request`` naming the field.
+    """
+    kind = msg.get("type")
+    if type(kind) is not str:
+        id = None if msg.get("id") is None else _request_id(msg)
+        raise RequestError(BAD_REQUEST, "field 'type' is required (a string)", id)
+    entry = _KINDS.get(kind)
+    if entry is None:
+        raise RequestError(UNKNOWN_TYPE, f"unknown message type {quote(kind)}", _optional_id(msg))
+    return entry.parse(msg)
+
 
 # ---------------------------------------------------------------------------- builders
 
