@@ -27,7 +27,7 @@ COMPILED_MODULES = [
     "engine/view.py",
     "protocol/__init__.py",
     "protocol/framing.py",
-    "protocol/messages.py",
+    "protocol/requests.py",
     "protocol/text.py",
     "protocol/version.py",
     "server/app.py",

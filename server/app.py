@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import fields
 from typing import Any, cast
 
-from protocol import messages as m
+from protocol import requests as m
 from protocol.framing import encode
 from protocol.version import PROTOCOL_VERSION
 from server.addresses import client_address

@@ -21,8 +21,8 @@ from engine.fairdeal import (
     derived_seed,
     first_dealer,
 )
-from protocol import messages as m
-from protocol.messages import RequestError
+from protocol import requests as m
+from protocol.requests import RequestError
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """One client connection: handshake, limits, request dispatch and the outgoing queue.
 
 The connection reads frames, counts each against its token bucket, checks the handshake, turns
-maps into typed requests (:mod:`protocol.messages`) and hands them to the lobby or its table.
+maps into typed requests (:mod:`protocol.requests`) and hands them to the lobby or its table.
 Every request gets exactly one ``ok`` or ``error`` echoing its id, and that reply is queued
 before any event the request caused, so a client sees ``ok`` for its ``join`` before the
 ``state`` that shows it seated. Nothing a client sends can raise out of here: every failure is
@@ -17,9 +17,9 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.errors import SheepsheadError
-from protocol import messages as m
+from protocol import requests as m
 from protocol.framing import FrameDecoder, FrameError, Message, encode, peek
-from protocol.messages import (
+from protocol.requests import (
     AddBot,
     ChatRequest,
     ClientSeed,
@@ -274,7 +274,7 @@ class Connection:
 
         What a frame costs is metered before it is decoded: one message and its length in bytes
         from the allowances, and a frame bigger than its type allows
-        (:func:`protocol.messages.request_size_limit`) is refused without being decoded.
+        (:func:`protocol.requests.request_size_limit`) is refused without being decoded.
 
         The checks come in the order PROTOCOL.md §9 gives their codes: a flood of messages gets
         ``rate_limited``; a frame over its type's size gets ``request_too_large`` even when it

@@ -39,8 +39,8 @@ import msgpack
 from engine.actions import action_from_dict
 from engine.record import RecordError, hand_from_record
 from engine.view import seat_view
-from protocol import messages as m
-from protocol.messages import RequestError
+from protocol import requests as m
+from protocol.requests import RequestError
 from server.botpool import BotError, CoachDropped
 from server.hub import Peer
 

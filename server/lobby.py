@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from engine.bots import strategy_names
 from engine.errors import RuleOptionError
 from engine.rules import DEFAULT_PRESET, RuleSet
-from protocol import messages as m
+from protocol import requests as m
 from protocol.framing import pack
-from protocol.messages import CreateTable, RequestError
+from protocol.requests import CreateTable, RequestError
 from server.botpool import BotPool, default_size
 from server.hub import Meter, MeterFactory, Peer
 from server.passwords import hash_password

@@ -31,9 +31,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Final
 
-from protocol import messages as m
+from protocol import requests as m
 from protocol.framing import MAX_FRAME_DEFAULT, pack
-from protocol.messages import SINCE_TONIGHT, since_moment
+from protocol.requests import SINCE_TONIGHT, since_moment
 from server.tallies import (
     BOT_PREFIX,
     TALLY_FIGURES,

@@ -43,9 +43,9 @@ from engine.errors import BadRecordError
 from engine.match import Match
 from engine.rules import wire_map
 from engine.view import OUTCOME_PART, legal_maps, shared_part
-from protocol import messages as m
+from protocol import requests as m
 from protocol.framing import encode, frame, pack
-from protocol.messages import RequestError
+from protocol.requests import RequestError
 from server.commitments import Commitment, DealSeeds
 from server.history import LINES_KEPT, history_entry, history_reply
 from server.hub import Hub, Peer

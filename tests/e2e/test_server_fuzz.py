@@ -16,7 +16,7 @@ from typing import Any, Final
 import pytest
 
 from engine.cards import CARD_CODES
-from protocol import messages as m
+from protocol import requests as m
 from tests.server.support import Raw, running_server
 
 REQUESTS = 700

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from protocol import messages as m
+from protocol import requests as m
 from tests.e2e.test_server_fuzz import MAY_FAIL, deals_a_new_table
 from tests.server.support import Raw, running_server
 

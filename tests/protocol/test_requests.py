@@ -7,8 +7,8 @@ from typing import Any, get_args
 
 import pytest
 
-from protocol import messages as requests
-from protocol.messages import (
+from protocol import requests
+from protocol.requests import (
     REQUEST_KINDS,
     REQUEST_SIZE_DEFAULT,
     REQUEST_SIZES,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from protocol.messages import REQUEST_KINDS, Pong
+from protocol.requests import REQUEST_KINDS, Pong
 from server.connection import _HANDLERS
 
 

@@ -1,4 +1,4 @@
-"""Request validation, error codes and message builders (protocol/messages.py)."""
+"""Request validation, error codes and message builders (protocol/requests.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol import messages as m
+from protocol import requests as m
 from protocol.framing import encode
-from protocol.messages import RequestError, parse_request
+from protocol.requests import RequestError, parse_request
 
 PROTOCOL_MD = Path(__file__).resolve().parents[2] / "PROTOCOL.md"
 

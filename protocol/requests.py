@@ -9,11 +9,11 @@ Join(id=7, table='t1', seat=None, password=None)
 >>> parse_request({"type": "join", "id": 7, "table": 5})
 Traceback (most recent call last):
 ...
-protocol.messages.RequestError: bad_request: field 'table' must be a string
+protocol.requests.RequestError: bad_request: field 'table' must be a string
 >>> parse_request({"type": "dance", "id": 1})
 Traceback (most recent call last):
 ...
-protocol.messages.RequestError: unknown_type: unknown message type 'dance'
+protocol.requests.RequestError: unknown_type: unknown message type 'dance'
 >>> error(3, STALE, "That prompt is out of date")
 {'type': 'error', 'id': 3, 'code': 'stale', 'message': 'That prompt is out of date'}
 """
