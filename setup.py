@@ -26,6 +26,8 @@ COMPILED_MODULES = [
     "engine/tricks.py",
     "engine/view.py",
     "protocol/__init__.py",
+    "protocol/errors.py",
+    "protocol/events.py",
     "protocol/framing.py",
     "protocol/requests.py",
     "protocol/text.py",

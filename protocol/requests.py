@@ -1,8 +1,9 @@
-"""Protocol messages: request validation, error codes and builders for server messages.
+"""Protocol requests: the registry of request types and the validation of each.
 
 Sans-I/O: this module turns decoded frames (maps from :mod:`protocol.framing`) into typed request
-values and builds the maps the server sends; it never touches a socket. PROTOCOL.md is the
-normative description of every message; this module is its executable form.
+values; it never touches a socket. The error codes are in :mod:`protocol.errors`, the maps the
+server sends in :mod:`protocol.events`. PROTOCOL.md is the normative description of every
+message; these modules are its executable form.
 
 >>> parse_request({"type": "join", "id": 7, "table": "t1"})
 Join(id=7, table='t1', seat=None, password=None)
@@ -14,23 +15,22 @@ protocol.requests.RequestError: bad_request: field 'table' must be a string
 Traceback (most recent call last):
 ...
 protocol.requests.RequestError: unknown_type: unknown message type 'dance'
->>> error(3, STALE, "That prompt is out of date")
-{'type': 'error', 'id': 3, 'code': 'stale', 'message': 'That prompt is out of date'}
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Final, Literal, TypeAlias
 
-from protocol.text import clean_name, clean_text, quote
-from protocol.version import PROTOCOL_VERSION, SUPPORTED_VERSIONS
+from protocol.errors import BAD_REQUEST, UNKNOWN_TYPE, VERSION_UNSUPPORTED
+from protocol.events import error
+from protocol.text import RAW_TEXT_FACTOR, clean_name, clean_text, quote
+from protocol.version import SUPPORTED_VERSIONS
 
 __all__ = [
-    "ERROR_CODES",
     "REQUEST_KINDS",
     "REQUEST_SIZES",
     "REQUEST_TYPES",
@@ -61,128 +61,6 @@ __all__ = [
     "request_size_limit",
 ]
 
-# ---------------------------------------------------------------------------- error codes
-
-# Engine codes (raised by engine.hand / engine.rules and passed through unchanged).
-NOT_YOUR_TURN: Final = "not_your_turn"
-ILLEGAL_ACTION: Final = "illegal_action"
-ILLEGAL_CARD: Final = "illegal_card"
-MUST_FOLLOW_SUIT: Final = "must_follow_suit"
-HOLD_CARD_REQUIRED: Final = "hold_card_required"
-CALLED_CARD_REQUIRED: Final = "called_card_required"
-CALLED_CARD_HELD: Final = "called_card_held"
-CALLED_SUIT_RESTRICTED: Final = "called_suit_restricted"
-UNKNOWN_CARD_REQUIRED: Final = "unknown_card_required"
-UNKNOWN_CARD_HELD: Final = "unknown_card_held"
-ILLEGAL_BURY: Final = "illegal_bury"
-ILLEGAL_CALL: Final = "illegal_call"
-MUST_PICK: Final = "must_pick"
-HAND_OVER: Final = "hand_over"
-BAD_CARD: Final = "bad_card"
-BAD_RULES: Final = "bad_rules"
-
-# Protocol codes.
-BAD_FRAME: Final = "bad_frame"
-FRAME_TOO_LARGE: Final = "frame_too_large"
-NOT_A_MAP: Final = "not_a_map"
-BAD_KEY: Final = "bad_key"
-BAD_REQUEST: Final = "bad_request"
-UNKNOWN_TYPE: Final = "unknown_type"
-HANDSHAKE_REQUIRED: Final = "handshake_required"
-HANDSHAKE_TIMEOUT: Final = "handshake_timeout"
-VERSION_UNSUPPORTED: Final = "version_unsupported"
-NOT_SEATED: Final = "not_seated"
-ALREADY_SEATED: Final = "already_seated"
-NO_SUCH_TABLE: Final = "no_such_table"
-TABLE_FULL: Final = "table_full"
-SEAT_TAKEN: Final = "seat_taken"
-NOT_A_BOT: Final = "not_a_bot"
-BAD_PASSWORD: Final = "bad_password"
-BAD_TOKEN: Final = "bad_token"
-NOT_HOST: Final = "not_host"
-NOT_STARTED: Final = "not_started"
-ALREADY_STARTED: Final = "already_started"
-NOT_ENOUGH_PLAYERS: Final = "not_enough_players"
-MATCH_OVER: Final = "match_over"
-NOT_OVER: Final = "not_over"
-STALE: Final = "stale"
-RATE_LIMITED: Final = "rate_limited"
-TOO_MANY_CONNECTIONS: Final = "too_many_connections"
-TOO_MANY_TABLES: Final = "too_many_tables"
-REQUEST_TOO_LARGE: Final = "request_too_large"
-TOO_MANY_BOTS: Final = "too_many_bots"
-IDLE_TIMEOUT: Final = "idle_timeout"
-REPLACED: Final = "replaced"
-SERVER_SHUTDOWN: Final = "server_shutdown"
-INTERNAL_ERROR: Final = "internal_error"
-HINTS_OFF: Final = "hints_off"
-NOT_ALLOWED: Final = "not_allowed"
-BUSY: Final = "busy"
-
-ENGINE_ERROR_CODES: Final[dict[str, str]] = {
-    NOT_YOUR_TURN: "it is another seat's turn (or you tried to act for another seat)",
-    ILLEGAL_ACTION: "that kind of action is not possible in this phase of the hand",
-    ILLEGAL_CARD: "you do not hold that card",
-    MUST_FOLLOW_SUIT: "you hold a card of the suit (or trump) led and must play one",
-    HOLD_CARD_REQUIRED: "the picker must keep the last card of the called suit until it is led",
-    CALLED_CARD_REQUIRED: "the called suit is led and you hold the called card: play it",
-    CALLED_CARD_HELD: "the partner may not throw the called card off before its suit is led",
-    CALLED_SUIT_RESTRICTED: "the partner may lead the called suit only with the called card",
-    UNKNOWN_CARD_REQUIRED: "the called suit is led: the picker must play the face-down card",
-    UNKNOWN_CARD_HELD: "the face-down unknown card is played only when the called suit is led",
-    ILLEGAL_BURY: "bury two different cards (the same card twice); a card you do not hold gets "
-    "illegal_card",
-    ILLEGAL_CALL: "that card may not be called (the message says why)",
-    MUST_PICK: "everyone passed and the dealer must pick (forced-pick rule)",
-    HAND_OVER: "the hand (or the match) is over: nothing more can be played",
-    BAD_CARD: "a card code that names no card (rank 789TJQKA + suit CSHD)",
-    BAD_RULES: "an unknown rules preset or option, or an option value out of range",
-}
-"""Codes the engine raises, passed on unchanged, with one-line meanings."""
-
-PROTOCOL_ERROR_CODES: Final[dict[str, str]] = {
-    BAD_FRAME: "the frame is empty, not one valid msgpack value, too deep or uses ext types",
-    FRAME_TOO_LARGE: "the frame's declared length is over the limit; the connection is closed",
-    NOT_A_MAP: "the frame is valid msgpack but not a map",
-    BAD_KEY: "a map key (at any depth) is not a string",
-    BAD_REQUEST: "a field is missing, of the wrong type or out of range (the message names it)",
-    UNKNOWN_TYPE: "the request's type is not one this server knows",
-    HANDSHAKE_REQUIRED: "the first request must be hello; the connection is closed",
-    HANDSHAKE_TIMEOUT: "no hello arrived in time; the connection is closed",
-    VERSION_UNSUPPORTED: "the hello's protocol version is not supported; see supported",
-    NOT_SEATED: "the request needs you to sit at (or watch) a table first",
-    ALREADY_SEATED: "you already sit at a table: leave it first",
-    NO_SUCH_TABLE: "no open table has that id",
-    TABLE_FULL: "every seat at the table is taken",
-    SEAT_TAKEN: "that seat is taken",
-    NOT_A_BOT: "that seat is not held by a server bot",
-    BAD_PASSWORD: "the table has a password and this one is wrong (or missing)",
-    BAD_TOKEN: "the seat token is unknown or no longer valid; join again",
-    NOT_HOST: "only the table's host may do that",
-    NOT_STARTED: "the match at this table has not started",
-    ALREADY_STARTED: "the match at this table has already started",
-    NOT_ENOUGH_PLAYERS: "a match needs all five seats filled by players or bots",
-    MATCH_OVER: "the match at this table is over",
-    NOT_OVER: "the match at this table is not over yet (rematch)",
-    STALE: "the action quotes the seq of an earlier prompt; answer the latest your_turn",
-    RATE_LIMITED: "too many messages; this one was dropped (persisting closes the connection)",
-    TOO_MANY_CONNECTIONS: "the server (or your address) has too many connections",
-    TOO_MANY_TABLES: "the server (or your address) has as many tables open as it allows",
-    REQUEST_TOO_LARGE: "the request's frame is bigger than its type allows (§9); it was dropped",
-    TOO_MANY_BOTS: "your address has as many server bots seated as the server allows",
-    IDLE_TIMEOUT: "nothing was received for too long; the connection is closed",
-    REPLACED: "a newer connection took over this seat; this connection is closed",
-    SERVER_SHUTDOWN: "the server is shutting down; reconnect later with your token",
-    INTERNAL_ERROR: "the server failed to handle the request (it is logged; nothing changed)",
-    HINTS_OFF: "this table was created without hints (create_table's hints)",
-    NOT_ALLOWED: "a bot connection may not ask for hints",
-    BUSY: "your seat's last hint or review is still being worked out (or the coach is full)",
-}
-"""Codes of the protocol layer and the server, with one-line meanings."""
-
-ERROR_CODES: Final[dict[str, str]] = {**ENGINE_ERROR_CODES, **PROTOCOL_ERROR_CODES}
-"""Every error code a client can receive, with its one-line meaning."""
-
 # ---------------------------------------------------------------------------- limits
 
 NAME_MAX: Final = 24
@@ -202,15 +80,6 @@ TOKEN_MAX: Final = 128
 
 CLIENT_MAX: Final = 256
 """Longest ``client`` string accepted in hello (shown cut to 64 characters)."""
-
-RAW_TEXT_FACTOR: Final = 4
-"""A text field may arrive at most this many times its limit long, before cleaning.
-
-Cleaning costs time in proportion to the length, so the length is checked first: a longer name
-is cut to that much before it is cleaned, a longer chat line is refused without being cleaned."""
-
-ERROR_MESSAGE_MAX: Final = 200
-"""Longest ``message`` of an error, in characters: anything it quotes is cut to fit."""
 
 REQUEST_SIZE_MAX: Final = 4096
 """Largest request frame payload, in bytes, of any type (see :data:`REQUEST_SIZES`)."""
@@ -875,32 +744,6 @@ def parse_request(msg: Mapping[str, Any]) -> Request:
     return entry.parse(msg)
 
 
-# ---------------------------------------------------------------------------- builders
-
-
-def ok(id: int | None, **fields: Any) -> dict[str, Any]:
-    """The success reply to request ``id``, with the request's result fields."""
-    return {"type": "ok", "id": id, **fields}
-
-
-def error(id: int | None, code: str, message: str, **fields: Any) -> dict[str, Any]:
-    """An error: the reply to request ``id``, or (``id`` None) about the connection itself.
-
-    A ``message`` over :data:`ERROR_MESSAGE_MAX` characters is cut (whatever it quotes can never
-    make the reply too big to send), and control characters are taken out of it.
-
-    >>> len(error(4, BAD_RULES, "bad value " + "x" * 20000)["message"])
-    200
-    >>> error(4, BAD_RULES, "bad value '\\x1b[2J'")["message"]
-    "bad value ''"
-    """
-    if len(message) > ERROR_MESSAGE_MAX or not message.isprintable():
-        message = clean_text(message[: ERROR_MESSAGE_MAX * RAW_TEXT_FACTOR])
-        if len(message) > ERROR_MESSAGE_MAX:
-            message = message[: ERROR_MESSAGE_MAX - 3] + "..."
-    return {"type": "error", "id": id, "code": code, "message": message, **fields}
-
-
 def request_size_limit(kind: str | None) -> int:
     """The largest payload, in bytes, a request of type ``kind`` may have (:data:`REQUEST_SIZES`).
 
@@ -910,186 +753,3 @@ def request_size_limit(kind: str | None) -> int:
     if kind is None:
         return REQUEST_SIZE_DEFAULT
     return REQUEST_SIZES.get(kind, REQUEST_SIZE_DEFAULT)
-
-
-def welcome(
-    id: int, *, server: str, name: str, table: str | None = None, seat: int | None = None
-) -> dict[str, Any]:
-    """The reply to hello; ``table``/``seat`` name the seat a token took back (else nil)."""
-    return {
-        "type": "welcome",
-        "id": id,
-        "version": PROTOCOL_VERSION,
-        "server": server,
-        "name": name,
-        "table": table,
-        "seat": seat,
-    }
-
-
-def state(
-    *,
-    table: str,
-    seq: int,
-    seat: int | None,
-    info: Mapping[str, Any],
-    view: Mapping[str, Any] | None,
-    last: Mapping[str, Any] | None,
-    totals: Sequence[int],
-    hand: int,
-) -> dict[str, Any]:
-    """A table snapshot for one recipient: ``view`` must be that recipient's seat view."""
-    return {
-        **state_shared(table=table, seq=seq, info=info, totals=totals, hand=hand),
-        **state_own(seat=seat, view=view, last=last),
-    }
-
-
-def state_shared(
-    *, table: str, seq: int, info: Mapping[str, Any], totals: Sequence[int], hand: int
-) -> dict[str, Any]:
-    """The fields of a ``state`` that are the same for everyone at the table."""
-    return {
-        "type": "state",
-        "table": table,
-        "seq": seq,
-        "totals": list(totals),
-        "hand": hand,
-        "info": info,
-    }
-
-
-def state_own(
-    *, seat: int | None, view: Mapping[str, Any] | None, last: Mapping[str, Any] | None
-) -> dict[str, Any]:
-    """The fields of a ``state`` built for one recipient: its seat, its view, what it may see of
-    the last action."""
-    return {"seat": seat, "view": view, "last": last}
-
-
-def your_turn(
-    *,
-    table: str,
-    seq: int,
-    decision: str,
-    legal: Sequence[Mapping[str, Any]],
-    deadline: float | None,
-) -> dict[str, Any]:
-    """The prompt to the seat that must act; ``legal`` are action maps without ``seat``."""
-    return {
-        "type": "your_turn",
-        "table": table,
-        "seq": seq,
-        "decision": decision,
-        "legal": [without_seat(a) for a in legal],
-        "deadline": deadline,
-    }
-
-
-def without_seat(action: Mapping[str, Any]) -> dict[str, Any]:
-    """An action map as a client sends it: the record map minus ``seat``."""
-    # A copy and a pop: three times faster than a filtering comprehension, once per legal
-    # action of every prompt.
-    out = dict(action)
-    out.pop("seat", None)
-    return out
-
-
-def hand_over(
-    *,
-    table: str,
-    seq: int,
-    hand: int,
-    result: Mapping[str, Any],
-    reveal: Mapping[str, Any],
-    totals: Sequence[int],
-) -> dict[str, Any]:
-    """The end of hand number ``hand`` (0-based): result breakdown, every card, totals."""
-    return {
-        "type": "hand_over",
-        "table": table,
-        "seq": seq,
-        "hand": hand,
-        "result": result,
-        "reveal": reveal,
-        "totals": list(totals),
-    }
-
-
-def match_over(*, table: str, seq: int, totals: Sequence[int], hands: int) -> dict[str, Any]:
-    """The end of the match: final totals and the number of hands played."""
-    return {
-        "type": "match_over",
-        "table": table,
-        "seq": seq,
-        "totals": list(totals),
-        "hands": hands,
-    }
-
-
-def chat(
-    *, table: str, sender: str, seat: int | None, text: str, spectator: bool = False
-) -> dict[str, Any]:
-    """A chat line (``from`` is the cleaned name; ``spectator`` true and ``seat`` nil when a
-    spectator wrote it)."""
-    return {
-        "type": "chat",
-        "table": table,
-        "from": sender,
-        "seat": seat,
-        "text": text,
-        "spectator": spectator,
-    }
-
-
-def notice(*, table: str | None, code: str, text: str, seat: int | None = None) -> dict[str, Any]:
-    """Something people should read; ``seat`` names the seat concerned, if any."""
-    return {"type": "notice", "table": table, "code": code, "text": text, "seat": seat}
-
-
-def commitment(*, table: str, commitment: str, wait: float) -> dict[str, Any]:
-    """A new deal commitment ``sha256(server_seed)``: seated clients answer with a seed (§13)."""
-    return {"type": "commitment", "table": table, "commitment": commitment, "wait": wait}
-
-
-def seeds_revealed(*, table: str, commitments: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The match is over: every commitment's server seed, client seeds and hands (§13)."""
-    return {"type": "seeds_revealed", "table": table, "commitments": [dict(c) for c in commitments]}
-
-
-def ping() -> dict[str, Any]:
-    """The server's liveness check; the client answers ``pong``."""
-    return {"type": "ping"}
-
-
-def history_entry(
-    *,
-    hand: int,
-    names: Sequence[str],
-    record: Mapping[str, Any],
-    payouts: Sequence[int],
-    totals: Sequence[int],
-    picker: int | None,
-    partner: int | None,
-    alone: bool,
-    leaster: bool,
-    doubler: bool,
-    picker_side_points: int | None,
-    outcome: str,
-) -> dict[str, Any]:
-    """One finished hand in a ``history`` reply: who played it (the seats' names then), its
-    record, payouts and the totals after it."""
-    return {
-        "hand": hand,
-        "names": list(names),
-        "record": record,
-        "payouts": list(payouts),
-        "totals": list(totals),
-        "picker": picker,
-        "partner": partner,
-        "alone": alone,
-        "leaster": leaster,
-        "doubler": doubler,
-        "picker_side_points": picker_side_points,
-        "outcome": outcome,
-    }

@@ -17,7 +17,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.errors import SheepsheadError
-from protocol import requests as m
+from protocol import errors, requests
+from protocol import events as m
 from protocol.framing import FrameDecoder, FrameError, Message, encode, peek
 from protocol.requests import (
     AddBot,
@@ -225,7 +226,9 @@ class Connection:
             reply_id = message.get("id") if message.get("type") in ("ok", "error") else None
             frame = encode(
                 m.error(
-                    _id_of({"id": reply_id}), m.INTERNAL_ERROR, "The server could not send a reply"
+                    _id_of({"id": reply_id}),
+                    errors.INTERNAL_ERROR,
+                    "The server could not send a reply",
                 )
             )
         self.send_encoded(frame)
@@ -311,7 +314,9 @@ class Connection:
                     return
                 what = "messages" if not within_count else "bytes"
                 self.send(
-                    m.error(request_id, m.RATE_LIMITED, f"Too many {what}; this one was dropped")
+                    m.error(
+                        request_id, errors.RATE_LIMITED, f"Too many {what}; this one was dropped"
+                    )
                 )
                 return
             if oversized:
@@ -319,7 +324,7 @@ class Connection:
                 self.send(
                     m.error(
                         request_id,
-                        m.REQUEST_TOO_LARGE,
+                        errors.REQUEST_TOO_LARGE,
                         f"A {shown} frame may have at most {limit} bytes; this one has {size}",
                     )
                 )
@@ -333,13 +338,15 @@ class Connection:
         except Exception:
             log.exception("conn %d: failed to handle a frame", self.number)
             self._release()
-            self.send(m.error(None, m.INTERNAL_ERROR, "The server failed on that request"))
+            self.send(m.error(None, errors.INTERNAL_ERROR, "The server failed on that request"))
 
     def _cut_off(self) -> None:
         """Close a connection that ignored a whole burst of ``rate_limited``, saying which
         allowance it ran through."""
         what = "messages" if self.bucket.exhausted else "bytes"
-        self.close(m.RATE_LIMITED, f"Too many {what}; closing the connection", stop_reading=True)
+        self.close(
+            errors.RATE_LIMITED, f"Too many {what}; closing the connection", stop_reading=True
+        )
 
     def _prompted_answer(self, item: bytes, size: int) -> tuple[Message | FrameError | None, bool]:
         """``item`` decoded (None when it was not worth decoding), and whether it is exempt from
@@ -391,24 +398,28 @@ class Connection:
         except Exception:
             log.exception("conn %d: failed to handle a message", self.number)
             self._release()
-            self.send(m.error(_id_of(item), m.INTERNAL_ERROR, "The server failed on that request"))
+            self.send(
+                m.error(_id_of(item), errors.INTERNAL_ERROR, "The server failed on that request")
+            )
 
     def _request(self, msg: Message) -> None:
         if not self.greeted and msg.get("type") not in ("hello", "pong"):
             message = "The first message must be hello"
-            self.send(m.error(_id_of(msg), m.HANDSHAKE_REQUIRED, message))
-            self.close(m.HANDSHAKE_REQUIRED, message, notify=False)
+            self.send(m.error(_id_of(msg), errors.HANDSHAKE_REQUIRED, message))
+            self.close(errors.HANDSHAKE_REQUIRED, message, notify=False)
             return
         if self.greeted and msg.get("type") == "hello":
             self.send(
-                m.error(_id_of(msg), m.BAD_REQUEST, "hello was already received on this connection")
+                m.error(
+                    _id_of(msg), errors.BAD_REQUEST, "hello was already received on this connection"
+                )
             )
             return
         try:
             req = parse_request(msg)
         except RequestError as exc:
             self.send(exc.to_message())
-            if exc.code == m.VERSION_UNSUPPORTED:
+            if exc.code == errors.VERSION_UNSUPPORTED:
                 self.close(exc.code, exc.message, notify=False)
             return
         if isinstance(req, Pong):
@@ -422,7 +433,7 @@ class Connection:
             reply = m.error(req.id, rejected.code, rejected.message)
         except Exception:
             log.exception("conn %d: %s request failed", self.number, type(req).__name__)
-            reply = m.error(req.id, m.INTERNAL_ERROR, "The server failed on that request")
+            reply = m.error(req.id, errors.INTERNAL_ERROR, "The server failed on that request")
         held, self._held = self._held, None
         if reply is not None:
             self.send(reply)
@@ -432,17 +443,17 @@ class Connection:
     def _dispatch(self, req: Request) -> dict[str, Any] | None:
         handler = _HANDLERS.get(type(req))
         if handler is None:  # pragma: no cover - parse_request only makes handled types
-            raise RequestError(m.UNKNOWN_TYPE, "unhandled request")
+            raise RequestError(errors.UNKNOWN_TYPE, "unhandled request")
         return handler(self, req)
 
     # ------------------------------------------------------------------ handlers
 
     def _hello(self, req: Hello) -> dict[str, Any]:
         if self.greeted:
-            raise RequestError(m.BAD_REQUEST, "hello was already received on this connection")
+            raise RequestError(errors.BAD_REQUEST, "hello was already received on this connection")
         if req.kind == "human" and is_bot_name(req.name):
             raise RequestError(
-                m.BAD_REQUEST, f"field 'name': {quote(req.name)} is a server bot's name"
+                errors.BAD_REQUEST, f"field 'name': {quote(req.name)} is a server bot's name"
             )
         self.greeted = True
         self.name = self.hello_name = req.name
@@ -466,7 +477,7 @@ class Connection:
             self.server.players.seated(self, table.seats[seat].token_hash)
             table.resume(self, seat)  # its snapshot is held until the welcome is queued
         elif req.token:
-            self.send(m.error(None, m.BAD_TOKEN, "That seat token is not valid; join a table"))
+            self.send(m.error(None, errors.BAD_TOKEN, "That seat token is not valid; join a table"))
         return m.welcome(
             req.id,
             server=self.server.server_name,
@@ -482,7 +493,7 @@ class Connection:
     def _not_seated(self) -> None:
         if self.table is not None and self.seat is not None:
             raise RequestError(
-                m.ALREADY_SEATED,
+                errors.ALREADY_SEATED,
                 f"You sit at table {self.table.id} (seat {self.seat}); leave first",
             )
 
@@ -536,17 +547,17 @@ class Connection:
     def _password_attempt(self) -> None:
         """Take one password check from the address's allowance (each costs an scrypt hash)."""
         if not self.allowance.passwords.take(self.server.lobby.now()):
-            raise RequestError(m.RATE_LIMITED, "Too many password attempts; wait a moment")
+            raise RequestError(errors.RATE_LIMITED, "Too many password attempts; wait a moment")
 
     def _leave(self, req: Leave) -> dict[str, Any]:
         if self.table is None:
-            raise RequestError(m.NOT_SEATED, "You are not at a table")
+            raise RequestError(errors.NOT_SEATED, "You are not at a table")
         self.table.leave(self)
         return m.ok(req.id)
 
     def _table(self) -> Table:
         if self.table is None:
-            raise RequestError(m.NOT_SEATED, "You are not at a table")
+            raise RequestError(errors.NOT_SEATED, "You are not at a table")
         return self.table
 
     def _add_bot(self, req: AddBot) -> dict[str, Any]:
@@ -567,7 +578,7 @@ class Connection:
 
     def _action(self, req: TakeAction) -> dict[str, Any]:
         if self.table is None or self.seat is None:
-            raise RequestError(m.NOT_SEATED, "You are not seated at a table")
+            raise RequestError(errors.NOT_SEATED, "You are not seated at a table")
         self.table.act(self, req.seq, req.action)
         return m.ok(req.id)
 
@@ -578,9 +589,9 @@ class Connection:
     def _history(self, req: History) -> dict[str, Any]:
         table = self.server.lobby.find(req.table) if req.table is not None else self._table()
         if self.table is not table:
-            raise RequestError(m.NOT_SEATED, f"You neither sit at nor watch table {table.id}")
+            raise RequestError(errors.NOT_SEATED, f"You neither sit at nor watch table {table.id}")
         if not self.history_bucket.take(self.server.lobby.now()):
-            raise RequestError(m.RATE_LIMITED, "Too many history requests; wait a moment")
+            raise RequestError(errors.RATE_LIMITED, "Too many history requests; wait a moment")
         return m.ok(req.id, **table.history_reply(req.start))
 
     def _rematch(self, req: Rematch) -> dict[str, Any]:
@@ -596,7 +607,7 @@ class Connection:
 
     def _standings(self, req: Standings) -> None:
         if not self.standings_bucket.take(self.server.lobby.now()):
-            raise RequestError(m.RATE_LIMITED, "Too many standings requests; wait a moment")
+            raise RequestError(errors.RATE_LIMITED, "Too many standings requests; wait a moment")
         # Answered from a task: catching up on a long history yields to the tables meanwhile.
         self.server.players.answer_standings(self, req.id, req.since)
 
@@ -639,6 +650,6 @@ _HANDLERS: dict[type, Callable[[Connection, Any], dict[str, Any] | None]] = {
     ClientSeed: Connection._client_seed,
     Ping: Connection._ping,
     Standings: Connection._standings,
-    m.Hint: hints.ask,
-    m.Review: hints.review,
+    requests.Hint: hints.ask,
+    requests.Review: hints.review,
 }

@@ -31,7 +31,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Final
 
-from protocol import requests as m
+from protocol import errors
+from protocol import events as m
 from protocol.framing import MAX_FRAME_DEFAULT, pack
 from protocol.requests import SINCE_TONIGHT, since_moment
 from server.tallies import (
@@ -264,7 +265,7 @@ class Players:
             players = await self.standings(since)
         except Exception:
             log.exception("standings failed")
-            peer.send(m.error(request_id, m.INTERNAL_ERROR, "The server could not add it up"))
+            peer.send(m.error(request_id, errors.INTERNAL_ERROR, "The server could not add it up"))
             return
         peer.send(m.ok(request_id, since=since, players=players))
 
