@@ -1,5 +1,8 @@
 """Protocol error codes: every code a client can receive, each with its one-line meaning.
 
+The engine's own codes come from :mod:`engine.errors`; the rest are the protocol's and the
+server's.
+
 The codes are stable (never rename one); PROTOCOL.md's table lists each of them
 (``tests/server/test_messages.py`` checks it).
 """
@@ -8,23 +11,84 @@ from __future__ import annotations
 
 from typing import Final
 
-# Engine codes (raised by engine.hand / engine.rules and passed through unchanged).
-NOT_YOUR_TURN: Final = "not_your_turn"
-ILLEGAL_ACTION: Final = "illegal_action"
-ILLEGAL_CARD: Final = "illegal_card"
-MUST_FOLLOW_SUIT: Final = "must_follow_suit"
-HOLD_CARD_REQUIRED: Final = "hold_card_required"
-CALLED_CARD_REQUIRED: Final = "called_card_required"
-CALLED_CARD_HELD: Final = "called_card_held"
-CALLED_SUIT_RESTRICTED: Final = "called_suit_restricted"
-UNKNOWN_CARD_REQUIRED: Final = "unknown_card_required"
-UNKNOWN_CARD_HELD: Final = "unknown_card_held"
-ILLEGAL_BURY: Final = "illegal_bury"
-ILLEGAL_CALL: Final = "illegal_call"
-MUST_PICK: Final = "must_pick"
-HAND_OVER: Final = "hand_over"
-BAD_CARD: Final = "bad_card"
-BAD_RULES: Final = "bad_rules"
+# The engine defines its own codes (it imports nothing of ours); they are passed on unchanged and
+# named here again so that every code a client can receive is found in this one module.
+from engine.errors import (
+    BAD_CARD,
+    BAD_RULES,
+    CALLED_CARD_HELD,
+    CALLED_CARD_REQUIRED,
+    CALLED_SUIT_RESTRICTED,
+    HAND_OVER,
+    HOLD_CARD_REQUIRED,
+    ILLEGAL_ACTION,
+    ILLEGAL_BURY,
+    ILLEGAL_CALL,
+    ILLEGAL_CARD,
+    MUST_FOLLOW_SUIT,
+    MUST_PICK,
+    NOT_YOUR_TURN,
+    UNKNOWN_CARD_HELD,
+    UNKNOWN_CARD_REQUIRED,
+)
+
+__all__ = [
+    "ALREADY_SEATED",
+    "ALREADY_STARTED",
+    "BAD_CARD",
+    "BAD_FRAME",
+    "BAD_KEY",
+    "BAD_PASSWORD",
+    "BAD_REQUEST",
+    "BAD_RULES",
+    "BAD_TOKEN",
+    "BUSY",
+    "CALLED_CARD_HELD",
+    "CALLED_CARD_REQUIRED",
+    "CALLED_SUIT_RESTRICTED",
+    "ENGINE_ERROR_CODES",
+    "ERROR_CODES",
+    "FRAME_TOO_LARGE",
+    "HANDSHAKE_REQUIRED",
+    "HANDSHAKE_TIMEOUT",
+    "HAND_OVER",
+    "HINTS_OFF",
+    "HOLD_CARD_REQUIRED",
+    "IDLE_TIMEOUT",
+    "ILLEGAL_ACTION",
+    "ILLEGAL_BURY",
+    "ILLEGAL_CALL",
+    "ILLEGAL_CARD",
+    "INTERNAL_ERROR",
+    "MATCH_OVER",
+    "MUST_FOLLOW_SUIT",
+    "MUST_PICK",
+    "NOT_ALLOWED",
+    "NOT_A_BOT",
+    "NOT_A_MAP",
+    "NOT_ENOUGH_PLAYERS",
+    "NOT_HOST",
+    "NOT_OVER",
+    "NOT_SEATED",
+    "NOT_STARTED",
+    "NOT_YOUR_TURN",
+    "NO_SUCH_TABLE",
+    "PROTOCOL_ERROR_CODES",
+    "RATE_LIMITED",
+    "REPLACED",
+    "REQUEST_TOO_LARGE",
+    "SEAT_TAKEN",
+    "SERVER_SHUTDOWN",
+    "STALE",
+    "TABLE_FULL",
+    "TOO_MANY_BOTS",
+    "TOO_MANY_CONNECTIONS",
+    "TOO_MANY_TABLES",
+    "UNKNOWN_CARD_HELD",
+    "UNKNOWN_CARD_REQUIRED",
+    "UNKNOWN_TYPE",
+    "VERSION_UNSUPPORTED",
+]
 
 # Protocol codes.
 BAD_FRAME: Final = "bad_frame"
@@ -83,7 +147,8 @@ ENGINE_ERROR_CODES: Final[dict[str, str]] = {
     BAD_CARD: "a card code that names no card (rank 789TJQKA + suit CSHD)",
     BAD_RULES: "an unknown rules preset or option, or an option value out of range",
 }
-"""Codes the engine raises, passed on unchanged, with one-line meanings."""
+"""Codes the engine raises (:data:`engine.errors.PLAY_CODES`), passed on unchanged, with
+one-line meanings."""
 
 PROTOCOL_ERROR_CODES: Final[dict[str, str]] = {
     BAD_FRAME: "the frame is empty, not one valid msgpack value, too deep or uses ext types",
