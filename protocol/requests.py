@@ -712,8 +712,8 @@ REQUEST_KINDS: Final[tuple[RequestKind, ...]] = (
     RequestKind("review", Review, _parse_review),
 )
 """The one registry of requests: the type set, the size limits and the parser come from it
-(``tests/server/test_messages.py`` checks it against :data:`Request` and the server's
-dispatch)."""
+(``tests/protocol/test_requests.py`` checks it against :data:`Request` and ``__all__``,
+``tests/server/test_dispatch.py`` against the server's handlers)."""
 
 _KINDS: Final[dict[str, RequestKind]] = {kind.wire: kind for kind in REQUEST_KINDS}
 
