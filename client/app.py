@@ -45,6 +45,8 @@ from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScree
 from client.screens.table import TableScreen
 from client.session import ConnectionLost, ServerError, Session
 from client.settings import ClientSettings
+from protocol.events import ActionMap
+from protocol.framing import Message
 
 Mode = Literal["play", "join", "watch"]
 """How the app was started: a local game, a server's lobby, or spectating."""
@@ -119,7 +121,7 @@ class SheepsheadApp(App[int]):
         self.deals = DealChecker()
         """The commitments seen and seeds sent, to check the deals at match end (§13)."""
         self.settings = settings if settings is not None else DEFAULT_SETTINGS
-        self.outbox: list[dict[str, Any]] = []
+        self.outbox: list[Message] = []
         """Actions sent while no session is attached (the engine-fed test harness)."""
         self.model_changed: Signal[Change] = Signal(self, "model_changed")
         """Published after every message with what it changed."""
@@ -413,7 +415,7 @@ class SheepsheadApp(App[int]):
 
     def open_bury(
         self,
-        then: Callable[[list[str] | dict[str, Any] | None], None],
+        then: Callable[[list[str] | ActionMap | None], None],
         chosen: list[str] | None = None,
     ) -> None:
         """Open the bury dialog for the pending bury; ``then`` gets the cards (None: later; a
@@ -435,7 +437,7 @@ class SheepsheadApp(App[int]):
             then,
         )
 
-    def open_call(self, then: Callable[[dict[str, Any] | None], None]) -> None:
+    def open_call(self, then: Callable[[ActionMap | None], None]) -> None:
         """Open the call dialog for the pending call; ``then`` gets the action (None: later)."""
         model = self.model
         if isinstance(self.screen, CallDialog):
@@ -489,7 +491,7 @@ class SheepsheadApp(App[int]):
         quiet_lost: bool = False,
         passing: tuple[str, ...] = (),
         **fields: Any,
-    ) -> dict[str, Any] | None:
+    ) -> Message | None:
         """Send a request; on an error tell the user and return None.
 
         ``quiet_lost``: a lost connection is not told (for requests the user did not ask for;
@@ -519,7 +521,7 @@ class SheepsheadApp(App[int]):
         label: str,
         password: str | None = None,
         **fields: Any,
-    ) -> dict[str, Any] | None:
+    ) -> Message | None:
         """Join or watch ``table`` (called ``label`` in the password dialog): the ``ok`` reply,
         or None when it was refused (the user is told why) or the password dialog was closed.
 
@@ -554,7 +556,7 @@ class SheepsheadApp(App[int]):
             if password is None:
                 return None
 
-    async def act(self, action: dict[str, Any], seq: int | None = None) -> bool:
+    async def act(self, action: ActionMap, seq: int | None = None) -> bool:
         """Answer the pending decision; the prompt is cleared at once so a key can't send twice.
 
         ``seq`` is the seq of the prompt the action was chosen from (default: the pending

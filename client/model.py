@@ -20,11 +20,21 @@ from __future__ import annotations
 import enum
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from client.widgets.cards import card_label
+from protocol.events import (
+    ActionMap,
+    Chat,
+    ErrorReply,
+    HandOver,
+    MatchOver,
+    Notice,
+    State,
+    YourTurn,
+)
 
 NUM_SEATS: Final = 5
 LOG_LINES: Final = 300
@@ -87,7 +97,7 @@ class Prompt:
 
     seq: int
     decision: str
-    legal: list[dict[str, Any]]
+    legal: list[ActionMap]
     deadline: float | None
     received: float
 
@@ -106,7 +116,7 @@ class Prompt:
         """The cards you may play now."""
         return [a["card"] for a in self.legal if a.get("action") == "play"]
 
-    def find(self, action: str, **fields: Any) -> dict[str, Any] | None:
+    def find(self, action: str, **fields: Any) -> ActionMap | None:
         """The legal action of this kind with these fields, or None (bury cards in any order)."""
         for a in self.legal:
             if a.get("action") != action:
@@ -306,7 +316,7 @@ class TableModel:
     seq: int = -1
     info: dict[str, Any] = field(default_factory=dict)
     view: dict[str, Any] | None = None
-    last: dict[str, Any] | None = None
+    last: Mapping[str, Any] | None = None
     totals: list[int] = field(default_factory=lambda: [0] * NUM_SEATS)
     prompt: Prompt | None = None
     history: list[FinishedHand] = field(default_factory=list)
@@ -437,7 +447,7 @@ class TableModel:
         return [] if self.view is None else list(self.view.get("hand") or [])
 
     @property
-    def legal(self) -> list[dict[str, Any]]:
+    def legal(self) -> list[ActionMap]:
         """The legal actions of the pending decision (empty when it is not your turn)."""
         return [] if self.prompt is None else self.prompt.legal
 
@@ -480,7 +490,7 @@ class TableModel:
             return Change.NONE
         return handler(self, msg)
 
-    def _on_state(self, msg: Mapping[str, Any]) -> Change:
+    def _on_state(self, msg: State) -> Change:
         change = Change.STATE
         seq = msg.get("seq")
         if isinstance(seq, int):
@@ -524,8 +534,8 @@ class TableModel:
             )
         return change
 
-    def _on_your_turn(self, msg: Mapping[str, Any]) -> Change:
-        legal = [dict(a) for a in msg.get("legal") or [] if isinstance(a, Mapping)]
+    def _on_your_turn(self, msg: YourTurn) -> Change:
+        legal = [cast(ActionMap, dict(a)) for a in msg.get("legal") or [] if isinstance(a, Mapping)]
         for a in legal:
             a.pop("seat", None)
         deadline = msg.get("deadline")
@@ -538,7 +548,7 @@ class TableModel:
         )
         return Change.PROMPT
 
-    def _on_hand_over(self, msg: Mapping[str, Any]) -> Change:
+    def _on_hand_over(self, msg: HandOver) -> Change:
         totals = msg.get("totals")
         if isinstance(totals, Sequence):
             self.totals = [int(t) for t in totals]
@@ -552,7 +562,7 @@ class TableModel:
         )
         return change | Change.STATE
 
-    def _on_match_over(self, msg: Mapping[str, Any]) -> Change:
+    def _on_match_over(self, msg: MatchOver) -> Change:
         self.match_over = dict(msg)
         totals = msg.get("totals")
         if isinstance(totals, Sequence):
@@ -569,11 +579,11 @@ class TableModel:
         hands = (self.match_over or {}).get("hands")
         return plural(hands if isinstance(hands, int) else len(self.history), "hand")
 
-    def _on_chat(self, msg: Mapping[str, Any]) -> Change:
+    def _on_chat(self, msg: Chat) -> Change:
         self._log("chat", chat_line(msg))
         return Change.CHAT
 
-    def _on_notice(self, msg: Mapping[str, Any]) -> Change:
+    def _on_notice(self, msg: Notice) -> Change:
         self._log("notice", self.notice_text(msg))
         return Change.NOTICE
 
@@ -646,7 +656,7 @@ class TableModel:
         self._log("event", "── Now")
         return Change.LOG | Change.CHAT
 
-    def _on_error(self, msg: Mapping[str, Any]) -> Change:
+    def _on_error(self, msg: ErrorReply) -> Change:
         self._log("error", f"{msg.get('message', 'error')} ({msg.get('code', 'error')})")
         return Change.ERROR
 
@@ -760,11 +770,11 @@ def _is_new_hand(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     return len(new.get("tricks") or []) < len(old.get("tricks") or [])
 
 
-def _public_actions(view: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _public_actions(view: Mapping[str, Any]) -> list[ActionMap]:
     """The hand's decisions so far that a seat view shows, in the order they were made:
     passes, pick, blitzes, bury, call (or alone), crack and re-crack (not the ``no_crack``
     answers, which a view does not keep)."""
-    out: list[dict[str, Any]] = [{"seat": s, "action": "pass"} for s in view.get("passes") or []]
+    out: list[ActionMap] = [{"seat": s, "action": "pass"} for s in view.get("passes") or []]
     picker = view.get("picker")
     if picker is None:
         return out
@@ -862,7 +872,7 @@ def _result_line(model: TableModel, result: Mapping[str, Any]) -> str:
     return f"Hand over: {text}"
 
 
-_HANDLERS: Final = {
+_HANDLERS: Final[dict[str, Callable[[TableModel, Any], Change]]] = {
     "state": TableModel._on_state,
     "your_turn": TableModel._on_your_turn,
     "hand_over": TableModel._on_hand_over,

@@ -29,9 +29,10 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
-from protocol.framing import FrameDecoder, FrameError, encode
+from protocol.events import State, Welcome, YourTurn
+from protocol.framing import FrameDecoder, FrameError, Message, encode
 from protocol.version import PROTOCOL_VERSION
 
 __all__ = ["ConnectionLost", "ServerError", "Session", "Status", "TokenStore"]
@@ -62,7 +63,7 @@ class ServerError(Exception):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
-        self.reply: dict[str, Any] = dict(reply or {})
+        self.reply: Message = dict(reply or {})
 
 
 class ConnectionLost(ServerError, ConnectionError):
@@ -181,16 +182,16 @@ class Session:
         """Sent in hello so the server knows this player again (None: no identity)."""
         self.local_socket = local_socket
         """A Unix socket path to dial instead of ``host:port`` (the server's doors use it)."""
-        self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.events: asyncio.Queue[Message] = asyncio.Queue()
         self.status: Status = "closed"
         self.table: str | None = None
         self.seat: int | None = None
-        self.last_state: dict[str, Any] | None = None
-        self.last_turn: dict[str, Any] | None = None
-        self.welcome: dict[str, Any] | None = None
+        self.last_state: State | None = None
+        self.last_turn: YourTurn | None = None
+        self.welcome: Welcome | None = None
         self.token: str | None = None
         self._ids = itertools.count(1)
-        self._pending: dict[int, tuple[str, asyncio.Future[dict[str, Any]]]] = {}
+        self._pending: dict[int, tuple[str, asyncio.Future[Message]]] = {}
         self._writer: asyncio.StreamWriter | None = None
         self._read_task: asyncio.Task[None] | None = None
         self._reconnect_task: asyncio.Task[None] | None = None
@@ -205,7 +206,7 @@ class Session:
 
     # ------------------------------------------------------------------ public
 
-    async def connect(self) -> dict[str, Any]:
+    async def connect(self) -> Welcome:
         """Dial and say hello; returns the ``welcome``. Raises ServerError or OSError."""
         self._closing = False
         self._set_status("connecting")
@@ -217,13 +218,13 @@ class Session:
         self._set_status("connected")
         return welcome
 
-    async def request(self, type: str, **fields: Any) -> dict[str, Any]:
+    async def request(self, type: str, **fields: Any) -> Message:
         """Send a request and return its ``ok`` reply; ServerError for an ``error`` reply."""
         reply = await self._call(type, fields)
         self._after_reply(type, fields, reply)
         return reply
 
-    async def act(self, action: Mapping[str, Any], *, seq: int | None = None) -> dict[str, Any]:
+    async def act(self, action: Mapping[str, Any], *, seq: int | None = None) -> Message:
         """Answer a ``your_turn`` with ``action`` (a §5 action map).
 
         ``seq`` is the seq of the prompt being answered; pass it when answering a prompt taken
@@ -287,7 +288,7 @@ class Session:
 
     # ------------------------------------------------------------------ connection
 
-    async def _open(self) -> dict[str, Any]:
+    async def _open(self) -> Welcome:
         dial = (
             asyncio.open_connection(self.host, self.port)
             if self.local_socket is None
@@ -311,12 +312,12 @@ class Session:
             hello["player_key"] = self.player_key
         self._hello_token = token
         try:
-            return await self._call("hello", hello, timeout=self.connect_timeout)
+            return cast(Welcome, await self._call("hello", hello, timeout=self.connect_timeout))
         except BaseException:
             await self._drop_connection()
             raise
 
-    def _welcomed(self, welcome: dict[str, Any]) -> None:
+    def _welcomed(self, welcome: Welcome) -> None:
         """Take in the welcome before anything after it (the snapshot) is handled."""
         self.welcome = welcome
         self.name = str(welcome.get("name", self.requested_name))
@@ -361,13 +362,13 @@ class Session:
             if self._writer is writer:
                 self._lost()
 
-    def _receive(self, msg: dict[str, Any], writer: asyncio.StreamWriter) -> None:
+    def _receive(self, msg: Message, writer: asyncio.StreamWriter) -> None:
         kind = msg.get("type")
         msg_id = msg.get("id")
         if kind in ("ok", "error", "welcome") and msg_id in self._pending:
             _, future = self._pending.pop(msg_id)
             if kind == "welcome":
-                self._welcomed(msg)
+                self._welcomed(cast(Welcome, msg))
             if not future.done():
                 if kind == "error":
                     future.set_exception(
@@ -380,12 +381,12 @@ class Session:
             writer.write(encode({"type": "pong"}))
             return
         if kind == "state":
-            self.last_state = msg
+            self.last_state = cast(State, msg)
             self.table = msg.get("table")
             self.seat = msg.get("seat")
             self.last_turn = None
         elif kind == "your_turn":
-            self.last_turn = msg
+            self.last_turn = cast(YourTurn, msg)
         elif kind == "error" and msg.get("code") == "bad_token":
             self._forget_token()
         elif kind == "notice" and msg.get("code") == "table_closed":
@@ -437,12 +438,12 @@ class Session:
 
     async def _call(
         self, type: str, fields: Mapping[str, Any], *, timeout: float | None = None
-    ) -> dict[str, Any]:
+    ) -> Message:
         writer = self._writer
         if writer is None:
             raise ConnectionLost("Not connected to the server")
         request_id = next(self._ids)
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = (type, future)
         message = {**fields, "type": type, "id": request_id}
         try:

@@ -69,7 +69,18 @@ from engine.cards import (
     parse_card,
     suit_of,
 )
-from engine.errors import IllegalActionError
+from engine.errors import (
+    HAND_OVER,
+    ILLEGAL_ACTION,
+    ILLEGAL_BURY,
+    ILLEGAL_CALL,
+    ILLEGAL_CARD,
+    MUST_FOLLOW_SUIT,
+    MUST_PICK,
+    NOT_YOUR_TURN,
+    UNKNOWN_CARD_HELD,
+    IllegalActionError,
+)
 from engine.rules import RuleSet
 from engine.scoring import HandResult, Trick, score_hand
 from engine.tricks import (
@@ -537,9 +548,9 @@ class Hand:
     def verify(self, action: Action) -> None:
         """Raise :class:`IllegalActionError` unless ``action`` is legal now; change nothing."""
         if self.phase == "done":
-            raise IllegalActionError("The hand is over", "hand_over")
+            raise IllegalActionError("The hand is over", HAND_OVER)
         if action.seat != self.turn:
-            raise IllegalActionError(f"It is seat {self.turn}'s turn, not yours", "not_your_turn")
+            raise IllegalActionError(f"It is seat {self.turn}'s turn, not yours", NOT_YOUR_TURN)
         if self.phase == "play" and type(action) is Play:
             if self.legal_play_mask() >> action.card & 1:
                 return
@@ -563,16 +574,16 @@ class Hand:
         seat = self.turn
         assert seat is not None
         if not self.hands[seat] >> c & 1:
-            raise IllegalActionError(f"You do not hold {card_code(c)}", "illegal_card")
+            raise IllegalActionError(f"You do not hold {card_code(c)}", ILLEGAL_CARD)
         _, base, code, message = self._compute_play_mask()
         if not base >> c & 1:
             if self.under is not None and c == self.under and seat == self.picker:
                 raise IllegalActionError(
                     "Your face-down unknown card is played only when the called suit is led",
-                    "unknown_card_held",
+                    UNKNOWN_CARD_HELD,
                 )
             led = follow_class(self.current[0])
-            raise IllegalActionError(f"You must follow {led}", "must_follow_suit")
+            raise IllegalActionError(f"You must follow {led}", MUST_FOLLOW_SUIT)
         raise IllegalActionError(message, code)
 
     def _raise_illegal(self, action: Action) -> None:
@@ -587,25 +598,25 @@ class Hand:
             "play": "play a card",
         }[phase]
         if phase == "pick" and kind is Pass and self._must_pick(action.seat):
-            raise IllegalActionError("Everyone passed: the dealer must pick", "must_pick")
+            raise IllegalActionError("Everyone passed: the dealer must pick", MUST_PICK)
         if phase == "call" and kind in (Call, Unknown):
-            raise IllegalActionError(self._call_explanation(action), "illegal_call")
+            raise IllegalActionError(self._call_explanation(action), ILLEGAL_CALL)
         if phase == "bury" and kind is Blitz:
             assert isinstance(action, Blitz)
-            raise IllegalActionError(self._blitz_explanation(action.pair), "illegal_action")
+            raise IllegalActionError(self._blitz_explanation(action.pair), ILLEGAL_ACTION)
         if phase == "crack" and kind is Crack:
             assert isinstance(action, Crack)
-            raise IllegalActionError(self._crack_explanation(action), "illegal_action")
-        raise IllegalActionError(f"Now is the time to {expected}", "illegal_action")
+            raise IllegalActionError(self._crack_explanation(action), ILLEGAL_ACTION)
+        raise IllegalActionError(f"Now is the time to {expected}", ILLEGAL_ACTION)
 
     def _verify_bury(self, action: Bury) -> None:
         a, b = action.cards
         if a == b:
-            raise IllegalActionError("Bury two different cards", "illegal_bury")
+            raise IllegalActionError("Bury two different cards", ILLEGAL_BURY)
         hand = self.hands[action.seat]
         for c in (a, b):
             if not hand >> c & 1:
-                raise IllegalActionError(f"You do not hold {card_code(c)}", "illegal_card")
+                raise IllegalActionError(f"You do not hold {card_code(c)}", ILLEGAL_CARD)
 
     def _blitz_explanation(self, pair: Pair) -> str:
         if not self.rules.blitzing:

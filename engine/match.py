@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.actions import NUM_SEATS, Action, Seat
-from engine.errors import IllegalActionError
+from engine.errors import HAND_OVER, IllegalActionError
 from engine.hand import Hand
 from engine.record import export_record
 from engine.rules import RuleSet
@@ -94,7 +94,7 @@ class Match:
         """Apply an action to the current hand; book the result when the hand ends."""
         if self.ended:
             # end() abandons the hand in progress: playing it on would book it into the totals.
-            raise IllegalActionError("The match has ended", "hand_over")
+            raise IllegalActionError("The match has ended", HAND_OVER)
         self.hand.apply(action)
         if self.hand.is_over:
             self._book(self.hand)

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from engine.actions import NUM_SEATS, action_from_dict
 from engine.cards import CARD_CODES, cards_in
-from engine.errors import BadRecordError, SheepsheadError
+from engine.errors import BAD_RECORD, BadRecordError, SheepsheadError
 from engine.hand import Deal, Hand
 from engine.rules import RuleSet, rules_title
 
@@ -55,33 +55,33 @@ def export_record(hand: Hand) -> dict[str, Any]:
 def _int_field(record: Mapping[str, Any], key: str, default: int, low: int, high: int) -> int:
     value = record.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise RecordError("bad_record", f"{key} must be a whole number from {low} to {high}")
+        raise RecordError(BAD_RECORD, f"{key} must be a whole number from {low} to {high}")
     return value
 
 
 def _deal(record: Mapping[str, Any], dealer: int) -> Deal:
     deal = record.get("deal")
     if not isinstance(deal, Mapping):
-        raise RecordError("bad_record", "deal must be a map with hands and blind, or a seed")
+        raise RecordError(BAD_RECORD, "deal must be a map with hands and blind, or a seed")
     if "seed" in deal:
         seed = deal["seed"]
         if not isinstance(seed, int) or isinstance(seed, bool):
-            raise RecordError("bad_record", "deal seed must be an integer")
+            raise RecordError(BAD_RECORD, "deal seed must be an integer")
         try:
             return Deal.from_seed(dealer, seed)
         except ValueError as exc:  # e.g. a seed the shuffle does not accept
-            raise RecordError("bad_record", f"deal: {exc}") from None
+            raise RecordError(BAD_RECORD, f"deal: {exc}") from None
     hands, blind = deal.get("hands"), deal.get("blind")
     if not isinstance(hands, list) or not isinstance(blind, list):
-        raise RecordError("bad_record", "deal needs hands (5 lists of 6 cards) and blind (2 cards)")
+        raise RecordError(BAD_RECORD, "deal needs hands (5 lists of 6 cards) and blind (2 cards)")
     if not all(isinstance(h, list) for h in hands):
-        raise RecordError("bad_record", "each hand must be a list of card codes")
+        raise RecordError(BAD_RECORD, "each hand must be a list of card codes")
     try:
         return Deal.from_codes(hands, blind)
     except SheepsheadError as rejected:
         raise RecordError(rejected.code, f"deal: {rejected.message}") from None
     except ValueError as exc:
-        raise RecordError("bad_record", f"deal: {exc}") from None
+        raise RecordError(BAD_RECORD, f"deal: {exc}") from None
 
 
 def hand_from_record(record: object, *, stop_at: int | None = None) -> Hand:
@@ -90,24 +90,24 @@ def hand_from_record(record: object, *, stop_at: int | None = None) -> Hand:
     Raises :class:`RecordError` with ``action`` set to the failing action's index.
     """
     if not isinstance(record, Mapping):
-        raise RecordError("bad_record", "a record must be a JSON object")
+        raise RecordError(BAD_RECORD, "a record must be a JSON object")
     if record.get("format", FORMAT) != FORMAT:
-        raise RecordError("bad_record", f"unsupported format {record.get('format')!r}")
+        raise RecordError(BAD_RECORD, f"unsupported format {record.get('format')!r}")
     try:
         rules = RuleSet.from_dict(record.get("rules", {}))
     except SheepsheadError as exc:
-        raise RecordError("bad_record", f"rules: {exc.message}") from None
+        raise RecordError(BAD_RECORD, f"rules: {exc.message}") from None
     dealer = _int_field(record, "dealer", 0, 0, NUM_SEATS - 1)
     multiplier = _int_field(record, "multiplier", 1, 1, 1 << 30)
     hand = Hand(rules, dealer, _deal(record, dealer), multiplier)
     actions = record.get("actions", [])
     if not isinstance(actions, list):
-        raise RecordError("bad_record", "actions must be a list")
+        raise RecordError(BAD_RECORD, "actions must be a list")
     for index, data in enumerate(actions[:stop_at]):
         try:
             hand.apply(action_from_dict(data))
         except BadRecordError as exc:
-            raise RecordError("bad_record", exc.message, index) from None
+            raise RecordError(BAD_RECORD, exc.message, index) from None
         except SheepsheadError as exc:
             raise RecordError(exc.code, exc.message, index) from None
     return hand

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from engine import errors
 from engine.cards import (
     FAIL,
     FOLLOW,
@@ -70,11 +71,11 @@ CALLED_CARD_HELD: Final = 5
 
 RULE_CODES: Final = (
     "",
-    "unknown_card_required",
-    "hold_card_required",
-    "called_card_required",
-    "called_suit_restricted",
-    "called_card_held",
+    errors.UNKNOWN_CARD_REQUIRED,
+    errors.HOLD_CARD_REQUIRED,
+    errors.CALLED_CARD_REQUIRED,
+    errors.CALLED_SUIT_RESTRICTED,
+    errors.CALLED_CARD_HELD,
 )
 """The stable error code of a card refused by each :func:`play_rule` answer (PROTOCOL.md)."""
 

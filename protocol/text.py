@@ -57,6 +57,12 @@ filler and the blank Braille pattern."""
 
 _MARKS: Final = frozenset(("Mn", "Me", "Mc"))
 
+RAW_TEXT_FACTOR: Final = 4
+"""A text field may arrive at most this many times its limit long, before cleaning.
+
+Cleaning costs time in proportion to the length, so the length is checked first: a longer name
+is cut to that much before it is cleaned, a longer chat line is refused without being cleaned."""
+
 MARKS_PER_CHARACTER: Final = 2
 """Combining marks a character may keep; more are removed."""
 

@@ -25,7 +25,8 @@ from collections import Counter
 from dataclasses import fields
 from typing import Any, cast
 
-from protocol import messages as m
+from protocol import errors
+from protocol import events as m
 from protocol.framing import encode
 from protocol.version import PROTOCOL_VERSION
 from server.addresses import client_address
@@ -205,7 +206,7 @@ class Server:
             self._lobby.shutdown()
             await self._lobby.bots.close()
         for conn in list(self.connections):
-            conn.close(m.SERVER_SHUTDOWN, "The server is shutting down; reconnect later")
+            conn.close(errors.SERVER_SHUTDOWN, "The server is shutting down; reconnect later")
         self._flush()
         if self.connections:
             # Give clients a moment to read the notice and close their end, then cut the rest.
@@ -352,7 +353,11 @@ class Server:
                 # Nothing it sends is read: a refused client costs no more than its accept.
                 transport.pause_reading()
                 transport.write(
-                    encode(m.error(None, m.TOO_MANY_CONNECTIONS, "Too many connections; try later"))
+                    encode(
+                        m.error(
+                            None, errors.TOO_MANY_CONNECTIONS, "Too many connections; try later"
+                        )
+                    )
                 )
                 # Half-close and let the client read the error; cut it off if it lingers.
                 if transport.can_write_eof():
@@ -495,11 +500,11 @@ class Server:
                 conn.transport.abort()
             return
         if not conn.greeted and now - conn.opened > config.handshake_timeout:
-            conn.close(m.HANDSHAKE_TIMEOUT, "No hello arrived in time")
+            conn.close(errors.HANDSHAKE_TIMEOUT, "No hello arrived in time")
             return
         idle = now - conn.last_received
         if idle > config.idle_timeout:
-            conn.close(m.IDLE_TIMEOUT, "Nothing received for too long")
+            conn.close(errors.IDLE_TIMEOUT, "Nothing received for too long")
         elif idle > config.ping_interval and not conn.pinged:
             conn.pinged = True
             conn.send(m.ping())

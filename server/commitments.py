@@ -21,8 +21,8 @@ from engine.fairdeal import (
     derived_seed,
     first_dealer,
 )
-from protocol import messages as m
-from protocol.messages import RequestError
+from protocol import errors
+from protocol.requests import RequestError
 
 
 @dataclass
@@ -104,7 +104,7 @@ class DealSeeds:
         pending = self.pending
         if pending is None or pending.commitment != quoted:
             raise RequestError(
-                m.STALE,
+                errors.STALE,
                 "That commitment is not collecting seeds any more (answer the latest one)",
             )
         pending.seeds[seat] = seed

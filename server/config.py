@@ -36,7 +36,7 @@ class ServerConfig:
     max_frame: int = MAX_FRAME_DEFAULT
     """Largest frame accepted (bigger: frame_too_large, then the connection is closed) or sent.
 
-    Each request type has a much smaller limit of its own (``protocol.messages.REQUEST_SIZES``):
+    Each request type has a much smaller limit of its own (``protocol.requests.REQUEST_SIZES``):
     a frame over it is dropped undecoded, and its reply still carries the request's id."""
     handshake_timeout: float = 10.0
     """Seconds a new connection has to send hello."""

@@ -1,7 +1,7 @@
 """One client connection: handshake, limits, request dispatch and the outgoing queue.
 
 The connection reads frames, counts each against its token bucket, checks the handshake, turns
-maps into typed requests (:mod:`protocol.messages`) and hands them to the lobby or its table.
+maps into typed requests (:mod:`protocol.requests`) and hands them to the lobby or its table.
 Every request gets exactly one ``ok`` or ``error`` echoing its id, and that reply is queued
 before any event the request caused, so a client sees ``ok`` for its ``join`` before the
 ``state`` that shows it seated. Nothing a client sends can raise out of here: every failure is
@@ -17,9 +17,10 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.errors import SheepsheadError
-from protocol import messages as m
+from protocol import errors, requests
+from protocol import events as m
 from protocol.framing import FrameDecoder, FrameError, Message, encode, peek
-from protocol.messages import (
+from protocol.requests import (
     AddBot,
     ChatRequest,
     ClientSeed,
@@ -233,7 +234,9 @@ class Connection:
             reply_id = message.get("id") if message.get("type") in ("ok", "error") else None
             frame = encode(
                 m.error(
-                    _id_of({"id": reply_id}), m.INTERNAL_ERROR, "The server could not send a reply"
+                    _id_of({"id": reply_id}),
+                    errors.INTERNAL_ERROR,
+                    "The server could not send a reply",
                 )
             )
         self.send_encoded(frame)
@@ -282,7 +285,7 @@ class Connection:
 
         What a frame costs is metered before it is decoded: one message and its length in bytes
         from the allowances, and a frame bigger than its type allows
-        (:func:`protocol.messages.request_size_limit`) is refused without being decoded.
+        (:func:`protocol.requests.request_size_limit`) is refused without being decoded.
 
         The checks come in the order PROTOCOL.md §9 gives their codes: a flood of messages gets
         ``rate_limited``; a frame over its type's size gets ``request_too_large`` even when it
@@ -319,7 +322,9 @@ class Connection:
                     return
                 what = "messages" if not within_count else "bytes"
                 self.send(
-                    m.error(request_id, m.RATE_LIMITED, f"Too many {what}; this one was dropped")
+                    m.error(
+                        request_id, errors.RATE_LIMITED, f"Too many {what}; this one was dropped"
+                    )
                 )
                 return
             if oversized:
@@ -327,7 +332,7 @@ class Connection:
                 self.send(
                     m.error(
                         request_id,
-                        m.REQUEST_TOO_LARGE,
+                        errors.REQUEST_TOO_LARGE,
                         f"A {shown} frame may have at most {limit} bytes; this one has {size}",
                     )
                 )
@@ -341,13 +346,15 @@ class Connection:
         except Exception:
             log.exception("conn %d: failed to handle a frame", self.number)
             self._release()
-            self.send(m.error(None, m.INTERNAL_ERROR, "The server failed on that request"))
+            self.send(m.error(None, errors.INTERNAL_ERROR, "The server failed on that request"))
 
     def _cut_off(self) -> None:
         """Close a connection that ignored a whole burst of ``rate_limited``, saying which
         allowance it ran through."""
         what = "messages" if self.bucket.exhausted else "bytes"
-        self.close(m.RATE_LIMITED, f"Too many {what}; closing the connection", stop_reading=True)
+        self.close(
+            errors.RATE_LIMITED, f"Too many {what}; closing the connection", stop_reading=True
+        )
 
     def _prompted_answer(self, item: bytes, size: int) -> tuple[Message | FrameError | None, bool]:
         """``item`` decoded (None when it was not worth decoding), and whether it is exempt from
@@ -399,24 +406,28 @@ class Connection:
         except Exception:
             log.exception("conn %d: failed to handle a message", self.number)
             self._release()
-            self.send(m.error(_id_of(item), m.INTERNAL_ERROR, "The server failed on that request"))
+            self.send(
+                m.error(_id_of(item), errors.INTERNAL_ERROR, "The server failed on that request")
+            )
 
     def _request(self, msg: Message) -> None:
         if not self.greeted and msg.get("type") not in ("hello", "pong"):
             message = "The first message must be hello"
-            self.send(m.error(_id_of(msg), m.HANDSHAKE_REQUIRED, message))
-            self.close(m.HANDSHAKE_REQUIRED, message, notify=False)
+            self.send(m.error(_id_of(msg), errors.HANDSHAKE_REQUIRED, message))
+            self.close(errors.HANDSHAKE_REQUIRED, message, notify=False)
             return
         if self.greeted and msg.get("type") == "hello":
             self.send(
-                m.error(_id_of(msg), m.BAD_REQUEST, "hello was already received on this connection")
+                m.error(
+                    _id_of(msg), errors.BAD_REQUEST, "hello was already received on this connection"
+                )
             )
             return
         try:
             req = parse_request(msg)
         except RequestError as exc:
             self.send(exc.to_message())
-            if exc.code == m.VERSION_UNSUPPORTED:
+            if exc.code == errors.VERSION_UNSUPPORTED:
                 self.close(exc.code, exc.message, notify=False)
             return
         if isinstance(req, Pong):
@@ -430,7 +441,7 @@ class Connection:
             reply = m.error(req.id, rejected.code, rejected.message)
         except Exception:
             log.exception("conn %d: %s request failed", self.number, type(req).__name__)
-            reply = m.error(req.id, m.INTERNAL_ERROR, "The server failed on that request")
+            reply = m.error(req.id, errors.INTERNAL_ERROR, "The server failed on that request")
         held, self._held = self._held, None
         if reply is not None:
             self.send(reply)
@@ -440,17 +451,17 @@ class Connection:
     def _dispatch(self, req: Request) -> dict[str, Any] | None:
         handler = _HANDLERS.get(type(req))
         if handler is None:  # pragma: no cover - parse_request only makes handled types
-            raise RequestError(m.UNKNOWN_TYPE, "unhandled request")
+            raise RequestError(errors.UNKNOWN_TYPE, "unhandled request")
         return handler(self, req)
 
     # ------------------------------------------------------------------ handlers
 
     def _hello(self, req: Hello) -> dict[str, Any]:
         if self.greeted:
-            raise RequestError(m.BAD_REQUEST, "hello was already received on this connection")
+            raise RequestError(errors.BAD_REQUEST, "hello was already received on this connection")
         if req.kind == "human" and is_bot_name(req.name):
             raise RequestError(
-                m.BAD_REQUEST, f"field 'name': {quote(req.name)} is a server bot's name"
+                errors.BAD_REQUEST, f"field 'name': {quote(req.name)} is a server bot's name"
             )
         self.greeted = True
         self.name = self.hello_name = req.name
@@ -474,7 +485,7 @@ class Connection:
             self.server.players.seated(self, table.seats[seat].token_hash)
             table.resume(self, seat)  # its snapshot is held until the welcome is queued
         elif req.token:
-            self.send(m.error(None, m.BAD_TOKEN, "That seat token is not valid; join a table"))
+            self.send(m.error(None, errors.BAD_TOKEN, "That seat token is not valid; join a table"))
         return m.welcome(
             req.id,
             server=self.server.server_name,
@@ -490,7 +501,7 @@ class Connection:
     def _not_seated(self) -> None:
         if self.table is not None and self.seat is not None:
             raise RequestError(
-                m.ALREADY_SEATED,
+                errors.ALREADY_SEATED,
                 f"You sit at table {self.table.id} (seat {self.seat}); leave first",
             )
 
@@ -544,17 +555,17 @@ class Connection:
     def _password_attempt(self) -> None:
         """Take one password check from the address's allowance (each costs an scrypt hash)."""
         if not self.allowance.passwords.take(self.server.lobby.now()):
-            raise RequestError(m.RATE_LIMITED, "Too many password attempts; wait a moment")
+            raise RequestError(errors.RATE_LIMITED, "Too many password attempts; wait a moment")
 
     def _leave(self, req: Leave) -> dict[str, Any]:
         if self.table is None:
-            raise RequestError(m.NOT_SEATED, "You are not at a table")
+            raise RequestError(errors.NOT_SEATED, "You are not at a table")
         self.table.leave(self)
         return m.ok(req.id)
 
     def _table(self) -> Table:
         if self.table is None:
-            raise RequestError(m.NOT_SEATED, "You are not at a table")
+            raise RequestError(errors.NOT_SEATED, "You are not at a table")
         return self.table
 
     def _add_bot(self, req: AddBot) -> dict[str, Any]:
@@ -575,7 +586,7 @@ class Connection:
 
     def _action(self, req: TakeAction) -> dict[str, Any]:
         if self.table is None or self.seat is None:
-            raise RequestError(m.NOT_SEATED, "You are not seated at a table")
+            raise RequestError(errors.NOT_SEATED, "You are not seated at a table")
         self.table.act(self, req.seq, req.action)
         return m.ok(req.id)
 
@@ -586,9 +597,9 @@ class Connection:
     def _history(self, req: History) -> dict[str, Any]:
         table = self.server.lobby.find(req.table) if req.table is not None else self._table()
         if self.table is not table:
-            raise RequestError(m.NOT_SEATED, f"You neither sit at nor watch table {table.id}")
+            raise RequestError(errors.NOT_SEATED, f"You neither sit at nor watch table {table.id}")
         if not self.history_bucket.take(self.server.lobby.now()):
-            raise RequestError(m.RATE_LIMITED, "Too many history requests; wait a moment")
+            raise RequestError(errors.RATE_LIMITED, "Too many history requests; wait a moment")
         return m.ok(req.id, **table.history_reply(req.start))
 
     def _rematch(self, req: Rematch) -> dict[str, Any]:
@@ -604,7 +615,7 @@ class Connection:
 
     def _standings(self, req: Standings) -> None:
         if not self.standings_bucket.take(self.server.lobby.now()):
-            raise RequestError(m.RATE_LIMITED, "Too many standings requests; wait a moment")
+            raise RequestError(errors.RATE_LIMITED, "Too many standings requests; wait a moment")
         # Answered from a task: catching up on a long history yields to the tables meanwhile.
         self.server.players.answer_standings(self, req.id, req.since)
 
@@ -647,6 +658,6 @@ _HANDLERS: dict[type, Callable[[Connection, Any], dict[str, Any] | None]] = {
     ClientSeed: Connection._client_seed,
     Ping: Connection._ping,
     Standings: Connection._standings,
-    m.Hint: hints.ask,
-    m.Review: hints.review,
+    requests.Hint: hints.ask,
+    requests.Review: hints.review,
 }

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from protocol.messages import NAME_MAX
+from protocol.requests import NAME_MAX
 from server.config import ServerConfig
 from server.connection import TokenBucket
 

@@ -39,8 +39,9 @@ import msgpack
 from engine.actions import action_from_dict
 from engine.record import RecordError, hand_from_record
 from engine.view import seat_view
-from protocol import messages as m
-from protocol.messages import RequestError
+from protocol import errors, requests
+from protocol import events as m
+from protocol.requests import RequestError
 from server.botpool import BotError, CoachDropped
 from server.hub import Peer
 
@@ -83,7 +84,7 @@ _tasks: set[asyncio.Task[None]] = set()
 """Their tasks, cancelled ones too until they end (kept so that none is collected mid-way)."""
 
 
-def ask(peer: Peer, req: m.Hint) -> None:
+def ask(peer: Peer, req: requests.Hint) -> None:
     """Check a ``hint`` request and start working it out; the reply follows when it is in.
 
     Raises :class:`RequestError` (answered at once) when the request is refused."""
@@ -102,16 +103,16 @@ def _check_coach(peer: Peer) -> tuple[Table, int]:
     """The table and the asking seat, if the coach may answer them at all."""
     table, seat = peer.table, peer.seat
     if table is None or seat is None:
-        raise RequestError(m.NOT_SEATED, "You are not seated at a table")
+        raise RequestError(errors.NOT_SEATED, "You are not seated at a table")
     if peer.kind == "bot":
-        raise RequestError(m.NOT_ALLOWED, "Hints are for people; a bot connection plays alone")
+        raise RequestError(errors.NOT_ALLOWED, "Hints are for people; a bot connection plays alone")
     if not table.config.hints:
-        raise RequestError(m.HINTS_OFF, "This table was created without hints")
+        raise RequestError(errors.HINTS_OFF, "This table was created without hints")
     _forget_unwanted()
     if (id(table), seat) in _asking:
-        raise RequestError(m.BUSY, "Your last hint or review is still being worked out")
+        raise RequestError(errors.BUSY, "Your last hint or review is still being worked out")
     if len(_asking) >= table.hub.config.max_coach_requests:
-        raise RequestError(m.BUSY, "The coach is busy; ask again in a moment")
+        raise RequestError(errors.BUSY, "The coach is busy; ask again in a moment")
     return table, seat
 
 
@@ -128,14 +129,14 @@ def _check(peer: Peer) -> tuple[Table, int]:
     """The table and the asking seat, or the refusal (PROTOCOL.md §4, ``hint``)."""
     table, seat = _check_coach(peer)
     if table.state == "waiting" or table.match is None:
-        raise RequestError(m.NOT_STARTED, "The match has not started")
+        raise RequestError(errors.NOT_STARTED, "The match has not started")
     if table.state != "playing":
-        raise RequestError(m.MATCH_OVER, "The match is over")
+        raise RequestError(errors.MATCH_OVER, "The match is over")
     hand = table.match.hand
     if hand.is_over:
-        raise RequestError(m.HAND_OVER, "The hand is over; the next one is being dealt")
+        raise RequestError(errors.HAND_OVER, "The hand is over; the next one is being dealt")
     if hand.turn != seat:
-        raise RequestError(m.NOT_YOUR_TURN, "A hint is for your own turn; wait for it")
+        raise RequestError(errors.NOT_YOUR_TURN, "A hint is for your own turn; wait for it")
     return table, seat
 
 
@@ -179,7 +180,7 @@ async def _reply(asking: _Asking, request_id: int, what: str, work: Work) -> Non
         log.warning(
             "table %s: a %s failed (%s: %s)", asking.table.id, what, type(exc).__name__, exc
         )
-        reply = m.error(request_id, m.INTERNAL_ERROR, _FAILED[what])
+        reply = m.error(request_id, errors.INTERNAL_ERROR, _FAILED[what])
     if asking.wanted():
         asking.peer.send(reply)
 
@@ -211,22 +212,23 @@ def _candidate(c: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def review(peer: Peer, req: m.Review) -> None:
+def review(peer: Peer, req: requests.Review) -> None:
     """Check a ``review`` request and start working it out; the reply follows when it is in."""
     table, seat = _check_coach(peer)
     finished = len(table.history)
     if not finished:
-        raise RequestError(m.BAD_REQUEST, "No hand of this match has finished yet")
+        raise RequestError(errors.BAD_REQUEST, "No hand of this match has finished yet")
     number = finished - 1 if req.hand is None else req.hand
     if number >= finished:
         raise RequestError(
-            m.BAD_REQUEST, f"field 'hand': hands 0 to {finished - 1} of this match are finished"
+            errors.BAD_REQUEST,
+            f"field 'hand': hands 0 to {finished - 1} of this match are finished",
         )
     entry = msgpack.unpackb(table.history[number], raw=False)
     try:
         decisions = seat_decisions(entry["record"], seat)
     except (RecordError, KeyError, TypeError) as exc:
-        raise RequestError(m.INTERNAL_ERROR, f"The hand cannot be replayed ({exc})") from None
+        raise RequestError(errors.INTERNAL_ERROR, f"The hand cannot be replayed ({exc})") from None
     asking = _Asking(peer, table, seat)
     _start(asking, req.id, "review", partial(_review, asking, req.id, number, decisions))
 

@@ -10,7 +10,7 @@ from typing import Any, Final
 import msgpack
 
 from engine.match import Match
-from protocol import messages as m
+from protocol import events as m
 from protocol.framing import pack
 
 LINES_KEPT: Final = 50

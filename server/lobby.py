@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from engine.bots import strategy_names
 from engine.errors import RuleOptionError
 from engine.rules import DEFAULT_PRESET, RuleSet
-from protocol import messages as m
+from protocol import errors
 from protocol.framing import pack
-from protocol.messages import CreateTable, RequestError
+from protocol.requests import CreateTable, RequestError
 from server.botpool import BotPool, default_size
 from server.hub import Meter, MeterFactory, Peer
 from server.passwords import hash_password
@@ -167,18 +167,18 @@ class Lobby:
         """The open table with that id, or ``no_such_table``."""
         table = self.tables.get(table_id)
         if table is None or table.state == "closed":
-            raise RequestError(m.NO_SUCH_TABLE, f"No open table has the id {table_id!r}")
+            raise RequestError(errors.NO_SUCH_TABLE, f"No open table has the id {table_id!r}")
         return table
 
     def table_config(self, peer: Peer, req: CreateTable, address: str | None = None) -> TableConfig:
         """Check a ``create_table`` request from ``address``; raises ``bad_rules`` /
         ``too_many_tables``."""
         if len(self.tables) >= self.config.max_tables:
-            raise RequestError(m.TOO_MANY_TABLES, "The server has as many tables as it allows")
+            raise RequestError(errors.TOO_MANY_TABLES, "The server has as many tables as it allows")
         limit = self.config.max_waiting_per_address
         if address is not None and self.waiting_created_by(address) >= limit:
             raise RequestError(
-                m.TOO_MANY_TABLES,
+                errors.TOO_MANY_TABLES,
                 f"Your address already has {limit} tables waiting to start; start or leave one",
             )
         if address is not None:
@@ -186,9 +186,9 @@ class Lobby:
         try:
             rules = RuleSet.from_preset(req.preset or DEFAULT_PRESET, **req.options)
         except RuleOptionError as exc:
-            raise RequestError(m.BAD_RULES, exc.message) from None
+            raise RequestError(errors.BAD_RULES, exc.message) from None
         except TypeError as bad_option:  # an option name that is not a valid keyword
-            raise RequestError(m.BAD_RULES, f"bad rule options: {bad_option}") from None
+            raise RequestError(errors.BAD_RULES, f"bad rule options: {bad_option}") from None
         return TableConfig(
             name=req.name or f"{peer.name}'s table",
             rules=rules,
@@ -221,7 +221,7 @@ class Lobby:
         limit = self.config.max_running_per_address
         if self.running_created_by(address) >= limit:
             raise RequestError(
-                m.TOO_MANY_TABLES,
+                errors.TOO_MANY_TABLES,
                 f"Your address already has {limit} tables playing or just over; end or leave one",
             )
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from protocol.messages import NAME_MAX
+from protocol.requests import NAME_MAX
 from protocol.text import name_key
 from server.seats import BOT_NAMES
 

@@ -31,9 +31,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Final
 
-from protocol import messages as m
+from protocol import errors
+from protocol import events as m
 from protocol.framing import MAX_FRAME_DEFAULT, pack
-from protocol.messages import SINCE_TONIGHT, since_moment
+from protocol.requests import SINCE_TONIGHT, since_moment
 from server.tallies import (
     BOT_PREFIX,
     TALLY_FIGURES,
@@ -264,7 +265,7 @@ class Players:
             players = await self.standings(since)
         except Exception:
             log.exception("standings failed")
-            peer.send(m.error(request_id, m.INTERNAL_ERROR, "The server could not add it up"))
+            peer.send(m.error(request_id, errors.INTERNAL_ERROR, "The server could not add it up"))
             return
         peer.send(m.ok(request_id, since=since, players=players))
 

@@ -15,7 +15,7 @@ import sys
 from datetime import datetime, time
 from pathlib import Path
 
-from protocol.messages import SINCE_TONIGHT, parse_date
+from protocol.requests import SINCE_TONIGHT, parse_date
 from server.standings import TONIGHT_HOURS, PlayerStanding, compute, since_timestamp
 from server.store import SCHEMA_VERSION, _flock_holder
 

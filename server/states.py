@@ -1,6 +1,6 @@
 """The ``state`` each recipient at a table is sent, and what it may see of the last action.
 
-Each recipient's state is built as a plain map (``protocol.messages.state``) from its own seat
+Each recipient's state is built as a plain map (``protocol.events.state``) from its own seat
 view (:func:`engine.view.seat_view`, or the public view for a spectator) and encoded once. What
 every recipient shares is built once per change, not once per recipient: the shared fields of
 the view and the spectators' view. ``info`` (the table summary) is left out for a recipient that
@@ -16,7 +16,7 @@ from typing import Any
 from engine.hand import Hand
 from engine.match import Match
 from engine.view import SHARED_PARTS, legal_maps, private_fields, shared_part
-from protocol import messages as m
+from protocol import events as m
 from protocol.framing import encode
 from server.hub import Peer
 

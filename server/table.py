@@ -43,9 +43,10 @@ from engine.errors import BadRecordError
 from engine.match import Match
 from engine.rules import wire_map
 from engine.view import OUTCOME_PART, legal_maps, shared_part
-from protocol import messages as m
+from protocol import errors
+from protocol import events as m
 from protocol.framing import encode, frame, pack
-from protocol.messages import RequestError
+from protocol.requests import RequestError
 from server.commitments import Commitment, DealSeeds
 from server.history import LINES_KEPT, history_entry, history_reply
 from server.hub import Hub, Peer
@@ -186,7 +187,7 @@ class Table(TableTurns):
         if stored is None:
             return
         if password is None or not password_matches(password, stored, self.config.password_salt):
-            raise RequestError(m.BAD_PASSWORD, "This table needs the right password")
+            raise RequestError(errors.BAD_PASSWORD, "This table needs the right password")
 
     def check_join(
         self, seat: int | None, password: str | None, identity: str | None = None
@@ -203,17 +204,17 @@ class Table(TableTurns):
                 held = s.peer is not None or s.token_hash is not None
                 if s.kind == "human" and held and s.identity == identity:
                     raise RequestError(
-                        m.ALREADY_SEATED,
+                        errors.ALREADY_SEATED,
                         f"Your player key already holds seat {i} at this table; take it back "
                         "with its seat token",
                     )
         if seat is None:
             free = [i for i in range(NUM_SEATS) if self._free(i)]
             if not free:
-                raise RequestError(m.TABLE_FULL, "Every seat at this table is taken")
+                raise RequestError(errors.TABLE_FULL, "Every seat at this table is taken")
             return free[0]
         if not self._free(seat):
-            raise RequestError(m.SEAT_TAKEN, f"Seat {seat} is taken")
+            raise RequestError(errors.SEAT_TAKEN, f"Seat {seat} is taken")
         return seat
 
     def _free(self, seat: int) -> bool:
@@ -331,32 +332,32 @@ class Table(TableTurns):
 
     def _require_host(self, peer: Peer) -> None:
         if peer.table is not self or peer.seat is None or peer.seat != self.host_seat:
-            raise RequestError(m.NOT_HOST, "Only the table's host may do that")
+            raise RequestError(errors.NOT_HOST, "Only the table's host may do that")
 
     def add_bot(self, peer: Peer, seat: int | None, strategy: str | None) -> int:
         """Host: seat a server bot; returns its seat."""
         self._require_host(peer)
         if self.state == "over":
-            raise RequestError(m.MATCH_OVER, "The match at this table is over")
+            raise RequestError(errors.MATCH_OVER, "The match at this table is over")
         name = strategy or self.hub.default_bot()
         choices = strategy_names()
         if name not in choices:
             raise RequestError(
-                m.BAD_REQUEST,
+                errors.BAD_REQUEST,
                 f"field 'strategy': unknown bot strategy {name!r} (choose from "
                 f"{', '.join(choices)})",
             )
         if seat is None:
             free = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
             if not free:
-                raise RequestError(m.TABLE_FULL, "Every seat at this table is taken")
+                raise RequestError(errors.TABLE_FULL, "Every seat at this table is taken")
             seat = free[0]
         elif self.seats[seat].kind != "empty":
-            raise RequestError(m.SEAT_TAKEN, f"Seat {seat} is taken")
+            raise RequestError(errors.SEAT_TAKEN, f"Seat {seat} is taken")
         limit = self.hub.config.max_bots_per_address
         if self.hub.bots_seated_by(peer.address) >= limit:
             raise RequestError(
-                m.TOO_MANY_BOTS,
+                errors.TOO_MANY_BOTS,
                 f"Hosts from your address have {limit} server bots seated, as many as this "
                 "server allows; remove one first",
             )
@@ -375,7 +376,7 @@ class Table(TableTurns):
         """Host: take a server bot out of its seat."""
         self._require_host(peer)
         if self.seats[seat].kind != "bot":
-            raise RequestError(m.NOT_A_BOT, f"Seat {seat} is not held by a server bot")
+            raise RequestError(errors.NOT_A_BOT, f"Seat {seat} is not held by a server bot")
         self._vacate(seat)
         self._changed()
 
@@ -383,22 +384,22 @@ class Table(TableTurns):
         """Host: deal the first hand of the match."""
         self._require_host(peer)
         if self.state == "over":
-            raise RequestError(m.MATCH_OVER, "The match at this table is over")
+            raise RequestError(errors.MATCH_OVER, "The match at this table is over")
         if self.state != "waiting":
-            raise RequestError(m.ALREADY_STARTED, "The match has already started")
+            raise RequestError(errors.ALREADY_STARTED, "The match has already started")
         empty = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
         if empty:
             raise RequestError(
-                m.NOT_ENOUGH_PLAYERS,
+                errors.NOT_ENOUGH_PLAYERS,
                 f"A match needs five players or bots; seat(s) {', '.join(map(str, empty))} empty",
             )
         if self._starting is not None:
             raise RequestError(
-                m.ALREADY_STARTED, "The match is starting (waiting for the players' seeds)"
+                errors.ALREADY_STARTED, "The match is starting (waiting for the players' seeds)"
             )
         self.hub.may_start(self)
         if not self.hub.match_end_allowed(peer.address, take=False):
-            raise RequestError(m.RATE_LIMITED, _MATCH_ENDS_REFUSED)
+            raise RequestError(errors.RATE_LIMITED, _MATCH_ENDS_REFUSED)
         self._begin_match()
 
     def _begin_match(self) -> None:
@@ -472,9 +473,9 @@ class Table(TableTurns):
         """
         self._require_host(peer)
         if self.state != "over":
-            raise RequestError(m.NOT_OVER, "The match at this table is not over yet")
+            raise RequestError(errors.NOT_OVER, "The match at this table is not over yet")
         if not self.hub.match_end_allowed(peer.address, take=False):
-            raise RequestError(m.RATE_LIMITED, _MATCH_ENDS_REFUSED)
+            raise RequestError(errors.RATE_LIMITED, _MATCH_ENDS_REFUSED)
         self._cancel_over_timer()
         for i in range(NUM_SEATS):
             s = self.seats[i]
@@ -523,9 +524,9 @@ class Table(TableTurns):
     def offer_seed(self, peer: Peer, quoted: str, seed: bytes) -> None:
         """A seated client's seed for the pending commitment ``quoted`` (PROTOCOL.md §13)."""
         if peer.table is not self or peer.seat is None:
-            raise RequestError(m.NOT_SEATED, "You are not seated at this table")
+            raise RequestError(errors.NOT_SEATED, "You are not seated at this table")
         if self.deal_seeds is None:
-            raise RequestError(m.STALE, "No commitment is collecting seeds at this table")
+            raise RequestError(errors.STALE, "No commitment is collecting seeds at this table")
         self.deal_seeds.offer(peer.seat, quoted, seed)
         self._seed_arrived.set()
 
@@ -586,18 +587,18 @@ class Table(TableTurns):
         """Host: end the match now (an unfinished hand is abandoned)."""
         self._require_host(peer)
         if self.state == "waiting":
-            raise RequestError(m.NOT_STARTED, "The match has not started")
+            raise RequestError(errors.NOT_STARTED, "The match has not started")
         if self.state != "playing" or self.match is None:
-            raise RequestError(m.MATCH_OVER, "The match is already over")
+            raise RequestError(errors.MATCH_OVER, "The match is already over")
         if not self.hub.match_end_allowed(peer.address, take=True):
-            raise RequestError(m.RATE_LIMITED, _MATCH_ENDS_REFUSED)
+            raise RequestError(errors.RATE_LIMITED, _MATCH_ENDS_REFUSED)
         self.match.end()
         self._finish_match()
 
     def chat(self, peer: Peer, text: str) -> None:
         """Pass a (cleaned) chat line to everyone at the table."""
         if not peer.allow_chat():
-            raise RequestError(m.RATE_LIMITED, "You are chatting too fast; wait a moment")
+            raise RequestError(errors.RATE_LIMITED, "You are chatting too fast; wait a moment")
         seat = peer.seat if peer.table is self else None
         message = m.chat(
             table=self.id, sender=peer.name, seat=seat, text=text, spectator=seat is None
@@ -618,12 +619,12 @@ class Table(TableTurns):
             old.send(
                 m.notice(
                     table=self.id,
-                    code=m.REPLACED,
+                    code=errors.REPLACED,
                     text="A newer connection took over your seat",
                     seat=seat,
                 )
             )
-            old.close(m.REPLACED, "A newer connection took over this seat")
+            old.close(errors.REPLACED, "A newer connection took over this seat")
         was_away = s.disconnected_at is not None
         self._cancel_grace(s)
         s.peer = peer
@@ -673,29 +674,29 @@ class Table(TableTurns):
         """A player's answer to ``your_turn``: checked for seat, turn and seq, then the engine."""
         seat = peer.seat
         if peer.table is not self or seat is None:
-            raise RequestError(m.NOT_SEATED, "You are not seated at this table")
+            raise RequestError(errors.NOT_SEATED, "You are not seated at this table")
         if self.state == "waiting" or self.match is None:
-            raise RequestError(m.NOT_STARTED, "The match has not started")
+            raise RequestError(errors.NOT_STARTED, "The match has not started")
         if self.state != "playing":
-            raise RequestError(m.MATCH_OVER, "The match is over")
+            raise RequestError(errors.MATCH_OVER, "The match is over")
         claimed = data.get("seat", seat)
         if claimed != seat:
             raise RequestError(
-                m.NOT_YOUR_TURN, f"You sit at seat {seat}; you cannot act for another"
+                errors.NOT_YOUR_TURN, f"You sit at seat {seat}; you cannot act for another"
             )
         hand = self.match.hand
         if hand.is_over:
-            raise RequestError(m.HAND_OVER, "The hand is over; the next one is being dealt")
+            raise RequestError(errors.HAND_OVER, "The hand is over; the next one is being dealt")
         if hand.turn != seat:
-            raise RequestError(m.NOT_YOUR_TURN, f"It is seat {hand.turn}'s turn, not yours")
+            raise RequestError(errors.NOT_YOUR_TURN, f"It is seat {hand.turn}'s turn, not yours")
         if not self.turn_seq <= seq <= self.seq:
             raise RequestError(
-                m.STALE, f"seq {seq} does not answer the current prompt (seq {self.seq})"
+                errors.STALE, f"seq {seq} does not answer the current prompt (seq {self.seq})"
             )
         try:
             action = action_from_dict(data, seat)
         except BadRecordError as exc:
-            raise RequestError(m.BAD_REQUEST, f"field 'action': {exc.message}") from None
+            raise RequestError(errors.BAD_REQUEST, f"field 'action': {exc.message}") from None
         self._apply(action)
 
     def prompt_pending(self, peer: Peer, seat: int) -> bool:

@@ -35,6 +35,7 @@ from engine.rules import (
     preset_title,
     value_title,
 )
+from protocol.events import ActionMap
 
 ALONE_QUESTION = (
     "Go alone, with no partner, against the other four? Your side's win or loss is yours"
@@ -59,8 +60,8 @@ class CoachLine(Static):
 
 def ask_coach(
     screen: ModalScreen[Any],
-    legal: list[dict[str, Any]],
-    then: Callable[[dict[str, Any]], None],
+    legal: list[ActionMap],
+    then: Callable[[ActionMap], None],
 ) -> None:
     """Ask the server's coach about ``legal`` from a decision dialog: the advice goes to the
     dialog's :class:`CoachLine` and ``then`` gets the best action (nothing is sent)."""
@@ -78,12 +79,12 @@ def ask_coach(
         line.advise(hint_text(reply))
         candidates = reply["candidates"]
         if candidates:
-            then(dict(candidates[0].get("action") or {}))
+            then(cast(ActionMap, dict(candidates[0].get("action") or {})))
 
     screen.run_worker(asking(), group="hint", exclusive=True, exit_on_error=False)
 
 
-class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
+class BuryDialog(ModalScreen[list[str] | ActionMap | None]):
     """Choose the two cards to bury: toggle with 1–8 (or ←/→ and Space), confirm with Enter.
 
     The two cards picked up from the blind are marked ◆. Esc closes it and keeps what was chosen
@@ -115,7 +116,7 @@ class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
     def __init__(
         self,
         hand: Sequence[str],
-        legal: Sequence[Mapping[str, Any]],
+        legal: Sequence[ActionMap],
         *,
         blind: Sequence[str] = (),
         chosen: list[str] | None = None,
@@ -128,10 +129,10 @@ class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
         """Whether the table has the coach (i asks it)."""
         self.hand = list(hand)
         self.blind = [c for c in blind if c in self.hand]
-        self.answers_legal = [dict(a) for a in legal]
+        self.answers_legal = [a.copy() for a in legal]
         """The legal actions of the decision this dialog answers (it is stale once they change)."""
         self.legal = [sorted(a.get("cards") or []) for a in legal if a.get("action") == "bury"]
-        self.blitz = next((dict(a) for a in legal if a.get("action") == "blitz"), None)
+        self.blitz = next((a.copy() for a in legal if a.get("action") == "blitz"), None)
         """The first blitz offered (the other pair, if held, is offered again after it)."""
         self.chosen: list[str] = chosen if chosen is not None else []
         """The cards chosen so far (the caller's list: kept when the dialog closes unanswered)."""
@@ -275,7 +276,7 @@ class BuryDialog(ModalScreen[list[str] | dict[str, Any] | None]):
             return
         ask_coach(self, self.answers_legal, self._advised)
 
-    def _advised(self, action: dict[str, Any]) -> None:
+    def _advised(self, action: ActionMap) -> None:
         cards = [c for c in action.get("cards") or [] if c in self.hand]
         if action.get("action") == "bury" and len(cards) == 2:
             self.chosen[:] = cards
@@ -327,7 +328,7 @@ def describe_call(action: Mapping[str, Any], hand: Sequence[str]) -> Text:
     return line
 
 
-class CallDialog(ModalScreen[dict[str, Any] | None]):
+class CallDialog(ModalScreen[ActionMap | None]):
     """Call a partner (the legal calls from the server) or go alone."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -340,7 +341,7 @@ class CallDialog(ModalScreen[dict[str, Any] | None]):
     def __init__(
         self,
         hand: Sequence[str],
-        legal: Sequence[Mapping[str, Any]],
+        legal: Sequence[ActionMap],
         rules: Mapping[str, Any] | None = None,
         *,
         hints: bool = False,
@@ -349,9 +350,9 @@ class CallDialog(ModalScreen[dict[str, Any] | None]):
         self.hints = hints
         """Whether the table has the coach (i asks it)."""
         self.hand = list(hand)
-        self.answers_legal = [dict(a) for a in legal]
+        self.answers_legal = [a.copy() for a in legal]
         """The legal actions of the decision this dialog answers (it is stale once they change)."""
-        self.actions = [dict(a) for a in legal if a.get("action") in ("call", "alone", "unknown")]
+        self.actions = [a.copy() for a in legal if a.get("action") in ("call", "alone", "unknown")]
         self.actions.sort(key=lambda a: a.get("action") == "alone")
         self.rules = dict(rules or {})
 
@@ -399,7 +400,7 @@ class CallDialog(ModalScreen[dict[str, Any] | None]):
                 self._alone(action)
                 return
 
-    def _alone(self, action: dict[str, Any]) -> None:
+    def _alone(self, action: ActionMap) -> None:
         def answered(yes: bool | None) -> None:
             if yes and self.is_attached:
                 self.dismiss(action)
@@ -413,7 +414,7 @@ class CallDialog(ModalScreen[dict[str, Any] | None]):
             return
         ask_coach(self, self.answers_legal, self._advised)
 
-    def _advised(self, action: dict[str, Any]) -> None:
+    def _advised(self, action: ActionMap) -> None:
         if action in self.actions:
             self.query_one(OptionList).highlighted = self.actions.index(action)
 

@@ -38,6 +38,7 @@ from client.widgets.cards import card_label, cards_label
 from client.widgets.hand import CardWidget, HandBar
 from client.widgets.table import HandInfo, LastTrickBox, SeatBox, TrickView
 from engine.rules import preset_title
+from protocol.events import ActionMap
 
 WIDE = 110
 """Terminal width from which the seats and the log get more room."""
@@ -139,7 +140,7 @@ class TableScreen(GameScreen[None]):
         self._shown_result: object | None = None
         self._warning: tuple[object, str] | None = None
         """A refusal shown in the status line, with the situation it was about."""
-        self._hint: tuple[list[dict[str, Any]], str] | None = None
+        self._hint: tuple[list[ActionMap], str] | None = None
         """The coach's advice shown in the status line, with the legal list it is about."""
         self._hand_key: object = None
         self._hold_key: object = None
@@ -616,7 +617,7 @@ class TableScreen(GameScreen[None]):
             self._bury_choice = (prompt.seq, [])
         self.game.open_bury(self._bury_chosen, self._bury_choice[1])
 
-    def _bury_chosen(self, cards: list[str] | dict[str, Any] | None) -> None:
+    def _bury_chosen(self, cards: list[str] | ActionMap | None) -> None:
         prompt = self.model.prompt
         if cards is None or prompt is None:
             return
@@ -660,17 +661,17 @@ class TableScreen(GameScreen[None]):
         """c after a crack, for the picker: re-crack (×2 more)."""
         self._send_kind("recrack")
 
-    def _call_chosen(self, action: dict[str, Any] | None) -> None:
+    def _call_chosen(self, action: ActionMap | None) -> None:
         if action is not None and self.model.prompt is not None:
             self.send(action)
 
-    def send(self, action: dict[str, Any]) -> None:
+    def send(self, action: ActionMap) -> None:
         """Send the action, quoting the seq of the prompt it was chosen from."""
         prompt = self.model.prompt
         self._send(action, None if prompt is None else prompt.seq)
 
     @work(group="act", exit_on_error=False)
-    async def _send(self, action: dict[str, Any], seq: int | None) -> None:
+    async def _send(self, action: ActionMap, seq: int | None) -> None:
         """Send the action to the server (or the harness's outbox)."""
         await self.game.act(action, seq)
 
@@ -897,7 +898,7 @@ def _log_text(entry: LogEntry) -> Text:
     return Text(entry.text, style=style)
 
 
-def _pair_crack(model: TableModel) -> dict[str, Any] | None:
+def _pair_crack(model: TableModel) -> ActionMap | None:
     """The legal crack that shows a queen pair, if the prompt offers one."""
     if model.decision != "crack":
         return None

@@ -2,7 +2,7 @@
 
 :class:`EngineTable` runs a real :class:`engine.hand.Hand` and wraps ``seat_view`` into the
 ``state`` / ``your_turn`` / ``hand_over`` messages of PROTOCOL.md, built with the server's own
-builders (:mod:`protocol.messages`), so screens can be driven with deterministic, rule-correct
+builders (:mod:`protocol.events`), so screens can be driven with deterministic, rule-correct
 states without a server (snapshot tests need no clock or network) and the feed cannot drift from
 what the server sends. :class:`FakeSession` stands in for :class:`client.session.Session` where
 a Pilot test needs a request answered (``history``, ``rematch``) that the server on this branch
@@ -21,7 +21,7 @@ from engine.hand import Hand
 from engine.record import export_record
 from engine.rules import RuleSet
 from engine.view import seat_view
-from protocol import messages
+from protocol import events as messages
 
 NAMES = ("Ann", "Bob", "Cal", "Dee", "Eve")
 

@@ -288,3 +288,72 @@ def test_an_action_of_an_option_the_table_does_not_play_gets_the_documented_code
     hand.apply(action_bury(picker, (mine[0], mine[1])))
     assert hand.phase == "call"
     assert code({"action": "unknown", "card": "AH", "under": mine[2]}) == "illegal_call"
+
+
+ENGINE = Path(__file__).resolve().parents[2] / "engine"
+
+
+def test_the_engine_raises_only_codes_it_defines_once_and_each_is_documented() -> None:
+    """Issue 29: every code the engine can raise is one of ``engine.errors``' constants (never a
+    string literal at the raise), each is in the protocol's code set and in PROTOCOL.md's table
+    of codes, and the protocol's engine codes are exactly those."""
+    import ast
+
+    from engine import errors as engine_errors
+    from engine.tricks import RULE_CODES
+    from protocol.errors import ENGINE_ERROR_CODES, ERROR_CODES
+
+    error_classes = {
+        name
+        for name, value in vars(engine_errors).items()
+        if isinstance(value, type) and issubclass(value, SheepsheadError)
+    } | {"RecordError"}
+    literals = []
+    for path in sorted(ENGINE.rglob("*.py")):
+        if path.name == "errors.py" and path.parent == ENGINE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(
+                isinstance(base, ast.Name) and base.id in error_classes for base in node.bases
+            ):
+                literals += [
+                    f"{path.name}:{item.lineno} class code"
+                    for item in node.body
+                    if isinstance(item, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == "code" for t in item.targets)
+                    and isinstance(item.value, ast.Constant)
+                ]
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if name not in error_classes:
+                continue
+            literals += [
+                f"{path.name}:{node.lineno} {arg.value!r}"
+                for arg in [*node.args, *(k.value for k in node.keywords if k.arg == "code")]
+                if isinstance(arg, ast.Constant)
+                and isinstance(arg.value, str)
+                and re.fullmatch(r"[a-z]+(_[a-z]+)*", arg.value)
+            ]
+    assert literals == [], "raise with engine.errors' constants, not string literals"
+
+    play_codes = set(engine_errors.PLAY_CODES)
+    defined = {
+        value
+        for name, value in vars(engine_errors).items()
+        if name.isupper() and isinstance(value, str)
+    }
+    assert defined == play_codes | {engine_errors.BAD_RECORD}
+    raised_by_classes = {
+        value.code
+        for value in vars(engine_errors).values()
+        if isinstance(value, type) and issubclass(value, SheepsheadError)
+    }
+    assert raised_by_classes - {"error"} <= defined
+    assert set(RULE_CODES) - {""} <= play_codes
+    assert set(ENGINE_ERROR_CODES) == play_codes
+    assert play_codes <= set(ERROR_CODES)
+    table = PROTOCOL_MD.read_text(encoding="utf-8")
+    for code in sorted(play_codes):
+        assert re.search(rf"^\| `{code}` \|", table, re.MULTILINE), f"{code} not in PROTOCOL.md"

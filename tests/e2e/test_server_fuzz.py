@@ -16,7 +16,7 @@ from typing import Any, Final
 import pytest
 
 from engine.cards import CARD_CODES
-from protocol import messages as m
+from protocol import errors, requests
 from tests.server.support import Raw, running_server
 
 REQUESTS = 700
@@ -66,7 +66,7 @@ def odd_value(rng: random.Random, depth: int = 0) -> Any:
 def odd_request(rng: random.Random, number: int, kind: Any = None) -> dict[str, Any]:
     """A request of a known type (now and then an unknown one) with random fields."""
     if kind is None:
-        kind = rng.choice(sorted(m.REQUEST_TYPES)) if rng.random() < 0.93 else odd_value(rng)
+        kind = rng.choice(sorted(requests.REQUEST_TYPES)) if rng.random() < 0.93 else odd_value(rng)
     msg: dict[str, Any] = {"type": kind, "id": number}
     for field in rng.sample(FIELDS, rng.randrange(0, 5)):
         msg[field] = odd_value(rng)
@@ -118,8 +118,8 @@ def check_replies(
         if msg["type"] == "error":
             kind = kinds.get(request_id)
             if not (isinstance(kind, str) and kind in MAY_FAIL):
-                assert msg["code"] != m.INTERNAL_ERROR, msg
-            assert msg["code"] in m.ERROR_CODES, msg
+                assert msg["code"] != errors.INTERNAL_ERROR, msg
+            assert msg["code"] in errors.ERROR_CODES, msg
     if final_ping:
         assert replied[first_id + count]["type"] == "ok"
 

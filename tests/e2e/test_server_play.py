@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from client.session import ServerError, Session, TokenStore
-from protocol.messages import ENGINE_ERROR_CODES
+from protocol.errors import ENGINE_ERROR_CODES
 from tests.server.support import (
     Raw,
     drain,

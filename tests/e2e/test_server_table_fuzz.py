@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from protocol import messages as m
+from protocol import errors
 from tests.e2e.test_server_fuzz import MAY_FAIL, deals_a_new_table
 from tests.server.support import Raw, running_server
 
@@ -59,9 +59,9 @@ class Player:
                 self.seated = False
                 self.prompt = None
             if msg["type"] == "error":
-                assert msg["code"] in m.ERROR_CODES, msg
+                assert msg["code"] in errors.ERROR_CODES, msg
                 if kind not in MAY_FAIL:
-                    assert msg["code"] != m.INTERNAL_ERROR, (kind, msg)
+                    assert msg["code"] != errors.INTERNAL_ERROR, (kind, msg)
         elif msg.get("type") == "your_turn":
             self.prompt = msg
 

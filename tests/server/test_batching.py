@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from protocol import messages as m
+from protocol import events as m
 from protocol.framing import encode
 from server.app import BATCH_CHECK, BATCH_SECONDS
 

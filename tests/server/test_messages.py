@@ -1,4 +1,5 @@
-"""Request validation, error codes and message builders (protocol/messages.py)."""
+"""Request validation (protocol/requests.py), error codes (protocol/errors.py) and message builders
+(protocol/events.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol import messages as m
+from protocol import errors, requests
+from protocol import events as m
 from protocol.framing import encode
-from protocol.messages import RequestError, parse_request
+from protocol.requests import RequestError, parse_request
 
 PROTOCOL_MD = Path(__file__).resolve().parents[2] / "PROTOCOL.md"
 
@@ -27,8 +29,8 @@ def test_every_request_type_parses_with_its_fields() -> None:
     hello = parse_request(
         {"type": "hello", "id": 1, "version": 1, "client": "c/1", "kind": "bot", "name": " Ann "}
     )
-    assert hello == m.Hello(1, 1, "c/1", "bot", "Ann", None)
-    assert parse_request({"type": "list_tables", "id": 2}) == m.ListTables(2)
+    assert hello == requests.Hello(1, 1, "c/1", "bot", "Ann", None)
+    assert parse_request({"type": "list_tables", "id": 2}) == requests.ListTables(2)
     create = parse_request(
         {
             "type": "create_table",
@@ -42,36 +44,38 @@ def test_every_request_type_parses_with_its_fields() -> None:
             "grace": 5,
         }
     )
-    assert create == m.CreateTable(3, "T", "wisconsin", {"unknown_card": True}, 4, "pw", 30.0, 5.0)
+    assert create == requests.CreateTable(
+        3, "T", "wisconsin", {"unknown_card": True}, 4, "pw", 30.0, 5.0
+    )
     # No preset: the server's default (engine.rules.DEFAULT_PRESET, wisconsin) applies.
-    assert parse_request({"type": "create_table", "id": 3}) == m.CreateTable(
+    assert parse_request({"type": "create_table", "id": 3}) == requests.CreateTable(
         3, None, None, {}, None, None, None, None
     )
-    assert parse_request({"type": "join", "id": 4, "table": "t1", "seat": 2}) == m.Join(
+    assert parse_request({"type": "join", "id": 4, "table": "t1", "seat": 2}) == requests.Join(
         4, "t1", 2, None
     )
-    assert parse_request({"type": "watch", "id": 5, "table": "t1"}) == m.Watch(5, "t1")
-    assert parse_request({"type": "leave", "id": 6}) == m.Leave(6)
-    assert parse_request({"type": "add_bot", "id": 7}) == m.AddBot(7, None, None)
-    assert parse_request({"type": "remove_bot", "id": 8, "seat": 4}) == m.RemoveBot(8, 4)
-    assert parse_request({"type": "start", "id": 9}) == m.Start(9)
-    assert parse_request({"type": "end_match", "id": 10}) == m.EndMatch(10)
+    assert parse_request({"type": "watch", "id": 5, "table": "t1"}) == requests.Watch(5, "t1")
+    assert parse_request({"type": "leave", "id": 6}) == requests.Leave(6)
+    assert parse_request({"type": "add_bot", "id": 7}) == requests.AddBot(7, None, None)
+    assert parse_request({"type": "remove_bot", "id": 8, "seat": 4}) == requests.RemoveBot(8, 4)
+    assert parse_request({"type": "start", "id": 9}) == requests.Start(9)
+    assert parse_request({"type": "end_match", "id": 10}) == requests.EndMatch(10)
     action = {"action": "play", "card": "QC"}
     assert parse_request({"type": "action", "id": 11, "seq": 3, "action": action}) == (
-        m.TakeAction(11, 3, action)
+        requests.TakeAction(11, 3, action)
     )
-    assert parse_request({"type": "chat", "id": 12, "text": "hi"}) == m.ChatRequest(12, "hi")
-    assert parse_request({"type": "ping", "id": 13}) == m.Ping(13)
-    assert parse_request({"type": "history", "id": 14}) == m.History(14, None, 0)
+    assert parse_request({"type": "chat", "id": 12, "text": "hi"}) == requests.ChatRequest(12, "hi")
+    assert parse_request({"type": "ping", "id": 13}) == requests.Ping(13)
+    assert parse_request({"type": "history", "id": 14}) == requests.History(14, None, 0)
     assert parse_request({"type": "history", "id": 14, "table": "t2", "start": 3}) == (
-        m.History(14, "t2", 3)
+        requests.History(14, "t2", 3)
     )
-    assert parse_request({"type": "rematch", "id": 15}) == m.Rematch(15)
-    assert parse_request({"type": "pong"}) == m.Pong(None)
+    assert parse_request({"type": "rematch", "id": 15}) == requests.Rematch(15)
+    assert parse_request({"type": "pong"}) == requests.Pong(None)
 
 
 def test_unknown_keys_are_ignored() -> None:
-    assert parse_request({"type": "leave", "id": 1, "future": [1, {"x": 2}]}) == m.Leave(1)
+    assert parse_request({"type": "leave", "id": 1, "future": [1, {"x": 2}]}) == requests.Leave(1)
 
 
 @pytest.mark.parametrize(
@@ -136,17 +140,17 @@ def test_unknown_type_and_version() -> None:
 
 def test_names_and_chat_are_cleaned() -> None:
     hello = parse_request({"type": "hello", "id": 1, "version": 1, "name": "A\x1b[1mB\u202e " * 9})
-    assert isinstance(hello, m.Hello)
-    assert len(hello.name) <= m.NAME_MAX and "\x1b" not in hello.name
+    assert isinstance(hello, requests.Hello)
+    assert len(hello.name) <= requests.NAME_MAX and "\x1b" not in hello.name
     assert hello.name.startswith("AB AB")
     chat = parse_request({"type": "chat", "id": 1, "text": "a\n\nb\x00c"})
-    assert chat == m.ChatRequest(1, "a bc")
+    assert chat == requests.ChatRequest(1, "a bc")
 
 
 def test_builders_make_encodable_messages() -> None:
     built = [
         m.ok(1, table="t1"),
-        m.error(None, m.STALE, "old"),
+        m.error(None, errors.STALE, "old"),
         m.welcome(1, server="s", name="n"),
         m.state(
             table="t1", seq=1, seat=None, info={}, view=None, last=None, totals=[0] * 5, hand=0
@@ -168,7 +172,7 @@ def test_builders_make_encodable_messages() -> None:
 
 def test_every_error_code_is_documented_in_protocol_md() -> None:
     text = PROTOCOL_MD.read_text(encoding="utf-8")
-    for code, meaning in m.ERROR_CODES.items():
+    for code, meaning in errors.ERROR_CODES.items():
         assert re.search(rf"`{code}`", text), f"{code} is not in PROTOCOL.md"
         assert meaning and "\n" not in meaning
 
@@ -209,12 +213,12 @@ json_values = st.recursive(
         ),
         json_values,
     ),
-    st.sampled_from(sorted(m.REQUEST_TYPES)),
+    st.sampled_from(sorted(requests.REQUEST_TYPES)),
 )
 def test_any_map_parses_or_is_refused_cleanly(msg: dict[str, Any], kind: str) -> None:
     msg.setdefault("type", kind)
     try:
         parse_request(msg)
     except RequestError as exc:
-        assert exc.code in m.ERROR_CODES
+        assert exc.code in errors.ERROR_CODES
         encode(exc.to_message())

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from engine.rules import RuleSet
-from protocol.messages import RequestError
+from protocol.requests import RequestError
 from server.lobby import Lobby
 from server.passwords import SCRYPT_N, hash_password, password_matches
 from server.table import Table

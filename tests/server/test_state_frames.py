@@ -9,7 +9,7 @@ from typing import Any
 
 from engine.rules import RuleSet
 from engine.view import seat_view
-from protocol import messages as m
+from protocol import events as m
 from protocol.framing import FrameDecoder, encode
 from server.app import ServerConfig
 from server.lobby import Lobby

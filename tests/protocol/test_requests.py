@@ -1,0 +1,84 @@
+"""The request registry (issue 29): one entry per request type, from which the type set, the size
+limits and the parser come, so a type cannot be half added."""
+
+from __future__ import annotations
+
+from typing import Any, get_args
+
+import pytest
+
+from protocol import requests
+from protocol.requests import (
+    REQUEST_KINDS,
+    REQUEST_SIZE_DEFAULT,
+    REQUEST_SIZES,
+    REQUEST_TYPES,
+    Request,
+    RequestError,
+    parse_request,
+    request_size_limit,
+)
+
+SAMPLES: dict[str, dict[str, Any]] = {
+    "hello": {"version": 1, "name": "Ann"},
+    "list_tables": {},
+    "create_table": {},
+    "join": {"table": "t1"},
+    "watch": {"table": "t1"},
+    "leave": {},
+    "add_bot": {},
+    "remove_bot": {"seat": 1},
+    "start": {},
+    "end_match": {},
+    "action": {"seq": 0, "action": {"action": "pass"}},
+    "chat": {"text": "hi"},
+    "history": {},
+    "rematch": {},
+    "client_seed": {"commitment": "ab" * 32, "seed": "cd" * 32},
+    "ping": {},
+    "pong": {},
+    "standings": {},
+    "hint": {},
+    "review": {},
+}
+"""The smallest valid request of each type, less its ``type`` and ``id``."""
+
+
+def test_the_registry_names_each_request_class_once_and_the_union_holds_exactly_those() -> None:
+    classes = [kind.cls for kind in REQUEST_KINDS]
+    wires = [kind.wire for kind in REQUEST_KINDS]
+    assert len(set(classes)) == len(classes) and len(set(wires)) == len(wires)
+    assert set(classes) == set(get_args(Request))
+    assert set(wires) == REQUEST_TYPES
+
+
+def test_every_registered_type_parses_to_its_own_class() -> None:
+    """A type in the set always has its parser: none falls through to another type (the old
+    if-chain parsed any type it did not list as a ping)."""
+    assert set(SAMPLES) == REQUEST_TYPES, "add the new type's smallest request to SAMPLES"
+    for kind in REQUEST_KINDS:
+        parsed = parse_request({"type": kind.wire, "id": 5, **SAMPLES[kind.wire]})
+        assert type(parsed) is kind.cls, kind.wire
+        assert parsed.id == 5
+
+
+@pytest.mark.parametrize("kind", ["dance", "", "Ping", "ping ", "state", "ok"])
+def test_a_type_not_in_the_registry_is_refused_as_unknown(kind: str) -> None:
+    with pytest.raises(RequestError) as refused:
+        parse_request({"type": kind, "id": 3})
+    assert (refused.value.code, refused.value.id) == ("unknown_type", 3)
+
+
+def test_the_size_limits_come_from_the_registry() -> None:
+    for kind in REQUEST_KINDS:
+        assert request_size_limit(kind.wire) == kind.size
+        assert REQUEST_SIZES.get(kind.wire, REQUEST_SIZE_DEFAULT) == kind.size
+    assert set(REQUEST_SIZES) <= REQUEST_TYPES
+    assert request_size_limit("dance") == request_size_limit(None) == REQUEST_SIZE_DEFAULT
+
+
+def test_all_lists_every_request_class_and_the_registry() -> None:
+    exported = set(requests.__all__)
+    assert {kind.cls.__name__ for kind in REQUEST_KINDS} <= exported
+    assert {"REQUEST_KINDS", "REQUEST_TYPES", "REQUEST_SIZES", "Request"} <= exported
+    assert all(hasattr(requests, name) for name in exported)
