@@ -279,7 +279,9 @@ async def test_tabs_with_one_cookie_are_one_player_and_other_cookies_others(
         for cookie, name in ((ann, "Ann"), (ann, "Ann2"), (bob, "Bob"), (None, "Cy")):
             http = aiohttp.ClientSession(cookies={COOKIE: cookie} if cookie is not None else None)
             tabs.append((http, await http.ws_connect(f"{base}/ws/{name}?width=80&height=24")))
-        await until(lambda: len(server.connections) == 4)
+        # Connected and greeted: a connection has its name once its hello is in.
+        names = ["Ann", "Ann2", "Bob", "Cy"]
+        await until(lambda: sorted(str(c.name) for c in server.connections) == names)
         identity = {c.name: c.identity for c in server.connections}
         assert identity["Ann"] == identity["Ann2"] == identity_of(player_key_for(ann))
         assert identity["Bob"] == identity_of(player_key_for(bob)) != identity["Ann"]
