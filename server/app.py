@@ -28,12 +28,12 @@ from typing import Any, cast
 from protocol import messages as m
 from protocol.framing import encode
 from protocol.version import PROTOCOL_VERSION
-from server.addresses import client_address
 from server.config import ServerConfig as ServerConfig  # re-exported: embedders import it here
-from server.connection import AddressAllowance, Connection, TokenBucket
-from server.lobby import Lobby
-from server.standings import Players
-from server.store import Store
+from server.net.connection import AddressAllowance, Connection, TokenBucket
+from server.net.limits import client_address
+from server.storage.standings import Players
+from server.storage.store import Store
+from server.tables.lobby import Lobby
 
 log = logging.getLogger("sheepshead.server")
 

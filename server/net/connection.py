@@ -44,14 +44,14 @@ from protocol.messages import (
     request_size_limit,
 )
 from protocol.text import quote
-from server import hints
-from server.names import distinct_name, is_bot_name, names_at
+from server.tables import hints
+from server.tables.names import distinct_name, is_bot_name, names_at
 
 if TYPE_CHECKING:
     from server.config import ServerConfig
-    from server.lobby import Lobby
-    from server.standings import Players
-    from server.table import Table
+    from server.storage.standings import Players
+    from server.tables.lobby import Lobby
+    from server.tables.table import Table
 
 log = logging.getLogger("sheepshead.server")
 
@@ -149,7 +149,7 @@ class ServerSide(Protocol):
 
     @property
     def players(self) -> Players:
-        """Who is who across connections (``server.standings``)."""
+        """Who is who across connections (``server.storage.standings``)."""
 
     def allowance(self, address: str, now: float) -> AddressAllowance:
         """The allowance of connections from ``address``."""
@@ -162,7 +162,7 @@ class ServerSide(Protocol):
 
 
 class Connection:
-    """A client, from accept to close. Implements :class:`server.hub.Peer`."""
+    """A client, from accept to close. Implements :class:`server.tables.hub.Peer`."""
 
     def __init__(
         self,
@@ -188,7 +188,8 @@ class Connection:
         self.kind = "human"
         self.client = ""
         self.identity: str | None = None
-        """Who this is across connections (``server.standings``): from hello's player_key."""
+        """Who this is across connections (``server.storage.standings``): from hello's
+        player_key."""
         self.table: Table | None = None
         self.seat: int | None = None
         self.greeted = False

@@ -1,7 +1,8 @@
 """The lobby: every open table by id, seat tokens, creating and finding tables, restoring them.
 
-The lobby is the :class:`~server.hub.Hub` the tables talk to: it hands them the configuration,
-the store, the clock and the token index (sha256 of each seat token -> table and seat).
+The lobby is the :class:`~server.tables.hub.Hub` the tables talk to: it hands them the
+configuration, the store, the clock and the token index (sha256 of each seat token -> table and
+seat).
 """
 
 from __future__ import annotations
@@ -17,17 +18,17 @@ from engine.rules import DEFAULT_PRESET, RuleSet
 from protocol import messages as m
 from protocol.framing import pack
 from protocol.messages import CreateTable, RequestError
-from server.botpool import BotPool, default_size
-from server.hub import Meter, MeterFactory, Peer
-from server.passwords import hash_password
-from server.restore import restore_table, resume_after_restore
-from server.seats import hash_token
-from server.table import Table
-from server.table_config import TableConfig
+from server.bots.pool import BotPool, default_size
+from server.storage.store import hash_token
+from server.tables.hub import Meter, MeterFactory, Peer
+from server.tables.passwords import hash_password
+from server.tables.restore import restore_table, resume_after_restore
+from server.tables.table import Table
+from server.tables.table_config import TableConfig
 
 if TYPE_CHECKING:
     from server.config import ServerConfig
-    from server.store import Store
+    from server.storage.store import Store
 
 log = logging.getLogger("sheepshead.server")
 

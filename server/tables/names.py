@@ -18,7 +18,7 @@ from typing import Final
 
 from protocol.messages import NAME_MAX
 from protocol.text import name_key
-from server.seats import BOT_NAMES
+from server.tables.seats import BOT_NAMES
 
 _BOT_KEYS: Final = frozenset(name_key(name) for name in BOT_NAMES)
 

@@ -7,15 +7,15 @@ import asyncio
 import logging
 from typing import Any
 
-from server.hub import Hub
-from server.seats import SeatState, TableState
-from server.table_config import TableConfig
+from server.tables.hub import Hub
+from server.tables.seats import SeatState, TableState
+from server.tables.table_config import TableConfig
 
 log = logging.getLogger("sheepshead.server")
 
 
 class TablePresence:
-    """The grace periods of a :class:`server.table.Table` (its base class)."""
+    """The grace periods of a :class:`server.tables.table.Table` (its base class)."""
 
     id: str
     hub: Hub[Any]
@@ -24,11 +24,11 @@ class TablePresence:
     seats: list[SeatState]
 
     def _notice(self, code: str, text: str, seat: int | None = None) -> None:
-        """Tell everyone at the table (:class:`server.table.Table`)."""
+        """Tell everyone at the table (:class:`server.tables.table.Table`)."""
         raise NotImplementedError
 
     def _changed(self, *, turn: bool = False, seq_stored: bool = False) -> None:
-        """One state change (:class:`server.table.Table`)."""
+        """One state change (:class:`server.tables.table.Table`)."""
         raise NotImplementedError
 
     def _start_grace(self, seat: int) -> None:

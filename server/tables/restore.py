@@ -8,11 +8,11 @@ import logging
 
 from engine.actions import NUM_SEATS, action_from_dict
 from engine.match import Match
-from server.commitments import Commitment, DealSeeds
-from server.hub import Hub
-from server.store import TableRow
-from server.table import Table
-from server.table_config import TableConfig
+from server.storage.store import TableRow
+from server.tables.commitments import Commitment, DealSeeds
+from server.tables.hub import Hub
+from server.tables.table import Table
+from server.tables.table_config import TableConfig
 
 log = logging.getLogger("sheepshead.server")
 

@@ -1,15 +1,15 @@
 """A seat at a table: who sits in it (:class:`SeatState`), the names server bots take, and the
-stored form of the seat tokens that let a player come back to it."""
+size of the seat tokens that let a player come back to it (their stored form is the store's
+:func:`~server.storage.store.hash_token`)."""
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from server.hub import Peer
-from server.store import SeatRow
+from server.storage.store import SeatRow
+from server.tables.hub import Peer
 
 TableState = Literal["waiting", "playing", "over", "closed"]
 """A table's state: waiting for players, a match being played, the match over, the table
@@ -23,11 +23,6 @@ TOKEN_BYTES: Final = 24
 
 BOT_NAMES: Final = ("Ole", "Lena", "Sven", "Inga", "Gus")
 """The names server bots take, by seat."""
-
-
-def hash_token(token: str) -> str:
-    """The stored form of a seat token (tokens themselves are never stored or broadcast)."""
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass
@@ -45,7 +40,7 @@ class SeatState:
     added_by: str | None = None
     """The address of the host who seated this server bot (for ``max_bots_per_address``)."""
     identity: str | None = None
-    """The player identity (``server.standings``) of the connection that took or took back
+    """The player identity (``server.storage.standings``) of the connection that took or took back
     this seat, for refusing one player key a second seat at the table (this run only)."""
     grace_timer: asyncio.TimerHandle | None = field(default=None, repr=False)
 

@@ -8,7 +8,7 @@ messages leaves (see ``server.app``).
 
 Who plays a seat's turn:
 
-- a server bot: after ``bot_delay``, its strategy (in a bot worker process, ``server.botpool``);
+- a server bot: after ``bot_delay``, its strategy (in a bot worker process, ``server.bots.pool``);
 - a connected player: they answer the ``your_turn`` prompt; with a turn timer, a stand-in bot
   moves for them when it runs out;
 - an absent player: nothing happens during the table's grace period, then a stand-in bot plays
@@ -46,16 +46,16 @@ from engine.view import OUTCOME_PART, legal_maps, shared_part
 from protocol import messages as m
 from protocol.framing import encode, frame, pack
 from protocol.messages import RequestError
-from server.commitments import Commitment, DealSeeds
-from server.history import LINES_KEPT, history_entry, history_reply
-from server.hub import Hub, Peer
-from server.passwords import password_matches
-from server.seats import BOT_NAMES, TOKEN_BYTES, SeatState, hash_token
-from server.states import ViewParts, send_states
-from server.store import json_text
-from server.table_config import TableConfig
-from server.tallies import HandFacts
-from server.turns import TableTurns
+from server.storage.store import hash_token, json_text
+from server.storage.tallies import HandFacts
+from server.tables.commitments import Commitment, DealSeeds
+from server.tables.history import LINES_KEPT, history_entry, history_reply
+from server.tables.hub import Hub, Peer
+from server.tables.passwords import password_matches
+from server.tables.seats import BOT_NAMES, TOKEN_BYTES, SeatState
+from server.tables.states import ViewParts, send_states
+from server.tables.table_config import TableConfig
+from server.tables.turns import TableTurns
 
 log = logging.getLogger("sheepshead.server")
 
@@ -74,8 +74,8 @@ def _record_of(action: Action) -> tuple[dict[str, Any], str]:
 
 class Table(TableTurns):
     """A table in the lobby: seats, spectators, host, the match and its timers (the turn
-    timers, trick pauses and bot moves in :class:`server.turns.TableTurns`, the grace periods
-    in :class:`server.presence.TablePresence`)."""
+    timers, trick pauses and bot moves in :class:`server.tables.turns.TableTurns`, the grace periods
+    in :class:`server.tables.presence.TablePresence`)."""
 
     def __init__(self, hub: Hub[Table], table_id: str, config: TableConfig) -> None:
         self.hub = hub
@@ -107,7 +107,8 @@ class Table(TableTurns):
         self._info_sent: dict[Peer, dict[str, Any]] = {}
         """The summary each attached connection was last sent (``info`` is left out if same)."""
         self._view_parts = ViewParts()
-        """The view parts kept between changes: the deal's and the auction's (``server.states``)."""
+        """The view parts kept between changes: the deal's and the auction's
+        (``server.tables.states``)."""
         self.match_number = 0
         """The current match at this table: 0, then +1 per rematch."""
         self.history: list[bytes] = []
@@ -497,7 +498,7 @@ class Table(TableTurns):
             self._changed()
 
     def history_reply(self, start: int) -> dict[str, Any]:
-        """The ``ok`` fields answering ``history`` (``server.history``)."""
+        """The ``ok`` fields answering ``history`` (``server.tables.history``)."""
         return history_reply(
             table=self.id,
             match=self.match_number,
@@ -869,7 +870,7 @@ class Table(TableTurns):
         self, recipients: list[tuple[Peer, int | None]], info: dict[str, Any] | None = None
     ) -> None:
         """Send each recipient the current ``state`` built for its seat, then the prompt
-        (``server.states``)."""
+        (``server.tables.states``)."""
         if not recipients:
             return
         send_states(

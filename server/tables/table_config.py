@@ -21,7 +21,7 @@ class TableConfig:
     turn_timer: float | None
     grace: float
     hints: bool = False
-    """Whether the seated people may ask the coach for hints (``server.hints``)."""
+    """Whether the seated people may ask the coach for hints (``server.tables.hints``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The stored JSON form."""

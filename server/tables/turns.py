@@ -1,5 +1,5 @@
 """Who moves when at a table: the turn timer, the trick pause before a lead, and the moves of
-server bots and stand-ins (their strategies run in the bot pool, ``server.botpool``)."""
+server bots and stand-ins (their strategies run in the bot pool, ``server.bots.pool``)."""
 
 from __future__ import annotations
 
@@ -14,14 +14,14 @@ from engine.actions import Action, action_from_dict
 from engine.bots import strategy_names
 from engine.match import Match
 from engine.view import seat_view
-from server.hub import Peer
-from server.presence import TablePresence
+from server.tables.hub import Peer
+from server.tables.presence import TablePresence
 
 log = logging.getLogger("sheepshead.server")
 
 
 class TableTurns(TablePresence):
-    """The turns of a :class:`server.table.Table` (its base class)."""
+    """The turns of a :class:`server.tables.table.Table` (its base class)."""
 
     match: Match | None
     spectators: set[Peer]
@@ -39,11 +39,11 @@ class TableTurns(TablePresence):
     _timer_context: contextvars.Context
 
     def _prompt(self, seat: int) -> bytes | None:
-        """The encoded ``your_turn`` for ``seat`` (:class:`server.table.Table`)."""
+        """The encoded ``your_turn`` for ``seat`` (:class:`server.tables.table.Table`)."""
         raise NotImplementedError
 
     def _apply(self, action: Action) -> None:
-        """Apply, store and send an action (:class:`server.table.Table`)."""
+        """Apply, store and send an action (:class:`server.tables.table.Table`)."""
         raise NotImplementedError
 
     def _lead_wait(self) -> float:
@@ -216,7 +216,7 @@ class TableTurns(TablePresence):
 
     async def _choose(self, seat: int, view: dict[str, Any]) -> Action:
         """The strategy's choice, made in a bot worker within the decision budget
-        (``server.botpool``); the first legal action if it misbehaves."""
+        (``server.bots.pool``); the first legal action if it misbehaves."""
         match = self.match
         assert match is not None
         hand = match.hand

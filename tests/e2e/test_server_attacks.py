@@ -20,8 +20,8 @@ import msgpack
 import pytest
 
 from protocol.framing import encode
-from server import lobby as lobby_module
 from server.app import Server, ServerConfig
+from server.tables import lobby as lobby_module
 from tests.e2e.test_server_crash import Served, serve_and_fail
 from tests.server.support import Raw, next_event, running_server, session
 

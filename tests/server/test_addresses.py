@@ -1,4 +1,4 @@
-"""Which addresses the per-address limits count as one (server/addresses.py)."""
+"""Which addresses the per-address limits count as one (server/net/limits.py)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import socket
 
 import pytest
 
-import server.addresses
-from server.addresses import client_address
+import server.net.limits
+from server.net.limits import client_address
 from tests.server.support import Raw, running_server
 
 
 def test_the_examples_hold() -> None:
-    result = doctest.testmod(server.addresses)
+    result = doctest.testmod(server.net.limits)
     assert result.attempted >= 4 and result.failed == 0
 
 
