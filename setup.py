@@ -33,6 +33,7 @@ COMPILED_MODULES = [
     "server/app.py",
     "server/config.py",
     "server/net/connection.py",
+    "server/net/limits.py",
     "server/tables/history.py",
     "server/tables/hub.py",
     "server/tables/lobby.py",

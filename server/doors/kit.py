@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Final
 
 from protocol.messages import NAME_MAX
 from server.config import ServerConfig
-from server.net.connection import TokenBucket
+from server.net.limits import TokenBucket
 
 if TYPE_CHECKING:
-    from server.net.connection import AddressAllowance
+    from server.net.limits import AddressAllowance
 
 DEFAULT_NAME: Final = "Player"
 """The name of a door player whose login name has nothing usable in it."""
@@ -100,7 +100,7 @@ class DoorGate:
         nothing spent).
 
         >>> from server.config import ServerConfig
-        >>> from server.net.connection import AddressAllowance
+        >>> from server.net.limits import AddressAllowance
         >>> config = ServerConfig(door_start_burst=2)
         >>> allowances = {}
         >>> def allowance(address, now):

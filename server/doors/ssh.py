@@ -48,8 +48,7 @@ from asyncssh.constants import (
 )
 
 from server.doors.kit import DoorGate, child_environment, client_command, player_name
-from server.net.connection import TokenBucket
-from server.net.limits import client_address
+from server.net.limits import TokenBucket, client_address
 
 if TYPE_CHECKING:
     from server.app import Server

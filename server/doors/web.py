@@ -52,8 +52,7 @@ from server.doors.kit import (
     player_name,
     take_if_there,
 )
-from server.net.connection import TokenBucket
-from server.net.limits import client_address
+from server.net.limits import TokenBucket, client_address
 
 if TYPE_CHECKING:
     from server.app import Server

@@ -21,10 +21,9 @@ from protocol.messages import CreateTable, RequestError
 from server.bots.pool import BotPool, default_size
 from server.storage.store import hash_token
 from server.tables.hub import Meter, MeterFactory, Peer
-from server.tables.passwords import hash_password
 from server.tables.restore import restore_table, resume_after_restore
 from server.tables.table import Table
-from server.tables.table_config import TableConfig
+from server.tables.table_config import TableConfig, hash_password
 
 if TYPE_CHECKING:
     from server.config import ServerConfig

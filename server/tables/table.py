@@ -51,10 +51,9 @@ from server.storage.tallies import HandFacts
 from server.tables.commitments import Commitment, DealSeeds
 from server.tables.history import LINES_KEPT, history_entry, history_reply
 from server.tables.hub import Hub, Peer
-from server.tables.passwords import password_matches
 from server.tables.seats import BOT_NAMES, TOKEN_BYTES, SeatState
 from server.tables.states import ViewParts, send_states
-from server.tables.table_config import TableConfig
+from server.tables.table_config import TableConfig, password_matches
 from server.tables.turns import TableTurns
 
 log = logging.getLogger("sheepshead.server")

@@ -9,9 +9,8 @@ import pytest
 from engine.rules import RuleSet
 from protocol.messages import RequestError
 from server.tables.lobby import Lobby
-from server.tables.passwords import SCRYPT_N, hash_password, password_matches
 from server.tables.table import Table
-from server.tables.table_config import TableConfig
+from server.tables.table_config import SCRYPT_N, TableConfig, hash_password, password_matches
 
 
 def test_a_new_password_is_a_salted_scrypt_hash() -> None:
