@@ -359,8 +359,7 @@ class Connection:
     # ------------------------------------------------------------------ handlers
 
     def _hello(self, req: Hello) -> dict[str, Any]:
-        if self.greeted:
-            raise RequestError(m.BAD_REQUEST, "hello was already received on this connection")
+        # A second hello never gets here: _request refuses it before parsing.
         if req.kind == "human" and is_bot_name(req.name):
             raise RequestError(
                 m.BAD_REQUEST, f"field 'name': {quote(req.name)} is a server bot's name"
