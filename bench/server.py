@@ -159,7 +159,7 @@ TIMED = (
     "server.tables.table|server.table:Table.act",
     "engine.match:Match.apply",
     "server.storage.store|server.store:Store.add_action",
-    "server.tables.table|server.table:Table._changed",
+    "server.tables.table|server.table:Table._publish_state|Table._changed",
     "server.tables.table|server.table:Table.summary",
     "server.tables.table|server.table:send_states",
     "server.tables.states|server.states:ViewParts.shared_fields",
@@ -172,8 +172,9 @@ TIMED = (
     "server.app:Server._write",
 )
 """Server functions ``--timers`` wraps: ``module:attribute`` (a class method or a name the module
-uses; ``new|old:attribute`` tries the module ``new``, then ``old``, for checkouts from before the
-server's subpackages). Names the server no longer has are skipped and reported."""
+uses; ``new|old:attribute`` tries the module ``new``, then ``old``, and ``module:new|old`` the
+attribute ``new``, then ``old``, for checkouts from before the server's subpackages). Names the
+server no longer has are skipped and reported."""
 
 
 class Timers:
@@ -197,13 +198,19 @@ class Timers:
                     break
                 except ImportError:
                     continue
-            *outer, name = path.split(".")
-            for part in outer:
-                owner = getattr(owner, part, None)
-            if owner is None or not callable(getattr(owner, name, None)):
+            found = None
+            for attribute in path.split("|"):
+                *outer, name = attribute.split(".")
+                holder = owner
+                for part in outer:
+                    holder = getattr(holder, part, None)
+                if holder is not None and callable(getattr(holder, name, None)):
+                    found = holder, name, attribute
+                    break
+            if found is None:
                 self.missing.append(target)
                 continue
-            self._wrap(owner, name, path)
+            self._wrap(*found)
 
     def _wrap(self, owner: Any, name: str, label: str) -> None:
         function = getattr(owner, name)

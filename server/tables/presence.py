@@ -27,7 +27,7 @@ class TablePresence:
         """Tell everyone at the table (:class:`server.tables.table.Table`)."""
         raise NotImplementedError
 
-    def _changed(self, *, turn: bool = False, seq_stored: bool = False) -> None:
+    def _publish_state(self, *, new_turn: bool = False, action_stored: bool = False) -> None:
         """One state change (:class:`server.tables.table.Table`)."""
         raise NotImplementedError
 
@@ -57,7 +57,7 @@ class TablePresence:
                 return
             s.standin = True
             self._notice("standin", f"A bot is playing for {s.name} until they return", seat)
-            self._changed()
+            self._publish_state()
         except Exception:
             log.exception("table %s: grace timer failed", self.id)
 

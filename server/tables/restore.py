@@ -89,7 +89,7 @@ def resume_after_restore(table: Table) -> None:
         ended = table.hub.wall() - (table.finished_at or 0.0)
         table._start_over_timer(table.hub.config.over_table_ttl - ended)
         if not table._maybe_close():
-            table._changed()
+            table._publish_state()
         return
     if table.state == "playing" and match is not None:
         table._start_absent_graces()
@@ -98,4 +98,4 @@ def resume_after_restore(table: Table) -> None:
                 table._finish_match()
                 return
             table._next_hand_task = asyncio.create_task(table._deal_next(match.number))
-    table._changed(turn=True)
+    table._publish_state(new_turn=True)

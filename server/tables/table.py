@@ -232,7 +232,7 @@ class Table(TableTurns):
         if self.state == "playing":
             self._notice("joined", f"{peer.name} took seat {seat}", seat)
             self._publish_commitment()  # a new seat's seed counts from the next hand
-        self._changed()
+        self._publish_state()
         return token
 
     def _seat_peer(self, peer: Peer, seat: int) -> str:
@@ -288,7 +288,7 @@ class Table(TableTurns):
             s.disconnected_at = self.hub.now()
             self._save_seat(seat)
             if not self._maybe_close():
-                self._changed()
+                self._publish_state()
             return
         self._vacate(seat)
         log.info("table %s: %s left seat %d", self.id, name, seat)
@@ -296,7 +296,7 @@ class Table(TableTurns):
         if playing:
             self._notice("left", f"{name} left; a bot plays seat {seat}", seat)
         if not self._maybe_close():
-            self._changed()
+            self._publish_state()
         elif playing:  # leaving ended the match, as end_match would have: it counts as one
             self.hub.match_end_allowed(peer.address, take=True)
 
@@ -368,7 +368,7 @@ class Table(TableTurns):
         s.added_by = peer.address
         self.hub.bots.warm()
         self._save_seat(seat)
-        self._changed()
+        self._publish_state()
         return seat
 
     def remove_bot(self, peer: Peer, seat: int) -> None:
@@ -377,7 +377,7 @@ class Table(TableTurns):
         if self.seats[seat].kind != "bot":
             raise RequestError(m.NOT_A_BOT, f"Seat {seat} is not held by a server bot")
         self._vacate(seat)
-        self._changed()
+        self._publish_state()
 
     def start(self, peer: Peer) -> None:
         """Host: deal the first hand of the match."""
@@ -399,20 +399,20 @@ class Table(TableTurns):
         self.hub.may_start(self)
         if not self.hub.match_end_allowed(peer.address, take=False):
             raise RequestError(m.RATE_LIMITED, _MATCH_ENDS_REFUSED)
-        self._begin_match()
+        self._new_match()
 
-    def _begin_match(self) -> None:
+    def _new_match(self) -> None:
         """Begin a new match: the one place a match begins (``start`` and a full table's
         ``rematch``). Each match gets its own commitment (PROTOCOL.md §13); the first hand is
         dealt once the connected players' seeds are in, or at once without people."""
         self.deal_seeds = DealSeeds()
         self._publish_commitment()
         if self._seed_seats() and self.hub.config.seed_wait > 0:
-            self._starting = asyncio.create_task(self._begin_when_seeded())
+            self._starting = asyncio.create_task(self._deal_first_hand_when_seeded())
         else:
-            self._begin()
+            self._deal_first_hand()
 
-    async def _begin_when_seeded(self) -> None:
+    async def _deal_first_hand_when_seeded(self) -> None:
         """Deal the first hand once every person's client seed is in (or the wait is over)."""
         try:
             await self._seeds_in()
@@ -423,13 +423,13 @@ class Table(TableTurns):
                 self.deal_seeds = None
                 self._notice("start_cancelled", "A seat emptied before the deal; start again")
                 return
-            self._begin()
+            self._deal_first_hand()
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("table %s: starting the match failed", self.id)
 
-    def _begin(self) -> None:
+    def _deal_first_hand(self) -> None:
         """Deal the first hand of the match with the commitment published when the match began."""
         deal_seeds = self.deal_seeds
         assert deal_seeds is not None
@@ -462,7 +462,7 @@ class Table(TableTurns):
         )
         self.last = None
         self._start_absent_graces()
-        self._changed(turn=True)
+        self._publish_state(new_turn=True)
 
     def rematch(self, peer: Peer) -> None:
         """Host, once the match is over: a new match with the same seats, totals from zero.
@@ -492,9 +492,9 @@ class Table(TableTurns):
         log.info("table %s: rematch (match %d)", self.id, self.match_number)
         self._notice("rematch", f"{peer.name} started a new match at this table", self.host_seat)
         if all(s.kind != "empty" for s in self.seats):
-            self._begin_match()
+            self._new_match()
         else:
-            self._changed()
+            self._publish_state()
 
     def history_reply(self, start: int) -> dict[str, Any]:
         """The ``ok`` fields answering ``history`` (``server.tables.history``)."""
@@ -635,7 +635,8 @@ class Table(TableTurns):
         peer.seat = seat
         self.last_activity = self.hub.now()
         log.info("table %s: %s is back at seat %d", self.id, s.name, seat)
-        self._changed()  # the snapshot first: PROTOCOL.md §3, the welcome is followed by a state
+        # The snapshot first: PROTOCOL.md §3, the welcome is followed by a state.
+        self._publish_state()
         if was_away and self.state == "playing":
             self._notice("reconnected", f"{s.name} is back", seat)
         if self.deal_seeds is not None and self.deal_seeds.pending is not None:
@@ -655,7 +656,7 @@ class Table(TableTurns):
         self.last_activity = self.hub.now()
         if self.state == "over":
             if not self._maybe_close():
-                self._changed()
+                self._publish_state()
             return
         if self.state == "playing":
             grace = self.config.grace
@@ -665,7 +666,7 @@ class Table(TableTurns):
                 seat,
             )
             self._start_grace(seat)
-        self._changed()
+        self._publish_state()
 
     # ------------------------------------------------------------------ playing
 
@@ -756,7 +757,7 @@ class Table(TableTurns):
                 payouts,
                 match.totals,
             )
-        self._changed(turn=True, seq_stored=True)
+        self._publish_state(new_turn=True, action_stored=True)
         if hand.is_over:
             # The one view part it shows, not a whole spectator's view built again.
             outcome = shared_part(hand, OUTCOME_PART)
@@ -801,7 +802,7 @@ class Table(TableTurns):
             self.hub.store.update_table(self.id, dealt=match.number)  # stored before it is shown
             self.last = None
             log.info("table %s: hand %d dealt (dealer %d)", self.id, match.number, match.dealer)
-            self._changed(turn=True)
+            self._publish_state(new_turn=True)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -832,7 +833,7 @@ class Table(TableTurns):
             match.hands_played,
             match.totals,
         )
-        self._changed()
+        self._publish_state()
         self._broadcast(
             m.match_over(table=self.id, seq=self.seq, totals=match.totals, hands=match.hands_played)
         )
@@ -841,16 +842,21 @@ class Table(TableTurns):
 
     # ------------------------------------------------------------------ broadcasting
 
-    def _changed(self, *, turn: bool = False, seq_stored: bool = False) -> None:
-        """One state change: bump seq, store it, send every state, prompt, schedule the bots.
+    def _publish_state(self, *, new_turn: bool = False, action_stored: bool = False) -> None:
+        """Make a new state of the table known, the one way every change ends.
 
-        ``seq_stored``: the change was an action, already stored with its seq.
+        Its ``seq`` goes up by one (and ``turn_seq`` with it when ``new_turn``: a new decision,
+        whose prompt carries that seq); the lobby hears of it (the summary, when that changed;
+        the seq, stored with the batch's commit, unless ``action_stored``: an action is stored
+        with the seq of the state it produces); everyone at the table is sent their state, the
+        seat to act its prompt; and the next move is scheduled (a bot's move, the turn timer or
+        the trick pause).
         """
         self.seq += 1
-        if turn:
+        if new_turn:
             self.turn_seq = self.seq
         info = self._current_summary()  # tells the lobby if the summary changed
-        if not seq_stored:
+        if not action_stored:
             self.hub.seq_changed(self)  # stored once per group commit, not once per change
         self._update_deadline()
         self._send_states(self._recipients(), info)
