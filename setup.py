@@ -38,7 +38,6 @@ COMPILED_MODULES = [
     "server/tables/hub.py",
     "server/tables/lobby.py",
     "server/tables/presence.py",
-    "server/tables/restore.py",
     "server/tables/seats.py",
     "server/tables/states.py",
     "server/tables/table.py",

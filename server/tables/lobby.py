@@ -21,7 +21,6 @@ from protocol.messages import CreateTable, RequestError
 from server.bots.pool import BotPool, default_size
 from server.storage.store import hash_token
 from server.tables.hub import Meter, MeterFactory, Peer
-from server.tables.restore import restore_table, resume_after_restore
 from server.tables.table import Table
 from server.tables.table_config import TableConfig, hash_password
 
@@ -263,7 +262,7 @@ class Lobby:
         over_since = self.wall() - self.config.over_table_ttl
         for row in self.store.load_open_tables(over_since=over_since):
             try:
-                table = restore_table(self, row)
+                table = Table.restore(self, row)
             except Exception:
                 log.exception("table %s could not be restored; it is left in the database", row.id)
                 continue
@@ -271,7 +270,7 @@ class Lobby:
             count += 1
         for table in list(self.tables.values()):
             try:
-                resume_after_restore(table)
+                table.start_after_restore()
             except Exception:
                 log.exception("table %s could not be resumed", table.id)
         return count
