@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import functools
 import logging
 import secrets
@@ -51,10 +50,11 @@ from server.storage.tallies import HandFacts
 from server.tables.commitments import Commitment, DealSeeds
 from server.tables.history import LINES_KEPT, history_entry, history_reply
 from server.tables.hub import Hub, Peer
-from server.tables.seats import BOT_NAMES, TOKEN_BYTES, SeatState
+from server.tables.presence import Presence
+from server.tables.seats import BOT_NAMES, TOKEN_BYTES, SeatState, TableState
 from server.tables.states import ViewParts, send_states
 from server.tables.table_config import TableConfig, password_matches
-from server.tables.turns import TableTurns
+from server.tables.turns import TurnClock
 
 log = logging.getLogger("sheepshead.server")
 
@@ -71,32 +71,31 @@ def _record_of(action: Action) -> tuple[dict[str, Any], str]:
     return record, json_text(record)
 
 
-class Table(TableTurns):
-    """A table in the lobby: seats, spectators, host, the match and its timers (the turn
-    timers, trick pauses and bot moves in :class:`server.tables.turns.TableTurns`, the grace periods
-    in :class:`server.tables.presence.TablePresence`)."""
+class Table:
+    """A table in the lobby: seats, spectators, host, the match and its timers.
+
+    Made of parts, each with the interface it needs of the table spelled out: :attr:`turns`
+    (:class:`~server.tables.turns.TurnClock`: the turn timer, trick pauses and bot moves) and
+    :attr:`presence` (:class:`~server.tables.presence.Presence`: the grace periods and
+    stand-ins of absent players)."""
 
     def __init__(self, hub: Hub[Table], table_id: str, config: TableConfig) -> None:
         self.hub = hub
         self.id = table_id
         self.config = config
-        self.state = "waiting"
+        self.state: TableState = "waiting"
         self.seats = [SeatState() for _ in range(NUM_SEATS)]
         self.host_seat: int | None = None
-        self.match = None
+        self.match: Match | None = None
         self.seq = 0
         self.turn_seq = 0
         self.last: dict[str, Any] | None = None
-        self.spectators = set()
+        self.spectators: set[Peer] = set()
         self.last_activity = hub.now()
-        self._turn_task = None
-        self._turn_key = None
-        self._deadline_key = None
-        self._deadline = None
-        self._next_hand_task = None
+        self._next_hand_task: asyncio.Task[None] | None = None
         self.deal_seeds: DealSeeds | None = None
         """The match's commit–reveal seeds (PROTOCOL.md §13); None before the first start."""
-        self._starting = None
+        self._starting: asyncio.Task[None] | None = None
         """The first deal waiting for the players' client seeds."""
         self._seed_arrived = asyncio.Event()
         self.stopped = False
@@ -115,20 +114,13 @@ class Table(TableTurns):
         the garbage collector never walks them)."""
         self.lines: deque[bytes] = deque(maxlen=LINES_KEPT)
         """The last chat and notice events, packed as they were sent."""
-        self._lead_hand = -1
-        self._lead_actions = -1
-        self._lead_at = 0.0
-        """The decision a trick pause comes before (hand number and actions in it; ints, not a
-        tuple kept per trick) and when the pause ends."""
-        self._lead_timer = None
-        """Prompts the leader of a person's seat when the trick pause ends."""
-        self._pause_over_callback = self._pause_over
-        self._timer_context = contextvars.copy_context()
-        """The timer's callback and context, made once: a bound method and a context copied
-        per trick would be two more objects for the garbage collector to walk each time."""
         self.finished_at: float | None = None
         """Wall-clock time the last match ended (while the table is ``over``)."""
         self._over_timer: asyncio.TimerHandle | None = None
+        self.presence = Presence(self)
+        """The grace periods and stand-ins of absent players."""
+        self.turns = TurnClock(self)
+        """Who moves when: the turn timer, the trick pause, bots' and stand-ins' moves."""
 
     # ------------------------------------------------------------------ after a restart
 
@@ -206,16 +198,16 @@ class Table(TableTurns):
             ended = self.hub.wall() - (self.finished_at or 0.0)
             self._start_over_timer(self.hub.config.over_table_ttl - ended)
             if not self._maybe_close():
-                self._publish_state()
+                self.publish_state()
             return
         if self.state == "playing" and match is not None:
-            self._start_absent_graces()
+            self.presence.start_absent_graces()
             if match.hand.is_over:
                 if match.is_over:
                     self._finish_match()
                     return
                 self._next_hand_task = asyncio.create_task(self._deal_next(match.number))
-        self._publish_state(new_turn=True)
+        self.publish_state(new_turn=True)
 
     # ------------------------------------------------------------------ summary
 
@@ -249,7 +241,7 @@ class Table(TableTurns):
                     "connected": s.kind == "bot" or s.peer is not None,
                     "strategy": s.strategy_name if s.kind == "bot" else None,
                     "remote": s.kind == "human",
-                    "standin": self._standin_active(i),
+                    "standin": self.presence.standin_active(i),
                 }
                 for i, s in enumerate(self.seats)
             ],
@@ -317,9 +309,9 @@ class Table(TableTurns):
         """Seat ``peer`` at ``seat`` (checked with :meth:`check_join`); returns its token."""
         token = self._seat_peer(peer, seat)
         if self.state == "playing":
-            self._notice("joined", f"{peer.name} took seat {seat}", seat)
+            self.notice("joined", f"{peer.name} took seat {seat}", seat)
             self._publish_commitment()  # a new seat's seed counts from the next hand
-        self._publish_state()
+        self.publish_state()
         return token
 
     def _seat_peer(self, peer: Peer, seat: int) -> str:
@@ -327,7 +319,7 @@ class Table(TableTurns):
         self._info_sent.pop(peer, None)  # its first state is a snapshot, summary and all
         token = secrets.token_urlsafe(TOKEN_BYTES)
         s = self.seats[seat]
-        self._cancel_grace(s)
+        self.presence.cancel_grace(s)
         s.kind = "human"
         s.name = peer.name
         s.strategy_name = None
@@ -358,7 +350,7 @@ class Table(TableTurns):
         self.last_activity = self.hub.now()
         self._info_sent.pop(peer, None)  # a snapshot: the summary too
         self._send_states([(peer, None)])
-        self._schedule()
+        self.turns.schedule()
 
     def leave(self, peer: Peer) -> None:
         """``peer`` stands up (or stops watching)."""
@@ -369,21 +361,21 @@ class Table(TableTurns):
         s = self.seats[seat]
         name = s.name
         self._forget_token(s)
-        self._cancel_grace(s)
+        self.presence.cancel_grace(s)
         s.peer = None
         if self.state == "over":
             s.disconnected_at = self.hub.now()
             self._save_seat(seat)
             if not self._maybe_close():
-                self._publish_state()
+                self.publish_state()
             return
         self._vacate(seat)
         log.info("table %s: %s left seat %d", self.id, name, seat)
         playing = self.state == "playing"
         if playing:
-            self._notice("left", f"{name} left; a bot plays seat {seat}", seat)
+            self.notice("left", f"{name} left; a bot plays seat {seat}", seat)
         if not self._maybe_close():
-            self._publish_state()
+            self.publish_state()
         elif playing:  # leaving ended the match, as end_match would have: it counts as one
             self.hub.match_end_allowed(peer.address, take=True)
 
@@ -406,7 +398,7 @@ class Table(TableTurns):
     def _vacate(self, seat: int) -> None:
         s = self.seats[seat]
         self.seats[seat] = SeatState()
-        self._cancel_grace(s)
+        self.presence.cancel_grace(s)
         self._save_seat(seat)
         if self.host_seat == seat:
             humans = [i for i, x in enumerate(self.seats) if x.kind == "human"]
@@ -414,7 +406,7 @@ class Table(TableTurns):
             self.hub.store.update_table(self.id, host_seat=self.host_seat)
             if self.host_seat is not None:
                 new_host = self.seats[self.host_seat].name
-                self._notice("host", f"{new_host} is now the host", self.host_seat)
+                self.notice("host", f"{new_host} is now the host", self.host_seat)
 
     def _require_host(self, peer: Peer) -> None:
         if peer.table is not self or peer.seat is None or peer.seat != self.host_seat:
@@ -448,14 +440,14 @@ class Table(TableTurns):
                 "server allows; remove one first",
             )
         s = self.seats[seat]
-        self._cancel_grace(s)
+        self.presence.cancel_grace(s)
         s.kind = "bot"
         s.strategy_name = name
         s.name = BOT_NAMES[seat]  # short, distinct per seat (five fit an 80-column table)
         s.added_by = peer.address
         self.hub.bots.warm()
         self._save_seat(seat)
-        self._publish_state()
+        self.publish_state()
         return seat
 
     def remove_bot(self, peer: Peer, seat: int) -> None:
@@ -464,7 +456,7 @@ class Table(TableTurns):
         if self.seats[seat].kind != "bot":
             raise RequestError(m.NOT_A_BOT, f"Seat {seat} is not held by a server bot")
         self._vacate(seat)
-        self._publish_state()
+        self.publish_state()
 
     def start(self, peer: Peer) -> None:
         """Host: deal the first hand of the match."""
@@ -508,7 +500,7 @@ class Table(TableTurns):
                 return
             if any(s.kind == "empty" for s in self.seats):
                 self.deal_seeds = None
-                self._notice("start_cancelled", "A seat emptied before the deal; start again")
+                self.notice("start_cancelled", "A seat emptied before the deal; start again")
                 return
             self._deal_first_hand()
         except asyncio.CancelledError:
@@ -532,11 +524,7 @@ class Table(TableTurns):
         )
         self.state = "playing"
         self.stored_actions = 0  # each match's actions are numbered from 0 (see Store)
-        # Decisions are keyed (hand, actions): keys of the last match's would match this one's.
-        self._cancel_turn()
-        self._end_pause()
-        self._deadline_key = None
-        self._deadline = None
+        self.turns.new_match()
         self.hub.store.update_table(
             self.id,
             state="playing",
@@ -548,8 +536,8 @@ class Table(TableTurns):
             "table %s: match %d started (hands=%s)", self.id, self.match_number, self.config.hands
         )
         self.last = None
-        self._start_absent_graces()
-        self._publish_state(new_turn=True)
+        self.presence.start_absent_graces()
+        self.publish_state(new_turn=True)
 
     def rematch(self, peer: Peer) -> None:
         """Host, once the match is over: a new match with the same seats, totals from zero.
@@ -577,11 +565,11 @@ class Table(TableTurns):
             self.id, state="waiting", match_number=self.match_number, totals=[0] * NUM_SEATS
         )
         log.info("table %s: rematch (match %d)", self.id, self.match_number)
-        self._notice("rematch", f"{peer.name} started a new match at this table", self.host_seat)
+        self.notice("rematch", f"{peer.name} started a new match at this table", self.host_seat)
         if all(s.kind != "empty" for s in self.seats):
             self._new_match()
         else:
-            self._publish_state()
+            self.publish_state()
 
     def history_reply(self, start: int) -> dict[str, Any]:
         """The ``ok`` fields answering ``history`` (``server.tables.history``)."""
@@ -712,7 +700,7 @@ class Table(TableTurns):
             )
             old.close(m.REPLACED, "A newer connection took over this seat")
         was_away = s.disconnected_at is not None
-        self._cancel_grace(s)
+        self.presence.cancel_grace(s)
         s.peer = peer
         s.disconnected_at = None
         s.standin = False
@@ -723,9 +711,9 @@ class Table(TableTurns):
         self.last_activity = self.hub.now()
         log.info("table %s: %s is back at seat %d", self.id, s.name, seat)
         # The snapshot first: PROTOCOL.md §3, the welcome is followed by a state.
-        self._publish_state()
+        self.publish_state()
         if was_away and self.state == "playing":
-            self._notice("reconnected", f"{s.name} is back", seat)
+            self.notice("reconnected", f"{s.name} is back", seat)
         if self.deal_seeds is not None and self.deal_seeds.pending is not None:
             peer.send(self._commitment_message(self.deal_seeds.pending))
 
@@ -743,17 +731,17 @@ class Table(TableTurns):
         self.last_activity = self.hub.now()
         if self.state == "over":
             if not self._maybe_close():
-                self._publish_state()
+                self.publish_state()
             return
         if self.state == "playing":
             grace = self.config.grace
-            self._notice(
+            self.notice(
                 "disconnected",
                 f"{s.name} disconnected; a bot plays for them after {grace:g} s",
                 seat,
             )
-            self._start_grace(seat)
-        self._publish_state()
+            self.presence.start_grace(seat)
+        self.publish_state()
 
     # ------------------------------------------------------------------ playing
 
@@ -784,7 +772,7 @@ class Table(TableTurns):
             action = action_from_dict(data, seat)
         except BadRecordError as exc:
             raise RequestError(m.BAD_REQUEST, f"field 'action': {exc.message}") from None
-        self._apply(action)
+        self.apply_action(action)
 
     def prompt_pending(self, peer: Peer, seat: int) -> bool:
         """Whether ``peer`` holds ``seat`` and a ``your_turn`` for it is waiting for an answer
@@ -793,9 +781,9 @@ class Table(TableTurns):
         if self.state != "playing" or match is None or self.seats[seat].peer is not peer:
             return False
         hand = match.hand
-        return not hand.is_over and hand.turn == seat and self._lead_wait() <= 0
+        return not hand.is_over and hand.turn == seat and self.turns.wait_left() <= 0
 
-    def _apply(self, action: Action) -> None:
+    def apply_action(self, action: Action) -> None:
         """Apply an action through the engine, store it, tell everyone. Raises if illegal."""
         match = self.match
         assert match is not None
@@ -813,10 +801,7 @@ class Table(TableTurns):
         pause = self.hub.config.trick_pause
         if pause > 0 and hand.phase == "play" and hand.tricks and not hand.current:
             # A trick just ended and another follows: let people see it before the next lead.
-            self._lead_hand = number
-            self._lead_actions = len(hand.actions)
-            self._lead_at = self.hub.now() + pause
-            self._cancel_lead_timer()
+            self.turns.pause_before_lead(number, len(hand.actions), self.hub.now() + pause)
         if hand.is_over:
             result = hand.result()
             payouts = list(result.payouts or ())
@@ -844,7 +829,7 @@ class Table(TableTurns):
                 payouts,
                 match.totals,
             )
-        self._publish_state(new_turn=True, action_stored=True)
+        self.publish_state(new_turn=True, action_stored=True)
         if hand.is_over:
             # The one view part it shows, not a whole spectator's view built again.
             outcome = shared_part(hand, OUTCOME_PART)
@@ -889,11 +874,22 @@ class Table(TableTurns):
             self.hub.store.update_table(self.id, dealt=match.number)  # stored before it is shown
             self.last = None
             log.info("table %s: hand %d dealt (dealer %d)", self.id, match.number, match.dealer)
-            self._publish_state(new_turn=True)
+            self.publish_state(new_turn=True)
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("table %s: dealing the next hand failed", self.id)
+
+    def _cancel_tasks(self) -> None:
+        """Stop everything that would move the table on: its turns, a first deal waiting for the
+        players' seeds, the next hand's deal."""
+        self.turns.stop()
+        if self._starting is not None:
+            self._starting.cancel()
+            self._starting = None
+        if self._next_hand_task is not None:
+            self._next_hand_task.cancel()
+            self._next_hand_task = None
 
     def _finish_match(self) -> None:
         match = self.match
@@ -901,7 +897,7 @@ class Table(TableTurns):
         self.state = "over"
         self._cancel_tasks()
         for s in self.seats:
-            self._cancel_grace(s)
+            self.presence.cancel_grace(s)
         now = self.hub.wall()
         store = self.hub.store
         store.update_table(self.id, state="over", finished=now, totals=match.totals)
@@ -920,7 +916,7 @@ class Table(TableTurns):
             match.hands_played,
             match.totals,
         )
-        self._publish_state()
+        self.publish_state()
         self._broadcast(
             m.match_over(table=self.id, seq=self.seq, totals=match.totals, hands=match.hands_played)
         )
@@ -929,7 +925,7 @@ class Table(TableTurns):
 
     # ------------------------------------------------------------------ broadcasting
 
-    def _publish_state(self, *, new_turn: bool = False, action_stored: bool = False) -> None:
+    def publish_state(self, *, new_turn: bool = False, action_stored: bool = False) -> None:
         """Make a new state of the table known, the one way every change ends.
 
         Its ``seq`` goes up by one (and ``turn_seq`` with it when ``new_turn``: a new decision,
@@ -945,9 +941,9 @@ class Table(TableTurns):
         info = self._current_summary()  # tells the lobby if the summary changed
         if not action_stored:
             self.hub.seq_changed(self)  # stored once per group commit, not once per change
-        self._update_deadline()
+        self.turns.update_deadline()
         self._send_states(self._recipients(), info)
-        self._schedule()
+        self.turns.schedule()
 
     def _recipients(self) -> list[tuple[Peer, int | None]]:
         """Every attached connection with its seat (None: watching)."""
@@ -975,7 +971,7 @@ class Table(TableTurns):
             info=self._current_summary() if info is None else info,
             info_sent=self._info_sent,
             max_frame=self.hub.config.max_frame,
-            prompt=self._prompt,
+            prompt=self.prompt,
             parts=self._view_parts,
         )
 
@@ -1006,7 +1002,7 @@ class Table(TableTurns):
         self.hub.summary_changed()
         return summary
 
-    def _prompt(self, seat: int, legal: list[dict[str, Any]] | None = None) -> bytes | None:
+    def prompt(self, seat: int, legal: list[dict[str, Any]] | None = None) -> bytes | None:
         """The encoded ``your_turn`` for ``seat``, or None when it is not that seat's turn.
 
         ``legal``: the hand's :func:`legal_maps` as they stand, if already built.
@@ -1015,11 +1011,11 @@ class Table(TableTurns):
         if self.state != "playing" or match is None:
             return None
         hand = match.hand
-        if hand.is_over or hand.turn != seat or self._lead_wait() > 0:
+        if hand.is_over or hand.turn != seat or self.turns.wait_left() > 0:
             return None
-        deadline = None
-        if self._deadline is not None and self._deadline_key == self._key():
-            deadline = round(max(0.0, self._deadline - self.hub.now()), 3)
+        deadline = self.turns.deadline()
+        if deadline is not None:
+            deadline = round(max(0.0, deadline - self.hub.now()), 3)
         return encode(
             m.your_turn(
                 table=self.id,
@@ -1039,7 +1035,8 @@ class Table(TableTurns):
         for p in self.peers():
             p.send_encoded(encoded)
 
-    def _notice(self, code: str, text: str, seat: int | None = None) -> None:
+    def notice(self, code: str, text: str, seat: int | None = None) -> None:
+        """Tell everyone at the table (a ``notice``, kept among the last lines for ``history``)."""
         self._broadcast(m.notice(table=self.id, code=code, text=text, seat=seat), keep=True)
 
     def _save_seat(self, seat: int) -> None:
@@ -1080,7 +1077,7 @@ class Table(TableTurns):
         self._cancel_tasks()
         self._cancel_over_timer()
         for s in self.seats:
-            self._cancel_grace(s)
+            self.presence.cancel_grace(s)
             self._forget_token(s)
         store = self.hub.store
         if self.state == "waiting" and self.match_number == 0:
@@ -1147,4 +1144,4 @@ class Table(TableTurns):
         self._cancel_tasks()
         self._cancel_over_timer()
         for s in self.seats:
-            self._cancel_grace(s)
+            self.presence.cancel_grace(s)
