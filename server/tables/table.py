@@ -28,7 +28,6 @@ is over the table stays, with its seats and tokens, until the host starts a rema
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 import secrets
@@ -47,7 +46,7 @@ from protocol.framing import encode, frame, pack
 from protocol.messages import RequestError
 from server.storage.store import TableRow, hash_token, json_text
 from server.storage.tallies import HandFacts
-from server.tables.commitments import Commitment, DealSeeds
+from server.tables.commitments import Commitment, DealSeeds, SeedCeremony
 from server.tables.history import LINES_KEPT, history_entry, history_reply
 from server.tables.hub import Hub, Peer
 from server.tables.presence import Presence
@@ -93,11 +92,8 @@ class Table:
         self.spectators: set[Peer] = set()
         self.last_activity = hub.now()
         self._next_hand_task: asyncio.Task[None] | None = None
-        self.deal_seeds: DealSeeds | None = None
-        """The match's commit–reveal seeds (PROTOCOL.md §13); None before the first start."""
         self._starting: asyncio.Task[None] | None = None
         """The first deal waiting for the players' client seeds."""
-        self._seed_arrived = asyncio.Event()
         self.stopped = False
         self.stored_actions = 0
         """How many actions of this table are in the store (the next one's number)."""
@@ -121,6 +117,8 @@ class Table:
         """The grace periods and stand-ins of absent players."""
         self.turns = TurnClock(self)
         """Who moves when: the turn timer, the trick pause, bots' and stand-ins' moves."""
+        self.seeds = SeedCeremony(self)
+        """The fair deal's seeds: commitments, client seeds, reveal (PROTOCOL.md §13)."""
 
     # ------------------------------------------------------------------ after a restart
 
@@ -154,14 +152,14 @@ class Table:
                 raise ValueError("a playing table without a seed")
             stored = hub.store.deal_seeds(row.id)
             if stored:
-                table.deal_seeds = DealSeeds([Commitment.from_dict(c) for c in stored])
+                table.seeds.deal_seeds = DealSeeds([Commitment.from_dict(c) for c in stored])
             match = Match(
                 table.config.rules,
                 seed=row.seed,
                 hand_limit=table.config.hands,
                 first_dealer=row.first_dealer,
                 keep_history=False,
-                deal_seed=table.deal_seeds.seed_for if table.deal_seeds else None,
+                deal_seed=table.seeds.deal_seeds.seed_for if table.seeds.deal_seeds else None,
             )
             table.match = match
             for number, data in row.actions:
@@ -484,9 +482,9 @@ class Table:
         """Begin a new match: the one place a match begins (``start`` and a full table's
         ``rematch``). Each match gets its own commitment (PROTOCOL.md §13); the first hand is
         dealt once the connected players' seeds are in, or at once without people."""
-        self.deal_seeds = DealSeeds()
+        self.seeds.new_match()
         self._publish_commitment()
-        if self._seed_seats() and self.hub.config.seed_wait > 0:
+        if self.seeds.seed_seats() and self.hub.config.seed_wait > 0:
             self._starting = asyncio.create_task(self._deal_first_hand_when_seeded())
         else:
             self._deal_first_hand()
@@ -494,12 +492,12 @@ class Table:
     async def _deal_first_hand_when_seeded(self) -> None:
         """Deal the first hand once every person's client seed is in (or the wait is over)."""
         try:
-            await self._seeds_in()
+            await self.seeds.wait_for_seeds()
             self._starting = None
             if self.state != "waiting":
                 return
             if any(s.kind == "empty" for s in self.seats):
-                self.deal_seeds = None
+                self.seeds.cancel()
                 self.notice("start_cancelled", "A seat emptied before the deal; start again")
                 return
             self._deal_first_hand()
@@ -510,9 +508,9 @@ class Table:
 
     def _deal_first_hand(self) -> None:
         """Deal the first hand of the match with the commitment published when the match began."""
-        deal_seeds = self.deal_seeds
+        deal_seeds = self.seeds.deal_seeds
         assert deal_seeds is not None
-        self._lock_seeds(0)
+        self.seeds.lock(0)
         seed = secrets.randbits(62)
         self.match = Match(
             self.config.rules,
@@ -586,12 +584,7 @@ class Table:
     def _fair_map(self, number: int) -> dict[str, Any] | None:
         """Hand ``number``'s ``fair`` map as its stored record has it, with the server seed once
         the match is over (the seeds are revealed then); None for a match dealt without one."""
-        if self.deal_seeds is None:
-            return None
-        try:
-            return self.deal_seeds.fair(number, revealed=self.state == "over")
-        except LookupError:
-            return None
+        return self.seeds.fair(number, revealed=self.state == "over")
 
     # ------------------------------------------------------------------ commit–reveal seeds
 
@@ -599,63 +592,20 @@ class Table:
         """A seated client's seed for the pending commitment ``quoted`` (PROTOCOL.md §13)."""
         if peer.table is not self or peer.seat is None:
             raise RequestError(m.NOT_SEATED, "You are not seated at this table")
-        if self.deal_seeds is None:
-            raise RequestError(m.STALE, "No commitment is collecting seeds at this table")
-        self.deal_seeds.offer(peer.seat, quoted, seed)
-        self._seed_arrived.set()
-
-    def _seed_seats(self) -> list[int]:
-        """The seats whose client seed a deal waits for: connected people."""
-        return [
-            i
-            for i, s in enumerate(self.seats)
-            if s.kind == "human" and s.remote_kind != "bot" and s.peer is not None
-        ]
+        self.seeds.offer(peer.seat, quoted, seed)
 
     def _publish_commitment(self) -> None:
         """Draw a new server seed and send its commitment to everyone at the table."""
-        if self.deal_seeds is None:
-            return
-        self._broadcast(self._commitment_message(self.deal_seeds.commit(self.hub.now())))
-
-    def _commitment_message(self, pending: Commitment) -> dict[str, Any]:
-        return m.commitment(
-            table=self.id,
-            commitment=pending.commitment,
-            wait=self.hub.config.seed_wait,
-        )
-
-    async def _seeds_in(self) -> None:
-        """Wait until no connected person's seed is missing, ``seed_wait`` seconds at most."""
-        deal_seeds = self.deal_seeds
-        if deal_seeds is None or deal_seeds.pending is None:
-            return
-        deadline = deal_seeds.pending.published + self.hub.config.seed_wait
-        while deal_seeds.missing(self._seed_seats()):
-            left = deadline - self.hub.now()
-            if left <= 0:
-                return
-            self._seed_arrived.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._seed_arrived.wait(), left)
-
-    def _lock_seeds(self, hand: int) -> None:
-        """Deal hand ``hand`` with the pending commitment (if any) and store the seeds."""
-        deal_seeds = self.deal_seeds
-        if deal_seeds is None or deal_seeds.pending is None:
-            return
-        bots = [i for i, s in enumerate(self.seats) if s.kind != "human" or s.remote_kind == "bot"]
-        deal_seeds.lock(hand, bots)
-        self.hub.store.save_deal_seeds(self.id, [c.to_dict() for c in deal_seeds.used])
+        message = self.seeds.commit()
+        if message is not None:
+            self._broadcast(message)
 
     def _reveal_seeds(self) -> None:
-        """The match is over: publish every server seed and add it to the stored records."""
-        deal_seeds, match = self.deal_seeds, self.match
-        if deal_seeds is None or match is None or not deal_seeds.used:
-            return
-        entries = deal_seeds.reveal(match.number + 1)
-        self.hub.store.reveal_deal_seeds(self.id, entries)
-        self._broadcast(m.seeds_revealed(table=self.id, commitments=entries))
+        """The match is over: publish every server seed (and add it to the stored records)."""
+        match = self.match
+        message = self.seeds.reveal(match.number + 1) if match is not None else None
+        if message is not None:
+            self._broadcast(message)
 
     def end_match(self, peer: Peer) -> None:
         """Host: end the match now (an unfinished hand is abandoned)."""
@@ -714,8 +664,9 @@ class Table:
         self.publish_state()
         if was_away and self.state == "playing":
             self.notice("reconnected", f"{s.name} is back", seat)
-        if self.deal_seeds is not None and self.deal_seeds.pending is not None:
-            peer.send(self._commitment_message(self.deal_seeds.pending))
+        pending = self.seeds.pending_message()
+        if pending is not None:
+            peer.send(pending)
 
     def detach(self, peer: Peer) -> None:
         """The connection of ``peer`` is gone (not a leave: the seat is kept for its token)."""
@@ -806,8 +757,8 @@ class Table:
             result = hand.result()
             payouts = list(result.payouts or ())
             record = match.records[-1]
-            if self.deal_seeds is not None:
-                fair = self.deal_seeds.fair(number, revealed=False)
+            if self.seeds.deal_seeds is not None:
+                fair = self.seeds.deal_seeds.fair(number, revealed=False)
                 record = {**record, "fair": fair}
             self._record_hand(number, [s.name or "" for s in self.seats])
             facts = HandFacts(result.picker, result.leaster, result.picker_side_points, payouts)
@@ -865,11 +816,11 @@ class Table:
             match = self.match
             if self.state != "playing" or match is None or match.number != finished:
                 return
-            if self.deal_seeds is not None and self.deal_seeds.pending is not None:
-                await self._seeds_in()
+            if self.seeds.deal_seeds is not None and self.seeds.deal_seeds.pending is not None:
+                await self.seeds.wait_for_seeds()
                 if self.state != "playing" or match.number != finished:
                     return
-                self._lock_seeds(finished + 1)
+                self.seeds.lock(finished + 1)
             match.next_hand()
             self.hub.store.update_table(self.id, dealt=match.number)  # stored before it is shown
             self.last = None

@@ -1,6 +1,7 @@
 """A table's parts alone, each against a stand-in for the table that has only what the part's
-interface names: :class:`server.tables.presence.Presence` (``PresenceTable``) and
-:class:`server.tables.turns.TurnClock` (``TurnsTable``)."""
+interface names: :class:`server.tables.presence.Presence` (``PresenceTable``),
+:class:`server.tables.turns.TurnClock` (``TurnsTable``) and
+:class:`server.tables.commitments.SeedCeremony` (``SeedsTable``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 from engine.actions import Action
 from engine.match import Match
 from engine.rules import RuleSet
+from server.tables.commitments import SeedCeremony
 from server.tables.hub import Peer
 from server.tables.presence import Presence
 from server.tables.seats import SeatState, TableState
@@ -46,9 +48,16 @@ class StandInTable:
     presence: Presence = field(init=False)
     hub: Any = field(init=False)
 
+    stored: dict[str, Any] = field(default_factory=dict)
+
     def __post_init__(self) -> None:
         self.presence = Presence(self)
-        self.hub = SimpleNamespace(now=lambda: self.clock)
+        store = SimpleNamespace(
+            save_deal_seeds=lambda table, seeds: self.stored.update(seeds=seeds),
+            reveal_deal_seeds=lambda table, entries: self.stored.update(revealed=entries),
+        )
+        config = SimpleNamespace(seed_wait=5.0)
+        self.hub = SimpleNamespace(now=lambda: self.clock, store=store, config=config)
 
     def notice(self, code: str, text: str, seat: int | None = None) -> None:
         self.notices.append((code, seat))
@@ -104,3 +113,26 @@ def test_turn_clock_alone_keeps_the_trick_pause_and_the_turn_timer() -> None:
     assert clock.deadline() == 132.0
     clock.new_match()
     assert clock.deadline() is None and clock.wait_left() == 0.0
+
+
+def test_seed_ceremony_alone_commits_takes_seeds_locks_and_reveals() -> None:
+    table = StandInTable()
+    table.seats[1] = SeatState(kind="human", name="Ann", peer=SimpleNamespace())
+    table.seats[4] = SeatState(kind="bot", name="Gus")
+    seeds = SeedCeremony(table)
+    assert seeds.commit() is None and seeds.pending_message() is None  # no match yet
+    seeds.new_match()
+    message = seeds.commit()
+    assert message is not None and message["type"] == "commitment" and message["wait"] == 5.0
+    assert seeds.pending_message() == message
+    assert seeds.seed_seats() == [1]
+    seeds.offer(1, message["commitment"], bytes(32))
+    seeds.lock(0)
+    assert seeds.pending_message() is None and len(table.stored["seeds"]) == 1
+    (used,) = table.stored["seeds"]
+    assert used["first_hand"] == 0
+    revealed = seeds.reveal(1)
+    assert revealed is not None and revealed["type"] == "seeds_revealed"
+    assert table.stored["revealed"] == revealed["commitments"]
+    assert seeds.fair(0, revealed=True) is not None
+    assert SeedCeremony(table).fair(0, revealed=True) is None  # a match dealt without seeds
