@@ -30,8 +30,13 @@ from pathlib import Path  # noqa: E402
 
 from engine.match import Match  # noqa: E402
 from engine.rules import RuleSet  # noqa: E402
-from server.store import Store  # noqa: E402
-from server.table import _record_of  # noqa: E402
+
+try:
+    from server.storage.store import Store
+    from server.tables.table import _record_of
+except ImportError:  # a checkout from before the server's subpackages
+    from server.store import Store  # type: ignore[no-redef]
+    from server.table import _record_of  # type: ignore[no-redef]
 
 
 def measure(actions: int, tables: int, seed: int = 1) -> tuple[float, float]:

@@ -63,7 +63,10 @@ ASKERS = 4
 
 PRELOAD = """
 import json, random, sys
-from server.store import Store
+try:
+    from server.storage.store import Store
+except ImportError:  # a checkout from before the server's subpackages
+    from server.store import Store
 path, count = sys.argv[1], int(sys.argv[2])
 store = Store(path)
 db = store.connection
@@ -85,10 +88,13 @@ db.executemany("INSERT INTO hands VALUES (?, ?, ?, ?, ?, ?)", hands)
 db.executemany("INSERT INTO hand_seats VALUES (?, ?, ?, ?, ?, ?)", seats)
 db.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)", results)
 try:
-    from server.tallies import backfill  # a tree that keeps the standings as matches end
+    from server.storage.tallies import backfill  # a tree that keeps the standings as matches end
 except ImportError:
-    pass
-else:
+    try:
+        from server.tallies import backfill  # the same, before the server's subpackages
+    except ImportError:
+        backfill = None
+if backfill is not None:
     backfill(db)
 store.commit()
 store.close()

@@ -154,25 +154,27 @@ def steal_seconds(core: int) -> float:
 
 
 TIMED = (
-    "server.connection:Connection.receive",
+    "server.net.connection|server.connection:Connection.receive",
     "protocol.framing:FrameDecoder.feed",
-    "server.table:Table.act",
+    "server.tables.table|server.table:Table.act",
     "engine.match:Match.apply",
-    "server.store:Store.add_action",
-    "server.table:Table._changed",
-    "server.table:Table.summary",
-    "server.table:send_states",
-    "server.states:ViewParts.shared_fields",
-    "server.states:private_fields",
-    "server.states:encode",
-    "server.table:Table._prompt",
+    "server.storage.store|server.store:Store.add_action",
+    "server.tables.table|server.table:Table._publish_state|Table._changed",
+    "server.tables.table|server.table:Table.summary",
+    "server.tables.table|server.table:send_states",
+    "server.tables.states|server.states:ViewParts.shared_fields",
+    "server.tables.states|server.states:private_fields",
+    "server.tables.states|server.states:encode",
+    "server.tables.table|server.table:Table._prompt",
     "server.app:Server._flush",
-    "server.store:Store.commit",
-    "server.lobby:Lobby.store_seqs",
+    "server.storage.store|server.store:Store.commit",
+    "server.tables.lobby|server.lobby:Lobby.store_seqs",
     "server.app:Server._write",
 )
 """Server functions ``--timers`` wraps: ``module:attribute`` (a class method or a name the module
-uses). Names the server no longer has are skipped and reported."""
+uses; ``new|old:attribute`` tries the module ``new``, then ``old``, and ``module:new|old`` the
+attribute ``new``, then ``old``, for checkouts from before the server's subpackages). Names the
+server no longer has are skipped and reported."""
 
 
 class Timers:
@@ -188,15 +190,27 @@ class Timers:
         self.spent: dict[str, list[float]] = {}
         self.missing: list[str] = []
         for target in targets:
-            module_name, path = target.split(":")
-            owner: Any = importlib.import_module(module_name)
-            *outer, name = path.split(".")
-            for part in outer:
-                owner = getattr(owner, part, None)
-            if owner is None or not callable(getattr(owner, name, None)):
+            module_names, path = target.split(":")
+            owner: Any = None
+            for module_name in module_names.split("|"):
+                try:
+                    owner = importlib.import_module(module_name)
+                    break
+                except ImportError:
+                    continue
+            found = None
+            for attribute in path.split("|"):
+                *outer, name = attribute.split(".")
+                holder = owner
+                for part in outer:
+                    holder = getattr(holder, part, None)
+                if holder is not None and callable(getattr(holder, name, None)):
+                    found = holder, name, attribute
+                    break
+            if found is None:
                 self.missing.append(target)
                 continue
-            self._wrap(owner, name, path)
+            self._wrap(*found)
 
     def _wrap(self, owner: Any, name: str, label: str) -> None:
         function = getattr(owner, name)

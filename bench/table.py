@@ -42,7 +42,11 @@ from benchlib import gc_summary, gc_timer, percentile, pin, server_build  # noqa
 
 from protocol.framing import FrameDecoder, encode  # noqa: E402
 from server.app import Server, ServerConfig  # noqa: E402
-from server.connection import Connection  # noqa: E402
+
+try:
+    from server.net.connection import Connection
+except ImportError:  # a checkout from before the server's subpackages
+    from server.connection import Connection  # type: ignore[no-redef]
 
 
 class MemoryTransport:

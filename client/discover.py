@@ -1,6 +1,6 @@
 """Find sheepshead servers on the LAN (DNS-SD over mDNS), and ``sheepshead servers``.
 
-Every server not bound to loopback registers ``_sheepshead._tcp.local.`` (``server.announce``).
+Every server not bound to loopback registers ``_sheepshead._tcp.local.`` (``server.net.announce``).
 :func:`browse` listens for :data:`BROWSE_SECONDS` and returns what answered; ``sheepshead
 join`` with no address shows them in a picker (``client.screens.servers``), and
 ``sheepshead servers`` prints them for people or, with ``--json``, for scripts.

@@ -188,7 +188,7 @@ async def start_local(args: argparse.Namespace, name: str) -> tuple[Any, Any, st
     """
     from client.session import ServerError, Session, TokenStore
     from server.app import Server, ServerConfig
-    from server.store import DatabaseInUse
+    from server.storage.store import DatabaseInUse
 
     db_path = None if args.memory else config.local_db_path()
     server = Server(

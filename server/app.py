@@ -29,12 +29,12 @@ from protocol import errors
 from protocol import events as m
 from protocol.framing import encode
 from protocol.version import PROTOCOL_VERSION
-from server.addresses import client_address
 from server.config import ServerConfig as ServerConfig  # re-exported: embedders import it here
-from server.connection import AddressAllowance, Connection, TokenBucket
-from server.lobby import Lobby
-from server.standings import Players
-from server.store import Store
+from server.net.connection import Connection
+from server.net.limits import AddressAllowance, address_meter, client_address
+from server.storage.standings import Players
+from server.storage.store import Store
+from server.tables.lobby import Lobby
 
 log = logging.getLogger("sheepshead.server")
 
@@ -150,7 +150,7 @@ class Server:
             gc.set_threshold(*config.gc_thresholds)
         self.store = Store(config.db_path, synchronous=config.db_synchronous)
         self.store.on_write = self._schedule_flush
-        self._lobby = Lobby(config, self.store, meter=_address_meter)
+        self._lobby = Lobby(config, self.store, meter=address_meter)
         self._players = Players(self.store, max_frame=config.max_frame)
         self.restored = self._lobby.restore()
         self._lobby.store_seqs()
@@ -508,11 +508,6 @@ class Server:
         elif idle > config.ping_interval and not conn.pinged:
             conn.pinged = True
             conn.send(m.ping())
-
-
-def _address_meter(rate: float, burst: float, now: float) -> TokenBucket:
-    """A per-address allowance: it never goes into debt (others may share the address)."""
-    return TokenBucket(rate, burst, now, max_debt=0.0)
 
 
 class _ServerProtocol(asyncio.BufferedProtocol):

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from server.announce import Announcer
     from server.app import Server
+    from server.net.announce import Announcer
 
 HELP = "run a server for others to join"
 
@@ -187,9 +187,9 @@ def lan_addresses() -> list[str]:
 def code_build() -> str:
     """Which build of the server's hot path runs: ``compiled`` (mypyc, ``make compiled`` put
     first on ``PYTHONPATH``) or ``pure Python``."""
-    import server.table
+    import server.tables.table
 
-    return "compiled" if (server.table.__file__ or "").endswith(".so") else "pure Python"
+    return "compiled" if (server.tables.table.__file__ or "").endswith(".so") else "pure Python"
 
 
 def door_lines(
@@ -258,7 +258,7 @@ async def _serve(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"sheepshead serve: cannot start on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
-    from server.doors import Doors
+    from server.doors.host import Doors
 
     doors = Doors(
         server,
@@ -304,10 +304,10 @@ async def _serve(args: argparse.Namespace) -> int:
 async def _announce(
     args: argparse.Namespace, server: Server
 ) -> tuple[Announcer | None, str | None]:
-    """Announce the server on the LAN (server.announce) unless it is loopback-only or told not
+    """Announce the server on the LAN (server.net.announce) unless it is loopback-only or told not
     to: the announcer and the line saying how it went, for the start-up message (a failure is
     reported there and the server goes on without it)."""
-    from server.announce import Announcer, default_name, lobby_counts, should_announce
+    from server.net.announce import Announcer, default_name, lobby_counts, should_announce
 
     if args.no_announce or not should_announce(args.host):
         return None, None

@@ -121,7 +121,7 @@ class ServerConfig:
     """New door sessions an address that has started fewer than this many lately (its own
     bucket fuller than ``door_start_burst`` minus this) may start even when the server-wide
     pool is empty: a few addresses starting sessions as fast as they may cannot lock everybody
-    else out (``server.door_kit.DoorGate``)."""
+    else out (``server.doors.kit.DoorGate``)."""
     web_request_rate: float = 20.0
     """HTTP requests one IP address may make of the browser door per second on average (more
     get 429): a page load is six."""
@@ -202,7 +202,7 @@ class ServerConfig:
     """Seconds a thinking bot (``search``) spends on one decision at most: past it, it stops
     sampling and decides with what it has (the workers' ``bot_timeout`` stays the hard limit)."""
     bot_workers: int | None = None
-    """Processes that run server bots' strategies (``server.botpool``; None: the core count
+    """Processes that run server bots' strategies (``server.bots.pool``; None: the core count
     minus one, at least one), so that no strategy runs in the server process. 0 runs them in
     a thread of the server process instead (tests that register strategies at run time)."""
     bot_modules: tuple[str, ...] = ()

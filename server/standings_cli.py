@@ -16,8 +16,8 @@ from datetime import datetime, time
 from pathlib import Path
 
 from protocol.requests import SINCE_TONIGHT, parse_date
-from server.standings import TONIGHT_HOURS, PlayerStanding, compute, since_timestamp
-from server.store import SCHEMA_VERSION, _flock_holder
+from server.storage.standings import TONIGHT_HOURS, PlayerStanding, compute, since_timestamp
+from server.storage.store import SCHEMA_VERSION, _flock_holder
 
 HELP = "standings of the players of a server's finished matches"
 

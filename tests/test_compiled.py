@@ -34,7 +34,7 @@ def test_the_compiled_modules_exist_and_hold_the_hot_path() -> None:
     modules = compiled_modules()
     for path in modules:
         assert (ROOT / path).is_file(), path
-    for hot in ("engine/hand.py", "protocol/framing.py", "server/table.py", "server/app.py"):
+    for hot in ("engine/hand.py", "protocol/framing.py", "server/tables/table.py", "server/app.py"):
         assert hot in modules
 
 

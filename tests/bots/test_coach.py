@@ -16,7 +16,7 @@ from engine.cards import follow_class, is_trump, parse_card
 from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.view import seat_view
-from server.botworker import decide
+from server.bots.worker import decide
 
 
 def _views(seed: int) -> list[dict[str, Any]]:

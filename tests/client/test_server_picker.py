@@ -13,7 +13,7 @@ from client import discover, join
 from client.discover import FoundServer, from_txt, table_text
 from client.screens.servers import PickerApp, ServerPicker
 from protocol.discovery import SERVICE_TYPE, txt_record
-from server.announce import instance_label, should_announce
+from server.net.announce import instance_label, should_announce
 
 DEN = FoundServer("Basement Den", "192.168.1.20", 7453, 2, 7, 1)
 ATTIC = FoundServer("Attic", "192.168.1.31", 7000, 0, 0, 1)

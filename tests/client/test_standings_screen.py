@@ -103,7 +103,7 @@ async def test_standings_of_a_new_server_say_so(tmp_path: Path) -> None:
 
 def people_matches(store: Any, finished: float) -> None:
     """One ended match of one hand: Ann +6, Bob -4, Cy -2, two bots 0 (written straight in)."""
-    from server.store import SeatRow
+    from server.storage.store import SeatRow
 
     table = store.create_table({"name": "evening"}, created=0.0)
     for seat, name in enumerate(["Ann", "Bob", "Cy"]):

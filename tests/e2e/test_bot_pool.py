@@ -1,4 +1,4 @@
-"""Server bots think in worker processes (server.botpool): whole matches, a strategy that hangs,
+"""Server bots think in worker processes (server.bots.pool): whole matches, a strategy that hangs,
 raises or takes its process down, a worker killed from outside, and the bots-per-address cap."""
 
 from __future__ import annotations

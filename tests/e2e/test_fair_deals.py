@@ -73,8 +73,11 @@ async def follow_match(s: Session, server: Server, *, cheat: bool = False) -> Pl
                 assert quoted is not None
                 played.commitments.append(quoted)
                 if cheat:  # after publishing: a new seed the commitment does not match
-                    assert table.deal_seeds is not None and table.deal_seeds.pending is not None
-                    table.deal_seeds.pending.server_seed = bytes(32)
+                    assert (
+                        table.seeds.deal_seeds is not None
+                        and table.seeds.deal_seeds.pending is not None
+                    )
+                    table.seeds.deal_seeds.pending.server_seed = bytes(32)
                 await s.request("client_seed", commitment=quoted, seed=checker.new_seed(quoted, 0))
             elif kind == "hand_over":
                 played.hands.append(Seen(msg["hand"] + 1, msg["reveal"]))
@@ -219,8 +222,8 @@ async def test_the_client_seed_request_and_the_commitment_event_on_the_wire() ->
         reply = await raw.request("client_seed", commitment=quoted, seed=seed)
         assert reply["code"] == "stale"  # locked: the deal was made with it
         table = server.lobby.tables[state["table"]]
-        assert table.deal_seeds is not None
-        assert table.deal_seeds.used[0].client_seeds()[0] == bytes.fromhex(seed)
+        assert table.seeds.deal_seeds is not None
+        assert table.seeds.deal_seeds.used[0].client_seeds()[0] == bytes.fromhex(seed)
         await raw.close()
 
 
@@ -270,7 +273,7 @@ async def test_a_new_player_mid_match_starts_a_new_commitment_from_the_next_hand
             assert loop.time() < deadline
             await asyncio.sleep(0.01)
         assert table.match.number == 0
-        first = table.deal_seeds.used[0] if table.deal_seeds else None
+        first = table.seeds.deal_seeds.used[0] if table.seeds.deal_seeds else None
         assert first is not None and first.sources[:2] == ["client", "client"]
         tasks[1].cancel()
         await bea.request("leave")
@@ -310,7 +313,7 @@ async def test_a_seed_that_does_not_come_is_drawn_and_marked() -> None:
         await raw.expect("commitment")
         state = await raw.expect("state", timeout=3.0)
         assert state["view"] is not None
-        deal_seeds = server.lobby.tables[state["table"]].deal_seeds
+        deal_seeds = server.lobby.tables[state["table"]].seeds.deal_seeds
         assert deal_seeds is not None
         used = deal_seeds.used[0]
         assert used.sources == ["drawn", "bot", "bot", "bot", "bot"]

@@ -20,8 +20,8 @@ import msgpack
 import pytest
 
 from protocol.framing import encode
-from server import lobby as lobby_module
 from server.app import Server, ServerConfig
+from server.tables import lobby as lobby_module
 from tests.e2e.test_server_crash import Served, serve_and_fail
 from tests.server.support import Raw, next_event, running_server, session
 
@@ -401,3 +401,17 @@ async def test_a_closed_connection_is_freed_at_once_not_at_the_next_full_collect
             assert server_transports(server.port) == 0
         finally:
             gc.enable()
+
+
+async def test_a_second_hello_is_refused_and_changes_nothing() -> None:
+    async with running_server() as server:
+        raw = await Raw.open(server.port)
+        welcome = await raw.hello("Ann")
+        reply = await raw.request("hello", version=1, name="Bob")
+        assert reply["type"] == "error" and reply["code"] == "bad_request"
+        assert "already received" in reply["message"]
+        created = await raw.request("create_table", name="t")  # still Ann, still open
+        assert created["type"] == "ok"
+        (conn,) = server.connections
+        assert conn.name == welcome["name"] == "Ann"
+        await raw.close()

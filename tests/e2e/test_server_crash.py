@@ -21,7 +21,7 @@ from engine.match import Match
 from engine.record import export_record
 from engine.rules import RuleSet
 from server.app import Server, ServerConfig
-from server.commitments import Commitment, DealSeeds
+from server.tables.commitments import Commitment, DealSeeds
 from tests.server.support import Raw, drive, full_table, next_event, session
 
 ROOT = Path(__file__).resolve().parents[2]

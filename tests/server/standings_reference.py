@@ -1,6 +1,6 @@
 """The standings as the server first added them up, kept for the tests only: every request
 went over every stored result (``GROUP BY``) and replayed the hands. The server now keeps them
-as matches end (``server.standings``); the tests check that both give the same rows."""
+as matches end (``server.storage.standings``); the tests check that both give the same rows."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from server.standings import PlayerStanding, _missing_tables, _tag
-from server.tallies import BOT_PREFIX, Figures, HandFacts, replay
+from server.storage.standings import PlayerStanding, _missing_tables, _tag
+from server.storage.tallies import BOT_PREFIX, Figures, HandFacts, replay
 
 MATCHES_PER_QUERY: Final = 400
 """Matches named in one query (two parameters each, under SQLite's oldest limit of 999)."""

@@ -15,10 +15,10 @@ from engine.cards import CARD_CODES
 from engine.rules import RuleSet
 from protocol.framing import FrameDecoder, FrameError, encode
 from server.app import Server, ServerConfig
-from server.hub import Peer
-from server.lobby import Lobby
-from server.table import Table
-from server.table_config import TableConfig
+from server.tables.hub import Peer
+from server.tables.lobby import Lobby
+from server.tables.table import Table
+from server.tables.table_config import TableConfig
 
 TIMEOUT = 5.0
 """Seconds any single wait in a test may take before it fails."""

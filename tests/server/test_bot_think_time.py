@@ -13,7 +13,7 @@ from client.cli import main
 from engine.bots.search import SearchStrategy
 from server import cli
 from server.app import ServerConfig
-from server.botworker import strategy_for
+from server.bots.worker import strategy_for
 from tests.server.support import Raw, raw_bot_table, raw_play, running_server
 
 

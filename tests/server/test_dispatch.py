@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from protocol.requests import REQUEST_KINDS, Pong
-from server.connection import _HANDLERS
+from server.net.connection import _HANDLERS
 
 
 def test_every_registered_request_but_pong_has_a_handler() -> None:

@@ -1,4 +1,4 @@
-"""What both doors share: the examples in ``server/door_kit.py`` (names, the session gate)."""
+"""What both doors share: the examples in ``server/doors/kit.py`` (names, the session gate)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import doctest
 import os
 from pathlib import Path
 
-import server.door_kit
+import server.doors.kit
 from server.app import Server
 from server.config import ServerConfig
-from server.door_kit import DoorGate
+from server.doors.kit import DoorGate
 
 
 def test_the_examples_hold() -> None:
-    result = doctest.testmod(server.door_kit)
+    result = doctest.testmod(server.doors.kit)
     assert result.attempted >= 8 and result.failed == 0
 
 
@@ -32,7 +32,7 @@ def test_the_doors_allowances_are_forgotten_once_refilled_as_the_servers_are() -
 
 
 async def test_a_browser_tabs_client_runs_niced_under_the_data_cap(tmp_path: Path) -> None:
-    """Both doors start their children through ``server.door_child``: a tab's client too runs
+    """Both doors start their children through ``server.doors.child``: a tab's client too runs
     10 nice levels down with a 512 MB data cap (the SSH door's: tests/server/test_ssh_door.py)."""
     import aiohttp
 

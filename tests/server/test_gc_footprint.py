@@ -3,8 +3,8 @@
 At a person's pace a table acts about once a second, so whatever it keeps from one action to the
 next is promoted and walked by every young collection meanwhile; at 2,000 tables that is what the
 server's pauses are made of (``ServerConfig.gc_thresholds``). The only view parts a table keeps
-between changes (``server.states.ViewParts``: the deal's and the auction's) are rebuilt at most
-twice a hand; the rest of each state is built afresh and dropped once it is sent.
+between changes (``server.tables.states.ViewParts``: the deal's and the auction's) are rebuilt at
+most twice a hand; the rest of each state is built afresh and dropped once it is sent.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import gc
 import random
 
 from server.app import ServerConfig
-from server.lobby import Lobby
-from server.store import Store
-from server.table import Table
+from server.storage.store import Store
+from server.tables.lobby import Lobby
+from server.tables.table import Table
 from tests.server.support import Sink, running_server, seated_table
 
 TABLES = 40

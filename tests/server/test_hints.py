@@ -8,8 +8,8 @@ from typing import Any
 
 from engine.bots.coach import CONVENTION_SE
 from protocol.framing import encode
-from server import hints
 from server.app import Server
+from server.tables import hints
 from tests.server.support import Raw, raw_bot_table, raw_play, running_server
 
 

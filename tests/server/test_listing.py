@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from server.app import ServerConfig
-from server.lobby import Lobby
-from server.store import Store
+from server.storage.store import Store
+from server.tables.lobby import Lobby
 from tests.server.support import Sink, seated_table
 
 

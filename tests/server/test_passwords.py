@@ -8,10 +8,9 @@ import pytest
 
 from engine.rules import RuleSet
 from protocol.requests import RequestError
-from server.lobby import Lobby
-from server.passwords import SCRYPT_N, hash_password, password_matches
-from server.table import Table
-from server.table_config import TableConfig
+from server.tables.lobby import Lobby
+from server.tables.table import Table
+from server.tables.table_config import SCRYPT_N, TableConfig, hash_password, password_matches
 
 
 def test_a_new_password_is_a_salted_scrypt_hash() -> None:
@@ -50,6 +49,6 @@ async def test_a_table_stored_with_the_old_hash_still_opens(lobby: Lobby) -> Non
 @pytest.fixture
 def lobby() -> Lobby:
     from server.app import ServerConfig
-    from server.store import Store
+    from server.storage.store import Store
 
     return Lobby(ServerConfig(), Store(None))

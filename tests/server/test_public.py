@@ -1,8 +1,9 @@
-"""What others learn of an action (server/states.py public_action): never the face-down cards."""
+"""What others learn of an action (server/tables/states.py public_action): never the face-down
+cards."""
 
 from __future__ import annotations
 
-from server.states import public_action
+from server.tables.states import public_action
 
 
 def test_bury_and_unknown_hide_their_cards_from_everyone_else() -> None:

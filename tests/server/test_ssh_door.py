@@ -20,8 +20,8 @@ import asyncssh
 import pytest
 
 from server.app import Server
-from server.doors import Doors
-from server.ssh_door import (
+from server.doors.host import Doors
+from server.doors.ssh import (
     HOST_KEY_FILE,
     INPUT_BACKLOG,
     NEEDS_PTY,

@@ -15,7 +15,7 @@ from typing import Any
 
 from client.session import Session
 from server.app import Server
-from server.standings import identity_of
+from server.storage.standings import identity_of
 from tests.server.support import Raw, play_until, running_server, session
 
 ANN_KEY = "ann-" + "a" * 40

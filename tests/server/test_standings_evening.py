@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from client.cli import main
-from server.store import SeatRow, Store
+from server.storage.store import SeatRow, Store
 from tests.server.support import running_server
 from tests.server.test_standings import standings
 

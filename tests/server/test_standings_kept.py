@@ -17,10 +17,10 @@ import pytest
 from engine import Hand
 from engine.match import Match
 from engine.rules import RuleSet
-from server import standings as standings_module
-from server.standings import PlayerStanding, compute, query
-from server.store import SeatRow, Store
-from server.tallies import HandFacts
+from server.storage import standings as standings_module
+from server.storage.standings import PlayerStanding, compute, query
+from server.storage.store import SeatRow, Store
+from server.storage.tallies import HandFacts
 from tests.server import standings_reference as reference
 from tests.server.support import Raw, running_server
 

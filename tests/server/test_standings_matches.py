@@ -16,8 +16,8 @@ from typing import Any
 
 from client.session import Session
 from server.app import Server
-from server.standings import compute
-from server.store import SeatRow, Store
+from server.storage.standings import compute
+from server.storage.store import SeatRow, Store
 from tests.server.standings_reference import MATCHES_PER_QUERY
 from tests.server.support import next_event, play_until, running_server, session
 from tests.server.test_standings import ANN_KEY, BOB_KEY, Tally, standings

@@ -12,10 +12,10 @@ from engine.view import seat_view
 from protocol import events as m
 from protocol.framing import FrameDecoder, encode
 from server.app import ServerConfig
-from server.lobby import Lobby
-from server.states import public_action
-from server.store import Store
-from server.table import Table
+from server.storage.store import Store
+from server.tables.lobby import Lobby
+from server.tables.states import public_action
+from server.tables.table import Table
 from tests.server.support import Sink, seated_table
 
 

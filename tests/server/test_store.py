@@ -1,4 +1,5 @@
-"""The SQLite store (server/store.py): what is written comes back after reopening the file."""
+"""The SQLite store (server/storage/store.py): what is written comes back after reopening the
+file."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from server.store import SCHEMA_VERSION, DatabaseInUse, SeatRow, Store, table_key
+from server.storage.store import SCHEMA_VERSION, DatabaseInUse, SeatRow, Store, table_key
 
 
 def test_open_tables_come_back_with_seats_and_actions_in_order(tmp_path: Path) -> None:

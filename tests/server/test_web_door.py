@@ -18,9 +18,9 @@ import aiohttp
 import pytest
 
 from server.app import Server
-from server.doors import Doors
-from server.standings import identity_of
-from server.web_door import COOKIE, player_key_for
+from server.doors.host import Doors
+from server.doors.web import COOKIE, player_key_for
+from server.storage.standings import identity_of
 from tests.server.support import running_server
 from tests.server.test_ssh_door import START, gone, plain, until
 

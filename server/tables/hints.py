@@ -2,7 +2,7 @@
 
 A person at a table created with ``hints`` on asks, on their turn, which choice is best. The
 server takes exactly that seat's view (:func:`engine.view.seat_view` of the asking seat, nothing
-more), and has a bot worker (:meth:`server.botpool.BotPool.hint`) run the coach
+more), and has a bot worker (:meth:`server.bots.pool.BotPool.hint`) run the coach
 (:mod:`engine.bots.coach`) on it: never on the event loop, within the pool's budget and
 :data:`HINT_THINK_TIME`. The ``ok`` reply, sent when the answer is in, carries the best two
 choices with their mean payouts over the deals sampled. Asking changes nothing at the table.
@@ -16,7 +16,7 @@ closed, was replaced by a reconnect with the seat token, or left the seat is can
 queued coach work is dropped, never worked out, and a new request for the seat is taken. At
 most ``ServerConfig.max_coach_requests`` are worked out at once over the server (more:
 ``busy``). The bot workers serve the coach only when no bot decision waits
-(:mod:`server.botpool`).
+(:mod:`server.bots.pool`).
 
 ``review`` is the same after a hand: for each decision the asking seat made in a finished hand
 of the match, the coach values what was done and the best choice, on that seat's view at the
@@ -42,11 +42,11 @@ from engine.view import seat_view
 from protocol import errors, requests
 from protocol import events as m
 from protocol.requests import RequestError
-from server.botpool import BotError, CoachDropped
-from server.hub import Peer
+from server.bots.pool import BotError, CoachDropped
+from server.tables.hub import Peer
 
 if TYPE_CHECKING:
-    from server.table import Table
+    from server.tables.table import Table
 
 log = logging.getLogger("sheepshead.server")
 

@@ -9,7 +9,7 @@ from any machine. A key's first sessions run in a throwaway home, kept (moved th
 the player took a seat: a fresh key per login leaves nothing behind.
 
 A session must ask for a pty. The door then runs ``sheepshead join`` in a child process (niced,
-under a data cap: ``server.door_child``) on a pseudo-terminal of the session's size, clamped to
+under a data cap: ``server.doors.child``) on a pseudo-terminal of the session's size, clamped to
 ``door_max_columns`` by ``door_max_rows`` (:class:`PtyChild`), passes keystrokes and window
 changes on, and ends the child with the session and the session with the child. Every channel
 request counts against the session's allowance before asyncssh parses it (:class:`_Channel`): a
@@ -47,9 +47,8 @@ from asyncssh.constants import (
     MSG_UNIMPLEMENTED,
 )
 
-from server.addresses import client_address
-from server.connection import TokenBucket
-from server.door_kit import DoorGate, child_environment, client_command, player_name
+from server.doors.kit import DoorGate, child_environment, client_command, player_name
+from server.net.limits import TokenBucket, client_address
 
 if TYPE_CHECKING:
     from server.app import Server

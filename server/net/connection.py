@@ -45,105 +45,17 @@ from protocol.requests import (
     request_size_limit,
 )
 from protocol.text import quote
-from server import hints
-from server.names import distinct_name, is_bot_name, names_at
+from server.net.limits import AddressAllowance, TokenBucket
+from server.tables import hints
+from server.tables.seats import distinct_name, is_bot_name, names_at
 
 if TYPE_CHECKING:
     from server.config import ServerConfig
-    from server.lobby import Lobby
-    from server.standings import Players
-    from server.table import Table
+    from server.storage.standings import Players
+    from server.tables.lobby import Lobby
+    from server.tables.table import Table
 
 log = logging.getLogger("sheepshead.server")
-
-
-class TokenBucket:
-    """``rate`` tokens per second up to ``burst``; a refused take goes into debt.
-
-    The debt is how a flood is told from a burst: once it reaches ``burst`` the peer has ignored
-    a whole bucket's worth of ``rate_limited`` errors and the connection is closed.
-    """
-
-    __slots__ = ("burst", "floor", "last", "rate", "tokens")
-
-    def __init__(
-        self, rate: float, burst: float, now: float, *, max_debt: float | None = None
-    ) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.tokens = burst
-        self.last = now
-        self.floor = -burst if max_debt is None else -max_debt
-        """The debt stops growing here (``-burst``: it does once it is :attr:`exhausted`)."""
-
-    def take(self, now: float, amount: float = 1.0) -> bool:
-        """Spend ``amount`` tokens; False (and that much more debt) when there are not enough.
-
-        A bucket that may not go into debt (``max_debt=0``) keeps what it refilled when it
-        refuses: charging a refusal there would let one client asking faster than the rate keep
-        the allowance empty, for everyone at its address, for as long as it asked."""
-        refilled = min(self.burst, self.tokens + (now - self.last) * self.rate)
-        tokens = refilled - amount
-        self.last = now
-        if tokens < 0 and self.floor == 0:
-            self.tokens = refilled
-            return False
-        self.tokens = max(self.floor, tokens)
-        return tokens >= 0
-
-    def refund(self, amount: float = 1.0) -> None:
-        """Give back ``amount`` tokens taken for something that did not happen after all."""
-        self.tokens = min(self.burst, self.tokens + amount)
-
-    def full(self, now: float) -> bool:
-        """Whether the bucket has refilled to ``burst`` by ``now`` (it can be forgotten)."""
-        return self.tokens + (now - self.last) * self.rate >= self.burst
-
-    @property
-    def exhausted(self) -> bool:
-        """Whether the debt has reached a full bucket."""
-        return self.tokens <= -self.burst
-
-
-class AddressAllowance:
-    """What every connection from one IP address draws on together, so that reconnecting
-    does not refill it: new connections, request bytes and password checks (each costs an
-    scrypt hash); and at the doors, new sessions (each starts a client process) and the
-    browser door's HTTP requests.
-
-    Running out of it only drops requests (``rate_limited``); it never closes a connection,
-    since other people may share the address (a NAT). It never goes into debt, so the address
-    has its allowance back as soon as a flood from it stops."""
-
-    __slots__ = ("bytes", "connections", "door_starts", "passwords", "web_requests")
-
-    def __init__(self, config: ServerConfig, now: float) -> None:
-        self.bytes = TokenBucket(
-            config.address_byte_rate, config.address_byte_burst, now, max_debt=0.0
-        )
-        self.passwords = TokenBucket(config.password_rate, config.password_burst, now, max_debt=0.0)
-        self.connections = TokenBucket(
-            config.connection_rate, config.connection_burst, now, max_debt=0.0
-        )
-        self.door_starts = TokenBucket(
-            config.door_start_rate, config.door_start_burst, now, max_debt=0.0
-        )
-        self.web_requests = TokenBucket(
-            config.web_request_rate, config.web_request_burst, now, max_debt=0.0
-        )
-
-    def full(self, now: float) -> bool:
-        """Whether every bucket has refilled (the allowance can be forgotten)."""
-        return all(
-            bucket.full(now)
-            for bucket in (
-                self.bytes,
-                self.passwords,
-                self.connections,
-                self.door_starts,
-                self.web_requests,
-            )
-        )
 
 
 class ServerSide(Protocol):
@@ -158,7 +70,7 @@ class ServerSide(Protocol):
 
     @property
     def players(self) -> Players:
-        """Who is who across connections (``server.standings``)."""
+        """Who is who across connections (``server.storage.standings``)."""
 
     def allowance(self, address: str, now: float) -> AddressAllowance:
         """The allowance of connections from ``address``."""
@@ -171,7 +83,7 @@ class ServerSide(Protocol):
 
 
 class Connection:
-    """A client, from accept to close. Implements :class:`server.hub.Peer`."""
+    """A client, from accept to close. Implements :class:`server.tables.hub.Peer`."""
 
     def __init__(
         self,
@@ -197,7 +109,8 @@ class Connection:
         self.kind = "human"
         self.client = ""
         self.identity: str | None = None
-        """Who this is across connections (``server.standings``): from hello's player_key."""
+        """Who this is across connections (``server.storage.standings``): from hello's
+        player_key."""
         self.table: Table | None = None
         self.seat: int | None = None
         self.greeted = False
@@ -457,8 +370,7 @@ class Connection:
     # ------------------------------------------------------------------ handlers
 
     def _hello(self, req: Hello) -> dict[str, Any]:
-        if self.greeted:
-            raise RequestError(errors.BAD_REQUEST, "hello was already received on this connection")
+        # A second hello never gets here: _request refuses it before parsing.
         if req.kind == "human" and is_bot_name(req.name):
             raise RequestError(
                 errors.BAD_REQUEST, f"field 'name': {quote(req.name)} is a server bot's name"

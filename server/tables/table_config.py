@@ -1,8 +1,10 @@
-"""Table passwords: stored as salted scrypt hashes, checked in constant time.
+"""What a table's creator chose (:class:`TableConfig`, stored as JSON with the table), and the
+table's password.
 
-A stored hash reads ``scrypt$<n>$<r>$<p>$<salt hex>$<hash hex>``, so its cost parameters can
-change without making older tables unopenable. Tables stored before scrypt keep a salted
-SHA-256 (``password_salt`` beside it in the table's configuration) and are still checked.
+A password is stored as a salted scrypt hash and checked in constant time. A stored hash reads
+``scrypt$<n>$<r>$<p>$<salt hex>$<hash hex>``, so its cost parameters can change without making
+older tables unopenable. Tables stored before scrypt keep a salted SHA-256 (``password_salt``
+beside it in the table's configuration) and are still checked.
 
 >>> stored = hash_password("open sesame")
 >>> password_matches("open sesame", stored), password_matches("open sesame!", stored)
@@ -14,7 +16,54 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from typing import Final
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from engine.rules import RuleSet
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """What the creator chose; stored as JSON with the table."""
+
+    name: str
+    rules: RuleSet
+    hands: int | None
+    password_salt: str | None
+    password_hash: str | None
+    turn_timer: float | None
+    grace: float
+    hints: bool = False
+    """Whether the seated people may ask the coach for hints (``server.tables.hints``)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored JSON form."""
+        return {
+            "name": self.name,
+            "rules": self.rules.to_dict(),
+            "hands": self.hands,
+            "password_salt": self.password_salt,
+            "password_hash": self.password_hash,
+            "turn_timer": self.turn_timer,
+            "grace": self.grace,
+            "hints": self.hints,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TableConfig:
+        """Read the stored JSON form back."""
+        return cls(
+            name=str(data["name"]),
+            rules=RuleSet.from_dict(data.get("rules", {})),
+            hands=data.get("hands"),
+            password_salt=data.get("password_salt"),
+            password_hash=data.get("password_hash"),
+            turn_timer=data.get("turn_timer"),
+            grace=float(data.get("grace", 60.0)),
+            hints=bool(data.get("hints", False)),
+        )
+
 
 SCRYPT_N: Final = 1 << 12
 """scrypt's cost: 4 MiB of memory and about 5 ms of one core per check. A check runs on the event

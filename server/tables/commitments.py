@@ -1,16 +1,19 @@
 """The server's side of commit–reveal deals (PROTOCOL.md §13): commitments, client seeds, reveal.
 
-A table keeps one :class:`DealSeeds` per match. Each commitment covers the hands from the one
+A table's :class:`SeedCeremony` (a part of :class:`server.tables.table.Table`) keeps one
+:class:`DealSeeds` per match. Each commitment covers the hands from the one
 it is first used for up to the next commitment (a new one is made when a person sits down
 during the match). The pure part (the HMAC, the checks) is :mod:`engine.fairdeal`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from engine.actions import NUM_SEATS
 from engine.fairdeal import (
@@ -22,7 +25,10 @@ from engine.fairdeal import (
     first_dealer,
 )
 from protocol import errors
+from protocol import events as m
 from protocol.requests import RequestError
+from server.tables.hub import Hub
+from server.tables.seats import SeatState
 
 
 @dataclass
@@ -178,3 +184,111 @@ class DealSeeds:
                 }
             )
         return out
+
+
+class SeedsTable(Protocol):
+    """What :class:`SeedCeremony` needs of its table (:class:`server.tables.table.Table`)."""
+
+    id: str
+    hub: Hub[Any]
+    seats: list[SeatState]
+
+
+class SeedCeremony:
+    """The fair deal's seeds at one table (a part of :class:`server.tables.table.Table`): a
+    commitment per match (and per newcomer), the seats' client seeds, the wait for them, the
+    seeds locked for each deal and stored, and their reveal once the match is over. It makes
+    the messages; the table sends them."""
+
+    def __init__(self, table: SeedsTable) -> None:
+        self.table = table
+        self.deal_seeds: DealSeeds | None = None
+        """The match's commit–reveal seeds; None before the first start."""
+        self._seed_arrived = asyncio.Event()
+
+    def new_match(self) -> None:
+        """A new match: seeds of its own (its first commitment is :meth:`commit`'s)."""
+        self.deal_seeds = DealSeeds()
+
+    def cancel(self) -> None:
+        """The match did not begin after all (a seat emptied before the deal)."""
+        self.deal_seeds = None
+
+    def commit(self) -> dict[str, Any] | None:
+        """Draw a new server seed; its ``commitment`` message (None: no match has seeds)."""
+        if self.deal_seeds is None:
+            return None
+        return self._commitment_message(self.deal_seeds.commit(self.table.hub.now()))
+
+    def pending_message(self) -> dict[str, Any] | None:
+        """The ``commitment`` still collecting seeds, for a player who comes back (or None)."""
+        if self.deal_seeds is None or self.deal_seeds.pending is None:
+            return None
+        return self._commitment_message(self.deal_seeds.pending)
+
+    def _commitment_message(self, pending: Commitment) -> dict[str, Any]:
+        return m.commitment(
+            table=self.table.id,
+            commitment=pending.commitment,
+            wait=self.table.hub.config.seed_wait,
+        )
+
+    def offer(self, seat: int, quoted: str, seed: bytes) -> None:
+        """``seat``'s client seed for the pending commitment ``quoted``."""
+        if self.deal_seeds is None:
+            raise RequestError(errors.STALE, "No commitment is collecting seeds at this table")
+        self.deal_seeds.offer(seat, quoted, seed)
+        self._seed_arrived.set()
+
+    def seed_seats(self) -> list[int]:
+        """The seats whose client seed a deal waits for: connected people."""
+        return [
+            i
+            for i, s in enumerate(self.table.seats)
+            if s.kind == "human" and s.remote_kind != "bot" and s.peer is not None
+        ]
+
+    async def wait_for_seeds(self) -> None:
+        """Wait until no connected person's seed is missing, ``seed_wait`` seconds at most."""
+        deal_seeds = self.deal_seeds
+        if deal_seeds is None or deal_seeds.pending is None:
+            return
+        hub = self.table.hub
+        deadline = deal_seeds.pending.published + hub.config.seed_wait
+        while deal_seeds.missing(self.seed_seats()):
+            left = deadline - hub.now()
+            if left <= 0:
+                return
+            self._seed_arrived.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._seed_arrived.wait(), left)
+
+    def lock(self, hand: int) -> None:
+        """Deal hand ``hand`` with the pending commitment (if any) and store the seeds."""
+        deal_seeds = self.deal_seeds
+        if deal_seeds is None or deal_seeds.pending is None:
+            return
+        seats = self.table.seats
+        bots = [i for i, s in enumerate(seats) if s.kind != "human" or s.remote_kind == "bot"]
+        deal_seeds.lock(hand, bots)
+        self.table.hub.store.save_deal_seeds(self.table.id, [c.to_dict() for c in deal_seeds.used])
+
+    def reveal(self, hands_dealt: int) -> m.SeedsRevealed | None:
+        """The match is over after ``hands_dealt`` hands: store every server seed with the
+        records; the ``seeds_revealed`` message (None: no seeds were used)."""
+        deal_seeds = self.deal_seeds
+        if deal_seeds is None or not deal_seeds.used:
+            return None
+        entries = deal_seeds.reveal(hands_dealt)
+        self.table.hub.store.reveal_deal_seeds(self.table.id, entries)
+        return m.seeds_revealed(table=self.table.id, commitments=entries)
+
+    def fair(self, hand: int, *, revealed: bool) -> dict[str, Any] | None:
+        """Hand ``hand``'s ``fair`` map (with the server seed once ``revealed``); None for a
+        match dealt without seeds."""
+        if self.deal_seeds is None:
+            return None
+        try:
+            return self.deal_seeds.fair(hand, revealed=revealed)
+        except LookupError:
+            return None

@@ -1,5 +1,5 @@
 """What the standings count of a finished hand, and who a seat's server bot counts as: the
-part of ``server.standings`` that the store needs as it keeps the standings (so the store,
+part of ``server.storage.standings`` that the store needs as it keeps the standings (so the store,
 below the standings, imports only this)."""
 
 from __future__ import annotations

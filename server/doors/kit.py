@@ -1,5 +1,5 @@
 """What the SSH door and the browser door share: the session limits (:class:`DoorGate`), the
-player's name, and the child process's command line and environment (see ``server.doors``)."""
+player's name, and the child process's command line and environment (see ``server.doors.host``)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Final
 
 from protocol.requests import NAME_MAX
 from server.config import ServerConfig
-from server.connection import TokenBucket
+from server.net.limits import TokenBucket
 
 if TYPE_CHECKING:
-    from server.connection import AddressAllowance
+    from server.net.limits import AddressAllowance
 
 DEFAULT_NAME: Final = "Player"
 """The name of a door player whose login name has nothing usable in it."""
@@ -100,7 +100,7 @@ class DoorGate:
         nothing spent).
 
         >>> from server.config import ServerConfig
-        >>> from server.connection import AddressAllowance
+        >>> from server.net.limits import AddressAllowance
         >>> config = ServerConfig(door_start_burst=2)
         >>> allowances = {}
         >>> def allowance(address, now):
@@ -162,12 +162,12 @@ def client_command(
 ) -> list[str]:
     """The child's command line: this Python running ``sheepshead join`` on the local socket
     (``localhost:PORT`` is what the client shows, and where it files its seat tokens), through
-    ``server.door_child``, which first lowers its priority by ``nice`` and caps its data
+    ``server.doors.child``, which first lowers its priority by ``nice`` and caps its data
     segment at ``data_bytes`` (``ServerConfig.door_child_nice``, ``door_child_data_bytes``)."""
     return [
         sys.executable,
         "-m",
-        "server.door_child",
+        "server.doors.child",
         str(max(0, nice)),
         str(max(0, data_bytes)),
         "join",

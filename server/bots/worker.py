@@ -1,6 +1,6 @@
 """A bot worker process: decisions in on stdin, chosen actions out on stdout.
 
-:class:`server.botpool.BotPool` starts it as ``python -m server.botworker [module ...]`` (each
+:class:`server.bots.pool.BotPool` starts it as ``python -m server.bots.worker [module ...]`` (each
 module is imported first, so that its ``register`` calls add strategies). It stays an
 interpreted module (not in setup.py's COMPILED_MODULES): it is the entry point of a process.
 

@@ -24,7 +24,7 @@ from protocol.discovery import SERVICE_TYPE, txt_record
 if TYPE_CHECKING:
     from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
-    from server.lobby import Lobby
+    from server.tables.lobby import Lobby
 
 log = logging.getLogger("sheepshead.server")
 

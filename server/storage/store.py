@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import json
 import logging
 import os
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from server.tallies import (
+from server.storage.tallies import (
     TALLY_FIGURES,
     Figures,
     HandFacts,
@@ -132,7 +133,7 @@ CREATE TABLE IF NOT EXISTS results (
 """
 
 _PLAYERS_SCHEMA: Final = """
--- Players the server remembers (server.standings). New tables only: a database without them
+-- Players the server remembers (server.storage.standings). New tables only: a database without them
 -- gets them on open, and an older server ignores them.
 CREATE TABLE IF NOT EXISTS identities (
     identity TEXT PRIMARY KEY,         -- sha256 of a player key (never the key itself)
@@ -156,7 +157,7 @@ CREATE TABLE IF NOT EXISTS hand_seats (
     name TEXT,
     PRIMARY KEY (table_id, match_number, number, seat)
 );
--- The standings, kept as hands and matches end (server.standings): one row per identity per
+-- The standings, kept as hands and matches end (server.storage.standings): one row per identity per
 -- match, added to at each of its finished hands; ``finished`` is set when the match ends
 -- (NULL: still in play, not counted yet).
 CREATE TABLE IF NOT EXISTS match_tallies (
@@ -697,7 +698,8 @@ class Store:
             )
 
     def save_deal_seeds(self, table_id: str, commitments: list[dict[str, Any]]) -> None:
-        """Store a match's commit–reveal seeds (``server.commitments``), replacing the last."""
+        """Store a match's commit–reveal seeds (``server.tables.commitments``), replacing the
+        last."""
         self._write(
             "INSERT OR REPLACE INTO deal_seeds (table_id, data) VALUES (?, ?)",
             (table_key(table_id), json_text(commitments)),
@@ -790,7 +792,8 @@ class Store:
         name: str | None = None,
         seen: float | None = None,
     ) -> None:
-        """Remember a player identity (see ``server.standings``); an ``ssh`` one stays ssh."""
+        """Remember a player identity (see ``server.storage.standings``); an ``ssh`` one
+        stays ssh."""
         self._write(
             "INSERT INTO identities (identity, kind, label, name, seen) VALUES (?, ?, ?, ?, ?)"
             " ON CONFLICT(identity) DO UPDATE SET"
@@ -823,7 +826,7 @@ class Store:
 
     @property
     def connection(self) -> sqlite3.Connection:
-        """The open database, for read-only queries such as ``server.standings`` (pending
+        """The open database, for read-only queries such as ``server.storage.standings`` (pending
         action rows are inserted first, so a read sees every write)."""
         self._insert_actions()
         return self._db
@@ -954,3 +957,8 @@ class Store:
 # One encoder for every write: json.dumps with options builds a new JSONEncoder per call.
 json_text: Final[Callable[[Any], str]] = json.JSONEncoder(separators=(",", ":")).encode
 """How the store writes a JSON column (for callers that encode ahead, see ``add_action``)."""
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a seat token (tokens themselves are never stored or broadcast)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()

@@ -11,16 +11,17 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from server.botpool import BotPool
+    from server.bots.pool import BotPool
     from server.config import ServerConfig
-    from server.store import Store
+    from server.storage.store import Store
 
 TableT = TypeVar("TableT")
-"""The table type (:class:`server.table.Table`): a parameter, so this module imports no table."""
+"""The table type (:class:`server.tables.table.Table`): a parameter, so this module imports no
+table."""
 
 
 class Meter(Protocol):
-    """A token bucket (:class:`server.connection.TokenBucket`, which never goes into debt
+    """A token bucket (:class:`server.net.connection.TokenBucket`, which never goes into debt
     here): what the lobby meters an address's match ends with."""
 
     def take(self, now: float, amount: float = 1.0) -> bool:
@@ -44,7 +45,7 @@ class Peer(Protocol):
     kind: str
     address: str
     table: Any
-    """The table it is at (a :class:`server.table.Table`), or None."""
+    """The table it is at (a :class:`server.tables.table.Table`), or None."""
     seat: int | None
 
     def send(self, message: Mapping[str, Any]) -> None:

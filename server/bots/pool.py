@@ -3,7 +3,7 @@
 A ``search`` decision takes up to a second of CPU. Run in a thread of the server, it held the
 GIL against every table: sixteen tables of ``search`` bots pushed other players' ping p99 to
 96 ms. :class:`BotPool` hands each decision (the seat's view and its legal list in, one action
-map out; cheap to pack) to one of ``size`` worker processes (:mod:`server.botworker`), first
+map out; cheap to pack) to one of ``size`` worker processes (:mod:`server.bots.worker`), first
 come first served, and enforces the per-decision budget there:
 
 - a decision that runs over the budget fails with :class:`DecisionTimeout`, and its worker is
@@ -44,7 +44,7 @@ from typing import Any
 import msgpack
 
 from protocol.framing import HEADER_SIZE, encode
-from server import botworker
+from server.bots import worker as botworker
 
 log = logging.getLogger("sheepshead.server")
 

@@ -45,15 +45,14 @@ from aiohttp.typedefs import Handler
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
-from server.addresses import client_address
-from server.connection import TokenBucket
-from server.door_kit import (
+from server.doors.kit import (
     DoorGate,
     child_environment,
     client_command,
     player_name,
     take_if_there,
 )
+from server.net.limits import TokenBucket, client_address
 
 if TYPE_CHECKING:
     from server.app import Server

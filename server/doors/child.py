@@ -1,8 +1,8 @@
-"""What a door's child process runs: ``python -m server.door_child NICE DATA_BYTES ARGS...``
+"""What a door's child process runs: ``python -m server.doors.child NICE DATA_BYTES ARGS...``
 lowers its own priority by ``NICE``, caps its data segment at ``DATA_BYTES`` (0: no cap), then
 runs ``sheepshead ARGS...`` in the same process.
 
-Both doors start their children through it (``server.door_kit.client_command``): the browser
+Both doors start their children through it (``server.doors.kit.client_command``): the browser
 door's child is started by textual-serve from a command line, where no ``preexec_fn`` can be
 passed. It imports nothing but the standard library before the client, so it costs no start
 time of its own.
@@ -34,7 +34,7 @@ def main(argv: list[str]) -> int:
     try:
         nice, data_bytes = int(argv[0]), int(argv[1])
     except (IndexError, ValueError):
-        print("usage: python -m server.door_child NICE DATA_BYTES ARGS...", file=sys.stderr)
+        print("usage: python -m server.doors.child NICE DATA_BYTES ARGS...", file=sys.stderr)
         return 2
     lower_limits(nice, data_bytes)
     from client.cli import main as client_main

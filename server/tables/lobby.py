@@ -1,7 +1,8 @@
 """The lobby: every open table by id, seat tokens, creating and finding tables, restoring them.
 
-The lobby is the :class:`~server.hub.Hub` the tables talk to: it hands them the configuration,
-the store, the clock and the token index (sha256 of each seat token -> table and seat).
+The lobby is the :class:`~server.tables.hub.Hub` the tables talk to: it hands them the
+configuration, the store, the clock and the token index (sha256 of each seat token -> table and
+seat).
 """
 
 from __future__ import annotations
@@ -17,17 +18,15 @@ from engine.rules import DEFAULT_PRESET, RuleSet
 from protocol import errors
 from protocol.framing import pack
 from protocol.requests import CreateTable, RequestError
-from server.botpool import BotPool, default_size
-from server.hub import Meter, MeterFactory, Peer
-from server.passwords import hash_password
-from server.restore import restore_table, resume_after_restore
-from server.seats import hash_token
-from server.table import Table
-from server.table_config import TableConfig
+from server.bots.pool import BotPool, default_size
+from server.storage.store import hash_token
+from server.tables.hub import Meter, MeterFactory, Peer
+from server.tables.table import Table
+from server.tables.table_config import TableConfig, hash_password
 
 if TYPE_CHECKING:
     from server.config import ServerConfig
-    from server.store import Store
+    from server.storage.store import Store
 
 log = logging.getLogger("sheepshead.server")
 
@@ -263,7 +262,7 @@ class Lobby:
         over_since = self.wall() - self.config.over_table_ttl
         for row in self.store.load_open_tables(over_since=over_since):
             try:
-                table = restore_table(self, row)
+                table = Table.restore(self, row)
             except Exception:
                 log.exception("table %s could not be restored; it is left in the database", row.id)
                 continue
@@ -271,7 +270,7 @@ class Lobby:
             count += 1
         for table in list(self.tables.values()):
             try:
-                resume_after_restore(table)
+                table.start_after_restore()
             except Exception:
                 log.exception("table %s could not be resumed", table.id)
         return count

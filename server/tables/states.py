@@ -18,7 +18,7 @@ from engine.match import Match
 from engine.view import SHARED_PARTS, legal_maps, private_fields, shared_part
 from protocol import events as m
 from protocol.framing import encode
-from server.hub import Peer
+from server.tables.hub import Peer
 
 log = logging.getLogger("sheepshead.server")
 

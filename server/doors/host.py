@@ -5,13 +5,13 @@ The child dials the server through a Unix socket in a private temporary director
 (``Server.open_local_socket``) rather than the TCP port: every door player would otherwise be
 one more connection from 127.0.0.1, and the TCP port's per-address limit would stop the
 seventeenth. The doors count their own sessions per remote address instead
-(``server.door_kit.DoorGate``).
+(``server.doors.kit.DoorGate``).
 
 The child gets a small environment of its own, not the server's
-(``server.door_kit.child_environment``): its ``HOME`` and XDG directories are the player's
+(``server.doors.kit.child_environment``): its ``HOME`` and XDG directories are the player's
 directory (the SSH door keeps one per key fingerprint beside the database, so the seat tokens
 and the player key in it follow the key; a browser tab gets a throwaway one, holding the
-player key derived from the browser's cookie: ``server.web_door``).
+player key derived from the browser's cookie: ``server.doors.web``).
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from server.door_kit import DoorGate
+from server.doors.kit import DoorGate
 
 if TYPE_CHECKING:
     from server.app import Server
-    from server.ssh_door import SSHDoor
-    from server.web_door import WebDoor
+    from server.doors.ssh import SSHDoor
+    from server.doors.web import WebDoor
 
 log = logging.getLogger("sheepshead.doors")
 
@@ -85,14 +85,14 @@ class Doors:
         try:
             await self.socket.open(self.server)
             if self.ssh_port is not None:
-                from server.ssh_door import SSHDoor
+                from server.doors.ssh import SSHDoor
 
                 self.ssh = SSHDoor(
                     self.server, self.data_dir, self.socket.path, self.gate, self.ssh_keys
                 )
                 await self.ssh.start(host, self.ssh_port)
             if self.web_port is not None:
-                from server.web_door import WebDoor
+                from server.doors.web import WebDoor
 
                 self.web = WebDoor(self.server, self.socket.path, self.gate)
                 await self.web.start(host, self.web_port)

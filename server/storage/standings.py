@@ -35,14 +35,15 @@ from protocol import errors
 from protocol import events as m
 from protocol.framing import MAX_FRAME_DEFAULT, pack
 from protocol.requests import SINCE_TONIGHT, since_moment
-from server.tallies import (
+from server.storage.store import hash_token
+from server.storage.tallies import (
     BOT_PREFIX,
     TALLY_FIGURES,
     Figures,
 )
 
 if TYPE_CHECKING:
-    from server.store import Store
+    from server.storage.store import Store
 
 log = logging.getLogger("sheepshead.server")
 
@@ -249,8 +250,6 @@ class Players:
 
     def seated_with(self, peer: Any, token: str) -> None:
         """Like :meth:`seated`, given the token itself."""
-        from server.seats import hash_token
-
         self.seated(peer, hash_token(token))
 
     def answer_standings(self, peer: Any, request_id: int, since: str | None) -> None:

@@ -8,7 +8,7 @@ messages leaves (see ``server.app``).
 
 Who plays a seat's turn:
 
-- a server bot: after ``bot_delay``, its strategy (in a bot worker process, ``server.botpool``);
+- a server bot: after ``bot_delay``, its strategy (in a bot worker process, ``server.bots.pool``);
 - a connected player: they answer the ``your_turn`` prompt; with a turn timer, a stand-in bot
   moves for them when it runs out;
 - an absent player: nothing happens during the table's grace period, then a stand-in bot plays
@@ -28,8 +28,6 @@ is over the table stays, with its seats and tokens, until the host starts a rema
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import contextvars
 import functools
 import logging
 import secrets
@@ -47,16 +45,16 @@ from protocol import errors
 from protocol import events as m
 from protocol.framing import encode, frame, pack
 from protocol.requests import RequestError
-from server.commitments import Commitment, DealSeeds
-from server.history import LINES_KEPT, history_entry, history_reply
-from server.hub import Hub, Peer
-from server.passwords import password_matches
-from server.seats import BOT_NAMES, TOKEN_BYTES, SeatState, hash_token
-from server.states import ViewParts, send_states
-from server.store import json_text
-from server.table_config import TableConfig
-from server.tallies import HandFacts
-from server.turns import TableTurns
+from server.storage.store import TableRow, hash_token, json_text
+from server.storage.tallies import HandFacts
+from server.tables.commitments import Commitment, DealSeeds, SeedCeremony
+from server.tables.history import LINES_KEPT, history_entry, history_reply
+from server.tables.hub import Hub, Peer
+from server.tables.presence import Presence
+from server.tables.seats import BOT_NAMES, TOKEN_BYTES, SeatState, TableState
+from server.tables.states import ViewParts, send_states
+from server.tables.table_config import TableConfig, password_matches
+from server.tables.turns import TurnClock
 
 log = logging.getLogger("sheepshead.server")
 
@@ -73,34 +71,30 @@ def _record_of(action: Action) -> tuple[dict[str, Any], str]:
     return record, json_text(record)
 
 
-class Table(TableTurns):
-    """A table in the lobby: seats, spectators, host, the match and its timers (the turn
-    timers, trick pauses and bot moves in :class:`server.turns.TableTurns`, the grace periods
-    in :class:`server.presence.TablePresence`)."""
+class Table:
+    """A table in the lobby: seats, spectators, host, the match and its timers.
+
+    Made of parts, each with the interface it needs of the table spelled out: :attr:`turns`
+    (:class:`~server.tables.turns.TurnClock`: the turn timer, trick pauses and bot moves) and
+    :attr:`presence` (:class:`~server.tables.presence.Presence`: the grace periods and
+    stand-ins of absent players)."""
 
     def __init__(self, hub: Hub[Table], table_id: str, config: TableConfig) -> None:
         self.hub = hub
         self.id = table_id
         self.config = config
-        self.state = "waiting"
+        self.state: TableState = "waiting"
         self.seats = [SeatState() for _ in range(NUM_SEATS)]
         self.host_seat: int | None = None
-        self.match = None
+        self.match: Match | None = None
         self.seq = 0
         self.turn_seq = 0
         self.last: dict[str, Any] | None = None
-        self.spectators = set()
+        self.spectators: set[Peer] = set()
         self.last_activity = hub.now()
-        self._turn_task = None
-        self._turn_key = None
-        self._deadline_key = None
-        self._deadline = None
-        self._next_hand_task = None
-        self.deal_seeds: DealSeeds | None = None
-        """The match's commit–reveal seeds (PROTOCOL.md §13); None before the first start."""
-        self._starting = None
+        self._next_hand_task: asyncio.Task[None] | None = None
+        self._starting: asyncio.Task[None] | None = None
         """The first deal waiting for the players' client seeds."""
-        self._seed_arrived = asyncio.Event()
         self.stopped = False
         self.stored_actions = 0
         """How many actions of this table are in the store (the next one's number)."""
@@ -108,7 +102,8 @@ class Table(TableTurns):
         self._info_sent: dict[Peer, dict[str, Any]] = {}
         """The summary each attached connection was last sent (``info`` is left out if same)."""
         self._view_parts = ViewParts()
-        """The view parts kept between changes: the deal's and the auction's (``server.states``)."""
+        """The view parts kept between changes: the deal's and the auction's
+        (``server.tables.states``)."""
         self.match_number = 0
         """The current match at this table: 0, then +1 per rematch."""
         self.history: list[bytes] = []
@@ -116,20 +111,102 @@ class Table(TableTurns):
         the garbage collector never walks them)."""
         self.lines: deque[bytes] = deque(maxlen=LINES_KEPT)
         """The last chat and notice events, packed as they were sent."""
-        self._lead_hand = -1
-        self._lead_actions = -1
-        self._lead_at = 0.0
-        """The decision a trick pause comes before (hand number and actions in it; ints, not a
-        tuple kept per trick) and when the pause ends."""
-        self._lead_timer = None
-        """Prompts the leader of a person's seat when the trick pause ends."""
-        self._pause_over_callback = self._pause_over
-        self._timer_context = contextvars.copy_context()
-        """The timer's callback and context, made once: a bound method and a context copied
-        per trick would be two more objects for the garbage collector to walk each time."""
         self.finished_at: float | None = None
         """Wall-clock time the last match ended (while the table is ``over``)."""
         self._over_timer: asyncio.TimerHandle | None = None
+        self.presence = Presence(self)
+        """The grace periods and stand-ins of absent players."""
+        self.turns = TurnClock(self)
+        """Who moves when: the turn timer, the trick pause, bots' and stand-ins' moves."""
+        self.seeds = SeedCeremony(self)
+        """The fair deal's seeds: commitments, client seeds, reveal (PROTOCOL.md §13)."""
+
+    # ------------------------------------------------------------------ after a restart
+
+    @classmethod
+    def restore(cls, hub: Hub[Table], row: TableRow) -> Table:
+        """A stored table brought back after a restart: its seats, and its match replayed through
+        the engine (which checks every action again), with the history of the match's finished
+        hands. Its timers start with :meth:`start_after_restore`, once every table is back."""
+        table = cls(hub, row.id, TableConfig.from_dict(row.config))
+        now = hub.now()
+        for seat_row in row.seats:
+            if not 0 <= seat_row.seat < NUM_SEATS:
+                continue
+            s = table.seats[seat_row.seat]
+            s.kind = "bot" if seat_row.kind == "bot" else "human"
+            s.name = seat_row.name
+            s.strategy_name = seat_row.strategy
+            s.remote_kind = seat_row.remote_kind
+            s.token_hash = seat_row.token_hash
+            s.added_by = seat_row.added_by if s.kind == "bot" else None
+            if s.kind != "bot":
+                s.disconnected_at = now
+                if s.token_hash:
+                    hub.tokens[s.token_hash] = (table, seat_row.seat)
+        table.host_seat = row.host_seat
+        table.match_number = row.match_number
+        if row.state == "over":
+            table.finished_at = row.finished
+        if row.state == "playing" or (row.state == "over" and row.seed is not None):
+            if row.seed is None:
+                raise ValueError("a playing table without a seed")
+            stored = hub.store.deal_seeds(row.id)
+            if stored:
+                table.seeds.deal_seeds = DealSeeds([Commitment.from_dict(c) for c in stored])
+            match = Match(
+                table.config.rules,
+                seed=row.seed,
+                hand_limit=table.config.hands,
+                first_dealer=row.first_dealer,
+                keep_history=False,
+                deal_seed=table.seeds.deal_seeds.seed_for if table.seeds.deal_seeds else None,
+            )
+            table.match = match
+            for number, data in row.actions:
+                while match.number < number:
+                    match.next_hand()
+                match.apply(action_from_dict(data))
+                table.last = data
+                if match.hand.is_over:
+                    table._record_hand(match.number)  # history, as it was before the restart
+            while row.dealt is not None and match.number < row.dealt and not match.is_over:
+                match.next_hand()  # dealt (and shown) before the crash, no action yet
+                table.last = None
+            if row.state == "over" and not match.is_over:
+                match.end()  # the host ended it early
+            table.state = "over" if row.state == "over" else "playing"
+            table.stored_actions = len(row.actions)
+            if match.totals != row.totals:
+                log.warning(
+                    "table %s: replayed totals %s differ from stored %s",
+                    row.id,
+                    match.totals,
+                    row.totals,
+                )
+        elif row.state == "over":
+            table.state = "over"
+        table.seq = row.seq
+        table.turn_seq = row.seq + 1
+        return table
+
+    def start_after_restore(self) -> None:
+        """Start a restored table's timers: grace for absent players, the next hand, the bots."""
+        match = self.match
+        if self.state == "over":
+            ended = self.hub.wall() - (self.finished_at or 0.0)
+            self._start_over_timer(self.hub.config.over_table_ttl - ended)
+            if not self._maybe_close():
+                self.publish_state()
+            return
+        if self.state == "playing" and match is not None:
+            self.presence.start_absent_graces()
+            if match.hand.is_over:
+                if match.is_over:
+                    self._finish_match()
+                    return
+                self._next_hand_task = asyncio.create_task(self._deal_next(match.number))
+        self.publish_state(new_turn=True)
 
     # ------------------------------------------------------------------ summary
 
@@ -163,7 +240,7 @@ class Table(TableTurns):
                     "connected": s.kind == "bot" or s.peer is not None,
                     "strategy": s.strategy_name if s.kind == "bot" else None,
                     "remote": s.kind == "human",
-                    "standin": self._standin_active(i),
+                    "standin": self.presence.standin_active(i),
                 }
                 for i, s in enumerate(self.seats)
             ],
@@ -231,9 +308,9 @@ class Table(TableTurns):
         """Seat ``peer`` at ``seat`` (checked with :meth:`check_join`); returns its token."""
         token = self._seat_peer(peer, seat)
         if self.state == "playing":
-            self._notice("joined", f"{peer.name} took seat {seat}", seat)
+            self.notice("joined", f"{peer.name} took seat {seat}", seat)
             self._publish_commitment()  # a new seat's seed counts from the next hand
-        self._changed()
+        self.publish_state()
         return token
 
     def _seat_peer(self, peer: Peer, seat: int) -> str:
@@ -241,7 +318,7 @@ class Table(TableTurns):
         self._info_sent.pop(peer, None)  # its first state is a snapshot, summary and all
         token = secrets.token_urlsafe(TOKEN_BYTES)
         s = self.seats[seat]
-        self._cancel_grace(s)
+        self.presence.cancel_grace(s)
         s.kind = "human"
         s.name = peer.name
         s.strategy_name = None
@@ -272,7 +349,7 @@ class Table(TableTurns):
         self.last_activity = self.hub.now()
         self._info_sent.pop(peer, None)  # a snapshot: the summary too
         self._send_states([(peer, None)])
-        self._schedule()
+        self.turns.schedule()
 
     def leave(self, peer: Peer) -> None:
         """``peer`` stands up (or stops watching)."""
@@ -283,21 +360,21 @@ class Table(TableTurns):
         s = self.seats[seat]
         name = s.name
         self._forget_token(s)
-        self._cancel_grace(s)
+        self.presence.cancel_grace(s)
         s.peer = None
         if self.state == "over":
             s.disconnected_at = self.hub.now()
             self._save_seat(seat)
             if not self._maybe_close():
-                self._changed()
+                self.publish_state()
             return
         self._vacate(seat)
         log.info("table %s: %s left seat %d", self.id, name, seat)
         playing = self.state == "playing"
         if playing:
-            self._notice("left", f"{name} left; a bot plays seat {seat}", seat)
+            self.notice("left", f"{name} left; a bot plays seat {seat}", seat)
         if not self._maybe_close():
-            self._changed()
+            self.publish_state()
         elif playing:  # leaving ended the match, as end_match would have: it counts as one
             self.hub.match_end_allowed(peer.address, take=True)
 
@@ -320,7 +397,7 @@ class Table(TableTurns):
     def _vacate(self, seat: int) -> None:
         s = self.seats[seat]
         self.seats[seat] = SeatState()
-        self._cancel_grace(s)
+        self.presence.cancel_grace(s)
         self._save_seat(seat)
         if self.host_seat == seat:
             humans = [i for i, x in enumerate(self.seats) if x.kind == "human"]
@@ -328,7 +405,7 @@ class Table(TableTurns):
             self.hub.store.update_table(self.id, host_seat=self.host_seat)
             if self.host_seat is not None:
                 new_host = self.seats[self.host_seat].name
-                self._notice("host", f"{new_host} is now the host", self.host_seat)
+                self.notice("host", f"{new_host} is now the host", self.host_seat)
 
     def _require_host(self, peer: Peer) -> None:
         if peer.table is not self or peer.seat is None or peer.seat != self.host_seat:
@@ -362,14 +439,14 @@ class Table(TableTurns):
                 "server allows; remove one first",
             )
         s = self.seats[seat]
-        self._cancel_grace(s)
+        self.presence.cancel_grace(s)
         s.kind = "bot"
         s.strategy_name = name
         s.name = BOT_NAMES[seat]  # short, distinct per seat (five fit an 80-column table)
         s.added_by = peer.address
         self.hub.bots.warm()
         self._save_seat(seat)
-        self._changed()
+        self.publish_state()
         return seat
 
     def remove_bot(self, peer: Peer, seat: int) -> None:
@@ -378,7 +455,7 @@ class Table(TableTurns):
         if self.seats[seat].kind != "bot":
             raise RequestError(errors.NOT_A_BOT, f"Seat {seat} is not held by a server bot")
         self._vacate(seat)
-        self._changed()
+        self.publish_state()
 
     def start(self, peer: Peer) -> None:
         """Host: deal the first hand of the match."""
@@ -400,41 +477,41 @@ class Table(TableTurns):
         self.hub.may_start(self)
         if not self.hub.match_end_allowed(peer.address, take=False):
             raise RequestError(errors.RATE_LIMITED, _MATCH_ENDS_REFUSED)
-        self._begin_match()
+        self._new_match()
 
-    def _begin_match(self) -> None:
+    def _new_match(self) -> None:
         """Begin a new match: the one place a match begins (``start`` and a full table's
         ``rematch``). Each match gets its own commitment (PROTOCOL.md §13); the first hand is
         dealt once the connected players' seeds are in, or at once without people."""
-        self.deal_seeds = DealSeeds()
+        self.seeds.new_match()
         self._publish_commitment()
-        if self._seed_seats() and self.hub.config.seed_wait > 0:
-            self._starting = asyncio.create_task(self._begin_when_seeded())
+        if self.seeds.seed_seats() and self.hub.config.seed_wait > 0:
+            self._starting = asyncio.create_task(self._deal_first_hand_when_seeded())
         else:
-            self._begin()
+            self._deal_first_hand()
 
-    async def _begin_when_seeded(self) -> None:
+    async def _deal_first_hand_when_seeded(self) -> None:
         """Deal the first hand once every person's client seed is in (or the wait is over)."""
         try:
-            await self._seeds_in()
+            await self.seeds.wait_for_seeds()
             self._starting = None
             if self.state != "waiting":
                 return
             if any(s.kind == "empty" for s in self.seats):
-                self.deal_seeds = None
-                self._notice("start_cancelled", "A seat emptied before the deal; start again")
+                self.seeds.cancel()
+                self.notice("start_cancelled", "A seat emptied before the deal; start again")
                 return
-            self._begin()
+            self._deal_first_hand()
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("table %s: starting the match failed", self.id)
 
-    def _begin(self) -> None:
+    def _deal_first_hand(self) -> None:
         """Deal the first hand of the match with the commitment published when the match began."""
-        deal_seeds = self.deal_seeds
+        deal_seeds = self.seeds.deal_seeds
         assert deal_seeds is not None
-        self._lock_seeds(0)
+        self.seeds.lock(0)
         seed = secrets.randbits(62)
         self.match = Match(
             self.config.rules,
@@ -446,11 +523,7 @@ class Table(TableTurns):
         )
         self.state = "playing"
         self.stored_actions = 0  # each match's actions are numbered from 0 (see Store)
-        # Decisions are keyed (hand, actions): keys of the last match's would match this one's.
-        self._cancel_turn()
-        self._end_pause()
-        self._deadline_key = None
-        self._deadline = None
+        self.turns.new_match()
         self.hub.store.update_table(
             self.id,
             state="playing",
@@ -462,8 +535,8 @@ class Table(TableTurns):
             "table %s: match %d started (hands=%s)", self.id, self.match_number, self.config.hands
         )
         self.last = None
-        self._start_absent_graces()
-        self._changed(turn=True)
+        self.presence.start_absent_graces()
+        self.publish_state(new_turn=True)
 
     def rematch(self, peer: Peer) -> None:
         """Host, once the match is over: a new match with the same seats, totals from zero.
@@ -491,14 +564,14 @@ class Table(TableTurns):
             self.id, state="waiting", match_number=self.match_number, totals=[0] * NUM_SEATS
         )
         log.info("table %s: rematch (match %d)", self.id, self.match_number)
-        self._notice("rematch", f"{peer.name} started a new match at this table", self.host_seat)
+        self.notice("rematch", f"{peer.name} started a new match at this table", self.host_seat)
         if all(s.kind != "empty" for s in self.seats):
-            self._begin_match()
+            self._new_match()
         else:
-            self._changed()
+            self.publish_state()
 
     def history_reply(self, start: int) -> dict[str, Any]:
-        """The ``ok`` fields answering ``history`` (``server.history``)."""
+        """The ``ok`` fields answering ``history`` (``server.tables.history``)."""
         return history_reply(
             table=self.id,
             match=self.match_number,
@@ -512,12 +585,7 @@ class Table(TableTurns):
     def _fair_map(self, number: int) -> dict[str, Any] | None:
         """Hand ``number``'s ``fair`` map as its stored record has it, with the server seed once
         the match is over (the seeds are revealed then); None for a match dealt without one."""
-        if self.deal_seeds is None:
-            return None
-        try:
-            return self.deal_seeds.fair(number, revealed=self.state == "over")
-        except LookupError:
-            return None
+        return self.seeds.fair(number, revealed=self.state == "over")
 
     # ------------------------------------------------------------------ commit–reveal seeds
 
@@ -525,63 +593,20 @@ class Table(TableTurns):
         """A seated client's seed for the pending commitment ``quoted`` (PROTOCOL.md §13)."""
         if peer.table is not self or peer.seat is None:
             raise RequestError(errors.NOT_SEATED, "You are not seated at this table")
-        if self.deal_seeds is None:
-            raise RequestError(errors.STALE, "No commitment is collecting seeds at this table")
-        self.deal_seeds.offer(peer.seat, quoted, seed)
-        self._seed_arrived.set()
-
-    def _seed_seats(self) -> list[int]:
-        """The seats whose client seed a deal waits for: connected people."""
-        return [
-            i
-            for i, s in enumerate(self.seats)
-            if s.kind == "human" and s.remote_kind != "bot" and s.peer is not None
-        ]
+        self.seeds.offer(peer.seat, quoted, seed)
 
     def _publish_commitment(self) -> None:
         """Draw a new server seed and send its commitment to everyone at the table."""
-        if self.deal_seeds is None:
-            return
-        self._broadcast(self._commitment_message(self.deal_seeds.commit(self.hub.now())))
-
-    def _commitment_message(self, pending: Commitment) -> dict[str, Any]:
-        return m.commitment(
-            table=self.id,
-            commitment=pending.commitment,
-            wait=self.hub.config.seed_wait,
-        )
-
-    async def _seeds_in(self) -> None:
-        """Wait until no connected person's seed is missing, ``seed_wait`` seconds at most."""
-        deal_seeds = self.deal_seeds
-        if deal_seeds is None or deal_seeds.pending is None:
-            return
-        deadline = deal_seeds.pending.published + self.hub.config.seed_wait
-        while deal_seeds.missing(self._seed_seats()):
-            left = deadline - self.hub.now()
-            if left <= 0:
-                return
-            self._seed_arrived.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._seed_arrived.wait(), left)
-
-    def _lock_seeds(self, hand: int) -> None:
-        """Deal hand ``hand`` with the pending commitment (if any) and store the seeds."""
-        deal_seeds = self.deal_seeds
-        if deal_seeds is None or deal_seeds.pending is None:
-            return
-        bots = [i for i, s in enumerate(self.seats) if s.kind != "human" or s.remote_kind == "bot"]
-        deal_seeds.lock(hand, bots)
-        self.hub.store.save_deal_seeds(self.id, [c.to_dict() for c in deal_seeds.used])
+        message = self.seeds.commit()
+        if message is not None:
+            self._broadcast(message)
 
     def _reveal_seeds(self) -> None:
-        """The match is over: publish every server seed and add it to the stored records."""
-        deal_seeds, match = self.deal_seeds, self.match
-        if deal_seeds is None or match is None or not deal_seeds.used:
-            return
-        entries = deal_seeds.reveal(match.number + 1)
-        self.hub.store.reveal_deal_seeds(self.id, entries)
-        self._broadcast(m.seeds_revealed(table=self.id, commitments=entries))
+        """The match is over: publish every server seed (and add it to the stored records)."""
+        match = self.match
+        message = self.seeds.reveal(match.number + 1) if match is not None else None
+        if message is not None:
+            self._broadcast(message)
 
     def end_match(self, peer: Peer) -> None:
         """Host: end the match now (an unfinished hand is abandoned)."""
@@ -626,7 +651,7 @@ class Table(TableTurns):
             )
             old.close(errors.REPLACED, "A newer connection took over this seat")
         was_away = s.disconnected_at is not None
-        self._cancel_grace(s)
+        self.presence.cancel_grace(s)
         s.peer = peer
         s.disconnected_at = None
         s.standin = False
@@ -636,11 +661,13 @@ class Table(TableTurns):
         peer.seat = seat
         self.last_activity = self.hub.now()
         log.info("table %s: %s is back at seat %d", self.id, s.name, seat)
-        self._changed()  # the snapshot first: PROTOCOL.md §3, the welcome is followed by a state
+        # The snapshot first: PROTOCOL.md §3, the welcome is followed by a state.
+        self.publish_state()
         if was_away and self.state == "playing":
-            self._notice("reconnected", f"{s.name} is back", seat)
-        if self.deal_seeds is not None and self.deal_seeds.pending is not None:
-            peer.send(self._commitment_message(self.deal_seeds.pending))
+            self.notice("reconnected", f"{s.name} is back", seat)
+        pending = self.seeds.pending_message()
+        if pending is not None:
+            peer.send(pending)
 
     def detach(self, peer: Peer) -> None:
         """The connection of ``peer`` is gone (not a leave: the seat is kept for its token)."""
@@ -656,17 +683,17 @@ class Table(TableTurns):
         self.last_activity = self.hub.now()
         if self.state == "over":
             if not self._maybe_close():
-                self._changed()
+                self.publish_state()
             return
         if self.state == "playing":
             grace = self.config.grace
-            self._notice(
+            self.notice(
                 "disconnected",
                 f"{s.name} disconnected; a bot plays for them after {grace:g} s",
                 seat,
             )
-            self._start_grace(seat)
-        self._changed()
+            self.presence.start_grace(seat)
+        self.publish_state()
 
     # ------------------------------------------------------------------ playing
 
@@ -697,7 +724,7 @@ class Table(TableTurns):
             action = action_from_dict(data, seat)
         except BadRecordError as exc:
             raise RequestError(errors.BAD_REQUEST, f"field 'action': {exc.message}") from None
-        self._apply(action)
+        self.apply_action(action)
 
     def prompt_pending(self, peer: Peer, seat: int) -> bool:
         """Whether ``peer`` holds ``seat`` and a ``your_turn`` for it is waiting for an answer
@@ -706,9 +733,9 @@ class Table(TableTurns):
         if self.state != "playing" or match is None or self.seats[seat].peer is not peer:
             return False
         hand = match.hand
-        return not hand.is_over and hand.turn == seat and self._lead_wait() <= 0
+        return not hand.is_over and hand.turn == seat and self.turns.wait_left() <= 0
 
-    def _apply(self, action: Action) -> None:
+    def apply_action(self, action: Action) -> None:
         """Apply an action through the engine, store it, tell everyone. Raises if illegal."""
         match = self.match
         assert match is not None
@@ -726,16 +753,13 @@ class Table(TableTurns):
         pause = self.hub.config.trick_pause
         if pause > 0 and hand.phase == "play" and hand.tricks and not hand.current:
             # A trick just ended and another follows: let people see it before the next lead.
-            self._lead_hand = number
-            self._lead_actions = len(hand.actions)
-            self._lead_at = self.hub.now() + pause
-            self._cancel_lead_timer()
+            self.turns.pause_before_lead(number, len(hand.actions), self.hub.now() + pause)
         if hand.is_over:
             result = hand.result()
             payouts = list(result.payouts or ())
             record = match.records[-1]
-            if self.deal_seeds is not None:
-                fair = self.deal_seeds.fair(number, revealed=False)
+            if self.seeds.deal_seeds is not None:
+                fair = self.seeds.deal_seeds.fair(number, revealed=False)
                 record = {**record, "fair": fair}
             self._record_hand(number, [s.name or "" for s in self.seats])
             facts = HandFacts(result.picker, result.leaster, result.picker_side_points, payouts)
@@ -757,7 +781,7 @@ class Table(TableTurns):
                 payouts,
                 match.totals,
             )
-        self._changed(turn=True, seq_stored=True)
+        self.publish_state(new_turn=True, action_stored=True)
         if hand.is_over:
             # The one view part it shows, not a whole spectator's view built again.
             outcome = shared_part(hand, OUTCOME_PART)
@@ -793,20 +817,31 @@ class Table(TableTurns):
             match = self.match
             if self.state != "playing" or match is None or match.number != finished:
                 return
-            if self.deal_seeds is not None and self.deal_seeds.pending is not None:
-                await self._seeds_in()
+            if self.seeds.deal_seeds is not None and self.seeds.deal_seeds.pending is not None:
+                await self.seeds.wait_for_seeds()
                 if self.state != "playing" or match.number != finished:
                     return
-                self._lock_seeds(finished + 1)
+                self.seeds.lock(finished + 1)
             match.next_hand()
             self.hub.store.update_table(self.id, dealt=match.number)  # stored before it is shown
             self.last = None
             log.info("table %s: hand %d dealt (dealer %d)", self.id, match.number, match.dealer)
-            self._changed(turn=True)
+            self.publish_state(new_turn=True)
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("table %s: dealing the next hand failed", self.id)
+
+    def _cancel_tasks(self) -> None:
+        """Stop everything that would move the table on: its turns, a first deal waiting for the
+        players' seeds, the next hand's deal."""
+        self.turns.stop()
+        if self._starting is not None:
+            self._starting.cancel()
+            self._starting = None
+        if self._next_hand_task is not None:
+            self._next_hand_task.cancel()
+            self._next_hand_task = None
 
     def _finish_match(self) -> None:
         match = self.match
@@ -814,7 +849,7 @@ class Table(TableTurns):
         self.state = "over"
         self._cancel_tasks()
         for s in self.seats:
-            self._cancel_grace(s)
+            self.presence.cancel_grace(s)
         now = self.hub.wall()
         store = self.hub.store
         store.update_table(self.id, state="over", finished=now, totals=match.totals)
@@ -833,7 +868,7 @@ class Table(TableTurns):
             match.hands_played,
             match.totals,
         )
-        self._changed()
+        self.publish_state()
         self._broadcast(
             m.match_over(table=self.id, seq=self.seq, totals=match.totals, hands=match.hands_played)
         )
@@ -842,20 +877,25 @@ class Table(TableTurns):
 
     # ------------------------------------------------------------------ broadcasting
 
-    def _changed(self, *, turn: bool = False, seq_stored: bool = False) -> None:
-        """One state change: bump seq, store it, send every state, prompt, schedule the bots.
+    def publish_state(self, *, new_turn: bool = False, action_stored: bool = False) -> None:
+        """Make a new state of the table known, the one way every change ends.
 
-        ``seq_stored``: the change was an action, already stored with its seq.
+        Its ``seq`` goes up by one (and ``turn_seq`` with it when ``new_turn``: a new decision,
+        whose prompt carries that seq); the lobby hears of it (the summary, when that changed;
+        the seq, stored with the batch's commit, unless ``action_stored``: an action is stored
+        with the seq of the state it produces); everyone at the table is sent their state, the
+        seat to act its prompt; and the next move is scheduled (a bot's move, the turn timer or
+        the trick pause).
         """
         self.seq += 1
-        if turn:
+        if new_turn:
             self.turn_seq = self.seq
         info = self._current_summary()  # tells the lobby if the summary changed
-        if not seq_stored:
+        if not action_stored:
             self.hub.seq_changed(self)  # stored once per group commit, not once per change
-        self._update_deadline()
+        self.turns.update_deadline()
         self._send_states(self._recipients(), info)
-        self._schedule()
+        self.turns.schedule()
 
     def _recipients(self) -> list[tuple[Peer, int | None]]:
         """Every attached connection with its seat (None: watching)."""
@@ -870,7 +910,7 @@ class Table(TableTurns):
         self, recipients: list[tuple[Peer, int | None]], info: dict[str, Any] | None = None
     ) -> None:
         """Send each recipient the current ``state`` built for its seat, then the prompt
-        (``server.states``)."""
+        (``server.tables.states``)."""
         if not recipients:
             return
         send_states(
@@ -883,7 +923,7 @@ class Table(TableTurns):
             info=self._current_summary() if info is None else info,
             info_sent=self._info_sent,
             max_frame=self.hub.config.max_frame,
-            prompt=self._prompt,
+            prompt=self.prompt,
             parts=self._view_parts,
         )
 
@@ -914,7 +954,7 @@ class Table(TableTurns):
         self.hub.summary_changed()
         return summary
 
-    def _prompt(self, seat: int, legal: list[dict[str, Any]] | None = None) -> bytes | None:
+    def prompt(self, seat: int, legal: list[dict[str, Any]] | None = None) -> bytes | None:
         """The encoded ``your_turn`` for ``seat``, or None when it is not that seat's turn.
 
         ``legal``: the hand's :func:`legal_maps` as they stand, if already built.
@@ -923,11 +963,11 @@ class Table(TableTurns):
         if self.state != "playing" or match is None:
             return None
         hand = match.hand
-        if hand.is_over or hand.turn != seat or self._lead_wait() > 0:
+        if hand.is_over or hand.turn != seat or self.turns.wait_left() > 0:
             return None
-        deadline = None
-        if self._deadline is not None and self._deadline_key == self._key():
-            deadline = round(max(0.0, self._deadline - self.hub.now()), 3)
+        deadline = self.turns.deadline()
+        if deadline is not None:
+            deadline = round(max(0.0, deadline - self.hub.now()), 3)
         return encode(
             m.your_turn(
                 table=self.id,
@@ -947,7 +987,8 @@ class Table(TableTurns):
         for p in self.peers():
             p.send_encoded(encoded)
 
-    def _notice(self, code: str, text: str, seat: int | None = None) -> None:
+    def notice(self, code: str, text: str, seat: int | None = None) -> None:
+        """Tell everyone at the table (a ``notice``, kept among the last lines for ``history``)."""
         self._broadcast(m.notice(table=self.id, code=code, text=text, seat=seat), keep=True)
 
     def _save_seat(self, seat: int) -> None:
@@ -988,7 +1029,7 @@ class Table(TableTurns):
         self._cancel_tasks()
         self._cancel_over_timer()
         for s in self.seats:
-            self._cancel_grace(s)
+            self.presence.cancel_grace(s)
             self._forget_token(s)
         store = self.hub.store
         if self.state == "waiting" and self.match_number == 0:
@@ -1055,4 +1096,4 @@ class Table(TableTurns):
         self._cancel_tasks()
         self._cancel_over_timer()
         for s in self.seats:
-            self._cancel_grace(s)
+            self.presence.cancel_grace(s)

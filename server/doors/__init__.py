@@ -1,0 +1,1 @@
+"""The doors: ``serve --ssh`` and ``serve --web``, each session a ``sheepshead join`` child."""

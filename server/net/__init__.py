@@ -1,0 +1,1 @@
+"""The network side: client connections, the per-address limits, the LAN announcement."""

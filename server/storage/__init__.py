@@ -1,0 +1,1 @@
+"""Storage: the SQLite store and the standings kept in it."""

@@ -1,0 +1,285 @@
+"""Who moves when at a table: the turn timer, the trick pause before a lead, and the moves of
+server bots and stand-ins (their strategies run in the bot pool, ``server.bots.pool``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import secrets
+from typing import Any, Protocol
+
+from engine.actions import Action, action_from_dict
+from engine.bots import strategy_names
+from engine.match import Match
+from engine.view import seat_view
+from server.tables.hub import Hub, Peer
+from server.tables.presence import Presence
+from server.tables.seats import SeatState, TableState
+from server.tables.table_config import TableConfig
+
+log = logging.getLogger("sheepshead.server")
+
+
+class TurnsTable(Protocol):
+    """What :class:`TurnClock` needs of its table (:class:`server.tables.table.Table`)."""
+
+    id: str
+    hub: Hub[Any]
+    config: TableConfig
+    state: TableState
+    seats: list[SeatState]
+    spectators: set[Peer]
+    match: Match | None
+    presence: Presence
+
+    def prompt(self, seat: int) -> bytes | None:
+        """The encoded ``your_turn`` for ``seat`` (None: nothing to prompt)."""
+
+    def apply_action(self, action: Action) -> None:
+        """Apply, store and send an action; raises if it is illegal."""
+
+    def notice(self, code: str, text: str, seat: int | None = None) -> None:
+        """Tell everyone at the table."""
+
+
+class TurnClock:
+    """Who moves when at a table (a part of :class:`server.tables.table.Table`): the turn timer,
+    the trick pause before a lead, and the moves of server bots and stand-ins."""
+
+    def __init__(self, table: TurnsTable) -> None:
+        self.table = table
+        self._turn_task: asyncio.Task[None] | None = None
+        self._turn_key: tuple[int, int, str] | None = None
+        self._deadline_key: tuple[int, int] | None = None
+        self._deadline: float | None = None
+        self._lead_hand = -1
+        self._lead_actions = -1
+        self._lead_at = 0.0
+        """The decision a trick pause comes before (hand number and actions in it; ints, not a
+        tuple kept per trick) and when the pause ends."""
+        self._lead_timer: asyncio.TimerHandle | None = None
+        """Prompts the leader of a person's seat when the trick pause ends."""
+        self._pause_over_callback = self._pause_over
+        self._timer_context = contextvars.copy_context()
+        """The timer's callback and context, made once: a bound method and a context copied
+        per trick would be two more objects for the garbage collector to walk each time."""
+
+    def pause_before_lead(self, hand: int, actions: int, until: float) -> None:
+        """A trick just ended and another follows: the next lead (decision ``actions`` of hand
+        ``hand``) waits until ``until`` so that people see the trick."""
+        self._lead_hand = hand
+        self._lead_actions = actions
+        self._lead_at = until
+        self._cancel_lead_timer()
+
+    def new_match(self) -> None:
+        """Forget the last match's decision: decisions are keyed (hand, actions), and the keys of
+        the last match's would match this one's."""
+        self.cancel()
+        self._end_pause()
+        self._deadline_key = None
+        self._deadline = None
+
+    def deadline(self) -> float | None:
+        """When the turn timer runs out for the current decision (None: no timer runs)."""
+        if self._deadline is not None and self._deadline_key == self._key():
+            return self._deadline
+        return None
+
+    def stop(self) -> None:
+        """Stop every timer and move of the table's turns (its match is over or it closes)."""
+        self.cancel()
+        self._cancel_lead_timer()
+
+    def wait_left(self) -> float:
+        """Seconds left of the trick pause before the current decision (0: none)."""
+        match = self.table.match
+        if (
+            match is None
+            or self._lead_hand != match.number
+            or self._lead_actions != len(match.hand.actions)
+        ):
+            return 0.0
+        return max(0.0, self._lead_at - self.table.hub.now())
+
+    def _end_pause(self) -> None:
+        self._lead_hand = -1
+        self._lead_actions = -1
+
+    def _cancel_lead_timer(self) -> None:
+        if self._lead_timer is not None:
+            self._lead_timer.cancel()
+            self._lead_timer = None
+
+    def _pause_over(self) -> None:
+        """The trick pause before a person's lead ended: prompt them, then wait as usual."""
+        self._lead_timer = None
+        try:
+            match = self.table.match
+            if (
+                self.table.state != "playing"
+                or match is None
+                or self._lead_hand != match.number
+                or self._lead_actions != len(match.hand.actions)
+            ):
+                return  # the pause was already over: the leader acted, or a bot led
+            self._end_pause()  # (the loop may run a timer a hair early)
+            if match.hand.is_over:
+                return
+            seat = match.hand.turn
+            assert seat is not None
+            peer = self.table.seats[seat].peer
+            prompt = self.table.prompt(seat)
+            if peer is not None and prompt is not None:
+                peer.send_encoded(prompt)
+            self.schedule()
+        except Exception:
+            log.exception("table %s: the end of a trick pause failed", self.table.id)
+
+    def _key(self) -> tuple[int, int]:
+        match = self.table.match
+        assert match is not None
+        return (match.number, len(match.hand.actions))
+
+    def update_deadline(self) -> None:
+        """Start the turn timer when a new decision begins (re-prompts keep the deadline)."""
+        timer = self.table.config.turn_timer
+        match = self.table.match
+        if timer is None or self.table.state != "playing" or match is None or match.hand.is_over:
+            return
+        key = self._key()
+        if self._deadline_key != key:
+            self._deadline_key = key
+            self._deadline = self.table.hub.now() + self.wait_left() + timer
+
+    def _attended(self) -> bool:
+        return bool(self.table.spectators) or any(s.peer is not None for s in self.table.seats)
+
+    def schedule(self) -> None:
+        """Make sure the right thing happens for the seat to act (bot move, timer, nothing)."""
+        match = self.table.match
+        if self.table.state != "playing" or match is None or match.hand.is_over:
+            self.cancel()
+            return
+        seat = match.hand.turn
+        assert seat is not None
+        key = self._key()
+        timer = self.table.config.turn_timer
+        self.update_deadline()
+        if not self._attended():
+            self.cancel()
+            return
+        s = self.table.seats[seat]
+        mode: str
+        delay: float
+        wait = self.wait_left()
+        if s.kind == "bot" or self.table.presence.standin_active(seat):
+            mode, delay = "bot", max(self.table.hub.config.bot_delay, wait)
+        elif wait > 0:
+            # The prompt goes out when the pause ends: a timer, not a task (fewer objects for
+            # the garbage collector, once per trick at every table).
+            self.cancel()
+            if self._lead_timer is None:
+                loop = asyncio.get_running_loop()
+                self._lead_timer = loop.call_later(
+                    wait, self._pause_over_callback, context=self._timer_context
+                )
+            return
+        elif timer is not None and self._deadline is not None:
+            mode, delay = "timer", max(0.0, self._deadline - self.table.hub.now())
+        else:
+            self.cancel()
+            return
+        full_key = (*key, mode)
+        task = self._turn_task
+        if self._turn_key == full_key and task is not None and not task.done():
+            return
+        self.cancel()
+        self._turn_key = full_key
+        self._turn_task = asyncio.create_task(self._bot_turn(key, seat, mode, delay))
+
+    def cancel(self) -> None:
+        """Cancel the pending move or turn timer (a trick pause's prompt stays)."""
+        if self._turn_task is not None:
+            self._turn_task.cancel()
+        self._turn_task = None
+        self._turn_key = None
+
+    def _strategy_for(self, seat: int) -> str:
+        """The strategy that plays ``seat``: its bot's, else (a stand-in) the default one."""
+        s = self.table.seats[seat]
+        name = s.strategy_name if s.kind == "bot" else None
+        if name is None or name not in strategy_names():
+            return self.table.hub.default_bot()  # e.g. a restored bot whose strategy is gone
+        return name
+
+    async def _bot_turn(self, key: tuple[int, int], seat: int, mode: str, delay: float) -> None:
+        try:
+            if delay > 0:
+                await asyncio.sleep(delay)
+            match = self.table.match
+            if self.table.state != "playing" or match is None or self._key() != key:
+                return
+            self._end_pause()  # the sleep may end a hair before the pause does
+            hand = match.hand
+            view = seat_view(hand, seat)
+            action = await self._choose(seat, view)
+            if self.table.state != "playing" or self._key() != key:
+                return  # somebody else moved meanwhile (the player came back and acted)
+            self._turn_task = None
+            self._turn_key = None
+            if mode == "timer":
+                name = self.table.seats[seat].name
+                self.table.notice("timer_expired", f"Time ran out for {name}; a bot moved", seat)
+            self.table.apply_action(action)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("table %s: bot move for seat %d failed", self.table.id, seat)
+            self._fallback_move(key, seat)
+
+    def _fallback_move(self, key: tuple[int, int], seat: int) -> None:
+        """Keep the table moving after an unexpected failure: play the first legal action."""
+        match = self.table.match
+        if self.table.state != "playing" or match is None or self._key() != key:
+            return
+        try:
+            self._turn_task = None
+            self._turn_key = None
+            self.table.apply_action(match.hand.legal_actions()[0])
+        except Exception:
+            log.exception("table %s: seat %d is stuck", self.table.id, seat)
+
+    async def _choose(self, seat: int, view: dict[str, Any]) -> Action:
+        """The strategy's choice, made in a bot worker within the decision budget
+        (``server.bots.pool``); the first legal action if it misbehaves."""
+        match = self.table.match
+        assert match is not None
+        hand = match.hand
+        legal = view["legal"]
+        strategy = self._strategy_for(seat)
+        try:
+            # A fresh seed per decision: the worker builds the strategy afresh each time.
+            choice = await self.table.hub.bots.choose(
+                strategy,
+                view,
+                legal,
+                seed=secrets.randbits(32),
+                think_time=self.table.hub.config.bot_think_time,
+            )
+            action = action_from_dict(choice, seat)
+            hand.verify(action)
+            return action
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning(
+                "table %s: strategy %r at seat %d failed (%s: %s); playing the first legal action",
+                self.table.id,
+                strategy,
+                seat,
+                type(exc).__name__,
+                exc,
+            )
+            return hand.legal_actions()[0]
