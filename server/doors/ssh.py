@@ -245,9 +245,11 @@ class PtyChild:
     async def _wait(self) -> None:
         assert self.process is not None
         status = await self.process.wait()
-        # The rest of its output first (bounded: a grandchild could keep the terminal open).
+        # The rest of its output first: a slow reader holds it back (the channel's window), so
+        # give it as long as the connection is kept after the exit, not a moment; still bounded,
+        # since a grandchild could keep the terminal open.
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._eof.wait(), 1.0)
+            await asyncio.wait_for(self._eof.wait(), CLOSE_AFTER_EXIT)
         self._close_master()
         self.on_exit(status)
 
