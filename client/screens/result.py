@@ -528,8 +528,11 @@ class ResultScreen(FitsHeight):
         self.game.model_changed.subscribe(self, lambda _change: self._draw_turn())
 
     def _draw_turn(self) -> None:
+        notes = self.query("#result-turn")
+        if not notes:  # the panel is being taken down while the model changes: nothing to draw
+            return
         live = live_decisions(self.model)
-        note = self.query_one("#result-turn", Static)
+        note = notes.first(Static)
         text = Text(style="bold")
         if "pick" in live:
             keys = "p picks, s passes" if "pass_blind" in live else "p picks"
@@ -541,7 +544,8 @@ class ResultScreen(FitsHeight):
             text.append("▶ Your turn in the next hand: Enter closes this panel.")
         note.update(text)
         note.display = bool(text)
-        self.query_one("#result-keys", Static).update(self._keys())
+        for key_line in self.query("#result-keys").results(Static):
+            key_line.update(self._keys())
         self.call_after_refresh(self.fit_to_height)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -209,7 +209,9 @@ async def test_a_closed_connections_review_is_dropped_not_worked_out() -> None:
         await _finished_hand(ann)
         whole = await ann.request("review")
         rows = len(whole["decisions"])
-        assert rows >= 3, whole
+        # Two are enough: one may be in the worker when the connection closes, the rest must be
+        # dropped (how many decisions the hand gave Ann depends on the deal and the bots' pace).
+        assert rows >= 2, whole
         before = pool.coach_answers
         ann.ids += 1
         await ann.send({"type": "review", "id": ann.ids})
