@@ -48,8 +48,9 @@ async def test_a_browser_tabs_client_runs_niced_under_the_data_cap(tmp_path: Pat
         (service,) = doors.web.services
         assert service._process is not None
         pid = service._process.pid
+        # The child lowers its priority, then caps its data: wait for both, in that order.
         await until(lambda: nice_value(pid) == min(19, base_nice + config.door_child_nice))
-        assert data_limit(pid) == str(config.door_child_data_bytes)
+        await until(lambda: data_limit(pid) == str(config.door_child_data_bytes))
         await ws.close()
 
 
