@@ -43,9 +43,9 @@ $(COMPILED)/.setup: setup.py $(STAMP)
 	mkdir -p $(COMPILED)
 	touch $@
 
-# Every file of the packages, subpackages too: the copy holds them all, and a stale client
-# screen there would run under `PYTHONPATH=build/compiled sheepshead join`.
-PACKAGE_FILES := $(shell find engine protocol server client botkit -name '*.py')
+# Every file of the packages, subpackages and the client's stylesheet too: the copy holds them
+# all, and a stale client screen there would run under `PYTHONPATH=build/compiled sheepshead join`.
+PACKAGE_FILES := $(shell find engine protocol server client botkit -name '*.py' -o -name '*.tcss')
 
 $(COMPILED)/.built: $(COMPILED)/.setup $(PACKAGE_FILES)
 	@echo "compiling the server with mypyc (about a minute when compiled code changed)..."
