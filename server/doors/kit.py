@@ -43,19 +43,16 @@ def available(bucket: TokenBucket, now: float) -> float:
     return min(bucket.burst, bucket.tokens + (now - bucket.last) * bucket.rate)
 
 
-def take_if_there(bucket: TokenBucket, now: float, amount: float = 1.0) -> bool:
-    """Take ``amount`` from a bucket that never goes into debt, or refuse without touching it.
+def take_without_debt(bucket: TokenBucket, now: float, amount: float = 1.0) -> bool:
+    """Take ``amount`` from a bucket that may go into debt only if it is there, or refuse
+    without touching it: the pool of every address's starts lends only to an address's first
+    ``door_start_share`` starts, and any later start must find a whole token in it.
 
-    ``TokenBucket.take`` moves the bucket's clock even when it refuses, and a bucket with no
-    debt drops the part-token it had refilled: a client asking four times a second of a bucket
-    that refills once every five seconds kept it empty for everyone at its address for as long
-    as it asked. A refusal here leaves the bucket as it was.
-
-    >>> bucket = TokenBucket(0.2, 1.0, 0.0, max_debt=0.0)
-    >>> take_if_there(bucket, 0.0), take_if_there(bucket, 1.0), take_if_there(bucket, 5.0)
-    (True, False, True)
-    >>> [take_if_there(bucket, 5.0 + t / 4) for t in range(1, 21)].count(True)  # 5 s of asking
-    1
+    >>> pool = TokenBucket(0.2, 1.0, 0.0, max_debt=2.0)
+    >>> take_without_debt(pool, 0.0), take_without_debt(pool, 1.0), pool.take(1.0)
+    (True, False, False)
+    >>> round(pool.tokens, 1)  # the plain take went into debt; the refusal above did not
+    -0.8
     """
     if available(bucket, now) < amount:
         return False
@@ -133,7 +130,7 @@ class DoorGate:
             if available(pool, now) - 1.0 < pool.floor:
                 return "The server is starting many sessions just now: try again in a few seconds."
             pool.take(now)
-        elif not take_if_there(pool, now):
+        elif not take_without_debt(pool, now):
             return "The server is starting many sessions just now: try again in a few seconds."
         starts.take(now)
         self.per_address[address] += 1

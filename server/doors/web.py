@@ -50,7 +50,6 @@ from server.doors.kit import (
     child_environment,
     client_command,
     player_name,
-    take_if_there,
 )
 from server.net.limits import TokenBucket, client_address
 
@@ -184,7 +183,7 @@ class WebDoor:
         busy."""
         address = client_address(request.remote)
         now = time.monotonic()
-        if not take_if_there(self.server.allowance(address, now).web_requests, now):
+        if not self.server.allowance(address, now).web_requests.take(now):
             self.server.log_refusal(address, "web: too many requests")
             return web.Response(
                 status=429, text="Too many requests; slow down.", headers={"Retry-After": "1"}
