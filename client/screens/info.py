@@ -19,7 +19,7 @@ from client.model import NUM_SEATS, FinishedHand
 from client.screens.base import GameModal
 from client.screens.dialogs import BuryDialog, CallDialog
 from client.screens.lobby import LobbyScreen
-from client.screens.result import result_summary, result_table
+from client.screens.result import last_trick_line, result_summary, result_table
 from client.screens.table import TableScreen
 from client.widgets.cards import card_label, card_text
 from client.widgets.table import fit_name
@@ -281,18 +281,7 @@ class TricksScreen(GameModal[None]):
             title = f"Tricks of hand {model.history[-1].number}"
         body: list[RenderableType] = []
         if tricks:
-            last = tricks[-1]
-            winner = last.get("winner")
-            line = Text("Last trick: ", style="bold")
-            leader = int(last.get("leader", 0))
-            for i, code in enumerate(last.get("cards") or []):
-                seat = (leader + i) % NUM_SEATS
-                if i:
-                    line.append(", ")
-                line.append(f"{names[seat]} ")
-                line.append_text(card_text(code))
-            if winner is not None:
-                line.append(f" → {names[winner]} takes {last.get('points', 0)} points")
+            line = last_trick_line(tricks[-1], names)
             body += [line, Text(""), tricks_table(tricks, names, model.my_seat)]
         else:
             body.append(Text("No trick has been played yet."))

@@ -44,6 +44,21 @@ def leaster_blind_taker(result: Mapping[str, Any]) -> int | None:
     return winner if isinstance(winner, int) else None
 
 
+def last_trick_line(trick: Mapping[str, Any], names: Sequence[str]) -> Text:
+    """ "Last trick: " each seat's card in the order played, then who took it and its points."""
+    line = Text("Last trick: ", style="bold")
+    leader = int(trick.get("leader", 0))
+    for i, code in enumerate(trick.get("cards") or []):
+        if i:
+            line.append(", ")
+        line.append(f"{names[(leader + i) % NUM_SEATS]} ")
+        line.append_text(card_text(code))
+    winner = trick.get("winner")
+    if winner is not None:
+        line.append(f" → {names[winner]} takes {trick.get('points', 0)} points")
+    return line
+
+
 def result_summary(
     result: Mapping[str, Any], names: Sequence[str], me: int | None = None
 ) -> list[Text]:
@@ -485,6 +500,9 @@ class ResultScreen(FitsHeight):
         me = model.my_seat
         outcome = str(result.get("outcome_text") or "hand over")
         body: list[RenderableType] = [*result_summary(result, hand.names, me)]
+        tricks = result.get("tricks") or []
+        if tricks:  # the panel covers the table as the last card lands: who took that trick
+            body.append(last_trick_line(tricks[-1], hand.names))
         body.append(Text(""))
         body.append(result_table(result, hand.reveal, hand.names, hand.totals, me))
         blind = hand.reveal.get("blind") or []

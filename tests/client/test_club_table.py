@@ -599,6 +599,19 @@ async def test_the_leaster_result_says_who_took_the_blind() -> None:
         assert f"{taker} took the blind with the last trick" in screen_text(app)
 
 
+async def test_the_result_says_who_took_the_last_trick() -> None:
+    """The result panel opens over the table as the last trick ends: it names that trick."""
+    table = EngineTable(seed=11, dealer=1, me=0)
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, whole_hand(table))
+        assert isinstance(app.screen, ResultScreen)
+        last = table.hand.tricks[-1]
+        text = screen_text(app)
+        assert "Last trick: " in text
+        assert f"→ {table.names[last.winner]} takes {last.points} points" in text
+
+
 async def test_the_action_quotes_the_seq_of_the_prompt_it_answers() -> None:
     table = my_play_turn()
     session = FakeSession()
