@@ -825,21 +825,17 @@ class Store:
     # ------------------------------------------------------------------ reads
 
     @property
-    def connection(self) -> sqlite3.Connection:
-        """The open database, for read-only queries such as ``server.storage.standings`` (pending
-        action rows are inserted first, so a read sees every write)."""
-        self._insert_actions()
-        return self._db
+    def reads(self) -> Reader:
+        """The standings' queries on the store's own connection (it sees every write, committed
+        or not): for a store kept in memory, which no other connection sees."""
+        return Reader(self._db)
 
-    def reader(self) -> sqlite3.Connection | None:
-        """A new read-only connection to the database file, for reads in another thread (such
-        as the standings); None for a store kept in memory, which only its own connection
-        sees. It sees what has been committed."""
+    def reader(self) -> Reader | None:
+        """The standings' queries on a new read-only connection to the database file, for reads
+        in another thread; None for a store kept in memory. It sees what has been committed."""
         if self.path is None:
             return None
-        return sqlite3.connect(
-            Path(self.path).resolve().as_uri() + "?mode=ro", uri=True, check_same_thread=False
-        )
+        return Reader.open(self.path)
 
     def load_open_tables(self, over_since: float | None = None) -> list[TableRow]:
         """Every table that is waiting or playing, with seats and actions, oldest first; with
@@ -952,6 +948,94 @@ class Store:
             (key, match, key),
         )
         return [{"seat": s, "name": n, "kind": k, "total": t, "hands": h} for s, n, k, t, h in cur]
+
+
+@dataclass
+class StandingRow:
+    """One identity's stored figures over the matches a standings query counts, and what the
+    database knows of who it is."""
+
+    identity: str
+    kind: str | None
+    """``identities.kind`` (None: an identity the server never noted, such as a bot)."""
+    label: str | None
+    """``identities.label``: an SSH key's fingerprint."""
+    known_name: str | None
+    """``identities.name``: the name it used last."""
+    seat_name: str | None
+    """Its seat's name in the last match counted."""
+    figures: Figures
+
+
+def missing_tables(exc: sqlite3.OperationalError) -> bool:
+    """Whether a query failed on a database from before the standings were kept (opened
+    read-only, so not upgraded)."""
+    return "no such table" in str(exc)
+
+
+class Reader:
+    """The standings' read-only queries, on one connection (the store's, or one of its own from
+    :meth:`open`): the SQL that reads ``player_totals`` and ``match_tallies`` lives here, next to
+    the schema that defines them.
+
+    A database with no standings tables (from before they were kept, opened read-only so not
+    upgraded) has no rows to give.
+    """
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Reader:
+        """A reader on a new read-only connection to the database file at ``path``, usable
+        from any one thread at a time (sqlite3.Error if it cannot be opened)."""
+        uri = Path(path).resolve().as_uri() + "?mode=ro"
+        return cls(sqlite3.connect(uri, uri=True, check_same_thread=False))
+
+    def close(self) -> None:
+        """Close the connection (only a reader from :meth:`open` owns it)."""
+        self._db.close()
+
+    def schema_version(self) -> int:
+        """The database's schema version (0: none, such as a new or foreign file)."""
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def totals(self) -> list[StandingRow]:
+        """Every identity's running totals over every ended match (a row per identity)."""
+        return self._rows(
+            f"SELECT p.identity, i.kind, i.label, i.name, p.name, p.matches,"
+            f" {', '.join('p.' + f for f in TALLY_FIGURES)}"
+            " FROM player_totals p LEFT JOIN identities i ON i.identity = p.identity"
+        )
+
+    def tallies_since(self, since: float) -> list[StandingRow]:
+        """Every identity's figures over the matches ended at ``since`` (epoch seconds) or later:
+        read through the index on when each ended, so the cost grows with the matches asked for,
+        not with the whole history."""
+        # A bare column next to max(): SQLite takes it from the row with the latest end.
+        return self._rows(
+            f"SELECT t.identity, i.kind, i.label, i.name, t.name, count(*),"
+            f" {', '.join(f'sum(t.{f})' for f in TALLY_FIGURES)}, max(t.finished)"
+            " FROM match_tallies t LEFT JOIN identities i ON i.identity = t.identity"
+            " WHERE t.finished >= ? GROUP BY t.identity",
+            (since,),
+        )
+
+    def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[StandingRow]:
+        try:
+            cur = self._db.execute(sql, params)
+            found = cur.fetchall()
+        except sqlite3.OperationalError as exc:
+            if missing_tables(exc):
+                return []
+            raise
+        rows = []
+        for identity, kind, label, known_name, seat_name, matches, *values in found:
+            figures = Figures(matches=matches)
+            for name, value in zip(TALLY_FIGURES, values, strict=False):
+                setattr(figures, name, value)
+            rows.append(StandingRow(identity, kind, label, known_name, seat_name, figures))
+        return rows
 
 
 # One encoder for every write: json.dumps with options builds a new JSONEncoder per call.
