@@ -88,12 +88,15 @@ db.executemany("INSERT INTO hands VALUES (?, ?, ?, ?, ?, ?)", hands)
 db.executemany("INSERT INTO hand_seats VALUES (?, ?, ?, ?, ?, ?)", seats)
 db.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)", results)
 try:
-    from server.storage.tallies import backfill  # a tree that keeps the standings as matches end
+    from server.storage.store import backfill  # a tree that keeps the standings as matches end
 except ImportError:
     try:
-        from server.tallies import backfill  # the same, before the server's subpackages
+        from server.storage.tallies import backfill  # the same, before its SQL moved to the store
     except ImportError:
-        backfill = None
+        try:
+            from server.tallies import backfill  # the same, before the server's subpackages
+        except ImportError:
+            backfill = None
 if backfill is not None:
     backfill(db)
 db.commit()
