@@ -1,4 +1,4 @@
-"""The standings kept as matches end (issue 27): they equal the old full recomputation over
+"""The standings kept as matches end: they equal the old full recomputation over
 random matches, a match with no finished hand stores nothing, match ends are metered per
 address, older databases are filled in on upgrade, and a ``standings`` request is answered off
 the event loop."""
@@ -259,7 +259,7 @@ def test_a_level_alias_is_counted_as_its_strategy() -> None:
 
 async def test_a_standings_reply_lists_as_many_rows_as_fit_its_frame() -> None:
     """With 600 remembered players the 500 best rows would not fit one 64 KiB frame: the
-    reply carries the best ones that do (before: internal_error, no rows at all)."""
+    reply carries the best ones that do, not an error."""
     async with running_server() as server:
         assert server.store is not None
         db = server.store._db
