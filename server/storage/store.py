@@ -96,9 +96,9 @@ CREATE TABLE IF NOT EXISTS seats (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS seats_token ON seats(token_hash);
 -- Every accepted action, appended in order. No index: an index on (table_id, n) puts each
--- table's inserts in a page of its own, several times the cost of an append (measured 48 vs
--- 8 us per action at 2,000 tables). Rows are never deleted, so rowids only grow and
--- tables.first_action bounds the scan that restores the unfinished matches.
+-- table's inserts in a page of its own, several times the cost of an append (docs/performance.md,
+-- "Storage"). Rows are never deleted, so rowids only grow and tables.first_action bounds the
+-- scan that restores the unfinished matches.
 CREATE TABLE IF NOT EXISTS actions (
     table_id INTEGER NOT NULL REFERENCES tables(id),
     n INTEGER NOT NULL,                -- 0, 1, ... per match of the table
@@ -202,12 +202,10 @@ class _Checkpointer:
     """A daemon thread that copies the write-ahead log back into the database, off the loop.
 
     SQLite does that copy (a checkpoint) inside whichever commit takes the log past 1,000
-    pages, and on a server with a couple of thousand tables the pages are scattered: a 5-8 ms
-    stall of the event loop, several times a second. Passive checkpoints from a connection of
-    this thread's own, ten times a second, never block the writer and leave that commit little
-    to copy, so it only restarts the log (measured: commits over 2 ms 38 -> 0 or 1 in 12,000,
-    the longest 6.5 -> about 2 ms; the log stays near 4 MB). Every 20 ms did no better for the
-    commits and took 2.4% of the server's core instead of 0.8%.
+    pages, and with thousands of tables the pages are scattered: a stall of the event loop.
+    Passive checkpoints from a connection of this thread's own never block the writer and leave
+    that commit little to copy, so it only restarts the log (the figures, and why ten a second:
+    docs/performance.md, "Storage").
     """
 
     def __init__(self, path: str, interval: float) -> None:
@@ -561,8 +559,8 @@ class Store:
 
         ``keep_row`` for a table that started: the actions of its abandoned hands stay in the
         log, which is never rewritten, and refer to the row. (Deleting a row makes SQLite look
-        for such actions, and with no index on the log that is a scan of all of it: some
-        80 ms a million actions.)"""
+        for such actions, and with no index on the log that is a scan of all of it, on the
+        event loop: docs/performance.md, "Storage".)"""
         key = table_key(table_id)
         self._write(
             "DELETE FROM seat_identities WHERE token_hash IN"
