@@ -23,7 +23,9 @@ import benchlib
 benchlib.put_project_first(__file__)
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import random  # noqa: E402
+import sqlite3  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -50,7 +52,8 @@ def measure(actions: int, tables: int, seed: int = 1) -> tuple[float, float]:
         for table in ids:
             store.update_table(table, state="playing", seed=1, first_dealer=0)
         store.commit()
-        store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        with contextlib.closing(sqlite3.connect(path)) as other:  # the store's is idle
+            other.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         empty = path.stat().st_size
         matches = {t: Match(RuleSet(), seed=rng.randrange(2**62), hand_limit=None) for t in ids}
         counts = dict.fromkeys(ids, 0)

@@ -62,14 +62,14 @@ ASKERS = 4
 """Asking addresses (and connections per address) in the standings scenario."""
 
 PRELOAD = """
-import json, random, sys
+import json, random, sqlite3, sys
 try:
     from server.storage.store import Store
 except ImportError:  # a checkout from before the server's subpackages
     from server.store import Store
 path, count = sys.argv[1], int(sys.argv[2])
-store = Store(path)
-db = store.connection
+Store(path).close()  # the schema, then rows written straight into it
+db = sqlite3.connect(path)
 rng = random.Random(1)
 tables = max(1, count // 5)
 db.executemany("INSERT INTO tables (id, config, state, created, finished) VALUES (?, '{}',"
@@ -88,16 +88,19 @@ db.executemany("INSERT INTO hands VALUES (?, ?, ?, ?, ?, ?)", hands)
 db.executemany("INSERT INTO hand_seats VALUES (?, ?, ?, ?, ?, ?)", seats)
 db.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)", results)
 try:
-    from server.storage.tallies import backfill  # a tree that keeps the standings as matches end
+    from server.storage.store import backfill  # a tree that keeps the standings as matches end
 except ImportError:
     try:
-        from server.tallies import backfill  # the same, before the server's subpackages
+        from server.storage.tallies import backfill  # the same, before its SQL moved to the store
     except ImportError:
-        backfill = None
+        try:
+            from server.tallies import backfill  # the same, before the server's subpackages
+        except ImportError:
+            backfill = None
 if backfill is not None:
     backfill(db)
-store.commit()
-store.close()
+db.commit()
+db.close()
 """
 
 

@@ -460,8 +460,8 @@ class Server:
                 everyone = list(self.connections)
                 for start in range(0, len(everyone), SWEEP_SLICE):
                     if start:
-                        # Let the tables run between slices: ten thousand checks in one go
-                        # would hold every table up for 10-15 ms once a tick.
+                        # Let the tables run between slices: every connection's check in one go
+                        # would hold every table up once a tick (docs/performance.md).
                         await asyncio.sleep(0)
                         now = time.monotonic()
                     for conn in everyone[start : start + SWEEP_SLICE]:

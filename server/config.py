@@ -59,15 +59,16 @@ class ServerConfig:
     history_burst: float = 10.0
     """``history`` requests a connection may send at once."""
     standings_rate: float = 1.0
-    """``standings`` requests per second a connection may send on average: each adds up every
-    finished match the server has stored."""
+    """``standings`` requests per second a connection may send on average: each reads a row per
+    player (or the tallies of the matches ended since its ``since``) in the standings thread."""
     standings_burst: float = 5.0
     """``standings`` requests a connection may send at once."""
     match_end_rate: float = 1 / 30
     """Matches per second the hosts from one IP address may end early on average (``end_match``,
     or leaving a match so that its table closes); past it ``end_match``, ``start`` and
-    ``rematch`` get ``rate_limited``. Each ended match stores its hands' tallies and results:
-    a full table looping ``end_match`` and ``rematch`` ended 8,190 matches a minute."""
+    ``rematch`` get ``rate_limited``. Each ended match stores its hands' tallies and results,
+    and a table looping ``end_match`` and ``rematch`` ends thousands a minute (docs/security.md,
+    "On disk")."""
     match_end_burst: float = 10.0
     """Matches the hosts from one IP address may end early at once."""
     byte_rate: float = 8192.0
@@ -166,12 +167,11 @@ class ServerConfig:
     ssh_request_burst: float = 100.0
     """Window changes (requests) an SSH connection may send at once: a window dragged for a
     few seconds. A connection that goes on past it by as many again is closed, with a
-    message: each request costs the server some 0.1 ms to receive and pass on, and 4,600 a
-    second from one session took 69% of a core."""
+    message: each request costs the server some 0.1 ms to receive and pass on (a flood:
+    docs/security.md, "The SSH door")."""
     ssh_rekey_rate: float = 0.1
     """Key exchanges per second an SSH connection may ask for on average (clients re-key
-    after a gigabyte or an hour; each costs the server a millisecond or two of CPU, and a
-    client re-keying in a loop took a quarter of a core)."""
+    after a gigabyte or an hour; each costs the server a millisecond or two of CPU)."""
     ssh_rekey_burst: float = 5.0
     """Key exchanges an SSH connection may ask for at once (the first one included); one
     more closes the connection."""

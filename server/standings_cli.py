@@ -17,7 +17,7 @@ from pathlib import Path
 
 from protocol.requests import SINCE_TONIGHT, parse_date
 from server.storage.standings import TONIGHT_HOURS, PlayerStanding, compute, since_timestamp
-from server.storage.store import SCHEMA_VERSION, _flock_holder
+from server.storage.store import SCHEMA_VERSION, Reader, _flock_holder
 
 HELP = "standings of the players of a server's finished matches"
 
@@ -148,9 +148,9 @@ def run(args: argparse.Namespace) -> int:
     if args.tonight:
         since = since_timestamp(SINCE_TONIGHT, started=server_started(path))
     try:
-        db = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+        reader = Reader.open(path)
         try:
-            version = db.execute("PRAGMA user_version").fetchone()[0]
+            version = reader.schema_version()
             if 0 < version < SCHEMA_VERSION:  # read-only: the server upgrades it when it opens it
                 print(
                     f"sheepshead standings: {path} was last opened by an older server (schema"
@@ -159,9 +159,9 @@ def run(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
                 return 1
-            rows = compute(db, since)
+            rows = compute(reader, since)
         finally:
-            db.close()
+            reader.close()
     except sqlite3.Error as exc:
         print(f"sheepshead standings: cannot read {path}: {exc}", file=sys.stderr)
         return 1

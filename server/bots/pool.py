@@ -1,10 +1,10 @@
 """Server bots think in a few worker processes, never on the event loop.
 
-A ``search`` decision takes up to a second of CPU. Run in a thread of the server, it held the
-GIL against every table: sixteen tables of ``search`` bots pushed other players' ping p99 to
-96 ms. :class:`BotPool` hands each decision (the seat's view and its legal list in, one action
-map out; cheap to pack) to one of ``size`` worker processes (:mod:`server.bots.worker`), first
-come first served, and enforces the per-decision budget there:
+A ``search`` decision takes up to a second of CPU: run in a thread of the server, it would hold
+the GIL against every table (docs/performance.md, "Bot pool"). :class:`BotPool` hands each
+decision (the seat's view and its legal list in, one action map out; cheap to pack) to one of
+``size`` worker processes (:mod:`server.bots.worker`), first come first served, and enforces
+the per-decision budget there:
 
 - a decision that runs over the budget fails with :class:`DecisionTimeout`, and its worker is
   killed and replaced (a thread could not be stopped; a process can);
@@ -21,10 +21,10 @@ a table's bots never wait behind it for more than the one coach unit (one think 
 worker may be running when their decision comes. A coach job whose asker is gone (its
 ``wanted`` says so) is dropped when its turn comes, not worked out.
 
-Workers start when the first decision needs one (a server without bots starts none, and
-``sheepshead play`` starts as fast as before), run at a lower priority than the server, and
-stop with :meth:`BotPool.close`. ``size`` 0 runs strategies in a thread of this process instead,
-as the server did before: for tests that register strategies at run time.
+Workers start when a bot is seated or a decision needs one (a server without bots starts none,
+and ``sheepshead play`` does not wait for them), run at a lower priority than the server, and
+stop with :meth:`BotPool.close`. ``size`` 0 runs strategies in a thread of this process instead:
+for tests that register strategies at run time.
 """
 
 from __future__ import annotations

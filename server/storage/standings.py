@@ -15,8 +15,9 @@ match that ended without a finished hand stores nothing and counts nothing.
 The figures are kept as they happen: each finished hand adds to a per-match tally of each
 identity that played it (``match_tallies``), and a match that ends adds its tallies to each
 identity's running totals (``player_totals``), so no request adds up the whole history. The
-same queries serve the ``standings`` request and ``sheepshead standings --db PATH``, which reads
-the database of a running server read-only.
+queries that read them are the store's (:class:`server.storage.store.Reader`); the same ones
+serve the ``standings`` request and ``sheepshead standings --db PATH``, which reads the database
+of a running server read-only. This module makes rows of them and fits a reply to its frame.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import sqlite3
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -35,10 +35,9 @@ from protocol import errors
 from protocol import events as m
 from protocol.framing import MAX_FRAME_DEFAULT, pack
 from protocol.requests import SINCE_TONIGHT, since_moment
-from server.storage.store import hash_token
+from server.storage.store import Reader, StandingRow, hash_token
 from server.storage.tallies import (
     BOT_PREFIX,
-    TALLY_FIGURES,
     Figures,
 )
 
@@ -134,67 +133,38 @@ def _tag(identity: str, kind: str, label: str | None) -> str:
     return identity[:8]
 
 
-def _missing_tables(exc: sqlite3.OperationalError) -> bool:
-    """A database from before the standings were kept (opened read-only, so not upgraded)."""
-    return "no such table" in str(exc)
-
-
-def _standing(
-    identity: str, kind: str | None, label: str | None, known_name: str | None, name: str | None
-) -> PlayerStanding:
-    """A row's who: a bot is its strategy, a person the name the identities table has, else
-    the name its seat had in the last match counted."""
-    is_bot = identity.startswith(BOT_PREFIX)
-    kind = "bot" if is_bot else (kind or "key")
-    shown = identity[len(BOT_PREFIX) :] if is_bot else (known_name or name)
-    return PlayerStanding(player=shown or "?", kind=kind, tag=_tag(identity, kind, label))
+def _standing(row: StandingRow) -> PlayerStanding:
+    """A stored row as a standing. Its who: a bot is its strategy, a person the name the
+    identities table has, else the name its seat had in the last match counted."""
+    is_bot = row.identity.startswith(BOT_PREFIX)
+    kind = "bot" if is_bot else (row.kind or "key")
+    shown = row.identity[len(BOT_PREFIX) :] if is_bot else (row.known_name or row.seat_name)
+    standing = PlayerStanding(
+        player=shown or "?", kind=kind, tag=_tag(row.identity, kind, row.label)
+    )
+    standing.merge(row.figures)
+    return standing
 
 
 def query(
-    db: sqlite3.Connection, since: float | None = None, limit: int | None = None
+    reader: Reader, since: float | None = None, limit: int | None = None
 ) -> list[PlayerStanding]:
     """Every identity's standing across the matches ended since ``since`` (epoch seconds; None:
     all), best total first, the first ``limit`` (None: all).
 
     Without ``since`` it reads the running totals (a row per player); with it, the tallies of
-    the matches ended since then (an index on when each ended), so its cost grows with the
-    matches asked for, not with the server's whole history."""
-    if since is None:
-        cur = db.execute(
-            f"SELECT p.identity, i.kind, i.label, i.name, p.name, p.matches,"
-            f" {', '.join('p.' + f for f in TALLY_FIGURES)}"
-            " FROM player_totals p LEFT JOIN identities i ON i.identity = p.identity"
-        )
-    else:
-        # A bare column next to max(): SQLite takes it from the row with the latest end.
-        cur = db.execute(
-            f"SELECT t.identity, i.kind, i.label, i.name, t.name, count(*),"
-            f" {', '.join(f'sum(t.{f})' for f in TALLY_FIGURES)}, max(t.finished)"
-            " FROM match_tallies t LEFT JOIN identities i ON i.identity = t.identity"
-            " WHERE t.finished >= ? GROUP BY t.identity",
-            (since,),
-        )
-    rows = []
-    for identity, kind, label, known_name, name, matches, *figures in cur:
-        standing = _standing(identity, kind, label, known_name, name)
-        standing.matches = matches
-        for field_name, value in zip(TALLY_FIGURES, figures, strict=False):
-            setattr(standing, field_name, value)
-        rows.append(standing)
+    the matches ended since then, so its cost grows with the matches asked for, not with the
+    server's whole history. A database from before the standings were kept has none."""
+    stored = reader.totals() if since is None else reader.tallies_since(since)
+    rows = [_standing(row) for row in stored]
     rows.sort(key=lambda p: (-p.total, -p.hands, p.player))
     return rows if limit is None else rows[:limit]
 
 
-def compute(db: sqlite3.Connection, since: float | None = None) -> list[PlayerStanding]:
+def compute(reader: Reader, since: float | None = None) -> list[PlayerStanding]:
     """Every identity's standing across the matches ended since ``since`` (epoch seconds), best
-    total first (what ``sheepshead standings`` prints). A database from before the standings
-    were kept has none to show."""
-    try:
-        return query(db, since)
-    except sqlite3.OperationalError as exc:
-        if _missing_tables(exc):
-            return []
-        raise
+    total first (what ``sheepshead standings`` prints)."""
+    return query(reader, since)
 
 
 class Players:
@@ -220,7 +190,7 @@ class Players:
         self.started = wall()
         """When the server started (wall clock): where ``since: "tonight"`` begins at most."""
         self._executor: ThreadPoolExecutor | None = None
-        self._reader: sqlite3.Connection | None = None
+        self._reader: Reader | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     def greeted(self, player_key: str, name: str) -> str:
@@ -276,7 +246,7 @@ class Players:
         """The ``standings`` reply's ``players`` (the first :data:`MAX_ROWS` by total)."""
         start_at = self.since_seconds(since)
         if self.store.path is None:
-            return self._wire(query(self.store.connection, start_at, MAX_ROWS))
+            return self._wire(query(self.store.reads, start_at, MAX_ROWS))
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="standings")
         loop = asyncio.get_running_loop()

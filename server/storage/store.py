@@ -34,12 +34,15 @@ from pathlib import Path
 from typing import Any, Final
 
 from server.storage.tallies import (
+    BOT_PREFIX,
     TALLY_FIGURES,
     Figures,
     HandFacts,
-    backfill,
+    HandKey,
     bot_identity,
+    canonical_strategy,
     hand_facts,
+    replay,
 )
 
 try:
@@ -93,9 +96,9 @@ CREATE TABLE IF NOT EXISTS seats (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS seats_token ON seats(token_hash);
 -- Every accepted action, appended in order. No index: an index on (table_id, n) puts each
--- table's inserts in a page of its own, several times the cost of an append (measured 48 vs
--- 8 us per action at 2,000 tables). Rows are never deleted, so rowids only grow and
--- tables.first_action bounds the scan that restores the unfinished matches.
+-- table's inserts in a page of its own, several times the cost of an append (docs/performance.md,
+-- "Storage"). Rows are never deleted, so rowids only grow and tables.first_action bounds the
+-- scan that restores the unfinished matches.
 CREATE TABLE IF NOT EXISTS actions (
     table_id INTEGER NOT NULL REFERENCES tables(id),
     n INTEGER NOT NULL,                -- 0, 1, ... per match of the table
@@ -199,12 +202,10 @@ class _Checkpointer:
     """A daemon thread that copies the write-ahead log back into the database, off the loop.
 
     SQLite does that copy (a checkpoint) inside whichever commit takes the log past 1,000
-    pages, and on a server with a couple of thousand tables the pages are scattered: a 5-8 ms
-    stall of the event loop, several times a second. Passive checkpoints from a connection of
-    this thread's own, ten times a second, never block the writer and leave that commit little
-    to copy, so it only restarts the log (measured: commits over 2 ms 38 -> 0 or 1 in 12,000,
-    the longest 6.5 -> about 2 ms; the log stays near 4 MB). Every 20 ms did no better for the
-    commits and took 2.4% of the server's core instead of 0.8%.
+    pages, and with thousands of tables the pages are scattered: a stall of the event loop.
+    Passive checkpoints from a connection of this thread's own never block the writer and leave
+    that commit little to copy, so it only restarts the log (the figures, and why ten a second:
+    docs/performance.md, "Storage").
     """
 
     def __init__(self, path: str, interval: float) -> None:
@@ -558,8 +559,8 @@ class Store:
 
         ``keep_row`` for a table that started: the actions of its abandoned hands stay in the
         log, which is never rewritten, and refer to the row. (Deleting a row makes SQLite look
-        for such actions, and with no index on the log that is a scan of all of it: some
-        80 ms a million actions.)"""
+        for such actions, and with no index on the log that is a scan of all of it, on the
+        event loop: docs/performance.md, "Storage".)"""
         key = table_key(table_id)
         self._write(
             "DELETE FROM seat_identities WHERE token_hash IN"
@@ -825,21 +826,17 @@ class Store:
     # ------------------------------------------------------------------ reads
 
     @property
-    def connection(self) -> sqlite3.Connection:
-        """The open database, for read-only queries such as ``server.storage.standings`` (pending
-        action rows are inserted first, so a read sees every write)."""
-        self._insert_actions()
-        return self._db
+    def reads(self) -> Reader:
+        """The standings' queries on the store's own connection (it sees every write, committed
+        or not): for a store kept in memory, which no other connection sees."""
+        return Reader(self._db)
 
-    def reader(self) -> sqlite3.Connection | None:
-        """A new read-only connection to the database file, for reads in another thread (such
-        as the standings); None for a store kept in memory, which only its own connection
-        sees. It sees what has been committed."""
+    def reader(self) -> Reader | None:
+        """The standings' queries on a new read-only connection to the database file, for reads
+        in another thread; None for a store kept in memory. It sees what has been committed."""
         if self.path is None:
             return None
-        return sqlite3.connect(
-            Path(self.path).resolve().as_uri() + "?mode=ro", uri=True, check_same_thread=False
-        )
+        return Reader.open(self.path)
 
     def load_open_tables(self, over_since: float | None = None) -> list[TableRow]:
         """Every table that is waiting or playing, with seats and actions, oldest first; with
@@ -952,6 +949,145 @@ class Store:
             (key, match, key),
         )
         return [{"seat": s, "name": n, "kind": k, "total": t, "hands": h} for s, n, k, t, h in cur]
+
+
+def backfill(db: sqlite3.Connection) -> None:
+    """Fill ``match_tallies`` and ``player_totals`` from the hands a database of schema 7 or
+    older stored (run once, by its upgrade): every hand someone remembered played is replayed
+    once (about half a millisecond a hand), and the matches whose results are stored count."""
+    db.execute("DELETE FROM match_tallies")
+    db.execute("DELETE FROM player_totals")
+    tallies: dict[tuple[int, int, str], list[Any]] = {}
+    facts: HandFacts | None = None
+    current: HandKey | None = None
+    rows = db.execute(
+        "SELECT hs.table_id, hs.match_number, hs.number, hs.seat, hs.identity, hs.name,"
+        " h.record, h.payouts FROM hand_seats hs JOIN hands h ON h.table_id = hs.table_id"
+        " AND h.match_number = hs.match_number AND h.number = hs.number"
+        " WHERE hs.identity IS NOT NULL"
+        " ORDER BY hs.table_id, hs.match_number, hs.number, hs.seat"
+    )
+    for table, match, number, seat, identity, name, record, payouts in rows:
+        if identity.startswith(BOT_PREFIX):  # counted as its strategy from schema 8 on
+            identity = BOT_PREFIX + canonical_strategy(identity[len(BOT_PREFIX) :])
+        if current != (table, match, number) or facts is None:
+            current = (table, match, number)
+            facts = replay(record, payouts)
+        figures = Figures()
+        figures.add(seat, facts)
+        row = tallies.setdefault((table, match, identity), [0] * len(TALLY_FIGURES) + [None])
+        for i, name_of in enumerate(TALLY_FIGURES):
+            row[i] += getattr(figures, name_of)
+        if name:
+            row[-1] = name
+    db.executemany(
+        f"INSERT INTO match_tallies (table_id, match_number, identity, {', '.join(TALLY_FIGURES)},"
+        " name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(*key, *row) for key, row in tallies.items()],
+    )
+    ended = db.execute(
+        "SELECT table_id, match_number, max(finished) FROM results"
+        " GROUP BY table_id, match_number ORDER BY max(finished), table_id, match_number"
+    ).fetchall()
+    for table, match, finished in ended:
+        db.execute(
+            "UPDATE match_tallies SET finished = ? WHERE table_id = ? AND match_number = ?",
+            (finished or 0.0, table, match),
+        )
+    sums = ", ".join(f"sum({f})" for f in TALLY_FIGURES)
+    db.execute(
+        f"INSERT INTO player_totals (identity, matches, {', '.join(TALLY_FIGURES)}, name, last)"
+        f" SELECT identity, count(*), {sums}, name, max(finished) FROM match_tallies"
+        " WHERE finished IS NOT NULL GROUP BY identity"
+    )
+
+
+@dataclass
+class StandingRow:
+    """One identity's stored figures over the matches a standings query counts, and what the
+    database knows of who it is."""
+
+    identity: str
+    kind: str | None
+    """``identities.kind`` (None: an identity the server never noted, such as a bot)."""
+    label: str | None
+    """``identities.label``: an SSH key's fingerprint."""
+    known_name: str | None
+    """``identities.name``: the name it used last."""
+    seat_name: str | None
+    """Its seat's name in the last match counted."""
+    figures: Figures
+
+
+def missing_tables(exc: sqlite3.OperationalError) -> bool:
+    """Whether a query failed on a database from before the standings were kept (opened
+    read-only, so not upgraded)."""
+    return "no such table" in str(exc)
+
+
+class Reader:
+    """The standings' read-only queries, on one connection (the store's, or one of its own from
+    :meth:`open`): the SQL that reads ``player_totals`` and ``match_tallies`` lives here, next to
+    the schema that defines them.
+
+    A database with no standings tables (from before they were kept, opened read-only so not
+    upgraded) has no rows to give.
+    """
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Reader:
+        """A reader on a new read-only connection to the database file at ``path``, usable
+        from any one thread at a time (sqlite3.Error if it cannot be opened)."""
+        uri = Path(path).resolve().as_uri() + "?mode=ro"
+        return cls(sqlite3.connect(uri, uri=True, check_same_thread=False))
+
+    def close(self) -> None:
+        """Close the connection (only a reader from :meth:`open` owns it)."""
+        self._db.close()
+
+    def schema_version(self) -> int:
+        """The database's schema version (0: none, such as a new or foreign file)."""
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def totals(self) -> list[StandingRow]:
+        """Every identity's running totals over every ended match (a row per identity)."""
+        return self._rows(
+            f"SELECT p.identity, i.kind, i.label, i.name, p.name, p.matches,"
+            f" {', '.join('p.' + f for f in TALLY_FIGURES)}"
+            " FROM player_totals p LEFT JOIN identities i ON i.identity = p.identity"
+        )
+
+    def tallies_since(self, since: float) -> list[StandingRow]:
+        """Every identity's figures over the matches ended at ``since`` (epoch seconds) or later:
+        read through the index on when each ended, so the cost grows with the matches asked for,
+        not with the whole history."""
+        # A bare column next to max(): SQLite takes it from the row with the latest end.
+        return self._rows(
+            f"SELECT t.identity, i.kind, i.label, i.name, t.name, count(*),"
+            f" {', '.join(f'sum(t.{f})' for f in TALLY_FIGURES)}, max(t.finished)"
+            " FROM match_tallies t LEFT JOIN identities i ON i.identity = t.identity"
+            " WHERE t.finished >= ? GROUP BY t.identity",
+            (since,),
+        )
+
+    def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[StandingRow]:
+        try:
+            cur = self._db.execute(sql, params)
+            found = cur.fetchall()
+        except sqlite3.OperationalError as exc:
+            if missing_tables(exc):
+                return []
+            raise
+        rows = []
+        for identity, kind, label, known_name, seat_name, matches, *values in found:
+            figures = Figures(matches=matches)
+            for name, value in zip(TALLY_FIGURES, values, strict=False):
+                setattr(figures, name, value)
+            rows.append(StandingRow(identity, kind, label, known_name, seat_name, figures))
+        return rows
 
 
 # One encoder for every write: json.dumps with options builds a new JSONEncoder per call.

@@ -1,12 +1,11 @@
 """What the standings count of a finished hand, and who a seat's server bot counts as: the
 part of ``server.storage.standings`` that the store needs as it keeps the standings (so the store,
-below the standings, imports only this)."""
+below the standings, imports only this). No SQL: the store reads and writes the tables."""
 
 from __future__ import annotations
 
 import functools
 import json
-import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Final
@@ -120,54 +119,3 @@ def hand_facts(record: Mapping[str, Any], payouts: list[int]) -> HandFacts:
 def replay(record: str, payouts: str) -> HandFacts:
     """:func:`hand_facts` of a stored hand's JSON columns."""
     return hand_facts(json.loads(record), [int(p) for p in json.loads(payouts)])
-
-
-def backfill(db: sqlite3.Connection) -> None:
-    """Fill ``match_tallies`` and ``player_totals`` from the hands a database of schema 7 or
-    older stored (run once, by its upgrade): every hand someone remembered played is replayed
-    once (about half a millisecond a hand), and the matches whose results are stored count."""
-    db.execute("DELETE FROM match_tallies")
-    db.execute("DELETE FROM player_totals")
-    tallies: dict[tuple[int, int, str], list[Any]] = {}
-    facts: HandFacts | None = None
-    current: HandKey | None = None
-    rows = db.execute(
-        "SELECT hs.table_id, hs.match_number, hs.number, hs.seat, hs.identity, hs.name,"
-        " h.record, h.payouts FROM hand_seats hs JOIN hands h ON h.table_id = hs.table_id"
-        " AND h.match_number = hs.match_number AND h.number = hs.number"
-        " WHERE hs.identity IS NOT NULL"
-        " ORDER BY hs.table_id, hs.match_number, hs.number, hs.seat"
-    )
-    for table, match, number, seat, identity, name, record, payouts in rows:
-        if identity.startswith(BOT_PREFIX):  # counted as its strategy from schema 8 on
-            identity = BOT_PREFIX + canonical_strategy(identity[len(BOT_PREFIX) :])
-        if current != (table, match, number) or facts is None:
-            current = (table, match, number)
-            facts = replay(record, payouts)
-        figures = Figures()
-        figures.add(seat, facts)
-        row = tallies.setdefault((table, match, identity), [0] * len(TALLY_FIGURES) + [None])
-        for i, name_of in enumerate(TALLY_FIGURES):
-            row[i] += getattr(figures, name_of)
-        if name:
-            row[-1] = name
-    db.executemany(
-        f"INSERT INTO match_tallies (table_id, match_number, identity, {', '.join(TALLY_FIGURES)},"
-        " name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(*key, *row) for key, row in tallies.items()],
-    )
-    ended = db.execute(
-        "SELECT table_id, match_number, max(finished) FROM results"
-        " GROUP BY table_id, match_number ORDER BY max(finished), table_id, match_number"
-    ).fetchall()
-    for table, match, finished in ended:
-        db.execute(
-            "UPDATE match_tallies SET finished = ? WHERE table_id = ? AND match_number = ?",
-            (finished or 0.0, table, match),
-        )
-    sums = ", ".join(f"sum({f})" for f in TALLY_FIGURES)
-    db.execute(
-        f"INSERT INTO player_totals (identity, matches, {', '.join(TALLY_FIGURES)}, name, last)"
-        f" SELECT identity, count(*), {sums}, name, max(finished) FROM match_tallies"
-        " WHERE finished IS NOT NULL GROUP BY identity"
-    )

@@ -144,7 +144,7 @@ class EngineTable:
         return self.advance(until_me=False)
 
     def history(self, *, match: int = 0, lines: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
-        """The ``ok`` reply to ``history`` (issue 18 contract) for the hands finished so far."""
+        """The ``ok`` reply to ``history`` for the hands finished so far."""
         return messages.ok(
             1,
             table=self.table,

@@ -1,7 +1,7 @@
-"""Issue 18, "the table a club would sit at": each change a key press can show, with Pilot.
+"""The table a club would sit at: each change a key press can show, with Pilot.
 
 Fed with engine-built messages (tests/client/feed.py). Where the app must ask the server
-something this branch's server may not know yet (``history``, ``rematch``, contract of issue 18),
+something this branch's server may not know yet (``history``, ``rematch``),
 a :class:`FakeSession` answers, once as the new server would and once as an older one
 (``unknown_type``).
 """

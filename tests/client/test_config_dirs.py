@@ -1,5 +1,5 @@
 """SHEEPSHEAD_CONFIG_DIR moves every file the client writes, so two people sharing one machine
-account, each with their own directory, are two players (issue 28)."""
+account, each with their own directory, are two players."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Every dialog fits an 80x24 terminal with its buttons and its input on screen (issue 28: the
-"New table" dialog's Create and Cancel were cut off at every size, and a first-time host was
-stuck), and says its keys."""
+"""Every dialog fits an 80x24 terminal with its buttons and its input on screen (a dialog whose
+buttons are cut off leaves a first-time host stuck), and says its keys."""
 
 from __future__ import annotations
 

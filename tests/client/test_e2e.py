@@ -506,7 +506,7 @@ async def test_history_on_this_server_is_answered_or_politely_unknown(
     server: Server, tmp_path: Path
 ) -> None:
     """The client asks every server for the match's history: one that does not know the
-    request (before issue 18) gives None, never an error; one that does gives this table's."""
+    request (an older server) gives None, never an error; one that does gives this table's."""
     session = await session_for(server, tmp_path)
     try:
         table = await seated_with_bots(session)

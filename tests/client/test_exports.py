@@ -1,4 +1,4 @@
-"""The quota of exported hand records (issue 27): every export keeps the folder within it."""
+"""The quota of exported hand records: every export keeps the folder within it."""
 
 from __future__ import annotations
 

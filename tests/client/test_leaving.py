@@ -1,4 +1,4 @@
-"""Leaving a table is never one stray key (issue 28): Esc asks first at every stage, and an Esc
+"""Leaving a table is never one stray key: Esc asks first at every stage, and an Esc
 meant for the chat box (typed in it or right after it closed) closes only the chat box."""
 
 from __future__ import annotations

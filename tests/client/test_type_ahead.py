@@ -1,5 +1,5 @@
-"""Keys typed while a dialog is still opening go into it (issue 28: over SSH the create dialog
-took seconds to open, the name typed meanwhile was lost and it said "The table needs a name").
+"""Keys typed while a dialog is still opening go into it (over SSH the create dialog
+can take seconds to open, and the name typed meanwhile must not be lost).
 
 The keys are sent the way a terminal delivers a burst of typing: all at once, right behind the
 key that opens the dialog, before the dialog has drawn or focused anything."""

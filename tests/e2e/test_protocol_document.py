@@ -1,5 +1,5 @@
 """PROTOCOL.md says exactly what the server does: each place a client written from the document
-alone found it saying something else (issue 19), pinned here."""
+alone found it saying something else, pinned here."""
 
 from __future__ import annotations
 

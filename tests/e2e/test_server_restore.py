@@ -1,6 +1,6 @@
 """A table that has had a rematch comes back whole after ``sheepshead serve`` is killed with
 SIGKILL or stopped with SIGTERM: the host's seat token resumes its seat, in the same hand at the
-same trick (issue 27: the previous match's actions looked like a gap in the log)."""
+same trick (the previous match's actions must not look like a gap in the log)."""
 
 from __future__ import annotations
 

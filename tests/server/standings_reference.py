@@ -9,7 +9,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from server.storage.standings import PlayerStanding, _missing_tables, _tag
+from server.storage.standings import PlayerStanding, _tag
+from server.storage.store import missing_tables
 from server.storage.tallies import BOT_PREFIX, Figures, HandFacts, replay
 
 MATCHES_PER_QUERY: Final = 400
@@ -152,6 +153,6 @@ def compute(db: sqlite3.Connection, since: float | None = None) -> list[PlayerSt
         matches = [(k, f) for k, f in matches_over(db) if since is None or f >= since]
         return combine(tally_matches(db, matches, {}).values(), db)
     except sqlite3.OperationalError as exc:
-        if _missing_tables(exc):
+        if missing_tables(exc):
             return []
         raise

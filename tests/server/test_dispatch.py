@@ -1,4 +1,4 @@
-"""The connection's dispatch covers every request the protocol's registry parses (issue 29)."""
+"""The connection's dispatch covers every request the protocol's registry parses."""
 
 from __future__ import annotations
 

@@ -170,7 +170,7 @@ async def _finished_hand(raw: Raw, **create: Any) -> dict[str, Any]:
 
 
 async def test_reconnecting_to_ask_again_keeps_one_coach_request_per_seat() -> None:
-    """The attack of issue 27: reconnect with the seat token and ask a review on each new
+    """An attack: reconnect with the seat token and ask a review on each new
     connection. Each reconnect cancels the replaced connection's review (its queued work is
     dropped, not worked out), so the seat never has more than one in the bot workers."""
     async with running_server() as server:

@@ -321,7 +321,7 @@ async def test_a_window_change_flood_closes_the_session_with_a_message(
     tmp_path: Path, key: asyncssh.SSHKey
 ) -> None:
     """Within the allowance the latest size always arrives (one held back is applied later);
-    a session that goes on past it by a whole burst is closed, with a message (issue 27)."""
+    a session that goes on past it by a whole burst is closed, with a message."""
     async with (
         ssh_door(tmp_path, ssh_request_rate=5.0, ssh_request_burst=20.0) as (_, doors),
         connect(doors, key) as conn,
@@ -463,8 +463,8 @@ async def test_a_huge_pty_is_clamped_and_children_run_niced_and_capped(
 async def test_fresh_keys_that_never_sit_leave_no_identity_and_no_directory(
     tmp_path: Path,
 ) -> None:
-    """A new SSH key per login used to add an identity row and a directory each (issue 27):
-    now a key gets them only once it takes a seat."""
+    """A new SSH key per login must not add an identity row and a directory each: a key gets
+    them only once it takes a seat."""
     async with ssh_door(tmp_path) as (server, doors):
         assert doors.ssh is not None
         for n in range(3):
@@ -486,8 +486,8 @@ async def test_quitting_with_output_still_queued_sends_it_all_and_exits_0(
 ) -> None:
     """The exit status and the close go out behind the client's last output (its terminal
     restore), and the connection closes only after the channel: a disconnect sent at once
-    overtook them, so ``ssh`` ended with 255, "Disconnected by application" (issue 28: at
-    match over, where the screen is bigger). A client that reads nothing for a while, with a
+    would overtake them, and ``ssh`` end with 255, "Disconnected by application" (at match
+    over, where the screen is bigger). A client that reads nothing for a while, with a
     small receive window, keeps that output queued at the server."""
     async with ssh_door(tmp_path) as (_, doors), connect(doors, key) as conn:
         assert doors.ssh is not None

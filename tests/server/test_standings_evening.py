@@ -1,4 +1,4 @@
-"""An evening's standings (issue 28): ``sheepshead standings --since`` with a time of day,
+"""An evening's standings: ``sheepshead standings --since`` with a time of day,
 ``--tonight``, and the ``standings`` request's ``since`` as a time or ``tonight``."""
 
 from __future__ import annotations

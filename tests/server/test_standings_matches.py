@@ -64,7 +64,7 @@ def check_rows(rows: dict[str, dict[str, Any]], tally: Tally) -> None:
 
 def table_state(server: Server, table: str) -> str:
     assert server.store is not None
-    (state,) = server.store.connection.execute(
+    (state,) = server.store._db.execute(
         "SELECT state FROM tables WHERE id = ?", (int(table[1:]),)
     ).fetchone()
     return str(state)
@@ -179,7 +179,7 @@ def test_more_matches_than_one_query_names_count_each_once() -> None:
             store.save_hand(table, 0, {}, [0, 0, n, 0, 0], finished=1.0, match=match)
             store.save_results(table, [(2, "Sven", "bot", n)], hands=1, finished=1.0, match=match)
     store.commit()
-    (row,) = compute(store.connection)
+    (row,) = compute(store.reads)
     assert (row.player, row.matches, row.hands) == ("random", 2 * count, 2 * count)
     assert row.total == 2 * sum(range(count))
     store.close()

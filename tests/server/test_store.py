@@ -240,7 +240,7 @@ def test_a_schema_4_database_keeps_its_hand_seats_as_match_0(tmp_path: Path) -> 
     store.save_seat("t1", 0, SeatRow(0, "bot", "Sven", "random", None, None))
     store.save_hand("t1", 0, {"hand": "new"}, [0] * 5, finished=2.0, match=1)
     store.commit()
-    rows = store.connection.execute(
+    rows = store._db.execute(
         "SELECT match_number, number, seat, identity, name FROM hand_seats ORDER BY match_number"
     ).fetchall()
     assert rows == [(0, 0, 0, "ann-id", "Ann"), (1, 0, 0, "bot:random", "Sven")]
@@ -381,7 +381,7 @@ def test_a_rematched_table_comes_back_with_its_current_match_alone(tmp_path: Pat
     store.add_action(table, 0, 0, {"seat": 2, "action": "pick"}, match=1)
     store.add_action(older, 1, 0, {"seat": 2, "action": "pass"})
     store.commit()
-    db = store.connection
+    db = store._db
     # first_action is where the new match starts: after the queued row of the last one.
     (first,) = db.execute("SELECT first_action FROM tables WHERE id = ?", (table_key(table),))
     assert db.execute(
