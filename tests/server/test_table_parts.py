@@ -14,6 +14,7 @@ from typing import Any
 from engine.actions import Action
 from engine.match import Match
 from engine.rules import RuleSet
+from protocol import events as m
 from server.tables.commitments import SeedCeremony
 from server.tables.hub import Peer
 from server.tables.presence import Presence
@@ -134,5 +135,9 @@ def test_seed_ceremony_alone_commits_takes_seeds_locks_and_reveals() -> None:
     revealed = seeds.reveal(1)
     assert revealed is not None and revealed["type"] == "seeds_revealed"
     assert table.stored["revealed"] == revealed["commitments"]
+    # Each entry has exactly the keys of the type the client reads it through (issue 29).
+    assert [set(c) for c in revealed["commitments"]] == [
+        set(m.RevealedCommitment.__required_keys__)
+    ]
     assert seeds.fair(0, revealed=True) is not None
     assert SeedCeremony(table).fair(0, revealed=True) is None  # a match dealt without seeds
