@@ -20,7 +20,7 @@ import signal
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast, overload
 
 from textual import events, work
 from textual.app import App
@@ -45,7 +45,21 @@ from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScree
 from client.screens.table import TableScreen
 from client.session import ConnectionLost, ServerError, Session
 from client.settings import ClientSettings
-from protocol.events import ActionMap
+from protocol.events import (
+    ActionMap,
+    BotAdded,
+    Commitment,
+    HintReply,
+    Joined,
+    OkReply,
+    ReviewReply,
+    SeedsRevealed,
+    StandingsReply,
+    State,
+    TableCreated,
+    TableList,
+    Watching,
+)
 from protocol.framing import Message
 
 Mode = Literal["play", "join", "watch"]
@@ -254,11 +268,11 @@ class SheepsheadApp(App[int]):
         elif kind == "error":
             self.notify(str(msg.get("message", "error")), severity="error")
         elif kind == "commitment":
-            self._answer_commitment(msg)
+            self._answer_commitment(cast(Commitment, msg))
         elif kind == "seeds_revealed":
-            self._check_deals(msg)
+            self._check_deals(cast(SeedsRevealed, msg))
         if kind == "state":
-            self.deals.on_state(msg)
+            self.deals.on_state(cast(State, msg))
             self._show_table()
             self._want_history()
         if change & Change.PROMPT or kind == "state":
@@ -269,7 +283,7 @@ class SheepsheadApp(App[int]):
         self.model_changed.publish(change)
         return change
 
-    def _answer_commitment(self, msg: Mapping[str, Any]) -> None:
+    def _answer_commitment(self, msg: Commitment) -> None:
         """Send a random client seed for a new deal commitment (PROTOCOL.md §13)."""
         quoted = self.deals.on_commitment(msg)
         seat = self.model.seat
@@ -282,7 +296,7 @@ class SheepsheadApp(App[int]):
             exit_on_error=False,
         )
 
-    def _check_deals(self, msg: Mapping[str, Any]) -> None:
+    def _check_deals(self, msg: SeedsRevealed) -> None:
         """The server revealed its seeds: recompute every deal seen and say what was found."""
         verdict = self.deals.check(msg, self.model.history)
         good = self.deals.verified
@@ -484,6 +498,88 @@ class SheepsheadApp(App[int]):
 
     # ------------------------------------------------------------------ network
 
+    # The reply's type follows from the request's, as for Session.request.
+    @overload
+    async def call(
+        self,
+        request: Literal["list_tables"],
+        *,
+        quiet_lost: bool = ...,
+        passing: tuple[str, ...] = ...,
+        **fields: Any,
+    ) -> TableList | None: ...
+    @overload
+    async def call(
+        self,
+        request: Literal["create_table"],
+        *,
+        quiet_lost: bool = ...,
+        passing: tuple[str, ...] = ...,
+        **fields: Any,
+    ) -> TableCreated | None: ...
+    @overload
+    async def call(
+        self,
+        request: Literal["join"],
+        *,
+        quiet_lost: bool = ...,
+        passing: tuple[str, ...] = ...,
+        **fields: Any,
+    ) -> Joined | None: ...
+    @overload
+    async def call(
+        self,
+        request: Literal["watch"],
+        *,
+        quiet_lost: bool = ...,
+        passing: tuple[str, ...] = ...,
+        **fields: Any,
+    ) -> Watching | None: ...
+    @overload
+    async def call(
+        self,
+        request: Literal["add_bot"],
+        *,
+        quiet_lost: bool = ...,
+        passing: tuple[str, ...] = ...,
+        **fields: Any,
+    ) -> BotAdded | None: ...
+    @overload
+    async def call(
+        self,
+        request: Literal["hint"],
+        *,
+        quiet_lost: bool = ...,
+        passing: tuple[str, ...] = ...,
+        **fields: Any,
+    ) -> HintReply | None: ...
+    @overload
+    async def call(
+        self,
+        request: Literal["review"],
+        *,
+        quiet_lost: bool = ...,
+        passing: tuple[str, ...] = ...,
+        **fields: Any,
+    ) -> ReviewReply | None: ...
+    @overload
+    async def call(
+        self,
+        request: Literal["standings"],
+        *,
+        quiet_lost: bool = ...,
+        passing: tuple[str, ...] = ...,
+        **fields: Any,
+    ) -> StandingsReply | None: ...
+    @overload
+    async def call(
+        self,
+        request: str,
+        *,
+        quiet_lost: bool = ...,
+        passing: tuple[str, ...] = ...,
+        **fields: Any,
+    ) -> OkReply | None: ...
     async def call(
         self,
         request: str,
@@ -491,7 +587,7 @@ class SheepsheadApp(App[int]):
         quiet_lost: bool = False,
         passing: tuple[str, ...] = (),
         **fields: Any,
-    ) -> Message | None:
+    ) -> OkReply | None:
         """Send a request; on an error tell the user and return None.
 
         ``quiet_lost``: a lost connection is not told (for requests the user did not ask for;
@@ -500,7 +596,7 @@ class SheepsheadApp(App[int]):
         """
         if self.session is None:
             self.outbox.append({"type": request, **fields})
-            return {"type": "ok"}
+            return cast(OkReply, {"type": "ok"})  # offline (tests): nothing to answer
         try:
             return await self.session.request(request, **fields)
         except ConnectionLost as exc:
@@ -521,7 +617,7 @@ class SheepsheadApp(App[int]):
         label: str,
         password: str | None = None,
         **fields: Any,
-    ) -> Message | None:
+    ) -> Joined | Watching | None:
         """Join or watch ``table`` (called ``label`` in the password dialog): the ``ok`` reply,
         or None when it was refused (the user is told why) or the password dialog was closed.
 
@@ -530,13 +626,15 @@ class SheepsheadApp(App[int]):
         """
         while True:
             try:
-                return await self.call(
+                reply = await self.call(
                     request,
                     passing=("bad_password", "rate_limited"),
                     table=table,
                     password=password,
                     **fields,
                 )
+                # mypy picks call's str overload for a union of literals.
+                return cast("Joined | Watching | None", reply)
             except ServerError as exc:
                 if exc.code == "rate_limited":
                     self.notify(

@@ -15,16 +15,20 @@ import inspect
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO, cast
 
 from client.config import DEFAULT_PORT, AddressError, parse_address
 from client.strategy_call import decide, describe_action
 from engine.bots.base import Strategy, make_strategy, strategy_names
 from engine.errors import SheepsheadError
 from engine.rules import DEFAULT_PRESET, OPTION_NAMES, PRESET_TITLES, RuleSet, presets_help
+from protocol.events import ActionMap, HandOver, State
+
+if TYPE_CHECKING:
+    from client.session import Session
 
 HELP = "play a seat over the network with a bot strategy"
 
@@ -276,7 +280,7 @@ class BotPlayer:
     """Plays a seat from the session's events: answers prompts, reports hands, saves records."""
 
     def __init__(
-        self, session: Any, strategy: Strategy, say: Callable[[str], None], config: BotConfig
+        self, session: Session, strategy: Strategy, say: Callable[[str], None], config: BotConfig
     ) -> None:
         self.session = session
         self.strategy = strategy
@@ -289,9 +293,9 @@ class BotPlayer:
         self.timer_moved = False
         """A ``timer_expired`` notice for this seat came; the next action of the seat is the
         table's, not ours."""
-        self.late: dict[str, Any] | None = None
+        self.late: ActionMap | None = None
         """Our last answer, refused as ``stale`` because the decision had moved on."""
-        self.info: dict[str, Any] = {}
+        self.info: Mapping[str, Any] = {}
         self.hand_number: int | None = None
         self.actions: list[dict[str, Any]] = []
         """Every action of the current hand so far (from each state's ``last``)."""
@@ -305,12 +309,13 @@ class BotPlayer:
             msg = await session.events.get()
             kind = msg.get("type")
             if kind == "state":
-                await self._on_state(msg)
+                await self._on_state(cast(State, msg))
             elif kind == "your_turn":
-                if msg is not session.last_turn or session.last_state is None:
+                turn = session.last_turn
+                if turn is None or msg is not turn or session.last_state is None:
                     continue  # a newer prompt or state is queued: answer that one
                 view = session.last_state.get("view")
-                legal = msg.get("legal") or []
+                legal = turn.get("legal") or []
                 if not view or not legal:
                     continue
                 action = await asyncio.to_thread(self._decide, view, legal)
@@ -318,7 +323,7 @@ class BotPlayer:
                     # The prompt's own seq: an answer that comes after the decision moved on
                     # (the turn timer played for us) is refused as stale, never applied to the
                     # next decision.
-                    await session.act(action, seq=msg.get("seq"))
+                    await session.act(action, seq=turn.get("seq"))
                     self.late = None
                 except ServerError as exc:
                     if exc.code == "stale":
@@ -335,7 +340,7 @@ class BotPlayer:
                     f"payouts {result.get('payouts')}; totals {msg.get('totals')}"
                 )
                 if self.config.save_hands:
-                    self._save_hand(msg)
+                    self._save_hand(cast(HandOver, msg))
             elif kind == "match_over":
                 totals = msg.get("totals")
                 mine = totals[session.seat] if totals and session.seat is not None else None
@@ -350,7 +355,7 @@ class BotPlayer:
                 self.say("connection to the server lost")
                 return 1
 
-    async def _on_state(self, msg: dict[str, Any]) -> None:
+    async def _on_state(self, msg: State) -> None:
         from client.session import ServerError
 
         if isinstance(msg.get("info"), dict):
@@ -383,7 +388,7 @@ class BotPlayer:
             except ServerError as exc:
                 self.say(f"cannot start: {exc.code}: {exc.message}")
 
-    def _decide(self, view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
+    def _decide(self, view: Mapping[str, Any], legal: list[ActionMap]) -> ActionMap:
         """The strategy's answer, or the first legal action (reported) if it misbehaves."""
         decision = decide(self.strategy, view, legal)
         self.decisions += 1
@@ -401,13 +406,14 @@ class BotPlayer:
                 f"legal {', '.join(describe_action(a) for a in legal)}; "
                 f"chose {describe_action(decision.action)}"
             )
-        return dict(decision.action)
+        return cast(ActionMap, dict(decision.action))  # an element of ``legal``
 
-    def _save_hand(self, msg: dict[str, Any]) -> None:
+    def _save_hand(self, msg: HandOver) -> None:
         """Write the hand that just ended as a record (names and payouts beside it)."""
         from engine.record import FORMAT, RecordError, hand_from_record
 
-        view = (self.session.last_state or {}).get("view") or {}
+        state = self.session.last_state
+        view = (state.get("view") if state is not None else None) or {}
         reveal = msg.get("reveal") or {}
         actions = []
         for action in self.actions:

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from client.widgets.cards import card_label, cards_label
+from protocol.events import HintReply, ReviewReply
 
 _NAMES = {
     "pick": "pick",
@@ -75,7 +76,7 @@ def within_noise(difference: float, se: float | None) -> bool:
     return difference < 0.05 or (se is not None and difference <= NOISE * se)
 
 
-def hint_text(reply: Mapping[str, Any]) -> str:
+def hint_text(reply: HintReply) -> str:
     """The status line for a ``hint`` reply."""
     candidates = list(reply.get("candidates") or [])
     if not candidates:
@@ -106,7 +107,7 @@ def hint_text(reply: Mapping[str, Any]) -> str:
     return text
 
 
-def review_lines(reply: Mapping[str, Any]) -> list[str]:
+def review_lines(reply: ReviewReply) -> list[str]:
     """One line per decision of a ``review`` reply, in the order they were made.
 
     >>> review_lines({"hand": 0, "decisions": [

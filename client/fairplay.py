@@ -8,12 +8,13 @@ revealed seeds (:mod:`engine.fairdeal`). Nothing here does I/O: the app sends an
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.actions import NUM_SEATS
 from engine.fairdeal import SCHEME, SEED_BYTES, Verdict, check_deal, first_dealer, parse_seed
 from engine.fairdeal import summary as verdict_summary
+from protocol.events import Commitment, RevealedCommitment, SeedsRevealed, State
 
 
 class DealChecker:
@@ -25,7 +26,7 @@ class DealChecker:
         """Every commitment published to this client."""
         self.sent: dict[str, tuple[int, str]] = {}
         """Commitment -> (seat, seed in hex) that this client sent for it."""
-        self.revealed: list[Mapping[str, Any]] = []
+        self.revealed: list[RevealedCommitment] = []
         """The entries of the last ``seeds_revealed``."""
         self.table: str | None = None
         """The table of the last ``state``."""
@@ -39,7 +40,7 @@ class DealChecker:
         self.said: str | None = None
         """The last :meth:`check`'s sentence, None while there was nothing to verify."""
 
-    def on_state(self, msg: Mapping[str, Any]) -> None:
+    def on_state(self, msg: State) -> None:
         """Note when this client arrived at the table (a ``state`` event)."""
         table = msg.get("table")
         if table != self.table:
@@ -56,7 +57,7 @@ class DealChecker:
             return None
         return _fair_map(self.revealed, entry, hand)
 
-    def on_commitment(self, msg: Mapping[str, Any]) -> str | None:
+    def on_commitment(self, msg: Commitment) -> str | None:
         """Note a published commitment; return it if it is well formed (then answer it)."""
         quoted = msg.get("commitment")
         if not isinstance(quoted, str) or len(quoted) != 2 * SEED_BYTES:
@@ -70,7 +71,7 @@ class DealChecker:
         self.sent[quoted] = (seat, seed)
         return seed
 
-    def check(self, msg: Mapping[str, Any], hands: Iterable[Any]) -> str:
+    def check(self, msg: SeedsRevealed, hands: Iterable[Any]) -> str:
         """Check every finished hand (``client.model.FinishedHand``) against ``seeds_revealed``:
         ``all N deals verified`` or the first hand that fails (and :attr:`verified`)."""
         entries = [e for e in msg.get("commitments") or [] if isinstance(e, Mapping)]
@@ -133,7 +134,7 @@ class DealChecker:
         return said
 
 
-def _covering(entries: list[Mapping[str, Any]], hand: int) -> Mapping[str, Any] | None:
+def _covering(entries: Sequence[RevealedCommitment], hand: int) -> RevealedCommitment | None:
     for entry in entries:
         first, last = entry.get("first_hand"), entry.get("last_hand")
         if isinstance(first, int) and isinstance(last, int) and first <= hand <= last:
@@ -142,7 +143,7 @@ def _covering(entries: list[Mapping[str, Any]], hand: int) -> Mapping[str, Any] 
 
 
 def _fair_map(
-    entries: list[Mapping[str, Any]], entry: Mapping[str, Any], hand: int
+    entries: Sequence[RevealedCommitment], entry: RevealedCommitment, hand: int
 ) -> dict[str, Any]:
     """Hand ``hand``'s record ``fair`` map from the revealed ``entry`` that covers it, as the
     server's records have it: a later commitment's hand also carries the match's first seed,
@@ -156,7 +157,7 @@ def _fair_map(
     return out
 
 
-def _first_dealer(entries: list[Mapping[str, Any]]) -> int | None:
+def _first_dealer(entries: Sequence[RevealedCommitment]) -> int | None:
     entry = _covering(entries, 0)
     seed = parse_seed(entry.get("server_seed")) if entry is not None else None
     return first_dealer(seed) if seed is not None else None

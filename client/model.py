@@ -30,6 +30,7 @@ from protocol.events import (
     Chat,
     ErrorReply,
     HandOver,
+    HistoryPage,
     MatchOver,
     Notice,
     State,
@@ -605,7 +606,7 @@ class TableModel:
         self._log("event", "── A new match at this table")
         return Change.MATCH_OVER | Change.HAND_OVER | Change.LOG
 
-    def apply_history(self, reply: Mapping[str, Any], *, first_page: bool = True) -> Change:
+    def apply_history(self, reply: HistoryPage, *, first_page: bool = True) -> Change:
         """Take in one page of a ``history`` reply: the finished hands of the current match
         replace those this client saw (they are complete, whenever the client came), and on the
         first page the table's last chat and notice lines are logged once."""
@@ -639,7 +640,7 @@ class TableModel:
             change |= self._earlier_lines([m for m in lines if isinstance(m, Mapping)])
         return change
 
-    def _earlier_lines(self, lines: Sequence[Mapping[str, Any]]) -> Change:
+    def _earlier_lines(self, lines: Sequence[Chat | Notice]) -> Change:
         """Log the table's recent chat and notices that this client has not logged yet."""
         have = {e.text for e in self.log if e.kind in ("chat", "notice")}
         missing = []

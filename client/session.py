@@ -29,9 +29,23 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, overload
 
-from protocol.events import State, Welcome, YourTurn
+from protocol.events import (
+    BotAdded,
+    HintReply,
+    HistoryPage,
+    Joined,
+    OkReply,
+    ReviewReply,
+    StandingsReply,
+    State,
+    TableCreated,
+    TableList,
+    Watching,
+    Welcome,
+    YourTurn,
+)
 from protocol.framing import FrameDecoder, FrameError, Message, encode
 from protocol.version import PROTOCOL_VERSION
 
@@ -218,13 +232,35 @@ class Session:
         self._set_status("connected")
         return welcome
 
-    async def request(self, type: str, **fields: Any) -> Message:
+    # The reply's type follows from the request's (protocol.events builds the same types on
+    # the server), so what a caller reads of it is checked against what the server sends.
+    @overload
+    async def request(self, type: Literal["list_tables"], **fields: Any) -> TableList: ...
+    @overload
+    async def request(self, type: Literal["create_table"], **fields: Any) -> TableCreated: ...
+    @overload
+    async def request(self, type: Literal["join"], **fields: Any) -> Joined: ...
+    @overload
+    async def request(self, type: Literal["watch"], **fields: Any) -> Watching: ...
+    @overload
+    async def request(self, type: Literal["add_bot"], **fields: Any) -> BotAdded: ...
+    @overload
+    async def request(self, type: Literal["history"], **fields: Any) -> HistoryPage: ...
+    @overload
+    async def request(self, type: Literal["hint"], **fields: Any) -> HintReply: ...
+    @overload
+    async def request(self, type: Literal["review"], **fields: Any) -> ReviewReply: ...
+    @overload
+    async def request(self, type: Literal["standings"], **fields: Any) -> StandingsReply: ...
+    @overload
+    async def request(self, type: str, **fields: Any) -> OkReply: ...
+    async def request(self, type: str, **fields: Any) -> OkReply:
         """Send a request and return its ``ok`` reply; ServerError for an ``error`` reply."""
         reply = await self._call(type, fields)
         self._after_reply(type, fields, reply)
-        return reply
+        return cast(OkReply, reply)
 
-    async def act(self, action: Mapping[str, Any], *, seq: int | None = None) -> Message:
+    async def act(self, action: Mapping[str, Any], *, seq: int | None = None) -> OkReply:
         """Answer a ``your_turn`` with ``action`` (a §5 action map).
 
         ``seq`` is the seq of the prompt being answered; pass it when answering a prompt taken
@@ -240,7 +276,7 @@ class Session:
             seq = 0
         return await self.request("action", seq=seq, action=dict(action))
 
-    async def history(self, table: str | None = None) -> dict[str, Any] | None:
+    async def history(self, table: str | None = None) -> HistoryPage | None:
         """The finished hands of the current match at ``table`` (default: yours), every page.
 
         One reply map: ``table``, ``match``, ``hands`` (all pages joined, in order) and the
@@ -249,9 +285,9 @@ class Session:
         pages than the server answers at once (``rate_limited``, PROTOCOL.md §9): the page is
         asked for again a moment later, up to :data:`HISTORY_RETRIES` times.
         """
-        fields: dict[str, Any] = {} if table is None else {"table": table}
+        fields: dict[str, str] = {} if table is None else {"table": table}
         start = 0
-        merged: dict[str, Any] | None = None
+        merged: HistoryPage | None = None
         retries = HISTORY_RETRIES
         while True:
             try:
@@ -265,7 +301,8 @@ class Session:
                     continue
                 raise
             if merged is None:
-                merged = {**reply, "hands": list(reply.get("hands") or [])}
+                merged = reply.copy()
+                merged["hands"] = list(reply.get("hands") or [])
             else:
                 merged["hands"] += list(reply.get("hands") or [])
             following = reply.get("next")
@@ -300,7 +337,7 @@ class Session:
         token = self.token
         if token is None and self.token_store is not None:
             token = self.token_store.get(self.server_key, self.requested_name)
-        hello: dict[str, Any] = {
+        hello: dict[str, object] = {
             "version": PROTOCOL_VERSION,
             "client": self.client_name,
             "kind": self.kind,

@@ -39,13 +39,6 @@ class ActionMap(_ActionKind, total=False):
     blitz: str
 
 
-class OkReply(TypedDict):
-    """The success reply to a request; the request's own result fields come with it."""
-
-    type: Literal["ok"]
-    id: int | None
-
-
 class _ErrorOptional(TypedDict, total=False):
     supported: list[int]
     """Only with ``version_unsupported``: the versions this server speaks."""
@@ -165,12 +158,24 @@ class Commitment(TypedDict):
     wait: float
 
 
+class RevealedCommitment(TypedDict):
+    """One commitment of a finished match: its server seed, the hands it dealt (from 0,
+    inclusive) and the seats' seeds with where each came from (§13)."""
+
+    commitment: str
+    server_seed: str
+    first_hand: int
+    last_hand: int
+    client_seeds: list[str]
+    sources: list[str]
+
+
 class SeedsRevealed(TypedDict):
     """Every commitment of the finished match with its seeds and hands (§13)."""
 
     type: Literal["seeds_revealed"]
     table: str
-    commitments: list[dict[str, Any]]
+    commitments: list[RevealedCommitment]
 
 
 class ServerPing(TypedDict):
@@ -196,23 +201,185 @@ class HistoryEntry(TypedDict):
     outcome: str
 
 
+class OkReply(TypedDict):
+    """The success reply to a request; the replies below add the request's result fields
+    (PROTOCOL.md §4, "`ok` reply carries"), the others carry none."""
+
+    type: Literal["ok"]
+    id: int | None
+
+
+class TableList(OkReply):
+    """The reply to ``list_tables``: table summaries (§6.1), waiting tables first."""
+
+    tables: list[Mapping[str, Any]]
+    truncated: bool
+
+
+class TableCreated(OkReply):
+    """The reply to ``create_table``: the creator sits at seat 0 and hosts it."""
+
+    table: str
+    seat: int
+    token: str
+
+
+class Joined(TableCreated):
+    """The reply to ``join``: the seat, its token and the name shown at this table."""
+
+    name: str
+
+
+class Watching(OkReply):
+    """The reply to ``watch``: the table and the name shown at it."""
+
+    table: str
+    name: str
+
+
+class BotAdded(OkReply):
+    """The reply to ``add_bot``: the seat the bot took."""
+
+    seat: int
+
+
+class _HistoryLines(TypedDict, total=False):
+    lines: list[Chat | Notice]
+    """Only on the first page: the table's last chat and notice events, oldest first."""
+
+
+class HistoryPage(OkReply, _HistoryLines):
+    """The reply to ``history``: finished hands from the asked ``start`` on; ``next`` the
+    ``start`` of the following page (nil: this page reaches the last finished hand)."""
+
+    table: str
+    match: int
+    hands: list[HistoryEntry]
+    next: int | None
+
+
+class HintReply(OkReply):
+    """The reply to ``hint``: the coach's best choices for the pending prompt (§4)."""
+
+    seq: int
+    deals: int
+    candidates: list[Mapping[str, Any]]
+
+
+class ReviewReply(OkReply):
+    """The reply to ``review``: each decision the asker made in hand ``hand``, valued (§4)."""
+
+    hand: int
+    decisions: list[Mapping[str, Any]]
+
+
+class StandingsReply(OkReply):
+    """The reply to ``standings``: ``since`` as sent and the standing rows (§10.1)."""
+
+    since: str | None
+    players: list[Mapping[str, Any]]
+
+
 TableEvent: TypeAlias = (
     State | YourTurn | HandOver | MatchOver | Chat | Notice | Commitment | SeedsRevealed
 )
 """An event about the table a connection sits at or watches."""
+
+Reply: TypeAlias = OkReply | ErrorReply | Welcome
+"""The answer to a request: ``welcome`` to hello, else ``ok`` (or one of its kinds above) or
+``error``, echoing the request's id."""
 
 
 ERROR_MESSAGE_MAX: Final = 200
 """Longest ``message`` of an error, in characters: anything it quotes is cut to fit."""
 
 
-def ok(id: int | None, **fields: Any) -> dict[str, Any]:
-    """The success reply to request ``id``, with the request's result fields."""
-    return {"type": "ok", "id": id, **fields}
+def ok(id: int | None, **fields: Any) -> OkReply:
+    """The success reply to request ``id``; a request whose reply carries fields has a builder
+    of its own below (:func:`joined`, :func:`history_page`...), which types them.
+
+    ``fields`` is kept for the callers not moved to one yet (the standings reply,
+    :func:`standings_reply`); nothing checks them.
+    """
+    return cast(OkReply, {"type": "ok", "id": id, **fields})
 
 
-def error(id: int | None, code: str, message: str, **fields: Any) -> dict[str, Any]:
-    """An error: the reply to request ``id``, or (``id`` None) about the connection itself.
+def table_list(
+    id: int | None, *, tables: Sequence[Mapping[str, Any]], truncated: bool
+) -> TableList:
+    """The reply to ``list_tables``."""
+    return {"type": "ok", "id": id, "tables": list(tables), "truncated": truncated}
+
+
+def table_created(id: int | None, *, table: str, seat: int, token: str) -> TableCreated:
+    """The reply to ``create_table``."""
+    return {"type": "ok", "id": id, "table": table, "seat": seat, "token": token}
+
+
+def joined(id: int | None, *, table: str, seat: int, token: str, name: str) -> Joined:
+    """The reply to ``join``."""
+    return {"type": "ok", "id": id, "table": table, "seat": seat, "token": token, "name": name}
+
+
+def watching(id: int | None, *, table: str, name: str) -> Watching:
+    """The reply to ``watch``."""
+    return {"type": "ok", "id": id, "table": table, "name": name}
+
+
+def bot_added(id: int | None, *, seat: int) -> BotAdded:
+    """The reply to ``add_bot``."""
+    return {"type": "ok", "id": id, "seat": seat}
+
+
+def history_page(
+    id: int | None,
+    *,
+    table: str,
+    match: int,
+    hands: Sequence[HistoryEntry],
+    next: int | None,
+    lines: Sequence[Chat | Notice] | None = None,
+) -> HistoryPage:
+    """The reply to ``history``; ``lines`` (None: left out) only on the first page."""
+    out: HistoryPage = {
+        "type": "ok",
+        "id": id,
+        "table": table,
+        "match": match,
+        "hands": list(hands),
+        "next": next,
+    }
+    if lines is not None:
+        out["lines"] = list(lines)
+    return out
+
+
+def hint_reply(
+    id: int | None, *, seq: int, deals: int, candidates: Sequence[Mapping[str, Any]]
+) -> HintReply:
+    """The reply to ``hint``."""
+    return {"type": "ok", "id": id, "seq": seq, "deals": deals, "candidates": list(candidates)}
+
+
+def review_reply(
+    id: int | None, *, hand: int, decisions: Sequence[Mapping[str, Any]]
+) -> ReviewReply:
+    """The reply to ``review``."""
+    return {"type": "ok", "id": id, "hand": hand, "decisions": list(decisions)}
+
+
+def standings_reply(
+    id: int | None, *, since: str | None, players: Sequence[Mapping[str, Any]]
+) -> StandingsReply:
+    """The reply to ``standings``."""
+    return {"type": "ok", "id": id, "since": since, "players": list(players)}
+
+
+def error(
+    id: int | None, code: str, message: str, *, supported: Sequence[int] | None = None
+) -> ErrorReply:
+    """An error: the reply to request ``id``, or (``id`` None) about the connection itself;
+    ``supported`` (None: left out) only with ``version_unsupported``.
 
     A ``message`` over :data:`ERROR_MESSAGE_MAX` characters is cut (whatever it quotes can never
     make the reply too big to send), and control characters are taken out of it.
@@ -226,12 +393,15 @@ def error(id: int | None, code: str, message: str, **fields: Any) -> dict[str, A
         message = clean_text(message[: ERROR_MESSAGE_MAX * RAW_TEXT_FACTOR])
         if len(message) > ERROR_MESSAGE_MAX:
             message = message[: ERROR_MESSAGE_MAX - 3] + "..."
-    return {"type": "error", "id": id, "code": code, "message": message, **fields}
+    out: ErrorReply = {"type": "error", "id": id, "code": code, "message": message}
+    if supported is not None:
+        out["supported"] = list(supported)
+    return out
 
 
 def welcome(
     id: int, *, server: str, name: str, table: str | None = None, seat: int | None = None
-) -> dict[str, Any]:
+) -> Welcome:
     """The reply to hello; ``table``/``seat`` name the seat a token took back (else nil)."""
     return {
         "type": "welcome",
@@ -298,18 +468,18 @@ def your_turn(
         "table": table,
         "seq": seq,
         "decision": decision,
-        "legal": cast("list[ActionMap]", [without_seat(a) for a in legal]),
+        "legal": [without_seat(a) for a in legal],
         "deadline": deadline,
     }
 
 
-def without_seat(action: Mapping[str, Any]) -> dict[str, Any]:
+def without_seat(action: Mapping[str, Any]) -> ActionMap:
     """An action map as a client sends it: the record map minus ``seat``."""
     # A copy and a pop: three times faster than a filtering comprehension, once per legal
-    # action of every prompt.
+    # action of every prompt. The engine's action maps have the keys of ActionMap.
     out = dict(action)
     out.pop("seat", None)
-    return out
+    return cast(ActionMap, out)
 
 
 def hand_over(
@@ -362,14 +532,18 @@ def notice(*, table: str | None, code: str, text: str, seat: int | None = None) 
     return {"type": "notice", "table": table, "code": code, "text": text, "seat": seat}
 
 
-def commitment(*, table: str, commitment: str, wait: float) -> dict[str, Any]:
+def commitment(*, table: str, commitment: str, wait: float) -> Commitment:
     """A new deal commitment ``sha256(server_seed)``: seated clients answer with a seed (§13)."""
     return {"type": "commitment", "table": table, "commitment": commitment, "wait": wait}
 
 
-def seeds_revealed(*, table: str, commitments: Sequence[Mapping[str, Any]]) -> SeedsRevealed:
+def seeds_revealed(*, table: str, commitments: Sequence[RevealedCommitment]) -> SeedsRevealed:
     """The match is over: every commitment's server seed, client seeds and hands (§13)."""
-    return {"type": "seeds_revealed", "table": table, "commitments": [dict(c) for c in commitments]}
+    return {
+        "type": "seeds_revealed",
+        "table": table,
+        "commitments": [cast(RevealedCommitment, dict(c)) for c in commitments],
+    }
 
 
 def ping() -> ServerPing:

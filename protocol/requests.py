@@ -26,7 +26,7 @@ from datetime import UTC, date, datetime
 from typing import Any, Final, Literal, TypeAlias
 
 from protocol.errors import BAD_REQUEST, UNKNOWN_TYPE, VERSION_UNSUPPORTED
-from protocol.events import error
+from protocol.events import ErrorReply, error
 from protocol.text import RAW_TEXT_FACTOR, clean_name, clean_text, quote
 from protocol.version import SUPPORTED_VERSIONS
 
@@ -340,7 +340,7 @@ class RequestError(Exception):
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"
 
-    def to_message(self) -> dict[str, Any]:
+    def to_message(self) -> ErrorReply:
         """The ``error`` map that answers the refused request."""
         return error(self.id, self.code, self.message, **self.extra)
 

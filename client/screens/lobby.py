@@ -78,7 +78,7 @@ class LobbyScreen(GameScreen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.tables: list[dict[str, Any]] = []
+        self.tables: list[Mapping[str, Any]] = []
 
     def compose(self) -> ComposeResult:
         """A title line, the table list and a hint."""
@@ -210,7 +210,7 @@ class LobbyScreen(GameScreen[None]):
             return None
         return str(self.tables[grid.cursor_row].get("id"))
 
-    def _current(self) -> dict[str, Any] | None:
+    def _current(self) -> Mapping[str, Any] | None:
         grid = self.query_one(DataTable)
         if not self.tables or grid.cursor_row >= len(self.tables):
             return None
@@ -276,7 +276,7 @@ class LobbyScreen(GameScreen[None]):
             self._enter("watch", table)
 
     @work(group="lobby-actions", exit_on_error=False)
-    async def _enter(self, request: Literal["join", "watch"], table: dict[str, Any]) -> None:
+    async def _enter(self, request: Literal["join", "watch"], table: Mapping[str, Any]) -> None:
         app = self.game
         table_id, label = str(table.get("id")), str(table.get("name") or table.get("id"))
         password: str | None = None

@@ -21,6 +21,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from client.screens.base import game_of
+
 STAKES: tuple[int, ...] = (1, 5, 10, 25, 50, 100, 200, 500)
 """Stakes per point to choose from in the settle-up view, in cents."""
 
@@ -168,7 +170,7 @@ class StandingsScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.by = "total"
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[Mapping[str, Any]] = []
         self.loaded = False
         self.since: str | None = None
         """None: every ended match; ``"tonight"`` (the ``standings`` request's ``since``)."""
@@ -195,9 +197,9 @@ class StandingsScreen(Screen[None]):
     @work(exclusive=True, group="standings", exit_on_error=False)
     async def load(self) -> None:
         """Ask the server for the standings."""
-        app: Any = self.app
+        app = game_of(self)
         asked = self.since
-        fields = {} if asked is None else {"since": asked}
+        fields: dict[str, Any] = {} if asked is None else {"since": asked}
         reply = await app.call("standings", **fields)
         if reply is not None and self.is_attached and asked == self.since:
             self.rows = list(reply.get("players") or [])

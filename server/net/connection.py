@@ -361,7 +361,7 @@ class Connection:
         for frame in held or ():
             self.send_encoded(frame)
 
-    def _dispatch(self, req: Request) -> dict[str, Any] | None:
+    def _dispatch(self, req: Request) -> m.Reply | None:
         handler = _HANDLERS.get(type(req))
         if handler is None:  # pragma: no cover - parse_request only makes handled types
             raise RequestError(errors.UNKNOWN_TYPE, "unhandled request")
@@ -369,7 +369,7 @@ class Connection:
 
     # ------------------------------------------------------------------ handlers
 
-    def _hello(self, req: Hello) -> dict[str, Any]:
+    def _hello(self, req: Hello) -> m.Welcome:
         # A second hello never gets here: _request refuses it before parsing.
         if req.kind == "human" and is_bot_name(req.name):
             raise RequestError(
@@ -406,9 +406,9 @@ class Connection:
             seat=found[1] if found else None,
         )
 
-    def _list(self, req: ListTables) -> dict[str, Any]:
+    def _list(self, req: ListTables) -> m.TableList:
         tables, truncated = self.server.lobby.list_tables()
-        return m.ok(req.id, tables=tables, truncated=truncated)
+        return m.table_list(req.id, tables=tables, truncated=truncated)
 
     def _not_seated(self) -> None:
         if self.table is not None and self.seat is not None:
@@ -422,7 +422,7 @@ class Connection:
         if self.table is not None and self.table is not unless:
             self.table.leave(self)
 
-    def _create(self, req: CreateTable) -> dict[str, Any]:
+    def _create(self, req: CreateTable) -> m.TableCreated:
         self._not_seated()
         if req.password is not None:
             self._password_attempt()
@@ -431,9 +431,9 @@ class Connection:
         self._take_name(None)
         table, token = self.server.lobby.create_table(self, config, self.address)
         self.server.players.seated_with(self, token)
-        return m.ok(req.id, table=table.id, seat=0, token=token)
+        return m.table_created(req.id, table=table.id, seat=0, token=token)
 
-    def _join(self, req: Join) -> dict[str, Any]:
+    def _join(self, req: Join) -> m.Joined:
         table = self.server.lobby.find(req.table)
         self._not_seated()
         if table.has_password:
@@ -443,9 +443,9 @@ class Connection:
         self._take_name(table)
         token = table.join(self, seat)
         self.server.players.seated_with(self, token)
-        return m.ok(req.id, table=table.id, seat=seat, token=token, name=self.name)
+        return m.joined(req.id, table=table.id, seat=seat, token=token, name=self.name)
 
-    def _watch(self, req: Watch) -> dict[str, Any]:
+    def _watch(self, req: Watch) -> m.Watching:
         table = self.server.lobby.find(req.table)
         self._not_seated()
         if table.has_password:  # spectators read the table's chat: the same password
@@ -454,7 +454,7 @@ class Connection:
         self._stop_watching(unless=table)
         self._take_name(table)
         table.watch(self)
-        return m.ok(req.id, table=table.id, name=self.name)
+        return m.watching(req.id, table=table.id, name=self.name)
 
     def _take_name(self, table: Table | None) -> None:
         """Show the hello's name at ``table``, numbered if somebody there already has it."""
@@ -469,7 +469,7 @@ class Connection:
         if not self.allowance.passwords.take(self.server.lobby.now()):
             raise RequestError(errors.RATE_LIMITED, "Too many password attempts; wait a moment")
 
-    def _leave(self, req: Leave) -> dict[str, Any]:
+    def _leave(self, req: Leave) -> m.OkReply:
         if self.table is None:
             raise RequestError(errors.NOT_SEATED, "You are not at a table")
         self.table.leave(self)
@@ -480,49 +480,49 @@ class Connection:
             raise RequestError(errors.NOT_SEATED, "You are not at a table")
         return self.table
 
-    def _add_bot(self, req: AddBot) -> dict[str, Any]:
+    def _add_bot(self, req: AddBot) -> m.BotAdded:
         seat = self._table().add_bot(self, req.seat, req.strategy)
-        return m.ok(req.id, seat=seat)
+        return m.bot_added(req.id, seat=seat)
 
-    def _remove_bot(self, req: RemoveBot) -> dict[str, Any]:
+    def _remove_bot(self, req: RemoveBot) -> m.OkReply:
         self._table().remove_bot(self, req.seat)
         return m.ok(req.id)
 
-    def _start(self, req: Start) -> dict[str, Any]:
+    def _start(self, req: Start) -> m.OkReply:
         self._table().start(self)
         return m.ok(req.id)
 
-    def _end(self, req: EndMatch) -> dict[str, Any]:
+    def _end(self, req: EndMatch) -> m.OkReply:
         self._table().end_match(self)
         return m.ok(req.id)
 
-    def _action(self, req: TakeAction) -> dict[str, Any]:
+    def _action(self, req: TakeAction) -> m.OkReply:
         if self.table is None or self.seat is None:
             raise RequestError(errors.NOT_SEATED, "You are not seated at a table")
         self.table.act(self, req.seq, req.action)
         return m.ok(req.id)
 
-    def _chat(self, req: ChatRequest) -> dict[str, Any]:
+    def _chat(self, req: ChatRequest) -> m.OkReply:
         self._table().chat(self, req.text)
         return m.ok(req.id)
 
-    def _history(self, req: History) -> dict[str, Any]:
+    def _history(self, req: History) -> m.HistoryPage:
         table = self.server.lobby.find(req.table) if req.table is not None else self._table()
         if self.table is not table:
             raise RequestError(errors.NOT_SEATED, f"You neither sit at nor watch table {table.id}")
         if not self.history_bucket.take(self.server.lobby.now()):
             raise RequestError(errors.RATE_LIMITED, "Too many history requests; wait a moment")
-        return m.ok(req.id, **table.history_reply(req.start))
+        return m.history_page(req.id, **table.history_reply(req.start))
 
-    def _rematch(self, req: Rematch) -> dict[str, Any]:
+    def _rematch(self, req: Rematch) -> m.OkReply:
         self._table().rematch(self)
         return m.ok(req.id)
 
-    def _client_seed(self, req: ClientSeed) -> dict[str, Any]:
+    def _client_seed(self, req: ClientSeed) -> m.OkReply:
         self._table().offer_seed(self, req.commitment, req.seed)
         return m.ok(req.id)
 
-    def _ping(self, req: Ping) -> dict[str, Any]:
+    def _ping(self, req: Ping) -> m.OkReply:
         return m.ok(req.id)
 
     def _standings(self, req: Standings) -> None:
@@ -552,7 +552,7 @@ def _id_of(item: object) -> int | None:
     return None
 
 
-_HANDLERS: dict[type, Callable[[Connection, Any], dict[str, Any] | None]] = {
+_HANDLERS: dict[type, Callable[[Connection, Any], m.Reply | None]] = {
     Hello: Connection._hello,
     ListTables: Connection._list,
     CreateTable: Connection._create,

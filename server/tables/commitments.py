@@ -166,9 +166,9 @@ class DealSeeds:
         """The match's first dealer, from the first commitment's seed."""
         return first_dealer(self.used[0].server_seed)
 
-    def reveal(self, hands_dealt: int) -> list[dict[str, Any]]:
+    def reveal(self, hands_dealt: int) -> list[m.RevealedCommitment]:
         """The ``seeds_revealed`` entries: every used commitment with its seed and hand range."""
-        out = []
+        out: list[m.RevealedCommitment] = []
         for i, used in enumerate(self.used):
             assert used.first_hand is not None
             nxt = self.used[i + 1].first_hand if i + 1 < len(self.used) else hands_dealt
@@ -214,19 +214,19 @@ class SeedCeremony:
         """The match did not begin after all (a seat emptied before the deal)."""
         self.deal_seeds = None
 
-    def commit(self) -> dict[str, Any] | None:
+    def commit(self) -> m.Commitment | None:
         """Draw a new server seed; its ``commitment`` message (None: no match has seeds)."""
         if self.deal_seeds is None:
             return None
         return self._commitment_message(self.deal_seeds.commit(self.table.hub.now()))
 
-    def pending_message(self) -> dict[str, Any] | None:
+    def pending_message(self) -> m.Commitment | None:
         """The ``commitment`` still collecting seeds, for a player who comes back (or None)."""
         if self.deal_seeds is None or self.deal_seeds.pending is None:
             return None
         return self._commitment_message(self.deal_seeds.pending)
 
-    def _commitment_message(self, pending: Commitment) -> dict[str, Any]:
+    def _commitment_message(self, pending: Commitment) -> m.Commitment:
         return m.commitment(
             table=self.table.id,
             commitment=pending.commitment,

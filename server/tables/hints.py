@@ -140,7 +140,7 @@ def _check(peer: Peer) -> tuple[Table, int]:
     return table, seat
 
 
-Work = Callable[[], Awaitable[dict[str, Any]]]
+Work = Callable[[], Awaitable[m.OkReply]]
 """The coach's work for one request: it returns the ``ok`` reply."""
 
 
@@ -172,6 +172,7 @@ _FAILED: Final = {
 
 
 async def _reply(asking: _Asking, request_id: int, what: str, work: Work) -> None:
+    reply: m.Reply
     try:
         reply = await work()
     except CoachDropped:
@@ -189,9 +190,9 @@ async def _answer(
     asking: _Asking,
     request_id: int,
     view: dict[str, Any],
-    legal: list[dict[str, Any]],
+    legal: list[m.ActionMap],
     seq: int,
-) -> dict[str, Any]:
+) -> m.HintReply:
     """The ``ok`` reply to a hint: the coach's best choices on ``view``."""
     pool = asking.table.hub.bots
     think_time = min(HINT_THINK_TIME, pool.budget / 2)
@@ -199,7 +200,7 @@ async def _answer(
         view, legal, seed=secrets.randbits(32), think_time=think_time, wanted=asking.wanted
     )
     candidates = [_candidate(c) for c in advice["candidates"]]
-    return m.ok(request_id, seq=seq, deals=int(advice["deals"]), candidates=candidates)
+    return m.hint_reply(request_id, seq=seq, deals=int(advice["deals"]), candidates=candidates)
 
 
 def _candidate(c: Mapping[str, Any]) -> dict[str, Any]:
@@ -257,7 +258,7 @@ def seat_decisions(record: Mapping[str, Any], seat: int) -> list[dict[str, Any]]
 
 async def _review(
     asking: _Asking, request_id: int, number: int, decisions: list[dict[str, Any]]
-) -> dict[str, Any]:
+) -> m.ReviewReply:
     """The ``ok`` reply to a review: each decision valued against the coach's best, one after
     the other in the bot workers (each dropped unworked once the asker is gone)."""
     pool = asking.table.hub.bots
@@ -288,4 +289,4 @@ async def _review(
                 "deals": int(advice["deals"]),
             }
         )
-    return m.ok(request_id, hand=number, decisions=rows)
+    return m.review_reply(request_id, hand=number, decisions=rows)

@@ -35,9 +35,44 @@ BUILT: list[tuple[Any, dict[str, Any]]] = [
     (events.Chat, events.chat(table="t1", sender="A", seat=None, text="hi", spectator=True)),
     (events.Notice, events.notice(table="t1", code="joined", text="Ann sat down", seat=2)),
     (events.Commitment, events.commitment(table="t1", commitment="ab" * 32, wait=1.0)),
-    (events.SeedsRevealed, events.seeds_revealed(table="t1", commitments=[{"hand": 0}])),
+    (
+        events.SeedsRevealed,
+        events.seeds_revealed(
+            table="t1",
+            commitments=[
+                {
+                    "commitment": "ab" * 32,
+                    "server_seed": "cd" * 32,
+                    "first_hand": 0,
+                    "last_hand": 0,
+                    "client_seeds": ["ef" * 32] * 5,
+                    "sources": ["drawn"] * 5,
+                }
+            ],
+        ),
+    ),
     (events.ServerPing, events.ping()),
     (events.OkReply, events.ok(5)),
+    (events.TableList, events.table_list(5, tables=[{"id": "t1"}], truncated=False)),
+    (events.TableCreated, events.table_created(5, table="t1", seat=0, token="tok")),
+    (events.Joined, events.joined(5, table="t1", seat=2, token="tok", name="Ann 2")),
+    (events.Watching, events.watching(5, table="t1", name="Ann")),
+    (events.BotAdded, events.bot_added(5, seat=3)),
+    (events.HistoryPage, events.history_page(5, table="t1", match=0, hands=[], next=None)),
+    (
+        events.HistoryPage,
+        events.history_page(
+            5,
+            table="t1",
+            match=1,
+            hands=[],
+            next=4,
+            lines=[events.notice(table="t1", code="joined", text="Ann sat down")],
+        ),
+    ),
+    (events.HintReply, events.hint_reply(5, seq=9, deals=0, candidates=[])),
+    (events.ReviewReply, events.review_reply(5, hand=0, decisions=[])),
+    (events.StandingsReply, events.standings_reply(5, since=None, players=[])),
     (events.ErrorReply, events.error(5, "stale", "old")),
     (events.ErrorReply, events.error(5, "version_unsupported", "no", supported=[1])),
     (

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import importlib.util
 import random
+import sys
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from client.session import ServerError, Session, TokenStore
@@ -24,6 +28,20 @@ TIMEOUT = 5.0
 """Seconds any single wait in a test may take before it fails."""
 
 CARD_SET = frozenset(CARD_CODES)
+
+
+@functools.cache
+def events_source() -> ModuleType:
+    """``protocol.events`` run from its source file: the message types to check against (on a
+    compiled build, a TypedDict of the compiled module keeps none of its keys)."""
+    name = "tests_protocol_events_source"
+    path = Path(__file__).resolve().parents[2] / "protocol" / "events.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # get_type_hints looks the module up by name
+    spec.loader.exec_module(module)
+    return module
 
 
 @contextlib.asynccontextmanager

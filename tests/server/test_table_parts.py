@@ -20,6 +20,7 @@ from server.tables.presence import Presence
 from server.tables.seats import SeatState, TableState
 from server.tables.table_config import TableConfig
 from server.tables.turns import TurnClock
+from tests.server.support import events_source
 
 CONFIG = TableConfig(
     name="t",
@@ -134,5 +135,9 @@ def test_seed_ceremony_alone_commits_takes_seeds_locks_and_reveals() -> None:
     revealed = seeds.reveal(1)
     assert revealed is not None and revealed["type"] == "seeds_revealed"
     assert table.stored["revealed"] == revealed["commitments"]
+    # Each entry has exactly the keys of the type the client reads it through (issue 29).
+    assert [set(c) for c in revealed["commitments"]] == [
+        set(events_source().RevealedCommitment.__required_keys__)
+    ]
     assert seeds.fair(0, revealed=True) is not None
     assert SeedCeremony(table).fair(0, revealed=True) is None  # a match dealt without seeds
