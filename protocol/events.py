@@ -294,14 +294,10 @@ ERROR_MESSAGE_MAX: Final = 200
 """Longest ``message`` of an error, in characters: anything it quotes is cut to fit."""
 
 
-def ok(id: int | None, **fields: Any) -> OkReply:
-    """The success reply to request ``id``; a request whose reply carries fields has a builder
-    of its own below (:func:`joined`, :func:`history_page`...), which types them.
-
-    ``fields`` is kept for the callers not moved to one yet (the standings reply,
-    :func:`standings_reply`); nothing checks them.
-    """
-    return cast(OkReply, {"type": "ok", "id": id, **fields})
+def ok(id: int | None) -> OkReply:
+    """The bare success reply to request ``id``; a request whose reply carries fields has a
+    builder of its own below (:func:`joined`, :func:`history_page`...), which types them."""
+    return {"type": "ok", "id": id}
 
 
 def table_list(

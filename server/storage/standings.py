@@ -236,7 +236,7 @@ class Players:
             log.exception("standings failed")
             peer.send(m.error(request_id, errors.INTERNAL_ERROR, "The server could not add it up"))
             return
-        peer.send(m.ok(request_id, since=since, players=players))
+        peer.send(m.standings_reply(request_id, since=since, players=players))
 
     def since_seconds(self, since: str | None) -> float | None:
         """Epoch seconds a request's ``since`` stands for (PROTOCOL.md §10.1; None: all)."""

@@ -149,7 +149,7 @@ def test_names_and_chat_are_cleaned() -> None:
 
 def test_builders_make_encodable_messages() -> None:
     built = [
-        m.ok(1, table="t1"),
+        m.ok(1),
         m.error(None, errors.STALE, "old"),
         m.welcome(1, server="s", name="n"),
         m.state(
@@ -163,6 +163,7 @@ def test_builders_make_encodable_messages() -> None:
         m.chat(table="t1", sender="A", seat=None, text="hi", spectator=True),
         m.notice(table="t1", code="disconnected", text="gone", seat=2),
         m.ping(),
+        m.table_created(1, table="t1", seat=0, token="k"),
     ]
     for msg in built:
         assert isinstance(msg["type"], str)
