@@ -558,7 +558,6 @@ class TableModel:
             result=dict(msg.get("result") or {}),
             reveal=dict(msg.get("reveal") or {}),
             view=None,
-            record=msg.get("record"),
             number=number + 1 if isinstance(number, int) else None,
         )
         return change | Change.STATE
@@ -676,7 +675,6 @@ class TableModel:
         result: dict[str, Any],
         reveal: dict[str, Any],
         view: dict[str, Any] | None,
-        record: Any = None,
         number: int | None = None,
     ) -> Change:
         key = _deal_key(reveal)
@@ -686,8 +684,6 @@ class TableModel:
                     done.view = view
                 if result:
                     done.result = result
-                if isinstance(record, Mapping):
-                    done.record = dict(record)
                 done.totals = list(self.totals)
                 return Change.NONE
         finished = FinishedHand(
@@ -697,7 +693,6 @@ class TableModel:
             totals=list(self.totals),
             names=[s.name for s in self.seats],
             view=view,
-            record=dict(record) if isinstance(record, Mapping) else None,
         )
         self.history.append(finished)
         self.pending_result = finished
