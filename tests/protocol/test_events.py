@@ -1,4 +1,4 @@
-"""Each event builder makes exactly the map its TypedDict describes (issue 29): the client reads
+"""Each event builder makes exactly the map its TypedDict describes: the client reads
 events through these types, so a field the server adds or drops without them fails here."""
 
 from __future__ import annotations

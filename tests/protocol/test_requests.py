@@ -1,4 +1,4 @@
-"""The request registry (issue 29): one entry per request type, from which the type set, the size
+"""The request registry: one entry per request type, from which the type set, the size
 limits and the parser come, so a type cannot be half added."""
 
 from __future__ import annotations
