@@ -89,22 +89,15 @@ class SeatState:
     def restored(cls, row: SeatRow, away_since: float) -> SeatState:
         """A stored seat (:meth:`row`) brought back after a restart: its person is away, since
         ``away_since`` (monotonic), until they come back with the seat's token."""
-        if row.kind == "bot":
-            return cls(
-                kind="bot",
-                name=row.name,
-                strategy_name=row.strategy,
-                remote_kind=row.remote_kind,
-                token_hash=row.token_hash,
-                added_by=row.added_by,
-            )
+        bot = row.kind == "bot"
         return cls(
-            kind="human",
+            kind="bot" if bot else "human",
             name=row.name,
             strategy_name=row.strategy,
             remote_kind=row.remote_kind,
             token_hash=row.token_hash,
-            disconnected_at=away_since,
+            disconnected_at=None if bot else away_since,
+            added_by=row.added_by if bot else None,
         )
 
     def row(self) -> SeatRow | None:
