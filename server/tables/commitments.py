@@ -216,13 +216,6 @@ class SeedCeremony:
         """The match did not begin after all (a seat emptied before the deal)."""
         self.deal_seeds = None
 
-    def restore(self, stored: Sequence[Mapping[str, Any]]) -> DealSeeds | None:
-        """A restored match's seeds, as the table's ledger kept them (empty: it was dealt
-        without any); returns them (None: none)."""
-        if stored:
-            self.deal_seeds = DealSeeds([Commitment.from_dict(c) for c in stored])
-        return self.deal_seeds
-
     def commit(self) -> dict[str, Any] | None:
         """Draw a new server seed; its ``commitment`` message (None: no match has seeds)."""
         if self.deal_seeds is None:
@@ -301,3 +294,10 @@ class SeedCeremony:
             return self.deal_seeds.fair(hand, revealed=revealed)
         except LookupError:
             return None
+
+    def restore(self, stored: Sequence[Mapping[str, Any]]) -> DealSeeds | None:
+        """A restored match's seeds, as the table's ledger kept them (empty: it was dealt
+        without any); returns them (None: none)."""
+        if stored:
+            self.deal_seeds = DealSeeds([Commitment.from_dict(c) for c in stored])
+        return self.deal_seeds

@@ -9,7 +9,7 @@ the table tells the ledger first and shows the change after: what people see is 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.actions import NUM_SEATS
@@ -126,7 +126,7 @@ class TableLedger:
             match=match,
         )
 
-    def seeds_revealed(self, entries: list[dict[str, Any]]) -> None:
+    def seeds_revealed(self, entries: Iterable[Mapping[str, Any]]) -> None:
         """Every server seed of the match, published: added to the records of the hands they
         dealt."""
         self.store.reveal_deal_seeds(self.table_id, entries)

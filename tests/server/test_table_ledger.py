@@ -20,7 +20,7 @@ def new_ledger(store: Store) -> TableLedger:
 
 def table_row(store: Store, ledger: TableLedger) -> dict[str, Any] | None:
     """The table's stored row (None: forgotten)."""
-    cur = store.connection.execute(
+    cur = store._db.execute(
         "SELECT state, finished, host_seat, dealt, match_number, totals FROM tables WHERE id = ?",
         (int(ledger.table_id[1:]),),
     )
@@ -39,7 +39,7 @@ def stored(store: Store, ledger: TableLedger) -> dict[str, Any]:
 
 
 def count(store: Store, ledger: TableLedger, table: str) -> int:
-    (n,) = store.connection.execute(
+    (n,) = store._db.execute(
         f"SELECT count(*) FROM {table} WHERE table_id = ?", (int(ledger.table_id[1:]),)
     ).fetchone()
     assert isinstance(n, int)
@@ -184,9 +184,9 @@ def test_a_forgotten_token_unlinks_its_player() -> None:
     ledger = new_ledger(store)
     token_hash = seated(store, ledger)
     links = "SELECT count(*) FROM seat_identities"
-    assert store.connection.execute(links).fetchone() == (1,)
+    assert store._db.execute(links).fetchone() == (1,)
     ledger.token_forgotten(token_hash)
-    assert store.connection.execute(links).fetchone() == (0,)
+    assert store._db.execute(links).fetchone() == (0,)
 
 
 def test_a_table_that_never_started_is_forgotten_whole_when_it_closes() -> None:
@@ -197,7 +197,7 @@ def test_a_table_that_never_started_is_forgotten_whole_when_it_closes() -> None:
     ledger.closed("waiting", match=0, finished=5.0)
     assert table_row(store, ledger) is None
     assert count(store, ledger, "seats") == count(store, ledger, "deal_seeds") == 0
-    assert store.connection.execute("SELECT count(*) FROM seat_identities").fetchone() == (0,)
+    assert store._db.execute("SELECT count(*) FROM seat_identities").fetchone() == (0,)
 
 
 def test_a_table_that_finished_no_hand_keeps_only_its_row_closed() -> None:
@@ -208,6 +208,7 @@ def test_a_table_that_finished_no_hand_keeps_only_its_row_closed() -> None:
     ledger.record_action(0, '{"seat":4,"action":"pick"}', seq=5, match=0)
     ledger.match_ended([SeatState() for _ in range(5)], [0] * 5, hands=0, finished=4.0, match=0)
     ledger.closed("over", match=0, finished=5.0)
+    store.commit()  # the batch's actions are inserted with its commit
     row = stored(store, ledger)
     assert (row["state"], row["finished"]) == ("closed", 5.0)
     assert count(store, ledger, "seats") == 0
