@@ -38,6 +38,7 @@ COMPILED_MODULES = [
     "server/net/limits.py",
     "server/tables/history.py",
     "server/tables/hub.py",
+    "server/tables/ledger.py",
     "server/tables/lobby.py",
     "server/tables/presence.py",
     "server/tables/seats.py",

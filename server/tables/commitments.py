@@ -28,6 +28,7 @@ from protocol import errors
 from protocol import events as m
 from protocol.requests import RequestError
 from server.tables.hub import Hub
+from server.tables.ledger import TableLedger
 from server.tables.seats import SeatState
 
 
@@ -192,6 +193,7 @@ class SeedsTable(Protocol):
     id: str
     hub: Hub[Any]
     seats: list[SeatState]
+    ledger: TableLedger
 
 
 class SeedCeremony:
@@ -271,7 +273,7 @@ class SeedCeremony:
         seats = self.table.seats
         bots = [i for i, s in enumerate(seats) if s.kind != "human" or s.remote_kind == "bot"]
         deal_seeds.lock(hand, bots)
-        self.table.hub.store.save_deal_seeds(self.table.id, [c.to_dict() for c in deal_seeds.used])
+        self.table.ledger.seeds_locked([c.to_dict() for c in deal_seeds.used])
 
     def reveal(self, hands_dealt: int) -> m.SeedsRevealed | None:
         """The match is over after ``hands_dealt`` hands: store every server seed with the
@@ -280,7 +282,7 @@ class SeedCeremony:
         if deal_seeds is None or not deal_seeds.used:
             return None
         entries = deal_seeds.reveal(hands_dealt)
-        self.table.hub.store.reveal_deal_seeds(self.table.id, entries)
+        self.table.ledger.seeds_revealed(entries)
         return m.seeds_revealed(table=self.table.id, commitments=entries)
 
     def fair(self, hand: int, *, revealed: bool) -> dict[str, Any] | None:
@@ -292,3 +294,10 @@ class SeedCeremony:
             return self.deal_seeds.fair(hand, revealed=revealed)
         except LookupError:
             return None
+
+    def restore(self, stored: Sequence[Mapping[str, Any]]) -> DealSeeds | None:
+        """A restored match's seeds, as the table's ledger kept them (empty: it was dealt
+        without any); returns them (None: none)."""
+        if stored:
+            self.deal_seeds = DealSeeds([Commitment.from_dict(c) for c in stored])
+        return self.deal_seeds

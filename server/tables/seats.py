@@ -85,6 +85,21 @@ class SeatState:
     this seat, for refusing one player key a second seat at the table (this run only)."""
     grace_timer: asyncio.TimerHandle | None = field(default=None, repr=False)
 
+    @classmethod
+    def restored(cls, row: SeatRow, away_since: float) -> SeatState:
+        """A stored seat (:meth:`row`) brought back after a restart: its person is away, since
+        ``away_since`` (monotonic), until they come back with the seat's token."""
+        bot = row.kind == "bot"
+        return cls(
+            kind="bot" if bot else "human",
+            name=row.name,
+            strategy_name=row.strategy,
+            remote_kind=row.remote_kind,
+            token_hash=row.token_hash,
+            disconnected_at=None if bot else away_since,
+            added_by=row.added_by if bot else None,
+        )
+
     def row(self) -> SeatRow | None:
         """The stored form (None for an empty seat)."""
         if self.kind == "empty" or self.name is None:

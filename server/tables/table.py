@@ -1,10 +1,10 @@
 """One table: five seats, an engine Match, bots, timers, and what everyone at the table is sent.
 
 Every change goes the same way: the engine validates it (an illegal action raises and changes
-nothing), the store records it in the open transaction, the table's ``seq`` goes up by one, and
-each seat is sent a ``state`` built from :func:`engine.view.seat_view` for that seat only
-(spectators get the public view). The server commits the transaction before any of those
-messages leaves (see ``server.app``).
+nothing), the table's ledger (``server.tables.ledger``) records it in the store's open
+transaction, the table's ``seq`` goes up by one, and each seat is sent a ``state`` built from
+:func:`engine.view.seat_view` for that seat only (spectators get the public view). The server
+commits the transaction before any of those messages leaves (see ``server.app``).
 
 Who plays a seat's turn:
 
@@ -47,9 +47,10 @@ from protocol.framing import encode, frame, pack
 from protocol.requests import RequestError
 from server.storage.store import TableRow, hash_token, json_text
 from server.storage.tallies import HandFacts
-from server.tables.commitments import Commitment, DealSeeds, SeedCeremony
+from server.tables.commitments import SeedCeremony
 from server.tables.history import LINES_KEPT, history_entry, history_reply
 from server.tables.hub import Hub, Peer
+from server.tables.ledger import TableLedger
 from server.tables.presence import Presence
 from server.tables.seats import BOT_NAMES, TOKEN_BYTES, SeatState, TableState
 from server.tables.states import ViewParts, send_states
@@ -75,9 +76,11 @@ class Table:
     """A table in the lobby: seats, spectators, host, the match and its timers.
 
     Made of parts, each with the interface it needs of the table spelled out: :attr:`turns`
-    (:class:`~server.tables.turns.TurnClock`: the turn timer, trick pauses and bot moves) and
+    (:class:`~server.tables.turns.TurnClock`: the turn timer, trick pauses and bot moves),
     :attr:`presence` (:class:`~server.tables.presence.Presence`: the grace periods and
-    stand-ins of absent players)."""
+    stand-ins of absent players), :attr:`seeds` (:class:`~server.tables.commitments.SeedCeremony`:
+    the fair deal's seeds) and :attr:`ledger` (:class:`~server.tables.ledger.TableLedger`:
+    everything the table stores, told what happened; the table never calls the store)."""
 
     def __init__(self, hub: Hub[Table], table_id: str, config: TableConfig) -> None:
         self.hub = hub
@@ -96,8 +99,6 @@ class Table:
         self._starting: asyncio.Task[None] | None = None
         """The first deal waiting for the players' client seeds."""
         self.stopped = False
-        self.stored_actions = 0
-        """How many actions of this table are in the store (the next one's number)."""
         self._summary_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         self._info_sent: dict[Peer, dict[str, Any]] = {}
         """The summary each attached connection was last sent (``info`` is left out if same)."""
@@ -118,6 +119,8 @@ class Table:
         """The grace periods and stand-ins of absent players."""
         self.turns = TurnClock(self)
         """Who moves when: the turn timer, the trick pause, bots' and stand-ins' moves."""
+        self.ledger = TableLedger(hub.store, table_id)
+        """What the table writes to the store and reads back from it."""
         self.seeds = SeedCeremony(self)
         """The fair deal's seeds: commitments, client seeds, reveal (PROTOCOL.md §13)."""
 
@@ -133,17 +136,9 @@ class Table:
         for seat_row in row.seats:
             if not 0 <= seat_row.seat < NUM_SEATS:
                 continue
-            s = table.seats[seat_row.seat]
-            s.kind = "bot" if seat_row.kind == "bot" else "human"
-            s.name = seat_row.name
-            s.strategy_name = seat_row.strategy
-            s.remote_kind = seat_row.remote_kind
-            s.token_hash = seat_row.token_hash
-            s.added_by = seat_row.added_by if s.kind == "bot" else None
-            if s.kind != "bot":
-                s.disconnected_at = now
-                if s.token_hash:
-                    hub.tokens[s.token_hash] = (table, seat_row.seat)
+            s = table.seats[seat_row.seat] = SeatState.restored(seat_row, now)
+            if s.kind != "bot" and s.token_hash:
+                hub.tokens[s.token_hash] = (table, seat_row.seat)
         table.host_seat = row.host_seat
         table.match_number = row.match_number
         if row.state == "over":
@@ -151,16 +146,14 @@ class Table:
         if row.state == "playing" or (row.state == "over" and row.seed is not None):
             if row.seed is None:
                 raise ValueError("a playing table without a seed")
-            stored = hub.store.deal_seeds(row.id)
-            if stored:
-                table.seeds.deal_seeds = DealSeeds([Commitment.from_dict(c) for c in stored])
+            deal_seeds = table.seeds.restore(table.ledger.deal_seeds())
             match = Match(
                 table.config.rules,
                 seed=row.seed,
                 hand_limit=table.config.hands,
                 first_dealer=row.first_dealer,
                 keep_history=False,
-                deal_seed=table.seeds.deal_seeds.seed_for if table.seeds.deal_seeds else None,
+                deal_seed=deal_seeds.seed_for if deal_seeds is not None else None,
             )
             table.match = match
             for number, data in row.actions:
@@ -169,14 +162,14 @@ class Table:
                 match.apply(action_from_dict(data))
                 table.last = data
                 if match.hand.is_over:
-                    table._record_hand(match.number)  # history, as it was before the restart
+                    table.remember_hand(match.number)  # history, as it was before the restart
             while row.dealt is not None and match.number < row.dealt and not match.is_over:
                 match.next_hand()  # dealt (and shown) before the crash, no action yet
                 table.last = None
             if row.state == "over" and not match.is_over:
                 match.end()  # the host ended it early
             table.state = "over" if row.state == "over" else "playing"
-            table.stored_actions = len(row.actions)
+            table.ledger.actions_replayed(len(row.actions))
             if match.totals != row.totals:
                 log.warning(
                     "table %s: replayed totals %s differ from stored %s",
@@ -334,8 +327,8 @@ class Table:
         peer.seat = seat
         if self.host_seat is None:
             self.host_seat = seat
-            self.hub.store.update_table(self.id, host_seat=seat)
-        self._save_seat(seat)
+            self.ledger.host_changed(seat)
+        self.ledger.seat_changed(seat, s)
         self.last_activity = self.hub.now()
         log.info("table %s: %s sits at seat %d", self.id, peer.name, seat)
         return token
@@ -364,7 +357,7 @@ class Table:
         s.peer = None
         if self.state == "over":
             s.disconnected_at = self.hub.now()
-            self._save_seat(seat)
+            self.ledger.seat_changed(seat, s)
             if not self._maybe_close():
                 self.publish_state()
             return
@@ -398,11 +391,11 @@ class Table:
         s = self.seats[seat]
         self.seats[seat] = SeatState()
         self.presence.cancel_grace(s)
-        self._save_seat(seat)
+        self.ledger.seat_changed(seat, self.seats[seat])
         if self.host_seat == seat:
             humans = [i for i, x in enumerate(self.seats) if x.kind == "human"]
             self.host_seat = humans[0] if humans else None
-            self.hub.store.update_table(self.id, host_seat=self.host_seat)
+            self.ledger.host_changed(self.host_seat)
             if self.host_seat is not None:
                 new_host = self.seats[self.host_seat].name
                 self.notice("host", f"{new_host} is now the host", self.host_seat)
@@ -445,7 +438,7 @@ class Table:
         s.name = BOT_NAMES[seat]  # short, distinct per seat (five fit an 80-column table)
         s.added_by = peer.address
         self.hub.bots.warm()
-        self._save_seat(seat)
+        self.ledger.seat_changed(seat, s)
         self.publish_state()
         return seat
 
@@ -522,15 +515,8 @@ class Table:
             deal_seed=deal_seeds.seed_for,
         )
         self.state = "playing"
-        self.stored_actions = 0  # each match's actions are numbered from 0 (see Store)
         self.turns.new_match()
-        self.hub.store.update_table(
-            self.id,
-            state="playing",
-            seed=seed,
-            first_dealer=self.match.first_dealer,
-            dealt=0,  # a rematch's restore must not deal on to where the last match was
-        )
+        self.ledger.match_started(seed=seed, first_dealer=self.match.first_dealer)
         log.info(
             "table %s: match %d started (hands=%s)", self.id, self.match_number, self.config.hands
         )
@@ -560,9 +546,7 @@ class Table:
         self.last = None
         self.finished_at = None
         self.state = "waiting"
-        self.hub.store.update_table(
-            self.id, state="waiting", match_number=self.match_number, totals=[0] * NUM_SEATS
-        )
+        self.ledger.rematch(self.match_number)
         log.info("table %s: rematch (match %d)", self.id, self.match_number)
         self.notice("rematch", f"{peer.name} started a new match at this table", self.host_seat)
         if all(s.kind != "empty" for s in self.seats):
@@ -742,12 +726,8 @@ class Table:
         number = match.number
         match.apply(action)  # raises SheepsheadError and changes nothing if illegal
         record, text = _record_of(action)
-        store = self.hub.store
         # Stored with the seq of the state it produces: no table-row update for the seq.
-        store.add_action(
-            self.id, self.stored_actions, number, text, seq=self.seq + 1, match=self.match_number
-        )
-        self.stored_actions += 1
+        self.ledger.record_action(number, text, seq=self.seq + 1, match=self.match_number)
         self.last = record
         hand = match.hand
         pause = self.hub.config.trick_pause
@@ -761,18 +741,17 @@ class Table:
             if self.seeds.deal_seeds is not None:
                 fair = self.seeds.deal_seeds.fair(number, revealed=False)
                 record = {**record, "fair": fair}
-            self._record_hand(number, [s.name or "" for s in self.seats])
+            self.remember_hand(number, [s.name or "" for s in self.seats])
             facts = HandFacts(result.picker, result.leaster, result.picker_side_points, payouts)
-            store.save_hand(
-                self.id,
+            self.ledger.hand_finished(
                 number,
                 record,
                 payouts,
+                facts=facts,
+                totals=match.totals,
                 finished=self.hub.wall(),
                 match=self.match_number,
-                facts=facts,
             )
-            store.update_table(self.id, totals=match.totals)
             log.info(
                 "table %s: hand %d over: %s payouts %s totals %s",
                 self.id,
@@ -799,14 +778,14 @@ class Table:
             else:
                 self._next_hand_task = asyncio.create_task(self._deal_next(number))
 
-    def _record_hand(self, number: int, names: list[str] | None = None) -> None:
+    def remember_hand(self, number: int, names: list[str] | None = None) -> None:
         """Keep the ``history`` entry of hand ``number``, which has just ended, with the names
         of who played it: ``names``, else (a restored table) the names stored with the hand,
         so a seat taken over later does not take its past hands along."""
         match = self.match
         assert match is not None
         if names is None:
-            names = self.hub.store.hand_names(self.id, self.match_number, number)
+            names = self.ledger.hand_names(self.match_number, number)
             if names is None:
                 names = [s.name or "" for s in self.seats]
         self.history.append(history_entry(match, number, names))
@@ -823,7 +802,7 @@ class Table:
                     return
                 self.seeds.lock(finished + 1)
             match.next_hand()
-            self.hub.store.update_table(self.id, dealt=match.number)  # stored before it is shown
+            self.ledger.hand_dealt(match.number)  # stored before it is shown
             self.last = None
             log.info("table %s: hand %d dealt (dealer %d)", self.id, match.number, match.dealer)
             self.publish_state(new_turn=True)
@@ -846,21 +825,10 @@ class Table:
     def _finish_match(self) -> None:
         match = self.match
         assert match is not None
-        self.state = "over"
         self._cancel_tasks()
         for s in self.seats:
             self.presence.cancel_grace(s)
-        now = self.hub.wall()
-        store = self.hub.store
-        store.update_table(self.id, state="over", finished=now, totals=match.totals)
-        store.save_results(
-            self.id,
-            [(i, s.name, s.kind, match.totals[i]) for i, s in enumerate(self.seats)],
-            hands=match.hands_played,
-            finished=now,
-            match=self.match_number,
-        )
-        self.finished_at = now
+        self.finished_at = self._store_match_end()
         self._start_over_timer(self.hub.config.over_table_ttl)
         log.info(
             "table %s: match over after %d hands, totals %s",
@@ -991,17 +959,12 @@ class Table:
         """Tell everyone at the table (a ``notice``, kept among the last lines for ``history``)."""
         self._broadcast(m.notice(table=self.id, code=code, text=text, seat=seat), keep=True)
 
-    def _save_seat(self, seat: int) -> None:
-        self.hub.store.save_seat(self.id, seat, self.seats[seat].row())
-
     # ------------------------------------------------------------------ closing
 
     def _forget_token(self, s: SeatState) -> None:
         if s.token_hash is not None:
             self.hub.tokens.pop(s.token_hash, None)
-            # Its hands already name who played them (hand_seats): the link would only grow
-            # the database with every join and leave.
-            self.hub.store.unlink_seat(s.token_hash)
+            self.ledger.token_forgotten(s.token_hash)
             s.token_hash = None
 
     def _maybe_close(self) -> bool:
@@ -1024,27 +987,14 @@ class Table:
             return
         if self.state == "playing" and self.match is not None:
             self.match.end()
-            self._finish_match_quietly()
+            self._store_match_end()
             self._reveal_seeds()
         self._cancel_tasks()
         self._cancel_over_timer()
         for s in self.seats:
             self.presence.cancel_grace(s)
             self._forget_token(s)
-        store = self.hub.store
-        if self.state == "waiting" and self.match_number == 0:
-            # Never started: nothing in it is worth keeping, and tables made and left in a
-            # loop must not grow the database.
-            store.forget_table(self.id)
-        elif not store.has_hands(self.id):
-            # Started, but no hand ever finished: only the row stays (the actions of an
-            # abandoned hand refer to it), so start, end and leave in a loop leaves little.
-            store.forget_table(self.id, keep_row=True)
-            store.update_table(self.id, state="closed", finished=self.hub.wall())
-        elif self.state == "waiting":
-            self.hub.store.update_table(self.id, state="closed", finished=self.hub.wall())
-        elif self.state == "over":  # not to be restored, within over_table_ttl or not
-            self.hub.store.update_table(self.id, state="closed")
+        self.ledger.closed(self.state, match=self.match_number, finished=self.hub.wall())
         self.state = "closed"
         for p in self.peers():
             p.send(m.notice(table=self.id, code="table_closed", text=reason))
@@ -1057,19 +1007,21 @@ class Table:
         log.info("table %s closed: %s", self.id, reason)
         self.hub.table_closed(self)
 
-    def _finish_match_quietly(self) -> None:
+    def _store_match_end(self) -> float:
+        """The match is over (played out, ended, or its table closing): the table's state and
+        the stored end and results; returns when it ended (wall clock)."""
         match = self.match
         assert match is not None
         now = self.hub.wall()
         self.state = "over"
-        self.hub.store.update_table(self.id, state="over", finished=now, totals=match.totals)
-        self.hub.store.save_results(
-            self.id,
-            [(i, s.name, s.kind, match.totals[i]) for i, s in enumerate(self.seats)],
+        self.ledger.match_ended(
+            self.seats,
+            match.totals,
             hands=match.hands_played,
             finished=now,
             match=self.match_number,
         )
+        return now
 
     def _start_over_timer(self, delay: float) -> None:
         """Close the table ``delay`` seconds from now unless a rematch comes first."""

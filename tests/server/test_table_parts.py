@@ -48,17 +48,18 @@ class StandInTable:
     published: int = 0
     presence: Presence = field(init=False)
     hub: Any = field(init=False)
+    ledger: Any = field(init=False)
 
     stored: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.presence = Presence(self)
-        store = SimpleNamespace(
-            save_deal_seeds=lambda table, seeds: self.stored.update(seeds=seeds),
-            reveal_deal_seeds=lambda table, entries: self.stored.update(revealed=entries),
+        self.ledger = SimpleNamespace(
+            seeds_locked=lambda seeds: self.stored.update(seeds=seeds),
+            seeds_revealed=lambda entries: self.stored.update(revealed=entries),
         )
         config = SimpleNamespace(seed_wait=5.0)
-        self.hub = SimpleNamespace(now=lambda: self.clock, store=store, config=config)
+        self.hub = SimpleNamespace(now=lambda: self.clock, config=config)
 
     def notice(self, code: str, text: str, seat: int | None = None) -> None:
         self.notices.append((code, seat))

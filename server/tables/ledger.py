@@ -1,0 +1,160 @@
+"""What one table writes to the store and reads back from it (:class:`TableLedger`, a part of
+:class:`server.tables.table.Table`).
+
+The table tells its ledger what happened (an action, a deal, a finished hand, a match's end, a
+seat taken or left, the table closed) and the ledger writes it into the store's open transaction.
+The server commits that transaction before any message of the batch leaves (``server.app``), so
+the table tells the ledger first and shows the change after: what people see is stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from engine.actions import NUM_SEATS
+from server.storage.store import SeatRow, Store
+from server.storage.tallies import HandFacts
+from server.tables.seats import SeatState, TableState
+
+
+class TableLedger:
+    """The stored side of one table: its row, seats, actions, hands, results and deal seeds in
+    ``store`` (a part of :class:`server.tables.table.Table`). Times are the table's wall clock,
+    passed in; ``match`` is the table's current match number (0, then +1 per rematch)."""
+
+    def __init__(self, store: Store, table_id: str) -> None:
+        self.store = store
+        self.table_id = table_id
+        self.actions = 0
+        """How many actions of the current match are in the store (the next one's number)."""
+
+    # ------------------------------------------------------------------ a restore reads
+
+    def actions_replayed(self, count: int) -> None:
+        """A restored match has ``count`` stored actions (replayed): the next one follows them."""
+        self.actions = count
+
+    def deal_seeds(self) -> list[dict[str, Any]]:
+        """The current match's stored commit–reveal seeds (empty: dealt without any)."""
+        return self.store.deal_seeds(self.table_id)
+
+    def hand_names(self, match: int, number: int) -> list[str] | None:
+        """The seats' names when hand ``number`` of match ``match`` finished (None: not known)."""
+        return self.store.hand_names(self.table_id, match, number)
+
+    # ------------------------------------------------------------------ seats
+
+    def seat_changed(self, seat: int, occupant: SeatState) -> None:
+        """``seat`` is now held by ``occupant`` (its stored form; an empty seat deletes it)."""
+        row: SeatRow | None = occupant.row()
+        self.store.save_seat(self.table_id, seat, row)
+
+    def host_changed(self, seat: int | None) -> None:
+        """The host is now the player at ``seat`` (None: nobody)."""
+        self.store.update_table(self.table_id, host_seat=seat)
+
+    def token_forgotten(self, token_hash: str) -> None:
+        """A seat token is gone. Its hands already name who played them (``hand_seats``): the
+        link to its player would only grow the database with every join and leave."""
+        self.store.unlink_seat(token_hash)
+
+    # ------------------------------------------------------------------ a match
+
+    def match_started(self, *, seed: int, first_dealer: int) -> None:
+        """A match began: its deck seed and first dealer; its actions are numbered from 0."""
+        self.actions = 0
+        self.store.update_table(
+            self.table_id,
+            state="playing",
+            seed=seed,
+            first_dealer=first_dealer,
+            dealt=0,  # a rematch's restore must not deal on to where the last match was
+        )
+
+    def seeds_locked(self, commitments: list[dict[str, Any]]) -> None:
+        """The match's commit–reveal seeds, as they are after a deal locked one
+        (``server.tables.commitments``)."""
+        self.store.save_deal_seeds(self.table_id, commitments)
+
+    def hand_dealt(self, number: int) -> None:
+        """Hand ``number`` has been dealt (before anyone is shown it, so a restore deals it
+        again)."""
+        self.store.update_table(self.table_id, dealt=number)
+
+    def record_action(self, hand: int, action: str, *, seq: int, match: int) -> None:
+        """An action of hand ``hand`` was applied (``action``: its record's JSON); ``seq``: the
+        table's seq once it is shown, stored with it, so an action needs no update of the row."""
+        self.store.add_action(self.table_id, self.actions, hand, action, seq=seq, match=match)
+        self.actions += 1
+
+    def hand_finished(
+        self,
+        number: int,
+        record: dict[str, Any],
+        payouts: list[int],
+        *,
+        facts: HandFacts,
+        totals: Sequence[int],
+        finished: float,
+        match: int,
+    ) -> None:
+        """Hand ``number`` is over: its record (who played it comes from the stored seats) and
+        the match's running totals."""
+        self.store.save_hand(
+            self.table_id, number, record, payouts, finished=finished, match=match, facts=facts
+        )
+        self.store.update_table(self.table_id, totals=totals)
+
+    def match_ended(
+        self,
+        seats: Sequence[SeatState],
+        totals: Sequence[int],
+        *,
+        hands: int,
+        finished: float,
+        match: int,
+    ) -> None:
+        """The match is over (played out, ended by the host, or its table closing) after
+        ``hands`` finished hands: the table's row and each seat's result."""
+        self.store.update_table(self.table_id, state="over", finished=finished, totals=totals)
+        self.store.save_results(
+            self.table_id,
+            [(i, s.name, s.kind, totals[i]) for i, s in enumerate(seats)],
+            hands=hands,
+            finished=finished,
+            match=match,
+        )
+
+    def seeds_revealed(self, entries: Iterable[Mapping[str, Any]]) -> None:
+        """Every server seed of the match, published: added to the records of the hands they
+        dealt."""
+        self.store.reveal_deal_seeds(self.table_id, entries)
+
+    def rematch(self, match: int) -> None:
+        """A new match ``match`` waits at the table, its totals from zero."""
+        self.store.update_table(
+            self.table_id, state="waiting", match_number=match, totals=[0] * NUM_SEATS
+        )
+
+    # ------------------------------------------------------------------ the end
+
+    def closed(self, state: TableState, *, match: int, finished: float) -> None:
+        """The table closes in ``state`` (``waiting``, or ``over`` once a match ran): keep what
+        is worth keeping, and nothing is restored from it.
+
+        A table that never started is forgotten whole: tables made and left in a loop must not
+        grow the database. One that started but finished no hand keeps only its row (the
+        actions of an abandoned hand refer to it), so start, end and leave in a loop leaves
+        little. Otherwise its row is marked closed, ``finished`` now unless its match ended
+        before."""
+        store = self.store
+        if state == "waiting" and match == 0:
+            store.forget_table(self.table_id)
+        elif not store.has_hands(self.table_id):
+            store.forget_table(self.table_id, keep_row=True)
+            store.update_table(self.table_id, state="closed", finished=finished)
+        elif state == "waiting":
+            store.update_table(self.table_id, state="closed", finished=finished)
+        elif state == "over":  # not to be restored, within over_table_ttl or not
+            store.update_table(self.table_id, state="closed")
