@@ -656,11 +656,26 @@ class CheckedEnv(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
         """The environment's :meth:`SheepsheadEnv.legal_actions`."""
         return self._game.legal_actions()
 
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+        """Deal a new hand (:meth:`SheepsheadEnv.reset`)."""
+        super().reset(seed=seed, options=options)
+        self._bind_checked()
+
+    def _bind_checked(self) -> None:
+        # Once reset, last() and legal_actions() have nothing left to check: the environment's
+        # own, bound on the instance, shadow this class's, and a call fewer shows at every
+        # decision (before a reset the class's raise PettingZoo's error).
+        game = self._game
+        self.last = game.last  # type: ignore[method-assign]
+        self.legal_actions = game.legal_actions  # type: ignore[method-assign]
+
     def clone(self) -> CheckedEnv:
         """A wrapped :meth:`SheepsheadEnv.clone`."""
         other = CheckedEnv(self._game.clone())
         other._has_reset = self._has_reset
         other._has_updated = self._has_updated
+        if self._has_reset:
+            other._bind_checked()
         return other
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CheckedEnv:

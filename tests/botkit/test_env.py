@@ -40,6 +40,28 @@ def test_passes_pettingzoo_api_test() -> None:
     api_test(env(RuleSet.from_preset("tavern")), num_cycles=1000)
 
 
+def test_the_checked_environment_refuses_last_before_reset_then_is_the_environment_s() -> None:
+    game = env()
+    with pytest.raises(AttributeError, match="before reset"):
+        game.last()
+    with pytest.raises(AttributeError, match="before reset"):
+        game.agent_iter()
+    game.reset(seed=3)
+    # Once reset, last() and legal_actions() are the unwrapped environment's own: no call of
+    # the wrapper's in between at every decision.
+    assert game.last.__self__ is game.unwrapped
+    assert game.legal_actions.__self__ is game.unwrapped
+    copy = game.clone()
+    assert copy.last.__self__ is copy.unwrapped is not game.unwrapped
+    obs, reward, terminated, truncated, _ = copy.last()
+    assert np.array_equal(obs["observation"], game.last()[0]["observation"])
+    assert (reward, terminated, truncated) == (0, False, False)
+    assert copy.legal_actions() == game.legal_actions()
+    fresh = env().clone()  # never reset: still refused
+    with pytest.raises(AttributeError, match="before reset"):
+        fresh.last()
+
+
 def test_same_seed_same_hands() -> None:
     seed_test(raw_env, num_cycles=200)
     first, second = raw_env(), raw_env()
