@@ -15,8 +15,9 @@ choice read off the mask with numpy (what a policy that only has the mask pays),
 without any observation (PettingZoo's protocol alone); the three share one environment through
 every round, as a training run keeps one (its mask cache stays warm). The loops run in
 alternating rounds; it prints the best round of each, the ratio and the median ratio of the
-rounds. The last two lines are what a researcher's loop pays: the mask read with numpy, through
-``raw_env()`` and through ``env()`` (PettingZoo's checking wrappers, what the examples use).
+rounds. The last lines are what a researcher's loop pays: the mask read with numpy, through
+``raw_env()`` and through ``env()`` (PettingZoo's checking wrappers, what the examples use),
+and what the policy's numpy read alone costs (over stored masks), as a share of an engine hand.
 ``--source TREE`` measures another checkout (a worktree of the base, for "before" figures).
 Rates are per second of this process's CPU time, so neighbours on a shared machine slow the
 figures less (they still do, through caches: compare figures of one run only).
@@ -93,6 +94,35 @@ def env_hands(
     return hands / (time.process_time() - start)
 
 
+def policy_read_share(game: Any, seconds: float) -> float:
+    """CPU seconds per hand of the numpy-mask policy's reading alone (``view``, ``nonzero``,
+    a random index, ``item``), over the masks of random hands' decisions: what the
+    researcher's loop pays whatever the environment does."""
+    import numpy as np
+
+    rng = random.Random(2)
+    masks = []
+    hands = 200
+    for _ in range(hands):
+        game.reset()
+        for _agent in game.agent_iter():
+            obs, _reward, terminated, truncated, _info = game.last()
+            if terminated or truncated:
+                game.step(None)
+                continue
+            masks.append(obs["action_mask"])
+            game.step(rng.choice(game.legal_actions()))
+    randrange, as_bool = rng.randrange, np.bool_
+    reads = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        for mask in masks:
+            legal = mask.view(as_bool).nonzero()[0]
+            legal.item(randrange(legal.size))
+        reads += 1
+    return (time.process_time() - start) / (reads * hands)
+
+
 def main() -> None:
     """Parse arguments, run the loops in alternating rounds and print the best of each."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -125,6 +155,7 @@ def main() -> None:
         with_numpy.append(env_hands(game, share / 2, mask_policy=True))
         floor.append(env_hands(game, share / 2, observe=False))
         checked.append(env_hands(wrapped, share / 2, mask_policy=True))
+    reading = min(policy_read_share(game, share / 4) for _ in range(args.rounds))
     best_bare, best_env = max(bare), max(through_env)
     median_ratio = statistics.median(e / b for e, b in zip(through_env, bare, strict=True))
     print(f"bare engine ({args.rules} rules, random legal actions): {best_bare:,.0f} hands/s")
@@ -148,6 +179,11 @@ def main() -> None:
     print(
         f"researcher's loop (mask read with numpy), env(): {max(checked):,.0f} hands/s, "
         f"{max(checked) / best_bare:.2f} of the engine"
+    )
+    print(
+        f"of which the policy's numpy read alone: {reading * 1e6:.0f} µs a hand, "
+        f"{reading * best_bare:.2f} of an engine hand's time (a loop at 0.5 of the engine has "
+        f"{2 - reading * best_bare:.2f} of it left for the engine and the environment)"
     )
 
 

@@ -27,7 +27,7 @@ from botkit.actions import (
 )
 from botkit.encode import Mask8
 from engine.cards import Mask, cards_in
-from engine.hand import Hand
+from engine.hand import PAIR_MASKS, Hand
 
 __all__ = ["PLAY_MASK_LIMIT", "MaskCache"]
 
@@ -48,6 +48,9 @@ _PICK_MASKS: Final = {
 read-only: they never change)."""
 _PICK_INDICES: Final = {2: (PASS_INDEX, PICK_INDEX), 1: (PICK_INDEX,)}
 """The pick phase's legal indices by the number of legal actions: pass and pick, or pick."""
+
+_QUEEN_PAIRS: Final = tuple(PAIR_MASKS.values())
+"""The card mask of each queen pair (a blitz shows one)."""
 
 _BURY_ROW: Final = tuple(
     tuple(BURY_BASE + BURY_PAIR_INDEX[(a, b)] if a < b else -1 for b in range(32))
@@ -125,7 +128,7 @@ class MaskCache:
         if phase == "play":
             cards = hand.legal_play_mask()
             mask = self.play_masks.get(cards)
-            return self._new_play_mask(cards) if mask is None else mask
+            return self.new_play_mask(cards) if mask is None else mask
         if phase == "pick":
             return _PICK_MASKS[len(hand.legal_actions())]
         return _mask_of(self.indices(hand))
@@ -140,7 +143,9 @@ class MaskCache:
             self._bury_pairs = tuple(rows[a][b] for a, b in combinations(cards_in(cards), 2))
             self._bury_cards = cards
         legal = self._bury_pairs
-        if hand.rules.blitzing:
+        # A blitz shows both queens of a pair: without one held, none is legal, and the
+        # engine's whole list (every bury built as an action) need not be asked for.
+        if hand.rules.blitzing and any(cards & m == m for m in _QUEEN_PAIRS):
             legal += tuple(
                 BLITZ_BASE + QUEEN_PAIR_NUMBER[action.pair]  # type: ignore[union-attr]
                 for action in hand.legal_actions()
@@ -148,8 +153,9 @@ class MaskCache:
             )
         return legal
 
-    def _new_play_mask(self, cards: Mask) -> Mask8:
-        """The trick-play mask of a legal card mask not kept yet, now kept."""
+    def new_play_mask(self, cards: Mask) -> Mask8:
+        """The trick-play mask of a legal card mask not kept yet, now kept (:meth:`mask` asks
+        ``play_masks`` first; so may a caller that knows the hand is in trick play)."""
         masks = self.play_masks
         if len(masks) >= self.limit:
             masks.clear()

@@ -375,6 +375,7 @@ class Tracker:
         "called",
         "cells",
         "hand",
+        "in_trick",
         "phase",
         "raw",
         "rows",
@@ -409,6 +410,9 @@ class Tracker:
         self.hand = hand
         self.phase = "pick"
         self.called = -1
+        # Cards played in the trick so far: the fifth closes it (cheaper to count than to ask
+        # the hand at every card).
+        self.in_trick = 0
         f = _FLOAT_BYTES
         h0, h1, h2, h3, h4 = hand.hands
         g0, g1, g2, g3, g4 = gaps
@@ -436,6 +440,7 @@ class Tracker:
         other.hand = hand
         other.phase = self.phase
         other.called = self.called
+        other.in_trick = self.in_trick
         return other
 
     def observe(self, me: int) -> Vector:
@@ -456,8 +461,12 @@ class Tracker:
         held, a, b, c, d, e = _PLAY_CELLS[seat][card]
         cells[held] = 0.0
         cells[a] = cells[b] = cells[c] = cells[d] = cells[e] = 1.0
-        if not self.hand.current:
+        count = self.in_trick + 1
+        if count == NUM_SEATS:
+            self.in_trick = 0
             self.trick_done()
+        else:
+            self.in_trick = count
         if card == self.called:
             self.called_fell()
 
