@@ -103,7 +103,10 @@ V1: Final = Style()
 TUNED: Final = Style(
     pick0=7.4,
     pick1=7.8,
-    pick2=7.0,
+    pick2=7.6,
+    pick3=6.8,
+    pick4=6.9,
+    pick_ace=0.5,
     pick_queen=2.0,
     pick_jack=1.6,
     trump_in=10,
@@ -121,4 +124,6 @@ do not spend a sure trump on a trick worth little (the picker's side takes with 
 only from 18 points, a defender from 10; the best trump goes in only for 15), and schmear onto a
 trick the picker has lost before the partner is known. Then, tuned under both the ``seed`` and
 ``wisconsin`` presets: pick a point lighter when a lost hand costs single stakes (no double on the
-bump), and trump the called suit's first lead when void in it."""
+bump), trump the called suit's first lead when void in it, pick tighter from the third seat
+on (7.6, 6.8 and 6.9 for the dealer, who with a weak hand does better in the leaster), and count
+a fail ace for half a point (it wins a trick but takes no trump out)."""

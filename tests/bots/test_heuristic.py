@@ -189,11 +189,11 @@ def test_a_void_defender_trumps_the_called_suits_first_lead() -> None:
 
 def test_picking_is_lighter_when_a_lost_hand_costs_single_stakes() -> None:
     deal = (
-        "QC JS 8D AH 9C 7S",
+        "QC JS 8D AH 7S 8S",
         "QS QH QD JC JH JD",
         "AD TD KD 9D 7D AC",
         "TC KC 8C 7C AS TS",
-        "KS 9S 8S TH KH 9H",
+        "KS 9S 9C TH KH 9H",
     )
     single = scripted(deal, "8H 7H", rules=RuleSet())
     bump = scripted(deal, "8H 7H", rules=RuleSet(double_on_the_bump=True))
