@@ -50,10 +50,13 @@ STEPS: dict[str, tuple[float, ...]] = {
     "side_take": (4, 10, -4),
     "fight": (-5, 5),
     "schmear_unknown": (-1, 1),
+    "pick_single": (-0.4, 0.4),
+    "called_trump": (-1, 1),
 }
 """Changes tried for each knob, added to its current value (switches are kept to 0/1)."""
 
-_SWITCHES = {"lead_called", "trump_fail_lead", "schmear_unknown"}
+_SWITCHES = {"lead_called": 1, "trump_fail_lead": 1, "schmear_unknown": 1, "called_trump": 1}
+"""Knobs that are switches, with their largest setting (the smallest is 0)."""
 
 
 def spec(values: dict[str, Any]) -> str:
@@ -62,12 +65,21 @@ def spec(values: dict[str, Any]) -> str:
 
 
 def duel(a: str, b: str, deals: int, seed: int, preset: str) -> tuple[float, float]:
-    """Mean per-deal difference ``a - b`` (points per seat-hand) and its standard error."""
+    """Mean per-deal difference ``a - b`` (points per seat-hand) and its standard error.
+
+    ``preset`` may name several presets, comma-separated: the same deals are then played under
+    each and the differences averaged, so that a change is kept only for skill that holds under
+    every rule set rather than for one table's stakes."""
     from botkit.tournament.play import run_tournament
     from engine.rules import RuleSet
 
-    tallies, _ = run_tournament([a, b], deals, seed, RuleSet.from_preset(preset))
-    diffs = [x - y for x, y in zip(tallies[0].deal_means, tallies[1].deal_means, strict=True)]
+    diffs: list[float] = []
+    presets = preset.split(",")
+    for name in presets:
+        tallies, _ = run_tournament([a, b], deals, seed, RuleSet.from_preset(name))
+        per = [x - y for x, y in zip(tallies[0].deal_means, tallies[1].deal_means, strict=True)]
+        diffs = per if not diffs else [d + p for d, p in zip(diffs, per, strict=True)]
+    diffs = [d / len(presets) for d in diffs]
     return statistics.fmean(diffs), statistics.stdev(diffs) / math.sqrt(len(diffs))
 
 
@@ -80,7 +92,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1001, help="tournament seed (default 1001)")
     parser.add_argument("--rounds", type=int, default=2, help="passes over the knobs (default 2)")
     parser.add_argument("--minutes", type=float, default=30.0, help="stop after (default 30)")
-    parser.add_argument("--preset", default="wisconsin", help="rules preset (default wisconsin)")
+    parser.add_argument(
+        "--preset",
+        default="wisconsin",
+        help="rules preset, or several comma-separated to average over (default wisconsin)",
+    )
     parser.add_argument("--start", default="", help="starting values, k=v,... (default TUNED)")
     parser.add_argument("--knobs", default=",".join(STEPS), help="knobs to tune, comma-separated")
     args = parser.parse_args()
@@ -103,9 +119,9 @@ def main() -> None:
                 value = current + step
                 if isinstance(current, float):
                     value = round(value, 3)
-                if knob in _SWITCHES and value not in (0, 1):
+                if knob in _SWITCHES and not 0 <= value <= _SWITCHES[knob]:
                     continue
-                if value < 0 and not knob.startswith("lead_short"):
+                if value < 0 and not knob.startswith(("lead_short", "pick_single")):
                     continue
                 trial = {**best, knob: value}
                 started = time.monotonic()

@@ -55,7 +55,7 @@ def decide_pick(
     if len(legal) == 1:
         return 0
     position = len(k.passes)
-    pick = wants_to_pick(k.hand, position, threshold_shift, style)
+    pick = wants_to_pick(k.hand, position, threshold_shift, style, bump=k.rules.double_on_the_bump)
     return kinds.index("pick" if pick else "pass")
 
 

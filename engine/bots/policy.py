@@ -322,6 +322,16 @@ def _follow(s: Situation) -> Card:
         return all(void_in[t] & TRUMP for t in range(5) if threats >> t & 1)
 
     style = s.style
+    if style.called_trump and _called_ace_due(s):
+        # The called suit's first lead, its ace still to come: everyone who has played but the
+        # picker is a fellow defender (the partner must play the ace), and the picker must follow
+        # suit with its hold card, so a trump from a defender takes the ace's 11 points.
+        if (1 << best_card) & TRUMP and winner_seat != s.picker:
+            return max(cards, key=lambda c: (_schmear_value(c), -power[c]))
+        trumps = [c for c in winners if (1 << c) & TRUMP]
+        if trumps:
+            return min(trumps, key=lambda c: (_TRUMP_COST[c], power[c]))
+        return min(cards, key=lambda c: _dump_cost(c, power))
     friendly = bool(s.friends >> winner_seat & 1)
     if (
         not friendly
@@ -355,6 +365,21 @@ def _follow(s: Situation) -> Card:
                 return strong if points >= fight else min(winners, key=lambda c: power[c])
             return min(winners, key=lambda c: power[c])
     return min(cards, key=lambda c: _dump_cost(c, power))
+
+
+def _called_ace_due(s: Situation) -> bool:
+    """Whether ``s`` is a defender's turn on the first lead of the called suit with the called
+    card not yet played (so it falls on this trick: the partner must play it)."""
+    called = s.called
+    return (
+        called != NO_CARD
+        and called != JD
+        and bool(s.unseen >> called & 1)
+        and bool((1 << s.trick[0]) & FOLLOW[called])
+        and not (1 << s.trick[0]) & TRUMP
+        and not _picker_side(s)
+        and s.seat != s.picker
+    )
 
 
 def _leaster_play(s: Situation) -> Card:
@@ -425,15 +450,21 @@ def hand_strength(hand: Mask, style: Style = TUNED) -> float:
 
 
 def wants_to_pick(
-    hand: Mask, position: int, threshold_shift: float = 0.0, style: Style = TUNED
+    hand: Mask,
+    position: int,
+    threshold_shift: float = 0.0,
+    style: Style = TUNED,
+    *,
+    bump: bool = True,
 ) -> bool:
     """Whether to take the blind with this six-card hand from this position.
 
     Roughly: three high trumps, or four trumps with a queen, are enough; later seats (and the
     dealer, who otherwise plays a leaster) pick a little lighter (``style.pick_line``; about
-    30% of all hands reach 7.1: three high trumps, QC QS JD, score 7.7).
+    30% of all hands reach 7.1: three high trumps, QC QS JD, score 7.7). ``bump``: whether the
+    table doubles a lost hand (``RuleSet.double_on_the_bump``; see ``Style.pick_single``).
     """
-    return hand_strength(hand, style) >= style.pick_line(position) + threshold_shift
+    return hand_strength(hand, style) >= style.pick_line(position, bump) + threshold_shift
 
 
 def call_candidates(hand: Mask, owned: Mask, jd_mode: bool) -> list[Card]:

@@ -49,6 +49,10 @@ class Style:
     """Picking strength of each trump below the jacks (0.2 more for the ace and ten)."""
     pick_long: float = 0.0
     """Extra picking strength per trump beyond four."""
+    pick_single: float = 0.0
+    """Added to every pick line when a lost hand costs single stakes (``double_on_the_bump``
+    off): a picker then breaks even at about half its hands won rather than two thirds
+    (it wins 2 and loses 2 instead of losing 4), so a weaker hand is worth picking."""
     bury_void: float = 5.0
     """Burial value of leaving a fail suit void."""
     bury_call: float = 10.0
@@ -73,10 +77,15 @@ class Style:
     """Points on a trick worth the best trump when nothing is sure to hold."""
     schmear_unknown: int = 0
     """1: a defender who does not know the partner schmears onto a sure trick the picker lost."""
+    called_trump: int = 0
+    """1: a defender void in the called suit trumps its first lead (the called ace must fall on
+    it and the picker must follow suit), and schmears when a fellow defender has trumped it."""
 
-    def pick_line(self, position: int) -> float:
-        """Strength needed to pick from ``position`` (0: first to speak, 4 or more: dealer)."""
-        return (self.pick0, self.pick1, self.pick2, self.pick3, self.pick4)[min(position, 4)]
+    def pick_line(self, position: int, bump: bool = True) -> float:
+        """Strength needed to pick from ``position`` (0: first to speak, 4 or more: dealer);
+        ``bump``: whether the table doubles a lost hand (else ``pick_single`` is added)."""
+        line = (self.pick0, self.pick1, self.pick2, self.pick3, self.pick4)[min(position, 4)]
+        return line if bump else line + self.pick_single
 
     def replace(self, **changes: Any) -> Style:
         """A copy with some fields changed; an unknown name raises TypeError."""
@@ -94,13 +103,18 @@ V1: Final = Style()
 TUNED: Final = Style(
     pick0=7.4,
     pick1=7.8,
-    pick2=7.0,
+    pick2=7.6,
+    pick3=6.8,
+    pick4=6.9,
+    pick_ace=0.5,
     pick_queen=2.0,
     pick_jack=1.6,
     trump_in=10,
     side_take=18,
     fight=15,
     schmear_unknown=1,
+    pick_single=-1.0,
+    called_trump=1,
 )
 """The policy of ``heuristic`` and of the search's rollouts: ``V1`` with the values a coordinate
 search by duplicate tournaments against ``V1``-derived players kept (``bench/tune.py``, wisconsin
@@ -108,4 +122,8 @@ rules, 400-500 deals per trial): pick less (higher lines for the first three sea
 for the red queens and the jacks; the picking rate fell from about 26% to 12% of seat-hands),
 do not spend a sure trump on a trick worth little (the picker's side takes with a safe winner
 only from 18 points, a defender from 10; the best trump goes in only for 15), and schmear onto a
-trick the picker has lost before the partner is known."""
+trick the picker has lost before the partner is known. Then, tuned under both the ``seed`` and
+``wisconsin`` presets: pick a point lighter when a lost hand costs single stakes (no double on the
+bump), trump the called suit's first lead when void in it, pick tighter from the third seat
+on (7.6, 6.8 and 6.9 for the dealer, who with a weak hand does better in the leaster), and count
+a fail ace for half a point (it wins a trick but takes no trump out)."""

@@ -9,6 +9,7 @@ from engine.bots.heuristic import HeuristicStrategy, HeuristicV1Strategy
 from engine.bots.style import TUNED, V1
 from engine.cards import TRUMP, parse_card
 from engine.hand import Hand
+from engine.rules import RuleSet
 from engine.view import seat_view
 from tests.bots.helpers import scripted
 
@@ -154,3 +155,51 @@ def test_style_fields_are_options_and_unknown_ones_are_refused() -> None:
     with pytest.raises(StrategyLoadError, match="bad option"):
         strategy_factory("heuristic:pick_fast=1")
     assert strategy_factory("heuristic-v1:pick0=7.5")(None).name == "heuristic-v1"
+
+
+# Seat 1 picks and calls AH; seat 2 is a defender void in hearts holding JD and 8D; seat 3 holds
+# AH (the partner).
+VOID_DEAL = (
+    "8H QD 7D 9C 9S KC",
+    "QC QS QH JS JC 7H",
+    "JD 8D TC AC 7S 8C",
+    "AH TH KH AS TS KS",
+    "TD KD 9D AD JH 9H",
+)
+
+
+def test_a_void_defender_trumps_the_called_suits_first_lead() -> None:
+    plays = [
+        {"seat": 0, "action": "pass"},
+        {"seat": 1, "action": "pick"},
+        {"seat": 1, "action": "bury", "cards": ["8S", "7C"]},
+        {"seat": 1, "action": "call", "card": "AH"},
+        {"seat": 0, "action": "play", "card": "8H"},
+        {"seat": 1, "action": "play", "card": "7H"},
+    ]
+    hand = scripted(VOID_DEAL, "8S 7C", plays)
+    assert hand.turn == 2 and hand.partner_revealed is False
+    view = seat_view(hand, 2)
+    # The partner must put the ace on this trick and the picker has followed suit: the cheapest
+    # trump takes 11 points or more. Without the rule the lead (the picker has lost the trick)
+    # counts as a fellow defender's and a blank card goes on it.
+    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "8D"
+    assert HeuristicStrategy(called_trump=0).choose(view, view["legal"])["card"] in ("7S", "8C")
+
+
+def test_picking_is_lighter_when_a_lost_hand_costs_single_stakes() -> None:
+    deal = (
+        "QC JS 8D AH 7S 8S",
+        "QS QH QD JC JH JD",
+        "AD TD KD 9D 7D AC",
+        "TC KC 8C 7C AS TS",
+        "KS 9S 9C TH KH 9H",
+    )
+    single = scripted(deal, "8H 7H", rules=RuleSet())
+    bump = scripted(deal, "8H 7H", rules=RuleSet(double_on_the_bump=True))
+    # A queen, a jack, a low trump and an ace: a picker wins it more often than not, enough
+    # when a loss costs 2 but not when it costs 4.
+    assert _choice(single)["action"] == "pick"
+    assert _choice(bump)["action"] == "pass"
+    assert TUNED.pick_line(0, bump=False) < TUNED.pick_line(0)
+    assert V1.pick_line(0, bump=False) == V1.pick_line(0)  # the yardstick ignores the stakes
