@@ -22,7 +22,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from functools import partial
+from itertools import combinations, starmap
 from typing import Final, Literal
 
 from engine.actions import (
@@ -485,7 +486,7 @@ class Hand:
             return _PICK_OR_PASS[seat]
         if phase == "bury":
             pairs = combinations(cards_in(self.hands[seat]), 2)
-            burials = tuple([shared_bury(seat, a, b) for a, b in pairs])
+            burials: tuple[Action, ...] = tuple(starmap(partial(shared_bury, seat), pairs))
             return burials + self._legal_blitzes(seat)
         if phase == "call":
             return self._legal_calls(seat)

@@ -227,13 +227,19 @@ def legal_cards(t: TrickPlay) -> Mask:
     """
     seat = t.turn
     hand = t.hands[seat]
-    if (seat != t.picker and seat != t.partner) or not t.called_mask or t.ntricks == LAST_TRICK:
-        # No called-suit constraint can apply: follow suit if possible.
-        current = t.current
-        if current:
-            return hand & FOLLOW[current[0]] or hand
-        return hand
-    return play_rule(t)[0]
+    current = t.current
+    if (seat == t.partner or seat == t.picker) and t.called_mask and t.ntricks != LAST_TRICK:
+        # The called-suit rules can narrow following suit (play_rule explains how): for the
+        # partner while it holds the called card; for the picker while it holds an unknown
+        # card, or, on a trick already led, until the called suit is led (the hold card).
+        if seat == t.partner:
+            if hand >> t.called & 1:
+                return play_rule(t)[0]
+        elif t.under >= 0 or (t.called_led_at < 0 and current):
+            return play_rule(t)[0]
+    if current:
+        return hand & FOLLOW[current[0]] or hand
+    return hand
 
 
 def play_rule(t: TrickPlay) -> tuple[Mask, Mask, int]:
