@@ -14,6 +14,14 @@ legal tuple (``benchlib.random_hands``), about 3,300 instructions an action in C
 100k a hand. ``--draw inline`` makes the very same draws (``getrandbits`` with the rejection loop
 ``random.choice`` runs, so the same hands and the same action count) without ``random.choice``'s
 two Python calls: the engine's work is the same, the driver's is smaller.
+
+It also includes what a process pays once: the first hands fill the shared ``Bury`` actions
+(:func:`engine.actions.shared_bury`, made on first use; a picker's legal list is 28 of them)
+and warm the interpreter's specialised bytecode. ``--warmup W`` plays W other hands (seeds from
+1,000,000 on) first, in both runs, so that the difference is the steady state a long-running
+server sees::
+
+    ... bench/engine.py --hands 300 --warmup 300   minus   ... --hands 0 --warmup 300
 """
 
 from __future__ import annotations
@@ -72,11 +80,18 @@ def main() -> None:
         default="choice",
         help="how actions are drawn: random.choice (default) or the same draws inlined",
     )
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=0,
+        help="with --hands: play this many other hands first (default 0)",
+    )
     parser.add_argument("--compiled", action="store_true", help="run the build of `make compiled`")
     args = parser.parse_args()
     rules = RuleSet.from_preset(args.rules)
     play = random_hands if args.draw == "choice" else inline_draw_hands
     if args.hands is not None:
+        play(rules, args.warmup, 1_000_000)
         actions = play(rules, args.hands, 0)
         print(f"{args.hands} hands, {actions} actions ({engine_build()}, --draw {args.draw})")
         return
