@@ -65,6 +65,7 @@ from engine.cards import (
     Mask,
     card_code,
     cards_in,
+    cards_of,
     follow_class,
     mask_points,
     parse_card,
@@ -485,7 +486,7 @@ class Hand:
                 return _PICK_ONLY[seat]
             return _PICK_OR_PASS[seat]
         if phase == "bury":
-            pairs = combinations(cards_in(self.hands[seat]), 2)
+            pairs = combinations(cards_of(self.hands[seat]), 2)
             burials: tuple[Action, ...] = tuple(starmap(partial(shared_bury, seat), pairs))
             return burials + self._legal_blitzes(seat)
         if phase == "call":
