@@ -111,6 +111,7 @@ CARDS_PER_SEAT: Final = 6
 
 ACES: Final = tuple(parse_card("A" + s) for s in "CSH")
 TENS: Final = tuple(parse_card("T" + s) for s in "CSH")
+_ACE_MASK: Final = sum(1 << a for a in ACES)
 
 # For each seat and byte position, the plays of the cards in every byte value: a legal-play
 # tuple is then four table lookups instead of a bit loop.
@@ -535,9 +536,9 @@ class Hand:
                 calls.append(CALLS[seat][JD])
             calls.append(ALONES[seat])
             return tuple(calls)
-        candidates = TENS if all(owned >> a & 1 for a in ACES) else ACES
+        candidates = TENS if owned & _ACE_MASK == _ACE_MASK else ACES
         for c in candidates:
-            if not owned >> c & 1 and hand & FAIL[suit_of(c)]:
+            if not owned >> c & 1 and hand & FAIL[c >> 3]:  # c >> 3: suit_of(c), no call
                 calls.append(CALLS[seat][c])
         if not calls and self.rules.unknown_card:
             for ace in ACES:
