@@ -160,12 +160,26 @@ def follow_class(c: Card) -> str:
     return ("clubs", "spades", "hearts")[suit_of(c)]
 
 
+_BYTE_CARDS: Final = tuple(
+    tuple(tuple(8 * k + b for b in range(8) if v >> b & 1) for v in range(256)) for k in range(4)
+)
+"""Per byte of a mask and its value, the cards of those bits in order."""
+
+
+def cards_of(mask: Mask) -> tuple[Card, ...]:
+    """The cards of a mask, lowest index first.
+
+    >>> cards_of(CardSet.from_codes(["QC", "7C", "AD"]).mask) == (0, 5, 31)
+    True
+    """
+    # Four table lookups: a bit loop costs about a thousand instructions a card in CPython.
+    t = _BYTE_CARDS
+    return t[0][mask & 255] + t[1][mask >> 8 & 255] + t[2][mask >> 16 & 255] + t[3][mask >> 24]
+
+
 def cards_in(mask: Mask) -> Iterator[Card]:
-    """The cards of a mask, lowest index first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
+    """The cards of a mask, lowest index first (:func:`cards_of`, iterated)."""
+    return iter(cards_of(mask))
 
 
 def mask_points(mask: Mask) -> int:

@@ -22,7 +22,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from functools import partial
+from itertools import combinations, starmap
 from typing import Final, Literal
 
 from engine.actions import (
@@ -64,6 +65,7 @@ from engine.cards import (
     Mask,
     card_code,
     cards_in,
+    cards_of,
     follow_class,
     mask_points,
     parse_card,
@@ -84,6 +86,7 @@ from engine.errors import (
 from engine.rules import RuleSet
 from engine.scoring import HandResult, Trick, score_hand
 from engine.tricks import (
+    CARD_BITS,
     FAIL_SUIT_NAMES,
     JD,
     NO_CARD,
@@ -96,7 +99,6 @@ from engine.tricks import (
     legal_cards,
     play_rule,
     rule_message,
-    trick_points,
 )
 
 Phase = Literal["pick", "bury", "call", "crack", "recrack", "play", "done"]
@@ -109,6 +111,7 @@ CARDS_PER_SEAT: Final = 6
 
 ACES: Final = tuple(parse_card("A" + s) for s in "CSH")
 TENS: Final = tuple(parse_card("T" + s) for s in "CSH")
+_ACE_MASK: Final = sum(1 << a for a in ACES)
 
 # For each seat and byte position, the plays of the cards in every byte value: a legal-play
 # tuple is then four table lookups instead of a bit loop.
@@ -154,19 +157,6 @@ def crack_seats(rules: RuleSet, dealer: Seat, picker: Seat) -> tuple[Seat, ...]:
     return tuple((picker + i) % NUM_SEATS for i in range(1, count + 1))
 
 
-def _deal_positions(dealer: Seat) -> tuple[tuple[int, ...], ...]:
-    # Three cards to each seat from the dealer's left, two to the blind (deck positions 15 and
-    # 16), then three more each.
-    positions: list[list[int]] = [[] for _ in range(NUM_SEATS)]
-    for i in range(NUM_SEATS):
-        seat = (dealer + 1 + i) % NUM_SEATS
-        positions[seat] += [3 * i, 3 * i + 1, 3 * i + 2, 17 + 3 * i, 18 + 3 * i, 19 + 3 * i]
-    return tuple(tuple(p) for p in positions)
-
-
-_DEAL_POSITIONS: Final = tuple(_deal_positions(d) for d in range(NUM_SEATS))
-
-
 def _radix_groups() -> tuple[tuple[int, int], ...]:
     """The Fisher–Yates radices 32, 31, ..., 2 in runs whose product stays below 2**30."""
     groups = []
@@ -194,11 +184,16 @@ def shuffled_deck(seed: int) -> list[Card]:
     >>> shuffled_deck(1) == shuffled_deck(1), sorted(shuffled_deck(1)) == list(range(32))
     (True, True)
     """
+    return [b.bit_length() - 1 for b in _shuffled_bits(seed)]
+
+
+def _shuffled_bits(seed: int) -> list[Mask]:
+    """:func:`shuffled_deck` as one-card masks, which a deal ORs together as they are."""
     if seed < 0:
         raise ValueError("a deal seed is a non-negative integer")
     width = max(8, (seed.bit_length() + 7) // 8)
     x = int.from_bytes(hashlib.sha512(seed.to_bytes(width, "big")).digest(), "big")
-    deck = list(range(32))
+    deck = list(CARD_BITS)
     i = 32
     # The same draws as `x, j = divmod(x, i)` for i = 32 down to 2, but one big-number division
     # per group of radices and the rest in machine-size integers.
@@ -210,6 +205,21 @@ def shuffled_deck(seed: int) -> list[Card]:
             i -= 1
             deck[i], deck[j] = deck[j], deck[i]
     return deck
+
+
+def _deal_bits(b: Sequence[Mask], dealer: Seat) -> Deal:
+    """Deal a shuffled deck of one-card masks (docs/rules.md, "1. The deal")."""
+    # Three cards to each seat from the dealer's left, two to the blind (deck positions 15 and
+    # 16), then three more each: the i-th seat dealt to holds 3i..3i+2 and 17+3i..19+3i.
+    dealt = (
+        b[0] | b[1] | b[2] | b[17] | b[18] | b[19],
+        b[3] | b[4] | b[5] | b[20] | b[21] | b[22],
+        b[6] | b[7] | b[8] | b[23] | b[24] | b[25],
+        b[9] | b[10] | b[11] | b[26] | b[27] | b[28],
+        b[12] | b[13] | b[14] | b[29] | b[30] | b[31],
+    )
+    first = 4 - dealer  # seat 0 is the (4 - dealer)-th seat dealt to
+    return Deal(dealt[first:] + dealt[:first], b[15] | b[16])
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,19 +237,14 @@ class Deal:
         """
         if not 0 <= dealer < NUM_SEATS:
             raise ValueError(f"dealer must be a seat from 0 to 4, not {dealer}")
-        return cls.from_deck(shuffled_deck(seed), dealer)
+        return _deal_bits(_shuffled_bits(seed), dealer)
 
     @classmethod
     def from_deck(cls, deck: Sequence[Card], dealer: Seat) -> Deal:
         """Deal a shuffled deck in the order of docs/rules.md, "1. The deal"."""
-        bits = [1 << c for c in deck]
-        hands = tuple(
-            [
-                bits[a] | bits[b] | bits[c] | bits[d] | bits[e] | bits[f]
-                for a, b, c, d, e, f in _DEAL_POSITIONS[dealer]
-            ]
-        )
-        return cls(hands, bits[15] | bits[16])
+        if not 0 <= dealer < NUM_SEATS:
+            raise ValueError(f"dealer must be a seat from 0 to 4, not {dealer}")
+        return _deal_bits([CARD_BITS[c] for c in deck], dealer)
 
     @classmethod
     def from_codes(cls, hands: Sequence[Sequence[str]], blind: Sequence[str]) -> Deal:
@@ -450,7 +455,16 @@ class Hand:
         """Exactly the actions the seat to act may take now (empty once the hand is over)."""
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._compute_legal()
+            if self.phase == "play":
+                # Most of a hand's turns: the legal cards' plays, four table lookups.
+                m = self._play_mask
+                if m < 0:
+                    m = self._play_mask = legal_cards(self.play_state)
+                t = _PLAY_BYTES[self.play_state.turn]
+                legal = t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
+            else:
+                legal = self._compute_legal()
+            self._legal = legal
         return legal
 
     def legal_play_mask(self) -> Mask:
@@ -463,23 +477,18 @@ class Hand:
         return mask
 
     def _compute_legal(self) -> tuple[Action, ...]:
+        """The legal actions outside trick play (:meth:`legal_actions` lists the plays)."""
         phase = self.phase
         seat = self.turn
         if seat is None:
             return ()
-        if phase == "play":
-            m = self._play_mask
-            if m < 0:
-                m = self._play_mask = legal_cards(self.play_state)
-            t = _PLAY_BYTES[seat]
-            return t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
         if phase == "pick":
             if self._must_pick(seat):
                 return _PICK_ONLY[seat]
             return _PICK_OR_PASS[seat]
         if phase == "bury":
-            pairs = combinations(cards_in(self.hands[seat]), 2)
-            burials = tuple([shared_bury(seat, a, b) for a, b in pairs])
+            pairs = combinations(cards_of(self.hands[seat]), 2)
+            burials: tuple[Action, ...] = tuple(starmap(partial(shared_bury, seat), pairs))
             return burials + self._legal_blitzes(seat)
         if phase == "call":
             return self._legal_calls(seat)
@@ -527,9 +536,9 @@ class Hand:
                 calls.append(CALLS[seat][JD])
             calls.append(ALONES[seat])
             return tuple(calls)
-        candidates = TENS if all(owned >> a & 1 for a in ACES) else ACES
+        candidates = TENS if owned & _ACE_MASK == _ACE_MASK else ACES
         for c in candidates:
-            if not owned >> c & 1 and hand & FAIL[suit_of(c)]:
+            if not owned >> c & 1 and hand & FAIL[c >> 3]:  # c >> 3: suit_of(c), no call
                 calls.append(CALLS[seat][c])
         if not calls and self.rules.unknown_card:
             for ace in ACES:
@@ -658,10 +667,8 @@ class Hand:
 
     def apply(self, action: Action) -> None:
         """Validate and apply one action; an illegal one raises and changes nothing."""
-        kind = type(action)
-        if kind is Play and self.phase == "play" and action.seat == self.turn:
+        if type(action) is Play and self.phase == "play" and action.seat == self.turn:
             # Trick play, most of a hand's actions, takes this short path; verify() has the rest.
-            assert isinstance(action, Play)
             card = action.card
             play = self.play_state
             mask = self._play_mask
@@ -677,8 +684,12 @@ class Hand:
             winner = advance(play, action.seat, card)
             self.turn = play.turn
             if winner >= 0:
-                self._close_trick(leader, cards, winner)
+                tricks = self.tricks
+                tricks.append(Trick(leader, tuple(cards), winner, play.last_points))
+                if len(tricks) == TRICKS_PER_HAND:
+                    self._finish()
             return
+        kind = type(action)
         self.verify(action)  # a card played out of turn or out of trick play raises here
         self._legal = None
         self._play_mask = -1
@@ -780,12 +791,6 @@ class Hand:
             NO_CARD if self.called is None else self.called,
             NO_CARD if self.under is None else self.under,
         )
-
-    def _close_trick(self, leader: Seat, cards: list[Card], winner: Seat) -> None:
-        """Record the trick :func:`~engine.tricks.advance` has just closed."""
-        self.tricks.append(Trick(leader, tuple(cards), winner, trick_points(cards)))
-        if len(self.tricks) == TRICKS_PER_HAND:
-            self._finish()
 
     def _finish(self) -> None:
         self.phase = "done"

@@ -13,7 +13,7 @@ a breakdown a client can display.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 from engine.cards import CARD_CODES, Card
 from engine.rules import RuleSet
@@ -50,9 +50,13 @@ OUTCOME_TEXT: Final[dict[str, str]] = {
 """A short sentence per outcome for result panels."""
 
 
-@dataclass(frozen=True, slots=True)
-class Trick:
-    """A finished trick: who led, the cards in play order, who won it and its card points."""
+class Trick(NamedTuple):
+    """A finished trick: who led, the cards in play order, who won it and its card points.
+
+    A named tuple rather than a frozen dataclass: a hand records six, and a frozen dataclass
+    sets each field through ``object.__setattr__``, which cost about 7,500 instructions a trick
+    against 3,000 (bench/engine.py; docs/performance.md).
+    """
 
     leader: int
     cards: tuple[Card, ...]

@@ -79,6 +79,12 @@ RULE_CODES: Final = (
 )
 """The stable error code of a card refused by each :func:`play_rule` answer (PROTOCOL.md)."""
 
+CARD_BITS: Final = tuple(1 << c for c in range(32))
+"""Every card's one-card mask, indexed by card (a lookup allocates no integer)."""
+
+NEXT_SEAT: Final = (1, 2, 3, 4, 0)
+"""The seat on the left of each seat."""
+
 FAIL_SUIT_NAMES: Final = ("clubs", "spades", "hearts")
 """Names of the fail suits clubs, spades, hearts, indexed by suit."""
 
@@ -119,6 +125,7 @@ class TrickPlay:
         "called_mask",
         "current",
         "hands",
+        "last_points",
         "leader",
         "ntricks",
         "partner",
@@ -145,6 +152,8 @@ class TrickPlay:
     """Card points each seat has taken in tricks."""
     won: list[int]
     """Tricks each seat has won."""
+    last_points: int
+    """The card points of the trick :func:`advance` closed last (0 before the first)."""
     void_in: list[Mask]
     """Per seat, the follow classes (:data:`~engine.cards.FOLLOW` masks) it has shown it lacks by
     not following them (the unknown card shows nothing)."""
@@ -180,7 +189,10 @@ class TrickPlay:
         self.played = 0
         self.called_led_at = -1
         self.revealed = False
-        self.start(NO_SEAT, NO_SEAT, NO_CARD, NO_CARD)
+        self.last_points = 0
+        self.picker = self.partner = NO_SEAT
+        self.called = self.under = NO_CARD
+        self.called_mask = 0
 
     def start(self, picker: int, partner: int, called: Card, under: Card) -> None:
         """Set what the bidding decided: the picker, the partner (who holds the called card),
@@ -204,6 +216,7 @@ class TrickPlay:
         other.played = self.played
         other.called_led_at = self.called_led_at
         other.revealed = self.revealed
+        other.last_points = self.last_points
         return other
 
 
@@ -214,13 +227,19 @@ def legal_cards(t: TrickPlay) -> Mask:
     """
     seat = t.turn
     hand = t.hands[seat]
-    if not t.called_mask or t.ntricks == LAST_TRICK or (seat != t.picker and seat != t.partner):
-        # No called-suit constraint can apply: follow suit if possible.
-        current = t.current
-        if current:
-            return hand & FOLLOW[current[0]] or hand
-        return hand
-    return play_rule(t)[0]
+    current = t.current
+    if (seat == t.partner or seat == t.picker) and t.called_mask and t.ntricks != LAST_TRICK:
+        # The called-suit rules can narrow following suit (play_rule explains how): for the
+        # partner while it holds the called card; for the picker while it holds an unknown
+        # card, or, on a trick already led, until the called suit is led (the hold card).
+        if seat == t.partner:
+            if hand >> t.called & 1:
+                return play_rule(t)[0]
+        elif t.under >= 0 or (t.called_led_at < 0 and current):
+            return play_rule(t)[0]
+    if current:
+        return hand & FOLLOW[current[0]] or hand
+    return hand
 
 
 def play_rule(t: TrickPlay) -> tuple[Mask, Mask, int]:
@@ -283,7 +302,7 @@ def advance(t: TrickPlay, seat: int, card: Card) -> int:
     everywhere. A closed trick's cards stay in the list that was ``t.current`` (the caller may
     hold it); ``t.current`` becomes a new list.
     """
-    bit = 1 << card
+    bit = CARD_BITS[card]
     t.hands[seat] ^= bit
     t.played |= bit
     current = t.current
@@ -299,18 +318,19 @@ def advance(t: TrickPlay, seat: int, card: Card) -> int:
     if card == t.called:
         t.revealed = True
     if len(current) < 5:
-        t.turn = seat + 1 if seat < 4 else 0
+        t.turn = NEXT_SEAT[seat]
         return NO_SEAT
     winner = t.leader + trick_winner(current, t.strength, t.under)
     if winner >= 5:
         winner -= 5
-    t.taken[winner] += (
+    t.last_points = points = (
         POINTS[current[0]]
         + POINTS[current[1]]
         + POINTS[current[2]]
         + POINTS[current[3]]
         + POINTS[current[4]]
     )
+    t.taken[winner] += points
     t.won[winner] += 1
     t.current = []
     t.leader = t.turn = winner
@@ -376,6 +396,29 @@ def trick_winner(cards: list[Card], strength: tuple[tuple[int, ...], ...], under
     never win (docs/rules.md, "4. Choosing a partner"): when it is led on the last trick and nobody
     follows its suit or trumps, the suit of the next card decides.
     """
+    if len(cards) == 5 and (under < 0 or under not in cards):
+        # A closed trick without the unknown card (every trick advance closes, but for that
+        # rule): the highest strength wins, and the lead's own is above 0. Unrolled: this is
+        # once per trick of every hand and rollout.
+        c0, c1, c2, c3, c4 = cards
+        row = strength[c0]
+        best = row[c0]
+        best_i = 0
+        s = row[c1]
+        if s > best:
+            best = s
+            best_i = 1
+        s = row[c2]
+        if s > best:
+            best = s
+            best_i = 2
+        s = row[c3]
+        if s > best:
+            best = s
+            best_i = 3
+        if row[c4] > best:
+            best_i = 4
+        return best_i
     row = strength[cards[0]]
     best = 0
     best_i = 0

@@ -32,6 +32,7 @@ from engine import (
     seat_view,
 )
 from engine.cards import cards_in
+from engine.hand import _HAND_FIELDS
 
 
 def rules(preset: str = "seed", **options: Any) -> RuleSet:
@@ -201,7 +202,7 @@ def snapshot(hand: Hand) -> dict[str, Any]:
     """Everything observable about a hand, to show that a rejected action changed nothing."""
     state = {
         name: getattr(hand, name)
-        for name in Hand.__slots__
+        for name in _HAND_FIELDS  # Hand's slots: a class compiled by mypyc has no __slots__
         if not name.startswith("_") and name != "power"
     }
     state = {k: (list(v) if isinstance(v, list) else v) for k, v in state.items()}

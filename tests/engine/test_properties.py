@@ -168,7 +168,7 @@ def norm(a: Action) -> tuple[Any, ...]:
     """An action as a comparable value; a bury is an unordered pair."""
     if isinstance(a, Bury):
         return ("bury", a.seat, frozenset(a.cards))
-    return (type(a).__name__, *(getattr(a, f) for f in a.__slots__))
+    return tuple(a.to_dict().items())  # not a.__slots__: a class compiled by mypyc has none
 
 
 def candidates(hand: Hand, rng: random.Random) -> list[Action]:
