@@ -145,13 +145,15 @@ class EngineTable:
 
     def history(self, *, match: int = 0, lines: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
         """The ``ok`` reply to ``history`` for the hands finished so far."""
-        return messages.ok(
-            1,
-            table=self.table,
-            match=match,
-            hands=list(self.finished),
-            next=None,
-            lines=list(lines),
+        return dict(
+            messages.history_page(
+                1,
+                table=self.table,
+                match=match,
+                hands=list(self.finished),
+                next=None,
+                lines=list(lines),
+            )
         )
 
     def apply(self, action: dict[str, Any]) -> list[dict[str, Any]]:
