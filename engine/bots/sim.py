@@ -41,6 +41,7 @@ class Sim:
     __slots__ = (
         "alone",
         "blind_points",
+        "buried",
         "buried_points",
         "called",
         "leaster",
@@ -56,6 +57,8 @@ class Sim:
 
     alone: bool
     blind_points: int
+    buried: Mask
+    """The picker's bury (it knows those cards are out of play; 0 in a leaster)."""
     buried_points: int
     called: Card
     leaster: bool
@@ -85,6 +88,7 @@ class Sim:
         sim.leaster = hand.leaster
         sim.alone = hand.alone
         sim.multiplier = hand.stakes  # the doubler carry-over with every crack and blitz
+        sim.buried = hand.buried
         sim.buried_points = mask_points(hand.buried)
         sim.blind_points = mask_points(hand.blind)
         sim.undo = []
@@ -203,7 +207,11 @@ class Sim:
         cards, which the caller has already worked out).
 
         The seat knows its own cards, everything played, and the sides as a player would:
-        the partner knows itself, everyone knows the partner once the called card is out.
+        the partner knows itself, everyone knows the partner once the called card is out. As
+        :meth:`engine.bots.knowledge.Knowledge.situation` builds it from a view: the picker
+        knows its bury and its face-down unknown card, the others learn that card when it is
+        played. (The voids are those play shows, :class:`engine.tricks.TrickPlay`'s: in an
+        unknown-card hand a view reads none from the picker's cards.)
         """
         t = self.state
         seat = t.turn
@@ -233,6 +241,12 @@ class Sim:
                 friends = _EVERYONE & ~foes
             else:
                 friends = 1 << seat
+        unseen = ALL_CARDS & ~(t.played | hand)
+        under = self.under
+        if seat == picker:
+            unseen &= ~self.buried
+        elif under >= 0 and not t.played >> under & 1:
+            under = NO_CARD
         return Situation(
             seat=seat,
             hand=hand,
@@ -246,9 +260,9 @@ class Sim:
             foes=foes,
             called=self.called,
             called_led=t.called_led_at >= 0,
-            unseen=ALL_CARDS & ~(t.played | hand),
+            unseen=unseen,
             trick_number=t.ntricks,
-            under=self.under if self.under >= 0 and not hand >> self.under & 1 else NO_CARD,
+            under=under,
             void_in=t.void_in,
             taken=t.taken,
         )
