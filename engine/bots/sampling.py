@@ -43,7 +43,8 @@ from engine.actions import (
     Unknown,
 )
 from engine.bots.knowledge import Knowledge
-from engine.bots.policy import bits
+from engine.bots.policy import bits, choose_play
+from engine.bots.sim import Sim
 from engine.cards import FAIL, Card, Mask
 from engine.errors import SheepsheadError
 from engine.hand import PAIR_MASKS, Deal, Hand, crack_seats
@@ -117,6 +118,10 @@ def _hold_suit(k: Knowledge) -> Mask:
         return 0
     return FAIL[k.called >> 3] & ~(1 << k.called)
 
+
+PLAY_MISMATCH: Final = 0.25
+"""Weight a sampled deal keeps for each card another seat played that the heuristic, holding
+that seat's cards in the deal, would not have played (see :meth:`Sampler.sim`)."""
 
 Weigher = Callable[[Knowledge, list[Mask], random.Random], float]
 """How plausible a deal makes the bidding: given each seat's cards as dealt (the picker's: its
@@ -215,14 +220,91 @@ class Sampler:
                 return hand
         raise SamplingError("no sampled deal replays the history")
 
+    def sim(
+        self,
+        rng: random.Random,
+        weigh: Weigher | None = None,
+        tries: int = 1,
+        mismatch: float = 1.0,
+    ) -> Sim:
+        """A simulator at this moment of the play phase, in a deal weighted by how well it fits
+        what the other seats did (raises SamplingError).
+
+        Each deal drawn gets ``weigh``'s weight (the bidding), times ``mismatch`` for every card
+        another seat played with a choice that the heuristic (:func:`choose_play`, the search's
+        rollout policy), holding that seat's cards in the deal, would not have played: a seat
+        that schmeared, trumped in or led the called suit most likely held the cards that make
+        it do so. Deals are kept with their weight (rejection sampling) for up to ``tries``
+        draws; after that the best weighted deal drawn is used.
+        """
+        k = self.k
+        plays = played_cards(k)
+        best: Sim | None = None
+        best_weight = -1.0
+        for attempt in range(MAX_TRIES + tries):
+            last = attempt >= tries - 1
+            if last and best is not None:
+                return best
+            slots = self.deal(rng)
+            # Two stages of rejection: the bidding (cheap) first, then the play.
+            if (
+                weigh is not None
+                and not last
+                and rng.random() >= weigh(k, self.originals(slots), rng)
+            ):
+                continue
+            start = _rebuild(k, slots, rng, plays=False)
+            if start is None:
+                continue
+            sim = Sim.from_hand(start)
+            misses = replay(sim, plays, k.seat)
+            if misses is None:
+                continue
+            weight = mismatch**misses
+            if last or rng.random() < weight:
+                return sim
+            if weight > best_weight:
+                best, best_weight = sim, weight
+        if best is not None:
+            return best
+        raise SamplingError("no sampled deal replays the history")
+
+
+def replay(sim: Sim, plays: Sequence[tuple[int, Card]], me: int) -> int | None:
+    """Play ``plays`` into ``sim`` and count the cards of seats other than ``me`` that the
+    heuristic would have played differently (None: a play is not legal in this deal)."""
+    state = sim.state
+    misses = 0
+    for seat, c in plays:
+        legal = sim.legal_mask()
+        if state.turn != seat or not legal >> c & 1:
+            return None
+        if seat != me and legal & (legal - 1) and choose_play(sim.situation(legal)) != c:
+            misses += 1
+        sim.play(c)
+    sim.undo.clear()
+    return misses
+
+
+def played_cards(k: Knowledge) -> list[tuple[int, Card]]:
+    """Every card played so far, in order, as ``(seat, card)``."""
+    return [
+        ((trick.leader + i) % 5, c)
+        for trick in [*k.tricks, k.trick]
+        for i, c in enumerate(trick.cards)
+    ]
+
 
 def deal_unseen(k: Knowledge, rng: random.Random) -> list[Mask]:
     """Masks of the unseen cards for seats 0-4 and the extra slot (raises SamplingError)."""
     return Sampler(k).deal(rng)
 
 
-def history(k: Knowledge, bury: tuple[Card, Card] | None, under: Card | None) -> list[Action]:
-    """The public actions of the hand so far, with the given bury and unknown card."""
+def history(
+    k: Knowledge, bury: tuple[Card, Card] | None, under: Card | None, plays: bool = True
+) -> list[Action]:
+    """The public actions of the hand so far, with the given bury and unknown card (without
+    the cards played unless ``plays``)."""
     actions: list[Action] = [Pass(s) for s in k.passes]
     if k.picker is None:
         pass
@@ -240,9 +322,8 @@ def history(k: Knowledge, bury: tuple[Card, Card] | None, under: Card | None) ->
                 elif k.called is not None:
                     actions.append(Call(picker, k.called))
                 actions += crack_history(k, picker)
-    for trick in [*k.tricks, k.trick]:
-        for i, c in enumerate(trick.cards):
-            actions.append(Play((trick.leader + i) % 5, c))
+    if plays:
+        actions += [Play(seat, c) for seat, c in played_cards(k)]
     return actions
 
 
@@ -271,7 +352,11 @@ def sample_hand(k: Knowledge, rng: random.Random) -> Hand:
     return Sampler(k).hand(rng)
 
 
-def _rebuild(k: Knowledge, slots: Sequence[Mask], rng: random.Random) -> Hand | None:
+def _rebuild(
+    k: Knowledge, slots: Sequence[Mask], rng: random.Random, plays: bool = True
+) -> Hand | None:
+    """The engine hand of this deal with the public history replayed (up to the first card
+    played unless ``plays``); None if the deal contradicts the history."""
     now = list(slots[:5])
     now[k.seat] = k.hand
     original = [now[s] | k.played_by[s] for s in range(5)]
@@ -307,7 +392,7 @@ def _rebuild(k: Knowledge, slots: Sequence[Mask], rng: random.Random) -> Hand | 
     try:
         deal = Deal(tuple(original), blind)
         hand = Hand(k.rules, k.dealer, deal, k.multiplier)
-        for action in history(k, bury, under):
+        for action in history(k, bury, under, plays):
             hand.apply(action)
     except SheepsheadError:
         return None

@@ -44,7 +44,7 @@ from engine.bots.heuristic import decide, mask_of, play_index
 from engine.bots.knowledge import Knowledge, read_view
 from engine.bots.policy import bits, bury_score, choose_play, hand_strength
 from engine.bots.rollout import bidding_weight, finish
-from engine.bots.sampling import Sampler, SamplingError
+from engine.bots.sampling import PLAY_MISMATCH, Sampler, SamplingError
 from engine.bots.sim import Sim
 from engine.bots.style import TUNED
 from engine.cards import FAIL, POINTS, POWER, TRUMP, Card, Mask, parse_card
@@ -285,11 +285,14 @@ class SearchStrategy:
         bury_options: int = 5,
         pick_zone: float = DEFAULT_PICK_ZONE,
         infer_bidding: bool = True,
+        play_mismatch: float = PLAY_MISMATCH,
         clock: Callable[[], float] | None = None,
         think_time: float = DEFAULT_THINK_TIME,
     ) -> None:
         if samples < 0:
             raise ValueError("samples must be at least 0 (0: heuristic card play)")
+        if not 0 <= play_mismatch <= 1:
+            raise ValueError("play_mismatch must be between 0 and 1")
         if think_time <= 0:
             raise ValueError("think_time must be more than 0 seconds")
         self._rng = random.Random(seed)
@@ -300,6 +303,7 @@ class SearchStrategy:
         self.bury_options = bury_options
         self.pick_zone = pick_zone
         self.infer_bidding = infer_bidding
+        self.play_mismatch = play_mismatch
         self.clock = clock
         self.think_time = think_time
         self._ends_at = _INF
@@ -370,6 +374,15 @@ class SearchStrategy:
             return lambda: sampler.hand(rng)
         return lambda: sampler.hand(rng, bidding_weight, BIDDING_TRIES)
 
+    def _play_sampler(self, k: Knowledge) -> Callable[[], Sim]:
+        """Draws play-phase deals consistent with the view, kept by how well they fit the
+        bidding and the cards the other seats chose (:meth:`Sampler.sim`)."""
+        sampler = Sampler(k)
+        rng = self._rng
+        weigh = bidding_weight if self.infer_bidding else None
+        tries = BIDDING_TRIES if weigh is not None or self.play_mismatch < 1 else 1
+        return lambda: sampler.sim(rng, weigh, tries, self.play_mismatch)
+
     def _setup(
         self, k: Knowledge, legal: Sequence[ActionMap], candidates: list[int], default: int
     ) -> int:
@@ -427,18 +440,17 @@ class SearchStrategy:
         samples = self.samples
         done = 0
         try:
-            draw = self._sampler(k)
+            draw = self._play_sampler(k)
         except SamplingError:
             samples = 0
         while done < samples:
             if not self.may_start_deal():
                 break
             try:
-                hand = draw()
+                sim = draw()
             except SamplingError:
                 samples -= 1
                 continue
-            sim = Sim.from_hand(hand)
             try:
                 scores = score_candidates(sim, k.seat, cards, exact, count)
             except NodeBudgetExceeded:
