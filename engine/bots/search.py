@@ -77,6 +77,10 @@ by default none: rollouts play the picker's cards with the heuristic, not the se
 undervalue picking (with a zone of 2 the search passed 85 of 147 hands the heuristic picks and
 played three times as many leasters), while the heuristic's line is tuned by tournaments."""
 
+DEFAULT_PLAY_MARGIN: Final = 0.0
+"""Points per hand a card must gain over the heuristic's card, on average over the deals, to be
+played instead of it."""
+
 DEFAULT_THINK_TIME: Final = 0.5
 """Seconds a decision may take when the strategy is given a clock (``ServerConfig`` sets it)."""
 
@@ -286,6 +290,7 @@ class SearchStrategy:
         pick_zone: float = DEFAULT_PICK_ZONE,
         infer_bidding: bool = True,
         play_mismatch: float = PLAY_MISMATCH,
+        play_margin: float = DEFAULT_PLAY_MARGIN,
         clock: Callable[[], float] | None = None,
         think_time: float = DEFAULT_THINK_TIME,
     ) -> None:
@@ -304,6 +309,7 @@ class SearchStrategy:
         self.pick_zone = pick_zone
         self.infer_bidding = infer_bidding
         self.play_mismatch = play_mismatch
+        self.play_margin = play_margin
         self.clock = clock
         self.think_time = think_time
         self._ends_at = _INF
@@ -476,8 +482,10 @@ class SearchStrategy:
             return index[fallback]
         totals = [sum(v) for v in values]
         best = max(totals)
-        # Among (near) equals, the heuristic's card: it keeps the side's conventions.
-        if totals[cards.index(rep[fallback])] >= best - 1e-9 * done:
+        # Among (near) equals, the heuristic's card: it keeps the side's conventions, and the
+        # sampled deals, each played as if every card were seen, flatter cards that need to
+        # know where the others are (strategy fusion).
+        if totals[cards.index(rep[fallback])] >= best - (self.play_margin + 1e-9) * done:
             return index[fallback]
         return index[cards[totals.index(best)]]
 
