@@ -7,6 +7,9 @@ until the called suit is led, the picker's own knowledge of the blind and bury. 
 an engine :class:`~engine.hand.Hand` with that explicit :class:`~engine.hand.Deal` and replays the
 public history (passes, pick, bury, call, every card played); the engine's own validation rejects
 any deal that contradicts the history, so a sample is always a state the real hand could be in.
+:meth:`Sampler.sim` goes further for card play: it replays the cards played in a simulator and
+prefers the deals in which the heuristic would have played them (the others' choices tell where
+the cards are).
 
 >>> import random
 >>> from engine.bots.knowledge import read_view

@@ -146,3 +146,17 @@ def test_play_inference_puts_the_unseen_cards_where_they_are() -> None:
         return right
 
     assert hits(PLAY_MISMATCH) > 1.05 * hits(1.0)
+
+
+def test_weighted_play_deals_keep_everything_public() -> None:
+    rng = random.Random(2)
+    for hand in _played_states(150):
+        k = read_view(seat_view(hand, hand.turn))
+        sim = Sampler(k).sim(rng, bidding_weight, 20, PLAY_MISMATCH)
+        state, real = sim.state, hand.play_state
+        assert state.hands[k.seat] == real.hands[k.seat]
+        assert [h.bit_count() for h in state.hands] == [h.bit_count() for h in real.hands]
+        assert (state.current, state.leader, state.turn) == (real.current, real.leader, real.turn)
+        assert (state.taken, state.won, state.played) == (real.taken, real.won, real.played)
+        assert (sim.picker, sim.called, sim.leaster) == (real.picker, real.called, hand.leaster)
+        assert not sim.undo
