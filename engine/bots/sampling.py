@@ -187,12 +187,22 @@ class Sampler:
             cards.sort(key=lambda c: (len(eligible[c]), rng.random()))
             ok = True
             for c in cards:
-                options = [s for s in eligible[c] if room[s]]
-                if not options:
+                options = eligible[c]
+                total = 0
+                for s in options:
+                    total += room[s]
+                if not total:
                     ok = False
                     break
-                weights = [room[s] for s in options]
-                s = rng.choices(options, weights)[0] if len(options) > 1 else options[0]
+                # A slot with probability in proportion to its room (random.choices, inlined:
+                # this loop is most of the time a deal takes late in the hand).
+                pick = rng.random() * total
+                for s in options:
+                    pick -= room[s]
+                    if pick < 0 and room[s]:
+                        break
+                else:
+                    s = next(s for s in reversed(options) if room[s])
                 slots[s] |= 1 << c
                 room[s] -= 1
             if ok:
@@ -237,22 +247,24 @@ class Sampler:
         another seat played with a choice that the heuristic (:func:`choose_play`, the search's
         rollout policy), holding that seat's cards in the deal, would not have played: a seat
         that schmeared, trumped in or led the called suit most likely held the cards that make
-        it do so. Deals are kept with their weight (rejection sampling) for up to ``tries``
-        draws; after that the best weighted deal drawn is used.
+        it do so. Deals are kept with their weight (rejection sampling: each such card is kept
+        with probability ``mismatch``, and a deal is dropped at the first card that is not)
+        for up to ``tries`` draws; after that, the drawn deal that fitted the longest stretch of
+        play before it was dropped is used.
         """
         k = self.k
         plays = played_cards(k)
-        best: Sim | None = None
-        best_weight = -1.0
+        judge = mismatch < 1
+        stopped: list[tuple[int, Sim]] = []
         for attempt in range(MAX_TRIES + tries):
-            last = attempt >= tries - 1
-            if last and best is not None:
-                return best
+            judging = attempt < tries
+            if not judging and stopped:
+                break
             slots = self.deal(rng)
             # Two stages of rejection: the bidding (cheap) first, then the play.
             if (
                 weigh is not None
-                and not last
+                and judging
                 and rng.random() >= weigh(k, self.originals(slots), rng)
             ):
                 continue
@@ -260,33 +272,47 @@ class Sampler:
             if start is None:
                 continue
             sim = Sim.from_hand(start)
-            misses = replay(sim, plays, k.seat)
-            if misses is None:
-                continue
-            weight = mismatch**misses
-            if last or rng.random() < weight:
+            done = replay(sim, plays, k.seat, rng if judge and judging else None, mismatch)
+            if done == len(plays):
                 return sim
-            if weight > best_weight:
-                best, best_weight = sim, weight
-        if best is not None:
-            return best
+            if done is not None:
+                stopped.append((done, sim))
+        stopped.sort(key=lambda entry: -entry[0])
+        for done, sim in stopped:
+            if replay(sim, plays[done:], k.seat) is not None:
+                return sim
         raise SamplingError("no sampled deal replays the history")
 
 
-def replay(sim: Sim, plays: Sequence[tuple[int, Card]], me: int) -> int | None:
-    """Play ``plays`` into ``sim`` and count the cards of seats other than ``me`` that the
-    heuristic would have played differently (None: a play is not legal in this deal)."""
+def replay(
+    sim: Sim,
+    plays: Sequence[tuple[int, Card]],
+    me: int,
+    rng: random.Random | None = None,
+    mismatch: float = 1.0,
+) -> int | None:
+    """Play ``plays`` into ``sim``; the number played, or None if one is not legal in this deal.
+
+    With ``rng``, each card of a seat other than ``me`` that the heuristic would have played
+    differently is kept with probability ``mismatch``; the replay stops before the first card
+    that is not (so it returns fewer than ``len(plays)``).
+    """
     state = sim.state
-    misses = 0
-    for seat, c in plays:
+    for i, (seat, c) in enumerate(plays):
         legal = sim.legal_mask()
         if state.turn != seat or not legal >> c & 1:
             return None
-        if seat != me and legal & (legal - 1) and choose_play(sim.situation(legal)) != c:
-            misses += 1
+        if (
+            rng is not None
+            and seat != me
+            and legal & (legal - 1)
+            and choose_play(sim.situation(legal)) != c
+            and rng.random() >= mismatch
+        ):
+            return i
         sim.play(c)
     sim.undo.clear()
-    return misses
+    return len(plays)
 
 
 def played_cards(k: Knowledge) -> list[tuple[int, Card]]:
