@@ -44,7 +44,7 @@ from engine.bots.heuristic import decide, mask_of, play_index
 from engine.bots.knowledge import Knowledge, read_view
 from engine.bots.policy import bits, bury_score, choose_play, hand_strength
 from engine.bots.rollout import bidding_weight, finish
-from engine.bots.sampling import PLAY_MISMATCH, Sampler, SamplingError
+from engine.bots.sampling import Sampler, SamplingError
 from engine.bots.sim import Sim
 from engine.bots.style import TUNED
 from engine.cards import FAIL, POINTS, POWER, TRUMP, Card, Mask, parse_card
@@ -76,6 +76,14 @@ DEFAULT_PICK_ZONE: Final = 0.0
 by default none: rollouts play the picker's cards with the heuristic, not the search, so they
 undervalue picking (with a zone of 2 the search passed 85 of 147 hands the heuristic picks and
 played three times as many leasters), while the heuristic's line is tuned by tournaments."""
+
+DEFAULT_PLAY_MISMATCH: Final = 1.0
+"""Weight a sampled deal keeps per card another seat played that the heuristic with its cards
+would not have (:meth:`engine.bots.sampling.Sampler.sim`); by default 1, no play inference:
+with :data:`engine.bots.sampling.PLAY_MISMATCH` (0.25) the deals put about 29% more cards in
+the right hands, yet the search scored less against the heuristic (wisconsin, 300 duplicate
+deals, seed 11: +0.340 [+0.262, +0.418] against +0.407 [+0.327, +0.488] without) and took
+twice the time (docs/bots.md, "search")."""
 
 DEFAULT_PLAY_MARGIN: Final = 0.0
 """Points per hand a card must gain over the heuristic's card, on average over the deals, to be
@@ -289,7 +297,7 @@ class SearchStrategy:
         bury_options: int = 5,
         pick_zone: float = DEFAULT_PICK_ZONE,
         infer_bidding: bool = True,
-        play_mismatch: float = PLAY_MISMATCH,
+        play_mismatch: float = DEFAULT_PLAY_MISMATCH,
         play_margin: float = DEFAULT_PLAY_MARGIN,
         clock: Callable[[], float] | None = None,
         think_time: float = DEFAULT_THINK_TIME,
