@@ -41,7 +41,6 @@ class Sim:
     __slots__ = (
         "alone",
         "blind_points",
-        "buried",
         "buried_points",
         "called",
         "leaster",
@@ -57,8 +56,6 @@ class Sim:
 
     alone: bool
     blind_points: int
-    buried: Mask
-    """The picker's bury (it knows those cards are out of play; 0 in a leaster)."""
     buried_points: int
     called: Card
     leaster: bool
@@ -88,7 +85,6 @@ class Sim:
         sim.leaster = hand.leaster
         sim.alone = hand.alone
         sim.multiplier = hand.stakes  # the doubler carry-over with every crack and blitz
-        sim.buried = hand.buried
         sim.buried_points = mask_points(hand.buried)
         sim.blind_points = mask_points(hand.blind)
         sim.undo = []
@@ -207,11 +203,7 @@ class Sim:
         cards, which the caller has already worked out).
 
         The seat knows its own cards, everything played, and the sides as a player would:
-        the partner knows itself, everyone knows the partner once the called card is out. As
-        :meth:`engine.bots.knowledge.Knowledge.situation` builds it from a view: the picker
-        knows its bury and its face-down unknown card, the others learn that card when it is
-        played. (The voids are those play shows, :class:`engine.tricks.TrickPlay`'s: in an
-        unknown-card hand a view reads none from the picker's cards.)
+        the partner knows itself, everyone knows the partner once the called card is out.
         """
         t = self.state
         seat = t.turn
@@ -241,12 +233,6 @@ class Sim:
                 friends = _EVERYONE & ~foes
             else:
                 friends = 1 << seat
-        unseen = ALL_CARDS & ~(t.played | hand)
-        under = self.under
-        if seat == picker:
-            unseen &= ~self.buried
-        elif under >= 0 and not t.played >> under & 1:
-            under = NO_CARD
         return Situation(
             seat=seat,
             hand=hand,
@@ -260,9 +246,9 @@ class Sim:
             foes=foes,
             called=self.called,
             called_led=t.called_led_at >= 0,
-            unseen=unseen,
+            unseen=ALL_CARDS & ~(t.played | hand),
             trick_number=t.ntricks,
-            under=under,
+            under=self.under if self.under >= 0 and not hand >> self.under & 1 else NO_CARD,
             void_in=t.void_in,
             taken=t.taken,
         )
