@@ -81,9 +81,8 @@ DEFAULT_PLAY_MISMATCH: Final = 1.0
 """Weight a sampled deal keeps per card another seat played that the heuristic with its cards
 would not have (:meth:`engine.bots.sampling.Sampler.sim`); by default 1, no play inference:
 with :data:`engine.bots.sampling.PLAY_MISMATCH` (0.25) the deals put about 29% more cards in
-the right hands, yet the search scored less against the heuristic (wisconsin, 300 duplicate
-deals, seed 11: +0.340 [+0.262, +0.418] against +0.407 [+0.327, +0.488] without) and took
-twice the time (docs/bots.md, "search")."""
+the right hands, yet the search did not score better against the heuristic and took twice
+the time (docs/bots.md, "search")."""
 
 DEFAULT_PLAY_MARGIN: Final = 0.0
 """Points per hand a card must gain over the heuristic's card, on average over the deals, to be
