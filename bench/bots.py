@@ -6,8 +6,8 @@ Each strategy plays every seat of ``N`` hands in turn (the other four seats are 
 and every decision it makes with more than one legal action is timed on this process's clock.
 The strategies get the clock and the time limit the server gives its bots (``ServerConfig.
 bot_think_time``, 0.5 s), unless ``--no-clock``. Prints, per strategy and per kind of decision,
-the count, mean, p99 and max in milliseconds; for ``search`` the rollouts (hands played out) per
-second of thinking and the exact search's positions per second; the simulator's own speed:
+the count, mean, p50, p99 and max in milliseconds; for ``search`` the rollouts (hands played
+out) per second of thinking and the exact search's positions per second; the simulator's own speed:
 rollouts per CPU second from the first trick of fixed deals; and with ``--bidding N``, how many
 hands are picked and how many become leasters at tables of five of each strategy.
 """
@@ -144,7 +144,8 @@ def main() -> None:
     limit = "no time limit" if think_time is None else f"time limit {think_time:g} s"
     print(f"rules {args.rules}, {args.hands} hands per strategy, seed {args.seed}, {limit}")
     print(
-        f"{'strategy':<12} {'decision':<9} {'count':>6} {'mean ms':>9} {'p99 ms':>9} {'max ms':>9}"
+        f"{'strategy':<12} {'decision':<9} {'count':>6} {'mean ms':>9} {'p50 ms':>9} "
+        f"{'p99 ms':>9} {'max ms':>9}"
     )
     for name in args.strategies.split(","):
         times, work = time_strategy(name, args.hands, args.seed, rules, think_time)
@@ -155,7 +156,8 @@ def main() -> None:
                 continue
             print(
                 f"{name:<12} {kind:<9} {len(ts):>6} {sum(ts) / len(ts) * 1000:>9.2f} "
-                f"{_percentile(ts, 0.99) * 1000:>9.2f} {max(ts) * 1000:>9.2f}"
+                f"{_percentile(ts, 0.5) * 1000:>9.2f} {_percentile(ts, 0.99) * 1000:>9.2f} "
+                f"{max(ts) * 1000:>9.2f}"
             )
         thinking = sum(every)
         if work and thinking > 0:

@@ -7,6 +7,9 @@ until the called suit is led, the picker's own knowledge of the blind and bury. 
 an engine :class:`~engine.hand.Hand` with that explicit :class:`~engine.hand.Deal` and replays the
 public history (passes, pick, bury, call, every card played); the engine's own validation rejects
 any deal that contradicts the history, so a sample is always a state the real hand could be in.
+:meth:`Sampler.sim` goes further for card play: it replays the cards played in a simulator and
+prefers the deals in which the heuristic would have played them (the others' choices tell where
+the cards are).
 
 >>> import random
 >>> from engine.bots.knowledge import read_view
@@ -43,7 +46,8 @@ from engine.actions import (
     Unknown,
 )
 from engine.bots.knowledge import Knowledge
-from engine.bots.policy import bits
+from engine.bots.policy import bits, choose_play
+from engine.bots.sim import Sim
 from engine.cards import FAIL, Card, Mask
 from engine.errors import SheepsheadError
 from engine.hand import PAIR_MASKS, Deal, Hand, crack_seats
@@ -118,6 +122,12 @@ def _hold_suit(k: Knowledge) -> Mask:
     return FAIL[k.called >> 3] & ~(1 << k.called)
 
 
+PLAY_MISMATCH: Final = 0.25
+"""A weight for :meth:`Sampler.sim`'s ``mismatch``: kept per card another seat played that the
+heuristic, holding that seat's cards in the deal, would not have played: at tables of
+heuristics it puts about as many unseen cards in the right hands as 0 (no miss allowed) while
+still tolerating seats that play otherwise."""
+
 Weigher = Callable[[Knowledge, list[Mask], random.Random], float]
 """How plausible a deal makes the bidding: given each seat's cards as dealt (the picker's: its
 eight cards with the blind) returns a probability of keeping the deal."""
@@ -179,12 +189,22 @@ class Sampler:
             cards.sort(key=lambda c: (len(eligible[c]), rng.random()))
             ok = True
             for c in cards:
-                options = [s for s in eligible[c] if room[s]]
-                if not options:
+                options = eligible[c]
+                total = 0
+                for s in options:
+                    total += room[s]
+                if not total:
                     ok = False
                     break
-                weights = [room[s] for s in options]
-                s = rng.choices(options, weights)[0] if len(options) > 1 else options[0]
+                # A slot with probability in proportion to its room (random.choices, inlined:
+                # this loop is most of the time a deal takes late in the hand).
+                pick = rng.random() * total
+                for s in options:
+                    pick -= room[s]
+                    if pick < 0 and room[s]:
+                        break
+                else:
+                    s = next(s for s in reversed(options) if room[s])
                 slots[s] |= 1 << c
                 room[s] -= 1
             if ok:
@@ -215,14 +235,107 @@ class Sampler:
                 return hand
         raise SamplingError("no sampled deal replays the history")
 
+    def sim(
+        self,
+        rng: random.Random,
+        weigh: Weigher | None = None,
+        tries: int = 1,
+        mismatch: float = 1.0,
+    ) -> Sim:
+        """A simulator at this moment of the play phase, in a deal weighted by how well it fits
+        what the other seats did (raises SamplingError).
+
+        Each deal drawn gets ``weigh``'s weight (the bidding), times ``mismatch`` for every card
+        another seat played with a choice that the heuristic (:func:`choose_play`, the search's
+        rollout policy), holding that seat's cards in the deal, would not have played: a seat
+        that schmeared, trumped in or led the called suit most likely held the cards that make
+        it do so. Deals are kept with their weight (rejection sampling: each such card is kept
+        with probability ``mismatch``, and a deal is dropped at the first card that is not)
+        for up to ``tries`` draws; after that, the drawn deal that fitted the longest stretch of
+        play before it was dropped is used.
+        """
+        k = self.k
+        plays = played_cards(k)
+        judge = mismatch < 1
+        stopped: list[tuple[int, Sim]] = []
+        for attempt in range(MAX_TRIES + tries):
+            judging = attempt < tries
+            if not judging and stopped:
+                break
+            slots = self.deal(rng)
+            # Two stages of rejection: the bidding (cheap) first, then the play.
+            if (
+                weigh is not None
+                and judging
+                and rng.random() >= weigh(k, self.originals(slots), rng)
+            ):
+                continue
+            start = _rebuild(k, slots, rng, plays=False)
+            if start is None:
+                continue
+            sim = Sim.from_hand(start)
+            done = replay(sim, plays, k.seat, rng if judge and judging else None, mismatch)
+            if done == len(plays):
+                return sim
+            if done is not None:
+                stopped.append((done, sim))
+        stopped.sort(key=lambda entry: -entry[0])
+        for done, sim in stopped:
+            if replay(sim, plays[done:], k.seat) is not None:
+                return sim
+        raise SamplingError("no sampled deal replays the history")
+
+
+def replay(
+    sim: Sim,
+    plays: Sequence[tuple[int, Card]],
+    me: int,
+    rng: random.Random | None = None,
+    mismatch: float = 1.0,
+) -> int | None:
+    """Play ``plays`` into ``sim``; the number played, or None if one is not legal in this deal.
+
+    With ``rng``, each card of a seat other than ``me`` that the heuristic would have played
+    differently is kept with probability ``mismatch``; the replay stops before the first card
+    that is not (so it returns fewer than ``len(plays)``).
+    """
+    state = sim.state
+    for i, (seat, c) in enumerate(plays):
+        legal = sim.legal_mask()
+        if state.turn != seat or not legal >> c & 1:
+            return None
+        if (
+            rng is not None
+            and seat != me
+            and legal & (legal - 1)
+            and choose_play(sim.situation(legal)) != c
+            and rng.random() >= mismatch
+        ):
+            return i
+        sim.play(c)
+    sim.undo.clear()
+    return len(plays)
+
+
+def played_cards(k: Knowledge) -> list[tuple[int, Card]]:
+    """Every card played so far, in order, as ``(seat, card)``."""
+    return [
+        ((trick.leader + i) % 5, c)
+        for trick in [*k.tricks, k.trick]
+        for i, c in enumerate(trick.cards)
+    ]
+
 
 def deal_unseen(k: Knowledge, rng: random.Random) -> list[Mask]:
     """Masks of the unseen cards for seats 0-4 and the extra slot (raises SamplingError)."""
     return Sampler(k).deal(rng)
 
 
-def history(k: Knowledge, bury: tuple[Card, Card] | None, under: Card | None) -> list[Action]:
-    """The public actions of the hand so far, with the given bury and unknown card."""
+def history(
+    k: Knowledge, bury: tuple[Card, Card] | None, under: Card | None, plays: bool = True
+) -> list[Action]:
+    """The public actions of the hand so far, with the given bury and unknown card (without
+    the cards played unless ``plays``)."""
     actions: list[Action] = [Pass(s) for s in k.passes]
     if k.picker is None:
         pass
@@ -240,9 +353,8 @@ def history(k: Knowledge, bury: tuple[Card, Card] | None, under: Card | None) ->
                 elif k.called is not None:
                     actions.append(Call(picker, k.called))
                 actions += crack_history(k, picker)
-    for trick in [*k.tricks, k.trick]:
-        for i, c in enumerate(trick.cards):
-            actions.append(Play((trick.leader + i) % 5, c))
+    if plays:
+        actions += [Play(seat, c) for seat, c in played_cards(k)]
     return actions
 
 
@@ -271,7 +383,11 @@ def sample_hand(k: Knowledge, rng: random.Random) -> Hand:
     return Sampler(k).hand(rng)
 
 
-def _rebuild(k: Knowledge, slots: Sequence[Mask], rng: random.Random) -> Hand | None:
+def _rebuild(
+    k: Knowledge, slots: Sequence[Mask], rng: random.Random, plays: bool = True
+) -> Hand | None:
+    """The engine hand of this deal with the public history replayed (up to the first card
+    played unless ``plays``); None if the deal contradicts the history."""
     now = list(slots[:5])
     now[k.seat] = k.hand
     original = [now[s] | k.played_by[s] for s in range(5)]
@@ -307,7 +423,7 @@ def _rebuild(k: Knowledge, slots: Sequence[Mask], rng: random.Random) -> Hand | 
     try:
         deal = Deal(tuple(original), blind)
         hand = Hand(k.rules, k.dealer, deal, k.multiplier)
-        for action in history(k, bury, under):
+        for action in history(k, bury, under, plays):
             hand.apply(action)
     except SheepsheadError:
         return None

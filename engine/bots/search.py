@@ -13,8 +13,8 @@ The score is the seat's payout as the engine scores the hand, plus a tie-break o
 a point per card point. The card with the best total over all deals is played. The budget is the
 number of deals, ``samples``. A caller that also wants a time bound (the server, ``sheepshead
 bot``) injects ``clock``, a function returning seconds, and ``think_time``: each decision then
-takes no new deal once half of ``think_time`` has passed since it began, stops an exact search in
-progress at ``think_time``, and decides with what it has (the engine itself never reads a clock,
+takes no new deal once 40% of ``think_time`` has passed since it began, stops an exact search in
+progress at 80%, and decides with what it has (the engine itself never reads a clock,
 and a tournament, passing no clock, stays count-based). Picking, burying and calling use the
 heuristic, with a rollout check of close choices (``setup_samples``).
 
@@ -77,12 +77,28 @@ by default none: rollouts play the picker's cards with the heuristic, not the se
 undervalue picking (with a zone of 2 the search passed 85 of 147 hands the heuristic picks and
 played three times as many leasters), while the heuristic's line is tuned by tournaments."""
 
+DEFAULT_PLAY_MISMATCH: Final = 1.0
+"""Weight a sampled deal keeps per card another seat played that the heuristic with its cards
+would not have (:meth:`engine.bots.sampling.Sampler.sim`); by default 1, no play inference:
+with :data:`engine.bots.sampling.PLAY_MISMATCH` (0.25) the deals put about 29% more cards in
+the right hands, yet the search did not score better against the heuristic and took twice
+the time (docs/bots.md, "search")."""
+
+DEFAULT_PLAY_MARGIN: Final = 0.0
+"""Points per hand a card must gain over the heuristic's card, on average over the deals, to be
+played instead of it."""
+
 DEFAULT_THINK_TIME: Final = 0.5
 """Seconds a decision may take when the strategy is given a clock (``ServerConfig`` sets it)."""
 
-NEW_DEAL_SHARE: Final = 0.5
+NEW_DEAL_SHARE: Final = 0.4
 """Share of ``think_time`` after which a decision takes no new deal (the rest is for the deal
-under way; at the full ``think_time`` even an exact search in progress stops)."""
+under way): at the server's 0.5 s, 200 ms, which keeps the 99th percentile of decision times
+under 300 ms on a busy machine (``bench/bots.py``; at 0.5 it came to 289 ms)."""
+
+STOP_SHARE: Final = 0.8
+"""Share of ``think_time`` at which even an exact search in progress stops: the slowest
+decision stays under ``think_time`` with room for a machine that is slow to give the CPU back."""
 
 BIDDING_TRIES: Final = 20
 """Fresh deals drawn, at most, while looking for one that fits the bidding."""
@@ -142,8 +158,9 @@ class NodeBudgetExceeded(Exception):
     time."""
 
 
-CLOCK_EVERY: Final = 1024
-"""Positions an exact search visits between two looks at its time limit."""
+CLOCK_EVERY: Final = 256
+"""Positions an exact search visits between two looks at its time limit (about 10 ms at the
+25,000 positions a second the search visits on a busy machine)."""
 
 
 class NodeCount:
@@ -285,11 +302,15 @@ class SearchStrategy:
         bury_options: int = 5,
         pick_zone: float = DEFAULT_PICK_ZONE,
         infer_bidding: bool = True,
+        play_mismatch: float = DEFAULT_PLAY_MISMATCH,
+        play_margin: float = DEFAULT_PLAY_MARGIN,
         clock: Callable[[], float] | None = None,
         think_time: float = DEFAULT_THINK_TIME,
     ) -> None:
         if samples < 0:
             raise ValueError("samples must be at least 0 (0: heuristic card play)")
+        if not 0 <= play_mismatch <= 1:
+            raise ValueError("play_mismatch must be between 0 and 1")
         if think_time <= 0:
             raise ValueError("think_time must be more than 0 seconds")
         self._rng = random.Random(seed)
@@ -300,6 +321,8 @@ class SearchStrategy:
         self.bury_options = bury_options
         self.pick_zone = pick_zone
         self.infer_bidding = infer_bidding
+        self.play_mismatch = play_mismatch
+        self.play_margin = play_margin
         self.clock = clock
         self.think_time = think_time
         self._ends_at = _INF
@@ -312,7 +335,8 @@ class SearchStrategy:
         """Positions visited by the exact search so far, over all decisions (for benchmarks)."""
 
     def out_of_time(self) -> bool:
-        """Whether the current decision has used its ``think_time`` (never without a clock)."""
+        """Whether the current decision has used :data:`STOP_SHARE` of its ``think_time``
+        (never without a clock)."""
         return self.clock is not None and self.clock() >= self._ends_at
 
     def may_start_deal(self) -> bool:
@@ -327,7 +351,7 @@ class SearchStrategy:
             return legal[0]
         if self.clock is not None:
             now = self.clock()
-            self._ends_at = now + self.think_time
+            self._ends_at = now + self.think_time * STOP_SHARE
             self._last_deal_at = now + self.think_time * NEW_DEAL_SHARE
         k = read_view(view)
         kind = legal[0].get("action")
@@ -369,6 +393,15 @@ class SearchStrategy:
         if not self.infer_bidding:
             return lambda: sampler.hand(rng)
         return lambda: sampler.hand(rng, bidding_weight, BIDDING_TRIES)
+
+    def _play_sampler(self, k: Knowledge) -> Callable[[], Sim]:
+        """Draws play-phase deals consistent with the view, kept by how well they fit the
+        bidding and the cards the other seats chose (:meth:`Sampler.sim`)."""
+        sampler = Sampler(k)
+        rng = self._rng
+        weigh = bidding_weight if self.infer_bidding else None
+        tries = BIDDING_TRIES if weigh is not None or self.play_mismatch < 1 else 1
+        return lambda: sampler.sim(rng, weigh, tries, self.play_mismatch)
 
     def _setup(
         self, k: Knowledge, legal: Sequence[ActionMap], candidates: list[int], default: int
@@ -427,18 +460,17 @@ class SearchStrategy:
         samples = self.samples
         done = 0
         try:
-            draw = self._sampler(k)
+            draw = self._play_sampler(k)
         except SamplingError:
             samples = 0
         while done < samples:
             if not self.may_start_deal():
                 break
             try:
-                hand = draw()
+                sim = draw()
             except SamplingError:
                 samples -= 1
                 continue
-            sim = Sim.from_hand(hand)
             try:
                 scores = score_candidates(sim, k.seat, cards, exact, count)
             except NodeBudgetExceeded:
@@ -464,8 +496,10 @@ class SearchStrategy:
             return index[fallback]
         totals = [sum(v) for v in values]
         best = max(totals)
-        # Among (near) equals, the heuristic's card: it keeps the side's conventions.
-        if totals[cards.index(rep[fallback])] >= best - 1e-9 * done:
+        # Among (near) equals, the heuristic's card: it keeps the side's conventions, and the
+        # sampled deals, each played as if every card were seen, flatter cards that need to
+        # know where the others are (strategy fusion).
+        if totals[cards.index(rep[fallback])] >= best - (self.play_margin + 1e-9) * done:
             return index[fallback]
         return index[cards[totals.index(best)]]
 

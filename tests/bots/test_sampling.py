@@ -6,8 +6,20 @@ import random
 
 from engine.actions import action_from_dict
 from engine.bots.heuristic import HeuristicStrategy
-from engine.bots.knowledge import read_view
-from engine.bots.sampling import EXTRA, deal_unseen, sample_hand
+from engine.bots.knowledge import Knowledge, read_view
+from engine.bots.rollout import bidding_weight
+from engine.bots.sampling import (
+    EXTRA,
+    PLAY_MISMATCH,
+    Sampler,
+    _rebuild,
+    deal_unseen,
+    played_cards,
+    replay,
+    sample_hand,
+)
+from engine.bots.sim import Sim
+from engine.cards import Mask
 from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.view import seat_view
@@ -84,3 +96,69 @@ def test_samples_replay_blitzes_and_the_crack_round() -> None:
         assert guess.blitzes == hand.blitzes and guess.cracker == hand.cracker
         assert guess.hands[seat] == hand.hands[seat]
     assert {"crack", "play"} <= phases
+
+
+def _real_slots(hand: Hand, k: Knowledge) -> list[Mask]:
+    """The real deal as :meth:`Sampler.deal` lays it out: the other seats' cards and the extra
+    slot (the picker's bury, or the blind of a leaster, when this seat has not seen it)."""
+    slots = [0 if s == k.seat else hand.hands[s] for s in range(5)] + [0]
+    if k.leaster:
+        slots[EXTRA] = hand.blind
+    elif k.picker is not None and k.picker != k.seat:
+        slots[EXTRA] = hand.buried
+    return slots
+
+
+def _played_states(count: int) -> list[Hand]:
+    """Hands in the play phase after at least one trick, all seats played by the heuristic."""
+    return [h for h in _states(count) if h.phase == "play" and h.tricks]
+
+
+def test_the_heuristic_would_have_played_every_card_of_the_real_deal() -> None:
+    # The play inference judges the other seats by the heuristic: at a table of heuristics the
+    # real deal replays with no miss (unless the unknown card, which a deal draws, is unseen).
+    checked = 0
+    for hand in _played_states(200):
+        k = read_view(seat_view(hand, hand.turn))
+        if k.unknown_call and k.under is None:
+            continue
+        start = _rebuild(k, _real_slots(hand, k), random.Random(0), plays=False)
+        assert start is not None
+        plays = played_cards(k)
+        # With no miss allowed the replay stops at the first card the heuristic would not play.
+        assert replay(Sim.from_hand(start), plays, k.seat, random.Random(0), 0.0) == len(plays)
+        checked += 1
+    assert checked > 50
+
+
+def test_play_inference_puts_the_unseen_cards_where_they_are() -> None:
+    # Deals weighted by the cards the others chose guess who holds what better than deals that
+    # only respect the voids and the bidding.
+    def hits(mismatch: float) -> int:
+        rng = random.Random(5)
+        right = 0
+        for hand in _played_states(120):
+            k = read_view(seat_view(hand, hand.turn))
+            sampler = Sampler(k)
+            for _ in range(4):
+                sim = sampler.sim(rng, bidding_weight, 20, mismatch)
+                for s in range(5):
+                    if s != k.seat:
+                        right += (sim.state.hands[s] & hand.hands[s]).bit_count()
+        return right
+
+    assert hits(PLAY_MISMATCH) > 1.05 * hits(1.0)
+
+
+def test_weighted_play_deals_keep_everything_public() -> None:
+    rng = random.Random(2)
+    for hand in _played_states(150):
+        k = read_view(seat_view(hand, hand.turn))
+        sim = Sampler(k).sim(rng, bidding_weight, 20, PLAY_MISMATCH)
+        state, real = sim.state, hand.play_state
+        assert state.hands[k.seat] == real.hands[k.seat]
+        assert [h.bit_count() for h in state.hands] == [h.bit_count() for h in real.hands]
+        assert (state.current, state.leader, state.turn) == (real.current, real.leader, real.turn)
+        assert (state.taken, state.won, state.played) == (real.taken, real.won, real.played)
+        assert (sim.picker, sim.called, sim.leaster) == (real.picker, real.called, hand.leaster)
+        assert not sim.undo

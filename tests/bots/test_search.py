@@ -123,3 +123,16 @@ def test_the_search_picks_as_the_heuristic_does_unless_told_to_roll_out() -> Non
             picks += choice["action"] == "pick"
             hand.apply(action_from_dict(choice, seat))
     assert picks > 5
+
+
+def test_a_play_margin_keeps_the_heuristics_card_unless_another_gains_more() -> None:
+    heuristic = HeuristicStrategy()
+    stubborn = SearchStrategy(seed=1, samples=6, setup_samples=0, play_margin=100.0)
+    free = SearchStrategy(seed=1, samples=6, setup_samples=0)
+    differ = 0
+    for hand in _positions(4, 24):
+        view = seat_view(hand, hand.turn)
+        choice = heuristic.choose(view, view["legal"])
+        assert stubborn.choose(view, view["legal"]) == choice
+        differ += free.choose(view, view["legal"]) != choice
+    assert differ > 0

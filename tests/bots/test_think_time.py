@@ -9,7 +9,14 @@ from client.bot_runner import strategy_factory
 from engine.actions import action_from_dict
 from engine.bots import make_strategy
 from engine.bots.heuristic import HeuristicStrategy
-from engine.bots.search import CLOCK_EVERY, NodeBudgetExceeded, NodeCount, SearchStrategy
+from engine.bots.search import (
+    CLOCK_EVERY,
+    NEW_DEAL_SHARE,
+    STOP_SHARE,
+    NodeBudgetExceeded,
+    NodeCount,
+    SearchStrategy,
+)
 from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.view import seat_view
@@ -106,3 +113,18 @@ def test_the_bot_runner_gives_a_clock_and_tournaments_do_not() -> None:
     assert timed.clock is not None and timed.think_time == 0.3
     counted = strategy_factory("search:samples=4")(1)
     assert isinstance(counted, SearchStrategy) and counted.clock is None
+
+
+def test_a_decision_stops_taking_deals_and_searching_where_the_shares_say() -> None:
+    now = [100.0]
+    bot = SearchStrategy(seed=1, samples=4, clock=lambda: now[0], think_time=0.5)
+    hand = _card_decisions(1)[0]
+    view = seat_view(hand, hand.turn)
+    bot.choose(view, view["legal"])  # the decision starts at 100.0
+    now[0] = 100.0 + 0.5 * NEW_DEAL_SHARE - 0.001
+    assert bot.may_start_deal() and not bot.out_of_time()
+    now[0] = 100.0 + 0.5 * NEW_DEAL_SHARE
+    assert not bot.may_start_deal() and not bot.out_of_time()
+    now[0] = 100.0 + 0.5 * STOP_SHARE
+    assert bot.out_of_time()
+    assert NEW_DEAL_SHARE * 0.5 <= 0.2 and STOP_SHARE * 0.5 <= 0.4  # the bench's targets' room
