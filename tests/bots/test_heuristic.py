@@ -203,3 +203,30 @@ def test_picking_is_lighter_when_a_lost_hand_costs_single_stakes() -> None:
     assert _choice(bump)["action"] == "pass"
     assert TUNED.pick_line(0, bump=False) < TUNED.pick_line(0)
     assert V1.pick_line(0, bump=False) == V1.pick_line(0)  # the yardstick ignores the stakes
+
+
+def test_a_leaster_seat_without_a_trick_takes_a_cheap_one_when_last() -> None:
+    deal = (
+        "7C AC QC JC 7H 8H",
+        "8C TC QS JS 9H KH",
+        "9C KC QH JH AH 8S",
+        "7S 9S KS TS AS QD",
+        "7D TH 8D 9D KD TD",
+    )
+    actions: list[dict[str, object]] = [{"seat": s, "action": "pass"} for s in range(5)]
+    actions += [
+        {"seat": 0, "action": "play", "card": "7C"},
+        {"seat": 1, "action": "play", "card": "8C"},
+        {"seat": 2, "action": "play", "card": "9C"},
+        {"seat": 3, "action": "play", "card": "7S"},
+    ]
+    hand = scripted(deal, "JD AD", actions)
+    assert hand.leaster and hand.turn == 4
+    view = seat_view(hand, 4)
+    # Only a seat that took a trick can win the leaster; last to play, a zero-point trump takes
+    # this zero-point trick (the highest such, shedding power). Without the rule the ten goes
+    # onto someone else's trick.
+    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "9D"
+    assert HeuristicStrategy(leaster_take=0).choose(view, view["legal"])["card"] == "TH"
+    assert HeuristicV1Strategy().choose(view, view["legal"])["card"] == "TH"
+
