@@ -117,7 +117,7 @@ TUNED: Final = Style(
     side_take=18,
     fight=15,
     schmear_unknown=1,
-    pick_single=-1.0,
+    pick_single=-1.5,
     called_trump=1,
     leaster_take=12,
 )
@@ -128,8 +128,9 @@ the red queens and the jacks; the picking rate fell from about 26% to 12% of sea
 spend a sure trump on a trick worth little (the picker's side takes with a safe winner only from 18
 points, a defender from 10; the best trump goes in only for 15), and schmear onto a trick the picker
 has lost before the partner is known. Then, tuned under both the ``seed`` and ``wisconsin`` presets:
-pick a point lighter when a lost hand costs single stakes (no double on the bump), trump the called
-suit's first lead when void in it, pick tighter from the third seat on (7.6, 6.8 and 6.9 for the
-dealer, who with a weak hand does better in the leaster), and count a fail ace for half a point (it
-wins a trick but takes no trump out), and in a leaster, last to play with no trick yet, take a trick
-worth 12 points or less (only a seat that took a trick can win)."""
+pick a point and a half lighter when a lost hand costs single stakes (no double on the bump; against
+``V1`` directly, seeds 101, 123 and 202), trump the called suit's first lead when void in it, pick
+tighter from the third seat on (7.6, 6.8 and 6.9 for the dealer, who with a weak hand does better in
+the leaster), and count a fail ace for half a point (it wins a trick but takes no trump out), and in
+a leaster, last to play with no trick yet, take a trick worth 12 points or less (only a seat that
+took a trick can win)."""

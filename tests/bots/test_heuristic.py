@@ -6,8 +6,9 @@ import pytest
 
 from client.bot_runner import StrategyLoadError, strategy_factory
 from engine.bots.heuristic import HeuristicStrategy, HeuristicV1Strategy
+from engine.bots.policy import hand_strength, wants_to_pick
 from engine.bots.style import TUNED, V1
-from engine.cards import TRUMP, parse_card
+from engine.cards import TRUMP, CardSet, parse_card
 from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.view import seat_view
@@ -230,3 +231,12 @@ def test_a_leaster_seat_without_a_trick_takes_a_cheap_one_when_last() -> None:
     assert HeuristicStrategy(leaster_take=0).choose(view, view["legal"])["card"] == "TH"
     assert HeuristicV1Strategy().choose(view, view["legal"])["card"] == "TH"
 
+
+def test_at_single_stakes_a_black_queen_and_two_low_trumps_pick_first() -> None:
+    # Against heuristic-v1 at single stakes (seed) a point and a half off every line did best
+    # over three seeds: a lost hand costs no more than a won one pays, and a pick taken is one v1
+    # cannot take (a point off picked this hand only later in the order).
+    hand = CardSet.from_codes(["QC", "7D", "8D", "AH", "9S", "8C"]).mask
+    assert TUNED.pick_line(0, bump=False) < hand_strength(hand) < TUNED.pick_line(0) - 1.0
+    assert wants_to_pick(hand, 0, bump=False)
+    assert not wants_to_pick(hand, 0, bump=True)
