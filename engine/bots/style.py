@@ -119,7 +119,7 @@ TUNED: Final = Style(
     schmear_unknown=1,
     pick_single=-1.5,
     called_trump=1,
-    leaster_take=12,
+    leaster_take=16,
 )
 """The policy of ``heuristic`` and of the search's rollouts: ``V1`` with the values a coordinate
 search by duplicate tournaments against ``V1``-derived players kept (``bench/tune.py``, wisconsin
@@ -132,5 +132,5 @@ pick a point and a half lighter when a lost hand costs single stakes (no double 
 ``V1`` directly, seeds 101, 123 and 202), trump the called suit's first lead when void in it, pick
 tighter from the third seat on (7.6, 6.8 and 6.9 for the dealer, who with a weak hand does better in
 the leaster), and count a fail ace for half a point (it wins a trick but takes no trump out), and in
-a leaster, last to play with no trick yet, take a trick worth 12 points or less (only a seat that
+a leaster, last to play with no trick yet, take a trick worth 16 points or less (only a seat that
 took a trick can win)."""
