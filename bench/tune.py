@@ -52,6 +52,7 @@ STEPS: dict[str, tuple[float, ...]] = {
     "schmear_unknown": (-1, 1),
     "pick_single": (-0.4, 0.4),
     "called_trump": (-1, 1),
+    "leaster_take": (-4, 4, 8),
 }
 """Changes tried for each knob, added to its current value (switches are kept to 0/1)."""
 

@@ -393,6 +393,17 @@ def _leaster_play(s: Situation) -> Card:
     win_i = trick_winner(trick, power, s.under)
     best_power = effective_power(trick[win_i], lead_class, power)
     losers = [c for c in cards if effective_power(c, lead_class, power) <= best_power]
+    take = s.style.leaster_take
+    if take and len(trick) == 4 and s.trick_number < 5 and not s.taken[s.seat]:
+        # Nobody can overtake a last card, and a leaster is won only by a seat that took a
+        # trick: a cheap one now is worth more than staying clean (no points taken yet stands
+        # for no trick taken; a zero-point trick is rare).
+        winners = [c for c in cards if effective_power(c, lead_class, power) > best_power]
+        points = sum(POINTS[c] for c in trick)
+        if winners:
+            card = min(winners, key=lambda c: (POINTS[c], -power[c]))
+            if points + POINTS[card] <= take:
+                return card
     if losers:
         return max(losers, key=lambda c: (POINTS[c], power[c]))
     if len(trick) == 4:

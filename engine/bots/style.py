@@ -80,6 +80,10 @@ class Style:
     called_trump: int = 0
     """1: a defender void in the called suit trumps its first lead (the called ace must fall on
     it and the picker must follow suit), and schmears when a fellow defender has trumped it."""
+    leaster_take: int = 0
+    """In a leaster, a seat that has taken no points yet and plays last takes a trick (not the
+    last, which carries the blind) when it and the winning card come to at most this many points:
+    only a seat that took a trick can win the leaster (0: never takes one on purpose)."""
 
     def pick_line(self, position: int, bump: bool = True) -> float:
         """Strength needed to pick from ``position`` (0: first to speak, 4 or more: dealer);
@@ -113,17 +117,20 @@ TUNED: Final = Style(
     side_take=18,
     fight=15,
     schmear_unknown=1,
-    pick_single=-1.0,
+    pick_single=-1.5,
     called_trump=1,
+    leaster_take=16,
 )
 """The policy of ``heuristic`` and of the search's rollouts: ``V1`` with the values a coordinate
 search by duplicate tournaments against ``V1``-derived players kept (``bench/tune.py``, wisconsin
-rules, 400-500 deals per trial): pick less (higher lines for the first three seats, less weight
-for the red queens and the jacks; the picking rate fell from about 26% to 12% of seat-hands),
-do not spend a sure trump on a trick worth little (the picker's side takes with a safe winner
-only from 18 points, a defender from 10; the best trump goes in only for 15), and schmear onto a
-trick the picker has lost before the partner is known. Then, tuned under both the ``seed`` and
-``wisconsin`` presets: pick a point lighter when a lost hand costs single stakes (no double on the
-bump), trump the called suit's first lead when void in it, pick tighter from the third seat
-on (7.6, 6.8 and 6.9 for the dealer, who with a weak hand does better in the leaster), and count
-a fail ace for half a point (it wins a trick but takes no trump out)."""
+rules, 400-500 deals per trial): pick less (higher lines for the first three seats, less weight for
+the red queens and the jacks; the picking rate fell from about 26% to 12% of seat-hands), do not
+spend a sure trump on a trick worth little (the picker's side takes with a safe winner only from 18
+points, a defender from 10; the best trump goes in only for 15), and schmear onto a trick the picker
+has lost before the partner is known. Then, tuned under both the ``seed`` and ``wisconsin`` presets:
+pick a point and a half lighter when a lost hand costs single stakes (no double on the bump; against
+``V1`` directly, seeds 101, 123 and 202), trump the called suit's first lead when void in it, pick
+tighter from the third seat on (7.6, 6.8 and 6.9 for the dealer, who with a weak hand does better in
+the leaster), and count a fail ace for half a point (it wins a trick but takes no trump out), and in
+a leaster, last to play with no trick yet, take a trick worth 16 points or less (only a seat that
+took a trick can win)."""

@@ -6,8 +6,9 @@ import pytest
 
 from client.bot_runner import StrategyLoadError, strategy_factory
 from engine.bots.heuristic import HeuristicStrategy, HeuristicV1Strategy
+from engine.bots.policy import hand_strength, wants_to_pick
 from engine.bots.style import TUNED, V1
-from engine.cards import TRUMP, parse_card
+from engine.cards import TRUMP, CardSet, parse_card
 from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.view import seat_view
@@ -203,3 +204,39 @@ def test_picking_is_lighter_when_a_lost_hand_costs_single_stakes() -> None:
     assert _choice(bump)["action"] == "pass"
     assert TUNED.pick_line(0, bump=False) < TUNED.pick_line(0)
     assert V1.pick_line(0, bump=False) == V1.pick_line(0)  # the yardstick ignores the stakes
+
+
+def test_a_leaster_seat_without_a_trick_takes_a_cheap_one_when_last() -> None:
+    deal = (
+        "7C AC QC JC 7H 8H",
+        "8C TC QS JS 9H KH",
+        "9C KC QH JH AH 8S",
+        "7S 9S KS TS AS QD",
+        "7D TH 8D 9D KD TD",
+    )
+    actions: list[dict[str, object]] = [{"seat": s, "action": "pass"} for s in range(5)]
+    actions += [
+        {"seat": 0, "action": "play", "card": "7C"},
+        {"seat": 1, "action": "play", "card": "8C"},
+        {"seat": 2, "action": "play", "card": "9C"},
+        {"seat": 3, "action": "play", "card": "7S"},
+    ]
+    hand = scripted(deal, "JD AD", actions)
+    assert hand.leaster and hand.turn == 4
+    view = seat_view(hand, 4)
+    # Only a seat that took a trick can win the leaster; last to play, a zero-point trump takes
+    # this zero-point trick (the highest such, shedding power). Without the rule the ten goes
+    # onto someone else's trick.
+    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "9D"
+    assert HeuristicStrategy(leaster_take=0).choose(view, view["legal"])["card"] == "TH"
+    assert HeuristicV1Strategy().choose(view, view["legal"])["card"] == "TH"
+
+
+def test_at_single_stakes_a_black_queen_and_two_low_trumps_pick_first() -> None:
+    # Against heuristic-v1 at single stakes (seed) a point and a half off every line did best
+    # over three seeds: a lost hand costs no more than a won one pays, and a pick taken is one v1
+    # cannot take (a point off picked this hand only later in the order).
+    hand = CardSet.from_codes(["QC", "7D", "8D", "AH", "9S", "8C"]).mask
+    assert TUNED.pick_line(0, bump=False) < hand_strength(hand) < TUNED.pick_line(0) - 1.0
+    assert wants_to_pick(hand, 0, bump=False)
+    assert not wants_to_pick(hand, 0, bump=True)
