@@ -45,12 +45,13 @@ def call_options(hand: Hand) -> list[CallOption]:
 def heuristic_setup(hand: Hand) -> None:
     """Take the hand through picking, burying and calling with the heuristic's choices."""
     jd_mode = hand.rules.partner == "jack-of-diamonds"
+    bump = hand.rules.double_on_the_bump
     while hand.phase in ("pick", "bury", "call", "crack", "recrack"):
         seat = hand.turn
         assert seat is not None
         legal = hand.legal_actions()
         if hand.phase == "pick":
-            if len(legal) == 1 or wants_to_pick(hand.hands[seat], len(hand.passes)):
+            if len(legal) == 1 or wants_to_pick(hand.hands[seat], len(hand.passes), bump=bump):
                 hand.apply(legal[0])
             else:
                 hand.apply(legal[1])
@@ -95,8 +96,9 @@ def bidding_weight(k: Knowledge, dealt: list[Mask], rng: random.Random) -> float
     :meth:`engine.bots.sampling.Sampler.originals`).
     """
     weight = 1.0
+    bump = k.rules.double_on_the_bump
     for position, seat in enumerate(k.passes):
-        if seat != k.seat and wants_to_pick(dealt[seat], position):
+        if seat != k.seat and wants_to_pick(dealt[seat], position, bump=bump):
             weight *= UNLIKELY
     picker = k.picker
     if picker is not None and picker != k.seat:
@@ -108,6 +110,6 @@ def bidding_weight(k: Knowledge, dealt: list[Mask], rng: random.Random) -> float
         six = eight
         for c in rng.sample(bits(eight), 2):
             six &= ~(1 << c)
-        if not wants_to_pick(six, len(k.passes)):
+        if not wants_to_pick(six, len(k.passes), bump=bump):
             weight *= UNLIKELY
     return weight

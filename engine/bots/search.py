@@ -367,7 +367,7 @@ class SearchStrategy:
         candidates = list(range(len(legal)))
         if kind in ("pick", "pass"):
             # Clear-cut hands need no rollouts: only those near the heuristic's line do.
-            line = TUNED.pick_line(len(k.passes))
+            line = TUNED.pick_line(len(k.passes), k.rules.double_on_the_bump)
             if abs(hand_strength(k.hand) - line) >= self.pick_zone:
                 return legal[default]
         if kind == "bury":

@@ -136,3 +136,26 @@ def test_a_play_margin_keeps_the_heuristics_card_unless_another_gains_more() -> 
         assert stubborn.choose(view, view["legal"]) == choice
         differ += free.choose(view, view["legal"]) != choice
     assert differ > 0
+
+
+def test_the_rollouts_bid_at_the_stakes_the_table_plays() -> None:
+    """At single stakes the heuristic picks lighter (``Style.pick_single``); the search's
+    rollouts set each sampled hand up as the heuristic would, so they pick lighter too."""
+    from engine.bots.policy import hand_strength
+    from engine.bots.rollout import heuristic_setup
+    from engine.bots.style import TUNED
+    from engine.rules import RuleSet
+
+    single = RuleSet()  # the seed rules: a lost hand costs single stakes
+    assert not single.double_on_the_bump
+    for seed in range(2_000):
+        hand = Hand.from_seed(single, 0, seed)
+        first = hand.turn
+        assert first is not None
+        strength = hand_strength(hand.hands[first])
+        if TUNED.pick_line(0, bump=False) <= strength < TUNED.pick_line(0, bump=True):
+            break
+    else:
+        raise AssertionError("no deal between the two lines")
+    heuristic_setup(hand)
+    assert hand.picker == first
