@@ -189,7 +189,7 @@ def _opening_lead(seed: int) -> dict[str, Any]:
 def test_a_defender_on_the_opening_lead_is_told_to_lead_the_called_suit_not_trump(
     seed: int,
 ) -> None:
-    """Standard play (issue 28): with the partner unknown, a defender leads the called suit
+    """Standard play: with the partner unknown, a defender leads the called suit
     (through the picker, so that a seat void in it can trump the ace and the picker's hold
     card), never trump. In these deals the defender on lead holds the called suit and trump;
     the rollouts had valued a trump queen's lead ~0.1 point higher (under two standard errors),

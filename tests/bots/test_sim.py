@@ -104,7 +104,7 @@ def _void_suits(mask: Mask) -> set[str]:
 def test_a_candidate_cards_void_reaches_the_rollout() -> None:
     """The search plays each candidate card with ``Sim.play`` and then rolls the deal out: a
     candidate that does not follow suit shows its void, and the rollout's policy must see it
-    (``Sim.play`` used to record none, issue 29; seeds 0-2 showed it)."""
+    (``Sim.play`` used to record none; seeds 0-2 showed it)."""
     rng = random.Random(29)
     checked = 0
     for seed in range(40):

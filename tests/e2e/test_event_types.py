@@ -1,6 +1,6 @@
 """Every message a real server sends has exactly the keys of its type in protocol.events.
 
-The client reads replies and events through these TypedDicts (issue 29) and mypy checks the
+The client reads replies and events through these TypedDicts and mypy checks the
 server's builders against them, but some maps reach a builder untyped (the history page's
 fields, the engine's action maps): here a short match on the real server, over a real socket,
 checks what actually goes out, nested maps included. The types come from the source file, so

@@ -136,7 +136,7 @@ def test_seed_ceremony_alone_commits_takes_seeds_locks_and_reveals() -> None:
     revealed = seeds.reveal(1)
     assert revealed is not None and revealed["type"] == "seeds_revealed"
     assert table.stored["revealed"] == revealed["commitments"]
-    # Each entry has exactly the keys of the type the client reads it through (issue 29).
+    # Each entry has exactly the keys of the type the client reads it through.
     assert [set(c) for c in revealed["commitments"]] == [
         set(events_source().RevealedCommitment.__required_keys__)
     ]
