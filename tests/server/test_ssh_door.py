@@ -488,44 +488,26 @@ async def test_quitting_with_output_still_queued_sends_it_all_and_exits_0(
     restore), and the connection closes only after the channel: a disconnect sent at once
     would overtake them, and ``ssh`` end with 255, "Disconnected by application" (at match
     over, where the screen is bigger). A client that reads nothing for a while, with a
-    small receive window, keeps that output queued at the server.
-
-    The output is taken as it arrives (a session's ``data_received``, as ``ssh`` writes it
-    to the terminal), not through a stream a task reads later: asyncssh drops what such a
-    stream still holds when the connection closes, which a busy machine made this test see."""
-
-    class Collector(asyncssh.SSHClientSession[bytes]):
-        def __init__(self) -> None:
-            self.data = b""
-            self.exit_status: int | None = None
-            self.closed = asyncio.Event()
-
-        def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
-            self.data += data
-
-        def exit_status_received(self, status: int) -> None:
-            self.exit_status = status
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self.closed.set()
-
+    small receive window, keeps that output queued at the server."""
     async with ssh_door(tmp_path) as (_, doors), connect(doors, key) as conn:
         assert doors.ssh is not None
-        chan, session = await conn.create_session(
-            Collector,
+        process = await conn.create_process(
             term_type="xterm-256color",
             term_size=(200, 60),
             encoding=None,
+            stderr=asyncssh.STDOUT,
             window=1024,
             max_pktsize=512,
         )
-        await until(lambda: "Sheepshead lobby" in plain(session.data), timeout=START)
-        chan.pause_reading()  # reads nothing more for now: the output queues at the server
+        screen = Screen(process)
+        await screen.wait_for("Sheepshead lobby")
+        await screen.close()  # reads nothing more for now
         (child,) = doors.ssh.children
         assert child.pid is not None
-        chan.write(b"q")
+        process.stdin.write(b"q")
         await until(lambda: gone(child.pid), timeout=START)
-        chan.resume_reading()
-        await asyncio.wait_for(session.closed.wait(), START)
-        assert session.exit_status == 0
-        assert b"\x1b[?1049l" in session.data  # the client's terminal restore arrived
+        rest = Screen(process)
+        result = await asyncio.wait_for(process.wait(), START)
+        await asyncio.wait_for(rest._task, 10)
+        assert result.exit_status == 0
+        assert b"\x1b[?1049l" in rest.data  # the client's terminal restore arrived
