@@ -82,8 +82,12 @@ TOO_MANY_RESIZES: Final = (
     "terminal does, and was closed.\r\n"
 )
 CLOSE_AFTER_EXIT: Final = 5.0
-"""Seconds the connection waits, after its session's exit status went out, for the client to
-close the channel (the output still queued goes first) before it is closed anyway."""
+"""Seconds the door waits, once the client has exited, for its last output to move on (from the
+terminal, then out of the channel) and for the SSH client to close the channel: the wait starts
+again while bytes keep moving (a slow reader gets everything), up to :data:`CLOSE_AFTER_EXIT_MAX`;
+once nothing moved for this long, the connection is closed anyway."""
+CLOSE_AFTER_EXIT_MAX: Final = 60.0
+"""The longest the door keeps a connection for the last output of a client that has exited."""
 ONE_SESSION: Final = "One game at a time per SSH connection."
 
 
@@ -142,6 +146,10 @@ class PtyChild:
         self._pending = b""
         self._eof = asyncio.Event()
         self._waiter: asyncio.Task[None] | None = None
+        self.output_taken = 0
+        """Bytes of output read from the terminal so far."""
+        self.delivered: Callable[[], int] | None = None
+        """Bytes of output that have reached the SSH client so far (None: not known)."""
         self.on_input_drained: Callable[[], None] | None = None
         """Called once everything written has reached the terminal."""
 
@@ -237,6 +245,7 @@ class PtyChild:
         except OSError:  # EIO: every process holding the terminal's other side has gone
             data = b""
         if data:
+            self.output_taken += len(data)
             self.on_output(data)
             return
         self.pause_reading()
@@ -246,12 +255,22 @@ class PtyChild:
         assert self.process is not None
         status = await self.process.wait()
         # The rest of its output first: a slow reader holds it back (the channel's window), so
-        # give it as long as the connection is kept after the exit, not a moment; still bounded,
-        # since a grandchild could keep the terminal open.
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._eof.wait(), CLOSE_AFTER_EXIT)
+        # wait while it moves; still bounded, since a grandchild could keep the terminal open.
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + CLOSE_AFTER_EXIT_MAX
+        while not self._eof.is_set() and loop.time() < give_up:
+            moved = self._moved()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._eof.wait(), CLOSE_AFTER_EXIT)
+            if self._moved() == moved:
+                break
         self._close_master()
         self.on_exit(status)
+
+    def _moved(self) -> int:
+        """A count that grows while the output moves on: read from the terminal (which stops
+        while the channel is full), or taken by the SSH client."""
+        return self.output_taken + (self.delivered() if self.delivered is not None else 0)
 
     def _close_master(self) -> None:
         master, self._master = self._master, None
@@ -301,6 +320,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         """Whether the channel stopped reading keystrokes for the child to catch up."""
         self.exited = False
         """The child has exited and its status was sent."""
+        self.written = 0
+        """Bytes of the child's output written to the channel."""
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         """The channel is open."""
@@ -344,6 +365,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     def output(self, data: bytes) -> None:
         """The child wrote ``data`` (dropped once the channel is closing: a flood closed it)."""
         if self.chan is not None and not self.chan.is_closing():
+            self.written += len(data)
             self.chan.write(data)
 
     def child_exited(self, status: int) -> None:
@@ -357,7 +379,25 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self.exited = True
             with contextlib.suppress(Exception):
                 self.chan.exit(max(0, status))
-            asyncio.get_running_loop().call_later(CLOSE_AFTER_EXIT, self.login.close)
+            loop = asyncio.get_running_loop()
+            give_up = loop.time() + CLOSE_AFTER_EXIT_MAX
+            loop.call_later(CLOSE_AFTER_EXIT, self._close_once_stalled, self.delivered(), give_up)
+
+    def delivered(self) -> int:
+        """Bytes of the child's output that have left the channel for the SSH client."""
+        queued = self.chan.get_write_buffer_size() if self.chan is not None else 0
+        return self.written - queued
+
+    def _close_once_stalled(self, delivered_before: int, give_up: float) -> None:
+        """Close the connection after an exit, unless the client is still taking the output
+        queued for it (then look again later, up to ``give_up``)."""
+        delivered = self.delivered()
+        loop = asyncio.get_running_loop()
+        still_taking = delivered_before < delivered < self.written
+        if still_taking and loop.time() < give_up:
+            loop.call_later(CLOSE_AFTER_EXIT, self._close_once_stalled, delivered, give_up)
+        else:
+            self.login.close()
 
     def data_received(self, data: bytes, datatype: Any) -> None:
         """Keystrokes: to the child; past :data:`INPUT_BACKLOG` not taken yet, the channel
@@ -735,6 +775,7 @@ class SSHDoor:
                 session.child_exited,
             )
             session.child = child
+            child.delivered = session.delivered
             if pending is not None:
                 self.pending_homes[child] = (pending, fingerprint, name)
             await child.start()

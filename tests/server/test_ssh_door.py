@@ -20,6 +20,7 @@ import asyncssh
 import pytest
 
 from server.app import Server
+from server.doors import ssh
 from server.doors.host import Doors
 from server.doors.ssh import (
     HOST_KEY_FILE,
@@ -481,14 +482,20 @@ async def test_fresh_keys_that_never_sit_leave_no_identity_and_no_directory(
         assert not players.exists() or not list(players.iterdir())
 
 
+@pytest.mark.parametrize("wait", [None, 0.05], ids=["real wait", "wait cut to 0.05 s"])
 async def test_quitting_with_output_still_queued_sends_it_all_and_exits_0(
-    tmp_path: Path, key: asyncssh.SSHKey
+    tmp_path: Path, key: asyncssh.SSHKey, monkeypatch: pytest.MonkeyPatch, wait: float | None
 ) -> None:
     """The exit status and the close go out behind the client's last output (its terminal
     restore), and the connection closes only after the channel: a disconnect sent at once
     would overtake them, and ``ssh`` end with 255, "Disconnected by application" (at match
     over, where the screen is bigger). A client that reads nothing for a while, with a
-    small receive window, keeps that output queued at the server."""
+    small receive window, keeps that output queued at the server.
+
+    The door waits for that output while it moves, not for a fixed time: with the wait cut to
+    0.05 s (a busy machine's slow drain, in short) everything still arrives."""
+    if wait is not None:
+        monkeypatch.setattr(ssh, "CLOSE_AFTER_EXIT", wait)
     async with ssh_door(tmp_path) as (_, doors), connect(doors, key) as conn:
         assert doors.ssh is not None
         process = await conn.create_process(
