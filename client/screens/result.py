@@ -318,9 +318,10 @@ class FitsHeight(GameModal[None]):
 
     def fit_to_height(self) -> None:
         """Give the scrolling part the rows the rest of the panel leaves (at least 3)."""
-        if not self.is_attached:
+        scrolls = self.query(VerticalScroll) if self.is_attached else None
+        if not scrolls:  # not attached, or between a recompose's removal and its new children
             return
-        scroll = self.query_one(VerticalScroll)
+        scroll = scrolls.first()
         box = scroll.parent
         if not isinstance(box, Widget):
             return
