@@ -82,23 +82,26 @@ def _play(
     return t
 
 
-def _rule(hand: str, seat: int, current: str, **state: int) -> tuple[int, int, int]:
+def _state(hand: str, seat: int, current: str, **state: int) -> TrickPlay:
+    """:func:`_play` from card codes, with a picker at seat 0, a partner at 2 and A♥ called
+    unless ``state`` says otherwise."""
     args = {"trick_number": 1, "picker": 0, "partner": 2, "called_led_at": -1, "under": NO_CARD}
     args.update(state)
-    called = args.pop("called", parse_card("AH"))
-    return play_rule(
-        _play(
-            parse_mask(hand),
-            seat,
-            _cards(current),
-            args["trick_number"],
-            args["picker"],
-            args["partner"],
-            called,
-            args["called_led_at"],
-            args["under"],
-        )
+    return _play(
+        parse_mask(hand),
+        seat,
+        _cards(current),
+        args["trick_number"],
+        args["picker"],
+        args["partner"],
+        args.get("called", parse_card("AH")),
+        args["called_led_at"],
+        args["under"],
     )
+
+
+def _rule(hand: str, seat: int, current: str, **state: int) -> tuple[int, int, int]:
+    return play_rule(_state(hand, seat, current, **state))
 
 
 @pytest.mark.parametrize(
@@ -128,21 +131,7 @@ def test_play_rule_names_what_narrowed_the_cards(
 ) -> None:
     got, _, got_rule = _rule(hand, seat, current, **state)
     assert (got, got_rule) == (parse_mask(legal), rule)
-    args = {"trick_number": 1, "picker": 0, "partner": 2, "called_led_at": -1, "under": NO_CARD}
-    args.update(state)
-    fast = legal_cards(
-        _play(
-            parse_mask(hand),
-            seat,
-            _cards(current),
-            args["trick_number"],
-            args["picker"],
-            args["partner"],
-            parse_card("AH"),
-            args["called_led_at"],
-            args["under"],
-        )
-    )
+    fast = legal_cards(_state(hand, seat, current, **state))
     assert fast == got
     assert (
         bool(RULE_CODES[rule])
