@@ -113,6 +113,11 @@ class Prompt:
         """The ``action`` names among the legal actions."""
         return {str(a.get("action")) for a in self.legal}
 
+    def only(self, action: str) -> bool:
+        """Whether every legal action is of this kind (a forced choice needs no "are you
+        sure?")."""
+        return bool(self.legal) and self.kinds() == {action}
+
     def cards(self) -> list[str]:
         """The cards you may play now."""
         return [a["card"] for a in self.legal if a.get("action") == "play"]

@@ -394,13 +394,18 @@ class CallDialog(ModalScreen[ActionMap | None]):
             self.dismiss(self.actions[index])
 
     def action_alone(self) -> None:
-        """Go alone, after saying yes (a stray a went alone at once)."""
+        """Go alone, after saying yes (a stray a went alone at once); when there is nothing to
+        call, at once."""
         for action in self.actions:
             if action.get("action") == "alone":
                 self._alone(action)
                 return
 
     def _alone(self, action: ActionMap) -> None:
+        if len(self.actions) == 1:  # nothing to call: No would only bring this dialog back
+            self.dismiss(action)
+            return
+
         def answered(yes: bool | None) -> None:
             if yes and self.is_attached:
                 self.dismiss(action)

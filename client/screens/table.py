@@ -600,6 +600,9 @@ class TableScreen(GameScreen[None]):
             if current is not None and current.seq == seq:
                 self.send(action)
 
+        if prompt is not None and prompt.only("alone"):
+            alone()  # nothing left to call: No would only bring the same choice back
+            return
         self.game.confirm(ALONE_QUESTION, alone)
 
     def _send_kind(self, kind: str) -> None:

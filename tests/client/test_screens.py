@@ -217,6 +217,29 @@ async def test_alone_from_the_call_list_asks_too() -> None:
         assert app.outbox == [{"action": "alone"}]
 
 
+async def test_a_forced_alone_is_not_asked_again() -> None:
+    # Burying 7♣ Q♣ (seed 3) leaves nothing to call: "Go alone? No" would only bring the
+    # same choice back, so the dialog's a and the table's a go alone at once.
+    for from_table in (False, True):
+        table = EngineTable(seed=3, dealer=4, me=0)
+        table.apply({"action": "pick"})
+        table.apply({"action": "bury", "cards": ["7C", "QC"]})
+        assert [a.to_dict() for a in table.hand.legal_actions()] == [{"seat": 0, "action": "alone"}]
+        app = SheepsheadApp(mode="play")
+        async with app.run_test(size=SIZE) as pilot:
+            await fed(pilot, table.messages())
+            assert isinstance(app.screen, CallDialog)
+            assert "You have no card you may call" in screen_text(app)
+            if from_table:
+                await pilot.press("escape")
+                await pilot.pause()
+                assert isinstance(app.screen, TableScreen)
+            await pilot.press("a")
+            await pilot.pause()
+            assert not isinstance(app.screen, ConfirmDialog)
+            assert app.outbox == [{"action": "alone"}]
+
+
 async def test_result_history_tricks_and_export(tmp_path: Path) -> None:
     table = EngineTable(seed=11, dealer=1, me=0, rules=RuleSet.from_preset("wisconsin"))
     messages = table.messages()
