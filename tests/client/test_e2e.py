@@ -100,7 +100,10 @@ class Player:
             await press("enter")
         elif isinstance(screen, BuryDialog):
             self.seen.add("bury")
-            await press("1", "2", "enter")
+            # A dialog reopened for the same bury keeps the cards chosen in it before: choose
+            # only what is missing (toggling 1 and 2 again would unchoose them, for ever).
+            missing = [str(i + 1) for i, c in enumerate(screen.hand) if c not in screen.chosen]
+            await press(*missing[: max(0, 2 - len(screen.chosen))], "enter")
         elif isinstance(screen, CallDialog):
             self.seen.add("call")
             calls = [a for a in screen.actions if a.get("action") != "alone"]

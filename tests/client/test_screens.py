@@ -217,6 +217,26 @@ async def test_alone_from_the_call_list_asks_too() -> None:
         assert app.outbox == [{"action": "alone"}]
 
 
+async def test_the_key_player_buries_from_a_dialog_reopened_with_its_cards_chosen() -> None:
+    # The end-to-end tests' Player (tests/client/test_e2e.py): a bury dialog closed and opened
+    # again keeps its chosen cards, and pressing 1 2 Enter on it again cycled without burying.
+    from tests.client.test_e2e import Player
+
+    table = EngineTable(seed=1, dealer=4, me=0)
+    table.apply({"action": "pick"})
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        assert isinstance(app.screen, BuryDialog)
+        await pilot.press("1", "2", "escape", "b")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, BuryDialog) and len(dialog.chosen) == 2
+        player = Player(pilot)
+        await player.until(lambda: bool(app.outbox), timeout=10)
+        assert app.outbox == [{"action": "bury", "cards": dialog.chosen}]
+
+
 async def test_a_forced_alone_is_not_asked_again() -> None:
     # Burying 7♣ Q♣ (seed 3) leaves nothing to call: "Go alone? No" would only bring the
     # same choice back, so the dialog's a and the table's a go alone at once.
