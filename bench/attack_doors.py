@@ -22,7 +22,13 @@ one scenario at a time, ``--loops`` loops in one attacking process (at low prior
   messages on it, opening another when the server closes it;
 - ``resize flood``: an SSH session with a pty (from 127.0.0.6) sends window changes as fast as
   it can (``change_terminal_size`` in a loop), and opens another when it is closed;
-- ``huge pty``: an SSH session asks for a 65535x65535 pty (from 127.0.0.7) and holds it.
+- ``huge pty``: an SSH session asks for a 65535x65535 pty (from 127.0.0.7) and holds it;
+- ``slow quitters``: an SSH session with a 200x60 pty and a 1 KiB receive window (from
+  127.0.0.8) stops reading, quits the client with ``q``, then takes its queued output at 512
+  bytes a second (a slow link): the door waits for output that moves (up to 60 s after the
+  exit, ``CLOSE_AFTER_EXIT_MAX``), so each session holds a slot that long; a new one when
+  closed. Run it with ``--seconds 75`` to see the whole hold; the attempts count the sessions
+  by how long the server held them after the ``q``.
 
 Each prints the victim's ping, the CPU the server and its ended children used over the
 window (and the server's alone), the server's resident memory before and after, its children's
@@ -68,9 +74,10 @@ SCENARIOS = (
     "big pings",
     "resize flood",
     "huge pty",
+    "slow quitters",
 )
-SSH_SCENARIOS = ("ssh churn", "resize flood", "huge pty")
-ADDRESSES = {"resize flood": "127.0.0.6", "huge pty": "127.0.0.7"}
+SSH_SCENARIOS = ("ssh churn", "resize flood", "huge pty", "slow quitters")
+ADDRESSES = {"resize flood": "127.0.0.6", "huge pty": "127.0.0.7", "slow quitters": "127.0.0.8"}
 """Scenarios that attack from an address of their own: the earlier ones use up the start
 allowance of :data:`ATTACKER_ADDRESS`."""
 WELL_BEHAVED_ADDRESS = "127.0.0.9"
@@ -225,9 +232,9 @@ async def well_behaved_tabs(port: int, seconds: float, address: str) -> tuple[in
     return welcomes, tries
 
 
-async def _pty_session(port: int, address: str, size: tuple[int, int]) -> Any:
+async def _pty_session(port: int, address: str, size: tuple[int, int], **channel: int) -> Any:
     """An SSH connection with a key and a session with a pty of ``size`` (its first output
-    read: the child is running)."""
+    read: the child is running); ``channel`` sets asyncssh's ``window`` and ``max_pktsize``."""
     import asyncssh
 
     conn = await asyncssh.connect(
@@ -240,7 +247,7 @@ async def _pty_session(port: int, address: str, size: tuple[int, int]) -> Any:
         local_addr=(address, 0),
         login_timeout=5,
     )
-    process = await conn.create_process(term_type="xterm", term_size=size, encoding=None)
+    process = await conn.create_process(term_type="xterm", term_size=size, encoding=None, **channel)
     await asyncio.wait_for(process.stdout.read(1), 30)
     return conn, process
 
@@ -283,6 +290,32 @@ async def huge_pty(port: int, deadline: float, ended: Counter[str], number: int)
         ended[type(exc).__name__] += 1
 
 
+async def slow_quitters(port: int, deadline: float, ended: Counter[str], number: int) -> None:
+    """Quit at once, then take the queued output at 512 bytes a second; again when closed."""
+    import asyncssh
+
+    while time.monotonic() < deadline:
+        try:
+            conn, process = await _pty_session(
+                port, ADDRESSES["slow quitters"], (200, 60), window=1024, max_pktsize=512
+            )
+            ended["sessions"] += 1
+            await asyncio.sleep(2.0)  # the lobby is drawn, and queued behind the small window
+            process.stdin.write(b"q")
+            quit_at = time.monotonic()
+            while time.monotonic() < deadline and not process.channel.is_closing():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(process.stdout.read(512), 1.0)
+                await asyncio.sleep(1.0)
+            if process.channel.is_closing():
+                held = time.monotonic() - quit_at
+                ended[f"closed {int(held // 10) * 10}-{int(held // 10) * 10 + 10} s after q"] += 1
+            conn.close()
+        except (asyncssh.Error, OSError, TimeoutError) as exc:
+            ended[type(exc).__name__] += 1
+            await asyncio.sleep(0.5)
+
+
 LOOPS: dict[str, Callable[[int, float, Counter[str], int], Awaitable[None]]] = {
     "tab churn": tab_churn,
     "ssh churn": ssh_churn,
@@ -291,6 +324,7 @@ LOOPS: dict[str, Callable[[int, float, Counter[str], int], Awaitable[None]]] = {
     "big pings": big_pings,
     "resize flood": resize_flood,
     "huge pty": huge_pty,
+    "slow quitters": slow_quitters,
 }
 
 
