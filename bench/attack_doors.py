@@ -92,7 +92,8 @@ def loop_address(number: int) -> str:
 
 
 SETTLE = 3.0
-"""Seconds after a scenario for the door's children to end, so that their CPU is counted."""
+"""Seconds after a scenario for the door's children to end, so that their CPU is counted
+(``--settle``; the smoke test, which reads no figure, waits less)."""
 
 
 async def tab_churn(port: int, deadline: float, ended: Counter[str], number: int) -> None:
@@ -386,7 +387,7 @@ async def measure(served: Served, victim: Victim, scenario: str, args: argparse.
     ended = await asyncio.to_thread(out.get, True, 60)
     rss_after = server_rss_mb(served.proc.pid)
     worker.join(10)
-    await asyncio.sleep(SETTLE)
+    await asyncio.sleep(args.settle)
     used = served.cpu_seconds(children=True) - cpu
     own = served.cpu_seconds() - own_cpu
     window = time.monotonic() - start
@@ -429,6 +430,12 @@ def main() -> None:
     """Parse the arguments and run."""
     parser = attack_arguments(__doc__, seconds=12.0)
     parser.add_argument("--loops", type=int, default=4, help="attacking loops per scenario")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=SETTLE,
+        help="seconds after each scenario for the door's children to end (their CPU counted)",
+    )
     parser.add_argument(
         "--scenarios",
         nargs="+",

@@ -160,9 +160,19 @@ def test_the_coach_attack_benchmark_reports_bot_moves_before_during_and_after() 
 
 
 def test_the_doors_attack_benchmark_reports_each_scenario() -> None:
-    # Seven scenarios, each with a door's clients to start and settle: minutes on a busy machine.
-    report = _run("attack_doors.py", "--seconds", "1", "--loops", "1", timeout=240)
-    for scenario in ("tab churn", "ssh churn", "script GETs", "resize flood", "huge pty"):
+    # Eight scenarios, each with a door's clients to start: a minute on a busy machine.
+    report = _run(
+        "attack_doors.py", "--seconds", "1", "--loops", "1", "--settle", "0.2", timeout=240
+    )
+    scenarios = (
+        "tab churn",
+        "ssh churn",
+        "script GETs",
+        "resize flood",
+        "huge pty",
+        "slow quitters",
+    )
+    for scenario in scenarios:
         line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
         pattern = r"victim ping: p50 +[\d.]+ .* CPU-s \([\d.]+ the server alone\) in"
         assert re.search(pattern, line), report
