@@ -22,13 +22,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
-from itertools import combinations, starmap
+from itertools import combinations
 from typing import Final, Literal
 
 from engine.actions import (
     ALONES,
     BLITZES,
+    BURIES,
     CALLS,
     CRACKS,
     NO_CRACKS,
@@ -54,7 +54,6 @@ from engine.actions import (
     Recrack,
     Seat,
     Unknown,
-    shared_bury,
 )
 from engine.cards import (
     ALL_CARDS,
@@ -488,7 +487,7 @@ class Hand:
             return _PICK_OR_PASS[seat]
         if phase == "bury":
             pairs = combinations(cards_of(self.hands[seat]), 2)
-            burials: tuple[Action, ...] = tuple(starmap(partial(shared_bury, seat), pairs))
+            burials: tuple[Action, ...] = tuple(map(BURIES[seat].__getitem__, pairs))
             return burials + self._legal_blitzes(seat)
         if phase == "call":
             return self._legal_calls(seat)
