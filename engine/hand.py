@@ -111,6 +111,7 @@ CARDS_PER_SEAT: Final = 6
 ACES: Final = tuple(parse_card("A" + s) for s in "CSH")
 TENS: Final = tuple(parse_card("T" + s) for s in "CSH")
 _ACE_MASK: Final = sum(1 << a for a in ACES)
+_new_tuple: Final = tuple.__new__
 
 # For each seat and byte position, the plays of the cards in every byte value: a legal-play
 # tuple is then four table lookups instead of a bit loop.
@@ -566,7 +567,13 @@ class Hand:
         if self.phase == "bury" and type(action) is Bury:
             self._verify_bury(action)
             return
-        if action in self.legal_actions():
+        legal = self.legal_actions()
+        # By identity first: legal actions are shared objects, and `in` would compare each one
+        # before the match with the dataclass __eq__ (two Python calls a mismatch).
+        for a in legal:
+            if a is action:
+                return
+        if action in legal:
             return
         self._raise_illegal(action)
 
@@ -684,7 +691,10 @@ class Hand:
             self.turn = play.turn
             if winner >= 0:
                 tricks = self.tricks
-                tricks.append(Trick(leader, tuple(cards), winner, play.last_points))
+                # tuple.__new__ directly: a named tuple's own __new__ is a Python function,
+                # one more call (about 700 instructions) for the same tuple.
+                record = (leader, tuple(cards), winner, play.last_points)
+                tricks.append(_new_tuple(Trick, record))
                 if len(tricks) == TRICKS_PER_HAND:
                     self._finish()
             return
