@@ -157,17 +157,20 @@ def crack_seats(rules: RuleSet, dealer: Seat, picker: Seat) -> tuple[Seat, ...]:
     return tuple((picker + i) % NUM_SEATS for i in range(1, count + 1))
 
 
-def _radix_groups() -> tuple[tuple[int, int], ...]:
-    """The Fisher–Yates radices 32, 31, ..., 2 in runs whose product stays below 2**30."""
+def _radix_groups() -> tuple[tuple[int, tuple[tuple[int, int], ...]], ...]:
+    """The Fisher–Yates radices 32, 31, ..., 2 in runs whose product stays below 2**30: each
+    run's product and its steps, a step being the radix and the deck position it settles (the
+    radix minus one)."""
     groups = []
     i = 32
     while i > 1:
-        product, count = 1, 0
+        product = 1
+        steps = []
         while i > 1 and product * i < 1 << 30:
             product *= i
-            count += 1
+            steps.append((i, i - 1))
             i -= 1
-        groups.append((product, count))
+        groups.append((product, tuple(steps)))
     return tuple(groups)
 
 
@@ -194,16 +197,15 @@ def _shuffled_bits(seed: int) -> list[Mask]:
     width = max(8, (seed.bit_length() + 7) // 8)
     x = int.from_bytes(hashlib.sha512(seed.to_bytes(width, "big")).digest(), "big")
     deck = list(CARD_BITS)
-    i = 32
     # The same draws as `x, j = divmod(x, i)` for i = 32 down to 2, but one big-number division
-    # per group of radices and the rest in machine-size integers.
-    for product, count in _RADIX_GROUPS:
+    # per group of radices and the rest in machine-size integers; each step's radix and position
+    # come from the table (counting them down here cost a sixth of the shuffle).
+    for product, steps in _RADIX_GROUPS:
         x, r = divmod(x, product)
-        for _ in range(count):
+        for i, top in steps:
             j = r % i
             r //= i
-            i -= 1
-            deck[i], deck[j] = deck[j], deck[i]
+            deck[top], deck[j] = deck[j], deck[top]
     return deck
 
 
