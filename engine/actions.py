@@ -268,18 +268,40 @@ def _pair_field(data: Mapping[str, Any], key: str, optional: bool) -> Pair | Non
     raise BadRecordError(f"action field {key!r} must be 'black' or 'red'")
 
 
-@functools.cache
+_PAIR_KEYS: Final = tuple((a, b) for a in range(32) for b in range(a + 1, 32))
+
+BURIES: Final[tuple[dict[tuple[Card, Card], Bury], ...]] = tuple(
+    {pair: Bury(seat, pair) for pair in _PAIR_KEYS} for seat in range(NUM_SEATS)
+)
+"""``BURIES[seat][(a, b)]`` with ``a < b``: the one shared :class:`Bury` of those two cards.
+
+Made at import, about 2,500 of them (a quarter of a megabyte): a long-running server makes
+them all within its first few hundred hands anyway, and made on first use each cost about
+10,000 instructions plus the garbage collector's promotions, some 60,000 instructions a hand
+over a process's first 300 hands (bench/engine.py). Shared because a picker's legal actions
+are 28 of them, held for as long as a person takes to choose: long enough for the garbage
+collector to walk each one, and, made anew per hand, to promote them and walk them again.
+A picker's choices are ``map(BURIES[seat].__getitem__, combinations(cards, 2))``.
+"""
+
+
 def shared_bury(seat: Seat, first: Card, second: Card) -> Bury:
     """The one shared :class:`Bury` of ``seat`` laying ``first`` and ``second``, in that order.
 
-    Made on first use rather than at import: five seats of 32 x 32 pairs would be thousands of
-    objects for a choice made once a hand. Shared because a picker's legal actions are 28 of
-    them, held for as long as a person takes to choose: long enough for the garbage collector
-    to walk each one, and, made anew per hand, to promote them and walk them again.
-
-    >>> shared_bury(2, 9, 16) is shared_bury(2, 9, 16)
+    >>> shared_bury(2, 9, 16) is shared_bury(2, 9, 16) is BURIES[2][9, 16]
     True
     """
+    if 0 <= seat < NUM_SEATS:
+        bury = BURIES[seat].get((first, second))
+        if bury is not None:
+            return bury
+    return _unordered_bury(seat, first, second)
+
+
+@functools.cache
+def _unordered_bury(seat: Seat, first: Card, second: Card) -> Bury:
+    """A bury the table does not hold (cards out of order, or the same card twice), shared as
+    the table's are; only an action map names these."""
     return Bury(seat, (first, second))
 
 

@@ -22,13 +22,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
-from itertools import combinations, starmap
+from itertools import combinations
 from typing import Final, Literal
 
 from engine.actions import (
     ALONES,
     BLITZES,
+    BURIES,
     CALLS,
     CRACKS,
     NO_CRACKS,
@@ -54,7 +54,6 @@ from engine.actions import (
     Recrack,
     Seat,
     Unknown,
-    shared_bury,
 )
 from engine.cards import (
     ALL_CARDS,
@@ -112,6 +111,7 @@ CARDS_PER_SEAT: Final = 6
 ACES: Final = tuple(parse_card("A" + s) for s in "CSH")
 TENS: Final = tuple(parse_card("T" + s) for s in "CSH")
 _ACE_MASK: Final = sum(1 << a for a in ACES)
+_new_tuple: Final = tuple.__new__
 
 # For each seat and byte position, the plays of the cards in every byte value: a legal-play
 # tuple is then four table lookups instead of a bit loop.
@@ -157,17 +157,20 @@ def crack_seats(rules: RuleSet, dealer: Seat, picker: Seat) -> tuple[Seat, ...]:
     return tuple((picker + i) % NUM_SEATS for i in range(1, count + 1))
 
 
-def _radix_groups() -> tuple[tuple[int, int], ...]:
-    """The Fisher–Yates radices 32, 31, ..., 2 in runs whose product stays below 2**30."""
+def _radix_groups() -> tuple[tuple[int, tuple[tuple[int, int], ...]], ...]:
+    """The Fisher–Yates radices 32, 31, ..., 2 in runs whose product stays below 2**30: each
+    run's product and its steps, a step being the radix and the deck position it settles (the
+    radix minus one)."""
     groups = []
     i = 32
     while i > 1:
-        product, count = 1, 0
+        product = 1
+        steps = []
         while i > 1 and product * i < 1 << 30:
             product *= i
-            count += 1
+            steps.append((i, i - 1))
             i -= 1
-        groups.append((product, count))
+        groups.append((product, tuple(steps)))
     return tuple(groups)
 
 
@@ -194,16 +197,15 @@ def _shuffled_bits(seed: int) -> list[Mask]:
     width = max(8, (seed.bit_length() + 7) // 8)
     x = int.from_bytes(hashlib.sha512(seed.to_bytes(width, "big")).digest(), "big")
     deck = list(CARD_BITS)
-    i = 32
     # The same draws as `x, j = divmod(x, i)` for i = 32 down to 2, but one big-number division
-    # per group of radices and the rest in machine-size integers.
-    for product, count in _RADIX_GROUPS:
+    # per group of radices and the rest in machine-size integers; each step's radix and position
+    # come from the table (counting them down here cost a sixth of the shuffle).
+    for product, steps in _RADIX_GROUPS:
         x, r = divmod(x, product)
-        for _ in range(count):
+        for i, top in steps:
             j = r % i
             r //= i
-            i -= 1
-            deck[i], deck[j] = deck[j], deck[i]
+            deck[top], deck[j] = deck[j], deck[top]
     return deck
 
 
@@ -488,7 +490,7 @@ class Hand:
             return _PICK_OR_PASS[seat]
         if phase == "bury":
             pairs = combinations(cards_of(self.hands[seat]), 2)
-            burials: tuple[Action, ...] = tuple(starmap(partial(shared_bury, seat), pairs))
+            burials: tuple[Action, ...] = tuple(map(BURIES[seat].__getitem__, pairs))
             return burials + self._legal_blitzes(seat)
         if phase == "call":
             return self._legal_calls(seat)
@@ -567,7 +569,13 @@ class Hand:
         if self.phase == "bury" and type(action) is Bury:
             self._verify_bury(action)
             return
-        if action in self.legal_actions():
+        legal = self.legal_actions()
+        # By identity first: legal actions are shared objects, and `in` would compare each one
+        # before the match with the dataclass __eq__ (two Python calls a mismatch).
+        for a in legal:
+            if a is action:
+                return
+        if action in legal:
             return
         self._raise_illegal(action)
 
@@ -685,7 +693,10 @@ class Hand:
             self.turn = play.turn
             if winner >= 0:
                 tricks = self.tricks
-                tricks.append(Trick(leader, tuple(cards), winner, play.last_points))
+                # tuple.__new__ directly: a named tuple's own __new__ is a Python function,
+                # one more call (about 700 instructions) for the same tuple.
+                record = (leader, tuple(cards), winner, play.last_points)
+                tricks.append(_new_tuple(Trick, record))
                 if len(tricks) == TRICKS_PER_HAND:
                     self._finish()
             return

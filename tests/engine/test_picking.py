@@ -236,3 +236,45 @@ def test_bury_and_call_choices_are_shared_values_across_hands() -> None:
     assert any(wire is a for a in first)
     called = action_from_dict({"seat": 0, "action": "call", "card": "JD"})
     assert any(called is a for a in second)
+
+
+def test_a_pickers_burials_are_the_shared_table_in_card_order() -> None:
+    from itertools import combinations
+
+    from engine import action_from_dict
+    from engine.actions import BURIES, Bury, shared_bury
+    from engine.cards import card_code, cards_of
+
+    hand = act(new_hand(HANDS, BLIND, dealer=3), "pass", "pick")
+    cards = cards_of(hand.hands[0])
+    burying = hand.legal_actions()
+    assert burying == tuple(Bury(0, pair) for pair in combinations(cards, 2))
+    assert all(b is BURIES[0][b.cards] for b in burying)
+    for a, b in combinations(cards, 2):
+        ordered = {"seat": 0, "action": "bury", "cards": [card_code(a), card_code(b)]}
+        assert action_from_dict(ordered) is shared_bury(0, a, b) is BURIES[0][a, b]
+        # Out of card order (legal too) or the same card twice: shared, but not the table's.
+        reverse = {"seat": 0, "action": "bury", "cards": [card_code(b), card_code(a)]}
+        assert action_from_dict(reverse) is shared_bury(0, b, a) == Bury(0, (b, a))
+        assert shared_bury(0, b, a) != shared_bury(0, a, b)
+    assert shared_bury(1, 5, 5) is shared_bury(1, 5, 5) == Bury(1, (5, 5))
+
+
+def test_playing_hands_makes_no_new_bury_actions() -> None:
+    # Made on first use, a Bury cost about 10k instructions, and a process's first few hundred
+    # hands made a couple of thousand of them (bench/engine.py): they are all made at import.
+    import gc
+    import random
+
+    from engine.actions import Bury
+
+    def burials() -> int:
+        return sum(type(o) is Bury for o in gc.get_objects())
+
+    before = burials()
+    choose = random.Random(5).choice
+    for seed in range(40):
+        hand = Hand.from_seed(RuleSet(), seed % 5, 7_000 + seed)
+        while not hand.is_over:
+            hand.apply(choose(hand.legal_actions()))
+    assert burials() == before
