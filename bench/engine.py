@@ -15,9 +15,9 @@ legal tuple (``benchlib.random_hands``), about 3,300 instructions an action in C
 ``random.choice`` runs, so the same hands and the same action count) without ``random.choice``'s
 two Python calls: the engine's work is the same, the driver's is smaller.
 
-It also includes what a process pays once: the first hands fill the shared ``Bury`` actions
-(:func:`engine.actions.shared_bury`, made on first use; a picker's legal list is 28 of them)
-and warm the interpreter's specialised bytecode. ``--warmup W`` plays W other hands (seeds from
+It also includes what a process pays once: the first hands warm the interpreter's specialised
+bytecode (the shared ``Bury`` actions, :data:`engine.actions.BURIES`, are made at import, so
+both runs pay for them alike). ``--warmup W`` plays W other hands (seeds from
 1,000,000 on) first, in both runs, so that the difference is the steady state a long-running
 server sees::
 
