@@ -313,10 +313,12 @@ def action_from_dict(data: Mapping[str, Any], seat: Seat | None = None) -> Actio
     # The exact-type test first: an ABC's isinstance is slow, and a decoded map is a dict.
     if type(data) is not dict and not isinstance(data, Mapping):
         raise BadRecordError("an action must be a map")
-    if seat is None:
-        seat = data.get("seat")
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < NUM_SEATS:
+    # An object until checked: the mypyc build would refuse a non-int in a Seat variable with
+    # a bare TypeError.
+    given: object = data.get("seat") if seat is None else seat
+    if not isinstance(given, int) or isinstance(given, bool) or not 0 <= given < NUM_SEATS:
         raise BadRecordError("an action's seat must be 0-4")
+    seat = given
     kind = data.get("action")
     # The shared instances: a hand keeps every action it applied, and one object per
     # (seat, card) spares a long-running server a few thousand objects per table.

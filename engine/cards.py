@@ -74,6 +74,14 @@ def parse_card(code: str) -> Card:
         raise BadCardError(f"{code!r} is not a card (expected e.g. QC, TD, 7H)") from None
 
 
+def parse_card_value(value: object) -> Card:
+    """:func:`parse_card` for a value read from a file or the wire, of any type (the mypyc
+    build refuses a non-string passed as ``str`` with a bare TypeError)."""
+    if not isinstance(value, str):
+        raise BadCardError(f"{value!r} is not a card (expected e.g. QC, TD, 7H)")
+    return parse_card(value)
+
+
 def card_code(c: Card) -> str:
     """The wire code of a card, e.g. ``"QC"``."""
     return CARD_CODES[c]

@@ -68,6 +68,7 @@ from engine.cards import (
     follow_class,
     mask_points,
     parse_card,
+    parse_card_value,
     suit_of,
 )
 from engine.errors import (
@@ -249,19 +250,20 @@ class Deal:
         return _deal_bits([CARD_BITS[c] for c in deck], dealer)
 
     @classmethod
-    def from_codes(cls, hands: Sequence[Sequence[str]], blind: Sequence[str]) -> Deal:
-        """A deal from card codes; raises ValueError unless it is 5×6 + 2 distinct cards."""
+    def from_codes(cls, hands: Sequence[Sequence[object]], blind: Sequence[object]) -> Deal:
+        """A deal from card codes; raises ValueError unless it is 5×6 + 2 distinct cards
+        (BadCardError for a value that is no card code)."""
         masks = []
         for h in hands:
             m = 0
             for code in h:
-                m |= 1 << parse_card(code)
+                m |= 1 << parse_card_value(code)
             if m.bit_count() != CARDS_PER_SEAT or len(h) != CARDS_PER_SEAT:
                 raise ValueError("each hand must hold six different cards")
             masks.append(m)
         b = 0
         for code in blind:
-            b |= 1 << parse_card(code)
+            b |= 1 << parse_card_value(code)
         if len(masks) != NUM_SEATS or b.bit_count() != 2 or len(blind) != 2:
             raise ValueError("a deal is five hands of six cards and a blind of two")
         union = b

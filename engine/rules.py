@@ -112,6 +112,18 @@ def value_title(name: str, value: object) -> str:
     return _VALUE_TITLES.get(name, {}).get(value, str(value))
 
 
+def _verify_option(name: str, value: object) -> None:
+    """Raise :class:`RuleOptionError` unless ``name`` is an option and ``value`` one of its
+    choices, of its type. Checked before a :class:`RuleSet` is made: the mypyc build's typed
+    constructor would refuse a wrong type with a bare TypeError first."""
+    choices = _CHOICES.get(name)
+    if choices is None:
+        raise RuleOptionError(f"unknown rule option {name!r}")
+    if value not in choices or type(value) is not type(choices[0]):
+        allowed = ", ".join(repr(c) for c in choices)
+        raise RuleOptionError(f"rule option {name} must be one of {allowed}, not {value!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class RuleSet:
     """Every house-rule choice of docs/rules.md; the defaults are the ``seed`` preset."""
@@ -129,11 +141,8 @@ class RuleSet:
     preset: str = "seed"
 
     def __post_init__(self) -> None:
-        for name, choices in _CHOICES.items():
-            value = getattr(self, name)
-            if value not in choices or type(value) is not type(choices[0]):
-                allowed = ", ".join(repr(c) for c in choices)
-                raise RuleOptionError(f"rule option {name} must be one of {allowed}, not {value!r}")
+        for name in _CHOICES:
+            _verify_option(name, getattr(self, name))
         if self.preset not in PRESETS_OPTIONS:
             raise RuleOptionError(f"unknown rules preset {self.preset!r}")
 
@@ -143,9 +152,8 @@ class RuleSet:
         if preset not in PRESETS_OPTIONS:
             names = ", ".join(PRESETS_OPTIONS)
             raise RuleOptionError(f"unknown rules preset {preset!r} (choose from {names})")
-        for name in overrides:
-            if name not in _CHOICES:
-                raise RuleOptionError(f"unknown rule option {name!r}")
+        for name, value in overrides.items():
+            _verify_option(name, value)
         options: dict[str, Any] = {**PRESETS_OPTIONS[preset], **overrides}
         return cls(preset=preset, **options)
 
@@ -154,9 +162,12 @@ class RuleSet:
         """Rules from a record's ``rules`` map: ``{"preset": ..., option: value, ...}``."""
         if not isinstance(data, Mapping):
             raise RuleOptionError("rules must be a map of option names to values")
-        options = dict(data)
-        if not all(isinstance(name, str) for name in options):
+        # Keys typed as objects: the map comes from a file or the wire, and the mypyc build
+        # checks a str-typed name at run time (a bare TypeError, not this error).
+        keys: list[object] = list(data)
+        if not all(isinstance(name, str) for name in keys):
             raise RuleOptionError("rule option names must be strings")
+        options = dict(data)
         preset = options.pop("preset", "seed")
         if not isinstance(preset, str):
             raise RuleOptionError("rules preset must be a string")
@@ -178,9 +189,8 @@ class RuleSet:
 
     def replace(self, **changes: Any) -> RuleSet:
         """A copy with some options changed (validated)."""
-        for name in changes:
-            if name not in _CHOICES:
-                raise RuleOptionError(f"unknown rule option {name!r}")
+        for name, value in changes.items():
+            _verify_option(name, value)
         return dataclasses.replace(self, **changes)
 
 
