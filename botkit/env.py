@@ -427,6 +427,21 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
                 mask = self.mask_cache.mask(hand)
             observation = {"observation": self._seat_rows[turn].copy(), "action_mask": mask}
             return observation, 0, False, False, self.infos[agent]
+        if turn is None:
+            # The hand is over (five calls a hand, one per agent before its step(None)): the
+            # end revealed everything and cleared the seat to act in every row, so the agent's
+            # row is its observation as it is, and it has no legal action.
+            final: dict[str, Any] | None = None
+            if observe:
+                row = self._seat_rows[_SEAT_OF[agent]].copy()
+                final = {"observation": row, "action_mask": _NO_ACTIONS}
+            return (
+                final,
+                self._cumulative_rewards[agent],
+                self.terminations[agent],
+                self.truncations[agent],
+                self.infos[agent],
+            )
         return self.observe(agent) if observe else None, *self._standing(agent)
 
     def _standing(self, agent: str) -> tuple[float, bool, bool, dict[str, Any]]:
