@@ -690,6 +690,15 @@ class CheckedEnv(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
 
     def _iterate(self, max_iter: int) -> Iterator[str]:
         game, order = self._game, self._order
+        if max_iter >= 2**63:  # the default, as good as no limit: no count kept
+            while game.agents:
+                if not order.has_updated:
+                    raise AssertionError(
+                        "need to call step() or reset() in a loop over `agent_iter`"
+                    )
+                order.has_updated = False
+                yield game.agent_selection
+            return
         while game.agents and max_iter > 0:
             max_iter -= 1
             if not order.has_updated:
