@@ -259,15 +259,13 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
 
     def _bind(self, tracker: Tracker) -> None:
         self._tracker = tracker
-        # Bound once: each runs at every decision, where an attribute lookup fewer shows. The
-        # environment keeps under 30 attributes: CPython 3.11 shares an instance's keys up to
-        # 30, and past them every ``self.x`` of the hot methods is a slower lookup (two more
-        # bound here cost 2% of a random hand's instructions, more than they saved).
-        self._mask = self.mask_cache.mask
-        self._indices = self.mask_cache.indices
-        self._observe_row = tracker.observe
         self._seat_rows = tracker.seat_rows  # row s: s's observation when s is to act
-        self._played = tracker.played
+        # The hot methods call the tracker's and the mask cache's methods through them
+        # (``self._tracker.played(...)``), not through bound methods kept here: CPython 3.11
+        # specializes a method call on a class's function, never on a bound method held by the
+        # instance, whose every call was then a lookup through the whole class hierarchy. The
+        # environment keeps under 30 attributes: CPython 3.11 shares an instance's keys up to
+        # 30, and past them every ``self.x`` of the hot methods is a slower lookup.
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The observation space of every seat (the same for all)."""
@@ -360,7 +358,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         """Apply a legal engine action and keep the observations up to date."""
         self.hand.apply(action)
         if action.kind == "play":
-            self._played(action.seat, action.card)  # type: ignore[union-attr]
+            self._tracker.played(action.seat, action.card)  # type: ignore[union-attr]
         else:
             self._tracker.auctioned(action)
 
@@ -426,9 +424,24 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
                 if mask is None:
                     mask = masks.new_play_mask(cards)
             else:
-                mask = self._mask(hand)
+                mask = self.mask_cache.mask(hand)
             observation = {"observation": self._seat_rows[turn].copy(), "action_mask": mask}
             return observation, 0, False, False, self.infos[agent]
+        if turn is None:
+            # The hand is over (five calls a hand, one per agent before its step(None)): the
+            # end revealed everything and cleared the seat to act in every row, so the agent's
+            # row is its observation as it is, and it has no legal action.
+            final: dict[str, Any] | None = None
+            if observe:
+                row = self._seat_rows[_SEAT_OF[agent]].copy()
+                final = {"observation": row, "action_mask": _NO_ACTIONS}
+            return (
+                final,
+                self._cumulative_rewards[agent],
+                self.terminations[agent],
+                self.truncations[agent],
+                self.infos[agent],
+            )
         return self.observe(agent) if observe else None, *self._standing(agent)
 
     def _standing(self, agent: str) -> tuple[float, bool, bool, dict[str, Any]]:
@@ -457,7 +470,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         >>> ACTIONS[0]["action"], ACTIONS[1]["action"]
         ('pass', 'pick')
         """
-        return self._indices(self.hand)
+        return self.mask_cache.indices(self.hand)
 
     def observe(self, agent: str) -> dict[str, Any]:
         """What ``agent``'s seat may see, and its legal actions (all zero when not its turn).
@@ -465,8 +478,9 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         The observation is a new array; the mask is shared and read-only (copy it to change
         it)."""
         seat = _SEAT_OF[agent]
-        mask = self._mask(self.hand) if self.hand.turn == seat else _NO_ACTIONS
-        return {"observation": self._observe_row(seat), "action_mask": mask}
+        hand = self.hand
+        mask = self.mask_cache.mask(hand) if hand.turn == seat else _NO_ACTIONS
+        return {"observation": self._tracker.observe(seat), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         """Apply the action index of the agent to act (``None`` once the hand is over).
@@ -494,7 +508,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
                 # Raises IllegalActionError for a card not legal (in the auction too),
                 # changing nothing, before the tracker is touched.
                 hand.apply(PLAYS[seat][card])
-                self._played(seat, card)
+                self._tracker.played(seat, card)
             else:
                 if not 0 <= action < ACTION_COUNT:
                     raise _refuse(self.agent_selection, action)
@@ -575,7 +589,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         what the rest of the hand depends on. For search, :meth:`clone` and the engine's
         ``hand`` (``env.unwrapped.hand``) are the state to step."""
         out = np.zeros(STATE_SIZE, dtype=np.float32)
-        observe = self._observe_row
+        observe = self._tracker.observe
         for seat in range(NUM_SEATS):
             out[seat * OBSERVATION_SIZE : (seat + 1) * OBSERVATION_SIZE] = observe(seat)
         out[NUM_SEATS * OBSERVATION_SIZE + np.array(list(cards_in(self.hand.blind)), int)] = 1
@@ -607,6 +621,19 @@ def raw_env(
     return SheepsheadEnv(rules, render_mode, mask_cache_size=mask_cache_size, opponents=opponents)
 
 
+class _Order:
+    """The order checks' state (reset yet; stepped since the last agent given out), kept off
+    the wrapper: PettingZoo's wrappers have a ``__getattr__``, and CPython 3.11 specializes no
+    attribute lookup on such an object, so every ``self._has_updated`` of the wrapper's hot
+    methods was a lookup through the whole class hierarchy."""
+
+    __slots__ = ("has_reset", "has_updated")
+
+    def __init__(self) -> None:
+        self.has_reset = False
+        self.has_updated = False
+
+
 class CheckedEnv(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
     """PettingZoo's order checks (nothing before ``reset``; ``agent_iter`` wants a ``step`` or
     ``reset`` between agents) in one wrapper whose hot methods call the environment's directly.
@@ -614,14 +641,46 @@ class CheckedEnv(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
     PettingZoo's wrappers reach every attribute through ``__getattr__``, one wrapper after the
     other, and rebuild ``last()`` from ``observe``: a decision cost three times the unwrapped
     environment's. Bounds need no wrapper here: :meth:`SheepsheadEnv.step` refuses anything
-    but a legal int index.
+    but a legal int index. ``step`` is a function of the instance's own, reading the order
+    state from an object without ``__getattr__`` (see :class:`_Order`).
     """
 
     def __init__(self, game: SheepsheadEnv) -> None:
+        self._order = _Order()  # first: PettingZoo's __init__ sets the flags below
         super().__init__(game)
         self._game = game
-        self._has_reset: bool = False
-        self._has_updated: bool = False
+        self.step = self._fast_step()  # type: ignore[method-assign,assignment]
+
+    @property
+    def _has_reset(self) -> bool:
+        return self._order.has_reset
+
+    @_has_reset.setter
+    def _has_reset(self, value: bool) -> None:
+        self._order.has_reset = value
+
+    @property
+    def _has_updated(self) -> bool:
+        return self._order.has_updated
+
+    @_has_updated.setter
+    def _has_updated(self, value: bool) -> None:
+        self._order.has_updated = value
+
+    def _fast_step(self) -> Callable[[int | None], None]:
+        """:meth:`step` as a function of this wrapper's: after a reset, with agents left, it
+        marks the loop stepped and calls the environment's ``step``; else the class's
+        :meth:`step` (PettingZoo's error, or its warning)."""
+        game, order, checked = self._game, self._order, CheckedEnv.step
+
+        def step(action: int | None) -> None:
+            if order.has_reset and game.agents:
+                order.has_updated = True
+                game.step(action)
+            else:
+                checked(self, action)
+
+        return step
 
     def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
         """The agent to act, as :meth:`SheepsheadEnv.agent_iter`, checking the loop steps."""
@@ -630,12 +689,21 @@ class CheckedEnv(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
         return self._iterate(max_iter)
 
     def _iterate(self, max_iter: int) -> Iterator[str]:
-        game = self._game
+        game, order = self._game, self._order
+        if max_iter >= 2**63:  # the default, as good as no limit: no count kept
+            while game.agents:
+                if not order.has_updated:
+                    raise AssertionError(
+                        "need to call step() or reset() in a loop over `agent_iter`"
+                    )
+                order.has_updated = False
+                yield game.agent_selection
+            return
         while game.agents and max_iter > 0:
             max_iter -= 1
-            if not self._has_updated:
+            if not order.has_updated:
                 raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
-            self._has_updated = False
+            order.has_updated = False
             yield game.agent_selection
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:

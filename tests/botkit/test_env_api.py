@@ -267,3 +267,31 @@ def test_a_clone_shares_an_opponent_that_cannot_be_copied() -> None:
     while twin.hand.turn is not None:
         twin.step(twin.legal_actions()[0])
     assert game.hand.turn is not None
+
+
+def test_the_checked_environment_s_step_and_limited_loop_keep_pettingzoo_s_checks() -> None:
+    game = env()
+    with pytest.raises(AssertionError, match="reset"):
+        game.step(0)  # before any reset: PettingZoo's error
+    game.reset(seed=2)
+    seen = list(_steps(game, game.agent_iter(max_iter=3)))
+    assert len(seen) == 3  # a limited loop stops at its count
+    loop = game.agent_iter(max_iter=5)
+    next(loop)
+    with pytest.raises(AssertionError, match="need to call step"):
+        next(loop)  # and still wants a step between agents
+    game.step(game.legal_actions()[0])
+    for _agent in _steps(game, game.agent_iter()):
+        pass
+    assert not game.agents
+    game.step(None)  # the hand is over and every agent left: PettingZoo's warning, no error
+    assert not game.agents
+
+
+def _steps(game: Any, loop: Any) -> Any:
+    """Each agent of ``loop``, after stepping it (its first legal action, or None at the end)."""
+    for agent in loop:
+        _, _, terminated, truncated, _ = game.last()
+        legal = game.legal_actions()
+        game.step(None if terminated or truncated else legal[0])
+        yield agent
