@@ -50,13 +50,17 @@ from engine.bots.policy import bits, choose_play
 from engine.bots.sim import Sim
 from engine.cards import FAIL, Card, Mask
 from engine.errors import SheepsheadError
-from engine.hand import PAIR_MASKS, Deal, Hand, crack_seats
+from engine.hand import ACES, PAIR_MASKS, TENS, Deal, Hand, crack_seats
 from engine.tricks import JD
 
 EXTRA: Final = 5
 """Slot index of the two cards outside the hands: the unseen bury, or the blind."""
 
 MAX_TRIES: Final = 60
+
+
+ACES_MASK: Final = sum(1 << ace for ace in ACES)
+"""The three fail aces."""
 
 
 class SamplingError(Exception):
@@ -89,6 +93,12 @@ def _slots(k: Knowledge) -> tuple[list[int], list[Mask]]:
                 banned[(trick.leader + i) % 5] |= called_bit
         if k.cracker is not None:
             banned[k.cracker] |= called_bit  # the partner cannot crack
+    if k.called is not None and k.called in TENS and k.picker is not None and k.picker != k.seat:
+        # A ten is called only by a picker who owns all three fail aces, in hand or buried.
+        aces = ACES_MASK & ~k.played
+        for s in range(5):
+            if s != k.picker:
+                banned[s] |= aces
     _ban_shown_queens(k, banned)
     return capacity, banned
 

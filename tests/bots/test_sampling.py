@@ -19,7 +19,7 @@ from engine.bots.sampling import (
     sample_hand,
 )
 from engine.bots.sim import Sim
-from engine.cards import Mask
+from engine.cards import Mask, parse_card
 from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.view import seat_view
@@ -162,3 +162,27 @@ def test_weighted_play_deals_keep_everything_public() -> None:
         assert (state.taken, state.won, state.played) == (real.taken, real.won, real.played)
         assert (sim.picker, sim.called, sim.leaster) == (real.picker, real.called, hand.leaster)
         assert not sim.undo
+
+
+def test_a_ten_call_keeps_the_three_fail_aces_with_the_picker() -> None:
+    # Seed 4: seat 0 picks, buries 9♣ A♣ and, owning all three fail aces, calls T♠. Nobody else
+    # can hold an ace: every sampled deal gives them to the picker's hand or the bury.
+    hand = Hand.from_seed(RuleSet(), 4, 4)
+    for action in (
+        {"action": "pick"},
+        {"action": "bury", "cards": ["9C", "AC"]},
+        {"action": "call", "card": "TS"},
+    ):
+        hand.apply(action_from_dict(action, 0))
+    k = read_view(seat_view(hand, 1))
+    aces = {"AC", "AS", "AH"}
+    sampler = Sampler(k)
+    rng = random.Random(3)
+    for _ in range(200):
+        slots = sampler.deal(rng)
+        for seat in (1, 2, 3, 4):
+            assert not {c for c in aces if slots[seat] >> parse_card(c) & 1}, seat
+    aces_mask = sum(1 << parse_card(c) for c in aces)
+    for _ in range(20):  # and every sampled hand replays the call
+        sampled = sample_hand(k, rng)
+        assert (sampled.hands[0] | sampled.buried) & aces_mask == aces_mask
