@@ -162,3 +162,40 @@ def test_weighted_play_deals_keep_everything_public() -> None:
         assert (state.taken, state.won, state.played) == (real.taken, real.won, real.played)
         assert (sim.picker, sim.called, sim.leaster) == (real.picker, real.called, hand.leaster)
         assert not sim.undo
+
+
+def test_the_picker_shows_voids_apart_from_a_hidden_unknown_card() -> None:
+    """In an unknown-card hand a picker that does not follow is void in the led class except
+    for the face-down card (which may not follow suit): it holds at most one card of those
+    classes, the unknown one, in the real deal and in every sampled one; once the card is
+    played they are plain voids."""
+    bot = HeuristicStrategy()
+    rules = RuleSet(unknown_card=True)
+    rng = random.Random(3)
+    seen = revealed = 0
+    for seed in (7096, 7114):
+        hand = Hand.from_seed(rules, (seed - 7000) % 5, seed)
+        shown: Mask = 0
+        while not hand.is_over:
+            if hand.phase == "play" and hand.picker is not None:
+                for seat in range(5):
+                    if seat == hand.picker:
+                        continue
+                    k = read_view(seat_view(hand, seat))
+                    picker = hand.picker
+                    if k.under is None and k.under_voids:
+                        seen += 1
+                        shown = k.under_voids
+                        assert hand.under is not None
+                        assert hand.hands[picker] & shown & ~(1 << hand.under) == 0
+                        for _ in range(4):
+                            guess = sample_hand(k, rng)
+                            assert guess.under is not None
+                            extra = guess.hands[picker] & shown & ~(1 << guess.under)
+                            assert extra == 0
+                    elif k.under is not None and shown:
+                        revealed += 1
+                        assert k.void_in[picker] & shown == shown
+            view = seat_view(hand, hand.turn)
+            hand.apply(action_from_dict(bot.choose(view, view["legal"]), hand.turn))
+    assert seen and revealed
