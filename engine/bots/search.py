@@ -3,9 +3,9 @@
 For a card to play, the strategy deals the cards it has not seen at random, consistently with
 everything public (:mod:`engine.bots.sampling`), and for every such deal scores each legal card:
 
-- with four or more tricks left, by playing the hand out from that card with the heuristic
+- with five or more tricks left, by playing the hand out from that card with the heuristic
   policy for every seat (:meth:`engine.bots.sim.Sim.rollout`);
-- with ``exact_tricks`` (default 3) or fewer left, exactly: by default (``model_endgame``) the
+- with ``exact_tricks`` (default 4) or fewer left, exactly: by default (``model_endgame``) the
   best line of this seat's own cards with every other seat playing the heuristic, as in the
   rollouts (:func:`solve_model`); with ``model_endgame=False``, by alpha-beta search over the
   remaining cards with the two sides maximizing and minimizing this seat's payout (in a leaster,
@@ -82,6 +82,12 @@ DEFAULT_PICK_ZONE: Final = 0.0
 by default none: rollouts play the picker's cards with the heuristic, not the search, so they
 undervalue picking (with a zone of 2 the search passed 85 of 147 hands the heuristic picks and
 played three times as many leasters), while the heuristic's line is tuned by tournaments."""
+
+DEFAULT_EXACT_TRICKS: Final = 4
+"""Tricks left at which the exact search takes over from rollouts: four with the model endgame
+scored +0.097 [+0.007, +0.187] a seat-hand over three against the heuristic (seed rules, 120
+deals, docs/bots.md); a minimax (``model_endgame=False``) is best kept to 3, where its node
+budget holds."""
 
 DEFAULT_MODEL_ENDGAME: Final = True
 """Whether the last ``exact_tricks`` are searched over this seat's own cards with the others
@@ -355,7 +361,7 @@ class SearchStrategy:
         *,
         seed: int | None = None,
         samples: int = DEFAULT_SAMPLES,
-        exact_tricks: int = 3,
+        exact_tricks: int = DEFAULT_EXACT_TRICKS,
         node_budget: int = DEFAULT_NODE_BUDGET,
         setup_samples: int = DEFAULT_SETUP_SAMPLES,
         bury_options: int = 5,

@@ -251,3 +251,27 @@ def test_the_model_endgame_option_scores_the_last_tricks_against_heuristic_seats
         view = seat_view(hand, hand.turn)
         SearchStrategy(seed=1, samples=4, model_endgame=False).choose(view, view["legal"])
     assert calls["minimax"] > 0
+
+
+def test_by_default_the_last_four_tricks_are_searched_exactly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import engine.bots.search as search
+
+    calls = [0]
+    model = search.solve_model
+
+    def counted_model(*args: Any, **kwargs: Any) -> float:
+        calls[0] += 1
+        return model(*args, **kwargs)
+
+    monkeypatch.setattr(search, "solve_model", counted_model)
+    for hand in _positions(4, 6):
+        view = seat_view(hand, hand.turn)
+        SearchStrategy(seed=1, samples=4).choose(view, view["legal"])
+    assert calls[0] > 0
+    calls[0] = 0
+    for hand in _positions(5, 6):
+        view = seat_view(hand, hand.turn)
+        SearchStrategy(seed=1, samples=4).choose(view, view["legal"])
+    assert calls[0] == 0  # five tricks left: rollouts
