@@ -75,6 +75,11 @@ class Knowledge:
     played_by: list[Mask] = field(default_factory=lambda: [0] * 5)
     void_in: list[Mask] = field(default_factory=lambda: [0] * 5)
     """Per seat, the follow classes (trump / a fail suit) it has shown it cannot follow."""
+    under_voids: Mask = 0
+    """In an unknown-card hand whose face-down card is still hidden, the follow classes the
+    picker has shown it lacks apart from that card (which may not follow suit): it holds at
+    most one card of them, and that one is the unknown card. Once the card is known these are
+    plain voids (:attr:`void_in`)."""
     called_led: bool = False
     called_led_at: int | None = None
     turn: int | None = None
@@ -237,10 +242,14 @@ def _infer(k: Knowledge) -> None:
             if i == 0:
                 continue
             if k.unknown_call and s == k.picker:
-                # The face-down card may be played on any suit: no void can be read from the
-                # picker, but the card played when the called suit is first led is that card.
+                # The face-down card is played when the called suit is first led (or as the
+                # last card): that card shows no void, and it is the unknown card. Any other
+                # card off the led class shows a void, except for a face-down card still held,
+                # which may not follow suit.
                 if called_led_here and k.under is None:
                     k.under = c
+                elif c != k.under and not (1 << c) & lead_class:
+                    k.under_voids |= lead_class
                 continue
             if not (1 << c) & lead_class:
                 k.void_in[s] |= lead_class
@@ -251,4 +260,8 @@ def _infer(k: Knowledge) -> None:
     # Whoever holds the called card is the partner and knows it.
     if k.called is not None and k.hand >> k.called & 1 and k.seat != k.picker:
         k.partner = k.seat
+    if k.under_voids and k.picker is not None and k.under is not None:
+        k.void_in[k.picker] |= k.under_voids
+        k.under_voids = 0
     k.void_in = [v & (TRUMP | FAIL[0] | FAIL[1] | FAIL[2]) for v in k.void_in]
+    k.under_voids &= TRUMP | FAIL[0] | FAIL[1] | FAIL[2]

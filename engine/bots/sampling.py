@@ -426,9 +426,14 @@ def _rebuild(
         if k.unknown_call:
             under = k.under
             if under is None:
-                # Once the picker's hand is empty the called suit was never led and the
-                # face-down card went on the last trick.
-                held = bits(now[picker])
+                # A card of a class the picker did not follow can only be the face-down one
+                # (two such cards: the deal contradicts the play). Once the picker's hand is
+                # empty the called suit was never led and the face-down card went on the last
+                # trick.
+                suspects = now[picker] & k.under_voids
+                if suspects & (suspects - 1):
+                    return None
+                held = bits(suspects or now[picker])
                 under = rng.choice(held) if held else k.trick.cards[(picker - k.trick.leader) % 5]
     try:
         deal = Deal(tuple(original), blind)

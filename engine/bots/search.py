@@ -3,9 +3,11 @@
 For a card to play, the strategy deals the cards it has not seen at random, consistently with
 everything public (:mod:`engine.bots.sampling`), and for every such deal scores each legal card:
 
-- with four or more tricks left, by playing the hand out from that card with the heuristic
+- with five or more tricks left, by playing the hand out from that card with the heuristic
   policy for every seat (:meth:`engine.bots.sim.Sim.rollout`);
-- with ``exact_tricks`` (default 3) or fewer left, exactly, by alpha-beta search over the
+- with ``exact_tricks`` (default 4) or fewer left, exactly: by default (``model_endgame``) the
+  best line of this seat's own cards with every other seat playing the heuristic, as in the
+  rollouts (:func:`solve_model`); with ``model_endgame=False``, by alpha-beta search over the
   remaining cards with the two sides maximizing and minimizing this seat's payout (in a leaster,
   where everyone plays for themselves, all others are assumed to play against this seat).
 
@@ -40,7 +42,7 @@ from typing import Final
 
 from engine.actions import action_from_dict
 from engine.bots.base import ActionMap, View, register
-from engine.bots.heuristic import decide, mask_of, play_index
+from engine.bots.heuristic import decide, decide_pick, mask_of, play_index
 from engine.bots.knowledge import Knowledge, read_view
 from engine.bots.policy import bits, bury_score, choose_play, hand_strength
 from engine.bots.rollout import bidding_weight, finish
@@ -68,6 +70,10 @@ SETUP_MARGIN: Final = 0.05
 MIN_DECIDED_SAMPLES: Final = 10
 """Deals before a card decision may stop early because one card is clearly best."""
 
+DEFAULT_DECIDE_SHARE: Final = 0.25
+"""Share of ``samples`` a card decision takes before it may stop early (at least
+:data:`MIN_DECIDED_SAMPLES`)."""
+
 DECIDED_SIGMAS: Final = 3.0
 """How many standard errors ahead of every other card the leader must be to stop early."""
 
@@ -76,6 +82,21 @@ DEFAULT_PICK_ZONE: Final = 0.0
 by default none: rollouts play the picker's cards with the heuristic, not the search, so they
 undervalue picking (with a zone of 2 the search passed 85 of 147 hands the heuristic picks and
 played three times as many leasters), while the heuristic's line is tuned by tournaments."""
+
+DEFAULT_EXACT_TRICKS: Final = 4
+"""Tricks left at which the exact search takes over from rollouts: four with the model endgame
+scored +0.097 [+0.007, +0.187] a seat-hand over three against the heuristic (seed rules, 120
+deals, docs/bots.md); a minimax (``model_endgame=False``) is best kept to 3, where its node
+budget holds."""
+
+DEFAULT_MODEL_ENDGAME: Final = True
+"""Whether the last ``exact_tricks`` are searched over this seat's own cards with the others
+playing the heuristic (:func:`solve_model`) rather than by a minimax over perfect opponents:
+against the heuristic it scored +0.063 [-0.042, +0.168] a seat-hand better (wisconsin, 120
+deals, docs/bots.md) and takes about a quarter of the time."""
+
+DEFAULT_PICK_SHIFT: Final = 0.0
+"""Added to the heuristic's picking line (negative: the search picks lighter hands)."""
 
 DEFAULT_PLAY_MISMATCH: Final = 1.0
 """Weight a sampled deal keeps per card another seat played that the heuristic with its cards
@@ -252,6 +273,41 @@ def solve(
     return best
 
 
+def solve_model(sim: Sim, seat: int, count: NodeCount | None = None) -> float:
+    """Best value (:meth:`Sim.value`) for ``seat`` over its own plays from here, every other
+    seat playing the heuristic (:func:`choose_play`, with its own knowledge) in this deal.
+
+    The other seats' play is predicted rather than assumed perfect: against seats that play
+    like the rollouts this finds the line that works against them, which a minimax over
+    perfect opponents (:func:`solve`) gives up for lines that only perfect play would beat.
+    """
+    if count is not None:
+        count.visit()
+    t = sim.state
+    played = 0
+    while t.ntricks < 6 and t.turn != seat:
+        legal = sim.legal_mask()
+        if legal & (legal - 1):
+            c = choose_play(sim.situation(legal))
+        else:
+            c = (legal & -legal).bit_length() - 1
+        sim.play(c)
+        played += 1
+    if t.ntricks == 6:
+        value = sim.value(seat)
+    else:
+        value = -_INF
+        for c in distinct_moves(sim, sim.legal_mask()):
+            sim.play(c)
+            v = solve_model(sim, seat, count)
+            sim.unplay()
+            if v > value:
+                value = v
+    for _ in range(played):
+        sim.unplay()
+    return value
+
+
 def team_of(sim: Sim, seat: int) -> int:
     """The seat bit set on ``seat``'s side in this fully known deal."""
     if sim.leaster:
@@ -265,15 +321,24 @@ def team_of(sim: Sim, seat: int) -> int:
 
 
 def score_candidates(
-    sim: Sim, seat: int, cards: Sequence[Card], exact: bool, count: NodeCount | None = None
+    sim: Sim,
+    seat: int,
+    cards: Sequence[Card],
+    exact: bool,
+    count: NodeCount | None = None,
+    model: bool = False,
 ) -> list[float]:
-    """The value for ``seat`` of playing each of ``cards`` now in this fully known deal."""
+    """The value for ``seat`` of playing each of ``cards`` now in this fully known deal
+    (``exact`` with ``model``: the others playing the heuristic, :func:`solve_model`)."""
     values = []
     team = team_of(sim, seat)
     for c in cards:
         if exact:
             sim.play(c)
-            values.append(solve(sim, seat, team, -_INF, _INF, count))
+            if model:
+                values.append(solve_model(sim, seat, count))
+            else:
+                values.append(solve(sim, seat, team, -_INF, _INF, count))
             sim.unplay()
         else:
             branch = sim.copy()
@@ -296,14 +361,17 @@ class SearchStrategy:
         *,
         seed: int | None = None,
         samples: int = DEFAULT_SAMPLES,
-        exact_tricks: int = 3,
+        exact_tricks: int = DEFAULT_EXACT_TRICKS,
         node_budget: int = DEFAULT_NODE_BUDGET,
         setup_samples: int = DEFAULT_SETUP_SAMPLES,
         bury_options: int = 5,
         pick_zone: float = DEFAULT_PICK_ZONE,
+        pick_shift: float = DEFAULT_PICK_SHIFT,
         infer_bidding: bool = True,
         play_mismatch: float = DEFAULT_PLAY_MISMATCH,
         play_margin: float = DEFAULT_PLAY_MARGIN,
+        decide_share: float = DEFAULT_DECIDE_SHARE,
+        model_endgame: bool = DEFAULT_MODEL_ENDGAME,
         clock: Callable[[], float] | None = None,
         think_time: float = DEFAULT_THINK_TIME,
     ) -> None:
@@ -320,9 +388,12 @@ class SearchStrategy:
         self.setup_samples = setup_samples
         self.bury_options = bury_options
         self.pick_zone = pick_zone
+        self.pick_shift = pick_shift
         self.infer_bidding = infer_bidding
         self.play_mismatch = play_mismatch
         self.play_margin = play_margin
+        self.decide_share = decide_share
+        self.model_endgame = model_endgame
         self.clock = clock
         self.think_time = think_time
         self._ends_at = _INF
@@ -359,7 +430,12 @@ class SearchStrategy:
             if not self.samples:
                 return legal[decide(k, legal)]
             return legal[self._play(k, legal)]
-        default = decide(k, legal)
+        if kind in ("pick", "pass") and self.pick_shift:
+            # The search plays its cards better than the heuristic, so a hand is worth picking
+            # for it a little below the heuristic's line.
+            default = decide_pick(k, legal, self.pick_shift)
+        else:
+            default = decide(k, legal)
         if self.setup_samples <= 0 or is_blitz_offer(legal) or kind in CRACK_ROUND:
             # The crack round follows the heuristic's rules (engine.bots.stakes): a few
             # sampled rollouts are too noisy to stake a doubling on.
@@ -367,7 +443,7 @@ class SearchStrategy:
         candidates = list(range(len(legal)))
         if kind in ("pick", "pass"):
             # Clear-cut hands need no rollouts: only those near the heuristic's line do.
-            line = TUNED.pick_line(len(k.passes), k.rules.double_on_the_bump)
+            line = TUNED.pick_line(len(k.passes), k.rules.double_on_the_bump) + self.pick_shift
             if abs(hand_strength(k.hand) - line) >= self.pick_zone:
                 return legal[default]
         if kind == "bury":
@@ -454,7 +530,9 @@ class SearchStrategy:
         values: list[list[float]] = [[] for _ in cards]
         left = 6 - k.trick_number
         # Everyone-for-themselves leaster trees prune badly: solve only the last two tricks.
-        exact = left <= (min(self.exact_tricks, 2) if k.leaster else self.exact_tricks)
+        exact = left <= (
+            min(self.exact_tricks, 2) if k.leaster and not self.model_endgame else self.exact_tricks
+        )
         timed = self.out_of_time if self.clock is not None else None
         count = NodeCount(limit=2 * self.node_budget, out_of_time=timed)
         samples = self.samples
@@ -472,7 +550,7 @@ class SearchStrategy:
                 samples -= 1
                 continue
             try:
-                scores = score_candidates(sim, k.seat, cards, exact, count)
+                scores = score_candidates(sim, k.seat, cards, exact, count, self.model_endgame)
             except NodeBudgetExceeded:
                 if done or self.out_of_time():
                     break
@@ -488,7 +566,9 @@ class SearchStrategy:
             # once enough deals are in (at twice the budget the search itself gives up).
             if exact and count.nodes > self.node_budget and done >= MIN_EXACT_SAMPLES:
                 break
-            if done >= max(MIN_DECIDED_SAMPLES, samples // 4) and decided(values):
+            if done >= max(MIN_DECIDED_SAMPLES, int(samples * self.decide_share)) and decided(
+                values
+            ):
                 break
         self.last_samples = done
         self.nodes += count.nodes

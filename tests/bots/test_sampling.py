@@ -186,3 +186,40 @@ def test_a_ten_call_keeps_the_three_fail_aces_with_the_picker() -> None:
     for _ in range(20):  # and every sampled hand replays the call
         sampled = sample_hand(k, rng)
         assert (sampled.hands[0] | sampled.buried) & aces_mask == aces_mask
+
+
+def test_the_picker_shows_voids_apart_from_a_hidden_unknown_card() -> None:
+    """In an unknown-card hand a picker that does not follow is void in the led class except
+    for the face-down card (which may not follow suit): it holds at most one card of those
+    classes, the unknown one, in the real deal and in every sampled one; once the card is
+    played they are plain voids."""
+    bot = HeuristicStrategy()
+    rules = RuleSet(unknown_card=True)
+    rng = random.Random(3)
+    seen = revealed = 0
+    for seed in (7096, 7114):
+        hand = Hand.from_seed(rules, (seed - 7000) % 5, seed)
+        shown: Mask = 0
+        while not hand.is_over:
+            if hand.phase == "play" and hand.picker is not None:
+                for seat in range(5):
+                    if seat == hand.picker:
+                        continue
+                    k = read_view(seat_view(hand, seat))
+                    picker = hand.picker
+                    if k.under is None and k.under_voids:
+                        seen += 1
+                        shown = k.under_voids
+                        assert hand.under is not None
+                        assert hand.hands[picker] & shown & ~(1 << hand.under) == 0
+                        for _ in range(4):
+                            guess = sample_hand(k, rng)
+                            assert guess.under is not None
+                            extra = guess.hands[picker] & shown & ~(1 << guess.under)
+                            assert extra == 0
+                    elif k.under is not None and shown:
+                        revealed += 1
+                        assert k.void_in[picker] & shown == shown
+            view = seat_view(hand, hand.turn)
+            hand.apply(action_from_dict(bot.choose(view, view["legal"]), hand.turn))
+    assert seen and revealed

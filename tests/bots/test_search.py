@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import random
+from typing import Any
+
+import pytest
 
 from engine.actions import action_from_dict
 from engine.bots.heuristic import HeuristicStrategy
@@ -159,3 +162,116 @@ def test_the_rollouts_bid_at_the_stakes_the_table_plays() -> None:
         raise AssertionError("no deal between the two lines")
     heuristic_setup(hand)
     assert hand.picker == first
+
+
+def test_a_negative_pick_shift_picks_hands_the_heuristic_passes() -> None:
+    from engine.bots.policy import hand_strength
+    from engine.bots.style import TUNED
+    from engine.rules import RuleSet
+
+    heuristic = HeuristicStrategy()
+    light = SearchStrategy(seed=1, pick_shift=-1.0)
+    rules = RuleSet.from_preset("seed")
+    lighter = 0
+    for n in range(60):
+        hand = Hand.from_seed(rules, n % 5, 4000 + n)
+        while hand.phase == "pick":
+            seat = hand.turn
+            view = seat_view(hand, seat)
+            choice = heuristic.choose(view, view["legal"])
+            mine = light.choose(view, view["legal"])
+            line = TUNED.pick_line(len(hand.passes), bump=False)
+            strength = hand_strength(hand.hands[seat])
+            if len(view["legal"]) > 1:
+                expected = "pick" if strength >= line - 1.0 else "pass"
+                assert mine["action"] == expected
+            lighter += mine != choice
+            hand.apply(action_from_dict(choice, seat))
+    assert lighter > 3
+
+
+def _own_moves_best(sim: Sim, seat: int) -> float:
+    """Brute force: the best over ``seat``'s own cards, the others playing the heuristic."""
+    from engine.bots.policy import choose_play
+
+    if sim.is_over:
+        return sim.value(seat)
+    legal = sim.legal_mask()
+    if sim.state.turn != seat:
+        sim.play(choose_play(sim.situation(legal)))
+        v = _own_moves_best(sim, seat)
+        sim.unplay()
+        return v
+    values = []
+    for c in bits(legal):
+        sim.play(c)
+        values.append(_own_moves_best(sim, seat))
+        sim.unplay()
+    return max(values)
+
+
+def test_the_model_endgame_is_the_best_line_against_heuristic_seats() -> None:
+    from engine.bots.search import solve_model
+
+    for hand in _positions(3, 30):
+        sim = Sim.from_hand(hand)
+        seat = sim.state.turn
+        before = sim.state.copy()
+        value = solve_model(sim, seat)
+        assert value == _own_moves_best(sim, seat)
+        assert sim.state.hands == before.hands and sim.state.current == before.current
+        rolled = sim.copy()
+        rolled.rollout()
+        assert value >= rolled.value(seat)  # the heuristic's own line is one of them
+
+
+def test_the_model_endgame_option_scores_the_last_tricks_against_heuristic_seats(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import engine.bots.search as search
+
+    calls = {"model": 0, "minimax": 0}
+    model, minimax = search.solve_model, search.solve
+
+    def counted_model(*args: Any, **kwargs: Any) -> float:
+        calls["model"] += 1
+        return model(*args, **kwargs)
+
+    def counted_minimax(*args: Any, **kwargs: Any) -> float:
+        calls["minimax"] += 1
+        return minimax(*args, **kwargs)
+
+    monkeypatch.setattr(search, "solve_model", counted_model)
+    monkeypatch.setattr(search, "solve", counted_minimax)
+    for hand in _positions(3, 6):
+        view = seat_view(hand, hand.turn)
+        SearchStrategy(seed=1, samples=4, model_endgame=True).choose(view, view["legal"])
+    assert calls["model"] > 0 and calls["minimax"] == 0
+    for hand in _positions(3, 6):
+        view = seat_view(hand, hand.turn)
+        SearchStrategy(seed=1, samples=4, model_endgame=False).choose(view, view["legal"])
+    assert calls["minimax"] > 0
+
+
+def test_by_default_the_last_four_tricks_are_searched_exactly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import engine.bots.search as search
+
+    calls = [0]
+    model = search.solve_model
+
+    def counted_model(*args: Any, **kwargs: Any) -> float:
+        calls[0] += 1
+        return model(*args, **kwargs)
+
+    monkeypatch.setattr(search, "solve_model", counted_model)
+    for hand in _positions(4, 6):
+        view = seat_view(hand, hand.turn)
+        SearchStrategy(seed=1, samples=4).choose(view, view["legal"])
+    assert calls[0] > 0
+    calls[0] = 0
+    for hand in _positions(5, 6):
+        view = seat_view(hand, hand.turn)
+        SearchStrategy(seed=1, samples=4).choose(view, view["legal"])
+    assert calls[0] == 0  # five tricks left: rollouts
