@@ -354,6 +354,19 @@ def _follow(s: Situation) -> Card:
     if winners:
         if not threats:
             return min(winners, key=lambda c: (_TRUMP_COST[c] - POINTS[c] * 0.05, power[c]))
+        if (
+            style.unknown_take_trump
+            and s.friends == 1 << seat
+            and seat != s.picker
+            and s.picker >= 0
+            and (1 << trick[0]) & TRUMP
+        ):
+            # A defender who cannot tell the partner yet, on the picker's trump lead (or an
+            # unknown seat's): beating it with the cheapest trump that does wins the lead for
+            # the defence (to lead the called suit and fail through the picker) and makes the
+            # picker's side spend a high trump to draw ours. Playing out true deals, this card
+            # instead of the dumped one gained 0.15-0.35 points per decision in 2nd-4th seat.
+            return min(winners, key=lambda c: power[c])
         safe = [c for c in winners if holds(c)]
         if safe and points >= (style.side_take if _picker_side(s) else style.trump_in):
             return min(safe, key=lambda c: (_TRUMP_COST[c], power[c]))
