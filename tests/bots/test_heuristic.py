@@ -298,3 +298,32 @@ def test_a_defender_not_knowing_the_partner_takes_the_pickers_trump_lead_cheaply
     assert HeuristicStrategy().choose(view, view["legal"])["card"] == "QD"
     assert HeuristicStrategy(unknown_take_trump=0).choose(view, view["legal"])["card"] == "7D"
     assert HeuristicV1Strategy().choose(view, view["legal"])["card"] == "7D"
+
+
+def test_the_picker_in_fourth_seat_takes_the_trick_with_its_cheapest_winner() -> None:
+    deal = (
+        "KD 7D AC TC KC 9C",
+        "QD 8D AS TS KS 9S",
+        "AH TH KH 9H 8H 7S",
+        "QC JD 9D 7H 8C 7C",
+        "QS QH JC JS JH AD",
+    )
+    plays = [
+        {"seat": 0, "action": "pass"},
+        {"seat": 1, "action": "pass"},
+        {"seat": 2, "action": "pass"},
+        {"seat": 3, "action": "pick"},
+        {"seat": 3, "action": "bury", "cards": ["8C", "7C"]},
+        {"seat": 3, "action": "call", "card": "AH"},
+        {"seat": 0, "action": "play", "card": "KD"},
+        {"seat": 1, "action": "play", "card": "8D"},
+        {"seat": 2, "action": "play", "card": "7S"},
+    ]
+    hand = scripted(deal, "TD 8S", plays)
+    assert hand.turn == 3
+    view = seat_view(hand, 3)
+    # One seat to come and the trick worth 4: the cheapest card that beats the king takes it
+    # (only the last seat's better trump can still win it); without the rule the trick is not
+    # worth a trump and the nine goes on.
+    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "TD"
+    assert HeuristicStrategy(picker_fourth=0).choose(view, view["legal"])["card"] == "9D"
