@@ -86,6 +86,9 @@ class Style:
     picker_fourth: int = 0
     """With at most this many seats still to play after it, the picker takes a trick the other
     side is winning with its lowest winning card, whatever the trick is worth (0: never)."""
+    partner_take: int = 0
+    """With at most this many seats still to play after it, the picker's partner takes a trick
+    the other side is winning with its lowest winning card, whatever it is worth (0: never)."""
     leaster_take: int = 0
     """In a leaster, a seat that has taken no points yet and plays last takes a trick (not the
     last, which carries the blind) when it and the winning card come to at most this many points:
@@ -128,6 +131,7 @@ TUNED: Final = Style(
     leaster_take=16,
     unknown_take_trump=1,
     picker_fourth=1,
+    partner_take=2,
 )
 """The policy of ``heuristic`` and of the search's rollouts: ``V1`` with the values a coordinate
 search by duplicate tournaments against ``V1``-derived players kept (``bench/tune.py``, wisconsin
@@ -147,4 +151,5 @@ itself, and at tables of five ``heuristic`` bots under ``wisconsin`` it cuts the
 one hand in four to one in ten (``bench/bots.py --bidding``). Card play found by playing each
 legal card out on true deals with the heuristic after it (``docs/bots.md``, "Tuning"): a defender
 who does not yet know the partner takes a trump lead with its cheapest winning trump, and the picker
-in fourth seat takes a trick the other side is winning with its cheapest winning card."""
+in fourth seat, and the partner in third or fourth, take a trick the other side is winning with
+the cheapest winning card."""

@@ -327,3 +327,30 @@ def test_the_picker_in_fourth_seat_takes_the_trick_with_its_cheapest_winner() ->
     # worth a trump and the nine goes on.
     assert HeuristicStrategy().choose(view, view["legal"])["card"] == "TD"
     assert HeuristicStrategy(picker_fourth=0).choose(view, view["legal"])["card"] == "9D"
+
+
+def test_the_partner_in_third_seat_takes_the_trick_with_its_cheapest_winner() -> None:
+    deal = (
+        "KD 7D AC TC KC 9C",
+        "QD 8D AS TS KS 9S",
+        "JD 9D AH TH KH 7H",
+        "QC QS JC JS 9H 8H",
+        "QH JH AD TD 8C 7C",
+    )
+    plays = [
+        {"seat": 0, "action": "pass"},
+        {"seat": 1, "action": "pass"},
+        {"seat": 2, "action": "pass"},
+        {"seat": 3, "action": "pick"},
+        {"seat": 3, "action": "bury", "cards": ["7S", "8S"]},
+        {"seat": 3, "action": "call", "card": "AH"},
+        {"seat": 0, "action": "play", "card": "KD"},
+        {"seat": 1, "action": "play", "card": "8D"},
+    ]
+    hand = scripted(deal, "7S 8S", plays)
+    assert hand.turn == 2
+    view = seat_view(hand, 2)
+    # The partner (it holds the called ace) with two seats to come, the picker one of them: the
+    # jack takes the king; without the rule a trick worth 4 gets the nine.
+    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "JD"
+    assert HeuristicStrategy(partner_take=0).choose(view, view["legal"])["card"] == "9D"
