@@ -80,6 +80,15 @@ class Style:
     called_trump: int = 0
     """1: a defender void in the called suit trumps its first lead (the called ace must fall on
     it and the picker must follow suit), and schmears when a fellow defender has trumped it."""
+    unknown_take_trump: int = 0
+    """1: a defender who does not yet know the partner takes a trump lead from the picker (or
+    an unknown seat) with its lowest winning trump, whatever the trick is worth."""
+    picker_fourth: int = 0
+    """With at most this many seats still to play after it, the picker takes a trick the other
+    side is winning with its lowest winning card, whatever the trick is worth (0: never)."""
+    partner_take: int = 0
+    """With at most this many seats still to play after it, the picker's partner takes a trick
+    the other side is winning with its lowest winning card, whatever it is worth (0: never)."""
     leaster_take: int = 0
     """In a leaster, a seat that has taken no points yet and plays last takes a trick (not the
     last, which carries the blind) when it and the winning card come to at most this many points:
@@ -120,6 +129,9 @@ TUNED: Final = Style(
     pick_single=-1.5,
     called_trump=1,
     leaster_take=16,
+    unknown_take_trump=1,
+    picker_fourth=1,
+    partner_take=2,
 )
 """The policy of ``heuristic`` and of the search's rollouts: ``V1`` with the values a coordinate
 search by duplicate tournaments against ``V1``-derived players kept (``bench/tune.py``, wisconsin
@@ -136,4 +148,8 @@ a leaster, last to play with no trick yet, take a trick worth 16 points or less 
 took a trick can win). Last, the dealer's line came down from 6.9 to 5.0: between those values it
 made no measurable difference against ``V1`` (seeds 11-13, both presets) nor against ``TUNED``
 itself, and at tables of five ``heuristic`` bots under ``wisconsin`` it cuts the leasters from about
-one hand in four to one in ten (``bench/bots.py --bidding``)."""
+one hand in four to one in ten (``bench/bots.py --bidding``). Card play found by playing each
+legal card out on true deals with the heuristic after it (``docs/bots.md``, "Tuning"): a defender
+who does not yet know the partner takes a trump lead with its cheapest winning trump, and the picker
+in fourth seat, and the partner in third or fourth, take a trick the other side is winning with
+the cheapest winning card."""
