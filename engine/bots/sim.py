@@ -41,6 +41,7 @@ class Sim:
     __slots__ = (
         "alone",
         "blind_points",
+        "buried",
         "buried_points",
         "called",
         "leaster",
@@ -56,6 +57,8 @@ class Sim:
 
     alone: bool
     blind_points: int
+    buried: Mask
+    """The picker's bury: the picker has seen it, so it is not unseen in the picker's situation."""
     buried_points: int
     called: Card
     leaster: bool
@@ -85,6 +88,7 @@ class Sim:
         sim.leaster = hand.leaster
         sim.alone = hand.alone
         sim.multiplier = hand.stakes  # the doubler carry-over with every crack and blitz
+        sim.buried = hand.buried or 0
         sim.buried_points = mask_points(hand.buried)
         sim.blind_points = mask_points(hand.blind)
         sim.undo = []
@@ -246,7 +250,7 @@ class Sim:
             foes=foes,
             called=self.called,
             called_led=t.called_led_at >= 0,
-            unseen=ALL_CARDS & ~(t.played | hand),
+            unseen=ALL_CARDS & ~(t.played | hand | (self.buried if seat == picker else 0)),
             trick_number=t.ntricks,
             under=self.under if self.under >= 0 and not hand >> self.under & 1 else NO_CARD,
             void_in=t.void_in,
