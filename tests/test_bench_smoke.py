@@ -15,7 +15,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(script: str, *args: str, timeout: float = 120) -> str:
+def run_bench(script: str, *args: str, timeout: float = 120) -> str:
+    """Run ``bench/SCRIPT ARGS`` to its end; its standard output (the report)."""
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / script), *args],
         capture_output=True,
@@ -42,7 +43,7 @@ def _accepted(report: str) -> int:
     ids=["closed", "human"],
 )
 def test_the_server_benchmark_plays_and_reports(args: tuple[str, ...]) -> None:
-    report = _run("server.py", *args)
+    report = run_bench("server.py", *args)
     accepted = _accepted(report)
     assert accepted > 10
     assert "errors:" not in report  # every action was accepted, every frame decoded
@@ -53,13 +54,13 @@ def test_the_server_benchmark_plays_and_reports(args: tuple[str, ...]) -> None:
 
 
 def test_the_floor_benchmark_plays_and_reports() -> None:
-    report = _run("floor.py", "--tables", "2", "--seconds", "1")
+    report = run_bench("floor.py", "--tables", "2", "--seconds", "1")
     assert re.search(r"actions: [\d,]+ = [\d,]+ actions/s", report)
     assert "action -> any seat" not in report  # timed only at a pace
 
 
 def test_the_paced_floor_benchmark_times_every_seat() -> None:
-    report = _run("floor.py", "--tables", "5", "--seconds", "1", "--pace", "0.1")
+    report = run_bench("floor.py", "--tables", "5", "--seconds", "1", "--pace", "0.1")
     found = re.search(r"actions: ([\d,]+) = ", report)
     assert found is not None, report
     actions = int(found.group(1).replace(",", ""))
@@ -93,7 +94,7 @@ def test_a_child_that_dies_ends_the_run_instead_of_hanging_it(
 
 
 def test_the_in_process_table_benchmark_times_accepted_actions() -> None:
-    report = _run("table.py", "--tables", "5", "--actions", "300", "--warmup", "100")
+    report = run_bench("table.py", "--tables", "5", "--actions", "300", "--warmup", "100")
     found = re.search(r"actions timed: ([\d,]+)", report)
     assert found is not None and int(found.group(1).replace(",", "")) == 300, report
     assert re.search(r"server work per action: mean +[\d.]+ us", report), report
@@ -120,7 +121,7 @@ def test_compiled_without_a_compiled_build_says_so(script: str, tmp_path: Path) 
 
 
 def test_the_bots_load_benchmark_plays_and_reports() -> None:
-    report = _run(
+    report = run_bench(
         "bots_load.py", "--tables", "1", "--strategy", "random", "--seconds", "1", "--warmup", "0.5"
     )
     assert re.search(r"ping from another table \(ms\): p50 .*\(n=\d+\)", report), report
@@ -130,92 +131,30 @@ def test_the_bots_load_benchmark_plays_and_reports() -> None:
 
 
 def test_the_bots_benchmark_times_decisions_and_counts_rollouts() -> None:
-    report = _run("bots.py", "--hands", "2", "--strategies", "heuristic,search", "--rollouts", "20")
+    report = run_bench(
+        "bots.py", "--hands", "2", "--strategies", "heuristic,search", "--rollouts", "20"
+    )
     assert re.search(r"^search\s+all\s+\d+", report, re.MULTILINE), report
     assert re.search(r"search\s+work: \d+ rollouts \([\d,]+ per second of thinking\)", report)
     assert re.search(r"simulator: [\d,]+ rollouts/s", report)
 
 
 def test_the_tuner_runs_a_trial_and_names_the_best() -> None:
-    report = _run("tune.py", "--deals", "3", "--rounds", "1", "--knobs", "pick4", "--minutes", "1")
+    report = run_bench(
+        "tune.py", "--deals", "3", "--rounds", "1", "--knobs", "pick4", "--minutes", "1"
+    )
     assert re.search(r"round 1 pick4=[\d.]+ \(was [\d.]+\): [+-][\d.]+ ± [\d.]+", report), report
     assert re.search(r"^best: heuristic", report, re.MULTILINE), report
 
 
-def test_the_costly_requests_benchmark_plays_a_match_and_reports_each_request() -> None:
-    report = _run("attack_requests.py", "--seconds", "1", "--hands", "1", "--tables", "3")
-    assert "a 1-hand match played and 3 tables opened" in report
-    for request in ("history", "standings", "list_tables"):
-        line = next(x for x in report.splitlines() if x.strip().startswith(request))
-        assert re.search(r"victim ping: p50 +[\d.]+ +p99 +[\d.]+", line), report
-    assert "'ok':" in report
-
-
-def test_the_coach_attack_benchmark_reports_bot_moves_before_during_and_after() -> None:
-    report = _run("attack_coach.py", "--seconds", "1", "--strategy", "random")
-    for window in ("before", "during", "after"):
-        line = next(x for x in report.splitlines() if x.strip().startswith(window))
-        assert re.search(r"bot move: p50 +[\d.]+ +p99 +[\d.]+", line), report
-    assert "'asked':" in report
-
-
-def test_the_doors_attack_benchmark_reports_each_scenario() -> None:
-    # Eight scenarios, each with a door's clients to start: a minute on a busy machine.
-    report = _run(
-        "attack_doors.py", "--seconds", "1", "--loops", "1", "--settle", "0.2", timeout=240
-    )
-    scenarios = (
-        "tab churn",
-        "ssh churn",
-        "script GETs",
-        "resize flood",
-        "huge pty",
-        "slow quitters",
-    )
-    for scenario in scenarios:
-        line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
-        pattern = r"victim ping: p50 +[\d.]+ .* CPU-s \([\d.]+ the server alone\) in"
-        assert re.search(pattern, line), report
-    assert "attempts: {" in report
-
-
-def test_the_running_table_loop_of_the_attack_benchmark_reports_its_figures() -> None:
-    report = _run("attack.py", "--only", "running", "--seconds", "1")
-    assert re.search(r"running tables \d+ rounds from 2 addresses in [\d.]+ s: \{", report), report
-    assert "a newcomer from another address creates: ok" in report, report
-
-
 def test_the_action_log_benchmark_reports_bytes_per_action() -> None:
-    report = _run("action_log.py", "--actions", "2000", "--tables", "3")
+    report = run_bench("action_log.py", "--actions", "2000", "--tables", "3")
     found = re.search(r"on disk per action: ([\d.]+) bytes", report)
     assert found is not None, report
     assert 20 < float(found.group(1)) < 200  # a record of ~37 bytes and the row around it
     assert re.search(r"growth per hour at [\d,]+ actions/s: [\d,]+ MB", report)
 
 
-def test_the_match_ends_benchmark_reports_the_loops_and_the_standings() -> None:
-    report = _run("attack_matches.py", "--seconds", "1", "--matches", "200")
-    for scenario in ("end/rematch", "create/start/end/leave"):
-        line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
-        assert re.search(r"cycles/min .* MB an hour", line), report
-    line = next(x for x in report.splitlines() if x.strip().startswith("standings "))
-    assert re.search(r"victim ping: p50 +[\d.]+ .* server memory \d+ MB", line), report
-    assert "standings replies (" in report
-
-
-def test_the_mdns_flood_benchmark_reports_its_figures() -> None:
-    import os
-    import shutil
-
-    if os.geteuid() != 0 or shutil.which("ip") is None:
-        pytest.skip("bench/attack_mdns.py makes network namespaces: root and iproute2 only")
-    report = _run("attack_mdns.py", "--seconds", "1")
-    assert "announced on the LAN" in report, report
-    for name in ("quiet", "query flood"):
-        line = next(line for line in report.splitlines() if line.strip().startswith(name))
-        assert re.search(r"victim ping: p50 +[\d.]+ .* server CPU +\d+%", line), report
-
-
 def test_the_log_growth_benchmark_reports_bytes_per_cycle() -> None:
-    report = _run("log_growth.py", "--cycles", "10")
+    report = run_bench("log_growth.py", "--cycles", "10")
     assert re.search(r"\d+ B a cycle; growth per hour from one address [\d.]+ MB", report), report

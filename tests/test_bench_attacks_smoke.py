@@ -1,0 +1,76 @@
+"""The attack benchmarks still run: a second of each against the real server (a file of its own,
+so that the test workers share the slow smoke runs with :mod:`tests.test_bench_smoke`)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.test_bench_smoke import run_bench
+
+
+def test_the_costly_requests_benchmark_plays_a_match_and_reports_each_request() -> None:
+    report = run_bench("attack_requests.py", "--seconds", "1", "--hands", "1", "--tables", "3")
+    assert "a 1-hand match played and 3 tables opened" in report
+    for request in ("history", "standings", "list_tables"):
+        line = next(x for x in report.splitlines() if x.strip().startswith(request))
+        assert re.search(r"victim ping: p50 +[\d.]+ +p99 +[\d.]+", line), report
+    assert "'ok':" in report
+
+
+def test_the_coach_attack_benchmark_reports_bot_moves_before_during_and_after() -> None:
+    report = run_bench("attack_coach.py", "--seconds", "1", "--strategy", "random")
+    for window in ("before", "during", "after"):
+        line = next(x for x in report.splitlines() if x.strip().startswith(window))
+        assert re.search(r"bot move: p50 +[\d.]+ +p99 +[\d.]+", line), report
+    assert "'asked':" in report
+
+
+def test_the_doors_attack_benchmark_reports_each_scenario() -> None:
+    # Eight scenarios, each with a door's clients to start: a minute on a busy machine.
+    report = run_bench(
+        "attack_doors.py", "--seconds", "1", "--loops", "1", "--settle", "0.2", timeout=240
+    )
+    scenarios = (
+        "tab churn",
+        "ssh churn",
+        "script GETs",
+        "resize flood",
+        "huge pty",
+        "slow quitters",
+    )
+    for scenario in scenarios:
+        line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
+        pattern = r"victim ping: p50 +[\d.]+ .* CPU-s \([\d.]+ the server alone\) in"
+        assert re.search(pattern, line), report
+    assert "attempts: {" in report
+
+
+def test_the_running_table_loop_of_the_attack_benchmark_reports_its_figures() -> None:
+    report = run_bench("attack.py", "--only", "running", "--seconds", "1")
+    assert re.search(r"running tables \d+ rounds from 2 addresses in [\d.]+ s: \{", report), report
+    assert "a newcomer from another address creates: ok" in report, report
+
+
+def test_the_match_ends_benchmark_reports_the_loops_and_the_standings() -> None:
+    report = run_bench("attack_matches.py", "--seconds", "1", "--matches", "200")
+    for scenario in ("end/rematch", "create/start/end/leave"):
+        line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
+        assert re.search(r"cycles/min .* MB an hour", line), report
+    line = next(x for x in report.splitlines() if x.strip().startswith("standings "))
+    assert re.search(r"victim ping: p50 +[\d.]+ .* server memory \d+ MB", line), report
+    assert "standings replies (" in report
+
+
+def test_the_mdns_flood_benchmark_reports_its_figures() -> None:
+    import os
+    import shutil
+
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        pytest.skip("bench/attack_mdns.py makes network namespaces: root and iproute2 only")
+    report = run_bench("attack_mdns.py", "--seconds", "1")
+    assert "announced on the LAN" in report, report
+    for name in ("quiet", "query flood"):
+        line = next(line for line in report.splitlines() if line.strip().startswith(name))
+        assert re.search(r"victim ping: p50 +[\d.]+ .* server CPU +\d+%", line), report
