@@ -111,7 +111,8 @@ CARDS_PER_SEAT: Final = 6
 
 ACES: Final = tuple(parse_card("A" + s) for s in "CSH")
 TENS: Final = tuple(parse_card("T" + s) for s in "CSH")
-_ACE_MASK: Final = sum(1 << a for a in ACES)
+ACES_MASK: Final = sum(1 << a for a in ACES)
+"""The three fail aces (a picker owning all three calls a ten)."""
 _new_tuple: Final = tuple.__new__
 
 # For each seat and byte position, the plays of the cards in every byte value: a legal-play
@@ -540,7 +541,7 @@ class Hand:
                 calls.append(CALLS[seat][JD])
             calls.append(ALONES[seat])
             return tuple(calls)
-        candidates = TENS if owned & _ACE_MASK == _ACE_MASK else ACES
+        candidates = TENS if owned & ACES_MASK == ACES_MASK else ACES
         for c in candidates:
             if not owned >> c & 1 and hand & FAIL[c >> 3]:  # c >> 3: suit_of(c), no call
                 calls.append(CALLS[seat][c])

@@ -50,17 +50,13 @@ from engine.bots.policy import bits, choose_play
 from engine.bots.sim import Sim
 from engine.cards import FAIL, Card, Mask
 from engine.errors import SheepsheadError
-from engine.hand import ACES, PAIR_MASKS, TENS, Deal, Hand, crack_seats
+from engine.hand import ACES_MASK, PAIR_MASKS, TENS, Deal, Hand, crack_seats
 from engine.tricks import JD
 
 EXTRA: Final = 5
 """Slot index of the two cards outside the hands: the unseen bury, or the blind."""
 
 MAX_TRIES: Final = 60
-
-
-ACES_MASK: Final = sum(1 << ace for ace in ACES)
-"""The three fail aces."""
 
 
 class SamplingError(Exception):
