@@ -27,26 +27,6 @@ def test_the_coach_attack_benchmark_reports_bot_moves_before_during_and_after() 
     assert "'asked':" in report
 
 
-def test_the_doors_attack_benchmark_reports_each_scenario() -> None:
-    # Eight scenarios, each with a door's clients to start: a minute on a busy machine.
-    report = run_bench(
-        "attack_doors.py", "--seconds", "1", "--loops", "1", "--settle", "0.2", timeout=240
-    )
-    scenarios = (
-        "tab churn",
-        "ssh churn",
-        "script GETs",
-        "resize flood",
-        "huge pty",
-        "slow quitters",
-    )
-    for scenario in scenarios:
-        line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
-        pattern = r"victim ping: p50 +[\d.]+ .* CPU-s \([\d.]+ the server alone\) in"
-        assert re.search(pattern, line), report
-    assert "attempts: {" in report
-
-
 def test_the_running_table_loop_of_the_attack_benchmark_reports_its_figures() -> None:
     report = run_bench("attack.py", "--only", "running", "--seconds", "1")
     assert re.search(r"running tables \d+ rounds from 2 addresses in [\d.]+ s: \{", report), report

@@ -1,0 +1,19 @@
+"""The doors' attack benchmark still runs its SSH scenarios (a file of its own, beside
+:mod:`tests.test_bench_doors_web_smoke`, so that two test workers share the slow runs)."""
+
+from __future__ import annotations
+
+import re
+
+from tests.test_bench_doors_web_smoke import SCENARIO_LINE, doors_report
+
+SCENARIOS = ("ssh churn", "resize flood", "huge pty", "slow quitters")
+"""The SSH door's scenarios of ``bench/attack_doors.py``."""
+
+
+def test_the_doors_attack_benchmark_reports_each_ssh_scenario() -> None:
+    report = doors_report(SCENARIOS)
+    for scenario in SCENARIOS:
+        line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
+        assert re.search(SCENARIO_LINE, line), report
+    assert "attempts: {" in report

@@ -1,0 +1,39 @@
+"""The doors' attack benchmark still runs its browser scenarios (the SSH ones are in
+:mod:`tests.test_bench_doors_ssh_smoke`: a file each, so two test workers share the slow runs)."""
+
+from __future__ import annotations
+
+import re
+
+from tests.test_bench_smoke import run_bench
+
+SCENARIOS = ("tab churn", "script GETs", "ws GETs", "big pings")
+"""The browser door's scenarios of ``bench/attack_doors.py``."""
+
+SCENARIO_LINE = r"victim ping: p50 +[\d.]+ .* CPU-s \([\d.]+ the server alone\) in"
+"""What a scenario's report line says: the victim's pings and the door's CPU."""
+
+
+def doors_report(scenarios: tuple[str, ...]) -> str:
+    """A second of each of ``scenarios`` against one server and its doors: the report."""
+    return run_bench(
+        "attack_doors.py",
+        "--seconds",
+        "1",
+        "--loops",
+        "1",
+        "--settle",
+        "0.2",
+        "--scenarios",
+        ",".join(scenarios),
+        timeout=240,
+    )
+
+
+def test_the_doors_attack_benchmark_reports_each_browser_scenario() -> None:
+    report = doors_report(SCENARIOS)
+    for scenario in SCENARIOS:
+        line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
+        assert re.search(SCENARIO_LINE, line), report
+    assert "well-behaved browser at" in report, report
+    assert "attempts: {" in report
