@@ -35,8 +35,10 @@ def _percentile(values: list[float], q: float) -> float:
 def time_strategy(
     name: str, hands: int, seed: int, rules: Any, think_time: float | None
 ) -> tuple[dict[str, list[float]], dict[str, int]]:
-    """Decision times (seconds) of ``name`` by decision kind over ``hands`` hands, and the
-    strategy's work counters summed over them (rollouts, nodes; empty if it keeps none)."""
+    """Decision times (seconds) of ``name`` (a strategy spec, options allowed:
+    ``search:samples=80``) by decision kind over ``hands`` hands, and the strategy's work
+    counters summed over them (rollouts, nodes; empty if it keeps none)."""
+    from client.bot_runner import strategy_factory
     from engine.actions import action_from_dict
     from engine.bots import make_strategy
     from engine.hand import Hand
@@ -45,11 +47,10 @@ def time_strategy(
     times: dict[str, list[float]] = {}
     work: dict[str, int] = {}
     filler = make_strategy("heuristic")
-    clock = time.monotonic if think_time is not None else None
+    factory = strategy_factory(name, think_time)
     for n in range(hands):
         seat_of_bot = n % 5
-        timing = {"clock": clock, "think_time": think_time} if clock is not None else {}
-        bot = make_strategy(name, seed=seed + n, **timing)
+        bot = factory(seed + n)
         hand = Hand.from_seed(rules, (n // 5) % 5, seed * 100_003 + n)
         while not hand.is_over:
             seat = hand.turn
@@ -108,7 +109,8 @@ def main() -> None:
     parser.add_argument(
         "--strategies",
         default="random,heuristic,search",
-        help="comma-separated strategy names (default random,heuristic,search)",
+        help="comma-separated strategy specs, options allowed: search:samples=80 "
+        "(default random,heuristic,search)",
     )
     parser.add_argument("--seed", type=int, default=1, help="deal seed (default 1)")
     parser.add_argument("--rules", default="wisconsin", help="rules preset (default wisconsin)")

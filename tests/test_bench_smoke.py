@@ -132,10 +132,12 @@ def test_the_bots_load_benchmark_plays_and_reports() -> None:
 
 def test_the_bots_benchmark_times_decisions_and_counts_rollouts() -> None:
     report = run_bench(
-        "bots.py", "--hands", "2", "--strategies", "heuristic,search", "--rollouts", "20"
+        "bots.py", "--hands", "2", "--strategies", "heuristic,search:samples=10", "--rollouts", "20"
     )
-    assert re.search(r"^search\s+all\s+\d+", report, re.MULTILINE), report
-    assert re.search(r"search\s+work: \d+ rollouts \([\d,]+ per second of thinking\)", report)
+    assert re.search(r"^search:samples=10\s+all\s+\d+", report, re.MULTILINE), report
+    assert re.search(
+        r"search:samples=10\s+work: \d+ rollouts \([\d,]+ per second of thinking\)", report
+    )
     assert re.search(r"simulator: [\d,]+ rollouts/s", report)
 
 
