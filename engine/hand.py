@@ -390,7 +390,9 @@ class Hand:
         self.play_state = TrickPlay(hands, self.strength, (dealer + 1) % NUM_SEATS, taken, won)
         self.actions = []
         self._legal: tuple[Action, ...] | None = None
-        self._play_mask: int = -1
+        # None until asked: a sentinel compared by identity, where `< 0` on a mask holding the
+        # cards of bits 30 and 31 (a two-digit int in CPython) takes the slow generic compare.
+        self._play_mask: Mask | None = None
         self._result: HandResult | None = None
 
     @classmethod
@@ -463,7 +465,7 @@ class Hand:
             if self.phase == "play":
                 # Most of a hand's turns: the legal cards' plays, four table lookups.
                 m = self._play_mask
-                if m < 0:
+                if m is None:
                     m = self._play_mask = legal_cards(self.play_state)
                 t = _PLAY_BYTES[self.play_state.turn]
                 legal = t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
@@ -477,7 +479,7 @@ class Hand:
         if self.phase != "play":
             return 0
         mask = self._play_mask
-        if mask < 0:
+        if mask is None:
             mask = self._play_mask = legal_cards(self.play_state)
         return mask
 
@@ -683,12 +685,12 @@ class Hand:
             card = action.card
             play = self.play_state
             mask = self._play_mask
-            if mask < 0:
+            if mask is None:
                 mask = legal_cards(play)
-            if not mask >> card & 1:
+            if not mask & CARD_BITS[card]:
                 self._raise_illegal_play(card)
             self._legal = None
-            self._play_mask = -1
+            self._play_mask = None
             self.actions.append(action)
             cards = play.current
             leader = play.leader
@@ -706,7 +708,7 @@ class Hand:
         kind = type(action)
         self.verify(action)  # a card played out of turn or out of trick play raises here
         self._legal = None
-        self._play_mask = -1
+        self._play_mask = None
         self.actions.append(action)
         if kind is Pass:
             self._pass(action.seat)
