@@ -496,7 +496,9 @@ class Hand:
         if phase == "bury":
             pairs = combinations(cards_of(self.hands[seat]), 2)
             burials: tuple[Action, ...] = tuple(map(BURIES[seat].__getitem__, pairs))
-            return burials + self._legal_blitzes(seat)
+            if self.rules.blitzing:
+                return burials + self._legal_blitzes(seat)
+            return burials
         if phase == "call":
             return self._legal_calls(seat)
         if phase == "crack":
@@ -510,9 +512,8 @@ class Hand:
         return tuple(p for p in PAIRS if hand & PAIR_MASKS[p] == PAIR_MASKS[p])
 
     def _legal_blitzes(self, seat: Seat) -> tuple[Action, ...]:
-        """The picker's blitzes still open: each queen pair held and not yet shown."""
-        if not self.rules.blitzing:
-            return ()
+        """The picker's blitzes still open (under blitzing): each queen pair held and not yet
+        shown."""
         shown = [pair for _, pair in self.blitzes]
         return tuple(BLITZES[seat][p] for p in self._pairs_held(seat) if p not in shown)
 
@@ -574,7 +575,10 @@ class Hand:
         if self.phase == "bury" and type(action) is Bury:
             self._verify_bury(action)
             return
-        legal = self.legal_actions()
+        # The list apply's caller has just asked for, most often: no second call to fetch it.
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
         # By identity first: legal actions are shared objects, and `in` would compare each one
         # before the match with the dataclass __eq__ (two Python calls a mismatch).
         for a in legal:
@@ -766,8 +770,10 @@ class Hand:
     def _call(self, c: Card, under: Card | None) -> None:
         self.called = c
         self.under = under
-        for s in range(NUM_SEATS):
-            if s != self.picker and self.hands[s] >> c & 1:
+        picker = self.picker
+        bit = 1 << c
+        for s, held in enumerate(self.hands):
+            if held & bit and s != picker:
                 self.partner = s
         self._after_call()
 
