@@ -35,6 +35,7 @@ from engine import errors
 from engine.cards import (
     FAIL,
     FOLLOW,
+    FOLLOW_CLASS,
     POINTS,
     POWER,
     TRUMP,
@@ -322,13 +323,13 @@ def advance(t: TrickPlay, seat: int, card: Card) -> int:
     t.hands[seat] -= bit
     t.played += bit
     current = t.current
-    # A card's follow class is one of a few shared masks: comparing them allocates nothing.
-    follows = FOLLOW[card]
     if current:
-        lead_class = FOLLOW[current[0]]
-        if follows != lead_class and card != t.under:
-            t.void_in[seat] |= lead_class
-    elif follows == t.called_mask and t.called_led_at < 0:
+        lead = current[0]
+        # Follow classes compared by their small numbers: the trump mask, with bits 30 and 31,
+        # is a two-digit int in CPython, which takes the generic (slow) compare.
+        if FOLLOW_CLASS[card] != FOLLOW_CLASS[lead] and card != t.under:
+            t.void_in[seat] |= FOLLOW[lead]
+    elif t.called_led_at < 0 and FOLLOW[card] == t.called_mask:
         t.called_led_at = t.ntricks
     current.append(card)
     if card == t.called:
