@@ -124,6 +124,22 @@ _PLAY_BYTES: Final = tuple(
     )
     for s in range(NUM_SEATS)
 )
+
+
+def _few_plays(seat: Seat) -> dict[Mask, tuple[Play, ...]]:
+    plays = PLAYS[seat]
+    few: dict[Mask, tuple[Play, ...]] = {}
+    for a in range(32):
+        few[1 << a] = (plays[a],)
+        for b in range(a + 1, 32):
+            few[1 << a | 1 << b] = (plays[a], plays[b])
+    return few
+
+
+# For each seat, the plays of every set of one or two cards (528 sets, about 60 kB a seat): two
+# turns in three of random play have no more legal cards than that, and one dict lookup here
+# costs much less than the four byte lookups and three joins of _PLAY_BYTES.
+_FEW_PLAYS: Final = tuple(_few_plays(s) for s in range(NUM_SEATS))
 _PICK_OR_PASS: Final = tuple((PICKS[s], PASSES[s]) for s in range(NUM_SEATS))
 _PICK_ONLY: Final = tuple((PICKS[s],) for s in range(NUM_SEATS))
 
@@ -463,12 +479,15 @@ class Hand:
         legal = self._legal
         if legal is None:
             if self.phase == "play":
-                # Most of a hand's turns: the legal cards' plays, four table lookups.
+                # Most of a hand's turns: the legal cards' plays, one or four table lookups.
                 m = self._play_mask
                 if m is None:
                     m = self._play_mask = legal_cards(self.play_state)
-                t = _PLAY_BYTES[self.play_state.turn]
-                legal = t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
+                seat = self.play_state.turn
+                legal = _FEW_PLAYS[seat].get(m)
+                if legal is None:
+                    t = _PLAY_BYTES[seat]
+                    legal = t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
             else:
                 legal = self._compute_legal()
             self._legal = legal
