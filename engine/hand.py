@@ -406,9 +406,10 @@ class Hand:
         self.play_state = TrickPlay(hands, self.strength, (dealer + 1) % NUM_SEATS, taken, won)
         self.actions = []
         self._legal: tuple[Action, ...] | None = None
-        # None until asked: a sentinel compared by identity, where `< 0` on a mask holding the
-        # cards of bits 30 and 31 (a two-digit int in CPython) takes the slow generic compare.
-        self._play_mask: Mask | None = None
+        # 0 until asked (the seat to act always has a legal card): testing it is then a truth
+        # test, where `< 0` on a mask holding the cards of bits 30 and 31 (a two-digit int)
+        # took CPython's generic compare.
+        self._play_mask: Mask = 0
         self._result: HandResult | None = None
 
     @classmethod
@@ -481,7 +482,7 @@ class Hand:
             if self.phase == "play":
                 # Most of a hand's turns: the legal cards' plays, one or four table lookups.
                 m = self._play_mask
-                if m is None:
+                if not m:
                     m = self._play_mask = legal_cards(self.play_state)
                 seat = self.play_state.turn
                 legal = _FEW_PLAYS[seat].get(m)
@@ -498,7 +499,7 @@ class Hand:
         if self.phase != "play":
             return 0
         mask = self._play_mask
-        if mask is None:
+        if not mask:
             mask = self._play_mask = legal_cards(self.play_state)
         return mask
 
@@ -708,12 +709,13 @@ class Hand:
             card = action.card
             play = self.play_state
             mask = self._play_mask
-            if mask is None:
-                mask = legal_cards(play)
-            if not mask & CARD_BITS[card]:
-                self._raise_illegal_play(card)
+            if not mask & CARD_BITS[card]:  # an illegal card, or the mask not yet asked for
+                if not mask:
+                    mask = legal_cards(play)
+                if not mask & CARD_BITS[card]:
+                    self._raise_illegal_play(card)
             self._legal = None
-            self._play_mask = None
+            self._play_mask = 0
             self.actions.append(action)
             cards = play.current
             leader = play.leader
@@ -731,7 +733,7 @@ class Hand:
         kind = type(action)
         self.verify(action)  # a card played out of turn or out of trick play raises here
         self._legal = None
-        self._play_mask = None
+        self._play_mask = 0
         self.actions.append(action)
         if kind is Pass:
             self._pass(action.seat)
