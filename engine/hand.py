@@ -136,10 +136,15 @@ def _few_plays(seat: Seat) -> dict[Mask, tuple[Play, ...]]:
     return few
 
 
+_INTERPRETED: Final = __file__.endswith(".py")
+"""Whether this module runs as Python source (False in the mypyc build, docs/performance.md)."""
+
 # For each seat, the plays of every set of one or two cards (528 sets, about 60 kB a seat): two
-# turns in three of random play have no more legal cards than that, and one dict lookup here
-# costs much less than the four byte lookups and three joins of _PLAY_BYTES.
-_FEW_PLAYS: Final = tuple(_few_plays(s) for s in range(NUM_SEATS))
+# turns in three of random play have no more legal cards than that, and in the interpreter one
+# dict lookup here costs much less than the four byte lookups and three joins of _PLAY_BYTES.
+# Not in the mypyc build, where the byte tables' shifts are machine operations and the lookup
+# would box the mask: there the dicts are empty and not asked.
+_FEW_PLAYS: Final = tuple(_few_plays(s) if _INTERPRETED else {} for s in range(NUM_SEATS))
 _PICK_OR_PASS: Final = tuple((PICKS[s], PASSES[s]) for s in range(NUM_SEATS))
 _PICK_ONLY: Final = tuple((PICKS[s],) for s in range(NUM_SEATS))
 
@@ -485,7 +490,7 @@ class Hand:
                 if not m:
                     m = self._play_mask = legal_cards(self.play_state)
                 seat = self.play_state.turn
-                legal = _FEW_PLAYS[seat].get(m)
+                legal = _FEW_PLAYS[seat].get(m) if _INTERPRETED else None
                 if legal is None:
                     t = _PLAY_BYTES[seat]
                     legal = t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
