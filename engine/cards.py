@@ -141,6 +141,11 @@ FOLLOW: Final[tuple[Mask, ...]] = tuple(
 )
 """For every card, the mask of cards that follow it: all trump, or its fail suit."""
 
+FOLLOW_CLASS: Final[tuple[int, ...]] = tuple(
+    3 if (1 << c) & TRUMP else suit_of(c) for c in range(32)
+)
+"""For every card, its follow class as a small number: its fail suit (0-2), or 3 for trump."""
+
 
 def _power_table(order: JackOrder) -> tuple[int, ...]:
     table = [0] * 32

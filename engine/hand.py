@@ -124,6 +124,27 @@ _PLAY_BYTES: Final = tuple(
     )
     for s in range(NUM_SEATS)
 )
+
+
+def _few_plays(seat: Seat) -> dict[Mask, tuple[Play, ...]]:
+    plays = PLAYS[seat]
+    few: dict[Mask, tuple[Play, ...]] = {}
+    for a in range(32):
+        few[1 << a] = (plays[a],)
+        for b in range(a + 1, 32):
+            few[1 << a | 1 << b] = (plays[a], plays[b])
+    return few
+
+
+_INTERPRETED: Final = __file__.endswith(".py")
+"""Whether this module runs as Python source (False in the mypyc build, docs/performance.md)."""
+
+# For each seat, the plays of every set of one or two cards (528 sets, about 60 kB a seat): two
+# turns in three of random play have no more legal cards than that, and in the interpreter one
+# dict lookup here costs much less than the four byte lookups and three joins of _PLAY_BYTES.
+# Not in the mypyc build, where the byte tables' shifts are machine operations and the lookup
+# would box the mask: there the dicts are empty and not asked.
+_FEW_PLAYS: Final = tuple(_few_plays(s) if _INTERPRETED else {} for s in range(NUM_SEATS))
 _PICK_OR_PASS: Final = tuple((PICKS[s], PASSES[s]) for s in range(NUM_SEATS))
 _PICK_ONLY: Final = tuple((PICKS[s],) for s in range(NUM_SEATS))
 
@@ -390,7 +411,10 @@ class Hand:
         self.play_state = TrickPlay(hands, self.strength, (dealer + 1) % NUM_SEATS, taken, won)
         self.actions = []
         self._legal: tuple[Action, ...] | None = None
-        self._play_mask: int = -1
+        # 0 until asked (the seat to act always has a legal card): testing it is then a truth
+        # test, where `< 0` on a mask holding the cards of bits 30 and 31 (a two-digit int)
+        # took CPython's generic compare.
+        self._play_mask: Mask = 0
         self._result: HandResult | None = None
 
     @classmethod
@@ -461,12 +485,15 @@ class Hand:
         legal = self._legal
         if legal is None:
             if self.phase == "play":
-                # Most of a hand's turns: the legal cards' plays, four table lookups.
+                # Most of a hand's turns: the legal cards' plays, one or four table lookups.
                 m = self._play_mask
-                if m < 0:
+                if not m:
                     m = self._play_mask = legal_cards(self.play_state)
-                t = _PLAY_BYTES[self.play_state.turn]
-                legal = t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
+                seat = self.play_state.turn
+                legal = _FEW_PLAYS[seat].get(m) if _INTERPRETED else None
+                if legal is None:
+                    t = _PLAY_BYTES[seat]
+                    legal = t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
             else:
                 legal = self._compute_legal()
             self._legal = legal
@@ -477,7 +504,7 @@ class Hand:
         if self.phase != "play":
             return 0
         mask = self._play_mask
-        if mask < 0:
+        if not mask:
             mask = self._play_mask = legal_cards(self.play_state)
         return mask
 
@@ -494,7 +521,9 @@ class Hand:
         if phase == "bury":
             pairs = combinations(cards_of(self.hands[seat]), 2)
             burials: tuple[Action, ...] = tuple(map(BURIES[seat].__getitem__, pairs))
-            return burials + self._legal_blitzes(seat)
+            if self.rules.blitzing:
+                return burials + self._legal_blitzes(seat)
+            return burials
         if phase == "call":
             return self._legal_calls(seat)
         if phase == "crack":
@@ -508,9 +537,8 @@ class Hand:
         return tuple(p for p in PAIRS if hand & PAIR_MASKS[p] == PAIR_MASKS[p])
 
     def _legal_blitzes(self, seat: Seat) -> tuple[Action, ...]:
-        """The picker's blitzes still open: each queen pair held and not yet shown."""
-        if not self.rules.blitzing:
-            return ()
+        """The picker's blitzes still open (under blitzing): each queen pair held and not yet
+        shown."""
         shown = [pair for _, pair in self.blitzes]
         return tuple(BLITZES[seat][p] for p in self._pairs_held(seat) if p not in shown)
 
@@ -572,7 +600,10 @@ class Hand:
         if self.phase == "bury" and type(action) is Bury:
             self._verify_bury(action)
             return
-        legal = self.legal_actions()
+        # The list apply's caller has just asked for, most often: no second call to fetch it.
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
         # By identity first: legal actions are shared objects, and `in` would compare each one
         # before the match with the dataclass __eq__ (two Python calls a mismatch).
         for a in legal:
@@ -683,12 +714,13 @@ class Hand:
             card = action.card
             play = self.play_state
             mask = self._play_mask
-            if mask < 0:
-                mask = legal_cards(play)
-            if not mask >> card & 1:
-                self._raise_illegal_play(card)
+            if not mask & CARD_BITS[card]:  # an illegal card, or the mask not yet asked for
+                if not mask:
+                    mask = legal_cards(play)
+                if not mask & CARD_BITS[card]:
+                    self._raise_illegal_play(card)
             self._legal = None
-            self._play_mask = -1
+            self._play_mask = 0
             self.actions.append(action)
             cards = play.current
             leader = play.leader
@@ -706,7 +738,7 @@ class Hand:
         kind = type(action)
         self.verify(action)  # a card played out of turn or out of trick play raises here
         self._legal = None
-        self._play_mask = -1
+        self._play_mask = 0
         self.actions.append(action)
         if kind is Pass:
             self._pass(action.seat)
@@ -764,8 +796,10 @@ class Hand:
     def _call(self, c: Card, under: Card | None) -> None:
         self.called = c
         self.under = under
-        for s in range(NUM_SEATS):
-            if s != self.picker and self.hands[s] >> c & 1:
+        picker = self.picker
+        bit = 1 << c
+        for s, held in enumerate(self.hands):
+            if held & bit and s != picker:
                 self.partner = s
         self._after_call()
 

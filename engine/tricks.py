@@ -35,6 +35,7 @@ from engine import errors
 from engine.cards import (
     FAIL,
     FOLLOW,
+    FOLLOW_CLASS,
     POINTS,
     POWER,
     TRUMP,
@@ -88,6 +89,8 @@ NEXT_SEAT: Final = (1, 2, 3, 4, 0)
 FAIL_SUIT_NAMES: Final = ("clubs", "spades", "hearts")
 """Names of the fail suits clubs, spades, hearts, indexed by suit."""
 
+_NOBODY_RULED: Final = (False,) * 5
+
 
 def parse_mask(codes: str) -> Mask:
     """The mask of space-separated card codes (for examples and tests).
@@ -132,6 +135,7 @@ class TrickPlay:
         "picker",
         "played",
         "revealed",
+        "ruled",
         "strength",
         "taken",
         "turn",
@@ -168,6 +172,10 @@ class TrickPlay:
     called_mask: Mask
     """The called card's fail suit (0: nothing, or JD, called: no called-suit rules)."""
     under: Card
+    ruled: tuple[bool, ...]
+    """Per seat, whether the called-suit rules can bind it: the picker and the partner when a
+    fail card was called. A tuple, not a mask: :func:`legal_cards` asks it for every card, and
+    indexing a tuple is cheaper in CPython than shifting and masking an int."""
     strength: tuple[tuple[int, ...], ...]
 
     def __init__(
@@ -193,6 +201,7 @@ class TrickPlay:
         self.picker = self.partner = NO_SEAT
         self.called = self.under = NO_CARD
         self.called_mask = 0
+        self.ruled = _NOBODY_RULED
 
     def start(self, picker: int, partner: int, called: Card, under: Card) -> None:
         """Set what the bidding decided: the picker, the partner (who holds the called card),
@@ -200,8 +209,14 @@ class TrickPlay:
         self.picker = picker
         self.partner = partner
         self.called = called
-        self.called_mask = called_suit_mask(called)
+        self.called_mask = mask = called_suit_mask(called)
         self.under = under
+        ruled = [False] * 5
+        if mask:
+            for seat in picker, partner:
+                if seat >= 0:
+                    ruled[seat] = True
+        self.ruled = tuple(ruled)
 
     def copy(self) -> TrickPlay:
         """An independent copy (fresh lists; the tuple of strengths is shared)."""
@@ -228,7 +243,7 @@ def legal_cards(t: TrickPlay) -> Mask:
     seat = t.turn
     hand = t.hands[seat]
     current = t.current
-    if (seat == t.partner or seat == t.picker) and t.called_mask and t.ntricks != LAST_TRICK:
+    if t.ruled[seat] and t.ntricks != LAST_TRICK:
         # The called-suit rules can narrow following suit (play_rule explains how): for the
         # partner while it holds the called card; for the picker while it holds an unknown
         # card, or, on a trick already led, until the called suit is led (the hold card).
@@ -302,17 +317,19 @@ def advance(t: TrickPlay, seat: int, card: Card) -> int:
     everywhere. A closed trick's cards stay in the list that was ``t.current`` (the caller may
     hold it); ``t.current`` becomes a new list.
     """
+    # Subtracting and adding the bit, not xor and or: the same for a held card, not yet played,
+    # and CPython has a fast path for int + and - but none for ^ or |.
     bit = CARD_BITS[card]
-    t.hands[seat] ^= bit
-    t.played |= bit
+    t.hands[seat] -= bit
+    t.played += bit
     current = t.current
-    # A card's follow class is one of a few shared masks: comparing them allocates nothing.
-    follows = FOLLOW[card]
     if current:
-        lead_class = FOLLOW[current[0]]
-        if follows != lead_class and card != t.under:
-            t.void_in[seat] |= lead_class
-    elif follows == t.called_mask and t.called_led_at < 0:
+        lead = current[0]
+        # Follow classes compared by their small numbers: the trump mask, with bits 30 and 31,
+        # is a two-digit int in CPython, which takes the generic (slow) compare.
+        if FOLLOW_CLASS[card] != FOLLOW_CLASS[lead] and card != t.under:
+            t.void_in[seat] |= FOLLOW[lead]
+    elif t.called_led_at < 0 and FOLLOW[card] == t.called_mask:
         t.called_led_at = t.ntricks
     current.append(card)
     if card == t.called:
