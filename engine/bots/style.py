@@ -89,6 +89,9 @@ class Style:
     partner_take: int = 0
     """With at most this many seats still to play after it, the picker's partner takes a trick
     the other side is winning with its lowest winning card, whatever it is worth (0: never)."""
+    picker_trusts: int = 0
+    """1: the picker, its partner known and winning a fail lead that a seat still to play may
+    trump, schmears onto it rather than taking it over with a sure trump (0)."""
     leaster_take: int = 0
     """In a leaster, a seat that has taken no points yet and plays last takes a trick (not the
     last, which carries the blind) when it and the winning card come to at most this many points:
@@ -132,6 +135,7 @@ TUNED: Final = Style(
     unknown_take_trump=1,
     picker_fourth=1,
     partner_take=2,
+    picker_trusts=1,
 )
 """The policy of ``heuristic`` and of the search's rollouts: ``V1`` with the values a coordinate
 search by duplicate tournaments against ``V1``-derived players kept (``bench/tune.py``, wisconsin
@@ -152,4 +156,5 @@ one hand in four to one in ten (``bench/bots.py --bidding``). Card play found by
 legal card out on true deals with the heuristic after it (``docs/bots.md``, "Tuning"): a defender
 who does not yet know the partner takes a trump lead with its cheapest winning trump, and the picker
 in fourth seat, and the partner in third or fourth, take a trick the other side is winning with
-the cheapest winning card."""
+the cheapest winning card; the picker schmears onto its known partner's fail trick rather than
+trumping it (found by the same play-outs, issue 30)."""
