@@ -92,6 +92,9 @@ class Style:
     picker_trusts: int = 0
     """1: the picker, its partner known and winning a fail lead that a seat still to play may
     trump, schmears onto it rather than taking it over with a sure trump (0)."""
+    ace_take: int = 0
+    """1: a defender trumps the called ace (winning its suit's lead) with its cheapest winning
+    trump, however many points are on the trick."""
     leaster_take: int = 0
     """In a leaster, a seat that has taken no points yet and plays last takes a trick (not the
     last, which carries the blind) when it and the winning card come to at most this many points:
@@ -136,6 +139,7 @@ TUNED: Final = Style(
     picker_fourth=1,
     partner_take=2,
     picker_trusts=1,
+    ace_take=1,
 )
 """The policy of ``heuristic`` and of the search's rollouts: ``V1`` with the values a coordinate
 search by duplicate tournaments against ``V1``-derived players kept (``bench/tune.py``, wisconsin
@@ -157,4 +161,5 @@ legal card out on true deals with the heuristic after it (``docs/bots.md``, "Tun
 who does not yet know the partner takes a trump lead with its cheapest winning trump, and the picker
 in fourth seat, and the partner in third or fourth, take a trick the other side is winning with
 the cheapest winning card; the picker schmears onto its known partner's fail trick rather than
-trumping it (found by the same play-outs, issue 30)."""
+trumping it, and a defender trumps the called ace with its cheapest winning trump (found by the
+same play-outs, issue 30)."""

@@ -388,3 +388,31 @@ def test_the_picker_schmears_onto_its_known_partners_fail_trick() -> None:
     assert HeuristicStrategy().choose(view, view["legal"])["card"] == "TS"
     assert HeuristicStrategy(picker_trusts=0).choose(view, view["legal"])["card"] == "QH"
     assert HeuristicV1Strategy().choose(view, view["legal"])["card"] == "QH"
+
+
+def test_a_defender_trumps_the_called_ace_with_its_cheapest_trump() -> None:
+    deal = (
+        "8H 9H QD JS 7C KS",
+        "AH AC JD AD 8C 7S",
+        "QC 7D TC 9C AS KC",
+        "QS QH JC JH 7H TS",
+        "TH KH KD 9D 8D TD",
+    )
+    plays = [
+        {"seat": 0, "action": "pass"},
+        {"seat": 1, "action": "pass"},
+        {"seat": 2, "action": "pass"},
+        {"seat": 3, "action": "pick"},
+        {"seat": 3, "action": "bury", "cards": ["8S", "9S"]},
+        {"seat": 3, "action": "call", "card": "AH"},
+        {"seat": 0, "action": "play", "card": "8H"},
+        {"seat": 1, "action": "play", "card": "AH"},
+    ]
+    hand = scripted(deal, "8S 9S", plays)
+    assert hand.turn == 2 and hand.partner_revealed
+    view = seat_view(hand, 2)
+    # The called ace is winning its suit's lead and seat 2 has none: the seven of diamonds
+    # takes it; without the rule the trick (11 points) is worth a sure trump, the boss queen.
+    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "7D"
+    assert HeuristicStrategy(ace_take=0).choose(view, view["legal"])["card"] == "QC"
+    assert HeuristicV1Strategy().choose(view, view["legal"])["card"] == "QC"
