@@ -232,7 +232,15 @@ def _lead(s: Situation) -> Card:
                 # Trump is drawn: cash fail winners, then the rest.
                 return _lead_fail(s, fails, prefer_winners=True)
             if s.seat == s.picker and len(trumps) >= s.style.picker_top:
-                return top if power[top] >= power[QS] else _low_trump(trumps, power)
+                if power[top] < power[QS]:
+                    return _low_trump(trumps, power)
+                if s.style.picker_second and len(trumps) > 1:
+                    # Not the boss (that was led above): the queen of spades would feed the
+                    # queen of clubs; the next trump down draws trump as well and keeps the
+                    # queen to take the club queen's trick later (the search's lead here, 1.1-1.4
+                    # points a time played out on true deals).
+                    return max((c for c in trumps if c != top), key=lambda c: power[c])
+                return top
             return _low_trump(trumps, power)
         return _lead_fail(s, fails, prefer_winners=True)
     # Defender (or not yet known): lead the called suit, then fail, trump last.

@@ -416,3 +416,27 @@ def test_a_defender_trumps_the_called_ace_with_its_cheapest_trump() -> None:
     assert HeuristicStrategy().choose(view, view["legal"])["card"] == "7D"
     assert HeuristicStrategy(ace_take=0).choose(view, view["legal"])["card"] == "QC"
     assert HeuristicV1Strategy().choose(view, view["legal"])["card"] == "QC"
+
+
+def test_the_picker_leads_its_second_trump_rather_than_a_queen_of_spades_that_is_not_boss() -> None:
+    deal = (
+        "QS JS 9D 8D 7D 7H",
+        "QC QH AC TC KC 7C",
+        "QD JC AS TS KS 9S",
+        "JH JD 8S 7S AH TH",
+        "AD TD KD KH 9H 8H",
+    )
+    plays = [
+        {"seat": 0, "action": "pick"},
+        {"seat": 0, "action": "bury", "cards": ["8C", "9C"]},
+        {"seat": 0, "action": "call", "card": "AH"},
+    ]
+    hand = scripted(deal, "8C 9C", plays)
+    assert hand.turn == 0
+    view = seat_view(hand, 0)
+    # The queen of clubs is still out, so the queen of spades led would feed it: the jack of
+    # spades (the best jack under the seed preset's order) goes first; without the rule the
+    # queen does.
+    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "JS"
+    assert HeuristicStrategy(picker_second=0).choose(view, view["legal"])["card"] == "QS"
+    assert HeuristicV1Strategy().choose(view, view["legal"])["card"] == "QS"
