@@ -89,6 +89,15 @@ class Style:
     partner_take: int = 0
     """With at most this many seats still to play after it, the picker's partner takes a trick
     the other side is winning with its lowest winning card, whatever it is worth (0: never)."""
+    picker_trusts: int = 0
+    """1: the picker, its partner known and winning a fail lead that a seat still to play may
+    trump, schmears onto it rather than taking it over with a sure trump (0)."""
+    ace_take: int = 0
+    """1: a defender trumps the called ace (winning its suit's lead) with its cheapest winning
+    trump, however many points are on the trick."""
+    picker_second: int = 0
+    """1: the picker that would lead its top trump, the queen of spades with the queen of clubs
+    still out (not the boss), leads its second-best trump instead."""
     leaster_take: int = 0
     """In a leaster, a seat that has taken no points yet and plays last takes a trick (not the
     last, which carries the blind) when it and the winning card come to at most this many points:
@@ -132,6 +141,9 @@ TUNED: Final = Style(
     unknown_take_trump=1,
     picker_fourth=1,
     partner_take=2,
+    picker_trusts=1,
+    ace_take=1,
+    picker_second=1,
 )
 """The policy of ``heuristic`` and of the search's rollouts: ``V1`` with the values a coordinate
 search by duplicate tournaments against ``V1``-derived players kept (``bench/tune.py``, wisconsin
@@ -152,4 +164,7 @@ one hand in four to one in ten (``bench/bots.py --bidding``). Card play found by
 legal card out on true deals with the heuristic after it (``docs/bots.md``, "Tuning"): a defender
 who does not yet know the partner takes a trump lead with its cheapest winning trump, and the picker
 in fourth seat, and the partner in third or fourth, take a trick the other side is winning with
-the cheapest winning card."""
+the cheapest winning card; the picker schmears onto its known partner's fail trick rather than
+trumping it, and a defender trumps the called ace with its cheapest winning trump (found by the
+same play-outs, issue 30), and the picker leads its second-best trump rather than a queen of
+spades the queen of clubs can take (found by the search's card played out on true deals)."""
