@@ -100,7 +100,8 @@ deals, docs/bots.md) and takes about a quarter of the time."""
 DEFAULT_INFO_SETS: Final = False
 """Whether the model endgame chooses this seat's later cards once per information set over
 all the sampled deals (:func:`solve_info_sets`) rather than in each deal as if it saw it
-(:func:`solve_model`)."""
+(:func:`solve_model`): off, it scored -0.006 [-0.111, +0.099] a seat-hand against the
+per-deal choice (wisconsin, 150 deals, docs/bots.md)."""
 
 DEFAULT_PICK_SHIFT: Final = 0.0
 """Added to the heuristic's picking line (negative: the search picks lighter hands)."""
