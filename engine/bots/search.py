@@ -22,6 +22,7 @@ heuristic, with a rollout check of close choices (``setup_samples``).
 
 >>> from engine.actions import action_from_dict
 >>> from engine.hand import Hand
+from engine.tricks import legal_cards, trick_points, trick_winner
 >>> from engine.rules import RuleSet
 >>> from engine.view import seat_view
 >>> hand = Hand.from_seed(RuleSet(), dealer=0, seed=5)
@@ -51,6 +52,7 @@ from engine.bots.sim import Sim
 from engine.bots.style import TUNED
 from engine.cards import FAIL, POINTS, POWER, TRUMP, Card, Mask, parse_card
 from engine.hand import Hand
+from engine.tricks import legal_cards, trick_points, trick_winner
 
 DEFAULT_SAMPLES: Final = 40
 """Deals per decision by default: the slowest decision stays well under a second on one core."""
@@ -95,6 +97,12 @@ playing the heuristic (:func:`solve_model`) rather than by a minimax over perfec
 against the heuristic it scored +0.063 [-0.042, +0.168] a seat-hand better (wisconsin, 120
 deals, docs/bots.md) and takes about a quarter of the time."""
 
+DEFAULT_INFO_SETS: Final = False
+"""Whether the model endgame chooses this seat's later cards once per information set over
+all the sampled deals (:func:`solve_info_sets`) rather than in each deal as if it saw it
+(:func:`solve_model`): off, it scored -0.006 [-0.111, +0.099] a seat-hand against the
+per-deal choice (wisconsin, 150 deals, docs/bots.md)."""
+
 DEFAULT_PICK_SHIFT: Final = 0.0
 """Added to the heuristic's picking line (negative: the search picks lighter hands)."""
 
@@ -136,20 +144,23 @@ def _class_orders(jack_order: str) -> tuple[tuple[Mask, tuple[Card, ...]], ...]:
 _CLASS_ORDERS: Final = {order: _class_orders(order) for order in ("seed", "clubs-first")}
 
 
-def distinct_moves(sim: Sim, legal: Mask) -> list[Card]:
+def distinct_moves(sim: Sim, legal: Mask, others: Mask | None = None) -> list[Card]:
     """The legal cards minus duplicates, strongest first.
 
     Of two cards of one class and equal points with no card between them still in play
-    elsewhere (other hands, the trick), only one needs searching.
+    elsewhere (other hands, the trick), only one needs searching. ``others``, when given, is
+    the cards in play elsewhere (by default: in this deal; :func:`solve_info_sets` passes
+    their union over its deals, so that the same cards stand for the others in every deal).
     """
     if not legal & (legal - 1):
         return [(legal & -legal).bit_length() - 1]
     hands = sim.state.hands
     mover = sim.state.turn
-    others = 0
-    for s in range(5):
-        if s != mover:
-            others |= hands[s]
+    if others is None:
+        others = 0
+        for s in range(5):
+            if s != mover:
+                others |= hands[s]
     for c in sim.state.current:
         others |= 1 << c
     blockers = others | (hands[mover] & ~legal) | sim.special_mask()
@@ -308,6 +319,119 @@ def solve_model(sim: Sim, seat: int, count: NodeCount | None = None) -> float:
     return value
 
 
+def _others_play(worlds: Sequence[Sim], seat: int, count: NodeCount | None) -> float:
+    """The summed value for ``seat`` over ``worlds`` (all just after one of its cards, all
+    alike to its eyes): every other seat plays the heuristic up to ``seat``'s next turn, and
+    the deals are split by what ``seat`` then sees of the position (:func:`seen_key`), each
+    part decided by :func:`_own_turn` on its own."""
+    groups: dict[tuple[object, ...], list[Sim]] = {}
+    played = []
+    for sim in worlds:
+        if count is not None:
+            count.visit()
+        t = sim.state
+        n = 0
+        while t.ntricks < 6 and t.turn != seat:
+            legal = sim.legal_mask()
+            if legal & (legal - 1):
+                c = choose_play(sim.situation(legal))
+            else:
+                c = (legal & -legal).bit_length() - 1
+            sim.play(c)
+            n += 1
+        played.append(n)
+        groups.setdefault(seen_key(sim), []).append(sim)
+    total = 0.0
+    for group in groups.values():
+        total += _own_turn(group, seat, count)
+    for sim, n in zip(worlds, played, strict=True):
+        for _ in range(n):
+            sim.unplay()
+    return total
+
+
+def seen_key(sim: Sim) -> tuple[object, ...]:
+    """What the seat to act sees of the position that its choice of card turns on: its legal
+    cards; in a trick under way, who is winning it, its points and which of those cards
+    would take it over; every seat's tricks and card points so far; the partner once known.
+
+    Not which cards the others played: in deals drawn at random the heuristic's answers
+    differ from deal to deal, so grouping by them leaves one deal per group, and each deal's
+    later cards chosen as if it were seen (0 of 33 cards' values changed three tricks from
+    the end, 1 of 40 at four, over 20 deals: docs/bots.md)."""
+    t = sim.state
+    if t.ntricks == 6:
+        return ()
+    legal = legal_cards(t)
+    cur = t.current
+    if cur:
+        row = t.strength[cur[0]]
+        i = trick_winner(cur, t.strength, t.under)
+        top = row[cur[i]]
+        over = 0
+        for c in bits(legal):
+            if row[c] > top and c != t.under:
+                over |= 1 << c
+        trick: tuple[int, ...] = ((t.leader + i) % 5, trick_points(cur), over)
+    else:
+        trick = ()
+    return (legal, trick, tuple(t.taken), tuple(t.won), t.partner if t.revealed else -1)
+
+
+def _own_turn(worlds: Sequence[Sim], seat: int, count: NodeCount | None) -> float:
+    """The summed value for ``seat`` over ``worlds``, deals it cannot tell apart, at its turn
+    (or at the end of the hand): one card for all of them, the best over their sum."""
+    first = worlds[0]
+    if first.state.ntricks == 6:
+        return sum(sim.value(seat) for sim in worlds)
+    legal = first.legal_mask()
+    if legal & (legal - 1):
+        others = 0
+        for sim in worlds:
+            hands = sim.state.hands
+            for s in range(5):
+                if s != seat:
+                    others |= hands[s]
+        moves = distinct_moves(first, legal, others)
+    else:
+        moves = [(legal & -legal).bit_length() - 1]
+    best = -_INF
+    for c in moves:
+        for sim in worlds:
+            sim.play(c)
+        v = _others_play(worlds, seat, count)
+        for sim in worlds:
+            sim.unplay()
+        if v > best:
+            best = v
+    return best
+
+
+def solve_info_sets(
+    worlds: Sequence[Sim], seat: int, cards: Sequence[Card], count: NodeCount | None = None
+) -> list[float]:
+    """The summed value (:meth:`Sim.value`) for ``seat`` over ``worlds`` of playing each of
+    ``cards`` now, the other seats playing the heuristic, and ``seat`` playing its later cards
+    as one player who does not see the deal: at each later turn it plays one card in every
+    deal that has looked the same to it so far (the same cards played), the card best on
+    their sum.
+
+    :func:`solve_model` lets ``seat`` choose its later cards in each deal as if it saw that
+    deal (strategy fusion), which flatters cards that keep options open; here the later
+    choices are made per information set over the sampled deals, and the others' heuristic
+    answers, which differ from deal to deal, tell ``seat`` which deals it may still be in.
+    Every world must be at ``seat``'s turn at the same public moment.
+    """
+    values = []
+    for c in cards:
+        for sim in worlds:
+            sim.play(c)
+        values.append(_others_play(worlds, seat, count))
+        for sim in worlds:
+            sim.unplay()
+    return values
+
+
 def team_of(sim: Sim, seat: int) -> int:
     """The seat bit set on ``seat``'s side in this fully known deal."""
     if sim.leaster:
@@ -372,6 +496,7 @@ class SearchStrategy:
         play_margin: float = DEFAULT_PLAY_MARGIN,
         decide_share: float = DEFAULT_DECIDE_SHARE,
         model_endgame: bool = DEFAULT_MODEL_ENDGAME,
+        info_sets: bool = DEFAULT_INFO_SETS,
         clock: Callable[[], float] | None = None,
         think_time: float = DEFAULT_THINK_TIME,
     ) -> None:
@@ -394,6 +519,7 @@ class SearchStrategy:
         self.play_margin = play_margin
         self.decide_share = decide_share
         self.model_endgame = model_endgame
+        self.info_sets = info_sets
         self.clock = clock
         self.think_time = think_time
         self._ends_at = _INF
@@ -541,6 +667,13 @@ class SearchStrategy:
             draw = self._play_sampler(k)
         except SamplingError:
             samples = 0
+        if exact and self.model_endgame and self.info_sets and samples:
+            totals = self._info_sets(k, cards, draw, count)
+            if totals is not None:
+                return self._choice(index, fallback, rep, cards, totals, self.last_samples)
+            # Even a few deals are too big to search together: judge by rollouts instead.
+            exact = False
+            count = NodeCount(limit=2 * self.node_budget, out_of_time=timed)
         while done < samples:
             if not self.may_start_deal():
                 break
@@ -572,9 +705,21 @@ class SearchStrategy:
                 break
         self.last_samples = done
         self.nodes += count.nodes
+        return self._choice(index, fallback, rep, cards, [sum(v) for v in values], done)
+
+    def _choice(
+        self,
+        index: dict[Card, int],
+        fallback: Card,
+        rep: dict[Card, Card],
+        cards: Sequence[Card],
+        totals: Sequence[float],
+        done: int,
+    ) -> int:
+        """The index in ``legal`` of the card with the best total over ``done`` deals (the
+        heuristic's card ``fallback`` among near equals, or with no deal)."""
         if not done:
             return index[fallback]
-        totals = [sum(v) for v in values]
         best = max(totals)
         # Among (near) equals, the heuristic's card: it keeps the side's conventions, and the
         # sampled deals, each played as if every card were seen, flatter cards that need to
@@ -582,6 +727,43 @@ class SearchStrategy:
         if totals[cards.index(rep[fallback])] >= best - (self.play_margin + 1e-9) * done:
             return index[fallback]
         return index[cards[totals.index(best)]]
+
+    def _info_sets(
+        self,
+        k: Knowledge,
+        cards: Sequence[Card],
+        draw: Callable[[], Sim],
+        count: NodeCount,
+    ) -> list[float] | None:
+        """Each card's summed value over up to ``samples`` deals searched together
+        (:func:`solve_info_sets`); None when even :data:`MIN_EXACT_SAMPLES` deals are over
+        twice the node budget. Over it, the search is tried again on half the deals."""
+        worlds: list[Sim] = []
+        misses = 0
+        while len(worlds) + misses < self.samples and self.may_start_deal():
+            try:
+                worlds.append(draw())
+            except SamplingError:
+                misses += 1
+        while worlds:
+            try:
+                totals = solve_info_sets(worlds, k.seat, cards, count)
+            except NodeBudgetExceeded:
+                if self.out_of_time() or len(worlds) <= MIN_EXACT_SAMPLES:
+                    break
+                worlds = worlds[: len(worlds) // 2]
+                for sim in worlds:
+                    # Back to the decision: the search stopped in the middle of its lines.
+                    while sim.undo:
+                        sim.unplay()
+                count = NodeCount(limit=2 * self.node_budget, out_of_time=count.out_of_time)
+                continue
+            finally:
+                self.nodes += count.nodes
+            self.last_samples = len(worlds)
+            return totals
+        self.last_samples = 0
+        return None
 
 
 CRACK_ROUND: Final = frozenset({"crack", "no_crack", "recrack", "no_recrack"})
