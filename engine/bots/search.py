@@ -22,7 +22,6 @@ heuristic, with a rollout check of close choices (``setup_samples``).
 
 >>> from engine.actions import action_from_dict
 >>> from engine.hand import Hand
-from engine.tricks import legal_cards, trick_points, trick_winner
 >>> from engine.rules import RuleSet
 >>> from engine.view import seat_view
 >>> hand = Hand.from_seed(RuleSet(), dealer=0, seed=5)
