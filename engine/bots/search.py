@@ -412,13 +412,13 @@ def solve_info_sets(
     """The summed value (:meth:`Sim.value`) for ``seat`` over ``worlds`` of playing each of
     ``cards`` now, the other seats playing the heuristic, and ``seat`` playing its later cards
     as one player who does not see the deal: at each later turn it plays one card in every
-    deal that has looked the same to it so far (the same cards played), the card best on
-    their sum.
+    deal that looks the same to it then (:func:`seen_key`), the card best on their sum.
 
     :func:`solve_model` lets ``seat`` choose its later cards in each deal as if it saw that
     deal (strategy fusion), which flatters cards that keep options open; here the later
-    choices are made per information set over the sampled deals, and the others' heuristic
-    answers, which differ from deal to deal, tell ``seat`` which deals it may still be in.
+    choices are made per information set over the sampled deals, an information set being
+    the deals that agree on what ``seat`` sees of the position (not on every card played:
+    the others' heuristic answers differ from deal to deal, and every set would be one deal).
     Every world must be at ``seat``'s turn at the same public moment.
     """
     values = []
