@@ -293,17 +293,8 @@ def solve_model(sim: Sim, seat: int, count: NodeCount | None = None) -> float:
     """
     if count is not None:
         count.visit()
-    t = sim.state
-    played = 0
-    while t.ntricks < 6 and t.turn != seat:
-        legal = sim.legal_mask()
-        if legal & (legal - 1):
-            c = choose_play(sim.situation(legal))
-        else:
-            c = (legal & -legal).bit_length() - 1
-        sim.play(c)
-        played += 1
-    if t.ntricks == 6:
+    played = sim.play_others(seat)
+    if sim.state.ntricks == 6:
         value = sim.value(seat)
     else:
         value = -_INF
@@ -328,17 +319,7 @@ def _others_play(worlds: Sequence[Sim], seat: int, count: NodeCount | None) -> f
     for sim in worlds:
         if count is not None:
             count.visit()
-        t = sim.state
-        n = 0
-        while t.ntricks < 6 and t.turn != seat:
-            legal = sim.legal_mask()
-            if legal & (legal - 1):
-                c = choose_play(sim.situation(legal))
-            else:
-                c = (legal & -legal).bit_length() - 1
-            sim.play(c)
-            n += 1
-        played.append(n)
+        played.append(sim.play_others(seat))
         groups.setdefault(seen_key(sim), []).append(sim)
     total = 0.0
     for group in groups.values():

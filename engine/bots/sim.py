@@ -257,6 +257,21 @@ class Sim:
             taken=t.taken,
         )
 
+    def play_others(self, seat: int) -> int:
+        """Play the heuristic for every other seat up to ``seat``'s turn (or the hand's end),
+        with undo; how many cards were played (as many :meth:`unplay` calls take them back)."""
+        t = self.state
+        played = 0
+        while t.ntricks < 6 and t.turn != seat:
+            legal = self.legal_mask()
+            if legal & (legal - 1):
+                c = choose_play(self.situation(legal))
+            else:
+                c = (legal & -legal).bit_length() - 1
+            self.play(c)
+            played += 1
+        return played
+
     def rollout(self, log: list[tuple[int, Card]] | None = None) -> None:
         """Play the hand out with the heuristic policy for every seat (no undo).
 
