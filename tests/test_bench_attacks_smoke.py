@@ -7,14 +7,14 @@ import re
 
 import pytest
 
-from tests.test_bench_smoke import run_bench
+from tests.test_bench_smoke import report_line, run_bench
 
 
 def test_the_costly_requests_benchmark_plays_a_match_and_reports_each_request() -> None:
     report = run_bench("attack_requests.py", "--seconds", "1", "--hands", "1", "--tables", "3")
     assert "a 1-hand match played and 3 tables opened" in report
     for request in ("history", "standings", "list_tables"):
-        line = next(x for x in report.splitlines() if x.strip().startswith(request))
+        line = report_line(report, request)
         assert re.search(r"victim ping: p50 +[\d.]+ +p99 +[\d.]+", line), report
     assert "'ok':" in report
 
@@ -22,7 +22,7 @@ def test_the_costly_requests_benchmark_plays_a_match_and_reports_each_request() 
 def test_the_coach_attack_benchmark_reports_bot_moves_before_during_and_after() -> None:
     report = run_bench("attack_coach.py", "--seconds", "1", "--strategy", "random")
     for window in ("before", "during", "after"):
-        line = next(x for x in report.splitlines() if x.strip().startswith(window))
+        line = report_line(report, window)
         assert re.search(r"bot move: p50 +[\d.]+ +p99 +[\d.]+", line), report
     assert "'asked':" in report
 
@@ -36,9 +36,9 @@ def test_the_running_table_loop_of_the_attack_benchmark_reports_its_figures() ->
 def test_the_match_ends_benchmark_reports_the_loops_and_the_standings() -> None:
     report = run_bench("attack_matches.py", "--seconds", "1", "--matches", "200")
     for scenario in ("end/rematch", "create/start/end/leave"):
-        line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
+        line = report_line(report, scenario)
         assert re.search(r"cycles/min .* MB an hour", line), report
-    line = next(x for x in report.splitlines() if x.strip().startswith("standings "))
+    line = report_line(report, "standings ")
     assert re.search(r"victim ping: p50 +[\d.]+ .* server memory \d+ MB", line), report
     assert "standings replies (" in report
 
@@ -52,5 +52,5 @@ def test_the_mdns_flood_benchmark_reports_its_figures() -> None:
     report = run_bench("attack_mdns.py", "--seconds", "1")
     assert "announced on the LAN" in report, report
     for name in ("quiet", "query flood"):
-        line = next(line for line in report.splitlines() if line.strip().startswith(name))
+        line = report_line(report, name)
         assert re.search(r"victim ping: p50 +[\d.]+ .* server CPU +\d+%", line), report

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from tests.test_bench_doors_web_smoke import SCENARIO_LINE, doors_report
+from tests.test_bench_smoke import report_line
 
 SCENARIOS = ("ssh churn", "resize flood", "huge pty", "slow quitters")
 """The SSH door's scenarios of ``bench/attack_doors.py``."""
@@ -14,6 +15,6 @@ SCENARIOS = ("ssh churn", "resize flood", "huge pty", "slow quitters")
 def test_the_doors_attack_benchmark_reports_each_ssh_scenario() -> None:
     report = doors_report(SCENARIOS)
     for scenario in SCENARIOS:
-        line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
+        line = report_line(report, scenario)
         assert re.search(SCENARIO_LINE, line), report
     assert "attempts: {" in report

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tests.test_bench_smoke import run_bench
+from tests.test_bench_smoke import report_line, run_bench
 
 SCENARIOS = ("tab churn", "script GETs", "ws GETs", "big pings")
 """The browser door's scenarios of ``bench/attack_doors.py``."""
@@ -33,7 +33,7 @@ def doors_report(scenarios: tuple[str, ...]) -> str:
 def test_the_doors_attack_benchmark_reports_each_browser_scenario() -> None:
     report = doors_report(SCENARIOS)
     for scenario in SCENARIOS:
-        line = next(x for x in report.splitlines() if x.strip().startswith(scenario))
+        line = report_line(report, scenario)
         assert re.search(SCENARIO_LINE, line), report
     assert "well-behaved browser at" in report, report
     assert "attempts: {" in report

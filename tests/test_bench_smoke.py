@@ -28,6 +28,13 @@ def run_bench(script: str, *args: str, timeout: float = 120) -> str:
     return done.stdout
 
 
+def report_line(report: str, start: str) -> str:
+    """The first line of ``report`` that starts (past its indent) with ``start``."""
+    found = next((x for x in report.splitlines() if x.strip().startswith(start)), None)
+    assert found is not None, f"no line starting {start!r} in:\n{report}"
+    return found
+
+
 def _accepted(report: str) -> int:
     found = re.search(r"actions accepted:\s+([\d,]+)", report)
     assert found is not None, report
