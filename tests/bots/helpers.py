@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from engine.actions import Action, action_from_dict
 from engine.hand import Deal, Hand
@@ -43,3 +44,25 @@ def scripted(
         action: Action = action_from_dict(data)
         hand.apply(action)
     return hand
+
+
+def picked(picker: int, bury: str, call: str) -> list[dict[str, object]]:
+    """The bidding of a hand dealt by seat 4 (:func:`scripted`'s default): seats 0 to
+    ``picker`` - 1 pass, then ``picker`` picks, buries the two cards of ``bury`` ("8S 9S") and
+    calls ``call``."""
+    return [
+        *({"seat": s, "action": "pass"} for s in range(picker)),
+        {"seat": picker, "action": "pick"},
+        {"seat": picker, "action": "bury", "cards": bury.split()},
+        {"seat": picker, "action": "call", "card": call},
+    ]
+
+
+def play(seat: int, card: str) -> dict[str, object]:
+    """``seat`` plays ``card`` (a card code), as an action's dict."""
+    return {"seat": seat, "action": "play", "card": card}
+
+
+def card_chosen(bot: Any, view: Any) -> object:
+    """The card ``bot`` (a strategy) plays from ``view``, a seat's view at its turn."""
+    return bot.choose(view, view["legal"])["card"]

@@ -12,7 +12,7 @@ from engine.cards import TRUMP, CardSet, parse_card
 from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.view import seat_view
-from tests.bots.helpers import scripted
+from tests.bots.helpers import card_chosen, picked, play, scripted
 
 # Seat 1 picks and calls AH; seat 2 holds AH (the secret partner) and no trump.
 CALLED_DEAL = (
@@ -22,12 +22,7 @@ CALLED_DEAL = (
     "TD KD 8D AC TC KC",
     "JD AD 7C 8C 7S 9H",
 )
-CALLED_START = [
-    {"seat": 0, "action": "pass"},
-    {"seat": 1, "action": "pick"},
-    {"seat": 1, "action": "bury", "cards": ["8S", "9D"]},
-    {"seat": 1, "action": "call", "card": "AH"},
-]
+CALLED_START = picked(1, "8S 9D", "AH")
 
 
 def _choice(hand: Hand) -> dict[str, object]:
@@ -48,8 +43,8 @@ def test_defender_leads_fail_not_trump() -> None:
 
 def test_partner_schmears_on_pickers_winning_trick() -> None:
     plays = [
-        {"seat": 0, "action": "play", "card": "9C"},
-        {"seat": 1, "action": "play", "card": "QC"},
+        play(0, "9C"),
+        play(1, "QC"),
     ]
     hand = scripted(CALLED_DEAL, "8S 9D", CALLED_START + plays)
     assert hand.turn == 2
@@ -59,9 +54,9 @@ def test_partner_schmears_on_pickers_winning_trick() -> None:
 
 def test_defender_dumps_fewest_points_on_a_lost_trick() -> None:
     plays = [
-        {"seat": 0, "action": "play", "card": "9C"},
-        {"seat": 1, "action": "play", "card": "QC"},
-        {"seat": 2, "action": "play", "card": "AS"},
+        play(0, "9C"),
+        play(1, "QC"),
+        play(2, "AS"),
     ]
     hand = scripted(CALLED_DEAL, "8S 9D", CALLED_START + plays)
     assert str(_choice(hand)["card"]) == "KC"  # must follow clubs; the cheapest club
@@ -89,13 +84,11 @@ def test_takes_the_trick_with_the_cheapest_winning_card() -> None:
         "QS QH QD JH JD TD",
     )
     actions = [
-        {"seat": 0, "action": "pick"},
-        {"seat": 0, "action": "bury", "cards": ["8S", "9S"]},
-        {"seat": 0, "action": "call", "card": "AH"},
-        {"seat": 0, "action": "play", "card": "KD"},
-        {"seat": 1, "action": "play", "card": "9D"},
-        {"seat": 2, "action": "play", "card": "8D"},
-        {"seat": 3, "action": "play", "card": "7D"},
+        *picked(0, "8S 9S", "AH"),
+        play(0, "KD"),
+        play(1, "9D"),
+        play(2, "8D"),
+        play(3, "7D"),
     ]
     hand = scripted(deal, "8S 9S", actions)
     assert hand.turn == 4
@@ -112,8 +105,8 @@ def test_weak_hand_passes_and_strong_hand_picks() -> None:
 def test_leaster_dumps_points_on_someone_elses_trick() -> None:
     passes = [{"seat": s, "action": "pass"} for s in (0, 1, 2, 3, 4)]
     plays = [
-        {"seat": 0, "action": "play", "card": "9S"},
-        {"seat": 1, "action": "play", "card": "QC"},
+        play(0, "9S"),
+        play(1, "QC"),
     ]
     hand = scripted(CALLED_DEAL, "8S 9D", passes + plays)
     assert hand.leaster and hand.turn == 2
@@ -129,22 +122,19 @@ def test_a_defender_schmears_onto_a_trick_the_picker_lost_and_v1_does_not() -> N
         "JD AD TC KC 9H 7S",
     )
     plays = [
-        {"seat": 0, "action": "pass"},
-        {"seat": 1, "action": "pick"},
-        {"seat": 1, "action": "bury", "cards": ["8S", "9D"]},
-        {"seat": 1, "action": "call", "card": "AH"},
-        {"seat": 0, "action": "play", "card": "AC"},
-        {"seat": 1, "action": "play", "card": "8C"},
-        {"seat": 2, "action": "play", "card": "KS"},
-        {"seat": 3, "action": "play", "card": "7C"},
+        *picked(1, "8S 9D", "AH"),
+        play(0, "AC"),
+        play(1, "8C"),
+        play(2, "KS"),
+        play(3, "7C"),
     ]
     hand = scripted(deal, "8S 9D", plays)
     assert hand.turn == 4 and hand.partner_revealed is False
     view = seat_view(hand, 4)
     # Seat 0 wins the clubs and the picker has played: more likely a fellow defender than the
     # partner, so the ten goes on; the first version gave nothing it did not have to.
-    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "TC"
-    assert HeuristicV1Strategy().choose(view, view["legal"])["card"] == "KC"
+    assert card_chosen(HeuristicStrategy(), view) == "TC"
+    assert card_chosen(HeuristicV1Strategy(), view) == "KC"
 
 
 def test_style_fields_are_options_and_unknown_ones_are_refused() -> None:
@@ -171,12 +161,9 @@ VOID_DEAL = (
 
 def test_a_void_defender_trumps_the_called_suits_first_lead() -> None:
     plays = [
-        {"seat": 0, "action": "pass"},
-        {"seat": 1, "action": "pick"},
-        {"seat": 1, "action": "bury", "cards": ["8S", "7C"]},
-        {"seat": 1, "action": "call", "card": "AH"},
-        {"seat": 0, "action": "play", "card": "8H"},
-        {"seat": 1, "action": "play", "card": "7H"},
+        *picked(1, "8S 7C", "AH"),
+        play(0, "8H"),
+        play(1, "7H"),
     ]
     hand = scripted(VOID_DEAL, "8S 7C", plays)
     assert hand.turn == 2 and hand.partner_revealed is False
@@ -184,8 +171,8 @@ def test_a_void_defender_trumps_the_called_suits_first_lead() -> None:
     # The partner must put the ace on this trick and the picker has followed suit: the cheapest
     # trump takes 11 points or more. Without the rule the lead (the picker has lost the trick)
     # counts as a fellow defender's and a blank card goes on it.
-    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "8D"
-    assert HeuristicStrategy(called_trump=0).choose(view, view["legal"])["card"] in ("7S", "8C")
+    assert card_chosen(HeuristicStrategy(), view) == "8D"
+    assert card_chosen(HeuristicStrategy(called_trump=0), view) in ("7S", "8C")
 
 
 def test_picking_is_lighter_when_a_lost_hand_costs_single_stakes() -> None:
@@ -216,10 +203,10 @@ def test_a_leaster_seat_without_a_trick_takes_a_cheap_one_when_last() -> None:
     )
     actions: list[dict[str, object]] = [{"seat": s, "action": "pass"} for s in range(5)]
     actions += [
-        {"seat": 0, "action": "play", "card": "7C"},
-        {"seat": 1, "action": "play", "card": "8C"},
-        {"seat": 2, "action": "play", "card": "9C"},
-        {"seat": 3, "action": "play", "card": "7S"},
+        play(0, "7C"),
+        play(1, "8C"),
+        play(2, "9C"),
+        play(3, "7S"),
     ]
     hand = scripted(deal, "JD AD", actions)
     assert hand.leaster and hand.turn == 4
@@ -227,9 +214,9 @@ def test_a_leaster_seat_without_a_trick_takes_a_cheap_one_when_last() -> None:
     # Only a seat that took a trick can win the leaster; last to play, a zero-point trump takes
     # this zero-point trick (the highest such, shedding power). Without the rule the ten goes
     # onto someone else's trick.
-    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "9D"
-    assert HeuristicStrategy(leaster_take=0).choose(view, view["legal"])["card"] == "TH"
-    assert HeuristicV1Strategy().choose(view, view["legal"])["card"] == "TH"
+    assert card_chosen(HeuristicStrategy(), view) == "9D"
+    assert card_chosen(HeuristicStrategy(leaster_take=0), view) == "TH"
+    assert card_chosen(HeuristicV1Strategy(), view) == "TH"
 
 
 def test_at_single_stakes_a_black_queen_and_two_low_trumps_pick_first() -> None:
@@ -284,10 +271,8 @@ def test_a_defender_not_knowing_the_partner_takes_the_pickers_trump_lead_cheaply
         "8D 8C 7C 9H 8H 7S",
     )
     plays = [
-        {"seat": 0, "action": "pick"},
-        {"seat": 0, "action": "bury", "cards": ["8S", "9S"]},
-        {"seat": 0, "action": "call", "card": "AH"},
-        {"seat": 0, "action": "play", "card": "9D"},
+        *picked(0, "8S 9S", "AH"),
+        play(0, "9D"),
     ]
     hand = scripted(deal, "8S 9S", plays)
     assert hand.turn == 1 and hand.partner_revealed is False
@@ -295,9 +280,9 @@ def test_a_defender_not_knowing_the_partner_takes_the_pickers_trump_lead_cheaply
     # The picker leads a low trump worth nothing: the queen takes it and the lead goes to the
     # defence (playing out true deals, this gained 0.15-0.35 points a time); without the rule
     # the trick is not worth the queen and the seven goes on.
-    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "QD"
-    assert HeuristicStrategy(unknown_take_trump=0).choose(view, view["legal"])["card"] == "7D"
-    assert HeuristicV1Strategy().choose(view, view["legal"])["card"] == "7D"
+    assert card_chosen(HeuristicStrategy(), view) == "QD"
+    assert card_chosen(HeuristicStrategy(unknown_take_trump=0), view) == "7D"
+    assert card_chosen(HeuristicV1Strategy(), view) == "7D"
 
 
 def test_the_picker_in_fourth_seat_takes_the_trick_with_its_cheapest_winner() -> None:
@@ -309,15 +294,10 @@ def test_the_picker_in_fourth_seat_takes_the_trick_with_its_cheapest_winner() ->
         "QS QH JC JS JH AD",
     )
     plays = [
-        {"seat": 0, "action": "pass"},
-        {"seat": 1, "action": "pass"},
-        {"seat": 2, "action": "pass"},
-        {"seat": 3, "action": "pick"},
-        {"seat": 3, "action": "bury", "cards": ["8C", "7C"]},
-        {"seat": 3, "action": "call", "card": "AH"},
-        {"seat": 0, "action": "play", "card": "KD"},
-        {"seat": 1, "action": "play", "card": "8D"},
-        {"seat": 2, "action": "play", "card": "7S"},
+        *picked(3, "8C 7C", "AH"),
+        play(0, "KD"),
+        play(1, "8D"),
+        play(2, "7S"),
     ]
     hand = scripted(deal, "TD 8S", plays)
     assert hand.turn == 3
@@ -325,8 +305,8 @@ def test_the_picker_in_fourth_seat_takes_the_trick_with_its_cheapest_winner() ->
     # One seat to come and the trick worth 4: the cheapest card that beats the king takes it
     # (only the last seat's better trump can still win it); without the rule the trick is not
     # worth a trump and the nine goes on.
-    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "TD"
-    assert HeuristicStrategy(picker_fourth=0).choose(view, view["legal"])["card"] == "9D"
+    assert card_chosen(HeuristicStrategy(), view) == "TD"
+    assert card_chosen(HeuristicStrategy(picker_fourth=0), view) == "9D"
 
 
 def test_the_partner_in_third_seat_takes_the_trick_with_its_cheapest_winner() -> None:
@@ -338,22 +318,17 @@ def test_the_partner_in_third_seat_takes_the_trick_with_its_cheapest_winner() ->
         "QH JH AD TD 8C 7C",
     )
     plays = [
-        {"seat": 0, "action": "pass"},
-        {"seat": 1, "action": "pass"},
-        {"seat": 2, "action": "pass"},
-        {"seat": 3, "action": "pick"},
-        {"seat": 3, "action": "bury", "cards": ["7S", "8S"]},
-        {"seat": 3, "action": "call", "card": "AH"},
-        {"seat": 0, "action": "play", "card": "KD"},
-        {"seat": 1, "action": "play", "card": "8D"},
+        *picked(3, "7S 8S", "AH"),
+        play(0, "KD"),
+        play(1, "8D"),
     ]
     hand = scripted(deal, "7S 8S", plays)
     assert hand.turn == 2
     view = seat_view(hand, 2)
     # The partner (it holds the called ace) with two seats to come, the picker one of them: the
     # jack takes the king; without the rule a trick worth 4 gets the nine.
-    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "JD"
-    assert HeuristicStrategy(partner_take=0).choose(view, view["legal"])["card"] == "9D"
+    assert card_chosen(HeuristicStrategy(), view) == "JD"
+    assert card_chosen(HeuristicStrategy(partner_take=0), view) == "9D"
 
 
 def test_the_picker_schmears_onto_its_known_partners_fail_trick() -> None:
@@ -365,19 +340,14 @@ def test_the_picker_schmears_onto_its_known_partners_fail_trick() -> None:
         "TH KD 9D 8D 7D KC",
     )
     plays = [
-        {"seat": 0, "action": "pass"},
-        {"seat": 1, "action": "pass"},
-        {"seat": 2, "action": "pass"},
-        {"seat": 3, "action": "pick"},
-        {"seat": 3, "action": "bury", "cards": ["8S", "9S"]},
-        {"seat": 3, "action": "call", "card": "AH"},
-        {"seat": 0, "action": "play", "card": "8H"},
-        {"seat": 1, "action": "play", "card": "AH"},
-        {"seat": 2, "action": "play", "card": "KH"},
-        {"seat": 3, "action": "play", "card": "7H"},
-        {"seat": 4, "action": "play", "card": "TH"},
-        {"seat": 1, "action": "play", "card": "AC"},
-        {"seat": 2, "action": "play", "card": "TC"},
+        *picked(3, "8S 9S", "AH"),
+        play(0, "8H"),
+        play(1, "AH"),
+        play(2, "KH"),
+        play(3, "7H"),
+        play(4, "TH"),
+        play(1, "AC"),
+        play(2, "TC"),
     ]
     hand = scripted(deal, "8S 9S", plays)
     assert hand.turn == 3 and hand.partner_revealed
@@ -385,9 +355,9 @@ def test_the_picker_schmears_onto_its_known_partners_fail_trick() -> None:
     # The partner's ace of clubs is winning 21 points with two defenders to come, the picker
     # void in clubs: the ten of spades goes onto it (played out on true deals, schmearing here
     # gained 0.36 points a time); without the rule its cheapest sure queen takes it over.
-    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "TS"
-    assert HeuristicStrategy(picker_trusts=0).choose(view, view["legal"])["card"] == "QH"
-    assert HeuristicV1Strategy().choose(view, view["legal"])["card"] == "QH"
+    assert card_chosen(HeuristicStrategy(), view) == "TS"
+    assert card_chosen(HeuristicStrategy(picker_trusts=0), view) == "QH"
+    assert card_chosen(HeuristicV1Strategy(), view) == "QH"
 
 
 def test_a_defender_trumps_the_called_ace_with_its_cheapest_trump() -> None:
@@ -399,23 +369,18 @@ def test_a_defender_trumps_the_called_ace_with_its_cheapest_trump() -> None:
         "TH KH KD 9D 8D TD",
     )
     plays = [
-        {"seat": 0, "action": "pass"},
-        {"seat": 1, "action": "pass"},
-        {"seat": 2, "action": "pass"},
-        {"seat": 3, "action": "pick"},
-        {"seat": 3, "action": "bury", "cards": ["8S", "9S"]},
-        {"seat": 3, "action": "call", "card": "AH"},
-        {"seat": 0, "action": "play", "card": "8H"},
-        {"seat": 1, "action": "play", "card": "AH"},
+        *picked(3, "8S 9S", "AH"),
+        play(0, "8H"),
+        play(1, "AH"),
     ]
     hand = scripted(deal, "8S 9S", plays)
     assert hand.turn == 2 and hand.partner_revealed
     view = seat_view(hand, 2)
     # The called ace is winning its suit's lead and seat 2 has none: the seven of diamonds
     # takes it; without the rule the trick (11 points) is worth a sure trump, the boss queen.
-    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "7D"
-    assert HeuristicStrategy(ace_take=0).choose(view, view["legal"])["card"] == "QC"
-    assert HeuristicV1Strategy().choose(view, view["legal"])["card"] == "QC"
+    assert card_chosen(HeuristicStrategy(), view) == "7D"
+    assert card_chosen(HeuristicStrategy(ace_take=0), view) == "QC"
+    assert card_chosen(HeuristicV1Strategy(), view) == "QC"
 
 
 def test_the_picker_leads_its_second_trump_rather_than_a_queen_of_spades_that_is_not_boss() -> None:
@@ -426,17 +391,13 @@ def test_the_picker_leads_its_second_trump_rather_than_a_queen_of_spades_that_is
         "JH JD 8S 7S AH TH",
         "AD TD KD KH 9H 8H",
     )
-    plays = [
-        {"seat": 0, "action": "pick"},
-        {"seat": 0, "action": "bury", "cards": ["8C", "9C"]},
-        {"seat": 0, "action": "call", "card": "AH"},
-    ]
+    plays = picked(0, "8C 9C", "AH")
     hand = scripted(deal, "8C 9C", plays)
     assert hand.turn == 0
     view = seat_view(hand, 0)
     # The queen of clubs is still out, so the queen of spades led would feed it: the jack of
     # spades (the best jack under the seed preset's order) goes first; without the rule the
     # queen does.
-    assert HeuristicStrategy().choose(view, view["legal"])["card"] == "JS"
-    assert HeuristicStrategy(picker_second=0).choose(view, view["legal"])["card"] == "QS"
-    assert HeuristicV1Strategy().choose(view, view["legal"])["card"] == "QS"
+    assert card_chosen(HeuristicStrategy(), view) == "JS"
+    assert card_chosen(HeuristicStrategy(picker_second=0), view) == "QS"
+    assert card_chosen(HeuristicV1Strategy(), view) == "QS"
