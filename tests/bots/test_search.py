@@ -226,56 +226,54 @@ def test_the_model_endgame_is_the_best_line_against_heuristic_seats() -> None:
         assert value >= rolled.value(seat)  # the heuristic's own line is one of them
 
 
+def count_calls(monkeypatch: pytest.MonkeyPatch, *names: str) -> dict[str, int]:
+    """Calls of each of the search module's functions ``names`` from now on (counted as the
+    search makes them; the functions still run)."""
+    import engine.bots.search as search
+
+    calls = dict.fromkeys(names, 0)
+
+    def counted(name: str) -> Any:
+        function = getattr(search, name)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    for name in names:
+        monkeypatch.setattr(search, name, counted(name))
+    return calls
+
+
 def test_the_model_endgame_option_scores_the_last_tricks_against_heuristic_seats(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import engine.bots.search as search
-
-    calls = {"model": 0, "minimax": 0}
-    model, minimax = search.solve_model, search.solve
-
-    def counted_model(*args: Any, **kwargs: Any) -> float:
-        calls["model"] += 1
-        return model(*args, **kwargs)
-
-    def counted_minimax(*args: Any, **kwargs: Any) -> float:
-        calls["minimax"] += 1
-        return minimax(*args, **kwargs)
-
-    monkeypatch.setattr(search, "solve_model", counted_model)
-    monkeypatch.setattr(search, "solve", counted_minimax)
+    calls = count_calls(monkeypatch, "solve_model", "solve")
     for hand in _positions(3, 6):
         view = seat_view(hand, hand.turn)
         SearchStrategy(seed=1, samples=4, model_endgame=True).choose(view, view["legal"])
-    assert calls["model"] > 0 and calls["minimax"] == 0
+    assert calls["solve_model"] > 0 and calls["solve"] == 0
     for hand in _positions(3, 6):
         view = seat_view(hand, hand.turn)
         SearchStrategy(seed=1, samples=4, model_endgame=False).choose(view, view["legal"])
-    assert calls["minimax"] > 0
+    assert calls["solve"] > 0
 
 
 def test_by_default_the_last_four_tricks_are_searched_exactly(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import engine.bots.search as search
-
-    calls = [0]
-    model = search.solve_model
-
-    def counted_model(*args: Any, **kwargs: Any) -> float:
-        calls[0] += 1
-        return model(*args, **kwargs)
-
-    monkeypatch.setattr(search, "solve_model", counted_model)
+    calls = count_calls(monkeypatch, "solve_model")
     for hand in _positions(4, 6):
         view = seat_view(hand, hand.turn)
         SearchStrategy(seed=1, samples=4).choose(view, view["legal"])
-    assert calls[0] > 0
-    calls[0] = 0
+    assert calls["solve_model"] > 0
+    calls["solve_model"] = 0
     for hand in _positions(5, 6):
         view = seat_view(hand, hand.turn)
         SearchStrategy(seed=1, samples=4).choose(view, view["legal"])
-    assert calls[0] == 0  # five tricks left: rollouts
+    assert calls["solve_model"] == 0  # five tricks left: rollouts
 
 
 def _worlds(hand: Hand, count: int, seed: int) -> list[Sim]:
@@ -338,26 +336,12 @@ def solve_model_after(sim: Sim, seat: int, card: int) -> float:
 def test_the_info_sets_option_searches_the_sampled_deals_together(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import engine.bots.search as search
-
-    calls = {"together": 0, "model": 0}
-    together, model = search.solve_info_sets, search.solve_model
-
-    def counted_together(*args: Any, **kwargs: Any) -> list[float]:
-        calls["together"] += 1
-        return together(*args, **kwargs)
-
-    def counted_model(*args: Any, **kwargs: Any) -> float:
-        calls["model"] += 1
-        return model(*args, **kwargs)
-
-    monkeypatch.setattr(search, "solve_info_sets", counted_together)
-    monkeypatch.setattr(search, "solve_model", counted_model)
+    calls = count_calls(monkeypatch, "solve_info_sets", "solve_model")
     for hand in _positions(3, 6):
         view = seat_view(hand, hand.turn)
         bot = SearchStrategy(seed=1, samples=6, setup_samples=0, info_sets=True)
         assert bot.choose(view, view["legal"]) in view["legal"]
-    assert calls["together"] > 0 and calls["model"] == 0
+    assert calls["solve_info_sets"] > 0 and calls["solve_model"] == 0
     for hand in _positions(3, 6):
         # Over the node budget even on a few deals: rollouts take over.
         view = seat_view(hand, hand.turn)
