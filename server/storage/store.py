@@ -26,6 +26,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -52,7 +53,7 @@ except ImportError:  # Windows: no lock (see _DatabaseLock)
 
 log = logging.getLogger("sheepshead.server")
 
-SCHEMA_VERSION: Final = 8
+SCHEMA_VERSION: Final = 9
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
@@ -65,7 +66,10 @@ and ``tables.dealt``, the number of the hand last dealt.
 from 0 again in each match, so the restore's one scan of the log keeps only the current match's
 (rows of older versions have none, and are told apart by ``tables.first_action``).
 8: ``match_tallies`` and ``player_totals``, the standings kept as matches end (a standings
-request no longer adds up every result); filled from the stored hands on upgrade."""
+request no longer adds up every result); filled from the stored hands on upgrade.
+9: ``actions.table_id`` no longer names ``tables(id)`` as its parent: deleting a ``tables`` row
+made SQLite look for child actions, and with no index on the log that is a scan of all of it
+(see :meth:`Store.forget_table`)."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -98,9 +102,11 @@ CREATE UNIQUE INDEX IF NOT EXISTS seats_token ON seats(token_hash);
 -- Every accepted action, appended in order. No index: an index on (table_id, n) puts each
 -- table's inserts in a page of its own, several times the cost of an append (docs/performance.md,
 -- "Storage"). Rows are never deleted, so rowids only grow and tables.first_action bounds the
--- scan that restores the unfinished matches.
+-- scan that restores the unfinished matches. No foreign key either: with one, every deleted
+-- tables row (each table that never started) was a scan of the whole log, looking for its
+-- actions.
 CREATE TABLE IF NOT EXISTS actions (
-    table_id INTEGER NOT NULL REFERENCES tables(id),
+    table_id INTEGER NOT NULL,         -- tables.id (not declared: see above)
     n INTEGER NOT NULL,                -- 0, 1, ... per match of the table
     hand INTEGER NOT NULL,
     action TEXT NOT NULL,              -- JSON: the record map with its seat
@@ -193,6 +199,8 @@ CREATE TABLE IF NOT EXISTS player_totals (
 );
 """
 
+_ACTIONS_REFERENCE: Final = re.compile(r"\s+REFERENCES\s+tables\s*\(\s*id\s*\)", re.IGNORECASE)
+"""The foreign key that schemas 1 to 8 declared on ``actions.table_id`` (schema 9 drops it)."""
 
 CHECKPOINT_INTERVAL: Final = 0.1
 """Seconds between two passive checkpoints by the store's checkpoint thread."""
@@ -453,7 +461,34 @@ class Store:
         self._upgrade_to_matches()
         if "added_by" not in {row[1] for row in db.execute("PRAGMA table_info(seats)")}:
             db.execute("ALTER TABLE seats ADD COLUMN added_by TEXT")  # schemas 1 to 5
+        self._unreference_actions()  # schemas 1 to 8
         backfill(db)  # schemas 1 to 7: the standings' tallies from the stored hands
+
+    def _unreference_actions(self) -> None:
+        """Schemas 1 to 8 -> 9: drop the foreign key of ``actions.table_id``, in place.
+
+        Removing a foreign key changes nothing stored, so SQLite's documented way applies
+        (https://sqlite.org/lang_altertable.html, "otherwise"): the table's ``CREATE`` text is
+        edited with ``writable_schema``, whatever the log's size, instead of copying it."""
+        db = self._db
+        found = db.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'actions'"
+        ).fetchone()
+        if found is None:
+            return
+        sql = _ACTIONS_REFERENCE.sub("", found[0])
+        if sql == found[0]:
+            return
+        version = db.execute("PRAGMA schema_version").fetchone()[0]
+        db.execute("PRAGMA writable_schema=ON")
+        try:
+            db.execute(
+                "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'actions'",
+                (sql,),
+            )
+            db.execute(f"PRAGMA schema_version={int(version) + 1}")
+        finally:
+            db.execute("PRAGMA writable_schema=OFF")
 
     def _upgrade_to_matches(self) -> None:
         """Schemas 3 and 4 -> 5: a match number on tables, hands, results and hand_seats (the
@@ -558,9 +593,9 @@ class Store:
         players and (unless ``keep_row``) its row; it has no hands or results.
 
         ``keep_row`` for a table that started: the actions of its abandoned hands stay in the
-        log, which is never rewritten, and refer to the row. (Deleting a row makes SQLite look
-        for such actions, and with no index on the log that is a scan of all of it, on the
-        event loop: docs/performance.md, "Storage".)"""
+        log, which is never rewritten, and refer to the row. (The log declares no foreign key,
+        schema 9: deleting a row is a lookup by its key, where SQLite once scanned the whole
+        log for the row's actions, on the event loop.)"""
         key = table_key(table_id)
         self._write(
             "DELETE FROM seat_identities WHERE token_hash IN"
