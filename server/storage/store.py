@@ -53,7 +53,7 @@ except ImportError:  # Windows: no lock (see _DatabaseLock)
 
 log = logging.getLogger("sheepshead.server")
 
-SCHEMA_VERSION: Final = 9
+SCHEMA_VERSION: Final = 10
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
@@ -69,7 +69,10 @@ from 0 again in each match, so the restore's one scan of the log keeps only the 
 request no longer adds up every result); filled from the stored hands on upgrade.
 9: ``actions.table_id`` no longer names ``tables(id)`` as its parent: deleting a ``tables`` row
 made SQLite look for child actions, and with no index on the log that is a scan of all of it
-(see :meth:`Store.forget_table`)."""
+(see :meth:`Store.forget_table`).
+10: ``tables.created_by``, the address of the connection that created the table (so the caps of
+tables per address, ``max_waiting_per_address`` and ``max_running_per_address``, hold after a
+restart)."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -85,7 +88,8 @@ CREATE TABLE IF NOT EXISTS tables (
     finished REAL,
     first_action INTEGER,              -- rowid in actions where this match's actions start
     match_number INTEGER NOT NULL DEFAULT 0, -- the current match: 0, then +1 per rematch
-    dealt INTEGER                      -- number of the hand last dealt (it may have no action)
+    dealt INTEGER,                     -- number of the hand last dealt (it may have no action)
+    created_by TEXT                    -- the creating connection's address (NULL: not known)
 );
 CREATE TABLE IF NOT EXISTS seats (
     table_id INTEGER NOT NULL REFERENCES tables(id),
@@ -286,6 +290,8 @@ class TableRow:
     """When its last match ended (wall clock), for an ``over`` table."""
     dealt: int | None = None
     """The number of the hand last dealt (None: the first, or stored before schema 4)."""
+    created_by: str | None = None
+    """The address of the connection that created it (None: not known, or before schema 10)."""
 
 
 class DatabaseInUse(RuntimeError):
@@ -444,6 +450,8 @@ class Store:
             db.execute("ALTER TABLE tables ADD COLUMN first_action INTEGER")
         if "dealt" not in table_columns:  # schemas 1 to 3
             db.execute("ALTER TABLE tables ADD COLUMN dealt INTEGER")
+        if "created_by" not in table_columns:  # schemas 1 to 9
+            db.execute("ALTER TABLE tables ADD COLUMN created_by TEXT")
         indexed = db.execute(
             "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'actions'"
         ).fetchone()[0]
@@ -552,10 +560,14 @@ class Store:
 
     # ------------------------------------------------------------------ writes
 
-    def create_table(self, config: Mapping[str, Any], *, created: float) -> str:
-        """Store a new table's configuration; returns its id (``"t<n>"``)."""
+    def create_table(
+        self, config: Mapping[str, Any], *, created: float, created_by: str | None = None
+    ) -> str:
+        """Store a new table's configuration, and the address of the connection that created
+        it (``created_by``, None: none); returns its id (``"t<n>"``)."""
         cur = self._write(
-            "INSERT INTO tables (config, created) VALUES (?, ?)", (json_text(config), created)
+            "INSERT INTO tables (config, created, created_by) VALUES (?, ?, ?)",
+            (json_text(config), created, created_by),
         )
         assert cur.lastrowid is not None
         return f"t{cur.lastrowid}"
@@ -881,8 +893,9 @@ class Store:
         out = []
         rows = self._db.execute(
             "SELECT id, config, state, seq, host_seat, seed, first_dealer, totals, first_action,"
-            " match_number, finished, dealt FROM tables WHERE state IN ('waiting', 'playing')"
-            " OR (state = 'over' AND finished >= ?) ORDER BY id",
+            " match_number, finished, dealt, created_by FROM tables"
+            " WHERE state IN ('waiting', 'playing') OR (state = 'over' AND finished >= ?)"
+            " ORDER BY id",
             (float("inf") if over_since is None else over_since,),
         ).fetchall()
         by_key: dict[int, TableRow] = {}
@@ -902,6 +915,7 @@ class Store:
                 match_number=row[9],
                 finished=row[10],
                 dealt=row[11],
+                created_by=row[12],
             )
             for seat_row in self._db.execute(
                 "SELECT seat, kind, name, strategy, remote_kind, token_hash, added_by FROM seats"
