@@ -852,6 +852,13 @@ class Store:
             (identity, kind, label, name, seen),
         )
 
+    def knows_identity(self, identity: str) -> bool:
+        """Whether ``identity`` has its row in ``identities``."""
+        found = self._db.execute(
+            "SELECT 1 FROM identities WHERE identity = ?", (identity,)
+        ).fetchone()
+        return found is not None
+
     def rename_identity(self, identity: str, name: str, *, seen: float) -> None:
         """A known identity's name and last sighting are now these (an unknown one is not
         added: :meth:`note_identity` does that)."""
