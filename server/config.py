@@ -91,6 +91,14 @@ class ServerConfig:
     """Table password checks per second one IP address may cause (each is an scrypt hash)."""
     password_burst: float = 10.0
     """Table password checks one IP address may cause at once."""
+    new_identity_rate: float = 1 / 60
+    """Player keys per second, on average, that the server starts remembering for one IP address
+    (a new ``identities`` row each, kept for good, when the key first takes a seat): one a
+    minute. Past it a new key still plays, but is not counted in the standings (``notice {code:
+    "not_counted"}``); a key the server knows is never refused."""
+    new_identity_burst: float = 100.0
+    """New player keys one IP address may have remembered at once: a LAN party behind one NAT,
+    every player new to the server."""
     max_connections: int = 1000
     """Connections open at once, in total."""
     max_per_address: int = 16

@@ -93,8 +93,9 @@ class DoorGate:
         it into debt (see the class docstring)."""
 
     def admit(self, address: str, now: float | None = None) -> str | None:
-        """Count a new session from ``address``; or the reason it is refused (not counted,
-        nothing spent).
+        """Count a new session from ``address`` and spend one of its starts (a browser tab,
+        which starts its client at once); or the reason it is refused (not counted, nothing
+        spent).
 
         >>> from server.config import ServerConfig
         >>> from server.net.limits import AddressAllowance
@@ -111,8 +112,26 @@ class DoorGate:
         >>> gate.admit("192.0.2.7", now=6.0) is None  # one start every 5 s on average
         True
         """
+        refusal = self._no_place(address)
+        if refusal is None:
+            refusal = self.start(address, now)
+        if refusal is None:
+            self._enter(address)
+        return refusal
+
+    def enter(self, address: str) -> str | None:
+        """Count a new connection from ``address`` (an SSH connection, before it has logged
+        in) against the open sessions, spending no start: :meth:`start` spends one once it
+        starts a game. A bare connect, a port scan or a login that never opens a session must
+        not use up the starts of the players at that address. Returns the reason it is
+        refused (not counted)."""
+        refusal = self._no_place(address)
+        if refusal is None:
+            self._enter(address)
+        return refusal
+
+    def _no_place(self, address: str) -> str | None:
         config = self.config
-        now = time.monotonic() if now is None else now
         if self.total >= config.door_sessions:
             return "The server is full; try again later."
         if self.per_address[address] >= config.door_sessions_per_address:
@@ -120,6 +139,18 @@ class DoorGate:
                 f"Too many sessions from your address (at most "
                 f"{config.door_sessions_per_address}); close one first."
             )
+        return None
+
+    def _enter(self, address: str) -> None:
+        self.per_address[address] += 1
+        self.total += 1
+
+    def start(self, address: str, now: float | None = None) -> str | None:
+        """Spend one of ``address``'s starts (its own allowance, ``door_start_rate``, and the
+        server-wide pool, see the class docstring) for a session that starts its client now;
+        or the reason it may not (nothing spent)."""
+        config = self.config
+        now = time.monotonic() if now is None else now
         starts = self.allowance(address, now).door_starts
         own = available(starts, now)
         if own < 1.0:
@@ -133,8 +164,6 @@ class DoorGate:
         elif not take_without_debt(pool, now):
             return "The server is starting many sessions just now: try again in a few seconds."
         starts.take(now)
-        self.per_address[address] += 1
-        self.total += 1
         return None
 
     def release(self, address: str, *, refund: bool = False) -> None:

@@ -356,6 +356,12 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         assert chan is not None
         if self.refusal is None and self.term is None:
             self.refusal = NEEDS_PTY
+        if self.refusal is None:
+            address = self.login.address
+            refused = self.door.gate.start(address)
+            if refused is not None:
+                self.door.server.log_refusal(address, f"SSH: {refused}")
+                self.refusal = refused + "\r\n"
         if self.refusal is not None:
             chan.write_stderr(self.refusal.encode())
             chan.exit(1)
@@ -533,7 +539,10 @@ class _Login(asyncssh.SSHServer):
             server.log_refusal(self.address, "too many connections (SSH)")
             conn.abort()
             return
-        self.refusal = self.door.gate.admit(self.address, now)
+        # A place among the open sessions only: the start is spent once a session starts a
+        # game (``_Session.session_started``), so that connects that never get that far (a
+        # port scan, a flaky network, a login with no shell) leave the address its starts.
+        self.refusal = self.door.gate.enter(self.address)
         self.admitted = self.refusal is None
         if self.refusal is not None:
             server.log_refusal(self.address, f"SSH: {self.refusal}")

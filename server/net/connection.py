@@ -111,6 +111,8 @@ class Connection:
         self.identity: str | None = None
         """Who this is across connections (``server.storage.standings``): from hello's
         player_key."""
+        self.told_not_counted = False
+        """Told that its games are not counted (its address's new player keys ran out)."""
         self.table: Table | None = None
         self.seat: int | None = None
         self.greeted = False

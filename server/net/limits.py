@@ -108,7 +108,7 @@ class AddressAllowance:
     since other people may share the address (a NAT). It never goes into debt, so the address
     has its allowance back as soon as a flood from it stops."""
 
-    __slots__ = ("bytes", "connections", "door_starts", "passwords", "web_requests")
+    __slots__ = ("bytes", "connections", "door_starts", "identities", "passwords", "web_requests")
 
     def __init__(self, config: ServerConfig, now: float) -> None:
         self.bytes = TokenBucket(
@@ -124,6 +124,10 @@ class AddressAllowance:
         self.web_requests = TokenBucket(
             config.web_request_rate, config.web_request_burst, now, max_debt=0.0
         )
+        self.identities = TokenBucket(
+            config.new_identity_rate, config.new_identity_burst, now, max_debt=0.0
+        )
+        """New player keys remembered (``server.storage.standings.Players.seated``)."""
 
     def full(self, now: float) -> bool:
         """Whether every bucket has refilled (the allowance can be forgotten)."""
@@ -135,6 +139,7 @@ class AddressAllowance:
                 self.connections,
                 self.door_starts,
                 self.web_requests,
+                self.identities,
             )
         )
 

@@ -53,6 +53,10 @@ one frame."""
 REPLY_MARGIN: Final = 256
 """Bytes of a ``standings`` reply's frame kept for its other fields (its ``since``, the map)."""
 
+NOT_COUNTED: Final = "not_counted"
+"""The ``notice`` code that tells a player past its address's allowance of new player keys
+that its games are not counted (``Players.seated``)."""
+
 TONIGHT_HOURS: Final = 12.0
 """``tonight`` goes back this many hours at most (less when the server started since)."""
 
@@ -211,12 +215,44 @@ class Players:
 
     def seated(self, peer: Any, token_hash: str | None) -> None:
         """``peer`` holds the seat of this token hash: its hands count for its identity, which
-        is remembered with the name it said hello with."""
+        is remembered with the name it said hello with.
+
+        An identity the server does not know yet takes one from the allowance of new ones of
+        ``peer``'s address (``ServerConfig.new_identity_rate``, ``peer.allowance``), since its
+        row is kept for good: a fresh key per connection, each sitting down, grew the database
+        without bound. Past it the peer plays on, but its seat counts for nobody (as a client
+        without a key) and it is told so once (``notice {code: "not_counted"}``)."""
         identity = getattr(peer, "identity", None)
-        if identity is not None and token_hash is not None:
-            name = getattr(peer, "hello_name", None)
-            self.store.note_identity(identity, "key", name=name, seen=self.wall())
-            self.store.link_seat(token_hash, identity)
+        if identity is None or token_hash is None:
+            return
+        allowance = getattr(peer, "allowance", None)
+        if (
+            allowance is not None
+            and not self.store.knows_identity(identity)
+            and not allowance.identities.take(time.monotonic())
+        ):
+            self._not_counted(peer)
+            return
+        name = getattr(peer, "hello_name", None)
+        self.store.note_identity(identity, "key", name=name, seen=self.wall())
+        self.store.link_seat(token_hash, identity)
+
+    def _not_counted(self, peer: Any) -> None:
+        """Tell ``peer`` (once) that its games are not counted, and log it (batched)."""
+        if getattr(peer, "told_not_counted", False):
+            return
+        peer.told_not_counted = True
+        server = getattr(peer, "server", None)
+        if server is not None:  # one log line a second at most, with the count
+            server.log_refusal(getattr(peer, "address", "?"), "too many new player keys")
+        peer.send(
+            m.notice(
+                table=None,
+                code=NOT_COUNTED,
+                text="Too many new players from your address just now: your games here are"
+                " not counted in the standings",
+            )
+        )
 
     def seated_with(self, peer: Any, token: str) -> None:
         """Like :meth:`seated`, given the token itself."""

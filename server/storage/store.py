@@ -26,6 +26,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -52,7 +53,7 @@ except ImportError:  # Windows: no lock (see _DatabaseLock)
 
 log = logging.getLogger("sheepshead.server")
 
-SCHEMA_VERSION: Final = 8
+SCHEMA_VERSION: Final = 10
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
@@ -65,7 +66,13 @@ and ``tables.dealt``, the number of the hand last dealt.
 from 0 again in each match, so the restore's one scan of the log keeps only the current match's
 (rows of older versions have none, and are told apart by ``tables.first_action``).
 8: ``match_tallies`` and ``player_totals``, the standings kept as matches end (a standings
-request no longer adds up every result); filled from the stored hands on upgrade."""
+request no longer adds up every result); filled from the stored hands on upgrade.
+9: ``actions.table_id`` no longer names ``tables(id)`` as its parent: deleting a ``tables`` row
+made SQLite look for child actions, and with no index on the log that is a scan of all of it
+(see :meth:`Store.forget_table`).
+10: ``tables.created_by``, the address of the connection that created the table (so the caps of
+tables per address, ``max_waiting_per_address`` and ``max_running_per_address``, hold after a
+restart)."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -81,7 +88,8 @@ CREATE TABLE IF NOT EXISTS tables (
     finished REAL,
     first_action INTEGER,              -- rowid in actions where this match's actions start
     match_number INTEGER NOT NULL DEFAULT 0, -- the current match: 0, then +1 per rematch
-    dealt INTEGER                      -- number of the hand last dealt (it may have no action)
+    dealt INTEGER,                     -- number of the hand last dealt (it may have no action)
+    created_by TEXT                    -- the creating connection's address (NULL: not known)
 );
 CREATE TABLE IF NOT EXISTS seats (
     table_id INTEGER NOT NULL REFERENCES tables(id),
@@ -98,9 +106,11 @@ CREATE UNIQUE INDEX IF NOT EXISTS seats_token ON seats(token_hash);
 -- Every accepted action, appended in order. No index: an index on (table_id, n) puts each
 -- table's inserts in a page of its own, several times the cost of an append (docs/performance.md,
 -- "Storage"). Rows are never deleted, so rowids only grow and tables.first_action bounds the
--- scan that restores the unfinished matches.
+-- scan that restores the unfinished matches. No foreign key either: with one, every deleted
+-- tables row (each table that never started) was a scan of the whole log, looking for its
+-- actions.
 CREATE TABLE IF NOT EXISTS actions (
-    table_id INTEGER NOT NULL REFERENCES tables(id),
+    table_id INTEGER NOT NULL,         -- tables.id (not declared: see above)
     n INTEGER NOT NULL,                -- 0, 1, ... per match of the table
     hand INTEGER NOT NULL,
     action TEXT NOT NULL,              -- JSON: the record map with its seat
@@ -193,6 +203,8 @@ CREATE TABLE IF NOT EXISTS player_totals (
 );
 """
 
+_ACTIONS_REFERENCE: Final = re.compile(r"\s+REFERENCES\s+tables\s*\(\s*id\s*\)", re.IGNORECASE)
+"""The foreign key that schemas 1 to 8 declared on ``actions.table_id`` (schema 9 drops it)."""
 
 CHECKPOINT_INTERVAL: Final = 0.1
 """Seconds between two passive checkpoints by the store's checkpoint thread."""
@@ -278,6 +290,8 @@ class TableRow:
     """When its last match ended (wall clock), for an ``over`` table."""
     dealt: int | None = None
     """The number of the hand last dealt (None: the first, or stored before schema 4)."""
+    created_by: str | None = None
+    """The address of the connection that created it (None: not known, or before schema 10)."""
 
 
 class DatabaseInUse(RuntimeError):
@@ -436,6 +450,8 @@ class Store:
             db.execute("ALTER TABLE tables ADD COLUMN first_action INTEGER")
         if "dealt" not in table_columns:  # schemas 1 to 3
             db.execute("ALTER TABLE tables ADD COLUMN dealt INTEGER")
+        if "created_by" not in table_columns:  # schemas 1 to 9
+            db.execute("ALTER TABLE tables ADD COLUMN created_by TEXT")
         indexed = db.execute(
             "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'actions'"
         ).fetchone()[0]
@@ -453,7 +469,34 @@ class Store:
         self._upgrade_to_matches()
         if "added_by" not in {row[1] for row in db.execute("PRAGMA table_info(seats)")}:
             db.execute("ALTER TABLE seats ADD COLUMN added_by TEXT")  # schemas 1 to 5
+        self._unreference_actions()  # schemas 1 to 8
         backfill(db)  # schemas 1 to 7: the standings' tallies from the stored hands
+
+    def _unreference_actions(self) -> None:
+        """Schemas 1 to 8 -> 9: drop the foreign key of ``actions.table_id``, in place.
+
+        Removing a foreign key changes nothing stored, so SQLite's documented way applies
+        (https://sqlite.org/lang_altertable.html, "otherwise"): the table's ``CREATE`` text is
+        edited with ``writable_schema``, whatever the log's size, instead of copying it."""
+        db = self._db
+        found = db.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'actions'"
+        ).fetchone()
+        if found is None:
+            return
+        sql = _ACTIONS_REFERENCE.sub("", found[0])
+        if sql == found[0]:
+            return
+        version = db.execute("PRAGMA schema_version").fetchone()[0]
+        db.execute("PRAGMA writable_schema=ON")
+        try:
+            db.execute(
+                "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'actions'",
+                (sql,),
+            )
+            db.execute(f"PRAGMA schema_version={int(version) + 1}")
+        finally:
+            db.execute("PRAGMA writable_schema=OFF")
 
     def _upgrade_to_matches(self) -> None:
         """Schemas 3 and 4 -> 5: a match number on tables, hands, results and hand_seats (the
@@ -517,10 +560,14 @@ class Store:
 
     # ------------------------------------------------------------------ writes
 
-    def create_table(self, config: Mapping[str, Any], *, created: float) -> str:
-        """Store a new table's configuration; returns its id (``"t<n>"``)."""
+    def create_table(
+        self, config: Mapping[str, Any], *, created: float, created_by: str | None = None
+    ) -> str:
+        """Store a new table's configuration, and the address of the connection that created
+        it (``created_by``, None: none); returns its id (``"t<n>"``)."""
         cur = self._write(
-            "INSERT INTO tables (config, created) VALUES (?, ?)", (json_text(config), created)
+            "INSERT INTO tables (config, created, created_by) VALUES (?, ?, ?)",
+            (json_text(config), created, created_by),
         )
         assert cur.lastrowid is not None
         return f"t{cur.lastrowid}"
@@ -558,9 +605,9 @@ class Store:
         players and (unless ``keep_row``) its row; it has no hands or results.
 
         ``keep_row`` for a table that started: the actions of its abandoned hands stay in the
-        log, which is never rewritten, and refer to the row. (Deleting a row makes SQLite look
-        for such actions, and with no index on the log that is a scan of all of it, on the
-        event loop: docs/performance.md, "Storage".)"""
+        log, which is never rewritten, and refer to the row. (The log declares no foreign key,
+        schema 9: deleting a row is a lookup by its key, where SQLite once scanned the whole
+        log for the row's actions, on the event loop.)"""
         key = table_key(table_id)
         self._write(
             "DELETE FROM seat_identities WHERE token_hash IN"
@@ -805,6 +852,13 @@ class Store:
             (identity, kind, label, name, seen),
         )
 
+    def knows_identity(self, identity: str) -> bool:
+        """Whether ``identity`` has its row in ``identities``."""
+        found = self._db.execute(
+            "SELECT 1 FROM identities WHERE identity = ?", (identity,)
+        ).fetchone()
+        return found is not None
+
     def rename_identity(self, identity: str, name: str, *, seen: float) -> None:
         """A known identity's name and last sighting are now these (an unknown one is not
         added: :meth:`note_identity` does that)."""
@@ -846,8 +900,9 @@ class Store:
         out = []
         rows = self._db.execute(
             "SELECT id, config, state, seq, host_seat, seed, first_dealer, totals, first_action,"
-            " match_number, finished, dealt FROM tables WHERE state IN ('waiting', 'playing')"
-            " OR (state = 'over' AND finished >= ?) ORDER BY id",
+            " match_number, finished, dealt, created_by FROM tables"
+            " WHERE state IN ('waiting', 'playing') OR (state = 'over' AND finished >= ?)"
+            " ORDER BY id",
             (float("inf") if over_since is None else over_since,),
         ).fetchall()
         by_key: dict[int, TableRow] = {}
@@ -867,6 +922,7 @@ class Store:
                 match_number=row[9],
                 finished=row[10],
                 dealt=row[11],
+                created_by=row[12],
             )
             for seat_row in self._db.execute(
                 "SELECT seat, kind, name, strategy, remote_kind, token_hash, added_by FROM seats"

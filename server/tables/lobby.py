@@ -54,7 +54,8 @@ class Lobby:
         self._listing: tuple[list[dict[str, Any]], bool] | None = None
         self._moved: set[Table] = set()
         self._creators: dict[str, str] = {}
-        """Table id -> the IP address of the connection that created it (this run only)."""
+        """Table id -> the IP address of the connection that created it (stored with the table,
+        so a restored table still counts against its address's caps)."""
         self._match_ends: dict[str, Meter] = {}
         """IP address -> its allowance of matches ended early (forgotten once full again)."""
         for module in config.bot_modules:
@@ -237,7 +238,9 @@ class Lobby:
         """Open a table with ``peer`` at seat 0 as host; returns the table and the seat token.
 
         ``address``: the creator's IP address, counted against ``max_waiting_per_address``."""
-        table_id = self.store.create_table(config.to_dict(), created=self.wall())
+        table_id = self.store.create_table(
+            config.to_dict(), created=self.wall(), created_by=address
+        )
         table = Table(self, table_id, config)
         self.tables[table_id] = table
         if address is not None:
@@ -267,6 +270,8 @@ class Lobby:
                 log.exception("table %s could not be restored; it is left in the database", row.id)
                 continue
             self.tables[table.id] = table
+            if row.created_by is not None:
+                self._creators[table.id] = row.created_by
             count += 1
         for table in list(self.tables.values()):
             try:

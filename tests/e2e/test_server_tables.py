@@ -4,12 +4,21 @@ message rate, the order of the frame limits, and one player key in two seats of 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import msgpack
 
-from tests.e2e.test_server_attacks import raw_frame, raw_from
-from tests.server.support import TIMEOUT, Raw, raw_bot_table, raw_play, running_server
+from server.app import Server
+from tests.e2e.test_server_attacks import create_and_vanish, raw_frame, raw_from
+from tests.server.support import (
+    TIMEOUT,
+    Raw,
+    disk_config,
+    raw_bot_table,
+    raw_play,
+    running_server,
+)
 
 
 async def poll(condition: Any, what: str, timeout: float = TIMEOUT) -> None:
@@ -83,6 +92,40 @@ async def test_started_tables_are_capped_per_address() -> None:
         await other.hello("Other")
         assert (await other.request("create_table", name="mine"))["type"] == "ok"
         await other.close()
+
+
+async def test_the_caps_of_tables_per_address_hold_across_a_restart(tmp_path: Path) -> None:
+    """The address that created each table is stored with it: before, a restart forgot it, and
+    an address at its cap of started or of waiting tables could create as many again next to
+    its restored ones."""
+    db = tmp_path / "caps.db"
+    caps = {"max_running_per_address": 1, "max_waiting_per_address": 1, "seed_wait": 0.0}
+    server = Server(disk_config(db, **caps))
+    await server.start()
+    try:
+        assert (await start_and_abandon(server.port, "127.0.0.5", grace=3600))["type"] == "ok"
+        assert (await create_and_vanish(server.port, "Plays", "127.0.0.5"))["code"] == (
+            "too_many_tables"
+        )
+        assert (await create_and_vanish(server.port, "Waits", "127.0.0.7"))["type"] == "ok"
+        assert (await create_and_vanish(server.port, "Waits", "127.0.0.7"))["code"] == (
+            "too_many_tables"
+        )
+    finally:
+        await server.stop()
+
+    again = Server(disk_config(db, **caps))
+    await again.start()
+    try:
+        states = sorted(table.state for table in again.lobby.tables.values())
+        assert states == ["playing", "waiting"]  # both restored
+        running = await create_and_vanish(again.port, "Plays", "127.0.0.5")
+        assert running.get("code") == "too_many_tables" and "playing" in running["message"]
+        waiting = await create_and_vanish(again.port, "Waits", "127.0.0.7")
+        assert waiting.get("code") == "too_many_tables" and "waiting" in waiting["message"]
+        assert (await create_and_vanish(again.port, "Other", "127.0.0.6"))["type"] == "ok"
+    finally:
+        await again.stop()
 
 
 async def test_start_is_refused_past_the_cap_of_started_tables() -> None:

@@ -286,14 +286,37 @@ async def test_a_connection_flood_is_cut_off_before_the_key_exchange(
             async with connect(doors, key):
                 pass
         assert not doors.gate.per_address
-    async with ssh_door(tmp_path, door_start_burst=1.0) as (_, doors):
-        async with connect(doors, key):
-            pass
+
+
+async def test_connects_that_start_no_game_spend_no_door_start(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    """A door start (one every 5 s per address, ``door_start_rate``) was spent at the TCP
+    connect: a port scan or a flaky network from a player's address (a NAT) used up the starts
+    of everybody there. Now bare connects, and logins that open no game, spend none: the start
+    goes when a session starts its client, and the next game past the allowance is refused
+    with its reason on the terminal."""
+    async with ssh_door(tmp_path, door_start_burst=1.0, door_start_rate=0.001) as (_, doors):
+        assert doors.ssh is not None
+        for _ in range(3):  # a port scanner: connect, read the banner perhaps, hang up
+            _, writer = await asyncio.open_connection("127.0.0.1", doors.ssh.port)
+            writer.close()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
+        async with connect(doors, key) as conn:  # a login without a game (ssh -N, a check)
+            result = await conn.run("true", encoding="utf-8")
+            assert result.exit_status == 1  # refused: commands are not run
         await until(lambda: not doors.gate.per_address)
-        with pytest.raises(asyncssh.DisconnectError) as refused:
-            async with connect(doors, key):
-                pass
-        assert "Too many new sessions from your address" in refused.value.reason
+        async with connect(doors, key) as conn:
+            screen = Screen(await open_game(conn))
+            await screen.wait_for("Sheepshead lobby")
+            await screen.close()
+        async with connect(doors, key) as conn:
+            process = await open_game(conn)
+            output = await process.stdout.read()
+            assert "Too many new sessions from your address" in plain(output)
+            await process.wait()
+            assert process.exit_status == 1
 
 
 async def test_ssh_keys_limits_the_door(tmp_path: Path, key: asyncssh.SSHKey) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from client.session import Session
 from server.app import Server
 from server.storage.standings import identity_of
+from tests.e2e.test_server_attacks import raw_from
 from tests.server.support import Raw, play_until, running_server, session
 
 ANN_KEY = "ann-" + "a" * 40
@@ -248,3 +249,45 @@ async def test_hellos_with_new_keys_store_nothing_until_a_seat_is_taken() -> Non
         await host.request("create_table", name="Ann's")
         assert identities() == before + 1
         await host.close()
+
+
+async def test_new_player_keys_from_one_address_are_remembered_up_to_its_allowance() -> None:
+    """A fresh player key per connection, each sitting down, stored an identities row each for
+    good: 18,000 an hour from one address at its rate of new connections. An address has
+    ``new_identity_burst`` new keys remembered at once (then ``new_identity_rate``); past it a
+    new key still plays, uncounted, and is told so; a key the server knows still counts."""
+    async with running_server(new_identity_burst=3, new_identity_rate=0.001) as server:
+        store = server.store
+        assert store is not None
+
+        def count(table: str) -> int:
+            return int(store._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+        async def sit(key: str) -> list[dict[str, Any]]:
+            """A new connection with ``key`` creates a table; the notices it got, then it
+            leaves (the table closes)."""
+            raw = await Raw.open(server.port)
+            await raw.hello("Flood", player_key=key)
+            created = await raw.request_keeping("create_table", name="flood")
+            assert created["type"] == "ok"
+            links = count("seat_identities")
+            notices = [m for m in raw.inbox if m.get("type") == "notice"]
+            await raw.request("leave")
+            await raw.close()
+            return [*notices, {"links": links}]
+
+        keys = [f"flood-key-{number:04d}-" + "x" * 20 for number in range(6)]
+        for key in keys[:3]:
+            assert await sit(key) == [{"links": 1}]
+        assert count("identities") == 3
+        for key in keys[3:]:
+            *notices, links = await sit(key)
+            assert [n["code"] for n in notices] == ["not_counted"]
+            assert links == {"links": 0}  # it plays, counted for nobody
+        assert count("identities") == 3
+        assert await sit(keys[0]) == [{"links": 1}]  # a known key is never refused
+        other = await raw_from(server.port, "127.0.0.9")  # nor another address's new one
+        await other.hello("Other", player_key=ANN_KEY)
+        assert (await other.request("create_table", name="other"))["type"] == "ok"
+        assert count("identities") == 4
+        await other.close()

@@ -432,3 +432,52 @@ def test_a_schema_6_database_restores_a_rematched_table(tmp_path: Path) -> None:
     assert [a["seat"] for _, a in store.load_open_tables()[1].actions] == [3, 4]
     store.close()
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def delete_plan(store: Store) -> list[str]:
+    """What SQLite does to delete a ``tables`` row, one step a line."""
+    plan = store._db.execute("EXPLAIN QUERY PLAN DELETE FROM tables WHERE id = 1").fetchall()
+    return [str(row[3]) for row in plan]
+
+
+def test_deleting_a_table_that_never_started_does_not_scan_the_action_log(
+    tmp_path: Path,
+) -> None:
+    """Every table that closes without having started is deleted, on the event loop. While the
+    log declared ``actions.table_id`` a foreign key of ``tables(id)`` (schemas 1 to 8), each
+    delete scanned the whole log for the row's actions (about 100 ms at a million actions,
+    ``bench/table_delete.py``). A new database and an upgraded one both delete by key alone,
+    and the upgrade keeps the log."""
+    path = tmp_path / "v8.db"
+    Store(path).close()
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        DROP TABLE actions;
+        CREATE TABLE actions (table_id INTEGER NOT NULL REFERENCES tables(id),
+            n INTEGER NOT NULL, hand INTEGER NOT NULL, action TEXT NOT NULL, seq INTEGER,
+            match_number INTEGER);
+        INSERT INTO tables (config, state, seed, first_dealer, created, first_action)
+            VALUES ('{"name": "playing"}', 'playing', 1, 0, 0.0, 1);
+        INSERT INTO actions VALUES (1, 0, 0, '{"seat":1,"action":"pass"}', 2, 0);
+        PRAGMA user_version=8;
+        """
+    )
+    conn.commit()
+    conn.close()
+    for store in (Store(None), Store(path)):
+        assert not [step for step in delete_plan(store) if "actions" in step]
+        assert store._db.execute("PRAGMA foreign_key_list(actions)").fetchall() == []
+        waiting = store.create_table({"name": "never started"}, created=0.0)
+        store.commit()
+        store.forget_table(waiting)
+        store.commit()
+        assert store._db.execute(
+            "SELECT count(*) FROM tables WHERE id = ?", (table_key(waiting),)
+        ).fetchone() == (0,)
+        store.close()
+    upgraded = Store(path)
+    assert upgraded._db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    (row,) = upgraded.load_open_tables()
+    assert row.actions == [(0, {"seat": 1, "action": "pass"})]
+    upgraded.close()
