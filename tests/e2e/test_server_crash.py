@@ -26,6 +26,19 @@ from tests.server.support import Raw, drive, full_table, next_event, session
 
 ROOT = Path(__file__).resolve().parents[2]
 
+BUILD = "compiled" if os.environ.get("SHEEPSHEAD_EXPECT_COMPILED") == "1" else "pure Python"
+"""The server code a served process must run: ``make compiled-test`` runs these tests on the
+compiled build, and the killed and restarted server is the one under test there too."""
+
+
+def served_env() -> dict[str, str]:
+    """The environment of a ``sheepshead serve`` subprocess: this one's, with the checkout on
+    ``PYTHONPATH`` behind what is there already (``make compiled-test`` puts the compiled build
+    first). PYTHONSAFEPATH: ``python -m`` would otherwise put its working directory, the
+    checkout, before them all."""
+    paths = [p for p in (os.environ.get("PYTHONPATH"), str(ROOT)) if p]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "PYTHONSAFEPATH": "1"}
+
 
 class Served:
     """A ``sheepshead serve`` subprocess."""
@@ -42,7 +55,6 @@ class Served:
         """Start it on ``db`` (``trick_pause`` None: the server's default) and wait for its
         banner."""
         pauses = [] if trick_pause is None else ["--trick-pause", str(trick_pause)]
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -61,7 +73,7 @@ class Served:
             "warning",
             stdout=asyncio.subprocess.PIPE,
             cwd=ROOT,
-            env=env,
+            env=served_env(),
         )
         assert proc.stdout is not None
         banner = ""
@@ -71,6 +83,7 @@ class Served:
             banner += line.decode()
         found = re.search(r"listening on 127\.0\.0\.1:(\d+)", banner)
         assert found, banner
+        assert f"server code: {BUILD}" in banner, banner
         return cls(proc, int(found.group(1)), banner)
 
     async def kill(self) -> None:
@@ -101,7 +114,7 @@ async def serve_and_fail(db: Path) -> tuple[int | None, str]:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env=served_env(),
     )
     _, err = await asyncio.wait_for(refused.communicate(), 30)
     return refused.returncode, err.decode()
