@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import signal
 import sqlite3
@@ -22,22 +21,17 @@ from engine.record import export_record
 from engine.rules import RuleSet
 from server.app import Server, ServerConfig
 from server.tables.commitments import Commitment, DealSeeds
-from tests.server.support import Raw, drive, full_table, next_event, session
+from tests.server.support import (
+    BUILD,
+    Raw,
+    drive,
+    full_table,
+    next_event,
+    served_env,
+    session,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
-
-BUILD = "compiled" if os.environ.get("SHEEPSHEAD_EXPECT_COMPILED") == "1" else "pure Python"
-"""The server code a served process must run: ``make compiled-test`` runs these tests on the
-compiled build, and the killed and restarted server is the one under test there too."""
-
-
-def served_env() -> dict[str, str]:
-    """The environment of a ``sheepshead serve`` subprocess: this one's, with the checkout on
-    ``PYTHONPATH`` behind what is there already (``make compiled-test`` puts the compiled build
-    first). PYTHONSAFEPATH: ``python -m`` would otherwise put its working directory, the
-    checkout, before them all."""
-    paths = [p for p in (os.environ.get("PYTHONPATH"), str(ROOT)) if p]
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "PYTHONSAFEPATH": "1"}
 
 
 class Served:
