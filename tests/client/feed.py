@@ -6,15 +6,20 @@ builders (:mod:`protocol.events`), so screens can be driven with deterministic, 
 states without a server (snapshot tests need no clock or network) and the feed cannot drift from
 what the server sends. :class:`FakeSession` stands in for :class:`client.session.Session` where
 a Pilot test needs a request answered (``history``, ``rematch``) that the server on this branch
-may not know yet.
+may not know yet. :func:`at_the_bury` opens the app where you picked, the bury dialog up.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from typing import Any
 
+from textual.pilot import Pilot
+
+from client.app import SheepsheadApp
+from client.screens.dialogs import BuryDialog
 from client.session import ServerError
 from engine.actions import action_from_dict
 from engine.hand import Hand
@@ -40,6 +45,7 @@ class EngineTable:
         bots: Sequence[int] = (1, 2, 3, 4),
         hands_limit: int | None = 10,
         table: str = "t1",
+        hints: bool = False,
     ) -> None:
         self.rules = rules or RuleSet()
         self.hand = Hand.from_seed(self.rules, dealer=dealer, seed=seed)
@@ -48,6 +54,8 @@ class EngineTable:
         self.bots = set(bots)
         self.hands_limit = hands_limit
         self.table = table
+        self.hints = hints
+        """The summary's ``hints``: the coach is on at this table."""
         self.seq = 0
         self.totals = [0] * 5
         self.hands_played = 0
@@ -70,7 +78,7 @@ class EngineTable:
             "state": self.state,
             "password": False,
             "turn_timer": None,
-            "hints": False,
+            "hints": self.hints,
             "grace": 60.0,
             "trick_pause": 1.5,
             "seats": [
@@ -200,6 +208,41 @@ class EngineTable:
         while not self.hand.is_over and (not until_me or self.hand.turn != self.me):
             out += self.apply(pick(self.hand))
         return out
+
+
+def picked(seed: int = 1, *, hints: bool = False) -> tuple[EngineTable, list[dict[str, Any]]]:
+    """You (seat 0, first to speak) pick; the bury decision is yours. The table, and its
+    messages from the deal on."""
+    table = EngineTable(seed=seed, dealer=4, me=0, hints=hints)
+    out = table.messages() + table.apply({"action": "pick"})
+    return table, out
+
+
+@asynccontextmanager
+async def at_the_bury(
+    seed: int = 1,
+    *,
+    hints: bool = False,
+    table: EngineTable | None = None,
+    session: FakeSession | None = None,
+    size: tuple[int, int] = (80, 24),
+) -> AsyncIterator[tuple[SheepsheadApp, Pilot[Any], EngineTable]]:
+    """A running app (on ``session``, else none) whose player picked: the bury dialog is open.
+
+    It is fed :func:`picked`'s messages of ``seed`` and ``hints``, or, given a ``table`` whose
+    bury is the player's, that table's messages now. Yields the app, its pilot and the table.
+    """
+    if table is None:
+        table, messages = picked(seed, hints=hints)
+    else:
+        messages = table.messages()
+    app = SheepsheadApp(session, mode="play")  # type: ignore[arg-type]
+    async with app.run_test(size=size) as pilot:
+        for msg in messages:
+            app.handle_message(msg)
+        await pilot.pause()
+        assert isinstance(app.screen, BuryDialog)
+        yield app, pilot, table
 
 
 class FakeSession:

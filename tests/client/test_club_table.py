@@ -25,7 +25,7 @@ from client.widgets.hand import CardWidget
 from client.widgets.table import LastTrickBox, SeatBox, TrickView
 from engine.rules import RuleSet
 from engine.view import seat_view
-from tests.client.feed import EngineTable, FakeSession, unknown_type
+from tests.client.feed import EngineTable, FakeSession, at_the_bury, unknown_type
 from tests.client.test_e2e import wait_for
 from tests.client.test_screens import fed, my_play_turn, screen_text
 
@@ -194,14 +194,8 @@ async def test_the_last_trick_box_names_who_played_each_card() -> None:
 
 
 async def test_the_picker_sees_the_blind_then_the_bury() -> None:
-    table = EngineTable(seed=3, dealer=4, me=0)
-    messages = table.messages() + table.apply({"action": "pick"})
-    view = seat_view(table.hand, 0)
-    blind = view["blind"]
-    app = SheepsheadApp(mode="play")
-    async with app.run_test(size=SIZE) as pilot:
-        await fed(pilot, messages)
-        assert isinstance(app.screen, BuryDialog)
+    async with at_the_bury(3) as (app, pilot, table):
+        blind = seat_view(table.hand, 0)["blind"]
         marked = [w.code for w in app.screen.query(CardWidget) if "◆" in str(w.render())]
         assert sorted(marked) == sorted(blind)
         pair = ["QD", "KD"]
@@ -287,14 +281,10 @@ async def test_confirm_mode_plays_on_the_second_press_of_the_same_key() -> None:
 
 
 async def test_a_bury_that_leaves_you_alone_is_warned_about() -> None:
-    table = EngineTable(seed=3, dealer=4, me=0)
-    messages = table.messages() + table.apply({"action": "pick"})
-    view = seat_view(table.hand, 0)
     pair = ["7C", "QC"]
-    assert forces_alone(view["hand"], view["blind"], pair, table.rules.to_dict(), 0)
-    app = SheepsheadApp(mode="play")
-    async with app.run_test(size=SIZE) as pilot:
-        await fed(pilot, messages)
+    async with at_the_bury(3) as (app, pilot, table):
+        view = seat_view(table.hand, 0)
+        assert forces_alone(view["hand"], view["blind"], pair, table.rules.to_dict(), 0)
         keys = [str(app.model.hand.index(c) + 1) for c in pair]
         await pilot.press(*keys, "enter")
         await pilot.pause()
@@ -308,11 +298,7 @@ async def test_a_bury_that_leaves_you_alone_is_warned_about() -> None:
 
 
 async def test_a_third_card_says_which_it_put_back() -> None:
-    table = EngineTable(seed=3, dealer=4, me=0)
-    messages = table.messages() + table.apply({"action": "pick"})
-    app = SheepsheadApp(mode="play")
-    async with app.run_test(size=SIZE) as pilot:
-        await fed(pilot, messages)
+    async with at_the_bury(3) as (app, pilot, _):
         hand = app.model.hand
         await pilot.press("1", "2", "3")
         await pilot.pause()

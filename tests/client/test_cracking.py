@@ -13,7 +13,7 @@ from client.screens.table import TableScreen
 from engine.hand import Deal, Hand
 from engine.record import replay_record
 from engine.rules import RuleSet
-from tests.client.feed import EngineTable
+from tests.client.feed import EngineTable, at_the_bury
 from tests.client.test_screens import SIZE, fed, screen_text
 from tests.engine.test_cracking import BLIND, HANDS
 
@@ -81,11 +81,7 @@ async def test_the_partner_is_told_it_cannot_crack_and_answers_with_one_key() ->
 
 
 async def test_the_picker_blitzes_in_the_bury_dialog_and_the_stakes_show() -> None:
-    table = tavern_table(1, PICKED)
-    app = SheepsheadApp(mode="play")
-    async with app.run_test(size=SIZE) as pilot:
-        await fed(pilot, table.messages())
-        assert isinstance(app.screen, BuryDialog)
+    async with at_the_bury(table=tavern_table(1, PICKED)) as (app, pilot, table):
         assert "black queens (Q♣ Q♠)" in screen_text(app)
         await pilot.press("z")
         await pilot.pause()

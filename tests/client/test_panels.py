@@ -139,15 +139,8 @@ async def test_the_score_sheet_shows_the_stakes_and_aligns_three_digit_payouts()
 # ---------------------------------------------------------------------- panel heights
 
 
-def with_hints(table: EngineTable) -> EngineTable:
-    """The table's summary says the coach is on (``v`` reviews a hand)."""
-    summary = table.info
-    table.info = lambda: {**summary(), "hints": True}  # type: ignore[method-assign]
-    return table
-
-
 async def test_the_result_and_its_review_use_the_height_of_a_big_terminal() -> None:
-    table = with_hints(EngineTable(seed=11, dealer=1, me=0))
+    table = EngineTable(seed=11, dealer=1, me=0, hints=True)
     messages = table.messages() + table.play_out()
     decision = {
         "trick": 1,
@@ -204,7 +197,7 @@ async def test_the_result_panel_shows_your_new_cards_when_you_are_asked_to_pick(
 
 
 async def test_a_watcher_has_no_seat_to_keep_no_play_to_review_and_q_quits() -> None:
-    table = with_hints(EngineTable(seed=11, dealer=1, me=None))
+    table = EngineTable(seed=11, dealer=1, me=None, hints=True)
     messages = table.messages() + table.play_out()
     session = FakeSession(name="Ole")
     app = SheepsheadApp(session, mode="watch")  # type: ignore[arg-type]

@@ -33,7 +33,7 @@ from client.screens.table import TableScreen
 from client.widgets.hand import CardWidget
 from engine.record import replay_record
 from engine.rules import RuleSet
-from tests.client.feed import EngineTable
+from tests.client.feed import EngineTable, FakeSession, at_the_bury
 
 SIZE = (80, 24)
 
@@ -222,12 +222,7 @@ async def test_the_key_player_buries_from_a_dialog_reopened_with_its_cards_chose
     # again keeps its chosen cards, and pressing 1 2 Enter on it again cycled without burying.
     from tests.client.test_e2e import Player
 
-    table = EngineTable(seed=1, dealer=4, me=0)
-    table.apply({"action": "pick"})
-    app = SheepsheadApp(mode="play")
-    async with app.run_test(size=SIZE) as pilot:
-        await fed(pilot, table.messages())
-        assert isinstance(app.screen, BuryDialog)
+    async with at_the_bury(1) as (app, pilot, _):
         await pilot.press("1", "2", "escape", "b")
         await pilot.pause()
         dialog = app.screen
@@ -500,12 +495,7 @@ async def test_a_terminal_smaller_than_the_table_needs_is_told_once_per_shrink()
 async def test_a_dialog_whose_decision_the_timer_made_closes() -> None:
     """Away from the keyboard, the turn timer's bot buries and calls for you: the dialogs
     that opened for those decisions close instead of piling up over the table."""
-    table = EngineTable(seed=1, dealer=4, me=0)
-    app = SheepsheadApp(mode="play")
-    async with app.run_test(size=SIZE) as pilot:
-        await fed(pilot, table.messages())
-        await fed(pilot, table.apply({"action": "pick"}))
-        assert isinstance(app.screen, BuryDialog)
+    async with at_the_bury(1) as (app, pilot, table):
         await fed(pilot, table.apply(table.hand.legal_actions()[0].to_dict()))  # the timer
         assert isinstance(app.screen, CallDialog)
         assert [type(s) for s in app.screen_stack].count(BuryDialog) == 0
@@ -538,23 +528,10 @@ async def test_an_open_result_shows_the_latest_hand() -> None:
         assert isinstance(app.screen, TableScreen)
 
 
-def _coached(table: EngineTable) -> EngineTable:
-    """The table with the coach on (hints)."""
-    plain = table.info
-    table.info = lambda: {**plain(), "hints": True}  # type: ignore[method-assign]
-    return table
-
-
 async def test_i_in_the_bury_dialog_asks_the_coach_and_buries_nothing() -> None:
     """The status line offered i during the bury, and in the dialog it did nothing."""
-    from tests.client.feed import FakeSession
-
-    table = _coached(EngineTable(seed=3, dealer=4, me=0))
-    table.apply({"action": "pick"})
     session = FakeSession()
-    app = SheepsheadApp(session, mode="play")  # type: ignore[arg-type]
-    async with app.run_test(size=SIZE) as pilot:
-        await fed(pilot, table.messages())
+    async with at_the_bury(3, hints=True, session=session) as (app, pilot, _):
         dialog = app.screen
         assert isinstance(dialog, BuryDialog) and dialog.query_one("#bury-hint").display
         best = next(a for a in app.model.legal if a["action"] == "bury")
@@ -575,9 +552,7 @@ async def test_i_in_the_bury_dialog_asks_the_coach_and_buries_nothing() -> None:
 
 
 async def test_i_in_the_call_dialog_highlights_the_coachs_choice() -> None:
-    from tests.client.feed import FakeSession
-
-    table = _coached(EngineTable(seed=1, dealer=4, me=0))
+    table = EngineTable(seed=1, dealer=4, me=0, hints=True)
     table.apply({"action": "pick"})
     table.apply(table.hand.legal_actions()[-1].to_dict())
     session = FakeSession()
@@ -600,12 +575,7 @@ async def test_i_in_the_call_dialog_highlights_the_coachs_choice() -> None:
 
 
 async def test_i_at_a_table_without_the_coach_says_so() -> None:
-    table = EngineTable(seed=3, dealer=4, me=0)
-    table.apply({"action": "pick"})
-    app = SheepsheadApp(mode="play")
-    async with app.run_test(size=SIZE) as pilot:
-        await fed(pilot, table.messages())
-        assert isinstance(app.screen, BuryDialog)
+    async with at_the_bury(3) as (app, pilot, _):
         await pilot.press("i")
         await pilot.pause()
         assert any("no coach" in n.message for n in app._notifications)

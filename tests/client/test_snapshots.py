@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 
 from client.app import SheepsheadApp
 from engine.rules import RuleSet
-from tests.client.feed import EngineTable
+from tests.client.feed import EngineTable, picked
 
 SIZE = (80, 24)
 
@@ -43,13 +43,6 @@ def mid_trick() -> list[dict[str, Any]]:
     while not (hand.phase == "play" and hand.turn == 0 and hand.current and hand.tricks):
         out += table.apply(hand.legal_actions()[0].to_dict())
     return out
-
-
-def picked(seed: int = 1) -> tuple[EngineTable, list[dict[str, Any]]]:
-    """You (seat 0, first to speak) pick; the bury decision is yours."""
-    table = EngineTable(seed=seed, dealer=4, me=0)
-    out = table.messages() + table.apply({"action": "pick"})
-    return table, out
 
 
 LOBBY_TABLES: list[dict[str, Any]] = [

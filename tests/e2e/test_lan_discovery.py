@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from tests.server.support import BUILD, served_env
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -100,6 +102,7 @@ async def serve(
     proc = await asyncio.create_subprocess_exec(
         *_in(ns, "serve", "--port", "0", "--log-level", "warning", *args),
         cwd=ROOT,
+        env=served_env(),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
@@ -110,6 +113,7 @@ async def serve(
         line = await asyncio.wait_for(proc.stdout.readline(), 20)
         assert line, f"the server exited: {text}"
         text += line.decode()
+    assert f"server code: {BUILD}" in text, text
     port = int(text.split("listening on ", 1)[1].split()[0].rsplit(":", 1)[1])
     return text, port
 

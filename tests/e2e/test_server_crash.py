@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import signal
 import sqlite3
@@ -22,7 +21,15 @@ from engine.record import export_record
 from engine.rules import RuleSet
 from server.app import Server, ServerConfig
 from server.tables.commitments import Commitment, DealSeeds
-from tests.server.support import Raw, drive, full_table, next_event, session
+from tests.server.support import (
+    BUILD,
+    Raw,
+    drive,
+    full_table,
+    next_event,
+    served_env,
+    session,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,7 +49,6 @@ class Served:
         """Start it on ``db`` (``trick_pause`` None: the server's default) and wait for its
         banner."""
         pauses = [] if trick_pause is None else ["--trick-pause", str(trick_pause)]
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -61,7 +67,7 @@ class Served:
             "warning",
             stdout=asyncio.subprocess.PIPE,
             cwd=ROOT,
-            env=env,
+            env=served_env(),
         )
         assert proc.stdout is not None
         banner = ""
@@ -71,6 +77,7 @@ class Served:
             banner += line.decode()
         found = re.search(r"listening on 127\.0\.0\.1:(\d+)", banner)
         assert found, banner
+        assert f"server code: {BUILD}" in banner, banner
         return cls(proc, int(found.group(1)), banner)
 
     async def kill(self) -> None:
@@ -101,7 +108,7 @@ async def serve_and_fail(db: Path) -> tuple[int | None, str]:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env=served_env(),
     )
     _, err = await asyncio.wait_for(refused.communicate(), 30)
     return refused.returncode, err.decode()

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import functools
 import importlib.util
+import os
 import random
 import sys
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
@@ -26,6 +27,23 @@ from server.tables.table_config import TableConfig
 
 TIMEOUT = 5.0
 """Seconds any single wait in a test may take before it fails."""
+
+ROOT = Path(__file__).resolve().parents[2]
+
+BUILD = "compiled" if os.environ.get("SHEEPSHEAD_EXPECT_COMPILED") == "1" else "pure Python"
+"""The server code a ``sheepshead serve`` subprocess must say it runs (its banner's ``server
+code``): ``make compiled-test`` runs the tests on the compiled build, and a served process is
+under test there too."""
+
+
+def served_env() -> dict[str, str]:
+    """The environment of a ``python -m client.cli`` subprocess: this one's, with the checkout
+    on ``PYTHONPATH`` behind what is there already (``make compiled-test`` puts the compiled
+    build first). PYTHONSAFEPATH: ``python -m`` would otherwise put its working directory, the
+    checkout, before them all."""
+    paths = [p for p in (os.environ.get("PYTHONPATH"), str(ROOT)) if p]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "PYTHONSAFEPATH": "1"}
+
 
 CARD_SET = frozenset(CARD_CODES)
 

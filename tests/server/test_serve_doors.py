@@ -14,6 +14,7 @@ import pytest
 
 from client.cli import main
 from server import cli
+from tests.server.support import BUILD, served_env
 
 
 def test_door_options_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
@@ -61,6 +62,7 @@ def test_serve_opens_both_doors_prints_them_and_stops_cleanly(tmp_path: Path) ->
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env=served_env(),
     )
     try:
         assert server.stdout is not None
@@ -74,6 +76,7 @@ def test_serve_opens_both_doors_prints_them_and_stops_cleanly(tmp_path: Path) ->
         ssh = re.search(r"SSH door on port (\d+)", text)
         web = re.search(r"browser door on port (\d+)", text)
         assert ssh and web, text
+        assert f"server code: {BUILD}" in text, text
         assert f"ssh -p {ssh.group(1)} NAME@127.0.0.1" in text
         assert f"http://127.0.0.1:{web.group(1)}/" in text
         assert re.search(r"host key fingerprint SHA256:[A-Za-z0-9+/]{43}\)", text), text
