@@ -20,11 +20,11 @@ seatings and seeds are the tournament's (same seed, same figures), played here b
 cheat must see the engine's hand, which a tournament's strategies never do.
 
 It prints each pair's difference per seat-hand with its 95% interval (clustered by deal, the
-tournament's statistics: ``botkit.tournament.stats``), and, for two strategies, that
-difference split by the first strategy's role in the hand (picker, partner, defender,
-leaster): each mirrored pair of seatings puts the two strategies on the same cards, so the
-difference at each seat of each pair is credited to the role the first strategy's seat played,
-and the roles' shares add up to the difference. With a ``cheat`` it also prints how often the
+tournament's statistics: ``botkit.tournament.stats``), and the first two strategies'
+difference split by the first one's role in the hand (picker, partner, defender, leaster): the
+seatings of one rotation put each strategy once on each seat's cards, so the difference of the
+two at each seat of each rotation is credited to the role the first one's seat played, and the
+roles' shares add up to the difference. With a ``cheat`` it also prints how often the
 rollouts' model of a heuristic seat (:meth:`engine.bots.sim.Sim.situation` with
 :func:`engine.bots.policy.choose_play`) plays the card that seat really played.
 """
@@ -107,9 +107,9 @@ class Totals:
     def __init__(self, k: int) -> None:
         self.means: list[list[float]] = [[] for _ in range(k)]
         self.shares: dict[str, list[float]] = {r: [] for r in ROLES}
-        """Per deal, the first strategy's difference credited to each role (2 strategies)."""
+        """Per deal, the first strategy's difference from the second credited to each role."""
         self.counts: dict[str, int] = dict.fromkeys(ROLES, 0)
-        """Seat-hands of the first strategy in each role (2 strategies)."""
+        """Seat-hands of the first strategy in each role."""
         self.agree = 0
         self.asked = 0
 
@@ -157,17 +157,17 @@ def play_deal(
     per = 5 * len(plays) // k  # seat-hands of each strategy in the deal
     for i in range(k):
         totals.means[i].append(sums[i] / per)
-    if k != 2:
-        return
     credit = dict.fromkeys(ROLES, 0.0)
     for rotation in range(5):
-        # Seatings ``rotation`` and ``5 + rotation`` put the two strategies on the same cards.
-        pair = (outcomes[rotation], outcomes[5 + rotation])
+        # The seatings of one rotation (one per label shift) hold the same cards at each seat,
+        # each strategy at that seat once.
+        same = outcomes[rotation::5]
         for s in range(5):
-            mine, theirs = pair if pair[0][1][s] == 0 else pair[::-1]
-            part = role(mine[0], s)
-            assert mine[0].payouts is not None and theirs[0].payouts is not None
-            credit[part] += mine[0].payouts[s] - theirs[0].payouts[s]
+            mine = next(o for o, seats in same if seats[s] == 0)
+            theirs = next(o for o, seats in same if seats[s] == 1)
+            part = role(mine, s)
+            assert mine.payouts is not None and theirs.payouts is not None
+            credit[part] += mine.payouts[s] - theirs.payouts[s]
             totals.counts[part] += 1
     for r in ROLES:
         totals.shares[r].append(credit[r] / per)
@@ -190,20 +190,19 @@ def report(specs: list[str], totals: Totals, seconds: float) -> None:
             diffs = [a - b for a, b in zip(totals.means[i], totals.means[j], strict=True)]
             mean, low, high = interval(diffs)
             print(f"{specs[i]} - {specs[j]}: {mean:+.3f}, 95% CI {show(low, high)}")
-    if len(specs) == 2:
-        seat_hands = sum(totals.counts.values())
-        print(f"by the role of {specs[0]}'s seat (share of seat-hands; credit to the difference;")
-        print("  mean difference per seat-hand in that role):")
-        for r in ROLES:
-            n = totals.counts[r]
-            if not n:
-                continue
-            mean, low, high = interval(totals.shares[r])
-            per_hand = mean * seat_hands / n
-            print(
-                f"  {r:9s} {n / seat_hands:6.1%}  {mean:+.3f} {show(low, high)}"
-                f"  {per_hand:+.3f} a seat-hand"
-            )
+    seat_hands = sum(totals.counts.values())
+    print(f"{specs[0]} - {specs[1]} by the role of {specs[0]}'s seat (share of its seat-hands;")
+    print("  credit to the difference with its 95% CI; mean difference a seat-hand in that role):")
+    for r in ROLES:
+        n = totals.counts[r]
+        if not n:
+            continue
+        mean, low, high = interval(totals.shares[r])
+        per_hand = mean * seat_hands / n
+        print(
+            f"  {r:9s} {n / seat_hands:6.1%}  {mean:+.3f} {show(low, high)}"
+            f"  {per_hand:+.3f} a seat-hand"
+        )
     if totals.asked:
         print(
             f"rollout model = the real card: {totals.agree / totals.asked:.1%} of "
