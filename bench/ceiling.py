@@ -27,6 +27,11 @@ two at each seat of each rotation is credited to the role the first one's seat p
 roles' shares add up to the difference. With a ``cheat`` it also prints how often the
 rollouts' model of a heuristic seat (:meth:`engine.bots.sim.Sim.situation` with
 :func:`engine.bots.policy.choose_play`) plays the card that seat really played.
+
+With ``--regret`` every card decision of the strategies other than the cheat is also scored on
+the true deal as the cheat scores it, and the points the chosen card lost to the cheat's best
+are summed by the seat's role and the trick: the heuristic's loss in a class of decisions is
+what the cheat gains there (one decision at a time), the search's what it leaves of that.
 """
 
 from __future__ import annotations
@@ -50,8 +55,8 @@ from client.bot_runner import parse_spec, strategy_factory  # noqa: E402
 from engine.actions import action_from_dict  # noqa: E402
 from engine.bots.base import Strategy  # noqa: E402
 from engine.bots.knowledge import Knowledge  # noqa: E402
-from engine.bots.policy import choose_play  # noqa: E402
-from engine.bots.search import SearchStrategy  # noqa: E402
+from engine.bots.policy import bits, choose_play  # noqa: E402
+from engine.bots.search import DEFAULT_EXACT_TRICKS, SearchStrategy, score_candidates  # noqa: E402
 from engine.bots.sim import Sim  # noqa: E402
 from engine.cards import parse_card  # noqa: E402
 from engine.hand import Deal, Hand  # noqa: E402
@@ -112,6 +117,38 @@ class Totals:
         """Seat-hands of the first strategy in each role."""
         self.agree = 0
         self.asked = 0
+        self.regret: dict[tuple[int, str, int], list[float]] = {}
+        """Per (strategy, role, trick): [card decisions with a choice, of them not the best
+        card on the true deal, points lost to the best card]."""
+
+
+def sim_role(sim: Sim, seat: int) -> str:
+    """``seat``'s part in the hand being played (the partner is the holder of the called card)."""
+    if sim.leaster:
+        return "leaster"
+    if seat == sim.picker:
+        return "picker"
+    return "partner" if seat == sim.partner else "defender"
+
+
+def judge(hand: Hand, seat: int, chosen: str, totals: Totals, who: int) -> None:
+    """Score every legal card of ``seat`` as the cheat does (on the true deal, the others
+    played as the heuristic, the model endgame from the search's ``exact_tricks``) and add how
+    much ``chosen`` lost to the best to ``totals.regret``."""
+    legal = hand.legal_play_mask()
+    if not legal & (legal - 1):
+        return
+    sim = Sim.from_hand(hand)
+    cards = bits(legal)
+    exact = 6 - sim.state.ntricks <= DEFAULT_EXACT_TRICKS
+    scores = score_candidates(sim, seat, cards, exact, None, True)
+    lost = max(scores) - scores[cards.index(parse_card(chosen))]
+    key = (who, sim_role(sim, seat), sim.state.ntricks + 1)
+    entry = totals.regret.setdefault(key, [0, 0, 0.0])
+    entry[0] += 1
+    # Values carry a thousandth of a point per card point: below a tenth, the same payout.
+    entry[1] += lost >= 0.1
+    entry[2] += lost
 
 
 def play_deal(
@@ -120,6 +157,7 @@ def play_deal(
     rules: RuleSet,
     builders: list[Callable[[int | None], Strategy]],
     totals: Totals,
+    regret: bool = False,
 ) -> None:
     """Play every seating of one deal as the tournament does, adding to ``totals``."""
     k = len(builders)
@@ -142,6 +180,8 @@ def play_deal(
                 bot.truth = hand
             view = seat_view(hand, seat)
             action = bot.choose(view, view["legal"])
+            if regret and action.get("action") == "play" and not isinstance(bot, CheatStrategy):
+                judge(hand, seat, action["card"], totals, seats[seat])
             if cheats and not isinstance(bot, CheatStrategy) and action.get("action") == "play":
                 legal = hand.legal_play_mask()
                 if legal & (legal - 1):
@@ -208,6 +248,30 @@ def report(specs: list[str], totals: Totals, seconds: float) -> None:
             f"rollout model = the real card: {totals.agree / totals.asked:.1%} of "
             f"{totals.asked} card decisions with a choice at the cheat's tables"
         )
+    if totals.regret:
+        show_regret(specs, totals, seat_hands)
+
+
+def show_regret(specs: list[str], totals: Totals, seat_hands: int) -> None:
+    """Print the points each strategy's cards lost to the best card on the true deal."""
+    print("card decisions with a choice, by role and trick: decisions, share not the cheat's")
+    print("  best card, points lost to it a seat-hand (each strategy's own seat-hands)")
+    for who, spec in enumerate(specs):
+        rows = {key[1:]: v for key, v in totals.regret.items() if key[0] == who}
+        if not rows:
+            continue
+        n = sum(v[0] for v in rows.values())
+        lost = sum(v[2] for v in rows.values())
+        print(f"  {spec}: {n} decisions, {lost / seat_hands:.3f} a seat-hand lost")
+        for r in ROLES:
+            parts = []
+            for trick in range(1, 7):
+                v = rows.get((r, trick))
+                if v:
+                    parts.append(f"t{trick} {v[0]} {v[1] / v[0]:.0%} {v[2] / seat_hands:.3f}")
+            if parts:
+                total = sum(v[2] for key, v in rows.items() if key[0] == r)
+                print(f"    {r:9s} {total / seat_hands:.3f}: " + "; ".join(parts))
 
 
 def main() -> None:
@@ -218,6 +282,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026, help="tournament seed (default 2026)")
     parser.add_argument("--preset", default="wisconsin", help="rules preset (default wisconsin)")
     parser.add_argument("--every", type=int, default=50, help="deals between progress lines")
+    parser.add_argument(
+        "--regret",
+        action="store_true",
+        help="score every card decision of the other strategies on the true deal as the cheat "
+        "does, and print the points lost to its best card by role and trick",
+    )
     args = parser.parse_args()
     specs = [s.strip() for s in args.strategies.split(",") if s.strip()]
     if len(specs) < 2:
@@ -228,7 +298,7 @@ def main() -> None:
     totals = Totals(len(specs))
     started = time.monotonic()
     for n in range(args.deals):
-        play_deal(n, args.seed, rules, builders, totals)
+        play_deal(n, args.seed, rules, builders, totals, args.regret)
         if (n + 1) % args.every == 0 and n + 1 < args.deals:
             elapsed = time.monotonic() - started
             print(f"  ... {n + 1} deals, {elapsed / 60:.1f} min", file=sys.stderr, flush=True)
