@@ -167,3 +167,19 @@ def test_the_action_log_benchmark_reports_bytes_per_action() -> None:
 def test_the_log_growth_benchmark_reports_bytes_per_cycle() -> None:
     report = run_bench("log_growth.py", "--cycles", "10")
     assert re.search(r"\d+ B a cycle; growth per hour from one address [\d.]+ MB", report), report
+
+
+def test_the_ceiling_benchmark_splits_the_cheats_edge_by_role() -> None:
+    report = run_bench(
+        "ceiling.py", "--strategies", "cheat:setup_samples=0,heuristic", "--deals", "2", "--regret"
+    )
+    found = re.search(r"^cheat:setup_samples=0 - heuristic: ([+-][\d.]+), 95% CI", report, re.M)
+    assert found is not None, report
+    credits = re.findall(r"^  \w+ +[\d.]+%  ([+-][\d.]+) \[", report, re.MULTILINE)
+    assert credits, report
+    # The roles' credits add up to the difference (each rounded to a thousandth).
+    assert abs(sum(map(float, credits)) - float(found.group(1))) <= 0.001 * (len(credits) + 1)
+    assert re.search(r"rollout model = the real card: [\d.]+% of \d+ card decisions", report)
+    # The cheat is never judged against itself, the heuristic is.
+    assert re.search(r"^  heuristic: \d+ decisions, [\d.]+ a seat-hand lost", report, re.M)
+    assert not re.search(r"^  cheat\S*: \d+ decisions", report, re.MULTILINE), report

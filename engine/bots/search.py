@@ -112,6 +112,13 @@ with :data:`engine.bots.sampling.PLAY_MISMATCH` (0.25) the deals put about 29% m
 the right hands, yet the search did not score better against the heuristic and took twice
 the time (docs/bots.md, "search")."""
 
+DEFAULT_DEFENDER_MISMATCH: Final = 1.0
+"""The ``play_mismatch`` of a defender's card decisions only (the smaller of the two applies):
+the search gains least of the true-deal ceiling as a defender, who does not know its partners.
+By default 1, no inference: 0.25 scored -0.047 [-0.094, +0.001] a seat-hand against the default,
+its defenders' share -0.067 [-0.092, -0.043] (seed, 300 deals, 3-way; docs/bots.md, "search",
+"Issue 30: the ceiling of card play")."""
+
 DEFAULT_PLAY_MARGIN: Final = 0.0
 """Points per hand a card must gain over the heuristic's card, on average over the deals, to be
 played instead of it."""
@@ -473,6 +480,7 @@ class SearchStrategy:
         pick_shift: float = DEFAULT_PICK_SHIFT,
         infer_bidding: bool = True,
         play_mismatch: float = DEFAULT_PLAY_MISMATCH,
+        defender_mismatch: float = DEFAULT_DEFENDER_MISMATCH,
         play_margin: float = DEFAULT_PLAY_MARGIN,
         decide_share: float = DEFAULT_DECIDE_SHARE,
         model_endgame: bool = DEFAULT_MODEL_ENDGAME,
@@ -484,6 +492,8 @@ class SearchStrategy:
             raise ValueError("samples must be at least 0 (0: heuristic card play)")
         if not 0 <= play_mismatch <= 1:
             raise ValueError("play_mismatch must be between 0 and 1")
+        if not 0 <= defender_mismatch <= 1:
+            raise ValueError("defender_mismatch must be between 0 and 1")
         if think_time <= 0:
             raise ValueError("think_time must be more than 0 seconds")
         self._rng = random.Random(seed)
@@ -496,6 +506,7 @@ class SearchStrategy:
         self.pick_shift = pick_shift
         self.infer_bidding = infer_bidding
         self.play_mismatch = play_mismatch
+        self.defender_mismatch = defender_mismatch
         self.play_margin = play_margin
         self.decide_share = decide_share
         self.model_endgame = model_endgame
@@ -582,8 +593,11 @@ class SearchStrategy:
         sampler = Sampler(k)
         rng = self._rng
         weigh = bidding_weight if self.infer_bidding else None
-        tries = BIDDING_TRIES if weigh is not None or self.play_mismatch < 1 else 1
-        return lambda: sampler.sim(rng, weigh, tries, self.play_mismatch)
+        mismatch = self.play_mismatch
+        if is_defender(k):
+            mismatch = min(mismatch, self.defender_mismatch)
+        tries = BIDDING_TRIES if weigh is not None or mismatch < 1 else 1
+        return lambda: sampler.sim(rng, weigh, tries, mismatch)
 
     def _setup(
         self, k: Knowledge, legal: Sequence[ActionMap], candidates: list[int], default: int
@@ -748,6 +762,11 @@ class SearchStrategy:
 
 CRACK_ROUND: Final = frozenset({"crack", "no_crack", "recrack", "no_recrack"})
 """The action kinds of the crack round and the re-crack."""
+
+
+def is_defender(k: Knowledge) -> bool:
+    """Whether the seat plays against a picker (not a leaster, not the picker, not its partner)."""
+    return not k.leaster and k.picker is not None and k.seat != k.picker and k.partner != k.seat
 
 
 def is_blitz_offer(legal: Sequence[ActionMap]) -> bool:

@@ -17,6 +17,7 @@ from engine.bots.search import (
     SearchStrategy,
     decided,
     equivalent_cards,
+    is_defender,
     solve,
     team_of,
 )
@@ -350,3 +351,23 @@ def test_the_info_sets_option_searches_the_sampled_deals_together(
         k = read_view(view)
         if len(set(equivalent_cards(k, hand.legal_play_mask()).values())) > 1:
             assert bot.last_samples >= 1
+
+
+def test_defender_mismatch_reads_the_play_for_a_defenders_cards_only() -> None:
+    plain = SearchStrategy(seed=3, samples=8, setup_samples=0)
+    reading = SearchStrategy(seed=3, samples=8, setup_samples=0, defender_mismatch=0.25)
+    differ = 0
+    defenders = 0
+    for hand in _positions(3, 30):
+        view = seat_view(hand, hand.turn)
+        k = read_view(view)
+        plain._rng.seed(3)
+        reading._rng.seed(3)
+        mine, theirs = plain.choose(view, view["legal"]), reading.choose(view, view["legal"])
+        if is_defender(k):
+            defenders += 1
+            differ += mine != theirs
+        else:
+            # The picker, its partner and a leaster's seats sample exactly as before.
+            assert mine == theirs
+    assert defenders and differ > 0
