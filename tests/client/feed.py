@@ -17,9 +17,10 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from client.app import SheepsheadApp
-from client.screens.dialogs import BuryDialog
+from client.screens.dialogs import BuryDialog, CallDialog
 from client.session import ServerError
 from engine.actions import action_from_dict
 from engine.hand import Hand
@@ -218,6 +219,31 @@ def picked(seed: int = 1, *, hints: bool = False) -> tuple[EngineTable, list[dic
     return table, out
 
 
+def buried(seed: int = 1, *, hints: bool = False) -> tuple[EngineTable, list[dict[str, Any]]]:
+    """As :func:`picked`, and you buried (the last burial offered): the call is yours. The
+    table, and its messages from the deal on."""
+    table, out = picked(seed, hints=hints)
+    out += table.apply(table.hand.legal_actions()[-1].to_dict())
+    return table, out
+
+
+@asynccontextmanager
+async def _at_dialog(
+    dialog: type[Screen[Any]],
+    messages: list[dict[str, Any]],
+    table: EngineTable,
+    session: FakeSession | None,
+    size: tuple[int, int],
+) -> AsyncIterator[tuple[SheepsheadApp, Pilot[Any], EngineTable]]:
+    app = SheepsheadApp(session, mode="play")  # type: ignore[arg-type]
+    async with app.run_test(size=size) as pilot:
+        for msg in messages:
+            app.handle_message(msg)
+        await pilot.pause()
+        assert isinstance(app.screen, dialog)
+        yield app, pilot, table
+
+
 @asynccontextmanager
 async def at_the_bury(
     seed: int = 1,
@@ -236,13 +262,23 @@ async def at_the_bury(
         table, messages = picked(seed, hints=hints)
     else:
         messages = table.messages()
-    app = SheepsheadApp(session, mode="play")  # type: ignore[arg-type]
-    async with app.run_test(size=size) as pilot:
-        for msg in messages:
-            app.handle_message(msg)
-        await pilot.pause()
-        assert isinstance(app.screen, BuryDialog)
-        yield app, pilot, table
+    async with _at_dialog(BuryDialog, messages, table, session, size) as running:
+        yield running
+
+
+@asynccontextmanager
+async def at_the_call(
+    seed: int = 1,
+    *,
+    hints: bool = False,
+    session: FakeSession | None = None,
+    size: tuple[int, int] = (80, 24),
+) -> AsyncIterator[tuple[SheepsheadApp, Pilot[Any], EngineTable]]:
+    """A running app (on ``session``, else none) whose player picked and buried
+    (:func:`buried`): the call dialog is open. Yields the app, its pilot and the table."""
+    table, messages = buried(seed, hints=hints)
+    async with _at_dialog(CallDialog, messages, table, session, size) as running:
+        yield running
 
 
 class FakeSession:

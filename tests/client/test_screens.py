@@ -33,7 +33,7 @@ from client.screens.table import TableScreen
 from client.widgets.hand import CardWidget
 from engine.record import replay_record
 from engine.rules import RuleSet
-from tests.client.feed import EngineTable, FakeSession, at_the_bury
+from tests.client.feed import EngineTable, FakeSession, at_the_bury, at_the_call
 
 SIZE = (80, 24)
 
@@ -173,13 +173,7 @@ async def test_pick_bury_and_call_through_keys_and_dialogs() -> None:
 
 
 async def test_alone_from_the_call_dialog_and_from_the_table() -> None:
-    table = EngineTable(seed=1, dealer=4, me=0)
-    table.apply({"action": "pick"})
-    table.apply(table.hand.legal_actions()[-1].to_dict())
-    app = SheepsheadApp(mode="play")
-    async with app.run_test(size=SIZE) as pilot:
-        await fed(pilot, table.messages())
-        assert isinstance(app.screen, CallDialog)
+    async with at_the_call(1) as (app, pilot, _table):
         # a asks first, in the dialog and at the table (one key went alone at once): no keeps
         # the choice open, yes goes alone.
         await pilot.press("a")
@@ -200,12 +194,7 @@ async def test_alone_from_the_call_dialog_and_from_the_table() -> None:
 
 
 async def test_alone_from_the_call_list_asks_too() -> None:
-    table = EngineTable(seed=1, dealer=4, me=0)
-    table.apply({"action": "pick"})
-    table.apply(table.hand.legal_actions()[-1].to_dict())
-    app = SheepsheadApp(mode="play")
-    async with app.run_test(size=SIZE) as pilot:
-        await fed(pilot, table.messages())
+    async with at_the_call(1) as (app, pilot, _table):
         dialog = app.screen
         assert isinstance(dialog, CallDialog)
         dialog.query_one("#call-list", OptionList).highlighted = len(dialog.actions) - 1
@@ -552,13 +541,8 @@ async def test_i_in_the_bury_dialog_asks_the_coach_and_buries_nothing() -> None:
 
 
 async def test_i_in_the_call_dialog_highlights_the_coachs_choice() -> None:
-    table = EngineTable(seed=1, dealer=4, me=0, hints=True)
-    table.apply({"action": "pick"})
-    table.apply(table.hand.legal_actions()[-1].to_dict())
     session = FakeSession()
-    app = SheepsheadApp(session, mode="play")  # type: ignore[arg-type]
-    async with app.run_test(size=SIZE) as pilot:
-        await fed(pilot, table.messages())
+    async with at_the_call(1, hints=True, session=session) as (app, pilot, _table):
         dialog = app.screen
         assert isinstance(dialog, CallDialog)
         best = dialog.actions[1]

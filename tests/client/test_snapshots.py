@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 
 from client.app import SheepsheadApp
 from engine.rules import RuleSet
-from tests.client.feed import EngineTable, picked
+from tests.client.feed import EngineTable, buried, picked
 
 SIZE = (80, 24)
 
@@ -113,8 +113,7 @@ def test_bury_dialog(snap_compare: Any) -> None:
 
 def test_call_dialog(snap_compare: Any) -> None:
     """After the bury: the calls the server allows, each with your hold cards, and alone."""
-    table, messages = picked()
-    messages += table.apply(table.hand.legal_actions()[-1].to_dict())
+    _, messages = buried()
     app = SheepsheadApp(mode="play")
     assert snap_compare(app, terminal_size=SIZE, run_before=fed(messages))
 
