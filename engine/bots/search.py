@@ -123,7 +123,9 @@ DEFAULT_INFER_BURY: Final = False
 """Whether a deal sampled for a seat that did not pick gives the picker the bury the heuristic
 would make of its eight cards (:class:`engine.bots.sampling.Sampler`'s ``bury``) rather than
 any two unseen cards: random burials put a trump a deal in the bury, which a picker hardly ever
-buries (docs/bots.md, "Issue 30: the ceiling of card play")."""
+buries. Off: though the deals then hold the picker's cards where they are, it scored -0.009
+[-0.068, +0.050] a seat-hand against the default, the defenders' share -0.046 [-0.076, -0.016]
+(seed, 200 deals, 3-way; docs/bots.md, "Issue 30: the ceiling of card play")."""
 
 DEFAULT_PLAY_MARGIN: Final = 0.0
 """Points per hand a card must gain over the heuristic's card, on average over the deals, to be
