@@ -46,7 +46,7 @@ from engine.actions import (
     Unknown,
 )
 from engine.bots.knowledge import Knowledge
-from engine.bots.policy import bits, choose_play
+from engine.bots.policy import bits, choose_bury, choose_play
 from engine.bots.sim import Sim
 from engine.cards import FAIL, Card, Mask
 from engine.errors import SheepsheadError
@@ -140,9 +140,17 @@ eight cards with the blind) returns a probability of keeping the deal."""
 
 
 class Sampler:
-    """Deals the unseen cards of one decision again and again (the constraints computed once)."""
+    """Deals the unseen cards of one decision again and again (the constraints computed once).
 
-    def __init__(self, k: Knowledge) -> None:
+    ``bury``: when another seat picked and its bury is unseen, whether the two cards of the
+    picker's eight that a deal buries are the ones the heuristic (:func:`choose_bury`) would bury
+    of those that fit what is public (:meth:`heuristic_bury`), rather than any two at random: a
+    picker hardly ever buries trump, so random burials took a trump a deal from the picker's
+    hand (issue 30: at trick 1-2 a defender's deals gave the picker 2.4 trumps in hand where it
+    held 3.6, the bury 1.0 trumps where it held 0.06).
+    """
+
+    def __init__(self, k: Knowledge, bury: bool = False) -> None:
         self.k = k
         self.capacity, self.banned = _slots(k)
         self.unseen = k.unseen
@@ -153,6 +161,52 @@ class Sampler:
         self.cards = bits(self.unseen)
         # The slot of each position of a shuffled list of the unseen cards.
         self.layout = [s for s in range(6) for _ in range(self.capacity[s])]
+        self.bury = (
+            bury
+            and k.picker is not None
+            and k.picker != k.seat
+            and not k.leaster
+            and self.capacity[EXTRA] == 2
+        )
+
+    def heuristic_bury(self, slots: list[Mask]) -> list[Mask]:
+        """``slots`` with the picker's unseen cards and the bury split as the heuristic would
+        bury the picker's eight cards, among the burials that fit what is public (the cards it
+        played, the classes it has shown it lacks, the called card, the hold card); the split
+        drawn is one of those, so there always is one."""
+        k = self.k
+        picker = k.picker
+        assert picker is not None
+        free = slots[picker] | slots[EXTRA]
+        banned_bury = self.banned[EXTRA]
+        banned_hand = self.banned[picker]
+        hold = self.hold
+        played = k.played_by[picker]
+        # The call needed a card of the called suit in the hand kept (played since, or not).
+        called_suit = 0
+        if k.called is not None and not (k.alone or k.unknown_call or k.jd_mode):
+            called_suit = FAIL[k.called >> 3] & ~(1 << k.called)
+        cards = bits(free)
+        options: list[tuple[Card, Card]] = []
+        for i, a in enumerate(cards):
+            for b in cards[i + 1 :]:
+                pair = (1 << a) | (1 << b)
+                held = free & ~pair
+                if (
+                    pair & banned_bury
+                    or held & banned_hand
+                    or (hold and not held & hold)
+                    or (called_suit and not (held | played) & called_suit)
+                ):
+                    continue
+                options.append((a, b))
+        if not options:
+            return slots
+        a, b = options[choose_bury(free | played, options, k.jd_mode)]
+        out = list(slots)
+        out[EXTRA] = (1 << a) | (1 << b)
+        out[picker] = free & ~out[EXTRA]
+        return out
 
     def deal(self, rng: random.Random) -> list[Mask]:
         """Masks of the unseen cards for seats 0-4 and the extra slot (raises SamplingError)."""
@@ -217,6 +271,16 @@ class Sampler:
                 return slots
         raise SamplingError("no deal fits what has been seen")
 
+    def _rebuild(self, slots: list[Mask], rng: random.Random, plays: bool = True) -> Hand | None:
+        """:func:`_rebuild` of the deal, with the heuristic's bury when ``bury`` is on (the
+        random one where the heuristic's contradicts the history, as when it leaves a call
+        that was not made, such as the unknown card, illegal)."""
+        if self.bury:
+            hand = _rebuild(self.k, self.heuristic_bury(slots), rng, plays)
+            if hand is not None:
+                return hand
+        return _rebuild(self.k, slots, rng, plays)
+
     def originals(self, slots: Sequence[Mask]) -> list[Mask]:
         """Each seat's cards as dealt in this deal; the picker's with the blind (eight)."""
         k = self.k
@@ -236,7 +300,7 @@ class Sampler:
                 and rng.random() >= weigh(self.k, self.originals(slots), rng)
             ):
                 continue
-            hand = _rebuild(self.k, slots, rng)
+            hand = self._rebuild(slots, rng)
             if hand is not None:
                 return hand
         raise SamplingError("no sampled deal replays the history")
@@ -276,7 +340,7 @@ class Sampler:
                 and rng.random() >= weigh(k, self.originals(slots), rng)
             ):
                 continue
-            start = _rebuild(k, slots, rng, plays=False)
+            start = self._rebuild(slots, rng, plays=False)
             if start is None:
                 continue
             sim = Sim.from_hand(start)

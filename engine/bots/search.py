@@ -119,6 +119,14 @@ By default 1, no inference: 0.25 scored -0.047 [-0.094, +0.001] a seat-hand agai
 its defenders' share -0.067 [-0.092, -0.043] (seed, 300 deals, 3-way; docs/bots.md, "search",
 "Issue 30: the ceiling of card play")."""
 
+DEFAULT_INFER_BURY: Final = False
+"""Whether a deal sampled for a seat that did not pick gives the picker the bury the heuristic
+would make of its eight cards (:class:`engine.bots.sampling.Sampler`'s ``bury``) rather than
+any two unseen cards: random burials put a trump a deal in the bury, which a picker hardly ever
+buries. Off: though the deals then hold the picker's cards where they are, it scored -0.009
+[-0.068, +0.050] a seat-hand against the default, the defenders' share -0.046 [-0.076, -0.016]
+(seed, 200 deals, 3-way; docs/bots.md, "Issue 30: the ceiling of card play")."""
+
 DEFAULT_PLAY_MARGIN: Final = 0.0
 """Points per hand a card must gain over the heuristic's card, on average over the deals, to be
 played instead of it."""
@@ -479,6 +487,7 @@ class SearchStrategy:
         pick_zone: float = DEFAULT_PICK_ZONE,
         pick_shift: float = DEFAULT_PICK_SHIFT,
         infer_bidding: bool = True,
+        infer_bury: bool = DEFAULT_INFER_BURY,
         play_mismatch: float = DEFAULT_PLAY_MISMATCH,
         defender_mismatch: float = DEFAULT_DEFENDER_MISMATCH,
         play_margin: float = DEFAULT_PLAY_MARGIN,
@@ -505,6 +514,7 @@ class SearchStrategy:
         self.pick_zone = pick_zone
         self.pick_shift = pick_shift
         self.infer_bidding = infer_bidding
+        self.infer_bury = infer_bury
         self.play_mismatch = play_mismatch
         self.defender_mismatch = defender_mismatch
         self.play_margin = play_margin
@@ -581,7 +591,7 @@ class SearchStrategy:
 
     def _sampler(self, k: Knowledge) -> Callable[[], Hand]:
         """Draws deals consistent with the view, kept by how well they fit the bidding."""
-        sampler = Sampler(k)
+        sampler = Sampler(k, bury=self.infer_bury)
         rng = self._rng
         if not self.infer_bidding:
             return lambda: sampler.hand(rng)
@@ -590,7 +600,7 @@ class SearchStrategy:
     def _play_sampler(self, k: Knowledge) -> Callable[[], Sim]:
         """Draws play-phase deals consistent with the view, kept by how well they fit the
         bidding and the cards the other seats chose (:meth:`Sampler.sim`)."""
-        sampler = Sampler(k)
+        sampler = Sampler(k, bury=self.infer_bury)
         rng = self._rng
         weigh = bidding_weight if self.infer_bidding else None
         mismatch = self.play_mismatch

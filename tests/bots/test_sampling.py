@@ -19,7 +19,7 @@ from engine.bots.sampling import (
     sample_hand,
 )
 from engine.bots.sim import Sim
-from engine.cards import Mask, parse_card
+from engine.cards import TRUMP, Mask, parse_card
 from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.view import seat_view
@@ -223,3 +223,55 @@ def test_the_picker_shows_voids_apart_from_a_hidden_unknown_card() -> None:
             view = seat_view(hand, hand.turn)
             hand.apply(action_from_dict(bot.choose(view, view["legal"]), hand.turn))
     assert seen and revealed
+
+
+def test_a_non_picker_s_deals_bury_as_the_picker_would() -> None:
+    # Issue 30: a picker hardly ever buries trump, so deals that bury any two unseen cards took
+    # about a trump a deal from the picker's hand. With ``bury`` the deals bury what the
+    # heuristic would of the picker's eight cards, still replaying everything public.
+    def bury_trumps(bury: bool) -> tuple[int, int, int]:
+        rng = random.Random(4)
+        sampled = real = positions = 0
+        for hand in _played_states(150):
+            k = read_view(seat_view(hand, hand.turn))
+            if k.leaster or k.picker is None or k.picker == k.seat:
+                continue
+            positions += 1
+            real += (hand.buried & TRUMP).bit_count()
+            sampler = Sampler(k, bury=bury)
+            for _ in range(4):
+                sim = sampler.sim(rng, bidding_weight, 20)
+                assert sim.state.hands[k.seat] == hand.play_state.hands[k.seat]
+                assert not sim.buried & (k.played | k.hand)
+                sampled += (sim.buried & TRUMP).bit_count()
+        return sampled, real, positions
+
+    sampled, real, positions = bury_trumps(True)
+    assert positions > 30
+    # The heuristic's own burials: about as many trumps as the real ones (four deals each).
+    assert sampled <= 4 * real + positions
+    random_sampled, _, _ = bury_trumps(False)
+    assert random_sampled > 3 * sampled
+
+
+def test_heuristic_bury_keeps_the_cards_the_picker_must_hold() -> None:
+    # The bury chosen only moves cards between the picker's hand and the bury, and never
+    # breaks what is public: the shown voids, the called card, the hold card.
+    rng = random.Random(6)
+    checked = 0
+    for hand in _played_states(200):
+        k = read_view(seat_view(hand, hand.turn))
+        sampler = Sampler(k, bury=True)
+        if not sampler.bury:
+            continue
+        for _ in range(3):
+            raw = sampler.deal(rng)
+            slots = sampler.heuristic_bury(raw)
+            assert k.picker is not None
+            assert slots[k.picker] | slots[EXTRA] == raw[k.picker] | raw[EXTRA]
+            assert slots[k.picker].bit_count() == raw[k.picker].bit_count()
+            assert not slots[k.picker] & sampler.banned[k.picker]
+            assert not slots[EXTRA] & sampler.banned[EXTRA]
+            assert not sampler.hold or slots[k.picker] & sampler.hold
+            checked += 1
+    assert checked > 30

@@ -22,7 +22,7 @@ from engine.bots.search import (
     team_of,
 )
 from engine.bots.sim import Sim
-from engine.cards import ALL_CARDS
+from engine.cards import ALL_CARDS, TRUMP
 from engine.hand import Hand
 from engine.view import seat_view
 from tests.bots.helpers import VARIANTS
@@ -371,3 +371,25 @@ def test_defender_mismatch_reads_the_play_for_a_defenders_cards_only() -> None:
             # The picker, its partner and a leaster's seats sample exactly as before.
             assert mine == theirs
     assert defenders and differ > 0
+
+
+def test_infer_bury_gives_the_picker_its_heuristic_bury_in_a_non_picker_s_deals() -> None:
+    # Issue 30: without it a non-picker's deals bury about one trump a deal (any two unseen
+    # cards), where a picker hardly ever buries trump.
+    def bury_trumps(infer_bury: bool) -> tuple[int, int]:
+        bot = SearchStrategy(seed=5, samples=8, setup_samples=0, infer_bury=infer_bury)
+        trumps = deals = 0
+        for hand in _positions(5, 40):
+            k = read_view(seat_view(hand, hand.turn))
+            if k.leaster or k.picker is None or k.picker == k.seat:
+                continue
+            draw = bot._play_sampler(k)
+            for _ in range(5):
+                trumps += (draw().buried & TRUMP).bit_count()
+                deals += 1
+        return trumps, deals
+
+    trumps, deals = bury_trumps(True)
+    assert deals > 50
+    assert trumps < 0.3 * deals
+    assert bury_trumps(False)[0] > 0.6 * deals
