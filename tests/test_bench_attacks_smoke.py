@@ -43,6 +43,20 @@ def test_the_match_ends_benchmark_reports_the_loops_and_the_standings() -> None:
     assert "standings replies (" in report
 
 
+def test_the_new_keys_benchmark_stores_a_row_per_counted_join_across_a_restart() -> None:
+    report = run_bench("attack_keys.py", "--seconds", "1")
+    rows = []
+    for run in ("new keys", "after a restart"):
+        line = report_line(report, run)
+        found = re.search(r"'join ok': (\d+).*identities rows \+(\d+);", line)
+        assert found, report
+        joins, stored = int(found[1]), int(found[2])
+        # Within the burst every join that got through is a new key remembered.
+        assert 0 < stored == joins, report
+        rows.append(stored)
+    assert f"identities rows in all: {sum(rows)}" in report, report
+
+
 def test_the_mdns_flood_benchmark_reports_its_figures() -> None:
     import os
     import shutil
