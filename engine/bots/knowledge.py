@@ -111,6 +111,17 @@ class Knowledge:
         return ALL_CARDS & ~known
 
     @property
+    def defending(self) -> bool:
+        """Whether this seat plays against a picker: not a leaster, not the picker, not the
+        partner (who knows itself from the start)."""
+        return (
+            not self.leaster
+            and self.picker is not None
+            and self.seat != self.picker
+            and self.partner != self.seat
+        )
+
+    @property
     def trick_number(self) -> int:
         """Index (0-5) of the trick being played."""
         return len(self.tricks)

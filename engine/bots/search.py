@@ -604,7 +604,7 @@ class SearchStrategy:
         rng = self._rng
         weigh = bidding_weight if self.infer_bidding else None
         mismatch = self.play_mismatch
-        if is_defender(k):
+        if k.defending:
             mismatch = min(mismatch, self.defender_mismatch)
         tries = BIDDING_TRIES if weigh is not None or mismatch < 1 else 1
         return lambda: sampler.sim(rng, weigh, tries, mismatch)
@@ -772,11 +772,6 @@ class SearchStrategy:
 
 CRACK_ROUND: Final = frozenset({"crack", "no_crack", "recrack", "no_recrack"})
 """The action kinds of the crack round and the re-crack."""
-
-
-def is_defender(k: Knowledge) -> bool:
-    """Whether the seat plays against a picker (not a leaster, not the picker, not its partner)."""
-    return not k.leaster and k.picker is not None and k.seat != k.picker and k.partner != k.seat
 
 
 def is_blitz_offer(legal: Sequence[ActionMap]) -> bool:

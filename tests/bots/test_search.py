@@ -17,7 +17,6 @@ from engine.bots.search import (
     SearchStrategy,
     decided,
     equivalent_cards,
-    is_defender,
     solve,
     team_of,
 )
@@ -364,7 +363,7 @@ def test_defender_mismatch_reads_the_play_for_a_defenders_cards_only() -> None:
         plain._rng.seed(3)
         reading._rng.seed(3)
         mine, theirs = plain.choose(view, view["legal"]), reading.choose(view, view["legal"])
-        if is_defender(k):
+        if k.defending:
             defenders += 1
             differ += mine != theirs
         else:
