@@ -51,7 +51,8 @@ object); they play inside ``reset`` and ``step``, and the agents are the other s
 **Search**: :meth:`SheepsheadEnv.clone` (and ``copy.deepcopy``) copies the environment in its
 state; :meth:`SheepsheadEnv.state` is the perfect-information state as a vector.
 
-**Actions** given to ``step`` must be ints (or numpy integers) in range and legal: anything
+**Actions** given to ``step`` must be ints (or numpy integers, or 0-d integer arrays, as
+Gymnasium's ``Discrete`` takes them) in range and legal: anything
 else raises :class:`ActionIndexError` naming it and changes nothing.
 
 Each environment keeps its own caches (:class:`botkit.cache.MaskCache`, the observation
@@ -137,6 +138,12 @@ def _refuse(agent: str, action: object) -> ActionIndexError:
     )
 
 
+def _integer_scalar(action: object) -> bool:
+    """Whether ``action`` is a 0-d numpy array of integers: what ``Discrete.contains`` takes
+    besides ints, and what Stable-Baselines3's ``predict`` gives for one observation."""
+    return isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"
+
+
 def _opponent_seats(
     opponents: Mapping[int | str, Opponent] | None,
 ) -> dict[int, Opponent]:
@@ -202,15 +209,16 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
 
     ``rules`` are the table's rules (default: the ``wisconsin`` preset, as for ``sheepshead
     play``, tournaments and new tables). ``render_mode="ansi"`` makes :meth:`render` return the
-    hand so far as text. ``mask_cache_size`` is how many trick-play masks this environment
-    keeps (:data:`botkit.cache.PLAY_MASK_LIMIT`). ``opponents`` seats built-in strategies
-    (``{seat: "heuristic"}``, seats 0-4 or ``"seat_N"``; see :data:`Opponent`): they play
-    inside :meth:`step` and :meth:`reset`, and the agents are the other seats.
+    hand so far as text, ``"human"`` print it. ``mask_cache_size`` is how many trick-play masks
+    this environment keeps (:data:`botkit.cache.PLAY_MASK_LIMIT`). ``opponents`` seats
+    built-in strategies (``{seat: "heuristic"}``, seats 0-4 or ``"seat_N"``; see
+    :data:`Opponent`): they play inside :meth:`step` and :meth:`reset`, and the agents are the
+    other seats.
     """
 
     metadata: Final = {
         "name": "sheepshead_v0",
-        "render_modes": ["ansi"],
+        "render_modes": ["human", "ansi"],
         "is_parallelizable": False,
     }
 
@@ -223,8 +231,8 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         opponents: Mapping[int | str, Opponent] | None = None,
     ) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        if render_mode not in (None, "human", "ansi"):
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
         self.rules = rules or RuleSet.from_preset(DEFAULT_PRESET)
         self.render_mode = render_mode
         self.opponents = _opponent_seats(opponents)
@@ -485,10 +493,10 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
     def step(self, action: int | None) -> None:
         """Apply the action index of the agent to act (``None`` once the hand is over).
 
-        Only an ``int`` (or a numpy integer) from 0 to ``ACTION_COUNT - 1`` that the mask marks
-        is taken; anything else raises :class:`ActionIndexError` (an ``IllegalActionError`` and a
-        ``ValueError``) naming it, and changes nothing. Seated opponents then play until an
-        agent is to act."""
+        Only an ``int`` (or a numpy integer, or a 0-d numpy array of one) from 0 to
+        ``ACTION_COUNT - 1`` that the mask marks is taken; anything else raises
+        :class:`ActionIndexError` (an ``IllegalActionError`` and a ``ValueError``) naming it,
+        and changes nothing. Seated opponents then play until an agent is to act."""
         hand = self.hand
         seat = hand.turn
         if seat is None:  # the hand is over: every seat is terminated
@@ -499,8 +507,8 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
                 raise ValueError(
                     f"{self.agent_selection} must act: None is only for a finished hand"
                 )
-            if not isinstance(action, np.integer):  # 1.7, "1", True: refused, not rounded
-                raise _refuse(self.agent_selection, action)
+            if not isinstance(action, np.integer) and not _integer_scalar(action):
+                raise _refuse(self.agent_selection, action)  # 1.7, "1", True: not rounded
             action = int(action)
         card = action - PLAY_BASE
         try:
@@ -600,10 +608,15 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         return export_record(self.hand)
 
     def render(self) -> str | None:
-        """With ``render_mode="ansi"``: the hand so far, trick by trick."""
-        if self.render_mode != "ansi":
+        """The hand so far, trick by trick: returned with ``render_mode="ansi"``, printed with
+        ``"human"`` (nothing without a render mode)."""
+        if self.render_mode is None:
             return None
-        return describe_record(self.record())
+        text = describe_record(self.record())
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         """Nothing to release."""
@@ -773,7 +786,7 @@ class SheepsheadParallelEnv(ParallelEnv):  # type: ignore[misc]
     is over they carry the payouts and ``agents`` is empty.
     """
 
-    metadata: Final = {"name": "sheepshead_parallel_v0", "render_modes": ["ansi"]}
+    metadata: Final = {"name": "sheepshead_parallel_v0", "render_modes": ["human", "ansi"]}
 
     def __init__(self, game: SheepsheadEnv) -> None:
         self.game = game
@@ -860,7 +873,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
     ``self.game`` is the AEC environment underneath.
     """
 
-    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium's own type)
+    metadata = {"render_modes": ["human", "ansi"]}  # noqa: RUF012 (gymnasium's own type)
 
     def __init__(
         self,

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("pettingzoo")
 
 import numpy as np
-from pettingzoo.test import api_test, parallel_api_test
+from pettingzoo.test import api_test, parallel_api_test, render_test
 
 from botkit.actions import ACTION_COUNT, PLAY_BASE
 from botkit.encode import OBSERVATION_SIZE
@@ -45,7 +45,11 @@ def test_every_constructor_defaults_to_the_wisconsin_rules() -> None:
     assert game.record()["rules"]["preset"] == "wisconsin"
 
 
-@pytest.mark.parametrize("bad", [1.7, "1", True, np.float64(1.0), np.bool_(True), -1, 667, 10**9])
+_NOT_INDICES = (1.7, "1", True, np.float64(1.0), np.bool_(True), -1, 667, 10**9)
+_NOT_INTEGER_SCALARS = (np.array(True), np.array(1.0), np.array([1]))  # 0-d integer ones are
+
+
+@pytest.mark.parametrize("bad", [*_NOT_INDICES, *_NOT_INTEGER_SCALARS], ids=repr)
 def test_step_refuses_anything_but_an_int_index_in_range(bad: Any) -> None:
     game = raw_env()
     game.reset(seed=2, options={"deal_seed": 1, "dealer": 0})
@@ -66,6 +70,26 @@ def test_an_illegal_index_is_echoed_and_numpy_integers_are_taken() -> None:
     assert error.value.index == PLAY_BASE
     game.step(np.int64(0))  # a numpy integer, as the mask's nonzero gives: taken
     assert game.record()["actions"][0]["action"] == "pass"
+    # A 0-d integer array (Discrete.contains takes one; Stable-Baselines3's predict gives one
+    # for a single observation) was refused as no int.
+    game.step(np.array(0, dtype=np.int32))
+    assert game.record()["actions"][1]["action"] == "pass"
+
+
+def test_the_action_space_samples_within_the_mask() -> None:
+    game = env()
+    game.reset(seed=3)
+    agent = game.agent_selection
+    observation = game.last()[0]
+    space = game.action_space(agent)
+    for _ in range(20):
+        assert space.sample(mask=observation["action_mask"]) in game.legal_actions()
+
+
+def test_pettingzoo_s_render_test_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    # It builds the environment with render_mode="human", which was refused.
+    render_test(lambda render_mode=None: env(render_mode=render_mode))
+    assert capsys.readouterr().out.startswith("Rules: ")  # "human" prints the hand
 
 
 class _FirstLegal:
