@@ -49,7 +49,9 @@ object); they play inside ``reset`` and ``step``, and the agents are the other s
 :func:`parallel_env` the hand as a PettingZoo ``ParallelEnv``.
 
 **Search**: :meth:`SheepsheadEnv.clone` (and ``copy.deepcopy``) copies the environment in its
-state; :meth:`SheepsheadEnv.state` is the perfect-information state as a vector.
+state; :meth:`SheepsheadEnv.determinize` copies it with the cards a seat has not seen dealt
+again (one world of its information set); :meth:`SheepsheadEnv.state` is the
+perfect-information state as a vector.
 
 **Actions** given to ``step`` must be ints (or numpy integers, or 0-d integer arrays, as
 Gymnasium's ``Discrete`` takes them) in range and legal: anything
@@ -589,6 +591,42 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
     def __deepcopy__(self, memo: dict[int, Any]) -> SheepsheadEnv:
         return self.clone()
 
+    def determinize(
+        self, seat: int | str | None = None, rng: random.Random | int | None = None
+    ) -> SheepsheadEnv:
+        """A :meth:`clone` in which the cards ``seat`` has not seen are dealt again at random,
+        consistently with everything it has seen: one world of its information set, for
+        determinized search and ISMCTS.
+
+        ``seat`` (0-4 or ``"seat_N"``; default the seat to act) keeps its observation, its
+        legal actions and the whole public history; the other hands, the blind and the bury
+        are any that fit them (cards a seat showed it lacks, the called card never with the
+        picker, ...: :func:`engine.bots.sampling.sample_hand`, the ``search`` bot's sampler).
+        ``rng`` is a ``random.Random`` or a seed. Once the hand is over nothing is hidden: a
+        plain clone."""
+        other = self.clone()
+        hand = self.hand
+        if hand.turn is None:
+            return other
+        if seat is None:
+            seat = hand.turn
+        elif isinstance(seat, str):
+            seat = _SEAT_OF[seat]
+        if type(seat) is not int or not 0 <= seat < NUM_SEATS:
+            raise ValueError(f"seat must be 0-4 or seat_0 ... seat_4, not {seat!r}")
+        if not isinstance(rng, random.Random):
+            rng = random.Random(rng)
+        from engine.bots.knowledge import read_view
+        from engine.bots.sampling import sample_hand
+
+        world = sample_hand(read_view(seat_view(hand, seat)), rng)
+        # Replayed from the deal, so that the tracker's rows follow it as in a real hand.
+        other.hand = Hand(self.rules, world.dealer, world.deal, world.multiplier)
+        other._tracker.start(other.hand)
+        for action in world.actions:
+            other._apply(action)
+        return other
+
     def state(self) -> np.ndarray[Any, np.dtype[np.float32]]:
         """The perfect-information state, ``float32[STATE_SIZE]``: the five seats'
         observations, seat 0's first (each in its own relative seats, as :meth:`observe` gives
@@ -752,7 +790,11 @@ class CheckedEnv(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
 
     def clone(self) -> CheckedEnv:
         """A wrapped :meth:`SheepsheadEnv.clone`."""
-        other = CheckedEnv(self._game.clone())
+        return self._rewrapped(self._game.clone())
+
+    def _rewrapped(self, game: SheepsheadEnv) -> CheckedEnv:
+        """``game`` (a copy of this one's environment) wrapped, in this wrapper's order state."""
+        other = CheckedEnv(game)
         other._has_reset = self._has_reset
         other._has_updated = self._has_updated
         if self._has_reset:
@@ -761,6 +803,12 @@ class CheckedEnv(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CheckedEnv:
         return self.clone()
+
+    def determinize(
+        self, seat: int | str | None = None, rng: random.Random | int | None = None
+    ) -> CheckedEnv:
+        """A wrapped :meth:`SheepsheadEnv.determinize`."""
+        return self._rewrapped(self._game.determinize(seat, rng))
 
 
 def env(

@@ -17,7 +17,7 @@ import numpy as np
 from pettingzoo.test import api_test, parallel_api_test, render_test
 
 from botkit.actions import ACTION_COUNT, PLAY_BASE
-from botkit.encode import OBSERVATION_SIZE
+from botkit.encode import OBSERVATION_SIZE, encode_view
 from botkit.env import (
     STATE_SIZE,
     ActionIndexError,
@@ -245,6 +245,50 @@ def test_a_clone_is_independent_and_deepcopy_works() -> None:
         game.reset()
         twin.reset()
         assert game.unwrapped.record() == twin.unwrapped.record()  # the seed sequence copied
+
+
+@pytest.mark.parametrize("preset", ["wisconsin", "tavern"])
+def test_a_determinized_clone_keeps_what_the_seat_saw_and_deals_the_rest(preset: str) -> None:
+    # For ISMCTS: a world of the seat's information set, as an environment to step.
+    rng = random.Random(7)
+    rules = RuleSet.from_preset(preset)
+    moved = 0
+    for make in (raw_env, env, lambda rules: raw_env(rules, opponents={2: "heuristic"})):
+        game = make(rules)
+        for seed in range(6):
+            game.reset(seed=seed)
+            for _ in range(rng.randrange(40)):
+                if game.unwrapped.hand.turn is None:
+                    break
+                game.step(rng.choice(game.legal_actions()))
+            hand = game.unwrapped.hand
+            original = game.unwrapped.record()
+            for seat in {hand.turn, rng.randrange(5)}:
+                world = game.determinize(seat, rng)
+                assert type(world) is type(game)
+                if seat is None:  # the hand is over: nothing hidden
+                    assert world.unwrapped.record() == original
+                    continue
+                agent = f"seat_{seat}"
+                mine = world.unwrapped._tracker.observe(seat)
+                np.testing.assert_array_equal(mine, game.unwrapped._tracker.observe(seat))
+                # The same history (the bury and a face-down card may differ: hidden).
+                kinds = [type(a) for a in world.unwrapped.hand.actions]
+                assert kinds == [type(a) for a in hand.actions]
+                assert world.agent_selection == game.agent_selection
+                if seat == hand.turn:  # its legal actions too
+                    assert world.legal_actions() == game.legal_actions()
+                moved += world.unwrapped.hand.hands != hand.hands
+                for s in range(5):  # every seat's observation follows the new deal
+                    view = seat_view(world.unwrapped.hand, s)
+                    np.testing.assert_array_equal(
+                        world.unwrapped._tracker.observe(s), encode_view(view), err_msg=agent
+                    )
+                while world.unwrapped.hand.turn is not None:
+                    world.step(rng.choice(world.legal_actions()))
+                assert sum(world.unwrapped.hand.result().payouts) == 0
+                assert game.unwrapped.record() == original  # untouched
+    assert moved > 20  # the hidden cards were dealt again
 
 
 def test_state_holds_every_hidden_card() -> None:
