@@ -917,8 +917,12 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
     :meth:`reset` gives ``(observation, info)`` when it is first the agent's turn, and
     :meth:`step` ``(observation, reward, terminated, truncated, info)``, the reward 0 until the
     hand ends, then the seat's payout. Observations are :class:`SheepsheadEnv`'s (a dict with
-    the ``action_mask``); an action not in the mask raises :class:`ActionIndexError`.
-    ``self.game`` is the AEC environment underneath.
+    the ``action_mask``); an action not in the mask raises :class:`ActionIndexError`, unless
+    ``illegal_reward`` is a number: such an action then ends the episode with that reward
+    (``terminated``, ``info["illegal_action"]`` the action refused), as PettingZoo's
+    ``TerminateIllegalWrapper`` does, for learners that do not read the mask (and Gymnasium's
+    ``check_env``, which steps unmasked samples). ``self.game`` is the AEC environment
+    underneath.
     """
 
     metadata = {"render_modes": ["human", "ansi"]}  # noqa: RUF012 (gymnasium's own type)
@@ -931,9 +935,14 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         render_mode: str | None = None,
         *,
         mask_cache_size: int = PLAY_MASK_LIMIT,
+        illegal_reward: float | None = None,
     ) -> None:
         if type(seat) is not int or not 0 <= seat < NUM_SEATS:
             raise ValueError(f"seat must be 0-4, not {seat!r}")
+        if illegal_reward is not None and not isinstance(illegal_reward, int | float):
+            raise ValueError(f"illegal_reward must be a number or None, not {illegal_reward!r}")
+        self.illegal_reward = illegal_reward
+        """The reward of an illegal action, which ends the episode (None: it raises)."""
         if isinstance(opponents, Mapping):
             seats = _opponent_seats(opponents)
             if sorted(seats) != [s for s in range(NUM_SEATS) if s != seat]:
@@ -954,17 +963,30 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         super().reset(seed=seed)
         game = self.game
         game.reset(seed=seed, options=options)
-        return game.observe(self.agent), dict(game.infos[self.agent])
+        return self._observe(), dict(game.infos[self.agent])
 
     def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Apply the agent's action; the opponents answer until it is to act again."""
         game = self.game
-        game.step(action)
-        observation = game.observe(self.agent)
+        try:
+            game.step(action)
+        except ActionIndexError as exc:
+            if self.illegal_reward is None:
+                raise
+            info = {**game.infos[self.agent], "illegal_action": exc.index}
+            return self._observe(), self.illegal_reward, True, False, info
+        observation = self._observe()
         info = game.infos[self.agent]
         if game.hand.turn is not None:
             return observation, 0, False, False, info
         return observation, game.rewards[self.agent], True, False, info
+
+    def _observe(self) -> dict[str, Any]:
+        """The agent's observation with a mask of its own: Gymnasium wants new data from every
+        call (the environment's masks are shared and read-only)."""
+        observation = self.game.observe(self.agent)
+        observation["action_mask"] = observation["action_mask"].copy()
+        return observation
 
     def render(self) -> str | None:
         """As :meth:`SheepsheadEnv.render`."""

@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("pettingzoo")
 
 import numpy as np
+from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test, render_test
 
 from botkit.actions import ACTION_COUNT, PLAY_BASE
@@ -176,6 +177,30 @@ def test_the_single_agent_environment_plays_one_seat_against_strategies() -> Non
     assert first.reset(seed=9)[1] == second.reset(seed=9)[1]
     with pytest.raises(ValueError, match="every seat but 0"):
         SingleAgentEnv(opponents={1: "random"})
+
+
+def test_gymnasium_s_check_env_passes_when_an_illegal_action_ends_the_episode() -> None:
+    # check_env steps unmasked samples: strict, the wrapper could only raise.
+    check_env(SingleAgentEnv(opponents="random", illegal_reward=-10), skip_render_check=True)
+    single = SingleAgentEnv(opponents="random", illegal_reward=-10)
+    observation, _ = single.reset(seed=4)
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    before = single.game.record()
+    observation, reward, terminated, truncated, info = single.step(illegal)
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-10, True, False, illegal)
+    assert single.game.record() == before  # nothing played
+    for bad in (1.5, True):
+        assert single.step(bad)[4]["illegal_action"] is bad
+    with pytest.raises(ActionIndexError):  # strict by default
+        _strict_step(illegal)
+    with pytest.raises(ValueError, match="illegal_reward"):
+        SingleAgentEnv(illegal_reward="-1")  # type: ignore[arg-type]
+
+
+def _strict_step(action: int) -> None:
+    single = SingleAgentEnv(opponents="random")
+    single.reset(seed=4)
+    single.step(action)
 
 
 def test_the_parallel_environment_passes_pettingzoo_s_tests() -> None:
