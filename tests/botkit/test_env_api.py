@@ -179,9 +179,10 @@ def test_the_single_agent_environment_plays_one_seat_against_strategies() -> Non
         SingleAgentEnv(opponents={1: "random"})
 
 
+@pytest.mark.filterwarnings("ignore:.*render:UserWarning")  # no fps, no registered spec
 def test_gymnasium_s_check_env_passes_when_an_illegal_action_ends_the_episode() -> None:
     # check_env steps unmasked samples: strict, the wrapper could only raise.
-    check_env(SingleAgentEnv(opponents="random", illegal_reward=-10), skip_render_check=True)
+    check_env(SingleAgentEnv(opponents="random", illegal_reward=-10, render_mode="ansi"))
     single = SingleAgentEnv(opponents="random", illegal_reward=-10)
     observation, _ = single.reset(seed=4)
     illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
