@@ -49,9 +49,12 @@ object); they play inside ``reset`` and ``step``, and the agents are the other s
 :func:`parallel_env` the hand as a PettingZoo ``ParallelEnv``.
 
 **Search**: :meth:`SheepsheadEnv.clone` (and ``copy.deepcopy``) copies the environment in its
-state; :meth:`SheepsheadEnv.state` is the perfect-information state as a vector.
+state; :meth:`SheepsheadEnv.determinize` copies it with the cards a seat has not seen dealt
+again (one world of its information set); :meth:`SheepsheadEnv.state` is the
+perfect-information state as a vector.
 
-**Actions** given to ``step`` must be ints (or numpy integers) in range and legal: anything
+**Actions** given to ``step`` must be ints (or numpy integers, or 0-d integer arrays, as
+Gymnasium's ``Discrete`` takes them) in range and legal: anything
 else raises :class:`ActionIndexError` naming it and changes nothing.
 
 Each environment keeps its own caches (:class:`botkit.cache.MaskCache`, the observation
@@ -137,6 +140,12 @@ def _refuse(agent: str, action: object) -> ActionIndexError:
     )
 
 
+def _integer_scalar(action: object) -> bool:
+    """Whether ``action`` is a 0-d numpy array of integers: what ``Discrete.contains`` takes
+    besides ints, and what Stable-Baselines3's ``predict`` gives for one observation."""
+    return isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"
+
+
 def _opponent_seats(
     opponents: Mapping[int | str, Opponent] | None,
 ) -> dict[int, Opponent]:
@@ -202,15 +211,16 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
 
     ``rules`` are the table's rules (default: the ``wisconsin`` preset, as for ``sheepshead
     play``, tournaments and new tables). ``render_mode="ansi"`` makes :meth:`render` return the
-    hand so far as text. ``mask_cache_size`` is how many trick-play masks this environment
-    keeps (:data:`botkit.cache.PLAY_MASK_LIMIT`). ``opponents`` seats built-in strategies
-    (``{seat: "heuristic"}``, seats 0-4 or ``"seat_N"``; see :data:`Opponent`): they play
-    inside :meth:`step` and :meth:`reset`, and the agents are the other seats.
+    hand so far as text, ``"human"`` print it. ``mask_cache_size`` is how many trick-play masks
+    this environment keeps (:data:`botkit.cache.PLAY_MASK_LIMIT`). ``opponents`` seats
+    built-in strategies (``{seat: "heuristic"}``, seats 0-4 or ``"seat_N"``; see
+    :data:`Opponent`): they play inside :meth:`step` and :meth:`reset`, and the agents are the
+    other seats.
     """
 
     metadata: Final = {
         "name": "sheepshead_v0",
-        "render_modes": ["ansi"],
+        "render_modes": ["human", "ansi"],
         "is_parallelizable": False,
     }
 
@@ -223,8 +233,8 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         opponents: Mapping[int | str, Opponent] | None = None,
     ) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        if render_mode not in (None, "human", "ansi"):
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
         self.rules = rules or RuleSet.from_preset(DEFAULT_PRESET)
         self.render_mode = render_mode
         self.opponents = _opponent_seats(opponents)
@@ -485,10 +495,10 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
     def step(self, action: int | None) -> None:
         """Apply the action index of the agent to act (``None`` once the hand is over).
 
-        Only an ``int`` (or a numpy integer) from 0 to ``ACTION_COUNT - 1`` that the mask marks
-        is taken; anything else raises :class:`ActionIndexError` (an ``IllegalActionError`` and a
-        ``ValueError``) naming it, and changes nothing. Seated opponents then play until an
-        agent is to act."""
+        Only an ``int`` (or a numpy integer, or a 0-d numpy array of one) from 0 to
+        ``ACTION_COUNT - 1`` that the mask marks is taken; anything else raises
+        :class:`ActionIndexError` (an ``IllegalActionError`` and a ``ValueError``) naming it,
+        and changes nothing. Seated opponents then play until an agent is to act."""
         hand = self.hand
         seat = hand.turn
         if seat is None:  # the hand is over: every seat is terminated
@@ -499,8 +509,8 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
                 raise ValueError(
                     f"{self.agent_selection} must act: None is only for a finished hand"
                 )
-            if not isinstance(action, np.integer):  # 1.7, "1", True: refused, not rounded
-                raise _refuse(self.agent_selection, action)
+            if not isinstance(action, np.integer) and not _integer_scalar(action):
+                raise _refuse(self.agent_selection, action)  # 1.7, "1", True: not rounded
             action = int(action)
         card = action - PLAY_BASE
         try:
@@ -581,6 +591,42 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
     def __deepcopy__(self, memo: dict[int, Any]) -> SheepsheadEnv:
         return self.clone()
 
+    def determinize(
+        self, seat: int | str | None = None, rng: random.Random | int | None = None
+    ) -> SheepsheadEnv:
+        """A :meth:`clone` in which the cards ``seat`` has not seen are dealt again at random,
+        consistently with everything it has seen: one world of its information set, for
+        determinized search and ISMCTS.
+
+        ``seat`` (0-4 or ``"seat_N"``; default the seat to act) keeps its observation, its
+        legal actions and the whole public history; the other hands, the blind and the bury
+        are any that fit them (cards a seat showed it lacks, the called card never with the
+        picker, ...: :func:`engine.bots.sampling.sample_hand`, the ``search`` bot's sampler).
+        ``rng`` is a ``random.Random`` or a seed. Once the hand is over nothing is hidden: a
+        plain clone."""
+        other = self.clone()
+        hand = self.hand
+        if hand.turn is None:
+            return other
+        if seat is None:
+            seat = hand.turn
+        elif isinstance(seat, str):
+            seat = _SEAT_OF[seat]
+        if type(seat) is not int or not 0 <= seat < NUM_SEATS:
+            raise ValueError(f"seat must be 0-4 or seat_0 ... seat_4, not {seat!r}")
+        if not isinstance(rng, random.Random):
+            rng = random.Random(rng)
+        from engine.bots.knowledge import read_view
+        from engine.bots.sampling import sample_hand
+
+        world = sample_hand(read_view(seat_view(hand, seat)), rng)
+        # Replayed from the deal, so that the tracker's rows follow it as in a real hand.
+        other.hand = Hand(self.rules, world.dealer, world.deal, world.multiplier)
+        other._tracker.start(other.hand)
+        for action in world.actions:
+            other._apply(action)
+        return other
+
     def state(self) -> np.ndarray[Any, np.dtype[np.float32]]:
         """The perfect-information state, ``float32[STATE_SIZE]``: the five seats'
         observations, seat 0's first (each in its own relative seats, as :meth:`observe` gives
@@ -600,10 +646,15 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         return export_record(self.hand)
 
     def render(self) -> str | None:
-        """With ``render_mode="ansi"``: the hand so far, trick by trick."""
-        if self.render_mode != "ansi":
+        """The hand so far, trick by trick: returned with ``render_mode="ansi"``, printed with
+        ``"human"`` (nothing without a render mode)."""
+        if self.render_mode is None:
             return None
-        return describe_record(self.record())
+        text = describe_record(self.record())
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         """Nothing to release."""
@@ -739,7 +790,11 @@ class CheckedEnv(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
 
     def clone(self) -> CheckedEnv:
         """A wrapped :meth:`SheepsheadEnv.clone`."""
-        other = CheckedEnv(self._game.clone())
+        return self._rewrapped(self._game.clone())
+
+    def _rewrapped(self, game: SheepsheadEnv) -> CheckedEnv:
+        """``game`` (a copy of this one's environment) wrapped, in this wrapper's order state."""
+        other = CheckedEnv(game)
         other._has_reset = self._has_reset
         other._has_updated = self._has_updated
         if self._has_reset:
@@ -748,6 +803,12 @@ class CheckedEnv(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CheckedEnv:
         return self.clone()
+
+    def determinize(
+        self, seat: int | str | None = None, rng: random.Random | int | None = None
+    ) -> CheckedEnv:
+        """A wrapped :meth:`SheepsheadEnv.determinize`."""
+        return self._rewrapped(self._game.determinize(seat, rng))
 
 
 def env(
@@ -773,7 +834,7 @@ class SheepsheadParallelEnv(ParallelEnv):  # type: ignore[misc]
     is over they carry the payouts and ``agents`` is empty.
     """
 
-    metadata: Final = {"name": "sheepshead_parallel_v0", "render_modes": ["ansi"]}
+    metadata: Final = {"name": "sheepshead_parallel_v0", "render_modes": ["human", "ansi"]}
 
     def __init__(self, game: SheepsheadEnv) -> None:
         self.game = game
@@ -856,11 +917,15 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
     :meth:`reset` gives ``(observation, info)`` when it is first the agent's turn, and
     :meth:`step` ``(observation, reward, terminated, truncated, info)``, the reward 0 until the
     hand ends, then the seat's payout. Observations are :class:`SheepsheadEnv`'s (a dict with
-    the ``action_mask``); an action not in the mask raises :class:`ActionIndexError`.
-    ``self.game`` is the AEC environment underneath.
+    the ``action_mask``); an action not in the mask raises :class:`ActionIndexError`, unless
+    ``illegal_reward`` is a number: such an action then ends the episode with that reward
+    (``terminated``, ``info["illegal_action"]`` the action refused), as PettingZoo's
+    ``TerminateIllegalWrapper`` does, for learners that do not read the mask (and Gymnasium's
+    ``check_env``, which steps unmasked samples). ``self.game`` is the AEC environment
+    underneath.
     """
 
-    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium's own type)
+    metadata = {"render_modes": ["human", "ansi"]}  # noqa: RUF012 (gymnasium's own type)
 
     def __init__(
         self,
@@ -870,9 +935,14 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         render_mode: str | None = None,
         *,
         mask_cache_size: int = PLAY_MASK_LIMIT,
+        illegal_reward: float | None = None,
     ) -> None:
         if type(seat) is not int or not 0 <= seat < NUM_SEATS:
             raise ValueError(f"seat must be 0-4, not {seat!r}")
+        if illegal_reward is not None and not isinstance(illegal_reward, int | float):
+            raise ValueError(f"illegal_reward must be a number or None, not {illegal_reward!r}")
+        self.illegal_reward = illegal_reward
+        """The reward of an illegal action, which ends the episode (None: it raises)."""
         if isinstance(opponents, Mapping):
             seats = _opponent_seats(opponents)
             if sorted(seats) != [s for s in range(NUM_SEATS) if s != seat]:
@@ -893,17 +963,30 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         super().reset(seed=seed)
         game = self.game
         game.reset(seed=seed, options=options)
-        return game.observe(self.agent), dict(game.infos[self.agent])
+        return self._observe(), dict(game.infos[self.agent])
 
     def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Apply the agent's action; the opponents answer until it is to act again."""
         game = self.game
-        game.step(action)
-        observation = game.observe(self.agent)
+        try:
+            game.step(action)
+        except ActionIndexError as exc:
+            if self.illegal_reward is None:
+                raise
+            info = {**game.infos[self.agent], "illegal_action": exc.index}
+            return self._observe(), self.illegal_reward, True, False, info
+        observation = self._observe()
         info = game.infos[self.agent]
         if game.hand.turn is not None:
             return observation, 0, False, False, info
         return observation, game.rewards[self.agent], True, False, info
+
+    def _observe(self) -> dict[str, Any]:
+        """The agent's observation with a mask of its own: Gymnasium wants new data from every
+        call (the environment's masks are shared and read-only)."""
+        observation = self.game.observe(self.agent)
+        observation["action_mask"] = observation["action_mask"].copy()
+        return observation
 
     def render(self) -> str | None:
         """As :meth:`SheepsheadEnv.render`."""

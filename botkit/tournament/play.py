@@ -206,9 +206,14 @@ def run_tournament(
     ``chunk`` deals a task, instead of ``jobs`` local processes; the results are the same.
     Returns one merged tally per strategy, in ``specs`` order, and with ``worst`` (two
     strategies) the ``worst`` deals where the first strategy did worst, worst first, each as its
-    worst pair of mirrored seatings.
+    worst pair of mirrored seatings. ``save_dir`` (made if missing) receives every hand's
+    record.
     """
     numbers = range(deals) if isinstance(deals, int) else list(deals)
+    if save_dir is not None and cluster is None:
+        # Here, before any worker writes into it (the command line makes it too, for its
+        # error message; a training loop calling this must not need to).
+        os.makedirs(save_dir, exist_ok=True)
     work = [
         Job(
             n,

@@ -271,7 +271,7 @@ def test_render_ansi_shows_the_hand_so_far() -> None:
     assert text is not None and text.startswith("Rules: ") and "Hand not finished" in text
     assert raw_env().render() is None
     with pytest.raises(ValueError, match="render_mode"):
-        raw_env(render_mode="human")
+        raw_env(render_mode="rgb_array")
 
 
 def _seeded_digest(game: Any, rules: RuleSet, hands: int) -> str:

@@ -14,10 +14,11 @@ import pytest
 pytest.importorskip("pettingzoo")
 
 import numpy as np
-from pettingzoo.test import api_test, parallel_api_test
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, parallel_api_test, render_test
 
 from botkit.actions import ACTION_COUNT, PLAY_BASE
-from botkit.encode import OBSERVATION_SIZE
+from botkit.encode import OBSERVATION_SIZE, encode_view
 from botkit.env import (
     STATE_SIZE,
     ActionIndexError,
@@ -45,7 +46,11 @@ def test_every_constructor_defaults_to_the_wisconsin_rules() -> None:
     assert game.record()["rules"]["preset"] == "wisconsin"
 
 
-@pytest.mark.parametrize("bad", [1.7, "1", True, np.float64(1.0), np.bool_(True), -1, 667, 10**9])
+_NOT_INDICES = (1.7, "1", True, np.float64(1.0), np.bool_(True), -1, 667, 10**9)
+_NOT_INTEGER_SCALARS = (np.array(True), np.array(1.0), np.array([1]))  # 0-d integer ones are
+
+
+@pytest.mark.parametrize("bad", [*_NOT_INDICES, *_NOT_INTEGER_SCALARS], ids=repr)
 def test_step_refuses_anything_but_an_int_index_in_range(bad: Any) -> None:
     game = raw_env()
     game.reset(seed=2, options={"deal_seed": 1, "dealer": 0})
@@ -66,6 +71,26 @@ def test_an_illegal_index_is_echoed_and_numpy_integers_are_taken() -> None:
     assert error.value.index == PLAY_BASE
     game.step(np.int64(0))  # a numpy integer, as the mask's nonzero gives: taken
     assert game.record()["actions"][0]["action"] == "pass"
+    # A 0-d integer array (Discrete.contains takes one; Stable-Baselines3's predict gives one
+    # for a single observation) was refused as no int.
+    game.step(np.array(0, dtype=np.int32))
+    assert game.record()["actions"][1]["action"] == "pass"
+
+
+def test_the_action_space_samples_within_the_mask() -> None:
+    game = env()
+    game.reset(seed=3)
+    agent = game.agent_selection
+    observation = game.last()[0]
+    space = game.action_space(agent)
+    for _ in range(20):
+        assert space.sample(mask=observation["action_mask"]) in game.legal_actions()
+
+
+def test_pettingzoo_s_render_test_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    # It builds the environment with render_mode="human", which was refused.
+    render_test(lambda render_mode=None: env(render_mode=render_mode))
+    assert capsys.readouterr().out.startswith("Rules: ")  # "human" prints the hand
 
 
 class _FirstLegal:
@@ -154,6 +179,31 @@ def test_the_single_agent_environment_plays_one_seat_against_strategies() -> Non
         SingleAgentEnv(opponents={1: "random"})
 
 
+@pytest.mark.filterwarnings("ignore:.*render:UserWarning")  # no fps, no registered spec
+def test_gymnasium_s_check_env_passes_when_an_illegal_action_ends_the_episode() -> None:
+    # check_env steps unmasked samples: strict, the wrapper could only raise.
+    check_env(SingleAgentEnv(opponents="random", illegal_reward=-10, render_mode="ansi"))
+    single = SingleAgentEnv(opponents="random", illegal_reward=-10)
+    observation, _ = single.reset(seed=4)
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    before = single.game.record()
+    observation, reward, terminated, truncated, info = single.step(illegal)
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-10, True, False, illegal)
+    assert single.game.record() == before  # nothing played
+    for bad in (1.5, True):
+        assert single.step(bad)[4]["illegal_action"] is bad
+    with pytest.raises(ActionIndexError):  # strict by default
+        _strict_step(illegal)
+    with pytest.raises(ValueError, match="illegal_reward"):
+        SingleAgentEnv(illegal_reward="-1")  # type: ignore[arg-type]
+
+
+def _strict_step(action: int) -> None:
+    single = SingleAgentEnv(opponents="random")
+    single.reset(seed=4)
+    single.step(action)
+
+
 def test_the_parallel_environment_passes_pettingzoo_s_tests() -> None:
     import warnings
 
@@ -221,6 +271,50 @@ def test_a_clone_is_independent_and_deepcopy_works() -> None:
         game.reset()
         twin.reset()
         assert game.unwrapped.record() == twin.unwrapped.record()  # the seed sequence copied
+
+
+@pytest.mark.parametrize("preset", ["wisconsin", "tavern"])
+def test_a_determinized_clone_keeps_what_the_seat_saw_and_deals_the_rest(preset: str) -> None:
+    # For ISMCTS: a world of the seat's information set, as an environment to step.
+    rng = random.Random(7)
+    rules = RuleSet.from_preset(preset)
+    moved = 0
+    for make in (raw_env, env, lambda rules: raw_env(rules, opponents={2: "heuristic"})):
+        game = make(rules)
+        for seed in range(6):
+            game.reset(seed=seed)
+            for _ in range(rng.randrange(40)):
+                if game.unwrapped.hand.turn is None:
+                    break
+                game.step(rng.choice(game.legal_actions()))
+            hand = game.unwrapped.hand
+            original = game.unwrapped.record()
+            for seat in {hand.turn, rng.randrange(5)}:
+                world = game.determinize(seat, rng)
+                assert type(world) is type(game)
+                if seat is None:  # the hand is over: nothing hidden
+                    assert world.unwrapped.record() == original
+                    continue
+                agent = f"seat_{seat}"
+                mine = world.unwrapped._tracker.observe(seat)
+                np.testing.assert_array_equal(mine, game.unwrapped._tracker.observe(seat))
+                # The same history (the bury and a face-down card may differ: hidden).
+                kinds = [type(a) for a in world.unwrapped.hand.actions]
+                assert kinds == [type(a) for a in hand.actions]
+                assert world.agent_selection == game.agent_selection
+                if seat == hand.turn:  # its legal actions too
+                    assert world.legal_actions() == game.legal_actions()
+                moved += world.unwrapped.hand.hands != hand.hands
+                for s in range(5):  # every seat's observation follows the new deal
+                    view = seat_view(world.unwrapped.hand, s)
+                    np.testing.assert_array_equal(
+                        world.unwrapped._tracker.observe(s), encode_view(view), err_msg=agent
+                    )
+                while world.unwrapped.hand.turn is not None:
+                    world.step(rng.choice(world.legal_actions()))
+                assert sum(world.unwrapped.hand.result().payouts) == 0
+                assert game.unwrapped.record() == original  # untouched
+    assert moved > 20  # the hidden cards were dealt again
 
 
 def test_state_holds_every_hidden_card() -> None:
