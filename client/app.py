@@ -262,7 +262,8 @@ class SheepsheadApp(App[int]):
         else:
             change = self.model.apply(msg)
         if kind == "notice":
-            self.notify(str(msg.get("text", "")), title="Notice", timeout=4)
+            # As the log says it: a notice about this client's own seat in the second person.
+            self.notify(self.model.notice_text(msg), title="Notice", timeout=4)
             if msg.get("code") == "rematch":
                 self._history_for = None
         elif kind == "error":

@@ -475,10 +475,19 @@ async def test_rematch_from_the_last_result_leaves_no_panel_behind() -> None:
         assert session.sent[-1] == {"type": "rematch"}
         assert stack_of(app) == []
         table.state, table.totals, table.hands_played = "playing", [0] * 5, 0
-        rematch = {"type": "notice", "table": "t1", "code": "rematch", "text": "Ann started"}
+        rematch = {
+            "type": "notice",
+            "table": "t1",
+            "code": "rematch",
+            "text": "Ann started a new match at this table",
+            "seat": 0,
+        }
         await fed(pilot, [rematch, *table.next_hand(seed=5)])
         assert isinstance(app.screen, TableScreen) and stack_of(app) == []
         assert app.model.match_over is None
+        # The pop-up says it as the log does: the host read "Ann started…" about themself.
+        notes = [n.message for n in app._notifications if n.title == "Notice"]
+        assert notes == ["You started a new match at this table"]
 
 
 async def test_match_over_shows_the_sheet_tied_places_and_rematch() -> None:
