@@ -262,7 +262,8 @@ class SheepsheadApp(App[int]):
         else:
             change = self.model.apply(msg)
         if kind == "notice":
-            self.notify(str(msg.get("text", "")), title="Notice", timeout=4)
+            # As the log says it: a notice about this client's own seat in the second person.
+            self.notify(self.model.notice_text(msg), title="Notice", timeout=4)
             if msg.get("code") == "rematch":
                 self._history_for = None
         elif kind == "error":
@@ -391,17 +392,26 @@ class SheepsheadApp(App[int]):
         self.push_screen(LobbyScreen())
 
     def open_result(self, hand: FinishedHand) -> None:
-        """Show a hand's result (an open result panel shows this one instead)."""
+        """Show a hand's result (an open result panel shows this one instead).
+
+        The standings of an ended match give way to it and come back when it closes (a
+        client back at an over table learns the last hand after the standings): one panel
+        at a time, the hand before the standings, never one half behind the other.
+        """
         top = self.screen
         if isinstance(top, ResultScreen):
             top.show(hand)
-        else:
-            self.push_screen(ResultScreen(hand))
+            return
+        if isinstance(top, MatchOverScreen):
+            self.pop_screen()
+        self.push_screen(ResultScreen(hand))
 
     def open_match_over(self) -> None:
-        """Show the final standings and the score sheet."""
-        if not isinstance(self.screen, MatchOverScreen):
-            self.push_screen(MatchOverScreen())
+        """Show the final standings and the score sheet, or, while a hand's result is open,
+        let them follow it (its Enter opens them)."""
+        if any(isinstance(s, ResultScreen | MatchOverScreen) for s in self.screen_stack):
+            return
+        self.push_screen(MatchOverScreen())
 
     def open_history(self) -> None:
         """Show the match's hands, one per page."""

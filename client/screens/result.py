@@ -513,15 +513,12 @@ class ResultScreen(FitsHeight):
             line += Text(" · buried ") + cards_text(buried)
         body.append(Text(""))
         body.append(line)
-        if model.match_over is not None:
-            final = ", ".join(
-                f"{hand.names[s]} {model.totals[s]:+d}" for _, s in rank_places(model.totals)
-            )
-            body.append(Text(f"Match over. Final: {final}", style="bold"))
         with Vertical(id="result-box", classes="box") as box:
             box.border_title = f"Hand {hand.number}: {outcome}"
             with VerticalScroll():
                 yield Static(Group(*body), id="result-body")
+                # Drawn with the turn note: the match_over event may come after the panel opened.
+                yield Static(id="result-final")
                 review = Static(id="result-review")
                 review.display = False  # until v asks for the coach's review
                 yield review
@@ -531,7 +528,9 @@ class ResultScreen(FitsHeight):
     def _keys(self) -> str:
         """The panel's keys: review only for a seat (a watcher has no play to review), the
         rematch for the host once the match is over."""
-        keys = ["Enter close", "x export", "h history"]
+        # At the end of a match the standings follow this panel (one panel at a time).
+        close = "Enter standings" if self.model.match_over is not None else "Enter close"
+        keys = [close, "x export", "h history"]
         if self.check_action("review", ()):
             keys.append("v review your play")
         if self.check_action("rematch", ()):
@@ -550,6 +549,7 @@ class ResultScreen(FitsHeight):
         notes = self.query("#result-turn")
         if not notes:  # the panel is being taken down while the model changes: nothing to draw
             return
+        self._draw_final()
         live = live_decisions(self.model)
         note = notes.first(Static)
         text = Text(style="bold")
@@ -567,6 +567,18 @@ class ResultScreen(FitsHeight):
             key_line.update(self._keys())
         self.call_after_refresh(self.fit_to_height)
 
+    def _draw_final(self) -> None:
+        """The match's final totals once it is over (the standings follow on Enter)."""
+        model = self.model
+        final = self.query_one("#result-final", Static)
+        final.display = model.match_over is not None
+        if model.match_over is not None:
+            names = self.hand.names
+            text = ", ".join(
+                f"{names[s]} {model.totals[s]:+d}" for _, s in rank_places(model.totals)
+            )
+            final.update(Text(f"Match over. Final: {text}", style="bold"))
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """p and s work only while that decision is yours."""
         if action == "decide":
@@ -583,8 +595,10 @@ class ResultScreen(FitsHeight):
         self.game.table_action(action)
 
     def action_close(self) -> None:
-        """Back to the table."""
+        """Back to the table, or on to the standings when the match is over."""
         self.dismiss(None)
+        if self.model.match_over is not None:
+            self.game.open_match_over()
 
     @work(group="review", exclusive=True, exit_on_error=False)
     async def action_review(self) -> None:

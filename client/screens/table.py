@@ -320,9 +320,15 @@ class TableScreen(GameScreen[None]):
             {
                 "btn-add-bot": waiting and not model.is_full,
                 "btn-start": waiting,
-                "btn-result": model.phase == "done" and bool(model.history),
+                "btn-result": model.match_over is not None
+                or (model.phase == "done" and bool(model.history)),
             }
         )
+        # At the end of a match Enter brings the standings back (the last hand is on h).
+        label = "Standings ⏎" if model.match_over is not None else "Result ⏎"
+        result = self.query_one("#btn-result", Button)
+        if str(result.label) != label:
+            result.label = label
         for button in self.query_one("#actions").query(Button):
             visible = shown.get(button.id or "", False)
             if button.display != visible:
@@ -394,8 +400,10 @@ class TableScreen(GameScreen[None]):
             return "Disconnected from the server. q quits."
         if model.match_over is not None:
             if model.is_host:
-                return "Match over: n rematch, k score sheet, h history, x export, q quits."
-            return "Match over: k score sheet, h history, x exports the last hand, q quits."
+                return (
+                    "Match over: Enter standings, n rematch, k sheet, h history, x export, q quits."
+                )
+            return "Match over: Enter standings, k score sheet, h history, x export, q quits."
         view = model.view
         if view is None:
             if model.table is None:
@@ -546,8 +554,8 @@ class TableScreen(GameScreen[None]):
         self._choose(cursor)
 
     def action_confirm(self) -> None:
-        """Enter: play the chosen card (none chosen: nothing), or open the pending dialog or the
-        result."""
+        """Enter: play the chosen card (none chosen: nothing), or open the pending dialog, the
+        result, or once the match is over the standings."""
         model = self.model
         decision = model.decision
         if decision == "play":
@@ -559,7 +567,7 @@ class TableScreen(GameScreen[None]):
             self.action_call()
         elif decision == "crack" and model.prompt is not None and len(model.legal) == 1:
             self.action_no_crack()  # the partner's one-key answer
-        elif model.phase == "done" and model.history:
+        else:
             self._show_last_result()
 
     def _play(self, code: str) -> None:
@@ -764,7 +772,11 @@ class TableScreen(GameScreen[None]):
         self.game.export_hand(self.model.history[-1])
 
     def _show_last_result(self) -> None:
-        if self.model.history:
+        """Enter between hands: the last hand's result; once the match is over, the
+        standings."""
+        if self.model.match_over is not None:
+            self.game.open_match_over()
+        elif self.model.phase == "done" and self.model.history:
             self.game.open_result(self.model.history[-1])
 
     def action_chat(self) -> None:

@@ -162,7 +162,12 @@ async def test_the_last_trick_of_the_match_is_seen_before_the_match_over_panel(
         screen: Any = app.screen
         screen._hold_over()
         await pilot.pause()
-        assert [type(s) for s in app.screen_stack[-2:]] == [ResultScreen, MatchOverScreen]
+        # The result first, alone; the standings follow it (they were stacked over it).
+        assert isinstance(app.screen, ResultScreen)
+        assert not any(isinstance(s, MatchOverScreen) for s in app.screen_stack)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, MatchOverScreen)
 
 
 async def test_the_trick_pause_runs_on_its_own_timer() -> None:
@@ -416,6 +421,75 @@ async def test_chat_and_notices_of_the_history_are_logged_once() -> None:
         assert [e.text for e in app.model.log] == texts  # nothing twice
 
 
+def stack_of(app: Any) -> list[type]:
+    """The panels over the table, bottom first."""
+    return [type(s) for s in app.screen_stack if isinstance(s, ResultScreen | MatchOverScreen)]
+
+
+async def test_the_match_over_panel_follows_the_last_result_one_at_a_time() -> None:
+    """The match-over panel was stacked over the last hand's result: the result showed half
+    behind it, then again after it. Now the result comes alone, says the match is over and
+    that Enter shows the standings; the standings replace it; Enter on the table brings
+    them back."""
+    table = EngineTable(seed=4, dealer=0, me=0, hands_limit=1)
+    session = FakeSession()
+    app = SheepsheadApp(session, mode="join", settings=settings())  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, whole_hand(table))
+        assert stack_of(app) == [ResultScreen]
+        assert "Match over" not in screen_text(app)
+        await fed(pilot, [table.match_over()])  # after the panel opened
+        await pilot.pause()
+        text = screen_text(app)
+        assert stack_of(app) == [ResultScreen]
+        assert "Match over. Final: " in text
+        assert "n rematch · Enter standings ·" in text and "Enter close" not in text
+        await pilot.press("enter")
+        await pilot.pause()
+        assert stack_of(app) == [MatchOverScreen]
+        assert "Match over after 1 hand" in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        status = screen_text(app).splitlines()[-2]
+        assert "Match over: Enter standings, n rematch" in status
+        assert "Standings ⏎" in screen_text(app)
+        await pilot.press("enter")  # the table's Enter: the standings again, not the result
+        await pilot.pause()
+        assert stack_of(app) == [MatchOverScreen]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+
+
+async def test_rematch_from_the_last_result_leaves_no_panel_behind() -> None:
+    """n on the last hand's result starts the rematch; the standings do not open after it."""
+    table = EngineTable(seed=4, dealer=0, me=0, hands_limit=1)
+    session = FakeSession()
+    app = SheepsheadApp(session, mode="join", settings=settings())  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, [*whole_hand(table), table.match_over()])
+        assert stack_of(app) == [ResultScreen]
+        await pilot.press("n")
+        await pilot.pause()
+        assert session.sent[-1] == {"type": "rematch"}
+        assert stack_of(app) == []
+        table.state, table.totals, table.hands_played = "playing", [0] * 5, 0
+        rematch = {
+            "type": "notice",
+            "table": "t1",
+            "code": "rematch",
+            "text": "Ann started a new match at this table",
+            "seat": 0,
+        }
+        await fed(pilot, [rematch, *table.next_hand(seed=5)])
+        assert isinstance(app.screen, TableScreen) and stack_of(app) == []
+        assert app.model.match_over is None
+        # The pop-up says it as the log does: the host read "Ann started…" about themself.
+        notes = [n.message for n in app._notifications if n.title == "Notice"]
+        assert notes == ["You started a new match at this table"]
+
+
 async def test_match_over_shows_the_sheet_tied_places_and_rematch() -> None:
     table = EngineTable(seed=4, dealer=0, me=0, hands_limit=1)
     messages = whole_hand(table)
@@ -424,6 +498,9 @@ async def test_match_over_shows_the_sheet_tied_places_and_rematch() -> None:
     app = SheepsheadApp(session, mode="join")  # type: ignore[arg-type]
     async with app.run_test(size=SIZE) as pilot:
         await fed(pilot, messages)
+        assert isinstance(app.screen, ResultScreen)
+        await pilot.press("enter")  # the standings follow the last hand's result
+        await pilot.pause()
         assert isinstance(app.screen, MatchOverScreen)
         text = screen_text(app)
         assert "Match over after 1 hand" in text and "1 hands" not in text
@@ -632,11 +709,13 @@ async def test_back_at_an_over_table_the_match_over_panel_shows() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await fed(pilot, table.messages()[:1])
         await history_asked(pilot, session)
-        screens = [type(s) for s in app.screen_stack]
-        assert MatchOverScreen in screens
+        # The last hand's result came after the standings: it replaces them, and they follow
+        # it again (one panel at a time).
+        assert stack_of(app) == [ResultScreen]
         assert len(app.model.history) == 3
-        while not isinstance(app.screen, MatchOverScreen):
-            await pilot.press("escape")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert stack_of(app) == [MatchOverScreen]
         text = screen_text(app)
         assert "Match over after 3 hands" in text and "n rematch" in text
         assert all(f"│ {n} " in text for n in (1, 2, 3))

@@ -146,9 +146,10 @@ async def test_rematch_at_the_same_table_from_the_match_over_panel(
         assert server.lobby.tables[table].state == "playing"
         # The new match plays, and its sheet has only its own hand.
         await player.until(lambda: app.model.match_over is not None, timeout=60)
-        await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
         shown = [s for s in app.screen_stack if isinstance(s, ResultScreen)]
-        assert len(shown) == 1  # the new hand's result, under the new match-over panel
+        assert len(shown) == 1  # the new hand's result, alone: the standings follow it
+        assert not any(isinstance(s, MatchOverScreen) for s in app.screen_stack)
         results = [shown[0].hand.result]
         assert app.model.totals == results[0]["payouts"]
         assert [h.result["payouts"] for h in app.model.history] == [results[0]["payouts"]]

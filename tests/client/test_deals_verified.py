@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from client.app import SheepsheadApp
-from client.screens.result import MatchOverScreen
+from client.screens.result import MatchOverScreen, ResultScreen
 from client.settings import ClientSettings
 from engine.fairdeal import check_record
 from tests.client.feed import EngineTable
@@ -44,7 +44,8 @@ async def test_a_whole_match_through_the_client_is_verified_at_the_end(
             assert [e.kind for e in app.model.log if e.text.startswith("Deals:")] == ["event"]
             # Good news is no pop-up over the status line: the log has it, and the panel.
             assert not [n for n in app._notifications if n.title == "Deals"]
-            await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+            # Enter on the last hand's result shows the standings.
+            await player.until(lambda: isinstance(app.screen, MatchOverScreen))
             await wait_for(pilot, lambda: f"Deals: {said}" in screen_text(app))
             exported = [app.export_hand(hand) for hand in app.model.history]
         await s.close()
@@ -79,6 +80,8 @@ async def test_a_deal_that_does_not_verify_is_said_in_red_everywhere() -> None:
     app = SheepsheadApp(mode="play", settings=ClientSettings(trick_pause=0.0))
     async with app.run_test(size=SIZE) as pilot:
         await fed(pilot, [*table.messages(), *table.play_out(), table.match_over()])
+        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await pilot.press("enter")  # the standings follow the last hand's result
         await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
         await fed(pilot, [{"type": "seeds_revealed", "table": "t1", "commitments": []}])
         said = "hand 1 does not verify: no revealed seed covers it"

@@ -405,13 +405,13 @@ async def test_match_over_shows_the_final_standings() -> None:
     app = SheepsheadApp(mode="play")
     async with app.run_test(size=SIZE) as pilot:
         await fed(pilot, messages)
+        assert isinstance(app.screen, ResultScreen)  # the last hand first, then the standings
+        await pilot.press("enter")
+        await pilot.pause()
         text = screen_text(app)
         assert "Match over after 1 hand " in text or "Match over after 1 hand─" in text
         best = max(range(5), key=lambda s: final[s])
         assert f"1  {table.names[best]}" in text or f"1 {table.names[best]}" in text
-        await pilot.press("enter")
-        await pilot.pause()
-        assert isinstance(app.screen, ResultScreen)
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
