@@ -297,8 +297,11 @@ class BotPlayer:
         """Our last answer, refused as ``stale`` because the decision had moved on."""
         self.info: Mapping[str, Any] = {}
         self.hand_number: int | None = None
-        self.actions: list[dict[str, Any]] = []
-        """Every action of the current hand so far (from each state's ``last``)."""
+        self.view: Mapping[str, Any] | None = None
+        """The view of the last state handled (not ``session.last_state``, which can be a
+        state further on, the next deal's, while earlier events wait in the queue)."""
+        self.hands_over: set[int] = set()
+        """The hands whose ``hand_over`` came: a hand left without one was missed."""
 
     async def play(self) -> int:
         """Handle events until the match ends (0) or the table or connection goes (1)."""
@@ -339,8 +342,9 @@ class BotPlayer:
                     f"hand {int(msg.get('hand', 0)) + 1}: {result.get('outcome_text', '?')}; "
                     f"payouts {result.get('payouts')}; totals {msg.get('totals')}"
                 )
+                self.hands_over.add(int(msg.get("hand", 0)))
                 if self.config.save_hands:
-                    self._save_hand(cast(HandOver, msg))
+                    await self._save_hand(cast(HandOver, msg))
             elif kind == "match_over":
                 totals = msg.get("totals")
                 mine = totals[session.seat] if totals and session.seat is not None else None
@@ -362,18 +366,28 @@ class BotPlayer:
             self.info = msg["info"]
         number = msg.get("hand")
         if number != self.hand_number:
+            missed = self.hand_number
             self.hand_number = number
-            self.actions = []
+            if (
+                self.config.save_hands
+                and isinstance(missed, int)
+                and isinstance(number, int)
+                and number > missed
+                and missed not in self.hands_over
+                and self.view is not None
+            ):
+                # It ended while the connection was down (its hand_over never came).
+                await self._save_from_server(missed, "it ended while this bot was disconnected")
+        view = msg.get("view")
+        self.view = view if isinstance(view, Mapping) else None
         last = msg.get("last")
-        if isinstance(last, dict):
-            self.actions.append(dict(last))
-            if self.timer_moved and last.get("seat") == self.session.seat:
-                self.timer_moved = False
-                text = f"timed out: the table played {describe_action(last)} for you"
-                if self.late is not None:
-                    text += f" (the answer {describe_action(self.late)} came too late)"
-                self.late = None
-                self.say(text)
+        if isinstance(last, dict) and self.timer_moved and last.get("seat") == self.session.seat:
+            self.timer_moved = False
+            text = f"timed out: the table played {describe_action(last)} for you"
+            if self.late is not None:
+                text += f" (the answer {describe_action(self.late)} came too late)"
+            self.late = None
+            self.say(text)
         seats = self.info.get("seats") or []
         if (
             self.start_when_full
@@ -408,39 +422,68 @@ class BotPlayer:
             )
         return cast(ActionMap, dict(decision.action))  # an element of ``legal``
 
-    def _save_hand(self, msg: HandOver) -> None:
-        """Write the hand that just ended as a record (names and payouts beside it)."""
-        from engine.record import FORMAT, RecordError, hand_from_record
+    async def _save_hand(self, msg: HandOver) -> None:
+        """Write the hand that just ended as a record (names and payouts beside it).
 
-        state = self.session.last_state
-        view = (state.get("view") if state is not None else None) or {}
-        reveal = msg.get("reveal") or {}
-        actions = []
-        for action in self.actions:
-            if action.get("action") == "bury" and "cards" not in action:
-                action = {**action, "cards": list(reveal.get("buried") or [])}
-            if action.get("action") == "unknown" and "under" not in action:
-                action = {**action, "under": view.get("under")}
-            actions.append(action)
+        The record is rebuilt from the hand's final view, which holds every public decision
+        (passes, pick, call, cracks, tricks), and the reveal (the deal and the bury), as the
+        client's export does. It does not depend on having seen every action: a state that
+        applies none repeats the last one, and a bot that joined or reconnected mid-hand
+        missed some. Without that view, the server's own record is asked for (``history``).
+        """
+        from client.model import rebuild_record
+        from engine.record import RecordError, hand_from_record
+
         number = int(msg.get("hand", 0))
+        view = self.view
+        if view is None or view.get("phase") != "done" or self.hand_number != number:
+            await self._save_from_server(number, "its final state was not seen")
+            return
+        try:
+            record = rebuild_record(view, msg.get("reveal") or {})
+            hand_from_record(record)
+        except (RecordError, KeyError, TypeError, ValueError) as exc:
+            await self._save_from_server(number, f"the hand seen does not replay ({exc})")
+            return
+        self._write(
+            number,
+            {
+                **record,
+                "players": [s.get("name") for s in self.info.get("seats") or []],
+                "payouts": (msg.get("result") or {}).get("payouts"),
+                "table": msg.get("table"),
+                "hand": number,
+            },
+        )
+
+    async def _save_from_server(self, number: int, why: str) -> None:
+        """Save hand ``number`` from the server's record of it (``history``), saying why, or
+        say that it cannot be saved: a hand is never dropped silently."""
+        from client.session import ServerError
+
+        self.say(f"hand {number + 1}: {why}; saving the server's record of it")
+        try:
+            reply = await self.session.request("history", start=number)
+        except (ServerError, OSError, TimeoutError) as exc:
+            self.say(f"hand {number + 1} not saved: the server's record was refused ({exc})")
+            return
+        entry = next((h for h in reply.get("hands") or [] if h.get("hand") == number), None)
+        if entry is None or not isinstance(entry.get("record"), Mapping):
+            self.say(f"hand {number + 1} not saved: the server has no record of it")
+            return
         record = {
-            "format": FORMAT,
-            "rules": view.get("rules") or {},
-            "dealer": view.get("dealer", 0),
-            "multiplier": view.get("multiplier", 1),
-            "deal": {"hands": reveal.get("hands"), "blind": reveal.get("blind")},
-            "actions": actions,
-            "players": [s.get("name") for s in self.info.get("seats") or []],
-            "payouts": (msg.get("result") or {}).get("payouts"),
-            "table": msg.get("table"),
+            **entry["record"],
+            "players": list(entry.get("names") or []),
+            "payouts": entry.get("payouts"),
+            "table": reply.get("table"),
             "hand": number,
         }
-        try:
-            hand_from_record(record)
-        except RecordError as exc:
-            self.say(f"hand {number + 1} not saved: the actions seen do not replay ({exc})")
-            return
-        path = Path(self.config.save_hands or ".") / f"{msg.get('table')}-hand{number + 1:04d}.json"
+        self._write(number, record)
+
+    def _write(self, number: int, record: Mapping[str, Any]) -> None:
+        path = (
+            Path(self.config.save_hands or ".") / f"{record.get('table')}-hand{number + 1:04d}.json"
+        )
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")

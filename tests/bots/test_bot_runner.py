@@ -10,11 +10,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from client.bot_runner import EXIT_FELL_BACK, BotConfig, run_bot
+from client.bot_runner import EXIT_FELL_BACK, BotConfig, BotPlayer, run_bot
 from client.cli import main
+from client.session import ServerError, Session
+from engine.bots.base import make_strategy
 from engine.record import replay_record
 from engine.rules import RuleSet
-from tests.server.support import next_event, play_until, running_server, session
+from server.app import Server
+from tests.server.support import drive, next_event, play_until, running_server, session
 
 TIMEOUT = 30.0
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "my_strategy.py"
@@ -56,6 +59,12 @@ async def test_runner_creates_a_table_of_server_bots_and_finishes_the_match() ->
         assert [r["total"] for r in server.store.results("t1")] == totals
 
 
+def _seat4(state: dict[str, Any]) -> Any:
+    """Seat 4's summary in a state (a state leaves out a summary that has not changed since the
+    last one: then an empty seat, so the caller waits for the next)."""
+    return state["info"]["seats"][4] if "info" in state else {"kind": "empty"}
+
+
 async def test_runner_joins_a_table_with_a_strategy_file(tmp_path: Path) -> None:
     async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
         host = session(server, "Host", tmp_path)
@@ -67,11 +76,7 @@ async def test_runner_joins_a_table_with_a_strategy_file(tmp_path: Path) -> None
         config = BotConfig("127.0.0.1", server.port, strategy=str(EXAMPLE), table=table)
         runner = asyncio.create_task(run_bot(config, out))
 
-        def seat4(state: dict[str, Any]) -> Any:
-            # A state leaves out a summary that has not changed since the last one.
-            return state["info"]["seats"][4] if "info" in state else {"kind": "empty"}
-
-        while seat4(await next_event(host, "state", timeout=TIMEOUT))["kind"] == "empty":
+        while _seat4(await next_event(host, "state", timeout=TIMEOUT))["kind"] == "empty":
             pass
         await host.request("start")
         final = await play_until(host, "match_over", [], random.Random(2), timeout=TIMEOUT)
@@ -210,3 +215,176 @@ def test_command_line_checks_the_create_options(capsys: Any) -> None:
     assert "no_pick" in capsys.readouterr().err
     assert main(["bot", "127.0.0.1:1", "--create", "--turn-timer", "0"]) == 2
     assert "--turn-timer" in capsys.readouterr().err
+
+
+def _check_saved(saved: Path, server: Server, table: str) -> None:
+    """The two records in ``saved`` are the server's: same actions, deal and payouts."""
+    assert server.store is not None
+    stored = server.store.hand_records(table)
+    files = sorted(saved.iterdir())
+    assert [f.name for f in files] == [f"{table}-hand{n:04d}.json" for n in (1, 2)]
+    for path, server_record in zip(files, stored, strict=True):
+        record = json.loads(path.read_text())
+        assert _sorted_bury(record["actions"]) == _sorted_bury(server_record["actions"])
+        assert [set(h) for h in record["deal"]["hands"]] == [
+            set(h) for h in server_record["deal"]["hands"]
+        ]
+        assert replay_record(record)["payouts"] == record["payouts"]
+
+
+async def _host_with_three_bots(server: Server, tmp_path: Path) -> tuple[Session, str]:
+    """A connected host at seat 0 of a new two-hand table with server bots at seats 1-3."""
+    host = session(server, "Host", tmp_path)
+    await host.connect()
+    table = str((await host.request("create_table", name="mid-hand", hands=2))["table"])
+    for _ in range(3):
+        await host.request("add_bot", seat=None, strategy="random")
+    return host, table
+
+
+async def _seat4_changes(host: Session, *, to_empty: bool = False) -> None:
+    """Wait until the host sees seat 4 taken (emptied, with ``to_empty``)."""
+    while (_seat4(await next_event(host, "state", timeout=TIMEOUT))["kind"] == "empty") != to_empty:
+        pass
+
+
+async def _hold_the_hand(players: list[Session]) -> None:
+    """Start and play for ``players`` (the host first) until the hand has an action behind it
+    and the host is to act: the table waits for the host there."""
+    await players[0].request("start")
+    prompts = 0
+
+    def host_again(index: int, prompt: Any, view: Any) -> bool:
+        nonlocal prompts
+        prompts += 1  # each prompt that does not stop here is answered
+        return index == 0 and prompts > 1
+
+    await drive(players, 0, host_again)
+
+
+def _runner(server: Server, table: str, saved: Path, out: io.StringIO) -> asyncio.Task[int]:
+    config = BotConfig(
+        "127.0.0.1", server.port, strategy="random", table=table, save_hands=str(saved)
+    )
+    return asyncio.create_task(run_bot(config, out))
+
+
+async def _finish(host: Session, runner: asyncio.Task[int], out: io.StringIO) -> str:
+    """The host plays its newest prompt each time until the runner is done (the match is over);
+    the runner's output, checked for a clean end. (Prompts are taken from ``last_turn``: the
+    event queue still holds the ones ``drive`` answered.)"""
+
+    async def play() -> None:
+        answered = -1
+        while not runner.done():
+            turn = host.last_turn
+            if turn is None or turn["seq"] <= answered:
+                await asyncio.sleep(0.005)
+                continue
+            answered = turn["seq"]
+            try:
+                await host.act(turn["legal"][0], seq=turn["seq"])
+            except ServerError as exc:
+                assert exc.code == "stale", exc  # a re-prompt overtook the answer
+
+    await asyncio.wait_for(play(), TIMEOUT)
+    status = await runner
+    await host.close()
+    text = out.getvalue()
+    assert status == 0, text
+    assert "not saved" not in text, text
+    return text
+
+
+async def test_a_hand_joined_in_the_middle_is_saved_whole(tmp_path: Path) -> None:
+    # The runner saw only the actions after it sat down; the hand's final view has them all.
+    saved, out = tmp_path / "hands", io.StringIO()
+    async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
+        host, table = await _host_with_three_bots(server, tmp_path)
+        guest = session(server, "Guest", tmp_path)
+        await guest.connect()
+        await guest.request("join", table=table, seat=4)
+        await _hold_the_hand([host, guest])
+        await guest.request("leave")
+        await guest.close()
+        await _seat4_changes(host, to_empty=True)
+        # The runner sits down in the seat the guest left, in the middle of the hand.
+        runner = _runner(server, table, saved, out)
+        await _seat4_changes(host)
+        await _finish(host, runner, out)
+        _check_saved(saved, server, table)
+
+
+async def test_a_hand_is_saved_when_another_seat_leaves_while_it_plays(tmp_path: Path) -> None:
+    # A state that applies no action (here: the host leaves, a bot takes the seat over) repeats
+    # the last action (PROTOCOL.md §6); the runner took it for a second action and lost the hand
+    # ("the actions seen do not replay (It is seat N's turn, not yours)").
+    saved, out = tmp_path / "hands", io.StringIO()
+    async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
+        host, table = await _host_with_three_bots(server, tmp_path)
+        runner = _runner(server, table, saved, out)
+        await _seat4_changes(host)
+        await _hold_the_hand([host])
+        await host.request("leave")
+        await host.close()
+        status = await asyncio.wait_for(runner, TIMEOUT)
+        text = out.getvalue()
+        assert status == 0, text
+        assert "not saved" not in text, text
+        _check_saved(saved, server, table)
+
+
+async def test_a_hand_is_saved_when_the_runner_reconnects_in_the_middle(tmp_path: Path) -> None:
+    # The snapshot after a reconnect repeats the last action (PROTOCOL.md §6), which the runner
+    # had already seen.
+    saved, out = tmp_path / "hands", io.StringIO()
+    async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
+        host, table = await _host_with_three_bots(server, tmp_path)
+        runner = _runner(server, table, saved, out)
+        await _seat4_changes(host)
+        await _hold_the_hand([host])
+        # The host's turn holds the table still while the runner's cable is pulled.
+        peer = server.lobby.tables[table].seats[4].peer
+        assert peer is not None
+        peer.transport.abort()
+        while _seat4(await next_event(host, "state", timeout=TIMEOUT)).get("connected", True):
+            pass
+        while not _seat4(await next_event(host, "state", timeout=TIMEOUT)).get("connected"):
+            pass
+        await _finish(host, runner, out)
+        _check_saved(saved, server, table)
+
+
+async def test_a_hand_without_its_final_view_is_saved_from_the_servers_record(
+    tmp_path: Path,
+) -> None:
+    # A hand whose end the runner did not see (its final state, or its hand_over while the
+    # connection was down) is not rebuilt: the server's own record is fetched (history).
+    saved = tmp_path / "hands"
+    async with running_server(bot_delay=0.0, hand_pause=0.0) as server:
+        seat = session(server, "Seat", tmp_path, kind="bot")
+        await seat.connect()
+        await seat.request("create_table", name="fallback", hands=2)
+        for _ in range(4):
+            await seat.request("add_bot", seat=None, strategy="random")
+        await seat.request("start")
+        over = await play_until(seat, "hand_over", [], random.Random(4), timeout=TIMEOUT)
+        lines: list[str] = []
+        config = BotConfig("127.0.0.1", server.port, save_hands=str(saved))
+        player = BotPlayer(seat, make_strategy("random"), lines.append, config)
+        await player._save_hand(over)  # type: ignore[arg-type]
+        player.hand_number, player.view = 0, {"phase": "play"}
+        next_deal = {"type": "state", "table": "t1", "seq": 99, "hand": 1}
+        await player._on_state(next_deal)  # type: ignore[arg-type]
+        assert server.store is not None
+        stored = server.store.hand_records("t1")[0]
+        await seat.close()
+    assert lines == [
+        "hand 1: its final state was not seen; saving the server's record of it",
+        "hand 1: it ended while this bot was disconnected; saving the server's record of it",
+    ]
+    record = json.loads((saved / "t1-hand0001.json").read_text())
+    assert record["actions"] == stored["actions"] and record["deal"] == stored["deal"]
+    assert record["payouts"] == over["result"]["payouts"]
+    assert len(record["players"]) == 5 and record["players"][0] == "Seat"
+    assert replay_record(record)["payouts"] == record["payouts"]
