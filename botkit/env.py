@@ -45,13 +45,15 @@ nothing here is unseeded, so pass your own seeds to get other deals. ``options``
 **Opponents**: ``env(opponents={1: "heuristic", 3: "my_bot.py"})`` seats built-in strategies
 (any registered name or strategy file, as ``sheepshead tournament`` takes them, or a strategy
 object); they play inside ``reset`` and ``step``, and the agents are the other seats.
-:class:`SingleAgentEnv` is one seat against four of them as a Gymnasium environment;
+:class:`SingleAgentEnv` is one seat against four of them as a Gymnasium environment
+(``gymnasium.make("sheepshead/Sheepshead-v0", ...)``, registered when this module is imported);
 :func:`parallel_env` the hand as a PettingZoo ``ParallelEnv``.
 
 **Search**: :meth:`SheepsheadEnv.clone` (and ``copy.deepcopy``) copies the environment in its
 state; :meth:`SheepsheadEnv.determinize` copies it with the cards a seat has not seen dealt
 again (one world of its information set); :meth:`SheepsheadEnv.state` is the
-perfect-information state as a vector.
+perfect-information state as a vector. Every environment here pickles, and unpickles in its
+state: it plays on as the original would (:meth:`SheepsheadEnv.__getstate__`).
 
 **Actions** given to ``step`` must be ints (or numpy integers, or 0-d integer arrays, as
 Gymnasium's ``Discrete`` takes them) in range and legal: anything
