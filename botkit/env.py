@@ -45,13 +45,15 @@ nothing here is unseeded, so pass your own seeds to get other deals. ``options``
 **Opponents**: ``env(opponents={1: "heuristic", 3: "my_bot.py"})`` seats built-in strategies
 (any registered name or strategy file, as ``sheepshead tournament`` takes them, or a strategy
 object); they play inside ``reset`` and ``step``, and the agents are the other seats.
-:class:`SingleAgentEnv` is one seat against four of them as a Gymnasium environment;
+:class:`SingleAgentEnv` is one seat against four of them as a Gymnasium environment
+(``gymnasium.make("sheepshead/Sheepshead-v0", ...)``, registered when this module is imported);
 :func:`parallel_env` the hand as a PettingZoo ``ParallelEnv``.
 
 **Search**: :meth:`SheepsheadEnv.clone` (and ``copy.deepcopy``) copies the environment in its
 state; :meth:`SheepsheadEnv.determinize` copies it with the cards a seat has not seen dealt
 again (one world of its information set); :meth:`SheepsheadEnv.state` is the
-perfect-information state as a vector.
+perfect-information state as a vector. Every environment here pickles, and unpickles in its
+state: it plays on as the original would (:meth:`SheepsheadEnv.__getstate__`).
 
 **Actions** given to ``step`` must be ints (or numpy integers, or 0-d integer arrays, as
 Gymnasium's ``Discrete`` takes them) in range and legal: anything
@@ -90,6 +92,7 @@ from engine.view import seat_view
 __all__ = [
     "AGENTS",
     "DEFAULT_SEED",
+    "GYMNASIUM_ID",
     "STATE_SIZE",
     "ActionIndexError",
     "CheckedEnv",
@@ -191,6 +194,67 @@ def _factories(opponents: dict[int, Opponent]) -> dict[int, Callable[[int], Stra
         else:
             built[seat] = _given(strategy)
     return built
+
+
+_TRACKER_VIEWS: Final = frozenset(
+    {"cells", "raw", "seat_rows", "trick_block", "hand", "rules", "templates"}
+)
+"""The tracker's fields a new tracker of the same hand rebuilds: views of its rows, the hand
+and rules (the environment's), the templates (a cache)."""
+
+
+def _tracker_state(tracker: Tracker) -> dict[str, Any]:
+    """What pickling keeps of ``tracker``: its rows and its fields other than views of them (a
+    memoryview cannot be pickled)."""
+    return {
+        name: getattr(tracker, name) for name in Tracker.__slots__ if name not in _TRACKER_VIEWS
+    }
+
+
+def _restored_tracker(hand: Hand, state: Mapping[str, Any]) -> Tracker:
+    """A tracker of ``hand`` in the state :func:`_tracker_state` kept."""
+    tracker = Tracker(hand)  # new rows, and the views of them
+    for name, value in state.items():
+        if name == "rows":
+            tracker.rows[:] = value
+        else:
+            setattr(tracker, name, value)
+    return tracker
+
+
+def _file_seats(opponents: Mapping[int, Opponent]) -> set[int]:
+    """The seats whose strategy is a strategy file: its class is not importable by name (the
+    file is loaded as a module of a name of its own, per process), so pickling keeps such a
+    strategy's attributes and builds it again from the file."""
+    from client.bot_runner import is_path, parse_spec
+
+    return {
+        seat
+        for seat, spec in opponents.items()
+        if isinstance(spec, str) and is_path(parse_spec(spec)[0])
+    }
+
+
+def _set_state(obj: object, state: Any) -> None:
+    """Give ``obj`` the state its ``__getstate__`` gave, as unpickling does."""
+    setstate = getattr(obj, "__setstate__", None)
+    if setstate is not None:
+        setstate(state)
+        return
+    slots: Mapping[str, Any] | None = None
+    if isinstance(state, tuple) and len(state) == 2:
+        state, slots = state
+    if state:
+        vars(obj).update(state)
+    for name, value in (slots or {}).items():
+        setattr(obj, name, value)
+
+
+def _illegal_reward(value: object) -> float | None:
+    """``illegal_reward`` checked: a number, or None."""
+    if value is not None and not isinstance(value, int | float):
+        raise ValueError(f"illegal_reward must be a number or None, not {value!r}")
+    return value
 
 
 def _option(options: Mapping[str, Any], key: str, low: int, high: int | None) -> int | None:
@@ -591,6 +655,51 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
     def __deepcopy__(self, memo: dict[int, Any]) -> SheepsheadEnv:
         return self.clone()
 
+    def __copy__(self) -> SheepsheadEnv:
+        # A shallow copy, what :meth:`clone` starts from (without this, copy.copy would take
+        # pickling's state below).
+        other = type(self).__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        return other
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickling keeps: every attribute as :meth:`clone` copies it, but the tracker as
+        its rows (its memoryviews cannot be pickled), the mask cache as its size (a cache, up
+        to 55 MB), no strategy builders (functions: built again from ``opponents``) and a
+        strategy file's opponent as its attributes (see :func:`_file_seats`)."""
+        state = self.__dict__.copy()
+        del state["_seat_rows"], state["_builders"]
+        state["_tracker"] = _tracker_state(self._tracker)
+        state["mask_cache"] = self.mask_cache.limit
+        files = _file_seats(self.opponents) if self._bots else set()
+        if files:
+            bots = self._bots
+            state["_bots"] = {s: bot for s, bot in bots.items() if s not in files}
+            state["_bot_states"] = {s: bots[s].__getstate__() for s in files if s in bots}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """The environment :meth:`__getstate__` kept, in the same state: it plays on as the
+        original would (a strategy file is loaded again, from the same path)."""
+        state = dict(state)
+        tracker = state.pop("_tracker")
+        mask_cache_size = state.pop("mask_cache")
+        bot_states = state.pop("_bot_states", {})
+        # setattr, not __dict__.update: CPython 3.11 keeps the attributes in the instance's
+        # values of the class's shared keys, which the hot methods' lookups are specialized on,
+        # until its __dict__ is asked for.
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.mask_cache = MaskCache(mask_cache_size)
+        self._bind(_restored_tracker(self.hand, tracker))
+        self._builders = _factories(self.opponents)
+        if bot_states:
+            base = self.deal_seed % (1 << 62)  # as _reset_with_opponents seeds them
+            self._bots = dict(self._bots)
+            for seat, bot_state in bot_states.items():
+                bot = self._bots[seat] = self._builders[seat](base + seat)
+                _set_state(bot, bot_state)
+
     def determinize(
         self, seat: int | str | None = None, rng: random.Random | int | None = None
     ) -> SheepsheadEnv:
@@ -794,21 +903,31 @@ class CheckedEnv(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
 
     def _rewrapped(self, game: SheepsheadEnv) -> CheckedEnv:
         """``game`` (a copy of this one's environment) wrapped, in this wrapper's order state."""
-        other = CheckedEnv(game)
-        other._has_reset = self._has_reset
-        other._has_updated = self._has_updated
-        if self._has_reset:
-            other._bind_checked()
-        return other
+        return _checked(game, self._has_reset, self._has_updated)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CheckedEnv:
         return self.clone()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as its environment and order state: the wrapper's step is a function of its
+        # own (which pickle cannot take), rebuilt by the constructor.
+        return _checked, (self._game, self._has_reset, self._has_updated)
 
     def determinize(
         self, seat: int | str | None = None, rng: random.Random | int | None = None
     ) -> CheckedEnv:
         """A wrapped :meth:`SheepsheadEnv.determinize`."""
         return self._rewrapped(self._game.determinize(seat, rng))
+
+
+def _checked(game: SheepsheadEnv, has_reset: bool, has_updated: bool) -> CheckedEnv:
+    """``game`` wrapped in the order state given (a clone's, an unpickled wrapper's)."""
+    checked = CheckedEnv(game)
+    checked._has_reset = has_reset
+    checked._has_updated = has_updated
+    if has_reset:
+        checked._bind_checked()
+    return checked
 
 
 def env(
@@ -832,11 +951,19 @@ class SheepsheadParallelEnv(ParallelEnv):  # type: ignore[misc]
     Built on :class:`SheepsheadEnv` (``opponents`` and all). Observations, rewards,
     terminations, truncations and infos cover every live agent after every step; once the hand
     is over they carry the payouts and ``agents`` is empty.
+
+    The action of the agent to act must be legal: anything else raises
+    :class:`ActionIndexError`, unless ``illegal_reward`` is a number: such an action then ends
+    the hand, that reward the offender's and 0 the others', every agent terminated and the
+    offender's ``info["illegal_action"]`` the action refused (as :class:`SingleAgentEnv`'s;
+    for PettingZoo's ``parallel_seed_test``, which steps unmasked samples).
     """
 
     metadata: Final = {"name": "sheepshead_parallel_v0", "render_modes": ["human", "ansi"]}
 
-    def __init__(self, game: SheepsheadEnv) -> None:
+    def __init__(self, game: SheepsheadEnv, *, illegal_reward: float | None = None) -> None:
+        self.illegal_reward = _illegal_reward(illegal_reward)
+        """The reward of an illegal action, which ends the hand (None: it raises)."""
         self.game = game
         """The AEC environment underneath (its ``hand``, ``clone``, ``state``)."""
         self.possible_agents = list(game.possible_agents)
@@ -870,7 +997,12 @@ class SheepsheadParallelEnv(ParallelEnv):  # type: ignore[misc]
         agent = game.agent_selection
         if agent not in actions:
             raise KeyError(f"{agent} is to act: its action is missing")
-        game.step(actions[agent])
+        try:
+            game.step(actions[agent])
+        except ActionIndexError as exc:
+            if self.illegal_reward is None:
+                raise
+            return self._refused(agent, exc.index)
         live = self.agents
         observations = {a: game.observe(a) for a in live}
         if game.hand.turn is not None:
@@ -880,6 +1012,19 @@ class SheepsheadParallelEnv(ParallelEnv):  # type: ignore[misc]
             return observations, zero, not_done, not_done.copy(), infos
         rewards = {a: game.rewards[a] for a in live}
         infos = {a: game.infos[a] for a in live}
+        self.agents = []
+        return observations, rewards, dict.fromkeys(live, True), dict.fromkeys(live, False), infos
+
+    def _refused(self, agent: str, action: object) -> tuple[dict[str, Any], ...]:
+        """The step of an illegal ``action`` of ``agent`` with ``illegal_reward`` set: the hand
+        ends there (the environment underneath stays as it was, until the next reset)."""
+        game = self.game
+        live = self.agents
+        observations = {a: game.observe(a) for a in live}
+        rewards: dict[str, float] = dict.fromkeys(live, 0)
+        rewards[agent] = self.illegal_reward  # type: ignore[assignment]
+        infos = {a: dict(game.infos[a]) for a in live}
+        infos[agent]["illegal_action"] = action
         self.agents = []
         return observations, rewards, dict.fromkeys(live, True), dict.fromkeys(live, False), infos
 
@@ -901,10 +1046,13 @@ def parallel_env(
     *,
     mask_cache_size: int = PLAY_MASK_LIMIT,
     opponents: Mapping[int | str, Opponent] | None = None,
+    illegal_reward: float | None = None,
 ) -> SheepsheadParallelEnv:
-    """The environment as a ``ParallelEnv`` (:class:`SheepsheadParallelEnv`)."""
+    """The environment as a ``ParallelEnv`` (:class:`SheepsheadParallelEnv`; ``illegal_reward``
+    as there)."""
     return SheepsheadParallelEnv(
-        raw_env(rules, render_mode, mask_cache_size=mask_cache_size, opponents=opponents)
+        raw_env(rules, render_mode, mask_cache_size=mask_cache_size, opponents=opponents),
+        illegal_reward=illegal_reward,
     )
 
 
@@ -939,9 +1087,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
     ) -> None:
         if type(seat) is not int or not 0 <= seat < NUM_SEATS:
             raise ValueError(f"seat must be 0-4, not {seat!r}")
-        if illegal_reward is not None and not isinstance(illegal_reward, int | float):
-            raise ValueError(f"illegal_reward must be a number or None, not {illegal_reward!r}")
-        self.illegal_reward = illegal_reward
+        self.illegal_reward = _illegal_reward(illegal_reward)
         """The reward of an illegal action, which ends the episode (None: it raises)."""
         if isinstance(opponents, Mapping):
             seats = _opponent_seats(opponents)
@@ -991,3 +1137,13 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
     def render(self) -> str | None:
         """As :meth:`SheepsheadEnv.render`."""
         return self.game.render()
+
+
+GYMNASIUM_ID: Final = "sheepshead/Sheepshead-v0"
+"""The id of :class:`SingleAgentEnv` in Gymnasium's registry, registered when this module is
+imported: ``gymnasium.make(GYMNASIUM_ID, opponents="heuristic", illegal_reward=-10)`` (the
+keywords are the constructor's), or ``gymnasium.make("botkit.env:sheepshead/Sheepshead-v0")``
+to import this module on the way."""
+
+if GYMNASIUM_ID not in gymnasium.registry:  # importing again (a reload) keeps the first
+    gymnasium.register(id=GYMNASIUM_ID, entry_point="botkit.env:SingleAgentEnv")
