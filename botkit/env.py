@@ -992,7 +992,11 @@ class SheepsheadParallelEnv(ParallelEnv):  # type: ignore[misc]
         return {a: game.observe(a) for a in self.agents}, {a: game.infos[a] for a in self.agents}
 
     def step(self, actions: Mapping[str, int]) -> tuple[dict[str, Any], ...]:
-        """Apply the action of the agent to act (a ``KeyError`` when it has none)."""
+        """Apply the action of the agent to act (a ``KeyError`` when it has none; a
+        ``ValueError`` when no agent is live: before ``reset`` and once the hand is over, an
+        illegal action's end included, which leaves the hand underneath as it was)."""
+        if not self.agents:
+            raise ValueError("no agent is live: reset() deals a hand")
         game = self.game
         agent = game.agent_selection
         if agent not in actions:

@@ -239,6 +239,12 @@ def test_pettingzoo_s_parallel_seed_test_passes_when_an_illegal_action_ends_the_
     assert infos[agent]["illegal_action"] == illegal
     assert not any("illegal_action" in infos[a] for a in live if a != agent)
     assert game.game.record() == before  # nothing applied
+    legal = int(np.flatnonzero(observations[agent]["action_mask"])[0])
+    with pytest.raises(ValueError, match="no agent is live"):  # the hand ended: nothing more
+        game.step(dict.fromkeys(live, legal))
+    assert game.game.record() == before
+    with pytest.raises(ValueError, match="no agent is live"):
+        parallel_env().step({"seat_0": 0})  # before any reset
     strict = parallel_env()  # the default: it raises, and changes nothing
     observations, _ = strict.reset(seed=2)
     agent = strict.game.agent_selection
