@@ -445,11 +445,14 @@ class BotPlayer:
         except (RecordError, KeyError, TypeError, ValueError) as exc:
             await self._save_from_server(number, f"the hand seen does not replay ({exc})")
             return
+        seats = self.info.get("seats") or []
         self._write(
             number,
             {
                 **record,
-                "players": [s.get("name") for s in self.info.get("seats") or []],
+                # The table summary names a server bot's strategy (null for anyone else).
+                "strategies": [s.get("strategy") for s in seats],
+                "players": [s.get("name") for s in seats],
                 "payouts": (msg.get("result") or {}).get("payouts"),
                 "table": msg.get("table"),
                 "hand": number,

@@ -174,6 +174,8 @@ async def test_saved_hands_replay_as_the_server_recorded_them(tmp_path: Path) ->
         assert RuleSet.from_dict(record["rules"]).no_pick == "doubler"
         assert replay_record(record)["payouts"] == record["payouts"]
         assert record["players"][0] == "random bot"
+        # The server bots' strategies, as the server's record has them; null at this bot's.
+        assert record["strategies"] == server_record["strategies"] == [None] + ["heuristic"] * 4
 
 
 async def test_create_with_two_seats_left_for_other_bots_and_start(tmp_path: Path) -> None:
@@ -387,4 +389,5 @@ async def test_a_hand_without_its_final_view_is_saved_from_the_servers_record(
     assert record["actions"] == stored["actions"] and record["deal"] == stored["deal"]
     assert record["payouts"] == over["result"]["payouts"]
     assert len(record["players"]) == 5 and record["players"][0] == "Seat"
+    assert record["strategies"] == [None] + ["random"] * 4
     assert replay_record(record)["payouts"] == record["payouts"]
