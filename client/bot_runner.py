@@ -312,7 +312,12 @@ class BotPlayer:
             msg = await session.events.get()
             kind = msg.get("type")
             if kind == "state":
-                await self._on_state(cast(State, msg))
+                if await self._on_state(cast(State, msg)):
+                    # The table's match is over. A bot that comes back to it after the end
+                    # (reconnected, or restarted with --tokens) gets a snapshot saying so and
+                    # never a match_over (PROTOCOL.md §10): the same end as a match_over.
+                    self._match_over(msg.get("totals"), self.info.get("hands_played"))
+                    return 0
             elif kind == "your_turn":
                 turn = session.last_turn
                 if turn is None or msg is not turn or session.last_state is None:
@@ -346,11 +351,7 @@ class BotPlayer:
                 if self.config.save_hands:
                     await self._save_hand(cast(HandOver, msg))
             elif kind == "match_over":
-                totals = msg.get("totals")
-                mine = totals[session.seat] if totals and session.seat is not None else None
-                self.say(
-                    f"match over after {msg.get('hands')} hands: totals {totals}; this seat {mine}"
-                )
+                self._match_over(msg.get("totals"), msg.get("hands"))
                 return 0
             elif kind == "notice" and msg.get("code") in ("table_closed", "replaced"):
                 self.say(f"stopped: {msg.get('text')}")
@@ -359,12 +360,36 @@ class BotPlayer:
                 self.say("connection to the server lost")
                 return 1
 
-    async def _on_state(self, msg: State) -> None:
+    def _match_over(self, totals: Any, hands: Any) -> None:
+        """Say the match's final line: its hands, the totals and this seat's."""
+        seat = self.session.seat
+        mine = totals[seat] if totals and seat is not None else None
+        self.say(f"match over after {hands} hands: totals {totals}; this seat {mine}")
+
+    async def _on_state(self, msg: State) -> bool:
+        """Take in a state (saving a hand whose end was missed); True when the table's match
+        is over (its summary says so)."""
         from client.session import ServerError
 
         if isinstance(msg.get("info"), dict):
             self.info = msg["info"]
+        over = self.info.get("state") == "over"
         number = msg.get("hand")
+        view = msg.get("view")
+        if (
+            over
+            and self.config.save_hands
+            and isinstance(number, int)
+            and number == self.hand_number
+            and number not in self.hands_over
+            and self.view is not None
+            and isinstance(view, Mapping)
+            and view.get("phase") == "done"
+        ):
+            # The match's last hand ended while the connection was down: no hand_over came,
+            # and no next deal will tell (below).
+            self.hands_over.add(number)
+            await self._save_from_server(number, "it ended while this bot was disconnected")
         if number != self.hand_number:
             missed = self.hand_number
             self.hand_number = number
@@ -378,7 +403,6 @@ class BotPlayer:
             ):
                 # It ended while the connection was down (its hand_over never came).
                 await self._save_from_server(missed, "it ended while this bot was disconnected")
-        view = msg.get("view")
         self.view = view if isinstance(view, Mapping) else None
         last = msg.get("last")
         if isinstance(last, dict) and self.timer_moved and last.get("seat") == self.session.seat:
@@ -401,6 +425,7 @@ class BotPlayer:
                 self.say("all seats taken: match started")
             except ServerError as exc:
                 self.say(f"cannot start: {exc.code}: {exc.message}")
+        return over
 
     def _decide(self, view: Mapping[str, Any], legal: list[ActionMap]) -> ActionMap:
         """The strategy's answer, or the first legal action (reported) if it misbehaves."""
@@ -445,11 +470,14 @@ class BotPlayer:
         except (RecordError, KeyError, TypeError, ValueError) as exc:
             await self._save_from_server(number, f"the hand seen does not replay ({exc})")
             return
+        seats = self.info.get("seats") or []
         self._write(
             number,
             {
                 **record,
-                "players": [s.get("name") for s in self.info.get("seats") or []],
+                # The table summary names a server bot's strategy (null for anyone else).
+                "strategies": [s.get("strategy") for s in seats],
+                "players": [s.get("name") for s in seats],
                 "payouts": (msg.get("result") or {}).get("payouts"),
                 "table": msg.get("table"),
                 "hand": number,

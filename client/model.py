@@ -219,6 +219,9 @@ class FinishedHand:
     record: dict[str, Any] | None = None
     from_server: bool = False
     """Whether it came from a ``history`` reply (complete even after a restart)."""
+    strategies: list[str | None] | None = None
+    """Each seat's server bot strategy when the hand ended, as the table summary showed it
+    (None at a person's or a remote bot's seat); None: not seen."""
 
     @property
     def key(self) -> tuple[tuple[str, ...], ...]:
@@ -232,10 +235,15 @@ class FinishedHand:
         and every trick; the reveal holds the deal and the bury.
         """
         if self.record is not None:
-            return self.record
-        if self.view is None:
+            record = self.record
+        elif self.view is None:
             raise ValueError("this hand's final state was not seen, so it cannot be exported")
-        return rebuild_record(self.view, self.reveal)
+        else:
+            record = rebuild_record(self.view, self.reveal)
+        if "strategies" not in record and self.strategies is not None:
+            # A rebuilt record, or an older server's: the strategies the table showed.
+            record = {**record, "strategies": list(self.strategies)}
+        return record
 
 
 def _deal_key(reveal: Mapping[str, Any] | None) -> tuple[tuple[str, ...], ...]:
@@ -396,6 +404,14 @@ class TableModel:
             s if s is not None else SeatInfo(i, f"Seat {i}", "empty", False)
             for i, s in enumerate(out)
         ]
+
+    def seat_strategies(self) -> list[str | None] | None:
+        """Each seat's server bot strategy as the table summary shows it (None at any other
+        seat: the summary names no other), for a hand record's ``strategies``; None before any
+        summary came."""
+        if not self.info.get("seats"):
+            return None
+        return [s.strategy if isinstance(s.strategy, str) else None for s in self.seats]
 
     @property
     def is_full(self) -> bool:
@@ -698,6 +714,7 @@ class TableModel:
             totals=list(self.totals),
             names=[s.name for s in self.seats],
             view=view,
+            strategies=self.seat_strategies(),
         )
         self.history.append(finished)
         self.pending_result = finished

@@ -34,8 +34,9 @@ def _load(path: str) -> Any:
 
 
 def with_strategies(record: Any, account: str) -> str:
-    r"""``account`` with each seat's strategy beside its cards, for a tournament's record (its
-    ``strategies``: five labels) and the tournament's seed, deal and seating after the rules.
+    r"""``account`` with each seat's strategy beside its cards, for a record with
+    ``strategies`` (five labels; a server table's has null at a seat that no server bot held),
+    and a tournament's seed, deal and seating after the rules.
 
     >>> record = {"strategies": ["a", "b", "a", "b", "a"], "tournament": {"seed": 1, "deal": 2,
     ...           "seating": 3}}
@@ -45,12 +46,18 @@ def with_strategies(record: Any, account: str) -> str:
       seat 0 (a): QC
       seat 1 (b): JD
       blind: 7C
+    >>> record = {"strategies": [None, "random", None, None, None]}
+    >>> print(with_strategies(record, "Rules: x\n  seat 0: QC\n  seat 1: JD"))
+    Rules: x
+      seat 0: QC
+      seat 1 (random): JD
     """
     strategies = record.get("strategies") if isinstance(record, dict) else None
     if not (
         isinstance(strategies, list)
         and len(strategies) == 5
-        and all(isinstance(name, str) for name in strategies)
+        and all(name is None or isinstance(name, str) for name in strategies)
+        and any(isinstance(name, str) for name in strategies)
     ):
         return account
     lines = account.split("\n")
@@ -63,7 +70,7 @@ def with_strategies(record: Any, account: str) -> str:
     for line in lines[1:]:
         for seat, name in enumerate(strategies):
             prefix = f"  seat {seat}: "
-            if line.startswith(prefix):
+            if name is not None and line.startswith(prefix):
                 line = f"  seat {seat} ({name}): {line[len(prefix) :]}"
                 break
         out.append(line)

@@ -293,3 +293,24 @@ def test_output_cut_short_by_head_ends_quietly() -> None:
     assert first[0].startswith("== ") and first[1].startswith("Rules: ")
     assert error == ""
     assert status in (0, 141)
+
+
+def test_readable_output_names_a_server_tables_bots(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A server table's record names its server bots' strategies (null at a person's seat):
+    the account shows them beside those seats' cards, and nothing beside the others."""
+    record = json.loads((RECORDS / "complete.json").read_text(encoding="utf-8"))
+    record["strategies"] = [None, "random", "heuristic", None, "easy"]
+    path = tmp_path / "server.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    seats = [line for line in out if line.startswith("  seat ")]
+    assert [line.split(":")[0] for line in seats] == [
+        "  seat 0",
+        "  seat 1 (random)",
+        "  seat 2 (heuristic)",
+        "  seat 3",
+        "  seat 4 (easy)",
+    ]

@@ -982,6 +982,22 @@ class Store:
                 names[seat] = name or ""
         return names
 
+    def hand_strategies(self, table_id: str, match: int, number: int) -> list[str | None] | None:
+        """The ``strategies`` of the stored record of hand ``number`` of match ``match`` (each
+        seat's server bot strategy or None), or None when the record has none or is not
+        stored."""
+        row = self._db.execute(
+            "SELECT json_extract(record, '$.strategies') FROM hands WHERE table_id = ?"
+            " AND match_number = ? AND number = ?",
+            (table_key(table_id), match, number),
+        ).fetchone()
+        if row is None or not isinstance(row[0], str):
+            return None
+        strategies = json.loads(row[0])
+        if not isinstance(strategies, list) or len(strategies) != 5:
+            return None
+        return [name if isinstance(name, str) else None for name in strategies]
+
     def hand_records(self, table_id: str, match: int | None = None) -> list[dict[str, Any]]:
         """The finished hands of a table's match ``match`` (None: its latest), in order."""
         key = table_key(table_id)

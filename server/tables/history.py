@@ -68,14 +68,23 @@ def history_reply(
     return out
 
 
-def history_entry(match: Match, number: int, names: Sequence[str]) -> bytes:
+def history_entry(
+    match: Match,
+    number: int,
+    names: Sequence[str],
+    strategies: Sequence[str | None] | None = None,
+) -> bytes:
     """The packed ``history`` entry of hand ``number`` of ``match``, which has just ended,
-    played by the seats' ``names``."""
+    played by the seats' ``names``; ``strategies`` (each seat's server bot strategy or None;
+    None: not known) goes into its record as docs/hand-record.md's ``strategies``."""
     result = match.results[-1]
+    record = match.records[-1]
+    if strategies is not None:
+        record = {**record, "strategies": list(strategies)}
     entry = m.history_entry(
         hand=number,
         names=names,
-        record=match.records[-1],
+        record=record,
         payouts=list(result.payouts or ()),
         totals=match.totals,
         picker=result.picker,

@@ -43,6 +43,11 @@ class TableLedger:
         """The seats' names when hand ``number`` of match ``match`` finished (None: not known)."""
         return self.store.hand_names(self.table_id, match, number)
 
+    def hand_strategies(self, match: int, number: int) -> list[str | None] | None:
+        """The seats' strategies stored in the record of hand ``number`` of match ``match``
+        (None: not known, e.g. a record stored before records carried them)."""
+        return self.store.hand_strategies(self.table_id, match, number)
+
     # ------------------------------------------------------------------ seats
 
     def seat_changed(self, seat: int, occupant: SeatState) -> None:

@@ -211,6 +211,7 @@ class Table:
     def summary(self) -> dict[str, Any]:
         """The table summary of PROTOCOL.md §6.1 (no secrets: no tokens, no password)."""
         host = self.seats[self.host_seat].name if self.host_seat is not None else None
+        strategies = self.seat_strategies()
         return {
             "id": self.id,
             "name": self.config.name,
@@ -231,7 +232,7 @@ class Table:
                     "name": s.name,
                     "kind": "bot" if s.remote_kind == "bot" else s.kind,
                     "connected": s.kind == "bot" or s.peer is not None,
-                    "strategy": s.strategy_name if s.kind == "bot" else None,
+                    "strategy": strategies[i],
                     "remote": s.kind == "human",
                     "standin": self.presence.standin_active(i),
                 }
@@ -239,6 +240,11 @@ class Table:
             ],
             "spectators": len(self.spectators),
         }
+
+    def seat_strategies(self) -> list[str | None]:
+        """Each seat's strategy as its seat summary shows it (§6.1): a server bot's, else None
+        (a person, a stand-in, a remote bot), so a hand record tells no more than the table."""
+        return [s.strategy_name if s.kind == "bot" else None for s in self.seats]
 
     @property
     def totals(self) -> list[int]:
@@ -737,11 +743,12 @@ class Table:
         if hand.is_over:
             result = hand.result()
             payouts = list(result.payouts or ())
-            record = match.records[-1]
+            strategies = self.seat_strategies()
+            record = {**match.records[-1], "strategies": strategies}
             if self.seeds.deal_seeds is not None:
                 fair = self.seeds.deal_seeds.fair(number, revealed=False)
                 record = {**record, "fair": fair}
-            self.remember_hand(number, [s.name or "" for s in self.seats])
+            self.remember_hand(number, [s.name or "" for s in self.seats], strategies)
             facts = HandFacts(result.picker, result.leaster, result.picker_side_points, payouts)
             self.ledger.hand_finished(
                 number,
@@ -778,17 +785,24 @@ class Table:
             else:
                 self._next_hand_task = asyncio.create_task(self._deal_next(number))
 
-    def remember_hand(self, number: int, names: list[str] | None = None) -> None:
+    def remember_hand(
+        self,
+        number: int,
+        names: list[str] | None = None,
+        strategies: list[str | None] | None = None,
+    ) -> None:
         """Keep the ``history`` entry of hand ``number``, which has just ended, with the names
-        of who played it: ``names``, else (a restored table) the names stored with the hand,
-        so a seat taken over later does not take its past hands along."""
+        of who played it and their strategies (:meth:`seat_strategies`): ``names`` and
+        ``strategies``, else (a restored table) those stored with the hand, so a seat taken
+        over later does not take its past hands along."""
         match = self.match
         assert match is not None
         if names is None:
             names = self.ledger.hand_names(self.match_number, number)
             if names is None:
                 names = [s.name or "" for s in self.seats]
-        self.history.append(history_entry(match, number, names))
+            strategies = self.ledger.hand_strategies(self.match_number, number)
+        self.history.append(history_entry(match, number, names, strategies))
 
     async def _deal_next(self, finished: int) -> None:
         try:

@@ -174,6 +174,8 @@ async def test_saved_hands_replay_as_the_server_recorded_them(tmp_path: Path) ->
         assert RuleSet.from_dict(record["rules"]).no_pick == "doubler"
         assert replay_record(record)["payouts"] == record["payouts"]
         assert record["players"][0] == "random bot"
+        # The server bots' strategies, as the server's record has them; null at this bot's.
+        assert record["strategies"] == server_record["strategies"] == [None] + ["heuristic"] * 4
 
 
 async def test_create_with_two_seats_left_for_other_bots_and_start(tmp_path: Path) -> None:
@@ -387,4 +389,59 @@ async def test_a_hand_without_its_final_view_is_saved_from_the_servers_record(
     assert record["actions"] == stored["actions"] and record["deal"] == stored["deal"]
     assert record["payouts"] == over["result"]["payouts"]
     assert len(record["players"]) == 5 and record["players"][0] == "Seat"
+    assert record["strategies"] == [None] + ["random"] * 4
     assert replay_record(record)["payouts"] == record["payouts"]
+
+
+async def test_a_runner_back_after_the_match_ended_ends_as_at_a_match_over(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # A client back at a table whose match ended meanwhile learns it from the snapshot (the
+    # table's state "over"); no match_over comes. The runner waited for one until the table
+    # closed.
+    saved, out = tmp_path / "hands", io.StringIO()
+    back = asyncio.Event()
+    opened = Session._open
+
+    async def held_reconnect(self: Session) -> Any:
+        if self.kind == "bot" and self.welcome is not None:  # the runner dialling again
+            await back.wait()
+        return await opened(self)
+
+    monkeypatch.setattr(Session, "_open", held_reconnect)
+    async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
+        host = session(server, "Host", tmp_path)
+        await host.connect()
+        # Grace 0: a stand-in plays the runner's seat while it is away.
+        table = str((await host.request("create_table", name="cut", hands=2, grace=0.0))["table"])
+        for _ in range(3):
+            await host.request("add_bot", seat=None, strategy="random")
+        runner = _runner(server, table, saved, out)
+        await _seat4_changes(host)
+        await host.request("start")
+
+        def last_trick(seat: int, prompt: Any, view: Any) -> bool:
+            state = host.last_state or {}
+            return state.get("hand") == 1 and view["phase"] == "play" and len(view["tricks"]) == 5
+
+        # The host's card in the last trick: the match's last action, or one of the last.
+        _, prompt = await drive([host], 0, last_trick)
+        peer = server.lobby.tables[table].seats[4].peer
+        assert peer is not None
+        peer.transport.abort()
+        while _seat4(await next_event(host, "state", timeout=TIMEOUT)).get("connected", True):
+            pass
+        await host.act(prompt["legal"][0], seq=prompt["seq"])
+        final = await next_event(host, "match_over", timeout=TIMEOUT)
+        assert not runner.done()
+        back.set()  # the runner comes back to the over table
+        status = await asyncio.wait_for(runner, TIMEOUT)
+        text = out.getvalue()
+        assert status == 0, text
+        assert text.rstrip().endswith(
+            f"match over after 2 hands: totals {final['totals']}; this seat {final['totals'][4]}"
+        ), text
+        assert "hand 2: it ended while this bot was disconnected" in text
+        assert "not saved" not in text, text
+        _check_saved(saved, server, table)
+        await host.close()

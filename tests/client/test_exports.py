@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import doctest
+import json
 from pathlib import Path
 
 import client.exports
 from client.app import SheepsheadApp
 from client.screens.result import ResultScreen
+from engine.record import replay_record
 from engine.rules import RuleSet
+from server.app import Server
 from tests.client.feed import EngineTable
+from tests.client.test_e2e import Player, session_for
 from tests.client.test_screens import SIZE, fed
 
 
@@ -39,3 +43,29 @@ async def test_pressing_x_over_and_over_keeps_the_newest_files_only(
     assert len(files) == client.exports.MAX_FILES
     assert written[-1] in files
     assert old.exists()
+
+
+async def test_an_exported_hand_of_a_server_table_names_its_bots_strategies(
+    server: Server, tmp_path: Path
+) -> None:
+    """A hand played at a server table and exported (rebuilt from what the client saw) carries
+    ``strategies``: each server bot's, as the table's seats show it; null at the person's."""
+    session = await session_for(server, tmp_path)
+    await session.request(
+        "create_table", name="strategies", preset="seed", options={}, hands=1, password=None
+    )
+    for strategy in ("random", "easy", "random", "easy"):
+        await session.request("add_bot", seat=None, strategy=strategy)
+    await session.request("start")
+    app = SheepsheadApp(session, mode="play", export_dir=tmp_path / "hands")
+    async with app.run_test(size=SIZE) as pilot:
+        player = Player(pilot)
+        await player.until(lambda: bool(app.model.history), timeout=40)
+        hand = app.model.history[-1]
+        assert hand.record is None  # seen live: the export rebuilds it
+        path = app.export_hand(hand)
+    await session.close()
+    assert path is not None
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert record["strategies"] == [None, "random", "easy", "random", "easy"]
+    assert replay_record(record)["payouts"] == hand.result["payouts"]

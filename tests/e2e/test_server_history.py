@@ -204,6 +204,9 @@ async def test_history_survives_a_restart_and_lines_survive_a_reconnect(tmp_path
     await raw_play(ann, "hand_over", log)
     before = await ann.request("history")
     assert [e["hand"] for e in before["hands"]] == [0, 1]
+    # Each record names the server bots' strategies; after the restart too (from the store).
+    bots = [None, "random", "random", "random", None]
+    assert [e["record"]["strategies"] for e in before["hands"]] == [bots, bots]
     # Bob drops out and comes back with his token: the lines tell what happened meanwhile.
     bob_playing.cancel()
     await bob.close()
@@ -275,3 +278,35 @@ async def test_past_hands_keep_the_names_of_who_played_them() -> None:
     hand.result = {**hand.result, "picker": seat, "partner": None, "alone": True}
     _, rows = score_sheet_parts([hand], [s.name for s in model.seats], None)
     assert [str(cell) for cell in rows.columns[1].cells] == ["Bob alone"]
+
+
+async def test_hand_records_name_each_server_bots_strategy_as_the_seats_show_it() -> None:
+    """A record the server stores or sends (``history``) carries ``strategies``: each server
+    bot's strategy, as every seat's summary shows it, and null for a person and for a remote
+    bot (its strategy is its own: no message tells it)."""
+    async with running_server(default_bot="random") as server:
+        ann = await Raw.open(server.port)
+        robo = await Raw.open(server.port)
+        try:
+            await ann.hello("Ann")
+            hello = {"version": 1, "client": "test/1", "kind": "bot", "name": "Robo"}
+            assert (await robo.request("hello", **hello))["type"] == "welcome"
+            table = (await raw_bot_table(ann, bots=0, hands=2))["table"]
+            for strategy in ("random", "easy", "heuristic"):
+                assert (await ann.request("add_bot", strategy=strategy))["type"] == "ok"
+            assert (await robo.request("join", table=table))["seat"] == 4
+            await ann.send({"type": "start"})
+            await asyncio.gather(raw_play(ann), raw_play(robo))
+            reply = await robo.request("history")
+            listing = await robo.request("list_tables")
+        finally:
+            for raw in (ann, robo):
+                await raw.close()
+        assert server.store is not None
+        stored = server.store.hand_records(table)
+    strategies = [None, "random", "easy", "heuristic", None]
+    (summary,) = [t for t in listing["tables"] if t["id"] == table]
+    assert [s["strategy"] for s in summary["seats"]] == strategies  # public to every seat
+    assert [e["record"]["strategies"] for e in reply["hands"]] == [strategies] * 2
+    assert [r["strategies"] for r in stored] == [strategies] * 2
+    assert all(replay_record(r)["complete"] for r in stored)
