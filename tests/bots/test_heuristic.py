@@ -401,3 +401,24 @@ def test_the_picker_leads_its_second_trump_rather_than_a_queen_of_spades_that_is
     assert card_chosen(HeuristicStrategy(), view) == "JS"
     assert card_chosen(HeuristicStrategy(picker_second=0), view) == "QS"
     assert card_chosen(HeuristicV1Strategy(), view) == "QS"
+
+
+@pytest.mark.parametrize(("preset", "card"), [("seed", "JS"), ("wisconsin", "QH")])
+def test_the_picker_beats_a_jack_by_the_tables_jack_order(preset: str, card: str) -> None:
+    deal = (
+        "7D AC TC KC 9C 8C",
+        "JC 8D AS TS KS 9S",
+        "AH TH KH 9H 8H 7S",
+        "QH JS 9D 7H 7C 8S",
+        "QC QS QD JH JD AD",
+    )
+    plays = [*picked(3, "7C 8S", "AH"), play(0, "7D"), play(1, "JC"), play(2, "7S")]
+    hand = scripted(deal, "TD KD", plays, rules=RuleSet.from_preset(preset))
+    assert hand.turn == 3
+    view = seat_view(hand, 3)
+    # The picker in fourth seat takes a defender's jack of clubs with its cheapest winner
+    # (Style.picker_fourth): under seed rules the jack of spades ranks above it, under
+    # Wisconsin rules it does not and the queen of hearts must go. The policy reads the jack
+    # order from the table's rules (issue 30: the seed/Wisconsin gap is not a rules-blind bot;
+    # docs/bots.md, "Tuning").
+    assert card_chosen(HeuristicStrategy(), view) == card
