@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
 from engine.actions import action_from_dict
@@ -168,18 +168,16 @@ def distinct_moves(sim: Sim, legal: Mask, others: Mask | None = None) -> list[Ca
 
     Of two cards of one class and equal points with no card between them still in play
     elsewhere (other hands, the trick), only one needs searching. ``others``, when given, is
-    the cards in play elsewhere (by default: in this deal; :func:`solve_info_sets` passes
-    their union over its deals, so that the same cards stand for the others in every deal).
+    the cards in the other seats' hands (by default: in this deal; the info-set endgame,
+    :func:`_own_turn`, passes :func:`other_hands` of all the deals it decides together, so that
+    the same cards stand for the others in every deal).
     """
     if not legal & (legal - 1):
         return [(legal & -legal).bit_length() - 1]
     hands = sim.state.hands
     mover = sim.state.turn
     if others is None:
-        others = 0
-        for s in range(5):
-            if s != mover:
-                others |= hands[s]
+        others = other_hands((sim,), mover)
     for c in sim.state.current:
         others |= 1 << c
     blockers = others | (hands[mover] & ~legal) | sim.special_mask()
@@ -202,6 +200,17 @@ def distinct_moves(sim: Sim, legal: Mask, others: Mask | None = None) -> list[Ca
                 if legal & bit:
                     out.append(c)
     return out
+
+
+def other_hands(worlds: Iterable[Sim], seat: int) -> Mask:
+    """The cards in the hands of every seat but ``seat``, over all of ``worlds``."""
+    others = 0
+    for sim in worlds:
+        hands = sim.state.hands
+        for s in range(5):
+            if s != seat:
+                others |= hands[s]
+    return others
 
 
 class NodeBudgetExceeded(Exception):
@@ -384,17 +393,7 @@ def _own_turn(worlds: Sequence[Sim], seat: int, count: NodeCount | None) -> floa
     first = worlds[0]
     if first.state.ntricks == 6:
         return sum(sim.value(seat) for sim in worlds)
-    legal = first.legal_mask()
-    if legal & (legal - 1):
-        others = 0
-        for sim in worlds:
-            hands = sim.state.hands
-            for s in range(5):
-                if s != seat:
-                    others |= hands[s]
-        moves = distinct_moves(first, legal, others)
-    else:
-        moves = [(legal & -legal).bit_length() - 1]
+    moves = distinct_moves(first, first.legal_mask(), other_hands(worlds, seat))
     best = -_INF
     for c in moves:
         for sim in worlds:
