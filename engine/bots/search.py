@@ -130,7 +130,8 @@ cards: ``"off"`` nobody's, ``"partner"`` only a seat that knows it is the picker
 a picker hardly ever buries. Off: though the deals then hold the picker's cards where they are,
 ``"all"`` scored -0.009 [-0.068, +0.050] a seat-hand against the default, the defenders' share
 -0.046 [-0.076, -0.016] (seed, 200 deals, 3-way; docs/bots.md, "Issue 30: the ceiling of card
-play"), while the partner's share gained under both presets."""
+play"); ``"partner"``, whose share gained under both presets, -0.045 [-0.104, +0.014] (seed)
+and +0.054 [-0.020, +0.128] (wisconsin)."""
 
 DEFAULT_PLAY_MARGIN: Final = 0.0
 """Points per hand a card must gain over the heuristic's card, on average over the deals, to be
