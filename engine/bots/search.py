@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
 from engine.actions import action_from_dict
@@ -119,13 +119,19 @@ By default 1, no inference: 0.25 scored -0.047 [-0.094, +0.001] a seat-hand agai
 its defenders' share -0.067 [-0.092, -0.043] (seed, 300 deals, 3-way; docs/bots.md, "search",
 "Issue 30: the ceiling of card play")."""
 
-DEFAULT_INFER_BURY: Final = False
-"""Whether a deal sampled for a seat that did not pick gives the picker the bury the heuristic
-would make of its eight cards (:class:`engine.bots.sampling.Sampler`'s ``bury``) rather than
-any two unseen cards: random burials put a trump a deal in the bury, which a picker hardly ever
-buries. Off: though the deals then hold the picker's cards where they are, it scored -0.009
-[-0.068, +0.050] a seat-hand against the default, the defenders' share -0.046 [-0.076, -0.016]
-(seed, 200 deals, 3-way; docs/bots.md, "Issue 30: the ceiling of card play")."""
+INFER_BURY_SEATS: Final = ("off", "partner", "all")
+"""The values of ``infer_bury``: which seats' deals give the picker the heuristic's bury."""
+
+DEFAULT_INFER_BURY: Final = "off"
+"""Whose deals, when another seat picked, give the picker the bury the heuristic would make of
+its eight cards (:class:`engine.bots.sampling.Sampler`'s ``bury``) rather than any two unseen
+cards: ``"off"`` nobody's, ``"partner"`` only a seat that knows it is the picker's partner,
+``"all"`` (or ``True``) every non-picker's. Random burials put a trump a deal in the bury, which
+a picker hardly ever buries. Off: though the deals then hold the picker's cards where they are,
+``"all"`` scored -0.009 [-0.068, +0.050] a seat-hand against the default, the defenders' share
+-0.046 [-0.076, -0.016] (seed, 200 deals, 3-way; docs/bots.md, "Issue 30: the ceiling of card
+play"); ``"partner"``, whose share gained under both presets, -0.045 [-0.104, +0.014] (seed)
+and +0.054 [-0.020, +0.128] (wisconsin)."""
 
 DEFAULT_PLAY_MARGIN: Final = 0.0
 """Points per hand a card must gain over the heuristic's card, on average over the deals, to be
@@ -163,18 +169,16 @@ def distinct_moves(sim: Sim, legal: Mask, others: Mask | None = None) -> list[Ca
 
     Of two cards of one class and equal points with no card between them still in play
     elsewhere (other hands, the trick), only one needs searching. ``others``, when given, is
-    the cards in play elsewhere (by default: in this deal; :func:`solve_info_sets` passes
-    their union over its deals, so that the same cards stand for the others in every deal).
+    the cards in the other seats' hands (by default: in this deal; the info-set endgame,
+    :func:`_own_turn`, passes :func:`other_hands` of all the deals it decides together, so that
+    the same cards stand for the others in every deal).
     """
     if not legal & (legal - 1):
         return [(legal & -legal).bit_length() - 1]
     hands = sim.state.hands
     mover = sim.state.turn
     if others is None:
-        others = 0
-        for s in range(5):
-            if s != mover:
-                others |= hands[s]
+        others = other_hands((sim,), mover)
     for c in sim.state.current:
         others |= 1 << c
     blockers = others | (hands[mover] & ~legal) | sim.special_mask()
@@ -197,6 +201,17 @@ def distinct_moves(sim: Sim, legal: Mask, others: Mask | None = None) -> list[Ca
                 if legal & bit:
                     out.append(c)
     return out
+
+
+def other_hands(worlds: Iterable[Sim], seat: int) -> Mask:
+    """The cards in the hands of every seat but ``seat``, over all of ``worlds``."""
+    others = 0
+    for sim in worlds:
+        hands = sim.state.hands
+        for s in range(5):
+            if s != seat:
+                others |= hands[s]
+    return others
 
 
 class NodeBudgetExceeded(Exception):
@@ -379,17 +394,7 @@ def _own_turn(worlds: Sequence[Sim], seat: int, count: NodeCount | None) -> floa
     first = worlds[0]
     if first.state.ntricks == 6:
         return sum(sim.value(seat) for sim in worlds)
-    legal = first.legal_mask()
-    if legal & (legal - 1):
-        others = 0
-        for sim in worlds:
-            hands = sim.state.hands
-            for s in range(5):
-                if s != seat:
-                    others |= hands[s]
-        moves = distinct_moves(first, legal, others)
-    else:
-        moves = [(legal & -legal).bit_length() - 1]
+    moves = distinct_moves(first, first.legal_mask(), other_hands(worlds, seat))
     best = -_INF
     for c in moves:
         for sim in worlds:
@@ -487,7 +492,7 @@ class SearchStrategy:
         pick_zone: float = DEFAULT_PICK_ZONE,
         pick_shift: float = DEFAULT_PICK_SHIFT,
         infer_bidding: bool = True,
-        infer_bury: bool = DEFAULT_INFER_BURY,
+        infer_bury: bool | str = DEFAULT_INFER_BURY,
         play_mismatch: float = DEFAULT_PLAY_MISMATCH,
         defender_mismatch: float = DEFAULT_DEFENDER_MISMATCH,
         play_margin: float = DEFAULT_PLAY_MARGIN,
@@ -505,6 +510,7 @@ class SearchStrategy:
             raise ValueError("defender_mismatch must be between 0 and 1")
         if think_time <= 0:
             raise ValueError("think_time must be more than 0 seconds")
+        self.infer_bury = infer_bury_seats(infer_bury)
         self._rng = random.Random(seed)
         self.samples = samples
         self.exact_tricks = exact_tricks
@@ -514,7 +520,6 @@ class SearchStrategy:
         self.pick_zone = pick_zone
         self.pick_shift = pick_shift
         self.infer_bidding = infer_bidding
-        self.infer_bury = infer_bury
         self.play_mismatch = play_mismatch
         self.defender_mismatch = defender_mismatch
         self.play_margin = play_margin
@@ -589,9 +594,16 @@ class SearchStrategy:
                 candidates = [i for i in candidates if i not in unknown or i == keep]
         return legal[self._setup(k, legal, candidates, default)]
 
+    def infers_bury(self, k: Knowledge) -> bool:
+        """Whether this seat's deals give another seat that picked the heuristic's bury
+        (``infer_bury``: for every non-picker, or only for the partner who knows itself)."""
+        if self.infer_bury == "partner":
+            return k.partner == k.seat and k.picker != k.seat and not k.leaster
+        return self.infer_bury == "all"
+
     def _sampler(self, k: Knowledge) -> Callable[[], Hand]:
         """Draws deals consistent with the view, kept by how well they fit the bidding."""
-        sampler = Sampler(k, bury=self.infer_bury)
+        sampler = Sampler(k, bury=self.infers_bury(k))
         rng = self._rng
         if not self.infer_bidding:
             return lambda: sampler.hand(rng)
@@ -600,7 +612,7 @@ class SearchStrategy:
     def _play_sampler(self, k: Knowledge) -> Callable[[], Sim]:
         """Draws play-phase deals consistent with the view, kept by how well they fit the
         bidding and the cards the other seats chose (:meth:`Sampler.sim`)."""
-        sampler = Sampler(k, bury=self.infer_bury)
+        sampler = Sampler(k, bury=self.infers_bury(k))
         rng = self._rng
         weigh = bidding_weight if self.infer_bidding else None
         mismatch = self.play_mismatch
@@ -772,6 +784,18 @@ class SearchStrategy:
 
 CRACK_ROUND: Final = frozenset({"crack", "no_crack", "recrack", "no_recrack"})
 """The action kinds of the crack round and the re-crack."""
+
+
+def infer_bury_seats(value: bool | str) -> str:
+    """``infer_bury`` as one of :data:`INFER_BURY_SEATS` (``True``: ``"all"``, ``False``:
+    ``"off"``, as a strategy spec reads ``true`` and ``off``); ValueError for anything else."""
+    if value is True:
+        return "all"
+    if value is False:
+        return "off"
+    if isinstance(value, str) and value in INFER_BURY_SEATS:
+        return value
+    raise ValueError(f"infer_bury must be off, partner or all (true: all), not {value!r}")
 
 
 def is_blitz_offer(legal: Sequence[ActionMap]) -> bool:

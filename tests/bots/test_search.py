@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 
 from engine.actions import action_from_dict
+from engine.bots import search
 from engine.bots.heuristic import HeuristicStrategy
-from engine.bots.knowledge import read_view
+from engine.bots.knowledge import Knowledge, read_view
 from engine.bots.policy import bits
-from engine.bots.sampling import sample_hand
+from engine.bots.sampling import Sampler, sample_hand
 from engine.bots.search import (
     NodeCount,
     SearchStrategy,
@@ -392,3 +393,39 @@ def test_infer_bury_gives_the_picker_its_heuristic_bury_in_a_non_picker_s_deals(
     assert deals > 50
     assert trumps < 0.3 * deals
     assert bury_trumps(False)[0] > 0.6 * deals
+
+
+def test_infer_bury_partner_gives_the_heuristic_s_bury_to_the_partner_s_deals_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Issue 30: the inferred bury gained the partner's share under both presets and cost the
+    # defenders' under seed, so "partner" keeps it to the seat that knows it is the partner.
+    built: list[Sampler] = []
+
+    class Recording(Sampler):
+        def __init__(self, k: Knowledge, bury: bool = False) -> None:
+            super().__init__(k, bury)
+            built.append(self)
+
+    monkeypatch.setattr(search, "Sampler", Recording)
+    roles = {"partner": 0, "defender": 0}
+    for infer_bury, biased in (("partner", {"partner"}), (True, {"partner", "defender"})):
+        bot = SearchStrategy(seed=5, samples=8, setup_samples=0, infer_bury=infer_bury)
+        for hand in _positions(5, 40):
+            k = read_view(seat_view(hand, hand.turn))
+            if k.leaster or k.picker is None or k.picker == k.seat:
+                continue
+            role = "defender" if k.defending else "partner"
+            built.clear()
+            bot._play_sampler(k)
+            assert [s.bury for s in built] == [role in biased]
+            roles[role] += 1
+    assert roles["partner"] and roles["defender"]
+
+
+@pytest.mark.parametrize("value", ["defender", "yes please", 1, None])
+def test_infer_bury_takes_off_partner_all_or_a_bool(value: Any) -> None:
+    with pytest.raises(ValueError, match="infer_bury must be off, partner or all"):
+        SearchStrategy(infer_bury=value)
+    assert SearchStrategy(infer_bury=False).infer_bury == "off"
+    assert SearchStrategy(infer_bury=True).infer_bury == "all"
