@@ -546,15 +546,16 @@ async def test_a_runner_away_over_two_hands_saves_each_from_the_servers_record(
 async def test_a_rate_limited_history_page_is_asked_for_again(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
-    # One history request a connection at once (and one hand a page: the frame is small), so
-    # the second page of the runner's request is refused; it was given up at the first
+    # One history request a connection at once, refilled in half a second (a margin for a busy
+    # machine), and one hand a page (the frame is small), so the second page of the runner's
+    # request, sent at once after the first, is refused; it was given up at the first
     # refusal ("not saved: ... rate_limited"). Back after the match ended: the last hand too.
     _, asked = await _away_over_two_hands(
         tmp_path,
         monkeypatch,
         back_in_the_last_hand=False,
         history_burst=1.0,
-        history_rate=4.0,
+        history_rate=2.0,
         max_frame=4096,
     )
     assert asked.count("ok") == 3 and "rate_limited" in asked, asked
