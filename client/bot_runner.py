@@ -187,6 +187,17 @@ class BotConfig:
     """Most seconds a thinking strategy (search) spends on one decision."""
 
 
+RECORD_RETRIES: Final = 6
+"""``rate_limited`` refusals of the ``history`` request fetching hands the bot did not see end
+(``--save-hands``) before those hands are reported not saved."""
+RECORD_RETRY_WAIT: Final = 0.5
+"""Seconds before a refused ``history`` page is asked for again (the server's allowance
+refills one request each half second by default, PROTOCOL.md §9); the wait doubles while the
+same page is refused, since each refusal adds to the debt the allowance refills first."""
+RECORD_MAX_WAIT: Final = 4.0
+"""The longest wait between two asks for a refused ``history`` page (with
+:data:`RECORD_RETRIES`, some 16 s in all at most)."""
+
 EXIT_FELL_BACK: Final = 3
 """Exit status when the match ended but the strategy failed at least once (first legal played)."""
 
@@ -376,33 +387,11 @@ class BotPlayer:
         over = self.info.get("state") == "over"
         number = msg.get("hand")
         view = msg.get("view")
-        if (
-            over
-            and self.config.save_hands
-            and isinstance(number, int)
-            and number == self.hand_number
-            and number not in self.hands_over
-            and self.view is not None
-            and isinstance(view, Mapping)
-            and view.get("phase") == "done"
-        ):
-            # The match's last hand ended while the connection was down: no hand_over came,
-            # and no next deal will tell (below).
-            self.hands_over.add(number)
-            await self._save_from_server(number, "it ended while this bot was disconnected")
-        if number != self.hand_number:
-            missed = self.hand_number
+        if isinstance(number, int):
+            if self.config.save_hands:
+                ended = over and isinstance(view, Mapping) and view.get("phase") == "done"
+                await self._save_missed(number, ended)
             self.hand_number = number
-            if (
-                self.config.save_hands
-                and isinstance(missed, int)
-                and isinstance(number, int)
-                and number > missed
-                and missed not in self.hands_over
-                and self.view is not None
-            ):
-                # It ended while the connection was down (its hand_over never came).
-                await self._save_from_server(missed, "it ended while this bot was disconnected")
         self.view = view if isinstance(view, Mapping) else None
         last = msg.get("last")
         if isinstance(last, dict) and self.timer_moved and last.get("seat") == self.session.seat:
@@ -462,13 +451,13 @@ class BotPlayer:
         number = int(msg.get("hand", 0))
         view = self.view
         if view is None or view.get("phase") != "done" or self.hand_number != number:
-            await self._save_from_server(number, "its final state was not seen")
+            await self._save_from_server({number: "its final state was not seen"})
             return
         try:
             record = rebuild_record(view, msg.get("reveal") or {})
             hand_from_record(record)
         except (RecordError, KeyError, TypeError, ValueError) as exc:
-            await self._save_from_server(number, f"the hand seen does not replay ({exc})")
+            await self._save_from_server({number: f"the hand seen does not replay ({exc})"})
             return
         seats = self.info.get("seats") or []
         self._write(
@@ -484,29 +473,75 @@ class BotPlayer:
             },
         )
 
-    async def _save_from_server(self, number: int, why: str) -> None:
-        """Save hand ``number`` from the server's record of it (``history``), saying why, or
-        say that it cannot be saved: a hand is never dropped silently."""
+    async def _save_missed(self, number: int, ended: bool) -> None:
+        """Save from the server's record the hands of this seat that ended unseen before the
+        state of hand ``number`` (and that hand too when ``ended``: the match's last, over).
+
+        The hand the bot was in when its connection went ended without its ``hand_over``
+        reaching it; the hands after it up to ``number`` were played whole while it was away
+        (by a stand-in, or the turn timer). All of them come in one ``history`` request.
+        """
+        first = self.hand_number
+        if first is None or number < first:
+            return  # the first state seen, or a rematch's
+        last = number if ended else number - 1
+        missed = [n for n in range(first, last + 1) if n not in self.hands_over]
+        self.hands_over.update(missed)
+        await self._save_from_server(
+            {
+                n: "it ended while this bot was disconnected"
+                if n == first
+                else "it was played while this bot was away"
+                for n in missed
+            }
+        )
+
+    async def _save_from_server(self, why: Mapping[int, str]) -> None:
+        """Save each hand of ``why`` (hand number: the reason, said first) from the server's
+        record of it, or say that it cannot be saved: a hand is never dropped silently.
+
+        One ``history`` request asks for them all (paged as the server cuts it, PROTOCOL.md
+        §4). A page refused as ``rate_limited`` is asked for again after
+        :data:`RECORD_RETRY_WAIT` seconds, doubling to :data:`RECORD_MAX_WAIT`, at most
+        :data:`RECORD_RETRIES` times; the bot's decisions wait meanwhile.
+        """
         from client.session import ServerError
 
-        self.say(f"hand {number + 1}: {why}; saving the server's record of it")
+        if not why:
+            return
+        for number, reason in why.items():
+            self.say(f"hand {number + 1}: {reason}; saving the server's record of it")
+        numbers = sorted(why)
         try:
-            reply = await self.session.request("history", start=number)
+            reply = await self.session.history_range(
+                numbers[0],
+                numbers[-1] + 1,
+                retries=RECORD_RETRIES,
+                retry_wait=RECORD_RETRY_WAIT,
+                max_wait=RECORD_MAX_WAIT,
+            )
         except (ServerError, OSError, TimeoutError) as exc:
-            self.say(f"hand {number + 1} not saved: the server's record was refused ({exc})")
+            for number in numbers:
+                self.say(f"hand {number + 1} not saved: the server's record was refused ({exc})")
             return
-        entry = next((h for h in reply.get("hands") or [] if h.get("hand") == number), None)
-        if entry is None or not isinstance(entry.get("record"), Mapping):
-            self.say(f"hand {number + 1} not saved: the server has no record of it")
+        if reply is None:
+            for number in numbers:
+                self.say(f"hand {number + 1} not saved: the server does not know history")
             return
-        record = {
-            **entry["record"],
-            "players": list(entry.get("names") or []),
-            "payouts": entry.get("payouts"),
-            "table": reply.get("table"),
-            "hand": number,
-        }
-        self._write(number, record)
+        entries = {h.get("hand"): h for h in reply.get("hands") or []}
+        for number in numbers:
+            entry = entries.get(number)
+            if entry is None or not isinstance(entry.get("record"), Mapping):
+                self.say(f"hand {number + 1} not saved: the server has no record of it")
+                continue
+            record = {
+                **entry["record"],
+                "players": list(entry.get("names") or []),
+                "payouts": entry.get("payouts"),
+                "table": reply.get("table"),
+                "hand": number,
+            }
+            self._write(number, record)
 
     def _write(self, number: int, record: Mapping[str, Any]) -> None:
         path = (

@@ -285,10 +285,32 @@ class Session:
         pages than the server answers at once (``rate_limited``, PROTOCOL.md §9): the page is
         asked for again a moment later, up to :data:`HISTORY_RETRIES` times.
         """
+        return await self.history_range(table=table)
+
+    async def history_range(
+        self,
+        start: int = 0,
+        stop: int | None = None,
+        *,
+        table: str | None = None,
+        retries: int = HISTORY_RETRIES,
+        retry_wait: float = HISTORY_RETRY_WAIT,
+        max_wait: float | None = None,
+    ) -> HistoryPage | None:
+        """The finished hands ``start`` to ``stop`` (not included; None: the last one) of the
+        current match at ``table`` (default: yours), in as few pages as cover them.
+
+        One reply map as :meth:`history`'s, whose ``hands`` hold no hand from ``stop`` on
+        (``lines`` only when ``start`` is 0). None for a server that does not know ``history``;
+        any other refusal raises ServerError. A page refused as ``rate_limited`` is asked for
+        again after ``retry_wait`` seconds, the wait doubling while the same page is refused,
+        up to ``max_wait`` (None: it stays ``retry_wait``; the server's error tells no wait,
+        and a refusal adds to the debt its allowance must refill first, §9); after
+        ``retries`` refusals in all the last one is raised.
+        """
         fields: dict[str, str] = {} if table is None else {"table": table}
-        start = 0
         merged: HistoryPage | None = None
-        retries = HISTORY_RETRIES
+        wait = retry_wait
         while True:
             try:
                 reply = await self.request("history", **fields, start=start)
@@ -297,16 +319,23 @@ class Session:
                     return None
                 if exc.code == "rate_limited" and retries > 0:
                     retries -= 1
-                    await asyncio.sleep(HISTORY_RETRY_WAIT)
+                    await asyncio.sleep(wait)
+                    wait = min(wait * 2, max_wait) if max_wait is not None else retry_wait
                     continue
                 raise
+            wait = retry_wait
+            hands = [h for h in reply.get("hands") or [] if stop is None or h["hand"] < stop]
             if merged is None:
                 merged = reply.copy()
-                merged["hands"] = list(reply.get("hands") or [])
+                merged["hands"] = hands
             else:
-                merged["hands"] += list(reply.get("hands") or [])
+                merged["hands"] += hands
             following = reply.get("next")
-            if not isinstance(following, int) or following <= start:
+            if (
+                not isinstance(following, int)
+                or following <= start
+                or (stop is not None and following >= stop)
+            ):
                 merged["next"] = None
                 return merged
             start = following

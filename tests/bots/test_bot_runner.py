@@ -17,7 +17,14 @@ from engine.bots.base import make_strategy
 from engine.record import replay_record
 from engine.rules import RuleSet
 from server.app import Server
-from tests.server.support import drive, next_event, play_until, running_server, session
+from tests.server.support import (
+    drain,
+    drive,
+    next_event,
+    play_until,
+    running_server,
+    session,
+)
 
 TIMEOUT = 30.0
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "my_strategy.py"
@@ -219,12 +226,12 @@ def test_command_line_checks_the_create_options(capsys: Any) -> None:
     assert "--turn-timer" in capsys.readouterr().err
 
 
-def _check_saved(saved: Path, server: Server, table: str) -> None:
-    """The two records in ``saved`` are the server's: same actions, deal and payouts."""
+def _check_saved(saved: Path, server: Server, table: str, hands: int = 2) -> None:
+    """The ``hands`` records in ``saved`` are the server's: same actions, deal and payouts."""
     assert server.store is not None
     stored = server.store.hand_records(table)
     files = sorted(saved.iterdir())
-    assert [f.name for f in files] == [f"{table}-hand{n:04d}.json" for n in (1, 2)]
+    assert [f.name for f in files] == [f"{table}-hand{n:04d}.json" for n in range(1, hands + 1)]
     for path, server_record in zip(files, stored, strict=True):
         record = json.loads(path.read_text())
         assert _sorted_bury(record["actions"]) == _sorted_bury(server_record["actions"])
@@ -445,3 +452,110 @@ async def test_a_runner_back_after_the_match_ended_ends_as_at_a_match_over(
         assert "not saved" not in text, text
         _check_saved(saved, server, table)
         await host.close()
+
+
+async def _away_over_two_hands(
+    tmp_path: Path, monkeypatch: Any, *, back_in_the_last_hand: bool, **config: Any
+) -> tuple[str, list[str]]:
+    """A runner at seat 4 of a match of four (with ``back_in_the_last_hand``, else three)
+    hands is cut off in the first hand and kept away (a stand-in plays its seat) until the
+    last hand holds on the host's turn (or the match is over); then it comes back and plays
+    on. Checks that every hand of the match is saved as the server stored it; returns the
+    runner's output and the ``history`` outcomes of its connection (``ok`` or the code)."""
+    saved, out = tmp_path / "hands", io.StringIO()
+    back = asyncio.Event()
+    opened, request = Session._open, Session.request
+    asked: list[str] = []
+
+    async def held_reconnect(self: Session) -> Any:
+        if self.kind == "bot" and self.welcome is not None:  # the runner dialling again
+            await back.wait()
+        return await opened(self)
+
+    async def noted_request(self: Session, type: str, **fields: Any) -> Any:
+        try:
+            reply = await request(self, type, **fields)  # type: ignore[call-overload]
+        except ServerError as exc:
+            if self.kind == "bot" and type == "history":
+                asked.append(exc.code)
+            raise
+        if self.kind == "bot" and type == "history":
+            asked.append("ok")
+        return reply
+
+    monkeypatch.setattr(Session, "_open", held_reconnect)
+    monkeypatch.setattr(Session, "request", noted_request)
+    hands = 4 if back_in_the_last_hand else 3
+    async with running_server(
+        bot_delay=0.0, hand_pause=0.0, default_bot="random", **config
+    ) as server:
+        host = session(server, "Host", tmp_path)
+        await host.connect()
+        # Grace 0: a stand-in plays the runner's seat while it is away.
+        create = await host.request("create_table", name="away", hands=hands, grace=0.0)
+        table = str(create["table"])
+        for _ in range(3):
+            await host.request("add_bot", seat=None, strategy="random")
+        runner = _runner(server, table, saved, out)
+        await _seat4_changes(host)
+        await _hold_the_hand([host])
+        peer = server.lobby.tables[table].seats[4].peer
+        assert peer is not None
+        peer.transport.abort()
+        while _seat4(await next_event(host, "state", timeout=TIMEOUT)).get("connected", True):
+            pass
+
+        def last_hand(seat: int, prompt: Any, view: Any) -> bool:
+            return (host.last_state or {}).get("hand") == hands - 1
+
+        if back_in_the_last_hand:
+            await drive([host], 0, last_hand)
+            assert not runner.done()
+            back.set()
+            text = await _finish(host, runner, out)
+        else:
+            # The queue holds the prompts drive answered: only the held one is pending.
+            drain(host)
+            assert host.last_turn is not None
+            await host.act(host.last_turn["legal"][0], seq=host.last_turn["seq"])
+            await play_until(host, "match_over", [], random.Random(5), timeout=TIMEOUT)
+            assert not runner.done()
+            back.set()  # the runner comes back to the over table
+            status = await asyncio.wait_for(runner, TIMEOUT)
+            await host.close()
+            text = out.getvalue()
+            assert status == 0, text
+            assert "not saved" not in text, text
+        _check_saved(saved, server, table, hands)
+    assert "hand 1: it ended while this bot was disconnected" in text, text
+    for number in range(2, hands):
+        line = f"hand {number}: it was played while this bot was away; saving the server's record"
+        assert line in text, text
+    return text, asked
+
+
+async def test_a_runner_away_over_two_hands_saves_each_from_the_servers_record(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # Hands that began and ended while the runner was away (a stand-in played its seat) were
+    # dropped without a word: only the hand it was in when it left was saved.
+    _, asked = await _away_over_two_hands(tmp_path, monkeypatch, back_in_the_last_hand=True)
+    assert asked == ["ok"]  # one request for the three hands
+
+
+async def test_a_rate_limited_history_page_is_asked_for_again(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # One history request a connection at once, refilled in half a second (a margin for a busy
+    # machine), and one hand a page (the frame is small), so the second page of the runner's
+    # request, sent at once after the first, is refused; it was given up at the first
+    # refusal ("not saved: ... rate_limited"). Back after the match ended: the last hand too.
+    _, asked = await _away_over_two_hands(
+        tmp_path,
+        monkeypatch,
+        back_in_the_last_hand=False,
+        history_burst=1.0,
+        history_rate=2.0,
+        max_frame=4096,
+    )
+    assert asked.count("ok") == 3 and "rate_limited" in asked, asked
