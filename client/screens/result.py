@@ -395,6 +395,7 @@ class MatchOverScreen(FitsHeight):
         Binding("enter,escape,space", "close", "close"),
         Binding("h", "history", "history"),
         Binding("n", "rematch", "rematch"),
+        Binding("minus", "remove_bot", "free a bot's seat"),
         Binding("q", "quit_app", "quit"),
     ]
 
@@ -406,7 +407,7 @@ class MatchOverScreen(FitsHeight):
         model = self.model
         hint = "Enter close · h history, where x exports a hand · q quit"
         if model.is_host:
-            hint = "n rematch, same seats · Enter close · h history · q quit"
+            hint = "n rematch, same seats · - frees a bot's seat · Enter close · q quit"
         with Vertical(id="match-box", classes="box") as box:
             box.border_title = f"Match over after {model.match_hands_text()}"
             with VerticalScroll():
@@ -436,8 +437,8 @@ class MatchOverScreen(FitsHeight):
             self.call_after_refresh(self.fit_to_height)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The rematch key is the host's."""
-        if action == "rematch":
+        """The rematch and bot keys are the host's."""
+        if action in ("rematch", "remove_bot"):
             return self.model.is_host
         return True
 
@@ -448,6 +449,14 @@ class MatchOverScreen(FitsHeight):
     async def action_rematch(self) -> None:
         """Host: a new match at this table with the same seats."""
         await self.game.rematch()
+
+    def action_remove_bot(self) -> None:
+        """Host: back to the table, a bot's seat freed for someone who came late (the rematch
+        then waits for them and ``g``)."""
+        self.dismiss(None)
+        table = next((s for s in self.game.screen_stack if isinstance(s, TableScreen)), None)
+        if table is not None:
+            table.action_remove_bot()
 
     def action_history(self) -> None:
         """Open the match history."""
