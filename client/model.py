@@ -225,6 +225,13 @@ class FinishedHand:
         """Identifies the hand by its deal."""
         return _deal_key(self.reveal)
 
+    def played_by(self, seat: int | None, name: str | None) -> int | None:
+        """``seat`` if the hand was played there under ``name`` (yours), else None: whoever
+        sits there now took the seat after the hand, and is not to be shown as its player."""
+        if seat is None or not 0 <= seat < len(self.names) or self.names[seat] != name:
+            return None
+        return seat
+
     def to_record(self) -> dict[str, Any]:
         """The ``sheepshead-hand/1`` record: the server's own, else rebuilt from what was seen.
 
@@ -629,6 +636,9 @@ class TableModel:
             old = seen.get(hand.number)
             if old is not None:
                 # The same object, completed: a result panel showing it stays as it is.
+                if isinstance(entry.get("names"), Sequence):
+                    # Who played it: a first state after the match names who sits there now.
+                    old.names = hand.names
                 old.result = {**old.result, **hand.result}
                 old.reveal = hand.reveal or old.reveal
                 old.totals = hand.totals

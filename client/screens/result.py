@@ -288,25 +288,36 @@ def score_sheet_parts(
 SHEET_LEGEND = "Each seat: this hand's payout, then = the running total. × the stakes."
 
 
+def seat_names(model: TableModel) -> tuple[list[str], int | None]:
+    """The seats' names for the sheet and the standings, and your seat among them. Once the
+    match is over, who played its last hand: someone who sat down since is not named as the
+    player of a match they never played (nor you, if that is you)."""
+    names = [s.name for s in model.seats]
+    mine = model.my_seat
+    if model.history and (model.match_over is not None or model.table_state == "over"):
+        last = model.history[-1]
+        return list(last.names), last.played_by(mine, names[mine] if mine is not None else None)
+    return names, mine
+
+
 def sheet_body(model: TableModel) -> list[RenderableType]:
     """The score sheet of the match so far, or a line saying no hand has finished."""
-    names = [s.name for s in model.seats]
     if not model.history:
         return [Text("No hand has finished yet in this match.")]
-    header, body = score_sheet_parts(model.history, names, model.my_seat)
+    header, body = score_sheet_parts(model.history, *seat_names(model))
     return [header, body, Text(""), Text(SHEET_LEGEND, style="italic")]
 
 
 def standings(model: TableModel) -> Table:
     """Seats ranked by their totals; tied totals share a place."""
     totals = list(model.totals)
-    names = [s.name for s in model.seats]
+    names, mine = seat_names(model)
     table = Table(box=None, padding=(0, 1), header_style="bold", show_edge=False)
     table.add_column("place", justify="right")
     table.add_column("player", no_wrap=True)
     table.add_column("total", justify="right")
     for place, seat in rank_places(totals):
-        me = seat == model.my_seat
+        me = seat == mine
         name = Text(names[seat] + (" (you)" if me else ""), style="bold" if me else "")
         table.add_row(str(place), name, _signed(totals[seat]))
     return table
@@ -374,8 +385,7 @@ class ScoreSheetScreen(FitsHeight):
         body = self.query_one("#sheet-body", Static)
         head.display = legend.display = bool(model.history)
         if model.history:
-            names = [s.name for s in model.seats]
-            header, rows = score_sheet_parts(model.history, names, model.my_seat)
+            header, rows = score_sheet_parts(model.history, *seat_names(model))
             head.update(header)
             body.update(rows)
         else:
@@ -495,6 +505,8 @@ class ResultScreen(FitsHeight):
         self.hand = hand
         self.review: list[str] = []
         """The coach's review of your decisions in this hand, once asked for (v)."""
+        self._names: list[str] = list(hand.names)
+        """The seats' names the panel was drawn with."""
 
     def show(self, hand: FinishedHand) -> None:
         """Show ``hand`` instead (a later one that ended while this screen was open)."""
@@ -507,7 +519,8 @@ class ResultScreen(FitsHeight):
         hand = self.hand
         result = hand.result
         model = self.model
-        me = model.my_seat
+        me = hand.played_by(model.my_seat, self._my_name())
+        self._names = list(hand.names)
         outcome = str(result.get("outcome_text") or "hand over")
         body: list[RenderableType] = [*result_summary(result, hand.names, me)]
         tricks = result.get("tricks") or []
@@ -549,10 +562,20 @@ class ResultScreen(FitsHeight):
             keys.remove("x export")
         return " · ".join(keys)
 
+    def _my_name(self) -> str | None:
+        seat = self.model.my_seat
+        return self.model.seats[seat].name if seat is not None else None
+
     def on_mount(self) -> None:
-        """Say whether the next decision is already yours, and keep saying it."""
+        """Say whether the next decision is already yours, and keep saying it; name who
+        played the hand once the server's history says (it may come after the panel)."""
         self._draw_turn()
-        self.game.model_changed.subscribe(self, lambda _change: self._draw_turn())
+        self.game.model_changed.subscribe(self, self._changed)
+
+    def _changed(self, change: Change) -> None:
+        if self.hand.names != self._names:
+            self.refresh(recompose=True)
+        self._draw_turn()
 
     def _draw_turn(self) -> None:
         notes = self.query("#result-turn")

@@ -432,3 +432,33 @@ async def test_mid_match_the_hosts_minus_opens_a_bots_seat_to_a_latecomer(
         await wait_for(pilot, lambda: app.model.seats[4].name == "Dee")
         await dee.close()
     await session.close()
+
+
+async def test_who_sits_down_after_the_match_is_not_named_in_its_result(
+    server: Server, tmp_path: Path
+) -> None:
+    # Dee took the freed seat of a bot once the match was over: her result panel and the
+    # final standings said "Dee * ... -4", a match she never played.
+    session = await session_for(server, tmp_path)
+    table = await seated_with_bots(session, hands=1)
+    app = SheepsheadApp(session, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        player = Player(pilot)
+        await player.until(lambda: app.model.match_over is not None, timeout=60)
+        played = [s.name for s in app.model.seats]
+    await session.request("remove_bot", seat=4)
+    dee = await session_for(server, tmp_path / "dee", name="Dee")
+    await dee.request("join", table=table, seat=None)
+    app = SheepsheadApp(dee, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen | MatchOverScreen))
+        await wait_for(pilot, lambda: bool(app.model.history) and app.model.history[-1].from_server)
+        await pilot.pause()
+        for _ in range(2):  # the hand's result, then the standings
+            text = screen_text(app)
+            assert "Dee" not in text, text
+            assert played[4] in text, text
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen | TableScreen))
+    await dee.close()
+    await session.close()
