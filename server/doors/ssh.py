@@ -90,6 +90,11 @@ once nothing moved for this long, the connection is closed anyway."""
 CLOSE_AFTER_EXIT_MAX: Final = 60.0
 """The longest the door keeps a connection for the last output of a client that has exited."""
 ONE_SESSION: Final = "One game at a time per SSH connection."
+SHUTTING_DOWN: Final = (
+    "\r\nThe sheepshead server is shutting down (or restarting): connect again in a minute "
+    "(a seat you hold is kept).\r\n"
+)
+"""Said to each session as the server stops: else ``ssh`` said only 'Connection closed'."""
 NEEDS_A_KEY: Final = (
     "sheepshead lets you in with an SSH key, not a password: the key is who you are.\n"
     "No key yet? Make one with `ssh-keygen -t ed25519` (Enter at each question), "
@@ -396,6 +401,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         if self.chan is not None:
             self.exited = True
             with contextlib.suppress(Exception):
+                if self.door.stopping:
+                    self.chan.write_stderr(SHUTTING_DOWN.encode())
                 self.chan.exit(max(0, status))
             loop = asyncio.get_running_loop()
             give_up = loop.time() + CLOSE_AFTER_EXIT_MAX
@@ -723,6 +730,8 @@ class SSHDoor:
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._ending: dict[PtyChild, asyncio.Task[None]] = {}
+        self.stopping = False
+        """The server is stopping: the sessions' children end because of that."""
 
     @property
     def fingerprint(self) -> str:
@@ -880,7 +889,8 @@ class SSHDoor:
             shutil.rmtree(path, ignore_errors=True)
 
     async def stop(self) -> None:
-        """Stop listening and end every session's child."""
+        """Stop listening and end every session's child (each session is told why)."""
+        self.stopping = True
         if self._acceptor is not None:
             self._acceptor.close()
             with contextlib.suppress(Exception):

@@ -177,6 +177,26 @@ async def test_quitting_the_client_ends_the_session(tmp_path: Path, key: asyncss
         assert not doors.ssh.children
 
 
+async def test_a_server_stopping_tells_each_session_why_it_ends(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    # Before, a restart of the server left an SSH player with "Connection to HOST closed."
+    async with running_server() as server:
+        doors = Doors(server, tmp_path / "data", ssh_port=0)
+        await doors.start("127.0.0.1")
+        try:
+            async with connect(doors, key) as conn:
+                process = await open_game(conn)
+                screen = Screen(process)
+                await screen.wait_for("Sheepshead lobby")
+                since = len(screen.data)
+                await doors.stop()
+                await screen.wait_for("shutting down", timeout=10, since=since)
+                await screen.close()
+        finally:
+            await doors.stop()
+
+
 async def test_the_same_key_gets_its_seat_back_in_a_second_session(
     tmp_path: Path, key: asyncssh.SSHKey
 ) -> None:
