@@ -506,6 +506,7 @@ class TableModel:
     def _on_state(self, msg: State) -> Change:
         change = Change.STATE
         seq = msg.get("seq")
+        applied = seq != self.seq  # else ``last`` repeats the state before's (PROTOCOL.md §6)
         if isinstance(seq, int):
             self.seq = seq
         self.table = msg.get("table", self.table)
@@ -538,7 +539,7 @@ class TableModel:
         if self.prompt is not None and self.prompt.seq != self.seq:
             self.prompt = None
             change |= Change.PROMPT
-        change |= self._narrate(old, self.view, self.last)
+        change |= self._narrate(old, self.view, self.last if applied else None)
         if self.view is not None and self.view.get("phase") == "done":
             change |= self._finish(
                 result=self.view.get("result") or {},
