@@ -228,6 +228,13 @@ class FinishedHand:
         """Identifies the hand by its deal."""
         return _deal_key(self.reveal)
 
+    def played_by(self, seat: int | None, name: str | None) -> int | None:
+        """``seat`` if the hand was played there under ``name`` (yours), else None: whoever
+        sits there now took the seat after the hand, and is not to be shown as its player."""
+        if seat is None or not 0 <= seat < len(self.names) or self.names[seat] != name:
+            return None
+        return seat
+
     def to_record(self) -> dict[str, Any]:
         """The ``sheepshead-hand/1`` record: the server's own, else rebuilt from what was seen.
 
@@ -515,6 +522,7 @@ class TableModel:
     def _on_state(self, msg: State) -> Change:
         change = Change.STATE
         seq = msg.get("seq")
+        applied = seq != self.seq  # else ``last`` repeats the state before's (PROTOCOL.md §6)
         if isinstance(seq, int):
             self.seq = seq
         self.table = msg.get("table", self.table)
@@ -547,7 +555,7 @@ class TableModel:
         if self.prompt is not None and self.prompt.seq != self.seq:
             self.prompt = None
             change |= Change.PROMPT
-        change |= self._narrate(old, self.view, self.last)
+        change |= self._narrate(old, self.view, self.last if applied else None)
         if self.view is not None and self.view.get("phase") == "done":
             change |= self._finish(
                 result=self.view.get("result") or {},
@@ -645,6 +653,9 @@ class TableModel:
             old = seen.get(hand.number)
             if old is not None:
                 # The same object, completed: a result panel showing it stays as it is.
+                if isinstance(entry.get("names"), Sequence):
+                    # Who played it: a first state after the match names who sits there now.
+                    old.names = hand.names
                 old.result = {**old.result, **hand.result}
                 old.reveal = hand.reveal or old.reveal
                 old.totals = hand.totals

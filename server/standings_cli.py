@@ -14,9 +14,16 @@ import sqlite3
 import sys
 from datetime import datetime, time
 from pathlib import Path
+from time import time as time_now
 
 from protocol.requests import SINCE_TONIGHT, parse_date
-from server.storage.standings import TONIGHT_HOURS, PlayerStanding, compute, since_timestamp
+from server.storage.standings import (
+    TONIGHT_HOURS,
+    PlayerStanding,
+    compute,
+    evening_start,
+    since_timestamp,
+)
 from server.storage.store import SCHEMA_VERSION, Reader, _flock_holder
 
 HELP = "standings of the players of a server's finished matches"
@@ -47,8 +54,9 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     when.add_argument(
         "--tonight",
         action="store_true",
-        help="only matches that ended since the server using the database started, or in the"
-        f" last {TONIGHT_HOURS:g} hours when it started longer ago or none is running",
+        help="only matches that ended since the server using the database started (or the"
+        f" evening it went on with after a restart), or in the last {TONIGHT_HOURS:g} hours when"
+        " it started longer ago or none is running",
     )
     parser.add_argument(
         "--by",
@@ -145,8 +153,7 @@ def run(args: argparse.Namespace) -> int:
     if not path.is_file():
         print(f"sheepshead standings: no database at {path}", file=sys.stderr)
         return 1
-    if args.tonight:
-        since = since_timestamp(SINCE_TONIGHT, started=server_started(path))
+    started = server_started(path) if args.tonight else None
     try:
         reader = Reader.open(path)
         try:
@@ -159,6 +166,10 @@ def run(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
                 return 1
+            if args.tonight:
+                # As the server counts it: a restart mid-evening goes on with the evening.
+                ends = reader.match_ends_since(time_now() - TONIGHT_HOURS * 3600)
+                since = since_timestamp(SINCE_TONIGHT, started=evening_start(started, ends))
             rows = compute(reader, since)
         finally:
             reader.close()

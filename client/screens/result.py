@@ -288,25 +288,36 @@ def score_sheet_parts(
 SHEET_LEGEND = "Each seat: this hand's payout, then = the running total. × the stakes."
 
 
+def seat_names(model: TableModel) -> tuple[list[str], int | None]:
+    """The seats' names for the sheet and the standings, and your seat among them. Once the
+    match is over, who played its last hand: someone who sat down since is not named as the
+    player of a match they never played (nor you, if that is you)."""
+    names = [s.name for s in model.seats]
+    mine = model.my_seat
+    if model.history and (model.match_over is not None or model.table_state == "over"):
+        last = model.history[-1]
+        return list(last.names), last.played_by(mine, names[mine] if mine is not None else None)
+    return names, mine
+
+
 def sheet_body(model: TableModel) -> list[RenderableType]:
     """The score sheet of the match so far, or a line saying no hand has finished."""
-    names = [s.name for s in model.seats]
     if not model.history:
         return [Text("No hand has finished yet in this match.")]
-    header, body = score_sheet_parts(model.history, names, model.my_seat)
+    header, body = score_sheet_parts(model.history, *seat_names(model))
     return [header, body, Text(""), Text(SHEET_LEGEND, style="italic")]
 
 
 def standings(model: TableModel) -> Table:
     """Seats ranked by their totals; tied totals share a place."""
     totals = list(model.totals)
-    names = [s.name for s in model.seats]
+    names, mine = seat_names(model)
     table = Table(box=None, padding=(0, 1), header_style="bold", show_edge=False)
     table.add_column("place", justify="right")
     table.add_column("player", no_wrap=True)
     table.add_column("total", justify="right")
     for place, seat in rank_places(totals):
-        me = seat == model.my_seat
+        me = seat == mine
         name = Text(names[seat] + (" (you)" if me else ""), style="bold" if me else "")
         table.add_row(str(place), name, _signed(totals[seat]))
     return table
@@ -374,8 +385,7 @@ class ScoreSheetScreen(FitsHeight):
         body = self.query_one("#sheet-body", Static)
         head.display = legend.display = bool(model.history)
         if model.history:
-            names = [s.name for s in model.seats]
-            header, rows = score_sheet_parts(model.history, names, model.my_seat)
+            header, rows = score_sheet_parts(model.history, *seat_names(model))
             head.update(header)
             body.update(rows)
         else:
@@ -395,6 +405,7 @@ class MatchOverScreen(FitsHeight):
         Binding("enter,escape,space", "close", "close"),
         Binding("h", "history", "history"),
         Binding("n", "rematch", "rematch"),
+        Binding("minus", "remove_bot", "free a bot's seat"),
         Binding("q", "quit_app", "quit"),
     ]
 
@@ -406,7 +417,7 @@ class MatchOverScreen(FitsHeight):
         model = self.model
         hint = "Enter close · h history, where x exports a hand · q quit"
         if model.is_host:
-            hint = "n rematch, same seats · Enter close · h history · q quit"
+            hint = "n rematch, same seats · - frees a bot's seat · Enter close · q quit"
         with Vertical(id="match-box", classes="box") as box:
             box.border_title = f"Match over after {model.match_hands_text()}"
             with VerticalScroll():
@@ -436,8 +447,8 @@ class MatchOverScreen(FitsHeight):
             self.call_after_refresh(self.fit_to_height)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The rematch key is the host's."""
-        if action == "rematch":
+        """The rematch and bot keys are the host's."""
+        if action in ("rematch", "remove_bot"):
             return self.model.is_host
         return True
 
@@ -448,6 +459,14 @@ class MatchOverScreen(FitsHeight):
     async def action_rematch(self) -> None:
         """Host: a new match at this table with the same seats."""
         await self.game.rematch()
+
+    def action_remove_bot(self) -> None:
+        """Host: back to the table, a bot's seat freed for someone who came late (the rematch
+        then waits for them and ``g``)."""
+        self.dismiss(None)
+        table = next((s for s in self.game.screen_stack if isinstance(s, TableScreen)), None)
+        if table is not None:
+            table.action_remove_bot()
 
     def action_history(self) -> None:
         """Open the match history."""
@@ -486,6 +505,8 @@ class ResultScreen(FitsHeight):
         self.hand = hand
         self.review: list[str] = []
         """The coach's review of your decisions in this hand, once asked for (v)."""
+        self._names: list[str] = list(hand.names)
+        """The seats' names the panel was drawn with."""
 
     def show(self, hand: FinishedHand) -> None:
         """Show ``hand`` instead (a later one that ended while this screen was open)."""
@@ -498,7 +519,8 @@ class ResultScreen(FitsHeight):
         hand = self.hand
         result = hand.result
         model = self.model
-        me = model.my_seat
+        me = hand.played_by(model.my_seat, self._my_name())
+        self._names = list(hand.names)
         outcome = str(result.get("outcome_text") or "hand over")
         body: list[RenderableType] = [*result_summary(result, hand.names, me)]
         tricks = result.get("tricks") or []
@@ -540,10 +562,20 @@ class ResultScreen(FitsHeight):
             keys.remove("x export")
         return " · ".join(keys)
 
+    def _my_name(self) -> str | None:
+        seat = self.model.my_seat
+        return self.model.seats[seat].name if seat is not None else None
+
     def on_mount(self) -> None:
-        """Say whether the next decision is already yours, and keep saying it."""
+        """Say whether the next decision is already yours, and keep saying it; name who
+        played the hand once the server's history says (it may come after the panel)."""
         self._draw_turn()
-        self.game.model_changed.subscribe(self, lambda _change: self._draw_turn())
+        self.game.model_changed.subscribe(self, self._changed)
+
+    def _changed(self, change: Change) -> None:
+        if self.hand.names != self._names:
+            self.refresh(recompose=True)
+        self._draw_turn()
 
     def _draw_turn(self) -> None:
         notes = self.query("#result-turn")

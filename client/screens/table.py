@@ -505,7 +505,11 @@ class TableScreen(GameScreen[None]):
             return bool(live & {"call", "crack", "recrack"})
         if is_decision(action):
             return action in live
-        if action in ("add_bot", "remove_bot", "start"):
+        if action == "remove_bot":
+            # At any stage (PROTOCOL.md §4): in a match its stand-in plays on and the seat is
+            # open to a latecomer; after one, the rematch waits for whoever takes it.
+            return model.table is not None and model.is_host
+        if action in ("add_bot", "start"):
             return model.table_state == "waiting" and model.is_host
         if action == "rematch":
             return model.match_over is not None and model.is_host

@@ -1,7 +1,8 @@
 """The SSH door: ``sheepshead serve --ssh PORT`` lets anyone play with nothing but ``ssh``.
 
 Built on asyncssh. Any key logs in (or only the keys of ``--ssh-keys FILE``, an
-``authorized_keys`` file); passwords and keyboard-interactive logins are off. The SSH user name
+``authorized_keys`` file); passwords are off, and keyboard-interactive only says why a login
+without a usable key is refused. The SSH user name
 is the display name and the key's SHA-256 fingerprint says who the player is: a key that has
 taken a seat has a directory beside the database (``ssh-players/<hash of the fingerprint>``)
 that is the home of its client, so the seat tokens and the player key kept there follow the key
@@ -89,6 +90,22 @@ once nothing moved for this long, the connection is closed anyway."""
 CLOSE_AFTER_EXIT_MAX: Final = 60.0
 """The longest the door keeps a connection for the last output of a client that has exited."""
 ONE_SESSION: Final = "One game at a time per SSH connection."
+SHUTTING_DOWN: Final = (
+    "\r\nThe sheepshead server is shutting down (or restarting): connect again in a minute "
+    "(a seat you hold is kept).\r\n"
+)
+"""Said to each session as the server stops: else ``ssh`` said only 'Connection closed'."""
+NEEDS_A_KEY: Final = (
+    "sheepshead lets you in with an SSH key, not a password: the key is who you are.\n"
+    "No key yet? Make one with `ssh-keygen -t ed25519` (Enter at each question), "
+    "then connect again."
+)
+"""Shown to a login that offered no key (``ssh`` prints it before 'Permission denied')."""
+KEY_NOT_LISTED: Final = (
+    "This server lets in only the SSH keys its host listed, and not the one you offered: "
+    "send your public key (the .pub file) to the host."
+)
+"""Shown to a login whose keys ``--ssh-keys`` does not list."""
 
 
 def load_host_key(data_dir: Path) -> asyncssh.SSHKey:
@@ -384,6 +401,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         if self.chan is not None:
             self.exited = True
             with contextlib.suppress(Exception):
+                if self.door.stopping:
+                    self.chan.write_stderr(SHUTTING_DOWN.encode())
                 self.chan.exit(max(0, status))
             loop = asyncio.get_running_loop()
             give_up = loop.time() + CLOSE_AFTER_EXIT_MAX
@@ -515,6 +534,10 @@ class _Login(asyncssh.SSHServer):
         self.refusal: str | None = None
         self.username = ""
         self.fingerprint: str | None = None
+        self.keys_refused = 0
+        """Keys offered that ``--ssh-keys`` does not list (for the refusal's message)."""
+        self.told = False
+        """Whether the refusal's message was sent (keyboard-interactive, once)."""
         self.sessions = 0
         self.session: _Session | None = None
         config = door.server.config
@@ -625,13 +648,29 @@ class _Login(asyncssh.SSHServer):
         return False
 
     def kbdint_auth_supported(self) -> bool:
-        """Off: the key is who you are."""
+        """Only to say why a login without a usable key is refused: clients try it after their
+        keys (OpenSSH prints its instructions), and it never lets anyone in. Without it a
+        player with no key saw nothing but 'Permission denied (publickey)'. Offered once per
+        connection: clients retry keyboard-interactive as long as it is offered."""
+        return not self.told
+
+    def get_kbdint_challenge(
+        self, username: str, lang: str, submethods: str
+    ) -> tuple[str, str, str, list[tuple[str, bool]]]:
+        """No prompt, only the message; the empty answer is refused."""
+        self.told = True
+        message = KEY_NOT_LISTED if self.keys_refused else NEEDS_A_KEY
+        return "", message, "", []
+
+    def validate_kbdint_response(self, username: str, responses: Any) -> bool:
+        """Refused: the key is who you are."""
         return False
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         """Any key (or one of ``--ssh-keys``); the last one checked is the one that signs."""
         allowed = self.door.authorized_keys
         if allowed is not None and allowed.validate(key, self.address, self.address) is None:
+            self.keys_refused += 1
             return False
         self.fingerprint = key.get_fingerprint("sha256")
         return True
@@ -691,6 +730,8 @@ class SSHDoor:
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._ending: dict[PtyChild, asyncio.Task[None]] = {}
+        self.stopping = False
+        """The server is stopping: the sessions' children end because of that."""
 
     @property
     def fingerprint(self) -> str:
@@ -848,7 +889,8 @@ class SSHDoor:
             shutil.rmtree(path, ignore_errors=True)
 
     async def stop(self) -> None:
-        """Stop listening and end every session's child."""
+        """Stop listening and end every session's child (each session is told why)."""
+        self.stopping = True
         if self._acceptor is not None:
             self._acceptor.close()
             with contextlib.suppress(Exception):

@@ -122,7 +122,15 @@ TERMINAL: Final = """<div class="notice" id="closed">
 <button type="button" onclick="window.location.reload()">Play again</button>
 </div>
 <div id="terminal" class="textual-terminal" data-session-websocket-url="$ws"
- data-font-size="$size"></div>"""
+ data-font-size="$size"></div>
+<script>
+window.addEventListener("load", () => {
+  const keys = document.querySelector("#terminal textarea");
+  if (keys) keys.focus();
+});
+</script>"""
+"""The terminal page. textual.js makes the terminal when the page has loaded but never focuses
+it: the keys a player typed before clicking into the page went nowhere, so the page does."""
 
 
 class _TabService(AppService):

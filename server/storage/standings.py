@@ -26,7 +26,7 @@ import asyncio
 import hashlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Final
@@ -59,6 +59,34 @@ that its games are not counted (``Players.seated``)."""
 
 TONIGHT_HOURS: Final = 12.0
 """``tonight`` goes back this many hours at most (less when the server started since)."""
+
+EVENING_GAP_HOURS: Final = 3.0
+"""A server started less than this after a match ended goes on with that match's evening: a
+restart mid-evening (a crash, an update) does not start ``tonight`` again."""
+
+
+def evening_start(
+    started: float | None, ends: Sequence[float], gap: float = EVENING_GAP_HOURS * 3600
+) -> float | None:
+    """Where ``tonight`` begins for a server that ``started`` (None: not known) on a database
+    whose matches ended at ``ends``: back over every match that ended within ``gap`` seconds
+    of the evening's start so far (so a restart keeps the evening's standings).
+
+    >>> evening_start(10_000.0, [9_000.0, 8_000.0, 1_000.0], gap=2_000.0)
+    8000.0
+    >>> evening_start(10_000.0, [], gap=2_000.0), evening_start(None, [9_000.0])
+    (10000.0, None)
+    """
+    if started is None:
+        return None
+    begin = started
+    for end in sorted(ends, reverse=True):
+        if end >= begin:
+            continue
+        if begin - end > gap:
+            break
+        begin = end
+    return begin
 
 
 def identity_of(player_key: str) -> str:
@@ -191,8 +219,10 @@ class Players:
         self.wall = wall
         self.max_frame = max_frame
         """The largest frame the server sends: a reply lists the rows that fit it."""
-        self.started = wall()
-        """When the server started (wall clock): where ``since: "tonight"`` begins at most."""
+        now = wall()
+        self.started = evening_start(now, store.reads.match_ends_since(now - TONIGHT_HOURS * 3600))
+        """When the server started (wall clock), or the evening it goes on with after a restart
+        (:func:`evening_start`): where ``since: "tonight"`` begins at most."""
         self._executor: ThreadPoolExecutor | None = None
         self._reader: Reader | None = None
         self._tasks: set[asyncio.Task[None]] = set()

@@ -1145,6 +1145,19 @@ class Reader:
             (since,),
         )
 
+    def match_ends_since(self, since: float) -> list[float]:
+        """When each match ended at ``since`` (epoch seconds) or later, the latest first (read
+        through the index on when each ended; none without the standings tables)."""
+        try:
+            cur = self._db.execute(
+                "SELECT DISTINCT finished FROM match_tallies WHERE finished >= ?"
+                " ORDER BY finished DESC",
+                (since,),
+            )
+        except sqlite3.OperationalError:
+            return []
+        return [float(row[0]) for row in cur]
+
     def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[StandingRow]:
         try:
             cur = self._db.execute(sql, params)

@@ -382,3 +382,83 @@ async def test_a_client_restarted_mid_match_verifies_the_deals_without_a_false_a
         assert "hand 1 was published before this client came" in said
         assert not [n for n in app._notifications if n.severity == "error"]
     await again.close()
+
+
+async def test_after_the_match_the_host_frees_a_bots_seat_for_a_latecomer(
+    server: Server, tmp_path: Path
+) -> None:
+    # A friend arriving after the first match found the table full ("table_full") and the
+    # host's - did nothing once the match was over: the rematch kept both bots.
+    session = await session_for(server, tmp_path)
+    table = await seated_with_bots(session, hands=1)
+    app = SheepsheadApp(session, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        player = Player(pilot)
+        await player.until(lambda: app.model.match_over is not None, timeout=60)
+        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen | MatchOverScreen))
+        if isinstance(app.screen, ResultScreen):
+            await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+        assert "- frees a bot's seat" in screen_text(app)
+        await pilot.press("minus")
+        seats = server.lobby.tables[table].seats
+        await wait_for(pilot, lambda: seats[4].kind == "empty")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        dee = await session_for(server, tmp_path / "dee", name="Dee")
+        await dee.request("join", table=table, seat=None)
+        await wait_for(pilot, lambda: app.model.seats[4].name == "Dee")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.model.rematches == 1 and app.model.view is not None)
+        assert app.model.table_state == "playing"
+        assert [s.kind for s in seats] == ["human", "bot", "bot", "bot", "human"]
+        await dee.close()
+    await session.close()
+
+
+async def test_mid_match_the_hosts_minus_opens_a_bots_seat_to_a_latecomer(
+    server: Server, tmp_path: Path
+) -> None:
+    session = await session_for(server, tmp_path)
+    table = await seated_with_bots(session, hands=3)
+    app = SheepsheadApp(session, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.model.view is not None)
+        await pilot.press("minus")
+        seats = server.lobby.tables[table].seats
+        await wait_for(pilot, lambda: seats[4].kind == "empty")
+        dee = await session_for(server, tmp_path / "dee", name="Dee")
+        reply = await dee.request("join", table=table, seat=None)
+        assert reply["seat"] == 4
+        await wait_for(pilot, lambda: app.model.seats[4].name == "Dee")
+        await dee.close()
+    await session.close()
+
+
+async def test_who_sits_down_after_the_match_is_not_named_in_its_result(
+    server: Server, tmp_path: Path
+) -> None:
+    # Dee took the freed seat of a bot once the match was over: her result panel and the
+    # final standings said "Dee * ... -4", a match she never played.
+    session = await session_for(server, tmp_path)
+    table = await seated_with_bots(session, hands=1)
+    app = SheepsheadApp(session, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        player = Player(pilot)
+        await player.until(lambda: app.model.match_over is not None, timeout=60)
+        played = [s.name for s in app.model.seats]
+    await session.request("remove_bot", seat=4)
+    dee = await session_for(server, tmp_path / "dee", name="Dee")
+    await dee.request("join", table=table, seat=None)
+    app = SheepsheadApp(dee, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen | MatchOverScreen))
+        await wait_for(pilot, lambda: bool(app.model.history) and app.model.history[-1].from_server)
+        await pilot.pause()
+        for _ in range(2):  # the hand's result, then the standings
+            text = screen_text(app)
+            assert "Dee" not in text, text
+            assert played[4] in text, text
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen | TableScreen))
+    await dee.close()
+    await session.close()

@@ -124,6 +124,23 @@ def test_the_log_tells_the_hand_and_hides_another_seats_bury() -> None:
     ]
 
 
+def test_a_state_that_applies_no_action_does_not_log_the_last_one_again() -> None:
+    # The picker dropped and came back during the bury: everyone's log read "Ann picks"
+    # three times, once per state (a seat's connection changing) repeating that ``last``.
+    table = EngineTable(seed=3, dealer=4, me=2)
+    model = TableModel()
+    feed(model, table.messages())
+    picked = table.apply({"action": "pick"})
+    feed(model, picked)
+    last = picked[0]["last"]
+    feed(model, table.messages(last=last))  # Ann disconnected: same seq, same last
+    feed(model, table.messages(last=last))  # Ann is back
+    lines = [e.text for e in model.log]
+    assert lines.count("Ann picks") == 1, lines
+    feed(model, table.apply(table.hand.legal_actions()[0].to_dict()))
+    assert [e.text for e in model.log].count("Ann buries 2 cards") == 1
+
+
 def test_chat_notice_connection_and_match_over() -> None:
     model = TableModel()
     assert model.apply({"type": "chat", "from": "Bo", "seat": 1, "text": "hi"}) == Change.CHAT

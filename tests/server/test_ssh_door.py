@@ -177,6 +177,26 @@ async def test_quitting_the_client_ends_the_session(tmp_path: Path, key: asyncss
         assert not doors.ssh.children
 
 
+async def test_a_server_stopping_tells_each_session_why_it_ends(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    # Before, a restart of the server left an SSH player with "Connection to HOST closed."
+    async with running_server() as server:
+        doors = Doors(server, tmp_path / "data", ssh_port=0)
+        await doors.start("127.0.0.1")
+        try:
+            async with connect(doors, key) as conn:
+                process = await open_game(conn)
+                screen = Screen(process)
+                await screen.wait_for("Sheepshead lobby")
+                since = len(screen.data)
+                await doors.stop()
+                await screen.wait_for("shutting down", timeout=10, since=since)
+                await screen.close()
+        finally:
+            await doors.stop()
+
+
 async def test_the_same_key_gets_its_seat_back_in_a_second_session(
     tmp_path: Path, key: asyncssh.SSHKey
 ) -> None:
@@ -317,6 +337,62 @@ async def test_connects_that_start_no_game_spend_no_door_start(
             assert "Too many new sessions from your address" in plain(output)
             await process.wait()
             assert process.exit_status == 1
+
+
+class _Instructed(asyncssh.SSHClient):
+    """A client that shows keyboard-interactive instructions, as OpenSSH prints them."""
+
+    shown: list[str]
+
+    def kbdint_auth_requested(self) -> str:
+        return ""
+
+    def kbdint_challenge_received(
+        self, name: str, instructions: str, lang: str, prompts: Any
+    ) -> list[str]:
+        self.shown.append(instructions)
+        return ["" for _ in prompts]
+
+
+async def refusal_shown(doors: Doors, keys: list[asyncssh.SSHKey]) -> str:
+    """Log in with ``keys`` (none: a player who never made one); what the refusal says."""
+    assert doors.ssh is not None
+    shown: list[str] = []
+    client = type("Client", (_Instructed,), {"shown": shown})
+    with pytest.raises(asyncssh.PermissionDenied):
+        await asyncssh.connect(
+            "127.0.0.1",
+            doors.ssh.port,
+            username="ann",
+            client_factory=client,
+            client_keys=keys,
+            known_hosts=None,
+            agent_path=None,
+            password=None,
+        )
+    return " ".join(shown)
+
+
+async def test_a_login_without_a_key_is_told_how_to_make_one(tmp_path: Path) -> None:
+    # Before, a player with no SSH key read only "Permission denied (publickey)".
+    async with ssh_door(tmp_path) as (server, doors):
+        assert "ssh-keygen -t ed25519" in await refusal_shown(doors, [])
+        assert not server.lobby.tables
+
+
+async def test_a_key_that_ssh_keys_does_not_list_is_told_so(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    allowed = tmp_path / "authorized_keys"
+    allowed.write_bytes(key.export_public_key())
+    async with running_server() as server:
+        doors = Doors(server, tmp_path / "data", ssh_port=0, ssh_keys=allowed)
+        await doors.start("127.0.0.1")
+        try:
+            other = asyncssh.generate_private_key("ssh-ed25519")
+            assert "send your public key" in await refusal_shown(doors, [other])
+        finally:
+            await doors.stop()
 
 
 async def test_ssh_keys_limits_the_door(tmp_path: Path, key: asyncssh.SSHKey) -> None:

@@ -96,3 +96,34 @@ def test_tonight_starts_when_the_server_holding_the_database_started(tmp_path: P
     assert started is not None
     assert 0 <= time.time() - started < 24 * 3600  # this test process started a little ago
     assert server_started(db) is None  # nobody holds it now
+
+
+async def test_a_restart_mid_evening_keeps_tonights_matches(tmp_path: Path) -> None:
+    # Before, a server restarted mid-evening (a crash, an update) started "tonight" again: the
+    # settle-up said "Nobody owes anybody anything" for matches played an hour before.
+    now = time.time()
+    db = tmp_path / "s.db"
+    store = Store(db)
+    ended_matches(store, {"random": now - 5 * 3600, "heuristic": now - 3600})
+    store.close()
+    async with running_server(db_path=db) as server:
+        tonight = await standings(server.port, since="tonight")
+        # The match an hour ago is this evening's; the one four hours before it an earlier one.
+        assert [r["player"] for r in tonight["players"]] == ["heuristic"]
+
+
+def test_the_command_counts_tonight_across_a_restart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    now = time.time()
+    db = tmp_path / "s.db"
+    store = Store(db)  # this process holds the lock, as a restarted server would
+    try:
+        ended_matches(store, {"random": now - 5 * 3600, "heuristic": now - 3600})
+        if not os.path.exists("/proc/locks"):
+            pytest.skip("the server's start is found through /proc")
+        assert cli(db, capsys, "--tonight") == ["heuristic"]
+    finally:
+        store.close()

@@ -311,3 +311,13 @@ async def test_the_name_form_offers_one_click_play(tmp_path: Path) -> None:
         assert "--confirm-cards" not in service.command
         await ws.close()
         await until(lambda: not doors.gate.per_address)
+
+
+async def test_the_terminal_has_the_keyboard_without_a_click(tmp_path: Path) -> None:
+    # Before, keys typed after the name form (Enter, c) went nowhere until a click: the
+    # terminal's input (xterm's textarea) was never focused.
+    async with web_door(tmp_path) as (_, _doors, base), aiohttp.ClientSession() as http:
+        async with http.get(base + "/?name=Ann") as reply:
+            page = await reply.text()
+        assert 'document.querySelector("#terminal textarea")' in page
+        assert "keys.focus()" in page
