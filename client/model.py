@@ -58,6 +58,10 @@ class Change(enum.Flag):
     LOG = enum.auto()
 
 
+EMPTY_NAME = "(empty)"
+"""The name shown for a seat nobody sits at (the summary gives it none)."""
+
+
 @dataclass(frozen=True, slots=True)
 class SeatInfo:
     """One seat of the table summary."""
@@ -85,7 +89,7 @@ class SeatInfo:
         name = data.get("name")
         return cls(
             seat=int(data.get("seat", index)),
-            name=str(name) if name else ("(empty)" if kind == "empty" else f"Seat {index}"),
+            name=str(name) if name else (EMPTY_NAME if kind == "empty" else f"Seat {index}"),
             kind=kind,
             connected=bool(data.get("connected", kind != "empty")),
             strategy=data.get("strategy"),

@@ -198,6 +198,27 @@ async def test_the_last_trick_box_names_who_played_each_card() -> None:
         assert str(box.border_title).startswith(table.names[trick["winner"]])
 
 
+async def test_a_freed_seat_is_shown_as_empty_not_cut_in_the_last_trick() -> None:
+    """The host removed the bot that took the last trick: its seat shows "—" by its card and
+    "empty" as the taker, never the cut "(em" / "(emp…" of "(empty)"."""
+    table, messages = first_trick_done()
+    trick = seat_view(table.hand, 0)["tricks"][0]
+    winner = trick["winner"]
+    assert winner != 0
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        table.empty.add(winner)
+        await fed(pilot, table.messages())
+        box = app.screen.query_one(LastTrickBox)
+        text = str(box.render())
+        card = trick["cards"][(winner - trick["leader"]) % 5]
+        assert f"— {card_label(card)}" in text
+        assert "(em" not in text
+        title = str(box.border_title)
+        assert "(em" not in title and title.startswith(("(empty) +", "empty +")), title
+
+
 async def test_the_picker_sees_the_blind_then_the_bury() -> None:
     async with at_the_bury(3) as (app, pilot, table):
         blind = seat_view(table.hand, 0)["blind"]
