@@ -249,12 +249,14 @@ class SheepsheadApp(App[int]):
         assert self.session is not None
         events = self.session.events
         while True:
-            msg = await events.get()
-            try:
-                self.handle_message(msg)
-            except Exception as exc:  # a message we cannot read must not stop the client
-                self.log.error(f"message ignored: {msg!r}: {exc!r}")
-                self.notify(f"A server message could not be shown: {exc}", severity="error")
+            self._handle_safely(await events.get())
+
+    def _handle_safely(self, msg: Message) -> None:
+        try:
+            self.handle_message(msg)
+        except Exception as exc:  # a message we cannot read must not stop the client
+            self.log.error(f"message ignored: {msg!r}: {exc!r}")
+            self.notify(f"A server message could not be shown: {exc}", severity="error")
 
     @work(group="requests", exit_on_error=False)
     async def watch_request(self, table: str) -> None:
@@ -382,6 +384,11 @@ class SheepsheadApp(App[int]):
             return False
         if reply is None or (table is not None and reply.get("table") not in (None, table)):
             return False
+        # The events that came before the reply on the wire (the "You are back" of a
+        # reconnect) may still wait in the queue: applied after it, a line the reply's earlier
+        # lines already logged was logged a second time.
+        while not self.session.events.empty():
+            self._handle_safely(self.session.events.get_nowait())
         try:
             change = self.model.apply_history(reply)
         except ValueError as exc:
