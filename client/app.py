@@ -39,7 +39,13 @@ from client.screens.dialogs import (
     CreateTableDialog,
     PasswordDialog,
 )
-from client.screens.info import HelpScreen, HistoryScreen, RulesScreen, TricksScreen
+from client.screens.info import (
+    HelpScreen,
+    HistoryScreen,
+    RecordScreen,
+    RulesScreen,
+    TricksScreen,
+)
 from client.screens.lobby import LobbyScreen
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
@@ -116,6 +122,7 @@ class SheepsheadApp(App[int]):
         export_dir: Path | None = None,
         intro: str | None = None,
         settings: ClientSettings | None = None,
+        door: bool = False,
     ) -> None:
         # On Unix, Textual's own driver with the repairs that let the app leave a terminal that
         # hung up (client/terminal.py); Textual still picks its own for tests and elsewhere.
@@ -132,6 +139,9 @@ class SheepsheadApp(App[int]):
         self.bot_strategy = bot_strategy
         self.export_path = export_dir
         self.intro = intro
+        self.door = door
+        """Whether this client runs in one of the server's doors (SSH, browser) for a player
+        elsewhere: a file it writes stays on the server, so an export is shown to copy."""
         self.deals = DealChecker()
         """The commitments seen and seeds sent, to check the deals at match end (§13)."""
         self.settings = settings if settings is not None else DEFAULT_SETTINGS
@@ -239,12 +249,14 @@ class SheepsheadApp(App[int]):
         assert self.session is not None
         events = self.session.events
         while True:
-            msg = await events.get()
-            try:
-                self.handle_message(msg)
-            except Exception as exc:  # a message we cannot read must not stop the client
-                self.log.error(f"message ignored: {msg!r}: {exc!r}")
-                self.notify(f"A server message could not be shown: {exc}", severity="error")
+            self._handle_safely(await events.get())
+
+    def _handle_safely(self, msg: Message) -> None:
+        try:
+            self.handle_message(msg)
+        except Exception as exc:  # a message we cannot read must not stop the client
+            self.log.error(f"message ignored: {msg!r}: {exc!r}")
+            self.notify(f"A server message could not be shown: {exc}", severity="error")
 
     @work(group="requests", exit_on_error=False)
     async def watch_request(self, table: str) -> None:
@@ -372,6 +384,11 @@ class SheepsheadApp(App[int]):
             return False
         if reply is None or (table is not None and reply.get("table") not in (None, table)):
             return False
+        # The events that came before the reply on the wire (the "You are back" of a
+        # reconnect) may still wait in the queue: applied after it, a line the reply's earlier
+        # lines already logged was logged a second time.
+        while not self.session.events.empty():
+            self._handle_safely(self.session.events.get_nowait())
         try:
             change = self.model.apply_history(reply)
         except ValueError as exc:
@@ -696,7 +713,8 @@ class SheepsheadApp(App[int]):
     # ------------------------------------------------------------------ records
 
     def export_hand(self, hand: FinishedHand) -> Path | None:
-        """Write a finished hand's record as JSON under the data directory; return the path."""
+        """Write a finished hand's record as JSON under the data directory; return the path.
+        In a door (:attr:`door`), show the record to copy instead and return None."""
         try:
             record = hand.to_record()
         except (ValueError, KeyError, TypeError) as exc:
@@ -705,6 +723,9 @@ class SheepsheadApp(App[int]):
         fair = self.deals.fair_for(hand.number - 1)
         if fair is not None:  # the seeds are revealed: `sheepshead verify` can check it
             record = {**record, "fair": fair}
+        if self.door:
+            self.push_screen(RecordScreen(hand.number, json.dumps(record, indent=1) + "\n"))
+            return None
         folder = self.export_path if self.export_path is not None else config.export_dir()
         folder.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -171,6 +171,7 @@ async def _main(
         mode="watch" if mode == "watch" else "join",
         watch_table=table,
         settings=client_settings,
+        door=local_socket is not None,  # only the server's doors dial its Unix socket
     )
     try:
         await app.run_async()

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
@@ -58,6 +58,10 @@ class Change(enum.Flag):
     LOG = enum.auto()
 
 
+EMPTY_NAME = "(empty)"
+"""The name shown for a seat nobody sits at (the summary gives it none)."""
+
+
 @dataclass(frozen=True, slots=True)
 class SeatInfo:
     """One seat of the table summary."""
@@ -85,7 +89,7 @@ class SeatInfo:
         name = data.get("name")
         return cls(
             seat=int(data.get("seat", index)),
-            name=str(name) if name else ("(empty)" if kind == "empty" else f"Seat {index}"),
+            name=str(name) if name else (EMPTY_NAME if kind == "empty" else f"Seat {index}"),
             kind=kind,
             connected=bool(data.get("connected", kind != "empty")),
             strategy=data.get("strategy"),
@@ -672,14 +676,24 @@ class TableModel:
         return change
 
     def _earlier_lines(self, lines: Sequence[Chat | Notice]) -> Change:
-        """Log the table's recent chat and notices that this client has not logged yet."""
-        have = {e.text for e in self.log if e.kind in ("chat", "notice")}
+        """Log the table's recent chat and notices that this client has not logged yet.
+
+        Each line the log shows accounts for one line of the table's, matched from the newest
+        back: the log's one "You are back" is the latest of the table's, and an earlier one
+        (with the "You were disconnected" of a second drop) is still new here, where a set of
+        texts let a line shown once hide every other line saying the same."""
+        shown = Counter(e.text for e in self.log if e.kind in ("chat", "notice"))
         missing = []
-        for msg in lines:
+        for msg in reversed(lines):
             kind = str(msg.get("type"))
+            if kind not in ("chat", "notice"):
+                continue
             text = chat_line(msg) if kind == "chat" else self.notice_text(msg)
-            if kind in ("chat", "notice") and text not in have:
+            if shown[text] > 0:
+                shown[text] -= 1
+            else:
                 missing.append(LogEntry(kind, text))
+        missing.reverse()
         if not missing:
             return Change.NONE
         self._log("event", "── Earlier at this table")

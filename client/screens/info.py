@@ -1,4 +1,5 @@
-"""Read-only panels: key help, the table's rules, the tricks of a hand, the match history."""
+"""Read-only panels: key help, the table's rules, the tricks of a hand, the match history, a
+hand's record to copy (in a door)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
-from textual.widgets import Static
+from textual.widgets import Static, TextArea
 
 from client.model import NUM_SEATS, FinishedHand
 from client.screens.base import GameModal
@@ -375,4 +376,61 @@ class HistoryScreen(GameModal[None]):
         self.dismiss(None)
 
 
-__all__ = ["HelpScreen", "HistoryScreen", "RulesScreen", "TricksScreen", "card_label"]
+class RecordScreen(GameModal[None]):
+    """A hand's record as JSON, to copy: where the client runs in a server's door (SSH or
+    browser), a file it wrote would sit on the server, out of the player's reach."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "copy", "copy"),
+        Binding("escape,q,x", "close", "close"),
+    ]
+
+    def __init__(self, number: int, text: str) -> None:
+        super().__init__(classes="dialog")
+        self.number = number
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        """The record, scrolling, selectable; the hint says how to copy it."""
+        with Vertical(id="record-box", classes="box") as box:
+            box.border_title = f"Hand {self.number}: its record (JSON)"
+            yield Static(
+                "Nothing is saved on your computer (the game runs on the server): copy it.",
+                id="record-note",
+            )
+            yield TextArea(self.text, read_only=True, soft_wrap=False, id="record-text")
+            yield Static(
+                "c copies it all (or the selection) · or Shift+drag · ↑/↓ PgUp/PgDn · Esc",
+                classes="hint",
+            )
+
+    def on_mount(self) -> None:
+        """Focus the text, so the arrows scroll it."""
+        self.query_one(TextArea).focus()
+
+    def action_copy(self) -> None:
+        """Copy the selection, or the whole record, to the clipboard (OSC 52)."""
+        area = self.query_one(TextArea)
+        text = area.selected_text or self.text
+        self.app.copy_to_clipboard(text)
+        what = "the selection" if area.selected_text else f"hand {self.number}'s record"
+        # OSC 52: the terminal may refuse it (tmux's default, macOS Terminal), unseen from here.
+        self.notify(
+            f"Copied {what} ({len(text)} characters) to your clipboard, if your terminal lets "
+            "programs use it; if not, select it with Shift+drag",
+            timeout=8,
+        )
+
+    def action_close(self) -> None:
+        """Back."""
+        self.dismiss(None)
+
+
+__all__ = [
+    "HelpScreen",
+    "HistoryScreen",
+    "RecordScreen",
+    "RulesScreen",
+    "TricksScreen",
+    "card_label",
+]

@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.text import Text
 
-from client.model import NUM_SEATS, TableModel
+from client.model import EMPTY_NAME, NUM_SEATS, TableModel
 from client.widgets.base import Panel
 from client.widgets.cards import card_text, cards_text
 
@@ -26,11 +26,17 @@ def seat_at(model: TableModel, position: int) -> int:
 def fit_name(name: str, width: int) -> str:
     """A name cut to ``width`` cells, keeping a trailing number: "Heuristic bot 1" → "Heuristic 1".
 
+    An empty seat is "(empty)" where that fits, else "empty", never a cut "(emp…".
+
     >>> fit_name("Heuristic bot 1", 12), fit_name("Bartholomew", 6), fit_name("Ann", 6)
     ('Heuristic 1', 'Barth…', 'Ann')
+    >>> fit_name("(empty)", 7), fit_name("(empty)", 6), fit_name("(empty)", 3)
+    ('(empty)', 'empty', '—')
     """
     if len(name) <= width:
         return name
+    if name == EMPTY_NAME:
+        return "empty" if width >= len("empty") else "—"
     words = name.split()
     if len(words) > 2 and words[-1].isdigit():
         short = f"{words[0]} {words[-1]}"
@@ -43,9 +49,13 @@ def fit_name(name: str, width: int) -> str:
 def tag_name(name: str, width: int = 3) -> str:
     """A name in at most ``width`` cells, for a card's owner: "Ann", "Ole", "R1" for "Random bot 1".
 
-    >>> tag_name("Random bot 1"), tag_name("Bartholomew"), tag_name("Al")
-    ('R1', 'Bar', 'Al')
+    An empty seat's card (its player left after playing it) is tagged "—", not "(em".
+
+    >>> tag_name("Random bot 1"), tag_name("Bartholomew"), tag_name("Al"), tag_name("(empty)")
+    ('R1', 'Bar', 'Al', '—')
     """
+    if name == EMPTY_NAME:
+        return "—"
     words = name.split()
     if len(words) > 1 and words[-1].isdigit():
         return (words[0][:1] + words[-1])[:width]
@@ -91,7 +101,7 @@ class SeatBox(SizedPanel):
         phase = view.get("phase")
         turn = view.get("turn") if phase not in (None, "done") else None
         me = model.my_seat == seat
-        name = "You" if me and info.name == "(empty)" else info.name
+        name = "You" if me and info.name == EMPTY_NAME else info.name
         # The title runs on the top border between "╭─ " and " ─╮": the content width (the box
         # less its border and padding) less two cells.
         width = max(6, (self.size.width or 14) - 2 - (2 if turn == seat else 0))

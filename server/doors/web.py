@@ -124,13 +124,22 @@ TERMINAL: Final = """<div class="notice" id="closed">
 <div id="terminal" class="textual-terminal" data-session-websocket-url="$ws"
  data-font-size="$size"></div>
 <script>
-window.addEventListener("load", () => {
+const startTerminal = window.onload;
+window.onload = async (event) => {
+  const font = document.fonts.load('${size}px "Roboto Mono"');
+  await Promise.race([font, new Promise((done) => setTimeout(done, 3000))]).catch(() => {});
+  if (startTerminal) startTerminal(event);
   const keys = document.querySelector("#terminal textarea");
   if (keys) keys.focus();
-});
+};
 </script>"""
-"""The terminal page. textual.js makes the terminal when the page has loaded but never focuses
-it: the keys a player typed before clicking into the page went nowhere, so the page does."""
+"""The terminal page. textual.js makes the terminal when the page has loaded (``window.onload``)
+and sizes it in cells measured in the font there is by then: before the page's own font had
+loaded, a fallback's, whose rows are shorter (18 px where Roboto Mono's are 21 at 16 px), so the
+terminal had too few rows at first (540 of 700 px) and too many, past the window, after a resize
+measured again. The page starts it once the font is in (or after 3 s without it). textual.js
+also never focuses the terminal: the keys a player typed before clicking into the page went
+nowhere, so the page does."""
 
 
 class _TabService(AppService):

@@ -61,6 +61,8 @@ class EngineTable:
         self.totals = [0] * 5
         self.hands_played = 0
         self.offline: set[int] = set()
+        self.empty: set[int] = set()
+        """Seats freed since (the host removed the bot): the summary shows nobody there."""
         self.state = "playing"
         """The table's state in the summary: ``waiting``, ``playing`` or ``over``."""
         self.finished: list[dict[str, Any]] = []
@@ -92,6 +94,8 @@ class EngineTable:
                     "remote": s not in self.bots,
                     "standin": False,
                 }
+                if s not in self.empty
+                else {"seat": s, "name": None, "kind": "empty", "connected": False}
                 for s in range(5)
             ],
             "spectators": 0,

@@ -198,6 +198,27 @@ async def test_the_last_trick_box_names_who_played_each_card() -> None:
         assert str(box.border_title).startswith(table.names[trick["winner"]])
 
 
+async def test_a_freed_seat_is_shown_as_empty_not_cut_in_the_last_trick() -> None:
+    """The host removed the bot that took the last trick: its seat shows "—" by its card and
+    "empty" as the taker, never the cut "(em" / "(emp…" of "(empty)"."""
+    table, messages = first_trick_done()
+    trick = seat_view(table.hand, 0)["tricks"][0]
+    winner = trick["winner"]
+    assert winner != 0
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        table.empty.add(winner)
+        await fed(pilot, table.messages())
+        box = app.screen.query_one(LastTrickBox)
+        text = str(box.render())
+        card = trick["cards"][(winner - trick["leader"]) % 5]
+        assert f"— {card_label(card)}" in text
+        assert "(em" not in text
+        title = str(box.border_title)
+        assert "(em" not in title and title.startswith(("(empty) +", "empty +")), title
+
+
 async def test_the_picker_sees_the_blind_then_the_bury() -> None:
     async with at_the_bury(3) as (app, pilot, table):
         blind = seat_view(table.hand, 0)["blind"]
@@ -752,3 +773,50 @@ async def test_pop_ups_sit_at_the_top_not_over_your_hand_and_the_status_line() -
         toasts = list(app.screen.query(Toast))
         assert toasts and all(t.region.y <= 4 and t.region.bottom <= 8 for t in toasts)
         assert "Your turn" in screen_text(app).splitlines()[-2]
+
+
+def _notice(code: str, text: str, seat: int | None = 0) -> dict[str, Any]:
+    return {"type": "notice", "code": code, "text": text, "seat": seat}
+
+
+async def test_the_earlier_lines_of_a_second_drop_are_logged_and_none_twice() -> None:
+    """Back after a second drop: the table's lines say Ann dropped, came back, dropped, came
+    back; this client showed the first three. The second "You were disconnected" was lost (a
+    line shown once hid every line with its text); now it is the one line logged, once."""
+    table = EngineTable(seed=11, dealer=1, me=0)
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        drop, back = (
+            _notice("disconnected", "Ann was disconnected"),
+            _notice("reconnected", "Ann is back"),
+        )
+        for msg in (drop, back, back):
+            app.model.apply(msg)
+        before = [e.text for e in app.model.log]
+        app.model.apply_history(table.history(lines=[drop, back, drop, back]))
+        added = [e.text for e in app.model.log][len(before) :]
+        assert added == ["── Earlier at this table", "You were disconnected", "── Now"]
+
+
+async def test_a_notice_queued_before_the_history_reply_is_logged_once() -> None:
+    """The "You are back" of a reconnect arrives before the history reply that lists it too:
+    if the reply was taken in first, the line was logged in the earlier lines and again."""
+    table = EngineTable(seed=11, dealer=1, me=0)
+    back = _notice("reconnected", "Ann is back")
+    session = FakeSession({"history": table.history()})
+    app = SheepsheadApp(session, mode="join")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        await history_asked(pilot, session)
+        # The event pump held back (as on a busy loop): the notice waits in the queue while
+        # the reply to the history asked after the reconnect is taken in.
+        app.workers.cancel_group(app, "events")
+        await pilot.pause()
+        session.events.put_nowait(back)
+        session.replies["history"] = table.history(lines=[back])
+        assert await app.load_history(table.table).wait()
+        while not session.events.empty():  # the pump catching up
+            app.handle_message(session.events.get_nowait())
+        texts = [e.text for e in app.model.log]
+        assert texts.count("You are back") == 1, texts

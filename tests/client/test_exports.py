@@ -6,8 +6,13 @@ import doctest
 import json
 from pathlib import Path
 
+import pytest
+from textual.widgets import TextArea
+
 import client.exports
+import client.join
 from client.app import SheepsheadApp
+from client.screens.info import RecordScreen
 from client.screens.result import ResultScreen
 from engine.record import replay_record
 from engine.rules import RuleSet
@@ -69,3 +74,72 @@ async def test_an_exported_hand_of_a_server_table_names_its_bots_strategies(
     record = json.loads(path.read_text(encoding="utf-8"))
     assert record["strategies"] == [None, "random", "easy", "random", "easy"]
     assert replay_record(record)["payouts"] == hand.result["payouts"]
+
+
+def _finished_hand() -> list[dict[str, object]]:
+    table = EngineTable(seed=11, dealer=1, me=0, rules=RuleSet.from_preset("wisconsin"))
+    messages = table.messages()
+    while not table.hand.is_over:
+        messages += table.apply(table.hand.legal_actions()[0].to_dict())
+    return messages
+
+
+async def test_in_a_door_x_shows_the_record_to_copy_not_a_server_path(tmp_path: Path) -> None:
+    """A door player (SSH, browser) pressing ``x`` was told "saved to /tmp/sheepshead-ssh-…":
+    a file on the server, out of reach (and moved when the session ends). Now the record is
+    shown to copy, ``c`` puts it on the clipboard, and nothing is written on the server."""
+    app = SheepsheadApp(mode="play", export_dir=tmp_path, door=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, _finished_hand())
+        assert isinstance(app.screen, ResultScreen)
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, RecordScreen)
+        shown = app.screen.query_one(TextArea).text
+        record = json.loads(shown)
+        assert replay_record(record)["payouts"] == app.model.history[-1].result["payouts"]
+        assert "saved to" not in " ".join(str(n.message) for n in app._notifications)
+        await pilot.press("c")
+        await pilot.pause()
+        assert json.loads(app.clipboard) == record
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen)
+    assert not list(tmp_path.iterdir())
+
+
+async def test_out_of_a_door_x_still_saves_a_file(tmp_path: Path) -> None:
+    """The local client keeps writing the record to a file and naming it."""
+    app = SheepsheadApp(mode="play", export_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, _finished_hand())
+        await pilot.press("x")
+        await pilot.pause()
+        assert not isinstance(app.screen, RecordScreen)
+        (path,) = tmp_path.glob("*.json")
+        assert any(str(path) in str(n.message) for n in app._notifications)
+
+
+async def test_join_over_the_doors_socket_runs_the_client_as_a_door(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The doors start ``join --socket PATH``: that client knows it runs in a door."""
+    seen: list[bool] = []
+
+    class Connected:
+        status = "connected"
+
+        async def close(self) -> None:
+            pass
+
+    async def connect(*args: object) -> tuple[Connected, None]:
+        return Connected(), None
+
+    async def run_async(self: SheepsheadApp) -> None:
+        seen.append(self.door)
+
+    monkeypatch.setattr(client.join, "connect", connect)
+    monkeypatch.setattr(SheepsheadApp, "run_async", run_async)
+    await client.join._main("localhost", 1, "Ann", "join", None, local_socket="/tmp/s.sock")
+    await client.join._main("localhost", 1, "Ann", "join", None)
+    assert seen == [True, False]
