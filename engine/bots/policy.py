@@ -33,6 +33,7 @@ from engine.cards import (
     TRUMP,
     Card,
     Mask,
+    mask_points,
     parse_card,
 )
 
@@ -341,6 +342,10 @@ def _follow(s: Situation) -> Card:
     cards = bits(legal)
     winners = [c for c in cards if effective_power(c, lead_class, power) > best_power]
     unseen = s.unseen
+    if s.style.lines and points < s.style.fight and _line_at_stake(s, points):
+        # Points pay only at the lines: a trick that settles one for this seat's side is worth
+        # the fight whatever it holds (the thresholds below weigh raw points).
+        points = max(s.style.fight, s.style.side_take, s.style.trump_in, 10)
 
     def holds(c: Card) -> bool:
         # Whether c, once winning, stays winning against the threats after me.
@@ -414,6 +419,38 @@ def _follow(s: Situation) -> Card:
                 return strong if points >= fight else min(winners, key=lambda c: power[c])
             return min(winners, key=lambda c: power[c])
     return min(cards, key=lambda c: _dump_cost(c, power))
+
+
+LINES: Final = (30, 60, 90)
+"""The defenders' card points at which a picked hand's payout changes (docs/rules.md, "Scoring a
+picked hand"): 30 saves them from schneider, 60 wins, 90 schneiders the picker's side."""
+
+
+def _line_at_stake(s: Situation, points: int) -> bool:
+    """Whether winning the trick in play (``points`` on it so far) settles the next scoring line
+    for the seat's side by itself: for a defender, the trick carries the defenders to the line;
+    for the picker's side, it leaves the defenders short of it whatever the later tricks hold.
+    Only once the seat knows every seat's side (the defenders' points are then public); the
+    cards it has not seen (in hands, or a bury it does not know) bound what the defenders can
+    still take, so the picker's partner and the defenders see fewer lines settled than the
+    picker does."""
+    picker = s.picker
+    friends = s.friends
+    if picker < 0 or s.leaster or (friends | s.foes) != 0b11111:
+        return False
+    side = friends if friends >> picker & 1 else s.foes
+    taken = s.taken
+    defenders = 0
+    for seat in range(5):
+        if not side >> seat & 1:
+            defenders += taken[seat]
+    for line in LINES:
+        if defenders < line:
+            if not side >> s.seat & 1:
+                return points >= line - defenders
+            reach = defenders + points + mask_points(s.hand | s.unseen)
+            return line <= reach < line + points
+    return False
 
 
 def _called_ace_due(s: Situation) -> bool:
