@@ -427,13 +427,15 @@ picked hand"): 30 saves them from schneider, 60 wins, 90 schneiders the picker's
 
 
 def _line_at_stake(s: Situation, points: int) -> bool:
-    """Whether winning the trick in play (``points`` on it so far) settles the next scoring line
-    for the seat's side by itself: for a defender, the trick carries the defenders to the line;
-    for the picker's side, it leaves the defenders short of it whatever the later tricks hold.
-    Only once the seat knows every seat's side (the defenders' points are then public); the
-    cards it has not seen (in hands, or a bury it does not know) bound what the defenders can
-    still take, so the picker's partner and the defenders see fewer lines settled than the
-    picker does."""
+    """Whether winning the trick in play (``points`` on it so far) settles a scoring line for the
+    seat's side by itself. For a defender: the trick carries the defenders to their next line,
+    the last they can still reach (30 with 60 out of reach, 60 with 90 out of reach, or 90): a
+    line short of another still in reach is worth no more than its points, as the points count
+    toward the next one too. For the picker's side: winning it leaves the defenders short of
+    their next line whatever the later tricks hold. Only once the seat knows every seat's side
+    (the defenders' points are then public); what the defenders can still reach is bounded by the
+    cards the seat has not seen (in hands, or a bury it does not know), so the picker's partner
+    and the defenders see fewer lines settled than the picker does."""
     picker = s.picker
     friends = s.friends
     if picker < 0 or s.leaster or (friends | s.foes) != 0b11111:
@@ -446,9 +448,10 @@ def _line_at_stake(s: Situation, points: int) -> bool:
             defenders += taken[seat]
     for line in LINES:
         if defenders < line:
-            if not side >> s.seat & 1:
-                return points >= line - defenders
             reach = defenders + points + mask_points(s.hand | s.unseen)
+            if not side >> s.seat & 1:
+                # The lines lie 30 apart: the next one is out of reach when reach < line + 30.
+                return points >= line - defenders and (line == LINES[-1] or reach < line + 30)
             return line <= reach < line + points
     return False
 

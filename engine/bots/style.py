@@ -105,10 +105,10 @@ class Style:
 
     lines: int = 0
     """1: card play counts points toward the scoring lines (docs/rules.md, "Scoring a picked
-    hand") once the seat knows every seat's side: a trick that settles the next line for its side
-    by itself (for a defender, it carries the defenders to 30, 60 or 90 card points; for the
-    picker's side, it leaves them short of that line whatever the rest holds) is worth the fight,
-    however few points it holds."""
+    hand") once the seat knows every seat's side: a trick that settles a line for its side by
+    itself is worth the fight, however few points it holds. For a defender, it carries the
+    defenders to 30, 60 or 90 card points with no higher line left in their reach; for the
+    picker's side, winning it leaves them short of their next line whatever the rest holds."""
 
     def pick_line(self, position: int, bump: bool = True) -> float:
         """Strength needed to pick from ``position`` (0: first to speak, 4 or more: dealer);

@@ -13,28 +13,34 @@ def _plays(seats_cards: str) -> list[dict[str, object]]:
     return [play(int(p[0]), p[2:]) for p in seats_cards.split()]
 
 
-def test_a_defender_takes_the_trick_that_carries_the_defenders_to_a_line() -> None:
+def test_a_defender_takes_the_trick_that_carries_the_defenders_to_their_last_line() -> None:
     deal = (
-        "KC AC 9S JS AS 8H",
-        "TC QS KS JH QH AD",
-        "8S TS 9H KH 8D JD",
-        "7C 8C JC 7S 7H 9D",
-        "QC TH AH 7D QD KD",
+        "7S JS 7H QH 9D KD",
+        "8S QS KS 7D TD JD",
+        "8C 9C JC TH KH QD",
+        "QC AC 9S TS AH AD",
+        "TC AS 8H 9H JH 8D",
     )
+    bidding = [
+        {"seat": 2, "action": "pass"},
+        {"seat": 3, "action": "pass"},
+        {"seat": 4, "action": "pass"},
+        *picked(0, "7C KC", "AS"),
+    ]
     plays = _plays(
-        "0:JS 1:JH 2:8D 3:9D 4:KD 0:AC 1:9C 2:JD 3:7C 4:AH 2:9H 3:7H 4:TH 0:8H 1:AD "
-        "1:QH 2:8S 3:JC 4:7D 0:AS 1:QS 2:KH 3:7S"
+        "2:8C 3:AC 4:TC 0:9D 1:TD 1:8S 2:JC 3:TS 4:AS 0:7S 2:KH 3:AH 4:8H 0:7H 1:KS "
+        "3:9S 4:8D 0:KD 1:JD 2:TH 1:7D 2:QD"
     )
-    hand = scripted(deal, "9C TD", [*picked(1, "TC KS", "AC"), *plays])
-    assert hand.turn == 4 and hand.trick_number == 4 and hand.partner == 0
-    view = seat_view(hand, 4)
-    # The defenders (seats 2, 3, 4) have 24 points and the picker's queen of spades holds a
-    # trick of 7: the queen of clubs takes it to 34, past the picker's schneider line, and the
-    # queen of diamonds is then the best trump left to take the last trick (the defenders win
-    # the hand, 61 to 59). Weighing raw points, 7 is not worth a queen: the queen of diamonds
-    # goes under the queen of spades and the picker's side makes 73.
+    hand = scripted(deal, "7C KC", [*bidding, *plays], dealer=1)
+    assert hand.turn == 3 and hand.trick_number == 4 and hand.partner == 4
+    view = seat_view(hand, 3)
+    # The defenders (seats 1, 2, 3) have 89 and a fellow defender's queen of diamonds holds a
+    # trick of 3 that the picker's side, still to play, may take: the queen of clubs takes it
+    # over and the defenders have 90, the picker's side schneidered (here it takes no trick
+    # at all). Weighing raw points, the ace of diamonds is schmeared onto the queen, the
+    # picker's queen of hearts takes 19 and the picker's side ends on 23.
     assert card_chosen(HeuristicStrategy(lines=1), view) == "QC"
-    assert card_chosen(HeuristicStrategy(lines=0), view) == "QD"
+    assert card_chosen(HeuristicStrategy(lines=0), view) == "AD"
 
 
 def test_the_picker_takes_the_trick_that_puts_the_win_out_of_the_defenders_reach() -> None:
