@@ -37,8 +37,8 @@ def test_a_defender_takes_the_trick_that_carries_the_defenders_to_their_last_lin
     # The defenders (seats 1, 2, 3) have 89 and a fellow defender's queen of diamonds holds a
     # trick of 3 that the picker's side, still to play, may take: the queen of clubs takes it
     # over and the defenders have 90, the picker's side schneidered (here it takes no trick
-    # at all). Weighing raw points, the ace of diamonds is schmeared onto the queen, the
-    # picker's queen of hearts takes 19 and the picker's side ends on 23.
+    # at all). Weighing raw points, 3 are not worth the queen of clubs: the ace of diamonds
+    # goes on instead, the picker's queen of hearts takes 19 and the picker's side ends on 23.
     assert card_chosen(HeuristicStrategy(lines=1), view) == "QC"
     assert card_chosen(HeuristicStrategy(lines=0), view) == "AD"
 
