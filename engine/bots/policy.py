@@ -33,6 +33,7 @@ from engine.cards import (
     TRUMP,
     Card,
     Mask,
+    mask_points,
     parse_card,
 )
 
@@ -341,6 +342,10 @@ def _follow(s: Situation) -> Card:
     cards = bits(legal)
     winners = [c for c in cards if effective_power(c, lead_class, power) > best_power]
     unseen = s.unseen
+    if s.style.lines and points < s.style.fight and _line_at_stake(s, points):
+        # Points pay only at the lines: a trick that settles one for this seat's side is worth
+        # the fight whatever it holds (the thresholds below weigh raw points).
+        points = max(s.style.fight, s.style.side_take, s.style.trump_in, 10)
 
     def holds(c: Card) -> bool:
         # Whether c, once winning, stays winning against the threats after me.
@@ -414,6 +419,41 @@ def _follow(s: Situation) -> Card:
                 return strong if points >= fight else min(winners, key=lambda c: power[c])
             return min(winners, key=lambda c: power[c])
     return min(cards, key=lambda c: _dump_cost(c, power))
+
+
+LINES: Final = (30, 60, 90)
+"""The defenders' card points at which a picked hand's payout changes (docs/rules.md, "Scoring a
+picked hand"): 30 saves them from schneider, 60 wins, 90 schneiders the picker's side."""
+
+
+def _line_at_stake(s: Situation, points: int) -> bool:
+    """Whether winning the trick in play (``points`` on it so far) settles a scoring line for the
+    seat's side by itself. For a defender: the trick carries the defenders to their next line,
+    the last they can still reach (30 with 60 out of reach, 60 with 90 out of reach, or 90): a
+    line short of another still in reach is worth no more than its points, as the points count
+    toward the next one too. For the picker's side: winning it leaves the defenders short of
+    their next line whatever the later tricks hold. Only once the seat knows every seat's side
+    (the defenders' points are then public); what the defenders can still reach is bounded by the
+    cards the seat has not seen (in hands, or a bury it does not know), so the picker's partner
+    and the defenders see fewer lines settled than the picker does."""
+    picker = s.picker
+    friends = s.friends
+    if picker < 0 or s.leaster or (friends | s.foes) != 0b11111:
+        return False
+    side = friends if friends >> picker & 1 else s.foes
+    taken = s.taken
+    defenders = 0
+    for seat in range(5):
+        if not side >> seat & 1:
+            defenders += taken[seat]
+    for line in LINES:
+        if defenders < line:
+            reach = defenders + points + mask_points(s.hand | s.unseen)
+            if not side >> s.seat & 1:
+                # The lines lie 30 apart: the next one is out of reach when reach < line + 30.
+                return points >= line - defenders and (line == LINES[-1] or reach < line + 30)
+            return line <= reach < line + points
+    return False
 
 
 def _called_ace_due(s: Situation) -> bool:

@@ -103,6 +103,13 @@ class Style:
     last, which carries the blind) when it and the winning card come to at most this many points:
     only a seat that took a trick can win the leaster (0: never takes one on purpose)."""
 
+    lines: int = 0
+    """1: card play counts points toward the scoring lines (docs/rules.md, "Scoring a picked
+    hand") once the seat knows every seat's side: a trick that settles a line for its side by
+    itself is worth the fight, however few points it holds. For a defender, it carries the
+    defenders to 30, 60 or 90 card points with no higher line left in their reach; for the
+    picker's side, winning it leaves them short of their next line whatever the rest holds."""
+
     def pick_line(self, position: int, bump: bool = True) -> float:
         """Strength needed to pick from ``position`` (0: first to speak, 4 or more: dealer);
         ``bump``: whether the table doubles a lost hand (else ``pick_single`` is added)."""
