@@ -437,19 +437,38 @@ class CallDialog(ModalScreen[ActionMap | None]):
 
 
 class TypeAhead:
-    """A dialog whose input takes the keys typed while the dialog opens.
+    """A dialog that takes the keys typed while it opens.
 
     Keys typed right behind the key that opens a dialog were lost (over SSH the create dialog
     took seconds to open, and the name typed meanwhile vanished): they were already on their
     way to the screen below, or they reached the dialog before anything in it had the focus.
-    The screen below hands them over (:func:`hand_over_key`), and the dialog types them into
-    its input, the way the input itself would, until another field has the focus: a
-    character, Backspace, Enter (submits), and Esc (cancels) from the screen below. The
-    input's first contents are selected, so what is typed replaces them.
+    The screen below hands them over (:func:`hand_over_key`), and the dialog plays them once it
+    is ready, the way its fields would take them: a character, Backspace, Delete, Home, End and
+    the arrows edit the input that has the focus; Tab and Shift+Tab move to the next or the
+    previous field (before, they were dropped, and what was typed for the second field went
+    into the first: a number of hands typed behind Tab Tab became the table's name); Enter
+    submits the input, or opens a list; Esc cancels. The input's first contents are
+    selected, so what is typed replaces them, and so are a field's that Tab reaches.
     """
 
     TYPE_AHEAD: ClassVar[str] = "Input"
-    """The selector of the input that takes the keys."""
+    """The selector of the input that has the focus first."""
+
+    TYPE_AHEAD_KEYS: ClassVar[frozenset[str]] = frozenset(
+        (
+            "enter",
+            "backspace",
+            "escape",
+            "tab",
+            "shift+tab",
+            "delete",
+            "home",
+            "end",
+            "left",
+            "right",
+        )
+    )
+    """The keys besides characters that a dialog takes while it opens."""
 
     _early_keys: list[tuple[str, str | None]] | None = None
     """Keys handed over before the dialog was mounted (None: none)."""
@@ -471,9 +490,7 @@ class TypeAhead:
         """Take a key typed for this dialog before it was ready; whether it was taken."""
         if self._typed_enter:
             return False
-        if key not in ("enter", "backspace", "escape") and not (
-            character and character.isprintable()
-        ):
+        if key not in self.TYPE_AHEAD_KEYS and not (character and character.isprintable()):
             return False
         if not self._ready:
             if self._early_keys is None:
@@ -486,31 +503,72 @@ class TypeAhead:
         return self._type(key, character)
 
     def _type(self, key: str, character: str | None) -> bool:
-        target = self._type_ahead_input()
-        focused = cast(ModalScreen[Any], self).focused
-        if target is None or (focused is not None and focused is not target):
+        screen = cast(ModalScreen[Any], self)
+        if key in ("tab", "shift+tab"):
+            field = screen.focus_next() if key == "tab" else screen.focus_previous()
+            held = self._held_selects
+            if isinstance(field, Input) and (field.select_on_focus or field in held):
+                # Selected now, as the field's own focus handler does later: the keys typed
+                # after the Tab replace its contents, and that handler must not select them
+                # again (a key typed next would replace them too) until its focus events
+                # queued meanwhile have passed.
+                field.selection = Selection(0, len(field.value))
+                field.select_on_focus = False
+                held[field] = held.get(field, 0) + 1
+                field.call_later(self._release_select, field)
+            return True
+        field = screen.focused
+        if field is None:
+            field = self._type_ahead_input()
+        if isinstance(field, Select):
+            if key != "enter" and character != " ":
+                return False
+            self._typed_enter = True
+            field.action_show_overlay()
+            return True
+        if not isinstance(field, Input):
             return False
         if key == "enter":
             self._typed_enter = True
-            target.post_message(Input.Submitted(target, target.value))
+            field.post_message(Input.Submitted(field, field.value))
         elif key == "backspace":
-            target.action_delete_left()
+            field.action_delete_left()
+        elif key == "delete":
+            field.action_delete_right()
+        elif key in ("home", "end", "left", "right"):
+            getattr(field, f"action_{'cursor_' if key in ('left', 'right') else ''}{key}")()
         elif character and character.isprintable():
-            if target.selection.is_empty:
-                target.insert_text_at_cursor(character)
+            if field.selection.is_empty:
+                field.insert_text_at_cursor(character)
             else:
-                target.replace(character, *target.selection)
+                field.replace(character, *field.selection)
         else:
             return False
         return True
 
+    @property
+    def _held_selects(self) -> dict[Input, int]:
+        """Fields whose select on focus is held back, with the focus events yet to pass."""
+        held: dict[Input, int] | None = self.__dict__.get("_held")
+        if held is None:
+            held = self.__dict__["_held"] = {}
+        return held
+
+    def _release_select(self, field: Input) -> None:
+        held = self._held_selects
+        held[field] -= 1
+        if not held[field]:
+            del held[field]
+            field.select_on_focus = True
+
     def on_mount(self) -> None:
-        """Focus the input, select its contents (typing replaces them), then type the keys
+        """Focus the input, select its contents (typing replaces them), then play the keys
         handed over meanwhile."""
         target = self._type_ahead_input()
         if target is None:
             return
-        target.focus()
+        # Now, not later as Widget.focus does: a Tab typed ahead moves on from here.
+        cast(ModalScreen[Any], self).set_focus(target)
         target.selection = Selection(0, len(target.value))
         self._ready = True
         early, self._early_keys = self._early_keys or [], None
@@ -518,8 +576,11 @@ class TypeAhead:
             self.take_key(key, character)
 
     def on_key(self, event: events.Key) -> None:
-        """Type a key that reached the screen (nothing had the focus yet) into the input."""
-        if event.key != "escape" and self._type(event.key, event.character):
+        """Play a key that reached the screen itself (nothing had the focus yet) into the
+        dialog; a key on its way up from a field was that field's to take."""
+        if cast(ModalScreen[Any], self).focused is not None:
+            return
+        if event.key != "escape" and self.take_key(event.key, event.character):
             event.stop()
             event.prevent_default()
 
