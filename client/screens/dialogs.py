@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, OptionList, Select, Static
@@ -36,6 +37,7 @@ from engine.rules import (
     value_title,
 )
 from protocol.events import ActionMap
+from protocol.requests import HANDS_MAX, TIMER_MAX
 
 ALONE_QUESTION = (
     "Go alone, with no partner, against the other four? Your side's win or loss is yours"
@@ -727,6 +729,62 @@ def _option_choices() -> list[tuple[str, tuple[object, ...], str]]:
     return [(name, option_choices(name), OPTION_HELP[name]) for name in OPTION_NAMES]
 
 
+class FormInput(Input):
+    """A text field of a form: Ctrl+A selects it all, so that what is typed next replaces it
+    (Textual's Ctrl+A goes to the start, and a number typed after it went in front of the old
+    one: 3 over a selected 10 gave 310)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+a", "select_all", "Select all", show=False)
+    ]
+
+
+class NumberInput(FormInput):
+    """A whole number from ``low`` to ``high``, or empty (``empty`` says what empty means).
+
+    A key that cannot go in (not a digit, or one digit too many) is not dropped in silence (it
+    was, with at most a bell): the field posts :class:`NumberInput.Refused`, and the form says
+    the range at the field.
+    """
+
+    class Refused(Message):
+        """A key was refused by ``field``."""
+
+        def __init__(self, field: NumberInput) -> None:
+            super().__init__()
+            self.field = field
+
+    def __init__(
+        self, value: str = "", *, what: str, low: int, high: int, empty: str, **kwargs: Any
+    ) -> None:
+        super().__init__(value, restrict=r"[0-9]*", max_length=len(str(high)), **kwargs)
+        self.what, self.low, self.high, self.empty = what, low, high, empty
+
+    @property
+    def rule(self) -> str:
+        """What the field takes, said when it is given something else."""
+        return f"{self.what}: a whole number from {self.low} to {self.high}, or empty {self.empty}."
+
+    @property
+    def number(self) -> int | None:
+        """The number in the field (None: empty, or not a number in range)."""
+        text = self.value.strip()
+        if text.isdigit() and self.low <= int(text) <= self.high:
+            return int(text)
+        return None
+
+    @property
+    def problem(self) -> str | None:
+        """What is wrong with the field's text (None: nothing; empty is allowed)."""
+        if self.value.strip() and self.number is None:
+            return self.rule
+        return None
+
+    def restricted(self) -> None:
+        """Say why the key did not go in, rather than ringing the bell."""
+        self.post_message(self.Refused(self))
+
+
 CREATE_KEYS = "Tab next field · Ctrl+S create · Esc cancel"
 """The create dialog's keys, on its bottom border (Enter in a text field creates too)."""
 
@@ -741,6 +799,11 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
     """
 
     TYPE_AHEAD = "#f-name"
+
+    DEFAULT_CSS = """
+    CreateTableDialog .field-error { column-span: 2; color: $error; display: none; }
+    CreateTableDialog .field-error.-shown { display: block; }
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "cancel"),
@@ -760,7 +823,7 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
             # dialog opens belongs to the name.
             with VerticalScroll(id="create-form", can_focus=False), Grid(id="create-grid"):
                 yield Label("Table name")
-                yield Input(
+                yield FormInput(
                     value=self.default_name,
                     max_length=32,
                     id="f-name",
@@ -776,17 +839,29 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
                     compact=True,
                 )
                 yield Label("Hands")
-                yield Input(value="10", id="f-hands", type="integer", max_length=4, compact=True)
+                yield NumberInput(
+                    "10",
+                    what="Hands",
+                    low=1,
+                    high=HANDS_MAX,
+                    empty="for no limit",
+                    id="f-hands",
+                    compact=True,
+                )
+                yield Static(id="f-hands-error", classes="field-error")
                 yield Label("Turn timer (s)")
-                yield Input(
+                yield NumberInput(
+                    what="Turn timer (seconds)",
+                    low=5,
+                    high=int(TIMER_MAX),
+                    empty="for none",
                     id="f-timer",
-                    type="integer",
-                    max_length=4,
                     compact=True,
                     placeholder="none",
                 )
+                yield Static(id="f-timer-error", classes="field-error")
                 yield Label("Password")
-                yield Input(
+                yield FormInput(
                     id="f-password",
                     password=True,
                     max_length=64,
@@ -833,16 +908,14 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
         if not name:
             self._error("The table needs a name.")
             return None
-        hands_text = self.query_one("#f-hands", Input).value.strip()
-        timer_text = self.query_one("#f-timer", Input).value.strip()
-        hands = int(hands_text) if hands_text.isdigit() else None
-        if hands_text and (hands is None or hands < 1):
-            self._error("Hands must be a whole number of at least 1, or empty.")
-            return None
-        timer = int(timer_text) if timer_text.isdigit() else None
-        if timer_text and (timer is None or timer < 5):
-            self._error("The turn timer must be at least 5 seconds, or empty.")
-            return None
+        for field in self.query(NumberInput):
+            if field.problem:
+                self._say(field, field.problem)
+                self._error(field.problem)
+                field.focus()
+                return None
+        hands = self.query_one("#f-hands", NumberInput).number
+        timer = self.query_one("#f-timer", NumberInput).number
         options: dict[str, Any] = {}
         for name_, choices, _ in _option_choices():
             value = self.query_one(f"#o-{name_}", Select).value
@@ -860,6 +933,27 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
 
     def _error(self, text: str) -> None:
         self.query_one("#create-error", Static).update(text)
+
+    def _say(self, field: NumberInput, text: str | None) -> None:
+        """Show ``text`` on the line under ``field`` (None: hide the line)."""
+        line = self.query_one(f"#{field.id}-error", Static)
+        line.update(text or "")
+        line.set_class(bool(text), "-shown")
+        if text:
+            # Once the line is laid out: the form scrolls, and the field's line must be seen.
+            self.call_after_refresh(line.scroll_visible, animate=False)
+        else:
+            self._error("")
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        """Say at once, under the field, when a number is out of its range."""
+        if isinstance(event.input, NumberInput):
+            self._say(event.input, event.input.problem)
+
+    @on(NumberInput.Refused)
+    def _refused(self, event: NumberInput.Refused) -> None:
+        self._say(event.field, event.field.rule)
 
     def action_create(self) -> None:
         """Create the table with the form's values."""
