@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, OptionList, Select, Static
@@ -36,6 +37,7 @@ from engine.rules import (
     value_title,
 )
 from protocol.events import ActionMap
+from protocol.requests import HANDS_MAX, TIMER_MAX
 
 ALONE_QUESTION = (
     "Go alone, with no partner, against the other four? Your side's win or loss is yours"
@@ -437,19 +439,38 @@ class CallDialog(ModalScreen[ActionMap | None]):
 
 
 class TypeAhead:
-    """A dialog whose input takes the keys typed while the dialog opens.
+    """A dialog that takes the keys typed while it opens.
 
     Keys typed right behind the key that opens a dialog were lost (over SSH the create dialog
     took seconds to open, and the name typed meanwhile vanished): they were already on their
     way to the screen below, or they reached the dialog before anything in it had the focus.
-    The screen below hands them over (:func:`hand_over_key`), and the dialog types them into
-    its input, the way the input itself would, until another field has the focus: a
-    character, Backspace, Enter (submits), and Esc (cancels) from the screen below. The
-    input's first contents are selected, so what is typed replaces them.
+    The screen below hands them over (:func:`hand_over_key`), and the dialog plays them once it
+    is ready, the way its fields would take them: a character, Backspace, Delete, Home, End and
+    the arrows edit the input that has the focus; Tab and Shift+Tab move to the next or the
+    previous field (before, they were dropped, and what was typed for the second field went
+    into the first: a number of hands typed behind Tab Tab became the table's name); Enter
+    submits the input, or opens a list; Esc cancels. The input's first contents are
+    selected, so what is typed replaces them, and so are a field's that Tab reaches.
     """
 
     TYPE_AHEAD: ClassVar[str] = "Input"
-    """The selector of the input that takes the keys."""
+    """The selector of the input that has the focus first."""
+
+    TYPE_AHEAD_KEYS: ClassVar[frozenset[str]] = frozenset(
+        (
+            "enter",
+            "backspace",
+            "escape",
+            "tab",
+            "shift+tab",
+            "delete",
+            "home",
+            "end",
+            "left",
+            "right",
+        )
+    )
+    """The keys besides characters that a dialog takes while it opens."""
 
     _early_keys: list[tuple[str, str | None]] | None = None
     """Keys handed over before the dialog was mounted (None: none)."""
@@ -471,9 +492,7 @@ class TypeAhead:
         """Take a key typed for this dialog before it was ready; whether it was taken."""
         if self._typed_enter:
             return False
-        if key not in ("enter", "backspace", "escape") and not (
-            character and character.isprintable()
-        ):
+        if key not in self.TYPE_AHEAD_KEYS and not (character and character.isprintable()):
             return False
         if not self._ready:
             if self._early_keys is None:
@@ -486,31 +505,72 @@ class TypeAhead:
         return self._type(key, character)
 
     def _type(self, key: str, character: str | None) -> bool:
-        target = self._type_ahead_input()
-        focused = cast(ModalScreen[Any], self).focused
-        if target is None or (focused is not None and focused is not target):
+        screen = cast(ModalScreen[Any], self)
+        if key in ("tab", "shift+tab"):
+            field = screen.focus_next() if key == "tab" else screen.focus_previous()
+            held = self._held_selects
+            if isinstance(field, Input) and (field.select_on_focus or field in held):
+                # Selected now, as the field's own focus handler does later: the keys typed
+                # after the Tab replace its contents, and that handler must not select them
+                # again (a key typed next would replace them too) until its focus events
+                # queued meanwhile have passed.
+                field.selection = Selection(0, len(field.value))
+                field.select_on_focus = False
+                held[field] = held.get(field, 0) + 1
+                field.call_later(self._release_select, field)
+            return True
+        field = screen.focused
+        if field is None:
+            field = self._type_ahead_input()
+        if isinstance(field, Select):
+            if key != "enter" and character != " ":
+                return False
+            self._typed_enter = True
+            field.action_show_overlay()
+            return True
+        if not isinstance(field, Input):
             return False
         if key == "enter":
             self._typed_enter = True
-            target.post_message(Input.Submitted(target, target.value))
+            field.post_message(Input.Submitted(field, field.value))
         elif key == "backspace":
-            target.action_delete_left()
+            field.action_delete_left()
+        elif key == "delete":
+            field.action_delete_right()
+        elif key in ("home", "end", "left", "right"):
+            getattr(field, f"action_{'cursor_' if key in ('left', 'right') else ''}{key}")()
         elif character and character.isprintable():
-            if target.selection.is_empty:
-                target.insert_text_at_cursor(character)
+            if field.selection.is_empty:
+                field.insert_text_at_cursor(character)
             else:
-                target.replace(character, *target.selection)
+                field.replace(character, *field.selection)
         else:
             return False
         return True
 
+    @property
+    def _held_selects(self) -> dict[Input, int]:
+        """Fields whose select on focus is held back, with the focus events yet to pass."""
+        held: dict[Input, int] | None = self.__dict__.get("_held")
+        if held is None:
+            held = self.__dict__["_held"] = {}
+        return held
+
+    def _release_select(self, field: Input) -> None:
+        held = self._held_selects
+        held[field] -= 1
+        if not held[field]:
+            del held[field]
+            field.select_on_focus = True
+
     def on_mount(self) -> None:
-        """Focus the input, select its contents (typing replaces them), then type the keys
+        """Focus the input, select its contents (typing replaces them), then play the keys
         handed over meanwhile."""
         target = self._type_ahead_input()
         if target is None:
             return
-        target.focus()
+        # Now, not later as Widget.focus does: a Tab typed ahead moves on from here.
+        cast(ModalScreen[Any], self).set_focus(target)
         target.selection = Selection(0, len(target.value))
         self._ready = True
         early, self._early_keys = self._early_keys or [], None
@@ -518,8 +578,11 @@ class TypeAhead:
             self.take_key(key, character)
 
     def on_key(self, event: events.Key) -> None:
-        """Type a key that reached the screen (nothing had the focus yet) into the input."""
-        if event.key != "escape" and self._type(event.key, event.character):
+        """Play a key that reached the screen itself (nothing had the focus yet) into the
+        dialog; a key on its way up from a field was that field's to take."""
+        if cast(ModalScreen[Any], self).focused is not None:
+            return
+        if event.key != "escape" and self.take_key(event.key, event.character):
             event.stop()
             event.prevent_default()
 
@@ -666,6 +729,62 @@ def _option_choices() -> list[tuple[str, tuple[object, ...], str]]:
     return [(name, option_choices(name), OPTION_HELP[name]) for name in OPTION_NAMES]
 
 
+class FormInput(Input):
+    """A text field of a form: Ctrl+A selects it all, so that what is typed next replaces it
+    (Textual's Ctrl+A goes to the start, and a number typed after it went in front of the old
+    one: 3 over a selected 10 gave 310)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+a", "select_all", "Select all", show=False)
+    ]
+
+
+class NumberInput(FormInput):
+    """A whole number from ``low`` to ``high``, or empty (``empty`` says what empty means).
+
+    A key that cannot go in (not a digit, or one digit too many) is not dropped in silence (it
+    was, with at most a bell): the field posts :class:`NumberInput.Refused`, and the form says
+    the range at the field.
+    """
+
+    class Refused(Message):
+        """A key was refused by ``field``."""
+
+        def __init__(self, field: NumberInput) -> None:
+            super().__init__()
+            self.field = field
+
+    def __init__(
+        self, value: str = "", *, what: str, low: int, high: int, empty: str, **kwargs: Any
+    ) -> None:
+        super().__init__(value, restrict=r"[0-9]*", max_length=len(str(high)), **kwargs)
+        self.what, self.low, self.high, self.empty = what, low, high, empty
+
+    @property
+    def rule(self) -> str:
+        """What the field takes, said when it is given something else."""
+        return f"{self.what}: a whole number from {self.low} to {self.high}, or empty {self.empty}."
+
+    @property
+    def number(self) -> int | None:
+        """The number in the field (None: empty, or not a number in range)."""
+        text = self.value.strip()
+        if text.isdigit() and self.low <= int(text) <= self.high:
+            return int(text)
+        return None
+
+    @property
+    def problem(self) -> str | None:
+        """What is wrong with the field's text (None: nothing; empty is allowed)."""
+        if self.value.strip() and self.number is None:
+            return self.rule
+        return None
+
+    def restricted(self) -> None:
+        """Say why the key did not go in, rather than ringing the bell."""
+        self.post_message(self.Refused(self))
+
+
 CREATE_KEYS = "Tab next field · Ctrl+S create · Esc cancel"
 """The create dialog's keys, on its bottom border (Enter in a text field creates too)."""
 
@@ -680,6 +799,11 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
     """
 
     TYPE_AHEAD = "#f-name"
+
+    DEFAULT_CSS = """
+    CreateTableDialog .field-error { column-span: 2; color: $error; display: none; }
+    CreateTableDialog .field-error.-shown { display: block; }
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "cancel"),
@@ -699,7 +823,7 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
             # dialog opens belongs to the name.
             with VerticalScroll(id="create-form", can_focus=False), Grid(id="create-grid"):
                 yield Label("Table name")
-                yield Input(
+                yield FormInput(
                     value=self.default_name,
                     max_length=32,
                     id="f-name",
@@ -715,17 +839,29 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
                     compact=True,
                 )
                 yield Label("Hands")
-                yield Input(value="10", id="f-hands", type="integer", max_length=4, compact=True)
+                yield NumberInput(
+                    "10",
+                    what="Hands",
+                    low=1,
+                    high=HANDS_MAX,
+                    empty="for no limit",
+                    id="f-hands",
+                    compact=True,
+                )
+                yield Static(id="f-hands-error", classes="field-error")
                 yield Label("Turn timer (s)")
-                yield Input(
+                yield NumberInput(
+                    what="Turn timer (seconds)",
+                    low=5,
+                    high=int(TIMER_MAX),
+                    empty="for none",
                     id="f-timer",
-                    type="integer",
-                    max_length=4,
                     compact=True,
                     placeholder="none",
                 )
+                yield Static(id="f-timer-error", classes="field-error")
                 yield Label("Password")
-                yield Input(
+                yield FormInput(
                     id="f-password",
                     password=True,
                     max_length=64,
@@ -772,16 +908,14 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
         if not name:
             self._error("The table needs a name.")
             return None
-        hands_text = self.query_one("#f-hands", Input).value.strip()
-        timer_text = self.query_one("#f-timer", Input).value.strip()
-        hands = int(hands_text) if hands_text.isdigit() else None
-        if hands_text and (hands is None or hands < 1):
-            self._error("Hands must be a whole number of at least 1, or empty.")
-            return None
-        timer = int(timer_text) if timer_text.isdigit() else None
-        if timer_text and (timer is None or timer < 5):
-            self._error("The turn timer must be at least 5 seconds, or empty.")
-            return None
+        for field in self.query(NumberInput):
+            if field.problem:
+                self._say(field, field.problem)
+                self._error(field.problem)
+                field.focus()
+                return None
+        hands = self.query_one("#f-hands", NumberInput).number
+        timer = self.query_one("#f-timer", NumberInput).number
         options: dict[str, Any] = {}
         for name_, choices, _ in _option_choices():
             value = self.query_one(f"#o-{name_}", Select).value
@@ -799,6 +933,27 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
 
     def _error(self, text: str) -> None:
         self.query_one("#create-error", Static).update(text)
+
+    def _say(self, field: NumberInput, text: str | None) -> None:
+        """Show ``text`` on the line under ``field`` (None: hide the line)."""
+        line = self.query_one(f"#{field.id}-error", Static)
+        line.update(text or "")
+        line.set_class(bool(text), "-shown")
+        if text:
+            # Once the line is laid out: the form scrolls, and the field's line must be seen.
+            self.call_after_refresh(line.scroll_visible, animate=False)
+        else:
+            self._error("")
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        """Say at once, under the field, when a number is out of its range."""
+        if isinstance(event.input, NumberInput):
+            self._say(event.input, event.input.problem)
+
+    @on(NumberInput.Refused)
+    def _refused(self, event: NumberInput.Refused) -> None:
+        self._say(event.field, event.field.rule)
 
     def action_create(self) -> None:
         """Create the table with the form's values."""

@@ -81,3 +81,30 @@ async def test_esc_typed_right_behind_a_chat_line_keeps_the_table() -> None:
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
         assert [m["type"] for m in app.outbox] == ["chat"]
+
+
+async def test_tab_typed_while_the_create_dialog_opens_moves_to_the_next_field() -> None:
+    """c Tab Tab Backspace 1 Enter in one go (a laggy SSH door): the 1 is the number of
+    hands, and the name stays (before, the Tabs were dropped: the name became "1" and the
+    match had the old 10 hands)."""
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        burst(pilot, ["c", "tab", "tab", "backspace", "1", "enter"])
+        await wait_for(pilot, lambda: any(m["type"] == "create_table" for m in app.outbox))
+        created = next(m for m in app.outbox if m["type"] == "create_table")
+        assert (created["name"], created["hands"]) == ("My's table", 1)
+
+
+async def test_shift_tab_typed_while_the_create_dialog_opens_goes_back() -> None:
+    """Tab Tab Tab Shift+Tab typed ahead: what follows goes into the hands, replacing them."""
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        burst(pilot, ["c", "tab", "tab", "tab", "shift+tab", "7"])
+        await wait_for(pilot, lambda: bool(app.screen.query("#f-hands")))
+        hands = app.screen.query_one("#f-hands", Input)
+        await wait_for(pilot, lambda: hands.value == "7")
+        await pilot.press("8")  # typed once the dialog is up: it goes on from the 7
+        assert hands.value == "78"
+        assert app.screen.query_one("#f-name", Input).value == "My's table"

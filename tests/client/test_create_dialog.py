@@ -1,0 +1,98 @@
+"""The create-table dialog's fields, set by keyboard the way a person does: Tab to a field,
+type over it, Backspace, Ctrl+A. A number that is not taken is said at its field with its
+range (it was dropped in silence, or refused at the server), and the number typed is the
+number sent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.widgets import Input, Static
+
+from client.app import SheepsheadApp
+from client.screens.dialogs import CreateTableDialog
+from client.screens.lobby import LobbyScreen
+from tests.client.test_e2e import SIZE, wait_for
+
+TO_HANDS = ["tab", "tab"]
+TO_TIMER = ["tab", "tab", "tab"]
+
+
+async def _dialog(app: SheepsheadApp, pilot: Any, keys: list[str]) -> CreateTableDialog:
+    """Open the dialog from the lobby with c and press ``keys`` in it."""
+    await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+    await pilot.press("c")
+    await wait_for(pilot, lambda: isinstance(app.screen, CreateTableDialog))
+    dialog = app.screen
+    assert isinstance(dialog, CreateTableDialog)
+    await wait_for(pilot, lambda: dialog.focused is dialog.query_one("#f-name"))
+    await pilot.press(*keys)
+    return dialog
+
+
+def _created(app: SheepsheadApp) -> list[dict[str, Any]]:
+    return [m for m in app.outbox if m["type"] == "create_table"]
+
+
+@pytest.mark.parametrize(
+    ("keys", "hands"),
+    [
+        (["ctrl+a", "3"], 3),  # Ctrl+A selects it all (it went to the start: 310)
+        (["backspace", "1"], 1),
+        (["home", "3"], 310),  # at the start, a digit goes in front: editing, as asked
+        (["end", "backspace", "backspace", "1", "2"], 12),
+    ],
+)
+async def test_the_hands_typed_are_the_hands_sent(keys: list[str], hands: int) -> None:
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await _dialog(app, pilot, [*TO_HANDS, *keys, "enter"])
+        await wait_for(pilot, lambda: bool(_created(app)))
+        assert _created(app)[0]["hands"] == hands
+
+
+@pytest.mark.parametrize(
+    ("keys", "field", "said"),
+    [
+        ([*TO_HANDS, "x"], "f-hands", "from 1 to 1000"),  # a letter: the bell alone, before
+        ([*TO_HANDS, "minus"], "f-hands", "from 1 to 1000"),
+        ([*TO_HANDS, *"0"], "f-hands", "from 1 to 1000"),
+        ([*TO_HANDS, *"2000"], "f-hands", "from 1 to 1000"),  # the server refused it
+        ([*TO_HANDS, *"99999"], "f-hands", "from 1 to 1000"),  # the 5th 9 went in silence
+        ([*TO_TIMER, *"3"], "f-timer", "from 5 to 86400"),
+        ([*TO_TIMER, *"999999"], "f-timer", "from 5 to 86400"),
+    ],
+)
+async def test_a_number_not_taken_is_said_at_its_field(
+    keys: list[str], field: str, said: str
+) -> None:
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await _dialog(app, pilot, keys)
+        line = dialog.query_one(f"#{field}-error", Static)
+        assert line.display and said in str(line.render()), str(line.render())
+        assert line.region.y == dialog.query_one(f"#{field}", Input).region.y + 1  # under it
+
+
+async def test_a_number_out_of_range_is_not_sent_and_keeps_its_field() -> None:
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await _dialog(app, pilot, [*TO_HANDS, *"2000", "tab", "ctrl+s"])
+        await pilot.pause()
+        assert app.screen is dialog and not _created(app)
+        hands = dialog.query_one("#f-hands", Input)
+        assert dialog.focused is hands
+        await pilot.press("5", "0", "enter")  # over the 2000, selected again: sent as typed
+        await wait_for(pilot, lambda: bool(_created(app)))
+        assert _created(app)[0]["hands"] == 50
+
+
+async def test_the_message_goes_once_the_number_is_in_range() -> None:
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await _dialog(app, pilot, [*TO_TIMER, "3"])
+        line = dialog.query_one("#f-timer-error", Static)
+        assert line.display
+        await pilot.press("0")
+        assert not line.display
