@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Static
 
+from client.model import plural
 from client.screens.base import GameScreen
 from client.screens.dialogs import hand_over_key
 from engine.rules import preset_title
@@ -175,7 +176,7 @@ class LobbyScreen(GameScreen[None]):
         if table.get("host"):
             text.append(f" · host {table['host']}")
         limit = table.get("hands")
-        text.append(f" · {limit} hands" if limit else " · open-ended")
+        text.append(f" · {plural(int(limit), 'hand')}" if limit else " · open-ended")
         if table.get("turn_timer"):
             text.append(f" · {table['turn_timer']} s turns")
         seats = []

@@ -564,3 +564,22 @@ async def test_i_at_a_table_without_the_coach_says_so() -> None:
         await pilot.pause()
         assert any("no coach" in n.message for n in app._notifications)
         assert app.outbox == []
+
+
+async def test_the_lobby_detail_counts_hands_in_words() -> None:
+    # "1 hands" read wrong in the lobby's line about the highlighted table.
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        tables = [
+            {"id": f"t{n}", "name": f"T{n}", "state": "waiting", "hands": hands, "seats": []}
+            for n, hands in ((1, 1), (2, 10), (3, None))
+        ]
+        lobby.show_tables(tables)
+        texts = []
+        for _ in tables:
+            await pilot.pause()
+            texts.append(str(lobby.query_one("#lobby-detail").render()).splitlines()[0])
+            await pilot.press("down")
+        assert texts == [" T1 · 1 hand", " T2 · 10 hands", " T3 · open-ended"]
