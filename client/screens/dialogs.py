@@ -793,6 +793,20 @@ CREATE_FIXED_ROWS = 11
 two borders, the help (three, and a gap), the error line, the buttons (and a gap)."""
 
 
+class FieldLabel(Label):
+    """A form field's name: a click on it focuses its field, as a label does on a web form."""
+
+    def __init__(self, text: str, field_id: str, *, classes: str | None = None) -> None:
+        super().__init__(text, id=f"label-{field_id}", classes=classes)
+        self.field_id = field_id
+        """The id of the field it names."""
+
+    def on_click(self, event: events.Click) -> None:
+        """Focus the field."""
+        event.stop()
+        self.screen.query_one(f"#{self.field_id}").focus()
+
+
 class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
     """The fields of ``create_table``: name, preset, options, hands, password, turn timer and
     whether the coach's hints are on. A name typed while it opens is kept (:class:`TypeAhead`).
@@ -822,7 +836,7 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
             # Not focusable itself: it scrolls to the focused field, and a key typed while the
             # dialog opens belongs to the name.
             with VerticalScroll(id="create-form", can_focus=False), Grid(id="create-grid"):
-                yield Label("Table name")
+                yield FieldLabel("Table name", "f-name")
                 yield FormInput(
                     value=self.default_name,
                     max_length=32,
@@ -830,7 +844,7 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
                     compact=True,
                     select_on_focus=False,
                 )
-                yield Label("Rules preset")
+                yield FieldLabel("Rules preset", "f-preset")
                 yield Select(
                     [(preset_title(p), p) for p in PRESETS],
                     value=DEFAULT_PRESET,
@@ -838,7 +852,7 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
                     id="f-preset",
                     compact=True,
                 )
-                yield Label("Hands")
+                yield FieldLabel("Hands", "f-hands")
                 yield NumberInput(
                     "10",
                     what="Hands",
@@ -849,7 +863,7 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
                     compact=True,
                 )
                 yield Static(id="f-hands-error", classes="field-error")
-                yield Label("Turn timer (s)")
+                yield FieldLabel("Turn timer (s)", "f-timer")
                 yield NumberInput(
                     what="Turn timer (seconds)",
                     low=5,
@@ -860,7 +874,7 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
                     placeholder="none",
                 )
                 yield Static(id="f-timer-error", classes="field-error")
-                yield Label("Password")
+                yield FieldLabel("Password", "f-password")
                 yield FormInput(
                     id="f-password",
                     password=True,
@@ -868,7 +882,7 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
                     compact=True,
                     placeholder="none: an open table",
                 )
-                yield Label("Coach hints")
+                yield FieldLabel("Coach hints", "f-hints")
                 yield Select(
                     [("off", "off"), ("on: i asks for a hint", "on")],
                     value="off",
@@ -877,7 +891,7 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
                     compact=True,
                 )
                 for name, choices, _ in _option_choices():
-                    yield Label(option_title(name), classes="option-name")
+                    yield FieldLabel(option_title(name), f"o-{name}", classes="option-name")
                     items = [("as the preset", "preset")]
                     items += [(value_title(name, c), _show(c)) for c in choices]
                     yield Select(

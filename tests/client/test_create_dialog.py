@@ -96,3 +96,13 @@ async def test_the_message_goes_once_the_number_is_in_range() -> None:
         assert line.display
         await pilot.press("0")
         assert not line.display
+
+
+async def test_a_click_on_a_fields_name_focuses_the_field() -> None:
+    # Clicking "Hands" did nothing: only the field itself took a click.
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await _dialog(app, pilot, [])
+        for field in ("f-hands", "f-timer", "f-preset", "f-name"):
+            await pilot.click(f"#label-{field}")
+            await wait_for(pilot, lambda f=field: dialog.focused is dialog.query_one(f"#{f}"))
