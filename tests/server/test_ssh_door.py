@@ -477,6 +477,71 @@ async def test_keyboard_interactive_is_offered_once_and_what_it_is_sent_lets_nob
         await until(lambda: not doors.gate.per_address)
 
 
+class _Asking(asyncssh.SSHClient):
+    """A client that, once its first login request is refused, sends ``count`` password
+    requests at once in the same connection (each is refused: passwords are off)."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.refusals = 0
+        self.lost = asyncio.Event()
+
+    def connection_made(self, conn: Any) -> None:
+        from asyncssh.constants import MSG_USERAUTH_FAILURE, MSG_USERAUTH_REQUEST
+        from asyncssh.packet import Boolean, String
+
+        handlers = dict(conn._packet_handlers)
+
+        def failure(conn: Any, pkttype: int, pktid: int, packet: Any) -> None:
+            self.refusals += 1
+            if self.refusals == 1:
+                args = (Boolean(False), String("secret"))
+                request = conn._get_userauth_request_packet(b"password", args)[1:]
+                for _ in range(self.count):
+                    conn.send_packet(MSG_USERAUTH_REQUEST, request)
+
+        handlers[MSG_USERAUTH_FAILURE] = failure
+        conn._packet_handlers = handlers
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost.set()
+
+
+async def test_a_flood_of_refused_login_requests_closes_the_connection(tmp_path: Path) -> None:
+    """Each refused login request (a password, keyboard-interactive once it was offered, a
+    key) costs the door some 0.1 ms to receive and refuse, and nothing bounded how many one
+    connection sent during its 30 s of login grace: 20,000 in 6 s kept a core busy. Past
+    ``LOGIN_REQUESTS_MAX`` the connection is closed."""
+    async with ssh_door(tmp_path) as (_, doors):
+        assert doors.ssh is not None
+        client = _Asking(1000)
+        port = doors.ssh.port
+
+        async def log_in() -> None:
+            await asyncssh.connect(
+                "127.0.0.1",
+                port,
+                username="ann",
+                client_factory=lambda: client,
+                client_keys=[],
+                known_hosts=None,
+                agent_path=None,
+                password=None,
+                login_timeout=60,
+            )
+
+        task = asyncio.create_task(log_in())
+        try:
+            await until(lambda: client.lost.is_set() or client.refusals > 1000)
+            assert client.lost.is_set()
+            assert client.refusals <= ssh.LOGIN_REQUESTS_MAX
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, asyncssh.Error, OSError):
+                await task
+        await until(lambda: not doors.gate.per_address)
+
+
 async def test_ssh_keys_limits_the_door(tmp_path: Path, key: asyncssh.SSHKey) -> None:
     allowed = tmp_path / "authorized_keys"
     allowed.write_bytes(key.export_public_key())
