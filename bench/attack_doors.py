@@ -42,7 +42,10 @@ one scenario at a time, ``--loops`` loops in one attacking process (at low prior
 - ``keyless restart``: ``keyless logins`` against a server of its own on a fixed SSH port,
   stopped (SIGTERM) half-way through and started again on the same port and database: how
   long the stop and the start took with the logins in flight, and how the attempts ended
-  (no victim: the game port changes).
+  (no victim: the game port changes);
+- ``login requests``: an SSH connection with no key (each loop from 127.0.0.(40 + n)) keeps
+  100 password requests in flight, one more sent for each refusal, until the door closes it
+  (then another): each refused request costs the door its receiving and its refusal.
 
 Each prints the victim's ping, the CPU the server and its ended children used over the
 window (and the server's alone), the server's resident memory before and after, its children's
@@ -63,6 +66,7 @@ benchlib.put_project_first(__file__)
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
 import contextlib  # noqa: E402
+import logging  # noqa: E402
 import multiprocessing  # noqa: E402
 import socket  # noqa: E402
 import tempfile  # noqa: E402
@@ -93,6 +97,7 @@ SCENARIOS = (
     "keyless logins",
     "unlisted keys",
     "keyless restart",
+    "login requests",
 )
 SSH_SCENARIOS = (
     "ssh churn",
@@ -101,6 +106,7 @@ SSH_SCENARIOS = (
     "slow quitters",
     "keyless logins",
     "unlisted keys",
+    "login requests",
 )
 ADDRESSES = {"resize flood": "127.0.0.6", "huge pty": "127.0.0.7", "slow quitters": "127.0.0.8"}
 """Scenarios that attack from an address of their own: the earlier ones use up the start
@@ -469,6 +475,73 @@ async def _refused_logins(
             ended["second keyboard-interactive and password refused"] += 1
 
 
+async def login_requests(port: int, deadline: float, ended: Counter[str], number: int) -> None:
+    """Password requests, 100 in flight, on a connection without a key; a new one when the
+    door closes it, until ``deadline``."""
+    import asyncssh
+    from asyncssh.constants import MSG_USERAUTH_FAILURE, MSG_USERAUTH_REQUEST
+    from asyncssh.packet import Boolean, String
+
+    class Asking(asyncssh.SSHClient):
+        def __init__(self) -> None:
+            self.lost = asyncio.Event()
+            self.conn: Any = None
+
+        def connection_made(self, conn: Any) -> None:
+            self.conn = conn
+            handlers = dict(conn._packet_handlers)
+            request = conn._get_userauth_request_packet(
+                b"password", (Boolean(False), String("secret"))
+            )[1:]
+
+            def failure(conn: Any, pkttype: int, pktid: int, packet: Any) -> None:
+                ended["refused requests"] += 1
+                for _ in range(1 if self.started else 100):
+                    conn.send_packet(MSG_USERAUTH_REQUEST, request)
+                self.started = True
+
+            self.started = False
+            handlers[MSG_USERAUTH_FAILURE] = failure
+            conn._packet_handlers = handlers
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self.lost.set()
+
+    # Requests sent after the door closed: asyncio warns once for each.
+    logging.getLogger("asyncio").setLevel(logging.ERROR)
+    address = f"127.0.0.{KEYLESS_ADDRESS + 20 + number}"
+    while time.monotonic() < deadline:
+        client = Asking()
+
+        async def log_in(client: Any = client) -> None:
+            await asyncssh.connect(
+                "127.0.0.1",
+                port,
+                username="asking",
+                client_factory=lambda: client,
+                client_keys=[],
+                known_hosts=None,
+                agent_path=None,
+                password=None,
+                local_addr=(address, 0),
+                login_timeout=60,
+            )
+
+        task = asyncio.create_task(log_in())
+        lost = asyncio.create_task(client.lost.wait())
+        await asyncio.wait({task, lost}, timeout=max(0.0, deadline - time.monotonic()))
+        if lost.done():
+            ended["closed by the server"] += 1
+        elif task.done() and task.exception() is not None:
+            ended[type(task.exception()).__name__] += 1
+        if client.conn is not None:
+            client.conn.abort()
+        for pending in (task, lost):
+            pending.cancel()
+            with contextlib.suppress(asyncio.CancelledError, asyncssh.Error, OSError):
+                await pending
+
+
 LOOPS: dict[str, Callable[[int, float, Counter[str], int], Awaitable[None]]] = {
     "tab churn": tab_churn,
     "ssh churn": ssh_churn,
@@ -481,6 +554,7 @@ LOOPS: dict[str, Callable[[int, float, Counter[str], int], Awaitable[None]]] = {
     "keyless logins": keyless_logins,
     "unlisted keys": unlisted_keys,
     "keyless restart": keyless_logins,
+    "login requests": login_requests,
 }
 
 
