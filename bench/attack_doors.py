@@ -28,7 +28,24 @@ one scenario at a time, ``--loops`` loops in one attacking process (at low prior
   bytes a second (a slow link): the door waits for output that moves (up to 60 s after the
   exit, ``CLOSE_AFTER_EXIT_MAX``), so each session holds a slot that long; a new one when
   closed. Run it with ``--seconds 75`` to see the whole hold; the attempts count the sessions
-  by how long the server held them after the ``q``.
+  by how long the server held them after the ``q``;
+- ``keyless logins``: an SSH login that offers no key, each loop from an address of its own
+  (127.0.0.20 and up, so that each has the connection allowance of an address): the door
+  offers keyboard-interactive once, to say how to make a key; the loop answers its challenge
+  with an empty answer, or with :data:`LONG_ANSWER` characters (near asyncssh's 256 KiB packet
+  limit), and every other login then asks for keyboard-interactive again and tries a password
+  in the same connection, before it is refused and leaves; the attempts count each refusal
+  by its answer, what the door said, and whether anything was let in or offered twice;
+- ``unlisted keys``: the same, offering a key that ``--ssh-keys`` does not list (from
+  127.0.0.30 and up), against a server of its own started with an ``authorized_keys`` file
+  (and a victim of its own): the door says the key is not listed;
+- ``keyless restart``: ``keyless logins`` against a server of its own on a fixed SSH port,
+  stopped (SIGTERM) half-way through and started again on the same port and database: how
+  long the stop and the start took with the logins in flight, and how the attempts ended
+  (no victim: the game port changes);
+- ``login requests``: an SSH connection with no key (each loop from 127.0.0.(40 + n)) keeps
+  100 password requests in flight, one more sent for each refusal, until the door closes it
+  (then another): each refused request costs the door its receiving and its refusal.
 
 Each prints the victim's ping, the CPU the server and its ended children used over the
 window (and the server's alone), the server's resident memory before and after, its children's
@@ -49,7 +66,9 @@ benchlib.put_project_first(__file__)
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
 import contextlib  # noqa: E402
+import logging  # noqa: E402
 import multiprocessing  # noqa: E402
+import socket  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections import Counter  # noqa: E402
@@ -75,8 +94,20 @@ SCENARIOS = (
     "resize flood",
     "huge pty",
     "slow quitters",
+    "keyless logins",
+    "unlisted keys",
+    "keyless restart",
+    "login requests",
 )
-SSH_SCENARIOS = ("ssh churn", "resize flood", "huge pty", "slow quitters")
+SSH_SCENARIOS = (
+    "ssh churn",
+    "resize flood",
+    "huge pty",
+    "slow quitters",
+    "keyless logins",
+    "unlisted keys",
+    "login requests",
+)
 ADDRESSES = {"resize flood": "127.0.0.6", "huge pty": "127.0.0.7", "slow quitters": "127.0.0.8"}
 """Scenarios that attack from an address of their own: the earlier ones use up the start
 allowance of :data:`ATTACKER_ADDRESS`."""
@@ -84,6 +115,12 @@ WELL_BEHAVED_ADDRESS = "127.0.0.9"
 """Where the well-behaved browser of ``ws GETs`` opens its tabs from."""
 BIG_PING = 3_700_000
 """Characters in a ``big pings`` message."""
+LONG_ANSWER = 250_000
+"""Characters in the long answer of ``keyless logins`` to keyboard-interactive: as long as
+asyncssh's largest packet (256 KiB) lets it be."""
+KEYLESS_ADDRESS = 20
+"""``keyless logins`` loop ``n`` attacks from 127.0.0.(20 + n); ``unlisted keys`` from
+127.0.0.(30 + n)."""
 
 
 def loop_address(number: int) -> str:
@@ -317,6 +354,194 @@ async def slow_quitters(port: int, deadline: float, ended: Counter[str], number:
             await asyncio.sleep(0.5)
 
 
+def _keyless_client() -> Any:
+    """The class of a client that offers keyboard-interactive, answers the challenge with its
+    ``answer``, and (``probe``) once refused asks for keyboard-interactive again and then tries
+    a password in the same connection, whatever the door lists (asyncssh's client would only
+    try what the door lists, so these two requests are sent as packets of their own)."""
+    import asyncssh
+    from asyncssh.constants import MSG_USERAUTH_FAILURE, MSG_USERAUTH_REQUEST
+    from asyncssh.packet import Boolean, String
+
+    class Keyless(asyncssh.SSHClient):
+        def __init__(self, answer: str, probe: bool) -> None:
+            self.answer = answer
+            self.probe = probe
+            self.challenges: list[str] = []
+            """The instructions of each keyboard-interactive challenge the door sent."""
+            self.listed: list[list[bytes]] = []
+            """The methods each refusal after the first challenge listed."""
+            self.probes = 0
+
+        def connection_made(self, conn: Any) -> None:
+            # The same trick as the door's own metering: a copy of the packet table on this
+            # connection alone, so that a refusal can be answered with a request of ours.
+            handlers = dict(conn._packet_handlers)
+            original = handlers[MSG_USERAUTH_FAILURE]
+
+            def failure(conn: Any, pkttype: int, pktid: int, packet: Any) -> Any:
+                if self.challenges:
+                    start = packet._idx
+                    self.listed.append(list(packet.get_namelist()))
+                    packet._idx = start
+                if self.probe and self.challenges and self.probes < 2:
+                    method, args = (
+                        (b"keyboard-interactive", (String(""), String(""))),
+                        (b"password", (Boolean(False), String("secret"))),
+                    )[self.probes]
+                    self.probes += 1
+                    request = conn._get_userauth_request_packet(method, args)
+                    conn.send_packet(MSG_USERAUTH_REQUEST, request[1:])
+                    return None
+                return original(conn, pkttype, pktid, packet)
+
+            handlers[MSG_USERAUTH_FAILURE] = failure
+            conn._packet_handlers = handlers
+
+        def kbdint_auth_requested(self) -> str:
+            return ""
+
+        def kbdint_challenge_received(
+            self, name: str, instructions: str, lang: str, prompts: Any
+        ) -> list[str]:
+            self.challenges.append(instructions)
+            return [self.answer]  # an answer though nothing was asked: the door must not care
+
+    return Keyless
+
+
+async def keyless_logins(port: int, deadline: float, ended: Counter[str], number: int) -> None:
+    """Log in with no key, through keyboard-interactive, until ``deadline``."""
+    await _refused_logins(port, deadline, ended, f"127.0.0.{KEYLESS_ADDRESS + number}", False)
+
+
+async def unlisted_keys(port: int, deadline: float, ended: Counter[str], number: int) -> None:
+    """Log in with a key ``--ssh-keys`` does not list, then keyboard-interactive, until
+    ``deadline``."""
+    await _refused_logins(port, deadline, ended, f"127.0.0.{KEYLESS_ADDRESS + 10 + number}", True)
+
+
+async def _refused_logins(
+    port: int, deadline: float, ended: Counter[str], address: str, with_key: bool
+) -> None:
+    """Logins from ``address`` that the door must refuse, each a new connection, one after
+    another: the answers and the probes (:func:`_keyless_client`) take turns."""
+    import asyncssh
+
+    keyless = _keyless_client()
+    keys = [asyncssh.generate_private_key("ssh-ed25519")] if with_key else []
+    attempt = 0
+    while time.monotonic() < deadline:
+        answer = "x" * LONG_ANSWER if attempt % 2 else ""
+        probe = attempt % 4 >= 2
+        attempt += 1
+        client = keyless(answer, probe)
+        try:
+            async with asyncssh.connect(
+                "127.0.0.1",
+                port,
+                username="keyless",
+                client_factory=lambda client=client: client,
+                client_keys=keys,
+                known_hosts=None,
+                agent_path=None,
+                password=None,
+                local_addr=(address, 0),
+                login_timeout=5,
+            ):
+                ended["LOGGED IN"] += 1
+        except asyncssh.PermissionDenied:
+            ended[f"refused ({'long' if answer else 'empty'} answer)"] += 1
+        except (asyncssh.Error, OSError, TimeoutError) as exc:
+            ended[type(exc).__name__] += 1
+            if isinstance(exc, ConnectionRefusedError):  # a restart: nobody listens yet
+                await asyncio.sleep(0.05)
+            continue
+        if len(client.challenges) > 1:
+            ended["KEYBOARD-INTERACTIVE OFFERED TWICE"] += 1
+        if any(b"keyboard-interactive" in listed for listed in client.listed):
+            ended["KEYBOARD-INTERACTIVE LISTED AFTER THE CHALLENGE"] += 1
+        if client.challenges:
+            said = client.challenges[0]
+            told = (
+                "make a key"
+                if "ssh-keygen" in said
+                else "not listed"
+                if "public key" in said
+                else said[:20]
+            )
+            ended[f"told: {told}"] += 1
+        if client.probes == 2:
+            ended["second keyboard-interactive and password refused"] += 1
+
+
+async def login_requests(port: int, deadline: float, ended: Counter[str], number: int) -> None:
+    """Password requests, 100 in flight, on a connection without a key; a new one when the
+    door closes it, until ``deadline``."""
+    import asyncssh
+    from asyncssh.constants import MSG_USERAUTH_FAILURE, MSG_USERAUTH_REQUEST
+    from asyncssh.packet import Boolean, String
+
+    class Asking(asyncssh.SSHClient):
+        def __init__(self) -> None:
+            self.lost = asyncio.Event()
+            self.conn: Any = None
+
+        def connection_made(self, conn: Any) -> None:
+            self.conn = conn
+            handlers = dict(conn._packet_handlers)
+            request = conn._get_userauth_request_packet(
+                b"password", (Boolean(False), String("secret"))
+            )[1:]
+
+            def failure(conn: Any, pkttype: int, pktid: int, packet: Any) -> None:
+                ended["refused requests"] += 1
+                for _ in range(1 if self.started else 100):
+                    conn.send_packet(MSG_USERAUTH_REQUEST, request)
+                self.started = True
+
+            self.started = False
+            handlers[MSG_USERAUTH_FAILURE] = failure
+            conn._packet_handlers = handlers
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self.lost.set()
+
+    # Requests sent after the door closed: asyncio warns once for each.
+    logging.getLogger("asyncio").setLevel(logging.ERROR)
+    address = f"127.0.0.{KEYLESS_ADDRESS + 20 + number}"
+    while time.monotonic() < deadline:
+        client = Asking()
+
+        async def log_in(client: Any = client) -> None:
+            await asyncssh.connect(
+                "127.0.0.1",
+                port,
+                username="asking",
+                client_factory=lambda: client,
+                client_keys=[],
+                known_hosts=None,
+                agent_path=None,
+                password=None,
+                local_addr=(address, 0),
+                login_timeout=60,
+            )
+
+        task = asyncio.create_task(log_in())
+        lost = asyncio.create_task(client.lost.wait())
+        await asyncio.wait({task, lost}, timeout=max(0.0, deadline - time.monotonic()))
+        if lost.done():
+            ended["closed by the server"] += 1
+        elif task.done() and task.exception() is not None:
+            ended[type(task.exception()).__name__] += 1
+        if client.conn is not None:
+            client.conn.abort()
+        for pending in (task, lost):
+            pending.cancel()
+            with contextlib.suppress(asyncio.CancelledError, asyncssh.Error, OSError):
+                await pending
+
+
 LOOPS: dict[str, Callable[[int, float, Counter[str], int], Awaitable[None]]] = {
     "tab churn": tab_churn,
     "ssh churn": ssh_churn,
@@ -326,6 +551,10 @@ LOOPS: dict[str, Callable[[int, float, Counter[str], int], Awaitable[None]]] = {
     "resize flood": resize_flood,
     "huge pty": huge_pty,
     "slow quitters": slow_quitters,
+    "keyless logins": keyless_logins,
+    "unlisted keys": unlisted_keys,
+    "keyless restart": keyless_logins,
+    "login requests": login_requests,
 }
 
 
@@ -405,25 +634,84 @@ async def measure(served: Served, victim: Victim, scenario: str, args: argparse.
 
 
 async def run(args: argparse.Namespace) -> None:
-    """Every scenario against one server."""
+    """Every scenario against one server (``unlisted keys`` and ``keyless restart`` against
+    servers of their own)."""
+    own = ("unlisted keys", "keyless restart")
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(args.source).resolve()
-        served = Served(source, Path(tmp) / "doors.db", ["--ssh", "0", "--web", "0"])
-        try:
-            if served.web_port is None or served.ssh_port is None:
-                raise SystemExit("attack_doors: that server opened no SSH or browser door")
-            victim, _ = await victim_at_own_table(served.port)
-            print(
-                f"server from {args.source}: game port {served.port}, SSH {served.ssh_port},"
-                f" browser {served.web_port}; {args.loops} loops per scenario"
+        shared = [scenario for scenario in args.scenarios if scenario not in own]
+        if shared:
+            served = Served(source, Path(tmp) / "doors.db", ["--ssh", "0", "--web", "0"])
+            await _scenarios(served, shared, args)
+        if "unlisted keys" in args.scenarios:
+            import asyncssh
+
+            listed = Path(tmp) / "authorized_keys"
+            listed.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_public_key())
+            served = Served(
+                source,
+                Path(tmp) / "keys.db",
+                ["--ssh", "0", "--web", "0", "--ssh-keys", str(listed)],
             )
-            times = await victim.pings(args.seconds / 2)
-            print(f"  {'quiet':<12} victim ping: {benchlib.summary(times)}")
-            for scenario in args.scenarios:
-                await measure(served, victim, scenario, args)
-            await victim.close()
-        finally:
-            served.stop()
+            await _scenarios(served, ["unlisted keys"], args)
+        if "keyless restart" in args.scenarios:
+            await keyless_restart(source, Path(tmp) / "restart.db", args)
+
+
+async def _scenarios(served: Served, scenarios: list[str], args: argparse.Namespace) -> None:
+    """``scenarios`` against ``served`` (stopped at the end), with a victim at a table."""
+    try:
+        if served.web_port is None or served.ssh_port is None:
+            raise SystemExit("attack_doors: that server opened no SSH or browser door")
+        victim, _ = await victim_at_own_table(served.port)
+        print(
+            f"server from {args.source}: game port {served.port}, SSH {served.ssh_port},"
+            f" browser {served.web_port}; {args.loops} loops per scenario"
+        )
+        times = await victim.pings(args.seconds / 2)
+        print(f"  {'quiet':<12} victim ping: {benchlib.summary(times)}")
+        for scenario in scenarios:
+            await measure(served, victim, scenario, args)
+        await victim.close()
+    finally:
+        served.stop()
+
+
+async def keyless_restart(source: Path, db: Path, args: argparse.Namespace) -> None:
+    """``keyless logins`` against a server stopped half-way and started again on the same SSH
+    port and database: how long each took, and how the attempts ended."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    extra = ["--ssh", str(port)]
+    served = Served(source, db, extra)
+    context = multiprocessing.get_context("spawn")
+    out = context.Queue()
+    worker = context.Process(
+        target=attacker,
+        args=("keyless restart", port, args.seconds + 1.0, args.loops, out),
+        daemon=True,
+    )
+    worker.start()
+    try:
+        await asyncio.sleep(1.0 + args.seconds / 2)
+        rss_before = server_rss_mb(served.proc.pid)
+        began = time.monotonic()
+        await asyncio.to_thread(served.stop)
+        stopped = time.monotonic() - began
+        served = await asyncio.to_thread(Served, source, db, extra)
+        started = time.monotonic() - began - stopped
+        ended = await asyncio.to_thread(out.get, True, 60)
+        rss_after = server_rss_mb(served.proc.pid)
+        worker.join(10)
+    finally:
+        served.stop()
+    print(
+        f"  {'keyless restart':<12} stopped in {stopped:.1f} s with the logins in flight"
+        f" (RSS {rss_before:.0f} MB then), up again on SSH port {port} in {started:.1f} s"
+        f" (RSS {rss_after:.0f} MB at the end)"
+    )
+    print(f"               attempts: {dict(sorted(ended.items()))}")
 
 
 def main() -> None:

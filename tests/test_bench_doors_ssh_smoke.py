@@ -8,7 +8,7 @@ import re
 from tests.test_bench_doors_web_smoke import SCENARIO_LINE, doors_report
 from tests.test_bench_smoke import report_line
 
-SCENARIOS = ("ssh churn", "resize flood", "huge pty", "slow quitters")
+SCENARIOS = ("ssh churn", "resize flood", "huge pty", "slow quitters", "keyless logins")
 """The SSH door's scenarios of ``bench/attack_doors.py``."""
 
 
@@ -18,3 +18,7 @@ def test_the_doors_attack_benchmark_reports_each_ssh_scenario() -> None:
         line = report_line(report, scenario)
         assert re.search(SCENARIO_LINE, line), report
     assert "attempts: {" in report
+    # What ``keyless logins`` counts when the door lets a keyless login in, or offers
+    # keyboard-interactive a second time in one connection.
+    assert "LOGGED IN" not in report, report
+    assert "KEYBOARD-INTERACTIVE" not in report, report

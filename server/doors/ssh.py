@@ -46,6 +46,7 @@ from asyncssh.constants import (
     MSG_GLOBAL_REQUEST,
     MSG_KEXINIT,
     MSG_UNIMPLEMENTED,
+    MSG_USERAUTH_REQUEST,
 )
 
 from server.doors.kit import DoorGate, child_environment, client_command, player_name
@@ -106,6 +107,12 @@ KEY_NOT_LISTED: Final = (
     "send your public key (the .pub file) to the host."
 )
 """Shown to a login whose keys ``--ssh-keys`` does not list."""
+LOGIN_REQUESTS_MAX: Final = 30
+"""Login requests one connection may send (``none``, each key offered and the one that signs,
+keyboard-interactive, a password); the next closes it. Each refused one costs the door some
+0.1 ms, and nothing else bounded them during the login grace: a client sent 100,000 in 13 s
+from four connections at once, most of a core. OpenSSH's own server allows 6 failures
+(``MaxAuthTries``); this leaves room for an agent holding some 25 keys."""
 
 
 def load_host_key(data_dir: Path) -> asyncssh.SSHKey:
@@ -548,6 +555,8 @@ class _Login(asyncssh.SSHServer):
         """The connection's allowance of key exchanges (the first one included)."""
         self.flooded = False
         """Closed for a flood of requests (logged and told once)."""
+        self.login_requests = 0
+        """Login requests received (every method, the first ``none`` included)."""
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         """Count it against the door limits."""
@@ -574,13 +583,21 @@ class _Login(asyncssh.SSHServer):
     def _meter_packets(self, conn: asyncssh.SSHServerConnection) -> None:
         """Count the connection's control packets before asyncssh handles them: key exchanges
         against :attr:`rekeys` (each costs a millisecond or two of CPU, and a client may ask
-        for one at any time), and debug, unimplemented and global-request packets against
-        :attr:`requests`. asyncssh dispatches packets through a table it looks up on
-        the connection, so a copy of it set on this connection alone does that."""
+        for one at any time), login requests against :data:`LOGIN_REQUESTS_MAX`, and debug,
+        unimplemented and global-request packets against :attr:`requests`. asyncssh
+        dispatches packets through a table it looks up on the connection, so a copy of it set
+        on this connection alone does that."""
         handlers = dict(conn._packet_handlers)
         # Not ignore packets: clients send them as chaff (OpenSSH's ObscureKeystrokeTiming:
         # one every 20 ms while typing), and asyncssh's with every window change.
-        for pkttype in (MSG_DEBUG, MSG_UNIMPLEMENTED, MSG_GLOBAL_REQUEST, MSG_KEXINIT):
+        metered_types = (
+            MSG_DEBUG,
+            MSG_UNIMPLEMENTED,
+            MSG_GLOBAL_REQUEST,
+            MSG_USERAUTH_REQUEST,
+            MSG_KEXINIT,
+        )
+        for pkttype in metered_types:
             handle = handlers[pkttype]
 
             def metered(
@@ -588,6 +605,8 @@ class _Login(asyncssh.SSHServer):
             ) -> Any:
                 if pkttype == MSG_KEXINIT:
                     allowed = self._rekey_arrived()
+                elif pkttype == MSG_USERAUTH_REQUEST:
+                    allowed = self._login_request_arrived()
                 else:
                     allowed = self.request_arrived()
                 return handle(conn, pkttype, pktid, packet) if allowed else None
@@ -604,6 +623,13 @@ class _Login(asyncssh.SSHServer):
         if not self.requests.exhausted:
             return True
         self._flood("a flood of SSH requests")
+        return False
+
+    def _login_request_arrived(self) -> bool:
+        self.login_requests += 1
+        if self.login_requests <= LOGIN_REQUESTS_MAX:
+            return True
+        self._flood("too many SSH login requests")
         return False
 
     def _rekey_arrived(self) -> bool:

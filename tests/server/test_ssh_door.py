@@ -395,6 +395,153 @@ async def test_a_key_that_ssh_keys_does_not_list_is_told_so(
             await doors.stop()
 
 
+class _Probing(asyncssh.SSHClient):
+    """A client without a key that answers the keyboard-interactive challenge with ``answer``
+    and, once refused, asks for keyboard-interactive again and then tries a password in the
+    same connection: as requests of its own, since asyncssh's client only tries what the door
+    lists (OpenSSH's retries keyboard-interactive as long as it is listed)."""
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+        self.shown: list[str] = []
+        self.listed: list[list[bytes]] = []
+        """The methods each refusal after the challenge listed."""
+        self.tried: list[bytes] = []
+
+    def connection_made(self, conn: Any) -> None:
+        from asyncssh.constants import MSG_USERAUTH_FAILURE, MSG_USERAUTH_REQUEST
+        from asyncssh.packet import Boolean, String
+
+        # A copy of the packet table on this connection alone, as the door's metering does.
+        handlers = dict(conn._packet_handlers)
+        refused = handlers[MSG_USERAUTH_FAILURE]
+        requests = [
+            (b"keyboard-interactive", (String(""), String(""))),
+            (b"password", (Boolean(False), String("secret"))),
+        ]
+
+        def failure(conn: Any, pkttype: int, pktid: int, packet: Any) -> Any:
+            if not self.shown:
+                return refused(conn, pkttype, pktid, packet)
+            start = packet._idx
+            self.listed.append(list(packet.get_namelist()))
+            packet._idx = start
+            if len(self.tried) == len(requests):
+                return refused(conn, pkttype, pktid, packet)
+            method, args = requests[len(self.tried)]
+            self.tried.append(method)
+            request = conn._get_userauth_request_packet(method, args)
+            conn.send_packet(MSG_USERAUTH_REQUEST, request[1:])
+            return None
+
+        handlers[MSG_USERAUTH_FAILURE] = failure
+        conn._packet_handlers = handlers
+
+    def kbdint_auth_requested(self) -> str:
+        return ""
+
+    def kbdint_challenge_received(
+        self, name: str, instructions: str, lang: str, prompts: Any
+    ) -> list[str]:
+        self.shown.append(instructions)
+        return [self.answer]  # an answer though nothing was asked
+
+
+async def test_keyboard_interactive_is_offered_once_and_what_it_is_sent_lets_nobody_in(
+    tmp_path: Path,
+) -> None:
+    """The refusal's message goes out once per connection (clients retry keyboard-interactive
+    while it is listed): a 250,000-character answer to it (about asyncssh's largest packet),
+    a second keyboard-interactive request and a password in the same connection are all
+    refused, and the door lists keyboard-interactive no more after the challenge."""
+    async with ssh_door(tmp_path) as (server, doors):
+        assert doors.ssh is not None
+        client = _Probing("x" * 250_000)
+        with pytest.raises(asyncssh.PermissionDenied):
+            await asyncssh.connect(
+                "127.0.0.1",
+                doors.ssh.port,
+                username="ann",
+                client_factory=lambda: client,
+                client_keys=[],
+                known_hosts=None,
+                agent_path=None,
+                password=None,
+            )
+        assert len(client.shown) == 1
+        assert "ssh-keygen -t ed25519" in client.shown[0]
+        assert client.tried == [b"keyboard-interactive", b"password"]
+        assert client.listed == [[b"publickey"]] * 3
+        assert not doors.ssh.children
+        assert not server.lobby.tables
+        await until(lambda: not doors.gate.per_address)
+
+
+class _Asking(asyncssh.SSHClient):
+    """A client that, once its first login request is refused, sends ``count`` password
+    requests at once in the same connection (each is refused: passwords are off)."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.refusals = 0
+        self.lost = asyncio.Event()
+
+    def connection_made(self, conn: Any) -> None:
+        from asyncssh.constants import MSG_USERAUTH_FAILURE, MSG_USERAUTH_REQUEST
+        from asyncssh.packet import Boolean, String
+
+        handlers = dict(conn._packet_handlers)
+
+        def failure(conn: Any, pkttype: int, pktid: int, packet: Any) -> None:
+            self.refusals += 1
+            if self.refusals == 1:
+                args = (Boolean(False), String("secret"))
+                request = conn._get_userauth_request_packet(b"password", args)[1:]
+                for _ in range(self.count):
+                    conn.send_packet(MSG_USERAUTH_REQUEST, request)
+
+        handlers[MSG_USERAUTH_FAILURE] = failure
+        conn._packet_handlers = handlers
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost.set()
+
+
+async def test_a_flood_of_refused_login_requests_closes_the_connection(tmp_path: Path) -> None:
+    """Each refused login request (a password, keyboard-interactive once it was offered, a
+    key) costs the door some 0.1 ms to receive and refuse, and nothing bounded how many one
+    connection sent during its 30 s of login grace: 20,000 in 6 s kept a core busy. Past
+    ``LOGIN_REQUESTS_MAX`` the connection is closed."""
+    async with ssh_door(tmp_path) as (_, doors):
+        assert doors.ssh is not None
+        client = _Asking(1000)
+        port = doors.ssh.port
+
+        async def log_in() -> None:
+            await asyncssh.connect(
+                "127.0.0.1",
+                port,
+                username="ann",
+                client_factory=lambda: client,
+                client_keys=[],
+                known_hosts=None,
+                agent_path=None,
+                password=None,
+                login_timeout=60,
+            )
+
+        task = asyncio.create_task(log_in())
+        try:
+            await until(lambda: client.lost.is_set() or client.refusals > 1000)
+            assert client.lost.is_set()
+            assert client.refusals <= ssh.LOGIN_REQUESTS_MAX
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, asyncssh.Error, OSError):
+                await task
+        await until(lambda: not doors.gate.per_address)
+
+
 async def test_ssh_keys_limits_the_door(tmp_path: Path, key: asyncssh.SSHKey) -> None:
     allowed = tmp_path / "authorized_keys"
     allowed.write_bytes(key.export_public_key())
