@@ -156,6 +156,12 @@ class ServerConfig:
     page load renews it."""
     door_login_grace: float = 30.0
     """Seconds an SSH connection has to log in."""
+    door_login_requests: int = 30
+    """Login requests one SSH connection may send (``none``, each key offered and the one that
+    signs, keyboard-interactive, a password); the next closes it. Each refused one costs the
+    door some 0.1 ms, and nothing else bounded them during the login grace: a client sent
+    100,000 in 13 s from four connections at once, most of a core. OpenSSH's own server allows
+    6 failures (``MaxAuthTries``); 30 leaves room for an agent holding some 25 keys."""
     door_child_nice: int = 10
     """Added to the nice value of every door session's client process, so that the server's
     event loop goes first when the cores are busy."""

@@ -107,12 +107,6 @@ KEY_NOT_LISTED: Final = (
     "send your public key (the .pub file) to the host."
 )
 """Shown to a login whose keys ``--ssh-keys`` does not list."""
-LOGIN_REQUESTS_MAX: Final = 30
-"""Login requests one connection may send (``none``, each key offered and the one that signs,
-keyboard-interactive, a password); the next closes it. Each refused one costs the door some
-0.1 ms, and nothing else bounded them during the login grace: a client sent 100,000 in 13 s
-from four connections at once, most of a core. OpenSSH's own server allows 6 failures
-(``MaxAuthTries``); this leaves room for an agent holding some 25 keys."""
 
 
 def load_host_key(data_dir: Path) -> asyncssh.SSHKey:
@@ -583,8 +577,8 @@ class _Login(asyncssh.SSHServer):
     def _meter_packets(self, conn: asyncssh.SSHServerConnection) -> None:
         """Count the connection's control packets before asyncssh handles them: key exchanges
         against :attr:`rekeys` (each costs a millisecond or two of CPU, and a client may ask
-        for one at any time), login requests against :data:`LOGIN_REQUESTS_MAX`, and debug,
-        unimplemented and global-request packets against :attr:`requests`. asyncssh
+        for one at any time), login requests against the server's ``door_login_requests``,
+        and debug, unimplemented and global-request packets against :attr:`requests`. asyncssh
         dispatches packets through a table it looks up on the connection, so a copy of it set
         on this connection alone does that."""
         handlers = dict(conn._packet_handlers)
@@ -627,7 +621,7 @@ class _Login(asyncssh.SSHServer):
 
     def _login_request_arrived(self) -> bool:
         self.login_requests += 1
-        if self.login_requests <= LOGIN_REQUESTS_MAX:
+        if self.login_requests <= self.door.server.config.door_login_requests:
             return True
         self._flood("too many SSH login requests")
         return False

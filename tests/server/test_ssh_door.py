@@ -511,8 +511,8 @@ async def test_a_flood_of_refused_login_requests_closes_the_connection(tmp_path:
     """Each refused login request (a password, keyboard-interactive once it was offered, a
     key) costs the door some 0.1 ms to receive and refuse, and nothing bounded how many one
     connection sent during its 30 s of login grace: 20,000 in 6 s kept a core busy. Past
-    ``LOGIN_REQUESTS_MAX`` the connection is closed."""
-    async with ssh_door(tmp_path) as (_, doors):
+    ``door_login_requests`` (30 by default; 5 here) the connection is closed."""
+    async with ssh_door(tmp_path, door_login_requests=5) as (_, doors):
         assert doors.ssh is not None
         client = _Asking(1000)
         port = doors.ssh.port
@@ -534,7 +534,7 @@ async def test_a_flood_of_refused_login_requests_closes_the_connection(tmp_path:
         try:
             await until(lambda: client.lost.is_set() or client.refusals > 1000)
             assert client.lost.is_set()
-            assert client.refusals <= ssh.LOGIN_REQUESTS_MAX
+            assert client.refusals <= 5  # the server's door_login_requests
         finally:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, asyncssh.Error, OSError):
