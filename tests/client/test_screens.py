@@ -9,6 +9,7 @@ from __future__ import annotations
 import doctest
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +40,16 @@ SIZE = (80, 24)
 
 
 async def fed(pilot: Pilot[Any], messages: list[dict[str, Any]]) -> None:
+    """Hand ``messages`` to the app, then wait until the screen they leave on top is drawn
+    (on a busy machine one pause can return before a dialog just pushed has been laid out:
+    its text read back empty)."""
     app: Any = pilot.app
     for msg in messages:
         app.handle_message(msg)
     await pilot.pause()
+    deadline = time.monotonic() + 10
+    while not screen_text(app).strip() and time.monotonic() < deadline:
+        await pilot.pause(0.02)
 
 
 def my_play_turn(seed: int = 7) -> EngineTable:
