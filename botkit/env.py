@@ -251,8 +251,8 @@ def _set_state(obj: object, state: Any) -> None:
 
 
 def _illegal_reward(value: object) -> float | None:
-    """``illegal_reward`` checked: a number, or None."""
-    if value is not None and not isinstance(value, int | float):
+    """``illegal_reward`` checked: a number (not a bool: ``True`` is no reward), or None."""
+    if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)):
         raise ValueError(f"illegal_reward must be a number or None, not {value!r}")
     return value
 

@@ -252,5 +252,6 @@ def test_pettingzoo_s_parallel_seed_test_passes_when_an_illegal_action_ends_the_
     with pytest.raises(ActionIndexError):
         strict.step({agent: illegal})
     assert strict.agents
-    with pytest.raises(ValueError, match="illegal_reward"):
-        parallel_env(illegal_reward="-1")  # type: ignore[arg-type]
+    for wrong in ("-1", True):
+        with pytest.raises(ValueError, match="illegal_reward"):
+            parallel_env(illegal_reward=wrong)  # type: ignore[arg-type]
