@@ -36,6 +36,20 @@ async def play_hands(pilot: Any, count: int, timeout: float = 60) -> list[dict[s
     return player.results[:count]
 
 
+async def to_the_standings(pilot: Any) -> Player:
+    """Play the match out, then open the standings: the last hand's result shows first, and
+    Enter replaces it with them (it may be past already when the match ended quickly). The
+    player that played it is returned, to play on."""
+    app: Any = pilot.app
+    player = Player(pilot)
+    await player.until(lambda: app.model.match_over is not None, timeout=60)
+    await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen | MatchOverScreen))
+    if isinstance(app.screen, ResultScreen):
+        await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+    return player
+
+
 def sheet_rows(app: Any) -> dict[int, list[str]]:
     """The score sheet on screen: hand number → each seat's ``payout =total`` cell."""
     rows: dict[int, list[str]] = {}
@@ -123,12 +137,7 @@ async def test_rematch_at_the_same_table_from_the_match_over_panel(
     table = await seated_with_bots(session, hands=1)
     app = SheepsheadApp(session, mode="join")
     async with app.run_test(size=SIZE) as pilot:
-        player = Player(pilot)
-        await player.until(lambda: app.model.match_over is not None, timeout=60)
-        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen | MatchOverScreen))
-        if isinstance(app.screen, ResultScreen):
-            await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+        player = await to_the_standings(pilot)
         seats = [(s.name, s.kind) for s in app.model.seats]
         assert any(app.model.totals)
         assert "n rematch" in screen_text(app)
@@ -393,12 +402,7 @@ async def test_after_the_match_the_host_frees_a_bots_seat_for_a_latecomer(
     table = await seated_with_bots(session, hands=1)
     app = SheepsheadApp(session, mode="join")
     async with app.run_test(size=SIZE) as pilot:
-        player = Player(pilot)
-        await player.until(lambda: app.model.match_over is not None, timeout=60)
-        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen | MatchOverScreen))
-        if isinstance(app.screen, ResultScreen):
-            await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+        await to_the_standings(pilot)
         assert "- frees a bot's seat" in screen_text(app)
         await pilot.press("minus")
         seats = server.lobby.tables[table].seats
