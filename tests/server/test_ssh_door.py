@@ -395,7 +395,7 @@ async def test_a_key_that_ssh_keys_does_not_list_is_told_so(
             await doors.stop()
 
 
-class _Probing(asyncssh.SSHClient):
+class _Probing(_Instructed):
     """A client without a key that answers the keyboard-interactive challenge with ``answer``
     and, once refused, asks for keyboard-interactive again and then tries a password in the
     same connection: as requests of its own, since asyncssh's client only tries what the door
@@ -436,9 +436,6 @@ class _Probing(asyncssh.SSHClient):
 
         handlers[MSG_USERAUTH_FAILURE] = failure
         conn._packet_handlers = handlers
-
-    def kbdint_auth_requested(self) -> str:
-        return ""
 
     def kbdint_challenge_received(
         self, name: str, instructions: str, lang: str, prompts: Any
