@@ -21,7 +21,7 @@ from server.storage.standings import (
     TONIGHT_HOURS,
     PlayerStanding,
     compute,
-    evening_start,
+    evening_of,
     since_timestamp,
 )
 from server.storage.store import SCHEMA_VERSION, Reader, _flock_holder
@@ -168,8 +168,9 @@ def run(args: argparse.Namespace) -> int:
                 return 1
             if args.tonight:
                 # As the server counts it: a restart mid-evening goes on with the evening.
-                ends = reader.match_ends_since(time_now() - TONIGHT_HOURS * 3600)
-                since = since_timestamp(SINCE_TONIGHT, started=evening_start(started, ends))
+                since = since_timestamp(
+                    SINCE_TONIGHT, started=evening_of(reader, started, time_now())
+                )
             rows = compute(reader, since)
         finally:
             reader.close()

@@ -89,6 +89,13 @@ def evening_start(
     return begin
 
 
+def evening_of(reader: Reader, started: float | None, now: float) -> float | None:
+    """Where ``tonight`` begins for a server that ``started`` on ``reader``'s database, at
+    wall-clock ``now``: :func:`evening_start` over the matches that ended in the last
+    :data:`TONIGHT_HOURS` (the server at its start, and ``sheepshead standings --tonight``)."""
+    return evening_start(started, reader.match_ends_since(now - TONIGHT_HOURS * 3600))
+
+
 def identity_of(player_key: str) -> str:
     """The identity a player key stands for: its SHA-256, in hex (what the server stores)."""
     return hashlib.sha256(player_key.encode("utf-8")).hexdigest()
@@ -220,7 +227,7 @@ class Players:
         self.max_frame = max_frame
         """The largest frame the server sends: a reply lists the rows that fit it."""
         now = wall()
-        self.started = evening_start(now, store.reads.match_ends_since(now - TONIGHT_HOURS * 3600))
+        self.started = evening_of(store.reads, now, now)
         """When the server started (wall clock), or the evening it goes on with after a restart
         (:func:`evening_start`): where ``since: "tonight"`` begins at most."""
         self._executor: ThreadPoolExecutor | None = None
