@@ -1126,10 +1126,20 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
             info = {**game.infos[self.agent], "illegal_action": exc.index}
             return self._observe(), self.illegal_reward, True, False, info
         observation = self._observe()
-        info = game.infos[self.agent]
+        # A new dict each step: Gymnasium's checker warns when two steps share one, as a learner
+        # may keep and change what it was given.
+        info = dict(game.infos[self.agent])
         if game.hand.turn is not None:
             return observation, 0, False, False, info
         return observation, game.rewards[self.agent], True, False, info
+
+    def action_masks(self) -> np.ndarray[Any, np.dtype[np.bool_]]:
+        """The agent's legal actions now, as booleans: what ``sb3_contrib``'s ``MaskablePPO``
+        (and its ``ActionMasker``-free path) asks the environment for before each step."""
+        game = self.game
+        hand = game.hand
+        live = hand.turn is not None and AGENTS[hand.turn] == self.agent
+        return (game.mask_cache.mask(hand) if live else _NO_ACTIONS).astype(bool)
 
     def _observe(self) -> dict[str, Any]:
         """The agent's observation with a mask of its own: Gymnasium wants new data from every

@@ -7,12 +7,14 @@ from __future__ import annotations
 import copy
 import random
 import re
+import warnings
 from typing import Any
 
 import pytest
 
 pytest.importorskip("pettingzoo")
 
+import gymnasium
 import numpy as np
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test, render_test
@@ -196,6 +198,26 @@ def test_gymnasium_s_check_env_passes_when_an_illegal_action_ends_the_episode() 
         _strict_step(illegal)
     with pytest.raises(ValueError, match="illegal_reward"):
         SingleAgentEnv(illegal_reward="-1")  # type: ignore[arg-type]
+
+
+def test_a_masking_learner_reads_the_mask_through_gymnasium_s_wrappers() -> None:
+    # sb3-contrib's MaskablePPO asks every environment for action_masks(), through the
+    # wrappers gymnasium.make adds (get_wrapper_attr), before each step; Gymnasium's passive
+    # checker warns when two steps hand out the same info dict.
+    made = gymnasium.make("sheepshead/Sheepshead-v0", opponents="random")
+    action_masks = made.get_wrapper_attr("action_masks")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        observation, _ = made.reset(seed=5)
+        infos, done = [], False
+        while not done:
+            mask = action_masks()
+            assert mask.dtype == np.bool_
+            assert (mask == observation["action_mask"].astype(bool)).all()
+            observation, _, done, _, info = made.step(int(np.flatnonzero(mask)[0]))
+            infos.append(info)
+    assert len(infos) > 1 and len({id(info) for info in infos}) == len(infos)
+    assert not action_masks().any()  # the hand is over: nothing is legal
 
 
 def _strict_step(action: int) -> None:
