@@ -306,10 +306,16 @@ def _runner(server: Server, table: str, saved: Path, out: io.StringIO) -> asynci
 
 
 async def _finish(
-    host: Session, runner: asyncio.Task[int], out: io.StringIO, *, clean: bool = True
+    host: Session,
+    runner: asyncio.Task[int],
+    out: io.StringIO,
+    *,
+    clean: bool = True,
+    close: bool = True,
 ) -> str:
-    """The host plays its newest prompt each time until the runner is done (the match is over);
-    the runner's output, checked for a clean end (with ``clean``, no hand left unsaved).
+    """The host plays its newest prompt each time until the runner is done (the match is over)
+    and (``close``) leaves; the runner's output, checked for a clean end (with ``clean``, no
+    hand left unsaved).
     (Prompts are taken from ``last_turn``: the event queue still holds the ones ``drive``
     answered.)"""
 
@@ -328,7 +334,8 @@ async def _finish(
 
     await asyncio.wait_for(play(), TIMEOUT)
     status = await runner
-    await host.close()
+    if close:
+        await host.close()
     text = out.getvalue()
     assert status == 0, text
     assert not clean or "not saved" not in text, text
@@ -664,3 +671,74 @@ async def test_a_runner_away_through_a_rematch_saves_the_new_matchs_hands(
     assert text.count("not saved") == 1, text
     for path in saved.glob(f"{table}-match2-*.json"):
         assert json.loads(path.read_text())["match"] == 1
+
+
+async def test_a_runner_at_a_rematch_keeps_the_first_matchs_files(tmp_path: Path) -> None:
+    # A runner ends with its match; the host starts a rematch and a runner (a new process)
+    # joins it, saving into the same folder. Hands count from 0 again in the new match, and its
+    # first hand was written over the first match's file (t1-hand0001.json).
+    saved = tmp_path / "hands"
+    async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
+        host = session(server, "Host", tmp_path)
+        await host.connect()
+        table = str((await host.request("create_table", name="two", hands=1))["table"])
+        for _ in range(3):
+            await host.request("add_bot", seat=None, strategy="random")
+        for match in range(2):
+            out = io.StringIO()
+            runner = _runner(server, table, saved, out)
+            await _seat4_changes(host)
+            await host.request("start")
+            await _finish(host, runner, out, close=False)
+            if match == 0:
+                await _seat4_changes(host, to_empty=True)  # the runner left
+                await host.request("rematch")
+        await host.close()
+        _check_saved(saved, server, table, 1)
+        _check_saved(saved, server, table, 1, match=1)
+
+
+async def test_a_runner_restarted_with_its_token_saves_the_hands_it_missed(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # The runner's process dies in the first hand (no leave: its seat and token stay); a
+    # stand-in plays the match out; the runner started again with --tokens takes the seat back
+    # at the over table. It fetched nothing: the hands after it died were lost in silence.
+    saved, tokens = tmp_path / "hands", tmp_path / "tokens.json"
+    _hold_reconnects(monkeypatch)  # the first process never comes back
+    async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
+        host = session(server, "Host", tmp_path)
+        await host.connect()
+        table = str((await host.request("create_table", name="die", hands=3, grace=0.0))["table"])
+        for _ in range(3):
+            await host.request("add_bot", seat=None, strategy="random")
+
+        def runner(out: io.StringIO) -> asyncio.Task[int]:
+            config = BotConfig(
+                "127.0.0.1", server.port, "random", table=table, save_hands=str(saved),
+                tokens=str(tokens),
+            )  # fmt: skip
+            return asyncio.create_task(run_bot(config, out))
+
+        first = runner(io.StringIO())
+        await _seat4_changes(host)
+        await _hold_the_hand([host])
+        peer = server.lobby.tables[table].seats[4].peer
+        assert peer is not None
+        peer.transport.abort()
+        while _seat4(await next_event(host, "state", timeout=TIMEOUT)).get("connected", True):
+            pass
+        first.cancel()  # killed: it says no leave
+        drain(host)
+        assert host.last_turn is not None
+        await host.act(host.last_turn["legal"][0], seq=host.last_turn["seq"])
+        await play_until(host, "match_over", [], random.Random(7), timeout=TIMEOUT)
+        out = io.StringIO()
+        status = await asyncio.wait_for(runner(out), TIMEOUT)
+        text = out.getvalue()
+        assert status == 0, text
+        assert f"back at table {table}, seat 4" in text, text
+        assert "hand 3: it ended while this bot was not running" in text, text
+        assert "not saved" not in text, text
+        _check_saved(saved, server, table, 3)
+        await host.close()
