@@ -25,7 +25,7 @@ from client.strategy_call import decide, describe_action
 from engine.bots.base import Strategy, make_strategy, strategy_names
 from engine.errors import SheepsheadError
 from engine.rules import DEFAULT_PRESET, OPTION_NAMES, PRESET_TITLES, RuleSet, presets_help
-from protocol.events import ActionMap, HandOver, State
+from protocol.events import ActionMap, HandOver, HistoryEntry, State
 
 if TYPE_CHECKING:
     from client.session import Session
@@ -272,6 +272,7 @@ async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
                 )
         else:
             say(f"back at table {session.table}, seat {session.seat} as {welcome['name']}")
+            player.returning = True
         status = await player.play()
         if status == 0 and player.fell_back:
             say(
@@ -312,7 +313,20 @@ class BotPlayer:
         """The view of the last state handled (not ``session.last_state``, which can be a
         state further on, the next deal's, while earlier events wait in the queue)."""
         self.hands_over: set[int] = set()
-        """The hands whose ``hand_over`` came: a hand left without one was missed."""
+        """The hands of :attr:`match` whose ``hand_over`` came or whose record was saved or
+        reported lost: a hand left without one was missed."""
+        self.match: int | None = None
+        """The table's match (0, then +1 per rematch, as ``history`` numbers them) of
+        :attr:`hand_number` and :attr:`hands_over`; None until the first catch-up."""
+        self.catch_up = True
+        """A (re)connection's snapshot is due: with ``--save-hands`` its state asks the server
+        which match the table is in and fetches the hands that ended unseen meanwhile."""
+        self.returning = False
+        """The seat was this bot's before this process (taken back with a stored token): the
+        hands missing from ``--save-hands`` are fetched at the first state."""
+        self.unfetched: set[int] = set()
+        """Hands of :attr:`match` whose record could not be fetched (reported): asked for again
+        at the next catch-up."""
 
     async def play(self) -> int:
         """Handle events until the match ends (0) or the table or connection goes (1)."""
@@ -367,6 +381,8 @@ class BotPlayer:
             elif kind == "notice" and msg.get("code") in ("table_closed", "replaced"):
                 self.say(f"stopped: {msg.get('text')}")
                 return 1
+            elif kind == "connection" and msg.get("status") == "connected":
+                self.catch_up = True  # the snapshot follows: hands may have ended meanwhile
             elif kind == "connection" and msg.get("status") == "closed":
                 self.say("connection to the server lost")
                 return 1
@@ -390,7 +406,10 @@ class BotPlayer:
         if isinstance(number, int):
             if self.config.save_hands:
                 ended = over and isinstance(view, Mapping) and view.get("phase") == "done"
-                await self._save_missed(number, ended)
+                if self.catch_up:
+                    await self._catch_up(number, ended)
+                else:
+                    await self._save_missed(number, ended)
             self.hand_number = number
         self.view = view if isinstance(view, Mapping) else None
         last = msg.get("last")
@@ -469,89 +488,267 @@ class BotPlayer:
                 "players": [s.get("name") for s in seats],
                 "payouts": (msg.get("result") or {}).get("payouts"),
                 "table": msg.get("table"),
+                "match": self.match or 0,
                 "hand": number,
             },
         )
 
     async def _save_missed(self, number: int, ended: bool) -> None:
         """Save from the server's record the hands of this seat that ended unseen before the
-        state of hand ``number`` (and that hand too when ``ended``: the match's last, over).
-
-        The hand the bot was in when its connection went ended without its ``hand_over``
-        reaching it; the hands after it up to ``number`` were played whole while it was away
-        (by a stand-in, or the turn timer). All of them come in one ``history`` request.
-        """
+        state of hand ``number`` of the same match (and that hand too when ``ended``: the
+        match's last, over)."""
         first = self.hand_number
         if first is None or number < first:
-            return  # the first state seen, or a rematch's
+            return
         last = number if ended else number - 1
-        missed = [n for n in range(first, last + 1) if n not in self.hands_over]
-        self.hands_over.update(missed)
-        await self._save_from_server(
-            {
-                n: "it ended while this bot was disconnected"
-                if n == first
-                else "it was played while this bot was away"
-                for n in missed
-            }
-        )
+        await self._save_from_server(self._missed(first, last, again=False))
+
+    def _missed(self, first: int, last: int, *, again: bool = True) -> dict[int, str]:
+        """The hands of the current match from ``first`` to ``last`` (included) not saved yet,
+        and (``again``) the hands that could not be fetched before, each with the reason to
+        say."""
+        why = {
+            n: "it could not be fetched before"
+            for n in sorted(self.unfetched)
+            if again and n <= last
+        }
+        for n in range(first, last + 1):
+            if n not in self.hands_over:
+                why[n] = (
+                    "it ended while this bot was disconnected"
+                    if n == first
+                    else "it was played while this bot was away"
+                )
+        return why
+
+    async def _catch_up(self, number: int, ended: bool) -> None:
+        """At the first state after a (re)connection (of hand ``number``; ``ended``: the
+        match's last, over): learn the table's match from ``history`` and save the hands of
+        this seat that ended unseen meanwhile, in one request when they are of the same match.
+
+        Hand numbers start again at 0 in each match and ``history`` holds the current match
+        only (PROTOCOL.md §4): the hands of a match that ended while the bot was away and was
+        followed by a rematch are reported lost; the new match's hands so far are saved.
+        """
+        self.catch_up = False
+        last = number if ended else number - 1
+        old, first = self.match, self.hand_number
+        rematched = old is not None and first is not None and number < first
+        if old is None or first is None:
+            start = last + 1  # just the match number; a returning bot's gaps come next
+        elif rematched:
+            start = 0
+        else:
+            start = min(self._missed(first, last), default=last + 1)
+        got = await self._fetch(start, last + 1)
+        match = got.match
+        if match is None:
+            # Not even the first page: keep what is known, and say what cannot be saved.
+            self.say(f"cannot tell which match the table is in: {got.error}")
+            if old is None:
+                self.match = 0
+            elif first is not None:
+                self._save_fetched(self._missed(first, last), got)
+            return
+        if old is None or first is None:
+            self.match = match
+            if self.returning:
+                await self._save_gaps(last)
+            return
+        if match == old:
+            why = self._missed(first, last)
+            self._save_fetched(why, got)
+            return
+        # A rematch began while this bot was away: the old match's rest is gone.
+        limit = self.info.get("hands")
+        old_missed = sorted(self._missed(first, limit - 1 if isinstance(limit, int) else first))
+        if old_missed:
+            rest = "" if isinstance(limit, int) else " and any after it"
+            self.say(
+                f"{self._hands_text(old, old_missed)}{rest} not saved: a new match began at the "
+                "table while this bot was away, and the server keeps only the current "
+                "match's hands"
+            )
+        self.match, self.hands_over, self.unfetched = match, set(), set()
+        if start > 0 and last >= 0:
+            before = await self._fetch(0, start)
+            if before.match == match:
+                got.entries.update(before.entries)
+                got.error = before.error or got.error
+            else:
+                got.error = before.error or "a new match began at the table"
+                got.entries = {}
+        why = dict.fromkeys(range(last + 1), "it was played while this bot was away")
+        self._save_fetched(why, got)
+
+    async def _save_gaps(self, last: int) -> None:
+        """A bot taking its seat back after a restart: save the hands of the current match to
+        ``last`` that this seat played (its name then) and ``--save-hands`` lacks."""
+        assert self.match is not None
+        folder = Path(self.config.save_hands or ".")
+        table = self.session.table
+        missing = [n for n in range(last + 1) if not (folder / self._file_name(table, n)).exists()]
+        if not missing:
+            self.hands_over.update(range(last + 1))
+            return
+        got = await self._fetch(missing[0], last + 1)
+        seat = self.session.seat
+        seats = self.info.get("seats") or []
+        name = seats[seat].get("name") if seat is not None and seat < len(seats) else None
+        theirs = {
+            n
+            for n, entry in got.entries.items()
+            if seat is None or name not in (entry.get("names") or [])[seat : seat + 1]
+        }
+        self.hands_over.update(n for n in range(last + 1) if n not in missing or n in theirs)
+        for n in theirs:
+            got.entries.pop(n)
+        why = {n: "it ended while this bot was not running" for n in missing if n not in theirs}
+        self._save_fetched(why, got)
 
     async def _save_from_server(self, why: Mapping[int, str]) -> None:
-        """Save each hand of ``why`` (hand number: the reason, said first) from the server's
-        record of it, or say that it cannot be saved: a hand is never dropped silently.
+        """Save each hand of ``why`` (hand number of the current match: the reason, said
+        first) from the server's record of it, or say that it cannot be saved: a hand is
+        never dropped silently.
 
         One ``history`` request asks for them all (paged as the server cuts it, PROTOCOL.md
         §4). A page refused as ``rate_limited`` is asked for again after
         :data:`RECORD_RETRY_WAIT` seconds, doubling to :data:`RECORD_MAX_WAIT`, at most
-        :data:`RECORD_RETRIES` times; the bot's decisions wait meanwhile.
+        :data:`RECORD_RETRIES` times; the bot's decisions wait meanwhile. The pages that came
+        before a failure are saved.
         """
-        from client.session import ServerError
-
         if not why:
             return
-        for number, reason in why.items():
-            self.say(f"hand {number + 1}: {reason}; saving the server's record of it")
         numbers = sorted(why)
+        got = await self._fetch(numbers[0], numbers[-1] + 1)
+        if self.match is None:
+            self.match = got.match
+        elif got.match is not None and got.match != self.match:
+            got.entries, got.error = {}, "a new match began at the table"
+        self._save_fetched(why, got)
+
+    async def _fetch(self, start: int, stop: int) -> _Fetched:
+        """The server's records of the current match's hands ``start`` to ``stop`` (not
+        included), with every page that came before a failure, and the failure said."""
+        from client.session import ServerError
+
+        got = _Fetched()
         try:
-            reply = await self.session.history_range(
-                numbers[0],
-                numbers[-1] + 1,
+            async for page in self.session.history_pages(
+                start,
+                stop,
                 retries=RECORD_RETRIES,
                 retry_wait=RECORD_RETRY_WAIT,
                 max_wait=RECORD_MAX_WAIT,
+            ):
+                if got.match is not None and page.get("match") != got.match:
+                    got.error = "a new match began at the table"
+                    break
+                got.match, got.table = page.get("match"), page.get("table")
+                for entry in page.get("hands") or []:
+                    got.entries[entry["hand"]] = entry
+        except ServerError as exc:
+            if exc.code == "unknown_type":
+                got.error = "the server does not know history"
+            else:
+                got.error = f"the server's record was refused ({exc})"
+        except (OSError, TimeoutError) as exc:
+            got.error = f"the server's record was refused ({type(exc).__name__}: {exc})"
+        return got
+
+    def _save_fetched(self, why: Mapping[int, str], got: _Fetched) -> None:
+        """Write each hand of ``why`` whose record ``got`` holds and replays; say which could
+        not be saved. A hand whose fetch failed is asked for again at the next catch-up."""
+        from engine.record import RecordError, replay_record
+
+        match = self.match or 0
+        for number, reason in sorted(why.items()):
+            self.say(
+                f"{self._hands_text(match, [number])}: {reason}; saving the server's record of it"
             )
-        except (ServerError, OSError, TimeoutError) as exc:
-            for number in numbers:
-                self.say(f"hand {number + 1} not saved: the server's record was refused ({exc})")
-            return
-        if reply is None:
-            for number in numbers:
-                self.say(f"hand {number + 1} not saved: the server does not know history")
-            return
-        entries = {h.get("hand"): h for h in reply.get("hands") or []}
-        for number in numbers:
-            entry = entries.get(number)
-            if entry is None or not isinstance(entry.get("record"), Mapping):
-                self.say(f"hand {number + 1} not saved: the server has no record of it")
+        missing: list[int] = []
+        bad: list[str] = []
+        for number in sorted(why):
+            entry = got.entries.get(number)
+            if entry is None:
+                missing.append(number)
                 continue
             record = {
                 **entry["record"],
                 "players": list(entry.get("names") or []),
                 "payouts": entry.get("payouts"),
-                "table": reply.get("table"),
+                "table": got.table,
+                "match": match,
                 "hand": number,
             }
+            try:
+                result = replay_record(record)
+            except (RecordError, KeyError, TypeError, ValueError) as exc:
+                result = {"complete": False, "error": exc}
+            self.hands_over.add(number)
+            self.unfetched.discard(number)
+            if not result.get("complete") or result.get("payouts") != record["payouts"]:
+                bad.append(f"{number + 1} ({result.get('error') or 'it does not replay whole'})")
+                continue
             self._write(number, record)
+        if bad:
+            self.say(
+                f"{self._hands_text(match, [], 'hand')} {', '.join(bad)} not saved: the "
+                "server's record does not replay"
+            )
+        if not missing:
+            return
+        if got.error is None:
+            self.hands_over.update(missing)
+            self.unfetched.difference_update(missing)
+            self.say(
+                f"{self._hands_text(match, missing)} not saved: the server has no record of it"
+            )
+            return
+        self.unfetched.update(missing)
+        self.say(f"{self._hands_text(match, missing)} not saved: {got.error}")
+
+    @staticmethod
+    def _hands_text(match: int, numbers: list[int], word: str = "") -> str:
+        """``hand 3``, ``hands 3, 4`` (numbers from 1), with ``match 2`` after a rematch."""
+        word = word or ("hand" if len(numbers) == 1 else "hands")
+        text = f"{word} {', '.join(str(n + 1) for n in numbers)}".rstrip()
+        return f"match {match + 1} {text}" if match else text
+
+    def _file_name(self, table: Any, number: int) -> str:
+        """The file of hand ``number`` of the current match: ``t1-hand0003.json``, and
+        ``t1-match2-hand0003.json`` from the first rematch on (hands count from 1 in each
+        match, as in the first)."""
+        match = self.match or 0
+        part = f"-match{match + 1}" if match else ""
+        return f"{table}{part}-hand{number + 1:04d}.json"
 
     def _write(self, number: int, record: Mapping[str, Any]) -> None:
-        path = (
-            Path(self.config.save_hands or ".") / f"{record.get('table')}-hand{number + 1:04d}.json"
-        )
+        """Write a record whole or not at all: a temporary file replaces the final one, so a
+        bot killed while writing leaves no half record behind."""
+        folder = Path(self.config.save_hands or ".")
+        path = folder / self._file_name(record.get("table"), number)
+        tmp = path.with_name(f".{path.name}.tmp")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+            tmp.replace(path)
         except OSError as exc:
-            self.say(f"hand {number + 1} not saved: {exc}")
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            self.say(f"{self._hands_text(self.match or 0, [number])} not saved: {exc}")
+
+
+@dataclass
+class _Fetched:
+    """What one run of ``history`` pages brought: the match and table they are of (None: no
+    page came), the entries by hand number, and why the pages stopped early (None: they
+    did not)."""
+
+    match: int | None = None
+    table: str | None = None
+    entries: dict[int, HistoryEntry] = field(default_factory=dict)
+    error: str | None = None
 
 
 def rule_option(text: str) -> tuple[str, Any]:

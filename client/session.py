@@ -27,7 +27,7 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, cast, overload
 
@@ -302,21 +302,61 @@ class Session:
 
         One reply map as :meth:`history`'s, whose ``hands`` hold no hand from ``stop`` on
         (``lines`` only when ``start`` is 0). None for a server that does not know ``history``;
-        any other refusal raises ServerError. A page refused as ``rate_limited`` is asked for
-        again after ``retry_wait`` seconds, the wait doubling while the same page is refused,
-        up to ``max_wait`` (None: it stays ``retry_wait``; the server's error tells no wait,
-        and a refusal adds to the debt its allowance must refill first, §9); after
-        ``retries`` refusals in all the last one is raised.
+        any other refusal raises ServerError, and the pages already in are dropped (a caller
+        that keeps them reads :meth:`history_pages`). The ``rate_limited`` retries are
+        :meth:`history_pages`'.
+        """
+        merged: HistoryPage | None = None
+        try:
+            async for page in self.history_pages(
+                start,
+                stop,
+                table=table,
+                retries=retries,
+                retry_wait=retry_wait,
+                max_wait=max_wait,
+            ):
+                if merged is None:
+                    merged = page.copy()
+                    merged["hands"] = list(page["hands"])
+                else:
+                    merged["hands"] += page["hands"]
+        except ServerError as exc:
+            if exc.code == "unknown_type" and merged is None:
+                return None
+            raise
+        assert merged is not None  # history_pages yields at least one page or raises
+        merged["next"] = None
+        return merged
+
+    async def history_pages(
+        self,
+        start: int = 0,
+        stop: int | None = None,
+        *,
+        table: str | None = None,
+        retries: int = HISTORY_RETRIES,
+        retry_wait: float = HISTORY_RETRY_WAIT,
+        max_wait: float | None = None,
+    ) -> AsyncIterator[HistoryPage]:
+        """Each page of the finished hands ``start`` to ``stop`` (not included; None: the last
+        one) of the current match at ``table`` (default: yours), as it comes in: at least one,
+        the first from ``start``, each without a hand from ``stop`` on.
+
+        A caller keeps what came before a failure: a refusal (ServerError, ``unknown_type``
+        from a server that does not know ``history``), a lost connection (ConnectionLost) or a
+        timeout (TimeoutError) is raised after the pages already yielded. A page refused as
+        ``rate_limited`` is asked for again after ``retry_wait`` seconds, the wait doubling
+        while the same page is refused, up to ``max_wait`` (None: it stays ``retry_wait``; the
+        server's error tells no wait, and a refusal adds to the debt its allowance must refill
+        first, §9); after ``retries`` refusals in all the last one is raised.
         """
         fields: dict[str, str] = {} if table is None else {"table": table}
-        merged: HistoryPage | None = None
         wait = retry_wait
         while True:
             try:
                 reply = await self.request("history", **fields, start=start)
             except ServerError as exc:
-                if exc.code == "unknown_type":
-                    return None
                 if exc.code == "rate_limited" and retries > 0:
                     retries -= 1
                     await asyncio.sleep(wait)
@@ -324,20 +364,22 @@ class Session:
                     continue
                 raise
             wait = retry_wait
-            hands = [h for h in reply.get("hands") or [] if stop is None or h["hand"] < stop]
-            if merged is None:
-                merged = reply.copy()
-                merged["hands"] = hands
-            else:
-                merged["hands"] += hands
+            page = reply.copy()
+            page["hands"] = [
+                h for h in reply.get("hands") or [] if stop is None or h["hand"] < stop
+            ]
             following = reply.get("next")
-            if (
+            last = (
                 not isinstance(following, int)
                 or following <= start
                 or (stop is not None and following >= stop)
-            ):
-                merged["next"] = None
-                return merged
+            )
+            if last:
+                page["next"] = None
+            yield page
+            if last:
+                return
+            assert isinstance(following, int)
             start = following
 
     async def close(self) -> None:

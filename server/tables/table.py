@@ -46,7 +46,7 @@ from protocol import events as m
 from protocol.framing import encode, frame, pack
 from protocol.requests import RequestError
 from server.storage.store import TableRow, hash_token, json_text
-from server.storage.tallies import HandFacts
+from server.storage.tallies import HandFacts, canonical_strategy
 from server.tables.commitments import SeedCeremony
 from server.tables.history import LINES_KEPT, history_entry, history_reply
 from server.tables.hub import Hub, Peer
@@ -70,6 +70,19 @@ def _record_of(action: Action) -> tuple[dict[str, Any], str]:
     there are only a few hundred different ones, which every table plays over and over."""
     record = action.to_dict()
     return record, json_text(record)
+
+
+def canonical_spec(spec: str) -> str:
+    """A server bot's strategy as the table shows and records it: a level alias as the strategy
+    it stands for (``easy`` is ``random``, ``medium`` ``heuristic``, ``hard`` ``search``;
+    ``engine.bots``), any options after the name kept as given (``hard:samples=20`` is
+    ``search:samples=20``).
+
+    >>> canonical_spec("easy"), canonical_spec("hard:samples=20"), canonical_spec("mine")
+    ('random', 'search:samples=20', 'mine')
+    """
+    name, sep, options = spec.partition(":")
+    return canonical_strategy(name) + sep + options
 
 
 class Table:
@@ -242,9 +255,14 @@ class Table:
         }
 
     def seat_strategies(self) -> list[str | None]:
-        """Each seat's strategy as its seat summary shows it (§6.1): a server bot's, else None
-        (a person, a stand-in, a remote bot), so a hand record tells no more than the table."""
-        return [s.strategy_name if s.kind == "bot" else None for s in self.seats]
+        """Each seat's strategy as its seat summary shows it (§6.1): a server bot's, by the
+        name of the strategy it is (:func:`canonical_spec`: ``easy`` is ``random``), else None
+        (a person, a stand-in, a remote bot), so a hand record tells no more than the table
+        and two tables name one strategy alike."""
+        return [
+            canonical_spec(s.strategy_name) if s.kind == "bot" and s.strategy_name else None
+            for s in self.seats
+        ]
 
     @property
     def totals(self) -> list[int]:
@@ -440,7 +458,7 @@ class Table:
         s = self.seats[seat]
         self.presence.cancel_grace(s)
         s.kind = "bot"
-        s.strategy_name = name
+        s.strategy_name = canonical_spec(name)
         s.name = BOT_NAMES[seat]  # short, distinct per seat (five fit an 80-column table)
         s.added_by = peer.address
         self.hub.bots.warm()
@@ -801,7 +819,11 @@ class Table:
             names = self.ledger.hand_names(self.match_number, number)
             if names is None:
                 names = [s.name or "" for s in self.seats]
-            strategies = self.ledger.hand_strategies(self.match_number, number)
+            stored = self.ledger.hand_strategies(self.match_number, number)
+            # A record stored before aliases were named as their strategy says "easy".
+            strategies = (
+                None if stored is None else [canonical_spec(n) if n else None for n in stored]
+            )
         self.history.append(history_entry(match, number, names, strategies))
 
     async def _deal_next(self, finished: int) -> None:

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from client import bot_runner
 from client.bot_runner import EXIT_FELL_BACK, BotConfig, BotPlayer, run_bot
 from client.cli import main
 from client.session import ServerError, Session
@@ -226,12 +227,23 @@ def test_command_line_checks_the_create_options(capsys: Any) -> None:
     assert "--turn-timer" in capsys.readouterr().err
 
 
-def _check_saved(saved: Path, server: Server, table: str, hands: int = 2) -> None:
-    """The ``hands`` records in ``saved`` are the server's: same actions, deal and payouts."""
+def _check_saved(
+    saved: Path,
+    server: Server,
+    table: str,
+    hands: int = 2,
+    *,
+    unsaved: tuple[int, ...] = (),
+    match: int = 0,
+) -> None:
+    """The records of match ``match``'s ``hands`` in ``saved`` but ``unsaved`` (numbered from
+    1) are the server's: same actions, deal and payouts; no other file of it is there."""
     assert server.store is not None
-    stored = server.store.hand_records(table)
-    files = sorted(saved.iterdir())
-    assert [f.name for f in files] == [f"{table}-hand{n:04d}.json" for n in range(1, hands + 1)]
+    numbers = [n for n in range(1, hands + 1) if n not in unsaved]
+    stored = [server.store.hand_records(table, match)[n - 1] for n in numbers]
+    part = f"-match{match + 1}" if match else ""
+    files = sorted(saved.glob(f"{table}{part}-hand*.json"))
+    assert [f.name for f in files] == [f"{table}{part}-hand{n:04d}.json" for n in numbers]
     for path, server_record in zip(files, stored, strict=True):
         record = json.loads(path.read_text())
         assert _sorted_bury(record["actions"]) == _sorted_bury(server_record["actions"])
@@ -271,6 +283,21 @@ async def _hold_the_hand(players: list[Session]) -> None:
     await drive(players, 0, host_again)
 
 
+def _hold_reconnects(monkeypatch: Any) -> asyncio.Event:
+    """Hold every bot session's reconnect (the runner dialling again) until the event is set:
+    the runner stays away meanwhile (with grace 0, a stand-in plays its seat)."""
+    back = asyncio.Event()
+    opened = Session._open
+
+    async def held_reconnect(self: Session) -> Any:
+        if self.kind == "bot" and self.welcome is not None:  # the runner dialling again
+            await back.wait()
+        return await opened(self)
+
+    monkeypatch.setattr(Session, "_open", held_reconnect)
+    return back
+
+
 def _runner(server: Server, table: str, saved: Path, out: io.StringIO) -> asyncio.Task[int]:
     config = BotConfig(
         "127.0.0.1", server.port, strategy="random", table=table, save_hands=str(saved)
@@ -278,10 +305,19 @@ def _runner(server: Server, table: str, saved: Path, out: io.StringIO) -> asynci
     return asyncio.create_task(run_bot(config, out))
 
 
-async def _finish(host: Session, runner: asyncio.Task[int], out: io.StringIO) -> str:
-    """The host plays its newest prompt each time until the runner is done (the match is over);
-    the runner's output, checked for a clean end. (Prompts are taken from ``last_turn``: the
-    event queue still holds the ones ``drive`` answered.)"""
+async def _finish(
+    host: Session,
+    runner: asyncio.Task[int],
+    out: io.StringIO,
+    *,
+    clean: bool = True,
+    close: bool = True,
+) -> str:
+    """The host plays its newest prompt each time until the runner is done (the match is over)
+    and (``close``) leaves; the runner's output, checked for a clean end (with ``clean``, no
+    hand left unsaved).
+    (Prompts are taken from ``last_turn``: the event queue still holds the ones ``drive``
+    answered.)"""
 
     async def play() -> None:
         answered = -1
@@ -298,10 +334,11 @@ async def _finish(host: Session, runner: asyncio.Task[int], out: io.StringIO) ->
 
     await asyncio.wait_for(play(), TIMEOUT)
     status = await runner
-    await host.close()
+    if close:
+        await host.close()
     text = out.getvalue()
     assert status == 0, text
-    assert "not saved" not in text, text
+    assert not clean or "not saved" not in text, text
     return text
 
 
@@ -382,7 +419,8 @@ async def test_a_hand_without_its_final_view_is_saved_from_the_servers_record(
         config = BotConfig("127.0.0.1", server.port, save_hands=str(saved))
         player = BotPlayer(seat, make_strategy("random"), lines.append, config)
         await player._save_hand(over)  # type: ignore[arg-type]
-        player.hand_number, player.view = 0, {"phase": "play"}
+        # Then as if the hand had ended unseen (no hand_over): saved again from the record.
+        player.hand_number, player.view, player.hands_over = 0, {"phase": "play"}, set()
         next_deal = {"type": "state", "table": "t1", "seq": 99, "hand": 1}
         await player._on_state(next_deal)  # type: ignore[arg-type]
         assert server.store is not None
@@ -407,15 +445,7 @@ async def test_a_runner_back_after_the_match_ended_ends_as_at_a_match_over(
     # table's state "over"); no match_over comes. The runner waited for one until the table
     # closed.
     saved, out = tmp_path / "hands", io.StringIO()
-    back = asyncio.Event()
-    opened = Session._open
-
-    async def held_reconnect(self: Session) -> Any:
-        if self.kind == "bot" and self.welcome is not None:  # the runner dialling again
-            await back.wait()
-        return await opened(self)
-
-    monkeypatch.setattr(Session, "_open", held_reconnect)
+    back = _hold_reconnects(monkeypatch)
     async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
         host = session(server, "Host", tmp_path)
         await host.connect()
@@ -455,22 +485,23 @@ async def test_a_runner_back_after_the_match_ended_ends_as_at_a_match_over(
 
 
 async def _away_over_two_hands(
-    tmp_path: Path, monkeypatch: Any, *, back_in_the_last_hand: bool, **config: Any
+    tmp_path: Path,
+    monkeypatch: Any,
+    *,
+    back_in_the_last_hand: bool,
+    unsaved: tuple[int, ...] = (),
+    **config: Any,
 ) -> tuple[str, list[str]]:
     """A runner at seat 4 of a match of four (with ``back_in_the_last_hand``, else three)
     hands is cut off in the first hand and kept away (a stand-in plays its seat) until the
     last hand holds on the host's turn (or the match is over); then it comes back and plays
-    on. Checks that every hand of the match is saved as the server stored it; returns the
-    runner's output and the ``history`` outcomes of its connection (``ok`` or the code)."""
+    on. Checks that every hand of the match but ``unsaved`` (numbered from 1) is saved as the
+    server stored it; returns the runner's output and the ``history`` outcomes of its
+    connection (``ok`` or the code)."""
     saved, out = tmp_path / "hands", io.StringIO()
-    back = asyncio.Event()
-    opened, request = Session._open, Session.request
+    back = _hold_reconnects(monkeypatch)
+    request = Session.request
     asked: list[str] = []
-
-    async def held_reconnect(self: Session) -> Any:
-        if self.kind == "bot" and self.welcome is not None:  # the runner dialling again
-            await back.wait()
-        return await opened(self)
 
     async def noted_request(self: Session, type: str, **fields: Any) -> Any:
         try:
@@ -483,7 +514,6 @@ async def _away_over_two_hands(
             asked.append("ok")
         return reply
 
-    monkeypatch.setattr(Session, "_open", held_reconnect)
     monkeypatch.setattr(Session, "request", noted_request)
     hands = 4 if back_in_the_last_hand else 3
     async with running_server(
@@ -512,7 +542,7 @@ async def _away_over_two_hands(
             await drive([host], 0, last_hand)
             assert not runner.done()
             back.set()
-            text = await _finish(host, runner, out)
+            text = await _finish(host, runner, out, clean=not unsaved)
         else:
             # The queue holds the prompts drive answered: only the held one is pending.
             drain(host)
@@ -525,8 +555,8 @@ async def _away_over_two_hands(
             await host.close()
             text = out.getvalue()
             assert status == 0, text
-            assert "not saved" not in text, text
-        _check_saved(saved, server, table, hands)
+            assert unsaved or "not saved" not in text, text
+        _check_saved(saved, server, table, hands, unsaved=unsaved)
     assert "hand 1: it ended while this bot was disconnected" in text, text
     for number in range(2, hands):
         line = f"hand {number}: it was played while this bot was away; saving the server's record"
@@ -540,7 +570,8 @@ async def test_a_runner_away_over_two_hands_saves_each_from_the_servers_record(
     # Hands that began and ended while the runner was away (a stand-in played its seat) were
     # dropped without a word: only the hand it was in when it left was saved.
     _, asked = await _away_over_two_hands(tmp_path, monkeypatch, back_in_the_last_hand=True)
-    assert asked == ["ok"]  # one request for the three hands
+    # One request when it sat down (which match the table is in), one for the three hands.
+    assert asked == ["ok", "ok"]
 
 
 async def test_a_rate_limited_history_page_is_asked_for_again(
@@ -558,4 +589,156 @@ async def test_a_rate_limited_history_page_is_asked_for_again(
         history_rate=2.0,
         max_frame=4096,
     )
-    assert asked.count("ok") == 3 and "rate_limited" in asked, asked
+    # The first "ok": which match the table is in, asked when the runner sat down.
+    assert asked.count("ok") == 4 and "rate_limited" in asked, asked
+
+
+async def test_a_history_fetch_refused_part_way_keeps_the_pages_that_came(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # One history request a connection at once and (as good as) no refill, one hand a page:
+    # back after the match ended, the first page of the runner's catch-up comes and the second
+    # is refused beyond the retries. The page that came was dropped with the rest ("hand 1 not
+    # saved", "hand 2 not saved", ...); now it is saved, and the output names the hands that
+    # are not.
+    monkeypatch.setattr(bot_runner, "RECORD_RETRIES", 1)
+    monkeypatch.setattr(bot_runner, "RECORD_RETRY_WAIT", 0.01)
+    text, asked = await _away_over_two_hands(
+        tmp_path,
+        monkeypatch,
+        back_in_the_last_hand=False,
+        unsaved=(2, 3),
+        history_burst=1.0,
+        history_rate=0.001,
+        max_frame=4096,
+    )
+    # The first "ok" is the first connection's (which match, when the runner sat down).
+    assert asked == ["ok", "ok", "rate_limited", "rate_limited"], asked
+    assert "hands 2, 3 not saved: the server's record was refused (rate_limited: " in text, text
+    assert "hand 1 not saved" not in text, text
+
+
+async def test_a_runner_away_through_a_rematch_saves_the_new_matchs_hands(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # The runner is cut off in the last hand of a match; the match ends, the host starts a
+    # rematch and a stand-in plays its first hand before the runner is back. Hands count from 0
+    # again in the new match and history holds only the current match: the new match's first
+    # hand was never fetched (the runner took hand 2 for the one it left in, already seen) and
+    # its second overwrote the old match's file; the old match's last hand went unreported.
+    saved, out = tmp_path / "hands", io.StringIO()
+    back = _hold_reconnects(monkeypatch)
+    async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
+        host = session(server, "Host", tmp_path)
+        await host.connect()
+        create = await host.request("create_table", name="again", hands=2, grace=0.0)
+        table = str(create["table"])
+        for _ in range(3):
+            await host.request("add_bot", seat=None, strategy="random")
+        runner = _runner(server, table, saved, out)
+        await _seat4_changes(host)
+        await host.request("start")
+
+        def second_hand(seat: int, prompt: Any, view: Any) -> bool:
+            return (host.last_state or {}).get("hand") == 1
+
+        await drive([host], 0, second_hand)
+
+        async def first_hand_saved() -> None:
+            while not (saved / f"{table}-hand0001.json").exists():
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(first_hand_saved(), TIMEOUT)
+        peer = server.lobby.tables[table].seats[4].peer
+        assert peer is not None
+        peer.transport.abort()
+        while _seat4(await next_event(host, "state", timeout=TIMEOUT)).get("connected", True):
+            pass
+        drain(host)  # the prompts drive answered: only the held one is pending
+        assert host.last_turn is not None
+        await host.act(host.last_turn["legal"][0], seq=host.last_turn["seq"])
+        over = await play_until(host, "match_over", [], random.Random(6), timeout=TIMEOUT)
+        await host.request("rematch")
+        await drive([host], over["seq"], second_hand)  # the new match's second hand
+        assert not runner.done()
+        back.set()
+        text = await _finish(host, runner, out, clean=False)
+        _check_saved(saved, server, table, unsaved=(2,))
+        _check_saved(saved, server, table, match=1)
+    assert "hand 2 not saved: a new match began at the table while this bot was away" in text, text
+    line = "match 2 hand 1: it was played while this bot was away; saving the server's record"
+    assert line in text, text
+    assert text.count("not saved") == 1, text
+    for path in saved.glob(f"{table}-match2-*.json"):
+        assert json.loads(path.read_text())["match"] == 1
+
+
+async def test_a_runner_at_a_rematch_keeps_the_first_matchs_files(tmp_path: Path) -> None:
+    # A runner ends with its match; the host starts a rematch and a runner (a new process)
+    # joins it, saving into the same folder. Hands count from 0 again in the new match, and its
+    # first hand was written over the first match's file (t1-hand0001.json).
+    saved = tmp_path / "hands"
+    async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
+        host = session(server, "Host", tmp_path)
+        await host.connect()
+        table = str((await host.request("create_table", name="two", hands=1))["table"])
+        for _ in range(3):
+            await host.request("add_bot", seat=None, strategy="random")
+        for match in range(2):
+            out = io.StringIO()
+            runner = _runner(server, table, saved, out)
+            await _seat4_changes(host)
+            await host.request("start")
+            await _finish(host, runner, out, close=False)
+            if match == 0:
+                await _seat4_changes(host, to_empty=True)  # the runner left
+                await host.request("rematch")
+        await host.close()
+        _check_saved(saved, server, table, 1)
+        _check_saved(saved, server, table, 1, match=1)
+
+
+async def test_a_runner_restarted_with_its_token_saves_the_hands_it_missed(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # The runner's process dies in the first hand (no leave: its seat and token stay); a
+    # stand-in plays the match out; the runner started again with --tokens takes the seat back
+    # at the over table. It fetched nothing: the hands after it died were lost in silence.
+    saved, tokens = tmp_path / "hands", tmp_path / "tokens.json"
+    _hold_reconnects(monkeypatch)  # the first process never comes back
+    async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
+        host = session(server, "Host", tmp_path)
+        await host.connect()
+        table = str((await host.request("create_table", name="die", hands=3, grace=0.0))["table"])
+        for _ in range(3):
+            await host.request("add_bot", seat=None, strategy="random")
+
+        def runner(out: io.StringIO) -> asyncio.Task[int]:
+            config = BotConfig(
+                "127.0.0.1", server.port, "random", table=table, save_hands=str(saved),
+                tokens=str(tokens),
+            )  # fmt: skip
+            return asyncio.create_task(run_bot(config, out))
+
+        first = runner(io.StringIO())
+        await _seat4_changes(host)
+        await _hold_the_hand([host])
+        peer = server.lobby.tables[table].seats[4].peer
+        assert peer is not None
+        peer.transport.abort()
+        while _seat4(await next_event(host, "state", timeout=TIMEOUT)).get("connected", True):
+            pass
+        first.cancel()  # killed: it says no leave
+        drain(host)
+        assert host.last_turn is not None
+        await host.act(host.last_turn["legal"][0], seq=host.last_turn["seq"])
+        await play_until(host, "match_over", [], random.Random(7), timeout=TIMEOUT)
+        out = io.StringIO()
+        status = await asyncio.wait_for(runner(out), TIMEOUT)
+        text = out.getvalue()
+        assert status == 0, text
+        assert f"back at table {table}, seat 4" in text, text
+        assert "hand 3: it ended while this bot was not running" in text, text
+        assert "not saved" not in text, text
+        _check_saved(saved, server, table, 3)
+        await host.close()

@@ -304,7 +304,8 @@ async def test_hand_records_name_each_server_bots_strategy_as_the_seats_show_it(
                 await raw.close()
         assert server.store is not None
         stored = server.store.hand_records(table)
-    strategies = [None, "random", "easy", "heuristic", None]
+    # "easy" is the random strategy: named as such, as at any other table (it was "easy").
+    strategies = [None, "random", "random", "heuristic", None]
     (summary,) = [t for t in listing["tables"] if t["id"] == table]
     assert [s["strategy"] for s in summary["seats"]] == strategies  # public to every seat
     assert [e["record"]["strategies"] for e in reply["hands"]] == [strategies] * 2
