@@ -17,7 +17,7 @@ from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.view import seat_view
 from protocol.framing import encode
-from tests.server.support import Raw, running_server
+from tests.server.support import Raw, raw_bot_table, running_server
 
 PROTOCOL_MD = Path(__file__).resolve().parents[2] / "PROTOCOL.md"
 
@@ -357,3 +357,43 @@ def test_the_engine_raises_only_codes_it_defines_once_and_each_is_documented() -
     table = PROTOCOL_MD.read_text(encoding="utf-8")
     for code in sorted(play_codes):
         assert re.search(rf"^\| `{code}` \|", table, re.MULTILINE), f"{code} not in PROTOCOL.md"
+
+
+async def test_the_deal_never_waits_for_a_bot_clients_seed_but_uses_one_in_time() -> None:
+    """§13: a ``kind: "bot"`` client is sent the commitment and may answer it, but the deal is
+    not held for it: alone with server bots its seed comes too late (``stale``, source
+    ``bot``); while a person's seed is awaited it is in time and used (source ``client``)."""
+    async with running_server(seed_wait=30.0) as server:
+        lone = await Raw.open(server.port)
+        await lone.request("hello", version=1, client="test/1", kind="bot", name="Lone")
+        await raw_bot_table(lone)
+        assert (await lone.request_keeping("start"))["type"] == "ok"
+        commitment = await lone.expect("commitment")
+        await lone.expect("your_turn")  # dealt without a seed from this seat
+        seed = {"commitment": commitment["commitment"], "seed": "ab" * 32}
+        assert (await lone.request_keeping("client_seed", **seed))["code"] == "stale"
+        assert (await lone.request_keeping("end_match"))["type"] == "ok"
+        revealed = await lone.expect("seeds_revealed")
+        assert revealed["commitments"][0]["sources"][0] == "bot"
+        await lone.close()
+
+        person, bot = await Raw.open(server.port), await Raw.open(server.port)
+        await person.hello("Person")
+        await bot.request("hello", version=1, client="test/1", kind="bot", name="Helper")
+        table = (await raw_bot_table(person, bots=3))["table"]
+        assert (await bot.request("join", table=table))["seat"] == 4
+        assert (await person.request_keeping("start"))["type"] == "ok"
+        commitment = await bot.expect("commitment")
+        seed = {"commitment": commitment["commitment"], "seed": "cd" * 32}
+        assert (await bot.request_keeping("client_seed", **seed))["type"] == "ok"
+        await person.expect("commitment")
+        await person.send({"type": "client_seed", **seed, "seed": "ef" * 32})
+        while (await person.recv()).get("view") is None:  # until the deal's state
+            pass
+        assert (await person.request("end_match"))["type"] == "ok"
+        revealed = await bot.expect("seeds_revealed")
+        (locked,) = revealed["commitments"]
+        assert locked["sources"] == ["client", "bot", "bot", "bot", "client"]
+        assert locked["client_seeds"][4] == "cd" * 32
+        await person.close()
+        await bot.close()
