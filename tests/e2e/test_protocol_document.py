@@ -17,7 +17,7 @@ from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.view import seat_view
 from protocol.framing import encode
-from tests.server.support import Raw, raw_bot_table, running_server
+from tests.server.support import Raw, raw_bot_table, raw_play, running_server
 
 PROTOCOL_MD = Path(__file__).resolve().parents[2] / "PROTOCOL.md"
 
@@ -397,3 +397,47 @@ async def test_the_deal_never_waits_for_a_bot_clients_seed_but_uses_one_in_time(
         assert locked["client_seeds"][4] == "cd" * 32
         await person.close()
         await bot.close()
+
+
+async def test_a_rematch_deals_only_once_the_seeds_are_in() -> None:
+    """§4 notes, ``rematch``: the notice and the new match's commitment come first; the deal
+    (the ``state``) waits for the seated people's seeds like a ``start`` (§13)."""
+    async with running_server(seed_wait=30.0) as server:
+        raw = await Raw.open(server.port)
+        await raw.hello("Again")
+        await raw_bot_table(raw)
+        assert (await raw.request_keeping("start"))["type"] == "ok"
+        first = await raw.expect("commitment")
+        await raw.send(
+            {"type": "client_seed", "commitment": first["commitment"], "seed": "01" * 32}
+        )
+        await raw_play(raw)
+        await raw.expect("seeds_revealed")
+        assert (await raw.request_keeping("rematch"))["type"] == "ok"
+        notice, commitment = await raw.recv(), await raw.recv()
+        assert (notice["type"], notice["code"], commitment["type"]) == (
+            "notice",
+            "rematch",
+            "commitment",
+        )
+        assert (await raw.request_keeping("start"))["code"] == "already_started"
+        assert (await raw.request_keeping("rematch"))["code"] == "not_over"
+        assert raw.inbox == []  # no state yet: the deal waits for this seat's seed
+        seed = {"commitment": commitment["commitment"], "seed": "02" * 32}
+        assert (await raw.request_keeping("client_seed", **seed))["type"] == "ok"
+        dealt = await raw.expect("state")
+        assert dealt["info"]["state"] == "playing" and dealt["view"]["phase"] == "pick"
+        await raw.close()
+
+
+async def test_a_replaced_connection_gets_the_notice_then_a_nil_id_error_then_is_closed() -> None:
+    async with running_server() as server:
+        old = await Raw.open(server.port)
+        await old.hello("Twice")
+        token = (await raw_bot_table(old))["token"]
+        await old.request_keeping("start")
+        new = await Raw.open(server.port)
+        assert (await new.hello("Twice", token=token))["seat"] == 0
+        tail = [(m["type"], m.get("id", "-"), m["code"]) for m in await old.closed() if "code" in m]
+        assert tail[-2:] == [("notice", "-", "replaced"), ("error", None, "replaced")]
+        await new.close()
