@@ -441,3 +441,22 @@ async def test_a_replaced_connection_gets_the_notice_then_a_nil_id_error_then_is
         tail = [(m["type"], m.get("id", "-"), m["code"]) for m in await old.closed() if "code" in m]
         assert tail[-2:] == [("notice", "-", "replaced"), ("error", None, "replaced")]
         await new.close()
+
+
+async def test_join_or_watch_while_seated_looks_the_table_up_first() -> None:
+    """§4 notes, one table per connection: ``already_seated`` is for a table that exists; an id
+    that names no table gets ``no_such_table`` first."""
+    async with running_server() as server:
+        other, raw = await Raw.open(server.port), await Raw.open(server.port)
+        await other.hello("Other")
+        elsewhere = (await other.request("create_table", name="other"))["table"]
+        await raw.hello("Seated")
+        await raw.request("create_table", name="mine")
+        codes = [
+            (await raw.request(kind, table=table))["code"]
+            for kind in ("join", "watch")
+            for table in ("nope", elsewhere)
+        ]
+        assert codes == ["no_such_table", "already_seated", "no_such_table", "already_seated"]
+        await raw.close()
+        await other.close()
