@@ -460,3 +460,25 @@ async def test_join_or_watch_while_seated_looks_the_table_up_first() -> None:
         assert codes == ["no_such_table", "already_seated", "no_such_table", "already_seated"]
         await raw.close()
         await other.close()
+
+
+async def test_sitting_down_mid_match_sends_the_notice_and_commitment_before_the_snapshot() -> None:
+    """§6 ``commitment``: a player who takes an open seat during a match is sent, after the
+    ``ok``, the ``joined`` notice and the new commitment, then its snapshot (with ``info``)."""
+    async with running_server(bot_delay=0.2) as server:
+        host, late = await Raw.open(server.port), await Raw.open(server.port)
+        await host.hello("Host")
+        table = (await raw_bot_table(host))["table"]
+        assert (await host.request("start"))["type"] == "ok"
+        assert (await host.request("remove_bot", seat=4))["type"] == "ok"
+        await late.hello("Late")
+        assert (await late.request_keeping("join", table=table, seat=4))["seat"] == 4
+        first = [await late.recv() for _ in range(3)]
+        assert [(m["type"], m.get("code")) for m in first] == [
+            ("notice", "joined"),
+            ("commitment", None),
+            ("state", None),
+        ]
+        assert "info" in first[2] and first[2]["seat"] == 4
+        await late.close()
+        await host.close()
