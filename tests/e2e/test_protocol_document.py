@@ -17,7 +17,7 @@ from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.view import seat_view
 from protocol.framing import encode
-from tests.server.support import Raw, running_server
+from tests.server.support import Raw, raw_bot_table, raw_play, running_server
 
 PROTOCOL_MD = Path(__file__).resolve().parents[2] / "PROTOCOL.md"
 
@@ -357,3 +357,128 @@ def test_the_engine_raises_only_codes_it_defines_once_and_each_is_documented() -
     table = PROTOCOL_MD.read_text(encoding="utf-8")
     for code in sorted(play_codes):
         assert re.search(rf"^\| `{code}` \|", table, re.MULTILINE), f"{code} not in PROTOCOL.md"
+
+
+async def test_the_deal_never_waits_for_a_bot_clients_seed_but_uses_one_in_time() -> None:
+    """§13: a ``kind: "bot"`` client is sent the commitment and may answer it, but the deal is
+    not held for it: alone with server bots its seed comes too late (``stale``, source
+    ``bot``); while a person's seed is awaited it is in time and used (source ``client``)."""
+    async with running_server(seed_wait=30.0) as server:
+        lone = await Raw.open(server.port)
+        await lone.request("hello", version=1, client="test/1", kind="bot", name="Lone")
+        await raw_bot_table(lone)
+        assert (await lone.request_keeping("start"))["type"] == "ok"
+        commitment = await lone.expect("commitment")
+        await lone.expect("your_turn")  # dealt without a seed from this seat
+        seed = {"commitment": commitment["commitment"], "seed": "ab" * 32}
+        assert (await lone.request_keeping("client_seed", **seed))["code"] == "stale"
+        assert (await lone.request_keeping("end_match"))["type"] == "ok"
+        revealed = await lone.expect("seeds_revealed")
+        assert revealed["commitments"][0]["sources"][0] == "bot"
+        await lone.close()
+
+        person, bot = await Raw.open(server.port), await Raw.open(server.port)
+        await person.hello("Person")
+        await bot.request("hello", version=1, client="test/1", kind="bot", name="Helper")
+        table = (await raw_bot_table(person, bots=3))["table"]
+        assert (await bot.request("join", table=table))["seat"] == 4
+        assert (await person.request_keeping("start"))["type"] == "ok"
+        commitment = await bot.expect("commitment")
+        seed = {"commitment": commitment["commitment"], "seed": "cd" * 32}
+        assert (await bot.request_keeping("client_seed", **seed))["type"] == "ok"
+        await person.expect("commitment")
+        await person.send({"type": "client_seed", **seed, "seed": "ef" * 32})
+        while (await person.recv()).get("view") is None:  # until the deal's state
+            pass
+        assert (await person.request("end_match"))["type"] == "ok"
+        revealed = await bot.expect("seeds_revealed")
+        (locked,) = revealed["commitments"]
+        assert locked["sources"] == ["client", "bot", "bot", "bot", "client"]
+        assert locked["client_seeds"][4] == "cd" * 32
+        await person.close()
+        await bot.close()
+
+
+async def test_a_rematch_deals_only_once_the_seeds_are_in() -> None:
+    """§4 notes, ``rematch``: the notice and the new match's commitment come first; the deal
+    (the ``state``) waits for the seated people's seeds like a ``start`` (§13)."""
+    async with running_server(seed_wait=30.0) as server:
+        raw = await Raw.open(server.port)
+        await raw.hello("Again")
+        await raw_bot_table(raw)
+        assert (await raw.request_keeping("start"))["type"] == "ok"
+        first = await raw.expect("commitment")
+        await raw.send(
+            {"type": "client_seed", "commitment": first["commitment"], "seed": "01" * 32}
+        )
+        await raw_play(raw)
+        await raw.expect("seeds_revealed")
+        assert (await raw.request_keeping("rematch"))["type"] == "ok"
+        notice, commitment = await raw.recv(), await raw.recv()
+        assert (notice["type"], notice["code"], commitment["type"]) == (
+            "notice",
+            "rematch",
+            "commitment",
+        )
+        assert (await raw.request_keeping("start"))["code"] == "already_started"
+        assert (await raw.request_keeping("rematch"))["code"] == "not_over"
+        assert raw.inbox == []  # no state yet: the deal waits for this seat's seed
+        seed = {"commitment": commitment["commitment"], "seed": "02" * 32}
+        assert (await raw.request_keeping("client_seed", **seed))["type"] == "ok"
+        dealt = await raw.expect("state")
+        assert dealt["info"]["state"] == "playing" and dealt["view"]["phase"] == "pick"
+        await raw.close()
+
+
+async def test_a_replaced_connection_gets_the_notice_then_a_nil_id_error_then_is_closed() -> None:
+    async with running_server() as server:
+        old = await Raw.open(server.port)
+        await old.hello("Twice")
+        token = (await raw_bot_table(old))["token"]
+        await old.request_keeping("start")
+        new = await Raw.open(server.port)
+        assert (await new.hello("Twice", token=token))["seat"] == 0
+        tail = [(m["type"], m.get("id", "-"), m["code"]) for m in await old.closed() if "code" in m]
+        assert tail[-2:] == [("notice", "-", "replaced"), ("error", None, "replaced")]
+        await new.close()
+
+
+async def test_join_or_watch_while_seated_looks_the_table_up_first() -> None:
+    """§4 notes, one table per connection: ``already_seated`` is for a table that exists; an id
+    that names no table gets ``no_such_table`` first."""
+    async with running_server() as server:
+        other, raw = await Raw.open(server.port), await Raw.open(server.port)
+        await other.hello("Other")
+        elsewhere = (await other.request("create_table", name="other"))["table"]
+        await raw.hello("Seated")
+        await raw.request("create_table", name="mine")
+        codes = [
+            (await raw.request(kind, table=table))["code"]
+            for kind in ("join", "watch")
+            for table in ("nope", elsewhere)
+        ]
+        assert codes == ["no_such_table", "already_seated", "no_such_table", "already_seated"]
+        await raw.close()
+        await other.close()
+
+
+async def test_sitting_down_mid_match_sends_the_notice_and_commitment_before_the_snapshot() -> None:
+    """§6 ``commitment``: a player who takes an open seat during a match is sent, after the
+    ``ok``, the ``joined`` notice and the new commitment, then its snapshot (with ``info``)."""
+    async with running_server(bot_delay=0.2) as server:
+        host, late = await Raw.open(server.port), await Raw.open(server.port)
+        await host.hello("Host")
+        table = (await raw_bot_table(host))["table"]
+        assert (await host.request("start"))["type"] == "ok"
+        assert (await host.request("remove_bot", seat=4))["type"] == "ok"
+        await late.hello("Late")
+        assert (await late.request_keeping("join", table=table, seat=4))["seat"] == 4
+        first = [await late.recv() for _ in range(3)]
+        assert [(m["type"], m.get("code")) for m in first] == [
+            ("notice", "joined"),
+            ("commitment", None),
+            ("state", None),
+        ]
+        assert "info" in first[2] and first[2]["seat"] == 4
+        await late.close()
+        await host.close()
