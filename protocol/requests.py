@@ -445,7 +445,14 @@ class _Fields:
 def _request_id(msg: Mapping[str, Any]) -> int:
     value = msg.get("id")
     if type(value) is not int or not -_INT64_MAX <= value <= _INT64_MAX:
-        raise RequestError(BAD_REQUEST, "field 'id' is required (an integer)", None)
+        if "id" not in msg:
+            problem = "is required (an integer)"
+        elif type(value) is int:
+            problem = f"must be between {-_INT64_MAX} and {_INT64_MAX}"
+        else:
+            # A JavaScript client's msgpack writes a number past 2**53 as a float.
+            problem = f"must be an integer, not {type(value).__name__}"
+        raise RequestError(BAD_REQUEST, f"field 'id' {problem}", None)
     return value
 
 

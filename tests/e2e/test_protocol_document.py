@@ -257,10 +257,16 @@ async def test_a_request_id_is_a_signed_64_bit_int_and_anything_else_is_bad_requ
         for good in (2**63 - 1, -(2**63 - 1), 0):
             await raw.send({"type": "ping", "id": good})
             assert await raw.recv() == {"type": "ok", "id": good}
-        for bad in (2**63, True, 1.0, "1"):
+        for bad, problem in (
+            (2**63, "must be between"),
+            (True, "must be an integer, not bool"),
+            (1.0, "must be an integer, not float"),
+            ("1", "must be an integer, not str"),
+        ):
             await raw.send({"type": "ping", "id": bad})
             reply = await raw.recv()
             assert (reply["type"], reply["id"], reply["code"]) == ("error", None, "bad_request")
+            assert problem in reply["message"], reply  # an id was sent: not "is required"
         await raw.close()
 
 
