@@ -12,6 +12,10 @@ one scenario at a time, ``--loops`` loops in one attacking process (at low prior
 
 - ``tab churn``: open a browser tab's websocket (each starts a client process on the server's
   machine), hold it 0.1 s, close it;
+- ``tabs held``: each loop (all from 127.0.0.10, one address) opens tabs and holds every
+  one until the end, reading their screens; a refused one (503 before, a close with code 1013
+  and its reason now) waits a second before the next try: how many one address holds at the
+  peak, and their memory (the children's at the end);
 - ``ssh churn``: an SSH connection with a key, closed at once (each costs a key exchange);
 - ``script GETs``: ask for the page's 300 kB script on a kept-alive connection;
 - ``ws GETs``: four plain GETs a second of ``/ws/x`` (no websocket upgrade), each loop from its
@@ -87,6 +91,7 @@ from attack import (  # noqa: E402
 
 SCENARIOS = (
     "tab churn",
+    "tabs held",
     "ssh churn",
     "script GETs",
     "ws GETs",
@@ -108,7 +113,12 @@ SSH_SCENARIOS = (
     "unlisted keys",
     "login requests",
 )
-ADDRESSES = {"resize flood": "127.0.0.6", "huge pty": "127.0.0.7", "slow quitters": "127.0.0.8"}
+ADDRESSES = {
+    "resize flood": "127.0.0.6",
+    "huge pty": "127.0.0.7",
+    "slow quitters": "127.0.0.8",
+    "tabs held": "127.0.0.10",
+}
 """Scenarios that attack from an address of their own: the earlier ones use up the start
 allowance of :data:`ATTACKER_ADDRESS`."""
 WELL_BEHAVED_ADDRESS = "127.0.0.9"
@@ -141,15 +151,79 @@ async def tab_churn(port: int, deadline: float, ended: Counter[str], number: int
     async with aiohttp.ClientSession(connector=connector) as http:
         while time.monotonic() < deadline:
             try:
-                async with http.ws_connect(f"http://127.0.0.1:{port}/ws/churn?width=80&height=24"):
-                    ended["tab opened"] += 1
-                    await asyncio.sleep(0.1)
+                async with http.ws_connect(
+                    f"http://127.0.0.1:{port}/ws/churn?width=80&height=24"
+                ) as tab:
+                    refused = await _refused_within(tab, 0.1)
+                    ended["refused 1013" if refused else "tab opened"] += 1
+                    if refused:
+                        await asyncio.sleep(0.01)
             except aiohttp.WSServerHandshakeError as exc:
                 ended[f"refused {exc.status}"] += 1
                 await asyncio.sleep(0.01)
             except (aiohttp.ClientError, OSError, TimeoutError) as exc:
                 ended[type(exc).__name__] += 1
                 await asyncio.sleep(0.01)
+
+
+REFUSED = 1013
+"""The close code of a tab the door refuses (``server.doors.web.REFUSED``; before, a 503)."""
+
+
+async def _refused_within(tab: Any, seconds: float) -> bool:
+    """Read ``tab``'s messages for ``seconds``; whether the door closed it as refused."""
+    import aiohttp
+
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        try:
+            message = await tab.receive(timeout=left)
+        except TimeoutError:
+            return False
+        if message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+            return tab.close_code == REFUSED
+    return False
+
+
+async def tabs_held(port: int, deadline: float, ended: Counter[str], number: int) -> None:
+    """Open tabs from one address until ``deadline`` and hold them all 3 s longer; a refused
+    one waits a second. ``ended["held at the peak"]``: the most open at once, over every loop."""
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(local_addr=(ADDRESSES["tabs held"], 0), limit=0)
+    held: list[Any] = []
+    readers: list[asyncio.Task[None]] = []
+    async with aiohttp.ClientSession(connector=connector) as http:
+        try:
+            while time.monotonic() < deadline:
+                try:
+                    tab = await http.ws_connect(
+                        f"http://127.0.0.1:{port}/ws/held{number}?width=80&height=24"
+                    )
+                except aiohttp.WSServerHandshakeError as exc:
+                    ended[f"refused {exc.status}"] += 1
+                    await asyncio.sleep(1.0)
+                    continue
+                except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+                    ended[type(exc).__name__] += 1
+                    await asyncio.sleep(1.0)
+                    continue
+                if await _refused_within(tab, 0.5):
+                    ended["refused 1013"] += 1
+                    await asyncio.sleep(1.0)
+                    continue
+                held.append(tab)
+                readers.append(asyncio.create_task(_discard(tab, ended)))
+                ended["open"] += 1
+                ended["held at the peak"] = max(ended["held at the peak"], ended["open"])
+            # Held a little past the window, so that the children's memory is read with them.
+            await asyncio.sleep(3.0)
+        finally:
+            for reader in readers:
+                reader.cancel()
+            for tab in held:
+                await tab.close()
+                ended["open"] -= 1
 
 
 async def ssh_churn(port: int, deadline: float, ended: Counter[str], number: int) -> None:
@@ -544,6 +618,7 @@ async def login_requests(port: int, deadline: float, ended: Counter[str], number
 
 LOOPS: dict[str, Callable[[int, float, Counter[str], int], Awaitable[None]]] = {
     "tab churn": tab_churn,
+    "tabs held": tabs_held,
     "ssh churn": ssh_churn,
     "script GETs": script_gets,
     "ws GETs": ws_gets,

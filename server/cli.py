@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import ipaddress
 import logging
+import math
 import signal
 import sqlite3
 import sys
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from server.app import Server
+    from server.config import ServerConfig
     from server.net.announce import Announcer
 
 HELP = "run a server for others to join"
@@ -150,6 +153,75 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         "least 1; 0 runs them in a thread of the server, which slows every table while one "
         "thinks)",
     )
+    parser.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        type=parse_limit,
+        metavar="NAME=VALUE",
+        help="set one of the server's limits (repeatable): NAME is any numeric field of "
+        "ServerConfig (server/config.py documents each and its default; README.md, 'Limits'), "
+        "e.g. a club evening whose players all share one address: --limit "
+        "door_sessions_per_address=24 --limit door_start_burst=30 --limit max_per_address=32; "
+        "an unknown NAME lists them all",
+    )
+
+
+OWN_OPTIONS = {
+    "port": "--port",
+    "bot_delay": "--bot-delay",
+    "bot_think_time": "--bot-think-time",
+    "hand_pause": "--hand-pause",
+    "trick_pause": "--trick-pause",
+}
+"""Numeric ``ServerConfig`` fields that ``serve`` sets with an option of their own, not with
+``--limit``."""
+
+
+def limit_names() -> dict[str, type]:
+    """The ``ServerConfig`` fields ``--limit`` may set: every one that is a plain ``int`` or
+    ``float`` (the limits, paces and sizes), but those with an option of their own
+    (:data:`OWN_OPTIONS`); name -> its type."""
+    from server.config import ServerConfig
+
+    kinds = {"int": int, "float": float}
+    return {
+        field.name: kinds[str(field.type)]
+        for field in dataclasses.fields(ServerConfig)
+        if str(field.type) in kinds and field.name not in OWN_OPTIONS
+    }
+
+
+def parse_limit(text: str) -> tuple[str, int | float]:
+    """``--limit NAME=VALUE``: the field's name and its value, or ``ArgumentTypeError`` saying
+    what is wrong (an unknown name lists the valid ones).
+
+    >>> parse_limit("door_sessions_per_address=20")
+    ('door_sessions_per_address', 20)
+    >>> parse_limit("door_start_rate=0.5")
+    ('door_start_rate', 0.5)
+    """
+    name, equals, value = text.partition("=")
+    name = name.strip().replace("-", "_")
+    names = limit_names()
+    if not equals:
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE")
+    if name in OWN_OPTIONS:
+        raise argparse.ArgumentTypeError(f"{name} has an option of its own: {OWN_OPTIONS[name]}")
+    if name not in names:
+        raise argparse.ArgumentTypeError(
+            f"no limit named {name!r}; the names (server/config.py documents each): "
+            + ", ".join(sorted(names))
+        )
+    kind = names[name]
+    try:
+        number = kind(value.strip())
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"{name} must be {what}, not {value!r}") from None
+    if not 0 <= number < math.inf:
+        raise argparse.ArgumentTypeError(f"{name} must be 0 or more (and finite), not {value!r}")
+    return name, number
 
 
 def _think_time(text: str) -> float:
@@ -230,11 +302,12 @@ def startup_message(host: str, port: int, db: str, build: str = "pure Python") -
     return "\n".join(lines)
 
 
-async def _serve(args: argparse.Namespace) -> int:
-    from server.app import Server, ServerConfig
+def server_config(args: argparse.Namespace, db: Path) -> ServerConfig:
+    """The configuration ``serve``'s options ask for, on the database ``db`` (each
+    ``--limit`` over its field's default; the last one given for a name wins)."""
+    from server.config import ServerConfig
 
-    db = Path(args.db) if args.db else default_db_path()
-    config = ServerConfig(
+    return ServerConfig(
         host=args.host,
         port=args.port,
         db_path=db,
@@ -245,8 +318,15 @@ async def _serve(args: argparse.Namespace) -> int:
         db_synchronous=args.sync.upper(),
         bot_workers=args.bot_workers,
         bot_modules=args.bot_modules,
+        **dict(args.limit),
     )
-    server = Server(config)
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    from server.app import Server
+
+    db = Path(args.db) if args.db else default_db_path()
+    server = Server(server_config(args, db))
     try:
         await server.start()
     except sqlite3.Error as exc:
@@ -280,6 +360,9 @@ async def _serve(args: argparse.Namespace) -> int:
         doors.ssh.fingerprint if doors.ssh else None,
         doors.web.port if doors.web else None,
     )
+    if args.limit:
+        chosen = ", ".join(f"{name}={value}" for name, value in dict(args.limit).items())
+        message[-1:-1] = [f"limits set: {chosen}"]
     announcer, announced = await _announce(args, server)
     if announced:
         message[-1:-1] = [announced]

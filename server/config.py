@@ -113,15 +113,28 @@ class ServerConfig:
     door_sessions: int = 100
     """Sessions open at once through the SSH and browser doors together (each one is a client
     process on the server's machine, tens of MB: README.md, "Hosting over SSH")."""
-    door_sessions_per_address: int = 4
-    """Door sessions open at once from one IP address."""
+    door_sessions_per_address: int = 16
+    """Door sessions open at once from one IP address (past it the player is told so, and that
+    the host may raise it: ``serve --limit door_sessions_per_address=N``).
+
+    A club evening comes from one address (a pub's or a club room's NAT): two tables of five
+    and two watchers are 12 sessions, and a dropped laptop's or a reloaded tab's old session
+    still holds its place until the door sees it gone (an SSH connection's keepalive: up to
+    2 minutes; a tab's client: up to ``server.doors.web.STOP_WAIT``), so 16. A third table
+    from one address needs the host's ``--limit``. The old 4 refused the fifth player: not
+    one table could sit down. Each session is a client process of some 50 MB, so one address
+    holds at most 800 MB and 16 of the ``door_sessions`` (100): seven addresses are needed
+    to fill the doors, where 4 needed 25 (docs/security.md, "The SSH door")."""
     door_start_rate: float = 0.2
     """New door sessions one IP address may start per second on average (each starts a client
     process, some 0.4 s of CPU: a browser tab opened and closed in a loop kept both cores
     busy)."""
-    door_start_burst: float = 8.0
-    """New door sessions one IP address may start at once (a few players behind one NAT, and
-    their reloads)."""
+    door_start_burst: float = 20.0
+    """New door sessions one IP address may start at once: a club evening's 16 sessions
+    (``door_sessions_per_address``) arriving together, and four reloads or reconnects; then
+    one every 5 s (``door_start_rate``). The burst adds a one-off 20 starts (some 8 s of
+    CPU) to what an address churning sessions costs; per hour it is the rate that counts
+    (720 starts)."""
     door_start_rate_total: float = 2.0
     """New door sessions the server starts per second on average, from everywhere."""
     door_start_burst_total: float = 30.0
@@ -134,8 +147,11 @@ class ServerConfig:
     web_request_rate: float = 20.0
     """HTTP requests one IP address may make of the browser door per second on average (more
     get 429): a page load is six."""
-    web_request_burst: float = 60.0
-    """HTTP requests one IP address may make of the browser door at once."""
+    web_request_burst: float = 120.0
+    """HTTP requests one IP address may make of the browser door at once: a first page load is
+    seven (the name form, the page, its three files, the icon, the websocket), so 16 players
+    behind one address opening it in the same moment (``door_sessions_per_address``) need
+    112; at 60 the ninth one's script got 429 and the page stayed blank."""
     web_message_max: int = 16384
     """Largest websocket message a browser tab may send, in bytes (a key, a paste, a resize,
     a ping: all far smaller). A bigger one closes the tab with code 1009 before the server

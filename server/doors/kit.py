@@ -38,6 +38,17 @@ def player_name(text: str) -> str:
     return _NAME_JUNK.sub("", text).strip()[:NAME_MAX].strip() or DEFAULT_NAME
 
 
+def host_can_raise(limit: str) -> str:
+    """What a refusal adds to say the host may raise ``limit`` (a ``ServerConfig`` field), and
+    how: ``sheepshead serve --limit``. Every refusal fits a websocket close reason (123
+    bytes), which is how a browser tab hears it.
+
+    >>> host_can_raise("door_sessions")
+    'The host can allow more: serve --limit door_sessions=N'
+    """
+    return f"The host can allow more: serve --limit {limit}=N"
+
+
 def available(bucket: TokenBucket, now: float) -> float:
     """The tokens ``bucket`` holds at ``now`` (what a take would start from), without taking."""
     return min(bucket.burst, bucket.tokens + (now - bucket.last) * bucket.rate)
@@ -107,8 +118,9 @@ class DoorGate:
         >>> gate.admit("192.0.2.7", now=0.0), gate.admit("192.0.2.7", now=0.0)
         (None, None)
         >>> gate.release("192.0.2.7"); gate.release("192.0.2.7")
-        >>> gate.admit("192.0.2.7", now=1.0)
-        'Too many new sessions from your address: wait a few seconds and try again.'
+        >>> print(gate.admit("192.0.2.7", now=1.0))  # doctest: +NORMALIZE_WHITESPACE
+        Too many new sessions from your address: wait a few seconds.
+        The host can allow more: serve --limit door_start_burst=N
         >>> gate.admit("192.0.2.7", now=6.0) is None  # one start every 5 s on average
         True
         """
@@ -133,11 +145,14 @@ class DoorGate:
     def _no_place(self, address: str) -> str | None:
         config = self.config
         if self.total >= config.door_sessions:
-            return "The server is full; try again later."
+            return (
+                f"The server is full ({config.door_sessions} sessions): try again later. "
+                + host_can_raise("door_sessions")
+            )
         if self.per_address[address] >= config.door_sessions_per_address:
             return (
-                f"Too many sessions from your address (at most "
-                f"{config.door_sessions_per_address}); close one first."
+                f"Too many sessions from your address ({config.door_sessions_per_address} open). "
+                + host_can_raise("door_sessions_per_address")
             )
         return None
 
@@ -154,15 +169,20 @@ class DoorGate:
         starts = self.allowance(address, now).door_starts
         own = available(starts, now)
         if own < 1.0:
-            return "Too many new sessions from your address: wait a few seconds and try again."
+            return "Too many new sessions from your address: wait a few seconds. " + host_can_raise(
+                "door_start_burst"
+            )
+        busy = "The server is starting many sessions: wait a few seconds. " + host_can_raise(
+            "door_start_burst_total"
+        )
         share = min(config.door_start_share, starts.burst)
         pool = self.all_starts
         if own > starts.burst - share:  # its share: the pool may go into debt for it
             if available(pool, now) - 1.0 < pool.floor:
-                return "The server is starting many sessions just now: try again in a few seconds."
+                return busy
             pool.take(now)
         elif not take_without_debt(pool, now):
-            return "The server is starting many sessions just now: try again in a few seconds."
+            return busy
         starts.take(now)
         return None
 

@@ -103,6 +103,9 @@ COOKIE: Final = "sheepshead_player"
 
 _COOKIE_VALUE = re.compile(r"[A-Za-z0-9_-]{43}")
 
+REFUSED: Final = 1013
+"""The close code of a tab the doors refuse (``Try Again Later``); its reason says why."""
+
 ONE_CLICK: Final = "one-click"
 """The last part of a tab's websocket address when a click plays a card at once."""
 
@@ -124,6 +127,18 @@ TERMINAL: Final = """<div class="notice" id="closed">
 <div id="terminal" class="textual-terminal" data-session-websocket-url="$ws"
  data-font-size="$size"></div>
 <script>
+const PageSocket = window.WebSocket;
+window.WebSocket = class extends PageSocket {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener("close", (event) => {
+      if (event.code === 1013 && event.reason) {
+        document.querySelector("#closed p").textContent = event.reason;
+        document.querySelector("#closed button").textContent = "Try again";
+      }
+    });
+  }
+};
 const startTerminal = window.onload;
 window.onload = async (event) => {
   const font = document.fonts.load('${size}px "Roboto Mono"');
@@ -139,7 +154,8 @@ loaded, a fallback's, whose rows are shorter (18 px where Roboto Mono's are 21 a
 terminal had too few rows at first (540 of 700 px) and too many, past the window, after a resize
 measured again. The page starts it once the font is in (or after 3 s without it). textual.js
 also never focuses the terminal: the keys a player typed before clicking into the page went
-nowhere, so the page does."""
+nowhere, so the page does. A tab the doors refuse (too many sessions, say) is closed with code
+:data:`REFUSED`, and the page shows the close's reason where it says the game has ended."""
 
 
 class _TabService(AppService):
@@ -276,6 +292,20 @@ class WebDoor:
             )
         return response
 
+    async def _refuse(
+        self, request: web.Request, socket: web.WebSocketResponse, refusal: str
+    ) -> web.StreamResponse:
+        """Open the tab's websocket only to close it with ``refusal`` as the reason (code
+        1013, try again later), which the page shows (:data:`TERMINAL`): a refused upgrade's
+        status and text (it was a 503) never reach the page's script, and the player read
+        only "The game has ended". No start is spent, no client started."""
+        try:
+            await socket.prepare(request)
+        except (web.HTTPException, ConnectionError, RuntimeError):
+            return socket
+        await socket.close(code=REFUSED, message=refusal.encode()[:123])
+        return socket
+
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         """One tab: a client child, driven over the websocket until either side ends.
 
@@ -292,7 +322,7 @@ class WebDoor:
         refusal = self.gate.admit(address)
         if refusal is not None:
             self.server.log_refusal(address, f"web: {refusal}")
-            return web.Response(status=503, text=refusal)
+            return await self._refuse(request, socket, refusal)
         try:
             await socket.prepare(request)
         except (web.HTTPException, ConnectionError, RuntimeError) as exc:

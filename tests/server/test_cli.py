@@ -12,6 +12,7 @@ import pytest
 
 from client.cli import main
 from server import cli
+from server.config import ServerConfig
 
 
 def test_every_option_has_help(capsys: pytest.CaptureFixture[str]) -> None:
@@ -106,3 +107,70 @@ def test_sync_full_reaches_sqlite(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert seen == [2, 1]  # FULL, then the default NORMAL
     with pytest.raises(SystemExit):
         main(["serve", "--sync", "sometimes"])
+
+
+def _serve_args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    cli.configure(parser, "serve")
+    args = parser.parse_args(list(argv))
+    args.bot_modules = ()
+    return args
+
+
+def test_limit_sets_any_numeric_server_limit_and_may_be_repeated() -> None:
+    """A club whose players all share one address could not get more than 4 of them through a
+    door, and ``serve`` had no way to raise any limit: ``--limit NAME=VALUE`` sets any."""
+    args = _serve_args(
+        "--limit",
+        "door_sessions_per_address=24",
+        "--limit",
+        "door_start_burst=30.5",
+        "--limit",
+        "max-per-address=32",
+        "--limit",
+        "door_sessions_per_address=20",  # the last one wins
+    )
+    config = cli.server_config(args, Path("/tmp/s.db"))
+    assert config.door_sessions_per_address == 20
+    assert config.door_start_burst == 30.5 and config.max_per_address == 32
+    assert config.door_sessions == ServerConfig().door_sessions  # the rest keep their defaults
+    assert cli.server_config(_serve_args(), Path("/tmp/s.db")).door_sessions_per_address == (
+        ServerConfig().door_sessions_per_address
+    )
+    assert {"door_sessions_per_address", "web_request_burst", "match_end_rate"} <= set(
+        cli.limit_names()
+    )
+    assert "host" not in cli.limit_names() and "bot_workers" not in cli.limit_names()
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("nope=3", "no limit named 'nope'; the names"),
+        ("door_sessions", "is not NAME=VALUE"),
+        ("door_sessions=x", "door_sessions must be a whole number"),
+        ("door_sessions=2.5", "door_sessions must be a whole number"),
+        ("door_start_rate=fast", "door_start_rate must be a number"),
+        ("door_sessions=-1", "must be 0 or more"),
+        ("door_start_rate=inf", "must be 0 or more"),
+        ("door_start_rate=nan", "must be 0 or more"),
+        ("hand_pause=1", "hand_pause has an option of its own: --hand-pause"),
+    ],
+)
+def test_a_bad_limit_is_refused_saying_why(
+    given: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["serve", "--limit", given])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --limit" in err and said in err
+    if "no limit named" in said:
+        assert "door_sessions_per_address" in err and "web_request_burst" in err
+
+
+def test_the_limit_option_is_documented(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--limit NAME=VALUE" in out and "door_sessions_per_address=24" in out

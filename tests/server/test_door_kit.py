@@ -92,14 +92,60 @@ def test_the_shares_cannot_take_the_pool_deeper_than_one_more_burst() -> None:
     gate, _ = _gate(door_start_burst_total=4.0, door_start_rate_total=0.01)
     admitted = [gate.admit(f"192.0.2.{n}", 0.0) is None for n in range(1, 20)]
     assert admitted.count(True) == 8  # the pool's 4, and 4 more of debt
-    assert "many sessions just now" in (gate.admit("198.51.100.7", 0.0) or "")
+    assert "--limit door_start_burst_total=N" in (gate.admit("198.51.100.7", 0.0) or "")
 
 
 def test_an_address_asking_often_still_refills_at_its_rate() -> None:
     """A refused start left the bucket's clock moved and its part-token dropped: one address
     asking four times a second (0.25 s x 0.2/s = 0.05 tokens) kept its address's allowance
     empty for as long as it asked, and everyone at that address with it."""
-    gate, _ = _gate()
+    gate, _ = _gate(door_start_burst=8.0)
     address = "192.0.2.1"
     assert _flood(gate, [address], 0.0, 2.0) == 8  # the burst
     assert _flood(gate, [address], 2.0, 60.0) == 12  # then one every 5 s
+
+
+def test_a_venues_players_start_their_games_at_once_and_reload() -> None:
+    """A club evening behind one address: two tables and two watchers start their games in
+    the same second, and four of them reload (a tab) or come back (a dropped laptop) within
+    the minute, while the rest still play. At the old defaults (8 starts at once, 4 sessions
+    open) the fifth was refused. One address still holds only its part of the server's
+    sessions, however many it asks for."""
+    gate, _ = _gate()
+    venue = "203.0.113.5"
+    assert [gate.admit(venue, 0.0) for _ in range(12)] == [None] * 12
+    for second in (10.0, 20.0, 30.0, 40.0):
+        gate.release(venue)
+        assert gate.admit(venue, second) is None
+    assert gate.per_address[venue] == 12
+    for _ in range(100):
+        gate.admit(venue, 60.0)
+    assert gate.per_address[venue] == gate.config.door_sessions_per_address
+    assert gate.config.door_sessions_per_address * 5 < gate.config.door_sessions
+    assert gate.admit("198.51.100.7", 60.0) is None  # and the next address gets in
+
+
+def test_every_refusal_says_which_limit_the_host_can_raise_and_fits_a_close_reason() -> None:
+    """A refused player was told only "close one first": nothing said the host could let more
+    in, or how. A browser tab hears it as its websocket's close reason: 123 bytes at most."""
+    gate, _ = _gate(door_sessions=99999, door_sessions_per_address=9999)
+    gate.total = 99999
+    full = gate.admit("192.0.2.1", 0.0)
+    gate.total = 0
+    gate.per_address["192.0.2.1"] = 9999
+    crowded = gate.admit("192.0.2.1", 0.0)
+    gate, _ = _gate(door_start_burst=1.0, door_start_rate=0.001)
+    assert gate.admit("192.0.2.1", 0.0) is None
+    too_fast = gate.admit("192.0.2.1", 0.0)
+    gate, _ = _gate(door_start_burst_total=1.0, door_start_rate_total=0.001, door_start_share=0.0)
+    assert gate.admit("192.0.2.1", 0.0) is None
+    busy = gate.admit("192.0.2.2", 0.0)
+    refusals = {
+        "door_sessions": full,
+        "door_sessions_per_address": crowded,
+        "door_start_burst": too_fast,
+        "door_start_burst_total": busy,
+    }
+    for limit, refusal in refusals.items():
+        assert refusal is not None and f"serve --limit {limit}=N" in refusal, limit
+        assert len(refusal.encode()) <= 123, refusal

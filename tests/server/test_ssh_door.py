@@ -20,6 +20,7 @@ import asyncssh
 import pytest
 
 from server.app import Server
+from server.config import ServerConfig
 from server.doors import ssh
 from server.doors.host import Doors
 from server.doors.ssh import (
@@ -284,6 +285,26 @@ async def test_the_per_address_limit_holds(tmp_path: Path, key: asyncssh.SSHKey)
         await until(lambda: not doors.gate.per_address)
         async with connect(doors, key):  # its place is free again
             pass
+
+
+async def test_a_venues_two_tables_and_watchers_log_in_from_one_address(
+    tmp_path: Path, key: asyncssh.SSHKey
+) -> None:
+    """A club evening: every player at the venue comes from its one address. At the old
+    default (4 door sessions per address) the fifth player was refused, so not even one table
+    could sit down. At the defaults, two tables of five, two watchers and the old sessions of
+    a dropped laptop or two are all let in; one more is told the host can raise the limit."""
+    config = ServerConfig()
+    async with ssh_door(tmp_path) as (_, doors), contextlib.AsyncExitStack() as venue:
+        for n in range(12):  # two tables of five and two watchers
+            await venue.enter_async_context(connect(doors, key, f"player{n}"))
+        for n in range(12, config.door_sessions_per_address):  # and the rest of its places
+            await venue.enter_async_context(connect(doors, key, f"player{n}"))
+        assert doors.gate.per_address["127.0.0.1"] == config.door_sessions_per_address
+        with pytest.raises(asyncssh.DisconnectError) as refused:
+            async with connect(doors, key, "late"):
+                pass
+        assert "--limit door_sessions_per_address=" in refused.value.reason
 
 
 async def test_a_connection_flood_is_cut_off_before_the_key_exchange(
