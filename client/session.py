@@ -485,6 +485,8 @@ class Session:
                 else:
                     future.set_result(msg)
             return
+        if kind == "error" and msg_id is None and self._refuse_hello(msg):
+            return
         if kind == "ping":
             writer.write(encode({"type": "pong"}))
             return
@@ -502,6 +504,18 @@ class Session:
         elif kind == "error" and msg.get("code") in _NO_RETRY:
             self._closing = True  # another client has the seat now: do not fight over it
         self.events.put_nowait(msg)
+
+    def _refuse_hello(self, msg: Message) -> bool:
+        """Fail a hello still waiting with ``msg``, an error the server sent before reading it
+        (``too_many_connections`` has no id to quote): what the player reads is why, not that
+        the connection then closed. False when no hello waits."""
+        for request_id, (request_type, future) in list(self._pending.items()):
+            if request_type == "hello" and not future.done():
+                del self._pending[request_id]
+                code, text = str(msg.get("code")), str(msg.get("message", ""))
+                future.set_exception(ServerError(code, text, msg))
+                return True
+        return False
 
     def _lost(self) -> None:
         self._writer = None

@@ -30,6 +30,7 @@ from protocol import events as m
 from protocol.framing import encode
 from protocol.version import PROTOCOL_VERSION
 from server.config import ServerConfig as ServerConfig  # re-exported: embedders import it here
+from server.config import host_can_raise
 from server.net.connection import Connection
 from server.net.limits import AddressAllowance, address_meter, client_address
 from server.storage.standings import Players
@@ -340,25 +341,24 @@ class Server:
         if self._stopping:
             transport.abort()
             return None
-        if (
-            len(self.connections) >= config.max_connections
-            or (not local and self._per_address[address] >= config.max_per_address)
-            or (
-                not local
-                and not self.allowance(address, time.monotonic()).connections.take(time.monotonic())
-            )
+        refusal = None
+        if len(self.connections) >= config.max_connections:
+            refusal = f"The server has too many connections ({config.max_connections}): try later. "
+            refusal += host_can_raise("max_connections")
+        elif not local and self._per_address[address] >= config.max_per_address:
+            refusal = f"Too many connections from your address ({config.max_per_address} open). "
+            refusal += host_can_raise("max_per_address")
+        elif not local and not self.allowance(address, time.monotonic()).connections.take(
+            time.monotonic()
         ):
+            refusal = "Too many new connections from your address: wait a few seconds. "
+            refusal += host_can_raise("connection_burst")
+        if refusal is not None:
             self.log_refusal(address)
             try:
                 # Nothing it sends is read: a refused client costs no more than its accept.
                 transport.pause_reading()
-                transport.write(
-                    encode(
-                        m.error(
-                            None, errors.TOO_MANY_CONNECTIONS, "Too many connections; try later"
-                        )
-                    )
-                )
+                transport.write(encode(m.error(None, errors.TOO_MANY_CONNECTIONS, refusal)))
                 # Half-close and let the client read the error; cut it off if it lingers.
                 if transport.can_write_eof():
                     transport.write_eof()

@@ -101,8 +101,11 @@ class ServerConfig:
     every player new to the server."""
     max_connections: int = 1000
     """Connections open at once, in total."""
-    max_per_address: int = 16
-    """Connections open at once from one IP address."""
+    max_per_address: int = 32
+    """Connections open at once from one IP address: three tables of five and their watchers
+    behind one NAT (a pub, a club room), with room for a dropped laptop's old connection, which
+    stays open until ``idle_timeout``; one address still holds at most 32 of
+    ``max_connections``."""
     connection_rate: float = 5.0
     """New connections per second one IP address may open on average (more are refused with
     too_many_connections): each costs an accept, a hello and a fresh message allowance."""
@@ -261,3 +264,14 @@ class ServerConfig:
     """Seconds between the collections the server runs itself (None: only the thresholds'
     own), each of the young and the middle generation; only with ``gc_thresholds``
     (docs/performance.md, "The garbage collector")."""
+
+
+def host_can_raise(limit: str) -> str:
+    """What a refusal adds to say the host may raise ``limit`` (a ``ServerConfig`` field), and
+    how: ``sheepshead serve --limit``. Every refusal fits a websocket close reason (123
+    bytes), which is how a browser tab hears it.
+
+    >>> host_can_raise("door_sessions")
+    'The host can allow more: serve --limit door_sessions=N'
+    """
+    return f"The host can allow more: serve --limit {limit}=N"

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from protocol.requests import NAME_MAX
-from server.config import ServerConfig
+from server.config import ServerConfig, host_can_raise
 from server.net.limits import TokenBucket
 
 if TYPE_CHECKING:
@@ -36,17 +36,6 @@ def player_name(text: str) -> str:
     'Player'
     """
     return _NAME_JUNK.sub("", text).strip()[:NAME_MAX].strip() or DEFAULT_NAME
-
-
-def host_can_raise(limit: str) -> str:
-    """What a refusal adds to say the host may raise ``limit`` (a ``ServerConfig`` field), and
-    how: ``sheepshead serve --limit``. Every refusal fits a websocket close reason (123
-    bytes), which is how a browser tab hears it.
-
-    >>> host_can_raise("door_sessions")
-    'The host can allow more: serve --limit door_sessions=N'
-    """
-    return f"The host can allow more: serve --limit {limit}=N"
 
 
 def available(bucket: TokenBucket, now: float) -> float:

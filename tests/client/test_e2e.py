@@ -31,6 +31,7 @@ from client.screens.table import TableScreen, TopBar
 from client.session import ConnectionLost, Session, TokenStore
 from engine.record import replay_record
 from server.app import Server
+from tests.server.support import Raw, running_server
 
 SIZE = (80, 24)
 
@@ -313,6 +314,22 @@ def test_join_says_clearly_when_the_server_is_unreachable(
     bad = argparse.Namespace(address="127.0.0.1:http", name="Ann", command="join")
     assert join_command.run(bad) == 2
     assert "bad port" in capsys.readouterr().err
+
+
+async def test_join_says_why_the_server_refused_the_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A venue's 17th connection from one address: the server answers too_many_connections
+    # (with no id) and closes; the player read "the connection to the server was lost".
+    monkeypatch.setenv("SHEEPSHEAD_CONFIG_DIR", str(tmp_path))
+    async with running_server(max_per_address=1) as server:
+        held = await Raw.open(server.port)
+        await held.hello("Held")
+        session, error = await join_command.connect("127.0.0.1", server.port, "Ann")
+        assert session is None and error is not None
+        assert "too_many_connections" in error and "was lost" not in error
+        assert "serve --limit max_per_address=N" in error
+        await held.close()
 
 
 async def test_a_game_in_memory_leaves_the_unfinished_local_match_to_resume(

@@ -386,7 +386,7 @@ async def test_a_closed_connection_is_freed_at_once_not_at_the_next_full_collect
     transport in a reference cycle, for the full collection the server's settings put off for
     up to half an hour: some 5 MB a second. Refused connections (over the per-address cap)
     included, none stays once it is closed, with the collector off."""
-    async with running_server() as server:
+    async with running_server(max_per_address=16) as server:
         gc.collect()
         gc.disable()
         try:

@@ -126,13 +126,13 @@ def test_limit_sets_any_numeric_server_limit_and_may_be_repeated() -> None:
         "--limit",
         "door_start_burst=30.5",
         "--limit",
-        "max-per-address=32",
+        "max-per-address=48",
         "--limit",
         "door_sessions_per_address=20",  # the last one wins
     )
     config = cli.server_config(args, Path("/tmp/s.db"))
     assert config.door_sessions_per_address == 20
-    assert config.door_start_burst == 30.5 and config.max_per_address == 32
+    assert config.door_start_burst == 30.5 and config.max_per_address == 48
     assert config.door_sessions == ServerConfig().door_sessions  # the rest keep their defaults
     assert cli.server_config(_serve_args(), Path("/tmp/s.db")).door_sessions_per_address == (
         ServerConfig().door_sessions_per_address
