@@ -358,6 +358,10 @@ class TableModel:
     """Your seat from the last ``state`` (known before the first deal, unlike the view's)."""
     log_count: int = 0
     """How many lines were ever logged (the log itself keeps the latest few hundred)."""
+    hand_names: list[str] = field(default_factory=list)
+    """Who played each seat of the hand on the table: the seats' names when it was dealt, or
+    when a seat was taken later; a seat freed since keeps its player's name (the cards it
+    played are still that player's)."""
 
     def reset(self, table: str | None = None) -> None:
         """Forget everything about the last table."""
@@ -430,10 +434,30 @@ class TableModel:
         return all(not s.is_empty for s in self.seats)
 
     def name(self, seat: int | None) -> str:
-        """The display name of a seat."""
+        """The display name of a seat: an empty seat's, while its hand is on the table, is
+        the name of who played it there (:meth:`played_names`)."""
         if seat is None:
             return "nobody"
-        return self.seats[seat].name
+        info = self.seats[seat]
+        if info.is_empty and self.view is not None:
+            return self.played_names()[seat]
+        return info.name
+
+    def played_names(self) -> list[str]:
+        """Who played each seat of the hand on the table: a finished hand's as the match's
+        history has them (complete after a reconnect), else :attr:`hand_names`; the seat's name
+        now where neither knows."""
+        names = [s.name for s in self.seats]
+        if len(self.hand_names) == NUM_SEATS:
+            names = list(self.hand_names)
+        view = self.view
+        if view is not None and view.get("phase") == "done":
+            key = _deal_key(view.get("reveal"))
+            for done in reversed(self.history):
+                if key and done.key == key and len(done.names) == NUM_SEATS:
+                    # The server's names an empty seat "": the name kept here is better.
+                    return [n or names[i] for i, n in enumerate(done.names)]
+        return names
 
     def who(self, seat: int | None, you: str = "You") -> str:
         """A seat as the subject of a sentence: ``you`` (``You``) for your own seat, else its
@@ -556,6 +580,7 @@ class TableModel:
         view = msg.get("view")
         self.view = dict(view) if isinstance(view, Mapping) else None
         self.last = msg.get("last")
+        self._track_players(old, self.view)
         if self.prompt is not None and self.prompt.seq != self.seq:
             self.prompt = None
             change |= Change.PROMPT
@@ -567,6 +592,18 @@ class TableModel:
                 view=self.view,
             )
         return change
+
+    def _track_players(self, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> None:
+        """Keep :attr:`hand_names` for the hand on the table: a seat emptied during or after
+        the hand (the host's ``remove_bot``, a player's ``leave``) keeps who played it."""
+        now = [s.name for s in self.seats]
+        if new is None or old is None or _is_new_hand(old, new) or not self.hand_names:
+            self.hand_names = now
+            return
+        self.hand_names = [
+            kept if seat.is_empty else seat.name
+            for kept, seat in zip(self.hand_names, self.seats, strict=True)
+        ]
 
     def _on_your_turn(self, msg: YourTurn) -> Change:
         legal = [cast(ActionMap, dict(a)) for a in msg.get("legal") or [] if isinstance(a, Mapping)]
@@ -737,7 +774,7 @@ class TableModel:
             result=result,
             reveal=reveal,
             totals=list(self.totals),
-            names=[s.name for s in self.seats],
+            names=self.played_names(),
             view=view,
             strategies=self.seat_strategies(),
         )

@@ -15,12 +15,13 @@ from typing import Any
 
 from client.app import SheepsheadApp
 from client.screens.dialogs import PasswordDialog
+from client.screens.info import TricksScreen
 from client.screens.lobby import LobbyScreen
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
 from client.session import Session
 from client.widgets.cards import card_label
-from client.widgets.table import TrickView
+from client.widgets.table import LastTrickBox, TrickView, tag_name
 from server.app import Server
 from tests.client.conftest import server_config
 from tests.client.test_e2e import Player, seated_with_bots, session_for, wait_for
@@ -416,6 +417,38 @@ async def test_after_the_match_the_host_frees_a_bots_seat_for_a_latecomer(
         assert app.model.table_state == "playing"
         assert [s.kind for s in seats] == ["human", "bot", "bot", "bot", "human"]
         await dee.close()
+    await session.close()
+
+
+async def test_the_last_trick_names_the_player_of_a_seat_the_host_freed(
+    server: Server, tmp_path: Path
+) -> None:
+    # At match over the host's - freed a bot's seat: the last trick box tagged its card "—"
+    # and l's tricks named its column and its trick "(empty)", where the log said "Gus".
+    session = await session_for(server, tmp_path)
+    await seated_with_bots(session, hands=1)
+    app = SheepsheadApp(session, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await to_the_standings(pilot)
+        gone = app.model.seats[4].name
+        card = next(
+            code
+            for i, code in enumerate(app.model.last_trick["cards"])  # type: ignore[index]
+            if (app.model.last_trick["leader"] + i) % 5 == 4  # type: ignore[index]
+        )
+        await pilot.press("minus")
+        await wait_for(pilot, lambda: app.model.seats[4].is_empty)
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await pilot.pause()
+        box = str(app.screen.query_one(LastTrickBox).render())
+        assert f"{tag_name(gone)} {card_label(card)}" in box, box
+        assert "—" not in box, box
+        await pilot.press("l")
+        await wait_for(pilot, lambda: isinstance(app.screen, TricksScreen))
+        await pilot.pause()
+        shown = screen_text(app)
+        assert f"{gone} {card_label(card)}" in shown, shown
+        assert "(empty)" not in shown, shown
     await session.close()
 
 
