@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
@@ -358,6 +358,9 @@ class TableModel:
     """Your seat from the last ``state`` (known before the first deal, unlike the view's)."""
     log_count: int = 0
     """How many lines were ever logged (the log itself keeps the latest few hundred)."""
+    log_rewrites: int = 0
+    """How many times lines were put in the log before its last one (the earlier lines of a
+    reconnect): a screen showing the log writes it again from the start."""
     hand_names: list[str] = field(default_factory=list)
     """Who played each seat of the hand on the table: the seats' names when it was dealt, or
     when a seat was taken later; a seat freed since keeps its player's name (the cards it
@@ -719,24 +722,43 @@ class TableModel:
         back: the log's one "You are back" is the latest of the table's, and an earlier one
         (with the "You were disconnected" of a second drop) is still new here, where a set of
         texts let a line shown once hide every other line saying the same."""
-        shown = Counter(e.text for e in self.log if e.kind in ("chat", "notice"))
+        entries = list(self.log)
+        shown: dict[str, list[int]] = {}  # a text's places in the log, the newest last
+        for place, e in enumerate(entries):
+            if e.kind in ("chat", "notice"):
+                shown.setdefault(e.text, []).append(place)
         missing = []
+        matched: list[int] = []  # where the table's lines already shown were logged, newest first
+        newer = 0  # how many of them are newer than the oldest missing line
         for msg in reversed(lines):
             kind = str(msg.get("type"))
             if kind not in ("chat", "notice"):
                 continue
             text = chat_line(msg) if kind == "chat" else self.notice_text(msg)
-            if shown[text] > 0:
-                shown[text] -= 1
+            places = shown.get(text)
+            if places:
+                matched.append(places.pop())
             else:
                 missing.append(LogEntry(kind, text))
+                newer = len(matched)
         missing.reverse()
         if not missing:
             return Change.NONE
-        self._log("event", "── Earlier at this table")
-        for entry in missing:
-            self._log(entry.kind, entry.text)
-        self._log("event", "── Now")
+        block = [
+            LogEntry("event", "── Earlier at this table"),
+            *missing,
+            LogEntry("event", "── Now"),
+        ]
+        # Before the first line logged that came after them (the "You are back" of a
+        # reconnect): in the order they happened, not after it.
+        at = min(matched[:newer], default=len(entries))
+        if at == len(entries):
+            for entry in block:
+                self._log(entry.kind, entry.text)
+        else:
+            self.log = deque(entries[:at] + block + entries[at:], maxlen=LOG_LINES)
+            self.log_count += len(block)
+            self.log_rewrites += 1
         return Change.LOG | Change.CHAT
 
     def _on_error(self, msg: ErrorReply) -> Change:

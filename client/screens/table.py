@@ -136,6 +136,7 @@ class TableScreen(GameScreen[None]):
         super().__init__()
         self._timer: Timer | None = None
         self._log_written = 0
+        self._log_rewrites = 0
         self._dialog_for: int | None = None
         self._shown_result: object | None = None
         self._warning: tuple[object, str] | None = None
@@ -336,11 +337,16 @@ class TableScreen(GameScreen[None]):
 
     def _draw_log(self) -> None:
         model = self.model
+        log = self.query_one(RichLog)
+        if model.log_rewrites != self._log_rewrites:
+            # Lines were put in before the last: the log is written again, in its order.
+            self._log_rewrites = model.log_rewrites
+            log.clear()
+            self._log_written = model.log_count - len(model.log)
         new = min(model.log_count - self._log_written, len(model.log))
         if new <= 0:
             return
         self._log_written = model.log_count
-        log = self.query_one(RichLog)
         for entry in list(model.log)[-new:]:
             log.write(_log_text(entry))
 

@@ -797,8 +797,17 @@ async def test_the_earlier_lines_of_a_second_drop_are_logged_and_none_twice() ->
             app.model.apply(msg)
         before = [e.text for e in app.model.log]
         app.model.apply_history(table.history(lines=[drop, back, drop, back]))
-        added = [e.text for e in app.model.log][len(before) :]
-        assert added == ["── Earlier at this table", "You were disconnected", "── Now"]
+        after = [e.text for e in app.model.log]
+        # Before the lines shown that came after it (the log's drop is the table's second).
+        assert after[len(before) - 3 :] == [
+            "── Earlier at this table",
+            "You were disconnected",
+            "── Now",
+            "You were disconnected",
+            "You are back",
+            "You are back",
+        ]
+        assert after[: len(before) - 3] == before[:-3]
 
 
 async def test_a_notice_queued_before_the_history_reply_is_logged_once() -> None:

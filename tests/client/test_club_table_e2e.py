@@ -207,6 +207,47 @@ async def test_chat_and_log_lines_come_back_once_after_a_restart_and_a_reconnect
     await watcher.close()
 
 
+async def test_after_a_reconnect_the_earlier_lines_come_before_you_are_back(
+    server: Server, tmp_path: Path
+) -> None:
+    # Eve chatted while Ann's connection was down: the log said "You are back", then
+    # "── Earlier at this table", Eve's line and "── Now", the earlier line after the later.
+    session = await session_for(server, tmp_path)
+    table = await seated_with_bots(session, hands=None)
+    watcher = await session_for(server, tmp_path / "eve", name="Eve")
+    await watcher.request("watch", table=table, password=None)
+    app = SheepsheadApp(session, mode="join")
+    gate = asyncio.Event()
+    reopen = session._open
+
+    async def gated() -> Any:  # the reconnect waits until Eve has spoken
+        await gate.wait()
+        return await reopen()
+
+    session._open = gated  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.model.view is not None)
+        seat = server.lobby.tables[table].seats[0]
+        for conn in list(server.connections):
+            if conn.name == "Ann":
+                conn.transport.abort()
+        await wait_for(pilot, lambda: app.status == "reconnecting" and seat.peer is None)
+        await watcher.request("chat", text="while you were away")
+        gate.set()
+        await wait_for(pilot, lambda: any("while you were away" in e.text for e in app.model.log))
+        await pilot.pause()
+        texts = [e.text for e in app.model.log]
+        back = max(i for i, t in enumerate(texts) if t == "You are back")
+        away = next(i for i, t in enumerate(texts) if "while you were away" in t)
+        assert texts.index("── Earlier at this table") < away < texts.index("── Now") < back, (
+            "\n".join(texts)
+        )
+        shown = screen_text(app)
+        assert shown.index("while you were away") < shown.index("You are back"), shown
+    await session.close()
+    await watcher.close()
+
+
 async def test_the_finished_trick_stays_for_the_servers_trick_pause(tmp_path: Path) -> None:
     pause = 0.6
     srv = Server(server_config(trick_pause=pause))
