@@ -358,6 +358,9 @@ class TableModel:
     """Your seat from the last ``state`` (known before the first deal, unlike the view's)."""
     log_count: int = 0
     """How many lines were ever logged (the log itself keeps the latest few hundred)."""
+    rematch_told: bool = False
+    """Whether a ``rematch`` notice was logged and its new match has not begun here yet (the
+    notice is then the log's one line about it)."""
     log_rewrites: int = 0
     """How many times lines were put in the log before its last one (the earlier lines of a
     reconnect): a screen showing the log writes it again from the start."""
@@ -658,6 +661,8 @@ class TableModel:
 
     def _on_notice(self, msg: Notice) -> Change:
         self._log("notice", self.notice_text(msg))
+        if msg.get("code") == "rematch":
+            self.rematch_told = True
         return Change.NOTICE
 
     def notice_text(self, msg: Mapping[str, Any]) -> str:
@@ -675,6 +680,9 @@ class TableModel:
         self.pending_result = None
         self.hand_number = 0
         self.rematches += 1
+        if self.rematch_told:  # the host's notice said it ("Ann started a new match ...")
+            self.rematch_told = False
+            return Change.MATCH_OVER | Change.HAND_OVER
         self._log("event", "── A new match at this table")
         return Change.MATCH_OVER | Change.HAND_OVER | Change.LOG
 

@@ -166,6 +166,25 @@ async def test_rematch_at_the_same_table_from_the_match_over_panel(
     await session.close()
 
 
+async def test_the_log_says_the_rematch_once(server: Server, tmp_path: Path) -> None:
+    # It said "You started a new match at this table" (the notice) and then "── A new match
+    # at this table" (the model's own line for the new match).
+    session = await session_for(server, tmp_path)
+    await seated_with_bots(session, hands=1)
+    app = SheepsheadApp(session, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await to_the_standings(pilot)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.model.rematches == 1 and app.model.view is not None)
+        # The history asked again after the rematch is in: it brings the notice too.
+        await wait_for(pilot, lambda: app.model.match == 1)
+        await pilot.pause()
+        said = [e.text for e in app.model.log if "new match" in e.text]
+        assert said == ["You started a new match at this table"], said
+        assert screen_text(app).count("at this table") == 1, screen_text(app)  # lines wrap
+    await session.close()
+
+
 async def test_chat_and_log_lines_come_back_once_after_a_restart_and_a_reconnect(
     server: Server, tmp_path: Path
 ) -> None:
