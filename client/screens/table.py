@@ -515,7 +515,12 @@ class TableScreen(GameScreen[None]):
             # At any stage (PROTOCOL.md §4): in a match its stand-in plays on and the seat is
             # open to a latecomer; after one, the rematch waits for whoever takes it.
             return model.table is not None and model.is_host
-        if action in ("add_bot", "start"):
+        if action == "add_bot":
+            # After the match too: it says how a freed seat is filled (it did nothing).
+            return model.is_host and (
+                model.table_state == "waiting" or model.match_over is not None
+            )
+        if action == "start":
             return model.table_state == "waiting" and model.is_host
         if action == "rematch":
             return model.match_over is not None and model.is_host
@@ -724,8 +729,17 @@ class TableScreen(GameScreen[None]):
 
     @work(group="requests", exit_on_error=False)
     async def action_add_bot(self) -> None:
-        """Host: seat a bot in the first free seat."""
+        """Host: seat a bot in the first free seat (once the match is over, the rematch
+        comes first: the server seats no bot at an ended match)."""
         game = self.game
+        if self.model.match_over is not None:
+            free = any(s.is_empty for s in self.model.seats)
+            self.notify(
+                "The match is over: n starts the rematch"
+                + (", then + seats a bot in the free seat and g starts it." if free else "."),
+                title="No bot added",
+            )
+            return
         fields: dict[str, Any] = {"seat": None}
         if game.bot_strategy:
             fields["strategy"] = game.bot_strategy

@@ -512,6 +512,36 @@ async def test_the_last_trick_names_the_player_of_a_seat_the_host_freed(
     await session.close()
 
 
+async def test_after_the_match_the_hosts_plus_says_how_a_freed_seat_is_filled(
+    server: Server, tmp_path: Path
+) -> None:
+    # The host freed a bot's seat at match over and pressed + to put one back: nothing
+    # happened, not a word (the key was off once the match was over).
+    session = await session_for(server, tmp_path)
+    table = await seated_with_bots(session, hands=1)
+    app = SheepsheadApp(session, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await to_the_standings(pilot)
+        await pilot.press("minus")
+        seats = server.lobby.tables[table].seats
+        await wait_for(pilot, lambda: seats[4].kind == "empty" and app.model.seats[4].is_empty)
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await pilot.press("plus")
+        await wait_for(pilot, lambda: any(n.title == "No bot added" for n in app._notifications))
+        said = next(n.message for n in app._notifications if n.title == "No bot added")
+        assert "n starts the rematch" in said and "+ seats a bot" in said, said
+        assert seats[4].kind == "empty"
+        # As it says: n, then + seats a bot, and g starts the new match.
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.model.rematches == 1)
+        await wait_for(pilot, lambda: app.model.table_state == "waiting")
+        await pilot.press("plus")
+        await wait_for(pilot, lambda: app.model.seats[4].is_bot)
+        await pilot.press("g")
+        await wait_for(pilot, lambda: app.model.table_state == "playing")
+    await session.close()
+
+
 async def test_mid_match_the_hosts_minus_opens_a_bots_seat_to_a_latecomer(
     server: Server, tmp_path: Path
 ) -> None:
