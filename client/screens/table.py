@@ -111,12 +111,14 @@ class TableScreen(GameScreen[None]):
         Binding("c", "call", "Call", show=False),
         Binding("a", "alone", "Alone", show=False),
         Binding("n", "no_crack", "No crack", show=False),
-        Binding("n", "rematch", "Rematch", show=False),  # at match over: no crack round then
         Binding("w", "crack_pair", "Crack with queens", show=False),
         Binding("plus,equals_sign", "add_bot", "Add bot", show=False),
         Binding("minus", "remove_bot", "Remove bot", show=False),
         Binding("g", "start", "Start", show=False),
         Binding("e", "end_match", "End match", show=False),
+        # At match over: no crack round then. After g and e, so help's row lists the keys in
+        # the order it names them ("g e n  host: start / end / rematch"; n read as start).
+        Binding("n", "rematch", "Rematch", show=False),
         Binding("l", "last_trick", "Last trick"),
         Binding("h", "history", "History"),
         Binding("k", "score_sheet", "Score"),
