@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
@@ -358,6 +358,16 @@ class TableModel:
     """Your seat from the last ``state`` (known before the first deal, unlike the view's)."""
     log_count: int = 0
     """How many lines were ever logged (the log itself keeps the latest few hundred)."""
+    rematch_told: bool = False
+    """Whether a ``rematch`` notice was logged and its new match has not begun here yet (the
+    notice is then the log's one line about it)."""
+    log_rewrites: int = 0
+    """How many times lines were put in the log before its last one (the earlier lines of a
+    reconnect): a screen showing the log writes it again from the start."""
+    hand_names: list[str] = field(default_factory=list)
+    """Who played each seat of the hand on the table: the seats' names when it was dealt, or
+    when a seat was taken later; a seat freed since keeps its player's name (the cards it
+    played are still that player's)."""
 
     def reset(self, table: str | None = None) -> None:
         """Forget everything about the last table."""
@@ -430,10 +440,30 @@ class TableModel:
         return all(not s.is_empty for s in self.seats)
 
     def name(self, seat: int | None) -> str:
-        """The display name of a seat."""
+        """The display name of a seat: an empty seat's, while its hand is on the table, is
+        the name of who played it there (:meth:`played_names`)."""
         if seat is None:
             return "nobody"
-        return self.seats[seat].name
+        info = self.seats[seat]
+        if info.is_empty and self.view is not None:
+            return self.played_names()[seat]
+        return info.name
+
+    def played_names(self) -> list[str]:
+        """Who played each seat of the hand on the table: a finished hand's as the match's
+        history has them (complete after a reconnect), else :attr:`hand_names`; the seat's name
+        now where neither knows."""
+        names = [s.name for s in self.seats]
+        if len(self.hand_names) == NUM_SEATS:
+            names = list(self.hand_names)
+        view = self.view
+        if view is not None and view.get("phase") == "done":
+            key = _deal_key(view.get("reveal"))
+            for done in reversed(self.history):
+                if key and done.key == key and len(done.names) == NUM_SEATS:
+                    # The server's names an empty seat "": the name kept here is better.
+                    return [n or names[i] for i, n in enumerate(done.names)]
+        return names
 
     def who(self, seat: int | None, you: str = "You") -> str:
         """A seat as the subject of a sentence: ``you`` (``You``) for your own seat, else its
@@ -556,6 +586,7 @@ class TableModel:
         view = msg.get("view")
         self.view = dict(view) if isinstance(view, Mapping) else None
         self.last = msg.get("last")
+        self._track_players(old, self.view)
         if self.prompt is not None and self.prompt.seq != self.seq:
             self.prompt = None
             change |= Change.PROMPT
@@ -567,6 +598,18 @@ class TableModel:
                 view=self.view,
             )
         return change
+
+    def _track_players(self, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> None:
+        """Keep :attr:`hand_names` for the hand on the table: a seat emptied during or after
+        the hand (the host's ``remove_bot``, a player's ``leave``) keeps who played it."""
+        now = [s.name for s in self.seats]
+        if new is None or old is None or _is_new_hand(old, new) or not self.hand_names:
+            self.hand_names = now
+            return
+        self.hand_names = [
+            kept if seat.is_empty else seat.name
+            for kept, seat in zip(self.hand_names, self.seats, strict=True)
+        ]
 
     def _on_your_turn(self, msg: YourTurn) -> Change:
         legal = [cast(ActionMap, dict(a)) for a in msg.get("legal") or [] if isinstance(a, Mapping)]
@@ -618,6 +661,8 @@ class TableModel:
 
     def _on_notice(self, msg: Notice) -> Change:
         self._log("notice", self.notice_text(msg))
+        if msg.get("code") == "rematch":
+            self.rematch_told = True
         return Change.NOTICE
 
     def notice_text(self, msg: Mapping[str, Any]) -> str:
@@ -635,6 +680,9 @@ class TableModel:
         self.pending_result = None
         self.hand_number = 0
         self.rematches += 1
+        if self.rematch_told:  # the host's notice said it ("Ann started a new match ...")
+            self.rematch_told = False
+            return Change.MATCH_OVER | Change.HAND_OVER
         self._log("event", "── A new match at this table")
         return Change.MATCH_OVER | Change.HAND_OVER | Change.LOG
 
@@ -682,24 +730,43 @@ class TableModel:
         back: the log's one "You are back" is the latest of the table's, and an earlier one
         (with the "You were disconnected" of a second drop) is still new here, where a set of
         texts let a line shown once hide every other line saying the same."""
-        shown = Counter(e.text for e in self.log if e.kind in ("chat", "notice"))
+        entries = list(self.log)
+        shown: dict[str, list[int]] = {}  # a text's places in the log, the newest last
+        for place, e in enumerate(entries):
+            if e.kind in ("chat", "notice"):
+                shown.setdefault(e.text, []).append(place)
         missing = []
+        matched: list[int] = []  # where the table's lines already shown were logged, newest first
+        newer = 0  # how many of them are newer than the oldest missing line
         for msg in reversed(lines):
             kind = str(msg.get("type"))
             if kind not in ("chat", "notice"):
                 continue
             text = chat_line(msg) if kind == "chat" else self.notice_text(msg)
-            if shown[text] > 0:
-                shown[text] -= 1
+            places = shown.get(text)
+            if places:
+                matched.append(places.pop())
             else:
                 missing.append(LogEntry(kind, text))
+                newer = len(matched)
         missing.reverse()
         if not missing:
             return Change.NONE
-        self._log("event", "── Earlier at this table")
-        for entry in missing:
-            self._log(entry.kind, entry.text)
-        self._log("event", "── Now")
+        block = [
+            LogEntry("event", "── Earlier at this table"),
+            *missing,
+            LogEntry("event", "── Now"),
+        ]
+        # Before the first line logged that came after them (the "You are back" of a
+        # reconnect): in the order they happened, not after it.
+        at = min(matched[:newer], default=len(entries))
+        if at == len(entries):
+            for entry in block:
+                self._log(entry.kind, entry.text)
+        else:
+            self.log = deque(entries[:at] + block + entries[at:], maxlen=LOG_LINES)
+            self.log_count += len(block)
+            self.log_rewrites += 1
         return Change.LOG | Change.CHAT
 
     def _on_error(self, msg: ErrorReply) -> Change:
@@ -737,7 +804,7 @@ class TableModel:
             result=result,
             reveal=reveal,
             totals=list(self.totals),
-            names=[s.name for s in self.seats],
+            names=self.played_names(),
             view=view,
             strategies=self.seat_strategies(),
         )

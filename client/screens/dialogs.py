@@ -705,13 +705,25 @@ class PasswordDialog(TypeAhead, ModalScreen[str | None]):
 PRESETS: tuple[str, ...] = tuple(PRESET_TITLES)
 """The presets offered, the default (the standard game) first."""
 
+TURN_TIMER_PERSON_MIN = 5
+"""The shortest turn timer the new-table dialog offers, in seconds: the time a person needs to
+read the table and choose. The server takes down to ``TURN_TIMER_MIN`` (0.1 s, for tables of
+bots; PROTOCOL.md, ``create_table``)."""
+
+TURN_TIMER_WHY = (
+    f"Under {TURN_TIMER_PERSON_MIN} s a person has no time to read the table and choose"
+    " (shorter timers are for tables of bots)."
+)
+"""Why the dialog's turn timer starts at :data:`TURN_TIMER_PERSON_MIN`, said with its range."""
+
 FIELD_HELP: dict[str, str] = {
     "f-name": "What the lobby calls the table.",
     "f-preset": "Wisconsin (standard): J♣ above J♠, double on the bump; "
     "Tavern: Wisconsin with cracking and blitzing; "
     "gamerules.com text: J♠ above J♣, every option at its default.",
     "f-hands": "How many hands the match lasts; empty plays until the host ends it.",
-    "f-timer": "Seconds each player has to act (at least 5); empty means no timer.",
+    "f-timer": f"Seconds each player has to act (at least {TURN_TIMER_PERSON_MIN}, time for a "
+    "person to read the table and choose); empty means no timer.",
     "f-password": "Players must give it to join; empty leaves the table open.",
     "f-hints": "Let the people at the table ask the coach (i) for the best card on their turn.",
 }
@@ -755,15 +767,26 @@ class NumberInput(FormInput):
             self.field = field
 
     def __init__(
-        self, value: str = "", *, what: str, low: int, high: int, empty: str, **kwargs: Any
+        self,
+        value: str = "",
+        *,
+        what: str,
+        low: int,
+        high: int,
+        empty: str,
+        why: str = "",
+        **kwargs: Any,
     ) -> None:
         super().__init__(value, restrict=r"[0-9]*", max_length=len(str(high)), **kwargs)
         self.what, self.low, self.high, self.empty = what, low, high, empty
+        self.why = why
+        """Why the range is what it is, said after it (empty: nothing to explain)."""
 
     @property
     def rule(self) -> str:
         """What the field takes, said when it is given something else."""
-        return f"{self.what}: a whole number from {self.low} to {self.high}, or empty {self.empty}."
+        rule = f"{self.what}: a whole number from {self.low} to {self.high}, or empty {self.empty}."
+        return f"{rule} {self.why}" if self.why else rule
 
     @property
     def number(self) -> int | None:
@@ -866,7 +889,8 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
                 yield FieldLabel("Turn timer (s)", "f-timer")
                 yield NumberInput(
                     what="Turn timer (seconds)",
-                    low=5,
+                    low=TURN_TIMER_PERSON_MIN,
+                    why=TURN_TIMER_WHY,
                     high=int(TIMER_MAX),
                     empty="for none",
                     id="f-timer",
@@ -953,6 +977,12 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
         line = self.query_one(f"#{field.id}-error", Static)
         line.update(text or "")
         line.set_class(bool(text), "-shown")
+        # The grid sizes a row by its first column, so a line across both would be as tall as
+        # the text wrapped in the labels' width: it is given the lines it takes across both.
+        grid = self.query_one("#create-grid")
+        width = max(10, grid.content_region.width or grid.size.width)
+        rows = len(Text(text or "").wrap(self.app.console, width)) or 1
+        line.styles.min_height = line.styles.max_height = rows
         if text:
             # Once the line is laid out: the form scrolls, and the field's line must be seen.
             self.call_after_refresh(line.scroll_visible, animate=False)

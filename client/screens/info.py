@@ -274,12 +274,14 @@ class TricksScreen(GameModal[None]):
     def compose(self) -> ComposeResult:
         """The tricks table, or a note that none is finished."""
         model = self.model
-        names = [s.name for s in model.seats]
+        # Who played each card: a seat freed since (the host's -) is still its player's.
+        names = model.played_names()
         tricks = list((model.view or {}).get("tricks") or [])
         title = "Tricks of this hand"
         if not tricks and model.history:
             tricks = list(model.history[-1].result.get("tricks") or [])
             title = f"Tricks of hand {model.history[-1].number}"
+            names = model.history[-1].names
         body: list[RenderableType] = []
         if tricks:
             line = last_trick_line(tricks[-1], names)

@@ -111,12 +111,14 @@ class TableScreen(GameScreen[None]):
         Binding("c", "call", "Call", show=False),
         Binding("a", "alone", "Alone", show=False),
         Binding("n", "no_crack", "No crack", show=False),
-        Binding("n", "rematch", "Rematch", show=False),  # at match over: no crack round then
         Binding("w", "crack_pair", "Crack with queens", show=False),
         Binding("plus,equals_sign", "add_bot", "Add bot", show=False),
         Binding("minus", "remove_bot", "Remove bot", show=False),
         Binding("g", "start", "Start", show=False),
         Binding("e", "end_match", "End match", show=False),
+        # At match over: no crack round then. After g and e, so help's row lists the keys in
+        # the order it names them ("g e n  host: start / end / rematch"; n read as start).
+        Binding("n", "rematch", "Rematch", show=False),
         Binding("l", "last_trick", "Last trick"),
         Binding("h", "history", "History"),
         Binding("k", "score_sheet", "Score"),
@@ -136,6 +138,7 @@ class TableScreen(GameScreen[None]):
         super().__init__()
         self._timer: Timer | None = None
         self._log_written = 0
+        self._log_rewrites = 0
         self._dialog_for: int | None = None
         self._shown_result: object | None = None
         self._warning: tuple[object, str] | None = None
@@ -336,11 +339,16 @@ class TableScreen(GameScreen[None]):
 
     def _draw_log(self) -> None:
         model = self.model
+        log = self.query_one(RichLog)
+        if model.log_rewrites != self._log_rewrites:
+            # Lines were put in before the last: the log is written again, in its order.
+            self._log_rewrites = model.log_rewrites
+            log.clear()
+            self._log_written = model.log_count - len(model.log)
         new = min(model.log_count - self._log_written, len(model.log))
         if new <= 0:
             return
         self._log_written = model.log_count
-        log = self.query_one(RichLog)
         for entry in list(model.log)[-new:]:
             log.write(_log_text(entry))
 
@@ -509,7 +517,12 @@ class TableScreen(GameScreen[None]):
             # At any stage (PROTOCOL.md §4): in a match its stand-in plays on and the seat is
             # open to a latecomer; after one, the rematch waits for whoever takes it.
             return model.table is not None and model.is_host
-        if action in ("add_bot", "start"):
+        if action == "add_bot":
+            # After the match too: it says how a freed seat is filled (it did nothing).
+            return model.is_host and (
+                model.table_state == "waiting" or model.match_over is not None
+            )
+        if action == "start":
             return model.table_state == "waiting" and model.is_host
         if action == "rematch":
             return model.match_over is not None and model.is_host
@@ -718,8 +731,17 @@ class TableScreen(GameScreen[None]):
 
     @work(group="requests", exit_on_error=False)
     async def action_add_bot(self) -> None:
-        """Host: seat a bot in the first free seat."""
+        """Host: seat a bot in the first free seat (once the match is over, the rematch
+        comes first: the server seats no bot at an ended match)."""
         game = self.game
+        if self.model.match_over is not None:
+            free = any(s.is_empty for s in self.model.seats)
+            self.notify(
+                "The match is over: n starts the rematch"
+                + (", then + seats a bot in the free seat and g starts it." if free else "."),
+                title="No bot added",
+            )
+            return
         fields: dict[str, Any] = {"seat": None}
         if game.bot_strategy:
             fields["strategy"] = game.bot_strategy

@@ -22,7 +22,7 @@ from client.screens.table import TableScreen
 from client.settings import ClientSettings
 from client.widgets.cards import card_label
 from client.widgets.hand import CardWidget
-from client.widgets.table import LastTrickBox, SeatBox, TrickView
+from client.widgets.table import LastTrickBox, SeatBox, TrickView, tag_name
 from engine.rules import RuleSet
 from engine.view import seat_view
 from tests.client.feed import EngineTable, FakeSession, at_the_bury, unknown_type
@@ -198,9 +198,10 @@ async def test_the_last_trick_box_names_who_played_each_card() -> None:
         assert str(box.border_title).startswith(table.names[trick["winner"]])
 
 
-async def test_a_freed_seat_is_shown_as_empty_not_cut_in_the_last_trick() -> None:
-    """The host removed the bot that took the last trick: its seat shows "—" by its card and
-    "empty" as the taker, never the cut "(em" / "(emp…" of "(empty)"."""
+async def test_a_freed_seats_card_keeps_its_players_name_in_the_last_trick() -> None:
+    """The host removed the bot that took the last trick: its card is still tagged with who
+    played it, and it is still the taker (the box said "— Q♥" and "empty +10" while the log
+    said "Gus takes 10"), never the cut "(em" / "(emp…" of "(empty)"."""
     table, messages = first_trick_done()
     trick = seat_view(table.hand, 0)["tricks"][0]
     winner = trick["winner"]
@@ -210,13 +211,14 @@ async def test_a_freed_seat_is_shown_as_empty_not_cut_in_the_last_trick() -> Non
         await fed(pilot, messages)
         table.empty.add(winner)
         await fed(pilot, table.messages())
+        assert app.model.seats[winner].is_empty
         box = app.screen.query_one(LastTrickBox)
         text = str(box.render())
         card = trick["cards"][(winner - trick["leader"]) % 5]
-        assert f"— {card_label(card)}" in text
-        assert "(em" not in text
+        assert f"{tag_name(table.names[winner])} {card_label(card)}" in text, text
+        assert "—" not in text and "(em" not in text, text
         title = str(box.border_title)
-        assert "(em" not in title and title.startswith(("(empty) +", "empty +")), title
+        assert title.startswith(f"{table.names[winner]} +"), title
 
 
 async def test_the_picker_sees_the_blind_then_the_bury() -> None:
@@ -795,8 +797,17 @@ async def test_the_earlier_lines_of_a_second_drop_are_logged_and_none_twice() ->
             app.model.apply(msg)
         before = [e.text for e in app.model.log]
         app.model.apply_history(table.history(lines=[drop, back, drop, back]))
-        added = [e.text for e in app.model.log][len(before) :]
-        assert added == ["── Earlier at this table", "You were disconnected", "── Now"]
+        after = [e.text for e in app.model.log]
+        # Before the lines shown that came after it (the log's drop is the table's second).
+        assert after[len(before) - 3 :] == [
+            "── Earlier at this table",
+            "You were disconnected",
+            "── Now",
+            "You were disconnected",
+            "You are back",
+            "You are back",
+        ]
+        assert after[: len(before) - 3] == before[:-3]
 
 
 async def test_a_notice_queued_before_the_history_reply_is_logged_once() -> None:

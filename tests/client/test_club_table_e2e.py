@@ -15,12 +15,13 @@ from typing import Any
 
 from client.app import SheepsheadApp
 from client.screens.dialogs import PasswordDialog
+from client.screens.info import TricksScreen
 from client.screens.lobby import LobbyScreen
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
 from client.session import Session
 from client.widgets.cards import card_label
-from client.widgets.table import TrickView
+from client.widgets.table import LastTrickBox, TrickView, tag_name
 from server.app import Server
 from tests.client.conftest import server_config
 from tests.client.test_e2e import Player, seated_with_bots, session_for, wait_for
@@ -165,6 +166,25 @@ async def test_rematch_at_the_same_table_from_the_match_over_panel(
     await session.close()
 
 
+async def test_the_log_says_the_rematch_once(server: Server, tmp_path: Path) -> None:
+    # It said "You started a new match at this table" (the notice) and then "── A new match
+    # at this table" (the model's own line for the new match).
+    session = await session_for(server, tmp_path)
+    await seated_with_bots(session, hands=1)
+    app = SheepsheadApp(session, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await to_the_standings(pilot)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.model.rematches == 1 and app.model.view is not None)
+        # The history asked again after the rematch is in: it brings the notice too.
+        await wait_for(pilot, lambda: app.model.match == 1)
+        await pilot.pause()
+        said = [e.text for e in app.model.log if "new match" in e.text]
+        assert said == ["You started a new match at this table"], said
+        assert screen_text(app).count("at this table") == 1, screen_text(app)  # lines wrap
+    await session.close()
+
+
 async def test_chat_and_log_lines_come_back_once_after_a_restart_and_a_reconnect(
     server: Server, tmp_path: Path
 ) -> None:
@@ -203,6 +223,47 @@ async def test_chat_and_log_lines_come_back_once_after_a_restart_and_a_reconnect
         await pilot.pause(0.3)  # the history asked again after the reconnect has come in
         assert counts() == (1, 1)
     await again.close()
+    await watcher.close()
+
+
+async def test_after_a_reconnect_the_earlier_lines_come_before_you_are_back(
+    server: Server, tmp_path: Path
+) -> None:
+    # Eve chatted while Ann's connection was down: the log said "You are back", then
+    # "── Earlier at this table", Eve's line and "── Now", the earlier line after the later.
+    session = await session_for(server, tmp_path)
+    table = await seated_with_bots(session, hands=None)
+    watcher = await session_for(server, tmp_path / "eve", name="Eve")
+    await watcher.request("watch", table=table, password=None)
+    app = SheepsheadApp(session, mode="join")
+    gate = asyncio.Event()
+    reopen = session._open
+
+    async def gated() -> Any:  # the reconnect waits until Eve has spoken
+        await gate.wait()
+        return await reopen()
+
+    session._open = gated  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.model.view is not None)
+        seat = server.lobby.tables[table].seats[0]
+        for conn in list(server.connections):
+            if conn.name == "Ann":
+                conn.transport.abort()
+        await wait_for(pilot, lambda: app.status == "reconnecting" and seat.peer is None)
+        await watcher.request("chat", text="while you were away")
+        gate.set()
+        await wait_for(pilot, lambda: any("while you were away" in e.text for e in app.model.log))
+        await pilot.pause()
+        texts = [e.text for e in app.model.log]
+        back = max(i for i, t in enumerate(texts) if t == "You are back")
+        away = next(i for i, t in enumerate(texts) if "while you were away" in t)
+        assert texts.index("── Earlier at this table") < away < texts.index("── Now") < back, (
+            "\n".join(texts)
+        )
+        shown = screen_text(app)
+        assert shown.index("while you were away") < shown.index("You are back"), shown
+    await session.close()
     await watcher.close()
 
 
@@ -416,6 +477,68 @@ async def test_after_the_match_the_host_frees_a_bots_seat_for_a_latecomer(
         assert app.model.table_state == "playing"
         assert [s.kind for s in seats] == ["human", "bot", "bot", "bot", "human"]
         await dee.close()
+    await session.close()
+
+
+async def test_the_last_trick_names_the_player_of_a_seat_the_host_freed(
+    server: Server, tmp_path: Path
+) -> None:
+    # At match over the host's - freed a bot's seat: the last trick box tagged its card "—"
+    # and l's tricks named its column and its trick "(empty)", where the log said "Gus".
+    session = await session_for(server, tmp_path)
+    await seated_with_bots(session, hands=1)
+    app = SheepsheadApp(session, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await to_the_standings(pilot)
+        gone = app.model.seats[4].name
+        card = next(
+            code
+            for i, code in enumerate(app.model.last_trick["cards"])  # type: ignore[index]
+            if (app.model.last_trick["leader"] + i) % 5 == 4  # type: ignore[index]
+        )
+        await pilot.press("minus")
+        await wait_for(pilot, lambda: app.model.seats[4].is_empty)
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await pilot.pause()
+        box = str(app.screen.query_one(LastTrickBox).render())
+        assert f"{tag_name(gone)} {card_label(card)}" in box, box
+        assert "—" not in box, box
+        await pilot.press("l")
+        await wait_for(pilot, lambda: isinstance(app.screen, TricksScreen))
+        await pilot.pause()
+        shown = screen_text(app)
+        assert f"{gone} {card_label(card)}" in shown, shown
+        assert "(empty)" not in shown, shown
+    await session.close()
+
+
+async def test_after_the_match_the_hosts_plus_says_how_a_freed_seat_is_filled(
+    server: Server, tmp_path: Path
+) -> None:
+    # The host freed a bot's seat at match over and pressed + to put one back: nothing
+    # happened, not a word (the key was off once the match was over).
+    session = await session_for(server, tmp_path)
+    table = await seated_with_bots(session, hands=1)
+    app = SheepsheadApp(session, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await to_the_standings(pilot)
+        await pilot.press("minus")
+        seats = server.lobby.tables[table].seats
+        await wait_for(pilot, lambda: seats[4].kind == "empty" and app.model.seats[4].is_empty)
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await pilot.press("plus")
+        await wait_for(pilot, lambda: any(n.title == "No bot added" for n in app._notifications))
+        said = next(n.message for n in app._notifications if n.title == "No bot added")
+        assert "n starts the rematch" in said and "+ seats a bot" in said, said
+        assert seats[4].kind == "empty"
+        # As it says: n, then + seats a bot, and g starts the new match.
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.model.rematches == 1)
+        await wait_for(pilot, lambda: app.model.table_state == "waiting")
+        await pilot.press("plus")
+        await wait_for(pilot, lambda: app.model.seats[4].is_bot)
+        await pilot.press("g")
+        await wait_for(pilot, lambda: app.model.table_state == "playing")
     await session.close()
 
 

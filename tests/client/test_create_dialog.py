@@ -8,12 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from rich.text import Text
 from textual.widgets import Input, Static
 
 from client.app import SheepsheadApp
 from client.screens.dialogs import CreateTableDialog
 from client.screens.lobby import LobbyScreen
 from tests.client.test_e2e import SIZE, wait_for
+from tests.client.test_screens import screen_text
 
 TO_HANDS = ["tab", "tab"]
 TO_TIMER = ["tab", "tab", "tab"]
@@ -73,6 +75,28 @@ async def test_a_number_not_taken_is_said_at_its_field(
         line = dialog.query_one(f"#{field}-error", Static)
         assert line.display and said in str(line.render()), str(line.render())
         assert line.region.y == dialog.query_one(f"#{field}", Input).region.y + 1  # under it
+
+
+async def test_a_turn_timer_under_5_s_is_refused_with_the_reason() -> None:
+    # The server takes 0.1 s; the dialog said only "from 5 to 86400", as if that were the
+    # server's rule. It is the dialog's, for people: the line says why, and the whole of it
+    # is on screen at 80x24.
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await _dialog(app, pilot, [*TO_TIMER, "3"])
+        await pilot.pause()
+        line = dialog.query_one("#f-timer-error", Static)
+        said = str(line.render())
+        assert "from 5 to 86400, or empty for none." in said, said
+        assert "Under 5 s a person has no time to read the table and choose" in said, said
+        # Every line of it is shown (the grid's rows were one line: "or empty for" was all).
+        wrapped = Text(said).wrap(app.console, line.region.width)
+        assert len(wrapped) > 1 and line.region.height == len(wrapped), line.region
+        shown = screen_text(app)
+        assert all(str(part).strip() in shown for part in wrapped), shown
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is dialog and not _created(app)
 
 
 async def test_a_number_out_of_range_is_not_sent_and_keeps_its_field() -> None:

@@ -316,6 +316,17 @@ async def test_help_lists_every_key_of_the_table(mode: Any) -> None:
                 assert HELP_TEXT[action] in text, action
 
 
+async def test_help_names_the_hosts_match_keys_in_the_order_it_lists_them() -> None:
+    # The row read "n g e  host: start / end / rematch": n looked like start.
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, EngineTable().messages())
+        await pilot.press("question_mark")
+        await pilot.pause()
+        row = next(line for line in screen_text(app).splitlines() if "rematch" in line)
+        assert re.search(r"\bg e n\s+host: start / end / rematch", row), row
+
+
 async def test_chat_and_quit_confirmation() -> None:
     app = SheepsheadApp(mode="play")
     async with app.run_test(size=SIZE) as pilot:
