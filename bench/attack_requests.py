@@ -3,17 +3,22 @@
 Run by hand (nothing is asserted)::
 
     .venv/bin/python bench/attack_requests.py [--seconds 8] [--hands 20] [--tables 120]
+        [--matches 3] [--only history-match]
     .venv/bin/python bench/attack_requests.py --source /tmp/old   # another tree's server
 
 A real ``sheepshead serve`` (``bench/attack.py``'s :class:`Served`, with no pause after a
 trick or a hand: a tree from before ``--trick-pause`` cannot run here) first gets a history:
-a host plays a match of ``--hands`` hands against four random server bots, and ``--tables``
-waiting tables are opened from as many addresses as the per-address cap needs. A victim at
-a table of its own pings every 60 ms. Then, one scenario at a time, two addresses (127.0.2.1
-and .2) of 16 connections each, every one watching the played table, ask for the same request
-20 times a second (the message rate limit):
+a host plays ``--matches`` matches (a rematch after each) of ``--hands`` hands against four
+random server bots, and ``--tables`` waiting tables are opened from as many addresses as the
+per-address cap needs. A victim at a table of its own pings every 60 ms. Then, one scenario
+at a time, two addresses (127.0.2.1 and .2) of 16 connections each, every one watching the
+played table, ask for the same request 20 times a second (the message rate limit):
 
-- ``history``: the played match's hands, up to a frame (PROTOCOL.md §4);
+- ``history``: the played table's current match's hands, up to a frame (PROTOCOL.md §4);
+- ``history-match``: ``history`` with ``match``, every earlier match of the played table in
+  turn, from hand 0 (the fullest page: each hand rebuilt from the store and replayed) and from
+  its last hand (the longest scan of the match's payouts for the running totals), one after
+  the other (a server from before ``match`` ignores it and answers the current match);
 - ``standings``: every finished match the server has stored, added up;
 - ``list_tables``: the lobby, up to a frame.
 
@@ -56,15 +61,16 @@ CONNECTIONS = 16
 """Connections per asking address: the per-address cap."""
 ASKS_PER_SECOND = 20.0
 """Requests per second per connection: the message rate limit."""
-REQUESTS = ("history", "standings", "list_tables")
+REQUESTS = ("history", "history-match", "standings", "list_tables")
 ANSWER_DELAY = 0.06
 """Seconds the host waits before each of its actions (under the message rate limit, which a
 host answering at once would pass with the tables' pauses off)."""
 
 
-async def played_table(port: int, hands: int) -> str:
-    """A host plays a match of ``hands`` hands against four random server bots, taking the
-    first legal action at each turn; returns the table (the host stays seated)."""
+async def played_table(port: int, hands: int, matches: int = 1) -> str:
+    """A host plays ``matches`` matches of ``hands`` hands against four random server bots
+    (a rematch after each but the last), taking the first legal action at each turn; returns
+    the table (the host stays seated)."""
     host = await Victim.open(port, HOST_ADDRESS)
     await host.request("hello", version=1, client="bench-attack/1", name="Host")
     table = str((await host.request("create_table", name="played", hands=hands))["table"])
@@ -91,7 +97,11 @@ async def played_table(port: int, hands: int) -> str:
                     )
                 )
             elif msg.get("type") == "match_over":
-                return table
+                matches -= 1
+                if matches <= 0:
+                    return table
+                host.ids += 1
+                host.writer.write(frame({"type": "rematch", "id": host.ids}))
 
 
 async def open_tables(port: int, count: int) -> list[Victim]:
@@ -105,10 +115,29 @@ async def open_tables(port: int, count: int) -> list[Victim]:
     return hosts
 
 
-def asker(port: int, table: str, request: str, seconds: float, address: str, out: Any) -> None:
+def asks(request: str, matches: int, hands: int) -> list[bytes]:
+    """The frames an asker sends in turn for the scenario ``request``."""
+    if request != "history-match":
+        return [frame({"type": request, "id": 3})]
+    return [
+        frame({"type": "history", "id": 3, "match": match, "start": start})
+        for match in range(matches - 1)
+        for start in (0, hands - 1)
+    ]
+
+
+def asker(
+    port: int,
+    table: str,
+    request: str,
+    seconds: float,
+    address: str,
+    out: Any,
+    shape: tuple[int, int] = (1, 1),
+) -> None:
     """:data:`CONNECTIONS` connections from ``address``, each watching ``table`` and asking
-    for ``request`` :data:`ASKS_PER_SECOND` times a second; how the answers came, into
-    ``out``."""
+    for ``request`` :data:`ASKS_PER_SECOND` times a second (``shape``: the table's matches
+    and hands a match, for :func:`asks`); how the answers came, into ``out``."""
     os.nice(19)  # the askers' own CPU must not be what slows the server down
     answers: Counter[str] = Counter()
     socks, decoders = [], []
@@ -119,9 +148,12 @@ def asker(port: int, table: str, request: str, seconds: float, address: str, out
         sock.setblocking(False)
         socks.append(sock)
         decoders.append(Decoder())
-    ask = frame({"type": request, "id": 3})
+    frames = asks(request, *shape)
+    turn = 0
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
+        turn += 1
+        ask = frames[turn % len(frames)]
         for sock, decoder in zip(socks, decoders, strict=True):
             try:
                 while data := sock.recv(1 << 16):
@@ -140,14 +172,21 @@ def asker(port: int, table: str, request: str, seconds: float, address: str, out
     out.put(dict(answers))
 
 
-async def measure(served: Served, victim: Victim, table: str, request: str, seconds: float) -> None:
+async def measure(
+    served: Served,
+    victim: Victim,
+    table: str,
+    request: str,
+    seconds: float,
+    shape: tuple[int, int] = (1, 1),
+) -> None:
     """One scenario: the victim's pings and the server's CPU while the askers ask."""
     context = multiprocessing.get_context("spawn")
     out = context.Queue()
     workers = [
         context.Process(
             target=asker,
-            args=(served.port, table, request, seconds + 1.0, f"{ASKER_NET}{n}", out),
+            args=(served.port, table, request, seconds + 1.0, f"{ASKER_NET}{n}", out, shape),
             daemon=True,
         )
         for n in (1, 2)
@@ -166,6 +205,10 @@ async def measure(served: Served, victim: Victim, table: str, request: str, seco
         worker.join(10)
     print(f"  {request:<12} victim ping: {benchlib.summary(times)}   server CPU {used:5.0%}")
     print(f"               answers: {dict(sorted(answers.items()))}")
+    if answers["ok"]:
+        # The answers span the second of asking before the measure too.
+        per = used * seconds / (answers["ok"] * seconds / (seconds + 1.0))
+        print(f"               server CPU per answer: {per * 1e3:.2f} ms")
 
 
 async def run(args: argparse.Namespace) -> None:
@@ -176,18 +219,20 @@ async def run(args: argparse.Namespace) -> None:
         served = Served(source, Path(tmp) / "requests.db", no_pauses)
         try:
             started = time.monotonic()
-            table = await played_table(served.port, args.hands)
+            table = await played_table(served.port, args.hands, args.matches)
             hosts = await open_tables(served.port, args.tables)
             victim, _ = await victim_at_own_table(served.port)
             print(
-                f"server from {args.source} on port {served.port}: a {args.hands}-hand match"
-                f" played and {args.tables} tables opened in {time.monotonic() - started:.1f} s;"
+                f"server from {args.source} on port {served.port}: {args.matches}"
+                f" {args.hands}-hand matches played and {args.tables} tables opened in"
+                f" {time.monotonic() - started:.1f} s;"
                 f" 2 addresses x {CONNECTIONS} connections x {ASKS_PER_SECOND:g}/s each"
             )
             times = await victim.pings(args.seconds)
             print(f"  {'quiet':<12} victim ping: {benchlib.summary(times)}")
-            for request in REQUESTS:
-                await measure(served, victim, table, request, args.seconds)
+            for request in args.only or REQUESTS:
+                shape = (args.matches, args.hands)
+                await measure(served, victim, table, request, args.seconds, shape)
             for host in hosts:
                 await host.close()
             await victim.close()
@@ -200,6 +245,12 @@ def main() -> None:
     parser = attack_arguments(__doc__, seconds=8.0)
     parser.add_argument("--hands", type=int, default=20, help="hands of the played match")
     parser.add_argument("--tables", type=int, default=120, help="waiting tables opened")
+    parser.add_argument(
+        "--matches", type=int, default=3, help="matches played at the table (rematches + 1)"
+    )
+    parser.add_argument(
+        "--only", action="append", choices=REQUESTS, help="run only this scenario (repeatable)"
+    )
     asyncio.run(run(parser.parse_args()))
 
 

@@ -526,9 +526,11 @@ class BotPlayer:
         match's last, over): learn the table's match from ``history`` and save the hands of
         this seat that ended unseen meanwhile, in one request when they are of the same match.
 
-        Hand numbers start again at 0 in each match and ``history`` holds the current match
-        only (PROTOCOL.md §4): the hands of a match that ended while the bot was away and was
-        followed by a rematch are reported lost; the new match's hands so far are saved.
+        Hand numbers start again at 0 in each match: back after a rematch, the rest of the
+        match it left (and every match between) is asked for by its number (``history``'s
+        ``match``, PROTOCOL.md §4) and saved under that match's file names; what the server
+        cannot give (an older server keeps only the current match) is reported not saved.
+        The new match's hands so far are saved too.
         """
         self.catch_up = False
         last = number if ended else number - 1
@@ -559,16 +561,12 @@ class BotPlayer:
             why = self._missed(first, last)
             self._save_fetched(why, got)
             return
-        # A rematch began while this bot was away: the old match's rest is gone.
-        limit = self.info.get("hands")
-        old_missed = sorted(self._missed(first, limit - 1 if isinstance(limit, int) else first))
-        if old_missed:
-            rest = "" if isinstance(limit, int) else " and any after it"
-            self.say(
-                f"{self._hands_text(old, old_missed)}{rest} not saved: a new match began at the "
-                "table while this bot was away, and the server keeps only the current "
-                "match's hands"
-            )
+        # A rematch began while this bot was away: the rest of the old match, and the whole of
+        # any match between, are asked for by their number.
+        await self._save_earlier(old, first)
+        for between in range(old + 1, match):
+            self.match, self.hands_over, self.unfetched = between, set(), set()
+            await self._save_earlier(between, 0, whole=True)
         self.match, self.hands_over, self.unfetched = match, set(), set()
         if start > 0 and last >= 0:
             before = await self._fetch(0, start)
@@ -580,6 +578,36 @@ class BotPlayer:
                 got.entries = {}
         why = dict.fromkeys(range(last + 1), "it was played while this bot was away")
         self._save_fetched(why, got)
+
+    async def _save_earlier(self, match: int, first: int, *, whole: bool = False) -> None:
+        """Save the hands of :attr:`match`, an earlier match of the table (a rematch began
+        while this bot was away), from hand ``first`` on that are not saved yet, asking
+        ``history`` for that match by its number; say which cannot be saved. ``whole``: a
+        match begun and ended while the bot was away."""
+        assert self.match == match
+        got = await self._fetch(first, None, match=match)
+        if got.match is not None and got.match != match:
+            # A server older than history's match answers with the current match.
+            got = _Fetched(
+                error=f"{_REMATCH_LOSS}, and the server keeps only the current match's hands"
+            )
+        elif got.error is not None:
+            got.error = f"{_REMATCH_LOSS}; {got.error}"
+        limit = self.info.get("hands")
+        if got.error is None:
+            last = max(got.entries, default=first - 1)  # every finished hand of it came
+        elif isinstance(limit, int):
+            last = limit - 1
+        else:
+            last = max(got.entries, default=first)
+            got.error += " (nor any later hand of that match)"
+        why = self._missed(first, last)
+        if whole:
+            why = dict.fromkeys(why, "it was played while this bot was away")
+        if why:
+            self._save_fetched(why, got)
+        elif got.error is not None and not got.entries:
+            self.say(f"match {match + 1}'s hands not saved: {got.error}")
 
     async def _save_gaps(self, last: int) -> None:
         """A bot taking its seat back after a restart: save the hands of the current match to
@@ -627,9 +655,10 @@ class BotPlayer:
             got.entries, got.error = {}, "a new match began at the table"
         self._save_fetched(why, got)
 
-    async def _fetch(self, start: int, stop: int) -> _Fetched:
-        """The server's records of the current match's hands ``start`` to ``stop`` (not
-        included), with every page that came before a failure, and the failure said."""
+    async def _fetch(self, start: int, stop: int | None, *, match: int | None = None) -> _Fetched:
+        """The server's records of the current match's (or match ``match``'s) hands ``start``
+        to ``stop`` (not included; None: the last), with every page that came before a
+        failure, and the failure said."""
         from client.session import ServerError
 
         got = _Fetched()
@@ -637,6 +666,7 @@ class BotPlayer:
             async for page in self.session.history_pages(
                 start,
                 stop,
+                match=match,
                 retries=RECORD_RETRIES,
                 retry_wait=RECORD_RETRY_WAIT,
                 max_wait=RECORD_MAX_WAIT,
@@ -737,6 +767,10 @@ class BotPlayer:
             with contextlib.suppress(OSError):
                 tmp.unlink()
             self.say(f"{self._hands_text(self.match or 0, [number])} not saved: {exc}")
+
+
+_REMATCH_LOSS = "a new match began at the table while this bot was away"
+"""Why hands of an earlier match are fetched, said with the reason they could not be."""
 
 
 @dataclass

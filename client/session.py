@@ -276,8 +276,11 @@ class Session:
             seq = 0
         return await self.request("action", seq=seq, action=dict(action))
 
-    async def history(self, table: str | None = None) -> HistoryPage | None:
-        """The finished hands of the current match at ``table`` (default: yours), every page.
+    async def history(
+        self, table: str | None = None, *, match: int | None = None
+    ) -> HistoryPage | None:
+        """The finished hands of the current match at ``table`` (default: yours), every page
+        (with ``match``: of that match of the table, as :meth:`history_pages` asks).
 
         One reply map: ``table``, ``match``, ``hands`` (all pages joined, in order) and the
         first page's ``lines``. None when the server is older and does not know ``history``
@@ -285,7 +288,7 @@ class Session:
         pages than the server answers at once (``rate_limited``, PROTOCOL.md §9): the page is
         asked for again a moment later, up to :data:`HISTORY_RETRIES` times.
         """
-        return await self.history_range(table=table)
+        return await self.history_range(table=table, match=match)
 
     async def history_range(
         self,
@@ -293,12 +296,14 @@ class Session:
         stop: int | None = None,
         *,
         table: str | None = None,
+        match: int | None = None,
         retries: int = HISTORY_RETRIES,
         retry_wait: float = HISTORY_RETRY_WAIT,
         max_wait: float | None = None,
     ) -> HistoryPage | None:
         """The finished hands ``start`` to ``stop`` (not included; None: the last one) of the
-        current match at ``table`` (default: yours), in as few pages as cover them.
+        current match at ``table`` (default: yours; ``match``: that match of the table, as
+        :meth:`history_pages` asks), in as few pages as cover them.
 
         One reply map as :meth:`history`'s, whose ``hands`` hold no hand from ``stop`` on
         (``lines`` only when ``start`` is 0). None for a server that does not know ``history``;
@@ -312,6 +317,7 @@ class Session:
                 start,
                 stop,
                 table=table,
+                match=match,
                 retries=retries,
                 retry_wait=retry_wait,
                 max_wait=max_wait,
@@ -335,6 +341,7 @@ class Session:
         stop: int | None = None,
         *,
         table: str | None = None,
+        match: int | None = None,
         retries: int = HISTORY_RETRIES,
         retry_wait: float = HISTORY_RETRY_WAIT,
         max_wait: float | None = None,
@@ -342,6 +349,11 @@ class Session:
         """Each page of the finished hands ``start`` to ``stop`` (not included; None: the last
         one) of the current match at ``table`` (default: yours), as it comes in: at least one,
         the first from ``start``, each without a hand from ``stop`` on.
+
+        ``match`` asks for that match of the table instead (0, then +1 per rematch, as a
+        page's ``match`` numbers them; PROTOCOL.md ``history``): a match the table never had is
+        refused (``bad_request``), and a server older than the field ignores it and answers
+        with the current match, so a caller compares each page's ``match`` with the one asked.
 
         A caller keeps what came before a failure: a refusal (ServerError, ``unknown_type``
         from a server that does not know ``history``), a lost connection (ConnectionLost) or a
@@ -351,7 +363,9 @@ class Session:
         server's error tells no wait, and a refusal adds to the debt its allowance must refill
         first, §9); after ``retries`` refusals in all the last one is raised.
         """
-        fields: dict[str, str] = {} if table is None else {"table": table}
+        fields: dict[str, str | int] = {} if table is None else {"table": table}
+        if match is not None:
+            fields["match"] = match
         wait = retry_wait
         while True:
             try:

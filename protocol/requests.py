@@ -231,11 +231,13 @@ class ChatRequest:
 @dataclass(frozen=True, slots=True)
 class History:
     """The finished hands of the table's current match from hand ``start`` on (``table`` None:
-    your own table, seated or watching)."""
+    your own table, seated or watching); with ``match``, of that match of the table (0, then
+    +1 per rematch; None: the current one)."""
 
     id: int
     table: str | None
     start: int
+    match: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -662,7 +664,10 @@ def _parse_chat(msg: Mapping[str, Any]) -> ChatRequest:
 def _parse_history(msg: Mapping[str, Any]) -> History:
     f = _Fields.of(msg)
     return History(
-        f.id, f.str_("table", max_length=ID_MAX), f.int_("start", low=0, high=_INT64_MAX) or 0
+        f.id,
+        f.str_("table", max_length=ID_MAX),
+        f.int_("start", low=0, high=_INT64_MAX) or 0,
+        f.int_("match", low=0, high=_INT64_MAX),
     )
 
 

@@ -514,7 +514,7 @@ class Connection:
             raise RequestError(errors.NOT_SEATED, f"You neither sit at nor watch table {table.id}")
         if not self.history_bucket.take(self.server.lobby.now()):
             raise RequestError(errors.RATE_LIMITED, "Too many history requests; wait a moment")
-        return m.history_page(req.id, **table.history_reply(req.start))
+        return m.history_page(req.id, **table.history_reply(req.start, req.match))
 
     def _rematch(self, req: Rematch) -> m.OkReply:
         self._table().rematch(self)

@@ -29,7 +29,7 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -1009,6 +1009,43 @@ class Store:
                 (key, match, key),
             )
         ]
+
+    def match_hands(self, table_id: str, match: int, start: int) -> Iterator[tuple[int, str, str]]:
+        """Each stored hand of match ``match`` at the table from hand ``start`` on, in order:
+        its number, record JSON and payouts JSON. Read as the caller takes them (a ``history``
+        page stops when its frame is full), along the ``hands`` primary key."""
+        cur = self._db.execute(
+            "SELECT number, record, payouts FROM hands WHERE table_id = ? AND match_number = ?"
+            " AND number >= ? ORDER BY number",
+            (table_key(table_id), match, start),
+        )
+        try:
+            while rows := cur.fetchmany(16):
+                yield from rows
+        finally:
+            cur.close()
+
+    def match_totals_before(self, table_id: str, match: int, number: int) -> list[int]:
+        """Each seat's sum of the payouts of match ``match``'s hands before hand ``number``:
+        the running totals a ``history`` page from ``number`` starts from (one scan of the
+        match's earlier rows, in SQLite)."""
+        sums = ", ".join(f"coalesce(sum(json_extract(payouts, '$[{i}]')), 0)" for i in range(5))
+        row = self._db.execute(
+            f"SELECT {sums} FROM hands WHERE table_id = ? AND match_number = ? AND number < ?",
+            (table_key(table_id), match, number),
+        ).fetchone()
+        return [int(total) for total in row]
+
+    def revealed_seed(self, table_id: str, match: int, commitment: str) -> str | None:
+        """The server seed revealed for ``commitment`` in the stored records of match
+        ``match`` (None: none of its records has it)."""
+        row = self._db.execute(
+            "SELECT json_extract(record, '$.fair.server_seed') FROM hands WHERE table_id = ?"
+            " AND match_number = ? AND json_extract(record, '$.fair.commitment') = ?"
+            " AND json_extract(record, '$.fair.server_seed') IS NOT NULL LIMIT 1",
+            (table_key(table_id), match, commitment),
+        ).fetchone()
+        return row[0] if row is not None and isinstance(row[0], str) else None
 
     def results(self, table_id: str, match: int | None = None) -> list[dict[str, Any]]:
         """The stored result rows of a table's finished match ``match`` (None: its latest),

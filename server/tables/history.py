@@ -1,15 +1,17 @@
 """A table's ``history``: the finished hands of the current match and its last chat and notice
-lines, kept packed (bytes, so the garbage collector never walks them), and the reply that
+lines, kept packed (bytes, so the garbage collector never walks them), the entries of an
+earlier match rebuilt from its stored records (:func:`stored_entry`), and the reply that
 carries them (PROTOCOL.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 import msgpack
 
 from engine.match import Match
+from engine.record import hand_from_record
 from protocol import events as m
 from protocol.framing import pack
 
@@ -25,21 +27,25 @@ def history_reply(
     *,
     table: str,
     match: int,
-    hands_played: Sequence[bytes],
-    lines: Sequence[bytes],
+    hands_played: Iterable[tuple[int, bytes]],
+    lines: Sequence[bytes] | None,
     start: int,
     max_frame: int,
     fair: Callable[[int], dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
-    """The ``ok`` fields answering ``history``: finished hands of the current match from
-    ``start`` on, as many as fit a frame, and (from the start) the last chat and notices.
+    """The ``ok`` fields answering ``history``: finished hands of match ``match`` from
+    ``start`` on, as many as fit a frame, and (from the start, unless ``lines`` is None: an
+    earlier match) the last chat and notices.
 
-    ``fair(n)`` is hand ``n``'s commit–reveal map (PROTOCOL.md §13), put in its record as the
-    server stores it, so a record taken from the reply verifies as it comes once the seeds are
-    revealed; its bytes count against the frame like the rest."""
+    ``hands_played`` yields each finished hand from ``start`` on, in order: its number and
+    packed entry; it is read only as far as the frame has room (plus one hand), so a caller
+    may build the entries as they are taken. ``fair(n)`` is hand ``n``'s commit–reveal map
+    (PROTOCOL.md §13), put in its record as the server stores it, so a record taken from the
+    reply verifies as it comes once the seeds are revealed; its bytes count against the frame
+    like the rest."""
     budget = max_frame - HISTORY_MARGIN
     out: dict[str, Any] = {"table": table, "match": match}
-    if start == 0:
+    if start == 0 and lines is not None:
         # The newest lines that fit half the frame (50 long chat lines could fill it).
         kept: list[bytes] = []
         room = budget // 2
@@ -52,8 +58,7 @@ def history_reply(
         budget -= sum(len(line) for line in kept)
     hands: list[Any] = []
     following: int | None = None
-    for number in range(start, len(hands_played)):
-        packed = hands_played[number]
+    for number, packed in hands_played:
         fair_map = fair(number) if fair is not None else None
         budget -= len(packed) + (len(pack(fair_map)) if fair_map is not None else 0)
         if budget < 0 and hands:
@@ -87,6 +92,36 @@ def history_entry(
         record=record,
         payouts=list(result.payouts or ()),
         totals=match.totals,
+        picker=result.picker,
+        partner=result.partner,
+        alone=result.alone,
+        leaster=result.leaster,
+        doubler=result.doubler,
+        picker_side_points=result.picker_side_points,
+        outcome=str(result.outcome),
+    )
+    return pack(entry)
+
+
+def stored_entry(
+    number: int,
+    record: dict[str, Any],
+    payouts: Sequence[int],
+    names: Sequence[str],
+    totals: Sequence[int],
+) -> bytes:
+    """The packed ``history`` entry of hand ``number`` of an earlier match, from its stored
+    ``record`` and ``payouts`` (docs/hand-record.md; the record as the server stored it, which
+    is what the entry carried while that match was the table's), the seats' ``names`` then and
+    the running ``totals`` after it. Its result (picker, partner, outcome...) is the record's
+    replay: the store keeps the record and the payouts, not the rest of the entry."""
+    result = hand_from_record(record).result()
+    entry = m.history_entry(
+        hand=number,
+        names=names,
+        record=record,
+        payouts=list(payouts),
+        totals=list(totals),
         picker=result.picker,
         partner=result.partner,
         alone=result.alone,

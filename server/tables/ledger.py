@@ -9,7 +9,7 @@ the table tells the ledger first and shows the change after: what people see is 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from engine.actions import NUM_SEATS
@@ -47,6 +47,19 @@ class TableLedger:
         """The seats' strategies stored in the record of hand ``number`` of match ``match``
         (None: not known, e.g. a record stored before records carried them)."""
         return self.store.hand_strategies(self.table_id, match, number)
+
+    def match_hands(self, match: int, start: int) -> Iterator[tuple[int, str, str]]:
+        """Each stored hand of the table's match ``match`` from ``start`` on: number, record
+        JSON, payouts JSON (read as they are taken)."""
+        return self.store.match_hands(self.table_id, match, start)
+
+    def match_totals_before(self, match: int, number: int) -> list[int]:
+        """The running totals of match ``match`` before its hand ``number``."""
+        return self.store.match_totals_before(self.table_id, match, number)
+
+    def revealed_seed(self, match: int, commitment: str) -> str | None:
+        """The server seed of ``commitment`` as match ``match``'s stored records reveal it."""
+        return self.store.revealed_seed(self.table_id, match, commitment)
 
     # ------------------------------------------------------------------ seats
 

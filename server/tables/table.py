@@ -22,17 +22,20 @@ After the fifth card of a trick that is not the hand's last, the next leader is 
 bot leads) only ``trick_pause`` seconds later, so people see the finished trick. When the match
 is over the table stays, with its seats and tokens, until the host starts a rematch
 (:meth:`Table.rematch`) or ``over_table_ttl`` runs out. :meth:`Table.history_reply` answers the
-``history`` request from the finished hands of the current match, kept packed.
+``history`` request from the finished hands of the current match, kept packed, and those of an
+earlier match of the table from the store.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import json
 import logging
 import secrets
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from typing import Any
 
 from engine.actions import NUM_SEATS, Action, action_from_dict
@@ -48,7 +51,7 @@ from protocol.requests import RequestError
 from server.storage.store import TableRow, hash_token, json_text
 from server.storage.tallies import HandFacts, canonical_strategy
 from server.tables.commitments import SeedCeremony
-from server.tables.history import LINES_KEPT, history_entry, history_reply
+from server.tables.history import LINES_KEPT, history_entry, history_reply, stored_entry
 from server.tables.hub import Hub, Peer
 from server.tables.ledger import TableLedger
 from server.tables.presence import Presence
@@ -578,17 +581,65 @@ class Table:
         else:
             self.publish_state()
 
-    def history_reply(self, start: int) -> dict[str, Any]:
-        """The ``ok`` fields answering ``history`` (``server.tables.history``)."""
-        return history_reply(
-            table=self.id,
-            match=self.match_number,
-            hands_played=self.history,
-            lines=self.lines,
-            start=start,
-            max_frame=self.hub.config.max_frame,
-            fair=self._fair_map,
-        )
+    def history_reply(self, start: int, match: int | None = None) -> dict[str, Any]:
+        """The ``ok`` fields answering ``history`` (``server.tables.history``): of the current
+        match (``match`` None or its number), or of an earlier match of this table, rebuilt
+        from the store (``bad_request`` for a match the table never had)."""
+        history = self.history
+        if match is None or match == self.match_number:
+            return history_reply(
+                table=self.id,
+                match=self.match_number,
+                hands_played=((n, history[n]) for n in range(start, len(history))),
+                lines=self.lines,
+                start=start,
+                max_frame=self.hub.config.max_frame,
+                fair=self._fair_map,
+            )
+        if not 0 <= match < self.match_number:
+            raise RequestError(
+                errors.BAD_REQUEST,
+                f"field 'match': table {self.id} has no match {match} (its matches are 0 to "
+                f"{self.match_number})",
+            )
+        with contextlib.closing(self._stored_entries(match, start)) as entries:
+            return history_reply(
+                table=self.id,
+                match=match,
+                hands_played=entries,
+                lines=None,
+                start=start,
+                max_frame=self.hub.config.max_frame,
+            )
+
+    def _stored_entries(self, match: int, start: int) -> Generator[tuple[int, bytes], None, None]:
+        """The ``history`` entries of the earlier match ``match`` from hand ``start`` on, built
+        from the store as they are taken: each record as stored (the seeds were revealed when
+        that match ended), its strategies named as :meth:`remember_hand` names them, the
+        match's first server seed added where the record names only its commitment (as the
+        current match's ``fair`` map has it once revealed), the names stored with the hand."""
+        totals = self.ledger.match_totals_before(match, start) if start else [0] * NUM_SEATS
+        seeds: dict[str, str | None] = {}
+        for number, record_text, payouts_text in self.ledger.match_hands(match, start):
+            record = json.loads(record_text)
+            payouts = [int(p) for p in json.loads(payouts_text)]
+            totals = [total + pay for total, pay in zip(totals, payouts, strict=False)]
+            stored = record.get("strategies")
+            if isinstance(stored, list):
+                # A record stored before aliases were named as their strategy says "easy".
+                record["strategies"] = [
+                    canonical_spec(n) if isinstance(n, str) and n else None for n in stored
+                ]
+            fair = record.get("fair")
+            if isinstance(fair, dict) and "match_server_seed" not in fair:
+                first = fair.get("match_commitment")
+                if isinstance(first, str):
+                    if first not in seeds:
+                        seeds[first] = self.ledger.revealed_seed(match, first)
+                    if seeds[first] is not None:
+                        fair["match_server_seed"] = seeds[first]
+            names = self.ledger.hand_names(match, number) or [s.name or "" for s in self.seats]
+            yield number, stored_entry(number, record, payouts, names, totals)
 
     def _fair_map(self, number: int) -> dict[str, Any] | None:
         """Hand ``number``'s ``fair`` map as its stored record has it, with the server seed once

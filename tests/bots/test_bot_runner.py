@@ -7,6 +7,7 @@ import io
 import json
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -618,14 +619,18 @@ async def test_a_history_fetch_refused_part_way_keeps_the_pages_that_came(
     assert "hand 1 not saved" not in text, text
 
 
-async def test_a_runner_away_through_a_rematch_saves_the_new_matchs_hands(
-    tmp_path: Path, monkeypatch: Any
+async def _away_through_a_rematch(
+    tmp_path: Path,
+    monkeypatch: Any,
+    check: Callable[[str, Server, str, Path], None],
+    *,
+    rematches: int = 1,
 ) -> None:
-    # The runner is cut off in the last hand of a match; the match ends, the host starts a
-    # rematch and a stand-in plays its first hand before the runner is back. Hands count from 0
-    # again in the new match and history holds only the current match: the new match's first
-    # hand was never fetched (the runner took hand 2 for the one it left in, already seen) and
-    # its second overwrote the old match's file; the old match's last hand went unreported.
+    """The runner (seat 4 of a two-hand table) is cut off in the last hand of a match; the
+    match ends, the host starts ``rematches`` rematches (each but the last played out) and a
+    stand-in plays the first hand of the last before the runner is back; it plays on to that
+    match's end. Then ``check`` is given its output, the server, the table and the folder of
+    saved hands (the server still running: its store is read)."""
     saved, out = tmp_path / "hands", io.StringIO()
     back = _hold_reconnects(monkeypatch)
     async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
@@ -658,19 +663,78 @@ async def test_a_runner_away_through_a_rematch_saves_the_new_matchs_hands(
         assert host.last_turn is not None
         await host.act(host.last_turn["legal"][0], seq=host.last_turn["seq"])
         over = await play_until(host, "match_over", [], random.Random(6), timeout=TIMEOUT)
+        for _ in range(rematches - 1):
+            await host.request("rematch")
+            over = await play_until(host, "match_over", [], random.Random(7), timeout=TIMEOUT)
         await host.request("rematch")
         await drive([host], over["seq"], second_hand)  # the new match's second hand
         assert not runner.done()
         back.set()
         text = await _finish(host, runner, out, clean=False)
+        check(text, server, table, saved)
+
+
+async def test_a_runner_away_through_a_rematch_saves_both_matchs_hands(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # The runner is cut off in the last hand of a match; the match ends, the host starts a
+    # rematch and a stand-in plays its first hand before the runner is back. Hands count from
+    # 0 again in the new match; the old match's last hand was reported not saved ("the server
+    # keeps only the current match's hands"): now history's match brings it.
+
+    def check(text: str, server: Server, table: str, saved: Path) -> None:
+        _check_saved(saved, server, table)
+        _check_saved(saved, server, table, match=1)
+        assert "not saved" not in text, text
+        line = "hand 2: it ended while this bot was disconnected; saving the server's record"
+        assert line in text, text
+        line = "match 2 hand 1: it was played while this bot was away; saving the server's"
+        assert line in text, text
+        for match, part in ((0, ""), (1, "-match2")):
+            for path in saved.glob(f"{table}{part}-hand*.json"):
+                assert json.loads(path.read_text())["match"] == match
+
+    await _away_through_a_rematch(tmp_path, monkeypatch, check)
+
+
+async def test_a_runner_away_through_two_rematches_saves_the_match_between(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # A whole match began and ended while the runner was away: it is asked for by its number.
+
+    def check(text: str, server: Server, table: str, saved: Path) -> None:
+        for match in range(3):
+            _check_saved(saved, server, table, match=match)
+        assert "not saved" not in text, text
+        line = "match 2 hand 2: it was played while this bot was away; saving the server's"
+        assert line in text, text
+
+    await _away_through_a_rematch(tmp_path, monkeypatch, check, rematches=2)
+
+
+async def test_a_server_that_cannot_give_an_earlier_match_leaves_the_not_saved_line(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # A server from before history's match ignores it and answers with the current match;
+    # the runner must not save the new match's hand 2 as the old one's.
+    from server.tables.table import Table
+
+    current_only = Table.history_reply
+    monkeypatch.setattr(
+        Table, "history_reply", lambda self, start, match=None: current_only(self, start)
+    )
+
+    def check(text: str, server: Server, table: str, saved: Path) -> None:
         _check_saved(saved, server, table, unsaved=(2,))
         _check_saved(saved, server, table, match=1)
-    assert "hand 2 not saved: a new match began at the table while this bot was away" in text, text
-    line = "match 2 hand 1: it was played while this bot was away; saving the server's record"
-    assert line in text, text
-    assert text.count("not saved") == 1, text
-    for path in saved.glob(f"{table}-match2-*.json"):
-        assert json.loads(path.read_text())["match"] == 1
+        line = (
+            "hand 2 not saved: a new match began at the table while this bot was away, and the "
+            "server keeps only the current match's hands"
+        )
+        assert line in text, text
+        assert text.count("not saved") == 1, text
+
+    await _away_through_a_rematch(tmp_path, monkeypatch, check)
 
 
 async def test_a_runner_at_a_rematch_keeps_the_first_matchs_files(tmp_path: Path) -> None:

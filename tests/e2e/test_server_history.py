@@ -311,3 +311,90 @@ async def test_hand_records_name_each_server_bots_strategy_as_the_seats_show_it(
     assert [e["record"]["strategies"] for e in reply["hands"]] == [strategies] * 2
     assert [r["strategies"] for r in stored] == [strategies] * 2
     assert all(replay_record(r)["complete"] for r in stored)
+
+
+async def all_pages(raw: Raw, **fields: Any) -> dict[str, Any]:
+    """Every page of a ``history`` request from hand 0, joined: the first page's reply with
+    all the hands (each page starts where the last said, and is ok)."""
+    first = await raw.request("history", **fields)
+    assert first["type"] == "ok", first
+    hands = list(first["hands"])
+    following = first["next"]
+    while following is not None:
+        page = await raw.request("history", **fields, start=following)
+        assert page["type"] == "ok" and page["hands"][0]["hand"] == following, page
+        assert page["match"] == first["match"] and "lines" not in page
+        hands += page["hands"]
+        following = page["next"]
+    return {**first, "hands": hands, "next": None}
+
+
+async def test_an_earlier_match_comes_as_it_came_while_it_was_the_tables(tmp_path: Path) -> None:
+    """``history`` with ``match``: after a rematch, and after a restart, the first match's
+    hands come as they came while it was the table's current match (records with the seeds
+    revealed, the match's first seed too where a newcomer's commitment dealt the hand, names,
+    totals, results), in pages; only to the people at the table; an unknown match is refused."""
+    db = tmp_path / "history.db"
+    fast = {"rate": 1e6, "burst": 1e6, "history_burst": 1e6, "seed_wait": 0.0}
+    server = Server(disk_config(db, max_frame=8192, **fast))
+    await server.start()
+    ann, bob, wes, sam = [await Raw.open(server.port) for _ in range(4)]
+    await ann.hello("Ann")
+    await bob.hello("Bob")
+    await wes.hello("Wes")
+    await sam.hello("Sam")
+    created = await raw_bot_table(ann, hands=4)
+    table = created["table"]
+    assert (await wes.request("watch", table=table))["type"] == "ok"
+    await ann.send({"type": "start"})
+    log: list[dict[str, Any]] = []
+    await raw_play(ann, "hand_over", log)
+    # Bob takes over seat 4 in the match: the hands after it are dealt with his commitment.
+    assert (await ann.request_keeping("remove_bot", seat=4))["type"] == "ok"
+    joined = await bob.request("join", table=table, seat=4)
+    assert joined["type"] == "ok", joined
+    bob_playing = asyncio.create_task(raw_play(bob, "match_over"))
+    await raw_play(ann, "match_over", log)
+    await bob_playing
+    before = await all_pages(ann)
+    assert before["match"] == 0 and len(before["hands"]) == 4
+    check_entries(before["hands"], [m for m in log if m["type"] == "hand_over"])
+    fair = [entry["record"]["fair"] for entry in before["hands"]]
+    assert all("server_seed" in f for f in fair)
+    assert any("match_server_seed" in f for f in fair), fair  # the case is covered
+
+    assert (await ann.request("rematch"))["type"] == "ok"
+    current = await ann.request("history")
+    assert current["match"] == 1 and current["hands"] == []
+    for raw, fields in ((ann, {}), (bob, {}), (wes, {"table": table})):
+        earlier = await all_pages(raw, match=0, **fields)
+        assert earlier["hands"] == before["hands"], raw
+        assert earlier["match"] == 0 and earlier["table"] == table and "lines" not in earlier
+    again = await ann.request("history", match=1)
+    assert (again["match"], again["hands"], again["lines"]) == (1, [], current["lines"])
+    later = await ann.request("history", match=0, start=3)
+    assert later["hands"] == before["hands"][3:] and later["next"] is None
+    beyond = await ann.request("history", match=0, start=9)
+    assert (beyond["hands"], beyond["next"]) == ([], None)
+
+    # Who may ask stays who may ask for the current match; bad match numbers are refused.
+    assert (await sam.request("history", table=table, match=0))["code"] == "not_seated"
+    assert (await sam.request("history", match=0))["code"] == "not_seated"
+    for bad in (2, 3, 1 << 40, (1 << 63) - 1, 1 << 63, (1 << 64) - 1, -1, -(1 << 63), "0", 0.0):
+        refused = await ann.request("history", match=bad)
+        assert refused["code"] == "bad_request" and "'match'" in refused["message"], bad
+    await server.stop()
+    for raw in (ann, bob, wes, sam):
+        await raw.close()
+
+    server = Server(disk_config(db, max_frame=8192, **fast))
+    await server.start()
+    assert server.restored == 1
+    ann = await Raw.open(server.port)
+    welcome = await ann.hello("Ann", token=created["token"])
+    assert welcome["table"] == table
+    after = await all_pages(ann, match=0)
+    assert after["hands"] == before["hands"] and after["match"] == 0
+    assert (await ann.request("history", match=2))["code"] == "bad_request"
+    await ann.close()
+    await server.stop()

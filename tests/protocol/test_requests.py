@@ -82,3 +82,18 @@ def test_all_lists_every_request_class_and_the_registry() -> None:
     assert {kind.cls.__name__ for kind in REQUEST_KINDS} <= exported
     assert {"REQUEST_KINDS", "REQUEST_TYPES", "REQUEST_SIZES", "Request"} <= exported
     assert all(hasattr(requests, name) for name in exported)
+
+
+def test_history_takes_an_optional_match_number() -> None:
+    """``match``: an earlier match of the table (absent: the current one, as before)."""
+    assert parse_request({"type": "history", "id": 1}) == requests.History(1, None, 0, None)
+    asked = parse_request({"type": "history", "id": 1, "match": 3, "start": 2})
+    assert asked == requests.History(1, None, 2, 3)
+    assert parse_request({"type": "history", "id": 1, "match": None}) == requests.History(
+        1, None, 0, None
+    )
+    for bad in (-1, 1 << 63, -(1 << 63), 1.0, "1", True, [1], {"m": 1}):
+        with pytest.raises(RequestError) as refused:
+            parse_request({"type": "history", "id": 4, "match": bad})
+        assert (refused.value.code, refused.value.id) == ("bad_request", 4), bad
+        assert "'match'" in refused.value.message
