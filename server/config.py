@@ -58,6 +58,11 @@ class ServerConfig:
     when it (re)connects."""
     history_burst: float = 10.0
     """``history`` requests a connection may send at once."""
+    history_earlier_hands: int = 8
+    """Hands a page of an earlier match's ``history`` (its ``match`` field) holds at most:
+    each is read from the store and replayed to rebuild its result, some 0.16 ms a hand, ten
+    times a hand of the current match's page, so a page of 8 costs about what a full page of
+    the current match does (a runner fetching hands it missed pages on with ``next``)."""
     standings_rate: float = 1.0
     """``standings`` requests per second a connection may send on average: each reads a row per
     player (or the tallies of the matches ended since its ``since``) in the standings thread."""

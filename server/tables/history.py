@@ -32,6 +32,7 @@ def history_reply(
     start: int,
     max_frame: int,
     fair: Callable[[int], dict[str, Any] | None] | None = None,
+    max_hands: int | None = None,
 ) -> dict[str, Any]:
     """The ``ok`` fields answering ``history``: finished hands of match ``match`` from
     ``start`` on, as many as fit a frame, and (from the start, unless ``lines`` is None: an
@@ -42,7 +43,8 @@ def history_reply(
     may build the entries as they are taken. ``fair(n)`` is hand ``n``'s commit–reveal map
     (PROTOCOL.md §13), put in its record as the server stores it, so a record taken from the
     reply verifies as it comes once the seeds are revealed; its bytes count against the frame
-    like the rest."""
+    like the rest. ``max_hands`` (None: as many as fit) bounds the hands of a page whose
+    entries cost more to build than to send (an earlier match's)."""
     budget = max_frame - HISTORY_MARGIN
     out: dict[str, Any] = {"table": table, "match": match}
     if start == 0 and lines is not None:
@@ -59,6 +61,9 @@ def history_reply(
     hands: list[Any] = []
     following: int | None = None
     for number, packed in hands_played:
+        if max_hands is not None and len(hands) >= max_hands:
+            following = number
+            break
         fair_map = fair(number) if fair is not None else None
         budget -= len(packed) + (len(pack(fair_map)) if fair_map is not None else 0)
         if budget < 0 and hands:

@@ -610,6 +610,7 @@ class Table:
                 lines=None,
                 start=start,
                 max_frame=self.hub.config.max_frame,
+                max_hands=max(1, self.hub.config.history_earlier_hands),
             )
 
     def _stored_entries(self, match: int, start: int) -> Generator[tuple[int, bytes], None, None]:

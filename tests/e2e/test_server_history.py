@@ -336,7 +336,10 @@ async def test_an_earlier_match_comes_as_it_came_while_it_was_the_tables(tmp_pat
     totals, results), in pages; only to the people at the table; an unknown match is refused."""
     db = tmp_path / "history.db"
     fast = {"rate": 1e6, "burst": 1e6, "history_burst": 1e6, "seed_wait": 0.0}
-    server = Server(disk_config(db, max_frame=8192, **fast))
+    # An earlier match's page is rebuilt hand by hand from the store: it holds at most
+    # history_earlier_hands (a frame of 64 KiB would hold 4 here).
+    fast["history_earlier_hands"] = 3
+    server = Server(disk_config(db, max_frame=65536, **fast))
     await server.start()
     ann, bob, wes, sam = [await Raw.open(server.port) for _ in range(4)]
     await ann.hello("Ann")
@@ -372,6 +375,8 @@ async def test_an_earlier_match_comes_as_it_came_while_it_was_the_tables(tmp_pat
         assert earlier["match"] == 0 and earlier["table"] == table and "lines" not in earlier
     again = await ann.request("history", match=1)
     assert (again["match"], again["hands"], again["lines"]) == (1, [], current["lines"])
+    page = await ann.request("history", match=0)
+    assert (len(page["hands"]), page["next"]) == (3, 3)
     later = await ann.request("history", match=0, start=3)
     assert later["hands"] == before["hands"][3:] and later["next"] is None
     beyond = await ann.request("history", match=0, start=9)
@@ -387,7 +392,7 @@ async def test_an_earlier_match_comes_as_it_came_while_it_was_the_tables(tmp_pat
     for raw in (ann, bob, wes, sam):
         await raw.close()
 
-    server = Server(disk_config(db, max_frame=8192, **fast))
+    server = Server(disk_config(db, max_frame=65536, **fast))
     await server.start()
     assert server.restored == 1
     ann = await Raw.open(server.port)
