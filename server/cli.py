@@ -162,7 +162,7 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         help="set one of the server's limits (repeatable): NAME is any numeric field of "
         "ServerConfig (server/config.py documents each and its default; README.md, 'Limits'), "
         "e.g. a club evening whose players all share one address: --limit "
-        "door_sessions_per_address=24 --limit door_start_burst=30 --limit max_per_address=32; "
+        "door_sessions_per_address=24 --limit door_start_burst=30 --limit max_per_address=48; "
         "an unknown NAME lists them all",
     )
 
