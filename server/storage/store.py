@@ -681,12 +681,14 @@ class Store:
         finished: float,
         match: int = 0,
         facts: HandFacts | None = None,
+        left: Mapping[int, tuple[str | None, str]] | None = None,
     ) -> None:
         """Store a finished hand's record (hand ``number`` of match ``match`` at the table),
         who played it, and add it to its players' tallies of the match.
 
         ``facts``: what the standings count of it (picker, leaster, points), as the table knows
-        them; None replays ``record`` for them."""
+        them; None replays ``record`` for them. ``left``: who last held each seat emptied during
+        the hand (:meth:`seat_player`), named for a seat that nobody holds now."""
         key = table_key(table_id)
         payout_list = [int(p) for p in payouts]
         again = self._db.execute(
@@ -699,18 +701,11 @@ class Store:
             " VALUES (?, ?, ?, ?, ?, ?)",
             (key, match, number, json_text(record), json_text(payout_list), finished),
         )
-        # Who played it, from the seats as they are now (the standings count it for them): a
-        # person's identity, or a server bot's strategy (an alias such as easy as the
-        # strategy it names, so each strategy has one row in the standings).
-        played = [
-            (seat, identity or bot_identity(kind, strategy), name)
-            for seat, kind, strategy, name, identity in self._db.execute(
-                "SELECT s.seat, s.kind, s.strategy, s.name, si.identity FROM seats s"
-                " LEFT JOIN seat_identities si ON si.token_hash = s.token_hash"
-                " WHERE s.table_id = ?",
-                (key,),
-            )
-        ]
+        # Who played it (the standings count it for them): who holds each seat now, else who
+        # held it last during the hand (a stand-in finished it for them).
+        played = self._seat_players(key)
+        held = {seat for seat, _, _ in played}
+        played += [(seat, *who) for seat, who in (left or {}).items() if seat not in held]
         self._db.executemany(
             "INSERT OR REPLACE INTO hand_seats"
             " (table_id, match_number, number, seat, identity, name) VALUES (?, ?, ?, ?, ?, ?)",
@@ -720,6 +715,28 @@ class Store:
             if facts is None:
                 facts = hand_facts(record, payout_list)
             self._tally_hand(key, match, played, facts)
+
+    def seat_player(self, table_id: str, seat: int) -> tuple[str | None, str] | None:
+        """Who plays ``seat`` of the table now, as :meth:`save_hand` counts a hand for them:
+        identity and name (None: the seat is empty)."""
+        found = self._seat_players(table_key(table_id), seat)
+        return (found[0][1], found[0][2]) if found else None
+
+    def _seat_players(self, key: int, seat: int | None = None) -> list[tuple[int, str | None, str]]:
+        """Seat, identity and name of who plays each held seat of table ``key`` (or only
+        ``seat``): a person's identity (None: not counted), or a server bot's strategy (an alias
+        such as easy as the strategy it names, so each strategy has one row in the
+        standings)."""
+        only = "" if seat is None else " AND s.seat = ?"
+        return [
+            (at, identity or bot_identity(kind, strategy), name)
+            for at, kind, strategy, name, identity in self._db.execute(
+                "SELECT s.seat, s.kind, s.strategy, s.name, si.identity FROM seats s"
+                " LEFT JOIN seat_identities si ON si.token_hash = s.token_hash"
+                f" WHERE s.table_id = ?{only}",
+                (key,) if seat is None else (key, seat),
+            )
+        ]
 
     def _tally_hand(
         self, key: int, match: int, played: list[tuple[int, str | None, str]], facts: HandFacts

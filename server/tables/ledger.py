@@ -28,6 +28,9 @@ class TableLedger:
         self.table_id = table_id
         self.actions = 0
         """How many actions of the current match are in the store (the next one's number)."""
+        self.left: dict[int, tuple[str | None, str]] = {}
+        """Who last held each seat emptied during the current hand (identity and name, as the
+        store counts hands): the hand is theirs, though a stand-in finished it."""
 
     # ------------------------------------------------------------------ a restore reads
 
@@ -68,6 +71,13 @@ class TableLedger:
         row: SeatRow | None = occupant.row()
         self.store.save_seat(self.table_id, seat, row)
 
+    def seat_left(self, seat: int) -> None:
+        """``seat`` is about to be emptied during a hand (before its token is forgotten, and the
+        player it stands for with it): remember who played it, to store the hand as theirs."""
+        who = self.store.seat_player(self.table_id, seat)
+        if who is not None:
+            self.left[seat] = who
+
     def host_changed(self, seat: int | None) -> None:
         """The host is now the player at ``seat`` (None: nobody)."""
         self.store.update_table(self.table_id, host_seat=seat)
@@ -82,6 +92,7 @@ class TableLedger:
     def match_started(self, *, seed: int, first_dealer: int) -> None:
         """A match began: its deck seed and first dealer; its actions are numbered from 0."""
         self.actions = 0
+        self.left.clear()
         self.store.update_table(
             self.table_id,
             state="playing",
@@ -98,6 +109,7 @@ class TableLedger:
     def hand_dealt(self, number: int) -> None:
         """Hand ``number`` has been dealt (before anyone is shown it, so a restore deals it
         again)."""
+        self.left.clear()
         self.store.update_table(self.table_id, dealt=number)
 
     def record_action(self, hand: int, action: str, *, seq: int, match: int) -> None:
@@ -117,10 +129,17 @@ class TableLedger:
         finished: float,
         match: int,
     ) -> None:
-        """Hand ``number`` is over: its record (who played it comes from the stored seats) and
-        the match's running totals."""
+        """Hand ``number`` is over: its record (who played it: the stored seats, and who left a
+        seat emptied during it, :meth:`seat_left`) and the match's running totals."""
         self.store.save_hand(
-            self.table_id, number, record, payouts, finished=finished, match=match, facts=facts
+            self.table_id,
+            number,
+            record,
+            payouts,
+            finished=finished,
+            match=match,
+            facts=facts,
+            left=self.left,
         )
         self.store.update_table(self.table_id, totals=totals)
 

@@ -35,7 +35,7 @@ import json
 import logging
 import secrets
 from collections import deque
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
 from engine.actions import NUM_SEATS, Action, action_from_dict
@@ -118,6 +118,9 @@ class Table:
         self._summary_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         self._info_sent: dict[Peer, dict[str, Any]] = {}
         """The summary each attached connection was last sent (``info`` is left out if same)."""
+        self._left: dict[int, SeatState] = {}
+        """Each seat emptied during the current hand, as it was last held (a stand-in finished
+        the hand for its bot or person, who is named for it); cleared at each deal."""
         self._view_parts = ViewParts()
         """The view parts kept between changes: the deal's and the auction's
         (``server.tables.states``)."""
@@ -257,14 +260,14 @@ class Table:
             "spectators": len(self.spectators),
         }
 
-    def seat_strategies(self) -> list[str | None]:
+    def seat_strategies(self, seats: Sequence[SeatState] | None = None) -> list[str | None]:
         """Each seat's strategy as its seat summary shows it (§6.1): a server bot's, by the
         name of the strategy it is (:func:`canonical_spec`: ``easy`` is ``random``), else None
         (a person, a stand-in, a remote bot), so a hand record tells no more than the table
-        and two tables name one strategy alike."""
+        and two tables name one strategy alike. ``seats``: these instead of the table's."""
         return [
             canonical_spec(s.strategy_name) if s.kind == "bot" and s.strategy_name else None
-            for s in self.seats
+            for s in (self.seats if seats is None else seats)
         ]
 
     @property
@@ -379,16 +382,17 @@ class Table:
             return
         s = self.seats[seat]
         name = s.name
-        self._forget_token(s)
-        self.presence.cancel_grace(s)
         s.peer = None
         if self.state == "over":
+            self._forget_token(s)
+            self.presence.cancel_grace(s)
             s.disconnected_at = self.hub.now()
             self.ledger.seat_changed(seat, s)
             if not self._maybe_close():
                 self.publish_state()
             return
-        self._vacate(seat)
+        self._vacate(seat)  # first: the token tells whose the hand in play is (standings)
+        self._forget_token(s)
         log.info("table %s: %s left seat %d", self.id, name, seat)
         playing = self.state == "playing"
         if playing:
@@ -416,6 +420,11 @@ class Table:
 
     def _vacate(self, seat: int) -> None:
         s = self.seats[seat]
+        match = self.match
+        in_hand = self.state == "playing" and match is not None and not match.hand.is_over
+        if in_hand and s.kind != "empty":  # a stand-in finishes the hand for them: it is theirs
+            self._left[seat] = s
+            self.ledger.seat_left(seat)
         self.seats[seat] = SeatState()
         self.presence.cancel_grace(s)
         self.ledger.seat_changed(seat, self.seats[seat])
@@ -542,6 +551,7 @@ class Table:
             deal_seed=deal_seeds.seed_for,
         )
         self.state = "playing"
+        self._left.clear()
         self.turns.new_match()
         self.ledger.match_started(seed=seed, first_dealer=self.match.first_dealer)
         log.info(
@@ -813,12 +823,16 @@ class Table:
         if hand.is_over:
             result = hand.result()
             payouts = list(result.payouts or ())
-            strategies = self.seat_strategies()
+            # Who played it: who holds each seat, else who held it last during the hand.
+            played = [
+                self._left.get(i, s) if s.kind == "empty" else s for i, s in enumerate(self.seats)
+            ]
+            strategies = self.seat_strategies(played)
             record = {**match.records[-1], "strategies": strategies}
             if self.seeds.deal_seeds is not None:
                 fair = self.seeds.deal_seeds.fair(number, revealed=False)
                 record = {**record, "fair": fair}
-            self.remember_hand(number, [s.name or "" for s in self.seats], strategies)
+            self.remember_hand(number, [s.name or "" for s in played], strategies)
             facts = HandFacts(result.picker, result.leaster, result.picker_side_points, payouts)
             self.ledger.hand_finished(
                 number,
@@ -890,6 +904,7 @@ class Table:
                     return
                 self.seeds.lock(finished + 1)
             match.next_hand()
+            self._left.clear()
             self.ledger.hand_dealt(match.number)  # stored before it is shown
             self.last = None
             log.info("table %s: hand %d dealt (dealer %d)", self.id, match.number, match.dealer)
