@@ -393,11 +393,17 @@ def _environment() -> dict[str, str]:
 
 
 def _tail_text(tail: bytes | bytearray) -> str:
-    """The last lines of stderr on one line, quoted: ``"Traceback ... | ValueError: x"``."""
+    """The last lines of stderr on one line, quoted: ``"Traceback ... | ValueError: x"``.
+
+    When they are too long, indented lines go first: the frames of a stack trace (Python's,
+    node's), so the error's own line is what is left."""
     text = bytes(tail).decode("utf-8", "replace").strip()
     if not text:
         return ""
-    text = " | ".join(line.rstrip() for line in text.splitlines() if line.strip())
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    text = " | ".join(lines)
+    if len(text) > _REPORTED_TAIL:
+        text = " | ".join(line for line in lines if not line[:1].isspace())
     if len(text) > _REPORTED_TAIL:
         text = "..." + text[-_REPORTED_TAIL:]
     return json.dumps(text, ensure_ascii=False)

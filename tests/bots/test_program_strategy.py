@@ -342,3 +342,19 @@ def test_the_training_environment_takes_a_program_as_an_opponent(tmp_path: Path)
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # "./prog" paths are relative to it
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_example_program_in_the_docs_plays_without_failing(tmp_path: Path) -> None:
+    text = (ROOT / "docs" / "bots.md").read_text(encoding="utf-8")
+    section = text.split("### A bot in any language", 1)[1]
+    source = section.split("```js\n", 1)[1].split("```", 1)[0]
+    program = tmp_path / "mybot.js"
+    program.write_text(source, encoding="utf-8")
+    program.chmod(0o755)
+    specs = [f"{program}:bold=true:timeout=20", "heuristic"]
+    tallies, _ = run_tournament(specs, 2, 1, RuleSet.from_preset("wisconsin"))
+    assert tallies[0].fallbacks == 0, tallies[0].failures
+    assert tallies[0].picks > 0  # bold: three trumps pick
+    close_programs()
+    _none_running(tmp_path)
