@@ -1,8 +1,9 @@
 """``sheepshead bot``: play a seat over the network with a bot strategy.
 
-The strategy is a registered name (``random``, ``heuristic``, ``search``, ...) or the path of a
-Python file defining a class with ``choose(view, legal)`` (see docs/bots.md). Either may carry
-keyword options: ``search:samples=20`` or ``my_bot.py:aggression=2``.
+The strategy is a registered name (``random``, ``heuristic``, ``search``, ...), the path of a
+Python file defining a class with ``choose(view, legal)``, or the path of an executable program
+answering decisions on its stdin and stdout (see docs/bots.md). Any may carry keyword options:
+``search:samples=20``, ``my_bot.py:aggression=2`` or ``./mybot.js:depth=3``.
 """
 
 from __future__ import annotations
@@ -69,7 +70,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def is_path(target: str) -> bool:
-    """Whether a strategy target names a Python file rather than a registered strategy."""
+    """Whether a strategy target names a file (a Python file, or an outside program: any other
+    path) rather than a registered strategy."""
     return target.endswith(".py") or "/" in target or "\\" in target
 
 
@@ -103,12 +105,20 @@ def strategy_factory(
 ) -> Callable[[int | None], Strategy]:
     """A function building a fresh strategy from ``spec`` with a given seed.
 
-    With ``think_time``, a registered strategy that thinks for long (``search``) stops each
-    decision after that many seconds on this process's clock; without it (tournaments) its
-    effort is a count. Raises :class:`StrategyLoadError` for an unknown name, a bad file or
-    bad options.
+    A path not ending in ``.py`` is an outside program (:mod:`client.program_strategy`),
+    started at its first decision. With ``think_time``, a registered strategy that thinks for
+    long (``search``) stops each decision after that many seconds on this process's clock;
+    without it (tournaments) its effort is a count. Raises :class:`StrategyLoadError` for an
+    unknown name, a bad file or bad options.
     """
     target, options = parse_spec(spec)
+    if is_path(target) and not target.endswith(".py"):
+        from client.program_strategy import program_factory
+
+        try:
+            return program_factory(target, spec.split(":")[1:])
+        except ValueError as exc:
+            raise StrategyLoadError(str(exc)) from exc
     if is_path(target):
         cls = load_file_class(target)
         params = inspect.signature(cls).parameters
@@ -825,9 +835,10 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument(
         "--strategy",
         default="heuristic",
-        metavar="NAME|PATH.py",
-        help="a registered strategy (random, heuristic, search, ...) or a Python file with a "
-        "class defining choose(view, legal); options as NAME:key=value (default heuristic)",
+        metavar="NAME|PATH",
+        help="a registered strategy (random, heuristic, search, ...), a Python file with a "
+        "class defining choose(view, legal), or an executable program (docs/bots.md, 'A bot "
+        "in any language'); options as NAME:key=value (default heuristic)",
     )
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--table", metavar="ID", help="join this table (first free seat)")
