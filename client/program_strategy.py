@@ -90,7 +90,11 @@ _REPORTED_TAIL: Final = 400
 
 class ProgramError(Exception):
     """An outside program failed one decision (the message says how, and what it wrote on its
-    stderr last)."""
+    stderr last); ``place`` is the program, what a failure report names as where it failed."""
+
+    def __init__(self, message: str, place: str = "") -> None:
+        super().__init__(message)
+        self.place = place
 
 
 class _Broken(Exception):
@@ -241,7 +245,8 @@ class Program:
             if self.failures >= self.max_failures:
                 raise ProgramError(
                     f"{self.label} is not started again after {self.failures} failures in a "
-                    f"row (the last: {self.last_error})"
+                    f"row (the last: {self.last_error})",
+                    self.label,
                 )
             try:
                 answer = self._exchange(line)
@@ -264,7 +269,7 @@ class Program:
                     )
                 else:
                     message += "; it is started again at the next decision"
-                raise ProgramError(message) from None
+                raise ProgramError(message, self.label) from None
             self.failures = 0
             return answer
 
@@ -443,7 +448,8 @@ class ProgramStrategy:
         text = json.dumps(answer)
         raise ProgramError(
             f"{self.program.label} answered {text[:200]}, which is not legal: an index from 0 "
-            f"to {len(legal) - 1}, or one of the maps in legal"
+            f"to {len(legal) - 1}, or one of the maps in legal",
+            self.program.label,
         )
 
     def __getstate__(self) -> dict[str, Any]:

@@ -69,7 +69,12 @@ def match_legal(
 
 def failure_place(exc: BaseException, strategy: object) -> str:
     """``file:line`` of the failure: the innermost line in the strategy's own source file, or
-    the innermost line of all when the strategy's file is not on the stack."""
+    the innermost line of all when the strategy's file is not on the stack; an exception that
+    knows its own place (a ``place`` string: an outside program's path, whose lines Python
+    cannot see) gives that."""
+    place = getattr(exc, "place", None)
+    if isinstance(place, str) and place:
+        return place
     frames = traceback.extract_tb(exc.__traceback__)
     if not frames:
         return "?"

@@ -233,6 +233,7 @@ def test_a_failing_program_falls_back_and_plays_on(
     assert first.fell_back and first.action == legal[0]
     assert first.error is not None and error in first.error, first.error
     assert f"{program} " in first.error
+    assert first.place == strategy.program.label  # the program, not the runner's own line
     pid = strategy.program.pid
     if restarted:
         assert 'its stderr ended: "boom: about to ' + fail in first.error
