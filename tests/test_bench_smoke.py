@@ -183,3 +183,8 @@ def test_the_ceiling_benchmark_splits_the_cheats_edge_by_role() -> None:
     # The cheat is never judged against itself, the heuristic is.
     assert re.search(r"^  heuristic: \d+ decisions, [\d.]+ a seat-hand lost", report, re.M)
     assert not re.search(r"^  cheat\S*: \d+ decisions", report, re.MULTILINE), report
+
+
+def test_the_program_strategy_benchmark_reports_both_ways() -> None:
+    report = run_bench("program_strategy.py", "--seconds", "0.3")
+    assert report_line(report, "Python file, in-process") and report_line(report, "Python program")
