@@ -4,12 +4,23 @@ real server where the table's events matter)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from client.app import SheepsheadApp
+from client.settings import ClientSettings
+from client.widgets.cards import card_label
 from tests.client.feed import EngineTable, FakeSession
 from tests.client.test_e2e import wait_for
 from tests.client.test_screens import fed, screen_text
 
 SIZE = (80, 24)
+
+
+def settings(**changes: Any) -> ClientSettings:
+    """Test settings (no bell, no trick pause) with some changed."""
+    return ClientSettings(bell=False, trick_pause=0.0).with_overrides(**changes)
 
 
 async def test_the_hint_never_shows_a_negative_zero() -> None:
@@ -33,3 +44,29 @@ async def test_the_hint_never_shows_a_negative_zero() -> None:
         line = next(x for x in screen_text(app).splitlines() if "Hint:" in x)
         assert "−0.0" not in line and "-0.0" not in line, line
         assert "0.0" in line, line
+
+
+def one_card_to_play() -> EngineTable:
+    """Seed 6: your first card of the hand, six held, and only one of them may follow."""
+    table = EngineTable(seed=6, dealer=2, me=0, hints=True)
+    hand = table.hand
+    while not (hand.phase == "play" and hand.turn == 0):
+        table.apply(hand.legal_actions()[0].to_dict())
+    assert len(hand.legal_actions()) == 1
+    return table
+
+
+@pytest.mark.parametrize("confirm", [False, True])
+async def test_the_status_line_names_only_the_playable_cards_keys(confirm: bool) -> None:
+    # Following suit with one card of six, it said "play a card: 1-6": five keys refused.
+    table = one_card_to_play()
+    (only,) = [a.to_dict()["card"] for a in table.hand.legal_actions()]
+    app = SheepsheadApp(mode="play", settings=settings(confirm_cards=confirm))
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        await wait_for(pilot, lambda: "i: hint" in screen_text(app))
+        key = app.model.hand.index(only) + 1
+        line = screen_text(app).splitlines()[-2]
+        assert "1-6" not in line, line
+        assert f"{key} ({card_label(only)})" in line, line
+        assert line.rstrip().endswith("i: hint"), line  # all of it on the one line
