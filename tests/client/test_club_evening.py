@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from textual.widgets import RichLog
+from textual.widgets._toast import Toast
 
 from client.app import SheepsheadApp
 from client.settings import ClientSettings
@@ -70,3 +72,28 @@ async def test_the_status_line_names_only_the_playable_cards_keys(confirm: bool)
         assert "1-6" not in line, line
         assert f"{key} ({card_label(only)})" in line, line
         assert line.rstrip().endswith("i: hint"), line  # all of it on the one line
+
+
+@pytest.mark.parametrize("size", [SIZE, (110, 30), (130, 44)])
+async def test_a_pop_up_lies_over_the_log_and_covers_no_seat(size: tuple[int, int]) -> None:
+    # At 80x24 a pop-up 40 columns wide covered the top right seat box (who sat there, their
+    # score) for the four seconds it stayed.
+    table = EngineTable(seed=3, dealer=4, me=0)
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await fed(pilot, table.messages())
+        app.notify(
+            "Only the host can start the match, free a seat or start a rematch.",
+            title="Not the host",
+        )
+        await wait_for(pilot, lambda: bool(app.screen.query(Toast)))
+        await pilot.pause()
+        log = app.screen.query_one(RichLog).region
+        needed = [w.region for w in app.screen.query("#felt > *, #hand, #status, #topbar")]
+        for toast in app.screen.query(Toast):
+            box = toast.region
+            assert box.height > 0 and box.y >= 1, box  # seen, under the title bar
+            assert box.x >= log.x and box.right <= log.right, (box, log)
+            assert box.bottom <= log.bottom, (box, log)
+            for region in needed:
+                assert not box.overlaps(region), (box, region)
