@@ -4,6 +4,8 @@ real server where the table's events matter)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,10 +13,13 @@ from textual.widgets import RichLog
 from textual.widgets._toast import Toast
 
 from client.app import SheepsheadApp
+from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
+from client.screens.table import TableScreen
 from client.settings import ClientSettings
 from client.widgets.cards import card_label
+from server.app import Server
 from tests.client.feed import EngineTable, FakeSession
-from tests.client.test_e2e import wait_for
+from tests.client.test_e2e import Player, session_for, wait_for
 from tests.client.test_screens import fed, screen_text
 
 SIZE = (80, 24)
@@ -97,3 +102,46 @@ async def test_a_pop_up_lies_over_the_log_and_covers_no_seat(size: tuple[int, in
             assert box.bottom <= log.bottom, (box, log)
             for region in needed:
                 assert not box.overlaps(region), (box, region)
+
+
+# ---------------------------------------------------------------------- against the server
+
+
+async def test_the_score_sheet_names_the_stake_the_result_said(
+    server: Server, tmp_path: Path
+) -> None:
+    # The result said "stake 3 per player"; the sheet's "×" column, "× the stakes" in its
+    # legend, was blank for that hand (it held only the doublings).
+    session = await session_for(server, tmp_path)
+    await session.request(
+        "create_table", name="club", preset="wisconsin", options={}, hands=3, password=None
+    )
+    for _ in range(4):
+        await session.request("add_bot", seat=None, strategy="random")
+    await session.request("start")
+    app = SheepsheadApp(session, mode="join")
+    said: dict[int, str] = {}  # hand number → the result panel's text
+    async with app.run_test(size=SIZE) as pilot:
+        player = Player(pilot)
+        while len(said) < 3:
+            screen = app.screen
+            if isinstance(screen, ResultScreen) and screen.hand.number not in said:
+                await wait_for(pilot, lambda: "per player" in screen_text(app))
+                said[screen.hand.number] = screen_text(app)
+            await player.step()
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen | MatchOverScreen))
+        if isinstance(app.screen, MatchOverScreen):
+            await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await pilot.press("k")
+        await wait_for(pilot, lambda: isinstance(app.screen, ScoreSheetScreen))
+        await pilot.pause()
+        sheet = screen_text(app)
+        assert "stk: the stake per player" in sheet, sheet
+        for number, text in said.items():
+            row = next(x for x in sheet.splitlines() if re.match(rf"│ +{number} .* =[+-]\d", x))
+            stake = re.search(r"stake (\d+) per player", text)
+            assert stake is not None, text  # we pick when asked: no leaster
+            doubled = re.search(r"(?:stakes|bump) ×(\d+)(?: in all)?(?! ·.*×)", text)
+            expected = stake.group(1) + (f"×{doubled.group(1)}" if doubled else "")
+            assert f" {expected} " in row, (expected, row, text)

@@ -77,6 +77,7 @@ def screen_text(app: Any) -> str:
         client.coach,
         client.widgets.table,
         client.screens.table,
+        client.screens.result,
     ],
 )
 def test_doctests(module: Any) -> None:
