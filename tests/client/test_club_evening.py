@@ -19,7 +19,7 @@ from client.settings import ClientSettings
 from client.widgets.cards import card_label
 from server.app import Server
 from tests.client.feed import EngineTable, FakeSession
-from tests.client.test_e2e import Player, session_for, wait_for
+from tests.client.test_e2e import Player, seated_with_bots, session_for, wait_for
 from tests.client.test_screens import fed, screen_text
 
 SIZE = (80, 24)
@@ -145,3 +145,38 @@ async def test_the_score_sheet_names_the_stake_the_result_said(
             doubled = re.search(r"(?:stakes|bump) ×(\d+)(?: in all)?(?! ·.*×)", text)
             expected = stake.group(1) + (f"×{doubled.group(1)}" if doubled else "")
             assert f" {expected} " in row, (expected, row, text)
+
+
+async def test_everyone_reads_who_left_the_seat_the_host_freed(
+    server: Server, tmp_path: Path
+) -> None:
+    # The host's - changed the seat box to "empty" and the log said nothing: a watcher (or a
+    # player) looking away from the seat never learned that Gus had gone.
+    host = await session_for(server, tmp_path, name="Ann")
+    table = await seated_with_bots(host, hands=3)
+    eve = await session_for(server, tmp_path / "eve", name="Eve")
+    app = SheepsheadApp(eve, mode="watch", watch_table=table)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.model.view is not None)
+        gone = app.model.seats[4].name
+        await host.request("remove_bot", seat=4)
+        line = f"Ann freed seat 4: {gone} (bot) left"
+        await wait_for(pilot, lambda: any(e.text == line for e in app.model.log))
+        await wait_for(pilot, lambda: "freed seat 4" in screen_text(app))
+    await eve.close()
+    await host.close()
+
+
+async def test_the_hosts_own_log_says_the_seat_it_freed(server: Server, tmp_path: Path) -> None:
+    session = await session_for(server, tmp_path)
+    await seated_with_bots(session, hands=3)
+    app = SheepsheadApp(session, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.model.view is not None)
+        gone = app.model.seats[4].name
+        await pilot.press("minus")
+        line = f"You freed seat 4: {gone} (bot) left"
+        await wait_for(pilot, lambda: any(e.text == line for e in app.model.log))
+        await pilot.pause()
+        assert sum("freed seat" in e.text for e in app.model.log) == 1
+    await session.close()
