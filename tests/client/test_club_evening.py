@@ -4,6 +4,8 @@ real server where the table's events matter)."""
 
 from __future__ import annotations
 
+import asyncio
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,8 @@ from textual.widgets import RichLog
 from textual.widgets._toast import Toast
 
 from client.app import SheepsheadApp
+from client.screens.dialogs import ConfirmDialog
+from client.screens.lobby import LobbyScreen
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
 from client.settings import ClientSettings
@@ -21,6 +25,7 @@ from server.app import Server
 from tests.client.feed import EngineTable, FakeSession
 from tests.client.test_e2e import Player, seated_with_bots, session_for, wait_for
 from tests.client.test_screens import fed, screen_text
+from tests.server.support import play_until
 
 SIZE = (80, 24)
 
@@ -180,3 +185,52 @@ async def test_the_hosts_own_log_says_the_seat_it_freed(server: Server, tmp_path
         await pilot.pause()
         assert sum("freed seat" in e.text for e in app.model.log) == 1
     await session.close()
+
+
+# ---------------------------------------------------------------------- watching
+
+
+async def back_to_the_lobby(pilot: Any) -> None:
+    """Close whatever panel is up, then Esc and yes: the lobby."""
+    app: Any = pilot.app
+    while not isinstance(app.screen, TableScreen):
+        await pilot.press("escape")
+        await pilot.pause()
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+    await pilot.press("y")
+    await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+
+
+async def test_watching_a_table_again_brings_back_its_finished_hands(
+    server: Server, tmp_path: Path
+) -> None:
+    # Wendy watched, went back to the lobby and watched the same table again: its score sheet
+    # said "No hand has finished yet in this match" (the history was asked for once per
+    # table, and the lobby had forgotten it).
+    host = await session_for(server, tmp_path, name="Ann")
+    await seated_with_bots(host, hands=2)
+    playing = asyncio.create_task(play_until(host, "match_over", [], random.Random(5), timeout=60))
+    eve = await session_for(server, tmp_path / "eve", name="Wendy")
+    app = SheepsheadApp(eve, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.tables)
+        await pilot.press("w")
+        await wait_for(pilot, lambda: app.model.table is not None and app.model.seats[0].name)
+        await playing
+        await wait_for(pilot, lambda: app.model.match_over is not None)
+        await wait_for(pilot, lambda: len(app.model.history) == 2)
+        await back_to_the_lobby(pilot)
+        await wait_for(pilot, lambda: app.screen.tables)
+        await pilot.press("w")
+        await wait_for(pilot, lambda: app.model.match_over is not None)
+        await wait_for(pilot, lambda: [h.number for h in app.model.history] == [1, 2])
+        while not isinstance(app.screen, TableScreen):
+            await pilot.press("escape")
+            await pilot.pause()
+        await pilot.press("k")
+        await wait_for(pilot, lambda: isinstance(app.screen, ScoreSheetScreen))
+        await pilot.pause()
+        assert "No hand has finished" not in screen_text(app)
+    await eve.close()
+    await host.close()
