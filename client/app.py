@@ -651,6 +651,9 @@ class SheepsheadApp(App[int]):
         A table that needs a password asks for it, again after a wrong one; too many attempts
         say to wait. Run it from a worker (the password dialog is awaited).
         """
+        # Back at a table left for the lobby, its history is asked for again: the model forgot
+        # it there, and a watcher's score sheet said no hand had finished.
+        self._history_for = None
         while True:
             try:
                 reply = await self.call(

@@ -11,7 +11,10 @@ from noise.
 >>> hint_text({"deals": 40, "candidates": [
 ...     {"action": {"action": "play", "card": "JC"}, "value": 0.02},
 ...     {"action": {"action": "play", "card": "8S"}, "value": -0.01, "se": 0.1}]})
-'Hint: J♣ or 8♠, about equal (+0.0 and −0.0 ±0.1 over 40 deals)'
+'Hint: J♣ or 8♠, about equal (0.0 and 0.0 ±0.1 over 40 deals)'
+>>> hint_text({"deals": 40, "candidates": [
+...     {"action": {"action": "pass"}, "value": -0.04}]})
+'Hint: pass (0.0 over 40 deals)'
 >>> hint_text({"deals": 0, "candidates": [{"action": {"action": "play", "card": "9S"},
 ...     "value": None, "alike": [{"action": "play", "card": "8S"}]}]})
 'Hint: 9♠/8♠ alike (they play the same)'
@@ -59,8 +62,11 @@ NOISE: Final = 2.0
 
 
 def points(value: float) -> str:
-    """A mean payout with its sign (a real minus sign), one decimal: ``+1.4``, ``−0.3``."""
+    """A mean payout with its sign (a real minus sign), one decimal: ``+1.4``, ``−0.3``; one
+    that rounds to nothing is ``0.0`` (``-0.04`` read "−0.0", a loss of nothing)."""
     text = f"{value:+.1f}"
+    if float(text) == 0:
+        return "0.0"
     return "−" + text[1:] if text.startswith("-") else text
 
 

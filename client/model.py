@@ -564,7 +564,10 @@ class TableModel:
         self.seat = seat if isinstance(seat, int) else None
         info = msg.get("info")
         if isinstance(info, Mapping):
+            before = self.seats if self.info.get("id") == info.get("id") else None
             self.info = dict(info)
+            if before is not None:
+                change |= self._note_freed_seats(before)
             if self.match_over is not None and info.get("state") in ("waiting", "playing"):
                 change |= self._new_match()
             elif self.match_over is None and info.get("state") == "over":
@@ -597,6 +600,20 @@ class TableModel:
                 reveal=self.view.get("reveal") or {},
                 view=self.view,
             )
+        return change
+
+    def _note_freed_seats(self, before: Sequence[SeatInfo]) -> Change:
+        """Log each bot whose seat the summary shows empty now: the host's ``remove_bot`` is
+        the one way a server bot leaves, and the server sends everyone only the new summary
+        (the seat box changed and nobody read who had gone)."""
+        change = Change.NONE
+        host = self.info.get("host")
+        who = "You" if self.is_host else str(host or "The host")
+        for old, new in zip(before, self.seats, strict=True):
+            if not (old.is_bot and new.is_empty):
+                continue
+            self._log("event", f"{who} freed seat {new.seat}: {old.name} (bot) left")
+            change |= Change.LOG
         return change
 
     def _track_players(self, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> None:

@@ -213,6 +213,29 @@ def stakes_of(result: Mapping[str, Any]) -> int:
     return stakes
 
 
+def stake_cell(result: Mapping[str, Any]) -> str:
+    """The score sheet's stake of a hand, in the result panel's words: the ``stake N per
+    player`` it names, then ``×N`` when the hand was doubled (bump, doubler, blitz, crack), as
+    its "double on the bump ×2" or "stakes ×N in all" say. A leaster names no stake (only its
+    ``×N``), nor does a thrown-in hand.
+
+    >>> stake_cell({"stake": 3, "doublings": []})
+    '3'
+    >>> stake_cell({"stake": 1, "bumped": True, "doublings": [{"kind": "bump", "factor": 2}]})
+    '1×2'
+    >>> stake_cell({"leaster": True, "stake": 1, "doublings": [{"kind": "doubler", "factor": 2}]})
+    '×2'
+    >>> stake_cell({"doubler": True, "stake": 0, "doublings": []})
+    ''
+    """
+    factor = stakes_of(result)
+    doubled = f"×{factor}" if factor > 1 else ""
+    stake = result.get("stake")
+    if result.get("leaster") or result.get("doubler") or not stake:
+        return doubled
+    return f"{stake}{doubled}"
+
+
 SIDE_WIDTH = 9
 """Cells of the score sheet's "side" column (``Gus alone``)."""
 
@@ -251,21 +274,22 @@ def score_sheet_parts(
 ) -> tuple[Table, Table]:
     """The score sheet as its header row and its rows, in columns of the same widths.
 
-    A row per hand: who played whom, the picker side's card points, the stakes (×N when the
-    hand paid more than its base: doubler, blitz, crack, re-crack, bump) and each seat's payout
-    with the running total after it (``  +2 =+4``, ``-144 =-96``).
+    A row per hand: who played whom, the picker side's card points, the stake per player (with
+    ×N when the hand paid more than it: doubler, blitz, crack, re-crack, bump) and each seat's
+    payout with the running total after it (``  +2 =+4``, ``-144 =-96``).
     """
     number_width = max((len(str(h.number)) for h in hands), default=1)
-    stakes = [stakes_of(h.result) for h in hands]
-    stakes_width = max((len(f"×{x}") for x in stakes if x > 1), default=1)
+    stakes = [stake_cell(h.result) for h in hands]
+    stakes_width = max((len(x) for x in stakes), default=0)
+    stakes_width = max(stakes_width, len(STAKE_HEADER))
     seat_labels = [
         fit_name(names[seat], SEAT_CELL - 1) + ("*" if seat == me else "")
         for seat in range(NUM_SEATS)
     ]
     widths = [number_width, SIDE_WIDTH, 3, stakes_width, *([SEAT_CELL] * NUM_SEATS)]
-    header = _sheet_table(widths, ["#", "side", "pts", "×", *seat_labels])
+    header = _sheet_table(widths, ["#", "side", "pts", STAKE_HEADER, *seat_labels])
     body = _sheet_table(widths, None)
-    for hand, factor in zip(hands, stakes, strict=True):
+    for hand, stake in zip(hands, stakes, strict=True):
         result = hand.result
         side = result.get("picker_side_points")
         payouts = list(result.get("payouts") or [])
@@ -273,7 +297,7 @@ def score_sheet_parts(
             str(hand.number),
             _side_text(result, hand.names),  # who played this hand, not who sits there now
             str(side) if isinstance(side, int) and not result.get("leaster") else "—",
-            Text(f"×{factor}", style="bold") if factor > 1 else "",
+            Text(stake, style="bold" if "×" in stake else ""),
         ]
         for seat in range(NUM_SEATS):
             pay = payouts[seat] if seat < len(payouts) else None
@@ -285,7 +309,13 @@ def score_sheet_parts(
     return header, body
 
 
-SHEET_LEGEND = "Each seat: this hand's payout, then = the running total. × the stakes."
+STAKE_HEADER = "stk"
+"""The score sheet's column of each hand's stake per player, as its result names it (three
+cells: at 80 columns, with two-digit hand numbers and a scroll bar, the sheet has no more)."""
+
+SHEET_LEGEND = "Payout, then = running total. stk: the stake per player, ×N when doubled."
+"""The sheet's key. Its "× the stakes" over a column of doublings alone read as blank where
+the hand's result said "stake 3 per player"; now both name the same stake."""
 
 
 def seat_names(model: TableModel) -> tuple[list[str], int | None]:

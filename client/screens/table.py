@@ -15,7 +15,7 @@ chosen does nothing: a key meant for a closing panel never plays a card.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -95,6 +95,32 @@ class TopBar(Panel):
         width = self.size.width or 80
         pad = max(1, width - left.cell_len - right.cell_len - 1)
         self.show_text(left + Text(" " * pad) + right)
+
+
+def play_keys(hand: Sequence[str], playable: Collection[str]) -> str:
+    """The number keys of the playable cards of ``hand``, as short as one status line needs:
+    ``1-6`` when all are, runs like ``1-2, 5``, and the card itself when one is (``3 (A♦)``).
+
+    The status line said "1-6" when only one card could follow suit; the other keys are
+    refused.
+
+    >>> play_keys(["QC", "JD", "AD", "7S"], ["QC", "JD", "AD", "7S"])
+    '1-4'
+    >>> play_keys(["QC", "JD", "AD", "7S", "8S"], ["QC", "JD", "8S"])
+    '1-2, 5'
+    >>> play_keys(["QC", "AD", "7S"], ["AD"])
+    '2 (A♦)'
+    """
+    keys = [i + 1 for i, code in enumerate(hand) if code in playable]
+    if len(keys) == 1:
+        return f"{keys[0]} ({card_label(hand[keys[0] - 1])})"
+    runs: list[list[int]] = []
+    for key in keys:
+        if runs and runs[-1][-1] == key - 1:
+            runs[-1].append(key)
+        else:
+            runs.append([key])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 class TableScreen(GameScreen[None]):
@@ -436,13 +462,12 @@ class TableScreen(GameScreen[None]):
         if decision in ("crack", "recrack"):
             return crack_prompt(model)
         if decision == "play":
-            count = len(model.hand)
-            keys = "1" if count == 1 else f"1-{count}"
+            keys = play_keys(model.hand, model.prompt.cards() if model.prompt else model.hand)
             if self.cursor is not None and self.game.settings.confirm_cards:
                 card = card_label(model.hand[self.cursor])
                 return f"Play {card}? Press {self.cursor + 1} again or Enter; another key chooses."
             if self.game.settings.confirm_cards:
-                return f"Your turn: choose a card ({keys} or ←/→), then the same key or Enter."
+                return f"Your turn: choose {keys} or ←/→, then the same key or Enter."
             return f"Your turn: play a card: {keys}, or ←/→ then Enter."
         phase = view.get("phase")
         if phase == "done":

@@ -72,7 +72,7 @@ async def test_the_score_sheet_header_stays_in_sight_after_20_hands() -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, ScoreSheetScreen))
         await pilot.pause()
         rows = box_rows(app, "Score sheet")
-        assert re.search(r"#\s+side\s+pts\s+×\s+Ann\*\s+Bob", rows[1]), rows
+        assert re.search(r"#\s+side\s+pts\s+stk\s+Ann\*\s+Bob", rows[1]), rows
         body = [row for row in rows if re.match(r"│ +\d+ ", row)]
         assert body[-1].startswith("│ 20 "), rows  # the latest hand, below
         assert_seat_columns(rows[1], body)  # the rows under a scroll bar still line up

@@ -30,7 +30,7 @@ from client.screens.dialogs import BuryDialog, CallDialog, ChatDialog, ConfirmDi
 from client.screens.info import HELP_TEXT, HelpScreen, HistoryScreen, RulesScreen, TricksScreen
 from client.screens.lobby import LobbyScreen
 from client.screens.result import ResultScreen
-from client.screens.table import TableScreen
+from client.screens.table import TableScreen, play_keys
 from client.widgets.hand import CardWidget
 from engine.record import replay_record
 from engine.rules import RuleSet
@@ -76,6 +76,8 @@ def screen_text(app: Any) -> str:
         client.bury_check,
         client.coach,
         client.widgets.table,
+        client.screens.table,
+        client.screens.result,
     ],
 )
 def test_doctests(module: Any) -> None:
@@ -471,7 +473,9 @@ async def test_status_names_the_number_keys_of_the_cards_held() -> None:
         held = len(app.model.hand)
         assert 1 < held < 6
         line = screen_text(app).splitlines()[-2]
-        assert f"play a card: 1-{held}," in line
+        playable = [a.to_dict()["card"] for a in hand.legal_actions()]
+        keys = play_keys(app.model.hand, playable)  # the keys of the playable cards only
+        assert f"play a card: {keys}," in line, line
 
 
 async def test_a_terminal_smaller_than_the_table_needs_is_told_once_per_shrink() -> None:
