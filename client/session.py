@@ -447,8 +447,14 @@ class Session:
             self.token = self._hello_token
             self.table = welcome["table"]
             self.seat = welcome.get("seat")
-        elif self._hello_token:
-            self._forget_token()
+        else:
+            # This connection is at no table (a watcher's always, a seat's whose token was
+            # refused): a table kept from the last connection would stop the reconnect from
+            # watching it again, and the watcher's table would freeze.
+            self.table = None
+            self.seat = None
+            if self._hello_token:
+                self._forget_token()
         self._set_status("connected")
 
     async def _drop_connection(self) -> None:

@@ -258,6 +258,35 @@ async def test_watch_a_table(server: Server, tmp_path: Path) -> None:
     await host.close()
 
 
+async def test_a_watcher_watches_again_after_its_connection_drops(
+    server: Server, tmp_path: Path
+) -> None:
+    # A watcher has no seat token: its welcome names no table, and its session kept the old
+    # table's id, so the reconnect never sent watch again and the table froze on its screen.
+    host = await session_for(server, tmp_path, name="Host")
+    table = await seated_with_bots(host)
+    watcher = await session_for(server, tmp_path, name="Eve")
+    await watcher.request("watch", table=table)
+    spectators = server.lobby.tables[table].spectators
+    loop = asyncio.get_running_loop()
+
+    async def until(condition: Callable[[], bool], timeout: float = 10) -> None:
+        deadline = loop.time() + timeout
+        while not condition():
+            assert loop.time() < deadline, "timed out"
+            await asyncio.sleep(0.01)
+
+    await until(lambda: any(p.name == "Eve" for p in spectators))
+    for conn in list(server.connections):
+        if conn.name == "Eve":
+            conn.transport.abort()
+    await until(lambda: not any(p.name == "Eve" for p in spectators))
+    await until(lambda: watcher.status == "connected" and any(p.name == "Eve" for p in spectators))
+    assert watcher.table == table and watcher.seat is None
+    await watcher.close()
+    await host.close()
+
+
 async def test_watching_a_table_that_is_not_there_opens_the_lobby(
     server: Server, tmp_path: Path
 ) -> None:
