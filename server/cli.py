@@ -184,11 +184,12 @@ def limit_names() -> dict[str, type]:
     (:data:`OWN_OPTIONS`); name -> its type."""
     from server.config import ServerConfig
 
-    kinds = {"int": int, "float": float}
+    # The annotation is a string in the source, the class itself in the mypyc build.
+    kinds: dict[object, type] = {"int": int, "float": float, int: int, float: float}
     return {
-        field.name: kinds[str(field.type)]
+        field.name: kinds[field.type]
         for field in dataclasses.fields(ServerConfig)
-        if str(field.type) in kinds and field.name not in OWN_OPTIONS
+        if field.type in kinds and field.name not in OWN_OPTIONS
     }
 
 

@@ -11,9 +11,11 @@ from tests.test_bench_smoke import report_line, run_bench
 
 
 def test_the_costly_requests_benchmark_plays_a_match_and_reports_each_request() -> None:
-    report = run_bench("attack_requests.py", "--seconds", "1", "--hands", "1", "--tables", "3")
-    assert "a 1-hand match played and 3 tables opened" in report
-    for request in ("history", "standings", "list_tables"):
+    report = run_bench(
+        "attack_requests.py", "--seconds", "1", "--hands", "1", "--tables", "3", "--matches", "2"
+    )
+    assert "2 1-hand matches played and 3 tables opened" in report
+    for request in ("history", "history-match", "standings", "list_tables"):
         line = report_line(report, request)
         assert re.search(r"victim ping: p50 +[\d.]+ +p99 +[\d.]+", line), report
     assert "'ok':" in report
