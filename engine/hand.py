@@ -90,6 +90,7 @@ from engine.tricks import (
     CARD_BITS,
     FAIL_SUIT_NAMES,
     JD,
+    NEXT_SEAT,
     NO_CARD,
     NO_SEAT,
     RULE_CODES,
@@ -735,28 +736,26 @@ class Hand:
 
     def apply(self, action: Action) -> None:
         """Validate and apply one action; an illegal one raises and changes nothing."""
-        if type(action) is Play and self.phase == "play" and action.seat == self.turn:
-            # Trick play, most of a hand's actions, takes this short path; verify() has the rest.
+        if type(action) is Play:
+            # Trick play, most of a hand's actions. The legal mask is not 0 only in trick play,
+            # once asked for the seat to act (legal_actions asks): a card in it needs no more
+            # checks; verify() asks for it when not yet asked, and raises for anything else.
+            seat = action.seat
             card = action.card
+            if not self._play_mask & CARD_BITS[card] or seat != self.turn:
+                self.verify(action)
             play = self.play_state
-            mask = self._play_mask
-            if not mask & CARD_BITS[card]:  # an illegal card, or the mask not yet asked for
-                if not mask:
-                    mask = legal_cards(play)
-                if not mask & CARD_BITS[card]:
-                    self._raise_illegal_play(card)
             self._legal = None
             self._play_mask = 0
             self.actions.append(action)
-            cards = play.current
-            leader = play.leader
-            winner = advance(play, action.seat, card)
+            winner = advance(play, seat, card)
             self.turn = play.turn
             if winner >= 0:
                 tricks = self.tricks
-                # tuple.__new__ directly: a named tuple's own __new__ is a Python function,
-                # one more call (about 700 instructions) for the same tuple.
-                record = (leader, tuple(cards), winner, play.last_points)
+                # The last card's seat is the one before the leader. tuple.__new__ directly: a
+                # named tuple's own __new__ is a Python function, one more call (about 700
+                # instructions) for the same tuple.
+                record = (NEXT_SEAT[seat], tuple(play.last_trick), winner, play.last_points)
                 tricks.append(_new_tuple(Trick, record))
                 if len(tricks) == TRICKS_PER_HAND:
                     self._finish()
