@@ -23,7 +23,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Final, Literal
+from typing import Final, Literal, NoReturn
 
 from engine.actions import (
     ALONES,
@@ -505,21 +505,27 @@ class Hand:
 
     def legal_actions(self) -> tuple[Action, ...]:
         """Exactly the actions the seat to act may take now (empty once the hand is over)."""
+        if self.phase == "play":
+            # Most of a hand's turns: the legal cards' plays, one or four table lookups. In trick
+            # play the plays in _legal are those of the mask in _play_mask, and a mask of 0 says
+            # both are stale (apply clears the mask alone).
+            m = self._play_mask
+            if m:
+                legal = self._legal
+                if legal is not None:
+                    return legal
+            else:
+                m = self._play_mask = legal_cards(self.play_state)
+            seat = self.play_state.turn
+            legal = _FEW_PLAYS[seat].get(m) if _INTERPRETED else None
+            if legal is None:
+                t = _PLAY_BYTES[seat]
+                legal = t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
+            self._legal = legal
+            return legal
         legal = self._legal
         if legal is None:
-            if self.phase == "play":
-                # Most of a hand's turns: the legal cards' plays, one or four table lookups.
-                m = self._play_mask
-                if not m:
-                    m = self._play_mask = legal_cards(self.play_state)
-                seat = self.play_state.turn
-                legal = _FEW_PLAYS[seat].get(m) if _INTERPRETED else None
-                if legal is None:
-                    t = _PLAY_BYTES[seat]
-                    legal = t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
-            else:
-                legal = self._compute_legal()
-            self._legal = legal
+            legal = self._legal = self._compute_legal()
         return legal
 
     def legal_play_mask(self) -> Mask:
@@ -529,6 +535,7 @@ class Hand:
         mask = self._play_mask
         if not mask:
             mask = self._play_mask = legal_cards(self.play_state)
+            self._legal = None  # the plays of an earlier turn
         return mask
 
     def _compute_legal(self) -> tuple[Action, ...]:
@@ -620,10 +627,13 @@ class Hand:
             raise IllegalActionError("The hand is over", HAND_OVER)
         if action.seat != self.turn:
             raise IllegalActionError(f"It is seat {self.turn}'s turn, not yours", NOT_YOUR_TURN)
-        if self.phase == "play" and type(action) is Play:
-            if self.legal_play_mask() >> action.card & 1:
-                return
-            self._raise_illegal_play(action.card)
+        if self.phase == "play":
+            # Nothing but a card is legal in trick play.
+            if type(action) is not Play:
+                self._raise_illegal(action)
+            elif not self.legal_play_mask() >> action.card & 1:
+                self._raise_illegal_play(action.card)
+            return
         if self.phase == "bury" and type(action) is Bury:
             self._verify_bury(action)
             return
@@ -648,7 +658,7 @@ class Hand:
             return False
         return True
 
-    def _raise_illegal_play(self, c: Card) -> None:
+    def _raise_illegal_play(self, c: Card) -> NoReturn:
         seat = self.turn
         assert seat is not None
         if not self.hands[seat] >> c & 1:
@@ -664,7 +674,7 @@ class Hand:
             raise IllegalActionError(f"You must follow {led}", MUST_FOLLOW_SUIT)
         raise IllegalActionError(message, code)
 
-    def _raise_illegal(self, action: Action) -> None:
+    def _raise_illegal(self, action: Action) -> NoReturn:
         phase = self.phase
         kind = type(action)
         expected = {
@@ -745,8 +755,7 @@ class Hand:
             if not self._play_mask & CARD_BITS[card] or seat != self.turn:
                 self.verify(action)
             play = self.play_state
-            self._legal = None
-            self._play_mask = 0
+            self._play_mask = 0  # and so the plays in _legal (legal_actions)
             self.actions.append(action)
             winner = advance(play, seat, card)
             self.turn = play.turn
