@@ -623,18 +623,19 @@ class Hand:
 
     def verify(self, action: Action) -> None:
         """Raise :class:`IllegalActionError` unless ``action`` is legal now; change nothing."""
-        if self.phase == "done":
+        phase = self.phase
+        if phase == "done":
             raise IllegalActionError("The hand is over", HAND_OVER)
         if action.seat != self.turn:
             raise IllegalActionError(f"It is seat {self.turn}'s turn, not yours", NOT_YOUR_TURN)
-        if self.phase == "play":
+        if phase == "play":
             # Nothing but a card is legal in trick play.
             if type(action) is not Play:
                 self._raise_illegal(action)
             elif not self.legal_play_mask() >> action.card & 1:
                 self._raise_illegal_play(action.card)
             return
-        if self.phase == "bury" and type(action) is Bury:
+        if phase == "bury" and type(action) is Bury:
             self._verify_bury(action)
             return
         # The list apply's caller has just asked for, most often: no second call to fetch it.
@@ -774,35 +775,32 @@ class Hand:
         self._legal = None
         self._play_mask = 0
         self.actions.append(action)
+        # Most often first; `type(action) is` narrows the action for mypy, where an isinstance
+        # assert would be one more call in the interpreter.
         if kind is Pass:
             self._pass(action.seat)
         elif kind is Pick:
             self._pick(action.seat)
-        elif kind is Bury:
-            assert isinstance(action, Bury)
+        elif type(action) is Bury:
             self._bury(action.cards)
-        elif kind is Call:
-            assert isinstance(action, Call)
+        elif type(action) is Call:
             self._call(action.card, None)
-        elif kind is Unknown:
-            assert isinstance(action, Unknown)
+        elif kind is Alone:
+            self.alone = True
+            self._after_call()
+        elif type(action) is Unknown:
             self._call(action.card, action.under)
-        elif kind is Blitz:
-            assert isinstance(action, Blitz)
+        elif type(action) is Blitz:
             self.blitzes.append((action.seat, action.pair))
         elif kind is NoCrack:
             self._next_crack_seat()
-        elif kind is Crack:
-            assert isinstance(action, Crack)
+        elif type(action) is Crack:
             self._crack(action.seat, action.blitz)
         elif kind is Recrack:
             self.recracked = True
             self._start_play()
         elif kind is NoRecrack:
             self._start_play()
-        elif kind is Alone:
-            self.alone = True
-            self._after_call()
 
     def _pass(self, seat: Seat) -> None:
         self.passes.append(seat)
