@@ -22,11 +22,16 @@ both runs pay for them alike). ``--warmup W`` plays W other hands (seeds from
 server sees::
 
     ... bench/engine.py --hands 300 --warmup 300   minus   ... --hands 0 --warmup 300
+
+``--until deal`` only deals each hand, and ``--until play`` deals and bids (the same draws)
+and stops before the first card: the same count with each splits a hand into the deal, the
+bidding and trick play (docs/performance.md, "Fifth pass"; the driver's draws are in each part).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import time
 
@@ -59,6 +64,23 @@ def inline_draw_hands(rules: RuleSet, count: int, seed: int) -> int:
     return actions
 
 
+def hands_until(rules: RuleSet, count: int, seed: int, until: str) -> int:
+    """:func:`benchlib.random_hands` stopped at ``until``: ``"deal"`` (no action) or ``"play"``
+    (the bidding's actions, with the same draws, up to the first card)."""
+    from engine import Hand
+
+    choice = random.Random(seed).choice
+    actions = 0
+    for n in range(count):
+        hand = Hand.from_seed(rules, n % 5, seed + n)
+        if until == "deal":
+            continue
+        while hand.phase != "play" and not hand.is_over:
+            hand.apply(choice(hand.legal_actions()))
+            actions += 1
+    return actions
+
+
 def engine_build() -> str:
     """Which build of the engine runs: mypyc's (``--compiled``) or pure Python."""
     import engine.hand
@@ -86,14 +108,27 @@ def main() -> None:
         default=0,
         help="with --hands: play this many other hands first (default 0)",
     )
+    parser.add_argument(
+        "--until",
+        choices=("deal", "play", "end"),
+        default="end",
+        help="with --hands: stop each hand after the deal, before the first card, or at its end",
+    )
     parser.add_argument("--compiled", action="store_true", help="run the build of `make compiled`")
     args = parser.parse_args()
     rules = RuleSet.from_preset(args.rules)
     play = random_hands if args.draw == "choice" else inline_draw_hands
+    if args.until != "end":
+        if args.hands is None or args.draw != "choice":
+            parser.error("--until needs --hands (and --draw choice)")
+        play = functools.partial(hands_until, until=args.until)
     if args.hands is not None:
         play(rules, args.warmup, 1_000_000)
         actions = play(rules, args.hands, 0)
-        print(f"{args.hands} hands, {actions} actions ({engine_build()}, --draw {args.draw})")
+        print(
+            f"{args.hands} hands, {actions} actions ({engine_build()}, --draw {args.draw}, "
+            f"--until {args.until})"
+        )
         return
     play(rules, 200, 1)  # warm-up
     hands = actions = 0

@@ -305,6 +305,21 @@ def _unordered_bury(seat: Seat, first: Card, second: Card) -> Bury:
     return Bury(seat, (first, second))
 
 
+def _bury_row(seat: Seat, a: Card) -> tuple[Bury, ...]:
+    table = BURIES[seat]
+    return tuple(
+        table[a, b] if a < b else table[b, a] if b < a else _unordered_bury(seat, a, a)
+        for b in range(32)
+    )
+
+
+BURY_ROWS: Final = tuple(tuple(_bury_row(s, a) for a in range(32)) for s in range(NUM_SEATS))
+"""``BURY_ROWS[seat][a][b]``: the shared :class:`Bury` of cards ``a`` and ``b`` in card order
+(``BURIES[seat][a, b]`` for ``a < b``), whichever is named first; a picker's 28 choices are 28
+lookups of these rows (``engine.hand``), where a pair tuple hashed into :data:`BURIES` costs
+about a thousand instructions in CPython."""
+
+
 def action_from_dict(data: Mapping[str, Any], seat: Seat | None = None) -> Action:
     """Parse a record/wire action map; ``seat`` overrides or supplies the map's ``seat``.
 

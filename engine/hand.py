@@ -23,12 +23,13 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Final, Literal
+from typing import Final, Literal, NoReturn
 
 from engine.actions import (
     ALONES,
     BLITZES,
     BURIES,
+    BURY_ROWS,
     CALLS,
     CRACKS,
     NO_CRACKS,
@@ -89,6 +90,7 @@ from engine.tricks import (
     CARD_BITS,
     FAIL_SUIT_NAMES,
     JD,
+    NEXT_SEAT,
     NO_CARD,
     NO_SEAT,
     RULE_CODES,
@@ -147,6 +149,27 @@ _INTERPRETED: Final = __file__.endswith(".py")
 _FEW_PLAYS: Final = tuple(_few_plays(s) if _INTERPRETED else {} for s in range(NUM_SEATS))
 _PICK_OR_PASS: Final = tuple((PICKS[s], PASSES[s]) for s in range(NUM_SEATS))
 _PICK_ONLY: Final = tuple((PICKS[s],) for s in range(NUM_SEATS))
+
+
+def _burials_of_eight(
+    rows: tuple[tuple[Bury, ...], ...], cards: Sequence[Card]
+) -> tuple[Bury, ...]:
+    """Every pair of a picker's eight cards (``cards`` in card order) as its shared
+    :class:`Bury`, in the order of ``combinations(cards, 2)``: written out, each pair is two
+    tuple lookups, where ``combinations`` and the dict of pairs cost about a thousand
+    instructions a pair in CPython (28 of them every hand)."""
+    c0, c1, c2, c3, c4, c5, c6, c7 = cards
+    r0, r1, r2, r3 = rows[c0], rows[c1], rows[c2], rows[c3]
+    r4, r5, r6 = rows[c4], rows[c5], rows[c6]
+    return (
+        r0[c1], r0[c2], r0[c3], r0[c4], r0[c5], r0[c6], r0[c7],
+                r1[c2], r1[c3], r1[c4], r1[c5], r1[c6], r1[c7],
+                        r2[c3], r2[c4], r2[c5], r2[c6], r2[c7],
+                                r3[c4], r3[c5], r3[c6], r3[c7],
+                                        r4[c5], r4[c6], r4[c7],
+                                                r5[c6], r5[c7],
+                                                        r6[c7],
+    )  # fmt: skip
 
 
 PAIR_CARDS: Final[dict[str, tuple[Card, Card]]] = {
@@ -482,21 +505,27 @@ class Hand:
 
     def legal_actions(self) -> tuple[Action, ...]:
         """Exactly the actions the seat to act may take now (empty once the hand is over)."""
+        if self.phase == "play":
+            # Most of a hand's turns: the legal cards' plays, one or four table lookups. In trick
+            # play the plays in _legal are those of the mask in _play_mask, and a mask of 0 says
+            # both are stale (apply clears the mask alone).
+            m = self._play_mask
+            if m:
+                legal = self._legal
+                if legal is not None:
+                    return legal
+            else:
+                m = self._play_mask = legal_cards(self.play_state)
+            seat = self.play_state.turn
+            legal = _FEW_PLAYS[seat].get(m) if _INTERPRETED else None
+            if legal is None:
+                t = _PLAY_BYTES[seat]
+                legal = t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
+            self._legal = legal
+            return legal
         legal = self._legal
         if legal is None:
-            if self.phase == "play":
-                # Most of a hand's turns: the legal cards' plays, one or four table lookups.
-                m = self._play_mask
-                if not m:
-                    m = self._play_mask = legal_cards(self.play_state)
-                seat = self.play_state.turn
-                legal = _FEW_PLAYS[seat].get(m) if _INTERPRETED else None
-                if legal is None:
-                    t = _PLAY_BYTES[seat]
-                    legal = t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
-            else:
-                legal = self._compute_legal()
-            self._legal = legal
+            legal = self._legal = self._compute_legal()
         return legal
 
     def legal_play_mask(self) -> Mask:
@@ -506,6 +535,7 @@ class Hand:
         mask = self._play_mask
         if not mask:
             mask = self._play_mask = legal_cards(self.play_state)
+            self._legal = None  # the plays of an earlier turn
         return mask
 
     def _compute_legal(self) -> tuple[Action, ...]:
@@ -519,8 +549,12 @@ class Hand:
                 return _PICK_ONLY[seat]
             return _PICK_OR_PASS[seat]
         if phase == "bury":
-            pairs = combinations(cards_of(self.hands[seat]), 2)
-            burials: tuple[Action, ...] = tuple(map(BURIES[seat].__getitem__, pairs))
+            cards = cards_of(self.hands[seat])
+            burials: tuple[Action, ...]
+            if len(cards) == CARDS_PER_SEAT + 2:
+                burials = _burials_of_eight(BURY_ROWS[seat], cards)
+            else:  # not in a dealt hand; the general way
+                burials = tuple(map(BURIES[seat].__getitem__, combinations(cards, 2)))
             if self.rules.blitzing:
                 return burials + self._legal_blitzes(seat)
             return burials
@@ -589,15 +623,19 @@ class Hand:
 
     def verify(self, action: Action) -> None:
         """Raise :class:`IllegalActionError` unless ``action`` is legal now; change nothing."""
-        if self.phase == "done":
+        phase = self.phase
+        if phase == "done":
             raise IllegalActionError("The hand is over", HAND_OVER)
         if action.seat != self.turn:
             raise IllegalActionError(f"It is seat {self.turn}'s turn, not yours", NOT_YOUR_TURN)
-        if self.phase == "play" and type(action) is Play:
-            if self.legal_play_mask() >> action.card & 1:
-                return
-            self._raise_illegal_play(action.card)
-        if self.phase == "bury" and type(action) is Bury:
+        if phase == "play":
+            # Nothing but a card is legal in trick play.
+            if type(action) is not Play:
+                self._raise_illegal(action)
+            elif not self.legal_play_mask() >> action.card & 1:
+                self._raise_illegal_play(action.card)
+            return
+        if phase == "bury" and type(action) is Bury:
             self._verify_bury(action)
             return
         # The list apply's caller has just asked for, most often: no second call to fetch it.
@@ -621,7 +659,7 @@ class Hand:
             return False
         return True
 
-    def _raise_illegal_play(self, c: Card) -> None:
+    def _raise_illegal_play(self, c: Card) -> NoReturn:
         seat = self.turn
         assert seat is not None
         if not self.hands[seat] >> c & 1:
@@ -637,7 +675,7 @@ class Hand:
             raise IllegalActionError(f"You must follow {led}", MUST_FOLLOW_SUIT)
         raise IllegalActionError(message, code)
 
-    def _raise_illegal(self, action: Action) -> None:
+    def _raise_illegal(self, action: Action) -> NoReturn:
         phase = self.phase
         kind = type(action)
         expected = {
@@ -709,28 +747,25 @@ class Hand:
 
     def apply(self, action: Action) -> None:
         """Validate and apply one action; an illegal one raises and changes nothing."""
-        if type(action) is Play and self.phase == "play" and action.seat == self.turn:
-            # Trick play, most of a hand's actions, takes this short path; verify() has the rest.
+        if type(action) is Play:
+            # Trick play, most of a hand's actions. The legal mask is not 0 only in trick play,
+            # once asked for the seat to act (legal_actions asks): a card in it needs no more
+            # checks; verify() asks for it when not yet asked, and raises for anything else.
+            seat = action.seat
             card = action.card
+            if not self._play_mask & CARD_BITS[card] or seat != self.turn:
+                self.verify(action)
             play = self.play_state
-            mask = self._play_mask
-            if not mask & CARD_BITS[card]:  # an illegal card, or the mask not yet asked for
-                if not mask:
-                    mask = legal_cards(play)
-                if not mask & CARD_BITS[card]:
-                    self._raise_illegal_play(card)
-            self._legal = None
-            self._play_mask = 0
+            self._play_mask = 0  # and so the plays in _legal (legal_actions)
             self.actions.append(action)
-            cards = play.current
-            leader = play.leader
-            winner = advance(play, action.seat, card)
+            winner = advance(play, seat, card)
             self.turn = play.turn
             if winner >= 0:
                 tricks = self.tricks
-                # tuple.__new__ directly: a named tuple's own __new__ is a Python function,
-                # one more call (about 700 instructions) for the same tuple.
-                record = (leader, tuple(cards), winner, play.last_points)
+                # The last card's seat is the one before the leader. tuple.__new__ directly: a
+                # named tuple's own __new__ is a Python function, one more call (about 700
+                # instructions) for the same tuple.
+                record = (NEXT_SEAT[seat], tuple(play.last_trick), winner, play.last_points)
                 tricks.append(_new_tuple(Trick, record))
                 if len(tricks) == TRICKS_PER_HAND:
                     self._finish()
@@ -740,35 +775,32 @@ class Hand:
         self._legal = None
         self._play_mask = 0
         self.actions.append(action)
+        # Most often first; `type(action) is` narrows the action for mypy, where an isinstance
+        # assert would be one more call in the interpreter.
         if kind is Pass:
             self._pass(action.seat)
         elif kind is Pick:
             self._pick(action.seat)
-        elif kind is Bury:
-            assert isinstance(action, Bury)
+        elif type(action) is Bury:
             self._bury(action.cards)
-        elif kind is Call:
-            assert isinstance(action, Call)
+        elif type(action) is Call:
             self._call(action.card, None)
-        elif kind is Unknown:
-            assert isinstance(action, Unknown)
+        elif kind is Alone:
+            self.alone = True
+            self._after_call()
+        elif type(action) is Unknown:
             self._call(action.card, action.under)
-        elif kind is Blitz:
-            assert isinstance(action, Blitz)
+        elif type(action) is Blitz:
             self.blitzes.append((action.seat, action.pair))
         elif kind is NoCrack:
             self._next_crack_seat()
-        elif kind is Crack:
-            assert isinstance(action, Crack)
+        elif type(action) is Crack:
             self._crack(action.seat, action.blitz)
         elif kind is Recrack:
             self.recracked = True
             self._start_play()
         elif kind is NoRecrack:
             self._start_play()
-        elif kind is Alone:
-            self.alone = True
-            self._after_call()
 
     def _pass(self, seat: Seat) -> None:
         self.passes.append(seat)

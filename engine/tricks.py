@@ -129,6 +129,7 @@ class TrickPlay:
         "current",
         "hands",
         "last_points",
+        "last_trick",
         "leader",
         "ntricks",
         "partner",
@@ -158,6 +159,9 @@ class TrickPlay:
     """Tricks each seat has won."""
     last_points: int
     """The card points of the trick :func:`advance` closed last (0 before the first)."""
+    last_trick: list[Card]
+    """The cards of the trick :func:`advance` closed last, in play order (empty before the
+    first): the list that was ``current``."""
     void_in: list[Mask]
     """Per seat, the follow classes (:data:`~engine.cards.FOLLOW` masks) it has shown it lacks by
     not following them (the unknown card shows nothing)."""
@@ -198,6 +202,7 @@ class TrickPlay:
         self.called_led_at = -1
         self.revealed = False
         self.last_points = 0
+        self.last_trick = []
         self.picker = self.partner = NO_SEAT
         self.called = self.under = NO_CARD
         self.called_mask = 0
@@ -232,6 +237,7 @@ class TrickPlay:
         other.called_led_at = self.called_led_at
         other.revealed = self.revealed
         other.last_points = self.last_points
+        other.last_trick = self.last_trick.copy()
         return other
 
 
@@ -315,7 +321,7 @@ def advance(t: TrickPlay, seat: int, card: Card) -> int:
     The one place a card is played, for the engine and the search simulator alike, so that what
     a card shows (a void, the called suit led, the partner revealed) is recorded the same way
     everywhere. A closed trick's cards stay in the list that was ``t.current`` (the caller may
-    hold it); ``t.current`` becomes a new list.
+    hold it), kept as ``t.last_trick``; ``t.current`` becomes a new list.
     """
     # Subtracting and adding the bit, not xor and or: the same for a held card, not yet played,
     # and CPython has a fast path for int + and - but none for ^ or |.
@@ -349,6 +355,7 @@ def advance(t: TrickPlay, seat: int, card: Card) -> int:
     )
     t.taken[winner] += points
     t.won[winner] += 1
+    t.last_trick = current
     t.current = []
     t.leader = t.turn = winner
     t.ntricks += 1

@@ -260,6 +260,35 @@ def test_a_pickers_burials_are_the_shared_table_in_card_order() -> None:
     assert shared_bury(1, 5, 5) is shared_bury(1, 5, 5) == Bury(1, (5, 5))
 
 
+def test_the_bury_rows_hold_the_shared_table_whichever_card_is_named_first() -> None:
+    # The picker's choices are read from these rows (engine.hand._burials_of_eight).
+    from engine.actions import BURIES, BURY_ROWS, shared_bury
+
+    for seat in range(5):
+        for a in range(32):
+            for b in range(32):
+                pair = (min(a, b), max(a, b))
+                assert BURY_ROWS[seat][a][b] is shared_bury(seat, *pair)
+                if a != b:
+                    assert BURY_ROWS[seat][a][b] is BURIES[seat][pair]
+
+
+def test_a_picker_holding_other_than_eight_cards_is_offered_every_pair() -> None:
+    # Not a dealt hand (a deal built field by field): the burials are listed the general way.
+    from itertools import combinations
+
+    from engine import Deal
+    from engine.actions import BURIES
+    from engine.cards import cards_of, parse_card
+
+    dealt = Deal.from_codes([h.split() for h in HANDS], BLIND.split())
+    short = Deal((dealt.hands[0] & ~(1 << parse_card("7C")), *dealt.hands[1:]), dealt.blind)
+    hand = act(Hand(RuleSet(), 3, short), "pass", "pick")
+    cards = cards_of(hand.hands[0])
+    assert len(cards) == 7
+    assert hand.legal_actions() == tuple(BURIES[0][p] for p in combinations(cards, 2))
+
+
 def test_playing_hands_makes_no_new_bury_actions() -> None:
     # Made on first use, a Bury cost about 10k instructions, and a process's first few hundred
     # hands made a couple of thousand of them (bench/engine.py): they are all made at import.

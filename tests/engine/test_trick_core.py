@@ -214,6 +214,12 @@ def test_advance_keeps_the_closed_tricks_points() -> None:
         winner = advance(t, seat, parse_card(code))
     assert winner == 3
     assert t.last_points == trick_points(cards) == 11 + 10 + 4 + 3 == taken[3]
+    # The closed trick's cards stay in last_trick (the engine's Trick record reads them there),
+    # and the next trick starts in a new list.
+    assert t.last_trick is cards
+    assert [card_code(c) for c in t.last_trick] == ["AC", "TC", "KC", "QC", "9C"]
+    assert t.current == [] and t.current is not cards
+    assert t.copy().last_trick == cards
 
 
 def test_cards_of_lists_every_mask_like_a_bit_loop() -> None:

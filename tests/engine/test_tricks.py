@@ -213,3 +213,33 @@ def test_each_play_is_checked_against_the_seat_to_act() -> None:
     hand = leaster()
     assert not hand.can(Play(2, parse_card("QH")))
     assert hand.can(Play(1, parse_card("7D")))
+
+
+def test_the_legal_plays_are_those_of_the_seat_to_act_however_they_were_asked_for() -> None:
+    # In trick play apply clears only the legal mask, and the plays kept beside it go stale with
+    # it; the mask asked for alone (legal_play_mask) must not bring back the last seat's plays.
+    import random
+
+    from engine import IllegalActionError, Pass, RuleSet
+    from engine.actions import PLAYS
+    from engine.cards import cards_of
+
+    rng = random.Random(4)
+    for n in range(40):
+        hand = Hand.from_seed(RuleSet(), n % 5, n)
+        while not hand.is_over:
+            seat = hand.turn
+            assert seat is not None
+            if hand.phase == "play" and rng.random() < 0.3:
+                mask = hand.legal_play_mask()
+                legal = hand.legal_actions()
+                assert legal == tuple(PLAYS[seat][c] for c in cards_of(mask))
+            else:
+                legal = hand.legal_actions()
+            if hand.phase == "play":
+                assert all(type(a) is Play and a.seat == seat for a in legal)
+                assert hand.legal_actions() is legal
+                with pytest.raises(IllegalActionError) as refused:
+                    hand.apply(Pass(seat))
+                assert refused.value.code == "illegal_action"
+            hand.apply(rng.choice(legal))
