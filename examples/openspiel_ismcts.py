@@ -8,7 +8,8 @@ are the project's ``heuristic`` strategy wrapped as OpenSpiel bots
 deal is played twice, by the search and by OpenSpiel's uniform random bot in the same seat,
 with the same opponents: the deals are the training environment's (``botkit.env``,
 ``reset(seed=SEED)``), so the figures compare with ``examples/rl_search.py``'s. It prints each
-player's mean payout per hand with a 95% interval, the paired difference and the time. Needs
+player's mean payout per hand with a 95% interval, the paired difference and the time
+(wall clock and this process's CPU). Needs
 the extra::
 
     pip install 'sheepshead[openspiel]'   # or, in a checkout: pip install -e '.[openspiel]'
@@ -106,11 +107,11 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     args = parser.parse_args(argv)
     game = pyspiel.load_game("python_sheepshead", {"rules": args.rules})
     deals = env_deals(args.seed, args.hands)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     searched = play(
         game, deals, args.seat, lambda: ismcts_bot(game, args.simulations, args.seed), args.seed
     )
-    search_time = time.perf_counter() - start
+    search_time, search_cpu = time.perf_counter() - start, time.process_time() - cpu
     start = time.perf_counter()
     randomly = play(
         game,
@@ -125,7 +126,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     print(f"{args.hands} deals, seat {args.seat} against four {OPPONENT} bots, the same deals:")
     print(
         f"IS-MCTS ({args.simulations} simulations):  {s_mean:+.2f} ± {s_ci:.2f} per hand "
-        f"({search_time:.1f} s)"
+        f"({search_time:.1f} s, {search_cpu:.1f} s of CPU)"
     )
     print(
         f"uniform random:                {r_mean:+.2f} ± {r_ci:.2f} per hand ({random_time:.1f} s)"
