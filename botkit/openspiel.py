@@ -89,6 +89,7 @@ __all__ = [
     "dealt_state",
     "env_deals",
     "payout_bound",
+    "resample",
 ]
 
 GAME_NAME: Final = "python_sheepshead"
