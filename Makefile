@@ -15,7 +15,7 @@ unexport PYTHONDONTWRITEBYTECODE
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev,rl,cluster]'
+	$(BIN)/python -m pip install -q -e '.[dev,rl,cluster,openspiel]'
 	touch $(STAMP)
 
 play: $(STAMP)

@@ -1,7 +1,8 @@
 """``botkit`` sits on top: it imports the engine, the protocol and the client, and nothing of
 ours imports it (``client/cli.py`` names ``botkit.tournament.cli`` as a subcommand's module, a
-string). Only its training environment imports numpy, gymnasium or PettingZoo (the ``rl``
-extra), and none of it is compiled. Read from the source (AST): every import counts."""
+string). Only its training environment (and the OpenSpiel game on it) imports numpy, gymnasium
+or PettingZoo (the ``rl`` extra), and none of it is compiled. Read from the source (AST): every
+import counts."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from tests.test_compiled import compiled_modules
 
 ROOT = Path(__file__).resolve().parents[2]
 
-RL_MODULES = {"botkit/cache.py", "botkit/encode.py", "botkit/env.py"}
-"""The modules that need the ``rl`` extra."""
+RL_MODULES = {"botkit/cache.py", "botkit/encode.py", "botkit/env.py", "botkit/openspiel.py"}
+"""The modules that need the ``rl`` extra (the OpenSpiel game also the ``openspiel`` one)."""
 
 
 def imported(path: Path) -> set[str]:
