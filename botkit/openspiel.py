@@ -478,8 +478,6 @@ def resample(state: SheepsheadState, player: int, rng: random.Random) -> Sheepsh
         for i, card in enumerate(state.deck):
             other.apply_action(card if seats[i] == player else unseen.pop())
         return other
-    if hand.phase == "call" and hand.picker not in (None, player):
-        return _resample_after_bury(state, player, rng)
     world = sample_hand(read_view(seat_view(hand, player)), rng)
     other.apply_action(world.dealer)
     for card in _deck_of(world.deal, world.dealer, rng):
@@ -487,39 +485,6 @@ def resample(state: SheepsheadState, player: int, rng: random.Random) -> Sheepsh
     for action in world.actions:
         other.apply_action(action_index(action))
     return other
-
-
-_BURY_TRIES: Final = 100
-"""Worlds drawn before the bury for one after it, before giving up (see below)."""
-
-
-def _resample_after_bury(
-    state: SheepsheadState, player: int, rng: random.Random
-) -> SheepsheadState:
-    """:func:`resample` for a seat other than the picker between the bury and the call, where
-    the engine's sampler counts the unseen cards wrong (``SamplingError``: 26 unseen cards for
-    24 places; :meth:`botkit.env.SheepsheadEnv.determinize` fails there too): a world of the
-    seat before the bury, the picker burying two of its eight cards at random, then the public
-    actions since; a world where one of them is not legal is drawn again."""
-    from engine.errors import IllegalActionError
-
-    hand = state.hand
-    assert hand is not None
-    history = state.history()
-    bury_at = DECK_SIZE + 1 + next(i for i, a in enumerate(hand.actions) if a.kind == "bury")
-    before = state.get_game().new_initial_state()
-    for action in history[:bury_at]:
-        before.apply_action(action)
-    for _ in range(_BURY_TRIES):
-        world = resample(before, player, rng)
-        world.apply_action(rng.choice(world.legal_actions()))
-        try:
-            for action in history[bury_at + 1 :]:
-                world.apply_action(action)
-        except (IllegalActionError, pyspiel.SpielError):
-            continue
-        return world
-    raise RuntimeError(f"no world of seat {player} fits this hand in {_BURY_TRIES} draws")
 
 
 class StrategyBot(pyspiel.Bot):  # type: ignore[misc]

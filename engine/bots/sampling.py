@@ -72,8 +72,10 @@ def _slots(k: Knowledge) -> tuple[list[int], list[Mask]]:
             capacity[s] = k.hand_sizes[s]
             banned[s] = k.void_in[s]
     picked = k.picker is not None
-    after_call = k.phase in ("crack", "recrack", "play")
-    if k.phase == "pick" or k.leaster or (picked and k.seat != k.picker and after_call):
+    # From the bury on (the call comes after it) another seat's picker holds six cards and
+    # two lie buried, unseen.
+    after_bury = k.phase in ("call", "crack", "recrack", "play")
+    if k.phase == "pick" or k.leaster or (picked and k.seat != k.picker and after_bury):
         capacity[EXTRA] = 2
     if k.called is not None and not k.played >> k.called & 1:
         # The called card is in a hand other than the picker's (never buried).

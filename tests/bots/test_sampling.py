@@ -81,6 +81,21 @@ def test_samples_keep_everything_public() -> None:
             assert slots[EXTRA].bit_count() in (0, 2)
 
 
+def test_every_seat_samples_at_every_moment() -> None:
+    # Not only the seat to act: a defender's deals between the bury and the call (the picker's
+    # turn) counted 26 unseen cards for 24 places, and env.determinize raised there.
+    rng = random.Random(2)
+    phases = set()
+    for hand in _states(150):
+        for seat in range(5):
+            guess = sample_hand(read_view(seat_view(hand, seat)), rng)
+            assert guess.hands[seat] == hand.hands[seat]
+            assert [h.bit_count() for h in guess.hands] == [h.bit_count() for h in hand.hands]
+            assert guess.phase == hand.phase and guess.turn == hand.turn
+            phases.add(hand.phase)
+    assert {"pick", "bury", "call", "play"} <= phases
+
+
 def test_samples_replay_blitzes_and_the_crack_round() -> None:
     # docs/rules.md, "Cracking and blitzing": every sampled deal replays the blitzes, crack answers
     # and re-crack seen, and keeps shown queens with the seat that showed them.
