@@ -668,6 +668,8 @@ class Table:
                     canonical_spec(n) if isinstance(n, str) and n else None for n in stored
                 ]
             fair = record.get("fair")
+            # Only records stored before the store added match_server_seed at the reveal
+            # (Store.reveal_deal_seeds) lack it; theirs is read from the match's first hand.
             if isinstance(fair, dict) and "match_server_seed" not in fair:
                 first = fair.get("match_commitment")
                 if isinstance(first, str):
