@@ -4,6 +4,7 @@ server once it has a long history (issue 27).
 Run by hand (nothing is asserted)::
 
     .venv/bin/python bench/attack_matches.py [--seconds 8] [--matches 100000]
+    .venv/bin/python bench/attack_matches.py --only 'crashed runs' --seconds 8
     .venv/bin/python bench/attack_matches.py --source /tmp/old   # another tree's server
 
 A real ``sheepshead serve`` (``bench/attack.py``'s :class:`Served`) from the tree ``--source``:
@@ -15,6 +16,14 @@ A real ``sheepshead serve`` (``bench/attack.py``'s :class:`Served`) from the tre
   at that pace;
 - ``create/start/end/leave``: the same three hosts open a table, seat four bots, start, end
   the match and leave, in a loop; the same figures;
+- ``crashed runs``: a bot author's test runs that crash, from one address as fast as its
+  limits allow (a server with no trick or hand pause: the fastest matches): :data:`AUTHORS`
+  connections each create a table, seat four bots, start, play the one-hand match out and
+  drop the connection without ``leave`` (the table stays over, ``over_table_ttl``, its seat
+  token kept), and again, for ``--seconds``; printed: the runs and refusals, the over tables
+  (and their bots) the address then holds, the server's memory and database growth per over
+  table, the server's and its bot workers' CPU while those tables sit (bots at an over table
+  do nothing), and what the author gets when it tries one more table of bots;
 - ``standings``: a second server on a database preloaded with ``--matches`` ended matches of
   one hand each (written straight into the tree's store, 60 players and a bot), a victim at a
   table of its own pings every 60 ms while four addresses of four connections each ask for the
@@ -60,6 +69,15 @@ MESSAGE_GAP = 1 / 18
 """Seconds between two requests of a looping host: under the message rate limit (20/s)."""
 ASKERS = 4
 """Asking addresses (and connections per address) in the standings scenario."""
+AUTHOR_ADDRESS = "127.0.6.1"
+OBSERVER_ADDRESS = "127.0.6.2"
+AUTHORS = 10
+"""Connections of the crashing bot author: more than ``max_running_per_address`` (8), so the
+address is always at whatever bounds it."""
+RETRY = 2.0
+"""Seconds an author's connection waits after a refusal (10 of them: 5 new connections a
+second, the address's ``connection_rate``)."""
+SCENARIOS = ("end/rematch", "create/start/end/leave", "crashed runs", "standings")
 
 PRELOAD = """
 import json, random, sqlite3, sys
@@ -185,6 +203,156 @@ def report(name: str, ended: Counter[str], took: float, grew: int) -> None:
     )
 
 
+async def crashing_run(port: int, number: int) -> str:
+    """One crashed test run from :data:`AUTHOR_ADDRESS`: ``over`` when its match was played
+    out (the connection then dropped), else the refusal that stopped it."""
+    try:
+        host = await Victim.open(port, AUTHOR_ADDRESS)
+    except OSError:
+        return "connect refused"
+    try:
+        # As a bot: no deal waits for its client seed (PROTOCOL.md §13).
+        hello = await host.request(
+            "hello", version=1, client="bench-matches/1", kind="bot", name=f"Author{number}"
+        )
+        if hello.get("type") != "welcome":
+            return f"hello {hello.get('code')}"
+        created = await paced(host, "create_table", name=f"run{number}", hands=1)
+        if created.get("type") == "error":
+            return f"create_table {created.get('code')}"
+        for _ in range(4):
+            added = await paced(host, "add_bot", seat=None, strategy="random")
+            if added.get("type") == "error":
+                return f"add_bot {added.get('code')}"
+        return await play_out(host)
+    except (ConnectionError, TimeoutError):
+        return "cut off"
+    finally:
+        await host.close()  # no leave: a crash
+
+
+async def play_out(host: Victim) -> str:
+    """``start``, then the host's first legal action at each ``your_turn`` until
+    ``match_over`` (read here: ``Victim.request`` would skip a prompt that overtakes it)."""
+    host.ids += 1
+    start = host.ids
+    host.writer.write(frame({"type": "start", "id": start}))
+    while True:
+        while not host.inbox:
+            data = await asyncio.wait_for(host.reader.read(1 << 16), 30)
+            if not data:
+                raise ConnectionError("the server closed the author's connection")
+            host.inbox.extend(host.decoder.feed(data))
+        msg = host.inbox.pop(0)
+        if msg.get("type") == "match_over":
+            return "over"
+        if msg.get("type") == "error" and msg.get("id") == start:
+            return f"start {msg.get('code')}"
+        if msg.get("type") == "your_turn":
+            host.ids += 1
+            action = {"type": "action", "id": host.ids, "seq": msg["seq"]}
+            host.writer.write(frame({**action, "action": msg["legal"][0]}))
+
+
+async def author(port: int, number: int, deadline: float) -> Counter[str]:
+    """One of the author's connections running crashed runs until ``deadline``."""
+    runs: Counter[str] = Counter()
+    while time.monotonic() < deadline:
+        outcome = await crashing_run(port, number)
+        runs[outcome] += 1
+        if outcome != "over":
+            await asyncio.sleep(RETRY)
+    return runs
+
+
+def server_and_workers_cpu(served: Served) -> float:
+    """CPU seconds of the server and its live child processes (the bot workers)."""
+    used = served.cpu_seconds()
+    tick = os.sysconf("SC_CLK_TCK")
+    pid = served.proc.pid
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as children:
+            pids = children.read().split()
+    except OSError:
+        pids = []
+    for child in pids:
+        try:
+            with open(f"/proc/{child}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        used += (int(fields[11]) + int(fields[12])) / tick
+    return used
+
+
+async def idle_cpu(served: Served, seconds: float) -> float:
+    """The server's and its workers' CPU share over ``seconds`` of waiting."""
+    cpu, start = server_and_workers_cpu(served), time.monotonic()
+    await asyncio.sleep(seconds)
+    return (server_and_workers_cpu(served) - cpu) / (time.monotonic() - start)
+
+
+async def over_tables(port: int) -> tuple[int, int, int]:
+    """Open tables, those whose match is over, and the server bots seated at those."""
+    observer = await Victim.open(port, OBSERVER_ADDRESS)
+    await observer.request("hello", version=1, client="bench-matches/1", name="Observer")
+    tables = (await observer.request("list_tables"))["tables"]
+    await observer.close()
+    over = [t for t in tables if t["state"] == "over"]
+    bots = sum(s["kind"] == "bot" and not s["remote"] for t in over for s in t["seats"])
+    return len(tables), len(over), bots
+
+
+async def crashed_runs(source: Path, tmp: Path, seconds: float) -> None:
+    """A bot author's crashed test runs from one address at the rate its limits allow."""
+    db = tmp / "crashes.db"
+    served = Served(source, db, ["--trick-pause", "0", "--hand-pause", "0"])
+    window = min(4.0, max(1.0, seconds / 2))
+    try:
+        # A first match from elsewhere, left (its table closes): the engine and the bot
+        # workers are warm before memory is read.
+        warm = await Victim.open(served.port, OBSERVER_ADDRESS)
+        await warm.request("hello", version=1, client="bench-matches/1", kind="bot", name="W")
+        await full_table(warm)
+        await play_out(warm)
+        await warm.request("leave")
+        await warm.close()
+        await asyncio.sleep(0.5)
+        quiet = await idle_cpu(served, window)
+        rss, grew = server_rss_mb(served.proc.pid), used_bytes(db)
+        deadline = time.monotonic() + seconds
+        start = time.monotonic()
+        counts = await asyncio.gather(*(author(served.port, n, deadline) for n in range(AUTHORS)))
+        took = time.monotonic() - start
+        runs: Counter[str] = Counter()
+        for one in counts:
+            runs.update(one)
+        await asyncio.sleep(0.5)  # the last disconnects are seen, the last writes committed
+        tables, over, bots = await over_tables(served.port)
+        rss = server_rss_mb(served.proc.pid) - rss
+        grew = used_bytes(db) - grew
+        sitting = await idle_cpu(served, window)
+        one_more = await crashing_run(served.port, AUTHORS)
+        print(
+            f"  {'crashed runs':<22} {runs['over']} played out in {took:.1f} s, refused:"
+            f" {dict((k, v) for k, v in runs.items() if k != 'over')}"
+        )
+        print(
+            f"  {'':<22} held at once: {over} over tables ({tables} open), {bots} bots at them;"
+            f" one more run: {one_more}"
+        )
+        print(
+            f"  {'':<22} server memory +{rss:.1f} MB ({rss * 1024 / max(over, 1):,.0f} KiB an"
+            f" over table), database +{grew:,} B ({grew / max(runs['over'], 1):,.0f} B a run)"
+        )
+        print(
+            f"  {'':<22} CPU (server + bot workers) quiet {quiet:5.1%}, with them sitting"
+            f" {sitting:5.1%} ({window:g} s each)"
+        )
+    finally:
+        stop(served)
+
+
 def asker(port: int, address: str, seconds: float) -> list[float]:
     """:data:`ASKERS` connections from ``address``, each asking for the standings once a
     second; the reply times in ms."""
@@ -283,18 +451,25 @@ def stop(served: Served) -> None:
 
 
 async def run(args: argparse.Namespace) -> None:
-    """Both loops against one server, then the standings against a preloaded one."""
+    """Both loops against one server, the crashed runs against another, then the standings
+    against a preloaded one (``--only``: those named)."""
     source = Path(args.source).resolve()
+    chosen = args.only or SCENARIOS
+    print(f"server from {args.source}")
+    cycles = [c for c in ("end/rematch", "create/start/end/leave") if c in chosen]
     with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "loops.db"
-        served = Served(source, db)
-        try:
-            print(f"server from {args.source} on port {served.port}; pid {served.proc.pid}")
-            await loops(served, db, args.seconds, "end/rematch")
-            await loops(served, db, args.seconds, "create/start/end/leave")
-        finally:
-            served.stop()
-        await standings_cost(source, Path(tmp), args.matches, args.seconds)
+        if cycles:
+            db = Path(tmp) / "loops.db"
+            served = Served(source, db)
+            try:
+                for cycle in cycles:
+                    await loops(served, db, args.seconds, cycle)
+            finally:
+                served.stop()
+        if "crashed runs" in chosen:
+            await crashed_runs(source, Path(tmp), args.seconds)
+        if "standings" in chosen:
+            await standings_cost(source, Path(tmp), args.matches, args.seconds)
 
 
 def main() -> None:
@@ -302,6 +477,9 @@ def main() -> None:
     parser = attack_arguments(__doc__, seconds=8.0)
     parser.add_argument(
         "--matches", type=int, default=100_000, help="ended matches preloaded for standings"
+    )
+    parser.add_argument(
+        "--only", action="append", choices=SCENARIOS, help="run this scenario (repeatable)"
     )
     asyncio.run(run(parser.parse_args()))
 

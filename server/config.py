@@ -251,9 +251,12 @@ class ServerConfig:
     most; more: ``busy``). Each waits in the bot workers' coach queue, which is served only
     when no bot decision waits, and holds a few views (a few KiB each) until it is answered."""
     max_bots_per_address: int = 12
-    """Server bots the hosts from one IP address may have seated at once, over all tables
-    (three tables of four bots; more: ``too_many_bots``). Each bot costs CPU for as long as
-    its table plays. The address is stored with each bot, so restored tables count too."""
+    """Server bots the hosts from one IP address may have seated at once at the tables that
+    play or wait to play (three tables of four bots; more: ``too_many_bots``). Each bot costs
+    CPU for as long as its table plays; those at a table whose match is over (kept
+    ``over_table_ttl`` for a rematch) cost none and do not count until a ``rematch`` brings them
+    back, which is refused with ``too_many_bots`` past the limit. The address is stored with
+    each bot, so restored tables count too."""
     abandon_after: float = 3600.0
     """Seconds a table with nobody connected is kept before it is closed (a table whose match
     is being played closes sooner: after its grace period, checked with ``waiting_expiry``'s

@@ -771,7 +771,10 @@ class Store:
         )
 
     def reveal_deal_seeds(self, table_id: str, commitments: Iterable[Mapping[str, Any]]) -> None:
-        """Add each revealed server seed to the ``fair`` map of the hand records it dealt."""
+        """Add each revealed server seed to the ``fair`` map of the hand records it dealt, and
+        the match's first seed as ``match_server_seed`` to those that name it as their
+        ``match_commitment`` (hands dealt with a newcomer's commitment, PROTOCOL.md §13), so a
+        stored record is the one ``history`` showed and verifies on its own, dealer and all."""
         key = table_key(table_id)
         for entry in commitments:
             self._write(
@@ -786,6 +789,13 @@ class Store:
                     entry["commitment"],
                 ),
             )
+            if entry["first_hand"] == 0:  # the match's first commitment
+                self._write(
+                    "UPDATE hands SET record = json_set(record, '$.fair.match_server_seed', ?)"
+                    " WHERE table_id = ? AND number > ?"
+                    " AND json_extract(record, '$.fair.match_commitment') = ?",
+                    (entry["server_seed"], key, entry["last_hand"], entry["commitment"]),
+                )
 
     def deal_seeds(self, table_id: str) -> list[dict[str, Any]]:
         """The stored commit–reveal seeds of a table's match (empty: none)."""

@@ -79,7 +79,8 @@ class Hub(Protocol[TableT]):
         """The strategy name used when none is given and for stand-ins."""
 
     def bots_seated_by(self, address: str) -> int:
-        """Server bots seated by hosts from ``address``, over every open table."""
+        """Server bots seated by hosts from ``address`` at the tables that play or wait to
+        play (not at a table whose match is over)."""
 
     def may_start(self, table: TableT) -> None:
         """Raise ``too_many_tables`` when the address that created ``table`` has as many

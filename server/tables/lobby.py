@@ -82,11 +82,13 @@ class Lobby:
         return "heuristic" if "heuristic" in names else "random"
 
     def bots_seated_by(self, address: str) -> int:
-        """Server bots seated by hosts from ``address``, over every open table."""
+        """Server bots seated by hosts from ``address`` at the tables that play or wait to
+        play (those at a table whose match is over cost nothing until a ``rematch``, which
+        counts them again: ``Table.rematch``)."""
         return sum(
             1
             for table in self.tables.values()
-            if table.state != "closed"
+            if table.state in ("waiting", "playing")
             for s in table.seats
             if s.kind == "bot" and s.added_by == address
         )

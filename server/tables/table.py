@@ -34,7 +34,7 @@ import functools
 import json
 import logging
 import secrets
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
@@ -64,6 +64,10 @@ log = logging.getLogger("sheepshead.server")
 
 _MATCH_ENDS_REFUSED = (
     "Hosts from your address have ended too many matches early lately; wait a minute"
+)
+_BOT_PLACE_FREED = (
+    "removing a bot, or a match ending, frees a place (bots at a table whose match is over "
+    "do not count)"
 )
 
 
@@ -464,8 +468,8 @@ class Table:
         if self.hub.bots_seated_by(peer.address) >= limit:
             raise RequestError(
                 errors.TOO_MANY_BOTS,
-                f"Hosts from your address have {limit} server bots seated, as many as this "
-                "server allows; remove one first",
+                f"Hosts from your address have {limit} server bots at tables that play or wait "
+                f"to play, as many as this server allows; {_BOT_PLACE_FREED}",
             )
         s = self.seats[seat]
         self.presence.cancel_grace(s)
@@ -572,6 +576,7 @@ class Table:
             raise RequestError(errors.NOT_OVER, "The match at this table is not over yet")
         if not self.hub.match_end_allowed(peer.address, take=False):
             raise RequestError(errors.RATE_LIMITED, _MATCH_ENDS_REFUSED)
+        self._check_bots_may_play(peer)
         self._cancel_over_timer()
         for i in range(NUM_SEATS):
             s = self.seats[i]
@@ -590,6 +595,27 @@ class Table:
             self._new_match()
         else:
             self.publish_state()
+
+    def _check_bots_may_play(self, peer: Peer) -> None:
+        """Raise ``too_many_bots`` when this over table's server bots, brought back to play by
+        a rematch, would give an address that seated them more than ``max_bots_per_address``
+        at tables that play or wait to play (while the match is over they do not count: they
+        cost nothing, ``Lobby.bots_seated_by``). A restored table's bots have their address
+        stored with them."""
+        limit = self.hub.config.max_bots_per_address
+        here = Counter(s.added_by for s in self.seats if s.kind == "bot" and s.added_by)
+        for address, count in here.items():
+            seated = self.hub.bots_seated_by(address)
+            if seated + count > limit:
+                whose = (
+                    "your address" if address == peer.address else "the address that seated them"
+                )
+                raise RequestError(
+                    errors.TOO_MANY_BOTS,
+                    f"A rematch would give hosts from {whose} {seated + count} server bots at "
+                    f"tables that play or wait to play ({count} here); this server allows "
+                    f"{limit}: {_BOT_PLACE_FREED}",
+                )
 
     def history_reply(self, start: int, match: int | None = None) -> dict[str, Any]:
         """The ``ok`` fields answering ``history`` (``server.tables.history``): of the current
@@ -642,6 +668,8 @@ class Table:
                     canonical_spec(n) if isinstance(n, str) and n else None for n in stored
                 ]
             fair = record.get("fair")
+            # Only records stored before the store added match_server_seed at the reveal
+            # (Store.reveal_deal_seeds) lack it; theirs is read from the match's first hand.
             if isinstance(fair, dict) and "match_server_seed" not in fair:
                 first = fair.get("match_commitment")
                 if isinstance(first, str):

@@ -246,7 +246,7 @@ async def answer(s: Session, checker: DealChecker, seat: int, seen: list[dict[st
 
 
 async def test_a_new_player_mid_match_starts_a_new_commitment_from_the_next_hand(
-    tmp_path: Path,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     async with running_server(seed_wait=5.0, bot_delay=0.05, hand_pause=0.3) as server:
         ann, bea, cal = (session(server, n, tmp_path) for n in ("Ann", "Bea", "Cal"))
@@ -283,10 +283,22 @@ async def test_a_new_player_mid_match_starts_a_new_commitment_from_the_next_hand
             assert loop.time() < deadline + 20
             revealed = next((m for m in logs[0] if m["type"] == "seeds_revealed"), None)
             await asyncio.sleep(0.02)
+        live = (await ann.request("history"))["hands"]
+        stored = server.store.hand_records(table_id)
         for task in tasks:
             task.cancel()
         for s in (ann, bea, cal):
             await s.close()
+    # The stored records are the ones history showed, and verify on their own, dealer and all:
+    # hand 2's names the match's first commitment and carries its revealed seed (stored at the
+    # reveal; before, only history added it, and the store's record left the dealer unchecked).
+    assert [r["fair"] for r in stored] == [e["record"]["fair"] for e in live]
+    assert "match_server_seed" in stored[1]["fair"]
+    assert all(check_record(r).ok and check_record(r).unchecked == "" for r in stored)
+    paths = [tmp_path / f"stored{i}.json" for i in range(len(stored))]
+    for path, record in zip(paths, stored, strict=True):
+        path.write_text(json.dumps(record), encoding="utf-8")
+    assert verify_files(paths, capsys) == (0, "all 2 deals verified")
     entries = revealed["commitments"]
     assert [(e["first_hand"], e["last_hand"]) for e in entries] == [(0, 0), (1, 1)]
     # Cal's seed counts from hand 2 (number 1) on; Bea's only in hand 1.

@@ -6,6 +6,8 @@ Real server, real sockets, the real codec; the restart test uses a database file
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -391,6 +393,14 @@ async def test_an_earlier_match_comes_as_it_came_while_it_was_the_tables(tmp_pat
     await server.stop()
     for raw in (ann, bob, wes, sam):
         await raw.close()
+    # The records as a server that stored no match_server_seed left them: history still adds
+    # it from the match's first hand.
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:
+        stripped = conn.execute(
+            "UPDATE hands SET record = json_remove(record, '$.fair.match_server_seed')"
+            " WHERE json_extract(record, '$.fair.match_server_seed') IS NOT NULL"
+        ).rowcount
+    assert stripped > 0
 
     server = Server(disk_config(db, max_frame=65536, **fast))
     await server.start()
