@@ -38,7 +38,7 @@ def time_strategy(
     """Decision times (seconds) of ``name`` (a strategy spec, options allowed:
     ``search:samples=80``) by decision kind over ``hands`` hands, and the strategy's work
     counters summed over them (rollouts, nodes; empty if it keeps none)."""
-    from client.bot_runner import strategy_factory
+    from client.strategy_spec import strategy_factory
     from engine.actions import action_from_dict
     from engine.bots import make_strategy
     from engine.hand import Hand
@@ -80,7 +80,7 @@ def time_strategy(
 def bidding(spec: str, deals: int, seed: int, rules: Any) -> tuple[float, float]:
     """At tables of five ``spec`` bots, the share of ``deals`` someone picks and the share that
     become leasters (only the bidding is played: it decides both)."""
-    from client.bot_runner import strategy_factory
+    from client.strategy_spec import strategy_factory
     from engine.actions import action_from_dict
     from engine.hand import Hand
     from engine.view import seat_view

@@ -51,7 +51,7 @@ from typing import Any  # noqa: E402
 
 from botkit.tournament.play import deal_seed, seat_assignments  # noqa: E402
 from botkit.tournament.stats import interval  # noqa: E402
-from client.bot_runner import parse_spec, strategy_factory  # noqa: E402
+from client.strategy_spec import parse_spec, strategy_factory  # noqa: E402
 from engine.actions import action_from_dict  # noqa: E402
 from engine.bots.base import Strategy  # noqa: E402
 from engine.bots.knowledge import Knowledge  # noqa: E402

@@ -67,8 +67,8 @@ def decisions(count: int, seed: int) -> list[tuple[dict[str, Any], list[dict[str
 
 def measure(spec: str, asked: list[Any], seconds: float) -> tuple[int, float, float]:
     """Decisions made, seconds spent (after the first) and the first decision's seconds."""
-    from client.bot_runner import strategy_factory
     from client.strategy_call import decide
+    from client.strategy_spec import strategy_factory
 
     strategy = strategy_factory(spec)(None)
     start = time.perf_counter()

@@ -182,7 +182,7 @@ def _factories(opponents: dict[int, Opponent]) -> dict[int, Callable[[int], Stra
     given."""
     if not opponents:
         return {}
-    from client.bot_runner import StrategyLoadError, strategy_factory
+    from client.strategy_spec import StrategyLoadError, strategy_factory
 
     built: dict[int, Callable[[int], Strategy]] = {}
     for seat, strategy in opponents.items():
@@ -226,7 +226,7 @@ def _file_seats(opponents: Mapping[int, Opponent]) -> set[int]:
     """The seats whose strategy is a strategy file: its class is not importable by name (the
     file is loaded as a module of a name of its own, per process), so pickling keeps such a
     strategy's attributes and builds it again from the file."""
-    from client.bot_runner import is_path, parse_spec
+    from client.strategy_spec import is_path, parse_spec
 
     return {
         seat

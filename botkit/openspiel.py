@@ -500,7 +500,7 @@ class StrategyBot(pyspiel.Bot):  # type: ignore[misc]
         super().__init__()
         self._build: Callable[[int], Strategy] | None = None
         if isinstance(strategy, str):
-            from client.bot_runner import strategy_factory
+            from client.strategy_spec import strategy_factory
 
             self._build = strategy_factory(strategy)
             self._strategy = self._build(seed)

@@ -15,8 +15,8 @@ import os
 from collections.abc import Sequence
 from typing import Final
 
-from client.bot_runner import StrategyLoadError, is_path, parse_spec, strategy_factory
-from client.bot_runner import strategy_label as _label
+from client.strategy_spec import StrategyLoadError, is_path, parse_spec, strategy_factory
+from client.strategy_spec import strategy_label as _label
 from engine.bots.base import Strategy, register, strategy_names
 
 __all__ = ["ENVIRONMENT", "MODULE", "register_files"]
@@ -55,7 +55,7 @@ def register_files(specs: Sequence[str]) -> list[str]:
     """Register each strategy file spec; return the names they are registered under.
 
     Paths are made absolute (the workers may start elsewhere). Raises
-    :class:`~client.bot_runner.StrategyLoadError` for a spec that is no file, a file that is no
+    :class:`~client.strategy_spec.StrategyLoadError` for a spec that is no file, a file that is no
     strategy, or a name already taken by another strategy.
     """
     absolute = []

@@ -112,7 +112,7 @@ def resolve_bots(args: argparse.Namespace) -> str | None:
     args.bot_modules = ()
     if args.bots is None:
         return None
-    from client.bot_runner import StrategyLoadError, is_path
+    from client.strategy_spec import StrategyLoadError, is_path
     from engine.bots import strategy_names
 
     if is_path(args.bots.partition(":")[0]):

@@ -430,7 +430,7 @@ def run(args: argparse.Namespace) -> int:
     args.bot_modules = ()
     if args.bot_file:
         from client.bot_files import MODULE, register_files
-        from client.bot_runner import StrategyLoadError
+        from client.strategy_spec import StrategyLoadError
 
         try:
             names = register_files(args.bot_file)

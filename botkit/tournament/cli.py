@@ -27,12 +27,8 @@ from botkit.tournament.cluster import (
 from botkit.tournament.play import run_tournament
 from botkit.tournament.report import Progress, report, report_worst, short_label
 from botkit.tournament.stats import StrategyTally, summarize
-from client.bot_runner import (
-    StrategyLoadError,
-    add_rules_arguments,
-    strategy_factory,
-    strategy_label,
-)
+from client.bot_runner import add_rules_arguments
+from client.strategy_spec import StrategyLoadError, strategy_factory, strategy_label
 from engine.errors import SheepsheadError
 from engine.rules import DEFAULT_PRESET, RuleSet
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from botkit.tournament.play import DealResult, Job, play_deal
-from client.bot_runner import is_path, parse_spec
+from client.strategy_spec import is_path, parse_spec
 
 if TYPE_CHECKING:
     from distributed import Client

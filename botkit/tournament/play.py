@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from botkit.tournament.stats import FAILURES_KEPT, StrategyTally
-from client.bot_runner import strategy_factory
 from client.strategy_call import decide
+from client.strategy_spec import strategy_factory
 from engine.actions import action_from_dict
 from engine.bots.base import Strategy
 from engine.hand import Deal, Hand

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("pettingzoo")
 
 from botkit.tournament.play import run_tournament
-from client.bot_runner import strategy_factory
+from client.strategy_spec import strategy_factory
 from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.view import seat_view

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from client.bot_runner import StrategyLoadError, strategy_factory
+from client.strategy_spec import StrategyLoadError, strategy_factory
 from engine.bots.heuristic import HeuristicStrategy, HeuristicV1Strategy
 from engine.bots.policy import hand_strength, wants_to_pick
 from engine.bots.style import TUNED, V1

@@ -22,15 +22,10 @@ import pytest
 
 from botkit.env import raw_env
 from botkit.tournament.play import run_tournament
-from client.bot_runner import (
-    EXIT_FELL_BACK,
-    BotConfig,
-    StrategyLoadError,
-    run_bot,
-    strategy_factory,
-)
+from client.bot_runner import EXIT_FELL_BACK, BotConfig, run_bot
 from client.program_strategy import ProgramStrategy, close_programs
 from client.strategy_call import decide
+from client.strategy_spec import StrategyLoadError, strategy_factory
 from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.view import seat_view

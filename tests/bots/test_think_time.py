@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from client.bot_runner import strategy_factory
+from client.strategy_spec import strategy_factory
 from engine.actions import action_from_dict
 from engine.bots import make_strategy
 from engine.bots.heuristic import HeuristicStrategy
