@@ -5,6 +5,10 @@ Per strategy it prints the mean payout per seat-hand with a 95% confidence inter
 deal, the pick rate, the picker's win rate, the leaster rate and decision times; and for every
 pair, the difference of their means with its clustered interval. ``--json`` writes the same as
 JSON.
+
+Ctrl+C (or SIGTERM, SIGHUP) stops it and reports the deals played whole; each deal is appended
+to a progress file as it completes (:mod:`botkit.tournament.progress`), which ``--resume``
+goes on from, to the figures of one uninterrupted run.
 """
 
 from __future__ import annotations
@@ -110,7 +114,8 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         "--json",
         metavar="PATH",
         help="also write the results as JSON here (an interrupted run's too, with "
-        '"interrupted": true); the progress goes to PATH.progress unless --progress says',
+        '"interrupted": true); the progress goes to PATH.progress unless --progress names '
+        "another file",
     )
     parser.add_argument(
         "--progress",
@@ -273,8 +278,9 @@ def _check_progress(
                 played = 0  # not even a deal: nothing to lose
             if played:
                 return None, (
-                    f"{path} holds {played} deals of an unfinished tournament: add --resume "
-                    f"{shlex.quote(path)} to go on with it, or remove the file to start over"
+                    f"{path} already holds {played} deals of a tournament: --resume "
+                    f"{shlex.quote(path)} goes on with it (or reports it, when every deal is "
+                    "there); remove the file to start over"
                 )
         return None, None
     try:
@@ -309,10 +315,12 @@ class _Stops:
         self._old: dict[int, Any] = {}
 
     def __enter__(self) -> _Stops:
-        # Handlers can only be set from the main thread; elsewhere Ctrl+C is the caller's.
+        # Handlers can only be set from the main thread; elsewhere Ctrl+C is the caller's. A
+        # signal ignored on purpose stays ignored: SIGHUP under nohup, SIGINT in a background job.
         if threading.current_thread() is threading.main_thread():
             for signum in self.SIGNALS:
-                self._old[signum] = signal.signal(signum, self._handle)
+                if signal.getsignal(signum) is not signal.SIG_IGN:
+                    self._old[signum] = signal.signal(signum, self._handle)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -431,43 +439,42 @@ def _play(
         except KeyboardInterrupt:
             interrupted = True
         finally:
+            # From here on the run reports: a further signal must not cut that short.
+            stops.hold_all()
             if log is not None:
                 log.close()
-        stops.hold_all()
-        if interrupted:
-            if progress.enabled and progress.tty:
-                print(file=sys.stderr)  # off the progress bar's line
-            if client is not None:
-                print(
-                    "\nsheepshead tournament: interrupted; its deals on the cluster were cancelled"
-                )
-        template = make_jobs([0], args.seed, specs, rules, labels)[0]
+        if interrupted and progress.enabled and progress.tty:
+            print(file=sys.stderr)  # off the progress bar's line
+        if interrupted and client is not None:
+            print("\nsheepshead tournament: interrupted; its deals on the cluster were cancelled")
         summary = _summary(args, specs, rules, names, client, done, started)
-        if interrupted:
-            summary["interrupted"] = True
+        summary["interrupted"] = interrupted
+        # The JSON first: after a closed terminal (SIGHUP) the printing below may fail.
         status = _write_json(args, summary)
-        if interrupted:
-            print(
-                f"INTERRUPTED after {len(done)} of {count} deals: the figures count the "
-                f"{len(done)} deals played whole",
-                file=sys.stdout,
-            )
-        report(summary, sys.stdout)
-        report_worst(with_records(kept, template), labels, _command_line(args), sys.stdout, names)
-        if args.save_hands:
-            print(
-                f"records of the {5 * len(specs) * len(done)} hands in {args.save_hands} "
-                "(sheepshead replay FILE shows one)",
-                file=sys.stdout,
-            )
-        if interrupted:
-            if path is not None:
-                print(f"to resume: {_resume_command(args, path)}", file=sys.stdout)
-            else:
+        try:
+            if interrupted:
                 print(
-                    "no progress file (--progress FILE, or --json PATH): the run cannot be resumed",
-                    file=sys.stdout,
+                    f"INTERRUPTED after {len(done)} of {count} deals: the figures count the "
+                    f"{len(done)} deals played whole"
                 )
+            report(summary, sys.stdout)
+            template = make_jobs([0], args.seed, specs, rules, labels)[0]
+            report_worst(
+                with_records(kept, template), labels, _command_line(args), sys.stdout, names
+            )
+            if args.save_hands:
+                print(
+                    f"records of the {5 * len(specs) * len(done)} hands in {args.save_hands} "
+                    "(sheepshead replay FILE shows one)"
+                )
+            if interrupted and path is not None:
+                print(f"to resume: {_resume_command(args, path)}")
+            elif interrupted:
+                print("no progress file (--progress FILE, or --json PATH): it cannot be resumed")
+        except OSError:
+            if not interrupted:
+                raise
+        if interrupted:
             return stops.status()
         if status == 0 and path is not None and args.json and path == f"{args.json}.progress":
             # The JSON holds every figure now: the default progress file has done its work.
@@ -493,7 +500,6 @@ def _summary(
         "seatings_per_deal": 5 * len(specs),
         "scheme": "rotations of seat s -> s mod k, under every shift of the strategy labels",
         "elapsed_s": round(time.monotonic() - started, 3),
-        "interrupted": False,
     }
     if client is not None:
         params["cluster"] = check_address(args.cluster)

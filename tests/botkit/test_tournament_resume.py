@@ -253,3 +253,33 @@ def test_a_resumed_run_counts_only_its_own_deals_for_the_rate() -> None:
     progress.update(95)
     line = out.getvalue()
     assert "95/100 deals  0.50 deals/s" in line and "ETA 0:10" in line
+
+
+def test_a_cluster_run_resumes_as_a_local_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    distributed = pytest.importorskip("distributed", reason="pip install 'sheepshead[cluster]'")
+    base = ["tournament", "--strategies", STRATEGIES, "--deals", "6", "--seed", "5", "--quiet"]
+    whole, progress = tmp_path / "whole.json", tmp_path / "run.progress"
+    assert main([*base, "--json", str(whole), "--progress", str(progress)]) == 0
+    # As if stopped after three deals (in the order a cluster gives them back: deal order).
+    lines = progress.read_bytes().splitlines(keepends=True)
+    progress.write_bytes(b"".join(lines[:4]))
+    with distributed.LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=False,
+        protocol="tcp",
+        host="127.0.0.1",
+        dashboard_address=None,
+    ) as cluster:
+        resumed = tmp_path / "resumed.json"
+        there = ["--cluster", str(cluster.scheduler_address), "--json", str(resumed)]
+        assert main([*base, *there, "--resume", str(progress)]) == 0
+    capsys.readouterr()
+    figures = _figures(json.loads(resumed.read_text()))
+    assert figures.pop("cluster") == str(cluster.scheduler_address)
+    assert figures == _figures(json.loads(whole.read_text()))
+    assert sorted(json.loads(line)["deal"] for line in progress.read_bytes().splitlines()[1:]) == [
+        0, 1, 2, 3, 4, 5,
+    ]  # fmt: skip
