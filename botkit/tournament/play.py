@@ -317,13 +317,19 @@ def play_deals(
             close()
 
 
-_STOP_SIGNALS: Final = frozenset({signal.SIGINT, signal.SIGTERM})
+_IGNORED: Final = tuple(getattr(signal, n) for n in ("SIGINT", "SIGHUP") if hasattr(signal, n))
+"""What a terminal sends its whole process group (Ctrl+C, a hangup): left to the parent. A
+worker killed by one would be replaced, the new one forked while the parent stops the pool."""
+
+_STOP_SIGNALS: Final = frozenset({*_IGNORED, signal.SIGTERM})
 
 
 def _start_worker(parent: int) -> None:
-    # A worker leaves Ctrl+C to its parent (which stops the pool) and dies of SIGTERM without
-    # clean-up (pool.terminate), whatever handlers it inherited from a forking parent.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A worker leaves Ctrl+C and hangups to its parent (which stops the pool) and dies of
+    # SIGTERM without clean-up (pool.terminate), whatever handlers it inherited from a forking
+    # parent.
+    for signum in _IGNORED:
+        signal.signal(signum, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
