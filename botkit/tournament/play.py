@@ -10,14 +10,18 @@ cancels out.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import dataclasses
 import hashlib
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -73,21 +77,27 @@ class Mirror:
     """Two seatings of one deal with the same cards and the two strategies' seats swapped.
 
     ``score`` is what the first strategy won over both (zero when the two play alike). A deal
-    has five such pairs, one per rotation.
+    has five such pairs, one per rotation. ``records`` is None when the deal was played without
+    keeping them (:func:`with_records` plays it again for them).
     """
 
     deal: int
     rotation: int
     score: int
-    records: tuple[dict[str, Any], dict[str, Any]]
+    records: tuple[dict[str, Any], dict[str, Any]] | None
 
 
 @dataclass
 class DealResult:
-    """One deal's tallies (one per strategy, in ``specs`` order) and mirrored seatings."""
+    """One deal's tallies (one per strategy, in ``specs`` order) and mirrored seatings.
+
+    With two strategies ``mirrors`` holds the deal's worst pair of mirrored seatings for the
+    first (its records only when the job kept them); ``number`` is the deal's (from 0).
+    """
 
     tallies: list[StrategyTally]
     mirrors: list[Mirror] = field(default_factory=list)
+    number: int = 0
 
 
 _FACTORIES: dict[str, Callable[[int | None], Strategy]] = {}
@@ -116,6 +126,7 @@ def play_deal(job: Job) -> DealResult:
     tallies = [StrategyTally() for _ in range(k)]
     sums = [0] * k
     records: list[dict[str, Any]] = []
+    payouts: list[tuple[int, ...]] = []
     plays = seat_assignments(k)
     for play, seats in enumerate(plays):
         bots = [
@@ -145,6 +156,7 @@ def play_deal(job: Job) -> DealResult:
             hand.apply(action_from_dict(decision.action, seat))
         result = hand.result()
         assert result.payouts is not None
+        payouts.append(tuple(result.payouts))
         for s in range(5):
             tally = tallies[seats[s]]
             tally.seat_hands += 1
@@ -171,19 +183,20 @@ def play_deal(job: Job) -> DealResult:
     for i, tally in enumerate(tallies):
         tally.deal_means.append(sums[i] / tally.seat_hands)
     mirrors = []
-    if job.keep_mirrors and k == 2:
+    if k == 2:
+        # Scored on every deal (a few additions), so a resumed run's --worst has them all.
         for rotation in range(5):
-            pair = (records[rotation], records[5 + rotation])
             score = sum(
                 pay
-                for rec, seats in zip(pair, (plays[rotation], plays[5 + rotation]), strict=True)
-                for pay, who in zip(rec["payouts"], seats, strict=True)
+                for play in (rotation, 5 + rotation)
+                for pay, who in zip(payouts[play], plays[play], strict=True)
                 if who == 0
             )
+            pair = (records[rotation], records[5 + rotation]) if job.keep_mirrors else None
             mirrors.append(Mirror(job.number + 1, rotation, score, pair))
         # The deal's worst pair of seatings for the first strategy stands for the deal.
         mirrors = [min(mirrors, key=_mirror_order)]
-    return DealResult(tallies, mirrors)
+    return DealResult(tallies, mirrors, job.number)
 
 
 def run_tournament(
@@ -207,14 +220,39 @@ def run_tournament(
     Returns one merged tally per strategy, in ``specs`` order, and with ``worst`` (two
     strategies) the ``worst`` deals where the first strategy did worst, worst first, each as its
     worst pair of mirrored seatings. ``save_dir`` (made if missing) receives every hand's
-    record.
+    record. ``on_progress`` gets the deals done and the running tallies after each deal.
     """
     numbers = range(deals) if isinstance(deals, int) else list(deals)
     if save_dir is not None and cluster is None:
         # Here, before any worker writes into it (the command line makes it too, for its
         # error message; a training loop calling this must not need to).
         os.makedirs(save_dir, exist_ok=True)
-    work = [
+    work = make_jobs(numbers, seed, specs, rules, labels, save_dir, worst > 0)
+    running = [StrategyTally() for _ in specs]
+    done: list[DealResult] = []
+    kept: list[Mirror] = []
+    with contextlib.closing(play_deals(work, jobs, cluster, chunk)) as results:
+        for result in results:
+            for m, t in zip(running, result.tallies, strict=True):
+                m.add(t)
+            kept = keep_worst(kept, result, worst)
+            done.append(strip_records(result))
+            if on_progress:
+                on_progress(len(done), running)
+    return merge_results(done, len(specs)), kept
+
+
+def make_jobs(
+    numbers: Iterable[int],
+    seed: int,
+    specs: Sequence[str],
+    rules: RuleSet,
+    labels: Sequence[str] | None = None,
+    save_dir: str | None = None,
+    keep_mirrors: bool = False,
+) -> list[Job]:
+    """One :class:`Job` per deal number (counted from 0)."""
+    return [
         Job(
             n,
             seed,
@@ -222,12 +260,23 @@ def run_tournament(
             rules.to_dict(),
             tuple(labels or specs),
             save_dir,
-            keep_mirrors=worst > 0,
+            keep_mirrors=keep_mirrors,
         )
         for n in numbers
     ]
-    merged = [StrategyTally() for _ in specs]
-    kept: list[Mirror] = []
+
+
+def play_deals(
+    work: Sequence[Job], jobs: int = 1, cluster: Client | None = None, chunk: int = 10
+) -> Generator[DealResult, None, None]:
+    """Play the deals of ``work``, yielding each deal's result as soon as it is played whole.
+
+    With ``jobs`` > 1 they come in the order they finish (``DealResult.number`` says which);
+    on a ``cluster``, in deal order. Closing the iterator (or an exception, a Ctrl+C, while it
+    waits) stops the worker processes, or cancels the cluster's deals not yet done. Workers
+    ignore SIGINT, which a terminal sends to the whole process group: the process that reads
+    this iterator decides what a Ctrl+C means, and stops them.
+    """
     results: Iterator[DealResult]
     # Fork is fastest, but forking a process that runs other threads (an embedding program,
     # a test runner) can deadlock a child on a lock held by one of them; spawn instead needs a
@@ -236,27 +285,28 @@ def run_tournament(
     main_file = getattr(sys.modules.get("__main__"), "__file__", None)
     if not fork and not (main_file and os.path.exists(main_file)):
         jobs = 1
+    pool = None
     if cluster is not None:
         from botkit.tournament.cluster import cluster_results
 
-        pool = None
         results = cluster_results(cluster, work, chunk)
     elif jobs > 1 and len(work) > 1:
         context = multiprocessing.get_context("fork" if fork else "spawn")
-        pool = context.Pool(jobs)
-        results = pool.imap(play_deal, work, chunksize=1)
+        # Blocked while the workers start, so none dies of a signal before it ignores it (the
+        # mask is inherited; each worker unblocks them in _start_worker).
+        masked = hasattr(signal, "pthread_sigmask")
+        if masked:
+            signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        try:
+            pool = context.Pool(jobs, _start_worker, (os.getpid(),))
+        finally:
+            if masked:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+        results = pool.imap_unordered(play_deal, work, chunksize=1)
     else:
-        pool = None
         results = map(play_deal, work)
     try:
-        for done, result in enumerate(results, 1):
-            for m, t in zip(merged, result.tallies, strict=True):
-                m.add(t)
-            if worst:
-                # Only the worst few are kept: records are a few kB each.
-                kept = sorted([*kept, *result.mirrors], key=_mirror_order)[:worst]
-            if on_progress:
-                on_progress(done, merged)
+        yield from results
     finally:
         if pool is not None:
             pool.terminate()
@@ -265,7 +315,75 @@ def run_tournament(
         close = getattr(results, "close", None)
         if close is not None:
             close()
-    return merged, kept
+
+
+_IGNORED: Final = tuple(getattr(signal, n) for n in ("SIGINT", "SIGHUP") if hasattr(signal, n))
+"""What a terminal sends its whole process group (Ctrl+C, a hangup): left to the parent. A
+worker killed by one would be replaced, the new one forked while the parent stops the pool."""
+
+_STOP_SIGNALS: Final = frozenset({*_IGNORED, signal.SIGTERM})
+
+
+def _start_worker(parent: int) -> None:
+    # A worker leaves Ctrl+C and hangups to its parent (which stops the pool) and dies of
+    # SIGTERM without clean-up (pool.terminate), whatever handlers it inherited from a forking
+    # parent.
+    for signum in _IGNORED:
+        signal.signal(signum, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+    if sys.platform.startswith("linux"):
+        # Dies with its parent, even one killed with SIGKILL: no worker is left playing deals
+        # nobody will read.
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # the parent died before that was armed
+            os._exit(1)
+
+
+_PR_SET_PDEATHSIG: Final = 1
+
+
+def keep_worst(kept: list[Mirror], result: DealResult, worst: int) -> list[Mirror]:
+    """``kept`` with ``result``'s mirrored seatings, the ``worst`` worst of them, worst first.
+
+    The order is total (score, deal, rotation), so it does not depend on the order the deals
+    came in.
+    """
+    if not worst:
+        return kept
+    return sorted([*kept, *result.mirrors], key=_mirror_order)[:worst]
+
+
+def strip_records(result: DealResult) -> DealResult:
+    """``result`` without its mirrors' records (a few kB each: kept only for the worst)."""
+    mirrors = [dataclasses.replace(m, records=None) for m in result.mirrors]
+    return dataclasses.replace(result, mirrors=mirrors)
+
+
+def merge_results(results: Iterable[DealResult], k: int) -> list[StrategyTally]:
+    """The deals' tallies merged per strategy, in deal order whatever order they came in (the
+    per-deal lists, and the first failures kept, follow it)."""
+    merged = [StrategyTally() for _ in range(k)]
+    for result in sorted(results, key=lambda r: r.number):
+        for m, t in zip(merged, result.tallies, strict=True):
+            m.add(t)
+    return merged
+
+
+def with_records(mirrors: Sequence[Mirror], template: Job) -> list[Mirror]:
+    """``mirrors`` with their records: a mirror without them has its deal played again (the
+    same cards and bot seeds, so the same hands) with ``template``'s strategies and rules."""
+    filled = []
+    for mirror in mirrors:
+        if mirror.records is None:
+            job = dataclasses.replace(
+                template, number=mirror.deal - 1, save_dir=None, keep_mirrors=True
+            )
+            (mirror,) = play_deal(job).mirrors
+        filled.append(mirror)
+    return filled
 
 
 def _mirror_order(mirror: Mirror) -> tuple[int, int, int]:

@@ -63,10 +63,15 @@ def report(summary: dict[str, Any], out: TextIO) -> None:
 
 
 class Progress:
-    """A progress bar on stderr with the rate and the time left."""
+    """A progress bar on stderr with the rate and the time left.
 
-    def __init__(self, total: int, out: TextIO, enabled: bool) -> None:
+    ``already`` deals were played before this run started (a resumed tournament): the bar
+    counts them, the rate and the time left only the deals played since.
+    """
+
+    def __init__(self, total: int, out: TextIO, enabled: bool, already: int = 0) -> None:
         self.total = total
+        self.already = already
         self.out = out
         self.enabled = enabled
         self.start = time.monotonic()
@@ -83,13 +88,16 @@ class Progress:
             return
         self.last = now
         elapsed = now - self.start
-        rate = done / elapsed if elapsed > 0 else 0.0
-        eta = (self.total - done) / rate if rate > 0 else 0.0
+        rate = (done - self.already) / elapsed if elapsed > 0 else 0.0
+        # Nothing played yet in this run: no rate to go by.
+        eta = (
+            _clock((self.total - done) / rate) if rate > 0 else "?" if done < self.total else "0:00"
+        )
         filled = int(30 * done / self.total) if self.total else 30
         bar = "#" * filled + "." * (30 - filled)
         line = (
             f"[{bar}] {done}/{self.total} deals  {rate:.2f} deals/s  "
-            f"elapsed {_clock(elapsed)}  ETA {_clock(eta)}"
+            f"elapsed {_clock(elapsed)}  ETA {eta}"
         )
         if status:
             line += f"  {status}"
@@ -162,6 +170,7 @@ def report_worst(
         file=out,
     )
     for mirror in mirrors:
+        assert mirror.records is not None, "play_deal with keep_mirrors, or with_records"
         left, right = mirror.records
         print(
             f"\n=== deal {mirror.deal}, rotation {mirror.rotation}: {first} {mirror.score:+d} "
