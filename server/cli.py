@@ -141,8 +141,9 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         action="append",
         default=[],
         metavar="FILE",
-        help="a strategy file (PATH.py[:key=value...], docs/bots.md) that server bots may play, "
-        "under its strategy's name (repeatable)",
+        help="a strategy file (PATH.py[:key=value...], docs/bots.md) or an executable program "
+        "(./mybot.js; docs/bots.md, 'A bot in any language') that server bots may play, under "
+        "its strategy's name (repeatable)",
     )
     parser.add_argument(
         "--bot-workers",

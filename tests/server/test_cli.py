@@ -174,3 +174,13 @@ def test_the_limit_option_is_documented(capsys: pytest.CaptureFixture[str]) -> N
         main(["serve", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "--limit NAME=VALUE" in out and "door_sessions_per_address=24" in out
+
+
+def test_the_bot_file_option_names_outside_programs(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--bot-file ./mybot.js`` serves a program as a server bot (docs/bots.md, "A bot in any
+    language"); the help named only Python files, so a reader of it would not try one."""
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    bot_file = out.split("--bot-file FILE", 2)[2].split("--bot-workers", 1)[0]
+    assert "PATH.py" in bot_file and "program" in bot_file and "A bot in any language" in bot_file
