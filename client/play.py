@@ -54,8 +54,8 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         default=None,
         help="the strategy of the four bots: "
         + ", ".join(strategy_names())
-        + ", or a strategy file (PATH.py[:key=value...], docs/bots.md) (default: the server's "
-        "default)",
+        + ", a strategy file (PATH.py[:key=value...]) or an outside program (./PROGRAM[:key=value"
+        "...]; docs/bots.md, 'A bot in any language') (default: the server's default)",
     )
     from engine.rules import DEFAULT_PRESET, PRESET_TITLES, presets_help
 
@@ -125,7 +125,10 @@ def resolve_bots(args: argparse.Namespace) -> str | None:
         args.bot_modules = (MODULE,)
     names = strategy_names()
     if args.bots not in names:
-        return f"unknown bot strategy {args.bots!r} (choose from {', '.join(names)}, or a .py file)"
+        return (
+            f"unknown bot strategy {args.bots!r} (choose from {', '.join(names)}, a .py file, or "
+            "a program by its path, e.g. ./mybot.js)"
+        )
     return None
 
 

@@ -130,7 +130,10 @@ def strategy_factory(
         return build_file
     if target not in strategy_names():
         choices = ", ".join(strategy_names())
-        raise StrategyLoadError(f"unknown strategy {target!r} (choose from {choices}, or a .py)")
+        raise StrategyLoadError(
+            f"unknown strategy {target!r} (choose from {choices}, a .py file, or a program by its "
+            f"path: ./{target} if it is a program here)"
+        )
 
     clock = time.monotonic if think_time is not None else None
 

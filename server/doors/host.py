@@ -20,6 +20,7 @@ import logging
 import os
 import shutil
 import tempfile
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -85,7 +86,12 @@ class Doors:
         try:
             await self.socket.open(self.server)
             if self.ssh_port is not None:
-                from server.doors.ssh import SSHDoor
+                with warnings.catch_warnings():
+                    # asyncssh names cryptography's DSA types, which cryptography deprecates:
+                    # ten lines of warnings on every start, about a key type the door never
+                    # offers (its host key is ed25519).
+                    warnings.filterwarnings("ignore", message="DSA is deprecated")
+                    from server.doors.ssh import SSHDoor
 
                 self.ssh = SSHDoor(
                     self.server, self.data_dir, self.socket.path, self.gate, self.ssh_keys

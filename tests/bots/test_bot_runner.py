@@ -107,7 +107,9 @@ async def test_runner_reports_a_missing_table() -> None:
 
 def test_command_line_rejects_bad_input(capsys: Any) -> None:
     assert main(["bot", "127.0.0.1:1", "--create", "--strategy", "nonsense"]) == 2
-    assert "unknown strategy 'nonsense'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "unknown strategy 'nonsense'" in err
+    assert "./nonsense if it is a program here" in err  # mybot.js without ./ is a name
     assert main(["bot", "127.0.0.1:99999", "--create"]) == 2
     assert "bad port" in capsys.readouterr().err
     assert main(["bot", "127.0.0.1:1", "--table", "t1", "--strategy", "missing.py"]) == 2
