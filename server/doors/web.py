@@ -16,7 +16,10 @@ Who the player is comes from a cookie (:data:`COOKIE`): a random secret the page
 directory holding a player key derived from it (:func:`player_key_for`), so a browser is one
 player across tabs and visits, in the standings like any other; the server stores only the
 key's hash, as for every player key, and neither the cookie nor the key outlives the tab's
-directory. A tab without a valid cookie plays with no player key, as it did before cookies.
+directory. The seat tokens of a browser that took a seat are kept beside the database
+(``web-players/<hash of the cookie>.json``) and given to its next tab, so that a reload or a
+server restart takes the player back to their seat. A tab without a valid cookie plays with no
+player key, as it did before cookies.
 """
 
 from __future__ import annotations
@@ -103,6 +106,12 @@ COOKIE: Final = "sheepshead_player"
 
 _COOKIE_VALUE = re.compile(r"[A-Za-z0-9_-]{43}")
 
+PLAYERS_DIR: Final = "web-players"
+"""The directory (in the data directory) keeping each browser's seat tokens, by its cookie."""
+
+TOKENS_FILE: Final = "tokens.json"
+"""The client's seat tokens (``client.session.TokenStore``), in its config directory."""
+
 REFUSED: Final = 1013
 """The close code of a tab the doors refuse (``Try Again Later``); its reason says why."""
 
@@ -184,8 +193,12 @@ class _TabService(AppService):
 class WebDoor:
     """The HTTP listener of a running :class:`server.app.Server`; see the module docstring."""
 
-    def __init__(self, server: Server, socket_path: str, gate: DoorGate) -> None:
+    def __init__(
+        self, server: Server, socket_path: str, gate: DoorGate, data_dir: Path | None = None
+    ) -> None:
         self.server = server
+        self.data_dir = data_dir
+        """Where a browser's seat tokens are kept between its tabs (None: nowhere)."""
         self.socket_path = socket_path
         self.gate = gate
         self.port = 0
@@ -331,6 +344,7 @@ class WebDoor:
             return socket
         home = Path(tempfile.mkdtemp(prefix="sheepshead-web-"))
         service: AppService | None = None
+        cookie: str | None = None
         try:
             name = player_name(request.match_info.get("name", ""))
             width = _size(request.query.get("width"), 80)
@@ -347,6 +361,7 @@ class WebDoor:
             cookie = player_cookie(request)
             if cookie is not None:
                 _keep_player_key(home, player_key_for(cookie))
+                self._restore_tokens(home, cookie)
             service = _TabService(
                 "exec " + shlex.join(command),
                 home,
@@ -370,8 +385,52 @@ class WebDoor:
             if service is not None:
                 await self._stop(service)
             self.gate.release(address)
+            if cookie is not None:
+                self._keep_tokens(home, cookie)
             shutil.rmtree(home, ignore_errors=True)
         return socket
+
+    def _tokens_of(self, cookie: str) -> Path | None:
+        """Where the seat tokens of the browser with ``cookie`` are kept (None: nowhere)."""
+        if self.data_dir is None:
+            return None
+        digest = hashlib.sha256(cookie.encode("ascii")).hexdigest()[:32]
+        return self.data_dir / PLAYERS_DIR / f"{digest}.json"
+
+    def _restore_tokens(self, home: Path, cookie: str) -> None:
+        """Give a tab's client the seat tokens its browser's last tab held, so that a reload
+        or a restart takes the player back to their seat (before, each tab began with none:
+        a reloaded tab sat as "Eve 2" in another free seat, and Eve's stayed away)."""
+        kept = self._tokens_of(cookie)
+        if kept is None or not kept.is_file():
+            return
+        from client.config import APP_NAME
+
+        try:
+            target = home / "config" / APP_NAME / TOKENS_FILE
+            target.write_bytes(kept.read_bytes())
+            target.chmod(0o600)
+        except OSError:
+            log.exception("web: cannot restore a browser's seat tokens")
+
+    def _keep_tokens(self, home: Path, cookie: str) -> None:
+        """Keep an ended tab's seat tokens for its browser's next tab. Only a browser that
+        took a seat has any (its client wrote them), so a fresh cookie per tab leaves nothing
+        behind; one that has its file kept is replaced by the newest tab's."""
+        from client.config import APP_NAME
+
+        tokens = home / "config" / APP_NAME / TOKENS_FILE
+        kept = self._tokens_of(cookie)
+        if kept is None or not tokens.is_file():
+            return
+        try:
+            kept.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            partial = kept.with_name(f"{kept.name}.{secrets.token_hex(4)}")
+            partial.write_bytes(tokens.read_bytes())
+            partial.chmod(0o600)
+            partial.replace(kept)
+        except OSError:
+            log.exception("web: cannot keep a browser's seat tokens")
 
     async def _stop(self, service: AppService) -> None:
         """Ask a tab's client to quit; kill it if it does not."""

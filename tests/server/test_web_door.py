@@ -384,3 +384,37 @@ async def test_the_terminal_starts_once_its_font_is_loaded(tmp_path: Path) -> No
     start = page.find("startTerminal(event)")
     assert 0 < page.find('src="static/js/textual.js"') < hold < load < start
     assert page.find("keys.focus()") > start  # the terminal's input exists only once started
+
+
+async def test_a_reloaded_tab_gets_the_seat_tokens_of_its_browsers_last_tab(
+    tmp_path: Path,
+) -> None:
+    """A tab's client began with no seat tokens: a reload (or a server restart) put the player
+    in the lobby, and joining again sat them as "Eve 2" in another seat while theirs stayed
+    away. The tokens a tab's client wrote go to the next tab of the same browser, not to
+    another browser's."""
+    eve, other = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    tokens = b'{"127.0.0.1:1": {"t1": "secret"}}'
+    async with web_door(tmp_path) as (_, doors, base):
+        web = doors.web
+        assert web is not None
+
+        async def tab(cookie: str) -> tuple[aiohttp.ClientSession, Any, Path]:
+            http = aiohttp.ClientSession(cookies={COOKIE: cookie})
+            ws = await http.ws_connect(f"{base}/ws/Eve?width=80&height=24")
+            await until(lambda: len(web.services) == 1)
+            (service,) = web.services
+            return http, ws, service.home  # type: ignore[attr-defined]
+
+        http, ws, home = await tab(eve)
+        (home / "config" / "sheepshead" / "tokens.json").write_bytes(tokens)  # it sat
+        await ws.close()
+        await http.close()
+        await until(lambda: not web.services and not home.exists())
+        for cookie, expected in ((other, None), (eve, tokens)):
+            http, ws, home = await tab(cookie)
+            path = home / "config" / "sheepshead" / "tokens.json"
+            assert (path.read_bytes() if path.exists() else None) == expected
+            await ws.close()
+            await http.close()
+            await until(lambda: not web.services)
