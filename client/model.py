@@ -71,6 +71,9 @@ class SeatInfo:
     kind: str  # "human" | "bot" | "empty"
     connected: bool
     strategy: str | None = None
+    standin: bool = False
+    """Whether a stand-in bot plays the seat now (an empty seat in a match, or an absent
+    player's once their grace is over)."""
 
     @property
     def is_bot(self) -> bool:
@@ -93,6 +96,7 @@ class SeatInfo:
             kind=kind,
             connected=bool(data.get("connected", kind != "empty")),
             strategy=data.get("strategy"),
+            standin=bool(data.get("standin")),
         )
 
 
