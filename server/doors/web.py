@@ -112,6 +112,17 @@ PLAYERS_DIR: Final = "web-players"
 TOKENS_FILE: Final = "tokens.json"
 """The client's seat tokens (``client.session.TokenStore``), in its config directory."""
 
+RESTARTING: Final = 1012
+"""The close code of every tab when the server stops (``Service Restart``); its reason says
+what :data:`SHUTTING_DOWN` says."""
+
+SHUTTING_DOWN: Final = (
+    "The server is shutting down (or restarting): reload this page in a minute "
+    "(a seat you hold is kept)."
+)
+"""Why every tab closes when the server stops: the page read "The game has ended.", as if the
+match were over, while the SSH door's players were told to connect again."""
+
 REFUSED: Final = 1013
 """The close code of a tab the doors refuse (``Try Again Later``); its reason says why."""
 
@@ -141,7 +152,7 @@ window.WebSocket = class extends PageSocket {
   constructor(...args) {
     super(...args);
     this.addEventListener("close", (event) => {
-      if (event.code === 1013 && event.reason) {
+      if ((event.code === 1013 || event.code === 1012) && event.reason) {
         document.querySelector("#closed p").textContent = event.reason;
         document.querySelector("#closed button").textContent = "Try again";
       }
@@ -164,7 +175,8 @@ terminal had too few rows at first (540 of 700 px) and too many, past the window
 measured again. The page starts it once the font is in (or after 3 s without it). textual.js
 also never focuses the terminal: the keys a player typed before clicking into the page went
 nowhere, so the page does. A tab the doors refuse (too many sessions, say) is closed with code
-:data:`REFUSED`, and the page shows the close's reason where it says the game has ended."""
+:data:`REFUSED`, and every tab when the server stops with :data:`RESTARTING`: the page shows
+the close's reason where it says the game has ended, and offers to try again."""
 
 
 class _TabService(AppService):
@@ -203,6 +215,8 @@ class WebDoor:
         self.gate = gate
         self.port = 0
         self.services: set[AppService] = set()
+        self._tabs: dict[AppService, web.WebSocketResponse] = {}
+        """Each running tab's websocket, to tell it why it closes when the server stops."""
         self._runner: web.AppRunner | None = None
         self._downloads = DownloadManager()
         self._style: str | None = None
@@ -254,6 +268,13 @@ class WebDoor:
 
     async def stop(self) -> None:
         """Close every tab's client and stop listening."""
+        tabs = list(self._tabs.values())
+        if tabs:
+            # First, so that each page shows why (a client stopped first closes its tab
+            # with nothing to say); a tab that never answers the close is not waited for.
+            closes = (t.close(code=RESTARTING, message=SHUTTING_DOWN.encode()) for t in tabs)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*closes, return_exceptions=True), STOP_WAIT)
         await asyncio.gather(*(self._stop(s) for s in list(self.services)), return_exceptions=True)
         if self._runner is not None:
             await self._runner.cleanup()
@@ -372,6 +393,7 @@ class WebDoor:
                 download_manager=self._downloads,
             )
             self.services.add(service)
+            self._tabs[service] = socket
             await service.start(width, height)
             log.info("web %s: %s playing", address, name)
             ending = await _relay(socket, service, _TabBudget(config, time.monotonic()))
@@ -437,6 +459,7 @@ class WebDoor:
         if service not in self.services:
             return
         self.services.discard(service)
+        self._tabs.pop(service, None)
         process = service._process
         try:
             await asyncio.wait_for(service.stop(), STOP_WAIT)

@@ -19,7 +19,14 @@ import pytest
 
 from server.app import Server
 from server.doors.host import Doors
-from server.doors.web import COOKIE, REFUSED, TERMINAL, player_key_for
+from server.doors.web import (
+    COOKIE,
+    REFUSED,
+    RESTARTING,
+    SHUTTING_DOWN,
+    TERMINAL,
+    player_key_for,
+)
 from server.storage.standings import identity_of
 from tests.server.support import running_server
 from tests.server.test_ssh_door import START, gone, plain, until
@@ -126,7 +133,7 @@ async def refused(http: aiohttp.ClientSession, url: str) -> tuple[int | None, st
 def test_the_page_shows_why_a_tab_was_refused() -> None:
     """The page's script hears the close's reason of a refused tab and shows it where the game
     would say it has ended (JavaScript is not run here: the page's own part is checked)."""
-    assert f"event.code === {REFUSED} && event.reason" in TERMINAL
+    assert f"event.code === {REFUSED} ||" in TERMINAL and ") && event.reason" in TERMINAL
     assert '#closed p").textContent = event.reason' in TERMINAL
 
 
@@ -418,3 +425,23 @@ async def test_a_reloaded_tab_gets_the_seat_tokens_of_its_browsers_last_tab(
             await ws.close()
             await http.close()
             await until(lambda: not web.services)
+
+
+async def test_a_tab_is_told_the_server_is_restarting_and_the_page_says_it(
+    tmp_path: Path,
+) -> None:
+    """A server restart left the browser player reading "The game has ended." and "Play
+    again", as if the match were over, while SSH players were told to connect again in a
+    minute and that their seat is kept."""
+    assert f"event.code === {RESTARTING}" in TERMINAL
+    async with web_door(tmp_path) as (_, doors, base), aiohttp.ClientSession() as http:
+        web = doors.web
+        assert web is not None
+        ws = await http.ws_connect(f"{base}/ws/Eve?width=80&height=24")
+        await until(lambda: len(web.services) == 1)
+        stopping = asyncio.ensure_future(doors.stop())
+        ended = (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSING, aiohttp.WSMsgType.CLOSED)
+        while (message := await ws.receive(timeout=START)).type not in ended:
+            pass
+        await stopping
+        assert (ws.close_code, message.extra) == (RESTARTING, SHUTTING_DOWN)
