@@ -861,6 +861,10 @@ class TableModel:
             if line:
                 self._log("event", line)
                 change |= Change.LOG
+        if not fresh and new == old:
+            # Nothing happened in the hand: the table's summary changed (a seat freed, a player
+            # back), and its state, with a seq of its own, repeats the ``last`` already told.
+            last = None
         if isinstance(last, Mapping) and "action" in last:
             line = _action_line(self, last)
             if line:

@@ -29,3 +29,22 @@ async def test_a_seat_left_mid_match_says_a_bot_plays_it_and_keeps_its_score() -
         await fed(pilot, table.messages())
         text = str(box.render())
         assert "empty" in text and "bot plays" not in text and "score" not in text, text
+
+
+async def test_a_seat_freed_after_the_passes_does_not_tell_the_last_pass_again() -> None:
+    """Seats passed; then the host freed a bot's seat. The server sends the new summary in a
+    state of its own (a new seq, the same ``last``), and the log said 'Eve passes' a second
+    time, under 'You freed seat 4: Eve (bot) left' (seen after a leaster's last pass)."""
+    table = EngineTable(me=0, dealer=2, bots=(1, 2, 3, 4))
+    passing = table.advance(lambda hand: {"action": "pass"})
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, passing)
+        last = {"seat": 4, "action": "pass"}
+        before = [e.text for e in app.model.log]
+        assert before.count("Eve passes") == 1, before
+        table.empty.add(4)
+        table.seq += 1  # the summary's own state
+        await fed(pilot, table.messages(last))
+        texts = [e.text for e in app.model.log]
+        assert texts == [*before, "You freed seat 4: Eve (bot) left"], texts
