@@ -1,8 +1,11 @@
-"""Seats at a club evening as the players see them when someone leaves mid-match."""
+"""A club evening played through: what the players stumbled on, seat boxes, log and results."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from client.app import SheepsheadApp
+from client.screens.result import result_summary
 from client.widgets.table import SeatBox
 from tests.client.feed import EngineTable
 from tests.client.test_screens import fed
@@ -48,3 +51,25 @@ async def test_a_seat_freed_after_the_passes_does_not_tell_the_last_pass_again()
         await fed(pilot, table.messages(last))
         texts = [e.text for e in app.model.log]
         assert texts == [*before, "You freed seat 4: Eve (bot) left"], texts
+
+
+def _leaster(takers: list[int], points: list[int]) -> dict[str, Any]:
+    return {
+        "leaster": True,
+        "leaster_winner": 0,
+        "points": points,
+        "tricks": [{"winner": seat, "points": 0} for seat in takers],
+    }
+
+
+def test_a_leaster_won_by_taking_every_trick_does_not_say_fewest_points() -> None:
+    """Everyone passed and ann took all six tricks: the only one to take a trick, she won the
+    leaster (it needs a trick), and the result read 'ann wins with the fewest points, 120.'"""
+    names = ["ann", "bob", "Dave", "Eve", "Gus"]
+    alone = _leaster([0] * 6, [120, 0, 0, 0, 0])
+    text = " ".join(str(line) for line in result_summary(alone, names))
+    assert "ann wins, the only one to take a trick (120)" in text, text
+    assert "fewest" not in text, text
+    shared = _leaster([0, 1, 1, 1, 1, 1], [10, 110, 0, 0, 0])
+    text = " ".join(str(line) for line in result_summary(shared, names))
+    assert "ann wins with the fewest points, 10." in text, text
