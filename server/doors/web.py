@@ -217,6 +217,9 @@ class WebDoor:
         self.services: set[AppService] = set()
         self._tabs: dict[AppService, web.WebSocketResponse] = {}
         """Each running tab's websocket, to tell it why it closes when the server stops."""
+        self._ending: dict[str, set[asyncio.Event]] = {}
+        """The tabs still ending (their client quitting, their tokens not yet kept), by
+        cookie: a new tab of that browser waits for them."""
         self._runner: web.AppRunner | None = None
         self._downloads = DownloadManager()
         self._style: str | None = None
@@ -382,6 +385,13 @@ class WebDoor:
             cookie = player_cookie(request)
             if cookie is not None:
                 _keep_player_key(home, player_key_for(cookie))
+                # A reload opens the new tab while the last one is still ending: its client
+                # quits, then its tokens are kept. They are what this tab must start with.
+                leaving = [asyncio.ensure_future(e.wait()) for e in self._ending.get(cookie, ())]
+                if leaving:
+                    await asyncio.wait(leaving, timeout=STOP_WAIT + 1)
+                    for waiter in leaving:
+                        waiter.cancel()
                 self._restore_tokens(home, cookie)
             service = _TabService(
                 "exec " + shlex.join(command),
@@ -404,12 +414,23 @@ class WebDoor:
         except Exception:
             log.exception("web %s: the tab failed", address)
         finally:
-            if service is not None:
-                await self._stop(service)
-            self.gate.release(address)
+            ended = asyncio.Event()
             if cookie is not None:
-                self._keep_tokens(home, cookie)
-            shutil.rmtree(home, ignore_errors=True)
+                self._ending.setdefault(cookie, set()).add(ended)
+            try:
+                if service is not None:
+                    await self._stop(service)
+                self.gate.release(address)
+                if cookie is not None:
+                    self._keep_tokens(home, cookie)
+                shutil.rmtree(home, ignore_errors=True)
+            finally:
+                ended.set()
+                if cookie is not None:
+                    tabs = self._ending[cookie]
+                    tabs.discard(ended)
+                    if not tabs:
+                        del self._ending[cookie]
         return socket
 
     def _tokens_of(self, cookie: str) -> Path | None:

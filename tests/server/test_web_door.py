@@ -445,3 +445,33 @@ async def test_a_tab_is_told_the_server_is_restarting_and_the_page_says_it(
             pass
         await stopping
         assert (ws.close_code, message.extra) == (RESTARTING, SHUTTING_DOWN)
+
+
+async def test_a_reload_gets_the_tokens_of_the_tab_it_replaces_while_that_one_ends(
+    tmp_path: Path,
+) -> None:
+    """A reload opens the new tab while the old one is still ending (its client quitting):
+    the new tab started before the old one's tokens were kept, and began with none."""
+    eve = secrets.token_urlsafe(32)
+    tokens = b'{"127.0.0.1:1": {"t1": "secret"}}'
+    async with (
+        web_door(tmp_path) as (_, doors, base),
+        aiohttp.ClientSession(cookies={COOKIE: eve}) as http,
+    ):
+        web = doors.web
+        assert web is not None
+        old = await http.ws_connect(f"{base}/ws/Eve?width=80&height=24")
+        await until(lambda: len(web.services) == 1)
+        (service,) = web.services
+        first = service.home  # type: ignore[attr-defined]
+        (first / "config" / "sheepshead" / "tokens.json").write_bytes(tokens)  # it sat
+        await old.close()
+        new = await http.ws_connect(f"{base}/ws/Eve?width=80&height=24")
+
+        def homes() -> list[Path]:
+            return [s.home for s in web.services if s.home != first]  # type: ignore[attr-defined]
+
+        await until(lambda: bool(homes()))
+        assert (homes()[0] / "config" / "sheepshead" / "tokens.json").read_bytes() == tokens
+        await new.close()
+        await until(lambda: not web.services)
