@@ -58,6 +58,12 @@ class Change(enum.Flag):
     LOG = enum.auto()
 
 
+CONNECTION_LINES: Final = {
+    "reconnecting": "Connection lost: reconnecting…",
+    "closed": "Connection closed",
+}
+"""The log's line when the connection to the server is lost, by the status it goes to."""
+
 EMPTY_NAME = "(empty)"
 """The name shown for a seat nobody sits at (the summary gives it none)."""
 
@@ -394,7 +400,8 @@ class TableModel:
     def connection_changed(self, old: str, new: str) -> Change:
         """Log a change of the connection (the app keeps the status itself)."""
         if new != old and new in ("reconnecting", "closed"):
-            self._log("notice", f"Connection {new}")
+            # Not "Connection reconnecting", which read like a slip in the log.
+            self._log("notice", CONNECTION_LINES[new])
         elif new == "connected" and old == "reconnecting":
             self._log("notice", "Reconnected")
         else:
