@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
 from client.widgets.cards import card_label
+from protocol import errors
 from protocol.events import (
     ActionMap,
     Chat,
@@ -63,6 +64,13 @@ CONNECTION_LINES: Final = {
     "closed": "Connection closed",
 }
 """The log's line when the connection to the server is lost, by the status it goes to."""
+
+SHUTDOWN_LINE: Final = (
+    "The server is shutting down (or restarting): this client reconnects by itself "
+    "(a seat you hold is kept)"
+)
+"""The log's line when the server says it is shutting down (it said 'The server is shutting
+down; reconnect later (server_shutdown)': a code, and a chore the client does itself)."""
 
 EMPTY_NAME = "(empty)"
 """The name shown for a seat nobody sits at (the summary gives it none)."""
@@ -798,7 +806,12 @@ class TableModel:
         return Change.LOG | Change.CHAT
 
     def _on_error(self, msg: ErrorReply) -> Change:
-        self._log("error", f"{msg.get('message', 'error')} ({msg.get('code', 'error')})")
+        code = msg.get("code", "error")
+        if code == errors.SERVER_SHUTDOWN:
+            # The server's text says 'reconnect later': this client does, by itself.
+            self._log("notice", SHUTDOWN_LINE)
+            return Change.ERROR
+        self._log("error", f"{msg.get('message', 'error')} ({code})")
         return Change.ERROR
 
     # ------------------------------------------------------------------ helpers

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from client.app import SheepsheadApp
+from client.model import TableModel
 from client.screens.result import result_summary
 from client.widgets.table import SeatBox
 from tests.client.feed import EngineTable
@@ -73,3 +74,21 @@ def test_a_leaster_won_by_taking_every_trick_does_not_say_fewest_points() -> Non
     shared = _leaster([0, 1, 1, 1, 1, 1], [10, 110, 0, 0, 0])
     text = " ".join(str(line) for line in result_summary(shared, names))
     assert "ann wins with the fewest points, 10." in text, text
+
+
+def test_a_server_restart_reads_as_what_happens_not_a_code() -> None:
+    """At a restart every player's log read 'The server is shutting down; reconnect later
+    (server_shutdown)': a code, and a chore this client does by itself."""
+    model = TableModel()
+    message = {
+        "type": "error",
+        "re": None,
+        "code": "server_shutdown",
+        "message": "The server is shutting down; reconnect later",
+    }
+    model.apply(message)
+    (line,) = [e.text for e in model.log]
+    assert "reconnects by itself" in line and "seat you hold is kept" in line, line
+    assert "server_shutdown" not in line and "reconnect later" not in line, line
+    model.apply({**message, "code": "table_full", "message": "Every seat is taken"})
+    assert model.log[-1].text == "Every seat is taken (table_full)"  # others keep their code
