@@ -1,15 +1,21 @@
-"""A club evening played through: what the players stumbled on, seat boxes, log and results."""
+"""A club evening played through: what its players stumbled on (seat boxes, the log, results,
+the create form), each pinned where it was seen."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from textual.widgets._select import SelectOverlay
+
 from client.app import SheepsheadApp
 from client.model import TableModel
+from client.screens.dialogs import CreateTableDialog
+from client.screens.lobby import LobbyScreen
 from client.screens.result import result_summary
 from client.widgets.table import SeatBox
 from tests.client.feed import EngineTable
-from tests.client.test_screens import fed
+from tests.client.test_e2e import wait_for
+from tests.client.test_screens import fed, screen_text
 
 SIZE = (80, 24)
 
@@ -92,3 +98,22 @@ def test_a_server_restart_reads_as_what_happens_not_a_code() -> None:
     assert "server_shutdown" not in line and "reconnect later" not in line, line
     model.apply({**message, "code": "table_full", "message": "Every seat is taken"})
     assert model.log[-1].text == "Every seat is taken (table_full)"  # others keep their code
+
+
+async def test_a_create_forms_list_opens_in_a_frame_not_as_the_next_fields_values() -> None:
+    """Space on the coach hints opened its list with no frame over the next fields' values:
+    the form read 'Jacks in trump  off' and 'When everybody passes  on: i asks for a hint'."""
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CreateTableDialog))
+        dialog = app.screen
+        await wait_for(pilot, lambda: dialog.focused is dialog.query_one("#f-name"))
+        await pilot.press(*["tab"] * 5, "space")
+        overlay = dialog.query_one("#f-hints").query_one(SelectOverlay)
+        await wait_for(pilot, lambda: overlay.region.height > 0)
+        lines = screen_text(app).splitlines()
+        top = overlay.region.y
+        assert "╭" in lines[top] and "Jacks in trump" in lines[top], lines[top]
+        assert "│off" in lines[top + 1], lines[top + 1]
