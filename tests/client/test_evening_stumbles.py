@@ -117,3 +117,15 @@ async def test_a_create_forms_list_opens_in_a_frame_not_as_the_next_fields_value
         top = overlay.region.y
         assert "╭" in lines[top] and "Jacks in trump" in lines[top], lines[top]
         assert "│off" in lines[top + 1], lines[top + 1]
+
+
+async def test_x_before_a_hand_of_the_match_has_finished_says_of_this_match() -> None:
+    """In a rematch's first hand, three hands into the evening, x said 'No hand has finished
+    yet.'"""
+    table = EngineTable(me=0)
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        await pilot.press("x")
+        notes = [str(n.message) for n in app._notifications]
+        assert notes == ["No hand of this match has finished yet."], notes
