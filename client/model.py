@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
 from client.widgets.cards import card_label
+from protocol import errors
 from protocol.events import (
     ActionMap,
     Chat,
@@ -58,6 +59,19 @@ class Change(enum.Flag):
     LOG = enum.auto()
 
 
+CONNECTION_LINES: Final = {
+    "reconnecting": "Connection lost: reconnecting…",
+    "closed": "Connection closed",
+}
+"""The log's line when the connection to the server is lost, by the status it goes to."""
+
+SHUTDOWN_LINE: Final = (
+    "The server is shutting down (or restarting): this client reconnects by itself "
+    "(a seat you hold is kept)"
+)
+"""The log's line when the server says it is shutting down (it said 'The server is shutting
+down; reconnect later (server_shutdown)': a code, and a chore the client does itself)."""
+
 EMPTY_NAME = "(empty)"
 """The name shown for a seat nobody sits at (the summary gives it none)."""
 
@@ -71,6 +85,9 @@ class SeatInfo:
     kind: str  # "human" | "bot" | "empty"
     connected: bool
     strategy: str | None = None
+    standin: bool = False
+    """Whether a stand-in bot plays the seat now (an empty seat in a match, or an absent
+    player's once their grace is over)."""
 
     @property
     def is_bot(self) -> bool:
@@ -93,6 +110,7 @@ class SeatInfo:
             kind=kind,
             connected=bool(data.get("connected", kind != "empty")),
             strategy=data.get("strategy"),
+            standin=bool(data.get("standin")),
         )
 
 
@@ -390,7 +408,8 @@ class TableModel:
     def connection_changed(self, old: str, new: str) -> Change:
         """Log a change of the connection (the app keeps the status itself)."""
         if new != old and new in ("reconnecting", "closed"):
-            self._log("notice", f"Connection {new}")
+            # Not "Connection reconnecting", which read like a slip in the log.
+            self._log("notice", CONNECTION_LINES[new])
         elif new == "connected" and old == "reconnecting":
             self._log("notice", "Reconnected")
         else:
@@ -787,7 +806,12 @@ class TableModel:
         return Change.LOG | Change.CHAT
 
     def _on_error(self, msg: ErrorReply) -> Change:
-        self._log("error", f"{msg.get('message', 'error')} ({msg.get('code', 'error')})")
+        code = msg.get("code", "error")
+        if code == errors.SERVER_SHUTDOWN:
+            # The server's text says 'reconnect later': this client does, by itself.
+            self._log("notice", SHUTDOWN_LINE)
+            return Change.ERROR
+        self._log("error", f"{msg.get('message', 'error')} ({code})")
         return Change.ERROR
 
     # ------------------------------------------------------------------ helpers
@@ -857,6 +881,10 @@ class TableModel:
             if line:
                 self._log("event", line)
                 change |= Change.LOG
+        if not fresh and new == old:
+            # Nothing happened in the hand: the table's summary changed (a seat freed, a player
+            # back), and its state, with a seq of its own, repeats the ``last`` already told.
+            last = None
         if isinstance(last, Mapping) and "action" in last:
             line = _action_line(self, last)
             if line:

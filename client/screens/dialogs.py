@@ -837,9 +837,16 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
 
     TYPE_AHEAD = "#f-name"
 
+    # A compact Select's list opens without a frame, over the next fields' values: opened on
+    # the coach hints, 'off' and 'on: i asks for a hint' read as the values of the next two
+    # fields ('Jacks in trump  off'). Framed, it is a list that lies over them.
     DEFAULT_CSS = """
     CreateTableDialog .field-error { column-span: 2; color: $error; display: none; }
     CreateTableDialog .field-error.-shown { display: block; }
+    CreateTableDialog Select.-textual-compact > SelectOverlay {
+        border: round $accent !important;
+        background: $panel;
+    }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -76,7 +76,16 @@ def result_summary(
             lines.append(Text("Leaster: a tie for fewest points, nobody scores."))
         else:
             points = (result.get("points") or [0] * NUM_SEATS)[winner]
-            lines.append(Text(f"Leaster: {names[winner]} wins with the fewest points, {points}."))
+            takers = {t.get("winner") for t in result.get("tricks") or [] if isinstance(t, dict)}
+            if takers == {winner}:
+                # Fewest among those who took a trick: here one took all (120 is no 'fewest').
+                lines.append(
+                    Text(f"Leaster: {names[winner]} wins, the only one to take a trick ({points}).")
+                )
+            else:
+                lines.append(
+                    Text(f"Leaster: {names[winner]} wins with the fewest points, {points}.")
+                )
         blind_taker = leaster_blind_taker(result)
         if blind_taker is not None:
             lines.append(Text(f"{names[blind_taker]} took the blind with the last trick."))

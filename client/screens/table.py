@@ -818,7 +818,8 @@ class TableScreen(GameScreen[None]):
     def action_export(self) -> None:
         """Save the last finished hand's record."""
         if not self.model.history:
-            self.notify("No hand has finished yet.")
+            # "yet" alone read wrong in a rematch's first hand, three hands into the evening.
+            self.notify("No hand of this match has finished yet.")
             return
         self.game.export_hand(self.model.history[-1])
 

@@ -124,7 +124,8 @@ class SeatBox(SizedPanel):
         if info.is_bot:
             tag("bot", "italic")
         if info.is_empty:
-            tag("empty", "dim")
+            # Left during the match: the seat still plays (a bot for nobody) and still scores.
+            tag("bot plays" if info.standin else "empty", "italic" if info.standin else "dim")
         elif not info.connected:
             tag("offline", "bold reverse")
         if view.get("picker") == seat:
@@ -138,7 +139,7 @@ class SeatBox(SizedPanel):
 
         score = model.totals[seat] if seat < len(model.totals) else 0
         line2 = Text(f"score {score:+d}", style="bold" if score else "")
-        if info.is_empty:
+        if info.is_empty and not info.standin:
             line2 = Text("")
         tricks = (view.get("tricks_won") or [0] * NUM_SEATS)[seat]
         points = (view.get("trick_points") or [0] * NUM_SEATS)[seat]

@@ -100,7 +100,7 @@ class Doors:
             if self.web_port is not None:
                 from server.doors.web import WebDoor
 
-                self.web = WebDoor(self.server, self.socket.path, self.gate)
+                self.web = WebDoor(self.server, self.socket.path, self.gate, self.data_dir)
                 await self.web.start(host, self.web_port)
         except BaseException:
             await self.stop()

@@ -71,17 +71,17 @@ INPUT_BACKLOG: Final = 64 * 1024
 taking more (the SSH window then holds the client back)."""
 
 NEEDS_PTY: Final = (
-    "sheepshead needs a terminal: connect with a plain `ssh -p PORT NAME@HOST` "
+    "sheepshead needs a terminal: connect with a plain `ssh -p PORT NAME@HOST`\r\n"
     "(or add -t), not a command or a pipe.\r\n"
 )
 NO_COMMANDS: Final = (
-    "This server only plays sheepshead: commands are not run. "
+    "This server only plays sheepshead: commands are not run.\r\n"
     "Connect with `ssh -p PORT NAME@HOST`.\r\n"
 )
 NO_FORWARDING: Final = "Port forwarding is off on this server: it only plays sheepshead."
 TOO_MANY_RESIZES: Final = (
-    "\r\nsheepshead: this session sent window changes (or other requests) faster than any "
-    "terminal does, and was closed.\r\n"
+    "\r\nsheepshead: this session sent window changes (or other requests) faster than\r\n"
+    "any terminal does, and was closed.\r\n"
 )
 CLOSE_AFTER_EXIT: Final = 5.0
 """Seconds the door waits, once the client has exited, for its last output to move on (from the
@@ -91,20 +91,25 @@ once nothing moved for this long, the connection is closed anyway."""
 CLOSE_AFTER_EXIT_MAX: Final = 60.0
 """The longest the door keeps a connection for the last output of a client that has exited."""
 ONE_SESSION: Final = "One game at a time per SSH connection."
+MESSAGE_COLUMNS: Final = 78
+"""The longest line of a message the door writes to a player's terminal: an 80-column
+terminal breaks a longer one wherever it reaches the edge, mid-word."""
 SHUTTING_DOWN: Final = (
-    "\r\nThe sheepshead server is shutting down (or restarting): connect again in a minute "
-    "(a seat you hold is kept).\r\n"
+    "\r\nThe sheepshead server is shutting down (or restarting): connect again in a\r\n"
+    "minute (a seat you hold is kept).\r\n"
 )
-"""Said to each session as the server stops: else ``ssh`` said only 'Connection closed'."""
+"""Said to each session as the server stops: else ``ssh`` said only 'Connection closed'.
+Every message of the door to a terminal is cut in lines of at most :data:`MESSAGE_COLUMNS`
+(this one ran past 80 columns and was broken mid-word: 'in a minut' / 'e')."""
 NEEDS_A_KEY: Final = (
-    "sheepshead lets you in with an SSH key, not a password: the key is who you are.\n"
-    "No key yet? Make one with `ssh-keygen -t ed25519` (Enter at each question), "
-    "then connect again."
+    "sheepshead lets you in with an SSH key, not a password: the key is who you\n"
+    "are. No key yet? Make one with `ssh-keygen -t ed25519` (Enter at each\n"
+    "question), then connect again."
 )
 """Shown to a login that offered no key (``ssh`` prints it before 'Permission denied')."""
 KEY_NOT_LISTED: Final = (
-    "This server lets in only the SSH keys its host listed, and not the one you offered: "
-    "send your public key (the .pub file) to the host."
+    "This server lets in only the SSH keys its host listed, and not the one you\n"
+    "offered: send your public key (the .pub file) to the host."
 )
 """Shown to a login whose keys ``--ssh-keys`` does not list."""
 

@@ -16,7 +16,10 @@ Who the player is comes from a cookie (:data:`COOKIE`): a random secret the page
 directory holding a player key derived from it (:func:`player_key_for`), so a browser is one
 player across tabs and visits, in the standings like any other; the server stores only the
 key's hash, as for every player key, and neither the cookie nor the key outlives the tab's
-directory. A tab without a valid cookie plays with no player key, as it did before cookies.
+directory. The seat tokens of a browser that took a seat are kept beside the database
+(``web-players/<hash of the cookie>.json``) and given to its next tab, so that a reload or a
+server restart takes the player back to their seat. A tab without a valid cookie plays with no
+player key, as it did before cookies.
 """
 
 from __future__ import annotations
@@ -103,6 +106,23 @@ COOKIE: Final = "sheepshead_player"
 
 _COOKIE_VALUE = re.compile(r"[A-Za-z0-9_-]{43}")
 
+PLAYERS_DIR: Final = "web-players"
+"""The directory (in the data directory) keeping each browser's seat tokens, by its cookie."""
+
+TOKENS_FILE: Final = "tokens.json"
+"""The client's seat tokens (``client.session.TokenStore``), in its config directory."""
+
+RESTARTING: Final = 1012
+"""The close code of every tab when the server stops (``Service Restart``); its reason says
+what :data:`SHUTTING_DOWN` says."""
+
+SHUTTING_DOWN: Final = (
+    "The server is shutting down (or restarting): reload this page in a minute "
+    "(a seat you hold is kept)."
+)
+"""Why every tab closes when the server stops: the page read "The game has ended.", as if the
+match were over, while the SSH door's players were told to connect again."""
+
 REFUSED: Final = 1013
 """The close code of a tab the doors refuse (``Try Again Later``); its reason says why."""
 
@@ -132,7 +152,7 @@ window.WebSocket = class extends PageSocket {
   constructor(...args) {
     super(...args);
     this.addEventListener("close", (event) => {
-      if (event.code === 1013 && event.reason) {
+      if ((event.code === 1013 || event.code === 1012) && event.reason) {
         document.querySelector("#closed p").textContent = event.reason;
         document.querySelector("#closed button").textContent = "Try again";
       }
@@ -155,7 +175,8 @@ terminal had too few rows at first (540 of 700 px) and too many, past the window
 measured again. The page starts it once the font is in (or after 3 s without it). textual.js
 also never focuses the terminal: the keys a player typed before clicking into the page went
 nowhere, so the page does. A tab the doors refuse (too many sessions, say) is closed with code
-:data:`REFUSED`, and the page shows the close's reason where it says the game has ended."""
+:data:`REFUSED`, and every tab when the server stops with :data:`RESTARTING`: the page shows
+the close's reason where it says the game has ended, and offers to try again."""
 
 
 class _TabService(AppService):
@@ -184,12 +205,21 @@ class _TabService(AppService):
 class WebDoor:
     """The HTTP listener of a running :class:`server.app.Server`; see the module docstring."""
 
-    def __init__(self, server: Server, socket_path: str, gate: DoorGate) -> None:
+    def __init__(
+        self, server: Server, socket_path: str, gate: DoorGate, data_dir: Path | None = None
+    ) -> None:
         self.server = server
+        self.data_dir = data_dir
+        """Where a browser's seat tokens are kept between its tabs (None: nowhere)."""
         self.socket_path = socket_path
         self.gate = gate
         self.port = 0
         self.services: set[AppService] = set()
+        self._tabs: dict[AppService, web.WebSocketResponse] = {}
+        """Each running tab's websocket, to tell it why it closes when the server stops."""
+        self._ending: dict[str, set[asyncio.Event]] = {}
+        """The tabs still ending (their client quitting, their tokens not yet kept), by
+        cookie: a new tab of that browser waits for them."""
         self._runner: web.AppRunner | None = None
         self._downloads = DownloadManager()
         self._style: str | None = None
@@ -241,6 +271,13 @@ class WebDoor:
 
     async def stop(self) -> None:
         """Close every tab's client and stop listening."""
+        tabs = list(self._tabs.values())
+        if tabs:
+            # First, so that each page shows why (a client stopped first closes its tab
+            # with nothing to say); a tab that never answers the close is not waited for.
+            closes = (t.close(code=RESTARTING, message=SHUTTING_DOWN.encode()) for t in tabs)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*closes, return_exceptions=True), STOP_WAIT)
         await asyncio.gather(*(self._stop(s) for s in list(self.services)), return_exceptions=True)
         if self._runner is not None:
             await self._runner.cleanup()
@@ -331,6 +368,7 @@ class WebDoor:
             return socket
         home = Path(tempfile.mkdtemp(prefix="sheepshead-web-"))
         service: AppService | None = None
+        cookie: str | None = None
         try:
             name = player_name(request.match_info.get("name", ""))
             width = _size(request.query.get("width"), 80)
@@ -347,6 +385,14 @@ class WebDoor:
             cookie = player_cookie(request)
             if cookie is not None:
                 _keep_player_key(home, player_key_for(cookie))
+                # A reload opens the new tab while the last one is still ending: its client
+                # quits, then its tokens are kept. They are what this tab must start with.
+                leaving = [asyncio.ensure_future(e.wait()) for e in self._ending.get(cookie, ())]
+                if leaving:
+                    await asyncio.wait(leaving, timeout=STOP_WAIT + 1)
+                    for waiter in leaving:
+                        waiter.cancel()
+                self._restore_tokens(home, cookie)
             service = _TabService(
                 "exec " + shlex.join(command),
                 home,
@@ -357,6 +403,7 @@ class WebDoor:
                 download_manager=self._downloads,
             )
             self.services.add(service)
+            self._tabs[service] = socket
             await service.start(width, height)
             log.info("web %s: %s playing", address, name)
             ending = await _relay(socket, service, _TabBudget(config, time.monotonic()))
@@ -367,17 +414,73 @@ class WebDoor:
         except Exception:
             log.exception("web %s: the tab failed", address)
         finally:
-            if service is not None:
-                await self._stop(service)
-            self.gate.release(address)
-            shutil.rmtree(home, ignore_errors=True)
+            ended = asyncio.Event()
+            if cookie is not None:
+                self._ending.setdefault(cookie, set()).add(ended)
+            try:
+                if service is not None:
+                    await self._stop(service)
+                self.gate.release(address)
+                if cookie is not None:
+                    self._keep_tokens(home, cookie)
+                shutil.rmtree(home, ignore_errors=True)
+            finally:
+                ended.set()
+                if cookie is not None:
+                    tabs = self._ending[cookie]
+                    tabs.discard(ended)
+                    if not tabs:
+                        del self._ending[cookie]
         return socket
+
+    def _tokens_of(self, cookie: str) -> Path | None:
+        """Where the seat tokens of the browser with ``cookie`` are kept (None: nowhere)."""
+        if self.data_dir is None:
+            return None
+        digest = hashlib.sha256(cookie.encode("ascii")).hexdigest()[:32]
+        return self.data_dir / PLAYERS_DIR / f"{digest}.json"
+
+    def _restore_tokens(self, home: Path, cookie: str) -> None:
+        """Give a tab's client the seat tokens its browser's last tab held, so that a reload
+        or a restart takes the player back to their seat (before, each tab began with none:
+        a reloaded tab sat as "Eve 2" in another free seat, and Eve's stayed away)."""
+        kept = self._tokens_of(cookie)
+        if kept is None or not kept.is_file():
+            return
+        from client.config import APP_NAME
+
+        try:
+            target = home / "config" / APP_NAME / TOKENS_FILE
+            target.write_bytes(kept.read_bytes())
+            target.chmod(0o600)
+        except OSError:
+            log.exception("web: cannot restore a browser's seat tokens")
+
+    def _keep_tokens(self, home: Path, cookie: str) -> None:
+        """Keep an ended tab's seat tokens for its browser's next tab. Only a browser that
+        took a seat has any (its client wrote them), so a fresh cookie per tab leaves nothing
+        behind; one that has its file kept is replaced by the newest tab's."""
+        from client.config import APP_NAME
+
+        tokens = home / "config" / APP_NAME / TOKENS_FILE
+        kept = self._tokens_of(cookie)
+        if kept is None or not tokens.is_file():
+            return
+        try:
+            kept.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            partial = kept.with_name(f"{kept.name}.{secrets.token_hex(4)}")
+            partial.write_bytes(tokens.read_bytes())
+            partial.chmod(0o600)
+            partial.replace(kept)
+        except OSError:
+            log.exception("web: cannot keep a browser's seat tokens")
 
     async def _stop(self, service: AppService) -> None:
         """Ask a tab's client to quit; kill it if it does not."""
         if service not in self.services:
             return
         self.services.discard(service)
+        self._tabs.pop(service, None)
         process = service._process
         try:
             await asyncio.wait_for(service.stop(), STOP_WAIT)

@@ -95,7 +95,14 @@ class EngineTable:
                     "standin": False,
                 }
                 if s not in self.empty
-                else {"seat": s, "name": None, "kind": "empty", "connected": False}
+                else {
+                    "seat": s,
+                    "name": None,
+                    "kind": "empty",
+                    "connected": False,
+                    # As the server's: a stand-in plays an empty seat while a match is on.
+                    "standin": self.state == "playing",
+                }
                 for s in range(5)
             ],
             "spectators": 0,

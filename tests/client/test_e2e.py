@@ -212,7 +212,7 @@ async def test_dropped_connection_is_shown_and_the_seat_taken_back(
         assert "connected" in top and "reconnecting" not in top
         assert app.model.seq >= seq_before
         log = [e.text for e in app.model.log]
-        assert "Connection reconnecting" in log and "Reconnected" in log
+        assert "Connection lost: reconnecting…" in log and "Reconnected" in log
         # The seat is ours again: keep playing until a hand is over.
         player = Player(pilot)
         await player.until(lambda: bool(player.results), timeout=20)

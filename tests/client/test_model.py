@@ -150,7 +150,7 @@ def test_chat_notice_connection_and_match_over() -> None:
     change = model.apply({"type": "match_over", "totals": [3, -1, -1, -1, 0], "hands": 2})
     assert change & Change.MATCH_OVER and model.totals == [3, -1, -1, -1, 0]
     texts = [e.text for e in model.log]
-    assert texts[:3] == ["Bo: hi", "Bob left", "Connection reconnecting"]
+    assert texts[:3] == ["Bo: hi", "Bob left", "Connection lost: reconnecting…"]
     assert "Reconnected" in texts and texts[-1].startswith("Match over after 2 hands")
     assert model.apply({"type": "no_such_event"}) == Change.NONE
     assert model.log_count == len(texts)

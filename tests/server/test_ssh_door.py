@@ -26,10 +26,14 @@ from server.doors.host import Doors
 from server.doors.ssh import (
     HOST_KEY_FILE,
     INPUT_BACKLOG,
+    KEY_NOT_LISTED,
+    MESSAGE_COLUMNS,
+    NEEDS_A_KEY,
     NEEDS_PTY,
     NO_COMMANDS,
     NO_FORWARDING,
     PLAYERS_DIR,
+    SHUTTING_DOWN,
     TOO_MANY_RESIZES,
 )
 from tests.server.support import running_server
@@ -783,3 +787,14 @@ async def test_quitting_with_output_still_queued_sends_it_all_and_exits_0(
         await asyncio.wait_for(rest._task, 10)
         assert result.exit_status == 0
         assert b"\x1b[?1049l" in rest.data  # the client's terminal restore arrived
+
+
+@pytest.mark.parametrize(
+    "message",
+    [NEEDS_PTY, NO_COMMANDS, TOO_MANY_RESIZES, SHUTTING_DOWN, NEEDS_A_KEY, KEY_NOT_LISTED],
+)
+def test_the_doors_messages_fit_an_80_column_terminal(message: str) -> None:
+    """At 80 columns the restart notice was broken mid-word ('connect again in a minut' /
+    'e (a seat you hold is kept).'), and so were the no-key instructions OpenSSH prints."""
+    for line in message.replace("\r", "").split("\n"):
+        assert len(line) <= MESSAGE_COLUMNS, line

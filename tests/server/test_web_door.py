@@ -19,7 +19,14 @@ import pytest
 
 from server.app import Server
 from server.doors.host import Doors
-from server.doors.web import COOKIE, REFUSED, TERMINAL, player_key_for
+from server.doors.web import (
+    COOKIE,
+    REFUSED,
+    RESTARTING,
+    SHUTTING_DOWN,
+    TERMINAL,
+    player_key_for,
+)
 from server.storage.standings import identity_of
 from tests.server.support import running_server
 from tests.server.test_ssh_door import START, gone, plain, until
@@ -126,7 +133,7 @@ async def refused(http: aiohttp.ClientSession, url: str) -> tuple[int | None, st
 def test_the_page_shows_why_a_tab_was_refused() -> None:
     """The page's script hears the close's reason of a refused tab and shows it where the game
     would say it has ended (JavaScript is not run here: the page's own part is checked)."""
-    assert f"event.code === {REFUSED} && event.reason" in TERMINAL
+    assert f"event.code === {REFUSED} ||" in TERMINAL and ") && event.reason" in TERMINAL
     assert '#closed p").textContent = event.reason' in TERMINAL
 
 
@@ -384,3 +391,87 @@ async def test_the_terminal_starts_once_its_font_is_loaded(tmp_path: Path) -> No
     start = page.find("startTerminal(event)")
     assert 0 < page.find('src="static/js/textual.js"') < hold < load < start
     assert page.find("keys.focus()") > start  # the terminal's input exists only once started
+
+
+async def test_a_reloaded_tab_gets_the_seat_tokens_of_its_browsers_last_tab(
+    tmp_path: Path,
+) -> None:
+    """A tab's client began with no seat tokens: a reload (or a server restart) put the player
+    in the lobby, and joining again sat them as "Eve 2" in another seat while theirs stayed
+    away. The tokens a tab's client wrote go to the next tab of the same browser, not to
+    another browser's."""
+    eve, other = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    tokens = b'{"127.0.0.1:1": {"t1": "secret"}}'
+    async with web_door(tmp_path) as (_, doors, base):
+        web = doors.web
+        assert web is not None
+
+        async def tab(cookie: str) -> tuple[aiohttp.ClientSession, Any, Path]:
+            http = aiohttp.ClientSession(cookies={COOKIE: cookie})
+            ws = await http.ws_connect(f"{base}/ws/Eve?width=80&height=24")
+            await until(lambda: len(web.services) == 1)
+            (service,) = web.services
+            return http, ws, service.home  # type: ignore[attr-defined]
+
+        http, ws, home = await tab(eve)
+        (home / "config" / "sheepshead" / "tokens.json").write_bytes(tokens)  # it sat
+        await ws.close()
+        await http.close()
+        await until(lambda: not web.services and not home.exists())
+        for cookie, expected in ((other, None), (eve, tokens)):
+            http, ws, home = await tab(cookie)
+            path = home / "config" / "sheepshead" / "tokens.json"
+            assert (path.read_bytes() if path.exists() else None) == expected
+            await ws.close()
+            await http.close()
+            await until(lambda: not web.services)
+
+
+async def test_a_tab_is_told_the_server_is_restarting_and_the_page_says_it(
+    tmp_path: Path,
+) -> None:
+    """A server restart left the browser player reading "The game has ended." and "Play
+    again", as if the match were over, while SSH players were told to connect again in a
+    minute and that their seat is kept."""
+    assert f"event.code === {RESTARTING}" in TERMINAL
+    async with web_door(tmp_path) as (_, doors, base), aiohttp.ClientSession() as http:
+        web = doors.web
+        assert web is not None
+        ws = await http.ws_connect(f"{base}/ws/Eve?width=80&height=24")
+        await until(lambda: len(web.services) == 1)
+        stopping = asyncio.ensure_future(doors.stop())
+        ended = (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSING, aiohttp.WSMsgType.CLOSED)
+        while (message := await ws.receive(timeout=START)).type not in ended:
+            pass
+        await stopping
+        assert (ws.close_code, message.extra) == (RESTARTING, SHUTTING_DOWN)
+
+
+async def test_a_reload_gets_the_tokens_of_the_tab_it_replaces_while_that_one_ends(
+    tmp_path: Path,
+) -> None:
+    """A reload opens the new tab while the old one is still ending (its client quitting):
+    the new tab started before the old one's tokens were kept, and began with none."""
+    eve = secrets.token_urlsafe(32)
+    tokens = b'{"127.0.0.1:1": {"t1": "secret"}}'
+    async with (
+        web_door(tmp_path) as (_, doors, base),
+        aiohttp.ClientSession(cookies={COOKIE: eve}) as http,
+    ):
+        web = doors.web
+        assert web is not None
+        old = await http.ws_connect(f"{base}/ws/Eve?width=80&height=24")
+        await until(lambda: len(web.services) == 1)
+        (service,) = web.services
+        first = service.home  # type: ignore[attr-defined]
+        (first / "config" / "sheepshead" / "tokens.json").write_bytes(tokens)  # it sat
+        await old.close()
+        new = await http.ws_connect(f"{base}/ws/Eve?width=80&height=24")
+
+        def homes() -> list[Path]:
+            return [s.home for s in web.services if s.home != first]  # type: ignore[attr-defined]
+
+        await until(lambda: bool(homes()))
+        assert (homes()[0] / "config" / "sheepshead" / "tokens.json").read_bytes() == tokens
+        await new.close()
+        await until(lambda: not web.services)

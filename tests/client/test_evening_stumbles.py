@@ -1,0 +1,131 @@
+"""A club evening played through: what its players stumbled on (seat boxes, the log, results,
+the create form), each pinned where it was seen."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.widgets._select import SelectOverlay
+
+from client.app import SheepsheadApp
+from client.model import TableModel
+from client.screens.dialogs import CreateTableDialog
+from client.screens.lobby import LobbyScreen
+from client.screens.result import result_summary
+from client.widgets.table import SeatBox
+from tests.client.feed import EngineTable
+from tests.client.test_e2e import wait_for
+from tests.client.test_screens import fed, screen_text
+
+SIZE = (80, 24)
+
+
+async def test_a_seat_left_mid_match_says_a_bot_plays_it_and_keeps_its_score() -> None:
+    """Bob left during the match: the server said 'bob left; a bot plays seat 1' and the seat
+    went on passing and playing, but its box read '(empty) / empty' with no score, as if
+    nobody played there and its points were gone."""
+    table = EngineTable(me=0, bots=())
+    table.totals = [2, 3, -1, -2, -2]
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        table.empty.add(1)
+        await fed(pilot, table.messages())
+        box = next(b for b in app.screen.query(SeatBox) if b.seat == 1)
+        text = str(box.render())
+        assert "bot plays" in text and "score +3" in text, text
+        assert "empty" not in text, text
+        table.state = "over"  # after the match nobody plays it: it is simply empty
+        await fed(pilot, table.messages())
+        text = str(box.render())
+        assert "empty" in text and "bot plays" not in text and "score" not in text, text
+
+
+async def test_a_seat_freed_after_the_passes_does_not_tell_the_last_pass_again() -> None:
+    """Seats passed; then the host freed a bot's seat. The server sends the new summary in a
+    state of its own (a new seq, the same ``last``), and the log said 'Eve passes' a second
+    time, under 'You freed seat 4: Eve (bot) left' (seen after a leaster's last pass)."""
+    table = EngineTable(me=0, dealer=2, bots=(1, 2, 3, 4))
+    passing = table.advance(lambda hand: {"action": "pass"})
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, passing)
+        last = {"seat": 4, "action": "pass"}
+        before = [e.text for e in app.model.log]
+        assert before.count("Eve passes") == 1, before
+        table.empty.add(4)
+        table.seq += 1  # the summary's own state
+        await fed(pilot, table.messages(last))
+        texts = [e.text for e in app.model.log]
+        assert texts == [*before, "You freed seat 4: Eve (bot) left"], texts
+
+
+def _leaster(takers: list[int], points: list[int]) -> dict[str, Any]:
+    return {
+        "leaster": True,
+        "leaster_winner": 0,
+        "points": points,
+        "tricks": [{"winner": seat, "points": 0} for seat in takers],
+    }
+
+
+def test_a_leaster_won_by_taking_every_trick_does_not_say_fewest_points() -> None:
+    """Everyone passed and ann took all six tricks: the only one to take a trick, she won the
+    leaster (it needs a trick), and the result read 'ann wins with the fewest points, 120.'"""
+    names = ["ann", "bob", "Dave", "Eve", "Gus"]
+    alone = _leaster([0] * 6, [120, 0, 0, 0, 0])
+    text = " ".join(str(line) for line in result_summary(alone, names))
+    assert "ann wins, the only one to take a trick (120)" in text, text
+    assert "fewest" not in text, text
+    shared = _leaster([0, 1, 1, 1, 1, 1], [10, 110, 0, 0, 0])
+    text = " ".join(str(line) for line in result_summary(shared, names))
+    assert "ann wins with the fewest points, 10." in text, text
+
+
+def test_a_server_restart_reads_as_what_happens_not_a_code() -> None:
+    """At a restart every player's log read 'The server is shutting down; reconnect later
+    (server_shutdown)': a code, and a chore this client does by itself."""
+    model = TableModel()
+    message = {
+        "type": "error",
+        "re": None,
+        "code": "server_shutdown",
+        "message": "The server is shutting down; reconnect later",
+    }
+    model.apply(message)
+    (line,) = [e.text for e in model.log]
+    assert "reconnects by itself" in line and "seat you hold is kept" in line, line
+    assert "server_shutdown" not in line and "reconnect later" not in line, line
+    model.apply({**message, "code": "table_full", "message": "Every seat is taken"})
+    assert model.log[-1].text == "Every seat is taken (table_full)"  # others keep their code
+
+
+async def test_a_create_forms_list_opens_in_a_frame_not_as_the_next_fields_values() -> None:
+    """Space on the coach hints opened its list with no frame over the next fields' values:
+    the form read 'Jacks in trump  off' and 'When everybody passes  on: i asks for a hint'."""
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CreateTableDialog))
+        dialog = app.screen
+        await wait_for(pilot, lambda: dialog.focused is dialog.query_one("#f-name"))
+        await pilot.press(*["tab"] * 5, "space")
+        overlay = dialog.query_one("#f-hints").query_one(SelectOverlay)
+        await wait_for(pilot, lambda: overlay.region.height > 0)
+        lines = screen_text(app).splitlines()
+        top = overlay.region.y
+        assert "╭" in lines[top] and "Jacks in trump" in lines[top], lines[top]
+        assert "│off" in lines[top + 1], lines[top + 1]
+
+
+async def test_x_before_a_hand_of_the_match_has_finished_says_of_this_match() -> None:
+    """In a rematch's first hand, three hands into the evening, x said 'No hand has finished
+    yet.'"""
+    table = EngineTable(me=0)
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        await pilot.press("x")
+        notes = [str(n.message) for n in app._notifications]
+        assert notes == ["No hand of this match has finished yet."], notes
