@@ -67,6 +67,10 @@ STATIC_DIR: Final = Path(textual_serve.__file__).parent / "static"
 
 STOP_WAIT: Final = 3.0
 """Seconds a tab's client has to quit after the tab closed before it is killed."""
+TOKENS_WAIT: Final = STOP_WAIT + 5.0
+"""Seconds a new tab waits for its browser's ending tabs to keep their seat tokens: an ending
+tab's client has ``STOP_WAIT`` to quit and is killed then; on a loaded machine (the client
+runs niced) the whole stop took over 4 s, and the reload began without its seat."""
 
 PAGE: Final = """<!DOCTYPE html>
 <html lang="en">
@@ -217,9 +221,10 @@ class WebDoor:
         self.services: set[AppService] = set()
         self._tabs: dict[AppService, web.WebSocketResponse] = {}
         """Each running tab's websocket, to tell it why it closes when the server stops."""
-        self._ending: dict[str, set[asyncio.Event]] = {}
-        """The tabs still ending (their client quitting, their tokens not yet kept), by
-        cookie: a new tab of that browser waits for them."""
+        self._ending: dict[str, dict[asyncio.Event, web.WebSocketResponse]] = {}
+        """Each browser's tabs by cookie, until their tokens are kept: the event set then, and
+        the tab's websocket. A new tab of that browser waits for those whose websocket is
+        closed (ending: their client quitting)."""
         self._runner: web.AppRunner | None = None
         self._downloads = DownloadManager()
         self._style: str | None = None
@@ -369,6 +374,7 @@ class WebDoor:
         home = Path(tempfile.mkdtemp(prefix="sheepshead-web-"))
         service: AppService | None = None
         cookie: str | None = None
+        ended = asyncio.Event()  # set once this tab's tokens are kept (see below)
         try:
             name = player_name(request.match_info.get("name", ""))
             width = _size(request.query.get("width"), 80)
@@ -387,9 +393,13 @@ class WebDoor:
                 _keep_player_key(home, player_key_for(cookie))
                 # A reload opens the new tab while the last one is still ending: its client
                 # quits, then its tokens are kept. They are what this tab must start with.
-                leaving = [asyncio.ensure_future(e.wait()) for e in self._ending.get(cookie, ())]
+                # A tab whose websocket is closed is ending, though its handler may not have
+                # got that far yet (a busy server); one still open is another tab, not waited.
+                tabs = self._ending.setdefault(cookie, {})
+                leaving = [asyncio.ensure_future(e.wait()) for e, ws in tabs.items() if ws.closed]
+                tabs[ended] = socket
                 if leaving:
-                    await asyncio.wait(leaving, timeout=STOP_WAIT + 1)
+                    await asyncio.wait(leaving, timeout=TOKENS_WAIT)
                     for waiter in leaving:
                         waiter.cancel()
                 self._restore_tokens(home, cookie)
@@ -414,9 +424,6 @@ class WebDoor:
         except Exception:
             log.exception("web %s: the tab failed", address)
         finally:
-            ended = asyncio.Event()
-            if cookie is not None:
-                self._ending.setdefault(cookie, set()).add(ended)
             try:
                 if service is not None:
                     await self._stop(service)
@@ -427,10 +434,10 @@ class WebDoor:
             finally:
                 ended.set()
                 if cookie is not None:
-                    tabs = self._ending[cookie]
-                    tabs.discard(ended)
+                    tabs = self._ending.get(cookie, {})
+                    tabs.pop(ended, None)
                     if not tabs:
-                        del self._ending[cookie]
+                        self._ending.pop(cookie, None)
         return socket
 
     def _tokens_of(self, cookie: str) -> Path | None:
