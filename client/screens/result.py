@@ -532,6 +532,8 @@ class ResultScreen(FitsHeight):
         Binding("enter,escape,space", "close", "close"),
         Binding("x", "export", "export"),
         Binding("h", "history", "history"),
+        # The status line under the panel offers k at the match's end: it opens from here too.
+        Binding("k", "score_sheet", "score sheet", show=False),
         Binding("v", "review", "review", show=False),
         Binding("p", "decide('pick')", "pick", show=False),
         Binding("s", "decide('pass_blind')", "pass", show=False),
@@ -698,6 +700,11 @@ class ResultScreen(FitsHeight):
         """Open the match history."""
         self.dismiss(None)
         self.game.open_history()
+
+    def action_score_sheet(self) -> None:
+        """Open the score sheet (as the table's k)."""
+        self.dismiss(None)
+        self.game.open_score_sheet()
 
     async def action_rematch(self) -> None:
         """Host, once the match is over: a new match with the same seats."""

@@ -170,6 +170,26 @@ async def test_the_last_trick_of_the_match_is_seen_before_the_match_over_panel(
         assert isinstance(app.screen, MatchOverScreen)
 
 
+async def test_k_on_the_last_result_of_the_match_opens_the_score_sheet(
+    fake_clock: FakeClock,
+) -> None:
+    """Under the match's last result the status line offers "k sheet", and the panel took
+    no k: nothing happened."""
+    table = EngineTable(seed=11, dealer=1, me=0, hands_limit=1)
+    app = SheepsheadApp(mode="play", settings=settings(trick_pause=1.5))
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, [*whole_hand(table), table.match_over()])
+        fake_clock.now += 1.6
+        screen: Any = app.screen
+        screen._hold_over()
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen)
+        assert "k sheet" in str(screen.query_one("#status").render())
+        await pilot.press("k")
+        await pilot.pause()
+        assert isinstance(app.screen, ScoreSheetScreen)
+
+
 async def test_the_trick_pause_runs_on_its_own_timer() -> None:
     """The real timer: with a short pause the result opens by itself."""
     table = EngineTable(seed=11, dealer=1, me=0)
