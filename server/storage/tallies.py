@@ -46,6 +46,19 @@ def canonical_strategy(name: str) -> str:
     return next((other for other, (f, _) in STRATEGIES.items() if f is found[0]), name)
 
 
+def canonical_spec(spec: str) -> str:
+    """A server bot's strategy as the table shows and records it: a level alias as the strategy
+    it stands for (``easy`` is ``random``, ``medium`` ``heuristic``, ``hard`` ``search``;
+    ``engine.bots``), any options after the name kept as given (``hard:samples=20`` is
+    ``search:samples=20``).
+
+    >>> canonical_spec("easy"), canonical_spec("hard:samples=20"), canonical_spec("mine")
+    ('random', 'search:samples=20', 'mine')
+    """
+    name, sep, options = spec.partition(":")
+    return canonical_strategy(name) + sep + options
+
+
 def bot_identity(kind: str, strategy: str | None) -> str | None:
     """The identity of a seat's server bot (``bot:<strategy>``, an alias as its strategy), or
     None for a seat that is not one."""

@@ -23,6 +23,7 @@ from typing import Final, Literal
 from protocol.requests import NAME_MAX
 from protocol.text import name_key
 from server.storage.store import SeatRow
+from server.storage.tallies import canonical_spec
 from server.tables.hub import Peer
 
 TableState = Literal["waiting", "playing", "over", "closed"]
@@ -93,7 +94,8 @@ class SeatState:
         return cls(
             kind="bot" if bot else "human",
             name=row.name,
-            strategy_name=row.strategy,
+            # A seat an older server stored with a level alias ("easy") is named as its strategy.
+            strategy_name=canonical_spec(row.strategy) if bot and row.strategy else row.strategy,
             remote_kind=row.remote_kind,
             token_hash=row.token_hash,
             disconnected_at=None if bot else away_since,

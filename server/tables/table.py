@@ -49,7 +49,7 @@ from protocol import events as m
 from protocol.framing import encode, frame, pack
 from protocol.requests import RequestError
 from server.storage.store import TableRow, hash_token, json_text
-from server.storage.tallies import HandFacts, canonical_strategy
+from server.storage.tallies import HandFacts, canonical_spec
 from server.tables.commitments import SeedCeremony
 from server.tables.history import LINES_KEPT, history_entry, history_reply, stored_entry
 from server.tables.hub import Hub, Peer
@@ -77,19 +77,6 @@ def _record_of(action: Action) -> tuple[dict[str, Any], str]:
     there are only a few hundred different ones, which every table plays over and over."""
     record = action.to_dict()
     return record, json_text(record)
-
-
-def canonical_spec(spec: str) -> str:
-    """A server bot's strategy as the table shows and records it: a level alias as the strategy
-    it stands for (``easy`` is ``random``, ``medium`` ``heuristic``, ``hard`` ``search``;
-    ``engine.bots``), any options after the name kept as given (``hard:samples=20`` is
-    ``search:samples=20``).
-
-    >>> canonical_spec("easy"), canonical_spec("hard:samples=20"), canonical_spec("mine")
-    ('random', 'search:samples=20', 'mine')
-    """
-    name, sep, options = spec.partition(":")
-    return canonical_strategy(name) + sep + options
 
 
 class Table:
@@ -269,8 +256,9 @@ class Table:
         name of the strategy it is (:func:`canonical_spec`: ``easy`` is ``random``), else None
         (a person, a stand-in, a remote bot), so a hand record tells no more than the table
         and two tables name one strategy alike. ``seats``: these instead of the table's."""
+        # Named once, where a seat gets its bot: add_bot and a restored seat.
         return [
-            canonical_spec(s.strategy_name) if s.kind == "bot" and s.strategy_name else None
+            (s.strategy_name or None) if s.kind == "bot" else None
             for s in (self.seats if seats is None else seats)
         ]
 
