@@ -12,6 +12,7 @@ import msgpack
 
 from engine.match import Match
 from engine.record import hand_from_record
+from engine.scoring import HandResult
 from protocol import events as m
 from protocol.framing import pack
 
@@ -91,21 +92,7 @@ def history_entry(
     record = match.records[-1]
     if strategies is not None:
         record = {**record, "strategies": list(strategies)}
-    entry = m.history_entry(
-        hand=number,
-        names=names,
-        record=record,
-        payouts=list(result.payouts or ()),
-        totals=match.totals,
-        picker=result.picker,
-        partner=result.partner,
-        alone=result.alone,
-        leaster=result.leaster,
-        doubler=result.doubler,
-        picker_side_points=result.picker_side_points,
-        outcome=str(result.outcome),
-    )
-    return pack(entry)
+    return _packed_entry(number, names, record, list(result.payouts or ()), match.totals, result)
 
 
 def stored_entry(
@@ -121,12 +108,25 @@ def stored_entry(
     the running ``totals`` after it. Its result (picker, partner, outcome...) is the record's
     replay: the store keeps the record and the payouts, not the rest of the entry."""
     result = hand_from_record(record).result()
+    return _packed_entry(number, names, record, list(payouts), list(totals), result)
+
+
+def _packed_entry(
+    number: int,
+    names: Sequence[str],
+    record: dict[str, Any],
+    payouts: list[int],
+    totals: list[int],
+    result: HandResult,
+) -> bytes:
+    """The packed ``history`` entry of hand ``number``: the hand's ``record``, ``payouts``
+    and running ``totals``, and what its ``result`` says of who played which part."""
     entry = m.history_entry(
         hand=number,
         names=names,
         record=record,
-        payouts=list(payouts),
-        totals=list(totals),
+        payouts=payouts,
+        totals=totals,
         picker=result.picker,
         partner=result.partner,
         alone=result.alone,
