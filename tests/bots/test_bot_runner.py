@@ -256,14 +256,28 @@ def _check_saved(
         assert replay_record(record)["payouts"] == record["payouts"]
 
 
-async def _host_with_three_bots(server: Server, tmp_path: Path) -> tuple[Session, str]:
-    """A connected host at seat 0 of a new two-hand table with server bots at seats 1-3."""
+async def _host_with_three_bots(
+    server: Server, tmp_path: Path, *, name: str = "mid-hand", hands: int = 2, **create: Any
+) -> tuple[Session, str]:
+    """A connected host at seat 0 of a new table of ``hands`` hands (``create``: more of
+    ``create_table``'s fields, e.g. ``grace=0.0``: a stand-in plays a seat whose player is
+    away) with server bots at seats 1-3."""
     host = session(server, "Host", tmp_path)
     await host.connect()
-    table = str((await host.request("create_table", name="mid-hand", hands=2))["table"])
+    reply = await host.request("create_table", name=name, hands=hands, **create)
+    table = str(reply["table"])
     for _ in range(3):
         await host.request("add_bot", seat=None, strategy="random")
     return host, table
+
+
+async def _pull_seat4s_cable(server: Server, table: str, host: Session) -> None:
+    """Cut seat 4's connection server-side and wait until the host sees it away."""
+    peer = server.lobby.tables[table].seats[4].peer
+    assert peer is not None
+    peer.transport.abort()
+    while _seat4(await next_event(host, "state", timeout=TIMEOUT)).get("connected", True):
+        pass
 
 
 async def _seat4_changes(host: Session, *, to_empty: bool = False) -> None:
@@ -393,11 +407,7 @@ async def test_a_hand_is_saved_when_the_runner_reconnects_in_the_middle(tmp_path
         await _seat4_changes(host)
         await _hold_the_hand([host])
         # The host's turn holds the table still while the runner's cable is pulled.
-        peer = server.lobby.tables[table].seats[4].peer
-        assert peer is not None
-        peer.transport.abort()
-        while _seat4(await next_event(host, "state", timeout=TIMEOUT)).get("connected", True):
-            pass
+        await _pull_seat4s_cable(server, table, host)
         while not _seat4(await next_event(host, "state", timeout=TIMEOUT)).get("connected"):
             pass
         await _finish(host, runner, out)
@@ -450,12 +460,8 @@ async def test_a_runner_back_after_the_match_ended_ends_as_at_a_match_over(
     saved, out = tmp_path / "hands", io.StringIO()
     back = _hold_reconnects(monkeypatch)
     async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
-        host = session(server, "Host", tmp_path)
-        await host.connect()
         # Grace 0: a stand-in plays the runner's seat while it is away.
-        table = str((await host.request("create_table", name="cut", hands=2, grace=0.0))["table"])
-        for _ in range(3):
-            await host.request("add_bot", seat=None, strategy="random")
+        host, table = await _host_with_three_bots(server, tmp_path, name="cut", grace=0.0)
         runner = _runner(server, table, saved, out)
         await _seat4_changes(host)
         await host.request("start")
@@ -466,11 +472,7 @@ async def test_a_runner_back_after_the_match_ended_ends_as_at_a_match_over(
 
         # The host's card in the last trick: the match's last action, or one of the last.
         _, prompt = await drive([host], 0, last_trick)
-        peer = server.lobby.tables[table].seats[4].peer
-        assert peer is not None
-        peer.transport.abort()
-        while _seat4(await next_event(host, "state", timeout=TIMEOUT)).get("connected", True):
-            pass
+        await _pull_seat4s_cable(server, table, host)
         await host.act(prompt["legal"][0], seq=prompt["seq"])
         final = await next_event(host, "match_over", timeout=TIMEOUT)
         assert not runner.done()
@@ -522,21 +524,14 @@ async def _away_over_two_hands(
     async with running_server(
         bot_delay=0.0, hand_pause=0.0, default_bot="random", **config
     ) as server:
-        host = session(server, "Host", tmp_path)
-        await host.connect()
         # Grace 0: a stand-in plays the runner's seat while it is away.
-        create = await host.request("create_table", name="away", hands=hands, grace=0.0)
-        table = str(create["table"])
-        for _ in range(3):
-            await host.request("add_bot", seat=None, strategy="random")
+        host, table = await _host_with_three_bots(
+            server, tmp_path, name="away", hands=hands, grace=0.0
+        )
         runner = _runner(server, table, saved, out)
         await _seat4_changes(host)
         await _hold_the_hand([host])
-        peer = server.lobby.tables[table].seats[4].peer
-        assert peer is not None
-        peer.transport.abort()
-        while _seat4(await next_event(host, "state", timeout=TIMEOUT)).get("connected", True):
-            pass
+        await _pull_seat4s_cable(server, table, host)
 
         def last_hand(seat: int, prompt: Any, view: Any) -> bool:
             return (host.last_state or {}).get("hand") == hands - 1
@@ -636,12 +631,7 @@ async def _away_through_a_rematch(
     saved, out = tmp_path / "hands", io.StringIO()
     back = _hold_reconnects(monkeypatch)
     async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
-        host = session(server, "Host", tmp_path)
-        await host.connect()
-        create = await host.request("create_table", name="again", hands=2, grace=0.0)
-        table = str(create["table"])
-        for _ in range(3):
-            await host.request("add_bot", seat=None, strategy="random")
+        host, table = await _host_with_three_bots(server, tmp_path, name="again", grace=0.0)
         runner = _runner(server, table, saved, out)
         await _seat4_changes(host)
         await host.request("start")
@@ -656,11 +646,7 @@ async def _away_through_a_rematch(
                 await asyncio.sleep(0.01)
 
         await asyncio.wait_for(first_hand_saved(), TIMEOUT)
-        peer = server.lobby.tables[table].seats[4].peer
-        assert peer is not None
-        peer.transport.abort()
-        while _seat4(await next_event(host, "state", timeout=TIMEOUT)).get("connected", True):
-            pass
+        await _pull_seat4s_cable(server, table, host)
         drain(host)  # the prompts drive answered: only the held one is pending
         assert host.last_turn is not None
         await host.act(host.last_turn["legal"][0], seq=host.last_turn["seq"])
@@ -745,11 +731,7 @@ async def test_a_runner_at_a_rematch_keeps_the_first_matchs_files(tmp_path: Path
     # first hand was written over the first match's file (t1-hand0001.json).
     saved = tmp_path / "hands"
     async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
-        host = session(server, "Host", tmp_path)
-        await host.connect()
-        table = str((await host.request("create_table", name="two", hands=1))["table"])
-        for _ in range(3):
-            await host.request("add_bot", seat=None, strategy="random")
+        host, table = await _host_with_three_bots(server, tmp_path, name="two", hands=1)
         for match in range(2):
             out = io.StringIO()
             runner = _runner(server, table, saved, out)
@@ -773,11 +755,7 @@ async def test_a_runner_restarted_with_its_token_saves_the_hands_it_missed(
     saved, tokens = tmp_path / "hands", tmp_path / "tokens.json"
     _hold_reconnects(monkeypatch)  # the first process never comes back
     async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
-        host = session(server, "Host", tmp_path)
-        await host.connect()
-        table = str((await host.request("create_table", name="die", hands=3, grace=0.0))["table"])
-        for _ in range(3):
-            await host.request("add_bot", seat=None, strategy="random")
+        host, table = await _host_with_three_bots(server, tmp_path, name="die", hands=3, grace=0.0)
 
         def runner(out: io.StringIO) -> asyncio.Task[int]:
             config = BotConfig(
@@ -789,11 +767,7 @@ async def test_a_runner_restarted_with_its_token_saves_the_hands_it_missed(
         first = runner(io.StringIO())
         await _seat4_changes(host)
         await _hold_the_hand([host])
-        peer = server.lobby.tables[table].seats[4].peer
-        assert peer is not None
-        peer.transport.abort()
-        while _seat4(await next_event(host, "state", timeout=TIMEOUT)).get("connected", True):
-            pass
+        await _pull_seat4s_cable(server, table, host)
         first.cancel()  # killed: it says no leave
         drain(host)
         assert host.last_turn is not None
