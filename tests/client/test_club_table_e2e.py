@@ -51,6 +51,14 @@ async def to_the_standings(pilot: Any) -> Player:
     return player
 
 
+async def free_seat_4(pilot: Any) -> None:
+    """The host's - at the standings: seat 4's bot leaves, the table screen is back."""
+    app: Any = pilot.app
+    await pilot.press("minus")
+    await wait_for(pilot, lambda: app.model.seats[4].is_empty)
+    await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+
+
 def sheet_rows(app: Any) -> dict[int, list[str]]:
     """The score sheet on screen: hand number → each seat's ``payout =total`` cell."""
     rows: dict[int, list[str]] = {}
@@ -465,10 +473,9 @@ async def test_after_the_match_the_host_frees_a_bots_seat_for_a_latecomer(
     async with app.run_test(size=SIZE) as pilot:
         await to_the_standings(pilot)
         assert "- frees a bot's seat" in screen_text(app)
-        await pilot.press("minus")
+        await free_seat_4(pilot)
         seats = server.lobby.tables[table].seats
         await wait_for(pilot, lambda: seats[4].kind == "empty")
-        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         dee = await session_for(server, tmp_path / "dee", name="Dee")
         await dee.request("join", table=table, seat=None)
         await wait_for(pilot, lambda: app.model.seats[4].name == "Dee")
@@ -496,9 +503,7 @@ async def test_the_last_trick_names_the_player_of_a_seat_the_host_freed(
             for i, code in enumerate(app.model.last_trick["cards"])  # type: ignore[index]
             if (app.model.last_trick["leader"] + i) % 5 == 4  # type: ignore[index]
         )
-        await pilot.press("minus")
-        await wait_for(pilot, lambda: app.model.seats[4].is_empty)
-        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await free_seat_4(pilot)
         await pilot.pause()
         box = str(app.screen.query_one(LastTrickBox).render())
         assert f"{tag_name(gone)} {card_label(card)}" in box, box
@@ -522,10 +527,9 @@ async def test_after_the_match_the_hosts_plus_says_how_a_freed_seat_is_filled(
     app = SheepsheadApp(session, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         await to_the_standings(pilot)
-        await pilot.press("minus")
+        await free_seat_4(pilot)
         seats = server.lobby.tables[table].seats
-        await wait_for(pilot, lambda: seats[4].kind == "empty" and app.model.seats[4].is_empty)
-        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await wait_for(pilot, lambda: seats[4].kind == "empty")
         await pilot.press("plus")
         await wait_for(pilot, lambda: any(n.title == "No bot added" for n in app._notifications))
         said = next(n.message for n in app._notifications if n.title == "No bot added")
