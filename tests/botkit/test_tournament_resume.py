@@ -17,12 +17,12 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from botkit.tournament.report import Progress
 from client.cli import main
+from tests.bots.helpers import table_without_times, tournament_figures
 from tests.server.support import ROOT, served_env
 
 TIMEOUT = 60.0
@@ -113,21 +113,6 @@ def _running(marker: Path) -> list[str]:
     return [line for line in out.stdout.splitlines() if str(marker) in line]
 
 
-def _figures(data: dict[str, Any]) -> dict[str, Any]:
-    """The results less what depends on the machine and the run: times, jobs."""
-    data = {k: v for k, v in data.items() if k not in ("elapsed_s", "jobs")}
-    data["strategies"] = {
-        label: {k: v for k, v in s.items() if k not in ("decision_mean_s", "decision_max_s")}
-        for label, s in data["strategies"].items()
-    }
-    return data
-
-
-def _without_times(printed: str) -> str:
-    # The last two columns of a strategy's row are its decision times in ms.
-    return re.sub(r"\s+[\d.]+\s+[\d.]+$", "", printed, flags=re.MULTILINE)
-
-
 def test_ctrl_c_reports_the_deals_played_whole_and_writes_the_json(
     tmp_path: Path, started: list[subprocess.Popen[bytes]]
 ) -> None:
@@ -180,9 +165,11 @@ def test_kill_9_then_resume_gives_the_uninterrupted_figures(
     args = ["tournament", "--strategies", STRATEGIES, *common, "--json", str(resumed)]
     assert main([*args, "--save-hands", str(hands), "--resume", str(progress)]) == 0
     printed = capsys.readouterr().out
-    assert _figures(json.loads(resumed.read_text())) == _figures(json.loads(whole.read_text()))
+    assert tournament_figures(json.loads(resumed.read_text())) == tournament_figures(
+        json.loads(whole.read_text())
+    )
     # The same table and the same worst deals, shown whole (replayed from their numbers).
-    assert _without_times(printed).startswith(_without_times(expected))
+    assert table_without_times(printed).startswith(table_without_times(expected))
     assert len(list(hands.glob("*.json"))) == 10 * 120
     assert {path: path.stat().st_mtime_ns for path in kept} == kept  # not written again
     # One line per deal, the torn one cut off before appending.
@@ -277,9 +264,9 @@ def test_a_cluster_run_resumes_as_a_local_one(
         there = ["--cluster", str(cluster.scheduler_address), "--json", str(resumed)]
         assert main([*base, *there, "--resume", str(progress)]) == 0
     capsys.readouterr()
-    figures = _figures(json.loads(resumed.read_text()))
+    figures = tournament_figures(json.loads(resumed.read_text()))
     assert figures.pop("cluster") == str(cluster.scheduler_address)
-    assert figures == _figures(json.loads(whole.read_text()))
+    assert figures == tournament_figures(json.loads(whole.read_text()))
     assert sorted(json.loads(line)["deal"] for line in progress.read_bytes().splitlines()[1:]) == [
         0, 1, 2, 3, 4, 5,
     ]  # fmt: skip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -66,3 +67,19 @@ def play(seat: int, card: str) -> dict[str, object]:
 def card_chosen(bot: Any, view: Any) -> object:
     """The card ``bot`` (a strategy) plays from ``view``, a seat's view at its turn."""
     return bot.choose(view, view["legal"])["card"]
+
+
+def tournament_figures(data: dict[str, Any], *drop: str) -> dict[str, Any]:
+    """A tournament's JSON results less what depends on the machine and the run (its times,
+    its jobs, and the keys ``drop``): what two runs of the same deals must agree on."""
+    data = {k: v for k, v in data.items() if k not in ("elapsed_s", "jobs", *drop)}
+    data["strategies"] = {
+        label: {k: v for k, v in s.items() if k not in ("decision_mean_s", "decision_max_s")}
+        for label, s in data["strategies"].items()
+    }
+    return data
+
+
+def table_without_times(printed: str) -> str:
+    """A tournament's printed table less its decision times (the last two columns, in ms)."""
+    return re.sub(r"\s+[\d.]+\s+[\d.]+$", "", printed, flags=re.MULTILINE)

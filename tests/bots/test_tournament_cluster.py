@@ -8,7 +8,6 @@ these. The address checks and the missing-package message need no cluster.
 from __future__ import annotations
 
 import json
-import re
 import socket
 import sys
 import time
@@ -22,6 +21,7 @@ from botkit.tournament.cluster import play_chunk
 from botkit.tournament.play import Job, play_deal
 from client.cli import main
 from engine.rules import RuleSet
+from tests.bots.helpers import table_without_times, tournament_figures
 from tests.bots.test_tournament import FAILING
 
 SKIP = "the distributed package is not installed (pip install 'sheepshead[cluster]')"
@@ -49,21 +49,6 @@ def _run(tmp_path: Path, capsys: Any, name: str, strategies: str, *extra: str) -
     return json.loads(path.read_text()), capsys.readouterr().out
 
 
-def _without_times(data: Any) -> Any:
-    """The results less what depends on the machine: times, and where the deals were played."""
-    data = {k: v for k, v in data.items() if k not in ("elapsed_s", "jobs", "cluster")}
-    data["strategies"] = {
-        label: {k: v for k, v in s.items() if k not in ("decision_mean_s", "decision_max_s")}
-        for label, s in data["strategies"].items()
-    }
-    return data
-
-
-def _table_without_times(printed: str) -> str:
-    # The last two columns of a strategy's row are its decision times in ms.
-    return re.sub(r"\s+[\d.]+\s+[\d.]+$", "", printed, flags=re.MULTILINE)
-
-
 def test_a_cluster_run_reports_what_jobs_reports(
     scheduler: str, tmp_path: Path, capsys: Any
 ) -> None:
@@ -75,10 +60,10 @@ def test_a_cluster_run_reports_what_jobs_reports(
     )  # fmt: skip
     assert remote["cluster"] == scheduler and remote["jobs"] is None and local["jobs"] == 2
     assert remote["strategies"]["random"]["seat_hands"] == 20 * 25
-    assert _without_times(remote) == _without_times(local)
+    assert tournament_figures(remote, "cluster") == tournament_figures(local, "cluster")
     # The same table, and the same worst deals (kept from the workers' results) after it.
     assert "did worst against heuristic" in remote_text
-    assert _table_without_times(remote_text) == _table_without_times(local_text)
+    assert table_without_times(remote_text) == table_without_times(local_text)
 
 
 def test_deals_come_back_in_deal_order_whatever_order_they_finish_in(
@@ -110,7 +95,7 @@ def test_a_strategy_file_plays_on_the_cluster_as_here(
     )
     assert remote["strategies"][str(failing)]["fallbacks"] > 0
     # Its failures name the file as given, not the worker's copy.
-    assert _without_times(remote) == _without_times(local)
+    assert tournament_figures(remote, "cluster") == tournament_figures(local, "cluster")
 
 
 def test_a_worker_needs_no_copy_of_a_strategy_file(tmp_path: Path) -> None:
