@@ -72,7 +72,9 @@ async def played_table(port: int, hands: int, matches: int = 1) -> str:
     (a rematch after each but the last), taking the first legal action at each turn; returns
     the table (the host stays seated)."""
     host = await Victim.open(port, HOST_ADDRESS)
-    await host.request("hello", version=1, client="bench-attack/1", name="Host")
+    # A bot client: the deal of each rematch waits for no seed of its (PROTOCOL.md §13), where
+    # a person's would hold it the server's seed_wait (3 s) a match.
+    await host.request("hello", version=1, client="bench-attack/1", name="Host", kind="bot")
     table = str((await host.request("create_table", name="played", hands=hands))["table"])
     for _ in range(4):
         await host.request("add_bot", seat=None, strategy="random")

@@ -40,6 +40,7 @@ def test_the_match_ends_benchmark_reports_the_loops_and_the_standings() -> None:
     for scenario in ("end/rematch", "create/start/end/leave"):
         line = report_line(report, scenario)
         assert re.search(r"cycles/min .* MB an hour", line), report
+    assert re.search(r"played out in [\d.]+ s", report_line(report, "crashed runs")), report
     line = report_line(report, "standings ")
     assert re.search(r"victim ping: p50 +[\d.]+ .* server memory \d+ MB", line), report
     assert "standings replies (" in report
