@@ -189,6 +189,8 @@ class Table:
                 )
         elif row.state == "over":
             table.state = "over"
+        # Who held the seats emptied during the hand in play: it is still theirs (stored).
+        table._left = table.ledger.left_restored(row.left)
         table.seq = row.seq
         table.turn_seq = row.seq + 1
         return table
@@ -416,7 +418,7 @@ class Table:
         in_hand = self.state == "playing" and match is not None and not match.hand.is_over
         if in_hand and s.kind != "empty":  # a stand-in finishes the hand for them: it is theirs
             self._left[seat] = s
-            self.ledger.seat_left(seat)
+            self.ledger.seat_left(seat, s)
         self.seats[seat] = SeatState()
         self.presence.cancel_grace(s)
         self.ledger.seat_changed(seat, self.seats[seat])
