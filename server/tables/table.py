@@ -566,6 +566,7 @@ class Table:
             raise RequestError(errors.NOT_OVER, "The match at this table is not over yet")
         if not self.hub.match_end_allowed(peer.address, take=False):
             raise RequestError(errors.RATE_LIMITED, _MATCH_ENDS_REFUSED)
+        self.hub.may_start(self)  # an over table is not counted as playing: it would be again
         self._check_bots_may_play(peer)
         self._cancel_over_timer()
         for i in range(NUM_SEATS):
