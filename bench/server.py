@@ -749,6 +749,7 @@ def main() -> int:
         "connection_burst": 1e6,
         "max_waiting_per_address": tables + 10,
         "max_running_per_address": tables + 10,
+        "max_open_per_address": tables + 10,
         "byte_rate": 1e9,
         "byte_burst": 1e9,
         "address_byte_rate": 1e9,

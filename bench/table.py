@@ -192,6 +192,7 @@ def run(args: argparse.Namespace, db_path: str | None) -> None:
             connection_burst=1e6,
             max_waiting_per_address=args.tables + 10,
             max_running_per_address=args.tables + 10,
+            max_open_per_address=args.tables + 10,
             byte_rate=1e9,
             byte_burst=1e9,
             address_byte_rate=1e9,

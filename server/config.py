@@ -217,10 +217,18 @@ class ServerConfig:
     """Tables not yet started that the connections from one IP address may have created and
     still have open (more: too_many_tables)."""
     max_running_per_address: int = 8
-    """Tables that have started (their match being played, or over and still open) that the
-    connections from one IP address may have created and still have open (more: ``create_table``
-    and ``start`` get too_many_tables). Without it a loop of create, add bots, start, remove the
-    bots, disconnect filled the server's ``max_tables`` from two addresses in under a minute."""
+    """Tables whose match is being played that the connections from one IP address may have
+    created (more: ``create_table``, ``start`` and ``rematch`` get too_many_tables). Without it a
+    loop of create, add bots, start, remove the bots, disconnect filled the server's
+    ``max_tables`` from two addresses in under a minute. A table whose match is over plays no
+    hand: it counts against ``max_open_per_address`` only (before, a club that had finished 8
+    matches could start no table until they closed, ``over_table_ttl``)."""
+    max_open_per_address: int = 16
+    """Tables the connections from one IP address may have created and still have open, whatever
+    their state (more: ``create_table`` gets too_many_tables): room for ``max_running_per_address``
+    matches being played and as many just over (kept ``over_table_ttl`` for a rematch), while
+    one address finishing short matches as fast as it can still holds no more than 16 of
+    ``max_tables``."""
     waiting_expiry: float = 45.0
     """Seconds a table that never started stays open once nobody is connected to it (checked
     every ``waiting_expiry / 4`` seconds, at most every 10)."""

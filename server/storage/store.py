@@ -53,7 +53,7 @@ except ImportError:  # Windows: no lock (see _DatabaseLock)
 
 log = logging.getLogger("sheepshead.server")
 
-SCHEMA_VERSION: Final = 10
+SCHEMA_VERSION: Final = 11
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
@@ -72,7 +72,11 @@ made SQLite look for child actions, and with no index on the log that is a scan 
 (see :meth:`Store.forget_table`).
 10: ``tables.created_by``, the address of the connection that created the table (so the caps of
 tables per address, ``max_waiting_per_address`` and ``max_running_per_address``, hold after a
-restart)."""
+restart).
+11: ``seats_left``, who held each seat emptied during the hand in play (a stand-in finishes the
+hand for them, and it is stored as theirs), so a restart in that hand no longer forgets them
+(created on open like the rest: an older database gains it empty, as no hand of it was in play
+with a seat known to be freed)."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -103,6 +107,17 @@ CREATE TABLE IF NOT EXISTS seats (
     PRIMARY KEY (table_id, seat)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS seats_token ON seats(token_hash);
+-- Who last held each seat emptied during the hand in play, until that hand is stored or the
+-- next is dealt: the hand is stored and counted as theirs though a stand-in finished it.
+CREATE TABLE IF NOT EXISTS seats_left (
+    table_id INTEGER NOT NULL REFERENCES tables(id),
+    seat INTEGER NOT NULL,
+    kind TEXT NOT NULL,                -- human | bot, as in seats
+    name TEXT NOT NULL,
+    strategy TEXT,                     -- a server bot's
+    identity TEXT,                     -- as hand_seats.identity (NULL: not counted)
+    PRIMARY KEY (table_id, seat)
+);
 -- Every accepted action, appended in order. No index: an index on (table_id, n) puts each
 -- table's inserts in a page of its own, several times the cost of an append (docs/performance.md,
 -- "Storage"). Rows are never deleted, so rowids only grow and tables.first_action bounds the
@@ -271,6 +286,18 @@ class SeatRow:
 
 
 @dataclass
+class LeftRow:
+    """Who last held a seat emptied during the hand in play (``seats_left``)."""
+
+    seat: int
+    kind: str
+    name: str
+    strategy: str | None
+    identity: str | None
+    """Who the standings count the hand for, as :meth:`Store.seat_player` named them."""
+
+
+@dataclass
 class TableRow:
     """One stored unfinished table, with its seats and its actions in order."""
 
@@ -292,6 +319,8 @@ class TableRow:
     """The number of the hand last dealt (None: the first, or stored before schema 4)."""
     created_by: str | None = None
     """The address of the connection that created it (None: not known, or before schema 10)."""
+    left: list[LeftRow] = field(default_factory=list)
+    """Who held each seat emptied during the hand in play (schema 11)."""
 
 
 class DatabaseInUse(RuntimeError):
@@ -615,6 +644,7 @@ class Store:
             (key,),
         )
         self._write("DELETE FROM seats WHERE table_id = ?", (key,))
+        self._write("DELETE FROM seats_left WHERE table_id = ?", (key,))
         self._write("DELETE FROM deal_seeds WHERE table_id = ?", (key,))
         if not keep_row:
             self._write("DELETE FROM tables WHERE id = ?", (key,))
@@ -646,6 +676,20 @@ class Store:
                     row.added_by,
                 ),
             )
+
+    def save_left(self, table_id: str, row: LeftRow) -> None:
+        """Store who last held ``row.seat``, emptied during the hand in play (replacing whoever
+        held it before them in that hand)."""
+        self._write(
+            "INSERT OR REPLACE INTO seats_left (table_id, seat, kind, name, strategy, identity)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (table_key(table_id), row.seat, row.kind, row.name, row.strategy, row.identity),
+        )
+
+    def forget_left(self, table_id: str) -> None:
+        """Forget who held the seats emptied during the table's last hand (it is stored, or
+        over without being played out)."""
+        self._write("DELETE FROM seats_left WHERE table_id = ?", (table_key(table_id),))
 
     def add_action(
         self,
@@ -933,6 +977,7 @@ class Store:
             (float("inf") if over_since is None else over_since,),
         ).fetchall()
         by_key: dict[int, TableRow] = {}
+        loaded: dict[int, TableRow] = {}
         firsts: dict[int, int] = {}
         start: int | None = None
         for row in rows:
@@ -958,11 +1003,19 @@ class Store:
             ):
                 table.seats.append(SeatRow(*seat_row))
             out.append(table)
+            loaded[key] = table
             if state == "playing" or (state == "over" and seed is not None):
                 by_key[key] = table
                 first = first or 0  # upgraded from schema 2: from the start of the log
                 firsts[key] = first
                 start = first if start is None else min(start, first)
+        # A few rows at most (a hand in play with a seat freed): read at once, not per table.
+        for key, *left in self._db.execute(
+            "SELECT table_id, seat, kind, name, strategy, identity FROM seats_left"
+            " ORDER BY table_id, seat"
+        ):
+            if key in loaded:
+                loaded[key].left.append(LeftRow(*left))
         if start is not None:
             # One pass over the log from the oldest unfinished match's first action. It also
             # passes the earlier matches of tables rematched since, numbered from 0 like the

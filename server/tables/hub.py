@@ -84,7 +84,7 @@ class Hub(Protocol[TableT]):
 
     def may_start(self, table: TableT) -> None:
         """Raise ``too_many_tables`` when the address that created ``table`` has as many
-        started tables open as it may."""
+        tables playing a match as it may (before a match begins there)."""
 
     def table_closed(self, table: TableT) -> None:
         """Forget a table that closed."""

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from engine.actions import NUM_SEATS
-from server.storage.store import SeatRow, Store
+from server.storage.store import LeftRow, SeatRow, Store
 from server.storage.tallies import HandFacts
-from server.tables.seats import SeatState, TableState
+from server.tables.seats import SeatKind, SeatState, TableState
 
 
 class TableLedger:
@@ -30,13 +30,26 @@ class TableLedger:
         """How many actions of the current match are in the store (the next one's number)."""
         self.left: dict[int, tuple[str | None, str]] = {}
         """Who last held each seat emptied during the current hand (identity and name, as the
-        store counts hands): the hand is theirs, though a stand-in finished it."""
+        store counts hands): the hand is theirs, though a stand-in finished it. Stored too
+        (``seats_left``), so a restart during the hand keeps them."""
 
     # ------------------------------------------------------------------ a restore reads
 
     def actions_replayed(self, count: int) -> None:
         """A restored match has ``count`` stored actions (replayed): the next one follows them."""
         self.actions = count
+
+    def left_restored(self, rows: Iterable[LeftRow]) -> dict[int, SeatState]:
+        """A restored table's stored seats emptied during its hand in play: remembered again
+        for storing the hand (:meth:`seat_left`); returned as who held each, for its record."""
+        held: dict[int, SeatState] = {}
+        for row in rows:
+            if not 0 <= row.seat < NUM_SEATS:
+                continue
+            self.left[row.seat] = (row.identity, row.name)
+            kind: SeatKind = "bot" if row.kind == "bot" else "human"
+            held[row.seat] = SeatState(kind=kind, name=row.name, strategy_name=row.strategy)
+        return held
 
     def deal_seeds(self) -> list[dict[str, Any]]:
         """The current match's stored commit–reveal seeds (empty: dealt without any)."""
@@ -71,12 +84,20 @@ class TableLedger:
         row: SeatRow | None = occupant.row()
         self.store.save_seat(self.table_id, seat, row)
 
-    def seat_left(self, seat: int) -> None:
-        """``seat`` is about to be emptied during a hand (before its token is forgotten, and the
-        player it stands for with it): remember who played it, to store the hand as theirs."""
-        who = self.store.seat_player(self.table_id, seat)
-        if who is not None:
-            self.left[seat] = who
+    def seat_left(self, seat: int, occupant: SeatState) -> None:
+        """``seat``, held by ``occupant``, is about to be emptied during a hand (before its token
+        is forgotten, and the player it stands for with it): remember who played it, in the
+        store too, to store the hand as theirs also after a restart."""
+        identity, name = self.store.seat_player(self.table_id, seat) or (None, occupant.name)
+        self.left[seat] = (identity, name or "")
+        row = LeftRow(seat, occupant.kind, name or "", occupant.strategy_name, identity)
+        self.store.save_left(self.table_id, row)
+
+    def _forget_left(self) -> None:
+        """The hand the emptied seats were left in is stored or gone: forget who held them."""
+        if self.left:
+            self.left.clear()
+            self.store.forget_left(self.table_id)
 
     def host_changed(self, seat: int | None) -> None:
         """The host is now the player at ``seat`` (None: nobody)."""
@@ -92,7 +113,7 @@ class TableLedger:
     def match_started(self, *, seed: int, first_dealer: int) -> None:
         """A match began: its deck seed and first dealer; its actions are numbered from 0."""
         self.actions = 0
-        self.left.clear()
+        self._forget_left()
         self.store.update_table(
             self.table_id,
             state="playing",
@@ -109,7 +130,7 @@ class TableLedger:
     def hand_dealt(self, number: int) -> None:
         """Hand ``number`` has been dealt (before anyone is shown it, so a restore deals it
         again)."""
-        self.left.clear()
+        self._forget_left()
         self.store.update_table(self.table_id, dealt=number)
 
     def record_action(self, hand: int, action: str, *, seq: int, match: int) -> None:
@@ -141,6 +162,7 @@ class TableLedger:
             facts=facts,
             left=self.left,
         )
+        self._forget_left()
         self.store.update_table(self.table_id, totals=totals)
 
     def match_ended(
@@ -154,6 +176,7 @@ class TableLedger:
     ) -> None:
         """The match is over (played out, ended by the host, or its table closing) after
         ``hands`` finished hands: the table's row and each seat's result."""
+        self._forget_left()  # a hand in play when it ended early is not stored
         self.store.update_table(self.table_id, state="over", finished=finished, totals=totals)
         self.store.save_results(
             self.table_id,
@@ -186,6 +209,7 @@ class TableLedger:
         little. Otherwise its row is marked closed, ``finished`` now unless its match ended
         before."""
         store = self.store
+        self._forget_left()
         if state == "waiting" and match == 0:
             store.forget_table(self.table_id)
         elif not store.has_hands(self.table_id):

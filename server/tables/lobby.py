@@ -185,6 +185,13 @@ class Lobby:
             )
         if address is not None:
             self._check_running(address)
+            limit = self.config.max_open_per_address
+            if self.open_created_by(address) >= limit:
+                raise RequestError(
+                    errors.TOO_MANY_TABLES,
+                    f"Your address already has {limit} tables open; leave the ones whose match"
+                    " is over",
+                )
         try:
             rules = RuleSet.from_preset(req.preset or DEFAULT_PRESET, **req.options)
         except RuleOptionError as exc:
@@ -211,27 +218,32 @@ class Lobby:
         )
 
     def running_created_by(self, address: str) -> int:
-        """How many tables that have started (playing, or over and still open) connections
-        from ``address`` created."""
+        """How many tables whose match is being played connections from ``address`` created
+        (one whose match is over plays nothing: it counts only as open,
+        :meth:`open_created_by`)."""
         return sum(
             1
             for table_id, creator in self._creators.items()
-            if creator == address and self.tables[table_id].state in ("playing", "over")
+            if creator == address and self.tables[table_id].state == "playing"
         )
+
+    def open_created_by(self, address: str) -> int:
+        """How many open tables, whatever their state, connections from ``address`` created."""
+        return sum(1 for creator in self._creators.values() if creator == address)
 
     def _check_running(self, address: str) -> None:
         limit = self.config.max_running_per_address
         if self.running_created_by(address) >= limit:
             raise RequestError(
                 errors.TOO_MANY_TABLES,
-                f"Your address already has {limit} tables playing or just over; end or leave one",
+                f"Your address already has {limit} tables playing a match; end or leave one",
             )
 
     def may_start(self, table: Table) -> None:
-        """Raise ``too_many_tables`` if starting ``table`` would put the address that created it
-        over ``max_running_per_address`` (a rematch of a table that was over adds none)."""
+        """Raise ``too_many_tables`` if a match beginning at ``table`` (``start``, ``rematch``)
+        would put the address that created it over ``max_running_per_address``."""
         creator = self._creators.get(table.id)
-        if creator is not None and table.state == "waiting" and table.match_number == 0:
+        if creator is not None and table.state != "playing":
             self._check_running(creator)
 
     def create_table(

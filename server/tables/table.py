@@ -189,6 +189,8 @@ class Table:
                 )
         elif row.state == "over":
             table.state = "over"
+        # Who held the seats emptied during the hand in play: it is still theirs (stored).
+        table._left = table.ledger.left_restored(row.left)
         table.seq = row.seq
         table.turn_seq = row.seq + 1
         return table
@@ -416,7 +418,7 @@ class Table:
         in_hand = self.state == "playing" and match is not None and not match.hand.is_over
         if in_hand and s.kind != "empty":  # a stand-in finishes the hand for them: it is theirs
             self._left[seat] = s
-            self.ledger.seat_left(seat)
+            self.ledger.seat_left(seat, s)
         self.seats[seat] = SeatState()
         self.presence.cancel_grace(s)
         self.ledger.seat_changed(seat, self.seats[seat])
@@ -564,6 +566,7 @@ class Table:
             raise RequestError(errors.NOT_OVER, "The match at this table is not over yet")
         if not self.hub.match_end_allowed(peer.address, take=False):
             raise RequestError(errors.RATE_LIMITED, _MATCH_ENDS_REFUSED)
+        self.hub.may_start(self)  # an over table is not counted as playing: it would be again
         self._check_bots_may_play(peer)
         self._cancel_over_timer()
         for i in range(NUM_SEATS):

@@ -52,9 +52,15 @@ async def refused_rematch_changes_nothing(host: Raw, table: str) -> None:
 
 
 async def test_bots_at_a_table_whose_match_is_over_do_not_count() -> None:
-    async with running_server(max_bots_per_address=CAP) as server:
-        await crashed_run(server.port, "Run1")
-        await crashed_run(server.port, "Run2")  # its bots were refused while Run1's counted
+    """Nor do their tables count as playing (``max_running_per_address``, here 1): an address
+    whose matches are over starts another table; they count as open
+    (``max_open_per_address``), and a rematch would play again, so it is checked."""
+    caps = {"max_bots_per_address": CAP, "max_running_per_address": 1, "max_open_per_address": 4}
+    async with running_server(**caps) as server:
+        first = await crashed_run(server.port, "Run1")
+        # Its bots were refused while Run1's counted; before, so was its table (Run1's counted
+        # as running, over as it was).
+        await crashed_run(server.port, "Run2")
         host = await Raw.open(server.port)
         await host.hello("Run3")
         created = await raw_bot_table(host, name="Run3", hands=1)
@@ -68,7 +74,20 @@ async def test_bots_at_a_table_whose_match_is_over_do_not_count() -> None:
         refused = await other.request("add_bot", strategy="random")
         assert (refused["type"], refused["code"]) == ("error", "too_many_bots")
         assert "over" in refused["message"]  # says what frees a place
-        for raw in (host, other):
+        # At the limit of tables playing, with two over: this one is the one playing.
+        assert (await host.request("start"))["type"] == "ok"
+        ann = await Raw.open(server.port)
+        await ann.hello("Ann", token=first["token"])
+        refused = await ann.request("rematch")
+        assert refused.get("code") == "too_many_tables" and "playing" in refused["message"]
+        assert (await table_summary(ann, first["table"]))["state"] == "over"
+        # No table plays now, but four are open, three of them over.
+        assert (await host.request("end_match"))["type"] == "ok"
+        late = await Raw.open(server.port)
+        await late.hello("Late")
+        refused = await late.request("create_table", name="late", hands=1)
+        assert refused.get("code") == "too_many_tables" and "4 tables open" in refused["message"]
+        for raw in (host, other, ann, late):
             await raw.close()
 
 
@@ -100,14 +119,14 @@ async def test_a_restored_over_tables_rematch_is_checked_too(tmp_path: Path) -> 
     """The bots' address is stored with them: after a restart the over table's bots still do
     not count, and its rematch is checked as any other."""
     db = tmp_path / "cap.db"
-    server = Server(disk_config(db, max_bots_per_address=CAP))
+    server = Server(disk_config(db, max_bots_per_address=CAP, seed_wait=0.0))
     await server.start()
     try:
         first = await crashed_run(server.port, "Ann")
     finally:
         await server.stop()
 
-    again = Server(disk_config(db, max_bots_per_address=CAP))
+    again = Server(disk_config(db, max_bots_per_address=CAP, seed_wait=0.0))
     await again.start()
     try:
         other = await Raw.open(again.port)

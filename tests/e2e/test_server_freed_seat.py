@@ -57,8 +57,11 @@ def played_by(server: Server, table: str) -> list[tuple[str | None, str | None]]
 async def test_a_bot_freed_mid_hand_is_named_for_that_hand_also_after_a_restart(
     tmp_path: Path,
 ) -> None:
+    """The server restarts in the hand, after the seat was freed: who held it is stored with
+    the table (``seats_left``), so the hand is still named and counted for them; and again
+    once the hand is stored, its history is the same."""
     db = tmp_path / "freed.db"
-    server = Server(disk_config(db))
+    server = Server(disk_config(db, seed_wait=0.0))
     await server.start()
     ann = await Raw.open(server.port)
     await ann.hello("Ann", player_key=ANN_KEY)
@@ -67,10 +70,16 @@ async def test_a_bot_freed_mid_hand_is_named_for_that_hand_also_after_a_restart(
     for strategy in ("heuristic", "random", "random", "random"):
         assert (await ann.request("add_bot", strategy=strategy))["type"] == "ok"
     await ann.send({"type": "start"})
-    turn = await ann.expect("your_turn")  # the hand waits for Ann: it is not over
+    await ann.expect("your_turn")  # the hand waits for Ann: it is not over
     freed = await ann.request_keeping("remove_bot", seat=1)
     assert freed["type"] == "ok", freed
-    ann.inbox.insert(0, turn)
+    await ann.close()
+    await server.stop()  # in the hand: before, who held seat 1 was forgotten here
+
+    server = Server(disk_config(db, seed_wait=0.0))
+    await server.start()
+    ann = await Raw.open(server.port)
+    assert (await ann.hello("Ann", token=created["token"]))["table"] == table
     log: list[dict[str, Any]] = []
     await play_on(ann, log)
     before = await ann.request("history")
@@ -87,10 +96,12 @@ async def test_a_bot_freed_mid_hand_is_named_for_that_hand_also_after_a_restart(
     rows = await standing_rows(server.port)
     assert rows["heuristic"]["hands"] == 1
     assert rows["heuristic"]["total"] == hand_over["result"]["payouts"][1]
+    assert server.store is not None  # stored, the hand's freed seats are forgotten
+    assert server.store._db.execute("SELECT count(*) FROM seats_left").fetchone() == (0,)
     await ann.close()
     await server.stop()
 
-    server = Server(disk_config(db))
+    server = Server(disk_config(db, seed_wait=0.0))
     await server.start()
     try:
         ann = await Raw.open(server.port)
