@@ -38,6 +38,10 @@ _URL = re.compile(r"(?:[a-z][a-z0-9+.-]*:)?//((?:[a-z0-9-]+\.)+[a-z0-9-]+(?::\d+
 
 @contextlib.asynccontextmanager
 async def web_door(tmp_path: Path, **overrides: Any) -> AsyncIterator[tuple[Server, Doors, str]]:
+    # The tabs' clients run at the test workers' priority: niced (the default 10) beside three
+    # busy workers on two cores, one took over a minute to start and stop, and a reload waited
+    # that long for it. That the door nices them is tests/server/test_door_kit.py's to check.
+    overrides.setdefault("door_child_nice", 0)
     async with running_server(**overrides) as server:
         doors = Doors(server, tmp_path / "data", web_port=0)
         await doors.start("127.0.0.1")
