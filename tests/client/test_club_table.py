@@ -17,6 +17,7 @@ import client.screens.table
 from client.app import YOUR_TURN_TITLE, SheepsheadApp
 from client.bury_check import forces_alone
 from client.screens.dialogs import BuryDialog, CreateTableDialog
+from client.screens.info import HistoryScreen
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
 from client.settings import ClientSettings
@@ -170,11 +171,12 @@ async def test_the_last_trick_of_the_match_is_seen_before_the_match_over_panel(
         assert isinstance(app.screen, MatchOverScreen)
 
 
-async def test_k_on_the_last_result_of_the_match_opens_the_score_sheet(
+async def test_k_on_the_last_result_of_the_match_opens_the_score_sheet_and_esc_comes_back(
     fake_clock: FakeClock,
 ) -> None:
     """Under the match's last result the status line offers "k sheet", and the panel took
-    no k: nothing happened."""
+    no k: nothing happened. Then the sheet's Esc left the player at the bare table, the
+    result and the way on to the standings gone: it comes back to the panel."""
     table = EngineTable(seed=11, dealer=1, me=0, hands_limit=1)
     app = SheepsheadApp(mode="play", settings=settings(trick_pause=1.5))
     async with app.run_test(size=SIZE) as pilot:
@@ -188,6 +190,18 @@ async def test_k_on_the_last_result_of_the_match_opens_the_score_sheet(
         await pilot.press("k")
         await pilot.pause()
         assert isinstance(app.screen, ScoreSheetScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen)
+        await pilot.press("h")  # the history likewise
+        await pilot.pause()
+        assert isinstance(app.screen, HistoryScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, MatchOverScreen)
 
 
 async def test_the_trick_pause_runs_on_its_own_timer() -> None:

@@ -29,7 +29,7 @@ from client.app import SheepsheadApp
 from client.screens.dialogs import BuryDialog, CallDialog, ChatDialog, ConfirmDialog
 from client.screens.info import HELP_TEXT, HelpScreen, HistoryScreen, RulesScreen, TricksScreen
 from client.screens.lobby import LobbyScreen
-from client.screens.result import ResultScreen
+from client.screens.result import ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen, play_keys
 from client.widgets.hand import CardWidget
 from engine.record import replay_record
@@ -530,7 +530,13 @@ async def test_an_open_result_shows_the_latest_hand() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await fed(pilot, messages)
         assert isinstance(app.screen, ResultScreen) and "Hand 1:" in screen_text(app)
+        await pilot.press("k")  # the score sheet over the panel: its Esc comes back to it
+        await pilot.pause()
+        assert isinstance(app.screen, ScoreSheetScreen)
         await fed(pilot, later)  # the player never closed it; the timer played hand 2
+        await pilot.pause()
+        assert isinstance(app.screen, ScoreSheetScreen)
+        await pilot.press("escape")
         await pilot.pause()
         assert [type(s) for s in app.screen_stack].count(ResultScreen) == 1
         assert "Hand 2:" in screen_text(app) and "Hand 1:" not in screen_text(app)
