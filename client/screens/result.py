@@ -25,7 +25,7 @@ from textual.widgets import Static
 from client.coach import review_lines
 from client.decisions import live_decisions
 from client.model import NUM_SEATS, Change, FinishedHand, TableModel, rank_places
-from client.screens.base import GameModal
+from client.screens.base import GameModal, ShowsYourTurn
 from client.screens.table import TableScreen
 from client.widgets.cards import card_text, cards_text
 from client.widgets.table import fit_name, tag_name
@@ -389,7 +389,7 @@ class FitsHeight(GameModal[None]):
         self.call_after_refresh(self.fit_to_height)
 
 
-class ScoreSheetScreen(FitsHeight):
+class ScoreSheetScreen(ShowsYourTurn, FitsHeight):
     """The score sheet: one row per hand of the match, payouts and running totals (key k)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,k,enter,q", "close", "close")]
