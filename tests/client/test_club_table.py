@@ -255,6 +255,35 @@ async def test_a_freed_seats_card_keeps_its_players_name_in_the_last_trick() -> 
         assert title.startswith(f"{table.names[winner]} +"), title
 
 
+def _taken_over_mid_hand() -> tuple[EngineTable, list[dict[str, Any]]]:
+    """Seat 0's earlier holder passed and the first trick was played: the messages a
+    newcomer who takes seat 0 over then gets (its ``joined`` notice, then the snapshot)."""
+    table = EngineTable(seed=16, dealer=4, me=0)  # seat 0 speaks first, and takes trick 1
+    table.apply({"action": "pass"})
+    hand = table.hand
+    while len(hand.tricks) < 1:
+        table.apply(hand.legal_actions()[0].to_dict())
+    joined = _notice("joined", "Cleo took seat 0") | {"table": table.table}
+    return table, [joined, *table.messages()]
+
+
+async def test_a_newcomers_log_does_not_credit_them_with_the_seats_earlier_moves() -> None:
+    """Taking a seat over mid-hand, the log of the hand so far said "You pass" (and "You
+    take" for the seat's trick) for moves the seat's earlier holder made. The state does
+    not say who that was: the lines say the seat's, before you."""
+    table, messages = _taken_over_mid_hand()
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        lines = [e.text for e in app.model.log]
+        assert "Seat 0 (before you) passes" in lines, lines
+        assert not [line for line in lines if "You" in line or table.names[0] in line], lines
+        assert table.hand.tricks[0].winner == 0
+        assert any(line.startswith("Trick 1: Seat 0 (before you) takes") for line in lines)
+        assert "Seat 0 (before you)" in screen_text(app)  # the log column
+        assert app.model.says(0, "take") == "You take"  # from now on the seat's are yours
+
+
 async def test_the_picker_sees_the_blind_then_the_bury() -> None:
     async with at_the_bury(3) as (app, pilot, table):
         blind = seat_view(table.hand, 0)["blind"]
