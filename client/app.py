@@ -416,8 +416,10 @@ class SheepsheadApp(App[int]):
         at a time, the hand before the standings, never one half behind the other.
         """
         top = self.screen
-        if isinstance(top, ResultScreen):
-            top.show(hand)
+        # The open panel may be under the score sheet or history opened from it.
+        shown = next((s for s in self.screen_stack if isinstance(s, ResultScreen)), None)
+        if shown is not None:
+            shown.show(hand)
             return
         if isinstance(top, MatchOverScreen):
             self.pop_screen()

@@ -48,6 +48,16 @@ DECISIONS: Final[tuple[Decision, ...]] = (
 )
 """Every decision key, in button order."""
 
+DECISION_VERBS: Final[dict[str, str]] = {
+    "pick": "pick",
+    "bury": "bury",
+    "call": "call",
+    "crack": "crack or not",
+    "recrack": "re-crack or not",
+    "play": "play",
+}
+"""What the status line says a seat is doing in each phase."""
+
 BY_ACTION: Final[dict[str, Decision]] = {d.action: d for d in DECISIONS}
 """The decision of each screen action name."""
 

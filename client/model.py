@@ -73,6 +73,10 @@ SHUTDOWN_LINE: Final = (
 down; reconnect later (server_shutdown)': a code, and a chore the client does itself)."""
 
 EMPTY_NAME = "(empty)"
+
+BEFORE_YOU: Final = "Seat {seat} (before you)"
+"""Who made a move in your seat before you took it over mid-hand, in the log: the server's
+state does not say who held the seat (the holder who left, or the stand-in bot after them)."""
 """The name shown for a seat nobody sits at (the summary gives it none)."""
 
 
@@ -386,12 +390,22 @@ class TableModel:
     """Who played each seat of the hand on the table: the seats' names when it was dealt, or
     when a seat was taken later; a seat freed since keeps its player's name (the cards it
     played are still that player's)."""
+    joined: tuple[str | None, int] | None = None
+    """(table, seat) of the last ``joined`` notice not yet followed by a ``state``: a snapshot
+    right after one for your own seat is of a hand you took over, whose moves so far in that
+    seat were someone else's."""
+    before_you: int | None = None
+    """Your seat while the snapshot of a hand you took over is told (:data:`BEFORE_YOU`)."""
 
     def reset(self, table: str | None = None) -> None:
-        """Forget everything about the last table."""
+        """Forget everything about the last table (a ``joined`` notice already come for the
+        new one is kept: the lobby resets as its ``join`` is answered, and the notice and the
+        snapshot may come before or after)."""
+        joined = self.joined if self.joined is not None and self.joined[0] == table else None
         fresh = TableModel(table=table)
         for name in TableModel.__slots__:
             setattr(self, name, getattr(fresh, name))
+        self.joined = joined
 
     def take_prompt(self) -> Prompt | None:
         """Clear the pending decision as it is answered (so a key cannot send twice)."""
@@ -492,16 +506,21 @@ class TableModel:
         return self.name(seat)
 
     def says(self, seat: int | None, verb: str) -> str:
-        """``You pass`` / ``Bob passes``: the seat and the verb in the right person."""
-        if seat is not None and seat == self.my_seat:
+        """``You pass`` / ``Bob passes``: the seat and the verb in the right person (a move
+        made in your seat before you took it over is not yours: :data:`BEFORE_YOU`)."""
+        if seat is not None and seat == self.before_you:
+            subject = BEFORE_YOU.format(seat=seat)
+        elif seat is not None and seat == self.my_seat:
             return f"You {verb}"
+        else:
+            subject = self.name(seat)
         if verb.endswith(("s", "sh", "ch", "o", "x", "z")):
             third = verb + "es"
         elif verb.endswith("y") and verb[-2:-1] not in "aeiou":
             third = verb[:-1] + "ies"
         else:
             third = verb + "s"
-        return f"{self.name(seat)} {third}"
+        return f"{subject} {third}"
 
     @property
     def blind_cards(self) -> list[str]:
@@ -612,7 +631,18 @@ class TableModel:
         if self.prompt is not None and self.prompt.seq != self.seq:
             self.prompt = None
             change |= Change.PROMPT
-        change |= self._narrate(old, self.view, self.last if applied else None)
+        joined, self.joined = self.joined, None
+        took_over = (
+            old is None
+            and joined is not None
+            and joined[0] in (None, self.table)
+            and joined[1] == self.my_seat
+        )
+        self.before_you = self.my_seat if took_over else None
+        try:
+            change |= self._narrate(old, self.view, self.last if applied else None)
+        finally:
+            self.before_you = None
         if self.view is not None and self.view.get("phase") == "done":
             change |= self._finish(
                 result=self.view.get("result") or {},
@@ -697,6 +727,9 @@ class TableModel:
 
     def _on_notice(self, msg: Notice) -> Change:
         self._log("notice", self.notice_text(msg))
+        seat = msg.get("seat")
+        if msg.get("code") == "joined" and isinstance(seat, int):
+            self.joined = (msg.get("table"), seat)
         if msg.get("code") == "rematch":
             self.rematch_told = True
         return Change.NOTICE

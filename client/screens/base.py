@@ -7,11 +7,13 @@ their real signatures instead of through ``Any`` and ``type: ignore``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from rich.text import Text
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 
+from client.decisions import DECISION_VERBS
 from client.model import TableModel
 
 if TYPE_CHECKING:
@@ -46,3 +48,46 @@ class GameScreen(GameAccess, Screen[ResultType]):
 
 class GameModal(GameAccess, ModalScreen[ResultType]):
     """A dialog or panel over a screen of the sheepshead app."""
+
+
+def turn_note(model: TableModel) -> Text | None:
+    """ "▶ Your turn to play: Esc goes back to the table" (and the turn timer's seconds left)
+    while a decision of yours waits, for a panel that covers the table's status line; None
+    when nothing is yours to do."""
+    prompt = model.prompt
+    if prompt is None:
+        return None
+    verb = DECISION_VERBS.get(prompt.decision, "act")
+    note = Text(f" ▶ Your turn to {verb}: Esc goes back to the table ", style="bold reverse")
+    remaining = prompt.remaining()
+    if remaining is not None:
+        note.append(f"⏱ {int(remaining + 0.999)}s ")
+    return note
+
+
+class ShowsYourTurn(GameAccess):
+    """A panel over the table (help, rules, tricks, the sheets) whose box's bottom border says
+    when the table waits for you: the panel hides the table's status line at 80x24, and the
+    player lost the fact that it was their turn, or that the turn came while it was open.
+
+    Mixed in before :class:`GameModal`; the panel's outer container has the class ``box``
+    (its title stays the panel's own).
+    """
+
+    def on_mount(self) -> None:
+        """Keep the note in step with the turn (and its timer) while the panel is open."""
+        node = cast(Screen[Any], self)
+        self._turn_shown: str | None = None
+        self.game.model_changed.subscribe(node, lambda _change: self._draw_turn())
+        node.set_interval(0.5, self._draw_turn)
+        self._draw_turn()
+
+    def _draw_turn(self) -> None:
+        boxes = cast(Screen[Any], self).query(".box")
+        if not boxes:  # between a recompose's removal and its new children
+            return
+        note = turn_note(self.model)
+        shown = None if note is None else note.plain
+        if shown != self._turn_shown:
+            self._turn_shown = shown
+            boxes.first().border_subtitle = note

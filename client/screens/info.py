@@ -17,7 +17,7 @@ from textual.reactive import reactive
 from textual.widgets import Static, TextArea
 
 from client.model import NUM_SEATS, FinishedHand
-from client.screens.base import GameModal
+from client.screens.base import GameModal, ShowsYourTurn
 from client.screens.dialogs import BuryDialog, CallDialog
 from client.screens.lobby import LobbyScreen
 from client.screens.result import last_trick_line, result_summary, result_table
@@ -137,7 +137,7 @@ def _help_table(title: str, rows: list[tuple[str, str]]) -> Table:
     return table
 
 
-class HelpScreen(GameModal[None]):
+class HelpScreen(ShowsYourTurn, GameModal[None]):
     """Every key of every screen, built from the screens' own bindings."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -216,7 +216,7 @@ def _rules_body(rules_map: Mapping[str, Any]) -> list[RenderableType]:
     return body
 
 
-class RulesScreen(GameModal[None]):
+class RulesScreen(ShowsYourTurn, GameModal[None]):
     """The active options of this table and the full trump order."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,r,enter,q", "close", "close")]
@@ -263,7 +263,7 @@ def tricks_table(
     return table
 
 
-class TricksScreen(GameModal[None]):
+class TricksScreen(ShowsYourTurn, GameModal[None]):
     """Last-trick review: the tricks of this hand so far (or of the last hand), newest last."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,l,enter,q", "close", "close")]
@@ -313,7 +313,7 @@ def hand_detail(hand: FinishedHand, me: int | None) -> list[RenderableType]:
     return body
 
 
-class HistoryScreen(GameModal[None]):
+class HistoryScreen(ShowsYourTurn, GameModal[None]):
     """The hands of this match, one at a time, trick by trick; ←/→ turn the pages."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

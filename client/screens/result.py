@@ -25,7 +25,7 @@ from textual.widgets import Static
 from client.coach import review_lines
 from client.decisions import live_decisions
 from client.model import NUM_SEATS, Change, FinishedHand, TableModel, rank_places
-from client.screens.base import GameModal
+from client.screens.base import GameModal, ShowsYourTurn
 from client.screens.table import TableScreen
 from client.widgets.cards import card_text, cards_text
 from client.widgets.table import fit_name, tag_name
@@ -389,7 +389,7 @@ class FitsHeight(GameModal[None]):
         self.call_after_refresh(self.fit_to_height)
 
 
-class ScoreSheetScreen(FitsHeight):
+class ScoreSheetScreen(ShowsYourTurn, FitsHeight):
     """The score sheet: one row per hand of the match, payouts and running totals (key k)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,k,enter,q", "close", "close")]
@@ -433,7 +433,7 @@ class ScoreSheetScreen(FitsHeight):
         self.call_after_refresh(self.fit_to_height)
 
     def action_close(self) -> None:
-        """Back to the table."""
+        """Back to the table, or to the result panel it was opened from."""
         self.dismiss(None)
 
 
@@ -697,13 +697,13 @@ class ResultScreen(FitsHeight):
         self.game.export_hand(self.hand)
 
     def action_history(self) -> None:
-        """Open the match history."""
-        self.dismiss(None)
+        """Open the match history over this panel (Esc there comes back to it)."""
         self.game.open_history()
 
     def action_score_sheet(self) -> None:
-        """Open the score sheet (as the table's k)."""
-        self.dismiss(None)
+        """Open the score sheet (as the table's k) over this panel: its Esc comes back here,
+        where the hand's result and the standings' Enter still are (closing the panel first
+        left the player at the bare table, the result gone)."""
         self.game.open_score_sheet()
 
     async def action_rematch(self) -> None:

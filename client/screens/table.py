@@ -28,7 +28,7 @@ from textual.timer import Timer
 from textual.widgets import Button, Footer, RichLog
 
 from client.coach import hint_text
-from client.decisions import DECISIONS, is_decision, live_decisions
+from client.decisions import DECISION_VERBS, DECISIONS, is_decision, live_decisions
 from client.model import Change, FinishedHand, LogEntry, TableModel
 from client.screens.base import GameScreen
 from client.screens.dialogs import ALONE_QUESTION, hand_over_key
@@ -48,16 +48,6 @@ HUGE = (120, 40)
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 """Below these the log (narrow) or the seats' last lines (short) give way to the trick."""
-
-DECISION_VERBS = {
-    "pick": "pick",
-    "bury": "bury",
-    "call": "call",
-    "crack": "crack or not",
-    "recrack": "re-crack or not",
-    "play": "play",
-}
-"""What the status line says a seat is doing in each phase."""
 
 
 def clock() -> float:

@@ -17,6 +17,7 @@ import client.screens.table
 from client.app import YOUR_TURN_TITLE, SheepsheadApp
 from client.bury_check import forces_alone
 from client.screens.dialogs import BuryDialog, CreateTableDialog
+from client.screens.info import HistoryScreen
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
 from client.settings import ClientSettings
@@ -170,11 +171,12 @@ async def test_the_last_trick_of_the_match_is_seen_before_the_match_over_panel(
         assert isinstance(app.screen, MatchOverScreen)
 
 
-async def test_k_on_the_last_result_of_the_match_opens_the_score_sheet(
+async def test_k_on_the_last_result_of_the_match_opens_the_score_sheet_and_esc_comes_back(
     fake_clock: FakeClock,
 ) -> None:
     """Under the match's last result the status line offers "k sheet", and the panel took
-    no k: nothing happened."""
+    no k: nothing happened. Then the sheet's Esc left the player at the bare table, the
+    result and the way on to the standings gone: it comes back to the panel."""
     table = EngineTable(seed=11, dealer=1, me=0, hands_limit=1)
     app = SheepsheadApp(mode="play", settings=settings(trick_pause=1.5))
     async with app.run_test(size=SIZE) as pilot:
@@ -188,6 +190,18 @@ async def test_k_on_the_last_result_of_the_match_opens_the_score_sheet(
         await pilot.press("k")
         await pilot.pause()
         assert isinstance(app.screen, ScoreSheetScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen)
+        await pilot.press("h")  # the history likewise
+        await pilot.pause()
+        assert isinstance(app.screen, HistoryScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, MatchOverScreen)
 
 
 async def test_the_trick_pause_runs_on_its_own_timer() -> None:
@@ -239,6 +253,35 @@ async def test_a_freed_seats_card_keeps_its_players_name_in_the_last_trick() -> 
         assert "—" not in text and "(em" not in text, text
         title = str(box.border_title)
         assert title.startswith(f"{table.names[winner]} +"), title
+
+
+def _taken_over_mid_hand() -> tuple[EngineTable, list[dict[str, Any]]]:
+    """Seat 0's earlier holder passed and the first trick was played: the messages a
+    newcomer who takes seat 0 over then gets (its ``joined`` notice, then the snapshot)."""
+    table = EngineTable(seed=16, dealer=4, me=0)  # seat 0 speaks first, and takes trick 1
+    table.apply({"action": "pass"})
+    hand = table.hand
+    while len(hand.tricks) < 1:
+        table.apply(hand.legal_actions()[0].to_dict())
+    joined = _notice("joined", "Cleo took seat 0") | {"table": table.table}
+    return table, [joined, *table.messages()]
+
+
+async def test_a_newcomers_log_does_not_credit_them_with_the_seats_earlier_moves() -> None:
+    """Taking a seat over mid-hand, the log of the hand so far said "You pass" (and "You
+    take" for the seat's trick) for moves the seat's earlier holder made. The state does
+    not say who that was: the lines say the seat's, before you."""
+    table, messages = _taken_over_mid_hand()
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, messages)
+        lines = [e.text for e in app.model.log]
+        assert "Seat 0 (before you) passes" in lines, lines
+        assert not [line for line in lines if "You" in line or table.names[0] in line], lines
+        assert table.hand.tricks[0].winner == 0
+        assert any(line.startswith("Trick 1: Seat 0 (before you) takes") for line in lines)
+        assert "Seat 0 (before you)" in screen_text(app)  # the log column
+        assert app.model.says(0, "take") == "You take"  # from now on the seat's are yours
 
 
 async def test_the_picker_sees_the_blind_then_the_bury() -> None:

@@ -561,7 +561,19 @@ async def test_mid_match_the_hosts_minus_opens_a_bots_seat_to_a_latecomer(
         reply = await dee.request("join", table=table, seat=None)
         assert reply["seat"] == 4
         await wait_for(pilot, lambda: app.model.seats[4].name == "Dee")
-        await dee.close()
+    # Dee's log of the hand so far: seat 4's moves were the bot's, not hers ("You pass").
+    dee_app = SheepsheadApp(dee, mode="join")
+    async with dee_app.run_test(size=SIZE) as pilot:
+        model = dee_app.model
+        await wait_for(pilot, lambda: model.view is not None)
+        lines = [e.text for e in model.log if e.kind == "event"]  # not "You took seat 4"
+        assert not [line for line in lines if line.startswith("You ") or ": You " in line], lines
+        view = model.view or {}
+        if 4 in view.get("passes", []):
+            assert "Seat 4 (before you) passes" in lines, lines
+        if view.get("picker") == 4:
+            assert "Seat 4 (before you) picks" in lines, lines
+    await dee.close()
     await session.close()
 
 

@@ -29,12 +29,13 @@ from client.app import SheepsheadApp
 from client.screens.dialogs import BuryDialog, CallDialog, ChatDialog, ConfirmDialog
 from client.screens.info import HELP_TEXT, HelpScreen, HistoryScreen, RulesScreen, TricksScreen
 from client.screens.lobby import LobbyScreen
-from client.screens.result import ResultScreen
+from client.screens.result import ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen, play_keys
 from client.widgets.hand import CardWidget
 from engine.record import replay_record
 from engine.rules import RuleSet
 from tests.client.feed import EngineTable, FakeSession, at_the_bury, at_the_call
+from tests.client.test_e2e import wait_for
 
 SIZE = (80, 24)
 
@@ -318,6 +319,39 @@ async def test_help_lists_every_key_of_the_table(mode: Any) -> None:
                 assert HELP_TEXT[action] in text, action
 
 
+async def test_help_and_rules_say_when_the_table_waits_for_you() -> None:
+    """Help at 80x24 covered the status line: the player lost that it was their turn (or
+    that it came while help was open). The box's border says it, with the turn timer, and
+    every row of help is still there."""
+    table = EngineTable(seed=7, dealer=2, me=0)  # seat 3 picks, then the play comes to you
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert "Your turn" not in screen_text(app)
+        turn = table.advance()  # your turn comes while help is open
+        turn[-1]["deadline"] = 20.0
+        await fed(pilot, turn)
+        await wait_for(pilot, lambda: "▶ Your turn to play" in screen_text(app))
+        lines = screen_text(app).splitlines()
+        box_bottom = next(line for line in lines if "Your turn" in line)
+        assert "Esc goes back to the table" in box_bottom
+        assert re.search(r"⏱ (19|20)s", box_bottom), box_bottom
+        text = " ".join(" ".join(lines).split())
+        for binding in TableScreen.BINDINGS:
+            action = binding.action.split("(")[0]  # type: ignore[union-attr]
+            assert action == "leave" or HELP_TEXT[action] in text, action
+        assert "Mouse: click cards" in text
+        await pilot.press("escape", "r")
+        await pilot.pause()
+        assert isinstance(app.screen, RulesScreen)
+        assert "▶ Your turn to play" in screen_text(app)
+        await fed(pilot, table.apply(table.hand.legal_actions()[0].to_dict()))  # the timer's
+        await wait_for(pilot, lambda: "Your turn" not in screen_text(app))
+
+
 async def test_help_names_the_hosts_match_keys_in_the_order_it_lists_them() -> None:
     # The row read "n g e  host: start / end / rematch": n looked like start.
     app = SheepsheadApp(mode="join")
@@ -530,7 +564,13 @@ async def test_an_open_result_shows_the_latest_hand() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await fed(pilot, messages)
         assert isinstance(app.screen, ResultScreen) and "Hand 1:" in screen_text(app)
+        await pilot.press("k")  # the score sheet over the panel: its Esc comes back to it
+        await pilot.pause()
+        assert isinstance(app.screen, ScoreSheetScreen)
         await fed(pilot, later)  # the player never closed it; the timer played hand 2
+        await pilot.pause()
+        assert isinstance(app.screen, ScoreSheetScreen)
+        await pilot.press("escape")
         await pilot.pause()
         assert [type(s) for s in app.screen_stack].count(ResultScreen) == 1
         assert "Hand 2:" in screen_text(app) and "Hand 1:" not in screen_text(app)
