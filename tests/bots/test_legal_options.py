@@ -25,12 +25,12 @@ def _random_rules(rng: random.Random) -> RuleSet:
 @pytest.mark.parametrize(
     ("name", "options", "hands", "own_seats"),
     [
-        ("random", {}, 2000, 5),
-        ("heuristic", {}, 2000, 5),
-        ("heuristic-v1", {}, 2000, 5),
+        ("random", {}, 1000, 5),
+        ("heuristic", {}, 1000, 5),
+        ("heuristic-v1", {}, 1000, 5),
         # A tiny budget keeps thousands of decisions within seconds; the code paths are the
         # default's (sampling, setup rollouts, rollouts, the exact endgame).
-        ("search", {"samples": 1, "setup_samples": 1}, 1000, 2),
+        ("search", {"samples": 1, "setup_samples": 1}, 500, 2),
     ],
 )
 def test_every_strategy_answers_legally_under_every_preset_and_option(
