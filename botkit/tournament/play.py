@@ -362,11 +362,13 @@ class WorkerDied(Exception):
         self.pid = pid
         self.attempts = attempts
         self.unfinished = tuple(unfinished)
-        again = f", {attempts} times, the last on a fresh worker" if attempts > 1 else ""
+        again = f" {attempts} times, the last on a fresh worker" if attempts > 1 else ""
         others = ""
         if self.unfinished:
             listed = ", ".join(map(str, self.unfinished))
-            others = f" (and with it deal{'s' * (len(self.unfinished) > 1)} {listed}, unfinished)"
+            many = len(self.unfinished) > 1
+            where = "other workers" if many else "another worker"
+            others = f" ({'deals' if many else 'deal'} {listed}, under way on {where}, too)"
         self.message = (
             f"deal {deal}: the worker process playing it died{again} "
             f"({describe_exit(exitcode)}); the tournament stopped{others}"
@@ -409,13 +411,19 @@ class _RemoteTraceback(Exception):
         return self.text
 
 
+AHEAD: Final = 2
+"""Deals sent to a worker at a time: the one it plays and the next, so it never waits for this
+process (busy itself, on a loaded machine) to hand it one."""
+
+
 @dataclass
 class _Worker:
-    """A worker process, its end of the pipe to it, and the deal it is playing."""
+    """A worker process, its end of the pipe to it, and the deals sent to it (the first is the
+    one it plays)."""
 
     process: multiprocessing.process.BaseProcess
     conn: Connection
-    job: Job | None = None
+    jobs: deque[Job] = field(default_factory=deque)
 
     @classmethod
     def start(cls, context: multiprocessing.context.BaseContext) -> _Worker:
@@ -438,14 +446,11 @@ class _Worker:
             theirs.close()
         return cls(process, mine)
 
-    def give(self, job: Job) -> bool:
-        """Send the worker a deal; False if it is gone."""
-        self.job = job
-        try:
+    def give(self, job: Job) -> None:
+        """Send the worker a deal (to a dead one, it fails as its death shows)."""
+        self.jobs.append(job)
+        with contextlib.suppress(OSError):
             self.conn.send(job)
-        except OSError:
-            return False
-        return True
 
     def stop(self) -> int | None:
         """Stop the process (if it still runs) and return its exit status (None: unknown)."""
@@ -467,43 +472,44 @@ def _pool_results(
     retries: int,
     on_retry: Callable[[str], None],
 ) -> Generator[DealResult, None, None]:
-    # One deal at a time per worker, each over its own pipe, rather than a multiprocessing.Pool
-    # (whose imap waits forever for the deal of a worker that died) or a ProcessPoolExecutor
-    # (which says a worker died, not which deal it had, nor how it ended, and stops the others'
-    # deals with it): here a death is seen at once, on the pipe or the process's sentinel, and
-    # names its deal.
+    # Each worker has a pipe of its own and its deals in order, rather than a
+    # multiprocessing.Pool (whose imap waits forever for the deal of a worker that died) or a
+    # ProcessPoolExecutor (which says a worker died, not which deal it had, nor how it ended,
+    # and stops the others' deals with it): here a death is seen at once, on the pipe or the
+    # process's sentinel, and names its deal.
     waiting = deque(work)
     deaths: dict[int, int] = {}
     workers: list[_Worker] = []
     try:
         for _ in range(min(jobs, len(work))):
             workers.append(_Worker.start(context))
-        for worker in workers:
-            worker.give(waiting.popleft())  # a failed send shows as its death
-        while any(w.job is not None for w in workers):
-            busy = [w for w in workers if w.job is not None]
+        for _ in range(AHEAD):
+            for worker in workers:
+                if waiting:
+                    worker.give(waiting.popleft())
+        while any(w.jobs for w in workers):
+            busy = [w for w in workers if w.jobs]
             ready = set(wait([*(w.conn for w in busy), *(w.process.sentinel for w in busy)]))
             for worker in busy:
-                reply = None
-                if worker.conn in ready or worker.process.sentinel in ready:
-                    with contextlib.suppress(EOFError, OSError):
-                        if worker.conn.poll():
-                            reply = worker.conn.recv()
-                    if reply is None:
-                        workers.remove(worker)
-                        workers.append(
-                            _replace(worker, workers, deaths, retries, on_retry, context)
-                        )
-                        continue
-                else:
+                if worker.conn not in ready and worker.process.sentinel not in ready:
                     continue
-                job, worker.job = worker.job, None
+                reply = None
+                with contextlib.suppress(EOFError, OSError):
+                    if worker.conn.poll():
+                        reply = worker.conn.recv()
+                if reply is None:
+                    # Left in the list until replaced, so an interruption still stops it.
+                    others = [w for w in workers if w is not worker]
+                    fresh = _replace(worker, others, waiting, deaths, retries, on_retry, context)
+                    workers[workers.index(worker)] = fresh
+                    continue
+                job = worker.jobs.popleft()
                 if waiting:
-                    worker.give(waiting.popleft())  # a failed send shows as its death next
+                    worker.give(waiting.popleft())
                 kind, value, *trace = reply
                 if kind != "ok":
                     raise value from _RemoteTraceback(trace[0])
-                assert job is not None and value.number == job.number
+                assert value.number == job.number
                 yield value
     finally:
         for worker in workers:
@@ -513,29 +519,32 @@ def _pool_results(
 def _replace(
     dead: _Worker,
     others: Sequence[_Worker],
+    waiting: deque[Job],
     deaths: dict[int, int],
     retries: int,
     on_retry: Callable[[str], None],
     context: multiprocessing.context.BaseContext,
 ) -> _Worker:
-    # The worker of ``dead.job`` died: a fresh one plays the deal again, or the run stops
-    # (``others`` being the workers still at work).
-    job = dead.job
-    assert job is not None
+    # The worker of ``dead.jobs[0]`` died playing it: a fresh one plays the deal again (and the
+    # deals queued behind it), or the run stops. ``others`` are the workers still at work.
+    job = dead.jobs.popleft()
     pid = dead.process.pid
     # Its pipe ended, so it is exiting: its own status, before stop() could terminate it.
     dead.process.join(STOP_WAIT)
     code = dead.stop()
     tries = deaths[job.number] = deaths.get(job.number, 0) + 1
     if tries > retries:
-        unfinished = sorted(w.job.number + 1 for w in others if w.job is not None)
+        unfinished = sorted(w.jobs[0].number + 1 for w in others if w.jobs)
         raise WorkerDied(job.number + 1, code, pid, tries, unfinished)
     on_retry(
         f"deal {job.number + 1}: the worker process playing it died ({describe_exit(code)}); "
         "playing it again on a fresh worker"
     )
+    waiting.extendleft(reversed(dead.jobs))
     fresh = _Worker.start(context)
     fresh.give(job)
+    while len(fresh.jobs) < AHEAD and waiting:
+        fresh.give(waiting.popleft())
     return fresh
 
 

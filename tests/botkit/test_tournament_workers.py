@@ -100,14 +100,15 @@ def test_a_deal_that_kills_its_worker_twice_stops_the_run_and_resume_finishes_it
     assert main([*_tournament(strategies), "--jobs", "2", "--progress", str(progress)]) == 1
     err = capsys.readouterr().err
     assert (
-        "sheepshead tournament: deal 5: the worker process playing it died, 2 times, the last on "
+        "sheepshead tournament: deal 5: the worker process playing it died 2 times, the last on "
         "a fresh worker (exit code 1); the tournament stopped"
     ) in err
     retry = "deal 5: the worker process playing it died (exit code 1); playing it again on a fresh"
     assert retry in err
     assert f"--jobs 2 --resume {progress}" in err
     played = [json.loads(line)["deal"] for line in progress.read_bytes().splitlines()[1:]]
-    assert len(played) >= 3 and DEADLY not in played  # deals 1-3 came in before 5 was given out
+    # The dying worker sent the two deals it had before deal 5 first.
+    assert len(played) >= 2 and DEADLY not in played
 
     (tmp_path / "armed").unlink()
     resumed = tmp_path / "resumed.json"
