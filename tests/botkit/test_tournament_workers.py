@@ -112,20 +112,8 @@ def test_a_deal_that_kills_its_worker_twice_stops_the_run_and_resume_finishes_it
 
     (tmp_path / "armed").unlink()
     resumed = tmp_path / "resumed.json"
-    assert (
-        main(
-            [
-                *_tournament(strategies),
-                "--jobs",
-                "2",
-                "--json",
-                str(resumed),
-                "--resume",
-                str(progress),
-            ]
-        )
-        == 0
-    )
+    again = ["--jobs", "2", "--json", str(resumed), "--resume", str(progress)]
+    assert main([*_tournament(strategies), *again]) == 0
     assert tournament_figures(json.loads(resumed.read_text())) == expected
 
 
