@@ -35,6 +35,7 @@ from botkit.tournament.cluster import (
 from botkit.tournament.play import (
     DealResult,
     Mirror,
+    WorkerDied,
     keep_worst,
     make_jobs,
     merge_results,
@@ -415,13 +416,16 @@ def _play(
             f"wait for one (dask worker {address})",
             file=sys.stderr,
         )
+
+    def on_retry(line: str) -> None:
+        print(f"\nsheepshead tournament: {line}", file=sys.stderr)
+
     started = time.monotonic()
     interrupted = False
     with _Stops() as stops:
         try:
-            with contextlib.closing(
-                play_deals(work, args.jobs or 1, client, args.cluster_chunk)
-            ) as results:
+            played = play_deals(work, args.jobs or 1, client, args.cluster_chunk, on_retry=on_retry)
+            with contextlib.closing(played) as results:
                 for result in results:
                     with stops.held():
                         if log is not None:
@@ -431,11 +435,17 @@ def _play(
                         for m, t in zip(running, result.tallies, strict=True):
                             m.add(t)
                     on_progress(len(done), running)
-        except ClusterError as exc:
+        except (ClusterError, WorkerDied) as exc:
+            # The deals played whole are in the progress file: the run goes on from there.
             print(f"\nsheepshead tournament: {exc.message}", file=sys.stderr)
             if path is not None and done:
                 print(f"to resume: {_resume_command(args, path)}", file=sys.stderr)
-            return exc.status
+            elif path is None and done:
+                print(
+                    "no progress file (--progress FILE, or --json PATH): it cannot be resumed",
+                    file=sys.stderr,
+                )
+            return exc.status if isinstance(exc, ClusterError) else 1
         except KeyboardInterrupt:
             interrupted = True
         finally:

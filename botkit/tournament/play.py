@@ -15,14 +15,20 @@ import ctypes
 import dataclasses
 import hashlib
 import json
+import logging
 import multiprocessing
+import multiprocessing.context
+import multiprocessing.process
 import os
 import signal
 import sys
 import threading
 import time
+import traceback
+from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any, Final
 
 from botkit.tournament.stats import FAILURES_KEPT, StrategyTally
@@ -39,6 +45,16 @@ if TYPE_CHECKING:
     from distributed import Client
 
 _PICKER_WINS: Final = frozenset({"won", "schneider", "all_tricks"})
+
+DEFAULT_RETRIES: Final = 1
+"""Times a deal whose worker process died is played again on a fresh one: once, so a one-off
+kill (the out-of-memory killer's) costs nothing, while a strategy that kills its process on a
+deal stops the run at its second death rather than never."""
+
+STOP_WAIT: Final = 5.0
+"""Seconds a worker process has to exit (its pipe closed, or terminated) before it is killed."""
+
+log = logging.getLogger("sheepshead.tournament")
 
 
 def seat_assignments(k: int) -> list[list[int]]:
@@ -212,6 +228,8 @@ def run_tournament(
     worst: int = 0,
     cluster: Client | None = None,
     chunk: int = 10,  # cluster.DEFAULT_CHUNK (that module imports this one)
+    retries: int = DEFAULT_RETRIES,
+    on_retry: Callable[[str], None] | None = None,
 ) -> tuple[list[StrategyTally], list[Mirror]]:
     """Play duplicate deals: ``deals`` of them, or the listed deal numbers (counted from 0).
 
@@ -221,6 +239,9 @@ def run_tournament(
     strategies) the ``worst`` deals where the first strategy did worst, worst first, each as its
     worst pair of mirrored seatings. ``save_dir`` (made if missing) receives every hand's
     record. ``on_progress`` gets the deals done and the running tallies after each deal.
+
+    A deal whose worker process dies is played again on a fresh one (``retries`` times, each
+    said to ``on_retry``: :func:`play_deals`); past that :class:`WorkerDied` names the deal.
     """
     numbers = range(deals) if isinstance(deals, int) else list(deals)
     if save_dir is not None and cluster is None:
@@ -231,7 +252,8 @@ def run_tournament(
     running = [StrategyTally() for _ in specs]
     done: list[DealResult] = []
     kept: list[Mirror] = []
-    with contextlib.closing(play_deals(work, jobs, cluster, chunk)) as results:
+    played = play_deals(work, jobs, cluster, chunk, retries=retries, on_retry=on_retry)
+    with contextlib.closing(played) as results:
         for result in results:
             for m, t in zip(running, result.tallies, strict=True):
                 m.add(t)
@@ -267,7 +289,13 @@ def make_jobs(
 
 
 def play_deals(
-    work: Sequence[Job], jobs: int = 1, cluster: Client | None = None, chunk: int = 10
+    work: Sequence[Job],
+    jobs: int = 1,
+    cluster: Client | None = None,
+    chunk: int = 10,
+    *,
+    retries: int = DEFAULT_RETRIES,
+    on_retry: Callable[[str], None] | None = None,
 ) -> Generator[DealResult, None, None]:
     """Play the deals of ``work``, yielding each deal's result as soon as it is played whole.
 
@@ -276,6 +304,13 @@ def play_deals(
     waits) stops the worker processes, or cancels the cluster's deals not yet done. Workers
     ignore SIGINT, which a terminal sends to the whole process group: the process that reads
     this iterator decides what a Ctrl+C means, and stops them.
+
+    A worker process that dies playing a deal (killed, out of memory, a strategy that calls
+    ``os._exit`` or crashes the interpreter) is replaced, and its deal played again on the new
+    one, up to ``retries`` times; ``on_retry`` (by default a warning logged on
+    ``sheepshead.tournament``) gets a line saying so. Past that, :class:`WorkerDied` names the
+    deal and how its worker ended, the other workers are stopped, and the results yielded
+    before stand.
     """
     results: Iterator[DealResult]
     # Fork is fastest, but forking a process that runs other threads (an embedding program,
@@ -285,36 +320,253 @@ def play_deals(
     main_file = getattr(sys.modules.get("__main__"), "__file__", None)
     if not fork and not (main_file and os.path.exists(main_file)):
         jobs = 1
-    pool = None
     if cluster is not None:
         from botkit.tournament.cluster import cluster_results
 
         results = cluster_results(cluster, work, chunk)
     elif jobs > 1 and len(work) > 1:
         context = multiprocessing.get_context("fork" if fork else "spawn")
-        # Blocked while the workers start, so none dies of a signal before it ignores it (the
-        # mask is inherited; each worker unblocks them in _start_worker).
-        masked = hasattr(signal, "pthread_sigmask")
-        if masked:
-            signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
-        try:
-            pool = context.Pool(jobs, _start_worker, (os.getpid(),))
-        finally:
-            if masked:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
-        results = pool.imap_unordered(play_deal, work, chunksize=1)
+        results = _pool_results(work, jobs, context, retries, on_retry or _log_retry)
     else:
         results = map(play_deal, work)
     try:
         yield from results
     finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
-        # The cluster's iterator cancels the chunks still queued when it is closed.
+        # The pool's and the cluster's iterators stop their workers, or cancel the chunks still
+        # queued, when closed.
         close = getattr(results, "close", None)
         if close is not None:
             close()
+
+
+class WorkerDied(Exception):
+    """A worker process died playing a deal, every time it was played: the run stopped.
+
+    ``deal`` is the deal's number counted from 1 (as the report prints it), ``exitcode`` the
+    worker's last exit status (negative: killed by that signal; None if unknown), ``attempts``
+    the times the deal was played, ``unfinished`` the deals the other workers were playing
+    (stopped with them, to be played again by a resumed run). ``message`` is the line the
+    command prints.
+    """
+
+    def __init__(
+        self,
+        deal: int,
+        exitcode: int | None,
+        pid: int | None,
+        attempts: int,
+        unfinished: Sequence[int] = (),
+    ) -> None:
+        self.deal = deal
+        self.exitcode = exitcode
+        self.pid = pid
+        self.attempts = attempts
+        self.unfinished = tuple(unfinished)
+        again = f" {attempts} times, the last on a fresh worker" if attempts > 1 else ""
+        others = ""
+        if self.unfinished:
+            listed = ", ".join(map(str, self.unfinished))
+            many = len(self.unfinished) > 1
+            where = "other workers" if many else "another worker"
+            others = f" ({'deals' if many else 'deal'} {listed}, under way on {where}, too)"
+        self.message = (
+            f"deal {deal}: the worker process playing it died{again} "
+            f"({describe_exit(exitcode)}); the tournament stopped{others}"
+        )
+        super().__init__(self.message)
+
+
+def describe_exit(exitcode: int | None) -> str:
+    """How a process ended, from its ``exitcode`` as :mod:`multiprocessing` gives it.
+
+    >>> describe_exit(1)
+    'exit code 1'
+    >>> describe_exit(-9)
+    'killed by signal 9, SIGKILL: the out-of-memory killer, or kill -9'
+    """
+    if exitcode is None:
+        return "exit status unknown"
+    if exitcode >= 0:
+        return f"exit code {exitcode}"
+    try:
+        name = signal.Signals(-exitcode).name
+    except ValueError:
+        return f"killed by signal {-exitcode}"
+    hint = ": the out-of-memory killer, or kill -9" if name == "SIGKILL" else ""
+    return f"killed by signal {-exitcode}, {name}{hint}"
+
+
+def _log_retry(line: str) -> None:
+    log.warning("%s", line)
+
+
+class _RemoteTraceback(Exception):
+    """A worker's traceback, as the cause of the exception it sent back."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+AHEAD: Final = 2
+"""Deals sent to a worker at a time: the one it plays and the next, so it never waits for this
+process (busy itself, on a loaded machine) to hand it one."""
+
+
+@dataclass
+class _Worker:
+    """A worker process, its end of the pipe to it, and the deals sent to it (the first is the
+    one it plays)."""
+
+    process: multiprocessing.process.BaseProcess
+    conn: Connection
+    jobs: deque[Job] = field(default_factory=deque)
+
+    @classmethod
+    def start(cls, context: multiprocessing.context.BaseContext) -> _Worker:
+        mine, theirs = context.Pipe()
+        process = context.Process(  # type: ignore[attr-defined]  # every real context has it
+            target=_work, args=(theirs, os.getpid()), daemon=True, name="sheepshead-tournament"
+        )
+        # Blocked while it starts, so it cannot die of a signal before it ignores it (the mask
+        # is inherited; the worker unblocks them in _start_worker).
+        masked = hasattr(signal, "pthread_sigmask")
+        if masked:
+            signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        try:
+            process.start()
+        finally:
+            if masked:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+            # Closed here at once, before another worker is forked with a copy: its death then
+            # reads as the end of the pipe.
+            theirs.close()
+        return cls(process, mine)
+
+    def give(self, job: Job) -> None:
+        """Send the worker a deal (to a dead one, it fails as its death shows)."""
+        self.jobs.append(job)
+        with contextlib.suppress(OSError):
+            self.conn.send(job)
+
+    def stop(self) -> int | None:
+        """Stop the process (if it still runs) and return its exit status (None: unknown)."""
+        if self.process.exitcode is None:
+            self.process.terminate()
+        self.process.join(STOP_WAIT)
+        code = self.process.exitcode
+        if code is None:
+            self.process.kill()
+            self.process.join(STOP_WAIT)
+        self.conn.close()
+        return code
+
+
+def _pool_results(
+    work: Sequence[Job],
+    jobs: int,
+    context: multiprocessing.context.BaseContext,
+    retries: int,
+    on_retry: Callable[[str], None],
+) -> Generator[DealResult, None, None]:
+    # Each worker has a pipe of its own and its deals in order, rather than a
+    # multiprocessing.Pool (whose imap waits forever for the deal of a worker that died) or a
+    # ProcessPoolExecutor (which says a worker died, not which deal it had, nor how it ended,
+    # and stops the others' deals with it): here a death is seen at once, on the pipe or the
+    # process's sentinel, and names its deal.
+    waiting = deque(work)
+    deaths: dict[int, int] = {}
+    workers: list[_Worker] = []
+    try:
+        for _ in range(min(jobs, len(work))):
+            workers.append(_Worker.start(context))
+        for _ in range(AHEAD):
+            for worker in workers:
+                if waiting:
+                    worker.give(waiting.popleft())
+        while any(w.jobs for w in workers):
+            busy = [w for w in workers if w.jobs]
+            ready = set(wait([*(w.conn for w in busy), *(w.process.sentinel for w in busy)]))
+            for worker in busy:
+                if worker.conn not in ready and worker.process.sentinel not in ready:
+                    continue
+                reply = None
+                with contextlib.suppress(EOFError, OSError):
+                    if worker.conn.poll():
+                        reply = worker.conn.recv()
+                if reply is None:
+                    # Left in the list until replaced, so an interruption still stops it.
+                    others = [w for w in workers if w is not worker]
+                    fresh = _replace(worker, others, waiting, deaths, retries, on_retry, context)
+                    workers[workers.index(worker)] = fresh
+                    continue
+                job = worker.jobs.popleft()
+                if waiting:
+                    worker.give(waiting.popleft())
+                kind, value, *trace = reply
+                if kind != "ok":
+                    raise value from _RemoteTraceback(trace[0])
+                assert value.number == job.number
+                yield value
+    finally:
+        for worker in workers:
+            worker.stop()
+
+
+def _replace(
+    dead: _Worker,
+    others: Sequence[_Worker],
+    waiting: deque[Job],
+    deaths: dict[int, int],
+    retries: int,
+    on_retry: Callable[[str], None],
+    context: multiprocessing.context.BaseContext,
+) -> _Worker:
+    # The worker of ``dead.jobs[0]`` died playing it: a fresh one plays the deal again (and the
+    # deals queued behind it), or the run stops. ``others`` are the workers still at work.
+    job = dead.jobs.popleft()
+    pid = dead.process.pid
+    # Its pipe ended, so it is exiting: its own status, before stop() could terminate it.
+    dead.process.join(STOP_WAIT)
+    code = dead.stop()
+    tries = deaths[job.number] = deaths.get(job.number, 0) + 1
+    if tries > retries:
+        unfinished = sorted(w.jobs[0].number + 1 for w in others if w.jobs)
+        raise WorkerDied(job.number + 1, code, pid, tries, unfinished)
+    on_retry(
+        f"deal {job.number + 1}: the worker process playing it died ({describe_exit(code)}); "
+        "playing it again on a fresh worker"
+    )
+    waiting.extendleft(reversed(dead.jobs))
+    fresh = _Worker.start(context)
+    fresh.give(job)
+    while len(fresh.jobs) < AHEAD and waiting:
+        fresh.give(waiting.popleft())
+    return fresh
+
+
+def _work(conn: Connection, parent: int) -> None:
+    # A worker: plays the deals it is sent, one at a time, until its pipe closes.
+    _start_worker(parent)
+    while True:
+        try:
+            job = conn.recv()
+        except EOFError:
+            return
+        try:
+            reply: tuple[Any, ...] = ("ok", play_deal(job))
+            conn.send(reply)
+        except Exception as exc:
+            # As multiprocessing.Pool did: the exception, raised in the parent, with this
+            # traceback as its cause (or a plain one, when it cannot be pickled).
+            trace = traceback.format_exc()
+            try:
+                conn.send(("error", exc, trace))
+            except Exception:
+                conn.send(("error", RuntimeError(f"{type(exc).__name__}: {exc}"), trace))
 
 
 _IGNORED: Final = tuple(getattr(signal, n) for n in ("SIGINT", "SIGHUP") if hasattr(signal, n))

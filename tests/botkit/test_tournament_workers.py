@@ -1,0 +1,146 @@
+"""A worker process of ``--jobs`` that dies (killed, out of memory, a strategy calling
+``os._exit``) neither hangs the tournament nor loses its deals: the deal is played again once
+on a fresh worker; a second death stops the run at once, naming the deal and how its worker
+ended, with every deal played whole in the progress file for ``--resume``.
+
+The strategy file below kills its own process at the first decision of one deal while a file
+``armed`` lies beside it: the same file (its SHA-256 is in the progress file) then plays the
+resumed run well.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from botkit.tournament.play import WorkerDied, deal_seed, run_tournament
+from client.cli import main
+from engine.hand import Deal, Hand
+from engine.rules import DEFAULT_PRESET, RuleSet
+from engine.view import seat_view
+from tests.bots.helpers import tournament_figures
+
+pytestmark = pytest.mark.timeout(60)  # the old pool waited forever for a dead worker's deal
+
+SEED, DEALS, DEADLY = 3, 8, 4  # deal 5 as printed
+
+DIES = '''
+import os
+import signal
+
+HANDS = {hands!r}
+"""The six cards of each seat in the deal that kills the worker."""
+
+
+class Dies:
+    name = "dies"
+
+    def __init__(self, seed=None):
+        pass
+
+    def choose(self, view, legal):
+        armed = os.path.join(os.path.dirname(__file__), "armed")
+        if view["phase"] == "pick" and sorted(view["hand"]) in HANDS and os.path.exists(armed):
+            if {once!r}:  # a one-off death: as the out-of-memory killer does it
+                os.remove(armed)
+                os.kill(os.getpid(), signal.SIGKILL)
+            os._exit(1)
+        return legal[0]
+'''
+
+
+def _dies(tmp_path: Path, once: bool = False) -> str:
+    """A strategy file whose process dies on deal ``DEADLY`` while ``armed`` lies beside it."""
+    hand = Hand(
+        RuleSet.from_preset(DEFAULT_PRESET),
+        DEADLY % 5,
+        Deal.from_seed(DEADLY % 5, deal_seed(SEED, DEADLY)),
+    )
+    hands = [sorted(seat_view(hand, s)["hand"]) for s in range(5)]
+    path = tmp_path / "dies.py"
+    path.write_text(DIES.format(hands=hands, once=once))
+    (tmp_path / "armed").touch()
+    return str(path)
+
+
+def _tournament(strategies: str, *extra: str) -> list[str]:
+    return [
+        "tournament",
+        "--strategies",
+        strategies,
+        "--seed",
+        str(SEED),
+        "--deals",
+        str(DEALS),
+        "--quiet",
+        *extra,
+    ]
+
+
+def _uninterrupted(tmp_path: Path, strategies: str) -> dict[str, Any]:
+    """The figures of the tournament played whole, in this process, nothing armed."""
+    armed = tmp_path / "armed"
+    armed.rename(tmp_path / "disarmed")
+    whole = tmp_path / "whole.json"
+    assert main([*_tournament(strategies), "--json", str(whole)]) == 0
+    (tmp_path / "disarmed").rename(armed)
+    return tournament_figures(json.loads(whole.read_text()))
+
+
+def test_a_deal_that_kills_its_worker_twice_stops_the_run_and_resume_finishes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    strategies = f"random,{_dies(tmp_path)}"
+    expected = _uninterrupted(tmp_path, strategies)
+    capsys.readouterr()
+    progress = tmp_path / "run.progress"
+    assert main([*_tournament(strategies), "--jobs", "2", "--progress", str(progress)]) == 1
+    err = capsys.readouterr().err
+    assert (
+        "sheepshead tournament: deal 5: the worker process playing it died 2 times, the last on "
+        "a fresh worker (exit code 1); the tournament stopped"
+    ) in err
+    retry = "deal 5: the worker process playing it died (exit code 1); playing it again on a fresh"
+    assert retry in err
+    assert f"--jobs 2 --resume {progress}" in err
+    played = [json.loads(line)["deal"] for line in progress.read_bytes().splitlines()[1:]]
+    # The dying worker sent the two deals it had before deal 5 first.
+    assert len(played) >= 2 and DEADLY not in played
+
+    (tmp_path / "armed").unlink()
+    resumed = tmp_path / "resumed.json"
+    again = ["--jobs", "2", "--json", str(resumed), "--resume", str(progress)]
+    assert main([*_tournament(strategies), *again]) == 0
+    assert tournament_figures(json.loads(resumed.read_text())) == expected
+
+
+def test_a_worker_killed_once_costs_nothing_but_a_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    strategies = f"random,{_dies(tmp_path, once=True)}"
+    expected = _uninterrupted(tmp_path, strategies)
+    capsys.readouterr()
+    results = tmp_path / "t.json"
+    assert main([*_tournament(strategies), "--jobs", "2", "--json", str(results)]) == 0
+    assert not (tmp_path / "armed").exists()  # it did die
+    assert (
+        "deal 5: the worker process playing it died (killed by signal 9, SIGKILL: the "
+        "out-of-memory killer, or kill -9); playing it again on a fresh worker"
+    ) in capsys.readouterr().err
+    assert tournament_figures(json.loads(results.read_text())) == expected
+
+
+def test_run_tournament_raises_worker_died(tmp_path: Path) -> None:
+    specs = ["random", _dies(tmp_path, once=True)]
+    retried: list[str] = []
+    rules = RuleSet.from_preset(DEFAULT_PRESET)
+    with pytest.raises(WorkerDied) as caught:
+        run_tournament(specs, DEALS, SEED, rules, jobs=2, retries=0, on_retry=retried.append)
+    died = caught.value
+    assert (died.deal, died.exitcode, died.attempts, retried) == (5, -9, 1, [])
+    assert died.message.startswith(
+        "deal 5: the worker process playing it died (killed by signal 9, SIGKILL"
+    )
