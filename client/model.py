@@ -73,11 +73,16 @@ SHUTDOWN_LINE: Final = (
 down; reconnect later (server_shutdown)': a code, and a chore the client does itself)."""
 
 EMPTY_NAME = "(empty)"
+"""The name shown for a seat nobody sits at (the summary gives it none)."""
 
 BEFORE_YOU: Final = "Seat {seat} (before you)"
-"""Who made a move in your seat before you took it over mid-hand, in the log: the server's
-state does not say who held the seat (the holder who left, or the stand-in bot after them)."""
-"""The name shown for a seat nobody sits at (the summary gives it none)."""
+"""Who made a move in your seat before you took it over mid-hand, in the log, when the server's
+state does not say who held the seat (an older server: no seat summary ``before``)."""
+
+Point = tuple[str, float]
+"""Where a move stands in the hand, as the seat summary's ``before`` counts (PROTOCOL.md §6.1):
+``("decision", j)``, the view's j-th decision (from 0, in the order made), or ``("card", k)``,
+the k-th card played."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +97,20 @@ class SeatInfo:
     standin: bool = False
     """Whether a stand-in bot plays the seat now (an empty seat in a match, or an absent
     player's once their grace is over)."""
+    before: tuple[tuple[str, int, int], ...] = ()
+    """Who held the seat earlier in the hand in play, oldest first, with the decisions and
+    cards of the hand made when the next holder sat down (the summary's ``before``)."""
+
+    def held_by(self, at: Point | None) -> str | None:
+        """The earlier holder who made this seat's move at ``at``; None: its holder now (or
+        nobody the summary names)."""
+        if at is None:
+            return None
+        kind, index = at
+        for name, decisions, cards in self.before:
+            if index < (decisions if kind == "decision" else cards):
+                return name
+        return None
 
     @property
     def is_bot(self) -> bool:
@@ -115,7 +134,20 @@ class SeatInfo:
             connected=bool(data.get("connected", kind != "empty")),
             strategy=data.get("strategy"),
             standin=bool(data.get("standin")),
+            before=_holders(data.get("before")),
         )
+
+
+def _holders(raw: Any) -> tuple[tuple[str, int, int], ...]:
+    """The seat summary's ``before``, its malformed entries left out."""
+    out: list[tuple[str, int, int]] = []
+    for entry in raw if isinstance(raw, Sequence) and not isinstance(raw, str) else ():
+        if not isinstance(entry, Mapping):
+            continue
+        name, decisions, cards = entry.get("name"), entry.get("decisions"), entry.get("cards")
+        if isinstance(name, str) and isinstance(decisions, int) and isinstance(cards, int):
+            out.append((name or "?", decisions, cards))
+    return tuple(out)
 
 
 @dataclass(slots=True)
@@ -498,17 +530,44 @@ class TableModel:
                     return [n or names[i] for i, n in enumerate(done.names)]
         return names
 
-    def who(self, seat: int | None, you: str = "You") -> str:
+    def held_by(self, seat: int | None, at: Point | None) -> str | None:
+        """Who made ``seat``'s move at ``at`` in the hand on the table if an earlier holder of
+        the seat did (the summary's ``before``), else None."""
+        if seat is None or at is None or not 0 <= seat < NUM_SEATS:
+            return None
+        return self.seats[seat].held_by(at)
+
+    def who(self, seat: int | None, you: str = "You", at: Point | None = None) -> str:
         """A seat as the subject of a sentence: ``you`` (``You``) for your own seat, else its
-        name."""
+        name; for its move at ``at``, the name of the earlier holder who made it."""
+        earlier = self.held_by(seat, at)
+        if earlier is not None:
+            return earlier
         if seat is not None and seat == self.my_seat:
             return you
         return self.name(seat)
 
-    def says(self, seat: int | None, verb: str) -> str:
-        """``You pass`` / ``Bob passes``: the seat and the verb in the right person (a move
-        made in your seat before you took it over is not yours: :data:`BEFORE_YOU`)."""
-        if seat is not None and seat == self.before_you:
+    def trick_names(self, number: int) -> list[str]:
+        """Who played each seat's card of trick ``number`` (from 0) of the hand on the table:
+        :meth:`played_names`, an earlier holder for the cards they played."""
+        names = self.played_names()
+        tricks = (self.view or {}).get("tricks") or []
+        if 0 <= number < len(tricks):
+            leader = int(tricks[number].get("leader") or 0)
+            for seat in range(NUM_SEATS):
+                at = ("card", 5 * number + (seat - leader) % NUM_SEATS)
+                names[seat] = self.held_by(seat, at) or names[seat]
+        return names
+
+    def says(self, seat: int | None, verb: str, at: Point | None = None) -> str:
+        """``You pass`` / ``Bob passes``: the seat and the verb in the right person; a move at
+        ``at`` made by an earlier holder of the seat is theirs (``Gus passes``); a move made in
+        your seat before you took it over, when the server does not say by whom (an older
+        one), is :data:`BEFORE_YOU`'s."""
+        earlier = self.held_by(seat, at)
+        if earlier is not None:
+            subject = earlier
+        elif seat is not None and seat == self.before_you:
             subject = BEFORE_YOU.format(seat=seat)
         elif seat is not None and seat == self.my_seat:
             return f"You {verb}"
@@ -638,7 +697,8 @@ class TableModel:
             and joined[0] in (None, self.table)
             and joined[1] == self.my_seat
         )
-        self.before_you = self.my_seat if took_over else None
+        named = took_over and self.my_seat is not None and self.seats[self.my_seat].before
+        self.before_you = self.my_seat if took_over and not named else None
         try:
             change |= self._narrate(old, self.view, self.last if applied else None)
         finally:
@@ -904,13 +964,20 @@ class TableModel:
         # after a late join, what happened while away after a reconnect (PROTOCOL.md's
         # ``last`` names only the latest action).
         told = [] if fresh or old is None else _public_actions(old)
-        missed = _public_actions(new)[len(told) :]
+        public = _public_actions(new)
+        missed = public[len(told) :]
         if fresh and new.get("phase") == "done":
             missed = []  # came at a hand's end: its result line tells it
+        # Where ``last`` stands among the view's decisions, for a snapshot's (made before this
+        # client came, maybe by an earlier holder of the seat); a later state's is its
+        # holder's now. A no_crack answer, which no view shows, is taken as just before the
+        # next decision.
+        last_at: Point | None = ("decision", len(public) - 0.5) if old is None else None
         if isinstance(last, Mapping) and missed and _same_action(missed[-1], last):
             missed.pop()  # ``last`` tells it, with what only it carries (your bury's cards)
-        for action in missed:
-            line = _action_line(self, action)
+            last_at = ("decision", len(public) - 1) if old is None else None
+        for place, action in enumerate(missed, len(told)):
+            line = _action_line(self, action, ("decision", place))
             if line:
                 self._log("event", line)
                 change |= Change.LOG
@@ -919,7 +986,7 @@ class TableModel:
             # back), and its state, with a seq of its own, repeats the ``last`` already told.
             last = None
         if isinstance(last, Mapping) and "action" in last:
-            line = _action_line(self, last)
+            line = _action_line(self, last, last_at)
             if line:
                 self._log("event", line)
                 change |= Change.LOG
@@ -927,9 +994,11 @@ class TableModel:
         tricks = new.get("tricks") or []
         for number in range(old_tricks, len(tricks)):
             t = tricks[number]
+            taken: Point = ("card", 5 * number + 4)  # its last card: taken as it was played
             self._log(
                 "event",
-                f"Trick {number + 1}: {self.says(t.get('winner'), 'take')} {t.get('points', 0)}",
+                f"Trick {number + 1}: {self.says(t.get('winner'), 'take', taken)} "
+                f"{t.get('points', 0)}",
             )
             change |= Change.LOG
         if not fresh and old is not None and not old.get("leaster") and new.get("leaster"):
@@ -991,51 +1060,56 @@ def _same_action(action: Mapping[str, Any], last: Mapping[str, Any]) -> bool:
     return action.get("seat") == last.get("seat") and action.get("action") == last.get("action")
 
 
-def _action_line(model: TableModel, last: Mapping[str, Any]) -> str | None:
+def _action_line(model: TableModel, last: Mapping[str, Any], at: Point | None = None) -> str | None:
+    """The log line of a decision; ``at``: where it stands in the hand (who made it, when an
+    earlier holder of the seat did)."""
     seat = last.get("seat")
     kind = last.get("action")
     if kind == "pick":
-        return model.says(seat, "pick")
+        return model.says(seat, "pick", at)
     if kind == "pass":
-        return model.says(seat, "pass")
+        return model.says(seat, "pass", at)
     if kind == "bury":
         # Only your own bury is yours to see, whatever the message carries.
-        cards = last.get("cards") if seat == model.my_seat else None
+        mine = seat == model.my_seat and model.held_by(seat, at) is None
+        cards = last.get("cards") if mine else None
         shown = " ".join(card_label(c) for c in cards) if cards else "2 cards"
-        return f"{model.says(seat, 'bury')} {shown}"
+        return f"{model.says(seat, 'bury', at)} {shown}"
     if kind == "call":
-        return f"{model.says(seat, 'call')} {card_label(str(last.get('card')))}"
+        return f"{model.says(seat, 'call', at)} {card_label(str(last.get('card')))}"
     if kind == "alone":
-        return f"{model.says(seat, 'go')} alone"
+        return f"{model.says(seat, 'go', at)} alone"
     if kind == "unknown":
         card = card_label(str(last.get("card")))
-        return f"{model.says(seat, 'call')} {card} with an unknown card"
-    return _stakes_line(model, seat, last)
+        return f"{model.says(seat, 'call', at)} {card} with an unknown card"
+    return _stakes_line(model, seat, last, at)
 
 
 _PAIR_WORDS: Final = {"black": "black queens (Q♣ Q♠)", "red": "red queens (Q♥ Q♦)"}
 """How a queen pair is named in the log and on screen."""
 
 
-def _stakes_line(model: TableModel, seat: Any, last: Mapping[str, Any]) -> str | None:
+def _stakes_line(
+    model: TableModel, seat: Any, last: Mapping[str, Any], at: Point | None = None
+) -> str | None:
     """The log line of a blitz, crack or re-crack decision (docs/rules.md, "Cracking and
     blitzing"), in the second person for your own."""
     kind = last.get("action")
     if kind == "blitz":
         pair = _PAIR_WORDS.get(str(last.get("pair")), "queens")
-        return f"{model.says(seat, 'blitz')} the {pair}: stakes ×2"
+        return f"{model.says(seat, 'blitz', at)} the {pair}: stakes ×2"
     if kind == "crack":
         shown = last.get("blitz")
         if shown is not None:
             words = _PAIR_WORDS.get(str(shown), "queens")
-            return f"{model.says(seat, 'crack')} with the {words}: stakes ×4"
-        return f"{model.says(seat, 'crack')}: stakes ×2"
+            return f"{model.says(seat, 'crack', at)} with the {words}: stakes ×4"
+        return f"{model.says(seat, 'crack', at)}: stakes ×2"
     if kind == "no_crack":
-        return f"{model.says(seat, 'do')} not crack"
+        return f"{model.says(seat, 'do', at)} not crack"
     if kind == "recrack":
-        return f"{model.says(seat, 're-crack')}: stakes ×2"
+        return f"{model.says(seat, 're-crack', at)}: stakes ×2"
     if kind == "no_recrack":
-        return f"{model.says(seat, 'do')} not re-crack"
+        return f"{model.says(seat, 'do', at)} not re-crack"
     return None
 
 

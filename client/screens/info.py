@@ -238,10 +238,30 @@ class RulesScreen(ShowsYourTurn, GameModal[None]):
         self.dismiss(None)
 
 
+def _holder_notes(names: Sequence[str], played: Sequence[Sequence[str]]) -> list[Text]:
+    """A line for each player who played a seat's cards in some tricks before the one named
+    over its column took it over: ``Gus played seat 4's cards of tricks 1–2``."""
+    notes: list[Text] = []
+    for seat in range(NUM_SEATS):
+        spans: dict[str, list[int]] = {}
+        for number, row in enumerate(played, 1):
+            if row[seat] != names[seat]:
+                spans.setdefault(row[seat], []).append(number)
+        for name, numbers in spans.items():
+            which = f"{numbers[0]}" if len(numbers) == 1 else f"{numbers[0]}–{numbers[-1]}"
+            plural = "s" if len(numbers) > 1 else ""
+            notes.append(Text(f"{name} played seat {seat}'s cards of trick{plural} {which}"))
+    return [Text(""), *notes] if notes else []
+
+
 def tricks_table(
-    tricks: Sequence[Mapping[str, Any]], names: Sequence[str], me: int | None = None
+    tricks: Sequence[Mapping[str, Any]],
+    names: Sequence[str],
+    me: int | None = None,
+    played: Sequence[Sequence[str]] | None = None,
 ) -> Table:
-    """One row per trick: each seat's card (▸ the lead), who took it and for how many points."""
+    """One row per trick: each seat's card (▸ the lead), who took it and for how many points;
+    ``played``: who played each seat's card of each trick, where it was not the column's."""
     table = Table(box=None, padding=(0, 1), header_style="bold", show_edge=False)
     table.add_column("#", justify="right")
     for seat in range(NUM_SEATS):
@@ -256,8 +276,9 @@ def tricks_table(
             mark = Text("▸" if seat == leader else " ", style="bold")
             cells[seat] = mark + card_text(code)
         winner = trick.get("winner")
+        row = played[number - 1] if played is not None else names
         taken = Text(
-            f"{fit_name(names[winner], 11)} +{trick.get('points', 0)}" if winner is not None else ""
+            f"{fit_name(row[winner], 11)} +{trick.get('points', 0)}" if winner is not None else ""
         )
         table.add_row(str(number), *cells, taken)
     return table
@@ -284,8 +305,15 @@ class TricksScreen(ShowsYourTurn, GameModal[None]):
             names = model.history[-1].names
         body: list[RenderableType] = []
         if tricks:
-            line = last_trick_line(tricks[-1], names)
-            body += [line, Text(""), tricks_table(tricks, names, model.my_seat)]
+            if title == "Tricks of this hand":
+                # Each trick's cards by who played them: a seat taken over mid-hand (the
+                # summary's before) had another player for its earlier cards.
+                played = [model.trick_names(n) for n in range(len(tricks))]
+            else:
+                played = [names] * len(tricks)
+            line = last_trick_line(tricks[-1], played[-1])
+            body += [line, Text(""), tricks_table(tricks, names, model.my_seat, played)]
+            body += _holder_notes(names, played)
         else:
             body.append(Text("No trick has been played yet."))
         with Vertical(id="tricks-box", classes="box") as box:

@@ -321,12 +321,15 @@ class LastTrickBox(Panel):
         winner = trick.get("winner")
         points = f" +{trick.get('points', 0)}"
         width = max(8, (self.size.width or 18) - 6)
-        self.set_titles(fit_name(model.who(winner), width - len(points)) + points)
+        # Who played each card: an earlier holder of the seat played theirs (not "You").
+        first = 5 * (len((model.view or {}).get("tricks") or []) - 1)
+        taken = model.who(winner, at=("card", first + 4))
+        self.set_titles(fit_name(taken, width - len(points)) + points)
         leader = int(trick.get("leader") or 0)
         entries: list[Text] = []
         for i, code in enumerate(trick.get("cards") or []):
             seat = (leader + i) % NUM_SEATS
-            entry = Text(tag_name(model.who(seat)) + " ") + card_text(code)
+            entry = Text(tag_name(model.who(seat, at=("card", first + i))) + " ") + card_text(code)
             if seat == winner:
                 entry.stylize("reverse")
             entries.append(entry)

@@ -53,7 +53,7 @@ except ImportError:  # Windows: no lock (see _DatabaseLock)
 
 log = logging.getLogger("sheepshead.server")
 
-SCHEMA_VERSION: Final = 11
+SCHEMA_VERSION: Final = 12
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
@@ -76,7 +76,10 @@ restart).
 11: ``seats_left``, who held each seat emptied during the hand in play (a stand-in finishes the
 hand for them, and it is stored as theirs), so a restart in that hand no longer forgets them
 (created on open like the rest: an older database gains it empty, as no hand of it was in play
-with a seat known to be freed)."""
+with a seat known to be freed).
+12: ``seat_holders``, who held a seat taken over by a newcomer during the hand in play and when
+(the hand's action count), so the state's seat summaries keep naming them after a restart
+(created on open: an older database gains it empty)."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -117,6 +120,15 @@ CREATE TABLE IF NOT EXISTS seats_left (
     strategy TEXT,                     -- a server bot's
     identity TEXT,                     -- as hand_seats.identity (NULL: not counted)
     PRIMARY KEY (table_id, seat)
+);
+-- Who held a seat before the newcomer who took it over during the hand in play, and until when
+-- (PROTOCOL.md section 6.1, the seat summary's before); forgotten with seats_left.
+CREATE TABLE IF NOT EXISTS seat_holders (
+    table_id INTEGER NOT NULL REFERENCES tables(id),
+    seat INTEGER NOT NULL,
+    until INTEGER NOT NULL,            -- the hand's actions made when the next holder sat down
+    name TEXT NOT NULL,
+    PRIMARY KEY (table_id, seat, until)
 );
 -- Every accepted action, appended in order. No index: an index on (table_id, n) puts each
 -- table's inserts in a page of its own, several times the cost of an append (docs/performance.md,
@@ -321,6 +333,9 @@ class TableRow:
     """The address of the connection that created it (None: not known, or before schema 10)."""
     left: list[LeftRow] = field(default_factory=list)
     """Who held each seat emptied during the hand in play (schema 11)."""
+    holders: list[tuple[int, int, str]] = field(default_factory=list)
+    """(seat, until, name) of each earlier holder of a seat taken over during the hand in
+    play, in order (schema 12)."""
 
 
 class DatabaseInUse(RuntimeError):
@@ -645,6 +660,7 @@ class Store:
         )
         self._write("DELETE FROM seats WHERE table_id = ?", (key,))
         self._write("DELETE FROM seats_left WHERE table_id = ?", (key,))
+        self._write("DELETE FROM seat_holders WHERE table_id = ?", (key,))
         self._write("DELETE FROM deal_seeds WHERE table_id = ?", (key,))
         if not keep_row:
             self._write("DELETE FROM tables WHERE id = ?", (key,))
@@ -686,10 +702,20 @@ class Store:
             (table_key(table_id), row.seat, row.kind, row.name, row.strategy, row.identity),
         )
 
+    def save_holder(self, table_id: str, seat: int, until: int, name: str) -> None:
+        """Store that ``name`` held ``seat`` in the hand in play until a newcomer took it over
+        after the hand's first ``until`` actions."""
+        self._write(
+            "INSERT OR REPLACE INTO seat_holders (table_id, seat, until, name) VALUES (?, ?, ?, ?)",
+            (table_key(table_id), seat, until, name),
+        )
+
     def forget_left(self, table_id: str) -> None:
-        """Forget who held the seats emptied during the table's last hand (it is stored, or
-        over without being played out)."""
-        self._write("DELETE FROM seats_left WHERE table_id = ?", (table_key(table_id),))
+        """Forget who held the seats emptied or taken over during the table's last hand (it is
+        stored, or over without being played out)."""
+        key = table_key(table_id)
+        self._write("DELETE FROM seats_left WHERE table_id = ?", (key,))
+        self._write("DELETE FROM seat_holders WHERE table_id = ?", (key,))
 
     def add_action(
         self,
@@ -1016,6 +1042,11 @@ class Store:
         ):
             if key in loaded:
                 loaded[key].left.append(LeftRow(*left))
+        for key, seat, until, name in self._db.execute(
+            "SELECT table_id, seat, until, name FROM seat_holders ORDER BY table_id, seat, until"
+        ):
+            if key in loaded:
+                loaded[key].holders.append((seat, until, name))
         if start is not None:
             # One pass over the log from the oldest unfinished match's first action. It also
             # passes the earlier matches of tables rematched since, numbered from 0 like the

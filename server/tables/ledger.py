@@ -17,6 +17,10 @@ from server.storage.store import LeftRow, SeatRow, Store
 from server.storage.tallies import HandFacts
 from server.tables.seats import SeatKind, SeatState, TableState
 
+Holder = tuple[str, int]
+"""An earlier holder of a seat in the hand in play: their name, and how many of the hand's
+actions were made when the next holder sat down."""
+
 
 class TableLedger:
     """The stored side of one table: its row, seats, actions, hands, results and deal seeds in
@@ -32,6 +36,9 @@ class TableLedger:
         """Who last held each seat emptied during the current hand (identity and name, as the
         store counts hands): the hand is theirs, though a stand-in finished it. Stored too
         (``seats_left``), so a restart during the hand keeps them."""
+        self.holders_stored = False
+        """Whether an earlier holder of a seat taken over during the current hand is stored
+        (``seat_holders``, :meth:`seat_taken_over`)."""
 
     # ------------------------------------------------------------------ a restore reads
 
@@ -49,6 +56,16 @@ class TableLedger:
             self.left[row.seat] = (row.identity, row.name)
             kind: SeatKind = "bot" if row.kind == "bot" else "human"
             held[row.seat] = SeatState(kind=kind, name=row.name, strategy_name=row.strategy)
+        return held
+
+    def holders_restored(self, rows: Iterable[tuple[int, int, str]]) -> dict[int, list[Holder]]:
+        """A restored table's stored earlier holders of the seats taken over during its hand in
+        play (:meth:`seat_taken_over`), each seat's in order."""
+        held: dict[int, list[Holder]] = {}
+        for seat, until, name in rows:
+            if 0 <= seat < NUM_SEATS:
+                held.setdefault(seat, []).append((name, until))
+                self.holders_stored = True
         return held
 
     def deal_seeds(self) -> list[dict[str, Any]]:
@@ -93,10 +110,17 @@ class TableLedger:
         row = LeftRow(seat, occupant.kind, name or "", occupant.strategy_name, identity)
         self.store.save_left(self.table_id, row)
 
+    def seat_taken_over(self, seat: int, name: str, until: int) -> None:
+        """A newcomer sat down at ``seat`` during the hand, after its first ``until`` actions,
+        which ``name`` made in the seat (with the stand-in that played it for them)."""
+        self.holders_stored = True
+        self.store.save_holder(self.table_id, seat, until, name)
+
     def _forget_left(self) -> None:
         """The hand the emptied seats were left in is stored or gone: forget who held them."""
-        if self.left:
+        if self.left or self.holders_stored:
             self.left.clear()
+            self.holders_stored = False
             self.store.forget_left(self.table_id)
 
     def host_changed(self, seat: int | None) -> None:

@@ -53,7 +53,7 @@ from server.storage.tallies import HandFacts, canonical_spec
 from server.tables.commitments import SeedCeremony
 from server.tables.history import LINES_KEPT, history_entry, history_reply, stored_entry
 from server.tables.hub import Hub, Peer
-from server.tables.ledger import TableLedger
+from server.tables.ledger import Holder, TableLedger
 from server.tables.presence import Presence
 from server.tables.seats import BOT_NAMES, TOKEN_BYTES, SeatState, TableState
 from server.tables.states import ViewParts, send_states
@@ -69,6 +69,11 @@ _BOT_PLACE_FREED = (
     "removing a bot, or a match ending, frees a place (bots at a table whose match is over "
     "do not count)"
 )
+
+
+_UNSHOWN: frozenset[str] = frozenset({"no_crack", "no_recrack"})
+"""The decisions no seat view shows (PROTOCOL.md §7): not counted in a seat summary's
+``before``, which counts as a client reading its view can."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -112,6 +117,10 @@ class Table:
         self._left: dict[int, SeatState] = {}
         """Each seat emptied during the current hand, as it was last held (a stand-in finished
         the hand for its bot or person, who is named for it); cleared at each deal."""
+        self._holders: dict[int, list[Holder]] = {}
+        """Each seat taken over by a newcomer during the current hand: who held it before, in
+        order, each with the hand's action count when the next holder sat down (the seat
+        summary's ``before``, PROTOCOL.md §6.1); cleared at each deal."""
         self._view_parts = ViewParts()
         """The view parts kept between changes: the deal's and the auction's
         (``server.tables.states``)."""
@@ -191,6 +200,7 @@ class Table:
             table.state = "over"
         # Who held the seats emptied during the hand in play: it is still theirs (stored).
         table._left = table.ledger.left_restored(row.left)
+        table._holders = table.ledger.holders_restored(row.holders)
         table.seq = row.seq
         table.turn_seq = row.seq + 1
         return table
@@ -224,6 +234,7 @@ class Table:
         """The table summary of PROTOCOL.md §6.1 (no secrets: no tokens, no password)."""
         host = self.seats[self.host_seat].name if self.host_seat is not None else None
         strategies = self.seat_strategies()
+        before = self._before_summaries()
         return {
             "id": self.id,
             "name": self.config.name,
@@ -247,11 +258,32 @@ class Table:
                     "strategy": strategies[i],
                     "remote": s.kind == "human",
                     "standin": self.presence.standin_active(i),
+                    **({"before": before[i]} if i in before else {}),
                 }
                 for i, s in enumerate(self.seats)
             ],
             "spectators": len(self.spectators),
         }
+
+    def _before_summaries(self) -> dict[int, list[dict[str, Any]]]:
+        """The seat summaries' ``before`` (PROTOCOL.md §6.1): for each seat taken over during
+        the hand in play, who held it before and where in the hand each handed over, counted
+        as a view can count it (the decisions it shows, and the cards played)."""
+        match = self.match
+        if not self._holders or match is None:
+            return {}
+        actions = match.hand.actions
+        out: dict[int, list[dict[str, Any]]] = {}
+        for seat, holders in self._holders.items():
+            out[seat] = []
+            for name, until in holders:
+                done = actions[:until]
+                cards = sum(1 for a in done if a.kind == "play")
+                hidden = sum(1 for a in done if a.kind in _UNSHOWN)
+                out[seat].append(
+                    {"name": name, "decisions": len(done) - cards - hidden, "cards": cards}
+                )
+        return out
 
     def seat_strategies(self, seats: Sequence[SeatState] | None = None) -> list[str | None]:
         """Each seat's strategy as its seat summary shows it (§6.1): a server bot's, by the
@@ -323,12 +355,32 @@ class Table:
 
     def join(self, peer: Peer, seat: int) -> str:
         """Seat ``peer`` at ``seat`` (checked with :meth:`check_join`); returns its token."""
+        self._note_takeover(seat)
         token = self._seat_peer(peer, seat)
         if self.state == "playing":
             self.notice("joined", f"{peer.name} took seat {seat}", seat)
             self._publish_commitment()  # a new seat's seed counts from the next hand
         self.publish_state()
         return token
+
+    def _note_takeover(self, seat: int) -> None:
+        """A newcomer is about to sit at ``seat``: if the seat was emptied during the hand in
+        play and moved since its last holder came (its earlier holder, then the stand-in that
+        played for them), remember who that was and until when (:attr:`_holders`)."""
+        match = self.match
+        held = self._left.get(seat)
+        if self.state != "playing" or match is None or match.hand.is_over or held is None:
+            return
+        actions = match.hand.actions
+        holders = self._holders.setdefault(seat, [])
+        since = holders[-1][1] if holders else 0
+        if not any(a.seat == seat for a in actions[since:]):
+            if not holders:
+                del self._holders[seat]
+            return  # no move of theirs to tell apart from the newcomer's
+        name = held.name or ""
+        holders.append((name, len(actions)))
+        self.ledger.seat_taken_over(seat, name, len(actions))
 
     def _seat_peer(self, peer: Peer, seat: int) -> str:
         self.spectators.discard(peer)
@@ -546,6 +598,7 @@ class Table:
         )
         self.state = "playing"
         self._left.clear()
+        self._holders.clear()
         self.turns.new_match()
         self.ledger.match_started(seed=seed, first_dealer=self.match.first_dealer)
         log.info(
@@ -924,6 +977,7 @@ class Table:
                 self.seeds.lock(finished + 1)
             match.next_hand()
             self._left.clear()
+            self._holders.clear()
             self.ledger.hand_dealt(match.number)  # stored before it is shown
             self.last = None
             log.info("table %s: hand %d dealt (dealer %d)", self.id, match.number, match.dealer)
@@ -1035,6 +1089,8 @@ class Table:
                 (s.kind, s.name, s.remote_kind, s.strategy_name, s.peer is None, s.standin)
                 for s in self.seats
             ],
+            # Empty at nearly every table; the holders' counts are fixed once handed over.
+            *[(seat, len(held)) for seat, held in self._holders.items()],
         )
         cached = self._summary_cache
         if cached is not None and cached[0] == key:

@@ -8,6 +8,7 @@ a :class:`FakeSession` answers, once as the new server would and once as an olde
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
@@ -17,7 +18,7 @@ import client.screens.table
 from client.app import YOUR_TURN_TITLE, SheepsheadApp
 from client.bury_check import forces_alone
 from client.screens.dialogs import BuryDialog, CreateTableDialog
-from client.screens.info import HistoryScreen
+from client.screens.info import HistoryScreen, TricksScreen
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
 from client.settings import ClientSettings
@@ -269,8 +270,10 @@ def _taken_over_mid_hand() -> tuple[EngineTable, list[dict[str, Any]]]:
 
 async def test_a_newcomers_log_does_not_credit_them_with_the_seats_earlier_moves() -> None:
     """Taking a seat over mid-hand, the log of the hand so far said "You pass" (and "You
-    take" for the seat's trick) for moves the seat's earlier holder made. The state does
-    not say who that was: the lines say the seat's, before you."""
+    take" for the seat's trick) for moves the seat's earlier holder made. A server that
+    does not say who that was (an older one): the lines say the seat's, before you. One whose
+    seat summary names them (``before``): the log, the last-trick box and the tricks screen
+    name Gus, who held the seat until the newcomer sat down after the first trick."""
     table, messages = _taken_over_mid_hand()
     app = SheepsheadApp(mode="join")
     async with app.run_test(size=SIZE) as pilot:
@@ -282,6 +285,26 @@ async def test_a_newcomers_log_does_not_credit_them_with_the_seats_earlier_moves
         assert any(line.startswith("Trick 1: Seat 0 (before you) takes") for line in lines)
         assert "Seat 0 (before you)" in screen_text(app)  # the log column
         assert app.model.says(0, "take") == "You take"  # from now on the seat's are yours
+    named = copy.deepcopy(messages)
+    seats = next(msg for msg in named if msg["type"] == "state")["info"]["seats"]
+    seats[0] = {**seats[0], "before": [{"name": "Gus", "decisions": 1, "cards": 5}]}
+    app = SheepsheadApp(mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, named)
+        lines = [e.text for e in app.model.log]
+        assert "Gus passes" in lines, lines
+        assert any(line.startswith("Trick 1: Gus takes") for line in lines), lines
+        assert not [line for line in lines if "You" in line or "before you" in line], lines
+        box = app.screen.query_one(LastTrickBox)
+        trick = seat_view(table.hand, 0)["tricks"][0]
+        card = trick["cards"][(0 - trick["leader"]) % 5]
+        assert f"{tag_name('Gus')} {card_label(card)}" in str(box.render())
+        assert str(box.border_title).startswith("Gus +"), box.border_title
+        await pilot.press("l")
+        await wait_for(pilot, lambda: isinstance(app.screen, TricksScreen))
+        text = screen_text(app)
+        assert "Last trick: Gus " in text and "Gus played seat 0's cards of trick 1" in text
+        assert app.model.says(0, "take", ("card", 5)) == "You take"  # the seat's since: yours
 
 
 async def test_the_picker_sees_the_blind_then_the_bury() -> None:

@@ -554,6 +554,9 @@ async def test_mid_match_the_hosts_minus_opens_a_bots_seat_to_a_latecomer(
     app = SheepsheadApp(session, mode="join")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.model.view is not None)
+        # The host's turn: every seat before it in the auction has moved (seat 4 unless it
+        # deals), so Gus's moves are there to name.
+        await wait_for(pilot, lambda: app.model.prompt is not None)
         await pilot.press("minus")
         seats = server.lobby.tables[table].seats
         await wait_for(pilot, lambda: seats[4].kind == "empty")
@@ -561,18 +564,21 @@ async def test_mid_match_the_hosts_minus_opens_a_bots_seat_to_a_latecomer(
         reply = await dee.request("join", table=table, seat=None)
         assert reply["seat"] == 4
         await wait_for(pilot, lambda: app.model.seats[4].name == "Dee")
-    # Dee's log of the hand so far: seat 4's moves were the bot's, not hers ("You pass").
+    # Dee's log of the hand so far: seat 4's moves were the bot's, not hers ("You pass"),
+    # and the server names it (the seat summary's before): Gus, not "Seat 4 (before you)".
     dee_app = SheepsheadApp(dee, mode="join")
     async with dee_app.run_test(size=SIZE) as pilot:
         model = dee_app.model
         await wait_for(pilot, lambda: model.view is not None)
         lines = [e.text for e in model.log if e.kind == "event"]  # not "You took seat 4"
         assert not [line for line in lines if line.startswith("You ") or ": You " in line], lines
+        assert not [line for line in lines if "before you" in line], lines
         view = model.view or {}
         if 4 in view.get("passes", []):
-            assert "Seat 4 (before you) passes" in lines, lines
+            assert "Gus passes" in lines, lines
+            assert [holder[0] for holder in model.seats[4].before] == ["Gus"]
         if view.get("picker") == 4:
-            assert "Seat 4 (before you) picks" in lines, lines
+            assert "Gus picks" in lines, lines
     await dee.close()
     await session.close()
 

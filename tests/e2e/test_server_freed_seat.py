@@ -35,6 +35,21 @@ async def play_on(raw: Raw, log: list[dict[str, Any]] | None = None) -> dict[str
             await raw.send({"type": "action", "seq": msg["seq"], "action": msg["legal"][0]})
 
 
+async def until_seat_moved(raw: Raw, seat: int) -> None:
+    """Answer ``raw``'s prompts until a state shows a move of ``seat`` in the hand."""
+    while True:
+        msg = await raw.recv()
+        if msg["type"] == "your_turn":
+            await raw.send({"type": "action", "seq": msg["seq"], "action": msg["legal"][0]})
+        view = msg.get("view") if msg["type"] == "state" else None
+        if not view:
+            continue
+        played = [(t["leader"] + i) % 5 for t in view["tricks"] for i in range(len(t["cards"]))]
+        played += [c["seat"] for c in view["trick"]["cards"]]
+        if seat in view["passes"] or view["picker"] == seat or seat in played:
+            return
+
+
 async def standing_rows(port: int) -> dict[str, dict[str, Any]]:
     """The ``standings`` reply's rows by player."""
     reply = await standings(port)
@@ -59,7 +74,9 @@ async def test_a_bot_freed_mid_hand_is_named_for_that_hand_also_after_a_restart(
 ) -> None:
     """The server restarts in the hand, after the seat was freed: who held it is stored with
     the table (``seats_left``), so the hand is still named and counted for them; and again
-    once the hand is stored, its history is the same."""
+    once the hand is stored, its history is the same. Another seat, freed after it moved, is
+    taken over by Carl: its summary names who held it before and until where (``before``),
+    also after the restart (``seat_holders``)."""
     db = tmp_path / "freed.db"
     server = Server(disk_config(db, seed_wait=0.0))
     await server.start()
@@ -73,15 +90,37 @@ async def test_a_bot_freed_mid_hand_is_named_for_that_hand_also_after_a_restart(
     await ann.expect("your_turn")  # the hand waits for Ann: it is not over
     freed = await ann.request_keeping("remove_bot", seat=1)
     assert freed["type"] == "ok", freed
+    await until_seat_moved(ann, 2)
+    assert (await ann.request_keeping("remove_bot", seat=2))["type"] == "ok"
+    carl = await Raw.open(server.port)
+    await carl.hello("Carl", player_key=CARL_KEY)
+    carl_seat = await carl.request("join", table=table, seat=2)
+    assert carl_seat["type"] == "ok", carl_seat
+    snapshot = await carl.expect("state")
+    view = snapshot["view"]
+    # Sven's moves (and the stand-in's after him) are all the seat's so far, as Carl's view
+    # counts them: its decisions, and the cards played.
+    decisions = len(view["passes"]) + (view["picker"] is not None)
+    decisions += 2 if view["phase"] not in ("pick", "bury") else 0  # bury, call or alone
+    cards = 5 * len(view["tricks"]) + len(view["trick"]["cards"])
+    held = {"name": "Sven", "decisions": decisions, "cards": cards}
+    assert snapshot["info"]["seats"][2]["before"] == [held]
+    assert "before" not in snapshot["info"]["seats"][1]  # emptied, not taken over
     await ann.close()
+    await carl.close()
     await server.stop()  # in the hand: before, who held seat 1 was forgotten here
 
     server = Server(disk_config(db, seed_wait=0.0))
     await server.start()
     ann = await Raw.open(server.port)
     assert (await ann.hello("Ann", token=created["token"]))["table"] == table
+    carl = await Raw.open(server.port)
+    assert (await carl.hello("Carl", token=carl_seat["token"]))["table"] == table
+    restored = await carl.expect("state")
+    assert restored["info"]["seats"][2]["before"] == [held]  # stored: kept across the restart
     log: list[dict[str, Any]] = []
-    await play_on(ann, log)
+    await asyncio.gather(play_on(ann, log), play_on(carl))
+    await carl.close()
     before = await ann.request("history")
     (hand_over,) = [msg for msg in log if msg["type"] == "hand_over"]
     # What everyone at the table sees of the seat now: empty, a stand-in played it on.
@@ -90,14 +129,15 @@ async def test_a_bot_freed_mid_hand_is_named_for_that_hand_also_after_a_restart(
     assert seat_infos[0]["kind"] == "empty" and seat_infos[0]["standin"] is True
     assert "names" not in hand_over  # the hand_over names nobody; history does
     (entry,) = before["hands"]
-    assert entry["names"] == ["Ann", "Lena", "Sven", "Inga", "Gus"]
-    assert entry["record"]["strategies"] == [None, "heuristic", "random", "random", "random"]
+    assert entry["names"] == ["Ann", "Lena", "Carl", "Inga", "Gus"]
+    assert entry["record"]["strategies"] == [None, "heuristic", None, "random", "random"]
     assert played_by(server, table)[1] == ("bot:heuristic", "Lena")
     rows = await standing_rows(server.port)
     assert rows["heuristic"]["hands"] == 1
     assert rows["heuristic"]["total"] == hand_over["result"]["payouts"][1]
     assert server.store is not None  # stored, the hand's freed seats are forgotten
     assert server.store._db.execute("SELECT count(*) FROM seats_left").fetchone() == (0,)
+    assert server.store._db.execute("SELECT count(*) FROM seat_holders").fetchone() == (0,)
     await ann.close()
     await server.stop()
 
