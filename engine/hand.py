@@ -98,7 +98,6 @@ from engine.tricks import (
     TrickPlay,
     advance,
     called_suit_mask,
-    legal_cards,
     play_rule,
     rule_message,
 )
@@ -323,7 +322,6 @@ class Deal:
 # read a class's __slots__ back.
 _HAND_FIELDS = (
     "_legal",
-    "_play_mask",
     "_result",
     "actions",
     "alone",
@@ -433,11 +431,8 @@ class Hand:
         self.tricks_won = won = [0] * NUM_SEATS
         self.play_state = TrickPlay(hands, self.strength, (dealer + 1) % NUM_SEATS, taken, won)
         self.actions = []
+        # The legal actions once asked for, until the next action (None: not asked).
         self._legal: tuple[Action, ...] | None = None
-        # 0 until asked (the seat to act always has a legal card): testing it is then a truth
-        # test, where `< 0` on a mask holding the cards of bits 30 and 31 (a two-digit int)
-        # took CPython's generic compare.
-        self._play_mask: Mask = 0
         self._result: HandResult | None = None
 
     @classmethod
@@ -505,38 +500,27 @@ class Hand:
 
     def legal_actions(self) -> tuple[Action, ...]:
         """Exactly the actions the seat to act may take now (empty once the hand is over)."""
-        if self.phase == "play":
-            # Most of a hand's turns: the legal cards' plays, one or four table lookups. In trick
-            # play the plays in _legal are those of the mask in _play_mask, and a mask of 0 says
-            # both are stale (apply clears the mask alone).
-            m = self._play_mask
-            if m:
-                legal = self._legal
-                if legal is not None:
-                    return legal
-            else:
-                m = self._play_mask = legal_cards(self.play_state)
-            seat = self.play_state.turn
-            legal = _FEW_PLAYS[seat].get(m) if _INTERPRETED else None
-            if legal is None:
-                t = _PLAY_BYTES[seat]
-                legal = t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
-            self._legal = legal
-            return legal
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._compute_legal()
+            if self.phase == "play":
+                # Most of a hand's turns: the plays of the legal cards that the trick play
+                # keeps (TrickPlay.legal), one dict lookup or four table lookups.
+                play = self.play_state
+                m = play.legal
+                legal = _FEW_PLAYS[play.turn].get(m) if _INTERPRETED else None
+                if legal is None:
+                    t = _PLAY_BYTES[play.turn]
+                    legal = t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
+            else:
+                legal = self._compute_legal()
+            self._legal = legal
         return legal
 
     def legal_play_mask(self) -> Mask:
         """The cards the seat to act may play, as a mask (0 outside trick play)."""
         if self.phase != "play":
             return 0
-        mask = self._play_mask
-        if not mask:
-            mask = self._play_mask = legal_cards(self.play_state)
-            self._legal = None  # the plays of an earlier turn
-        return mask
+        return self.play_state.legal
 
     def _compute_legal(self) -> tuple[Action, ...]:
         """The legal actions outside trick play (:meth:`legal_actions` lists the plays)."""
@@ -632,7 +616,7 @@ class Hand:
             # Nothing but a card is legal in trick play.
             if type(action) is not Play:
                 self._raise_illegal(action)
-            elif not self.legal_play_mask() >> action.card & 1:
+            elif not self.play_state.legal >> action.card & 1:
                 self._raise_illegal_play(action.card)
             return
         if phase == "bury" and type(action) is Bury:
@@ -748,15 +732,15 @@ class Hand:
     def apply(self, action: Action) -> None:
         """Validate and apply one action; an illegal one raises and changes nothing."""
         if type(action) is Play:
-            # Trick play, most of a hand's actions. The legal mask is not 0 only in trick play,
-            # once asked for the seat to act (legal_actions asks): a card in it needs no more
-            # checks; verify() asks for it when not yet asked, and raises for anything else.
+            # Trick play, most of a hand's actions. The trick play's legal mask is 0 outside
+            # trick play (and once the hand is over): a card of the seat to act in it needs no
+            # more checks; verify() raises for anything else.
+            play = self.play_state
             seat = action.seat
             card = action.card
-            if not self._play_mask & CARD_BITS[card] or seat != self.turn:
+            if not play.legal & CARD_BITS[card] or seat != play.turn:
                 self.verify(action)
-            play = self.play_state
-            self._play_mask = 0  # and so the plays in _legal (legal_actions)
+            self._legal = None
             self.actions.append(action)
             winner = advance(play, seat, card)
             self.turn = play.turn
@@ -773,7 +757,6 @@ class Hand:
         kind = type(action)
         self.verify(action)  # a card played out of turn or out of trick play raises here
         self._legal = None
-        self._play_mask = 0
         self.actions.append(action)
         # Most often first; `type(action) is` narrows the action for mypy, where an isinstance
         # assert would be one more call in the interpreter.

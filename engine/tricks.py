@@ -131,6 +131,7 @@ class TrickPlay:
         "last_points",
         "last_trick",
         "leader",
+        "legal",
         "ntricks",
         "partner",
         "picker",
@@ -181,6 +182,11 @@ class TrickPlay:
     fail card was called. A tuple, not a mask: :func:`legal_cards` asks it for every card, and
     indexing a tuple is cheaper in CPython than shifting and masking an int."""
     strength: tuple[tuple[int, ...], ...]
+    legal: Mask
+    """The cards the seat to act may play, as :func:`legal_cards` answers: set by :meth:`start`
+    and kept by :func:`advance` (0 before play starts), so that a caller playing through these
+    two reads it instead of asking again. Code that changes the state otherwise (a test's
+    position, :meth:`engine.bots.sim.Sim.unplay`) sets it again."""
 
     def __init__(
         self,
@@ -207,6 +213,7 @@ class TrickPlay:
         self.called = self.under = NO_CARD
         self.called_mask = 0
         self.ruled = _NOBODY_RULED
+        self.legal = 0
 
     def start(self, picker: int, partner: int, called: Card, under: Card) -> None:
         """Set what the bidding decided: the picker, the partner (who holds the called card),
@@ -222,6 +229,7 @@ class TrickPlay:
                 if seat >= 0:
                     ruled[seat] = True
         self.ruled = tuple(ruled)
+        self.legal = legal_cards(self)
 
     def copy(self) -> TrickPlay:
         """An independent copy (fresh lists; the tuple of strengths is shared)."""
@@ -238,6 +246,7 @@ class TrickPlay:
         other.revealed = self.revealed
         other.last_points = self.last_points
         other.last_trick = self.last_trick.copy()
+        other.legal = self.legal
         return other
 
 
@@ -321,12 +330,14 @@ def advance(t: TrickPlay, seat: int, card: Card) -> int:
     The one place a card is played, for the engine and the search simulator alike, so that what
     a card shows (a void, the called suit led, the partner revealed) is recorded the same way
     everywhere. A closed trick's cards stay in the list that was ``t.current`` (the caller may
-    hold it), kept as ``t.last_trick``; ``t.current`` becomes a new list.
+    hold it), kept as ``t.last_trick``; ``t.current`` becomes a new list. ``t.legal`` becomes
+    the next seat's legal cards.
     """
     # Subtracting and adding the bit, not xor and or: the same for a held card, not yet played,
     # and CPython has a fast path for int + and - but none for ^ or |.
     bit = CARD_BITS[card]
-    t.hands[seat] -= bit
+    hands = t.hands
+    hands[seat] -= bit
     t.played += bit
     current = t.current
     if current:
@@ -335,13 +346,22 @@ def advance(t: TrickPlay, seat: int, card: Card) -> int:
         # is a two-digit int in CPython, which takes the generic (slow) compare.
         if FOLLOW_CLASS[card] != FOLLOW_CLASS[lead] and card != t.under:
             t.void_in[seat] |= FOLLOW[lead]
-    elif t.called_led_at < 0 and FOLLOW[card] == t.called_mask:
-        t.called_led_at = t.ntricks
+    else:
+        lead = card
+        if t.called_led_at < 0 and FOLLOW[card] == t.called_mask:
+            t.called_led_at = t.ntricks
     current.append(card)
     if card == t.called:
         t.revealed = True
     if len(current) < 5:
-        t.turn = NEXT_SEAT[seat]
+        t.turn = seat = NEXT_SEAT[seat]
+        # legal_cards' answer; written out for the seats the called-suit rules cannot bind
+        # (most turns), where it is following suit: one Python call less a card.
+        if t.ruled[seat]:
+            t.legal = legal_cards(t)
+        else:
+            held = hands[seat]
+            t.legal = held & FOLLOW[lead] or held
         return NO_SEAT
     winner = t.leader + trick_winner(current, t.strength, t.under)
     if winner >= 5:
@@ -359,6 +379,7 @@ def advance(t: TrickPlay, seat: int, card: Card) -> int:
     t.current = []
     t.leader = t.turn = winner
     t.ntricks += 1
+    t.legal = legal_cards(t) if t.ruled[winner] else hands[winner]
     return winner
 
 
