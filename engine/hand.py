@@ -20,9 +20,11 @@ engine.errors.IllegalActionError: It is seat 1's turn, not yours
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from math import factorial
+from operator import itemgetter
 from typing import Final, Literal, NoReturn
 
 from engine.actions import (
@@ -202,16 +204,21 @@ def crack_seats(rules: RuleSet, dealer: Seat, picker: Seat) -> tuple[Seat, ...]:
     return tuple((picker + i) % NUM_SEATS for i in range(1, count + 1))
 
 
+_TAIL: Final = 6
+"""The Fisher–Yates steps of the radices 6 down to 2 (deck positions 5 to 0) are one table
+lookup (:data:`_TAIL_ORDERS`) rather than five swaps."""
+
+
 def _radix_groups() -> tuple[tuple[int, tuple[tuple[int, int], ...]], ...]:
-    """The Fisher–Yates radices 32, 31, ..., 2 in runs whose product stays below 2**30: each
-    run's product and its steps, a step being the radix and the deck position it settles (the
-    radix minus one)."""
+    """The Fisher–Yates radices 32, 31, ..., ``_TAIL + 1`` in runs whose product stays below
+    2**30: each run's product and its steps, a step being the radix and the deck position it
+    settles (the radix minus one)."""
     groups = []
     i = 32
-    while i > 1:
+    while i > _TAIL:
         product = 1
         steps = []
-        while i > 1 and product * i < 1 << 30:
+        while i > _TAIL and product * i < 1 << 30:
             product *= i
             steps.append((i, i - 1))
             i -= 1
@@ -219,7 +226,25 @@ def _radix_groups() -> tuple[tuple[int, tuple[tuple[int, int], ...]], ...]:
     return tuple(groups)
 
 
+def _tail_orders() -> tuple[Callable[[list[Mask]], tuple[Mask, ...]], ...]:
+    """For each of the 6! = 720 draws ``r`` of the last steps, the first six deck positions
+    after them, as a getter of the positions before: the steps ``j = r % i; r //= i`` and the
+    swap of positions ``i - 1`` and ``j``, for i = 6 down to 2."""
+    orders: list[Callable[[list[Mask]], tuple[Mask, ...]]] = []
+    for draw in range(factorial(_TAIL)):
+        r = draw
+        order = list(range(_TAIL))
+        for i in range(_TAIL, 1, -1):
+            j = r % i
+            r //= i
+            order[i - 1], order[j] = order[j], order[i - 1]
+        orders.append(itemgetter(*order))
+    return tuple(orders)
+
+
 _RADIX_GROUPS: Final = _radix_groups()
+_TAIL_ORDERS: Final = _tail_orders()
+_TAIL_DRAWS: Final = len(_TAIL_ORDERS)
 
 
 def shuffled_deck(seed: int) -> list[Card]:
@@ -251,6 +276,7 @@ def _shuffled_bits(seed: int) -> list[Mask]:
             j = r % i
             r //= i
             deck[top], deck[j] = deck[j], deck[top]
+    deck[:_TAIL] = _TAIL_ORDERS[x % _TAIL_DRAWS](deck)
     return deck
 
 
