@@ -363,16 +363,35 @@ def advance(t: TrickPlay, seat: int, card: Card) -> int:
             held = hands[seat]
             t.legal = held & FOLLOW[lead] or held
         return NO_SEAT
-    winner = t.leader + trick_winner(current, t.strength, t.under)
+    c0, c1, c2, c3, c4 = current
+    under = t.under
+    if under < 0 or under not in current:
+        # trick_winner's answer for a closed trick without the unknown card, written out (once
+        # a trick of every hand and rollout): the highest strength wins, and the lead's own is
+        # above 0.
+        row = t.strength[c0]
+        best = row[c0]
+        i = 0
+        s = row[c1]
+        if s > best:
+            best = s
+            i = 1
+        s = row[c2]
+        if s > best:
+            best = s
+            i = 2
+        s = row[c3]
+        if s > best:
+            best = s
+            i = 3
+        if row[c4] > best:
+            i = 4
+    else:
+        i = trick_winner(current, t.strength, under)
+    winner = t.leader + i
     if winner >= 5:
         winner -= 5
-    t.last_points = points = (
-        POINTS[current[0]]
-        + POINTS[current[1]]
-        + POINTS[current[2]]
-        + POINTS[current[3]]
-        + POINTS[current[4]]
-    )
+    t.last_points = points = POINTS[c0] + POINTS[c1] + POINTS[c2] + POINTS[c3] + POINTS[c4]
     t.taken[winner] += points
     t.won[winner] += 1
     t.last_trick = current
@@ -441,29 +460,7 @@ def trick_winner(cards: list[Card], strength: tuple[tuple[int, ...], ...], under
     never win (docs/rules.md, "4. Choosing a partner"): when it is led on the last trick and nobody
     follows its suit or trumps, the suit of the next card decides.
     """
-    if len(cards) == 5 and (under < 0 or under not in cards):
-        # A closed trick without the unknown card (every trick advance closes, but for that
-        # rule): the highest strength wins, and the lead's own is above 0. Unrolled: this is
-        # once per trick of every hand and rollout.
-        c0, c1, c2, c3, c4 = cards
-        row = strength[c0]
-        best = row[c0]
-        best_i = 0
-        s = row[c1]
-        if s > best:
-            best = s
-            best_i = 1
-        s = row[c2]
-        if s > best:
-            best = s
-            best_i = 2
-        s = row[c3]
-        if s > best:
-            best = s
-            best_i = 3
-        if row[c4] > best:
-            best_i = 4
-        return best_i
+    # advance() closes a trick without the unknown card by the same rule written out.
     row = strength[cards[0]]
     best = 0
     best_i = 0
