@@ -91,6 +91,12 @@ FAIL_SUIT_NAMES: Final = ("clubs", "spades", "hearts")
 
 _NOBODY_RULED: Final = (False,) * 5
 
+_FOLLOWS: Final = tuple(
+    tuple(FOLLOW_CLASS[c] == FOLLOW_CLASS[lead] for c in range(32)) for lead in range(32)
+)
+"""Per lead card, per card: whether the card follows the lead (one lookup where comparing the
+two follow classes was two and a compare)."""
+
 
 def parse_mask(codes: str) -> Mask:
     """The mask of space-separated card codes (for examples and tests).
@@ -342,9 +348,9 @@ def advance(t: TrickPlay, seat: int, card: Card) -> int:
     current = t.current
     if current:
         lead = current[0]
-        # Follow classes compared by their small numbers: the trump mask, with bits 30 and 31,
-        # is a two-digit int in CPython, which takes the generic (slow) compare.
-        if FOLLOW_CLASS[card] != FOLLOW_CLASS[lead] and card != t.under:
+        # A table of booleans, not the masks: the trump mask, with bits 30 and 31, is a
+        # two-digit int in CPython, whose operations take the generic (slow) path.
+        if not _FOLLOWS[lead][card] and card != t.under:
             t.void_in[seat] |= FOLLOW[lead]
     else:
         lead = card
@@ -353,8 +359,9 @@ def advance(t: TrickPlay, seat: int, card: Card) -> int:
     current.append(card)
     if card == t.called:
         t.revealed = True
-    if len(current) < 5:
-        t.turn = seat = NEXT_SEAT[seat]
+    seat = NEXT_SEAT[seat]
+    if seat != t.leader:  # the trick is still open
+        t.turn = seat
         # legal_cards' answer; written out for the seats the called-suit rules cannot bind
         # (most turns), where it is following suit: one Python call less a card.
         if t.ruled[seat]:
