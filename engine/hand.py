@@ -555,7 +555,8 @@ class Hand:
         if seat is None:
             return ()
         if phase == "pick":
-            if self._must_pick(seat):
+            # Only the last seat can be made to pick: no call for the others.
+            if len(self.passes) == NUM_SEATS - 1 and self._must_pick(seat):
                 return _PICK_ONLY[seat]
             return _PICK_OR_PASS[seat]
         if phase == "bury":
@@ -786,12 +787,24 @@ class Hand:
         self.actions.append(action)
         # Most often first; `type(action) is` narrows the action for mypy, where an isinstance
         # assert would be one more call in the interpreter.
+        # The commonest transitions written out here (a Python call each otherwise).
         if kind is Pass:
-            self._pass(action.seat)
+            seat = action.seat
+            passes = self.passes
+            passes.append(seat)
+            if len(passes) < NUM_SEATS:
+                self.turn = NEXT_SEAT[seat]
+            else:
+                self._all_passed()
         elif kind is Pick:
-            self._pick(action.seat)
+            self.picker = seat = action.seat
+            self.hands[seat] |= self.blind
+            self.phase = "bury"
         elif type(action) is Bury:
-            self._bury(action.cards)
+            a, b = action.cards
+            self.buried = buried = CARD_BITS[a] | CARD_BITS[b]
+            self.hands[action.seat] &= ~buried
+            self.phase = "call"
         elif type(action) is Call:
             self._call(action.card, None)
         elif kind is Alone:
@@ -811,28 +824,14 @@ class Hand:
         elif kind is NoRecrack:
             self._start_play()
 
-    def _pass(self, seat: Seat) -> None:
-        self.passes.append(seat)
-        if len(self.passes) < NUM_SEATS:
-            self.turn = (seat + 1) % NUM_SEATS
-            return
+    def _all_passed(self) -> None:
+        """Every seat passed: a doubler (the next hand's stakes double) or a leaster."""
         if self.rules.no_pick == "doubler":
             self.doubler = True
             self._finish()
         else:
             self.leaster = True
             self._start_play()
-
-    def _pick(self, seat: Seat) -> None:
-        self.picker = seat
-        self.hands[seat] |= self.blind
-        self.phase = "bury"
-
-    def _bury(self, cards: tuple[Card, Card]) -> None:
-        assert self.picker is not None
-        self.buried = (1 << cards[0]) | (1 << cards[1])
-        self.hands[self.picker] &= ~self.buried
-        self.phase = "call"
 
     def _call(self, c: Card, under: Card | None) -> None:
         self.called = c
@@ -847,6 +846,9 @@ class Hand:
     def _after_call(self) -> None:
         """The crack round when the rules have one and someone qualifies, else trick play."""
         assert self.picker is not None
+        if not self.rules.cracking:
+            self._start_play()
+            return
         seats = crack_seats(self.rules, self.dealer, self.picker)
         if not seats:
             self._start_play()

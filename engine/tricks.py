@@ -227,7 +227,8 @@ class TrickPlay:
         self.picker = picker
         self.partner = partner
         self.called = called
-        self.called_mask = mask = called_suit_mask(called)
+        # called_suit_mask(called), without the call
+        self.called_mask = mask = 0 if called < 0 or called == JD else FAIL[called >> 3]
         self.under = under
         ruled = [False] * 5
         if mask:
