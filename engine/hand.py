@@ -528,11 +528,11 @@ class Hand:
         """Exactly the actions the seat to act may take now (empty once the hand is over)."""
         legal = self._legal
         if legal is None:
-            if self.phase == "play":
-                # Most of a hand's turns: the plays of the legal cards that the trick play
-                # keeps (TrickPlay.legal), one dict lookup or four table lookups.
-                play = self.play_state
-                m = play.legal
+            play = self.play_state
+            m = play.legal
+            if m:  # trick play (the seat to act has a card), most of a hand's turns
+                # The plays of the legal cards that the trick play keeps, one dict lookup or
+                # four table lookups.
                 legal = _FEW_PLAYS[play.turn].get(m) if _INTERPRETED else None
                 if legal is None:
                     t = _PLAY_BYTES[play.turn]
