@@ -20,9 +20,11 @@ engine.errors.IllegalActionError: It is seat 1's turn, not yours
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from math import factorial
+from operator import itemgetter
 from typing import Final, Literal, NoReturn
 
 from engine.actions import (
@@ -98,7 +100,6 @@ from engine.tricks import (
     TrickPlay,
     advance,
     called_suit_mask,
-    legal_cards,
     play_rule,
     rule_message,
 )
@@ -203,16 +204,21 @@ def crack_seats(rules: RuleSet, dealer: Seat, picker: Seat) -> tuple[Seat, ...]:
     return tuple((picker + i) % NUM_SEATS for i in range(1, count + 1))
 
 
+_TAIL: Final = 6
+"""The Fisher–Yates steps of the radices 6 down to 2 (deck positions 5 to 0) are one table
+lookup (:data:`_TAIL_ORDERS`) rather than five swaps."""
+
+
 def _radix_groups() -> tuple[tuple[int, tuple[tuple[int, int], ...]], ...]:
-    """The Fisher–Yates radices 32, 31, ..., 2 in runs whose product stays below 2**30: each
-    run's product and its steps, a step being the radix and the deck position it settles (the
-    radix minus one)."""
+    """The Fisher–Yates radices 32, 31, ..., ``_TAIL + 1`` in runs whose product stays below
+    2**30: each run's product and its steps, a step being the radix and the deck position it
+    settles (the radix minus one)."""
     groups = []
     i = 32
-    while i > 1:
+    while i > _TAIL:
         product = 1
         steps = []
-        while i > 1 and product * i < 1 << 30:
+        while i > _TAIL and product * i < 1 << 30:
             product *= i
             steps.append((i, i - 1))
             i -= 1
@@ -220,7 +226,25 @@ def _radix_groups() -> tuple[tuple[int, tuple[tuple[int, int], ...]], ...]:
     return tuple(groups)
 
 
+def _tail_orders() -> tuple[Callable[[list[Mask]], tuple[Mask, ...]], ...]:
+    """For each of the 6! = 720 draws ``r`` of the last steps, the first six deck positions
+    after them, as a getter of the positions before: the steps ``j = r % i; r //= i`` and the
+    swap of positions ``i - 1`` and ``j``, for i = 6 down to 2."""
+    orders: list[Callable[[list[Mask]], tuple[Mask, ...]]] = []
+    for draw in range(factorial(_TAIL)):
+        r = draw
+        order = list(range(_TAIL))
+        for i in range(_TAIL, 1, -1):
+            j = r % i
+            r //= i
+            order[i - 1], order[j] = order[j], order[i - 1]
+        orders.append(itemgetter(*order))
+    return tuple(orders)
+
+
 _RADIX_GROUPS: Final = _radix_groups()
+_TAIL_ORDERS: Final = _tail_orders()
+_TAIL_DRAWS: Final = len(_TAIL_ORDERS)
 
 
 def shuffled_deck(seed: int) -> list[Card]:
@@ -252,6 +276,7 @@ def _shuffled_bits(seed: int) -> list[Mask]:
             j = r % i
             r //= i
             deck[top], deck[j] = deck[j], deck[top]
+    deck[:_TAIL] = _TAIL_ORDERS[x % _TAIL_DRAWS](deck)
     return deck
 
 
@@ -323,7 +348,6 @@ class Deal:
 # read a class's __slots__ back.
 _HAND_FIELDS = (
     "_legal",
-    "_play_mask",
     "_result",
     "actions",
     "alone",
@@ -433,11 +457,8 @@ class Hand:
         self.tricks_won = won = [0] * NUM_SEATS
         self.play_state = TrickPlay(hands, self.strength, (dealer + 1) % NUM_SEATS, taken, won)
         self.actions = []
+        # The legal actions once asked for, until the next action (None: not asked).
         self._legal: tuple[Action, ...] | None = None
-        # 0 until asked (the seat to act always has a legal card): testing it is then a truth
-        # test, where `< 0` on a mask holding the cards of bits 30 and 31 (a two-digit int)
-        # took CPython's generic compare.
-        self._play_mask: Mask = 0
         self._result: HandResult | None = None
 
     @classmethod
@@ -505,38 +526,27 @@ class Hand:
 
     def legal_actions(self) -> tuple[Action, ...]:
         """Exactly the actions the seat to act may take now (empty once the hand is over)."""
-        if self.phase == "play":
-            # Most of a hand's turns: the legal cards' plays, one or four table lookups. In trick
-            # play the plays in _legal are those of the mask in _play_mask, and a mask of 0 says
-            # both are stale (apply clears the mask alone).
-            m = self._play_mask
-            if m:
-                legal = self._legal
-                if legal is not None:
-                    return legal
-            else:
-                m = self._play_mask = legal_cards(self.play_state)
-            seat = self.play_state.turn
-            legal = _FEW_PLAYS[seat].get(m) if _INTERPRETED else None
-            if legal is None:
-                t = _PLAY_BYTES[seat]
-                legal = t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
-            self._legal = legal
-            return legal
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._compute_legal()
+            play = self.play_state
+            m = play.legal
+            if m:  # trick play (the seat to act has a card), most of a hand's turns
+                # The plays of the legal cards that the trick play keeps, one dict lookup or
+                # four table lookups.
+                legal = _FEW_PLAYS[play.turn].get(m) if _INTERPRETED else None
+                if legal is None:
+                    t = _PLAY_BYTES[play.turn]
+                    legal = t[0][m & 255] + t[1][m >> 8 & 255] + t[2][m >> 16 & 255] + t[3][m >> 24]
+            else:
+                legal = self._compute_legal()
+            self._legal = legal
         return legal
 
     def legal_play_mask(self) -> Mask:
         """The cards the seat to act may play, as a mask (0 outside trick play)."""
         if self.phase != "play":
             return 0
-        mask = self._play_mask
-        if not mask:
-            mask = self._play_mask = legal_cards(self.play_state)
-            self._legal = None  # the plays of an earlier turn
-        return mask
+        return self.play_state.legal
 
     def _compute_legal(self) -> tuple[Action, ...]:
         """The legal actions outside trick play (:meth:`legal_actions` lists the plays)."""
@@ -545,7 +555,8 @@ class Hand:
         if seat is None:
             return ()
         if phase == "pick":
-            if self._must_pick(seat):
+            # Only the last seat can be made to pick: no call for the others.
+            if len(self.passes) == NUM_SEATS - 1 and self._must_pick(seat):
                 return _PICK_ONLY[seat]
             return _PICK_OR_PASS[seat]
         if phase == "bury":
@@ -632,7 +643,7 @@ class Hand:
             # Nothing but a card is legal in trick play.
             if type(action) is not Play:
                 self._raise_illegal(action)
-            elif not self.legal_play_mask() >> action.card & 1:
+            elif not self.play_state.legal >> action.card & 1:
                 self._raise_illegal_play(action.card)
             return
         if phase == "bury" and type(action) is Bury:
@@ -748,15 +759,15 @@ class Hand:
     def apply(self, action: Action) -> None:
         """Validate and apply one action; an illegal one raises and changes nothing."""
         if type(action) is Play:
-            # Trick play, most of a hand's actions. The legal mask is not 0 only in trick play,
-            # once asked for the seat to act (legal_actions asks): a card in it needs no more
-            # checks; verify() asks for it when not yet asked, and raises for anything else.
+            # Trick play, most of a hand's actions. The trick play's legal mask is 0 outside
+            # trick play (and once the hand is over): a card of the seat to act in it needs no
+            # more checks; verify() raises for anything else.
+            play = self.play_state
             seat = action.seat
             card = action.card
-            if not self._play_mask & CARD_BITS[card] or seat != self.turn:
+            if not play.legal & CARD_BITS[card] or seat != play.turn:
                 self.verify(action)
-            play = self.play_state
-            self._play_mask = 0  # and so the plays in _legal (legal_actions)
+            self._legal = None
             self.actions.append(action)
             winner = advance(play, seat, card)
             self.turn = play.turn
@@ -773,16 +784,27 @@ class Hand:
         kind = type(action)
         self.verify(action)  # a card played out of turn or out of trick play raises here
         self._legal = None
-        self._play_mask = 0
         self.actions.append(action)
         # Most often first; `type(action) is` narrows the action for mypy, where an isinstance
         # assert would be one more call in the interpreter.
+        # The commonest transitions written out here (a Python call each otherwise).
         if kind is Pass:
-            self._pass(action.seat)
+            seat = action.seat
+            passes = self.passes
+            passes.append(seat)
+            if len(passes) < NUM_SEATS:
+                self.turn = NEXT_SEAT[seat]
+            else:
+                self._all_passed()
         elif kind is Pick:
-            self._pick(action.seat)
+            self.picker = seat = action.seat
+            self.hands[seat] |= self.blind
+            self.phase = "bury"
         elif type(action) is Bury:
-            self._bury(action.cards)
+            a, b = action.cards
+            self.buried = buried = CARD_BITS[a] | CARD_BITS[b]
+            self.hands[action.seat] &= ~buried
+            self.phase = "call"
         elif type(action) is Call:
             self._call(action.card, None)
         elif kind is Alone:
@@ -802,28 +824,14 @@ class Hand:
         elif kind is NoRecrack:
             self._start_play()
 
-    def _pass(self, seat: Seat) -> None:
-        self.passes.append(seat)
-        if len(self.passes) < NUM_SEATS:
-            self.turn = (seat + 1) % NUM_SEATS
-            return
+    def _all_passed(self) -> None:
+        """Every seat passed: a doubler (the next hand's stakes double) or a leaster."""
         if self.rules.no_pick == "doubler":
             self.doubler = True
             self._finish()
         else:
             self.leaster = True
             self._start_play()
-
-    def _pick(self, seat: Seat) -> None:
-        self.picker = seat
-        self.hands[seat] |= self.blind
-        self.phase = "bury"
-
-    def _bury(self, cards: tuple[Card, Card]) -> None:
-        assert self.picker is not None
-        self.buried = (1 << cards[0]) | (1 << cards[1])
-        self.hands[self.picker] &= ~self.buried
-        self.phase = "call"
 
     def _call(self, c: Card, under: Card | None) -> None:
         self.called = c
@@ -838,6 +846,9 @@ class Hand:
     def _after_call(self) -> None:
         """The crack round when the rules have one and someone qualifies, else trick play."""
         assert self.picker is not None
+        if not self.rules.cracking:
+            self._start_play()
+            return
         seats = crack_seats(self.rules, self.dealer, self.picker)
         if not seats:
             self._start_play()

@@ -91,6 +91,12 @@ FAIL_SUIT_NAMES: Final = ("clubs", "spades", "hearts")
 
 _NOBODY_RULED: Final = (False,) * 5
 
+_FOLLOWS: Final = tuple(
+    tuple(FOLLOW_CLASS[c] == FOLLOW_CLASS[lead] for c in range(32)) for lead in range(32)
+)
+"""Per lead card, per card: whether the card follows the lead (one lookup where comparing the
+two follow classes was two and a compare)."""
+
 
 def parse_mask(codes: str) -> Mask:
     """The mask of space-separated card codes (for examples and tests).
@@ -131,6 +137,7 @@ class TrickPlay:
         "last_points",
         "last_trick",
         "leader",
+        "legal",
         "ntricks",
         "partner",
         "picker",
@@ -181,6 +188,11 @@ class TrickPlay:
     fail card was called. A tuple, not a mask: :func:`legal_cards` asks it for every card, and
     indexing a tuple is cheaper in CPython than shifting and masking an int."""
     strength: tuple[tuple[int, ...], ...]
+    legal: Mask
+    """The cards the seat to act may play, as :func:`legal_cards` answers: set by :meth:`start`
+    and kept by :func:`advance` (0 before play starts), so that a caller playing through these
+    two reads it instead of asking again. Code that changes the state otherwise (a test's
+    position, :meth:`engine.bots.sim.Sim.unplay`) sets it again."""
 
     def __init__(
         self,
@@ -207,6 +219,7 @@ class TrickPlay:
         self.called = self.under = NO_CARD
         self.called_mask = 0
         self.ruled = _NOBODY_RULED
+        self.legal = 0
 
     def start(self, picker: int, partner: int, called: Card, under: Card) -> None:
         """Set what the bidding decided: the picker, the partner (who holds the called card),
@@ -214,7 +227,8 @@ class TrickPlay:
         self.picker = picker
         self.partner = partner
         self.called = called
-        self.called_mask = mask = called_suit_mask(called)
+        # called_suit_mask(called), without the call
+        self.called_mask = mask = 0 if called < 0 or called == JD else FAIL[called >> 3]
         self.under = under
         ruled = [False] * 5
         if mask:
@@ -222,6 +236,7 @@ class TrickPlay:
                 if seat >= 0:
                     ruled[seat] = True
         self.ruled = tuple(ruled)
+        self.legal = legal_cards(self)
 
     def copy(self) -> TrickPlay:
         """An independent copy (fresh lists; the tuple of strengths is shared)."""
@@ -238,6 +253,7 @@ class TrickPlay:
         other.revealed = self.revealed
         other.last_points = self.last_points
         other.last_trick = self.last_trick.copy()
+        other.legal = self.legal
         return other
 
 
@@ -321,44 +337,76 @@ def advance(t: TrickPlay, seat: int, card: Card) -> int:
     The one place a card is played, for the engine and the search simulator alike, so that what
     a card shows (a void, the called suit led, the partner revealed) is recorded the same way
     everywhere. A closed trick's cards stay in the list that was ``t.current`` (the caller may
-    hold it), kept as ``t.last_trick``; ``t.current`` becomes a new list.
+    hold it), kept as ``t.last_trick``; ``t.current`` becomes a new list. ``t.legal`` becomes
+    the next seat's legal cards.
     """
     # Subtracting and adding the bit, not xor and or: the same for a held card, not yet played,
     # and CPython has a fast path for int + and - but none for ^ or |.
     bit = CARD_BITS[card]
-    t.hands[seat] -= bit
+    hands = t.hands
+    hands[seat] -= bit
     t.played += bit
     current = t.current
     if current:
         lead = current[0]
-        # Follow classes compared by their small numbers: the trump mask, with bits 30 and 31,
-        # is a two-digit int in CPython, which takes the generic (slow) compare.
-        if FOLLOW_CLASS[card] != FOLLOW_CLASS[lead] and card != t.under:
+        # A table of booleans, not the masks: the trump mask, with bits 30 and 31, is a
+        # two-digit int in CPython, whose operations take the generic (slow) path.
+        if not _FOLLOWS[lead][card] and card != t.under:
             t.void_in[seat] |= FOLLOW[lead]
-    elif t.called_led_at < 0 and FOLLOW[card] == t.called_mask:
-        t.called_led_at = t.ntricks
+    else:
+        lead = card
+        if t.called_led_at < 0 and FOLLOW[card] == t.called_mask:
+            t.called_led_at = t.ntricks
     current.append(card)
     if card == t.called:
         t.revealed = True
-    if len(current) < 5:
-        t.turn = NEXT_SEAT[seat]
+    seat = NEXT_SEAT[seat]
+    if seat != t.leader:  # the trick is still open
+        t.turn = seat
+        # legal_cards' answer; written out for the seats the called-suit rules cannot bind
+        # (most turns), where it is following suit: one Python call less a card.
+        if t.ruled[seat]:
+            t.legal = legal_cards(t)
+        else:
+            held = hands[seat]
+            t.legal = held & FOLLOW[lead] or held
         return NO_SEAT
-    winner = t.leader + trick_winner(current, t.strength, t.under)
+    c0, c1, c2, c3, c4 = current
+    under = t.under
+    if under < 0 or under not in current:
+        # trick_winner's answer for a closed trick without the unknown card, written out (once
+        # a trick of every hand and rollout): the highest strength wins, and the lead's own is
+        # above 0.
+        row = t.strength[c0]
+        best = row[c0]
+        i = 0
+        s = row[c1]
+        if s > best:
+            best = s
+            i = 1
+        s = row[c2]
+        if s > best:
+            best = s
+            i = 2
+        s = row[c3]
+        if s > best:
+            best = s
+            i = 3
+        if row[c4] > best:
+            i = 4
+    else:
+        i = trick_winner(current, t.strength, under)
+    winner = t.leader + i
     if winner >= 5:
         winner -= 5
-    t.last_points = points = (
-        POINTS[current[0]]
-        + POINTS[current[1]]
-        + POINTS[current[2]]
-        + POINTS[current[3]]
-        + POINTS[current[4]]
-    )
+    t.last_points = points = POINTS[c0] + POINTS[c1] + POINTS[c2] + POINTS[c3] + POINTS[c4]
     t.taken[winner] += points
     t.won[winner] += 1
     t.last_trick = current
     t.current = []
     t.leader = t.turn = winner
     t.ntricks += 1
+    t.legal = legal_cards(t) if t.ruled[winner] else hands[winner]
     return winner
 
 
@@ -420,29 +468,7 @@ def trick_winner(cards: list[Card], strength: tuple[tuple[int, ...], ...], under
     never win (docs/rules.md, "4. Choosing a partner"): when it is led on the last trick and nobody
     follows its suit or trumps, the suit of the next card decides.
     """
-    if len(cards) == 5 and (under < 0 or under not in cards):
-        # A closed trick without the unknown card (every trick advance closes, but for that
-        # rule): the highest strength wins, and the lead's own is above 0. Unrolled: this is
-        # once per trick of every hand and rollout.
-        c0, c1, c2, c3, c4 = cards
-        row = strength[c0]
-        best = row[c0]
-        best_i = 0
-        s = row[c1]
-        if s > best:
-            best = s
-            best_i = 1
-        s = row[c2]
-        if s > best:
-            best = s
-            best_i = 2
-        s = row[c3]
-        if s > best:
-            best = s
-            best_i = 3
-        if row[c4] > best:
-            best_i = 4
-        return best_i
+    # advance() closes a trick without the unknown card by the same rule written out.
     row = strength[cards[0]]
     best = 0
     best_i = 0

@@ -25,14 +25,15 @@ from engine.cards import ALL_CARDS, POWER, Card, Mask, mask_points
 from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.scoring import leaster_payouts, payouts_for_picked, stake_for
-from engine.tricks import TrickPlay, advance, legal_cards, trick_points
+from engine.tricks import TrickPlay, advance, trick_points
 
 _EVERYONE: Final = 0b11111
 
-Undo = tuple[int, Card, int, bool, int, Mask, list[Card]]
+Undo = tuple[int, Card, int, bool, int, Mask, list[Card], Mask]
 """What :meth:`Sim.unplay` restores: the seat, its card, the trick the called suit was led in,
-whether the partner was revealed, the leader, the seat's voids, and the trick's card list. A
-plain tuple: the exact search makes and unmakes one per position it visits."""
+whether the partner was revealed, the leader, the seat's voids, the trick's card list and the
+seat's legal cards. A plain tuple: the exact search makes and unmakes one per position it
+visits."""
 
 
 class Sim:
@@ -100,21 +101,22 @@ class Sim:
         return self.state.ntricks == 6
 
     def legal_mask(self) -> Mask:
-        """The cards the seat to act may play (:func:`engine.tricks.legal_cards`, as the engine)."""
-        return legal_cards(self.state)
+        """The cards the seat to act may play (:func:`engine.tricks.legal_cards`, as the engine:
+        the answer :func:`engine.tricks.advance` keeps)."""
+        return self.state.legal
 
     def play(self, c: Card) -> None:
         """Play ``c`` for the seat to act (no validation); :meth:`unplay` takes it back."""
         t = self.state
         seat = t.turn
         self.undo.append(
-            (seat, c, t.called_led_at, t.revealed, t.leader, t.void_in[seat], t.current)
+            (seat, c, t.called_led_at, t.revealed, t.leader, t.void_in[seat], t.current, t.legal)
         )
         advance(t, seat, c)
 
     def unplay(self) -> None:
         """Take back the last :meth:`play`."""
-        seat, c, called_led_at, revealed, leader, void, cards = self.undo.pop()
+        seat, c, called_led_at, revealed, leader, void, cards, legal = self.undo.pop()
         t = self.state
         if t.current is not cards:
             # The card closed the trick, which its winner now leads.
@@ -131,6 +133,7 @@ class Sim:
         t.void_in[seat] = void
         t.leader = leader
         t.turn = seat
+        t.legal = legal
 
     def special_mask(self) -> Mask:
         """Cards with rules of their own (the called card, the unknown card)."""
@@ -279,7 +282,7 @@ class Sim:
         """
         t = self.state
         while t.ntricks < 6:
-            legal = legal_cards(t)
+            legal = t.legal
             seat = t.turn
             if legal & (legal - 1):
                 c = choose_play(self.situation(legal))

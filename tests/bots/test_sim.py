@@ -242,3 +242,30 @@ def test_engine_sim_and_reference_agree_after_every_call_kind(kind: str) -> None
     assert hands >= 10
     if kind == "unknown":
         assert unknown_led_last >= 3
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: str(r.to_dict()))
+def test_unplay_gives_back_the_legal_cards(rules: RuleSet) -> None:
+    """``Sim.legal_mask`` is the legal mask that ``advance`` keeps in the trick state; after
+    cards played and taken back it must be ``legal_cards``' answer again (a stale mask would
+    let the search and the rollouts play cards the engine refuses)."""
+    from engine.cards import cards_of
+    from engine.tricks import legal_cards
+
+    rng = random.Random(12)
+    for seed in range(40):
+        hand = Hand.from_seed(rules, seed % 5, seed)
+        _to_play_phase(hand, rng)
+        if hand.is_over:
+            continue
+        sim = Sim.from_hand(hand)
+        while not sim.is_over:
+            depth = 0
+            while depth < 7 and not sim.is_over:
+                sim.play(rng.choice(cards_of(sim.legal_mask())))
+                depth += 1
+                assert sim.legal_mask() == legal_cards(sim.state)
+            for _ in range(depth):
+                sim.unplay()
+                assert sim.legal_mask() == legal_cards(sim.state)
+            sim.play(rng.choice(cards_of(sim.legal_mask())))

@@ -226,3 +226,26 @@ def test_cards_of_lists_every_mask_like_a_bit_loop() -> None:
     rng = random.Random(3)
     for mask in [0, ALL_CARDS, 1 << 31, *(rng.getrandbits(32) for _ in range(2000))]:
         assert cards_of(mask) == tuple(c for c in range(32) if mask >> c & 1)
+
+
+def test_advance_keeps_the_next_seats_legal_cards() -> None:
+    """TrickPlay.legal, which advance and start keep (the engine validates a card against it),
+    is legal_cards' answer at every turn: with a called ace, the unknown card, JD and leasters."""
+    from engine import Hand, RuleSet
+
+    rng = random.Random(30)
+    presets = [
+        RuleSet(),
+        RuleSet.from_preset("wisconsin"),
+        RuleSet(unknown_card=True),
+        RuleSet(partner="jack-of-diamonds"),
+    ]
+    for n in range(160):
+        hand = Hand.from_seed(presets[n % 4], n % 5, n)
+        while not hand.is_over:
+            t = hand.play_state
+            if hand.phase == "play":
+                assert t.legal == legal_cards(t) == hand.legal_play_mask()
+                assert t.copy().legal == t.legal
+            hand.apply(rng.choice(hand.legal_actions()))
+        assert hand.play_state.legal == 0
