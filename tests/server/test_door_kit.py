@@ -40,7 +40,9 @@ async def test_a_browser_tabs_client_runs_niced_under_the_data_cap(tmp_path: Pat
     from tests.server.test_web_door import web_door
 
     config = ServerConfig()
-    async with web_door(tmp_path) as (_, doors, base), aiohttp.ClientSession() as http:
+    # The web door tests' own fixture runs tabs un-niced: the default asked for here.
+    door = web_door(tmp_path, door_child_nice=config.door_child_nice)
+    async with door as (_, doors, base), aiohttp.ClientSession() as http:
         assert doors.web is not None
         base_nice = os.nice(0)
         ws = await http.ws_connect(f"{base}/ws/Ann?width=80&height=24")
