@@ -158,6 +158,7 @@ class Table:
             s = table.seats[seat_row.seat] = SeatState.restored(seat_row, now)
             if s.kind != "bot" and s.token_hash:
                 hub.tokens[s.token_hash] = (table, seat_row.seat)
+                s.identity = table.ledger.seat_identity(seat_row.seat)
         table.host_seat = row.host_seat
         table.match_number = row.match_number
         if row.state == "over":
@@ -834,7 +835,7 @@ class Table:
         s.peer = peer
         s.disconnected_at = None
         s.standin = False
-        if s.identity is None:  # a restored seat: its player is known again from here on
+        if s.identity is None:  # a restored seat not linked to a key: known from here on
             s.identity = getattr(peer, "identity", None)
         peer.table = self
         peer.seat = seat

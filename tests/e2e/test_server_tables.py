@@ -311,3 +311,35 @@ async def test_a_player_key_takes_its_away_seat_back_with_join_and_no_token() ->
         assert (await lost.hello("Ann", token=created["token"]))["table"] is None
         for raw in (watcher, keyless, ann2, ann3, lost):
             await raw.close()
+
+
+async def test_a_player_key_takes_its_seat_back_with_join_after_a_restart(tmp_path: Path) -> None:
+    """After a restart every player is away; the key that held a seat (its stored link to the
+    seat's token) still takes it back without the token."""
+    db = tmp_path / "reclaim.db"
+    server = Server(disk_config(db, seed_wait=0.0))
+    await server.start()
+    try:
+        ann = await Raw.open(server.port)
+        await ann.hello("Ann", player_key=KEY)
+        created = await raw_bot_table(ann, hands=None)
+        assert (await ann.request("start"))["type"] == "ok"
+        await ann.expect("your_turn", timeout=10)
+        await ann.close()
+    finally:
+        await server.stop()
+    again = Server(disk_config(db, seed_wait=0.0))
+    await again.start()
+    try:
+        other = await Raw.open(again.port)
+        await other.hello("Ann", player_key="another-key-of-twenty-chars")
+        assert (await other.request("join", table=created["table"]))["code"] == "table_full"
+        ann2 = await Raw.open(again.port)
+        await ann2.hello("Ann", player_key=KEY)
+        joined = await ann2.request("join", table=created["table"])
+        assert (joined.get("seat"), joined.get("name")) == (0, "Ann"), joined
+        await ann2.expect("your_turn", timeout=10)
+        for raw in (other, ann2):
+            await raw.close()
+    finally:
+        await again.stop()
