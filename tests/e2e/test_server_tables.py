@@ -10,6 +10,7 @@ from typing import Any
 import msgpack
 
 from server.app import Server
+from server.storage.standings import identity_of
 from tests.e2e.test_server_attacks import create_and_vanish, raw_frame, raw_from
 from tests.server.support import (
     TIMEOUT,
@@ -299,6 +300,8 @@ async def test_a_player_key_takes_its_away_seat_back_with_join_and_no_token() ->
         await watcher.expect("notice", code="reconnected", seat=0)
         await ann2.expect("your_turn", timeout=10)  # the stand-in stopped: she is asked again
         assert seat.peer is not None and not seat.standin and seat.name == "Ann"
+        # The hand in play counts for her key under the new token (the standings' link).
+        assert server.store.seat_player(table, 0) == (identity_of(KEY), "Ann")
         held_by = seat.peer
         # A second connection with the key while she is connected takes nothing.
         ann3 = await Raw.open(server.port)
