@@ -442,8 +442,12 @@ class Connection:
             self._password_attempt()
         seat = table.check_join(req.seat, req.password, self.identity)
         self._stop_watching(unless=table)
-        self._take_name(table)
-        token = table.join(self, seat)
+        if seat == table.away_seat(self.identity):  # their own seat, token lost: a reconnect
+            self.name = table.seats[seat].name or self.hello_name
+            token = table.reclaim(self, seat)
+        else:
+            self._take_name(table)
+            token = table.join(self, seat)
         self.server.players.seated_with(self, token)
         return m.joined(req.id, table=table.id, seat=seat, token=token, name=self.name)
 

@@ -101,6 +101,13 @@ class TableLedger:
         row: SeatRow | None = occupant.row()
         self.store.save_seat(self.table_id, seat, row)
 
+    def seat_identity(self, seat: int) -> str | None:
+        """The player identity the stored token of ``seat``, a person's, is linked to (None: a
+        keyless player's, or one not counted): who may take it back with ``join`` after a
+        restart, as before it."""
+        found = self.store.seat_player(self.table_id, seat)
+        return found[0] if found else None
+
     def seat_left(self, seat: int, occupant: SeatState) -> None:
         """``seat``, held by ``occupant``, is about to be emptied during a hand (before its token
         is forgotten, and the player it stands for with it): remember who played it, in the

@@ -83,7 +83,8 @@ class SeatState:
     """The address of the host who seated this server bot (for ``max_bots_per_address``)."""
     identity: str | None = None
     """The player identity (``server.storage.standings``) of the connection that took or took back
-    this seat, for refusing one player key a second seat at the table (this run only)."""
+    this seat, for refusing one player key a second seat at the table and giving the seat back
+    to that key while it is away (after a restart: the identity its stored token is linked to)."""
     grace_timer: asyncio.TimerHandle | None = field(default=None, repr=False)
 
     @classmethod

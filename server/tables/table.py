@@ -158,6 +158,7 @@ class Table:
             s = table.seats[seat_row.seat] = SeatState.restored(seat_row, now)
             if s.kind != "bot" and s.token_hash:
                 hub.tokens[s.token_hash] = (table, seat_row.seat)
+                s.identity = table.ledger.seat_identity(seat_row.seat)
         table.host_seat = row.host_seat
         table.match_number = row.match_number
         if row.state == "over":
@@ -323,17 +324,27 @@ class Table:
         ``identity``: the joining player's (from hello's ``player_key``); a player holds at
         most one seat of a table (``already_seated``), since the standings count each seat's
         hands for its identity and two seats of one player would play as partners in secret.
-        Their own seat they take back with its token, not with a join."""
+        A seat of theirs that is away (its connection gone, kept for its token) is the seat
+        the join takes (:meth:`away_seat`, :meth:`reclaim`: a player who lost the token takes
+        it back with their key); one whose connection is up is not: a key is every device's
+        of its player, and only the seat's token takes over a connected seat (``replaced``)."""
         self.check_password(password)
         if identity is not None:
             for i, s in enumerate(self.seats):
                 held = s.peer is not None or s.token_hash is not None
-                if s.kind == "human" and held and s.identity == identity:
-                    raise RequestError(
-                        errors.ALREADY_SEATED,
-                        f"Your player key already holds seat {i} at this table; take it back "
-                        "with its seat token",
-                    )
+                if s.kind != "human" or not held or s.identity != identity:
+                    continue
+                if s.peer is None and seat in (None, i):
+                    return i
+                how = (
+                    f"join seat {i} to take it back"
+                    if s.peer is None
+                    else "it is connected; its seat token takes it over"
+                )
+                raise RequestError(
+                    errors.ALREADY_SEATED,
+                    f"Your player key already holds seat {i} at this table: {how}",
+                )
         if seat is None:
             free = [i for i in range(NUM_SEATS) if self._free(i)]
             if not free:
@@ -361,6 +372,33 @@ class Table:
             self.notice("joined", f"{peer.name} took seat {seat}", seat)
             self._publish_commitment()  # a new seat's seed counts from the next hand
         self.publish_state()
+        return token
+
+    def away_seat(self, identity: str | None) -> int | None:
+        """The seat of this table that ``identity`` holds while its connection is gone (kept
+        for its token: the player is away), or None. Keyless players (None) hold none."""
+        if identity is None:
+            return None
+        for i, s in enumerate(self.seats):
+            away = s.peer is None and s.token_hash is not None
+            if s.kind == "human" and away and s.identity == identity:
+                return i
+        return None
+
+    def reclaim(self, peer: Peer, seat: int) -> str:
+        """``peer``'s player key holds ``seat``, away (:meth:`away_seat`): seat it there again
+        as a reconnect would (same seat, name and score; the stand-in stops; the table is told
+        ``reconnected``). Returns the seat's new token: the one the player lost stops working,
+        so a seat keeps one token."""
+        s = self.seats[seat]
+        self.spectators.discard(peer)
+        self._forget_token(s)
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        s.token_hash = hash_token(token)
+        self.hub.tokens[s.token_hash] = (self, seat)
+        self.ledger.seat_changed(seat, s)
+        log.info("table %s: %s takes seat %d back with their player key", self.id, s.name, seat)
+        self.resume(peer, seat)
         return token
 
     def _note_takeover(self, seat: int) -> None:
@@ -797,7 +835,7 @@ class Table:
         s.peer = peer
         s.disconnected_at = None
         s.standin = False
-        if s.identity is None:  # a restored seat: its player is known again from here on
+        if s.identity is None:  # a restored seat not linked to a key: known from here on
             s.identity = getattr(peer, "identity", None)
         peer.table = self
         peer.seat = seat

@@ -10,6 +10,7 @@ from typing import Any
 import msgpack
 
 from server.app import Server
+from server.storage.standings import identity_of
 from tests.e2e.test_server_attacks import create_and_vanish, raw_frame, raw_from
 from tests.server.support import (
     TIMEOUT,
@@ -243,17 +244,105 @@ async def test_one_player_key_cannot_hold_two_seats_of_a_table() -> None:
         keyless = await Raw.open(server.port)
         await keyless.hello("Keyless")
         assert (await keyless.request("join", table=table))["type"] == "ok"
-        # The seat is the key's while its token is good, connected or not ...
+        # The seat is the key's while its token is good, connected or not: away, a join takes
+        # that seat back (no other), as the host, under a new token ...
         await host.close()
         await poll(lambda: server.lobby.tables[table].seats[0].peer is None, "the host gone")
-        assert (await twin.request("join", table=table))["code"] == "already_seated"
-        # ... and the key takes it back with the token (the same seat: fine).
+        refused = await twin.request("join", table=table, seat=3)
+        assert refused["code"] == "already_seated" and "join seat 0" in refused["message"]
+        joined = await twin.request("join", table=table)
+        assert (joined["seat"], joined["name"]) == (0, "Host")
+        assert server.lobby.tables[table].host_seat == 0
+        # ... so the old token is no longer good.
         back = await Raw.open(server.port)
         welcome = await back.hello("Host", player_key=KEY, token=created["token"])
-        assert (welcome["table"], welcome["seat"]) == (table, 0)
-        assert (await twin.request("join", table=table))["code"] == "already_seated"
+        assert welcome["table"] is None
+        assert (await back.request("join", table=table))["code"] == "already_seated"
         # Once it has left, the key may sit again.
-        assert (await back.request("leave"))["type"] == "ok"
-        assert (await twin.request("join", table=table))["type"] == "ok"
+        assert (await twin.request("leave"))["type"] == "ok"
+        assert (await back.request("join", table=table))["type"] == "ok"
         for raw in (twin, other, keyless, back):
             await raw.close()
+
+
+async def test_a_player_key_takes_its_away_seat_back_with_join_and_no_token() -> None:
+    """A player whose connection dropped comes back with their key but without the seat token
+    (a new laptop, a lost tokens file): ``join`` gives them their own seat back, as a reconnect
+    would. Only their key does (not their name), only while the seat is away (a connected seat
+    is not taken over), and a table's password is still asked for."""
+    async with running_server() as server:
+        ann = await Raw.open(server.port)
+        await ann.hello("Ann", player_key=KEY)
+        created = await raw_bot_table(ann, password="sesame", grace=0, hands=None)
+        table = created["table"]
+        watcher = await Raw.open(server.port)
+        await watcher.hello("Watcher")
+        assert (await watcher.request("watch", table=table, password="sesame"))["type"] == "ok"
+        assert (await ann.request("start"))["type"] == "ok"
+        await ann.expect("your_turn", timeout=10)
+        await ann.close()
+        await watcher.expect("notice", code="standin", seat=0)  # grace 0: a bot plays for Ann
+        seat = server.lobby.tables[table].seats[0]
+        # Her name alone is no key: a keyless "Ann" finds the table full.
+        keyless = await Raw.open(server.port)
+        await keyless.hello("Ann")
+        assert (await keyless.request("join", table=table, password="sesame"))[
+            "code"
+        ] == "table_full"
+        # Her key without the token: the password first, then her own seat back.
+        ann2 = await Raw.open(server.port)
+        assert (await ann2.hello("Ann", player_key=KEY))["table"] is None
+        assert (await ann2.request("join", table=table))["code"] == "bad_password"
+        joined = await ann2.request("join", table=table, password="sesame")
+        assert joined["type"] == "ok", joined
+        assert (joined["seat"], joined["name"]) == (0, "Ann")
+        assert joined["token"] != created["token"]
+        await watcher.expect("notice", code="reconnected", seat=0)
+        await ann2.expect("your_turn", timeout=10)  # the stand-in stopped: she is asked again
+        assert seat.peer is not None and not seat.standin and seat.name == "Ann"
+        # The hand in play counts for her key under the new token (the standings' link).
+        assert server.store.seat_player(table, 0) == (identity_of(KEY), "Ann")
+        held_by = seat.peer
+        # A second connection with the key while she is connected takes nothing.
+        ann3 = await Raw.open(server.port)
+        await ann3.hello("Ann", player_key=KEY)
+        refused = await ann3.request("join", table=table, password="sesame")
+        assert refused["code"] == "already_seated" and "seat 0" in refused["message"]
+        assert seat.peer is held_by
+        # The lost token no longer opens the seat; the new one does.
+        lost = await Raw.open(server.port)
+        assert (await lost.hello("Ann", token=created["token"]))["table"] is None
+        for raw in (watcher, keyless, ann2, ann3, lost):
+            await raw.close()
+
+
+async def test_a_player_key_takes_its_seat_back_with_join_after_a_restart(tmp_path: Path) -> None:
+    """After a restart every player is away; the key that held a seat (its stored link to the
+    seat's token) still takes it back without the token."""
+    db = tmp_path / "reclaim.db"
+    server = Server(disk_config(db, seed_wait=0.0))
+    await server.start()
+    try:
+        ann = await Raw.open(server.port)
+        await ann.hello("Ann", player_key=KEY)
+        created = await raw_bot_table(ann, hands=None)
+        assert (await ann.request("start"))["type"] == "ok"
+        await ann.expect("your_turn", timeout=10)
+        await ann.close()
+    finally:
+        await server.stop()
+    again = Server(disk_config(db, seed_wait=0.0))
+    await again.start()
+    try:
+        other = await Raw.open(again.port)
+        await other.hello("Ann", player_key="another-key-of-twenty-chars")
+        assert (await other.request("join", table=created["table"]))["code"] == "table_full"
+        ann2 = await Raw.open(again.port)
+        await ann2.hello("Ann", player_key=KEY)
+        joined = await ann2.request("join", table=created["table"])
+        assert (joined.get("seat"), joined.get("name")) == (0, "Ann"), joined
+        await ann2.expect("your_turn", timeout=10)
+        for raw in (other, ann2):
+            await raw.close()
+    finally:
+        await again.stop()
