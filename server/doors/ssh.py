@@ -90,6 +90,12 @@ again while bytes keep moving (a slow reader gets everything), up to :data:`CLOS
 once nothing moved for this long, the connection is closed anyway."""
 CLOSE_AFTER_EXIT_MAX: Final = 60.0
 """The longest the door keeps a connection for the last output of a client that has exited."""
+CLOSE_AFTER_CHANNEL: Final = 5.0
+"""Seconds the door leaves a connection whose game is over and whose channel has closed for the
+SSH client to close it (OpenSSH does at once) before closing it itself. A client may answer the
+channel's close before it has shown all the output it received (asyncssh does, with its reading
+paused), and a disconnect makes it drop that: the terminal restore, last, was lost (the
+player's terminal left in the game's screen), whenever that output was all in flight."""
 ONE_SESSION: Final = "One game at a time per SSH connection."
 MESSAGE_COLUMNS: Final = 78
 """The longest line of a message the door writes to a player's terminal: an 80-column
@@ -399,7 +405,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
 
     def child_exited(self, status: int) -> None:
         """The client quit: send its exit status and close the session; the connection
-        closes once the channel has (:meth:`connection_lost`). Closing the connection here
+        closes once the channel has, :data:`CLOSE_AFTER_CHANNEL` later at most
+        (:meth:`connection_lost`). Closing the connection here
         would let its disconnect overtake the exit status, still queued behind the client's
         last output (``ssh`` then ends with 255, "Disconnected by application")."""
         if self.child is not None:
@@ -421,7 +428,11 @@ class _Session(asyncssh.SSHServerSession[bytes]):
 
     def _close_once_stalled(self, delivered_before: int, give_up: float) -> None:
         """Close the connection after an exit, unless the client is still taking the output
-        queued for it (then look again later, up to ``give_up``)."""
+        queued for it (then look again later, up to ``give_up``). Once the channel has closed,
+        :meth:`connection_lost` closes the connection (later: the client may still be showing
+        what it received)."""
+        if self.chan is None:
+            return
         delivered = self.delivered()
         loop = asyncio.get_running_loop()
         still_taking = delivered_before < delivered < self.written
@@ -504,8 +515,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.login.sessions -= 1
         self.login.session = None
         self.door.session_ended(self)
-        if self.exited:  # the game is over: so is the connection
-            self.login.close()
+        if self.exited:  # the game is over: so is the connection, once the client let it go
+            self.login.close_later(CLOSE_AFTER_CHANNEL)
 
 
 class _Channel(asyncssh.SSHServerChannel[bytes]):
@@ -556,6 +567,7 @@ class _Login(asyncssh.SSHServer):
         """Closed for a flood of requests (logged and told once)."""
         self.login_requests = 0
         """Login requests received (every method, the first ``none`` included)."""
+        self._close_later: asyncio.TimerHandle | None = None
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         """Count it against the door limits."""
@@ -648,6 +660,9 @@ class _Login(asyncssh.SSHServer):
 
     def connection_lost(self, exc: Exception | None) -> None:
         """Free its place."""
+        if self._close_later is not None:
+            self._close_later.cancel()
+            self._close_later = None
         if self.admitted:
             self.admitted = False
             self.door.gate.release(self.address)
@@ -656,6 +671,11 @@ class _Login(asyncssh.SSHServer):
         """Close the connection."""
         if self.conn is not None:
             self.conn.close()
+
+    def close_later(self, delay: float) -> None:
+        """Close the connection in ``delay`` seconds, unless the client has closed it by then."""
+        if self._close_later is None:
+            self._close_later = asyncio.get_running_loop().call_later(delay, self.close)
 
     def begin_auth(self, username: str) -> bool:
         """Every login needs a key (a full door says so and disconnects)."""
