@@ -26,6 +26,7 @@ from client.coach import review_lines
 from client.decisions import live_decisions
 from client.model import NUM_SEATS, Change, FinishedHand, TableModel, rank_places
 from client.screens.base import GameModal, ShowsYourTurn
+from client.screens.standings import bot_label
 from client.screens.table import TableScreen
 from client.widgets.cards import card_text, cards_text
 from client.widgets.table import fit_name, tag_name
@@ -339,6 +340,20 @@ def seat_names(model: TableModel) -> tuple[list[str], int | None]:
     return names, mine
 
 
+def seat_strategies(model: TableModel, names: Sequence[str]) -> list[str | None]:
+    """The server bot strategy of each seat named ``names`` (from :func:`seat_names`), None at
+    a person's: as the hand that named them saw it, else as the seat shows it now if it is
+    still held under that name."""
+    last = model.history[-1].strategies if model.history else None
+    out: list[str | None] = []
+    for seat, name in enumerate(names):
+        strategy = last[seat] if last is not None and seat < len(last) else None
+        if strategy is None and seat < len(model.seats) and model.seats[seat].name == name:
+            strategy = model.seats[seat].strategy if model.seats[seat].is_bot else None
+        out.append(strategy if isinstance(strategy, str) else None)
+    return out
+
+
 def sheet_body(model: TableModel) -> list[RenderableType]:
     """The score sheet of the match so far, or a line saying no hand has finished."""
     if not model.history:
@@ -351,13 +366,17 @@ def standings(model: TableModel) -> Table:
     """Seats ranked by their totals; tied totals share a place."""
     totals = list(model.totals)
     names, mine = seat_names(model)
+    strategies = seat_strategies(model, names)
     table = Table(box=None, padding=(0, 1), header_style="bold", show_edge=False)
     table.add_column("place", justify="right")
     table.add_column("player", no_wrap=True)
     table.add_column("total", justify="right")
     for place, seat in rank_places(totals):
         me = seat == mine
-        name = Text(names[seat] + (" (you)" if me else ""), style="bold" if me else "")
+        strategy = strategies[seat]
+        # A bot as the all-time standings count it: its row there is its strategy's.
+        shown = names[seat] + (f" ({bot_label(strategy)})" if strategy else "")
+        name = Text(shown + (" (you)" if me else ""), style="bold" if me else "")
         table.add_row(str(place), name, _signed(totals[seat]))
     return table
 

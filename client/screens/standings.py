@@ -139,9 +139,24 @@ def _percent(value: object) -> str:
     return f"{float(value or 0) * 100:.0f}%"  # type: ignore[arg-type]
 
 
+def bot_label(strategy: str) -> str:
+    """How a server bot is named where bots are told apart by strategy: "heuristic bot".
+
+    The standings count a strategy's bots together across tables (a server bot's seat name,
+    "Gus", is its seat's, not its own), so their row is the strategy; the match-over panel
+    says "Gus (heuristic bot)" with the same words, so a player can tell which row a bot of
+    their table went into (before, the standings said "heuristic (bot)", and nothing at the
+    table named a bot's strategy).
+
+    >>> bot_label("heuristic")
+    'heuristic bot'
+    """
+    return f"{strategy} bot"
+
+
 def _name(row: Mapping[str, Any]) -> str:
     name = str(row.get("player", "?"))
-    return name + (" (bot)" if row.get("kind") == "bot" else "")
+    return bot_label(name) if row.get("kind") == "bot" else name
 
 
 class StandingsScreen(Screen[None]):

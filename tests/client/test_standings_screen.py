@@ -13,8 +13,12 @@ from textual.pilot import Pilot
 from client.app import SheepsheadApp
 from client.screens import standings as standings_screen
 from client.screens.lobby import LobbyScreen
+from client.screens.result import MatchOverScreen
 from client.screens.standings import StandingsScreen
 from client.session import Session
+from tests.client.feed import EngineTable
+from tests.client.test_club_table import whole_hand
+from tests.client.test_screens import fed
 from tests.server.support import play_until, running_server, session
 
 SIZE = (80, 24)
@@ -72,7 +76,9 @@ async def test_the_lobby_shows_the_standings_by_total_and_per_hand(
             await pilot.pause()
             text = screen_text(app)
             assert "by total payout" in text
-            shown = [n if n != "random" else "random (bot)" for n in by_total]
+            # A bot's row is its strategy's, named as the match-over panel names a table's
+            # bot ("Ole (random bot)"), not "random (bot)" as if "random" were its name.
+            shown = [n if n != "random" else "random bot" for n in by_total]
             positions = [text.index(name) for name in shown]
             assert positions == sorted(positions)  # in the server's order: best total first
             # Per hand: only those with at least MIN_HANDS (2) hands; Bob played one.
@@ -80,7 +86,7 @@ async def test_the_lobby_shows_the_standings_by_total_and_per_hand(
             await pilot.pause()
             text = screen_text(app)
             assert "by payout per hand (at least 2 hands)" in text
-            assert "Ann" in text and "random (bot)" in text and "Bob" not in text
+            assert "Ann" in text and "random bot" in text and "Bob" not in text
             ann_row = next(r for r in reply["players"] if r["player"] == "Ann")
             assert f"{ann_row['per_hand']:+.2f}" in text
             await pilot.press("escape")
@@ -160,3 +166,21 @@ async def test_tonight_and_settling_up_at_a_stake(tmp_path: Path) -> None:
             await pilot.press("m")
             await until(pilot, lambda: "pays" not in screen_text(app))
         await viewer.close()
+
+
+async def test_the_match_over_standings_name_each_bot_by_its_seat_and_its_strategy() -> None:
+    """A club evening's table called its bots "Gus" and "Ole", and the standings then listed
+    "heuristic (bot)": nothing said which of the table's bots went into that row. The match's
+    own standings name a bot as the table did, with the words of its all-time row."""
+    table = EngineTable(seed=11, dealer=1, me=0, hands_limit=1, bots=(1, 2, 3))
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=(80, 30)) as pilot:
+        await fed(pilot, [*whole_hand(table), table.match_over()])
+        app.push_screen(MatchOverScreen())
+        await until(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+        await pilot.pause()
+        text = screen_text(app)
+        for seat in (1, 2, 3):
+            assert f"{table.names[seat]} (random bot)" in text, text
+        assert f"{table.names[4]} (" not in text  # a person: no strategy
+        assert f"{table.names[0]} (you)" in text

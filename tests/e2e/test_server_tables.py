@@ -82,6 +82,32 @@ async def test_a_running_table_with_somebody_connected_stays() -> None:
         await poll(lambda: table not in server.lobby.tables, "the table to close")
 
 
+async def test_a_host_alone_at_a_waiting_table_who_drops_keeps_it_and_a_leave_frees_it() -> None:
+    """A club evening's host reloaded their browser tab (the door's client ends: a dropped
+    connection, not a ``leave``) at a table not yet started, alone at it, and was reported to
+    find the table gone. A drop keeps the seat and the table for the token until
+    ``waiting_expiry`` (tests/e2e/test_server_attacks.py closes one nobody comes back to);
+    an explicit ``leave`` of the last person closes it at once."""
+    async with running_server() as server:  # the default expiry: the reconnect is well within
+        host = await Raw.open(server.port)
+        await host.hello("Host")
+        created = await host.request("create_table", name="waiting")
+        table = created["table"]
+        await host.close()
+        await poll(lambda: server.lobby.tables[table].seats[0].peer is None, "the host gone")
+        server.lobby.sweep()  # a sweep meanwhile closes nothing: the expiry has not run out
+        back = await Raw.open(server.port)
+        welcome = await back.hello("Host", token=created["token"])
+        assert (welcome["table"], welcome["seat"], welcome["name"]) == (table, 0, "Host")
+        state = await back.expect("state")
+        (seat,) = [s for s in state["info"]["seats"] if s["kind"] == "human"]
+        assert (seat["seat"], seat["connected"], state["info"]["host"]) == (0, True, "Host")
+        assert server.lobby.tables[table].state == "waiting"
+        assert (await back.request("leave"))["type"] == "ok"
+        assert table not in server.lobby.tables  # left, not dropped: nothing to wait for
+        await back.close()
+
+
 async def test_started_tables_are_capped_per_address() -> None:
     async with running_server(max_running_per_address=3) as server:
         replies = [await start_and_abandon(server.port, "127.0.0.1", grace=3600) for _ in range(6)]
