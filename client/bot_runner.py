@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO, cast
 
 from client.config import DEFAULT_PORT, AddressError, parse_address
+from client.fairplay import DealChecker, DealSeen
 from client.strategy_call import decide, describe_action
 from client.strategy_spec import StrategyLoadError, strategy_factory, strategy_label
 from engine.bots.base import Strategy
 from engine.errors import SheepsheadError
 from engine.rules import DEFAULT_PRESET, OPTION_NAMES, PRESET_TITLES, RuleSet, presets_help
-from protocol.events import ActionMap, HandOver, HistoryEntry, State
+from protocol.events import ActionMap, Commitment, HandOver, HistoryEntry, SeedsRevealed, State
 
 if TYPE_CHECKING:
     from client.session import Session
@@ -78,6 +79,11 @@ same page is refused, since each refusal adds to the debt the allowance refills 
 RECORD_MAX_WAIT: Final = 4.0
 """The longest wait between two asks for a refused ``history`` page (with
 :data:`RECORD_RETRIES`, some 16 s in all at most)."""
+
+REVEAL_WAIT: Final = 10.0
+"""Most seconds the runner waits after ``match_over`` for ``seeds_revealed`` (the server sends
+it right after, PROTOCOL.md §13), when the server is known to commit to its deals: the seeds
+complete the saved records and check the deals."""
 
 EXIT_FELL_BACK: Final = 3
 """Exit status when the match ended but the strategy failed at least once (first legal played)."""
@@ -208,6 +214,19 @@ class BotPlayer:
         self.unfetched: set[int] = set()
         """Hands of :attr:`match` whose record could not be fetched (reported): asked for again
         at the next catch-up."""
+        self.deals = DealChecker()
+        """The commitments published to this bot and the seeds it sent (PROTOCOL.md §13)."""
+        self.dealt: list[DealSeen] = []
+        """The hands whose ``hand_over`` came, for the check of the deals at the reveal."""
+        self.written: dict[tuple[int, int], Path] = {}
+        """(match, hand number): the file this process saved it to. The current match's are
+        completed with the seeds when the server reveals them at the match's end."""
+        self.snapshot = True
+        """The next state is a (re)connection's snapshot: an end of the match it shows may be
+        long past, its seeds revealed while this bot was away."""
+        self.fair = False
+        """The server commits to its deals (a ``commitment`` came, or a record with a ``fair``
+        map): at ``match_over`` its ``seeds_revealed`` is waited for."""
 
     async def play(self) -> int:
         """Handle events until the match ends (0) or the table or connection goes (1)."""
@@ -218,11 +237,15 @@ class BotPlayer:
             msg = await session.events.get()
             kind = msg.get("type")
             if kind == "state":
+                self.deals.on_state(cast(State, msg))
+                snapshot, self.snapshot = self.snapshot, False
                 if await self._on_state(cast(State, msg)):
                     # The table's match is over. A bot that comes back to it after the end
                     # (reconnected, or restarted with --tokens) gets a snapshot saying so and
-                    # never a match_over (PROTOCOL.md §10): the same end as a match_over.
+                    # never a match_over (PROTOCOL.md §10): the same end as a match_over. Nor
+                    # the seeds_revealed that a bot there at the end has coming.
                     self._match_over(msg.get("totals"), self.info.get("hands_played"))
+                    await self._await_reveal(wait=not snapshot)
                     return 0
             elif kind == "your_turn":
                 turn = session.last_turn
@@ -254,19 +277,105 @@ class BotPlayer:
                     f"payouts {result.get('payouts')}; totals {msg.get('totals')}"
                 )
                 self.hands_over.add(int(msg.get("hand", 0)))
+                self._note_dealt(cast(HandOver, msg))
                 if self.config.save_hands:
                     await self._save_hand(cast(HandOver, msg))
             elif kind == "match_over":
                 self._match_over(msg.get("totals"), msg.get("hands"))
+                await self._await_reveal()
                 return 0
+            elif kind == "commitment":
+                await self._answer_commitment(cast(Commitment, msg))
+            elif kind == "seeds_revealed":
+                self._on_reveal(cast(SeedsRevealed, msg))
             elif kind == "notice" and msg.get("code") in ("table_closed", "replaced"):
                 self.say(f"stopped: {msg.get('text')}")
                 return 1
             elif kind == "connection" and msg.get("status") == "connected":
                 self.catch_up = True  # the snapshot follows: hands may have ended meanwhile
+                self.snapshot = True
+                # A commitment locked while this bot was away was not told to it: the snapshot
+                # sets the hand it came back at, from which on commitments are witnessed.
+                self.deals.arrived_at = None
             elif kind == "connection" and msg.get("status") == "closed":
                 self.say("connection to the server lost")
                 return 1
+
+    async def _answer_commitment(self, msg: Commitment) -> None:
+        """Send a random client seed for a new deal commitment (PROTOCOL.md §13). The deal is
+        never held for a bot's seed: one that comes too late is refused (``stale``) and not
+        expected at the check."""
+        from client.session import ServerError
+
+        self.fair = True
+        quoted = self.deals.on_commitment(msg)
+        seat = self.session.seat
+        if quoted is None or seat is None:
+            return
+        seed = self.deals.new_seed(quoted, seat)
+        try:
+            await self.session.request("client_seed", commitment=quoted, seed=seed)
+        except (ServerError, OSError, TimeoutError):
+            # Not taken (or not known to be): the deal uses the seat's derived seed instead.
+            self.deals.sent.pop(quoted, None)
+
+    def _note_dealt(self, msg: HandOver) -> None:
+        """Keep a hand's deal (``hand_over``'s reveal, the dealer of its view) for the check."""
+        number = int(msg.get("hand", 0))
+        view = self.view if self.hand_number == number else None
+        dealer = view.get("dealer") if view is not None else None
+        seen = {"dealer": dealer} if isinstance(dealer, int) else None
+        self.dealt.append(DealSeen(number + 1, msg.get("reveal") or {}, seen))
+
+    async def _await_reveal(self, *, wait: bool = True) -> None:
+        """At the match's end: take the ``seeds_revealed`` that follows ``match_over`` (at most
+        :data:`REVEAL_WAIT` seconds, and only with ``wait`` and when the server commits to its
+        deals; one already queued is taken anyway)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (REVEAL_WAIT if wait and self.fair else 0.0)
+        while True:
+            left = deadline - loop.time()
+            try:
+                if left > 0:
+                    msg = await asyncio.wait_for(self.session.events.get(), left)
+                else:
+                    msg = self.session.events.get_nowait()
+            except (TimeoutError, asyncio.QueueEmpty):
+                return
+            kind = msg.get("type")
+            if kind == "seeds_revealed":
+                self._on_reveal(cast(SeedsRevealed, msg))
+                return
+            if kind == "connection" and msg.get("status") == "closed":
+                return
+
+    def _on_reveal(self, msg: SeedsRevealed) -> None:
+        """The server revealed the match's seeds: check the deals this bot saw, and write the
+        seeds into the records of the match this process saved (``sheepshead verify``)."""
+        said = self.deals.check(msg, self.dealt)
+        if self.deals.verified is not None:
+            self.say(f"deals: {said}")
+        match = self.match or 0
+        uncovered: list[int] = []
+        for (of, number), path in sorted(self.written.items()):
+            if of != match:
+                continue
+            fair = self.deals.fair_for(number)
+            if fair is None:
+                uncovered.append(number)
+                continue
+            try:
+                record = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                self.say(f"{self._hands_text(match, [number])}: seeds not added: {exc}")
+                continue
+            if isinstance(record, dict):
+                self._write_file(path, {**record, "fair": fair}, number, ": seeds not added")
+        if uncovered:
+            self.say(
+                f"{self._hands_text(match, uncovered)}: seeds not added: the reveal does not "
+                "cover it"
+            )
 
     def _match_over(self, totals: Any, hands: Any) -> None:
         """Say the match's final line: its hands, the totals and this seat's."""
@@ -637,17 +746,27 @@ class BotPlayer:
     def _write(self, number: int, record: Mapping[str, Any]) -> None:
         """Write a record whole or not at all: a temporary file replaces the final one, so a
         bot killed while writing leaves no half record behind."""
+        if isinstance(record.get("fair"), Mapping):
+            self.fair = True  # the server's record: it commits to its deals
         folder = Path(self.config.save_hands or ".")
         path = folder / self._file_name(record.get("table"), number)
+        if self._write_file(path, record, number, " not saved"):
+            self.written[(self.match or 0, number)] = path
+
+    def _write_file(self, path: Path, record: Mapping[str, Any], number: int, failed: str) -> bool:
+        """Write ``record`` to ``path`` through a temporary file (atomic); on failure say
+        ``hand N<failed>: why`` and return False."""
         tmp = path.with_name(f".{path.name}.tmp")
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
             tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
             tmp.replace(path)
         except OSError as exc:
             with contextlib.suppress(OSError):
                 tmp.unlink()
-            self.say(f"{self._hands_text(self.match or 0, [number])} not saved: {exc}")
+            self.say(f"{self._hands_text(self.match or 0, [number])}{failed}: {exc}")
+            return False
+        return True
 
 
 _REMATCH_LOSS = "a new match began at the table while this bot was away"

@@ -9,12 +9,24 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from engine.actions import NUM_SEATS
 from engine.fairdeal import SCHEME, SEED_BYTES, Verdict, check_deal, first_dealer, parse_seed
 from engine.fairdeal import summary as verdict_summary
 from protocol.events import Commitment, RevealedCommitment, SeedsRevealed, State
+
+
+@dataclass(frozen=True, slots=True)
+class DealSeen:
+    """A hand as :meth:`DealChecker.check` reads it, for a client without
+    ``client.model.FinishedHand`` (the bot runner): its number counting from 1, the
+    ``hand_over`` reveal (``hands``, ``blind``) and its view (the ``dealer``), if seen."""
+
+    number: int
+    reveal: Mapping[str, Any]
+    view: Mapping[str, Any] | None = None
 
 
 class DealChecker:

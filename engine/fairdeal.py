@@ -46,6 +46,20 @@ SOURCES: Final = ("client", "bot", "drawn")
 whose client did not send one in time."""
 
 
+NOT_REVEALED: Final = (
+    "the server seed is not revealed in the record: it was saved before the match ended (the"
+    " server reveals its seeds then) and not completed afterwards"
+)
+"""Why a record whose ``fair`` map lacks ``server_seed`` cannot be checked (yet)."""
+
+NO_FAIR_DATA: Final = (
+    "the record carries no commit–reveal data (fair): it was saved before the match ended (the"
+    " server reveals its seeds then) and not completed afterwards, or by a program that keeps"
+    " none"
+)
+"""Why a record without a ``fair`` map cannot be checked."""
+
+
 def commitment(server_seed: bytes) -> str:
     """``sha256(server_seed)`` in lowercase hex: what the server publishes before the deal."""
     return hashlib.sha256(server_seed).hexdigest()
@@ -100,6 +114,10 @@ class Verdict:
     unchecked: str = ""
     """What a verified hand's record could not show (``dealer``: its commitment is not the
     match's first, and it does not carry the match's first seed)."""
+    incomplete: bool = False
+    """Not ``ok`` because the record lacks what the check needs (no ``fair`` map, or the server
+    seed not in it yet: it was saved before the match's end revealed the seeds), not because
+    anything in it fails: ``reason`` says what is missing."""
 
 
 def check_deal(
@@ -167,8 +185,18 @@ def check_record(record: object) -> Verdict:
     if not isinstance(record, Mapping):
         return Verdict(-1, False, "a record must be a JSON object")
     fair = record.get("fair")
+    if fair is None:
+        number = record.get("hand")
+        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+            number = -1
+        return Verdict(number, False, NO_FAIR_DATA, incomplete=True)
     if not isinstance(fair, Mapping):
-        return Verdict(-1, False, "the record carries no commit–reveal data (fair)")
+        return Verdict(-1, False, "the record's commit–reveal data (fair) is not a map")
+    hand = fair.get("hand")
+    if fair.get("server_seed") is None and isinstance(hand, int) and hand >= 0:
+        # A record saved during the match (the server's own, or a client's) has no seed yet:
+        # that cannot be checked, and is no sign that anything is wrong.
+        return Verdict(hand, False, NOT_REVEALED, incomplete=True)
     deal = record.get("deal")
     dealer = record.get("dealer", 0)
     if not isinstance(deal, Mapping) or not isinstance(dealer, int):
@@ -183,11 +211,29 @@ def check_record(record: object) -> Verdict:
 
 def summary(verdicts: Sequence[Verdict]) -> str:
     """``all N deals verified`` (``the deal verified`` for one), or the first hand that fails
-    and why (hands 1-based)."""
-    for verdict in sorted(verdicts, key=lambda v: v.hand):
-        if not verdict.ok:
+    and why (hands 1-based); when none fails but some cannot be checked (:attr:`Verdict.
+    incomplete`), which hands those are and why."""
+    ordered = sorted(verdicts, key=lambda v: v.hand)
+    for verdict in ordered:
+        if not verdict.ok and not verdict.incomplete:
             where = "a record" if verdict.hand < 0 else f"hand {verdict.hand + 1}"
             return f"{where} does not verify: {verdict.reason}"
+    missing = [v for v in ordered if v.incomplete]
+    if missing:
+        # Nothing failed, but some records cannot be checked: say which, and why (a record
+        # saved before the reveal is no sign of a dishonest deal).
+        numbers = [str(v.hand + 1) for v in missing if v.hand >= 0]
+        where = (
+            "a record"
+            if not numbers
+            else f"hand{'s' * (len(numbers) > 1)} {', '.join(numbers[:8])}"
+        )
+        where += ", ..." if len(numbers) > 8 else ""
+        done = len(verdicts) - len(missing)
+        return (
+            f"{where} cannot be checked ({done} of {len(verdicts)} deals verified):"
+            f" {missing[0].reason}"
+        )
     count = len(verdicts)
     said = "the deal verified" if count == 1 else f"all {count} deals verified"
     unchecked = sorted(v.hand + 1 for v in verdicts if v.unchecked == "dealer")

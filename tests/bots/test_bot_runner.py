@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import io
 import json
@@ -11,14 +12,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from client import bot_runner
+from client import verify as verify_command
 from client.bot_runner import EXIT_FELL_BACK, BotConfig, BotPlayer, run_bot
 from client.cli import main
 from client.session import ServerError, Session
 from engine.bots.base import make_strategy
+from engine.fairdeal import check_record
 from engine.record import replay_record
 from engine.rules import RuleSet
 from server.app import Server
+from tests.e2e.test_fair_deals import verify_files
 from tests.server.support import (
     drain,
     drive,
@@ -155,7 +161,11 @@ def _sorted_bury(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**a, "cards": sorted(a["cards"])} if "cards" in a else a for a in actions]
 
 
-async def test_saved_hands_replay_as_the_server_recorded_them(tmp_path: Path) -> None:
+async def test_saved_hands_replay_as_the_server_recorded_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The records carried no commit–reveal data ("the record carries no commit–reveal data"):
+    # the server reveals its seeds after the last hand was saved. Now they are completed then.
     saved = tmp_path / "hands"
     async with running_server(bot_delay=0.0, hand_pause=0.0) as server:
         out = io.StringIO()
@@ -187,6 +197,9 @@ async def test_saved_hands_replay_as_the_server_recorded_them(tmp_path: Path) ->
         assert record["players"][0] == "random bot"
         # The server bots' strategies, as the server's record has them; null at this bot's.
         assert record["strategies"] == server_record["strategies"] == [None] + ["heuristic"] * 4
+        assert record["fair"] == server_record["fair"]
+    assert verify_files(files, capsys) == (0, "all 2 deals verified")
+    assert "deals: all 2 deals verified" in out.getvalue()
 
 
 async def test_create_with_two_seats_left_for_other_bots_and_start(tmp_path: Path) -> None:
@@ -359,8 +372,12 @@ async def _finish(
     return text
 
 
-async def test_a_hand_joined_in_the_middle_is_saved_whole(tmp_path: Path) -> None:
+async def test_a_hand_joined_in_the_middle_is_saved_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # The runner saw only the actions after it sat down; the hand's final view has them all.
+    # Its sitting down published a new commitment, for the second hand: its records verify
+    # with the seeds the server reveals at the end, the seed it sent among them.
     saved, out = tmp_path / "hands", io.StringIO()
     async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
         host, table = await _host_with_three_bots(server, tmp_path)
@@ -374,8 +391,14 @@ async def test_a_hand_joined_in_the_middle_is_saved_whole(tmp_path: Path) -> Non
         # The runner sits down in the seat the guest left, in the middle of the hand.
         runner = _runner(server, table, saved, out)
         await _seat4_changes(host)
-        await _finish(host, runner, out)
+        text = await _finish(host, runner, out)
         _check_saved(saved, server, table)
+    files = sorted(saved.iterdir())
+    assert verify_files(files, capsys) == (0, "all 2 deals verified")
+    # The second deal, by the commitment published when the runner sat down, took its seed.
+    fair = json.loads(files[1].read_text())["fair"]
+    assert fair["first_hand"] == 1 and fair["sources"][4] == "client", fair
+    assert "deals: all 2 deals verified" in text, text
 
 
 async def test_a_hand_is_saved_when_another_seat_leaves_while_it_plays(tmp_path: Path) -> None:
@@ -452,11 +475,13 @@ async def test_a_hand_without_its_final_view_is_saved_from_the_servers_record(
 
 
 async def test_a_runner_back_after_the_match_ended_ends_as_at_a_match_over(
-    tmp_path: Path, monkeypatch: Any
+    tmp_path: Path, monkeypatch: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A client back at a table whose match ended meanwhile learns it from the snapshot (the
     # table's state "over"); no match_over comes. The runner waited for one until the table
-    # closed.
+    # closed. It missed the seeds' reveal too: the hand it saved itself cannot be checked,
+    # which verify says as such (it said "FAILS"); the one saved from the server's record,
+    # after the reveal, verifies.
     saved, out = tmp_path / "hands", io.StringIO()
     back = _hold_reconnects(monkeypatch)
     async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
@@ -487,6 +512,17 @@ async def test_a_runner_back_after_the_match_ended_ends_as_at_a_match_over(
         assert "not saved" not in text, text
         _check_saved(saved, server, table)
         await host.close()
+    files = sorted(saved.iterdir())
+    status, said = verify_files(files, capsys)
+    assert status == 1
+    assert said.startswith(
+        "hand 1 cannot be checked (1 of 2 deals verified): the record carries no commit–reveal"
+        " data (fair): it was saved before the match ended"
+    ), said
+    assert verify_command.run(argparse.Namespace(records=[str(f) for f in files], each=True)) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{files[0]}: hand 1: cannot be checked: the record carries no")
+    assert lines[1] == f"{files[1]}: hand 2: verified"
 
 
 async def _away_over_two_hands(
@@ -563,11 +599,15 @@ async def _away_over_two_hands(
 
 
 async def test_a_runner_away_over_two_hands_saves_each_from_the_servers_record(
-    tmp_path: Path, monkeypatch: Any
+    tmp_path: Path, monkeypatch: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Hands that began and ended while the runner was away (a stand-in played its seat) were
     # dropped without a word: only the hand it was in when it left was saved.
     _, asked = await _away_over_two_hands(tmp_path, monkeypatch, back_in_the_last_hand=True)
+    # The server's records fetched during the match had no server seed yet: the reveal at the
+    # end completed them, as the hands the runner saved itself.
+    files = sorted((tmp_path / "hands").iterdir())
+    assert verify_files(files, capsys) == (0, "all 4 deals verified")
     # One request when it sat down (which match the table is in), one for the three hands.
     assert asked == ["ok", "ok"]
 
@@ -663,7 +703,7 @@ async def _away_through_a_rematch(
 
 
 async def test_a_runner_away_through_a_rematch_saves_both_matchs_hands(
-    tmp_path: Path, monkeypatch: Any
+    tmp_path: Path, monkeypatch: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # The runner is cut off in the last hand of a match; the match ends, the host starts a
     # rematch and a stand-in plays its first hand before the runner is back. Hands count from
@@ -681,6 +721,13 @@ async def test_a_runner_away_through_a_rematch_saves_both_matchs_hands(
         for match, part in ((0, ""), (1, "-match2")):
             for path in saved.glob(f"{table}{part}-hand*.json"):
                 assert json.loads(path.read_text())["match"] == match
+        # The second match's records were completed at its reveal, and the first's fetched
+        # after its own; the runner missed that one, so the hand it saved itself then cannot
+        # be checked, and verify says why.
+        status, said = verify_files(sorted(saved.iterdir()), capsys)
+        assert status == 1
+        assert said.startswith("hand 1 cannot be checked (3 of 4 deals verified): "), said
+        assert check_record(json.loads((saved / f"{table}-hand0001.json").read_text())).incomplete
 
     await _away_through_a_rematch(tmp_path, monkeypatch, check)
 
@@ -747,7 +794,7 @@ async def test_a_runner_at_a_rematch_keeps_the_first_matchs_files(tmp_path: Path
 
 
 async def test_a_runner_restarted_with_its_token_saves_the_hands_it_missed(
-    tmp_path: Path, monkeypatch: Any
+    tmp_path: Path, monkeypatch: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # The runner's process dies in the first hand (no leave: its seat and token stay); a
     # stand-in plays the match out; the runner started again with --tokens takes the seat back
@@ -782,3 +829,5 @@ async def test_a_runner_restarted_with_its_token_saves_the_hands_it_missed(
         assert "not saved" not in text, text
         _check_saved(saved, server, table, 3)
         await host.close()
+    # Fetched after the match's end, the server's records carry the revealed seeds.
+    assert verify_files(sorted(saved.iterdir()), capsys) == (0, "all 3 deals verified")

@@ -99,7 +99,7 @@ def test_every_tampering_is_caught_and_the_hand_named() -> None:
         r["dealer"] = (r["dealer"] + 1) % 5
 
     def unrevealed(r: dict[str, Any]) -> None:
-        del r["fair"]["server_seed"]
+        r["fair"]["server_seed"] = "not hex"
 
     cases = {
         swap_cards: "the cards dealt are not the ones the seeds give",
@@ -119,7 +119,19 @@ def test_a_record_without_fair_data_is_not_verified() -> None:
     del record["fair"]
     verdict = check_record(record)
     assert not verdict.ok and "fair" in verdict.reason
-    assert summary([verdict]).startswith("a record does not verify")
+    assert summary([verdict]).startswith("a record cannot be checked (0 of 1 deals verified): ")
+
+
+def test_a_record_saved_before_the_reveal_cannot_be_checked_and_a_failure_comes_first() -> None:
+    """A record without the server seed (saved during the match) is not a failure: the summary
+    names it and says why; a hand that does fail is still said first."""
+    records = match_records(3)
+    del records[2]["fair"]["server_seed"]
+    said = summary([check_record(r) for r in records])
+    assert said.startswith("hand 3 cannot be checked (2 of 3 deals verified): the server seed is")
+    assert "saved before the match ended" in said
+    records[0]["fair"]["server_seed"] = "ab" * 32
+    assert summary([check_record(r) for r in records]).startswith("hand 1 does not verify: ")
 
 
 def test_the_protocols_test_vector_is_what_the_engine_deals() -> None:
