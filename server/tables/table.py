@@ -130,7 +130,8 @@ class Table:
         """Each finished hand of the current match, packed as its ``history`` entry (bytes, so
         the garbage collector never walks them)."""
         self.lines: deque[bytes] = deque(maxlen=LINES_KEPT)
-        """The last chat and notice events, packed as they were sent."""
+        """The last chat and notice events, packed as they were sent (restored: the stored chat
+        lines said before the restart, no notice)."""
         self.finished_at: float | None = None
         """Wall-clock time the last match ended (while the table is ``over``)."""
         self._over_timer: asyncio.TimerHandle | None = None
