@@ -28,6 +28,13 @@ versions of the server compare. A victim (from 127.0.0.3) sits at a table of its
   remove_bot ×4 → disconnect``, which leaves a running table with no bots counted against the
   address and nobody connected; then how many tables that made, how long the 500-table cap
   lasts at that pace, and whether a newcomer from another address can still open a table.
+- ``chat`` (alone with ``--only chat``): ``--chat-tables`` tables (from 127.0.2.x, three
+  to an address: ``max_waiting_per_address``), each with its creator and four watchers, every
+  one saying the longest line (200 four-byte characters) at the chat limit (``chat_rate``, one
+  a second per connection) for ``--seconds``: the lines the server took a second, its CPU, and
+  what the database file and its ``chat_lines`` rows grew by, in each half of the window (the
+  second half: once each table's last 50 lines are stored, every line replaces one), as MB an
+  hour at that pace.
 - ``all at once``: every attack together, with a mob from sixteen more addresses (127.0.1.x):
   the attackers' frames of both kinds, the table flood, slowloris connections (a frame's length,
   then a byte a second), idle connections, connect-and-leave churn, clients that ask for the
@@ -52,9 +59,11 @@ benchlib.put_project_first(__file__)
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
+import contextlib  # noqa: E402
 import multiprocessing  # noqa: E402
 import re  # noqa: E402
 import socket  # noqa: E402
+import sqlite3  # noqa: E402
 import struct  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
@@ -103,6 +112,7 @@ class Served:
     the ports of the doors it opens are read off its banner)."""
 
     def __init__(self, source: Path, db: Path, extra: Sequence[str] = ()) -> None:
+        self.db = db
         env = {**os.environ, "PYTHONPATH": str(source)}
         self.proc = subprocess.Popen(
             [
@@ -578,6 +588,107 @@ async def measure(served: Served, victim: Victim, name: str, args: argparse.Name
     )
 
 
+CHAT_NET = "127.0.2."
+"""The chat scenario's addresses, one per three tables."""
+
+LINES_KEPT = 50
+"""The chat lines a table keeps for ``history`` (``server.tables.history.LINES_KEPT``)."""
+
+CHAT_LINE = "\U0001f600" * 200
+"""The costliest chat line to store: the longest (``CHAT_MAX``), of four-byte characters."""
+
+
+def disk_bytes(db: Path) -> tuple[int, int]:
+    """The database file's size and its write-ahead log's."""
+    wal = db.with_name(db.name + "-wal")
+    return db.stat().st_size, wal.stat().st_size if wal.exists() else 0
+
+
+def chat_rows(db: Path) -> str:
+    """How many ``chat_lines`` rows the database holds (read-only, beside the server)."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        try:
+            return str(conn.execute("SELECT count(*) FROM chat_lines").fetchone()[0])
+        except sqlite3.OperationalError:
+            return "no chat_lines table"
+
+
+async def chat_scenario(served: Served, victim: Victim, args: argparse.Namespace) -> None:
+    """Every connection of ``--chat-tables`` tables chatting at its limit (the module doc)."""
+    loop = asyncio.get_running_loop()
+    counts: Counter[str] = Counter()
+    people: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+    for t in range(args.chat_tables):
+        address = f"{CHAT_NET}{1 + t // 3}"
+        host = await Victim.open(served.port, address)
+        await host.request("hello", version=1, name="\U0001f600" * 24)
+        table = (await host.request("create_table", name=f"chat {t}"))["table"]
+        people.append((host.reader, host.writer))
+        for w in range(4):
+            watcher = await Victim.open(served.port, address)
+            await watcher.request("hello", version=1, name=f"watcher {t}.{w}")
+            reply = await watcher.request("watch", table=table)
+            assert reply["type"] == "ok", reply
+            people.append((watcher.reader, watcher.writer))
+    line = frame({"type": "chat", "id": 9, "text": CHAT_LINE})
+
+    async def chatter(
+        number: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        decoder = Decoder()
+        next_line = loop.time() + number / len(people) / args.chat_rate  # spread over a second
+        while loop.time() < deadline:
+            if loop.time() >= next_line:
+                writer.write(line)
+                next_line += 1.0 / args.chat_rate
+            try:
+                wait = min(next_line, deadline) - loop.time()
+                data = await asyncio.wait_for(reader.read(1 << 16), wait)
+            except TimeoutError:
+                continue
+            if not data:
+                counts["cut off"] += 1
+                return
+            for msg in decoder.feed(data):
+                if msg.get("id") == 9:
+                    counts["said" if msg["type"] == "ok" else str(msg.get("code"))] += 1
+
+    # Each table's last 50 lines are stored after this long at five lines a second; then every
+    # line replaces one: the window measured.
+    fill = LINES_KEPT / (5 * args.chat_rate) + 1.0
+    deadline = loop.time() + fill + args.seconds
+    before = disk_bytes(served.db)
+    chatting = asyncio.gather(*(chatter(i, r, w) for i, (r, w) in enumerate(people)))
+    await asyncio.sleep(fill)
+    filled = disk_bytes(served.db)
+    rows_filled = chat_rows(served.db)
+    said_filling = counts["said"]
+    cpu = served.cpu_seconds()
+    start = time.monotonic()
+    pings = asyncio.create_task(victim.pings(args.seconds))
+    await chatting
+    took = time.monotonic() - start
+    used = (served.cpu_seconds() - cpu) / took
+    times = await pings
+    after = disk_bytes(served.db)
+    for _, writer in people:
+        writer.close()
+    said = counts.pop("said", 0) - said_filling
+    print(
+        f"  chat           {len(people)} connections at {args.chat_tables} tables, each a"
+        f" {len(CHAT_LINE.encode())}-byte line every {1 / args.chat_rate:g} s; {fill:.0f} s to"
+        f" fill, then {took:.1f} s measured: {said} said ({said / took:.0f}/s), refused"
+        f" {dict(counts)}; server CPU {used:5.0%}; victim ping {benchlib.summary(times)}"
+    )
+    print(
+        f"    database {before[0] / 1e6:.2f} MB → {filled[0] / 1e6:.2f} MB filled"
+        f" ({rows_filled} chat_lines rows) → {after[0] / 1e6:.2f} MB"
+        f" ({chat_rows(served.db)} rows): {(after[0] - filled[0]) / 1e3:+.0f} kB once filled"
+        f" ({(after[0] - filled[0]) / took * 3600 / 1e6:.2f} MB an hour if that went on);"
+        f" write-ahead log {after[1] / 1e6:.2f} MB"
+    )
+
+
 async def run(args: argparse.Namespace) -> None:
     """Every scenario against one server."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -590,6 +701,10 @@ async def run(args: argparse.Namespace) -> None:
             )
             if args.only == "running":
                 await running_scenario(served, victim, args)
+                await victim.close()
+                return
+            if args.only == "chat":
+                await chat_scenario(served, victim, args)
                 await victim.close()
                 return
             for name in ("quiet", *ATTACKS):
@@ -674,8 +789,22 @@ def main() -> None:
     parser.add_argument("--flood", type=int, default=500, help="tables the flood tries")
     parser.add_argument(
         "--only",
-        choices=("running",),
-        help="run one scenario alone (running: the running-table loop of issue 27)",
+        choices=("running", "chat"),
+        help="run one scenario alone (running: the running-table loop of issue 27; chat: every"
+        " connection of many tables chatting at its limit, the database's growth)",
+    )
+    parser.add_argument(
+        "--chat-tables",
+        type=int,
+        default=199,
+        help="tables of the chat scenario, 5 people each (199: 995 connections, with the"
+        " victim's all but 4 of max_connections, 1000)",
+    )
+    parser.add_argument(
+        "--chat-rate",
+        type=float,
+        default=1.0,
+        help="lines a second each chat scenario connection says (the server's chat_rate: 1)",
     )
     parser.add_argument(
         "--reconnect-delay",

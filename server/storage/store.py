@@ -53,7 +53,7 @@ except ImportError:  # Windows: no lock (see _DatabaseLock)
 
 log = logging.getLogger("sheepshead.server")
 
-SCHEMA_VERSION: Final = 12
+SCHEMA_VERSION: Final = 13
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
@@ -79,7 +79,10 @@ hand for them, and it is stored as theirs), so a restart in that hand no longer 
 with a seat known to be freed).
 12: ``seat_holders``, who held a seat taken over by a newcomer during the hand in play and when
 (the hand's action count), so the state's seat summaries keep naming them after a restart
-(created on open: an older database gains it empty)."""
+(created on open: an older database gains it empty).
+13: ``chat_lines``, each table's last chat lines (as many as the ``history`` reply carries), so
+a client coming back after a restart is sent them again (created on open: an older database
+gains it empty, its tables' chat having been kept in memory only)."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -129,6 +132,18 @@ CREATE TABLE IF NOT EXISTS seat_holders (
     until INTEGER NOT NULL,            -- the hand's actions made when the next holder sat down
     name TEXT NOT NULL,
     PRIMARY KEY (table_id, seat, until)
+);
+-- A table's last chat lines, for the history reply's lines after a restart: a ring of as many
+-- slots as that reply keeps (server.tables.history.LINES_KEPT), line n in slot n % that, so
+-- each line said replaces the one that many lines older; deleted when the table closes.
+CREATE TABLE IF NOT EXISTS chat_lines (
+    table_id INTEGER NOT NULL REFERENCES tables(id),
+    slot INTEGER NOT NULL,
+    n INTEGER NOT NULL,                -- the table's lines numbered 0, 1, ...: their order
+    sender TEXT NOT NULL,              -- the name it was said under
+    seat INTEGER,                      -- NULL: a spectator's
+    text TEXT NOT NULL,
+    PRIMARY KEY (table_id, slot)
 );
 -- Every accepted action, appended in order. No index: an index on (table_id, n) puts each
 -- table's inserts in a page of its own, several times the cost of an append (docs/performance.md,
@@ -310,6 +325,18 @@ class LeftRow:
 
 
 @dataclass
+class ChatRow:
+    """One stored chat line of a table (``chat_lines``)."""
+
+    n: int
+    """The table's number for it (0, 1, ...: the order they were said in)."""
+    sender: str
+    seat: int | None
+    """The sender's seat; None: a spectator's line."""
+    text: str
+
+
+@dataclass
 class TableRow:
     """One stored unfinished table, with its seats and its actions in order."""
 
@@ -336,6 +363,8 @@ class TableRow:
     holders: list[tuple[int, int, str]] = field(default_factory=list)
     """(seat, until, name) of each earlier holder of a seat taken over during the hand in
     play, in order (schema 12)."""
+    chat: list[ChatRow] = field(default_factory=list)
+    """Its last chat lines, oldest first (schema 13)."""
 
 
 class DatabaseInUse(RuntimeError):
@@ -717,6 +746,19 @@ class Store:
         self._write("DELETE FROM seats_left WHERE table_id = ?", (key,))
         self._write("DELETE FROM seat_holders WHERE table_id = ?", (key,))
 
+    def save_chat(self, table_id: str, kept: int, row: ChatRow) -> None:
+        """Store the table's chat line ``row.n``, replacing its line ``row.n - kept`` (the
+        store keeps a table's last ``kept`` lines: one statement a line, whatever the count)."""
+        self._write(
+            "INSERT OR REPLACE INTO chat_lines (table_id, slot, n, sender, seat, text)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (table_key(table_id), row.n % kept, row.n, row.sender, row.seat, row.text),
+        )
+
+    def forget_chat(self, table_id: str) -> None:
+        """Delete the table's stored chat lines (it closed: nobody is sent them again)."""
+        self._write("DELETE FROM chat_lines WHERE table_id = ?", (table_key(table_id),))
+
     def add_action(
         self,
         table_id: str,
@@ -1047,6 +1089,18 @@ class Store:
         ):
             if key in loaded:
                 loaded[key].holders.append((seat, until, name))
+        stale: set[int] = set()
+        for key, n, sender, seat, text in self._db.execute(
+            "SELECT table_id, n, sender, seat, text FROM chat_lines ORDER BY table_id, n"
+        ):
+            if key in loaded:
+                loaded[key].chat.append(ChatRow(n, sender, seat, text))
+            else:
+                stale.add(key)
+        for key in stale:
+            # A table not restored (its match ended more than over_table_ttl ago, and it was
+            # not closed before the stop): nobody comes back to it to be sent its chat.
+            self._db.execute("DELETE FROM chat_lines WHERE table_id = ?", (key,))
         if start is not None:
             # One pass over the log from the oldest unfinished match's first action. It also
             # passes the earlier matches of tables rematched since, numbered from 0 like the

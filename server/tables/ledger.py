@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from engine.actions import NUM_SEATS
-from server.storage.store import LeftRow, SeatRow, Store
+from server.storage.store import ChatRow, LeftRow, SeatRow, Store
 from server.storage.tallies import HandFacts
 from server.tables.seats import SeatKind, SeatState, TableState
 
@@ -39,6 +39,9 @@ class TableLedger:
         self.holders_stored = False
         """Whether an earlier holder of a seat taken over during the current hand is stored
         (``seat_holders``, :meth:`seat_taken_over`)."""
+        self.chat_lines = 0
+        """How many chat lines the table has stored (the next one's number): the store keeps
+        the last of them (``chat_lines``)."""
 
     # ------------------------------------------------------------------ a restore reads
 
@@ -67,6 +70,13 @@ class TableLedger:
                 held.setdefault(seat, []).append((name, until))
                 self.holders_stored = True
         return held
+
+    def chat_restored(self, rows: Sequence[ChatRow], kept: int) -> list[ChatRow]:
+        """A restored table's stored chat lines (oldest first): the next line said is numbered
+        after them; returns the last ``kept`` of them."""
+        if rows:
+            self.chat_lines = rows[-1].n + 1
+        return list(rows[-kept:])
 
     def deal_seeds(self) -> list[dict[str, Any]]:
         """The current match's stored commit–reveal seeds (empty: dealt without any)."""
@@ -129,6 +139,12 @@ class TableLedger:
             self.left.clear()
             self.holders_stored = False
             self.store.forget_left(self.table_id)
+
+    def chat_said(self, sender: str, seat: int | None, text: str, *, kept: int) -> None:
+        """A chat line was said at the table (by ``sender`` at ``seat``, None: a spectator):
+        stored in place of the one ``kept`` lines older, so a restart keeps the last ``kept``."""
+        self.store.save_chat(self.table_id, kept, ChatRow(self.chat_lines, sender, seat, text))
+        self.chat_lines += 1
 
     def host_changed(self, seat: int | None) -> None:
         """The host is now the player at ``seat`` (None: nobody)."""
@@ -238,9 +254,12 @@ class TableLedger:
         grow the database. One that started but finished no hand keeps only its row (the
         actions of an abandoned hand refer to it), so start, end and leave in a loop leaves
         little. Otherwise its row is marked closed, ``finished`` now unless its match ended
-        before."""
+        before. Its chat is deleted in every case: nobody is sent it again."""
         store = self.store
         self._forget_left()
+        if self.chat_lines:
+            store.forget_chat(self.table_id)
+            self.chat_lines = 0
         if state == "waiting" and match == 0:
             store.forget_table(self.table_id)
         elif not store.has_hands(self.table_id):

@@ -130,7 +130,8 @@ class Table:
         """Each finished hand of the current match, packed as its ``history`` entry (bytes, so
         the garbage collector never walks them)."""
         self.lines: deque[bytes] = deque(maxlen=LINES_KEPT)
-        """The last chat and notice events, packed as they were sent."""
+        """The last chat and notice events, packed as they were sent (restored: the stored chat
+        lines said before the restart, no notice)."""
         self.finished_at: float | None = None
         """Wall-clock time the last match ended (while the table is ``over``)."""
         self._over_timer: asyncio.TimerHandle | None = None
@@ -202,6 +203,15 @@ class Table:
         # Who held the seats emptied during the hand in play: it is still theirs (stored).
         table._left = table.ledger.left_restored(row.left)
         table._holders = table.ledger.holders_restored(row.holders)
+        for line in table.ledger.chat_restored(row.chat, LINES_KEPT):
+            said = m.chat(
+                table=table.id,
+                sender=line.sender,
+                seat=line.seat,
+                text=line.text,
+                spectator=line.seat is None,
+            )
+            table.lines.append(pack(said))  # the last chat, as sent before the restart
         table.seq = row.seq
         table.turn_seq = row.seq + 1
         return table
@@ -805,6 +815,9 @@ class Table:
         if not peer.allow_chat():
             raise RequestError(errors.RATE_LIMITED, "You are chatting too fast; wait a moment")
         seat = peer.seat if peer.table is self else None
+        # Stored before it is shown (as every change), so a restart sends it again to whoever
+        # comes back (history's lines).
+        self.ledger.chat_said(peer.name, seat, text, kept=LINES_KEPT)
         message = m.chat(
             table=self.id, sender=peer.name, seat=seat, text=text, spectator=seat is None
         )
