@@ -374,16 +374,22 @@ class Table:
         self.publish_state()
         return token
 
-    def away_seat(self, identity: str | None) -> int | None:
-        """The seat of this table that ``identity`` holds while its connection is gone (kept
-        for its token: the player is away), or None. Keyless players (None) hold none."""
+    def held_seat(self, identity: str | None) -> int | None:
+        """The seat of this table that ``identity`` holds, connected or away (its connection
+        gone, the seat kept for its token), or None. Keyless players (None) hold none."""
         if identity is None:
             return None
         for i, s in enumerate(self.seats):
-            away = s.peer is None and s.token_hash is not None
-            if s.kind == "human" and away and s.identity == identity:
+            held = s.peer is not None or s.token_hash is not None
+            if s.identity == identity and s.kind == "human" and held:
                 return i
         return None
+
+    def away_seat(self, identity: str | None) -> int | None:
+        """The seat of this table that ``identity`` holds while its connection is gone (kept
+        for its token: the player is away), or None. Keyless players (None) hold none."""
+        seat = self.held_seat(identity)
+        return seat if seat is not None and self.seats[seat].peer is None else None
 
     def reclaim(self, peer: Peer, seat: int) -> str:
         """``peer``'s player key holds ``seat``, away (:meth:`away_seat`): seat it there again
@@ -837,6 +843,8 @@ class Table:
         s.standin = False
         if s.identity is None:  # a restored seat not linked to a key: known from here on
             s.identity = getattr(peer, "identity", None)
+            if s.identity is not None:  # maybe with no change of the summary: a takeover
+                self.hub.summary_changed()  # the listing knows which seats are whose
         peer.table = self
         peer.seat = seat
         self.last_activity = self.hub.now()
