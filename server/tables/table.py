@@ -388,8 +388,13 @@ class Table:
     def away_seat(self, identity: str | None) -> int | None:
         """The seat of this table that ``identity`` holds while its connection is gone (kept
         for its token: the player is away), or None. Keyless players (None) hold none."""
-        seat = self.held_seat(identity)
-        return seat if seat is not None and self.seats[seat].peer is None else None
+        if identity is None:
+            return None
+        for i, s in enumerate(self.seats):
+            away = s.peer is None and s.token_hash is not None
+            if s.kind == "human" and away and s.identity == identity:
+                return i
+        return None
 
     def reclaim(self, peer: Peer, seat: int) -> str:
         """``peer``'s player key holds ``seat``, away (:meth:`away_seat`): seat it there again
