@@ -3,7 +3,7 @@
 Run by hand (nothing is asserted)::
 
     .venv/bin/python bench/attack_requests.py [--seconds 8] [--hands 20] [--tables 120]
-        [--matches 3] [--only history-match]
+        [--matches 3] [--only history-match] [--keyed]
     .venv/bin/python bench/attack_requests.py --source /tmp/old   # another tree's server
 
 A real ``sheepshead serve`` (``bench/attack.py``'s :class:`Served`, with no pause after a
@@ -21,6 +21,10 @@ played table, ask for the same request 20 times a second (the message rate limit
   the other (a server from before ``match`` ignores it and answers the current match);
 - ``standings``: every finished match the server has stored, added up;
 - ``list_tables``: the lobby, up to a frame.
+
+``--keyed``: every asker says hello with a player key of its own (PROTOCOL.md, "Identity"), so
+an answer built for its asker (``list_tables``'s ``yours``) is built; without it they are
+keyless, as a browser door tab without a player cookie.
 
 Each prints the victim's ping, the server's CPU, and how the requests were answered.
 """
@@ -140,16 +144,21 @@ def asker(
     address: str,
     out: Any,
     shape: tuple[int, int] = (1, 1),
+    keyed: bool = False,
 ) -> None:
     """:data:`CONNECTIONS` connections from ``address``, each watching ``table`` and asking
     for ``request`` :data:`ASKS_PER_SECOND` times a second (``shape``: the table's matches
-    and hands a match, for :func:`asks`); how the answers came, into ``out``."""
+    and hands a match, for :func:`asks`; ``keyed``: each with a player key of its own); how
+    the answers came, into ``out``."""
     os.nice(19)  # the askers' own CPU must not be what slows the server down
     answers: Counter[str] = Counter()
     socks, decoders = [], []
     for number in range(CONNECTIONS):
         sock = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(address, 0))
-        sock.sendall(frame({**HELLO, "name": f"asker{number}"}))
+        hello: dict[str, Any] = {**HELLO, "name": f"asker{number}"}
+        if keyed:
+            hello["player_key"] = f"bench-asker-key-{address}-{number}"
+        sock.sendall(frame(hello))
         sock.sendall(frame({"type": "watch", "id": 2, "table": table}))
         sock.setblocking(False)
         socks.append(sock)
@@ -185,6 +194,7 @@ async def measure(
     request: str,
     seconds: float,
     shape: tuple[int, int] = (1, 1),
+    keyed: bool = False,
 ) -> None:
     """One scenario: the victim's pings and the server's CPU while the askers ask."""
     context = multiprocessing.get_context("spawn")
@@ -192,7 +202,16 @@ async def measure(
     workers = [
         context.Process(
             target=asker,
-            args=(served.port, table, request, seconds + 1.0, f"{ASKER_NET}{n}", out, shape),
+            args=(
+                served.port,
+                table,
+                request,
+                seconds + 1.0,
+                f"{ASKER_NET}{n}",
+                out,
+                shape,
+                keyed,
+            ),
             daemon=True,
         )
         for n in (1, 2)
@@ -238,7 +257,7 @@ async def run(args: argparse.Namespace) -> None:
             print(f"  {'quiet':<12} victim ping: {benchlib.summary(times)}")
             for request in args.only or REQUESTS:
                 shape = (args.matches, args.hands)
-                await measure(served, victim, table, request, args.seconds, shape)
+                await measure(served, victim, table, request, args.seconds, shape, args.keyed)
             for host in hosts:
                 await host.close()
             await victim.close()
@@ -256,6 +275,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--only", action="append", choices=REQUESTS, help="run only this scenario (repeatable)"
+    )
+    parser.add_argument(
+        "--keyed", action="store_true", help="the askers say hello with a player key each"
     )
     asyncio.run(run(parser.parse_args()))
 

@@ -23,7 +23,19 @@ RULES_WIDTH = 15
 """Cells of the lobby's rules column."""
 
 
-def _seats_text(table: Mapping[str, Any]) -> str:
+def _yours(table: Mapping[str, Any]) -> tuple[int, bool] | None:
+    """The seat of ``table`` the server says our player key holds, and whether it is away
+    (``list_tables``'s ``yours``, PROTOCOL.md §4), or None."""
+    yours = table.get("yours")
+    if not isinstance(yours, Mapping) or not isinstance(yours.get("seat"), int):
+        return None
+    return int(yours["seat"]), bool(yours.get("away"))
+
+
+def _seats_text(table: Mapping[str, Any]) -> str | Text:
+    yours = _yours(table)
+    if yours is not None:  # the table looks full: say whose seat one of them is
+        return Text("yours (away)" if yours[1] else "yours", style="bold reverse")
     seats = table.get("seats") or []
     taken = [s for s in seats if s.get("kind") not in (None, "empty")]
     bots = sum(1 for s in taken if s.get("kind") == "bot")
@@ -155,19 +167,31 @@ class LobbyScreen(GameScreen[None]):
         ids = [str(t.get("id")) for t in self.tables]
         if keep in ids:
             grid.move_cursor(row=ids.index(keep))
+        self._draw_detail()
+
+    def _draw_hint(self, table: Mapping[str, Any] | None) -> None:
+        """What Enter does to the highlighted ``table``: takes our own seat back, if it is."""
         hint = self.query_one("#lobby-hint", Static)
         app = self.game
+        yours = _yours(table) if table is not None else None
         if self.tables and app.mode == "watch":
             hint.update(" Enter watches the highlighted table · c creates one")
+        elif yours is not None and yours[1]:
+            hint.update(
+                Text(f" Your seat {yours[0]} (away): Enter takes it back", style="bold")
+                + Text(" · c creates one · w watches")
+            )
+        elif yours is not None:
+            hint.update(f" Your seat {yours[0]} is connected elsewhere · c creates one")
         elif self.tables:
             hint.update(" Enter joins the highlighted table · c creates one · w watches")
         else:
             hint.update(" No tables yet: press c to create one.")
-        self._draw_detail()
 
     def _draw_detail(self) -> None:
         """The highlighted table in full: host, every seat, every rule that differs."""
         table = self._current()
+        self._draw_hint(table)
         detail = self.query_one("#lobby-detail", Static)
         if table is None:
             detail.update("")
@@ -180,16 +204,16 @@ class LobbyScreen(GameScreen[None]):
         if table.get("turn_timer"):
             text.append(f" · {table['turn_timer']} s turns")
         seats = []
+        yours = _yours(table)
         for seat in table.get("seats") or []:
             kind = seat.get("kind")
             if kind in (None, "empty"):
                 seats.append("—")
             else:
-                mark = (
-                    " (bot)"
-                    if kind == "bot"
-                    else ("" if seat.get("connected", True) else " (away)")
-                )
+                away = not seat.get("connected", True)
+                mark = " (bot)" if kind == "bot" else (" (away)" if away else "")
+                if yours is not None and seat.get("seat") == yours[0]:
+                    mark = " (yours, away)" if away else " (yours)"
                 seats.append(f"{seat.get('name', '?')}{mark}")
         text.append("\n Seats: " + (", ".join(seats) or "none"))
         rules = dict(table.get("rules") or {})

@@ -409,7 +409,7 @@ class Connection:
         )
 
     def _list(self, req: ListTables) -> m.TableList:
-        tables, truncated = self.server.lobby.list_tables()
+        tables, truncated = self.server.lobby.list_tables(self.identity)
         return m.table_list(req.id, tables=tables, truncated=truncated)
 
     def _not_seated(self) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import logging
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.bots import strategy_names
@@ -38,6 +39,24 @@ LIST_BUDGET = 60_000
 """Bytes of table summaries a ``list_tables`` reply may carry (it must fit one frame)."""
 
 
+@dataclass(frozen=True)
+class Listing:
+    """The cached ``list_tables`` answer: shared by every asker until a summary changes."""
+
+    summaries: list[dict[str, Any]]
+    """The table summaries, waiting tables first."""
+    truncated: bool
+    """Whether the list was cut to fit a frame."""
+    seated: dict[str, dict[int, Table]]
+    """Player identity -> index in :attr:`summaries` -> the table there where that identity
+    sat at a person's seat when the listing was built: where to look for an asker's own seats,
+    so that finding them costs a lookup, not a walk over every listed seat. Candidates only
+    (each is checked again when asked: not every loss of a seat changes its summary); a seat
+    gets its identity only with a change of the table's summary (``join``: its kind and name),
+    or with :meth:`Lobby.summary_changed` (``Table.resume``), either of which builds the
+    listing again."""
+
+
 class Lobby:
     """All tables of one server."""
 
@@ -51,7 +70,7 @@ class Lobby:
         self.store = store
         self.tables: dict[str, Table] = {}
         self.tokens: dict[str, tuple[Table, int]] = {}
-        self._listing: tuple[list[dict[str, Any]], bool] | None = None
+        self._listing: Listing | None = None
         self._moved: set[Table] = set()
         self._creators: dict[str, str] = {}
         """Table id -> the IP address of the connection that created it (stored with the table,
@@ -138,13 +157,33 @@ class Lobby:
 
     # ------------------------------------------------------------------ requests
 
-    def list_tables(self) -> tuple[list[dict[str, Any]], bool]:
-        """Table summaries, waiting tables first, and whether the list was cut to fit a frame."""
+    def list_tables(self, identity: str | None = None) -> tuple[list[dict[str, Any]], bool]:
+        """Table summaries, waiting tables first, and whether the list was cut to fit a frame.
+
+        ``identity``: the asker's (from hello's ``player_key``; None: keyless). The summary of
+        a table where it holds a seat, connected or away, says so to this asker only:
+        ``yours: {seat, away}`` (PROTOCOL.md §4), so that a player who lost the seat token
+        sees which table keeps their seat (``join`` gives an away one back). Every other
+        summary is the cached one: the asker's part costs a copy of the list and of their
+        own tables' summaries, nothing per table listed."""
         if self._listing is None:
             self._listing = self._build_listing()
-        return self._listing
+        listing = self._listing
+        candidates = listing.seated.get(identity) if identity is not None else None
+        if not candidates:
+            return listing.summaries, listing.truncated
+        summaries = listing.summaries
+        for index, table in candidates.items():
+            seat = table.held_seat(identity)
+            if seat is None:
+                continue
+            if summaries is listing.summaries:
+                summaries = list(summaries)
+            away = table.seats[seat].peer is None
+            summaries[index] = {**summaries[index], "yours": {"seat": seat, "away": away}}
+        return summaries, listing.truncated
 
-    def _build_listing(self) -> tuple[list[dict[str, Any]], bool]:
+    def _build_listing(self) -> Listing:
         """Tables that started or have somebody at them take the frame's room first, so a flood
         of tables created and left empty can never push them out; the list keeps its order."""
         order = {"waiting": 0, "playing": 1, "over": 2}
@@ -163,7 +202,13 @@ class Lobby:
                 break
             chosen.add(table.id)
             summaries[table.id] = summary
-        return [summaries[t.id] for t in tables if t.id in chosen], truncated
+        listed = [t for t in tables if t.id in chosen]
+        seated: dict[str, dict[int, Table]] = {}
+        for index, table in enumerate(listed):
+            for s in table.seats:
+                if s.kind == "human" and s.identity is not None:
+                    seated.setdefault(s.identity, {})[index] = table
+        return Listing([summaries[t.id] for t in listed], truncated, seated)
 
     def find(self, table_id: str) -> Table:
         """The open table with that id, or ``no_such_table``."""

@@ -384,6 +384,17 @@ class Table:
         self.publish_state()
         return token
 
+    def held_seat(self, identity: str | None) -> int | None:
+        """The seat of this table that ``identity`` holds, connected or away (its connection
+        gone, the seat kept for its token), or None. Keyless players (None) hold none."""
+        if identity is None:
+            return None
+        for i, s in enumerate(self.seats):
+            held = s.peer is not None or s.token_hash is not None
+            if s.identity == identity and s.kind == "human" and held:
+                return i
+        return None
+
     def away_seat(self, identity: str | None) -> int | None:
         """The seat of this table that ``identity`` holds while its connection is gone (kept
         for its token: the player is away), or None. Keyless players (None) hold none."""
@@ -850,6 +861,8 @@ class Table:
         s.standin = False
         if s.identity is None:  # a restored seat not linked to a key: known from here on
             s.identity = getattr(peer, "identity", None)
+            if s.identity is not None:  # maybe with no change of the summary: a takeover
+                self.hub.summary_changed()  # the listing knows which seats are whose
         peer.table = self
         peer.seat = seat
         self.last_activity = self.hub.now()

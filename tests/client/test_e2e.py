@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.coordinate import Coordinate
 from textual.pilot import Pilot
-from textual.widgets import Select
+from textual.widgets import DataTable, Select
 
 from client import join as join_command
 from client import play as play_command
@@ -36,14 +37,23 @@ from tests.server.support import Raw, running_server
 SIZE = (80, 24)
 
 
-async def session_for(server: Server, tmp_path: Path, name: str = "Ann") -> Session:
+async def session_for(
+    server: Server,
+    tmp_path: Path,
+    name: str = "Ann",
+    *,
+    player_key: str | None = None,
+    tokens: str = "tokens.json",
+) -> Session:
+    """A connected client session (``tokens``: its seat tokens file in ``tmp_path``)."""
     session = Session(
         "127.0.0.1",
         server.port,
         name=name,
         client_name=CLIENT_NAME,
-        token_store=TokenStore(tmp_path / "tokens.json"),
+        token_store=TokenStore(tmp_path / tokens),
         min_backoff=0.05,
+        player_key=player_key,
     )
     await session.connect()
     return session
@@ -220,7 +230,8 @@ async def test_dropped_connection_is_shown_and_the_seat_taken_back(
 
 
 async def test_a_restarted_client_rejoins_its_seat(server: Server, tmp_path: Path) -> None:
-    first = await session_for(server, tmp_path)
+    key = "ann-s-player-key-on-every-device"
+    first = await session_for(server, tmp_path, player_key=key)
     table = await seated_with_bots(first)
     hand_before = None
     app = SheepsheadApp(first, mode="join")
@@ -229,7 +240,7 @@ async def test_a_restarted_client_rejoins_its_seat(server: Server, tmp_path: Pat
         hand_before = list(app.model.hand)
     await first.close()  # a crash: no leave, the token stays in the store
 
-    second = await session_for(server, tmp_path)
+    second = await session_for(server, tmp_path, player_key=key)
     assert second.table == table
     app = SheepsheadApp(second, mode="join")
     async with app.run_test(size=SIZE) as pilot:
@@ -237,6 +248,26 @@ async def test_a_restarted_client_rejoins_its_seat(server: Server, tmp_path: Pat
         assert app.model.table == table and app.model.my_seat == 0
         assert app.model.hand == hand_before
     await second.close()
+
+    # A new laptop: the same player key, no seat tokens. The lobby marks the table that keeps
+    # the seat (it looks full), and Enter takes the seat back.
+    third = await session_for(server, tmp_path, player_key=key, tokens="new-laptop.json")
+    assert third.table is None
+    app = SheepsheadApp(third, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.tables)
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await wait_for(pilot, lambda: lobby.tables[0].get("yours", {}).get("away") is True)
+        grid = lobby.query_one(DataTable)
+        assert str(grid.get_cell_at(Coordinate(0, 3))) == "yours (away)"
+        hint = str(lobby.query_one("#lobby-hint").render())
+        assert "Your seat 0 (away): Enter takes it back" in hint
+        assert "(yours, away)" in str(lobby.query_one("#lobby-detail").render())
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.hand)
+        assert app.model.table == table and app.model.my_seat == 0
+    await third.close()
 
 
 async def test_watch_a_table(server: Server, tmp_path: Path) -> None:

@@ -9,7 +9,11 @@ import pytest
 
 from client.session import ServerError, Session
 from engine.bots import strategy_names
+from tests.e2e.test_server_tables import poll
 from tests.server.support import drain, next_event, running_server, session
+
+A_KEY = "the-player-key-of-player-a"
+E_KEY = "the-player-key-of-player-e"
 
 
 async def refused(s: Session, type: str, code: str, **fields: object) -> ServerError:
@@ -22,7 +26,11 @@ async def refused(s: Session, type: str, code: str, **fields: object) -> ServerE
 
 async def test_a_full_lobby_flow(tmp_path: Path) -> None:
     async with running_server(password_burst=40.0) as server:  # many tries from one address
-        host, *others = [session(server, n, tmp_path) for n in ["Host", "A", "B", "C", "D", "E"]]
+        keys = {"A": A_KEY, "E": E_KEY}
+        host, *others = [
+            session(server, n, tmp_path, player_key=keys.get(n))
+            for n in ["Host", "A", "B", "C", "D", "E"]
+        ]
         for s in [host, *others]:
             await s.connect()
 
@@ -67,6 +75,28 @@ async def test_a_full_lobby_flow(tmp_path: Path) -> None:
         assert seated["seat"] == 3 and seated["token"] != token
         await refused(others[0], "join", "already_seated", table=table, password="sesame")
         await refused(others[0], "create_table", "already_seated", name="second")
+
+        # The lobby tells a player key which listed table holds its seat (that key only): A's
+        # key on another device (no seat token there) sees seat 3, connected; nobody else
+        # does, keyless or with a key of their own.
+        twin = session(server, "A twin", tmp_path, player_key=A_KEY)
+        await twin.connect()
+        [summary] = (await twin.request("list_tables"))["tables"]
+        assert summary["yours"] == {"seat": 3, "away": False}
+        for s in (host, others[3], others[4]):
+            [summary] = (await s.request("list_tables"))["tables"]
+            assert "yours" not in summary
+        # A's connection drops: the seat is kept for its token, and its key sees it away; Enter
+        # in the lobby (join, no seat) takes it back under A's name. The twin plays A from here.
+        await others[0].close()
+        await poll(lambda: server.lobby.tables[table].seats[3].peer is None, "A gone")
+        [summary] = (await twin.request("list_tables"))["tables"]
+        assert summary["yours"] == {"seat": 3, "away": True}
+        [summary] = (await others[4].request("list_tables"))["tables"]
+        assert "yours" not in summary
+        back = await twin.request("join", table=table, seat=None, password="sesame")
+        assert (back["seat"], back["name"]) == (3, "A")
+        others[0] = twin
 
         # Only the host runs the table.
         for type, fields in [

@@ -44,3 +44,27 @@ async def test_the_listing_is_rebuilt_when_a_summary_changes_and_only_then() -> 
     assert lobby.list_tables()[0] is not listing
     assert summary_of(lobby, table.id)["hands_played"] == 1
     table.shutdown()
+
+
+async def test_a_key_that_takes_a_seat_over_by_its_token_sees_it_in_the_listing_at_once() -> None:
+    """``yours`` comes from an index built with the listing: a keyed connection taking over a
+    keyless player's connected seat with its token changes no summary, and must still show."""
+    lobby = Lobby(ServerConfig(host="127.0.0.1", port=0, db_path=None), Store(None))
+    peers = [Sink(f"p{i}") for i in range(5)]
+    table = seated_table(lobby, peers)
+    assert all("yours" not in s for s in lobby.list_tables("someone")[0])
+    keyed = Sink("p2")
+    keyed.identity = "someone"  # type: ignore[attr-defined]
+    table.resume(keyed, 2)  # its token, taken to another device that has a key
+    assert summary_of_for(lobby, table.id, "someone")["yours"] == {"seat": 2, "away": False}
+    table.detach(keyed)
+    assert summary_of_for(lobby, table.id, "someone")["yours"] == {"seat": 2, "away": True}
+    assert "yours" not in summary_of(lobby, table.id)  # not for the keyless, not cached
+    assert "yours" not in summary_of_for(lobby, table.id, "another")
+    table.shutdown()
+
+
+def summary_of_for(lobby: Lobby, table_id: str, identity: str) -> dict[str, object]:
+    """The summary of ``table_id`` as the asker with ``identity`` is sent it."""
+    (summary,) = [s for s in lobby.list_tables(identity)[0] if s["id"] == table_id]
+    return summary
