@@ -271,6 +271,7 @@ class SheepsheadApp(App[int]):
             change = self.model.connection_changed(old, self.status)
             if self.status == "connected" and old == "reconnecting":
                 self._history_for = None  # ask again: hands may have ended meanwhile
+                self.deals.reconnected()
         else:
             change = self.model.apply(msg)
         if kind == "notice":

@@ -294,9 +294,7 @@ class BotPlayer:
             elif kind == "connection" and msg.get("status") == "connected":
                 self.catch_up = True  # the snapshot follows: hands may have ended meanwhile
                 self.snapshot = True
-                # A commitment locked while this bot was away was not told to it: the snapshot
-                # sets the hand it came back at, from which on commitments are witnessed.
-                self.deals.arrived_at = None
+                self.deals.reconnected()
             elif kind == "connection" and msg.get("status") == "closed":
                 self.say("connection to the server lost")
                 return 1

@@ -62,6 +62,13 @@ class DealChecker:
             dealt = msg.get("view") is not None
             self.arrived_at = hand if dealt and isinstance(hand, int) else -1
 
+    def reconnected(self) -> None:
+        """The connection came back (same process): a commitment published and locked while
+        this client was away was not sent to it (PROTOCOL.md §13: a reconnect is sent only one
+        still collecting seeds), so the next ``state``, the reconnect's snapshot, sets the hand
+        from which on commitments are witnessed here again."""
+        self.arrived_at = None
+
     def fair_for(self, hand: int) -> dict[str, Any] | None:
         """The record ``fair`` map of hand number ``hand`` (0-based), once revealed."""
         entry = _covering(self.revealed, hand)

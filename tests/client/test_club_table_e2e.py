@@ -26,6 +26,7 @@ from server.app import Server
 from tests.client.conftest import server_config
 from tests.client.test_e2e import Player, seated_with_bots, session_for, wait_for
 from tests.client.test_screens import screen_text
+from tests.server.support import drive, next_event
 
 SIZE = (80, 24)
 
@@ -254,6 +255,7 @@ async def test_after_a_reconnect_the_earlier_lines_come_before_you_are_back(
     session._open = gated  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.model.view is not None)
+        await session.request("remove_bot", seat=4)  # a stand-in plays it until Dee comes
         seat = server.lobby.tables[table].seats[0]
         for conn in list(server.connections):
             if conn.name == "Ann":
@@ -460,6 +462,55 @@ async def test_a_client_restarted_mid_match_verifies_the_deals_without_a_false_a
         assert "hand 1 was published before this client came" in said
         assert not [n for n in app._notifications if n.severity == "error"]
     await again.close()
+
+
+async def test_a_client_away_while_a_new_commitment_locks_verifies_without_a_false_alarm(
+    server: Server, tmp_path: Path
+) -> None:
+    """Ann's connection dropped in hand 1; Dee sat down meanwhile, so hand 2 was dealt from a
+    new commitment sent while Ann was away (a reconnect is sent only one still collecting
+    seeds). Back in hand 2, the same app must not call that commitment never published."""
+    session = await session_for(server, tmp_path)
+    table = await seated_with_bots(session, hands=2, grace=0.0)  # a stand-in plays for Ann
+    app = SheepsheadApp(session, mode="join")
+    gate = asyncio.Event()
+    reopen = session._open
+
+    async def gated() -> Any:  # the reconnect waits until hand 2 is dealt
+        await gate.wait()
+        return await reopen()
+
+    session._open = gated  # type: ignore[method-assign]
+    dee = await session_for(server, tmp_path / "dee", name="Dee")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.model.view is not None)
+        await session.request("remove_bot", seat=4)  # a stand-in plays it until Dee comes
+        seat = server.lobby.tables[table].seats[0]
+        for conn in list(server.connections):
+            if conn.name == "Ann":
+                conn.transport.abort()
+        await wait_for(pilot, lambda: app.status == "reconnecting" and seat.peer is None)
+        await dee.request("join", table=table, seat=4)
+        new = await next_event(dee, "commitment")
+        await dee.request("client_seed", commitment=new["commitment"], seed="ab" * 32)
+        await drive([dee], 0, lambda *_: (dee.last_state or {}).get("hand") == 1)
+        gate.set()
+        await wait_for(pilot, lambda: app.status == "connected" and app.model.hand_number == 2)
+        # The host ends the match in hand 2 (played out, it only takes longer): the reveal
+        # covers hand 2's commitment, unseen here, and the finished hand 1 is checked.
+        await session.request("end_match")
+
+        def verdict() -> str | None:
+            return next((e.text for e in app.model.log if e.text.startswith("Deals: ")), None)
+
+        await wait_for(pilot, lambda: verdict() is not None)
+        said = verdict() or ""
+        assert new["commitment"] not in app.deals.seen  # locked while Ann was away
+        assert said.startswith("Deals: the deal verified"), said
+        assert "hand 2 was published before this client came" in said, said
+        assert not [n for n in app._notifications if n.severity == "error"]
+    await dee.close()
+    await session.close()
 
 
 async def test_after_the_match_the_host_frees_a_bots_seat_for_a_latecomer(

@@ -60,12 +60,24 @@ async def session_for(
 
 
 async def seated_with_bots(
-    session: Session, hands: int | None = 10, *, name: str = "test", password: str | None = None
+    session: Session,
+    hands: int | None = 10,
+    *,
+    name: str = "test",
+    password: str | None = None,
+    **create: Any,
 ) -> str:
     """``session`` opens a table of ``name`` and seats four random server bots; the match is
-    started. Returns the table's id."""
+    started. Returns the table's id. ``create``: more of ``create_table``'s fields (e.g.
+    ``grace=0.0``: a stand-in plays a seat whose player is away)."""
     reply = await session.request(
-        "create_table", name=name, preset="seed", options={}, hands=hands, password=password
+        "create_table",
+        name=name,
+        preset="seed",
+        options={},
+        hands=hands,
+        password=password,
+        **create,
     )
     for _ in range(4):
         await session.request("add_bot", seat=None, strategy="random")
