@@ -98,6 +98,9 @@ class DealChecker:
         verdicts: list[Verdict] = []
         unwitnessed: list[int] = []
         arrived = -1 if self.arrived_at is None else self.arrived_at
+        # The match is over: at the table's next one this client is there from the first deal,
+        # so where it came in to this one excuses nothing there.
+        self.arrived_at = -1
         for entry in entries:
             quoted = entry.get("commitment")
             if quoted not in self.seen:

@@ -4,6 +4,7 @@ reveals its seeds (PROTOCOL.md §13); the hands it exports verify with ``sheepsh
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -92,3 +93,22 @@ async def test_a_deal_that_does_not_verify_is_said_in_red_everywhere() -> None:
         assert [(n.severity, n.message) for n in toasts] == [("error", said)]
         assert toasts[0].timeout >= 15
         await wait_for(pilot, lambda: f"Deals: {said}" in screen_text(app))
+
+
+def test_a_rematch_excuses_no_unseen_commitment_for_where_the_client_came_in_before() -> None:
+    """A client that came in at hand 3 of a match was not shown the commitments published
+    before it came, and is not asked to have been; at the same table's next match it was
+    there from the first deal, so a commitment it never saw is the server's fault again."""
+    from client.fairplay import DealChecker
+    from protocol.events import SeedsRevealed, State
+
+    checker = DealChecker()
+    checker.on_state(cast(State, {"type": "state", "table": "t1", "hand": 2, "view": {}}))
+    unseen = {"commitment": "ab" * 32, "first_hand": 0, "client_seeds": [None] * 5}
+    reveal = cast(SeedsRevealed, {"type": "seeds_revealed", "commitments": [unseen]})
+    assert checker.check(reveal, []) == "no deals to verify"  # came after it: excused
+    # The rematch's first deal comes from a commitment this client was never shown.
+    again = {**unseen, "commitment": "cd" * 32}
+    checker.on_state(cast(State, {"type": "state", "table": "t1", "hand": 0, "view": {}}))
+    said = checker.check(cast(SeedsRevealed, {**reveal, "commitments": [again]}), [])
+    assert checker.verified is False and "never published" in said, said
