@@ -6,17 +6,25 @@ ended, with every deal played whole in the progress file for ``--resume``.
 The strategy file below kills its own process at the first decision of one deal while a file
 ``armed`` lies beside it: the same file (its SHA-256 is in the progress file) then plays the
 resumed run well.
+
+The runs with workers are separate processes, as a user starts them: inside a test worker
+that runs other threads (a Dask test's, earlier in the same process) the tournament does not
+fork, and without a main module to spawn from it plays in-process, where the strategy's death
+was the test worker's (it killed one in a full run).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from botkit.tournament.play import WorkerDied, deal_seed, run_tournament
+from botkit.tournament.play import deal_seed
 from client.cli import main
 from engine.hand import Deal, Hand
 from engine.rules import DEFAULT_PRESET, RuleSet
@@ -26,6 +34,24 @@ from tests.bots.helpers import tournament_figures
 pytestmark = pytest.mark.timeout(60)  # the old pool waited forever for a dead worker's deal
 
 SEED, DEALS, DEADLY = 3, 8, 4  # deal 5 as printed
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _python(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python ARGS`` in a process of its own, the checkout first on its path."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=50, cwd=ROOT, env=env
+    )
+
+
+def _sheepshead(*args: str) -> subprocess.CompletedProcess[str]:
+    """``sheepshead ARGS`` as a user runs it."""
+    return _python("-m", "client.cli", *args)
+
 
 DIES = '''
 import os
@@ -91,14 +117,14 @@ def _uninterrupted(tmp_path: Path, strategies: str) -> dict[str, Any]:
 
 
 def test_a_deal_that_kills_its_worker_twice_stops_the_run_and_resume_finishes_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
 ) -> None:
     strategies = f"random,{_dies(tmp_path)}"
     expected = _uninterrupted(tmp_path, strategies)
-    capsys.readouterr()
     progress = tmp_path / "run.progress"
-    assert main([*_tournament(strategies), "--jobs", "2", "--progress", str(progress)]) == 1
-    err = capsys.readouterr().err
+    stopped = _sheepshead(*_tournament(strategies), "--jobs", "2", "--progress", str(progress))
+    assert stopped.returncode == 1, stopped.stderr
+    err = stopped.stderr
     assert (
         "sheepshead tournament: deal 5: the worker process playing it died 2 times, the last on "
         "a fresh worker (exit code 1); the tournament stopped"
@@ -113,34 +139,46 @@ def test_a_deal_that_kills_its_worker_twice_stops_the_run_and_resume_finishes_it
     (tmp_path / "armed").unlink()
     resumed = tmp_path / "resumed.json"
     again = ["--jobs", "2", "--json", str(resumed), "--resume", str(progress)]
-    assert main([*_tournament(strategies), *again]) == 0
+    assert _sheepshead(*_tournament(strategies), *again).returncode == 0
     assert tournament_figures(json.loads(resumed.read_text())) == expected
 
 
-def test_a_worker_killed_once_costs_nothing_but_a_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_worker_killed_once_costs_nothing_but_a_line(tmp_path: Path) -> None:
     strategies = f"random,{_dies(tmp_path, once=True)}"
     expected = _uninterrupted(tmp_path, strategies)
-    capsys.readouterr()
     results = tmp_path / "t.json"
-    assert main([*_tournament(strategies), "--jobs", "2", "--json", str(results)]) == 0
+    played = _sheepshead(*_tournament(strategies), "--jobs", "2", "--json", str(results))
+    assert played.returncode == 0, played.stderr
     assert not (tmp_path / "armed").exists()  # it did die
     assert (
         "deal 5: the worker process playing it died (killed by signal 9, SIGKILL: the "
         "out-of-memory killer, or kill -9); playing it again on a fresh worker"
-    ) in capsys.readouterr().err
+    ) in played.stderr
     assert tournament_figures(json.loads(results.read_text())) == expected
 
 
+RAISES = """
+import json, sys
+from botkit.tournament.play import WorkerDied, run_tournament
+from engine.rules import DEFAULT_PRESET, RuleSet
+
+retried = []
+try:
+    run_tournament(
+        ["random", sys.argv[1]], {deals}, {seed}, RuleSet.from_preset(DEFAULT_PRESET),
+        jobs=2, retries=0, on_retry=retried.append,
+    )
+except WorkerDied as died:
+    print(json.dumps([died.deal, died.exitcode, died.attempts, retried, died.message]))
+"""
+
+
 def test_run_tournament_raises_worker_died(tmp_path: Path) -> None:
-    specs = ["random", _dies(tmp_path, once=True)]
-    retried: list[str] = []
-    rules = RuleSet.from_preset(DEFAULT_PRESET)
-    with pytest.raises(WorkerDied) as caught:
-        run_tournament(specs, DEALS, SEED, rules, jobs=2, retries=0, on_retry=retried.append)
-    died = caught.value
-    assert (died.deal, died.exitcode, died.attempts, retried) == (5, -9, 1, [])
-    assert died.message.startswith(
+    program = RAISES.format(deals=DEALS, seed=SEED)
+    done = _python("-c", program, _dies(tmp_path, once=True))
+    assert done.returncode == 0, done.stderr
+    deal, exitcode, attempts, retried, message = json.loads(done.stdout)
+    assert (deal, exitcode, attempts, retried) == (5, -9, 1, [])
+    assert message.startswith(
         "deal 5: the worker process playing it died (killed by signal 9, SIGKILL"
     )
