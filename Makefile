@@ -39,8 +39,11 @@ typecheck: $(STAMP)
 
 # Four workers, a test file each at a time: most tests wait on sockets and timers (three kept
 # two cores 1.3 busy: 183 s; four, 153 s), and a file's tests (network namespaces, restarts)
-# never run beside each other.
-PYTEST_JOBS ?= -n 4 --dist loadfile
+# never run beside each other. A test worker that dies (a test that ends its process) ends the
+# run, naming the test: with --dist loadfile, xdist's replacement worker got no tests and the
+# run waited for good (a fresh clone's make test, before tests/botkit/test_tournament_workers.py
+# ran its tournaments in processes of their own).
+PYTEST_JOBS ?= -n 4 --dist loadfile --max-worker-restart 0
 
 pytest: $(STAMP)
 	$(BIN)/pytest $(PYTEST_JOBS)
