@@ -149,9 +149,22 @@ class People:
                 return
             person = self.by_seat[host.state["view"]["turn"]]
             seq = person.state["seq"]
+            action = person.state["view"]["legal"][0]
             assert person.raw is not None
-            await person.request("action", seq=seq, action=person.state["view"]["legal"][0])
-            await self.settle(seq)
+            await person.request("action", seq=seq, action=action)
+            # Read on to the state that shows this action: one published after ``seq`` but
+            # before it (another person's reconnect) still has the turn here, and acting on it
+            # again was refused (not_your_turn) on a loaded machine.
+            await person.read_until(
+                lambda p=person, sent=seq, done=action: (  # type: ignore[misc]
+                    p.state["seq"] > sent
+                    and all(
+                        (p.state.get("last") or {}).get(k) == done.get(k)
+                        for k in ("seat", "action", "card")
+                    )
+                )
+            )
+            await self.settle(person.state["seq"] - 1)
 
 
 async def create(port: int, number: int) -> People:
