@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play test lint typecheck warm-tests pytest compiled compiled-test bench clean
+.PHONY: play test lint typecheck pytest compiled compiled-test bench clean
 
 # Each module's bytecode (and pytest's rewritten test modules) is written once and read by every
 # later process: the tests start many (test workers, served servers, bench scripts), and with an
@@ -49,13 +49,7 @@ COMPILED_WORKERS ?= 3
 PYTEST_JOBS ?= -n $(PYTEST_WORKERS) --dist loadfile --max-worker-restart 0
 COMPILED_JOBS ?= -n $(COMPILED_WORKERS) --dist loadfile --max-worker-restart 0
 
-# The test modules rewritten by pytest (its assertion rewriting) and written to __pycache__ once,
-# before the test workers start: on a fresh clone each of the nine workers rewrote every test
-# module itself at the same moment (some 4 CPU-s each, a tenth of the run's CPU).
-warm-tests: $(STAMP)
-	$(BIN)/pytest --collect-only -q -p no:cacheprovider > /dev/null
-
-pytest: $(STAMP) warm-tests
+pytest: $(STAMP)
 	$(BIN)/pytest $(PYTEST_JOBS)
 
 # The server's hot path compiled with mypyc (setup.py), beside the checkout: put it first on
@@ -100,7 +94,7 @@ COMPILED_TESTS := tests/engine tests/e2e tests/server tests/test_compiled.py
 NOT_COMPILED := tests/server/test_ssh_door.py tests/server/test_web_door.py \
 	tests/e2e/test_lan_discovery.py
 
-compiled-test: $(TEST_BUILD)/.built warm-tests
+compiled-test: $(TEST_BUILD)/.built
 	SHEEPSHEAD_EXPECT_COMPILED=1 PYTHONPATH=$(TEST_BUILD) $(BIN)/pytest $(COMPILED_JOBS) \
 		-p no:cacheprovider --import-mode=append $(COMPILED_TESTS) \
 		$(addprefix --ignore=,$(NOT_COMPILED))
