@@ -496,6 +496,9 @@ async def test_a_client_away_while_a_new_commitment_locks_verifies_without_a_fal
         await drive([dee], 0, lambda *_: (dee.last_state or {}).get("hand") == 1)
         gate.set()
         await wait_for(pilot, lambda: app.status == "connected" and app.model.hand_number == 2)
+        # Hand 1 ended while Ann was away: its record comes with the history asked for on the
+        # reconnect, and a reveal before it checked no hand and said nothing (a loaded machine).
+        await wait_for(pilot, lambda: len(app.model.history) >= 1)
         # The host ends the match in hand 2 (played out, it only takes longer): the reveal
         # covers hand 2's commitment, unseen here, and the finished hand 1 is checked.
         await session.request("end_match")
