@@ -339,22 +339,20 @@ class Table:
         it back with their key); one whose connection is up is not: a key is every device's
         of its player, and only the seat's token takes over a connected seat (``replaced``)."""
         self.check_password(password)
-        if identity is not None:
-            for i, s in enumerate(self.seats):
-                held = s.peer is not None or s.token_hash is not None
-                if s.kind != "human" or not held or s.identity != identity:
-                    continue
-                if s.peer is None and seat in (None, i):
-                    return i
-                how = (
-                    f"join seat {i} to take it back"
-                    if s.peer is None
-                    else "it is connected; its seat token takes it over"
-                )
-                raise RequestError(
-                    errors.ALREADY_SEATED,
-                    f"Your player key already holds seat {i} at this table: {how}",
-                )
+        held = self.held_seat(identity)
+        if held is not None:
+            away = self.seats[held].peer is None
+            if away and seat in (None, held):
+                return held
+            how = (
+                f"join seat {held} to take it back"
+                if away
+                else "it is connected; its seat token takes it over"
+            )
+            raise RequestError(
+                errors.ALREADY_SEATED,
+                f"Your player key already holds seat {held} at this table: {how}",
+            )
         if seat is None:
             free = [i for i in range(NUM_SEATS) if self._free(i)]
             if not free:
