@@ -28,6 +28,28 @@ from tests.client.test_e2e import Player, seated_with_bots, session_for, wait_fo
 from tests.client.test_screens import screen_text
 from tests.server.support import drive, next_event
 
+
+def reconnects_held(session: Session) -> asyncio.Event:
+    """Hold ``session``'s reconnects until the returned event is set (to make something happen
+    at the table while it is away)."""
+    gate = asyncio.Event()
+    reopen = session._open
+
+    async def gated() -> Any:
+        await gate.wait()
+        return await reopen()
+
+    session._open = gated  # type: ignore[method-assign]
+    return gate
+
+
+def cut_off(server: Server, name: str) -> None:
+    """Drop the connections of the player ``name`` as a pulled cable does."""
+    for conn in list(server.connections):
+        if conn.name == name:
+            conn.transport.abort()
+
+
 SIZE = (80, 24)
 
 
@@ -222,9 +244,7 @@ async def test_chat_and_log_lines_come_back_once_after_a_restart_and_a_reconnect
         await wait_for(pilot, lambda: "Ann: hello club" in screen_text(app))
         rail = next(e.text for e in app.model.log if "hi from the rail" in e.text)
         assert "Eve" in rail and "watching" in rail  # a spectator's line is marked
-        for conn in list(server.connections):
-            if conn.name == "Ann":
-                conn.transport.abort()
+        cut_off(server, "Ann")
         await wait_for(pilot, lambda: "reconnecting" in statuses, timeout=5)
         await wait_for(pilot, lambda: app.status == "connected")
         await watcher.request("chat", text="after the drop")
@@ -245,21 +265,12 @@ async def test_after_a_reconnect_the_earlier_lines_come_before_you_are_back(
     watcher = await session_for(server, tmp_path / "eve", name="Eve")
     await watcher.request("watch", table=table, password=None)
     app = SheepsheadApp(session, mode="join")
-    gate = asyncio.Event()
-    reopen = session._open
-
-    async def gated() -> Any:  # the reconnect waits until Eve has spoken
-        await gate.wait()
-        return await reopen()
-
-    session._open = gated  # type: ignore[method-assign]
+    gate = reconnects_held(session)  # the reconnect waits until Eve has spoken
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.model.view is not None)
         await session.request("remove_bot", seat=4)  # a stand-in plays it until Dee comes
         seat = server.lobby.tables[table].seats[0]
-        for conn in list(server.connections):
-            if conn.name == "Ann":
-                conn.transport.abort()
+        cut_off(server, "Ann")
         await wait_for(pilot, lambda: app.status == "reconnecting" and seat.peer is None)
         await watcher.request("chat", text="while you were away")
         gate.set()
@@ -473,22 +484,13 @@ async def test_a_client_away_while_a_new_commitment_locks_verifies_without_a_fal
     session = await session_for(server, tmp_path)
     table = await seated_with_bots(session, hands=2, grace=0.0)  # a stand-in plays for Ann
     app = SheepsheadApp(session, mode="join")
-    gate = asyncio.Event()
-    reopen = session._open
-
-    async def gated() -> Any:  # the reconnect waits until hand 2 is dealt
-        await gate.wait()
-        return await reopen()
-
-    session._open = gated  # type: ignore[method-assign]
+    gate = reconnects_held(session)  # the reconnect waits until hand 2 is dealt
     dee = await session_for(server, tmp_path / "dee", name="Dee")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.model.view is not None)
         await session.request("remove_bot", seat=4)  # a stand-in plays it until Dee comes
         seat = server.lobby.tables[table].seats[0]
-        for conn in list(server.connections):
-            if conn.name == "Ann":
-                conn.transport.abort()
+        cut_off(server, "Ann")
         await wait_for(pilot, lambda: app.status == "reconnecting" and seat.peer is None)
         await dee.request("join", table=table, seat=4)
         new = await next_event(dee, "commitment")
