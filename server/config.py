@@ -236,8 +236,8 @@ class ServerConfig:
     its spectators, so one chat line costs five seats plus this many sends, and a table watched
     by every connection of the server (``max_connections``) fanned each line out to all of
     them. A club's busiest table has the players of the other tables and a few friends
-    watching, a dozen or two; 50 is well past that, and keeps one line at 55 sends (some
-    0.25 ms of server CPU, docs/security.md, "Requests")."""
+    watching, a dozen or two; 50 is well past that, and keeps one line at 55 sends at most
+    (some 1 ms of server CPU: docs/security.md, "Tables, seats and matches")."""
     waiting_expiry: float = 45.0
     """Seconds a table that never started stays open once nobody is connected to it (checked
     every ``waiting_expiry / 4`` seconds, at most every 10)."""
