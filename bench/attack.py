@@ -35,6 +35,16 @@ versions of the server compare. A victim (from 127.0.0.3) sits at a table of its
   what the database file and its ``chat_lines`` rows grew by, in each half of the window (the
   second half: once each table's last 50 lines are stored, every line replaces one), as MB an
   hour at that pace.
+- ``spectators`` (alone with ``--only spectators``): a table from 127.0.3.1 with four bots,
+  playing (its host gone, a stand-in in its seat after a grace of 0), and ``--watchers``
+  connections (from 127.0.3.x, 25 to an address) asking to watch it: how many got in and what
+  the rest were told (past ``max_spectators_per_table``, ``too_many_spectators``). Then, each
+  for ``--seconds``: the spectators silent (the states of the hands in play sent to each);
+  every spectator saying the longest chat line at the chat limit (one a second each: a line
+  goes out to every spectator); ``connect → hello → watch → disconnect`` loops from four
+  addresses (127.0.4.x) at the full table, every watch refused; the same once one spectator
+  has left, each loop taking the freed place and giving it back with ``leave``. The victim's
+  pings and the server's CPU for each, and the listing's spectator count at the end.
 - ``all at once``: every attack together, with a mob from sixteen more addresses (127.0.1.x):
   the attackers' frames of both kinds, the table flood, slowloris connections (a frame's length,
   then a byte a second), idle connections, connect-and-leave churn, clients that ask for the
@@ -689,6 +699,169 @@ async def chat_scenario(served: Served, victim: Victim, args: argparse.Namespace
     )
 
 
+SPECTATOR_NET = "127.0.3."
+"""The spectators scenario's table and watchers: 127.0.3.1 hosts, watchers 25 to an address
+(``max_per_address`` 32, ``connection_burst`` 30)."""
+
+CHURN_NET = "127.0.4."
+"""The connect-watch-leave loops' addresses, 127.0.4.1 to .4."""
+
+
+class Watcher:
+    """A connection watching the spectators scenario's table: reads everything it is sent and
+    counts it by type (``chat`` lines heard, ``state`` frames, its own chat's replies)."""
+
+    def __init__(self, person: Victim, counts: Counter[str]) -> None:
+        self.person = person
+        self.counts = counts
+        self.reading = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        reader = self.person.reader
+        decoder = self.person.decoder
+        for msg in self.person.inbox:
+            self.counts[str(msg.get("type"))] += 1
+        while data := await reader.read(1 << 16):
+            for msg in decoder.feed(data):
+                kind = str(msg.get("type"))
+                if msg.get("id") == 9:  # the reply to one of its chat lines
+                    kind = "said" if kind == "ok" else str(msg.get("code"))
+                self.counts[kind] += 1
+        self.counts["cut off"] += 1
+
+    def say(self, line: bytes) -> None:
+        """Send ``line`` (a chat frame with id 9)."""
+        self.person.writer.write(line)
+
+    async def close(self) -> None:
+        """Stop reading and close the socket."""
+        self.reading.cancel()
+        await self.person.close()
+
+
+def watch_churn(port: int, table: str, seconds: float, leave: bool) -> tuple[Counter[str], int]:
+    """``connect → hello → watch [→ leave] → disconnect`` from four addresses in turn for
+    ``seconds``: how each watch ended (``ok`` or its code) and the loops."""
+    outcomes: Counter[str] = Counter()
+    loops = 0
+    deadline = time.monotonic() + seconds
+    requests = [{"type": "watch", "id": 2, "table": table}]
+    if leave:
+        requests.append({"type": "leave", "id": 3})
+    while time.monotonic() < deadline:
+        address = f"{CHURN_NET}{1 + loops % 4}"
+        loops += 1
+        try:
+            with socket.create_connection(
+                ("127.0.0.1", port), timeout=5, source_address=(address, 0)
+            ) as sock:
+                hello = {**HELLO, "name": f"churn{loops}"}
+                sock.sendall(b"".join(frame(m) for m in [hello, *requests]))
+                replies = {m.get("id"): m for m in read_replies(sock, len(requests) + 1)}
+        except OSError as exc:
+            outcomes[type(exc).__name__] += 1
+            continue
+        answer = replies.get(2) or replies.get(1) or replies.get(None) or {"code": "no reply"}
+        outcomes[str(answer.get("code", "ok"))] += 1
+        if answer.get("code") == "too_many_connections":
+            time.sleep(0.05)  # refused at the door: a real looper would not spin on it
+    return outcomes, loops
+
+
+async def spectators_scenario(served: Served, victim: Victim, args: argparse.Namespace) -> None:
+    """One table filled with spectators, then one more; silent, chatting, churning (the
+    module doc)."""
+    host = await Victim.open(served.port, f"{SPECTATOR_NET}1")
+    # A bot's hello: the deal waits for no client seed (PROTOCOL.md §13).
+    await host.request("hello", version=1, name="Host", kind="bot")
+    table = str((await host.request("create_table", name="popular", hands=1000, grace=0))["table"])
+    for _ in range(4):
+        await host.request("add_bot", strategy="random")
+    await host.request("start")
+    counts: Counter[str] = Counter()
+    watchers: list[Watcher] = []
+    refused: Counter[str] = Counter()
+    start = time.monotonic()
+    for n in range(args.watchers):
+        person = await Victim.open(served.port, f"{SPECTATOR_NET}{2 + n // 25}")
+        await person.request("hello", version=1, name=f"watcher {n}")
+        reply = await person.request("watch", table=table)
+        if reply["type"] == "ok":
+            watchers.append(Watcher(person, counts))
+        else:
+            refused[str(reply.get("code"))] += 1
+            await person.close()
+    filled = time.monotonic() - start
+    await host.close()  # a stand-in plays its seat at once (grace 0) while anybody watches
+    listing = await victim.request("list_tables")
+    watching = next(t["spectators"] for t in listing["tables"] if t["id"] == table)
+    print(
+        f"  spectators     {args.watchers} asked to watch one table in {filled:.1f} s:"
+        f" {len(watchers)} watch, refused {dict(refused)}; listed spectators {watching}"
+    )
+
+    async def window(name: str, detail: str = "") -> None:
+        cpu = served.cpu_seconds()
+        began = time.monotonic()
+        before = counts.copy()
+        times = await victim.pings(args.seconds)
+        took = time.monotonic() - began
+        used = (served.cpu_seconds() - cpu) / took
+        per = {k: (counts[k] - before[k]) / took / max(len(watchers), 1) for k in counts}
+        print(
+            f"    {name:<22} victim ping: {benchlib.summary(times)}   server CPU {used:5.0%};"
+            f" per spectator a second: {per.get('state', 0):.1f} states,"
+            f" {per.get('chat', 0):.1f} chat lines{detail}"
+        )
+
+    await window("silent, table playing")
+    line = frame({"type": "chat", "id": 9, "text": CHAT_LINE})
+    loop = asyncio.get_running_loop()
+
+    async def chatter(number: int, watcher: Watcher, until: float) -> None:
+        await asyncio.sleep(number / len(watchers) / args.chat_rate)  # spread over a second
+        while loop.time() < until:
+            watcher.say(line)
+            await asyncio.sleep(1.0 / args.chat_rate)
+
+    said = counts["said"]
+    chatting = [
+        asyncio.create_task(chatter(i, w, loop.time() + args.seconds + 1.0))
+        for i, w in enumerate(watchers)
+    ]
+    await asyncio.sleep(0.5)
+    await window("all chatting")
+    await asyncio.gather(*chatting)
+    print(
+        f"      {counts['said'] - said} lines taken, refused"
+        f" { ({k: v for k, v in counts.items() if k == 'rate_limited'}) };"
+        f" {len(CHAT_LINE.encode())}-byte lines, each sent to {len(watchers)} spectators"
+    )
+    for leave, name in ((False, "watch loop, table full"), (True, "watch/leave, one free")):
+        if leave and watchers:
+            await watchers.pop().close()  # one place free for the loops to take and give back
+        churning = asyncio.create_task(
+            asyncio.to_thread(watch_churn, served.port, table, args.seconds + 0.5, leave)
+        )
+        await asyncio.sleep(0.25)
+        await window(name)
+        outcomes, loops = await churning
+        print(f"      {loops} loops ({loops / (args.seconds + 0.5):.0f}/s): {dict(outcomes)}")
+    deadline = loop.time() + 5
+    while True:  # the last loop's place comes back once the server has seen it go
+        listing = await victim.request("list_tables")
+        watching = next((t["spectators"] for t in listing["tables"] if t["id"] == table), None)
+        if watching == len(watchers) or loop.time() > deadline:
+            break
+        await asyncio.sleep(0.05)
+    print(
+        f"    afterwards: listed spectators {watching} ({len(watchers)} still watching);"
+        f" cut off {counts['cut off']}; server alive {served.proc.poll() is None}"
+    )
+    for watcher in watchers:
+        await watcher.close()
+
+
 async def run(args: argparse.Namespace) -> None:
     """Every scenario against one server."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -705,6 +878,10 @@ async def run(args: argparse.Namespace) -> None:
                 return
             if args.only == "chat":
                 await chat_scenario(served, victim, args)
+                await victim.close()
+                return
+            if args.only == "spectators":
+                await spectators_scenario(served, victim, args)
                 await victim.close()
                 return
             for name in ("quiet", *ATTACKS):
@@ -789,9 +966,17 @@ def main() -> None:
     parser.add_argument("--flood", type=int, default=500, help="tables the flood tries")
     parser.add_argument(
         "--only",
-        choices=("running", "chat"),
+        choices=("running", "chat", "spectators"),
         help="run one scenario alone (running: the running-table loop of issue 27; chat: every"
-        " connection of many tables chatting at its limit, the database's growth)",
+        " connection of many tables chatting at its limit, the database's growth; spectators:"
+        " one table filled with spectators, chatting and churning)",
+    )
+    parser.add_argument(
+        "--watchers",
+        type=int,
+        default=51,
+        help="connections that ask to watch the spectators scenario's table (51: the limit,"
+        " max_spectators_per_table 50, and one more)",
     )
     parser.add_argument(
         "--chat-tables",

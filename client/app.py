@@ -51,6 +51,7 @@ from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScree
 from client.screens.table import TableScreen
 from client.session import ConnectionLost, ServerError, Session
 from client.settings import ClientSettings
+from protocol import errors
 from protocol.events import (
     ActionMap,
     BotAdded,
@@ -94,6 +95,16 @@ def error_text(exc: BaseException) -> str:
     message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
     code = getattr(exc, "code", None)
     return f"{message} ({code})" if code else str(message)
+
+
+def watchers_full_text(label: str) -> str:
+    """What the client says when ``watch`` of the table called ``label`` is refused with
+    ``too_many_spectators`` (the table has as many spectators as the server allows): the
+    server's own message names its limit and option, which are the host's business."""
+    return (
+        f"Nobody more can watch {label}: it has as many watchers as the server allows. "
+        "Try again when one of them leaves."
+    )
 
 
 class SheepsheadApp(App[int]):
@@ -661,7 +672,7 @@ class SheepsheadApp(App[int]):
             try:
                 reply = await self.call(
                     request,
-                    passing=("bad_password", "rate_limited"),
+                    passing=("bad_password", "rate_limited", errors.TOO_MANY_SPECTATORS),
                     table=table,
                     password=password,
                     **fields,
@@ -669,6 +680,14 @@ class SheepsheadApp(App[int]):
                 # mypy picks call's str overload for a union of literals.
                 return cast("Joined | Watching | None", reply)
             except ServerError as exc:
+                if exc.code == errors.TOO_MANY_SPECTATORS:
+                    self.notify(
+                        watchers_full_text(label),
+                        title="No room to watch",
+                        severity="error",
+                        timeout=8,
+                    )
+                    return None
                 if exc.code == "rate_limited":
                     self.notify(
                         f"{exc.message}. Wait a few seconds, then try again.",

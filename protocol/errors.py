@@ -83,6 +83,7 @@ __all__ = [
     "TABLE_FULL",
     "TOO_MANY_BOTS",
     "TOO_MANY_CONNECTIONS",
+    "TOO_MANY_SPECTATORS",
     "TOO_MANY_TABLES",
     "UNKNOWN_CARD_HELD",
     "UNKNOWN_CARD_REQUIRED",
@@ -120,6 +121,7 @@ TOO_MANY_CONNECTIONS: Final = "too_many_connections"
 TOO_MANY_TABLES: Final = "too_many_tables"
 REQUEST_TOO_LARGE: Final = "request_too_large"
 TOO_MANY_BOTS: Final = "too_many_bots"
+TOO_MANY_SPECTATORS: Final = "too_many_spectators"
 IDLE_TIMEOUT: Final = "idle_timeout"
 REPLACED: Final = "replaced"
 SERVER_SHUTDOWN: Final = "server_shutdown"
@@ -180,6 +182,8 @@ PROTOCOL_ERROR_CODES: Final[dict[str, str]] = {
     TOO_MANY_TABLES: "the server (or your address) has as many tables open as it allows",
     REQUEST_TOO_LARGE: "the request's frame is bigger than its type allows (§9); it was dropped",
     TOO_MANY_BOTS: "your address has as many server bots seated as the server allows",
+    TOO_MANY_SPECTATORS: "the table has as many spectators as the server allows; wait for one "
+    "to leave",
     IDLE_TIMEOUT: "nothing was received for too long; the connection is closed",
     REPLACED: "a newer connection took over this seat; this connection is closed",
     SERVER_SHUTDOWN: "the server is shutting down; reconnect later with your token",

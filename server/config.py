@@ -229,6 +229,15 @@ class ServerConfig:
     matches being played and as many just over (kept ``over_table_ttl`` for a rematch), while
     one address finishing short matches as fast as it can still holds no more than 16 of
     ``max_tables``."""
+    max_spectators_per_table: int = 50
+    """Connections that may watch one table at once (more: ``watch`` gets
+    ``too_many_spectators`` and changes nothing; seats never count, and a spectator who leaves
+    or drops frees its place at once). Every state and chat line of a table is sent to each of
+    its spectators, so one chat line costs five seats plus this many sends, and a table watched
+    by every connection of the server (``max_connections``) fanned each line out to all of
+    them. A club's busiest table has the players of the other tables and a few friends
+    watching, a dozen or two; 50 is well past that, and keeps one line at 55 sends at most
+    (some 1 ms of server CPU: docs/security.md, "Tables, seats and matches")."""
     waiting_expiry: float = 45.0
     """Seconds a table that never started stays open once nobody is connected to it (checked
     every ``waiting_expiry / 4`` seconds, at most every 10)."""

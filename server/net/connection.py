@@ -454,6 +454,7 @@ class Connection:
     def _watch(self, req: Watch) -> m.Watching:
         table = self.server.lobby.find(req.table)
         self._not_seated()
+        table.check_watch(self)  # before the password: a full table costs no scrypt check
         if table.has_password:  # spectators read the table's chat: the same password
             self._password_attempt()
             table.check_password(req.password)

@@ -48,6 +48,7 @@ from protocol import errors
 from protocol import events as m
 from protocol.framing import encode, frame, pack
 from protocol.requests import RequestError
+from server.config import host_can_raise
 from server.storage.store import TableRow, hash_token, json_text
 from server.storage.tallies import HandFacts, canonical_spec
 from server.tables.commitments import SeedCeremony
@@ -465,6 +466,18 @@ class Table:
         self.last_activity = self.hub.now()
         log.info("table %s: %s sits at seat %d", self.id, peer.name, seat)
         return token
+
+    def check_watch(self, peer: Peer) -> None:
+        """Raise ``too_many_spectators`` if ``peer`` may not start watching: the table has
+        ``max_spectators_per_table`` spectators already (seats are not spectators; ``peer``
+        watching it already keeps its place)."""
+        limit = self.hub.config.max_spectators_per_table
+        if peer not in self.spectators and len(self.spectators) >= limit:
+            raise RequestError(
+                errors.TOO_MANY_SPECTATORS,
+                f"Table {self.id} has {limit} spectators, as many as this server allows; try "
+                "again when one leaves. " + host_can_raise("max_spectators_per_table"),
+            )
 
     def watch(self, peer: Peer) -> None:
         """Add ``peer`` as a spectator and send the public snapshot."""

@@ -21,6 +21,7 @@ from client.screens.dialogs import BuryDialog, CreateTableDialog
 from client.screens.info import HistoryScreen, TricksScreen
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
+from client.session import ServerError
 from client.settings import ClientSettings
 from client.widgets.cards import card_label
 from client.widgets.hand import CardWidget
@@ -917,3 +918,22 @@ async def test_a_notice_queued_before_the_history_reply_is_logged_once() -> None
             app.handle_message(session.events.get_nowait())
         texts = [e.text for e in app.model.log]
         assert texts.count("You are back") == 1, texts
+
+
+async def test_a_watch_refused_for_too_many_spectators_is_told_in_a_sentence() -> None:
+    """The lobby's watch of a table with as many spectators as the server allows: a sentence
+    that says so and what to do, no password asked (nor the server's message and code)."""
+    refusal = ServerError("too_many_spectators", "Table t1 has 50 spectators, as many as...")
+    app = SheepsheadApp(FakeSession({"watch": refusal}))  # type: ignore[arg-type]
+    told: list[tuple[str, str | None]] = []
+
+    def notify(message: str, **options: Any) -> None:
+        told.append((message, options.get("title")))
+
+    app.notify = notify  # type: ignore[method-assign]
+    assert await app.enter_table("watch", "t1", "Friday club") is None
+    sentence = (
+        "Nobody more can watch Friday club: it has as many watchers as the server allows. "
+        "Try again when one of them leaves."
+    )
+    assert told == [(sentence, "No room to watch")]

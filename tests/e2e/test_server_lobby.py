@@ -10,7 +10,7 @@ import pytest
 from client.session import ServerError, Session
 from engine.bots import strategy_names
 from tests.e2e.test_server_tables import poll
-from tests.server.support import drain, next_event, running_server, session
+from tests.server.support import Raw, drain, next_event, running_server, session
 
 A_KEY = "the-player-key-of-player-a"
 E_KEY = "the-player-key-of-player-e"
@@ -258,3 +258,35 @@ async def test_a_refused_request_leaves_a_spectator_watching(tmp_path: Path) -> 
         assert tables[open_table]["spectators"] == 0 and joined["table"] == locked
         for s in (host, fan, other):
             await s.close()
+
+
+async def test_a_tables_spectators_are_capped_and_a_leave_frees_a_place() -> None:
+    async with running_server(max_spectators_per_table=2) as server:
+        host, other_host = await Raw.open(server.port), await Raw.open(server.port)
+        await host.hello("Host")
+        await other_host.hello("Elsewhere")
+        busy = (await host.request("create_table", name="busy"))["table"]
+        calm = (await other_host.request("create_table", name="calm"))["table"]
+        fans = [await Raw.open(server.port) for _ in range(4)]
+        for n, fan in enumerate(fans):
+            await fan.hello(f"Fan {n}")
+        await fans[3].request("watch", table=calm)
+        for fan in fans[:2]:  # the host's seat is no spectator: two watch
+            assert (await fan.request("watch", table=busy))["type"] == "ok"
+        assert (await fans[0].request("watch", table=busy))["type"] == "ok"  # its own place
+        for late in fans[2:]:
+            reply = await late.request("watch", table=busy)
+            assert reply["code"] == "too_many_spectators" and "2 spectators" in reply["message"]
+        # The refusal changed nothing: the third still watches its table, which goes on.
+        await other_host.request("chat", text="still here")
+        assert (await fans[3].expect("chat"))["text"] == "still here"
+        listed = {t["id"]: t for t in (await host.request("list_tables"))["tables"]}
+        assert (listed[busy]["spectators"], listed[calm]["spectators"]) == (2, 1)
+        assert (await fans[0].request("leave"))["type"] == "ok"
+        assert (await fans[2].request("watch", table=busy))["type"] == "ok"  # the freed place
+        await fans[1].close()  # a dropped spectator frees its place as soon as it is noticed
+        table = server.lobby.find(busy)
+        await poll(lambda: len(table.spectators) == 1, "the dropped spectator's place")
+        assert (await fans[3].request("watch", table=busy))["type"] == "ok"
+        for raw in (host, other_host, fans[0], fans[2], fans[3]):
+            await raw.close()
