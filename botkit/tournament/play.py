@@ -498,13 +498,15 @@ class _Executed:
         if not sys.executable:
             raise NoPool("there is no Python to start worker processes with (sys.executable)")
         # The worker imports the project (and strategy files' imports) from where this
-        # process does: the checkout, or build/compiled first.
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        command = [sys.executable, "-m", WORKER_MODULE, str(os.getpid())]
+        # process does (the checkout, or build/compiled first), and with -P not first from
+        # the working directory, whose own engine/ or client/ folder would be taken instead.
+        path = [p or os.getcwd() for p in sys.path]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+        command = [sys.executable, "-P", "-m", WORKER_MODULE, str(os.getpid())]
         try:
             popen = subprocess.Popen(command, stdin=reader, stdout=writer, env=env)
         except OSError as exc:
-            raise NoPool(f"{shlex.join(command[:3])} cannot be started: {exc}") from exc
+            raise NoPool(f"{shlex.join(command[:4])} cannot be started: {exc}") from exc
         return cls(popen)
 
     def exit_status(self, timeout: float) -> int | None:
@@ -611,8 +613,8 @@ class _Worker:
         except (EOFError, OSError):
             code = self.process.exit_status(STOP_WAIT)
             raise NoPool(
-                f"the worker process could not start ({describe_exit(code)}; "
-                f"python -m {WORKER_MODULE} said why on stderr)"
+                f"the worker process could not start ({describe_exit(code)}; anything it said "
+                "is on stderr above)"
             ) from None
         assert kind == "ready"
         return dict(problems)
@@ -642,6 +644,10 @@ _SAID: set[str] = set()
 training loop scores its policy every few minutes)."""
 
 
+_UNKNOWN_AFRESH: set[str] = set()
+"""The strategies registered by this program that a worker started afresh did not know."""
+
+
 def start_pool(count: int, specs: Sequence[str]) -> tuple[str, list[_Worker]]:
     """Start ``count`` worker processes for a tournament of ``specs``, ready to play; returns
     how they were started and the workers. :class:`NoPool` says why there can be none.
@@ -667,10 +673,6 @@ def start_pool(count: int, specs: Sequence[str]) -> tuple[str, list[_Worker]]:
         # them held.
         raise NoPool(f"{reason}; nor can this process fork workers safely: it runs other threads")
     return "fork", _start_workers("fork", count, specs, time.monotonic() + START_WAIT)
-
-
-_UNKNOWN_AFRESH: set[str] = set()
-"""The strategies registered by this program that a worker started afresh did not know."""
 
 
 def _unloadable(problems: dict[str, str]) -> str:
