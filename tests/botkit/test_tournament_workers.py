@@ -7,10 +7,10 @@ The strategy file below kills its own process at the first decision of one deal 
 ``armed`` lies beside it: the same file (its SHA-256 is in the progress file) then plays the
 resumed run well.
 
-The runs with workers are separate processes, as a user starts them: inside a test worker
-that runs other threads (a Dask test's, earlier in the same process) the tournament does not
-fork, and without a main module to spawn from it plays in-process, where the strategy's death
-was the test worker's (it killed one in a full run).
+The runs with workers are separate processes, as a user starts them: before the workers were
+fresh interpreters, a test worker that runs other threads (a Dask test's, earlier in the same
+process) played the deals in-process, where the strategy's death was the test worker's (it
+killed one in a full run); a run in its own process cannot do that whatever happens.
 """
 
 from __future__ import annotations
