@@ -218,8 +218,8 @@ def score(net: Network, opponents: Sequence[str], args: argparse.Namespace) -> d
 
     weights = {k: v.copy() for k, v in net.params.items()}
 
-    # Registered by name, the policy plays in the tournament's worker processes (forked: they
-    # inherit the registration and the weights).
+    # Registered by name, the policy plays in the tournament's worker processes: forked ones (a
+    # worker started afresh does not know it), which inherit the registration and the weights.
     @register("rl-train", "the policy of examples/rl_train.py")
     def build(seed: int | None = None) -> TrainedPolicy:
         return TrainedPolicy(weights, seed)

@@ -1,5 +1,6 @@
 """Playing a duplicate tournament: the seatings, one deal's plays, and the deals over a pool of
-worker processes (or a Dask cluster: :mod:`botkit.tournament.cluster`).
+worker processes (:mod:`botkit.tournament.worker`; or a Dask cluster:
+:mod:`botkit.tournament.cluster`).
 
 With ``k`` strategies, seat ``s`` of the base pattern gets strategy ``s mod k``. Every deal is
 played ``5k`` times with the same cards and dealer: for each label shift ``j`` (0..k-1) and each
@@ -17,10 +18,13 @@ import hashlib
 import json
 import logging
 import multiprocessing
-import multiprocessing.context
 import multiprocessing.process
 import os
+import pickle
+import shlex
 import signal
+import struct
+import subprocess
 import sys
 import threading
 import time
@@ -28,12 +32,12 @@ import traceback
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
-from typing import TYPE_CHECKING, Any, Final
+from multiprocessing.connection import wait
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from botkit.tournament.stats import FAILURES_KEPT, StrategyTally
 from client.strategy_call import decide
-from client.strategy_spec import strategy_factory
+from client.strategy_spec import is_path, parse_spec, strategy_factory
 from engine.actions import action_from_dict
 from engine.bots.base import Strategy
 from engine.hand import Deal, Hand
@@ -299,11 +303,12 @@ def play_deals(
 ) -> Generator[DealResult, None, None]:
     """Play the deals of ``work``, yielding each deal's result as soon as it is played whole.
 
-    With ``jobs`` > 1 they come in the order they finish (``DealResult.number`` says which);
-    on a ``cluster``, in deal order. Closing the iterator (or an exception, a Ctrl+C, while it
-    waits) stops the worker processes, or cancels the cluster's deals not yet done. Workers
-    ignore SIGINT, which a terminal sends to the whole process group: the process that reads
-    this iterator decides what a Ctrl+C means, and stops them.
+    With ``jobs`` > 1 they are played in as many worker processes (:func:`start_pool` says
+    how they are started) and come in the order they finish (``DealResult.number`` says
+    which); on a ``cluster``, in deal order. Closing the iterator (or an exception, a Ctrl+C,
+    while it waits) stops the worker processes, or cancels the cluster's deals not yet done.
+    Workers ignore SIGINT, which a terminal sends to the whole process group: the process
+    that reads this iterator decides what a Ctrl+C means, and stops them.
 
     A worker process that dies playing a deal (killed, out of memory, a strategy that calls
     ``os._exit`` or crashes the interpreter) is replaced, and its deal played again on the new
@@ -313,20 +318,12 @@ def play_deals(
     before stand.
     """
     results: Iterator[DealResult]
-    # Fork is fastest, but forking a process that runs other threads (an embedding program,
-    # a test runner) can deadlock a child on a lock held by one of them; spawn instead needs a
-    # main module it can import again.
-    fork = threading.active_count() == 1 and sys.platform != "win32"
-    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
-    if not fork and not (main_file and os.path.exists(main_file)):
-        jobs = 1
     if cluster is not None:
         from botkit.tournament.cluster import cluster_results
 
         results = cluster_results(cluster, work, chunk)
     elif jobs > 1 and len(work) > 1:
-        context = multiprocessing.get_context("fork" if fork else "spawn")
-        results = _pool_results(work, jobs, context, retries, on_retry or _log_retry)
+        results = _pool_results(work, jobs, retries, on_retry or _log_retry)
     else:
         results = map(play_deal, work)
     try:
@@ -415,98 +412,356 @@ AHEAD: Final = 2
 """Deals sent to a worker at a time: the one it plays and the next, so it never waits for this
 process (busy itself, on a loaded machine) to hand it one."""
 
+WORKER_MODULE: Final = "botkit.tournament.worker"
+"""The module a worker process runs: ``python -m botkit.tournament.worker PARENT_PID``."""
+
+START_WAIT: Final = 60.0
+"""Seconds the first workers have to say they are ready (start the interpreter, import the
+engine, load the strategies: about a second on a loaded machine) before the pool is given up."""
+
+_LENGTH: Final = struct.Struct(">I")
+"""A frame's header: the length of the pickle that follows (4 bytes, big-endian)."""
+
+
+def send_frame(fd: int, message: object) -> None:
+    """Write ``message`` to a pipe as one frame: its pickle's length, then the pickle.
+
+    Pickle, not msgpack: the frames carry the tournament's own objects (jobs, results with
+    their records, a strategy's exception with its type) between this process and workers it
+    started itself from the same code, as :mod:`multiprocessing`'s pipes did.
+    """
+    body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    data = memoryview(_LENGTH.pack(len(body)) + body)
+    while data:
+        data = data[os.write(fd, data) :]
+
+
+def read_frame(fd: int) -> Any:
+    """Read one frame's message from a pipe; EOFError when the pipe ends first.
+
+    Reads exactly the frame, nothing buffered beyond it, so :func:`wait` on the pipe still
+    sees the next one.
+    """
+    (size,) = _LENGTH.unpack(_read_exactly(fd, _LENGTH.size))
+    return pickle.loads(_read_exactly(fd, size))
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    chunks = []
+    while size:
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            raise EOFError("the pipe ended")
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+class NoPool(Exception):
+    """Worker processes cannot be had here (``reason`` says why): the deals are played in the
+    calling process instead, and :func:`start_pool` says so on stderr."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _Process(Protocol):
+    """A worker process however it was started: the little the pool asks of it."""
+
+    pid: int | None
+
+    def exit_status(self, timeout: float) -> int | None:
+        """Wait up to ``timeout`` seconds for it to end: its exit status (negative: killed by
+        that signal), or None if it still runs."""
+
+    def terminate(self) -> None:
+        """Send it SIGTERM."""
+
+    def kill(self) -> None:
+        """Send it SIGKILL."""
+
+
+class _Executed:
+    """A worker started as ``python -m botkit.tournament.worker``: a fresh interpreter."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self.popen = popen
+        self.pid: int | None = popen.pid
+
+    @classmethod
+    def start(cls, reader: int, writer: int) -> _Executed:
+        """Start one reading its deals from ``reader`` (its stdin) and writing its replies to
+        ``writer`` (its stdout); :class:`NoPool` if no interpreter can be started."""
+        if sys.platform == "win32":
+            raise NoPool("the worker pool waits on pipes, which needs a POSIX system")
+        if not sys.executable:
+            raise NoPool("there is no Python to start worker processes with (sys.executable)")
+        # The worker imports the project (and strategy files' imports) from where this
+        # process does (the checkout, or build/compiled first), and with -P not first from
+        # the working directory, whose own engine/ or client/ folder would be taken instead.
+        path = [p or os.getcwd() for p in sys.path]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+        command = [sys.executable, "-P", "-m", WORKER_MODULE, str(os.getpid())]
+        try:
+            popen = subprocess.Popen(command, stdin=reader, stdout=writer, env=env)
+        except OSError as exc:
+            raise NoPool(f"{shlex.join(command[:4])} cannot be started: {exc}") from exc
+        return cls(popen)
+
+    def exit_status(self, timeout: float) -> int | None:
+        """See :class:`_Process`."""
+        try:
+            return self.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def terminate(self) -> None:
+        """See :class:`_Process`."""
+        self.popen.terminate()
+
+    def kill(self) -> None:
+        """See :class:`_Process`."""
+        self.popen.kill()
+
+
+class _Forked:
+    """A worker forked from this process: it knows what this process registered."""
+
+    def __init__(self, process: multiprocessing.process.BaseProcess) -> None:
+        self.process = process
+        self.pid: int | None = process.pid
+
+    @classmethod
+    def start(cls, reader: int, writer: int) -> _Forked:
+        """Fork one reading its deals from ``reader`` and writing its replies to ``writer``."""
+        context = multiprocessing.get_context("fork")
+        process = context.Process(
+            target=work,
+            args=(reader, writer, os.getpid()),
+            daemon=True,
+            name="sheepshead-tournament",
+        )
+        process.start()
+        return cls(process)
+
+    def exit_status(self, timeout: float) -> int | None:
+        """See :class:`_Process`."""
+        self.process.join(timeout)
+        return self.process.exitcode
+
+    def terminate(self) -> None:
+        """See :class:`_Process`."""
+        self.process.terminate()
+
+    def kill(self) -> None:
+        """See :class:`_Process`."""
+        self.process.kill()
+
+
+_STARTS: Final[dict[str, Callable[[int, int], _Process]]] = {
+    "exec": _Executed.start,
+    "fork": _Forked.start,
+}
+
 
 @dataclass
 class _Worker:
-    """A worker process, its end of the pipe to it, and the deals sent to it (the first is the
-    one it plays)."""
+    """A worker process, the ends of the two pipes to it (``reader`` brings its replies,
+    ``writer`` takes its deals), and the deals sent to it (the first is the one it plays)."""
 
-    process: multiprocessing.process.BaseProcess
-    conn: Connection
+    process: _Process
+    reader: int
+    writer: int
     jobs: deque[Job] = field(default_factory=deque)
 
     @classmethod
-    def start(cls, context: multiprocessing.context.BaseContext) -> _Worker:
-        mine, theirs = context.Pipe()
-        process = context.Process(  # type: ignore[attr-defined]  # every real context has it
-            target=_work, args=(theirs, os.getpid()), daemon=True, name="sheepshead-tournament"
-        )
+    def start(cls, how: str, specs: Sequence[str]) -> _Worker:
+        """Start a worker (``how``: ``exec`` or ``fork``) and send it the strategies to load."""
+        deals_in, deals_out = os.pipe()
+        replies_in, replies_out = os.pipe()
         # Blocked while it starts, so it cannot die of a signal before it ignores it (the mask
-        # is inherited; the worker unblocks them in _start_worker).
+        # is inherited, through exec too; the worker unblocks them in _start_worker).
         masked = hasattr(signal, "pthread_sigmask")
         if masked:
             signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
         try:
-            process.start()
+            process = _STARTS[how](deals_in, replies_out)
+        except BaseException:
+            os.close(deals_out)
+            os.close(replies_in)
+            raise
         finally:
             if masked:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
             # Closed here at once, before another worker is forked with a copy: its death then
             # reads as the end of the pipe.
-            theirs.close()
-        return cls(process, mine)
+            os.close(deals_in)
+            os.close(replies_out)
+        worker = cls(process, replies_in, deals_out)
+        with contextlib.suppress(OSError):  # a worker dead already: its reply pipe says so
+            send_frame(deals_out, {"specs": list(specs)})
+        return worker
+
+    def wait_ready(self, deadline: float) -> dict[str, str]:
+        """Wait (until ``deadline`` on the monotonic clock) for the worker to say it is ready:
+        the strategies it cannot load, each with why; :class:`NoPool` if it does not start."""
+        if not wait([self.reader], max(0.0, deadline - time.monotonic())):
+            raise NoPool(f"a worker process did not start within {START_WAIT:g} s")
+        try:
+            kind, _, problems = read_frame(self.reader)
+        except (EOFError, OSError):
+            code = self.process.exit_status(STOP_WAIT)
+            raise NoPool(
+                f"the worker process could not start ({describe_exit(code)}; anything it said "
+                "is on stderr above)"
+            ) from None
+        assert kind == "ready"
+        return dict(problems)
 
     def give(self, job: Job) -> None:
         """Send the worker a deal (to a dead one, it fails as its death shows)."""
         self.jobs.append(job)
         with contextlib.suppress(OSError):
-            self.conn.send(job)
+            send_frame(self.writer, job)
 
     def stop(self) -> int | None:
         """Stop the process (if it still runs) and return its exit status (None: unknown)."""
-        if self.process.exitcode is None:
+        if self.process.exit_status(0) is None:
             self.process.terminate()
-        self.process.join(STOP_WAIT)
-        code = self.process.exitcode
+        code = self.process.exit_status(STOP_WAIT)
         if code is None:
             self.process.kill()
-            self.process.join(STOP_WAIT)
-        self.conn.close()
+            self.process.exit_status(STOP_WAIT)
+        for fd in (self.reader, self.writer):
+            with contextlib.suppress(OSError):
+                os.close(fd)
         return code
+
+
+_SAID: set[str] = set()
+"""The reasons for playing without a pool already said on stderr: each once a process (a
+training loop scores its policy every few minutes)."""
+
+
+_UNKNOWN_AFRESH: set[str] = set()
+"""The strategies registered by this program that a worker started afresh did not know."""
+
+
+def start_pool(count: int, specs: Sequence[str]) -> tuple[str, list[_Worker]]:
+    """Start ``count`` worker processes for a tournament of ``specs``, ready to play; returns
+    how they were started and the workers. :class:`NoPool` says why there can be none.
+
+    A worker is a fresh interpreter, ``python -m botkit.tournament.worker`` (``exec``): it
+    needs neither a main module to import again nor a fork of a process that may run other
+    threads (a notebook's, a test runner's), and loads strategy files by path and the
+    built-in strategies by name. A strategy registered by this program alone (a training
+    loop's policy, with its weights) is unknown there: then the workers are forked
+    (``fork``) and inherit it, where that is safe (no other thread runs here).
+    """
+    unknown = {spec: "unknown" for spec in specs if spec in _UNKNOWN_AFRESH}
+    try:
+        if unknown:  # found before: a training loop scores its policy every few minutes
+            raise NoPool(_unloadable(unknown))
+        return "exec", _start_workers("exec", count, specs, time.monotonic() + START_WAIT)
+    except NoPool as exc:
+        reason = exc.reason
+    if not hasattr(os, "fork"):
+        raise NoPool(f"{reason}; nor can this system fork workers")
+    if threading.active_count() > 1:
+        # Forking a process that runs other threads can deadlock a child on a lock one of
+        # them held.
+        raise NoPool(f"{reason}; nor can this process fork workers safely: it runs other threads")
+    return "fork", _start_workers("fork", count, specs, time.monotonic() + START_WAIT)
+
+
+def _unloadable(problems: dict[str, str]) -> str:
+    # Why workers started afresh will not do: the strategies they could not load.
+    names = [spec for spec in problems if not is_path(parse_spec(spec)[0])]
+    _UNKNOWN_AFRESH.update(names)
+    files = [f"{spec} ({why})" for spec, why in problems.items() if spec not in names]
+    reasons = []
+    if names:
+        reasons.append(
+            f"does not know {', '.join(names)}, registered by this program alone (a strategy "
+            "file would be loaded there)"
+        )
+    if files:
+        reasons.append(f"cannot load {'; '.join(files)}")
+    return f"a worker process started afresh {' and '.join(reasons)}"
+
+
+def _start_workers(how: str, count: int, specs: Sequence[str], deadline: float) -> list[_Worker]:
+    # ``count`` workers started ``how``, every one ready and able to load every strategy.
+    workers: list[_Worker] = []
+    try:
+        for _ in range(count):
+            workers.append(_Worker.start(how, specs))
+        problems: dict[str, str] = {}
+        for worker in workers:
+            problems.update(worker.wait_ready(deadline))
+        if problems:
+            for spec in problems:
+                _factory(spec)  # one this process cannot load either fails as it would here
+            raise NoPool(_unloadable(problems))
+    except BaseException:
+        for worker in workers:
+            worker.stop()
+        raise
+    return workers
 
 
 def _pool_results(
     work: Sequence[Job],
     jobs: int,
-    context: multiprocessing.context.BaseContext,
     retries: int,
     on_retry: Callable[[str], None],
 ) -> Generator[DealResult, None, None]:
     # Each worker has a pipe of its own and its deals in order, rather than a
     # multiprocessing.Pool (whose imap waits forever for the deal of a worker that died) or a
     # ProcessPoolExecutor (which says a worker died, not which deal it had, nor how it ended,
-    # and stops the others' deals with it): here a death is seen at once, on the pipe or the
-    # process's sentinel, and names its deal.
+    # and stops the others' deals with it): here a death is seen at once, as the end of its
+    # reply pipe, and names its deal.
+    specs = work[0].specs
+    try:
+        how, workers = start_pool(min(jobs, len(work)), specs)
+    except NoPool as exc:
+        if exc.reason not in _SAID:
+            _SAID.add(exc.reason)
+            print(
+                f"sheepshead tournament: playing the deals in this process, one at a time, "
+                f"not in {jobs} worker processes: {exc.reason}",
+                file=sys.stderr,
+            )
+        yield from map(play_deal, work)
+        return
     waiting = deque(work)
     deaths: dict[int, int] = {}
-    workers: list[_Worker] = []
     try:
-        for _ in range(min(jobs, len(work))):
-            workers.append(_Worker.start(context))
         for _ in range(AHEAD):
             for worker in workers:
                 if waiting:
                     worker.give(waiting.popleft())
         while any(w.jobs for w in workers):
             busy = [w for w in workers if w.jobs]
-            ready = set(wait([*(w.conn for w in busy), *(w.process.sentinel for w in busy)]))
+            ready = set(wait([w.reader for w in busy]))
             for worker in busy:
-                if worker.conn not in ready and worker.process.sentinel not in ready:
+                if worker.reader not in ready:
                     continue
-                reply = None
-                with contextlib.suppress(EOFError, OSError):
-                    if worker.conn.poll():
-                        reply = worker.conn.recv()
-                if reply is None:
+                try:
+                    reply = read_frame(worker.reader)
+                except (EOFError, OSError):
                     # Left in the list until replaced, so an interruption still stops it.
                     others = [w for w in workers if w is not worker]
-                    fresh = _replace(worker, others, waiting, deaths, retries, on_retry, context)
+                    fresh = _replace(worker, others, waiting, deaths, retries, on_retry, how)
                     workers[workers.index(worker)] = fresh
                     continue
+                kind, value, *trace = reply
+                if kind == "ready":
+                    continue  # a fresh worker, started in a dead one's place
                 job = worker.jobs.popleft()
                 if waiting:
                     worker.give(waiting.popleft())
-                kind, value, *trace = reply
                 if kind != "ok":
                     raise value from _RemoteTraceback(trace[0])
                 assert value.number == job.number
@@ -523,14 +778,14 @@ def _replace(
     deaths: dict[int, int],
     retries: int,
     on_retry: Callable[[str], None],
-    context: multiprocessing.context.BaseContext,
+    how: str,
 ) -> _Worker:
     # The worker of ``dead.jobs[0]`` died playing it: a fresh one plays the deal again (and the
     # deals queued behind it), or the run stops. ``others`` are the workers still at work.
     job = dead.jobs.popleft()
     pid = dead.process.pid
     # Its pipe ended, so it is exiting: its own status, before stop() could terminate it.
-    dead.process.join(STOP_WAIT)
+    dead.process.exit_status(STOP_WAIT)
     code = dead.stop()
     tries = deaths[job.number] = deaths.get(job.number, 0) + 1
     if tries > retries:
@@ -541,32 +796,46 @@ def _replace(
         "playing it again on a fresh worker"
     )
     waiting.extendleft(reversed(dead.jobs))
-    fresh = _Worker.start(context)
+    # Not waited for: its deals wait in its pipe while it starts, its "ready" comes first.
+    fresh = _Worker.start(how, job.specs)
     fresh.give(job)
     while len(fresh.jobs) < AHEAD and waiting:
         fresh.give(waiting.popleft())
     return fresh
 
 
-def _work(conn: Connection, parent: int) -> None:
-    # A worker: plays the deals it is sent, one at a time, until its pipe closes.
+def work(reader: int, writer: int, parent: int) -> None:
+    """A worker: loads the strategies it is sent, says it is ready, then plays the deals it is
+    sent, one at a time, until its pipe ends. ``parent`` is the process that started it."""
     _start_worker(parent)
+    try:
+        specs = read_frame(reader)["specs"]
+    except EOFError:
+        return
+    problems = {}
+    for spec in specs:
+        try:
+            _factory(spec)
+        except Exception as exc:
+            problems[spec] = str(exc)
+    send_frame(writer, ("ready", os.getpid(), problems))
     while True:
         try:
-            job = conn.recv()
+            job = read_frame(reader)
         except EOFError:
             return
         try:
             reply: tuple[Any, ...] = ("ok", play_deal(job))
-            conn.send(reply)
+            send_frame(writer, reply)
         except Exception as exc:
             # As multiprocessing.Pool did: the exception, raised in the parent, with this
             # traceback as its cause (or a plain one, when it cannot be pickled).
             trace = traceback.format_exc()
             try:
-                conn.send(("error", exc, trace))
+                send_frame(writer, ("error", exc, trace))
             except Exception:
-                conn.send(("error", RuntimeError(f"{type(exc).__name__}: {exc}"), trace))
+                error = RuntimeError(f"{type(exc).__name__}: {exc}")
+                send_frame(writer, ("error", error, trace))
 
 
 _IGNORED: Final = tuple(getattr(signal, n) for n in ("SIGINT", "SIGHUP") if hasattr(signal, n))

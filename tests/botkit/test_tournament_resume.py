@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from botkit.tournament.play import WORKER_MODULE
 from botkit.tournament.report import Progress
 from client.cli import main
 from tests.bots.helpers import table_without_times, tournament_figures
@@ -105,12 +106,18 @@ def _wait_for_deals(proc: subprocess.Popen[bytes], progress: Path, deals: int) -
         time.sleep(0.02)
 
 
-def _running(marker: Path) -> list[str]:
-    """The processes whose whole command line (``ps -ww``) names ``marker``."""
+def _running(marker: Path, parent: int | None = None) -> list[str]:
+    """The processes whose whole command line (``ps -ww``) names ``marker``, and with
+    ``parent`` the tournament workers it started (``python -m botkit.tournament.worker PID``)."""
     out = subprocess.run(
         ["ps", "-ww", "-eo", "pid=,args="], capture_output=True, text=True, check=True
     )
-    return [line for line in out.stdout.splitlines() if str(marker) in line]
+    worker = f"-m {WORKER_MODULE} {parent}".split()
+    return [
+        line
+        for line in out.stdout.splitlines()
+        if str(marker) in line or line.split()[-3:] == worker
+    ]
 
 
 def test_ctrl_c_reports_the_deals_played_whole_and_writes_the_json(
@@ -213,21 +220,21 @@ def test_an_interrupted_run_of_two_jobs_leaves_no_process(
     group: bool,
     status: int,
 ) -> None:
-    results = tmp_path / "jobs.json"  # its path names every process of the run
+    results = tmp_path / "jobs.json"  # its path names the run, whose pid its workers
     strategies = _counting(tmp_path)
     args = ["--deals", "100000", "--jobs", "2", "--json", str(results)]
     proc = _start(started, tmp_path, strategies, *args)
     _wait_for_seats(proc, tmp_path, 25 * 5)
-    assert len(_running(results)) == 3  # the run and its two workers
+    assert len(_running(results, proc.pid)) == 3  # the run and its two workers
     if group:
         os.killpg(proc.pid, sig)  # a terminal's Ctrl+C reaches every process of the group
     else:
         proc.send_signal(sig)
     code = proc.wait(TIMEOUT)
     deadline = time.monotonic() + TIMEOUT
-    while _running(results) and time.monotonic() < deadline:
+    while _running(results, proc.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _running(results) == []
+    assert _running(results, proc.pid) == []
     assert code == status
     assert "Traceback" not in (tmp_path / "err.txt").read_text()
     assert json.loads(results.read_text())["interrupted"] is True

@@ -7,10 +7,10 @@ The strategy file below kills its own process at the first decision of one deal 
 ``armed`` lies beside it: the same file (its SHA-256 is in the progress file) then plays the
 resumed run well.
 
-The runs with workers are separate processes, as a user starts them: inside a test worker
-that runs other threads (a Dask test's, earlier in the same process) the tournament does not
-fork, and without a main module to spawn from it plays in-process, where the strategy's death
-was the test worker's (it killed one in a full run).
+The runs with workers are separate processes, as a user starts them: before the workers were
+fresh interpreters, a test worker that runs other threads (a Dask test's, earlier in the same
+process) played the deals in-process, where the strategy's death was the test worker's (it
+killed one in a full run); a run in its own process cannot do that whatever happens.
 """
 
 from __future__ import annotations
@@ -182,3 +182,82 @@ def test_run_tournament_raises_worker_died(tmp_path: Path) -> None:
     assert message.startswith(
         "deal 5: the worker process playing it died (killed by signal 9, SIGKILL"
     )
+
+
+PIDS = '''
+import os
+
+
+class Pids:
+    """Plays the first legal action; appends the id of the process it plays in to pids."""
+
+    def __init__(self, seed=None):
+        self.said = False
+
+    def choose(self, view, legal):
+        if not self.said:
+            self.said = True
+            with open(os.path.join(os.path.dirname(__file__), "pids"), "a") as f:
+                f.write(f"{os.getpid()}\\n")
+        return legal[0]
+'''
+
+WHERE = """
+import json, os, sys, threading
+from pathlib import Path
+from botkit.tournament.play import run_tournament
+from engine.bots import register
+from engine.bots.random_bot import RandomStrategy
+from engine.rules import RuleSet
+
+pids = Path(sys.argv[1]).parent / "pids"
+
+
+def players(*specs):
+    # The processes the pids.py strategy played in.
+    run_tournament([*specs, sys.argv[1]], 2, 1, RuleSet(), jobs=2)
+    played = sorted(set(map(int, pids.read_text().split())))
+    pids.unlink()
+    return played
+
+
+register("mine", "known to this program alone")(RandomStrategy)
+where = {"caller": os.getpid(), "forked": players("mine")}
+
+
+def in_a_thread():
+    where["pool"] = players("random")
+    where["alone"] = players("mine")
+    where["again"] = players("mine")
+
+
+thread = threading.Thread(target=in_a_thread)
+thread.start()
+thread.join()
+print(json.dumps(where))
+"""
+
+
+def test_two_jobs_play_in_two_workers_from_a_thread_of_a_program_without_a_main_file(
+    tmp_path: Path,
+) -> None:
+    # `python -c` has no main module file, as a notebook, a test runner or an embedding program
+    # has none, and the run is in a thread: the deals were played in the caller, one at a
+    # time, and a strategy's os._exit ended it.
+    (tmp_path / "pids.py").write_text(PIDS)
+    done = _python("-c", WHERE, str(tmp_path / "pids.py"))
+    assert done.returncode == 0, done.stderr
+    where = json.loads(done.stdout)
+    caller = where["caller"]
+    assert len(where["pool"]) == 2 and caller not in where["pool"]
+    # A strategy registered by the program alone: forked workers inherit it where no other
+    # thread runs; beside threads it is played in the caller, and stderr says so, once.
+    assert len(where["forked"]) == 2 and caller not in where["forked"]
+    assert where["alone"] == where["again"] == [caller]
+    said = "sheepshead tournament: playing the deals in this process, one at a time, not in 2"
+    assert done.stderr.count(said) == 1, done.stderr
+    assert (
+        "a worker process started afresh does not know mine, registered by this program alone "
+        "(a strategy file would be loaded there); nor can this process fork workers safely: it "
+        "runs other threads"
+    ) in done.stderr
