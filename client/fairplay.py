@@ -42,32 +42,52 @@ class DealChecker:
         """The entries of the last ``seeds_revealed``."""
         self.table: str | None = None
         """The table of the last ``state``."""
-        self.arrived_at: int | None = None
-        """The hand being played when this client first saw the table (-1: before the first
-        deal; None: no state yet). A commitment published before that was not witnessed here:
-        a restarted client is not told it again, so it is no sign of a dishonest server."""
+        self.last_dealt: int | None = None
+        """The hand of the last ``state`` if it was dealt (-1: before the first deal; None: no
+        state of :attr:`table` yet)."""
+        self.left_at: int | None = None
+        """Set by :meth:`reconnected`: :attr:`last_dealt` when the connection dropped, until the
+        reconnect's snapshot ``state`` says where this client is back."""
+        self.excused: list[tuple[int, int, str]] = []
+        """(first, last hand, 0-based and inclusive; when) of the hands whose commitment may not
+        have been shown to this client: those up to the hand it came in at (``before this
+        client came``: a restarted client is not told it again) and those dealt while its
+        connection was down (``while this client was away``: a reconnect is sent only one still
+        collecting seeds). An unseen commitment that first dealt one of them is no sign of a
+        dishonest server; any other is."""
         self.verified: bool | None = None
-        """What the last :meth:`check` found: True when every deal verified, False when one
-        did not, None when there was nothing to verify."""
+        """What the last :meth:`check` found: True when no deal failed (every deal verified, or
+        some could not be checked: the sentence says which), False when one did not verify,
+        None when there was nothing to verify."""
         self.said: str | None = None
         """The last :meth:`check`'s sentence, None while there was nothing to verify."""
 
     def on_state(self, msg: State) -> None:
-        """Note when this client arrived at the table (a ``state`` event)."""
+        """Note where this client is at the table (a ``state`` event): where it came in, or
+        where it is back after :meth:`reconnected`."""
         table = msg.get("table")
         if table != self.table:
-            self.table, self.arrived_at = str(table), None
-        if self.arrived_at is None:
-            hand = msg.get("hand")
-            dealt = msg.get("view") is not None
-            self.arrived_at = hand if dealt and isinstance(hand, int) else -1
+            self.table, self.last_dealt, self.left_at, self.excused = str(table), None, None, []
+        hand = msg.get("hand")
+        here = hand if msg.get("view") is not None and isinstance(hand, int) else -1
+        if self.last_dealt is None:
+            self.excused.append((0, here, "before this client came"))
+        elif self.left_at is not None:
+            # Hands dealt after the last one seen here were dealt while away; a hand number
+            # lower than that one means a new match began meanwhile, from its first deal on.
+            since = self.left_at + 1 if here >= self.left_at else 0
+            self.excused.append((since, here, "while this client was away"))
+        self.left_at = None
+        self.last_dealt = here
 
     def reconnected(self) -> None:
         """The connection came back (same process): a commitment published and locked while
         this client was away was not sent to it (PROTOCOL.md §13: a reconnect is sent only one
-        still collecting seeds), so the next ``state``, the reconnect's snapshot, sets the hand
-        from which on commitments are witnessed here again."""
-        self.arrived_at = None
+        still collecting seeds), so the next ``state``, the reconnect's snapshot, excuses the
+        hands dealt since the last one seen here; a commitment published before the drop was
+        shown to this client and is still expected."""
+        if self.last_dealt is not None:
+            self.left_at = self.last_dealt
 
     def fair_for(self, hand: int) -> dict[str, Any] | None:
         """The record ``fair`` map of hand number ``hand`` (0-based), once revealed."""
@@ -90,24 +110,34 @@ class DealChecker:
         self.sent[quoted] = (seat, seed)
         return seed
 
-    def check(self, msg: SeedsRevealed, hands: Iterable[Any]) -> str:
+    def check(
+        self,
+        msg: SeedsRevealed,
+        hands: Iterable[Any],
+        unchecked: Mapping[int, str] | None = None,
+    ) -> str:
         """Check every finished hand (``client.model.FinishedHand``) against ``seeds_revealed``:
-        ``all N deals verified`` or the first hand that fails (and :attr:`verified`)."""
+        ``all N deals verified`` or the first hand that fails (and :attr:`verified`).
+
+        ``unchecked``: the hands of the match (0-based) that this client could not check, each
+        with why (their records never came); the sentence names them when no hand fails, and
+        they are no failure (:attr:`verified` stays True)."""
         entries = [e for e in msg.get("commitments") or [] if isinstance(e, Mapping)]
         self.revealed = entries
         verdicts: list[Verdict] = []
-        unwitnessed: list[int] = []
-        arrived = -1 if self.arrived_at is None else self.arrived_at
+        unwitnessed: dict[int, str] = {}
+        excused = self.excused
         # The match is over: at the table's next one this client is there from the first deal,
-        # so where it came in to this one excuses nothing there.
-        self.arrived_at = -1
+        # so where it came in to this one, and where it was away, excuse nothing there.
+        self.excused = []
         for entry in entries:
             quoted = entry.get("commitment")
             if quoted not in self.seen:
                 first = entry.get("first_hand")
                 hand = first if isinstance(first, int) else -1
-                if 0 <= hand <= arrived:
-                    unwitnessed.append(hand)
+                when = next((w for a, b, w in excused if 0 <= a <= hand <= b), None)
+                if when is not None:
+                    unwitnessed[hand] = when
                 else:
                     verdicts.append(Verdict(hand, False, "its commitment was never published"))
             sent = self.sent.get(str(quoted))
@@ -141,17 +171,22 @@ class DealChecker:
                     seen_commitment=str(entry.get("commitment")),
                 )
             )
+        for number, why in sorted((unchecked or {}).items()):
+            verdicts.append(Verdict(number, False, why, incomplete=True))
         if not verdicts:
             self.verified = self.said = None
             return "no deals to verify"
-        self.verified = all(verdict.ok for verdict in verdicts)
+        self.verified = all(verdict.ok or verdict.incomplete for verdict in verdicts)
         said = verdict_summary(verdicts)
         if unwitnessed and self.verified:
-            hands = ", ".join(str(h + 1) for h in sorted(unwitnessed))
-            said += (
-                f" (the commitment dealing from hand {hands} was published before this client"
-                " came, so it was not witnessed here)"
-            )
+            for when in dict.fromkeys(unwitnessed.values()):
+                numbers = ", ".join(
+                    str(h + 1) for h in sorted(unwitnessed) if unwitnessed[h] == when
+                )
+                said += (
+                    f" (the commitment dealing from hand {numbers} was published {when}, so it"
+                    " was not witnessed here)"
+                )
         self.said = said
         return said
 

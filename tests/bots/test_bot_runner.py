@@ -437,6 +437,31 @@ async def test_a_hand_is_saved_when_the_runner_reconnects_in_the_middle(tmp_path
         _check_saved(saved, server, table)
 
 
+async def test_a_commitment_unseen_before_a_drop_is_not_excused_by_the_reconnect(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The match's commitment does not reach the runner (as from a server that deals from one
+    # it never showed this seat); the runner's cable is pulled in hand 2 and it comes back.
+    # The reconnect excused every commitment dealing up to where it came back, so the one it
+    # was connected for went unremarked ("all 3 deals verified (... published before this
+    # client came ...)"). Only the hands dealt while it was away are excused now.
+    async def unseen(self: BotPlayer, msg: Any) -> None:
+        self.fair = True  # known to commit to its deals: the reveal is waited for
+
+    monkeypatch.setattr(BotPlayer, "_answer_commitment", unseen)
+    out = io.StringIO()
+    async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
+        host, table = await _host_with_three_bots(server, tmp_path, hands=3)
+        runner = _runner(server, table, tmp_path / "hands", out)
+        await _seat4_changes(host)
+        await host.request("start")
+        # The host holds the table at its first turn after the runner saw hand 1 end.
+        await drive([host], 0, lambda *_: "hand 1:" in out.getvalue())
+        await _pull_seat4s_cable(server, table, host)
+        text = await _finish(host, runner, out)
+    assert "deals: hand 1 does not verify: its commitment was never published" in text, text
+
+
 async def test_a_hand_without_its_final_view_is_saved_from_the_servers_record(
     tmp_path: Path,
 ) -> None:
