@@ -446,6 +446,8 @@ class SheepsheadApp(App[int]):
             self._history_in(f"the server's history could not be read ({exc})")
             return False
         self.model_changed.publish(change)
+        if self.model.match is not None:
+            self.deals.on_match(self.model.match)
         self._history_in(None)
         return True
 

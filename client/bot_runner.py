@@ -540,6 +540,7 @@ class BotPlayer:
             elif first is not None:
                 self._save_fetched(self._missed(first, last), got)
             return
+        self.deals.on_match(match)
         if old is None or first is None:
             self.match = match
             if self.returning:
@@ -551,6 +552,14 @@ class BotPlayer:
             return
         # A rematch began while this bot was away: the rest of the old match, and the whole of
         # any match between, are asked for by their number.
+        if self.dealt:
+            # Its reveal came while this bot was away; the next one is the new match's, which
+            # does not cover the old match's hands.
+            self.say(
+                f"match {old + 1}'s deals not checked: its seeds were revealed while this bot"
+                " was away"
+            )
+            self.dealt = []
         await self._save_earlier(old, first)
         for between in range(old + 1, match):
             self.match, self.hands_over, self.unfetched = between, set(), set()

@@ -45,16 +45,20 @@ class DealChecker:
         self.last_dealt: int | None = None
         """The hand of the last ``state`` if it was dealt (-1: before the first deal; None: no
         state of :attr:`table` yet)."""
-        self.left_at: int | None = None
-        """Set by :meth:`reconnected`: :attr:`last_dealt` when the connection dropped, until the
-        reconnect's snapshot ``state`` says where this client is back."""
-        self.excused: list[tuple[int, int, str]] = []
-        """(first, last hand, 0-based and inclusive; when) of the hands whose commitment may not
-        have been shown to this client: those up to the hand it came in at (``before this
-        client came``: a restarted client is not told it again) and those dealt while its
+        self.match: int | None = None
+        """The table's match (``history``'s ``match``, :meth:`on_match`) since the last
+        reconnect or reveal; None while it is not known."""
+        self.left_at: tuple[int, int | None] | None = None
+        """Set by :meth:`reconnected`: (:attr:`last_dealt`, :attr:`match`) when the connection
+        dropped, until the reconnect's snapshot ``state`` says where this client is back."""
+        self.excused: list[tuple[int, int, str, int | None]] = []
+        """(first, last hand, 0-based and inclusive; when; match) of the hands whose commitment
+        may not have been shown to this client: those up to the hand it came in at (``before
+        this client came``: a restarted client is not told it again) and those dealt while its
         connection was down (``while this client was away``: a reconnect is sent only one still
-        collecting seeds). An unseen commitment that first dealt one of them is no sign of a
-        dishonest server; any other is."""
+        collecting seeds), from the hand after the last one it saw if it is back in that match
+        (``match``, known before and after the drop), else from the first. An unseen commitment
+        that first dealt one of them is no sign of a dishonest server; any other is."""
         self.verified: bool | None = None
         """What the last :meth:`check` found: True when no deal failed (every deal verified, or
         some could not be checked: the sentence says which), False when one did not verify,
@@ -68,17 +72,26 @@ class DealChecker:
         table = msg.get("table")
         if table != self.table:
             self.table, self.last_dealt, self.left_at, self.excused = str(table), None, None, []
+            self.match = None
         hand = msg.get("hand")
         here = hand if msg.get("view") is not None and isinstance(hand, int) else -1
         if self.last_dealt is None:
-            self.excused.append((0, here, "before this client came"))
+            self.excused.append((0, here, "before this client came", None))
         elif self.left_at is not None:
-            # Hands dealt after the last one seen here were dealt while away; a hand number
-            # lower than that one means a new match began meanwhile, from its first deal on.
-            since = self.left_at + 1 if here >= self.left_at else 0
-            self.excused.append((since, here, "while this client was away"))
+            # The hands dealt after the last one seen here were dealt while away, if this is
+            # still that match: a new one may have begun meanwhile (hands count from 0 again),
+            # which only the match number tells (check).
+            last, match = self.left_at
+            since = last + 1 if here >= last else 0
+            self.excused.append((since, here, "while this client was away", match))
         self.left_at = None
         self.last_dealt = here
+
+    def on_match(self, match: int) -> None:
+        """The table's match number, as learned from ``history`` (at the first state and again
+        after each reconnect): a client back in the match it left excuses only the hands
+        dealt while it was away."""
+        self.match = match
 
     def reconnected(self) -> None:
         """The connection came back (same process): a commitment published and locked while
@@ -87,7 +100,8 @@ class DealChecker:
         hands dealt since the last one seen here; a commitment published before the drop was
         shown to this client and is still expected."""
         if self.last_dealt is not None:
-            self.left_at = self.last_dealt
+            self.left_at = (self.last_dealt, self.match)
+        self.match = None  # known again when the caller learns it after the reconnect
 
     def fair_for(self, hand: int) -> dict[str, Any] | None:
         """The record ``fair`` map of hand number ``hand`` (0-based), once revealed."""
@@ -126,10 +140,16 @@ class DealChecker:
         self.revealed = entries
         verdicts: list[Verdict] = []
         unwitnessed: dict[int, str] = {}
-        excused = self.excused
+        # A window opened by a reconnect starts after the last hand seen before it only when
+        # the match is known to be the same on both sides of it.
+        excused = [
+            (first if match is not None and match == self.match else 0, last, when)
+            for first, last, when, match in self.excused
+        ]
         # The match is over: at the table's next one this client is there from the first deal,
-        # so where it came in to this one, and where it was away, excuse nothing there.
-        self.excused = []
+        # so where it came in to this one, and where it was away, excuse nothing there; its
+        # number is learned again.
+        self.excused, self.match = [], None
         for entry in entries:
             quoted = entry.get("commitment")
             if quoted not in self.seen:
