@@ -211,6 +211,39 @@ class DealChecker:
         return said
 
 
+def reveal_from_records(table: str, records: Iterable[Mapping[str, Any]]) -> SeedsRevealed:
+    """The ``seeds_revealed`` of a match, rebuilt from the server's records of its finished
+    hands, for a client that missed the event (away at the match's end): once the match is
+    over each record's ``fair`` map carries its commitment's revealed seeds (PROTOCOL.md §13).
+    One entry per commitment that a record with its server seed names, from its first hand to
+    the last such record; a record without one adds nothing."""
+    entries: dict[str, RevealedCommitment] = {}
+    for record in records:
+        fair = record.get("fair")
+        if not isinstance(fair, Mapping):
+            continue
+        quoted, seed = fair.get("commitment"), fair.get("server_seed")
+        hand, first = fair.get("hand"), fair.get("first_hand")
+        if not (isinstance(quoted, str) and isinstance(seed, str)):
+            continue
+        if not (isinstance(hand, int) and isinstance(first, int)):
+            continue
+        entry = entries.get(quoted)
+        if entry is not None:
+            entry["last_hand"] = max(entry["last_hand"], hand)
+            continue
+        entries[quoted] = {
+            "commitment": quoted,
+            "server_seed": seed,
+            "first_hand": first,
+            "last_hand": hand,
+            "client_seeds": list(fair.get("client_seeds") or []),
+            "sources": list(fair.get("sources") or []),
+        }
+    ordered = sorted(entries.values(), key=lambda entry: entry["first_hand"])
+    return {"type": "seeds_revealed", "table": table, "commitments": ordered}
+
+
 def _covering(entries: Sequence[RevealedCommitment], hand: int) -> RevealedCommitment | None:
     for entry in entries:
         first, last = entry.get("first_hand"), entry.get("last_hand")
