@@ -27,6 +27,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.signal import Signal
+from textual.timer import Timer
 
 from client import config, exports, terminal
 from client.fairplay import DealChecker
@@ -88,6 +89,12 @@ RESTORE_TITLE = "\x1b[23;0t"
 
 DEFAULT_SETTINGS = ClientSettings()
 """The settings of an app given none (the commands pass the settings file's)."""
+
+HISTORY_WAIT = 10.0
+"""Most seconds the check of the deals waits, after ``seeds_revealed``, for the ``history``
+asked for at the (re)connection (the hands that ended while this client was away come with it,
+and a loaded machine can deliver the reveal first); then the hands still missing are named as
+not checked."""
 
 
 def error_text(exc: BaseException) -> str:
@@ -173,6 +180,14 @@ class SheepsheadApp(App[int]):
         self._rematches_seen = self.model.rematches
         self._history_for: tuple[str, str] | None = None
         """(table, why) the match history was last asked for."""
+        self._history_due = False
+        """A ``history`` was asked for and has not been answered (nor failed) yet."""
+        self._history_failed: str | None = None
+        """Why the last ``history`` brought no hands (None: it did, or none was asked)."""
+        self._reveal_held: SeedsRevealed | None = None
+        """A ``seeds_revealed`` whose check waits for :attr:`_history_due`'s answer."""
+        self._reveal_timer: Timer | None = None
+        """Ends the wait of :attr:`_reveal_held` after :data:`HISTORY_WAIT` seconds."""
         if session is not None:
             self.status = session.status
 
@@ -322,8 +337,38 @@ class SheepsheadApp(App[int]):
         )
 
     def _check_deals(self, msg: SeedsRevealed) -> None:
-        """The server revealed its seeds: recompute every deal seen and say what was found."""
-        verdict = self.deals.check(msg, self.model.history)
+        """The server revealed its seeds: recompute every deal of the match and say what was
+        found. While the ``history`` asked for is still due (it brings the hands that ended
+        while this client was away) the check waits for it, :data:`HISTORY_WAIT` at most."""
+        if self._history_due and self.session is not None:
+            self._reveal_held = msg
+            self._reveal_timer = self.set_timer(
+                HISTORY_WAIT, lambda: self._release_reveal(late=True)
+            )
+            return
+        self._check_now(msg, self._history_failed)
+
+    def _release_reveal(self, *, late: bool = False) -> None:
+        """Check a held reveal now: its history came, failed, or (``late``) is overdue."""
+        msg, self._reveal_held = self._reveal_held, None
+        if self._reveal_timer is not None:
+            self._reveal_timer.stop()
+            self._reveal_timer = None
+        if msg is None:
+            return  # checked already (said once)
+        why = self._history_failed
+        if late:
+            why = f"the server's history had not come {HISTORY_WAIT:g} s after the reveal"
+        self._check_now(msg, why)
+
+    def _check_now(self, msg: SeedsRevealed, missing_why: str | None) -> None:
+        """Check the deals of every finished hand the model holds; a hand of the match it does
+        not hold is named as not checked, with ``missing_why`` (why its record is not here)."""
+        played = (self.model.match_over or {}).get("hands")
+        have = {hand.number - 1 for hand in self.model.history}
+        why = missing_why or "the server's history does not have it"
+        missing = {n: why for n in range(played if isinstance(played, int) else 0) if n not in have}
+        verdict = self.deals.check(msg, self.model.history, missing)
         good = self.deals.verified
         if good is None:
             # Nothing this client saw dealt (it came after the match, or it ended before a
@@ -378,6 +423,8 @@ class SheepsheadApp(App[int]):
         if self._history_for == key:
             return
         self._history_for = key
+        # Due from now (not from when the worker starts): a reveal handled meanwhile waits.
+        self._history_due = True
         self.load_history(table)
 
     @work(group="history", exclusive=True, exit_on_error=False)
@@ -393,8 +440,10 @@ class SheepsheadApp(App[int]):
             reply = await self.session.history(table)
         except (ServerError, OSError, TimeoutError) as exc:
             self.log.warning(f"history not loaded: {exc}")
+            self._history_in(f"the server's history was not loaded ({error_text(exc)})")
             return False
         if reply is None or (table is not None and reply.get("table") not in (None, table)):
+            self._history_in("the server sent no history of the match")
             return False
         # The events that came before the reply on the wire (the "You are back" of a
         # reconnect) may still wait in the queue: applied after it, a line the reply's earlier
@@ -405,9 +454,19 @@ class SheepsheadApp(App[int]):
             change = self.model.apply_history(reply)
         except ValueError as exc:
             self.log.error(str(exc))
+            self._history_in(f"the server's history could not be read ({exc})")
             return False
         self.model_changed.publish(change)
+        if self.model.match is not None:
+            self.deals.on_match(self.model.match)
+        self._history_in(None)
         return True
+
+    def _history_in(self, failed: str | None) -> None:
+        """The ``history`` asked for was answered (``failed``: why it brought no hands): a
+        reveal that waited for it is checked now."""
+        self._history_due, self._history_failed = False, failed
+        self._release_reveal()
 
     # ------------------------------------------------------------------ screens
 

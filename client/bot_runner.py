@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO, cast
 
 from client.config import DEFAULT_PORT, AddressError, parse_address
-from client.fairplay import DealChecker, DealSeen
+from client.fairplay import DealChecker, DealSeen, reveal_from_records
 from client.strategy_call import decide, describe_action
 from client.strategy_spec import StrategyLoadError, strategy_factory, strategy_label
 from engine.bots.base import Strategy
@@ -245,7 +245,8 @@ class BotPlayer:
                     # never a match_over (PROTOCOL.md §10): the same end as a match_over. Nor
                     # the seeds_revealed that a bot there at the end has coming.
                     self._match_over(msg.get("totals"), self.info.get("hands_played"))
-                    await self._await_reveal(wait=not snapshot)
+                    if not await self._await_reveal(wait=not snapshot):
+                        await self._reveal_from_history()
                     return 0
             elif kind == "your_turn":
                 turn = session.last_turn
@@ -282,7 +283,8 @@ class BotPlayer:
                     await self._save_hand(cast(HandOver, msg))
             elif kind == "match_over":
                 self._match_over(msg.get("totals"), msg.get("hands"))
-                await self._await_reveal()
+                if not await self._await_reveal():
+                    await self._reveal_from_history()
                 return 0
             elif kind == "commitment":
                 await self._answer_commitment(cast(Commitment, msg))
@@ -325,10 +327,10 @@ class BotPlayer:
         seen = {"dealer": dealer} if isinstance(dealer, int) else None
         self.dealt.append(DealSeen(number + 1, msg.get("reveal") or {}, seen))
 
-    async def _await_reveal(self, *, wait: bool = True) -> None:
+    async def _await_reveal(self, *, wait: bool = True) -> bool:
         """At the match's end: take the ``seeds_revealed`` that follows ``match_over`` (at most
         :data:`REVEAL_WAIT` seconds, and only with ``wait`` and when the server commits to its
-        deals; one already queued is taken anyway)."""
+        deals; one already queued is taken anyway). Whether it came."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + (REVEAL_WAIT if wait and self.fair else 0.0)
         while True:
@@ -339,13 +341,45 @@ class BotPlayer:
                 else:
                     msg = self.session.events.get_nowait()
             except (TimeoutError, asyncio.QueueEmpty):
-                return
+                return False
             kind = msg.get("type")
             if kind == "seeds_revealed":
                 self._on_reveal(cast(SeedsRevealed, msg))
-                return
-            if kind == "connection" and msg.get("status") == "closed":
-                return
+                return True
+            if kind == "connection" and msg.get("status") in ("connected", "closed"):
+                # Lost for good, or back: a reconnect is not sent the reveal it missed.
+                return False
+
+    async def _reveal_from_history(self) -> None:
+        """The match is over and its ``seeds_revealed`` did not come here (the bot was away
+        at the end, or came back after it): the server's records of the match carry the
+        revealed seeds by now (PROTOCOL.md §13), so they are fetched (``history``) and taken
+        as the reveal: the deals seen are checked and the records saved completed, as at the
+        reveal itself."""
+        match = self.match or 0
+        unrevealed = [
+            path for (of, _), path in self.written.items() if of == match and not _revealed(path)
+        ]
+        if not self.fair or (not unrevealed and not self.dealt):
+            return
+        what = f"match {match + 1}" if match else "the match"
+        got = await self._fetch(0, None, match=self.match)
+        if self.match is not None and got.match not in (None, self.match):
+            got.entries, got.error = {}, "a new match began at the table"
+        reveal = reveal_from_records(
+            str(got.table or self.session.table),
+            (entry["record"] for _, entry in sorted(got.entries.items())),
+        )
+        # Only the whole match's records: a reveal rebuilt from some of them would not cover
+        # the hands after them, which the check would call uncovered (a false alarm).
+        why = got.error or (None if reveal["commitments"] else "its records carry none")
+        if why is not None:
+            self.say(
+                f"{what}'s seeds not revealed here (deals not checked, seeds not added): {why}"
+            )
+            return
+        self.say(f"{what}'s seeds: the reveal was missed; taken from the server's records of it")
+        self._on_reveal(reveal)
 
     def _on_reveal(self, msg: SeedsRevealed) -> None:
         """The server revealed the match's seeds: check the deals this bot saw, and write the
@@ -540,6 +574,7 @@ class BotPlayer:
             elif first is not None:
                 self._save_fetched(self._missed(first, last), got)
             return
+        self.deals.on_match(match)
         if old is None or first is None:
             self.match = match
             if self.returning:
@@ -551,6 +586,14 @@ class BotPlayer:
             return
         # A rematch began while this bot was away: the rest of the old match, and the whole of
         # any match between, are asked for by their number.
+        if self.dealt:
+            # Its reveal came while this bot was away; the next one is the new match's, which
+            # does not cover the old match's hands.
+            self.say(
+                f"match {old + 1}'s deals not checked: its seeds were revealed while this bot"
+                " was away"
+            )
+            self.dealt = []
         await self._save_earlier(old, first)
         for between in range(old + 1, match):
             self.match, self.hands_over, self.unfetched = between, set(), set()
@@ -765,6 +808,16 @@ class BotPlayer:
             self.say(f"{self._hands_text(self.match or 0, [number])}{failed}: {exc}")
             return False
         return True
+
+
+def _revealed(path: Path) -> bool:
+    """Whether the record saved at ``path`` carries its deal's revealed server seed."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    fair = record.get("fair") if isinstance(record, dict) else None
+    return isinstance(fair, dict) and isinstance(fair.get("server_seed"), str)
 
 
 _REMATCH_LOSS = "a new match began at the table while this bot was away"

@@ -42,32 +42,66 @@ class DealChecker:
         """The entries of the last ``seeds_revealed``."""
         self.table: str | None = None
         """The table of the last ``state``."""
-        self.arrived_at: int | None = None
-        """The hand being played when this client first saw the table (-1: before the first
-        deal; None: no state yet). A commitment published before that was not witnessed here:
-        a restarted client is not told it again, so it is no sign of a dishonest server."""
+        self.last_dealt: int | None = None
+        """The hand of the last ``state`` if it was dealt (-1: before the first deal; None: no
+        state of :attr:`table` yet)."""
+        self.match: int | None = None
+        """The table's match (``history``'s ``match``, :meth:`on_match`) since the last
+        reconnect or reveal; None while it is not known."""
+        self.left_at: tuple[int, int | None] | None = None
+        """Set by :meth:`reconnected`: (:attr:`last_dealt`, :attr:`match`) when the connection
+        dropped, until the reconnect's snapshot ``state`` says where this client is back."""
+        self.excused: list[tuple[int, int, str, int | None]] = []
+        """(first, last hand, 0-based and inclusive; when; match) of the hands whose commitment
+        may not have been shown to this client: those up to the hand it came in at (``before
+        this client came``: a restarted client is not told it again) and those dealt while its
+        connection was down (``while this client was away``: a reconnect is sent only one still
+        collecting seeds), from the hand after the last one it saw if it is back in that match
+        (``match``, known before and after the drop), else from the first. An unseen commitment
+        that first dealt one of them is no sign of a dishonest server; any other is."""
         self.verified: bool | None = None
-        """What the last :meth:`check` found: True when every deal verified, False when one
-        did not, None when there was nothing to verify."""
+        """What the last :meth:`check` found: True when no deal failed (every deal verified, or
+        some could not be checked: the sentence says which), False when one did not verify,
+        None when there was nothing to verify."""
         self.said: str | None = None
         """The last :meth:`check`'s sentence, None while there was nothing to verify."""
 
     def on_state(self, msg: State) -> None:
-        """Note when this client arrived at the table (a ``state`` event)."""
+        """Note where this client is at the table (a ``state`` event): where it came in, or
+        where it is back after :meth:`reconnected`."""
         table = msg.get("table")
         if table != self.table:
-            self.table, self.arrived_at = str(table), None
-        if self.arrived_at is None:
-            hand = msg.get("hand")
-            dealt = msg.get("view") is not None
-            self.arrived_at = hand if dealt and isinstance(hand, int) else -1
+            self.table, self.last_dealt, self.left_at, self.excused = str(table), None, None, []
+            self.match = None
+        hand = msg.get("hand")
+        here = hand if msg.get("view") is not None and isinstance(hand, int) else -1
+        if self.last_dealt is None:
+            self.excused.append((0, here, "before this client came", None))
+        elif self.left_at is not None:
+            # The hands dealt after the last one seen here were dealt while away, if this is
+            # still that match: a new one may have begun meanwhile (hands count from 0 again),
+            # which only the match number tells (check).
+            last, match = self.left_at
+            since = last + 1 if here >= last else 0
+            self.excused.append((since, here, "while this client was away", match))
+        self.left_at = None
+        self.last_dealt = here
+
+    def on_match(self, match: int) -> None:
+        """The table's match number, as learned from ``history`` (at the first state and again
+        after each reconnect): a client back in the match it left excuses only the hands
+        dealt while it was away."""
+        self.match = match
 
     def reconnected(self) -> None:
         """The connection came back (same process): a commitment published and locked while
         this client was away was not sent to it (PROTOCOL.md §13: a reconnect is sent only one
-        still collecting seeds), so the next ``state``, the reconnect's snapshot, sets the hand
-        from which on commitments are witnessed here again."""
-        self.arrived_at = None
+        still collecting seeds), so the next ``state``, the reconnect's snapshot, excuses the
+        hands dealt since the last one seen here; a commitment published before the drop was
+        shown to this client and is still expected."""
+        if self.last_dealt is not None:
+            self.left_at = (self.last_dealt, self.match)
+        self.match = None  # known again when the caller learns it after the reconnect
 
     def fair_for(self, hand: int) -> dict[str, Any] | None:
         """The record ``fair`` map of hand number ``hand`` (0-based), once revealed."""
@@ -90,24 +124,40 @@ class DealChecker:
         self.sent[quoted] = (seat, seed)
         return seed
 
-    def check(self, msg: SeedsRevealed, hands: Iterable[Any]) -> str:
+    def check(
+        self,
+        msg: SeedsRevealed,
+        hands: Iterable[Any],
+        unchecked: Mapping[int, str] | None = None,
+    ) -> str:
         """Check every finished hand (``client.model.FinishedHand``) against ``seeds_revealed``:
-        ``all N deals verified`` or the first hand that fails (and :attr:`verified`)."""
+        ``all N deals verified`` or the first hand that fails (and :attr:`verified`).
+
+        ``unchecked``: the hands of the match (0-based) that this client could not check, each
+        with why (their records never came); the sentence names them when no hand fails, and
+        they are no failure (:attr:`verified` stays True)."""
         entries = [e for e in msg.get("commitments") or [] if isinstance(e, Mapping)]
         self.revealed = entries
         verdicts: list[Verdict] = []
-        unwitnessed: list[int] = []
-        arrived = -1 if self.arrived_at is None else self.arrived_at
+        unwitnessed: dict[int, str] = {}
+        # A window opened by a reconnect starts after the last hand seen before it only when
+        # the match is known to be the same on both sides of it.
+        excused = [
+            (first if match is not None and match == self.match else 0, last, when)
+            for first, last, when, match in self.excused
+        ]
         # The match is over: at the table's next one this client is there from the first deal,
-        # so where it came in to this one excuses nothing there.
-        self.arrived_at = -1
+        # so where it came in to this one, and where it was away, excuse nothing there; its
+        # number is learned again.
+        self.excused, self.match = [], None
         for entry in entries:
             quoted = entry.get("commitment")
             if quoted not in self.seen:
                 first = entry.get("first_hand")
                 hand = first if isinstance(first, int) else -1
-                if 0 <= hand <= arrived:
-                    unwitnessed.append(hand)
+                when = next((w for a, b, w in excused if 0 <= a <= hand <= b), None)
+                if when is not None:
+                    unwitnessed[hand] = when
                 else:
                     verdicts.append(Verdict(hand, False, "its commitment was never published"))
             sent = self.sent.get(str(quoted))
@@ -141,19 +191,57 @@ class DealChecker:
                     seen_commitment=str(entry.get("commitment")),
                 )
             )
+        for number, why in sorted((unchecked or {}).items()):
+            verdicts.append(Verdict(number, False, why, incomplete=True))
         if not verdicts:
             self.verified = self.said = None
             return "no deals to verify"
-        self.verified = all(verdict.ok for verdict in verdicts)
+        self.verified = all(verdict.ok or verdict.incomplete for verdict in verdicts)
         said = verdict_summary(verdicts)
         if unwitnessed and self.verified:
-            hands = ", ".join(str(h + 1) for h in sorted(unwitnessed))
-            said += (
-                f" (the commitment dealing from hand {hands} was published before this client"
-                " came, so it was not witnessed here)"
-            )
+            for when in dict.fromkeys(unwitnessed.values()):
+                numbers = ", ".join(
+                    str(h + 1) for h in sorted(unwitnessed) if unwitnessed[h] == when
+                )
+                said += (
+                    f" (the commitment dealing from hand {numbers} was published {when}, so it"
+                    " was not witnessed here)"
+                )
         self.said = said
         return said
+
+
+def reveal_from_records(table: str, records: Iterable[Mapping[str, Any]]) -> SeedsRevealed:
+    """The ``seeds_revealed`` of a match, rebuilt from the server's records of its finished
+    hands, for a client that missed the event (away at the match's end): once the match is
+    over each record's ``fair`` map carries its commitment's revealed seeds (PROTOCOL.md §13).
+    One entry per commitment that a record with its server seed names, from its first hand to
+    the last such record; a record without one adds nothing."""
+    entries: dict[str, RevealedCommitment] = {}
+    for record in records:
+        fair = record.get("fair")
+        if not isinstance(fair, Mapping):
+            continue
+        quoted, seed = fair.get("commitment"), fair.get("server_seed")
+        hand, first = fair.get("hand"), fair.get("first_hand")
+        if not (isinstance(quoted, str) and isinstance(seed, str)):
+            continue
+        if not (isinstance(hand, int) and isinstance(first, int)):
+            continue
+        entry = entries.get(quoted)
+        if entry is not None:
+            entry["last_hand"] = max(entry["last_hand"], hand)
+            continue
+        entries[quoted] = {
+            "commitment": quoted,
+            "server_seed": seed,
+            "first_hand": first,
+            "last_hand": hand,
+            "client_seeds": list(fair.get("client_seeds") or []),
+            "sources": list(fair.get("sources") or []),
+        }
+    ordered = sorted(entries.values(), key=lambda entry: entry["first_hand"])
+    return {"type": "seeds_revealed", "table": table, "commitments": ordered}
 
 
 def _covering(entries: Sequence[RevealedCommitment], hand: int) -> RevealedCommitment | None:

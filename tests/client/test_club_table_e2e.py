@@ -13,6 +13,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import client.app
 from client.app import SheepsheadApp
 from client.screens.dialogs import PasswordDialog
 from client.screens.info import TricksScreen
@@ -40,6 +43,20 @@ def reconnects_held(session: Session) -> asyncio.Event:
         return await reopen()
 
     session._open = gated  # type: ignore[method-assign]
+    return gate
+
+
+def history_held(session: Session) -> asyncio.Event:
+    """Hold ``session``'s ``history`` requests until the returned event is set (to have the
+    answer come after what happens meanwhile)."""
+    gate = asyncio.Event()
+    ask = session.history
+
+    async def gated(*args: Any, **fields: Any) -> Any:
+        await gate.wait()
+        return await ask(*args, **fields)
+
+    session.history = gated  # type: ignore[method-assign]
     return gate
 
 
@@ -475,35 +492,54 @@ async def test_a_client_restarted_mid_match_verifies_the_deals_without_a_false_a
     await again.close()
 
 
+@pytest.mark.parametrize("history", ["late", "never"])
 async def test_a_client_away_while_a_new_commitment_locks_verifies_without_a_false_alarm(
-    server: Server, tmp_path: Path
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, history: str
 ) -> None:
     """Ann's connection dropped in hand 1; Dee sat down meanwhile, so hand 2 was dealt from a
     new commitment sent while Ann was away (a reconnect is sent only one still collecting
-    seeds). Back in hand 2, the same app must not call that commitment never published."""
+    seeds). Back in hand 2, the same app must not call that commitment never published.
+
+    Hand 1 ended while Ann was away: its record comes with the history asked for on the
+    reconnect, here answered only after the reveal (as on a loaded machine), or (``never``)
+    not at all. The check waited for it (it checked no hand and said nothing), and says why a
+    hand could not be checked when the history does not come in time."""
+    monkeypatch.setattr(client.app, "HISTORY_WAIT", 0.2)
     session = await session_for(server, tmp_path)
     table = await seated_with_bots(session, hands=2, grace=0.0)  # a stand-in plays for Ann
     app = SheepsheadApp(session, mode="join")
     gate = reconnects_held(session)  # the reconnect waits until hand 2 is dealt
     dee = await session_for(server, tmp_path / "dee", name="Dee")
+    revealed = asyncio.Event()
+    handle = app.handle_message
+
+    def handled(msg: Any) -> Any:
+        change = handle(msg)
+        if msg.get("type") == "seeds_revealed":
+            revealed.set()
+        return change
+
+    app.handle_message = handled  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.model.view is not None)
         await session.request("remove_bot", seat=4)  # a stand-in plays it until Dee comes
         seat = server.lobby.tables[table].seats[0]
         cut_off(server, "Ann")
         await wait_for(pilot, lambda: app.status == "reconnecting" and seat.peer is None)
+        history_gate = history_held(session)
         await dee.request("join", table=table, seat=4)
         new = await next_event(dee, "commitment")
         await dee.request("client_seed", commitment=new["commitment"], seed="ab" * 32)
         await drive([dee], 0, lambda *_: (dee.last_state or {}).get("hand") == 1)
         gate.set()
         await wait_for(pilot, lambda: app.status == "connected" and app.model.hand_number == 2)
-        # Hand 1 ended while Ann was away: its record comes with the history asked for on the
-        # reconnect, and a reveal before it checked no hand and said nothing (a loaded machine).
-        await wait_for(pilot, lambda: len(app.model.history) >= 1)
         # The host ends the match in hand 2 (played out, it only takes longer): the reveal
         # covers hand 2's commitment, unseen here, and the finished hand 1 is checked.
         await session.request("end_match")
+        await wait_for(pilot, lambda: revealed.is_set())
+        if history == "late":
+            assert not app.model.history  # hand 1's record is still to come
+            history_gate.set()
 
         def verdict() -> str | None:
             return next((e.text for e in app.model.log if e.text.startswith("Deals: ")), None)
@@ -511,8 +547,15 @@ async def test_a_client_away_while_a_new_commitment_locks_verifies_without_a_fal
         await wait_for(pilot, lambda: verdict() is not None)
         said = verdict() or ""
         assert new["commitment"] not in app.deals.seen  # locked while Ann was away
-        assert said.startswith("Deals: the deal verified"), said
-        assert "hand 2 was published before this client came" in said, said
+        if history == "late":
+            assert said.startswith("Deals: the deal verified"), said
+        else:
+            assert said.startswith(
+                "Deals: hand 1 cannot be checked (0 of 1 deals verified): the server's history"
+                " had not come 0.2 s after the reveal"
+            ), said
+        assert "hand 2 was published while this client was away" in said, said
+        assert [e.text for e in app.model.log].count(said) == 1
         assert not [n for n in app._notifications if n.severity == "error"]
     await dee.close()
     await session.close()

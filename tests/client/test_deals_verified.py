@@ -112,3 +112,23 @@ def test_a_rematch_excuses_no_unseen_commitment_for_where_the_client_came_in_bef
     checker.on_state(cast(State, {"type": "state", "table": "t1", "hand": 0, "view": {}}))
     said = checker.check(cast(SeedsRevealed, {**reveal, "commitments": [again]}), [])
     assert checker.verified is False and "never published" in said, said
+
+
+def test_a_reveal_rebuilt_from_the_servers_records_is_the_reveal() -> None:
+    """A client that missed ``seeds_revealed`` rebuilds it from the records' ``fair`` maps (the
+    bot runner does): with a second commitment (a seat taken during the match) it is the one
+    the server sends, entry for entry."""
+    from client.fairplay import reveal_from_records
+    from server.tables.commitments import DealSeeds
+
+    seeds = DealSeeds()
+    seeds.commit(0.0)
+    seeds.lock(0, bots=[1, 2, 3, 4])
+    seeds.commit(1.0)
+    seeds.lock(2, bots=[1, 2, 3])
+    records = [{"fair": seeds.fair(n, revealed=True)} for n in range(4)]
+    rebuilt = reveal_from_records("t1", records)
+    assert rebuilt["commitments"] == seeds.reveal(4)
+    # Records saved before the reveal carry no server seed: nothing to rebuild from.
+    unrevealed = [{"fair": seeds.fair(n, revealed=False)} for n in range(4)]
+    assert reveal_from_records("t1", unrevealed)["commitments"] == []
