@@ -469,6 +469,9 @@ class Store:
     """The server's SQLite database; ``path`` None keeps it in memory (tests, throwaway servers).
 
     A database file is open in one store at a time: a second one raises :class:`DatabaseInUse`.
+    A store in memory may start as a copy of the database ``copy_of`` reads, brought to the
+    current schema by the same upgrade (for reading a database an older server left, which is
+    not written: ``sheepshead standings``).
     """
 
     def __init__(
@@ -477,7 +480,10 @@ class Store:
         *,
         synchronous: str = "NORMAL",
         checkpoint_interval: float | None = CHECKPOINT_INTERVAL,
+        copy_of: Reader | None = None,
     ) -> None:
+        if copy_of is not None and path is not None:
+            raise ValueError("only a store in memory starts as a copy")
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError("synchronous must be OFF, NORMAL, FULL or EXTRA")
         if path is None:
@@ -492,6 +498,8 @@ class Store:
                 undo.callback(self._lock.release)
             self._db = sqlite3.connect(target, isolation_level="DEFERRED", check_same_thread=False)
             undo.callback(self._db.close)
+            if copy_of is not None:
+                copy_of._db.backup(self._db)
             self._prepare(target, synchronous, checkpoint_interval)
             undo.pop_all()
 
@@ -1303,6 +1311,12 @@ class StandingRow:
     seat_name: str | None
     """Its seat's name in the last match counted."""
     figures: Figures
+
+
+STANDINGS_SCHEMA: Final = 8
+"""The first schema with the standings tables :class:`Reader` reads (``match_tallies``,
+``player_totals``, ``identities``), unchanged since: a database of this schema or newer is read
+as it is. A schema that changes them raises this."""
 
 
 def missing_tables(exc: sqlite3.OperationalError) -> bool:
