@@ -623,6 +623,26 @@ def chat_rows(db: Path) -> str:
             return "no chat_lines table"
 
 
+def growth(
+    db: Path,
+    before: tuple[int, int],
+    filled: tuple[int, int],
+    rows_filled: str,
+    after: tuple[int, int],
+    took: float,
+) -> str:
+    """The line of what the database file (sizes by :func:`disk_bytes`) and its ``chat_lines``
+    rows grew by: ``before`` the scenario, once every table's ring was ``filled``, and ``after``
+    the ``took`` seconds measured."""
+    return (
+        f"    database {before[0] / 1e6:.2f} MB → {filled[0] / 1e6:.2f} MB filled"
+        f" ({rows_filled} chat_lines rows) → {after[0] / 1e6:.2f} MB"
+        f" ({chat_rows(db)} rows): {(after[0] - filled[0]) / 1e3:+.0f} kB once filled"
+        f" ({(after[0] - filled[0]) / took * 3600 / 1e6:.2f} MB an hour if that went on);"
+        f" write-ahead log {after[1] / 1e6:.2f} MB"
+    )
+
+
 async def chat_scenario(served: Served, victim: Victim, args: argparse.Namespace) -> None:
     """Every connection of ``--chat-tables`` tables chatting at its limit (the module doc)."""
     loop = asyncio.get_running_loop()
@@ -690,13 +710,7 @@ async def chat_scenario(served: Served, victim: Victim, args: argparse.Namespace
         f" fill, then {took:.1f} s measured: {said} said ({said / took:.0f}/s), refused"
         f" {dict(counts)}; server CPU {used:5.0%}; victim ping {benchlib.summary(times)}"
     )
-    print(
-        f"    database {before[0] / 1e6:.2f} MB → {filled[0] / 1e6:.2f} MB filled"
-        f" ({rows_filled} chat_lines rows) → {after[0] / 1e6:.2f} MB"
-        f" ({chat_rows(served.db)} rows): {(after[0] - filled[0]) / 1e3:+.0f} kB once filled"
-        f" ({(after[0] - filled[0]) / took * 3600 / 1e6:.2f} MB an hour if that went on);"
-        f" write-ahead log {after[1] / 1e6:.2f} MB"
-    )
+    print(growth(served.db, before, filled, rows_filled, after, took))
 
 
 NOTICE_HOSTS = "127.0.3."
@@ -825,13 +839,7 @@ async def notice_scenario(served: Served, victim: Victim, args: argparse.Namespa
         f" {took:.1f} s measured: {told} notices told ({told / took:.0f}/s), replies"
         f" {dict(counts)}; server CPU {used:5.0%}; victim ping {benchlib.summary(times)}"
     )
-    print(
-        f"    database {before[0] / 1e6:.2f} MB → {filled[0] / 1e6:.2f} MB filled"
-        f" ({rows_filled} chat_lines rows) → {after[0] / 1e6:.2f} MB"
-        f" ({chat_rows(served.db)} rows): {(after[0] - filled[0]) / 1e3:+.0f} kB once filled"
-        f" ({(after[0] - filled[0]) / took * 3600 / 1e6:.2f} MB an hour if that went on);"
-        f" write-ahead log {after[1] / 1e6:.2f} MB"
-    )
+    print(growth(served.db, before, filled, rows_filled, after, took))
 
 
 async def run(args: argparse.Namespace) -> None:
