@@ -558,7 +558,7 @@ class Store:
             db.execute("ALTER TABLE actions ADD COLUMN match_number INTEGER")
         self._upgrade_to_matches()
         if "code" not in {row[1] for row in db.execute("PRAGMA table_info(chat_lines)")}:
-            db.execute("ALTER TABLE chat_lines ADD COLUMN code TEXT")  # schema 13: chat only
+            db.execute("ALTER TABLE chat_lines ADD COLUMN code TEXT")  # schema 13: all chat lines
         if "added_by" not in {row[1] for row in db.execute("PRAGMA table_info(seats)")}:
             db.execute("ALTER TABLE seats ADD COLUMN added_by TEXT")  # schemas 1 to 5
         self._unreference_actions()  # schemas 1 to 8
