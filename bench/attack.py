@@ -45,6 +45,16 @@ versions of the server compare. A victim (from 127.0.0.3) sits at a table of its
   addresses (127.0.4.x) at the full table, every watch refused; the same once one spectator
   has left, each loop taking the freed place and giving it back with ``leave``. The victim's
   pings and the server's CPU for each, and the listing's spectator count at the end.
+- ``notices`` (alone with ``--only notices``): ``--notice-tables`` playing tables (a host from
+  127.0.3.x, eight to an address: ``max_running_per_address``, who started a match with four
+  server bots and took them off again, so four seats are empty and stand-ins play them), and at
+  each four connections (from 127.0.4.x, 24 to an address) that each ``join`` an empty seat and
+  ``leave`` it, one request after the other just under the message limit (``rate``, 20 a
+  second; ``--message-rate`` 19, as a loop exactly at it stays refused after any lag): every
+  join and leave at a playing table tells the table a notice (``joined``, ``left``), which the
+  table keeps among its last lines. Printed as for ``chat``: the notices a second, the server's
+  CPU, the victim's ping, and what the database and its ``chat_lines`` rows grew by once each
+  table's last 50 lines are stored.
 - ``all at once``: every attack together, with a mob from sixteen more addresses (127.0.1.x):
   the attackers' frames of both kinds, the table flood, slowloris connections (a frame's length,
   then a byte a second), idle connections, connect-and-leave churn, clients that ask for the
@@ -623,6 +633,26 @@ def chat_rows(db: Path) -> str:
             return "no chat_lines table"
 
 
+def growth(
+    db: Path,
+    before: tuple[int, int],
+    filled: tuple[int, int],
+    rows_filled: str,
+    after: tuple[int, int],
+    took: float,
+) -> str:
+    """The line of what the database file (sizes by :func:`disk_bytes`) and its ``chat_lines``
+    rows grew by: ``before`` the scenario, once every table's ring was ``filled``, and ``after``
+    the ``took`` seconds measured."""
+    return (
+        f"    database {before[0] / 1e6:.2f} MB → {filled[0] / 1e6:.2f} MB filled"
+        f" ({rows_filled} chat_lines rows) → {after[0] / 1e6:.2f} MB"
+        f" ({chat_rows(db)} rows): {(after[0] - filled[0]) / 1e3:+.0f} kB once filled"
+        f" ({(after[0] - filled[0]) / took * 3600 / 1e6:.2f} MB an hour if that went on);"
+        f" write-ahead log {after[1] / 1e6:.2f} MB"
+    )
+
+
 async def chat_scenario(served: Served, victim: Victim, args: argparse.Namespace) -> None:
     """Every connection of ``--chat-tables`` tables chatting at its limit (the module doc)."""
     loop = asyncio.get_running_loop()
@@ -690,13 +720,136 @@ async def chat_scenario(served: Served, victim: Victim, args: argparse.Namespace
         f" fill, then {took:.1f} s measured: {said} said ({said / took:.0f}/s), refused"
         f" {dict(counts)}; server CPU {used:5.0%}; victim ping {benchlib.summary(times)}"
     )
+    print(growth(served.db, before, filled, rows_filled, after, took))
+
+
+NOTICE_HOSTS = "127.0.3."
+"""The notice scenario's hosts' addresses, one per eight tables."""
+
+NOTICE_LOOPERS = "127.0.4."
+"""The notice scenario's join/leave loops' addresses, 24 connections (six tables) to one."""
+
+
+async def join_leave_loops(
+    port: int, jobs: list[tuple[int, str, int]], rate: float, window: tuple[float, float]
+) -> dict[str, int]:
+    """A connection per ``(number, table, seat)`` of ``jobs`` (its number tells its address),
+    each joining that seat and leaving it again, one request every ``1 / rate`` s, until
+    ``window`` ends (``time.monotonic`` instants, shared by every process on the machine); how
+    the replies within the window went (``joined``, ``left``, an error code) and the
+    connections cut off."""
+    counts: Counter[str] = Counter()
+    every = 1.0 / rate
+    begin, deadline = window
+
+    async def join_leave(number: int, table: str, seat: int) -> None:
+        looper = await Victim.open(port, f"{NOTICE_LOOPERS}{1 + number // 24}")
+        # The longest name of four-byte characters: the costliest notice to store.
+        await looper.request("hello", version=1, name="\U0001f600" * 24)
+        join = frame({"type": "join", "id": 2, "table": table, "seat": seat})
+        leave = frame({"type": "leave", "id": 3})
+        decoder = Decoder()
+        next_send = time.monotonic() + (number % 97) / 97 * every  # spread over one interval
+        sent = 0
+        while (now := time.monotonic()) < deadline:
+            if now >= next_send:
+                looper.writer.write(leave if sent % 2 else join)
+                sent += 1
+                next_send = max(next_send + every, now)  # behind: no burst to catch up
+            try:
+                wait = max(0.0, min(next_send, deadline) - time.monotonic())
+                data = await asyncio.wait_for(looper.reader.read(1 << 16), wait)
+            except TimeoutError:
+                continue
+            if not data:
+                counts["cut off"] += 1
+                return
+            counted = time.monotonic() >= begin
+            for msg in decoder.feed(data):
+                if counted and msg.get("id") in (2, 3) and msg["type"] in ("ok", "error"):
+                    ok = msg["type"] == "ok"
+                    counts[("joined" if msg["id"] == 2 else "left") if ok else msg["code"]] += 1
+        await looper.close()
+
+    await asyncio.gather(*(join_leave(*job) for job in jobs))
+    return dict(counts)
+
+
+def join_leave_process(
+    port: int,
+    jobs: list[tuple[int, str, int]],
+    rate: float,
+    window: tuple[float, float],
+    results: Any,
+) -> None:
+    """:func:`join_leave_loops` in a process of its own; its counts into ``results``."""
+    results.put(asyncio.run(join_leave_loops(port, jobs, rate, window)))
+
+
+async def notice_scenario(served: Served, victim: Victim, args: argparse.Namespace) -> None:
+    """Join/leave loops at ``--notice-tables`` playing tables, at the message limit (the module
+    doc): the loops run in two processes of their own, so the victim's pings here are not
+    held up by them."""
+    hosts: list[Victim] = []
+    jobs: list[tuple[int, str, int]] = []
+    for t in range(args.notice_tables):
+        host = await Victim.open(served.port, f"{NOTICE_HOSTS}{1 + t // 8}")
+        # A bot's hello: the deal does not wait for a person's client seed (PROTOCOL.md §13).
+        await host.request("hello", version=1, kind="bot", name=f"host {t}")
+        table = (await host.request("create_table", name=f"notices {t}", hands=None))["table"]
+        for _ in range(4):
+            await host.request("add_bot", strategy="random")
+        started = await host.request("start")
+        assert started["type"] == "ok", started
+        for seat in range(1, 5):
+            removed = await host.request("remove_bot", seat=seat)
+            assert removed["type"] == "ok", removed
+        hosts.append(host)
+        first = len(jobs)
+        jobs += [(first + i, str(table), 1 + i) for i in range(4)]
+    # Every table's last 50 lines are stored within a second or two (four loops, each a notice
+    # a request); then every notice replaces one: the window measured.
+    fill = max(2.0, 3 * LINES_KEPT / (4 * args.message_rate))
+    begin = time.monotonic() + 1.0 + fill  # a second for the loops to connect
+    window = (begin, begin + args.seconds)
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    halves = [jobs[: len(jobs) // 2], jobs[len(jobs) // 2 :]]
+    workers = [
+        context.Process(
+            target=join_leave_process,
+            args=(served.port, half, args.message_rate, window, results),
+            daemon=True,
+        )
+        for half in halves
+    ]
+    before = disk_bytes(served.db)
+    for worker in workers:
+        worker.start()
+    await asyncio.sleep(begin - time.monotonic())
+    filled = disk_bytes(served.db)
+    rows_filled = chat_rows(served.db)
+    cpu = served.cpu_seconds()
+    start = time.monotonic()
+    times = await victim.pings(args.seconds)
+    took = time.monotonic() - start
+    used = (served.cpu_seconds() - cpu) / took
+    after = disk_bytes(served.db)
+    counts: Counter[str] = Counter()
+    for _ in workers:
+        counts.update(await asyncio.to_thread(results.get, True, 60))
+    for worker in workers:
+        worker.join(10)
+    for host in hosts:
+        await host.close()
+    told = counts["joined"] + counts["left"]
     print(
-        f"    database {before[0] / 1e6:.2f} MB → {filled[0] / 1e6:.2f} MB filled"
-        f" ({rows_filled} chat_lines rows) → {after[0] / 1e6:.2f} MB"
-        f" ({chat_rows(served.db)} rows): {(after[0] - filled[0]) / 1e3:+.0f} kB once filled"
-        f" ({(after[0] - filled[0]) / took * 3600 / 1e6:.2f} MB an hour if that went on);"
-        f" write-ahead log {after[1] / 1e6:.2f} MB"
+        f"  notices        {len(jobs)} connections at {args.notice_tables} playing tables,"
+        f" each a join or leave every {1 / args.message_rate:g} s; {fill:.1f} s to fill, then"
+        f" {took:.1f} s measured: {told} notices told ({told / took:.0f}/s), replies"
+        f" {dict(counts)}; server CPU {used:5.0%}; victim ping {benchlib.summary(times)}"
     )
+    print(growth(served.db, before, filled, rows_filled, after, took))
 
 
 SPECTATOR_NET = "127.0.3."
@@ -884,6 +1037,10 @@ async def run(args: argparse.Namespace) -> None:
                 await spectators_scenario(served, victim, args)
                 await victim.close()
                 return
+            if args.only == "notices":
+                await notice_scenario(served, victim, args)
+                await victim.close()
+                return
             for name in ("quiet", *ATTACKS):
                 await measure(served, victim, name, args)
             outcomes, took = await asyncio.to_thread(flood, served.port, args.flood)
@@ -966,10 +1123,11 @@ def main() -> None:
     parser.add_argument("--flood", type=int, default=500, help="tables the flood tries")
     parser.add_argument(
         "--only",
-        choices=("running", "chat", "spectators"),
+        choices=("running", "chat", "spectators", "notices"),
         help="run one scenario alone (running: the running-table loop of issue 27; chat: every"
         " connection of many tables chatting at its limit, the database's growth; spectators:"
-        " one table filled with spectators, chatting and churning)",
+        " one table filled with spectators, chatting and churning; notices: join/leave loops at"
+        " playing tables at the message limit, the database's growth)",
     )
     parser.add_argument(
         "--watchers",
@@ -977,6 +1135,19 @@ def main() -> None:
         default=51,
         help="connections that ask to watch the spectators scenario's table (51: the limit,"
         " max_spectators_per_table 50, and one more)",
+    )
+    parser.add_argument(
+        "--notice-tables",
+        type=int,
+        default=50,
+        help="playing tables of the notice scenario, four join/leave loops each",
+    )
+    parser.add_argument(
+        "--message-rate",
+        type=float,
+        default=19.0,
+        help="requests a second each notice scenario loop sends (19: just under the server's"
+        " rate, 20, so a moment's lag does not leave a loop refused for good)",
     )
     parser.add_argument(
         "--chat-tables",

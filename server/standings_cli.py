@@ -1,12 +1,16 @@
 """``sheepshead standings --db PATH``: the standings of a server's players, for its host.
 
 Reads the database read-only, so it works while the server runs (the server holds the
-database's lock, not a lock on reading it).
+database's lock, not a lock on reading it), and on a database an older server left, which it
+never writes: from schema 8 on its standings tables are read as they are; an older one has
+none (the upgrade makes them from its stored hands), so the server's upgrade runs on a copy of
+it in memory.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -24,7 +28,7 @@ from server.storage.standings import (
     evening_of,
     since_timestamp,
 )
-from server.storage.store import SCHEMA_VERSION, Reader, _flock_holder
+from server.storage.store import STANDINGS_SCHEMA, Reader, Store, _flock_holder
 
 HELP = "standings of the players of a server's finished matches"
 
@@ -155,25 +159,21 @@ def run(args: argparse.Namespace) -> int:
         return 1
     started = server_started(path) if args.tonight else None
     try:
-        reader = Reader.open(path)
-        try:
-            version = reader.schema_version()
-            if 0 < version < SCHEMA_VERSION:  # read-only: the server upgrades it when it opens it
-                print(
-                    f"sheepshead standings: {path} was last opened by an older server (schema"
-                    f" {version}, this version reads {SCHEMA_VERSION}); start this version's"
-                    " server on it once to upgrade it",
-                    file=sys.stderr,
-                )
-                return 1
+        with contextlib.ExitStack() as opened:
+            reader = Reader.open(path)
+            opened.callback(reader.close)
+            if 0 < reader.schema_version() < STANDINGS_SCHEMA:
+                # Older than the kept standings: the server's upgrade makes them from the stored
+                # hands, here on a copy in memory (the file stays as its server may still use it).
+                copy = Store(None, copy_of=reader)
+                opened.callback(copy.close)
+                reader = copy.reads
             if args.tonight:
                 # As the server counts it: a restart mid-evening goes on with the evening.
                 since = since_timestamp(
                     SINCE_TONIGHT, started=evening_of(reader, started, time_now())
                 )
             rows = compute(reader, since)
-        finally:
-            reader.close()
     except sqlite3.Error as exc:
         print(f"sheepshead standings: cannot read {path}: {exc}", file=sys.stderr)
         return 1

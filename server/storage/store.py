@@ -53,7 +53,7 @@ except ImportError:  # Windows: no lock (see _DatabaseLock)
 
 log = logging.getLogger("sheepshead.server")
 
-SCHEMA_VERSION: Final = 13
+SCHEMA_VERSION: Final = 14
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
@@ -82,7 +82,11 @@ with a seat known to be freed).
 (created on open: an older database gains it empty).
 13: ``chat_lines``, each table's last chat lines (as many as the ``history`` reply carries), so
 a client coming back after a restart is sent them again (created on open: an older database
-gains it empty, its tables' chat having been kept in memory only)."""
+gains it empty, its tables' chat having been kept in memory only).
+14: ``chat_lines.code``: the ring keeps a table's notices too (joined, left, host, ...), among
+its chat lines and in one order with them, so after a restart the ``history`` reply's lines
+still say who left or became host (``code`` is the notice's, NULL for a chat line: an older
+database's rows, all chat, are kept as they are)."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -133,16 +137,18 @@ CREATE TABLE IF NOT EXISTS seat_holders (
     name TEXT NOT NULL,
     PRIMARY KEY (table_id, seat, until)
 );
--- A table's last chat lines, for the history reply's lines after a restart: a ring of as many
--- slots as that reply keeps (server.tables.history.LINES_KEPT), line n in slot n % that, so
--- each line said replaces the one that many lines older; deleted when the table closes.
+-- A table's last chat lines and notices, for the history reply's lines after a restart: a ring
+-- of as many slots as that reply keeps (server.tables.history.LINES_KEPT), line n in slot
+-- n % that, so each line said replaces the one that many lines older; deleted when the table
+-- closes.
 CREATE TABLE IF NOT EXISTS chat_lines (
     table_id INTEGER NOT NULL REFERENCES tables(id),
     slot INTEGER NOT NULL,
     n INTEGER NOT NULL,                -- the table's lines numbered 0, 1, ...: their order
-    sender TEXT NOT NULL,              -- the name it was said under
-    seat INTEGER,                      -- NULL: a spectator's
+    sender TEXT NOT NULL,              -- the name a chat line was said under ('' for a notice)
+    seat INTEGER,                      -- chat: NULL for a spectator's; a notice: its seat, if any
     text TEXT NOT NULL,
+    code TEXT,                         -- a notice's code (NULL: a chat line)
     PRIMARY KEY (table_id, slot)
 );
 -- Every accepted action, appended in order. No index: an index on (table_id, n) puts each
@@ -325,15 +331,18 @@ class LeftRow:
 
 
 @dataclass
-class ChatRow:
-    """One stored chat line of a table (``chat_lines``)."""
+class LineRow:
+    """One stored line of a table (``chat_lines``): a chat line, or a notice (``code``)."""
 
     n: int
     """The table's number for it (0, 1, ...: the order they were said in)."""
     sender: str
+    """The name a chat line was said under ('' for a notice)."""
     seat: int | None
-    """The sender's seat; None: a spectator's line."""
+    """A chat line's sender's seat (None: a spectator's line); a notice's seat (None: none)."""
     text: str
+    code: str | None = None
+    """A notice's code (None: a chat line)."""
 
 
 @dataclass
@@ -363,8 +372,8 @@ class TableRow:
     holders: list[tuple[int, int, str]] = field(default_factory=list)
     """(seat, until, name) of each earlier holder of a seat taken over during the hand in
     play, in order (schema 12)."""
-    chat: list[ChatRow] = field(default_factory=list)
-    """Its last chat lines, oldest first (schema 13)."""
+    lines: list[LineRow] = field(default_factory=list)
+    """Its last chat lines (schema 13) and notices (schema 14), oldest first."""
 
 
 class DatabaseInUse(RuntimeError):
@@ -460,6 +469,9 @@ class Store:
     """The server's SQLite database; ``path`` None keeps it in memory (tests, throwaway servers).
 
     A database file is open in one store at a time: a second one raises :class:`DatabaseInUse`.
+    A store in memory may start as a copy of the database ``copy_of`` reads, brought to the
+    current schema by the same upgrade (for reading a database an older server left, which is
+    not written: ``sheepshead standings``).
     """
 
     def __init__(
@@ -468,7 +480,10 @@ class Store:
         *,
         synchronous: str = "NORMAL",
         checkpoint_interval: float | None = CHECKPOINT_INTERVAL,
+        copy_of: Reader | None = None,
     ) -> None:
+        if copy_of is not None and path is not None:
+            raise ValueError("only a store in memory starts as a copy")
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError("synchronous must be OFF, NORMAL, FULL or EXTRA")
         if path is None:
@@ -483,6 +498,8 @@ class Store:
                 undo.callback(self._lock.release)
             self._db = sqlite3.connect(target, isolation_level="DEFERRED", check_same_thread=False)
             undo.callback(self._db.close)
+            if copy_of is not None:
+                copy_of._db.backup(self._db)
             self._prepare(target, synchronous, checkpoint_interval)
             undo.pop_all()
 
@@ -540,6 +557,8 @@ class Store:
             # Schemas 1 to 6: their rows keep NULL, the restore bounds them by first_action.
             db.execute("ALTER TABLE actions ADD COLUMN match_number INTEGER")
         self._upgrade_to_matches()
+        if "code" not in {row[1] for row in db.execute("PRAGMA table_info(chat_lines)")}:
+            db.execute("ALTER TABLE chat_lines ADD COLUMN code TEXT")  # schema 13: all chat lines
         if "added_by" not in {row[1] for row in db.execute("PRAGMA table_info(seats)")}:
             db.execute("ALTER TABLE seats ADD COLUMN added_by TEXT")  # schemas 1 to 5
         self._unreference_actions()  # schemas 1 to 8
@@ -746,17 +765,18 @@ class Store:
         self._write("DELETE FROM seats_left WHERE table_id = ?", (key,))
         self._write("DELETE FROM seat_holders WHERE table_id = ?", (key,))
 
-    def save_chat(self, table_id: str, kept: int, row: ChatRow) -> None:
-        """Store the table's chat line ``row.n``, replacing its line ``row.n - kept`` (the
-        store keeps a table's last ``kept`` lines: one statement a line, whatever the count)."""
+    def save_line(self, table_id: str, kept: int, row: LineRow) -> None:
+        """Store the table's line ``row.n`` (chat or notice), replacing its line
+        ``row.n - kept`` (the store keeps a table's last ``kept`` lines: one statement a line,
+        whatever the count)."""
         self._write(
-            "INSERT OR REPLACE INTO chat_lines (table_id, slot, n, sender, seat, text)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (table_key(table_id), row.n % kept, row.n, row.sender, row.seat, row.text),
+            "INSERT OR REPLACE INTO chat_lines (table_id, slot, n, sender, seat, text, code)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (table_key(table_id), row.n % kept, row.n, row.sender, row.seat, row.text, row.code),
         )
 
-    def forget_chat(self, table_id: str) -> None:
-        """Delete the table's stored chat lines (it closed: nobody is sent them again)."""
+    def forget_lines(self, table_id: str) -> None:
+        """Delete the table's stored lines (it closed: nobody is sent them again)."""
         self._write("DELETE FROM chat_lines WHERE table_id = ?", (table_key(table_id),))
 
     def add_action(
@@ -1090,16 +1110,16 @@ class Store:
             if key in loaded:
                 loaded[key].holders.append((seat, until, name))
         stale: set[int] = set()
-        for key, n, sender, seat, text in self._db.execute(
-            "SELECT table_id, n, sender, seat, text FROM chat_lines ORDER BY table_id, n"
+        for key, *line in self._db.execute(
+            "SELECT table_id, n, sender, seat, text, code FROM chat_lines ORDER BY table_id, n"
         ):
             if key in loaded:
-                loaded[key].chat.append(ChatRow(n, sender, seat, text))
+                loaded[key].lines.append(LineRow(*line))
             else:
                 stale.add(key)
         for key in stale:
             # A table not restored (its match ended more than over_table_ttl ago, and it was
-            # not closed before the stop): nobody comes back to it to be sent its chat.
+            # not closed before the stop): nobody comes back to it to be sent its lines.
             self._db.execute("DELETE FROM chat_lines WHERE table_id = ?", (key,))
         if start is not None:
             # One pass over the log from the oldest unfinished match's first action. It also
@@ -1291,6 +1311,12 @@ class StandingRow:
     seat_name: str | None
     """Its seat's name in the last match counted."""
     figures: Figures
+
+
+STANDINGS_SCHEMA: Final = 8
+"""The first schema with the standings tables :class:`Reader` reads (``match_tallies``,
+``player_totals``, ``identities``), unchanged since: a database of this schema or newer is read
+as it is. A schema that changes them raises this."""
 
 
 def missing_tables(exc: sqlite3.OperationalError) -> bool:

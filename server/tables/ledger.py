@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from engine.actions import NUM_SEATS
-from server.storage.store import ChatRow, LeftRow, SeatRow, Store
+from server.storage.store import LeftRow, LineRow, SeatRow, Store
 from server.storage.tallies import HandFacts
 from server.tables.seats import SeatKind, SeatState, TableState
 
@@ -39,9 +39,9 @@ class TableLedger:
         self.holders_stored = False
         """Whether an earlier holder of a seat taken over during the current hand is stored
         (``seat_holders``, :meth:`seat_taken_over`)."""
-        self.chat_lines = 0
-        """How many chat lines the table has stored (the next one's number): the store keeps
-        the last of them (``chat_lines``)."""
+        self.lines = 0
+        """How many lines (chat and notices) the table has stored (the next one's number): the
+        store keeps the last of them (``chat_lines``)."""
 
     # ------------------------------------------------------------------ a restore reads
 
@@ -71,11 +71,11 @@ class TableLedger:
                 self.holders_stored = True
         return held
 
-    def chat_restored(self, rows: Sequence[ChatRow], kept: int) -> list[ChatRow]:
-        """A restored table's stored chat lines (oldest first): the next line said is numbered
-        after them; returns the last ``kept`` of them."""
+    def lines_restored(self, rows: Sequence[LineRow], kept: int) -> list[LineRow]:
+        """A restored table's stored lines, chat and notices (oldest first): the next line is
+        numbered after them; returns the last ``kept`` of them."""
         if rows:
-            self.chat_lines = rows[-1].n + 1
+            self.lines = rows[-1].n + 1
         return list(rows[-kept:])
 
     def deal_seeds(self) -> list[dict[str, Any]]:
@@ -142,9 +142,16 @@ class TableLedger:
 
     def chat_said(self, sender: str, seat: int | None, text: str, *, kept: int) -> None:
         """A chat line was said at the table (by ``sender`` at ``seat``, None: a spectator):
-        stored in place of the one ``kept`` lines older, so a restart keeps the last ``kept``."""
-        self.store.save_chat(self.table_id, kept, ChatRow(self.chat_lines, sender, seat, text))
-        self.chat_lines += 1
+        stored in place of the line ``kept`` lines older, so a restart keeps the last ``kept``."""
+        self._line(LineRow(self.lines, sender, seat, text), kept)
+
+    def notice_told(self, code: str, text: str, seat: int | None, *, kept: int) -> None:
+        """A notice was told at the table: stored among its chat lines, as :meth:`chat_said`."""
+        self._line(LineRow(self.lines, "", seat, text, code), kept)
+
+    def _line(self, row: LineRow, kept: int) -> None:
+        self.store.save_line(self.table_id, kept, row)
+        self.lines += 1
 
     def host_changed(self, seat: int | None) -> None:
         """The host is now the player at ``seat`` (None: nobody)."""
@@ -254,12 +261,13 @@ class TableLedger:
         grow the database. One that started but finished no hand keeps only its row (the
         actions of an abandoned hand refer to it), so start, end and leave in a loop leaves
         little. Otherwise its row is marked closed, ``finished`` now unless its match ended
-        before. Its chat is deleted in every case: nobody is sent it again."""
+        before. Its lines (chat and notices) are deleted in every case: nobody is sent them
+        again."""
         store = self.store
         self._forget_left()
-        if self.chat_lines:
-            store.forget_chat(self.table_id)
-            self.chat_lines = 0
+        if self.lines:
+            store.forget_lines(self.table_id)
+            self.lines = 0
         if state == "waiting" and match == 0:
             store.forget_table(self.table_id)
         elif not store.has_hands(self.table_id):

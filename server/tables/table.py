@@ -131,8 +131,8 @@ class Table:
         """Each finished hand of the current match, packed as its ``history`` entry (bytes, so
         the garbage collector never walks them)."""
         self.lines: deque[bytes] = deque(maxlen=LINES_KEPT)
-        """The last chat and notice events, packed as they were sent (restored: the stored chat
-        lines said before the restart, no notice)."""
+        """The last chat and notice events, packed as they were sent (restored: the stored ones
+        from before the restart)."""
         self.finished_at: float | None = None
         """Wall-clock time the last match ended (while the table is ``over``)."""
         self._over_timer: asyncio.TimerHandle | None = None
@@ -204,15 +204,19 @@ class Table:
         # Who held the seats emptied during the hand in play: it is still theirs (stored).
         table._left = table.ledger.left_restored(row.left)
         table._holders = table.ledger.holders_restored(row.holders)
-        for line in table.ledger.chat_restored(row.chat, LINES_KEPT):
-            said = m.chat(
-                table=table.id,
-                sender=line.sender,
-                seat=line.seat,
-                text=line.text,
-                spectator=line.seat is None,
+        for line in table.ledger.lines_restored(row.lines, LINES_KEPT):
+            said = (
+                m.chat(
+                    table=table.id,
+                    sender=line.sender,
+                    seat=line.seat,
+                    text=line.text,
+                    spectator=line.seat is None,
+                )
+                if line.code is None
+                else m.notice(table=table.id, code=line.code, text=line.text, seat=line.seat)
             )
-            table.lines.append(pack(said))  # the last chat, as sent before the restart
+            table.lines.append(pack(said))  # the last lines, as sent before the restart
         table.seq = row.seq
         table.turn_seq = row.seq + 1
         return table
@@ -1209,7 +1213,9 @@ class Table:
             p.send_encoded(encoded)
 
     def notice(self, code: str, text: str, seat: int | None = None) -> None:
-        """Tell everyone at the table (a ``notice``, kept among the last lines for ``history``)."""
+        """Tell everyone at the table (a ``notice``, kept among the last lines for ``history``,
+        and stored with them before it is shown, as chat is, so a restart keeps it)."""
+        self.ledger.notice_told(code, text, seat, kept=LINES_KEPT)
         self._broadcast(m.notice(table=self.id, code=code, text=text, seat=seat), keep=True)
 
     # ------------------------------------------------------------------ closing

@@ -1,8 +1,8 @@
-"""A table's chat survives a restart: each line is stored as it is said (``chat_lines``), so a
-client that comes back after ``kill -9`` or a clean stop is sent it again in ``history``'s
-``lines`` (the client's "Earlier at this table"). The store keeps only the lines that reply
-can carry (``LINES_KEPT``, the table's bound in memory) and forgets them with the table. Real
-server on 127.0.0.1, real sockets and codec."""
+"""A table's chat survives a restart: each line is stored as it is said (``chat_lines``, with
+the table's notices since schema 14), so a client that comes back after ``kill -9`` or a clean
+stop is sent it again in ``history``'s ``lines`` (the client's "Earlier at this table"). The
+store keeps only the lines that reply can carry (``LINES_KEPT``, the table's bound in memory)
+and forgets them with the table. Real server on 127.0.0.1, real sockets and codec."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 
 from server.app import Server
-from server.storage.store import ChatRow, Store, table_key
+from server.storage.store import LineRow, Store, table_key
 from server.tables.history import LINES_KEPT
 from tests.e2e.test_server_crash import Served
 from tests.server.support import Raw, disk_config, raw_bot_table
@@ -112,8 +112,31 @@ def test_an_older_database_gains_the_chat_table_empty(tmp_path: Path) -> None:
     store = Store(db)
     try:
         (row,) = store.load_open_tables()
-        assert row.id == table and row.chat == []
+        assert row.id == table and row.lines == []
         assert store._db.execute("SELECT count(*) FROM chat_lines").fetchone() == (0,)
+    finally:
+        store.close()
+
+
+def test_a_schema_13_database_keeps_its_chat_lines_and_stores_notices_after_them(
+    tmp_path: Path,
+) -> None:
+    """Schema 13 stored chat only (no ``code``): its lines are kept as chat on the upgrade, and
+    the ring goes on with notices numbered after them."""
+    db = tmp_path / "v13.db"
+    store = Store(db)
+    table = store.create_table({"name": "t"}, created=0.0)
+    store.save_line(table, LINES_KEPT, LineRow(0, "Ann", 0, "hello"))
+    store.close()
+    with sqlite3.connect(db) as old:
+        old.executescript("ALTER TABLE chat_lines DROP COLUMN code; PRAGMA user_version=13;")
+    store = Store(db)
+    try:
+        (row,) = store.load_open_tables()
+        assert row.lines == [LineRow(0, "Ann", 0, "hello", None)]
+        store.save_line(table, LINES_KEPT, LineRow(1, "", 0, "Ann is now the host", "host"))
+        (row,) = store.load_open_tables()
+        assert [line.code for line in row.lines] == [None, "host"]
     finally:
         store.close()
 
@@ -125,7 +148,7 @@ def test_the_chat_of_a_table_not_restored_is_deleted_at_the_restore(tmp_path: Pa
     try:
         kept, gone = (store.create_table({"name": n}, created=0.0) for n in ("kept", "gone"))
         for table in (kept, gone):
-            store.save_chat(table, LINES_KEPT, ChatRow(0, "Ann", 0, f"said at {table}"))
+            store.save_line(table, LINES_KEPT, LineRow(0, "Ann", 0, f"said at {table}"))
         store.update_table(gone, state="over", finished=0.0)
         assert [row.id for row in store.load_open_tables(over_since=100.0)] == [kept]
         rows = store._db.execute("SELECT table_id, text FROM chat_lines").fetchall()

@@ -186,7 +186,9 @@ async def test_the_client_pages_through_a_long_match_past_the_history_allowance(
         await ann.close()
 
 
-async def test_history_survives_a_restart_and_lines_survive_a_reconnect(tmp_path: Path) -> None:
+async def test_history_and_its_lines_survive_a_restart_and_a_reconnect(tmp_path: Path) -> None:
+    """The finished hands, and the last lines (notices among the chat, in order), come back to
+    a client that reconnects, and after a restart on the same database."""
     db = tmp_path / "history.db"
     server = Server(disk_config(db))
     await server.start()
@@ -236,6 +238,9 @@ async def test_history_survives_a_restart_and_lines_survive_a_reconnect(tmp_path
     assert welcome["table"] == created["table"]
     after = await ann.request("history")
     assert after["hands"] == before["hands"] and after["match"] == 0
+    # The lines from before the restart, notices and chat, as they were sent (stored); Ann's
+    # own return may follow them. Before: the chat line alone, the notices lost.
+    assert after["lines"][: len(lines)] == lines
     check_entries(after["hands"], [m for m in log if m["type"] == "hand_over"])
     await ann.close()
     await server.stop()

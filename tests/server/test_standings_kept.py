@@ -6,6 +6,8 @@ the event loop."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import random
 import sqlite3
 import threading
@@ -14,12 +16,13 @@ from typing import Any
 
 import pytest
 
+from client import cli
 from engine import Hand
 from engine.match import Match
 from engine.rules import RuleSet
 from server.storage import standings as standings_module
 from server.storage.standings import PlayerStanding, compute, query
-from server.storage.store import Reader, SeatRow, Store
+from server.storage.store import SCHEMA_VERSION, STANDINGS_SCHEMA, Reader, SeatRow, Store
 from server.storage.tallies import HandFacts
 from tests.server import standings_reference as reference
 from tests.server.support import Raw, running_server
@@ -205,6 +208,30 @@ def test_an_older_database_is_filled_in_on_upgrade(tmp_path: Path) -> None:
     store = Store(path)
     assert expected and wire(compute(store.reads)) == expected
     store.close()
+
+
+@pytest.mark.parametrize("version", [6, SCHEMA_VERSION - 1])
+def test_the_cli_reads_an_older_database_without_writing_it(
+    tmp_path: Path, version: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``sheepshead standings`` on a database an older server left gives the rows this
+    version's server would, and leaves the file as it was: schema 6 kept no standings (the
+    upgrade makes them, on a copy in memory); the schema before this one has them as they
+    are read. Before, it refused both until a server of this version had opened them."""
+    path = tmp_path / f"v{version}.db"
+    store = Store(path)
+    fill_random_matches(store, random.Random(11), 30)
+    expected = wire(compute(store.reads))
+    store.close()
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        if version < STANDINGS_SCHEMA:
+            db.executescript("DROP TABLE match_tallies; DROP TABLE player_totals;")
+        db.execute(f"PRAGMA user_version={version}")
+        db.commit()
+    written = path.read_bytes()
+    assert cli.main(["standings", "--db", str(path), "--json"]) == 0
+    assert expected and json.loads(capsys.readouterr().out) == expected
+    assert path.read_bytes() == written
 
 
 async def test_standings_are_read_off_the_event_loop(

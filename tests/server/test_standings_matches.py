@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -143,29 +142,6 @@ async def test_a_match_counts_after_its_table_closes(tmp_path: Path) -> None:
         assert rows["Ann"]["total"] == tally.total["ann"]
         assert rows["random"]["matches"] == 1 and rows["random"]["hands"] == 4
         assert cli_rows(db) == reply["players"]
-
-
-def test_the_cli_asks_for_an_upgrade_of_an_older_database(tmp_path: Path) -> None:
-    """Read-only, the command cannot upgrade a database a schema 4 server left: it says so."""
-    path = tmp_path / "v4.db"
-    conn = sqlite3.connect(path)
-    conn.executescript(
-        """
-        CREATE TABLE hand_seats (table_id INTEGER NOT NULL, number INTEGER NOT NULL,
-            seat INTEGER NOT NULL, identity TEXT, name TEXT, PRIMARY KEY (table_id, number, seat));
-        PRAGMA user_version=4;
-        """
-    )
-    conn.commit()
-    conn.close()
-    done = subprocess.run(
-        [sys.executable, "-m", "client.cli", "standings", "--db", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 1
-    assert "older server (schema 4" in done.stderr and "upgrade" in done.stderr
 
 
 def test_more_matches_than_one_query_names_count_each_once() -> None:
