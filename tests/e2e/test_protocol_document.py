@@ -22,11 +22,11 @@ from tests.server.support import Raw, raw_bot_table, raw_play, running_server
 PROTOCOL_MD = Path(__file__).resolve().parents[2] / "PROTOCOL.md"
 
 
-async def bot_table(raw: Raw, **create: Any) -> str:
-    """``raw`` hosts a table with four random server bots, started; returns its id."""
+async def bot_table(raw: Raw, strategy: str = "random", **create: Any) -> str:
+    """``raw`` hosts a table with four server bots of ``strategy``, started; returns its id."""
     table = str((await raw.request("create_table", name="doc", **create))["table"])
     for _ in range(4):
-        await raw.request("add_bot", strategy="random")
+        await raw.request("add_bot", strategy=strategy)
     assert (await raw.request("start"))["type"] == "ok"
     return table
 
@@ -130,7 +130,9 @@ async def test_an_answer_repeated_after_the_turn_passed_is_not_your_turn() -> No
     async with running_server(bot_delay=0.2) as server:  # the bots wait: the turn stays away
         raw = await Raw.open(server.port)
         await raw.hello()
-        await bot_table(raw)
+        # Heuristic bots pass four hands in five, so the bidding soon reaches seat 0 (random
+        # ones pick every other hand: a run played up to five hands, 24 s, to get there).
+        await bot_table(raw, strategy="heuristic")
         while True:
             prompt = await raw.expect("your_turn", timeout=10)
             passing = {"action": "pass"}
