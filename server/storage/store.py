@@ -29,6 +29,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -517,7 +518,7 @@ class Store:
         self._db.executescript(_SCHEMA)
         self._db.executescript(_PLAYERS_SCHEMA)
         if version < SCHEMA_VERSION:
-            self._upgrade()
+            self._upgrade(version)
         self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         self._db.commit()
         self.commits = 0
@@ -529,8 +530,15 @@ class Store:
         if self.path is not None and checkpoint_interval is not None:
             self._checkpointer = _Checkpointer(self.path, checkpoint_interval)
 
-    def _upgrade(self) -> None:
-        """Bring a database of an older schema to the current layout, keeping every row."""
+    def _upgrade(self, version: int) -> None:
+        """Bring a database of schema ``version`` (older than this one's) to the current
+        layout, keeping every row.
+
+        Each step looks at the layout itself, so it does nothing where its change is already
+        there: an upgrade costs what the database lacks. The one step that grows with the
+        history, filling the standings from the stored hands, runs only for a database older
+        than the standings' own layout (:data:`STANDINGS_SCHEMA`): a newer one keeps its rows
+        as they are (the figures: docs/performance.md, "Storage")."""
         db = self._db
         columns = {row[1] for row in db.execute("PRAGMA table_info(actions)")}
         if "seq" not in columns:  # schema 1
@@ -562,7 +570,8 @@ class Store:
         if "added_by" not in {row[1] for row in db.execute("PRAGMA table_info(seats)")}:
             db.execute("ALTER TABLE seats ADD COLUMN added_by TEXT")  # schemas 1 to 5
         self._unreference_actions()  # schemas 1 to 8
-        backfill(db)  # schemas 1 to 7: the standings' tallies from the stored hands
+        if version < STANDINGS_SCHEMA:  # schemas 1 to 7 kept no standings (0: a new file)
+            backfill(db)
 
     def _unreference_actions(self) -> None:
         """Schemas 1 to 8 -> 9: drop the foreign key of ``actions.table_id``, in place.
@@ -588,7 +597,11 @@ class Store:
             )
             db.execute(f"PRAGMA schema_version={int(version) + 1}")
         finally:
-            db.execute("PRAGMA writable_schema=OFF")
+            # RESET: OFF, and this connection reloads the schema it parsed before the edit.
+            # With OFF alone it kept planning from the old text (every delete of a ``tables``
+            # row scanning the log, until a restart) unless a later statement happened to
+            # reload it, as the standings' rebuild that once ran on every upgrade did.
+            db.execute("PRAGMA writable_schema=RESET")
 
     def _upgrade_to_matches(self) -> None:
         """Schemas 3 and 4 -> 5: a match number on tables, hands, results and hand_seats (the
@@ -1245,12 +1258,29 @@ class Store:
         return [{"seat": s, "name": n, "kind": k, "total": t, "hands": h} for s, n, k, t, h in cur]
 
 
+BACKFILL_PROGRESS_EVERY: Final = 5.0
+"""Seconds between two progress lines of :func:`backfill` in the server's log (the lines say
+why a server's first start on an old database with a long history takes a while)."""
+
+
 def backfill(db: sqlite3.Connection) -> None:
     """Fill ``match_tallies`` and ``player_totals`` from the hands a database of schema 7 or
     older stored (run once, by its upgrade): every hand someone remembered played is replayed
-    once (about half a millisecond a hand), and the matches whose results are stored count."""
+    once (about half a millisecond a hand), and the matches whose results are stored count.
+
+    The log says how many hands it replays, then how many it has done of them every
+    :data:`BACKFILL_PROGRESS_EVERY` seconds, and when it is done."""
     db.execute("DELETE FROM match_tallies")
     db.execute("DELETE FROM player_totals")
+    # Read off the hand_seats key (not the hands, whose records are most of the file).
+    total = db.execute(
+        "SELECT count(*) FROM (SELECT DISTINCT table_id, match_number, number FROM hand_seats"
+        " WHERE identity IS NOT NULL)"
+    ).fetchone()[0]
+    if total:
+        log.info("rebuilding the standings: replaying %d stored hands", total)
+    started = last_line = time.monotonic()
+    done = 0
     tallies: dict[tuple[int, int, str], list[Any]] = {}
     facts: HandFacts | None = None
     current: HandKey | None = None
@@ -1267,6 +1297,10 @@ def backfill(db: sqlite3.Connection) -> None:
         if current != (table, match, number) or facts is None:
             current = (table, match, number)
             facts = replay(record, payouts)
+            done += 1
+            if time.monotonic() - last_line >= BACKFILL_PROGRESS_EVERY:
+                last_line = time.monotonic()
+                log.info("rebuilding the standings: %d of %d hands replayed", done, total)
         figures = Figures()
         figures.add(seat, facts)
         row = tallies.setdefault((table, match, identity), [0] * len(TALLY_FIGURES) + [None])
@@ -1294,6 +1328,13 @@ def backfill(db: sqlite3.Connection) -> None:
         f" SELECT identity, count(*), {sums}, name, max(finished) FROM match_tallies"
         " WHERE finished IS NOT NULL GROUP BY identity"
     )
+    if total:
+        log.info(
+            "rebuilding the standings: %d of %d hands replayed, done in %.1f s",
+            done,
+            total,
+            time.monotonic() - started,
+        )
 
 
 @dataclass
