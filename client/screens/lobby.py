@@ -254,6 +254,24 @@ class LobbyScreen(GameScreen[None]):
         reply = await app.call("list_tables", quiet_lost=quiet)
         if reply is not None and self.is_attached:
             self.show_tables(reply.get("tables") or [])
+            if app.take_back_by_key:
+                app.take_back_by_key = False
+                self._take_back_alone()
+
+    def _take_back_alone(self) -> None:
+        """The first listing after the start: if exactly one table keeps our player key's
+        seat away (a new device, a wiped config: no seat token), take it back as a token would
+        have; with two or more, the player chooses (Enter on one)."""
+        app = self.game
+        if app.session is None or app.session.table is not None or app.mode != "join":
+            return
+        away = [t for t in self.tables if (yours := _yours(t)) is not None and yours[1]]
+        if len(away) != 1:
+            return
+        table = away[0]
+        label = str(table.get("name") or table.get("id"))
+        app.notify(f"Taking your seat back at {label}", timeout=6)
+        self._enter("join", table)
 
     def _on_screen(self) -> bool:
         """Whether the lobby shows: on top, or under dialogs only (not under a table)."""
