@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Static
 
-from client.model import plural
+from client.model import bot_label, plural
 from client.screens.base import GameScreen
 from client.screens.dialogs import hand_over_key
 from engine.rules import preset_title
@@ -211,7 +211,10 @@ class LobbyScreen(GameScreen[None]):
                 seats.append("—")
             else:
                 away = not seat.get("connected", True)
-                mark = " (bot)" if kind == "bot" else (" (away)" if away else "")
+                strategy = seat.get("strategy")
+                # A server bot as the standings name it: "Gus (heuristic bot)".
+                label = bot_label(strategy) if isinstance(strategy, str) and strategy else "bot"
+                mark = f" ({label})" if kind == "bot" else (" (away)" if away else "")
                 if yours is not None and seat.get("seat") == yours[0]:
                     mark = " (yours, away)" if away else " (yours)"
                 seats.append(f"{seat.get('name', '?')}{mark}")
