@@ -11,7 +11,7 @@ import importlib
 import logging
 import time
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.bots import strategy_names
@@ -66,6 +66,17 @@ class Listing:
     seated_cut: dict[str, list[Table]]
     """As :attr:`seated`, for the tables the cut left out: an asker's own are put back in its
     reply (:meth:`Lobby.list_tables`)."""
+    cut_summaries: dict[str, tuple[dict[str, Any], int]] = field(default_factory=dict)
+    """Table id -> the summary of a table the cut left out and its packed bytes, built when
+    an asker's own first needs it and kept for the next asks (as long as the listing)."""
+
+    def cut_summary(self, table: Table) -> tuple[dict[str, Any], int]:
+        """The summary of ``table`` (one the cut left out) and its packed bytes."""
+        found = self.cut_summaries.get(table.id)
+        if found is None:
+            summary = table.summary()
+            found = self.cut_summaries[table.id] = (summary, len(pack(summary)))
+        return found
 
 
 class Lobby:
@@ -193,25 +204,34 @@ class Lobby:
             mark = _yours(table, identity)
             if mark is not None:
                 marked[index] = {**listing.summaries[index], "yours": mark}
-        first: list[dict[str, Any]] = []
+        first: list[tuple[dict[str, Any], int]] = []
+        first_bytes = 0
         for table in cut or ():
             mark = _yours(table, identity)
-            if mark is not None:
-                first.append({**table.summary(), "yours": mark})
+            if mark is None:
+                continue
+            summary, size = listing.cut_summary(table)
+            size += YOURS_BYTES
+            if first and first_bytes + size > LIST_BUDGET:  # a key with seats everywhere
+                break
+            first.append(({**summary, "yours": mark}, size))
+            first_bytes += size
         if not marked and not first:
             return listing.summaries, listing.truncated
         return self._with_own(listing, marked, first)
 
     @staticmethod
     def _with_own(
-        listing: Listing, marked: dict[int, dict[str, Any]], first: list[dict[str, Any]]
+        listing: Listing,
+        marked: dict[int, dict[str, Any]],
+        first: list[tuple[dict[str, Any], int]],
     ) -> tuple[list[dict[str, Any]], bool]:
         """The reply to an asker whose own listed summaries are ``marked`` (by index) and whose
-        own cut tables' summaries are ``first``: within :data:`LIST_BUDGET`, the list gives
-        up its last summaries for the room the asker's take, and an own summary it gives up
-        moves to the front instead (only the asker's cut tables are packed here)."""
+        own cut tables' summaries are ``first`` (with their packed bytes): within
+        :data:`LIST_BUDGET`, the list gives up its last summaries for the room the asker's
+        take, and an own summary it gives up moves to the front instead."""
         ends = listing.ends
-        first_bytes = sum(len(pack(summary)) for summary in first)
+        first_bytes = sum(size for _, size in first)
         kept = len(listing.summaries)
         while True:
             room = LIST_BUDGET - first_bytes - YOURS_BYTES * len(marked)
@@ -220,17 +240,18 @@ class Lobby:
             kept = bisect_right(ends, room, hi=kept)
             pushed = sorted(i for i in marked if i >= kept)
             for i in pushed:
-                first.append(marked.pop(i))
-                first_bytes += _size(ends, i) + YOURS_BYTES
+                size = _size(ends, i) + YOURS_BYTES
+                first.append((marked.pop(i), size))
+                first_bytes += size
             if not pushed:
                 break
         while first_bytes > LIST_BUDGET and len(first) > 1:  # a key with seats everywhere
-            first_bytes -= len(pack(first.pop()))
+            first_bytes -= first.pop()[1]
         rest = listing.summaries[:kept]
         for i, summary in marked.items():
             rest[i] = summary
         truncated = listing.truncated or kept < len(listing.summaries)
-        return first + rest if first else rest, truncated
+        return [summary for summary, _ in first] + rest if first else rest, truncated
 
     def _build_listing(self) -> Listing:
         """Tables that started or have somebody at them take the frame's room first, so a flood
