@@ -162,7 +162,8 @@ class SheepsheadApp(App[int]):
         self._rematches_seen = self.model.rematches
         self._history_for: tuple[str, str] | None = None
         """(table, why) the match history was last asked for."""
-        self.take_back_by_key = mode == "join" and session is not None and session.table is None
+        at_table = getattr(session, "table", None) is not None
+        self.take_back_by_key = mode == "join" and session is not None and not at_table
         """Whether the lobby's first listing is still to come for a client that started at no
         table (no seat token, or a refused one): the player key's one away seat it shows is
         taken back by itself, as a token would have (``LobbyScreen``)."""

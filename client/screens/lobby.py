@@ -266,7 +266,7 @@ class LobbyScreen(GameScreen[None]):
         seat away (a new device, a wiped config: no seat token), take it back as a token would
         have; with two or more, the player chooses (Enter on one)."""
         app = self.game
-        if app.session is None or app.session.table is not None or app.mode != "join":
+        if getattr(app.session, "table", None) is not None or app.mode != "join":
             return
         away = [t for t in self.tables if (yours := _yours(t)) is not None and yours[1]]
         if len(away) != 1:
