@@ -188,6 +188,11 @@ class SheepsheadApp(App[int]):
         """A ``seeds_revealed`` whose check waits for :attr:`_history_due`'s answer."""
         self._reveal_timer: Timer | None = None
         """Ends the wait of :attr:`_reveal_held` after :data:`HISTORY_WAIT` seconds."""
+        at_table = getattr(session, "table", None) is not None
+        self.take_back_by_key = mode == "join" and session is not None and not at_table
+        """Whether the lobby's first listing is still to come for a client that started at no
+        table (no seat token, or a refused one): the player key's one away seat it shows is
+        taken back by itself, as a token would have (``LobbyScreen``)."""
         if session is not None:
             self.status = session.status
 

@@ -258,6 +258,21 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
+def bot_label(strategy: str) -> str:
+    """How a server bot is named where bots are told apart by strategy: "heuristic bot".
+
+    The standings count a strategy's bots together across tables (a server bot's seat name,
+    "Gus", is its seat's, not its own), so their row is the strategy; the match-over panel
+    and the lobby's seat list say "Gus (heuristic bot)" and a seat box "heuristic bot" with
+    the same words, so a player can tell which row a bot of their table went into (before,
+    the standings said "heuristic (bot)", and nothing at the table named a bot's strategy).
+
+    >>> bot_label("heuristic")
+    'heuristic bot'
+    """
+    return f"{strategy} bot"
+
+
 def _same(a: Any, b: Any) -> bool:
     if isinstance(a, list) and isinstance(b, list | tuple):
         return sorted(a) == sorted(b)

@@ -750,6 +750,22 @@ class FormInput(Input):
         Binding("ctrl+a", "select_all", "Select all", show=False)
     ]
 
+    async def _on_key(self, event: events.Key) -> None:
+        """A key bound in this field (Backspace, Delete, the arrows, Enter, ...) acts here,
+        in the field it was sent to. Textual looks a key's binding up only once the key has
+        passed the field, in whatever field has the focus by then: of a burst typed into a
+        form (pasted, or over a laggy SSH door) the Backspaces sent to the hands, behind a
+        Tab, deleted from the password."""
+        if not event.is_printable:
+            # The field's own bindings, its class's merged with Input's (priority ones ran
+            # before the key was sent here).
+            for binding in self._bindings.key_to_bindings.get(event.key, ()):
+                if not binding.priority and await self.app.run_action(binding.action, self):
+                    event.stop()
+                    event.prevent_default()
+                    return
+        await super()._on_key(event)
+
 
 class NumberInput(FormInput):
     """A whole number from ``low`` to ``high``, or empty (``empty`` says what empty means).
@@ -852,11 +868,33 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "cancel"),
         Binding("ctrl+s", "create", "create"),
+        # Priority: the app runs them as the key arrives, before it hands the keys behind
+        # them to the focused field. As the screen's own (non-priority) bindings they ran
+        # only once the Tab had passed through the field, and the keys of a burst behind it
+        # (pasted, or typed over a laggy SSH door) were already in that field's queue: a
+        # number of hands typed behind a Tab went into the name.
+        Binding("tab", "next_field", show=False, priority=True),
+        Binding("shift+tab", "previous_field", show=False, priority=True),
     ]
 
     def __init__(self, default_name: str) -> None:
         super().__init__(classes="dialog")
         self.default_name = default_name
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Tab and Shift+Tab wait with the other keys typed ahead until the dialog is ready
+        (:class:`TypeAhead` plays them in order)."""
+        if action in ("next_field", "previous_field"):
+            return self._ready
+        return True
+
+    def action_next_field(self) -> None:
+        """Move to the next field."""
+        self.focus_next()
+
+    def action_previous_field(self) -> None:
+        """Move to the previous field."""
+        self.focus_previous()
 
     def compose(self) -> ComposeResult:
         """A compact form, one line per field; the focused field's help shows below it."""

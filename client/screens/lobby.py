@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Static
 
-from client.model import plural
+from client.model import bot_label, plural
 from client.screens.base import GameScreen
 from client.screens.dialogs import hand_over_key
 from engine.rules import preset_title
@@ -211,7 +211,10 @@ class LobbyScreen(GameScreen[None]):
                 seats.append("—")
             else:
                 away = not seat.get("connected", True)
-                mark = " (bot)" if kind == "bot" else (" (away)" if away else "")
+                strategy = seat.get("strategy")
+                # A server bot as the standings name it: "Gus (heuristic bot)".
+                label = bot_label(strategy) if isinstance(strategy, str) and strategy else "bot"
+                mark = f" ({label})" if kind == "bot" else (" (away)" if away else "")
                 if yours is not None and seat.get("seat") == yours[0]:
                     mark = " (yours, away)" if away else " (yours)"
                 seats.append(f"{seat.get('name', '?')}{mark}")
@@ -254,6 +257,24 @@ class LobbyScreen(GameScreen[None]):
         reply = await app.call("list_tables", quiet_lost=quiet)
         if reply is not None and self.is_attached:
             self.show_tables(reply.get("tables") or [])
+            if app.take_back_by_key:
+                app.take_back_by_key = False
+                self._take_back_alone()
+
+    def _take_back_alone(self) -> None:
+        """The first listing after the start: if exactly one table keeps our player key's
+        seat away (a new device, a wiped config: no seat token), take it back as a token would
+        have; with two or more, the player chooses (Enter on one)."""
+        app = self.game
+        if getattr(app.session, "table", None) is not None or app.mode != "join":
+            return
+        away = [t for t in self.tables if (yours := _yours(t)) is not None and yours[1]]
+        if len(away) != 1:
+            return
+        table = away[0]
+        label = str(table.get("name") or table.get("id"))
+        app.notify(f"Taking your seat back at {label}", timeout=6)
+        self._enter("join", table)
 
     def _on_screen(self) -> bool:
         """Whether the lobby shows: on top, or under dialogs only (not under a table)."""

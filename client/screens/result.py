@@ -24,9 +24,8 @@ from textual.widgets import Static
 
 from client.coach import review_lines
 from client.decisions import live_decisions
-from client.model import NUM_SEATS, Change, FinishedHand, TableModel, rank_places
+from client.model import NUM_SEATS, Change, FinishedHand, TableModel, bot_label, rank_places
 from client.screens.base import GameModal, ShowsYourTurn
-from client.screens.standings import bot_label
 from client.screens.table import TableScreen
 from client.widgets.cards import card_text, cards_text
 from client.widgets.table import fit_name, tag_name

@@ -21,6 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from client.model import bot_label
 from client.screens.base import game_of
 
 STAKES: tuple[int, ...] = (1, 5, 10, 25, 50, 100, 200, 500)
@@ -137,21 +138,6 @@ def settle_lines(rows: Sequence[Mapping[str, Any]], stake: int) -> list[str]:
 
 def _percent(value: object) -> str:
     return f"{float(value or 0) * 100:.0f}%"  # type: ignore[arg-type]
-
-
-def bot_label(strategy: str) -> str:
-    """How a server bot is named where bots are told apart by strategy: "heuristic bot".
-
-    The standings count a strategy's bots together across tables (a server bot's seat name,
-    "Gus", is its seat's, not its own), so their row is the strategy; the match-over panel
-    says "Gus (heuristic bot)" with the same words, so a player can tell which row a bot of
-    their table went into (before, the standings said "heuristic (bot)", and nothing at the
-    table named a bot's strategy).
-
-    >>> bot_label("heuristic")
-    'heuristic bot'
-    """
-    return f"{strategy} bot"
 
 
 def _name(row: Mapping[str, Any]) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.text import Text
 
-from client.model import EMPTY_NAME, NUM_SEATS, TableModel
+from client.model import EMPTY_NAME, NUM_SEATS, TableModel, bot_label
 from client.widgets.base import Panel
 from client.widgets.cards import card_text, cards_text
 
@@ -112,15 +112,14 @@ class SeatBox(SizedPanel):
         self.set_class(info.is_empty, "-empty")
         self.set_class(not info.connected and not info.is_empty, "-offline")
 
-        tags = Text()
+        marks: list[tuple[str, str]] = []
 
         def tag(label: str, style: str) -> None:
-            if tags:
-                tags.append(" ")
-            tags.append(label, style=style)
+            marks.append((label, style))
 
         if view.get("dealer") == seat:
             tag("Ⓓ", "bold")
+        bot_at = len(marks)
         if info.is_bot:
             tag("bot", "italic")
         if info.is_empty:
@@ -136,6 +135,16 @@ class SeatBox(SizedPanel):
             tag("passed", "dim")
         if me:
             tag("you", "bold")
+        if info.is_bot and info.strategy:
+            # A server bot is named by its strategy as the standings name it, as far as the
+            # line holds beside the hand's marks (16 columns at 80x24): "heuristic bot", else
+            # "heuristic" (the dealer's Ⓓ beside it), else "bot" (beside PICKER).
+            room = (self.size.width or 14) - sum(len(label) + 1 for label, _ in marks) + 4
+            for label in (bot_label(info.strategy), info.strategy):
+                if len(label) <= room:
+                    marks[bot_at] = (label, "italic")
+                    break
+        tags = Text(" ").join(Text(label, style=style) for label, style in marks)
 
         score = model.totals[seat] if seat < len(model.totals) else 0
         line2 = Text(f"score {score:+d}", style="bold" if score else "")

@@ -10,7 +10,8 @@ from __future__ import annotations
 import importlib
 import logging
 import time
-from dataclasses import dataclass
+from bisect import bisect_right
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.bots import strategy_names
@@ -38,6 +39,10 @@ MATCH_END_ADDRESSES = 1024
 LIST_BUDGET = 60_000
 """Bytes of table summaries a ``list_tables`` reply may carry (it must fit one frame)."""
 
+YOURS_BYTES = 24
+"""At most what ``yours`` adds to a packed summary (19 bytes, and 2 more for a map header
+that outgrows 15 entries), counted against :data:`LIST_BUDGET` without packing it."""
+
 
 @dataclass(frozen=True)
 class Listing:
@@ -47,6 +52,9 @@ class Listing:
     """The table summaries, waiting tables first."""
     truncated: bool
     """Whether the list was cut to fit a frame."""
+    ends: list[int]
+    """``ends[i]``: the packed bytes of ``summaries[: i + 1]``, so that making room in the
+    reply for an asker's own tables is a bisection, not a walk over the list."""
     seated: dict[str, dict[int, Table]]
     """Player identity -> index in :attr:`summaries` -> the table there where that identity
     sat at a person's seat when the listing was built: where to look for an asker's own seats,
@@ -55,6 +63,20 @@ class Listing:
     gets its identity only with a change of the table's summary (``join``: its kind and name),
     or with :meth:`Lobby.summary_changed` (``Table.resume``), either of which builds the
     listing again."""
+    seated_cut: dict[str, list[Table]]
+    """As :attr:`seated`, for the tables the cut left out: an asker's own are put back in its
+    reply (:meth:`Lobby.list_tables`)."""
+    cut_summaries: dict[str, tuple[dict[str, Any], int]] = field(default_factory=dict)
+    """Table id -> the summary of a table the cut left out and its packed bytes, built when
+    an asker's own first needs it and kept for the next asks (as long as the listing)."""
+
+    def cut_summary(self, table: Table) -> tuple[dict[str, Any], int]:
+        """The summary of ``table`` (one the cut left out) and its packed bytes."""
+        found = self.cut_summaries.get(table.id)
+        if found is None:
+            summary = table.summary()
+            found = self.cut_summaries[table.id] = (summary, len(pack(summary)))
+        return found
 
 
 class Lobby:
@@ -163,25 +185,73 @@ class Lobby:
         ``identity``: the asker's (from hello's ``player_key``; None: keyless). The summary of
         a table where it holds a seat, connected or away, says so to this asker only:
         ``yours: {seat, away}`` (PROTOCOL.md §4), so that a player who lost the seat token
-        sees which table keeps their seat (``join`` gives an away one back). Every other
-        summary is the cached one: the asker's part costs a copy of the list and of their
-        own tables' summaries, nothing per table listed."""
+        sees which table keeps their seat (``join`` gives an away one back). Those tables are
+        always in the reply: when the cut left one out (or the room the ``yours`` marks take
+        pushes one out), the asker's cut tables come first and the list gives up its last
+        summaries to make room. Every other summary is the cached one: the asker's part costs
+        a copy of the list and of their own tables' summaries, nothing per table listed."""
         if self._listing is None:
             self._listing = self._build_listing()
         listing = self._listing
-        candidates = listing.seated.get(identity) if identity is not None else None
-        if not candidates:
+        if identity is None:
             return listing.summaries, listing.truncated
-        summaries = listing.summaries
-        for index, table in candidates.items():
-            seat = table.held_seat(identity)
-            if seat is None:
+        candidates = listing.seated.get(identity)
+        cut = listing.seated_cut.get(identity)
+        if not candidates and not cut:
+            return listing.summaries, listing.truncated
+        marked: dict[int, dict[str, Any]] = {}
+        for index, table in (candidates or {}).items():
+            mark = _yours(table, identity)
+            if mark is not None:
+                marked[index] = {**listing.summaries[index], "yours": mark}
+        first: list[tuple[dict[str, Any], int]] = []
+        first_bytes = 0
+        for table in cut or ():
+            mark = _yours(table, identity)
+            if mark is None:
                 continue
-            if summaries is listing.summaries:
-                summaries = list(summaries)
-            away = table.seats[seat].peer is None
-            summaries[index] = {**summaries[index], "yours": {"seat": seat, "away": away}}
-        return summaries, listing.truncated
+            summary, size = listing.cut_summary(table)
+            size += YOURS_BYTES
+            if first and first_bytes + size > LIST_BUDGET:  # a key with seats everywhere
+                break
+            first.append(({**summary, "yours": mark}, size))
+            first_bytes += size
+        if not marked and not first:
+            return listing.summaries, listing.truncated
+        return self._with_own(listing, marked, first)
+
+    @staticmethod
+    def _with_own(
+        listing: Listing,
+        marked: dict[int, dict[str, Any]],
+        first: list[tuple[dict[str, Any], int]],
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """The reply to an asker whose own listed summaries are ``marked`` (by index) and whose
+        own cut tables' summaries are ``first`` (with their packed bytes): within
+        :data:`LIST_BUDGET`, the list gives up its last summaries for the room the asker's
+        take, and an own summary it gives up moves to the front instead."""
+        ends = listing.ends
+        first_bytes = sum(size for _, size in first)
+        kept = len(listing.summaries)
+        while True:
+            room = LIST_BUDGET - first_bytes - YOURS_BYTES * len(marked)
+            if kept and ends[kept - 1] <= room:
+                break
+            kept = bisect_right(ends, room, hi=kept)
+            pushed = sorted(i for i in marked if i >= kept)
+            for i in pushed:
+                size = _size(ends, i) + YOURS_BYTES
+                first.append((marked.pop(i), size))
+                first_bytes += size
+            if not pushed:
+                break
+        while first_bytes > LIST_BUDGET and len(first) > 1:  # a key with seats everywhere
+            first_bytes -= first.pop()[1]
+        rest = listing.summaries[:kept]
+        for i, summary in marked.items():
+            rest[i] = summary
+        truncated = listing.truncated or kept < len(listing.summaries)
+        return [summary for summary, _ in first] + rest if first else rest, truncated
 
     def _build_listing(self) -> Listing:
         """Tables that started or have somebody at them take the frame's room first, so a flood
@@ -192,23 +262,37 @@ class Lobby:
         empty = [t for t in tables if t.state == "waiting" and not t.peers()]
         chosen: set[str] = set()
         summaries: dict[str, dict[str, Any]] = {}
+        sizes: dict[str, int] = {}
         size = 0
         truncated = False
         for table in (*occupied, *empty):
             summary = table.summary()
-            size += len(pack(summary))
+            sizes[table.id] = len(pack(summary))
+            size += sizes[table.id]
             if size > LIST_BUDGET:
                 truncated = True
                 break
             chosen.add(table.id)
             summaries[table.id] = summary
         listed = [t for t in tables if t.id in chosen]
+        ends: list[int] = []
+        size = 0
         seated: dict[str, dict[int, Table]] = {}
+        seated_cut: dict[str, list[Table]] = {}
         for index, table in enumerate(listed):
+            size += sizes[table.id]
+            ends.append(size)
             for s in table.seats:
                 if s.kind == "human" and s.identity is not None:
                     seated.setdefault(s.identity, {})[index] = table
-        return Listing([summaries[t.id] for t in listed], truncated, seated)
+        if truncated:
+            for table in tables:
+                if table.id in chosen:
+                    continue
+                for s in table.seats:
+                    if s.kind == "human" and s.identity is not None:
+                        seated_cut.setdefault(s.identity, []).append(table)
+        return Listing([summaries[t.id] for t in listed], truncated, ends, seated, seated_cut)
 
     def find(self, table_id: str) -> Table:
         """The open table with that id, or ``no_such_table``."""
@@ -365,3 +449,16 @@ class Lobby:
         """Stop every table's timers (their stored state stays for the next start)."""
         for table in self.tables.values():
             table.shutdown()
+
+
+def _yours(table: Table, identity: str) -> dict[str, Any] | None:
+    """A summary's ``yours`` for the asker with ``identity`` at ``table``, or None."""
+    seat = table.held_seat(identity)
+    if seat is None:
+        return None
+    return {"seat": seat, "away": table.seats[seat].peer is None}
+
+
+def _size(ends: list[int], index: int) -> int:
+    """The packed bytes of the listed summary at ``index`` (``ends``: :attr:`Listing.ends`)."""
+    return ends[index] - (ends[index - 1] if index else 0)

@@ -261,25 +261,45 @@ async def test_a_restarted_client_rejoins_its_seat(server: Server, tmp_path: Pat
         assert app.model.hand == hand_before
     await second.close()
 
-    # A new laptop: the same player key, no seat tokens. The lobby marks the table that keeps
-    # the seat (it looks full), and Enter takes the seat back.
+    # A new laptop: the same player key, no seat tokens. The first listing shows one table
+    # keeping the key's seat, away: the client takes it back by itself, as a token would.
     third = await session_for(server, tmp_path, player_key=key, tokens="new-laptop.json")
     assert third.table is None
     app = SheepsheadApp(third, mode="join")
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.hand)
+        assert app.model.table == table and app.model.my_seat == 0
+        assert "Taking your seat back at test" in [n.message for n in app._notifications]
+        # The same key leaves a second table away (another device), and this one crashes.
+        other = await session_for(server, tmp_path, player_key=key, tokens="other.json")
+        second_table = (await other.request("create_table", name="second"))["table"]
+        await other.close()
+    await third.close()
+
+    # Two tables keep the key's seat away: the lobby marks both (they look full) and leaves
+    # the choice to the player; Enter takes the highlighted one back.
+    fourth = await session_for(server, tmp_path, player_key=key, tokens="fourth.json")
+    app = SheepsheadApp(fourth, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.tables)
         lobby = app.screen
         assert isinstance(lobby, LobbyScreen)
-        await wait_for(pilot, lambda: lobby.tables[0].get("yours", {}).get("away") is True)
+        away = [t["id"] for t in lobby.tables if t.get("yours", {}).get("away") is True]
+        assert sorted(away) == sorted([table, second_table])
+        assert not app.take_back_by_key and isinstance(app.screen, LobbyScreen)
+        row = [t["id"] for t in lobby.tables].index(table)
+        lobby.query_one(DataTable).move_cursor(row=row)
+        await pilot.pause()
         grid = lobby.query_one(DataTable)
-        assert str(grid.get_cell_at(Coordinate(0, 3))) == "yours (away)"
+        assert str(grid.get_cell_at(Coordinate(row, 3))) == "yours (away)"
         hint = str(lobby.query_one("#lobby-hint").render())
         assert "Your seat 0 (away): Enter takes it back" in hint
         assert "(yours, away)" in str(lobby.query_one("#lobby-detail").render())
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.hand)
         assert app.model.table == table and app.model.my_seat == 0
-    await third.close()
+        assert server.lobby.tables[second_table].seats[0].peer is None  # still away
+    await fourth.close()
 
 
 async def test_watch_a_table(server: Server, tmp_path: Path) -> None:

@@ -68,7 +68,7 @@ LOBBY_TABLES: list[dict[str, Any]] = [
         "state": "waiting",
         "password": True,
         "seats": [{"kind": "human", "name": "Ann", "connected": True}]
-        + [{"kind": "bot", "name": "Random bot 1"}]
+        + [{"kind": "bot", "name": "Random bot 1", "strategy": "random"}]
         + [{"kind": "empty"}] * 3,
         "spectators": 0,
     },

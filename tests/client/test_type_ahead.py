@@ -97,7 +97,13 @@ async def test_tab_typed_while_the_create_dialog_opens_moves_to_the_next_field()
 
 
 async def test_shift_tab_typed_while_the_create_dialog_opens_goes_back() -> None:
-    """Tab Tab Tab Shift+Tab typed ahead: what follows goes into the hands, replacing them."""
+    """Tab Tab Tab Shift+Tab typed ahead: what follows goes into the hands, replacing them.
+
+    Then a burst into the dialog once it is up (pasted, or typed over a laggy SSH door):
+    each field gets its own keys. Before, Textual moved the focus on a Tab only once the Tab
+    had passed the field, after the keys behind it had been sent there (the hands took the
+    timer's "30"), and ran a Backspace's binding in whatever field had the focus by then
+    (the password lost its "pw")."""
     app = SheepsheadApp(mode="join")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
@@ -108,3 +114,8 @@ async def test_shift_tab_typed_while_the_create_dialog_opens_goes_back() -> None
         await pilot.press("8")  # typed once the dialog is up: it goes on from the 7
         assert hands.value == "78"
         assert app.screen.query_one("#f-name", Input).value == "My's table"
+        burst(pilot, ["backspace", "backspace", "5", "tab", *"30", "tab", *"pw", "enter"])
+        await wait_for(pilot, lambda: any(m["type"] == "create_table" for m in app.outbox))
+        created = next(m for m in app.outbox if m["type"] == "create_table")
+        fields = ("name", "hands", "turn_timer", "password")
+        assert tuple(created[f] for f in fields) == ("My's table", 5, 30, "pw")

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
+from protocol.framing import pack
 from server.app import ServerConfig
 from server.storage.store import Store
+from server.tables import lobby as lobby_module
 from server.tables.lobby import Lobby
 from tests.server.support import Sink, seated_table
 
@@ -68,3 +72,33 @@ def summary_of_for(lobby: Lobby, table_id: str, identity: str) -> dict[str, obje
     """The summary of ``table_id`` as the asker with ``identity`` is sent it."""
     (summary,) = [s for s in lobby.list_tables(identity)[0] if s["id"] == table_id]
     return summary
+
+
+async def test_an_askers_own_table_beyond_the_cut_comes_first_and_the_list_makes_room(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A listing cut to fit a frame still has every table where the asker's key holds a seat:
+    one the cut left out (a waiting table whose only player is away is among the last to be
+    listed) comes first, marked ``yours``, and the list gives up summaries for its room."""
+    lobby = Lobby(ServerConfig(host="127.0.0.1", port=0, db_path=None), Store(None))
+    mine = Sink("me")
+    mine.identity = "someone"  # type: ignore[attr-defined]
+    own = seated_table(lobby, [mine, *[Sink(f"o{i}") for i in range(4)]])
+    for peer in list(own.peers()):
+        own.detach(peer)  # everyone gone: a waiting table nobody is at, listed after the rest
+    tables = [seated_table(lobby, [Sink(f"t{n}p{i}") for i in range(5)]) for n in range(8)]
+    listed, _ = lobby.list_tables()
+    size = len(pack(listed[0]))
+    monkeypatch.setattr(lobby_module, "LIST_BUDGET", 4 * size + size // 2)
+    lobby.summary_changed()
+
+    cached, truncated = lobby.list_tables()
+    assert truncated and own.id not in [s["id"] for s in cached]
+    mine_listed, truncated = lobby.list_tables("someone")
+    assert truncated and mine_listed[0]["id"] == own.id
+    assert mine_listed[0]["yours"] == {"seat": 0, "away": True}
+    assert mine_listed[1:] == cached[: len(mine_listed) - 1]  # the cached ones, room made
+    assert sum(len(pack(s)) for s in mine_listed) <= lobby_module.LIST_BUDGET
+    assert all("yours" not in s for s in lobby.list_tables("another")[0])
+    for table in (own, *tables):
+        table.shutdown()
