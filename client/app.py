@@ -114,6 +114,26 @@ def watchers_full_text(label: str) -> str:
     )
 
 
+def refusal_text(code: str, message: str, label: str) -> str:
+    """Sentences for a refusal of a way in to the table called ``label`` (a ``join`` or
+    ``watch``, or a reconnect's hello with its seat token): why, and what to do; the
+    server's ``message`` with its code for a refusal this has no sentence for."""
+    if code == errors.TOO_MANY_SPECTATORS:
+        return watchers_full_text(label)
+    if code == errors.RATE_LIMITED:
+        return f"{message}. Wait a few seconds, then try again."
+    if code == errors.NO_SUCH_TABLE:
+        return f"{label} has closed."
+    if code == errors.BAD_PASSWORD:
+        return f"{label} asks for a password: choose it in the lobby to give it."
+    if code == errors.BAD_TOKEN:
+        return (
+            f"The server no longer holds your seat at {label}: the table has closed, or the "
+            "seat was given up."
+        )
+    return error_text(ServerError(code, message or "refused"))
+
+
 class SheepsheadApp(App[int]):
     """The sheepshead terminal client."""
 
@@ -316,6 +336,8 @@ class SheepsheadApp(App[int]):
             self._answer_commitment(cast(Commitment, msg))
         elif kind == "seeds_revealed":
             self._check_deals(cast(SeedsRevealed, msg))
+        elif kind == "table_lost":
+            change |= self._table_lost(msg)
         if kind == "state":
             self.deals.on_state(cast(State, msg))
             self._show_table()
@@ -327,6 +349,30 @@ class SheepsheadApp(App[int]):
             self._close_match_panels()
         self.model_changed.publish(change)
         return change
+
+    def _table_lost(self, msg: Mapping[str, Any]) -> Change:
+        """The reconnect did not get this client back to its table (the session's
+        ``table_lost``): say what happened and that the lobby shows now, and show it (a table
+        screen left up would go on showing a table this client no longer hears from)."""
+        table = str(msg.get("table") or "")
+        name = self.model.info.get("name") if self.model.table == table else None
+        label = str(name or f"table {table}")
+        code, message = str(msg.get("code") or ""), str(msg.get("message") or "")
+        what = "watch" if msg.get("seat") is None else "take your seat back at"
+        text = (
+            f"You could not {what} {label} again after the reconnect. "
+            f"{refusal_text(code, message, label)}"
+        )
+        lobby = any(isinstance(s, LobbyScreen) for s in self.screen_stack)
+        if lobby:
+            text += " You are back in the lobby."
+        self.model.reset()
+        self.model.note("error", text)
+        title = "Back in the lobby" if lobby else "Not at the table"
+        self.notify(text, title=title, severity="error", timeout=15)
+        while lobby and not isinstance(self.screen, LobbyScreen):
+            self.pop_screen()
+        return Change.STATE | Change.PROMPT | Change.LOG
 
     def _answer_commitment(self, msg: Commitment) -> None:
         """Send a random client seed for a new deal commitment (PROTOCOL.md §13)."""
@@ -746,7 +792,7 @@ class SheepsheadApp(App[int]):
             except ServerError as exc:
                 if exc.code == errors.TOO_MANY_SPECTATORS:
                     self.notify(
-                        watchers_full_text(label),
+                        refusal_text(exc.code, exc.message, label),
                         title="No room to watch",
                         severity="error",
                         timeout=8,
@@ -754,7 +800,7 @@ class SheepsheadApp(App[int]):
                     return None
                 if exc.code == "rate_limited":
                     self.notify(
-                        f"{exc.message}. Wait a few seconds, then try again.",
+                        refusal_text(exc.code, exc.message, label),
                         title="Too many tries",
                         severity="error",
                         timeout=8,

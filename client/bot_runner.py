@@ -293,6 +293,9 @@ class BotPlayer:
             elif kind == "notice" and msg.get("code") in ("table_closed", "replaced"):
                 self.say(f"stopped: {msg.get('text')}")
                 return 1
+            elif kind == "table_lost":  # the reconnect did not get the seat back
+                self.say(f"stopped: {msg.get('message')} ({msg.get('code')})")
+                return 1
             elif kind == "connection" and msg.get("status") == "connected":
                 self.catch_up = True  # the snapshot follows: hands may have ended meanwhile
                 self.snapshot = True

@@ -8,14 +8,19 @@ The TUI and the bot runner share it::
     history = await session.history()          # the match so far (None: an older server)
     await session.act({"action": "play", "card": "QC"})   # quotes the last your_turn's seq
     message = await session.events.get()       # state, your_turn, hand_over, match_over, chat,
-                                               # notice, errors without id, and
-                                               # {"type": "connection", "status": ...}
+                                               # notice, errors without id, and the session's
+                                               # own {"type": "connection", "status": ...} and
+                                               # {"type": "table_lost", ...}
     await session.close()
 
 When the connection drops (and ``reconnect`` is on) the session dials again with exponential
 backoff, 0.25 s doubling to 8 s, and says hello with the seat token it was given, so the server
-seats it again and sends a fresh snapshot. Tokens are kept in a :class:`TokenStore` so that a
-restarted client takes its seat back too.
+seats it again and sends a fresh snapshot; a spectator asks to ``watch`` its table again (with
+the password it watched it with). Tokens are kept in a :class:`TokenStore` so that a
+restarted client takes its seat back too. When the server no longer takes the session back
+where it was (the seat's token is refused, the table closed or has no room for one more
+spectator) the session is at no table and says so with a ``table_lost`` event (see
+:meth:`Session.table_lost_event`), never silently.
 """
 
 from __future__ import annotations
@@ -212,6 +217,15 @@ class Session:
         self._send_lock = asyncio.Lock()
         self._closing = False
         self._hello_token: str | None = None
+        self._watch_password: str | None = None
+        """The password the table being watched was watched with: a reconnect's ``watch``
+        sends it again (kept in memory only, as the seat token is)."""
+        self._away_from: tuple[str, int | None] | None = None
+        """(table, seat or None for a spectator) where the session was when its connection
+        dropped, until it is back there or has said (``table_lost``) that it is not."""
+        self._seat_refused: tuple[str, int | None] | None = None
+        """A seat whose token the reconnect's hello sent and the welcome did not take back: the
+        server's ``bad_token`` error that follows becomes its ``table_lost`` event."""
 
     @property
     def server_key(self) -> str:
@@ -443,11 +457,18 @@ class Session:
         """Take in the welcome before anything after it (the snapshot) is handled."""
         self.welcome = welcome
         self.name = str(welcome.get("name", self.requested_name))
+        away, self._away_from = self._away_from, None
         if welcome.get("table") is not None:
             self.token = self._hello_token
             self.table = welcome["table"]
             self.seat = welcome.get("seat")
         else:
+            if away is not None and away[1] is not None:
+                # A seat not taken back: the server follows the welcome with bad_token, which
+                # says why (the session sent the token it was seated with).
+                self._seat_refused = away
+            elif away is not None:
+                self._away_from = away  # a spectator: the reconnect asks to watch it again
             # This connection is at no table (a watcher's always, a seat's whose token was
             # refused): a table kept from the last connection would stop the reconnect from
             # watching it again, and the watcher's table would freeze.
@@ -519,6 +540,9 @@ class Session:
             self.last_turn = cast(YourTurn, msg)
         elif kind == "error" and msg.get("code") == "bad_token":
             self._forget_token()
+            refused, self._seat_refused = self._seat_refused, None
+            if refused is not None:
+                msg = self.table_lost_event(refused, "bad_token", str(msg.get("message", "")))
         elif kind == "notice" and msg.get("code") == "table_closed":
             self._left_table()
         elif kind == "error" and msg.get("code") in _NO_RETRY:
@@ -539,6 +563,8 @@ class Session:
 
     def _lost(self) -> None:
         self._writer = None
+        if self.table is not None:
+            self._away_from = (self.table, self.seat)
         self._fail_pending(ConnectionLost())
         if self._closing or self.status != "connected":
             if self.status == "connected":
@@ -552,7 +578,6 @@ class Session:
 
     async def _reconnect_loop(self) -> None:
         delay = self.min_backoff
-        watching = self.table if self.seat is None else None
         while not self._closing:
             await asyncio.sleep(delay)
             try:
@@ -567,14 +592,47 @@ class Session:
                 if self._reconnect_task is asyncio.current_task():
                     self._reconnect_task = None
                 self._set_status("connected")
-                if watching is not None and self.table is None:
-                    with contextlib.suppress(ServerError):
-                        await self.request("watch", table=watching)
+                await self._watch_again()
                 return
             delay = min(delay * 2, self.max_backoff)
         if self._reconnect_task is asyncio.current_task():
             self._reconnect_task = None
         self._set_status("closed")
+
+    async def _watch_again(self) -> None:
+        """After a reconnect, watch the table this spectator watched; a refusal (no room for
+        one more spectator, the table closed, ...) or no answer is told as ``table_lost``."""
+        away = self._away_from
+        if away is None or away[1] is not None or self.table is not None:
+            return
+        try:
+            await self.request("watch", table=away[0], password=self._watch_password)
+        except ConnectionLost:
+            return  # dropped again: the next reconnect asks again (_away_from is kept)
+        except ServerError as exc:
+            refusal = (exc.code, exc.message)
+        except TimeoutError:
+            refusal = ("timeout", "The server did not answer")
+        else:
+            self._away_from = None
+            return
+        self._away_from = None
+        self._watch_password = None
+        self.events.put_nowait(self.table_lost_event(away, *refusal))
+
+    @staticmethod
+    def table_lost_event(where: tuple[str, int | None], code: str, message: str) -> Message:
+        """The session's own event for a place the reconnect did not get back: ``table`` and
+        ``seat`` (None: watching) where it was, and the refusal's ``code`` and ``message``
+        (``bad_token`` for a seat; the ``watch`` refusal's for a spectator)."""
+        table, seat = where
+        return {
+            "type": "table_lost",
+            "table": table,
+            "seat": seat,
+            "code": code,
+            "message": message,
+        }
 
     # ------------------------------------------------------------------ requests
 
@@ -612,12 +670,15 @@ class Session:
         elif type == "watch":
             self.table = reply.get("table")
             self.seat = None
+            password = fields.get("password")
+            self._watch_password = password if isinstance(password, str) else None
         elif type == "leave":
             self._left_table()
 
     def _left_table(self) -> None:
         self.table = None
         self.seat = None
+        self._watch_password = None
         self.last_state = None
         self.last_turn = None
         self._forget_token()

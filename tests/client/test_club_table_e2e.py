@@ -9,6 +9,7 @@ hand result, and watching a password table. Each test starts a :class:`server.ap
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from pathlib import Path
 from typing import Any
@@ -461,6 +462,102 @@ async def test_too_many_password_tries_say_to_wait(tmp_path: Path) -> None:
         await host.close()
     finally:
         await srv.stop()
+
+
+async def test_a_watcher_whose_place_was_taken_while_away_is_told_and_shown_the_lobby(
+    tmp_path: Path,
+) -> None:
+    """The reconnect's watch was refused (too_many_spectators: Bob watched meanwhile) and
+    nothing was said: the screen went on showing the table it no longer heard from."""
+    srv = Server(server_config(max_spectators_per_table=1))
+    await srv.start()
+    try:
+        host = await session_for(srv, tmp_path, name="Host")
+        created = await host.request("create_table", name="club", preset="seed", options={})
+        table = created["table"]
+        watcher = await session_for(srv, tmp_path / "eve", name="Eve")
+        app = SheepsheadApp(watcher, mode="watch", watch_table=table)
+        gate = reconnects_held(watcher)  # Bob takes the one place while Eve is away
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.info)
+            cut_off(srv, "Eve")
+            await wait_for(pilot, lambda: app.status == "reconnecting")
+            bob = await session_for(srv, tmp_path / "bob", name="Bob")
+            await bob.request("watch", table=table)
+            gate.set()
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), timeout=5)
+            told = [n.message for n in app._notifications if n.title == "Back in the lobby"]
+            assert told == [
+                "You could not watch club again after the reconnect. Nobody more can watch "
+                "club: it has as many watchers as the server allows. Try again when one of "
+                "them leaves. You are back in the lobby."
+            ]
+            assert app.model.table is None and watcher.table is None
+            lobby = app.screen
+            await wait_for(pilot, lambda: [t.get("id") for t in lobby.tables] == [table])
+            await wait_for(pilot, lambda: "You could not watch club" in screen_text(app))
+            assert "Sheepshead lobby" in screen_text(app)
+        await bob.close()
+        await watcher.close()
+        await host.close()
+    finally:
+        await srv.stop()
+
+
+async def events_until(session: Session, timeout: float = 5, **fields: Any) -> list[dict[str, Any]]:
+    """``session``'s events up to the first with these ``fields`` (AssertionError after
+    ``timeout`` seconds without one)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    seen: list[dict[str, Any]] = []
+    while not seen or any(seen[-1].get(k) != v for k, v in fields.items()):
+        left = deadline - loop.time()
+        assert left > 0, f"no {fields} in {[m.get('type') for m in seen]}"
+        with contextlib.suppress(TimeoutError):
+            seen.append(dict(await asyncio.wait_for(session.events.get(), left)))
+    return seen
+
+
+async def test_a_seat_the_reconnect_did_not_get_back_is_said_as_table_lost(
+    server: Server, tmp_path: Path
+) -> None:
+    """The table closed while Ann was away: the welcome took no seat back and the server's
+    bad_token came as a bare error, which the table screen showed over the closed table."""
+    session = await session_for(server, tmp_path)
+    created = await session.request("create_table", name="club", preset="seed", options={})
+    table = created["table"]
+    gate = reconnects_held(session)
+    cut_off(server, "Ann")
+    await events_until(session, type="connection", status="reconnecting")
+    server.lobby.tables[table].close("Nobody came back to the table")
+    gate.set()
+    seen = await events_until(session, type="table_lost")
+    assert seen[-1] == {
+        "type": "table_lost",
+        "table": table,
+        "seat": 0,
+        "code": "bad_token",
+        "message": "That seat token is not valid; join a table",
+    }
+    assert not [m for m in seen if m.get("type") == "error"], seen  # said once, as table_lost
+    assert session.table is None and session.token is None
+    await session.close()
+
+
+async def test_a_watcher_of_a_password_table_watches_it_again_after_a_drop(
+    server: Server, tmp_path: Path
+) -> None:
+    """The reconnect's watch went without the password and was refused (bad_password)."""
+    host, table, watcher = await password_table(server, tmp_path, "club night")
+    await watcher.request("watch", table=table, password="club night")
+    spectators = server.lobby.tables[table].spectators
+    cut_off(server, "Eve")
+    await events_until(watcher, type="connection", status="reconnecting")
+    seen = await events_until(watcher, type="state")  # watching again: the snapshot
+    assert watcher.table == table and any(p.name == "Eve" for p in spectators)
+    assert not [m for m in seen if m.get("type") in ("table_lost", "error")], seen
+    await watcher.close()
+    await host.close()
 
 
 async def test_a_client_restarted_mid_match_verifies_the_deals_without_a_false_alarm(
