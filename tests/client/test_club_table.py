@@ -311,8 +311,12 @@ async def test_a_newcomers_log_does_not_credit_them_with_the_seats_earlier_moves
 async def test_the_picker_sees_the_blind_then_the_bury() -> None:
     async with at_the_bury(3) as (app, pilot, table):
         blind = seat_view(table.hand, 0)["blind"]
-        marked = [w.code for w in app.screen.query(CardWidget) if "◆" in str(w.render())]
-        assert sorted(marked) == sorted(blind)
+
+        def marked() -> list[str]:
+            return sorted(w.code for w in app.screen.query(CardWidget) if "◆" in str(w.render()))
+
+        # Polled: on a busy machine the dialog's cards were once read before their marks (none).
+        await wait_for(pilot, lambda: marked() == sorted(blind))
         pair = ["QD", "KD"]
         keys = [str(app.model.hand.index(c) + 1) for c in pair]
         await pilot.press(*keys, "enter")

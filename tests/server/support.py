@@ -313,8 +313,11 @@ async def play_until(
     return await asyncio.wait_for(loop(), timeout)
 
 
-async def wait_turn(players: list[Session], after: int, timeout: float = 5.0) -> tuple[int, Any]:
-    """The seat and prompt of the first your_turn newer than seq ``after``."""
+async def wait_turn(players: list[Session], after: int, timeout: float = 20.0) -> tuple[int, Any]:
+    """The seat and prompt of the first your_turn newer than seq ``after``.
+
+    The deadline only ends a hung test: 5 s was once too short for a bot runner's turn on a
+    machine loaded far past its two cores."""
 
     async def poll() -> tuple[int, Any]:
         while True:
