@@ -941,3 +941,26 @@ async def test_a_watch_refused_for_too_many_spectators_is_told_in_a_sentence() -
         "Try again when one of them leaves."
     )
     assert told == [(sentence, "No room to watch")]
+
+
+async def test_a_lobby_refusal_is_a_sentence() -> None:
+    """Enter on a table that closed meanwhile told "No open table has the id 't1'
+    (no_such_table)"."""
+    tables = [
+        {"id": "t1", "name": "Friday club", "state": "waiting", "seats": []},
+        {"id": "t2", "name": "Locked", "state": "waiting", "seats": [], "password": True},
+    ]
+    refusal = ServerError("no_such_table", "No open table has the id 't1'")
+    session = FakeSession({"list_tables": {"type": "ok", "tables": tables}, "join": refusal})
+    app = SheepsheadApp(session)  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        lobby = app.screen
+        await wait_for(pilot, lambda: len(getattr(lobby, "tables", ())) == 2)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(n.severity == "error" for n in app._notifications))
+        told = [(n.message, n.title) for n in app._notifications if n.severity == "error"]
+        sentence = (
+            "Friday club is not open on this server: it has closed, or never was. Choose "
+            "another table in the lobby, or press c to create one."
+        )
+        assert told == [(sentence, "Table closed")]
