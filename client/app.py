@@ -420,7 +420,9 @@ class SheepsheadApp(App[int]):
         title = "Back in the lobby" if lobby else "Not at the table"
         self.notify(text, title=title, severity="error", timeout=15)
         while lobby and not isinstance(self.screen, LobbyScreen):
-            self.pop_screen()
+            # Dismissed, not popped: a dialog a worker awaits (push_screen_wait: the password
+            # ask) answers None, where a pop left that worker waiting for ever.
+            self.screen.dismiss(None)
         return Change.STATE | Change.PROMPT | Change.LOG
 
     def _answer_commitment(self, msg: Commitment) -> None:

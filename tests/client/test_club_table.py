@@ -17,7 +17,7 @@ import pytest
 import client.screens.table
 from client.app import YOUR_TURN_TITLE, SheepsheadApp
 from client.bury_check import forces_alone
-from client.screens.dialogs import BuryDialog, CreateTableDialog
+from client.screens.dialogs import BuryDialog, CreateTableDialog, PasswordDialog
 from client.screens.info import HistoryScreen, TricksScreen
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
@@ -943,9 +943,10 @@ async def test_a_watch_refused_for_too_many_spectators_is_told_in_a_sentence() -
     assert told == [(sentence, "No room to watch")]
 
 
-async def test_a_lobby_refusal_is_a_sentence() -> None:
+async def test_a_lobby_refusal_is_a_sentence_and_a_lost_table_closes_the_password_ask() -> None:
     """Enter on a table that closed meanwhile told "No open table has the id 't1'
-    (no_such_table)"."""
+    (no_such_table)"; and a reconnect's ``table_lost`` that came while the password dialog
+    was open popped it without an answer: the lobby's join waited for one forever."""
     tables = [
         {"id": "t1", "name": "Friday club", "state": "waiting", "seats": []},
         {"id": "t2", "name": "Locked", "state": "waiting", "seats": [], "password": True},
@@ -964,3 +965,10 @@ async def test_a_lobby_refusal_is_a_sentence() -> None:
             "another table in the lobby, or press c to create one."
         )
         assert told == [(sentence, "Table closed")]
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PasswordDialog))
+        (joining,) = [w for w in app.workers if w.group == "lobby-actions" and not w.is_finished]
+        lost = {"type": "table_lost", "table": "t9", "seat": None, "code": "no_such_table"}
+        app.handle_message(lost)
+        await wait_for(pilot, lambda: joining.is_finished and app.screen is lobby, timeout=5)
+        assert joining.result is None and not [r for r in session.sent if r["type"] == "join"][1:]
