@@ -104,34 +104,83 @@ def error_text(exc: BaseException) -> str:
     return f"{message} ({code})" if code else str(message)
 
 
-def watchers_full_text(label: str) -> str:
-    """What the client says when ``watch`` of the table called ``label`` is refused with
-    ``too_many_spectators`` (the table has as many spectators as the server allows): the
-    server's own message names its limit and option, which are the host's business."""
-    return (
-        f"Nobody more can watch {label}: it has as many watchers as the server allows. "
-        "Try again when one of them leaves."
-    )
+LOBBY_REFUSALS: dict[str, tuple[str, str]] = {
+    errors.NO_SUCH_TABLE: (
+        "Table closed",
+        "{label} is not open on this server: it has closed, or never was. Choose another "
+        "table in the lobby, or press c to create one.",
+    ),
+    errors.TABLE_FULL: (
+        "Table full",
+        "Every seat at {label} is taken: press w to watch it, or choose another table.",
+    ),
+    errors.SEAT_TAKEN: (
+        "Seat taken",
+        "Somebody took that seat at {label} just before you: press Enter on the table "
+        "again for another free seat, or w to watch.",
+    ),
+    errors.ALREADY_SEATED: (
+        "Already seated",
+        "You already hold a seat whose connection is up (in this client or in another one): "
+        "play on there, or leave that seat first, then try again.",
+    ),
+    errors.BAD_PASSWORD: (
+        "Password needed",
+        "{label} asks for a password: choose it in the lobby to give it.",
+    ),
+    errors.BAD_TOKEN: (
+        "Seat gone",
+        "The server no longer holds your seat at {label}: the table has closed, or the seat "
+        "was given up. Choose a table in the lobby to sit down again.",
+    ),
+    errors.TOO_MANY_SPECTATORS: (
+        "No room to watch",
+        # The server's own message names its limit and option, which are the host's business.
+        "Nobody more can watch {label}: it has as many watchers as the server allows. "
+        "Try again when one of them leaves.",
+    ),
+    errors.TOO_MANY_TABLES: (
+        "No more tables",
+        # The server's message says which limit (the server's, or this address's waiting,
+        # playing or open tables) and what frees a place: it is the person's to act on.
+        "The server opens no new table for you now ({said}). Meanwhile, join or watch one "
+        "of the tables in the lobby.",
+    ),
+    errors.BAD_RULES: (
+        "Rules refused",
+        "This server does not play those rules ({said}): press c and choose others.",
+    ),
+    errors.RATE_LIMITED: ("Too many tries", "{said}. Wait a few seconds, then try again."),
+    errors.INTERNAL_ERROR: (
+        "Server error",
+        "The server failed to handle that, and nothing changed: try again, and tell the "
+        "server's host if it keeps failing.",
+    ),
+}
+"""The refusals a lobby request (``join``, ``watch``, ``create_table``, a seat taken back,
+``list_tables``, ``standings``) or a reconnect's way back in (``table_lost``) can get
+(PROTOCOL.md §4 and §8): code → (notification title, sentence saying what happened and what
+to do). ``{label}`` is the table's name, ``{said}`` the server's message."""
 
 
 def refusal_text(code: str, message: str, label: str) -> str:
-    """Sentences for a refusal of a way in to the table called ``label`` (a ``join`` or
-    ``watch``, or a reconnect's hello with its seat token): why, and what to do; the
-    server's ``message`` with its code for a refusal this has no sentence for."""
-    if code == errors.TOO_MANY_SPECTATORS:
-        return watchers_full_text(label)
-    if code == errors.RATE_LIMITED:
-        return f"{message}. Wait a few seconds, then try again."
-    if code == errors.NO_SUCH_TABLE:
-        return f"{label} has closed."
-    if code == errors.BAD_PASSWORD:
-        return f"{label} asks for a password: choose it in the lobby to give it."
-    if code == errors.BAD_TOKEN:
-        return (
-            f"The server no longer holds your seat at {label}: the table has closed, or the "
-            "seat was given up."
-        )
-    return error_text(ServerError(code, message or "refused"))
+    """Sentences for a refusal with ``code`` of a request about the table called ``label``
+    (:data:`LOBBY_REFUSALS`); the server's ``message`` with its code for a refusal that has no
+    sentence there."""
+    known = LOBBY_REFUSALS.get(code)
+    if known is None:
+        return error_text(ServerError(code, message or "refused"))
+    said = message.strip().rstrip(".")
+    if not said:
+        meaning = errors.ERROR_CODES.get(code, code)
+        said = meaning[:1].upper() + meaning[1:]
+    return known[1].format(label=label, said=said)
+
+
+def refusal_title(code: str, request: str) -> str:
+    """The title of the notification that tells a refusal of ``request`` with ``code``."""
+    known = LOBBY_REFUSALS.get(code)
+    return known[0] if known is not None else f"{request} refused"
 
 
 class SheepsheadApp(App[int]):
@@ -371,7 +420,9 @@ class SheepsheadApp(App[int]):
         title = "Back in the lobby" if lobby else "Not at the table"
         self.notify(text, title=title, severity="error", timeout=15)
         while lobby and not isinstance(self.screen, LobbyScreen):
-            self.pop_screen()
+            # Dismissed, not popped: a dialog a worker awaits (push_screen_wait: the password
+            # ask) answers None, where a pop left that worker waiting for ever.
+            self.screen.dismiss(None)
         return Change.STATE | Change.PROMPT | Change.LOG
 
     def _answer_commitment(self, msg: Commitment) -> None:
@@ -657,6 +708,7 @@ class SheepsheadApp(App[int]):
         *,
         quiet_lost: bool = ...,
         passing: tuple[str, ...] = ...,
+        about: str | None = ...,
         **fields: Any,
     ) -> TableList | None: ...
     @overload
@@ -666,6 +718,7 @@ class SheepsheadApp(App[int]):
         *,
         quiet_lost: bool = ...,
         passing: tuple[str, ...] = ...,
+        about: str | None = ...,
         **fields: Any,
     ) -> TableCreated | None: ...
     @overload
@@ -675,6 +728,7 @@ class SheepsheadApp(App[int]):
         *,
         quiet_lost: bool = ...,
         passing: tuple[str, ...] = ...,
+        about: str | None = ...,
         **fields: Any,
     ) -> Joined | None: ...
     @overload
@@ -684,6 +738,7 @@ class SheepsheadApp(App[int]):
         *,
         quiet_lost: bool = ...,
         passing: tuple[str, ...] = ...,
+        about: str | None = ...,
         **fields: Any,
     ) -> Watching | None: ...
     @overload
@@ -693,6 +748,7 @@ class SheepsheadApp(App[int]):
         *,
         quiet_lost: bool = ...,
         passing: tuple[str, ...] = ...,
+        about: str | None = ...,
         **fields: Any,
     ) -> BotAdded | None: ...
     @overload
@@ -702,6 +758,7 @@ class SheepsheadApp(App[int]):
         *,
         quiet_lost: bool = ...,
         passing: tuple[str, ...] = ...,
+        about: str | None = ...,
         **fields: Any,
     ) -> HintReply | None: ...
     @overload
@@ -711,6 +768,7 @@ class SheepsheadApp(App[int]):
         *,
         quiet_lost: bool = ...,
         passing: tuple[str, ...] = ...,
+        about: str | None = ...,
         **fields: Any,
     ) -> ReviewReply | None: ...
     @overload
@@ -720,6 +778,7 @@ class SheepsheadApp(App[int]):
         *,
         quiet_lost: bool = ...,
         passing: tuple[str, ...] = ...,
+        about: str | None = ...,
         **fields: Any,
     ) -> StandingsReply | None: ...
     @overload
@@ -729,6 +788,7 @@ class SheepsheadApp(App[int]):
         *,
         quiet_lost: bool = ...,
         passing: tuple[str, ...] = ...,
+        about: str | None = ...,
         **fields: Any,
     ) -> OkReply | None: ...
     async def call(
@@ -737,13 +797,16 @@ class SheepsheadApp(App[int]):
         *,
         quiet_lost: bool = False,
         passing: tuple[str, ...] = (),
+        about: str | None = None,
         **fields: Any,
     ) -> OkReply | None:
         """Send a request; on an error tell the user and return None.
 
         ``quiet_lost``: a lost connection is not told (for requests the user did not ask for;
         the title bar shows the connection). ``passing``: refusals with these codes are raised
-        (:class:`ServerError`) for the caller to handle, not told.
+        (:class:`ServerError`) for the caller to handle, not told. ``about``: a lobby request
+        about the table called so: a refusal is told in the sentence of
+        :data:`LOBBY_REFUSALS` (None: as the server's message and code).
         """
         if self.session is None:
             self.outbox.append({"type": request, **fields})
@@ -756,7 +819,15 @@ class SheepsheadApp(App[int]):
         except ServerError as exc:
             if exc.code in passing:
                 raise
-            self.notify(error_text(exc), title=f"{request} refused", severity="error")
+            if about is None:
+                self.notify(error_text(exc), title=f"{request} refused", severity="error")
+            else:
+                self.notify(
+                    refusal_text(exc.code, exc.message, about),
+                    title=refusal_title(exc.code, request),
+                    severity="error",
+                    timeout=8,
+                )
         except (TimeoutError, OSError) as exc:
             self.notify(f"{request} failed: no answer from the server ({exc})", severity="error")
         return None
@@ -769,8 +840,9 @@ class SheepsheadApp(App[int]):
         password: str | None = None,
         **fields: Any,
     ) -> Joined | Watching | None:
-        """Join or watch ``table`` (called ``label`` in the password dialog): the ``ok`` reply,
-        or None when it was refused (the user is told why) or the password dialog was closed.
+        """Join or watch ``table`` (called ``label`` in the password dialog and in the
+        refusal's sentence, :data:`LOBBY_REFUSALS`): the ``ok`` reply, or None when it was
+        refused (the user is told why) or the password dialog was closed.
 
         A table that needs a password asks for it, again after a wrong one; too many attempts
         say to wait. Run it from a worker (the password dialog is awaited).
@@ -782,30 +854,15 @@ class SheepsheadApp(App[int]):
             try:
                 reply = await self.call(
                     request,
-                    passing=("bad_password", "rate_limited", errors.TOO_MANY_SPECTATORS),
+                    passing=(errors.BAD_PASSWORD,),
+                    about=label,
                     table=table,
                     password=password,
                     **fields,
                 )
                 # mypy picks call's str overload for a union of literals.
                 return cast("Joined | Watching | None", reply)
-            except ServerError as exc:
-                if exc.code == errors.TOO_MANY_SPECTATORS:
-                    self.notify(
-                        refusal_text(exc.code, exc.message, label),
-                        title="No room to watch",
-                        severity="error",
-                        timeout=8,
-                    )
-                    return None
-                if exc.code == "rate_limited":
-                    self.notify(
-                        refusal_text(exc.code, exc.message, label),
-                        title="Too many tries",
-                        severity="error",
-                        timeout=8,
-                    )
-                    return None
+            except ServerError:  # bad_password: asked for (again)
                 if password is not None:
                     self.notify(
                         f"That is not the password of {label}: try again, or Esc to give up.",

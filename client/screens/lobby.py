@@ -254,7 +254,7 @@ class LobbyScreen(GameScreen[None]):
         app = self.game
         if app.session is None or app.status != "connected" or not self._on_screen():
             return
-        reply = await app.call("list_tables", quiet_lost=quiet)
+        reply = await app.call("list_tables", quiet_lost=quiet, about="the lobby")
         if reply is not None and self.is_attached:
             self.show_tables(reply.get("tables") or [])
             if app.take_back_by_key:
@@ -300,7 +300,8 @@ class LobbyScreen(GameScreen[None]):
     @work(group="lobby-actions", exit_on_error=False)
     async def _create(self, fields: dict[str, Any]) -> None:
         app = self.game
-        reply = await app.call("create_table", **fields)
+        about = str(fields.get("name") or "the new table")
+        reply = await app.call("create_table", about=about, **fields)
         if reply is None:
             return
         self._enter_table(str(reply.get("table")))

@@ -201,7 +201,7 @@ class StandingsScreen(Screen[None]):
         app = game_of(self)
         asked = self.since
         fields: dict[str, Any] = {} if asked is None else {"since": asked}
-        reply = await app.call("standings", **fields)
+        reply = await app.call("standings", about="the standings", **fields)
         if reply is not None and self.is_attached and asked == self.since:
             self.rows = list(reply.get("players") or [])
             self.loaded = True

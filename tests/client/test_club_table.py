@@ -17,7 +17,7 @@ import pytest
 import client.screens.table
 from client.app import YOUR_TURN_TITLE, SheepsheadApp
 from client.bury_check import forces_alone
-from client.screens.dialogs import BuryDialog, CreateTableDialog
+from client.screens.dialogs import BuryDialog, CreateTableDialog, PasswordDialog
 from client.screens.info import HistoryScreen, TricksScreen
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
@@ -941,3 +941,34 @@ async def test_a_watch_refused_for_too_many_spectators_is_told_in_a_sentence() -
         "Try again when one of them leaves."
     )
     assert told == [(sentence, "No room to watch")]
+
+
+async def test_a_lobby_refusal_is_a_sentence_and_a_lost_table_closes_the_password_ask() -> None:
+    """Enter on a table that closed meanwhile told "No open table has the id 't1'
+    (no_such_table)"; and a reconnect's ``table_lost`` that came while the password dialog
+    was open popped it without an answer: the lobby's join waited for one forever."""
+    tables = [
+        {"id": "t1", "name": "Friday club", "state": "waiting", "seats": []},
+        {"id": "t2", "name": "Locked", "state": "waiting", "seats": [], "password": True},
+    ]
+    refusal = ServerError("no_such_table", "No open table has the id 't1'")
+    session = FakeSession({"list_tables": {"type": "ok", "tables": tables}, "join": refusal})
+    app = SheepsheadApp(session)  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        lobby = app.screen
+        await wait_for(pilot, lambda: len(getattr(lobby, "tables", ())) == 2)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(n.severity == "error" for n in app._notifications))
+        told = [(n.message, n.title) for n in app._notifications if n.severity == "error"]
+        sentence = (
+            "Friday club is not open on this server: it has closed, or never was. Choose "
+            "another table in the lobby, or press c to create one."
+        )
+        assert told == [(sentence, "Table closed")]
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PasswordDialog))
+        (joining,) = [w for w in app.workers if w.group == "lobby-actions" and not w.is_finished]
+        lost = {"type": "table_lost", "table": "t9", "seat": None, "code": "no_such_table"}
+        app.handle_message(lost)
+        await wait_for(pilot, lambda: joining.is_finished and app.screen is lobby, timeout=5)
+        assert joining.result is None and not [r for r in session.sent if r["type"] == "join"][1:]
