@@ -63,6 +63,21 @@ def history_held(session: Session) -> asyncio.Event:
     return gate
 
 
+def reveal_noted(app: SheepsheadApp) -> asyncio.Event:
+    """An event set once ``app`` has handled a ``seeds_revealed``."""
+    revealed = asyncio.Event()
+    handle = app.handle_message
+
+    def handled(msg: Any) -> Any:
+        change = handle(msg)
+        if msg.get("type") == "seeds_revealed":
+            revealed.set()
+        return change
+
+    app.handle_message = handled  # type: ignore[method-assign]
+    return revealed
+
+
 def cut_off(server: Server, name: str) -> None:
     """Drop the connections of the player ``name`` as a pulled cable does."""
     for conn in list(server.connections):
@@ -609,16 +624,7 @@ async def test_a_client_away_while_a_new_commitment_locks_verifies_without_a_fal
     app = SheepsheadApp(session, mode="join")
     gate = reconnects_held(session)  # the reconnect waits until hand 2 is dealt
     dee = await session_for(server, tmp_path / "dee", name="Dee")
-    revealed = asyncio.Event()
-    handle = app.handle_message
-
-    def handled(msg: Any) -> Any:
-        change = handle(msg)
-        if msg.get("type") == "seeds_revealed":
-            revealed.set()
-        return change
-
-    app.handle_message = handled  # type: ignore[method-assign]
+    revealed = reveal_noted(app)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.model.view is not None)
         await session.request("remove_bot", seat=4)  # a stand-in plays it until Dee comes
@@ -844,16 +850,7 @@ async def test_a_client_away_through_a_rematch_checks_each_match_against_its_own
     ann = await session_for(server, tmp_path)
     await ann.request("join", table=table, seat=4, password=None)
     app = SheepsheadApp(ann, mode="join")
-    revealed = asyncio.Event()
-    handle = app.handle_message
-
-    def handled(msg: Any) -> Any:
-        change = handle(msg)
-        if msg.get("type") == "seeds_revealed":
-            revealed.set()
-        return change
-
-    app.handle_message = handled  # type: ignore[method-assign]
+    revealed = reveal_noted(app)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.model.view is not None and len(app.model.history) == 1)
         gate = reconnects_held(ann)  # back only once the rematch has begun
