@@ -185,13 +185,13 @@ class DealChecker:
             if of is None or match_of in (None, of)
         ]
         excused += [(0, here, AWAY) for _, here, _ in self.returns]
+        # The match is over: at the table's next one this client is there from the first
+        # deal, so where it came in to this one, and where it was away, excuse nothing there;
+        # its number is learned again. An earlier match's windows stay for its own check,
+        # which may come after this one (its records are fetched).
+        self.excused = [w for w in self.excused if w[3] is not None and w[3] != of]
         if current:
-            # The match is over: at the table's next one this client is there from the first
-            # deal, so where it came in to this one, and where it was away, excuse nothing
-            # there; its number is learned again.
-            self.excused, self.returns, self.match = [], [], None
-        else:
-            self.excused = [w for w in self.excused if w[3] != of]
+            self.returns, self.match = [], None
         for entry in entries:
             quoted = entry.get("commitment")
             if quoted not in self.seen:
