@@ -18,7 +18,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Literal, cast, overload
 
@@ -30,8 +30,8 @@ from textual.signal import Signal
 from textual.timer import Timer
 
 from client import config, exports, terminal
-from client.fairplay import DealChecker
-from client.model import Change, FinishedHand, TableModel
+from client.fairplay import DealChecker, reveal_from_records, uncovered
+from client.model import Change, FinishedHand, TableModel, hand_from_history
 from client.screens.dialogs import (
     BuryDialog,
     CallDialog,
@@ -58,6 +58,7 @@ from protocol.events import (
     BotAdded,
     Commitment,
     HintReply,
+    HistoryPage,
     Joined,
     OkReply,
     ReviewReply,
@@ -262,6 +263,10 @@ class SheepsheadApp(App[int]):
         """Whether the lobby's first listing is still to come for a client that started at no
         table (no seat token, or a refused one): the player key's one away seat it shows is
         taken back by itself, as a token would have (``LobbyScreen``)."""
+        self._match_known: tuple[str, int] | None = None
+        """(table, match) of the last ``history`` reply (the model forgets the match when a
+        new one begins, until that one's reply): whose deals are checked when a reply of the
+        same table names a later one (:meth:`_check_earlier`)."""
         if session is not None:
             self.status = session.status
 
@@ -463,20 +468,31 @@ class SheepsheadApp(App[int]):
             why = f"the server's history had not come {HISTORY_WAIT:g} s after the reveal"
         self._check_now(msg, why)
 
-    def _check_now(self, msg: SeedsRevealed, missing_why: str | None) -> None:
+    def _check_now(
+        self,
+        msg: SeedsRevealed,
+        missing_why: str | None,
+        uncovered: Mapping[int, str] | None = None,
+    ) -> None:
         """Check the deals of every finished hand the model holds; a hand of the match it does
-        not hold is named as not checked, with ``missing_why`` (why its record is not here)."""
+        not hold is named as not checked, with ``missing_why`` (why its record is not here),
+        and so is each of ``uncovered`` (a reveal rebuilt from records without its seeds)."""
         played = (self.model.match_over or {}).get("hands")
         have = {hand.number - 1 for hand in self.model.history}
         why = missing_why or "the server's history does not have it"
         missing = {n: why for n in range(played if isinstance(played, int) else 0) if n not in have}
-        verdict = self.deals.check(msg, self.model.history, missing)
+        missing.update(uncovered or {})
+        hands = [hand for hand in self.model.history if hand.number - 1 not in missing]
+        self._say_deals("Deals", self.deals.check(msg, hands, missing))
+
+    def _say_deals(self, title: str, verdict: str) -> None:
+        """Say the verdict of the check just made (:attr:`deals`), ``title`` first."""
         good = self.deals.verified
         if good is None:
             # Nothing this client saw dealt (it came after the match, or it ended before a
             # deal): nothing wrong, and nothing to say over the table.
             return
-        self.model.note("event" if good else "error", f"Deals: {verdict}")
+        self.model.note("event" if good else "error", f"{title}: {verdict}")
         self.model_changed.publish(Change.LOG)
         # Good news goes in the log and the match-over panel; only a deal that failed pops up,
         # where a toast would otherwise cover the status line and the panel's keys.
@@ -552,6 +568,9 @@ class SheepsheadApp(App[int]):
         # lines already logged was logged a second time.
         while not self.session.events.empty():
             self._handle_safely(self.session.events.get_nowait())
+        known = self._match_known
+        before = known[1] if known is not None and known[0] == self.model.table else None
+        held = list(self.model.history)
         try:
             change = self.model.apply_history(reply)
         except ValueError as exc:
@@ -562,7 +581,60 @@ class SheepsheadApp(App[int]):
         if self.model.match is not None:
             self.deals.on_match(self.model.match)
         self._history_in(None)
+        now = self.model.match
+        if now is not None and self.model.table is not None:
+            self._match_known = (self.model.table, now)
+        if before is not None and now not in (None, before) and before not in self.deals.results:
+            # A match this client was in ended while it was away, and a new one began: its
+            # hands held here were put away unchecked (no reveal of it came here; the next
+            # one does not cover them).
+            left = [h for h in held if not any(h is kept for kept in self.model.history)]
+            await self._check_earlier(before, left)
+        self._check_from_records(reply)
         return True
+
+    def _check_from_records(self, reply: HistoryPage) -> None:
+        """Back after the match's end, this client is not sent its ``seeds_revealed``
+        (PROTOCOL.md §13): the match's records in ``reply`` carry the revealed seeds, which
+        are checked as the reveal (once a match)."""
+        match = self.model.match
+        if self.model.match_over is None or match is None or match in self.deals.results:
+            return
+        records = [e.get("record") for e in reply.get("hands") or [] if isinstance(e, Mapping)]
+        reveal = reveal_from_records(str(reply.get("table")), [r for r in records if r])
+        self._check_now(reveal, None, _uncovered(reveal, self.model.history))
+
+    async def _check_earlier(self, match: int, held: list[FinishedHand]) -> None:
+        """Check the deals of ``match``, which ended while this client was away (its reveal
+        was not sent here), against the seeds its records carry (``history`` of that match):
+        the hands of it ``held`` (seen here) and the rest from the records. What cannot be
+        checked is said so (the records did not come, or carry no seeds), never a failure."""
+        assert self.session is not None
+        title = f"Deals of match {match + 1} (it ended while this client was away)"
+        hands = {hand.number: hand for hand in held}
+        try:
+            reply = await self.session.history(self.model.table, match=match)
+            if reply is not None and reply.get("match") != match:
+                reply = None  # an older server answers with the current match
+            why = None if reply is not None else "this server keeps only the current match"
+        except (ServerError, OSError, TimeoutError) as exc:
+            reply, why = None, f"its records were not loaded ({error_text(exc)})"
+        got = reply.get("hands") if reply is not None else None
+        entries = [e for e in got or [] if isinstance(e, Mapping)]
+        names = [seat.name for seat in self.model.seats]
+        for entry in entries:
+            number = entry.get("hand")
+            if isinstance(number, int) and number + 1 not in hands:
+                with contextlib.suppress(ValueError):
+                    hands[number + 1] = hand_from_history(entry, names)
+        records = [e.get("record") for e in entries]
+        reveal = reveal_from_records(str(self.model.table), [r for r in records if r])
+        if why is None:
+            uncovered = _uncovered(reveal, hands.values())
+        else:
+            uncovered = {n - 1: f"the seeds were not revealed here: {why}" for n in hands}
+        checked = [hand for n, hand in sorted(hands.items()) if n - 1 not in uncovered]
+        self._say_deals(title, self.deals.check(reveal, checked, uncovered, match=match))
 
     def _history_in(self, failed: str | None) -> None:
         """The ``history`` asked for was answered (``failed``: why it brought no hands): a
@@ -912,7 +984,7 @@ class SheepsheadApp(App[int]):
         except (ValueError, KeyError, TypeError) as exc:
             self.notify(f"cannot export this hand: {exc}", severity="error")
             return None
-        fair = self.deals.fair_for(hand.number - 1)
+        fair = self.deals.fair_for(hand.number - 1, self.model.match)
         if fair is not None:  # the seeds are revealed: `sheepshead verify` can check it
             record = {**record, "fair": fair}
         if self.door:
@@ -971,3 +1043,10 @@ class SheepsheadApp(App[int]):
             with contextlib.suppress(TimeoutError, OSError):
                 await asyncio.wait_for(self.session.close(), 2)
         self.exit(code, return_code=code)
+
+
+def _uncovered(reveal: SeedsRevealed, hands: Iterable[FinishedHand]) -> dict[int, str]:
+    """The ``hands`` (0-based) that a reveal rebuilt from records does not cover, with why:
+    their records carried no revealed seed (checked, they would not verify: a false alarm)."""
+    why = "the server's record of it carries no revealed seed"
+    return dict.fromkeys(uncovered(reveal, [hand.number - 1 for hand in hands]), why)

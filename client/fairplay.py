@@ -17,6 +17,12 @@ from engine.fairdeal import SCHEME, SEED_BYTES, Verdict, check_deal, first_deale
 from engine.fairdeal import summary as verdict_summary
 from protocol.events import Commitment, RevealedCommitment, SeedsRevealed, State
 
+AWAY = "while this client was away"
+"""Why a commitment dealing a hand dealt while the connection was down was not shown here."""
+
+TO_THE_END = 2**31 - 1
+"""The last hand of a window that runs to its match's end (a match left while away)."""
+
 
 @dataclass(frozen=True, slots=True)
 class DealSeen:
@@ -40,6 +46,8 @@ class DealChecker:
         """Commitment -> (seat, seed in hex) that this client sent for it."""
         self.revealed: list[RevealedCommitment] = []
         """The entries of the last ``seeds_revealed``."""
+        self.revealed_match: int | None = None
+        """The match whose reveal :attr:`revealed` is (None: not known)."""
         self.table: str | None = None
         """The table of the last ``state``."""
         self.last_dealt: int | None = None
@@ -51,20 +59,29 @@ class DealChecker:
         self.left_at: tuple[int, int | None] | None = None
         """Set by :meth:`reconnected`: (:attr:`last_dealt`, :attr:`match`) when the connection
         dropped, until the reconnect's snapshot ``state`` says where this client is back."""
+        self.returns: list[tuple[int, int, int | None]] = []
+        """(last hand seen before the drop, hand back at, match left) of each reconnect whose
+        match is not known yet (:meth:`on_match` places its window in :attr:`excused`)."""
         self.excused: list[tuple[int, int, str, int | None]] = []
-        """(first, last hand, 0-based and inclusive; when; match) of the hands whose commitment
-        may not have been shown to this client: those up to the hand it came in at (``before
-        this client came``: a restarted client is not told it again) and those dealt while its
-        connection was down (``while this client was away``: a reconnect is sent only one still
-        collecting seeds), from the hand after the last one it saw if it is back in that match
-        (``match``, known before and after the drop), else from the first. An unseen commitment
+        """(first, last hand, 0-based and inclusive; when; match, None while not known) of the
+        hands whose commitment may not have been shown to this client: those up to the hand it
+        came in at (``before this client came``: a restarted client is not told it again) and
+        those dealt while its connection was down (``while this client was away``: a reconnect
+        is sent only one still collecting seeds): back in the match it left, from the hand
+        after the last one it saw; back in a later match (a rematch began meanwhile), that
+        match's from its first hand and the rest of the match it left. An unseen commitment
         that first dealt one of them is no sign of a dishonest server; any other is."""
+        self.results: dict[int, tuple[bool | None, str | None]] = {}
+        """Match number -> (:attr:`verified`, :attr:`said`) of its check, for each match of
+        the table whose deals were checked (from its reveal, or from its records)."""
         self.verified: bool | None = None
         """What the last :meth:`check` found: True when no deal failed (every deal verified, or
         some could not be checked: the sentence says which), False when one did not verify,
         None when there was nothing to verify."""
         self.said: str | None = None
         """The last :meth:`check`'s sentence, None while there was nothing to verify."""
+        self.said_of: int | None = None
+        """The match of the last :meth:`check` (None: not known)."""
 
     def on_state(self, msg: State) -> None:
         """Note where this client is at the table (a ``state`` event): where it came in, or
@@ -72,7 +89,7 @@ class DealChecker:
         table = msg.get("table")
         if table != self.table:
             self.table, self.last_dealt, self.left_at, self.excused = str(table), None, None, []
-            self.match = None
+            self.match, self.returns, self.results = None, [], {}
         hand = msg.get("hand")
         here = hand if msg.get("view") is not None and isinstance(hand, int) else -1
         if self.last_dealt is None:
@@ -80,18 +97,28 @@ class DealChecker:
         elif self.left_at is not None:
             # The hands dealt after the last one seen here were dealt while away, if this is
             # still that match: a new one may have begun meanwhile (hands count from 0 again),
-            # which only the match number tells (check).
+            # which only the match number tells (on_match).
             last, match = self.left_at
-            since = last + 1 if here >= last else 0
-            self.excused.append((since, here, "while this client was away", match))
+            self.returns.append((last, here, match))
         self.left_at = None
         self.last_dealt = here
 
     def on_match(self, match: int) -> None:
         """The table's match number, as learned from ``history`` (at the first state and again
         after each reconnect): a client back in the match it left excuses only the hands
-        dealt while it was away."""
+        dealt while it was away; back in a later match, that one's from its first hand and
+        the rest of the match it left."""
         self.match = match
+        # A window whose match was not known is this one's (where the client came in).
+        self.excused = [(a, b, why, match if of is None else of) for a, b, why, of in self.excused]
+        for last, here, left in self.returns:
+            if left == match:
+                self.excused.append((last + 1 if here >= last else 0, here, AWAY, match))
+                continue
+            self.excused.append((0, here, AWAY, match))
+            if left is not None:
+                self.excused.append((last + 1, TO_THE_END, AWAY, left))
+        self.returns = []
 
     def reconnected(self) -> None:
         """The connection came back (same process): a commitment published and locked while
@@ -103,8 +130,11 @@ class DealChecker:
             self.left_at = (self.last_dealt, self.match)
         self.match = None  # known again when the caller learns it after the reconnect
 
-    def fair_for(self, hand: int) -> dict[str, Any] | None:
-        """The record ``fair`` map of hand number ``hand`` (0-based), once revealed."""
+    def fair_for(self, hand: int, match: int | None = None) -> dict[str, Any] | None:
+        """The record ``fair`` map of hand number ``hand`` (0-based), once revealed (of match
+        ``match`` when given: an earlier match's reveal does not cover the next one's hands)."""
+        if match is not None and self.revealed_match not in (None, match):
+            return None
         entry = _covering(self.revealed, hand)
         if entry is None:
             return None
@@ -129,27 +159,39 @@ class DealChecker:
         msg: SeedsRevealed,
         hands: Iterable[Any],
         unchecked: Mapping[int, str] | None = None,
+        *,
+        match: int | None = None,
     ) -> str:
         """Check every finished hand (``client.model.FinishedHand``) against ``seeds_revealed``:
         ``all N deals verified`` or the first hand that fails (and :attr:`verified`).
 
         ``unchecked``: the hands of the match (0-based) that this client could not check, each
         with why (their records never came); the sentence names them when no hand fails, and
-        they are no failure (:attr:`verified` stays True)."""
+        they are no failure (:attr:`verified` stays True). ``match``: an earlier match than
+        the current one (:attr:`match`), whose reveal this client missed (its hands are those
+        of that match)."""
         entries = [e for e in msg.get("commitments") or [] if isinstance(e, Mapping)]
-        self.revealed = entries
+        current = match is None or match == self.match
+        of = self.match if match is None else match
+        if current:  # an earlier match's hands are no longer held to be exported
+            self.revealed, self.revealed_match = entries, of
         verdicts: list[Verdict] = []
         unwitnessed: dict[int, str] = {}
-        # A window opened by a reconnect starts after the last hand seen before it only when
-        # the match is known to be the same on both sides of it.
+        # A window counts from its first hand only when its match is known to be this one;
+        # with either not known, from the match's first hand (never a false alarm).
         excused = [
-            (first if match is not None and match == self.match else 0, last, when)
-            for first, last, when, match in self.excused
+            (first if of is not None and match_of == of else 0, last, when)
+            for first, last, when, match_of in self.excused
+            if of is None or match_of in (None, of)
         ]
-        # The match is over: at the table's next one this client is there from the first deal,
-        # so where it came in to this one, and where it was away, excuse nothing there; its
-        # number is learned again.
-        self.excused, self.match = [], None
+        excused += [(0, here, AWAY) for _, here, _ in self.returns]
+        # The match is over: at the table's next one this client is there from the first
+        # deal, so where it came in to this one, and where it was away, excuse nothing there;
+        # its number is learned again. An earlier match's windows stay for its own check,
+        # which may come after this one (its records are fetched).
+        self.excused = [w for w in self.excused if w[3] is not None and w[3] != of]
+        if current:
+            self.returns, self.match = [], None
         for entry in entries:
             quoted = entry.get("commitment")
             if quoted not in self.seen:
@@ -195,6 +237,7 @@ class DealChecker:
             verdicts.append(Verdict(number, False, why, incomplete=True))
         if not verdicts:
             self.verified = self.said = None
+            self._note_result(of)
             return "no deals to verify"
         self.verified = all(verdict.ok or verdict.incomplete for verdict in verdicts)
         said = verdict_summary(verdicts)
@@ -208,7 +251,24 @@ class DealChecker:
                     " was not witnessed here)"
                 )
         self.said = said
+        self._note_result(of)
         return said
+
+    def _note_result(self, match: int | None) -> None:
+        """Keep the check just made as match ``match``'s (None: not known)."""
+        self.said_of = match
+        if match is not None:
+            self.results[match] = (self.verified, self.said)
+
+    def result_for(self, match: int | None) -> tuple[bool | None, str | None]:
+        """(:attr:`verified`, :attr:`said`) of match ``match``'s check: (None, None) before
+        it, or while ``match`` is not known and the last check was of a known match (the
+        match-over panel shows a match's own verdict, not an earlier one's)."""
+        if match is not None and match in self.results:
+            return self.results[match]
+        if self.said_of is None:
+            return self.verified, self.said
+        return None, None
 
 
 def reveal_from_records(table: str, records: Iterable[Mapping[str, Any]]) -> SeedsRevealed:
@@ -242,6 +302,12 @@ def reveal_from_records(table: str, records: Iterable[Mapping[str, Any]]) -> See
         }
     ordered = sorted(entries.values(), key=lambda entry: entry["first_hand"])
     return {"type": "seeds_revealed", "table": table, "commitments": ordered}
+
+
+def uncovered(reveal: SeedsRevealed, hands: Iterable[int]) -> list[int]:
+    """The hands of ``hands`` (numbers from 0) that no commitment of ``reveal`` dealt."""
+    entries = [e for e in reveal.get("commitments") or [] if isinstance(e, Mapping)]
+    return [hand for hand in hands if _covering(entries, hand) is None]
 
 
 def _covering(entries: Sequence[RevealedCommitment], hand: int) -> RevealedCommitment | None:

@@ -417,7 +417,8 @@ class TableModel:
     pending_result: FinishedHand | None = None
     match_over: dict[str, Any] | None = None
     match: int | None = None
-    """The match number at this table from the last ``history`` reply (0 the first)."""
+    """The match number at this table from the last ``history`` reply (0 the first); None
+    while not known (before it, and from a new match's start until its ``history``)."""
     rematches: int = 0
     """How many new matches began at this table while this client watched (panels of an
     earlier match close when it changes)."""
@@ -818,8 +819,10 @@ class TableModel:
         return str(msg.get("text", ""))
 
     def _new_match(self) -> Change:
-        """A rematch began at this table: the last match's hands and result are put away."""
+        """A rematch began at this table: the last match's hands and result are put away (and
+        its number: the next ``history`` says the new one's)."""
         self.match_over = None
+        self.match = None
         self.history = []
         self.pending_result = None
         self.hand_number = 0
@@ -837,8 +840,17 @@ class TableModel:
         change = Change.NONE
         match = reply.get("match")
         if isinstance(match, int):
-            if self.match is not None and match != self.match and self.match_over is not None:
+            if self.match is not None and match != self.match:
+                # A new match began: its hands count from 1 again. Away across the last one's
+                # end (no match_over came here) its hands are still held: put away all the
+                # same, not mixed with the new one's (the hand now on the table is kept).
+                if self.match_over is None:
+                    said = reply.get("lines") or []
+                    told = any(isinstance(m, Mapping) and m.get("code") == "rematch" for m in said)
+                    self.rematch_told = self.rematch_told or (first_page and told)
+                number = self.hand_number
                 change |= self._new_match()
+                self.hand_number = number
             self.match = match
         names = [s.name for s in self.seats]
         seen = {h.number: h for h in self.history}

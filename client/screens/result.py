@@ -486,10 +486,10 @@ class MatchOverScreen(FitsHeight):
         and the score sheet."""
         model = self.model
         body: list[RenderableType] = [standings(model), Text("")]
-        deals = self.game.deals
-        if deals.said is not None:
-            style = "green" if deals.verified else "bold red"
-            body += [Text.assemble(("Deals: ", "bold"), (deals.said, style)), Text("")]
+        verified, said = self.game.deals.result_for(model.match)
+        if said is not None:
+            style = "green" if verified else "bold red"
+            body += [Text.assemble(("Deals: ", "bold"), (said, style)), Text("")]
         return Group(*body, *sheet_body(model))
 
     def on_mount(self) -> None:

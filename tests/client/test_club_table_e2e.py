@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,7 @@ from server.app import Server
 from tests.client.conftest import server_config
 from tests.client.test_e2e import Player, seated_with_bots, session_for, wait_for
 from tests.client.test_screens import screen_text
-from tests.server.support import drive, next_event
+from tests.server.support import drive, next_event, play_until, session
 
 
 def reconnects_held(session: Session) -> asyncio.Event:
@@ -59,6 +61,21 @@ def history_held(session: Session) -> asyncio.Event:
 
     session.history = gated  # type: ignore[method-assign]
     return gate
+
+
+def reveal_noted(app: SheepsheadApp) -> asyncio.Event:
+    """An event set once ``app`` has handled a ``seeds_revealed``."""
+    revealed = asyncio.Event()
+    handle = app.handle_message
+
+    def handled(msg: Any) -> Any:
+        change = handle(msg)
+        if msg.get("type") == "seeds_revealed":
+            revealed.set()
+        return change
+
+    app.handle_message = handled  # type: ignore[method-assign]
+    return revealed
 
 
 def cut_off(server: Server, name: str) -> None:
@@ -607,16 +624,7 @@ async def test_a_client_away_while_a_new_commitment_locks_verifies_without_a_fal
     app = SheepsheadApp(session, mode="join")
     gate = reconnects_held(session)  # the reconnect waits until hand 2 is dealt
     dee = await session_for(server, tmp_path / "dee", name="Dee")
-    revealed = asyncio.Event()
-    handle = app.handle_message
-
-    def handled(msg: Any) -> Any:
-        change = handle(msg)
-        if msg.get("type") == "seeds_revealed":
-            revealed.set()
-        return change
-
-    app.handle_message = handled  # type: ignore[method-assign]
+    revealed = reveal_noted(app)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.model.view is not None)
         await session.request("remove_bot", seat=4)  # a stand-in plays it until Dee comes
@@ -807,3 +815,103 @@ async def test_who_sits_down_after_the_match_is_not_named_in_its_result(
             await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen | TableScreen))
     await dee.close()
     await session.close()
+
+
+async def test_a_client_away_through_a_rematch_checks_each_match_against_its_own_seeds(
+    server: Server, tmp_path: Path
+) -> None:
+    """Ann sat down in hand 2 of Hal's two-hand match (hand 1 came with the history), then her
+    connection dropped; the match ended (its seeds revealed while she was away), Hal started
+    a rematch and she was back in its first hand. The end of her old match was never seen
+    here: its hand 1 stayed on the new match's score sheet, and at the new match's reveal,
+    checked against the new seeds, it was said in red not to verify. Each match is checked
+    against its own seeds: the old one's taken from the server's records of it."""
+    hal = session(server, "Hal", tmp_path)
+    await hal.connect()
+    made = await hal.request(
+        "create_table", name="again", preset="seed", options={}, hands=2, password=None, grace=0.0
+    )
+    table = str(made["table"])
+    for _ in range(4):
+        await hal.request("add_bot", seat=None, strategy="random")
+    await hal.request("start")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+
+    async def until(condition: Callable[[], bool]) -> None:
+        while not condition():
+            assert loop.time() < deadline, condition
+            await asyncio.sleep(0.01)
+
+    await until(lambda: (hal.last_state or {}).get("view") is not None)  # dealt
+    await hal.request("remove_bot", seat=4)  # a stand-in plays it until Ann sits down
+    hal_plays = asyncio.create_task(play_until(hal, "match_over", [], random.Random(5)))
+    await until(lambda: server.lobby.tables[table].summary()["hands_played"] == 1)
+    ann = await session_for(server, tmp_path)
+    await ann.request("join", table=table, seat=4, password=None)
+    app = SheepsheadApp(ann, mode="join")
+    revealed = reveal_noted(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.model.view is not None and len(app.model.history) == 1)
+        gate = reconnects_held(ann)  # back only once the rematch has begun
+        cut_off(server, "Ann")  # a stand-in plays her seat (grace 0)
+        over = await hal_plays
+        await hal.request("rematch")
+        await drive([hal], over["seq"], lambda *_: True)  # Hal's first turn in the new match
+        gate.set()
+        await wait_for(pilot, lambda: app.status == "connected" and app.model.match == 1)
+
+        def verdicts() -> list[str]:
+            return [e.text for e in app.model.log if e.text.startswith("Deals")]
+
+        await hal.request("end_match")  # in the new match's first hand: its seeds revealed
+        await wait_for(pilot, lambda: revealed.is_set())
+        await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+        await pilot.pause()
+        assert not [n for n in app._notifications if n.severity == "error"], verdicts()
+        await wait_for(pilot, lambda: bool(verdicts()))
+        said = verdicts()
+        # The old match: the hand seen here and the one played after the drop, from its
+        # records; the new match: no hand ended, and its commitment, published while Ann was
+        # away, is no failure.
+        assert said == [
+            "Deals of match 1 (it ended while this client was away): all 2 deals verified"
+            " (the commitment dealing from hand 1 was published before this client came,"
+            " so it was not witnessed here)"
+        ], said
+        assert app.model.history == [] and sheet_rows(app) == {}, screen_text(app)
+        assert "Deals:" not in screen_text(app)  # the old match's verdict is not this one's
+    await ann.close()
+    await hal.close()
+
+
+async def test_a_client_back_after_the_match_checks_its_deals_from_the_records(
+    server: Server, tmp_path: Path
+) -> None:
+    """Ann's client went away during the match and came back after its end: a reconnect is
+    not sent ``seeds_revealed``, so the deals were never checked and the match-over panel
+    had no "Deals:" line. The server's records of the match carry the seeds by then."""
+    first = await session_for(server, tmp_path)
+    table = await seated_with_bots(first, hands=2, grace=0.0)  # a stand-in plays for Ann
+    watcher = await session_for(server, tmp_path / "eve", name="Eve")  # the table moves on
+    await watcher.request("watch", table=table, password=None)
+    await first.close()  # a crash: the token stays; the stand-in plays the match out
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while server.lobby.tables[table].state != "over":
+        assert loop.time() < deadline, "the match did not end"
+        await asyncio.sleep(0.02)
+
+    again = await session_for(server, tmp_path)
+    app = SheepsheadApp(again, mode="join")
+    async with app.run_test(size=SIZE) as pilot:
+        said = "Deals: all 2 deals verified (the commitment dealing from hand 1 was published"
+        await wait_for(pilot, lambda: any(e.text.startswith(said) for e in app.model.log))
+        # The last hand's result shows first, the standings after it.
+        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+        await wait_for(pilot, lambda: "Deals: all 2 deals verified" in screen_text(app))
+        assert not [n for n in app._notifications if n.severity == "error"]
+    await again.close()
+    await watcher.close()

@@ -132,3 +132,51 @@ def test_a_reveal_rebuilt_from_the_servers_records_is_the_reveal() -> None:
     # Records saved before the reveal carry no server seed: nothing to rebuild from.
     unrevealed = [{"fair": seeds.fair(n, revealed=False)} for n in range(4)]
     assert reveal_from_records("t1", unrevealed)["commitments"] == []
+
+
+def test_back_after_a_rematch_each_match_excuses_only_what_was_dealt_while_away() -> None:
+    """Ann came in at hand 3 of match 1 and dropped after hand 5; a rematch began meanwhile and
+    she is back in its hand 2. The first match's commitments unseen here are excused before
+    she came and after her last hand (someone sat down while she was away), not between; the
+    new match's from its first hand, and each match's check is kept as its own."""
+    from client.fairplay import DealChecker
+    from protocol.events import Commitment, SeedsRevealed, State
+
+    def state(hand: int) -> State:
+        return cast(State, {"type": "state", "table": "t1", "hand": hand, "view": {}})
+
+    def away_through_a_rematch() -> DealChecker:
+        checker = DealChecker()
+        checker.on_state(state(2))
+        checker.on_match(0)
+        checker.on_commitment(cast(Commitment, {"commitment": "cd" * 32}))
+        checker.on_state(state(4))
+        checker.reconnected()
+        checker.on_state(state(1))
+        checker.on_match(1)
+        return checker
+
+    def reveal(*firsts: tuple[str, int]) -> SeedsRevealed:
+        entries = [
+            {"commitment": quoted * 32, "first_hand": first, "client_seeds": [None] * 5}
+            for quoted, first in firsts
+        ]
+        return cast(SeedsRevealed, {"type": "seeds_revealed", "commitments": entries})
+
+    for earlier_first in (True, False):  # the new match's reveal may come before the records
+        checker = away_through_a_rematch()
+        checks: list[tuple[SeedsRevealed, int | None]] = [
+            # Before she came (hand 1), seen (hand 4), while she was away (hand 7).
+            (reveal(("ab", 0), ("cd", 3), ("ef", 6)), 0),
+            # The new match's first commitment was published while she was away.
+            (reveal(("12", 0)), None),
+        ]
+        for revealed, match in checks if earlier_first else checks[::-1]:
+            assert checker.check(revealed, [], match=match) == "no deals to verify"
+        assert checker.results == {0: (None, None), 1: (None, None)}
+        assert checker.excused == [] and checker.match is None
+    # A commitment dealing hand 5 of the first match was published while she was there.
+    checker = away_through_a_rematch()
+    said = checker.check(reveal(("ab", 0), ("cd", 3), ("ef", 4)), [], match=0)
+    assert said == "hand 5 does not verify: its commitment was never published"
+    assert checker.result_for(0) == (False, said) and checker.result_for(1) == (None, None)
