@@ -137,7 +137,9 @@ DEFAULT_PLAY_TRUST: Final = 1.0
 """With play inference (``play_mismatch`` below 1), the chance a deal's weight gives each
 other seat of playing as the heuristic (:meth:`engine.bots.sampling.Sampler.sim`'s ``trust``):
 below 1, a seat's cards weigh a deal at most down to ``1 - play_trust``, so a seat that plays
-otherwise (a search) cannot push the real deal out."""
+otherwise (a search) cannot push the real deal out. At 0.5 it placed the cards worse than
+``play_fallback=weighted`` (the search seats mostly agree with the heuristic, and those cards
+are worth reading); not screened, so 1."""
 
 PLAY_FALLBACKS: Final = ("stretch", "weighted")
 """The values of ``play_fallback``."""
@@ -145,7 +147,12 @@ PLAY_FALLBACKS: Final = ("stretch", "weighted")
 DEFAULT_PLAY_FALLBACK: Final = "stretch"
 """With play inference, the deal used when none of the ``tries`` draws was kept: ``stretch``
 the one that fitted the longest stretch of play before a miss, ``weighted`` one of them drawn
-in proportion to its whole weight (every card replayed)."""
+in proportion to its whole weight (every card replayed). At tournament tables, where the other
+search seats play otherwise than the heuristic, the stretch fallback served 42-78% of the deals;
+``weighted`` placed the cards better (a defender's deals named the true partner 68% of the time
+late in the hand under ``seed``, against 52%) yet scored -0.034 [-0.116, +0.047] a seat-hand
+against the default (wisconsin, 200 deals, 3-way; docs/bots.md, "Issue 30: why play inference
+placed the cards better"), so it stays off."""
 
 DEFAULT_PLAY_MARGIN: Final = 0.0
 """Points per hand a card must gain over the heuristic's card, on average over the deals, to be
