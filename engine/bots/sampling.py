@@ -338,18 +338,10 @@ class Sampler:
             judging = attempt < tries
             if not judging and stopped:
                 break
-            slots = self.deal(rng)
             # Two stages of rejection: the bidding (cheap) first, then the play.
-            if (
-                weigh is not None
-                and judging
-                and rng.random() >= weigh(k, self.originals(slots), rng)
-            ):
+            sim = self._start(rng, weigh if judging else None)
+            if sim is None:
                 continue
-            start = self._rebuild(slots, rng, plays=False)
-            if start is None:
-                continue
-            sim = Sim.from_hand(start)
             done = replay(sim, plays, k.seat, rng if judge and judging else None, mismatch)
             if done == len(plays):
                 return sim
@@ -360,6 +352,16 @@ class Sampler:
             if replay(sim, plays[done:], k.seat) is not None:
                 return sim
         raise SamplingError("no sampled deal replays the history")
+
+    def _start(self, rng: random.Random, weigh: Weigher | None) -> Sim | None:
+        """A simulator at the first card of a deal drawn now, or None: the deal was dropped by
+        ``weigh`` (kept with the probability it gives; None keeps every deal) or does not
+        replay the bidding."""
+        slots = self.deal(rng)
+        if weigh is not None and rng.random() >= weigh(self.k, self.originals(slots), rng):
+            return None
+        start = self._rebuild(slots, rng, plays=False)
+        return None if start is None else Sim.from_hand(start)
 
     def _sim_weighted(
         self,
@@ -380,17 +382,9 @@ class Sampler:
             judging = attempt < tries
             if not judging and drawn:
                 break
-            slots = self.deal(rng)
-            if (
-                weigh is not None
-                and judging
-                and rng.random() >= weigh(k, self.originals(slots), rng)
-            ):
+            sim = self._start(rng, weigh if judging else None)
+            if sim is None:
                 continue
-            start = self._rebuild(slots, rng, plays=False)
-            if start is None:
-                continue
-            sim = Sim.from_hand(start)
             misses = replay_misses(sim, plays, k.seat)
             if misses is None:
                 continue
