@@ -313,6 +313,8 @@ class Sampler:
         weigh: Weigher | None = None,
         tries: int = 1,
         mismatch: float = 1.0,
+        trust: float = 1.0,
+        fallback: str = "stretch",
     ) -> Sim:
         """A simulator at this moment of the play phase, in a deal weighted by how well it fits
         what the other seats did (raises SamplingError).
@@ -329,23 +331,17 @@ class Sampler:
         k = self.k
         plays = played_cards(k)
         judge = mismatch < 1
+        if judge and (trust < 1 or fallback == "weighted"):
+            return self._sim_weighted(rng, plays, weigh, tries, mismatch, trust)
         stopped: list[tuple[int, Sim]] = []
         for attempt in range(MAX_TRIES + tries):
             judging = attempt < tries
             if not judging and stopped:
                 break
-            slots = self.deal(rng)
             # Two stages of rejection: the bidding (cheap) first, then the play.
-            if (
-                weigh is not None
-                and judging
-                and rng.random() >= weigh(k, self.originals(slots), rng)
-            ):
+            sim = self._start(rng, weigh if judging else None)
+            if sim is None:
                 continue
-            start = self._rebuild(slots, rng, plays=False)
-            if start is None:
-                continue
-            sim = Sim.from_hand(start)
             done = replay(sim, plays, k.seat, rng if judge and judging else None, mismatch)
             if done == len(plays):
                 return sim
@@ -356,6 +352,77 @@ class Sampler:
             if replay(sim, plays[done:], k.seat) is not None:
                 return sim
         raise SamplingError("no sampled deal replays the history")
+
+    def _start(self, rng: random.Random, weigh: Weigher | None) -> Sim | None:
+        """A simulator at the first card of a deal drawn now, or None: the deal was dropped by
+        ``weigh`` (kept with the probability it gives; None keeps every deal) or does not
+        replay the bidding."""
+        slots = self.deal(rng)
+        if weigh is not None and rng.random() >= weigh(self.k, self.originals(slots), rng):
+            return None
+        start = self._rebuild(slots, rng, plays=False)
+        return None if start is None else Sim.from_hand(start)
+
+    def _sim_weighted(
+        self,
+        rng: random.Random,
+        plays: Sequence[tuple[int, Card]],
+        weigh: Weigher | None,
+        tries: int,
+        mismatch: float,
+        trust: float,
+    ) -> Sim:
+        """:meth:`sim` with each deal's play weight from whole replays: per other seat,
+        ``trust * mismatch**misses + (1 - trust)`` (the seat plays as the heuristic with
+        probability ``trust``, else its cards say nothing); a deal is kept with its weight,
+        and after ``tries`` draws one of those drawn is taken in proportion to its weight."""
+        k = self.k
+        drawn: list[tuple[float, Sim]] = []
+        for attempt in range(MAX_TRIES + tries):
+            judging = attempt < tries
+            if not judging and drawn:
+                break
+            sim = self._start(rng, weigh if judging else None)
+            if sim is None:
+                continue
+            misses = replay_misses(sim, plays, k.seat)
+            if misses is None:
+                continue
+            if not judging:
+                return sim
+            weight = 1.0
+            for s in range(5):
+                if s != k.seat:
+                    weight *= trust * mismatch ** misses[s] + (1 - trust)
+            if rng.random() < weight:
+                return sim
+            drawn.append((weight, sim))
+        if not drawn:
+            raise SamplingError("no sampled deal replays the history")
+        total = sum(w for w, _ in drawn)
+        pick = rng.random() * total
+        for w, sim in drawn:
+            pick -= w
+            if pick < 0:
+                return sim
+        return drawn[-1][1]
+
+
+def replay_misses(sim: Sim, plays: Sequence[tuple[int, Card]], me: int) -> list[int] | None:
+    """Play ``plays`` into ``sim``; per seat, how many of its cards played with a choice the
+    heuristic would not have played (never counted for ``me``), or None if a card is not
+    legal in this deal."""
+    state = sim.state
+    misses = [0] * 5
+    for seat, c in plays:
+        legal = sim.legal_mask()
+        if state.turn != seat or not legal >> c & 1:
+            return None
+        if seat != me and legal & (legal - 1) and choose_play(sim.situation(legal)) != c:
+            misses[seat] += 1
+        sim.play(c)
+    sim.undo.clear()
+    return misses
 
 
 def replay(

@@ -133,6 +133,27 @@ a picker hardly ever buries. Off: though the deals then hold the picker's cards 
 play"); ``"partner"``, whose share gained under both presets, -0.045 [-0.104, +0.014] (seed)
 and +0.054 [-0.020, +0.128] (wisconsin)."""
 
+DEFAULT_PLAY_TRUST: Final = 1.0
+"""With play inference (``play_mismatch`` below 1), the chance a deal's weight gives each
+other seat of playing as the heuristic (:meth:`engine.bots.sampling.Sampler.sim`'s ``trust``):
+below 1, a seat's cards weigh a deal at most down to ``1 - play_trust``, so a seat that plays
+otherwise (a search) cannot push the real deal out. At 0.5 it placed the cards worse than
+``play_fallback=weighted`` (the search seats mostly agree with the heuristic, and those cards
+are worth reading); not screened, so 1."""
+
+PLAY_FALLBACKS: Final = ("stretch", "weighted")
+"""The values of ``play_fallback``."""
+
+DEFAULT_PLAY_FALLBACK: Final = "stretch"
+"""With play inference, the deal used when none of the ``tries`` draws was kept: ``stretch``
+the one that fitted the longest stretch of play before a miss, ``weighted`` one of them drawn
+in proportion to its whole weight (every card replayed). At tournament tables, where the other
+search seats play otherwise than the heuristic, the stretch fallback served 42-78% of the deals;
+``weighted`` placed the cards better (a defender's deals named the true partner 68% of the time
+late in the hand under ``seed``, against 52%) yet scored -0.034 [-0.116, +0.047] a seat-hand
+against the default (wisconsin, 200 deals, 3-way; docs/bots.md, "Issue 30: why play inference
+placed the cards better"), so it stays off."""
+
 DEFAULT_PLAY_MARGIN: Final = 0.0
 """Points per hand a card must gain over the heuristic's card, on average over the deals, to be
 played instead of it."""
@@ -496,6 +517,8 @@ class SearchStrategy:
         play_mismatch: float = DEFAULT_PLAY_MISMATCH,
         defender_mismatch: float = DEFAULT_DEFENDER_MISMATCH,
         play_margin: float = DEFAULT_PLAY_MARGIN,
+        play_trust: float = DEFAULT_PLAY_TRUST,
+        play_fallback: str = DEFAULT_PLAY_FALLBACK,
         decide_share: float = DEFAULT_DECIDE_SHARE,
         model_endgame: bool = DEFAULT_MODEL_ENDGAME,
         info_sets: bool = DEFAULT_INFO_SETS,
@@ -508,6 +531,10 @@ class SearchStrategy:
             raise ValueError("play_mismatch must be between 0 and 1")
         if not 0 <= defender_mismatch <= 1:
             raise ValueError("defender_mismatch must be between 0 and 1")
+        if not 0 <= play_trust <= 1:
+            raise ValueError("play_trust must be between 0 and 1")
+        if play_fallback not in PLAY_FALLBACKS:
+            raise ValueError(f"play_fallback must be one of {', '.join(PLAY_FALLBACKS)}")
         if think_time <= 0:
             raise ValueError("think_time must be more than 0 seconds")
         self.infer_bury = infer_bury_seats(infer_bury)
@@ -523,6 +550,8 @@ class SearchStrategy:
         self.play_mismatch = play_mismatch
         self.defender_mismatch = defender_mismatch
         self.play_margin = play_margin
+        self.play_trust = play_trust
+        self.play_fallback = play_fallback
         self.decide_share = decide_share
         self.model_endgame = model_endgame
         self.info_sets = info_sets
@@ -619,7 +648,9 @@ class SearchStrategy:
         if k.defending:
             mismatch = min(mismatch, self.defender_mismatch)
         tries = BIDDING_TRIES if weigh is not None or mismatch < 1 else 1
-        return lambda: sampler.sim(rng, weigh, tries, mismatch)
+        trust = self.play_trust
+        fallback = self.play_fallback
+        return lambda: sampler.sim(rng, weigh, tries, mismatch, trust, fallback)
 
     def _setup(
         self, k: Knowledge, legal: Sequence[ActionMap], candidates: list[int], default: int

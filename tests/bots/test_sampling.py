@@ -16,6 +16,7 @@ from engine.bots.sampling import (
     deal_unseen,
     played_cards,
     replay,
+    replay_misses,
     sample_hand,
 )
 from engine.bots.sim import Sim
@@ -177,6 +178,30 @@ def test_weighted_play_deals_keep_everything_public() -> None:
         assert (state.taken, state.won, state.played) == (real.taken, real.won, real.played)
         assert (sim.picker, sim.called, sim.leaster) == (real.picker, real.called, hand.leaster)
         assert not sim.undo
+
+
+def test_weighted_play_deals_with_trust_keep_everything_public() -> None:
+    # The whole-replay weighting (play_trust below 1, or the weighted fallback) draws deals
+    # that replay every card, as the rejection by stretches does.
+    rng = random.Random(3)
+    for i, hand in enumerate(_played_states(60)):
+        k = read_view(seat_view(hand, hand.turn))
+        trust, fallback = (0.5, "weighted") if i % 2 else (1.0, "weighted")
+        sim = Sampler(k).sim(rng, bidding_weight, 20, PLAY_MISMATCH, trust, fallback)
+        state, real = sim.state, hand.play_state
+        assert state.hands[k.seat] == real.hands[k.seat]
+        assert (state.current, state.turn, state.played) == (real.current, real.turn, real.played)
+        assert not sim.undo
+
+
+def test_replay_misses_counts_no_miss_in_the_real_deal_of_heuristics() -> None:
+    for hand in _played_states(60):
+        k = read_view(seat_view(hand, hand.turn))
+        if k.unknown_call and k.under is None:
+            continue
+        start = _rebuild(k, _real_slots(hand, k), random.Random(0), plays=False)
+        assert start is not None
+        assert replay_misses(Sim.from_hand(start), played_cards(k), k.seat) == [0] * 5
 
 
 def test_a_ten_call_keeps_the_three_fail_aces_with_the_picker() -> None:

@@ -429,3 +429,12 @@ def test_infer_bury_takes_off_partner_all_or_a_bool(value: Any) -> None:
         SearchStrategy(infer_bury=value)
     assert SearchStrategy(infer_bury=False).infer_bury == "off"
     assert SearchStrategy(infer_bury=True).infer_bury == "all"
+
+
+def test_play_trust_and_play_fallback_are_checked() -> None:
+    with pytest.raises(ValueError, match="play_trust must be between 0 and 1"):
+        SearchStrategy(play_trust=1.5)
+    with pytest.raises(ValueError, match="play_fallback must be one of stretch, weighted"):
+        SearchStrategy(play_fallback="longest")
+    bot = SearchStrategy(play_mismatch=0.25, play_trust=0.5, play_fallback="weighted")
+    assert (bot.play_trust, bot.play_fallback) == (0.5, "weighted")
