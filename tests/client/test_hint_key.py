@@ -91,11 +91,15 @@ class SlowCoach(FakeSession):
     def __init__(self, reply: dict[str, Any]) -> None:
         super().__init__({"hint": reply})
         self.answer = asyncio.Event()
+        self.silent = False
+        """Answer no ``hint`` at all: the session's request times out (TimeoutError)."""
 
     async def request(self, type: str, **fields: Any) -> dict[str, Any]:
         """As FakeSession's, a ``hint`` once :attr:`answer` is set."""
         if type == "hint":
             await self.answer.wait()
+            if self.silent:
+                raise TimeoutError
         return await super().request(type, **fields)
 
 
@@ -134,3 +138,13 @@ async def test_a_hint_for_last_hands_pick_is_not_shown_at_this_hands_pick() -> N
         for _ in range(5):
             await pilot.pause()
         assert "Hint:" not in screen_text(app), screen_text(app)
+        # A coach that never answers (the server's queue full on a starved machine): after the
+        # session's timeout the line stops saying "thinking" and a notice says why.
+        session.silent = True
+        await pilot.press("enter")  # the doubler's result panel closes
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await pilot.press("i")
+        await wait_for(pilot, lambda: bool(app._notifications))
+        await wait_for(pilot, lambda: "thinking" not in screen_text(app))
+        told = [n.message for n in app._notifications]
+        assert told == ["hint failed: the server did not answer in time"], told
