@@ -138,12 +138,14 @@ async def test_a_hint_for_last_hands_pick_is_not_shown_at_this_hands_pick() -> N
         for _ in range(5):
             await pilot.pause()
         assert "Hint:" not in screen_text(app), screen_text(app)
-        # A coach that never answers (the server's queue full on a starved machine): after the
-        # session's timeout the line stops saying "thinking" and a notice says why.
+        # The doubler's result panel covers the table, and the status line under it offers i:
+        # i closes the panel and asks (it did nothing). A coach that never answers (the
+        # server's queue full on a starved machine): after the session's timeout the line
+        # stops saying "thinking" and a notice says why.
+        assert isinstance(app.screen, ResultScreen) and "i hint" in screen_text(app)
         session.silent = True
-        await pilot.press("enter")  # the doubler's result panel closes
-        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         await pilot.press("i")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         await wait_for(pilot, lambda: bool(app._notifications))
         await wait_for(pilot, lambda: "thinking" not in screen_text(app))
         told = [n.message for n in app._notifications]
