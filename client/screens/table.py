@@ -378,7 +378,9 @@ class TableScreen(GameScreen[None]):
             text = Text(hint, style="bold")
         else:
             text = Text(self.status_text())
-            if self.model.prompt is not None and self.model.info.get("hints"):
+            # Not while the connection is down: the coach is on the server.
+            online = self.game.status not in ("reconnecting", "connecting", "closed")
+            if self.model.prompt is not None and self.model.info.get("hints") and online:
                 text.append(" · i: hint")
         remaining = self.model.prompt.remaining() if self.model.prompt else None
         if remaining is not None:

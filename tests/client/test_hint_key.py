@@ -150,3 +150,10 @@ async def test_a_hint_for_last_hands_pick_is_not_shown_at_this_hands_pick() -> N
         await wait_for(pilot, lambda: "thinking" not in screen_text(app))
         told = [n.message for n in app._notifications]
         assert told == ["hint failed: the server did not answer in time"], told
+        # While the connection is down the line says so, and no longer offers i (a hint
+        # cannot be asked: it was refused with "not connected").
+        await fed(pilot, [{"type": "connection", "status": "reconnecting"}])
+        line = screen_text(app).splitlines()[-2]
+        assert "reconnecting" in line and "i: hint" not in line, line
+        await fed(pilot, [{"type": "connection", "status": "connected"}])
+        await wait_for(pilot, lambda: "i: hint" in screen_text(app))
