@@ -19,6 +19,13 @@ after a trick or a hand) with two tables:
 
 It prints the victim's bot move times (p50 / p99 / max) before, during and just after the
 attack, and how the attacker's reviews were answered.
+
+``--hint-tables N`` runs the ``hint`` attack instead: N tables with hints, three from each
+address (its 12 server bots: four at each), each of whose attacker, once its turn has come,
+never acts and asks ``hint`` again the moment the last one is answered (one per seat is the
+limit; ``max_coach_requests`` 64 over the server: past 64 tables some get ``busy``). Beside the
+victim's bot moves it prints a second victim's ping and the server's CPU, its bot workers'
+apart, before, during and after.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ from attack import (  # noqa: E402
     Victim,
     attack_arguments,
     frame,
+    victim_at_own_table,
 )
 
 ANSWER_DELAY = 0.06
@@ -223,6 +231,126 @@ async def _drain(conn: Victim) -> bytes:
         return b""
 
 
+HINT_NET = "127.0.6."
+"""The hint attack's addresses, one per three tables."""
+
+
+class HintAsker:
+    """An attacker alone with four random bots at a table with hints: once its turn has come
+    it never acts, and asks ``hint`` again as soon as each is answered."""
+
+    def __init__(self, conn: Victim) -> None:
+        self.conn = conn
+        self.answers: Counter[str] = Counter()
+        """How its hints were answered, by reply type or error code."""
+        self.latencies: list[float] = []
+        """Seconds from each hint to its ``ok``."""
+        self.stop = 0.0
+        """When to stop asking (monotonic; 0: not yet started)."""
+        self.my_turn = asyncio.Event()
+
+    @classmethod
+    async def seat(cls, port: int, number: int) -> HintAsker:
+        """Table ``number``: open it from its address with four random bots and start it."""
+        conn = await Victim.open(port, f"{HINT_NET}{number // 3 + 1}")
+        await conn.request("hello", version=1, client="bench-coach/1", name=f"Asker{number}")
+        created = await conn.request("create_table", name=f"hints {number}", hands=None, hints=True)
+        if created.get("type") != "ok":
+            raise SystemExit(f"attack_coach: table {number} refused: {created}")
+        for _ in range(4):
+            added = await conn.request("add_bot", seat=None, strategy="random")
+            if added.get("type") != "ok":
+                raise SystemExit(f"attack_coach: a bot at table {number} refused: {added}")
+        conn.writer.write(frame({"type": "start", "id": 0}))
+        return cls(conn)
+
+    async def run(self) -> None:
+        """Answer the commitment, wait for the turn, then ask hints until :attr:`stop`."""
+        conn = self.conn
+        asked_at = 0.0
+        while True:
+            data = await conn.reader.read(1 << 16)
+            if not data:
+                return
+            for msg in conn.decoder.feed(data):
+                kind = msg.get("type")
+                if kind == "commitment":
+                    seed = {"commitment": msg["commitment"], "seed": secrets.token_hex(32)}
+                    conn.writer.write(frame({"type": "client_seed", "id": 0, **seed}))
+                elif kind == "your_turn":
+                    self.my_turn.set()
+                elif kind in ("ok", "error") and msg.get("id") == conn.ids and asked_at:
+                    self.answers[str(msg.get("code", kind))] += 1
+                    if kind == "ok":
+                        self.latencies.append(time.monotonic() - asked_at)
+                    asked_at = 0.0
+            if self.my_turn.is_set() and not asked_at and time.monotonic() < self.stop:
+                conn.ids += 1
+                conn.writer.write(frame({"type": "hint", "id": conn.ids}))
+                asked_at = time.monotonic()
+            if self.stop and time.monotonic() >= self.stop and not asked_at:
+                return
+
+
+def worker_cpu_seconds(served: Served) -> float:
+    """User plus system CPU of the server's running child processes (its bot workers)."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == served.proc.pid:
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+async def hint_attack(served: Served, args: argparse.Namespace) -> None:
+    """The ``hint`` attack of ``--hint-tables`` tables, with the victims measured."""
+    table = await BotTable.start(served.port, args.strategy)
+    pinger, _ = await victim_at_own_table(served.port)
+    askers = [await HintAsker.seat(served.port, n) for n in range(args.hint_tables)]
+    runs = [asyncio.create_task(a.run()) for a in askers]
+    await asyncio.wait_for(asyncio.gather(*(a.my_turn.wait() for a in askers)), 60)
+    print(
+        f"server from {args.source} on port {served.port} (one bot worker): the victim plays"
+        f" with four {args.strategy} bots; {args.hint_tables} attackers at tables with hints"
+        f" from {(args.hint_tables + 2) // 3} addresses ask hint on their turn, again as soon"
+        " as answered"
+    )
+    for name in ("before", "during", "after"):
+        if name == "during":
+            stop = time.monotonic() + args.seconds
+            for a in askers:
+                a.stop = stop
+                a.conn.ids += 1  # the pong wakes the asker's loop, which then asks
+                a.conn.writer.write(frame({"type": "ping", "id": a.conn.ids}))
+        start, cpu, workers = time.monotonic(), served.cpu_seconds(), worker_cpu_seconds(served)
+        pings = await pinger.pings(args.seconds)
+        end = time.monotonic()
+        took = end - start
+        print(
+            f"  {name:<7} bot move: {benchlib.summary(table.between(start, end))}\n"
+            f"          ping:     {benchlib.summary(pings)}   server CPU"
+            f" {(served.cpu_seconds() - cpu) / took:5.0%}, bot workers"
+            f" {(worker_cpu_seconds(served) - workers) / took:5.0%}"
+        )
+        if name == "during":
+            # The hints asked last wait in the coach's queue: "after" runs while they finish.
+            asyncio.get_running_loop().call_later(args.seconds, lambda: [r.cancel() for r in runs])
+    await asyncio.gather(*runs, return_exceptions=True)
+    answers = sum((a.answers for a in askers), Counter())
+    answers["unanswered"] = sum(1 for r in runs if r.cancelled())
+    latencies = [t * 1000 for a in askers for t in a.latencies]
+    print(f"  hints: {dict(sorted(answers.items()))}; answered in {benchlib.summary(latencies)}")
+    if table.errors:
+        print(f"  the victim's errors: {dict(table.errors)}")
+    await table.close()
+    await pinger.close()
+    for a in askers:
+        await a.conn.close()
+
+
 async def run(args: argparse.Namespace) -> None:
     """The two tables, then the figures before, during and after the attack."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -230,6 +358,9 @@ async def run(args: argparse.Namespace) -> None:
         options = ["--hand-pause", "0", "--trick-pause", "0", "--bot-workers", "1"]
         served = Served(source, Path(tmp) / "coach.db", options)
         try:
+            if args.hint_tables:
+                await hint_attack(served, args)
+                return
             token = await played_hand(served.port)
             table = await BotTable.start(served.port, args.strategy)
             print(
@@ -263,6 +394,9 @@ def main() -> None:
     parser = attack_arguments(__doc__, seconds=4.0)
     parser.add_argument("--strategy", default="search", help="the victim's bots' strategy")
     parser.add_argument("--addresses", type=int, default=4, help="the attacker's addresses")
+    parser.add_argument(
+        "--hint-tables", type=int, default=0, help="run the hint attack with this many tables"
+    )
     asyncio.run(run(parser.parse_args()))
 
 

@@ -900,7 +900,10 @@ class SheepsheadApp(App[int]):
                     severity="error",
                     timeout=8,
                 )
-        except (TimeoutError, OSError) as exc:
+        except TimeoutError:
+            # The session's request timeout: a TimeoutError says nothing more ("()" was shown).
+            self.notify(f"{request} failed: the server did not answer in time", severity="error")
+        except OSError as exc:
             self.notify(f"{request} failed: no answer from the server ({exc})", severity="error")
         return None
 

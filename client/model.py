@@ -627,6 +627,15 @@ class TableModel:
         """The legal actions of the pending decision (empty when it is not your turn)."""
         return [] if self.prompt is None else self.prompt.legal
 
+    def decision_key(self) -> tuple[int, int, list[ActionMap]] | None:
+        """The pending decision told apart from every other (None when it is not your turn):
+        the match, the hand and the legal actions. A seat never has the same legal actions
+        twice in a hand, but the next hand's pick (after a doubler, say) has the same two as
+        this one's: advice asked about one is not about the other (the coach's ``hint``)."""
+        if self.prompt is None:
+            return None
+        return (self.rematches, self.hand_number, self.prompt.legal)
+
     @property
     def legal_cards(self) -> list[str]:
         """The cards you may play now."""

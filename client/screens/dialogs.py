@@ -70,10 +70,13 @@ def ask_coach(
     line = screen.query_one(CoachLine)
     line.advise("Hint: the coach is thinking…")
 
+    game = game_of(screen)
+    asked = game.model.decision_key()
+
     async def asking() -> None:
-        game = game_of(screen)
         reply = await game.call("hint")
-        if not screen.is_attached or game.model.legal != legal:
+        stale = asked is None or asked[2] != legal or game.model.decision_key() != asked
+        if not screen.is_attached or stale:
             return  # answered or closed meanwhile: the advice is about nothing now
         if reply is None or "candidates" not in reply:
             line.advise("")

@@ -555,6 +555,7 @@ class ResultScreen(FitsHeight):
         Binding("v", "review", "review", show=False),
         Binding("p", "decide('pick')", "pick", show=False),
         Binding("s", "decide('pass_blind')", "pass", show=False),
+        Binding("i", "hint", "hint", show=False),
         Binding("n", "rematch", "rematch", show=False),
         Binding("q", "quit_app", "quit", show=False),
     ]
@@ -646,6 +647,8 @@ class ResultScreen(FitsHeight):
         text = Text(style="bold")
         if "pick" in live:
             keys = "p picks, s passes" if "pass_blind" in live else "p picks"
+            if self.check_action("hint", ()):
+                keys += ", i hint"
             text.append(f"▶ Your turn in the next hand: {keys} (from here too).")
             # This panel covers the hand at 80x24: the new cards are shown with the question.
             text.append("\nYour cards: ", style="")
@@ -678,7 +681,15 @@ class ResultScreen(FitsHeight):
             return bool(self.model.info.get("hints")) and self.model.my_seat is not None
         if action == "rematch":
             return self.model.match_over is not None and self.model.is_host
+        if action == "hint":
+            return self.model.prompt is not None and bool(self.model.info.get("hints"))
         return True
+
+    def action_hint(self) -> None:
+        """i: close the panel and ask the coach about the next hand's decision (the status
+        line under the panel offered i, and the advice is shown there)."""
+        self.dismiss(None)
+        self.game.table_action("hint")
 
     def action_decide(self, action: str) -> None:
         """Close the panel and answer the pending decision with the table's key."""

@@ -159,8 +159,9 @@ class TableScreen(GameScreen[None]):
         self._shown_result: object | None = None
         self._warning: tuple[object, str] | None = None
         """A refusal shown in the status line, with the situation it was about."""
-        self._hint: tuple[list[ActionMap], str] | None = None
-        """The coach's advice shown in the status line, with the legal list it is about."""
+        self._hint: tuple[object, str] | None = None
+        """The coach's advice shown in the status line, with the decision it is about
+        (:meth:`TableModel.decision_key`)."""
         self._hand_key: object = None
         self._hold_key: object = None
         self._hold_until = 0.0
@@ -377,7 +378,9 @@ class TableScreen(GameScreen[None]):
             text = Text(hint, style="bold")
         else:
             text = Text(self.status_text())
-            if self.model.prompt is not None and self.model.info.get("hints"):
+            # Not while the connection is down: the coach is on the server.
+            online = self.game.status not in ("reconnecting", "connecting", "closed")
+            if self.model.prompt is not None and self.model.info.get("hints") and online:
                 text.append(" · i: hint")
         remaining = self.model.prompt.remaining() if self.model.prompt else None
         if remaining is not None:
@@ -404,8 +407,7 @@ class TableScreen(GameScreen[None]):
 
     def _current_hint(self) -> str | None:
         """The coach's advice, while the decision it is about is still yours."""
-        prompt = self.model.prompt
-        if self._hint is not None and (prompt is None or prompt.legal != self._hint[0]):
+        if self._hint is not None and self.model.decision_key() != self._hint[0]:
             self._hint = None
         return None if self._hint is None else self._hint[1]
 
@@ -722,21 +724,19 @@ class TableScreen(GameScreen[None]):
     async def action_hint(self) -> None:
         """Ask the coach which choice is best: its advice goes to the status line and, for a
         card, the cursor goes to that card. Nothing is played."""
-        prompt = self.model.prompt
-        if prompt is None:
+        asked = self.model.decision_key()
+        if asked is None:
             return
-        legal = prompt.legal
-        self._hint = (legal, "Hint: the coach is thinking…")
+        self._hint = (asked, "Hint: the coach is thinking…")
         self._draw_status()
         reply = await self.game.call("hint")
-        current = self.model.prompt
-        if current is None or current.legal != legal:
+        if self.model.decision_key() != asked:
             return  # the decision was made meanwhile: the advice is about nothing now
         if reply is None or "candidates" not in reply:
             self._hint = None
             self._draw_status()
             return
-        self._hint = (legal, hint_text(reply))
+        self._hint = (asked, hint_text(reply))
         candidates = reply["candidates"]
         best = candidates[0]["action"] if candidates else {}
         card = best.get("card") if best.get("action") == "play" else None

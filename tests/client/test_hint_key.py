@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,8 +15,10 @@ from client.app import SheepsheadApp
 from client.screens.result import ResultScreen
 from client.screens.table import TableScreen
 from client.widgets.cards import card_label
+from engine.rules import RuleSet
+from tests.client.feed import EngineTable, FakeSession
 from tests.client.test_e2e import SIZE, Player, wait_for
-from tests.client.test_screens import screen_text
+from tests.client.test_screens import fed, screen_text
 
 
 async def test_the_hint_key_shows_the_coachs_advice_and_plays_nothing(
@@ -79,3 +83,77 @@ async def test_the_hint_key_shows_the_coachs_advice_and_plays_nothing(
     finally:
         await session.close()
         await server.stop()
+
+
+class SlowCoach(FakeSession):
+    """A session whose ``hint`` is answered only when the test lets it (:attr:`answer`)."""
+
+    def __init__(self, reply: dict[str, Any]) -> None:
+        super().__init__({"hint": reply})
+        self.answer = asyncio.Event()
+        self.silent = False
+        """Answer no ``hint`` at all: the session's request times out (TimeoutError)."""
+
+    async def request(self, type: str, **fields: Any) -> dict[str, Any]:
+        """As FakeSession's, a ``hint`` once :attr:`answer` is set."""
+        if type == "hint":
+            await self.answer.wait()
+            if self.silent:
+                raise TimeoutError
+        return await super().request(type, **fields)
+
+
+async def test_a_hint_for_last_hands_pick_is_not_shown_at_this_hands_pick() -> None:
+    # Asked at the pick, the turn passed (all passed: a doubler) and the next hand's pick came
+    # with the same two choices before the coach answered: the old hand's advice was shown as
+    # if about the new cards.
+    session = SlowCoach(
+        {
+            "type": "ok",
+            "deals": 40,
+            "candidates": [
+                {"action": {"action": "pick"}, "value": 2.5},
+                {"action": {"action": "pass"}, "value": -1.0, "se": 0.3},
+            ],
+        }
+    )
+    table = EngineTable(seed=3, dealer=4, me=0, hints=True, rules=RuleSet(no_pick="doubler"))
+    app = SheepsheadApp(session, mode="play")  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        await wait_for(pilot, lambda: "i: hint" in screen_text(app))
+        first = app.model.legal
+        await pilot.press("i")
+        await wait_for(pilot, lambda: "thinking" in screen_text(app))
+
+        def passing(_: object) -> dict[str, Any]:
+            return {"action": "pass"}
+
+        await fed(pilot, table.apply({"action": "pass"}) + table.advance(passing, until_me=False))
+        await fed(pilot, table.next_hand(seed=5) + table.advance(passing))
+        await wait_for(pilot, lambda: "i: hint" in screen_text(app))
+        assert app.model.legal == first  # the same two choices, about other cards
+        session.answer.set()
+        await wait_for(pilot, lambda: any(s["type"] == "hint" for s in session.sent))
+        for _ in range(5):
+            await pilot.pause()
+        assert "Hint:" not in screen_text(app), screen_text(app)
+        # The doubler's result panel covers the table, and the status line under it offers i:
+        # i closes the panel and asks (it did nothing). A coach that never answers (the
+        # server's queue full on a starved machine): after the session's timeout the line
+        # stops saying "thinking" and a notice says why.
+        assert isinstance(app.screen, ResultScreen) and "i hint" in screen_text(app)
+        session.silent = True
+        await pilot.press("i")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await wait_for(pilot, lambda: bool(app._notifications))
+        await wait_for(pilot, lambda: "thinking" not in screen_text(app))
+        told = [n.message for n in app._notifications]
+        assert told == ["hint failed: the server did not answer in time"], told
+        # While the connection is down the line says so, and no longer offers i (a hint
+        # cannot be asked: it was refused with "not connected").
+        await fed(pilot, [{"type": "connection", "status": "reconnecting"}])
+        line = screen_text(app).splitlines()[-2]
+        assert "reconnecting" in line and "i: hint" not in line, line
+        await fed(pilot, [{"type": "connection", "status": "connected"}])
+        await wait_for(pilot, lambda: "i: hint" in screen_text(app))

@@ -6,7 +6,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from engine.bots.coach import CONVENTION_SE
+from engine.cards import codes_of
+from engine.view import seat_view
 from protocol.framing import encode
 from server.app import Server
 from server.tables import hints
@@ -30,15 +34,39 @@ def _table_state(server: Server, table_id: str) -> tuple[int, int, int]:
     return table.seq, table.turn_seq, len(table.match.hand.actions)
 
 
-async def test_the_seat_to_act_gets_two_ranked_legal_choices_and_nobody_else_does() -> None:
+def _cards_named(actions: list[dict[str, Any]]) -> set[str]:
+    """Every card the action maps name (a play's card, a bury's cards, a call's card)."""
+    named: set[str] = set()
+    for a in actions:
+        if isinstance(a.get("card"), str):
+            named.add(a["card"])
+        named.update(a.get("cards") or [])
+    return named
+
+
+async def test_the_seat_to_act_gets_two_ranked_legal_choices_and_nobody_else_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     async with running_server() as server:
-        ann, bob = await Raw.open(server.port), await Raw.open(server.port)
+        ann, bob, cy = [await Raw.open(server.port) for _ in range(3)]
         await ann.hello("Ann")
         await bob.hello("Bob")
+        await cy.hello("Cy")
         created = await raw_bot_table(ann, bots=3, hints=True, hands=2)
         table_id = created["table"]
-        assert server.lobby.tables[table_id].summary()["hints"] is True
+        table = server.lobby.tables[table_id]
+        assert table.summary()["hints"] is True
         assert (await bob.request("join", table=table_id))["type"] == "ok"
+        assert (await cy.request("watch", table=table_id))["type"] == "ok"
+        # What the coach's worker is handed: it must be the asking seat's own view, nothing more.
+        views: list[dict[str, Any]] = []
+        pool_hint = table.hub.bots.hint
+
+        async def recording_hint(view: dict[str, Any], *args: Any, **kw: Any) -> dict[str, Any]:
+            views.append(view)
+            return await pool_hint(view, *args, **kw)
+
+        monkeypatch.setattr(table.hub.bots, "hint", recording_hint)
         assert (await ann.request("start"))["type"] == "ok"
         asked = 0
         kinds = set()
@@ -50,12 +78,27 @@ async def test_the_seat_to_act_gets_two_ranked_legal_choices_and_nobody_else_doe
             before = _table_state(server, table_id)
             refused = await other.request("hint")
             assert refused["type"] == "error" and refused["code"] == "not_your_turn", refused
+            watched = await cy.request("hint")  # a watcher has no seat: no view of its own
+            assert watched["type"] == "error" and watched["code"] == "not_seated", watched
+            assert table.match is not None
+            seat = table.match.hand.turn
+            assert seat is not None
+            held = set(codes_of(table.match.hand.hands[seat]))
+            del views[:]
             reply = await player.request("hint")
             assert reply["type"] == "ok", reply
+            assert views == [seat_view(table.match.hand, seat)]
             candidates = reply["candidates"]
             assert 1 <= len(candidates) <= 2
             for c in candidates:
                 assert c["action"] in prompt["legal"]  # the wire's legal maps: no seat field
+                for alike in c.get("alike") or []:
+                    assert alike in prompt["legal"]
+            # No card the seat does not hold is named, but for an ace it may call.
+            calls = [a for a in prompt["legal"] if a["action"] == "call"]
+            shown = [c["action"] for c in candidates]
+            shown += [a for c in candidates for a in c.get("alike") or []]
+            assert _cards_named(shown) <= held | _cards_named(calls)
             if len(candidates) == 2:
                 kinds.add(prompt["legal"][0]["action"])
                 assert reply["deals"] > 0
@@ -78,6 +121,7 @@ async def test_the_seat_to_act_gets_two_ranked_legal_choices_and_nobody_else_doe
         assert kinds
         await ann.close()
         await bob.close()
+        await cy.close()
 
 
 async def test_a_bot_connection_and_a_table_without_hints_are_refused() -> None:
