@@ -262,7 +262,8 @@ class SheepsheadApp(App[int]):
         self.take_back_by_key = mode == "join" and session is not None and not at_table
         """Whether the lobby's first listing is still to come for a client that started at no
         table (no seat token, or a refused one): the player key's one away seat it shows is
-        taken back by itself, as a token would have (``LobbyScreen``)."""
+        taken back by itself, as a token would have; while a seat of the key is connected
+        elsewhere, the next listings decide, for ``TAKE_BACK_WAIT`` at most (``LobbyScreen``)."""
         self._match_known: tuple[str, int] | None = None
         """(table, match) of the last ``history`` reply (the model forgets the match when a
         new one begins, until that one's reply): whose deals are checked when a reply of the

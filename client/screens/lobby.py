@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
@@ -18,6 +19,12 @@ from engine.rules import preset_title
 
 REFRESH_SECONDS = 3.0
 """How often the lobby asks the server for its tables."""
+
+TAKE_BACK_WAIT = 60.0
+"""Seconds after the first listing that a client started at no table waits for a seat of its
+player key that is connected elsewhere to go away before it gives up taking one back by
+itself: a browser tab that vanished (a dropped network, no close) is seen gone by the web door
+in about 23 s (its heartbeat), and a reload meanwhile began at no table."""
 
 RULES_WIDTH = 15
 """Cells of the lobby's rules column."""
@@ -92,6 +99,8 @@ class LobbyScreen(GameScreen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.tables: list[Mapping[str, Any]] = []
+        self._take_back_until: float | None = None
+        """When the wait for our key's seats connected elsewhere ends (``TAKE_BACK_WAIT``)."""
 
     def compose(self) -> ComposeResult:
         """A title line, the table list and a hint."""
@@ -258,17 +267,29 @@ class LobbyScreen(GameScreen[None]):
         if reply is not None and self.is_attached:
             self.show_tables(reply.get("tables") or [])
             if app.take_back_by_key:
-                app.take_back_by_key = False
                 self._take_back_alone()
 
     def _take_back_alone(self) -> None:
         """The first listing after the start: if exactly one table keeps our player key's
         seat away (a new device, a wiped config: no seat token), take it back as a token would
-        have; with two or more, the player chooses (Enter on one)."""
+        have; with two or more, the player chooses (Enter on one). While a seat of the key is
+        still connected elsewhere (the old tab of a reload, gone without a word, that the
+        server has not seen drop yet), the lobby's next listings decide, for
+        ``TAKE_BACK_WAIT`` at most: then, or once the player acts, nothing is taken."""
         app = self.game
+        now = time.monotonic()
+        if self._take_back_until is None:
+            self._take_back_until = now + TAKE_BACK_WAIT
         if getattr(app.session, "table", None) is not None or app.mode != "join":
+            app.take_back_by_key = False
             return
-        away = [t for t in self.tables if (yours := _yours(t)) is not None and yours[1]]
+        ours = [(t, yours) for t in self.tables if (yours := _yours(t)) is not None]
+        if any(not away for _, (_, away) in ours):
+            if now >= self._take_back_until:
+                app.take_back_by_key = False
+            return
+        app.take_back_by_key = False
+        away = [t for t, _ in ours]
         if len(away) != 1:
             return
         table = away[0]
@@ -300,6 +321,7 @@ class LobbyScreen(GameScreen[None]):
     @work(group="lobby-actions", exit_on_error=False)
     async def _create(self, fields: dict[str, Any]) -> None:
         app = self.game
+        app.take_back_by_key = False  # the player chose: no seat is taken back behind them
         about = str(fields.get("name") or "the new table")
         reply = await app.call("create_table", about=about, **fields)
         if reply is None:
@@ -325,6 +347,7 @@ class LobbyScreen(GameScreen[None]):
     @work(group="lobby-actions", exit_on_error=False)
     async def _enter(self, request: Literal["join", "watch"], table: Mapping[str, Any]) -> None:
         app = self.game
+        app.take_back_by_key = False  # the player chose (or it is the take-back itself)
         table_id, label = str(table.get("id")), str(table.get("name") or table.get("id"))
         password: str | None = None
         if table.get("password"):  # asked before the first try: the server counts every try

@@ -6,8 +6,9 @@ without a usable key is refused. The SSH user name
 is the display name and the key's SHA-256 fingerprint says who the player is: a key that has
 taken a seat has a directory beside the database (``ssh-players/<hash of the fingerprint>``)
 that is the home of its client, so the seat tokens and the player key kept there follow the key
-from any machine. A key's first sessions run in a throwaway home, kept (moved there) only if
-the player took a seat: a fresh key per login leaves nothing behind.
+from any machine. A key's first sessions run in a throwaway home (one for all of them while
+any is open), kept (moved there) only if the player took a seat: a fresh key per login leaves
+nothing behind.
 
 A session must ask for a pty. The door then runs ``sheepshead join`` in a child process (niced,
 under a data cap: ``server.doors.child``) on a pseudo-terminal of the session's size, clamped to
@@ -850,6 +851,12 @@ class SSHDoor:
                 key = player_key(home / "config" / "sheepshead")
                 if key is not None:
                     self.server.players.door_player(key, fingerprint, name)
+            elif (shared := self._pending_home_of(fingerprint)) is not None:
+                # The key's first session is still open (a dropped connection the door has
+                # not noticed yet: keepalives take two minutes): the same home, so the same
+                # player key and seat token. Before, a fresh one made the player somebody
+                # else, in the lobby, with their seat kept for a key they no longer had.
+                pending = home = shared
             else:
                 # A key that has never sat gets a throwaway home: a fresh key per login must
                 # leave no directory and no identity behind unless it takes a seat.
@@ -876,8 +883,10 @@ class SSHDoor:
             await child.start()
         except Exception as exc:
             log.exception("ssh %s: cannot start the client", login.address)
+            if session.child is not None:
+                self.pending_homes.pop(session.child, None)
             session.child = None
-            if pending is not None:
+            if pending is not None and pending not in self._pending_paths():
                 shutil.rmtree(pending, ignore_errors=True)
             if session.chan is not None:
                 session.chan.write_stderr(
@@ -910,11 +919,23 @@ class SSHDoor:
             self.children.discard(child)
             self._keep_home(child)
 
+    def _pending_home_of(self, fingerprint: str) -> Path | None:
+        """The throwaway home a running child of the key with ``fingerprint`` has, if any."""
+        for path, owner, _ in self.pending_homes.values():
+            if owner == fingerprint:
+                return path
+        return None
+
+    def _pending_paths(self) -> set[Path]:
+        """Every throwaway home some child still runs in."""
+        return {path for path, _, _ in self.pending_homes.values()}
+
     def _keep_home(self, child: PtyChild) -> None:
         """Move an ended child's throwaway home to its key's directory if the player took a
-        seat (the client filed a seat token), and link the key's identity; else delete it."""
+        seat (the client filed a seat token), and link the key's identity; else delete it.
+        A home another session of the key still runs in waits for that one's end."""
         pending = self.pending_homes.pop(child, None)
-        if pending is None:
+        if pending is None or pending[0] in self._pending_paths():
             return
         from client.config import player_key
 

@@ -489,13 +489,21 @@ class WebDoor:
         self.services.discard(service)
         self._tabs.pop(service, None)
         process = service._process
-        try:
+        deadline = asyncio.get_running_loop().time() + STOP_WAIT
+        with contextlib.suppress(Exception):
             await asyncio.wait_for(service.stop(), STOP_WAIT)
-        except (TimeoutError, Exception):
-            if process is not None and process.returncode is None:
+        if process is not None:
+            # The wait is on the process itself: textual-serve's reader task swallows its
+            # cancellation, so the stop above "returns" at the timeout with the client still
+            # running, and a client that never quit (stuck, or stopped) was waited for for
+            # ever: its seat stayed connected, its tokens unkept, and the browser's next tab
+            # began without them after TOKENS_WAIT, in the lobby.
+            remaining = max(0.0, deadline - asyncio.get_running_loop().time())
+            try:
+                await asyncio.wait_for(asyncio.shield(process.wait()), remaining)
+            except TimeoutError:
                 with contextlib.suppress(ProcessLookupError):
                     process.kill()
-        if process is not None:
             await process.wait()
             if process.stdin is not None:
                 process.stdin.close()  # the last pipe: the process's transport closes with it

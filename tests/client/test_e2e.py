@@ -262,11 +262,18 @@ async def test_a_restarted_client_rejoins_its_seat(server: Server, tmp_path: Pat
     await second.close()
 
     # A new laptop: the same player key, no seat tokens. The first listing shows one table
-    # keeping the key's seat, away: the client takes it back by itself, as a token would.
+    # keeping the key's seat, still connected (the old device's connection, dropped without a
+    # word, is not seen gone yet: a browser tab reloaded while its network was down); once
+    # it is away, the client takes it back by itself, as a token would.
+    old_device = await session_for(server, tmp_path, player_key=key)
+    assert old_device.table == table
     third = await session_for(server, tmp_path, player_key=key, tokens="new-laptop.json")
     assert third.table is None
     app = SheepsheadApp(third, mode="join")
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.tables)
+        assert app.take_back_by_key  # waiting: the seat is connected elsewhere
+        await old_device.close()
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.hand)
         assert app.model.table == table and app.model.my_seat == 0
         assert "Taking your seat back at test" in [n.message for n in app._notifications]

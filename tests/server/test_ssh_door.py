@@ -211,8 +211,8 @@ async def test_the_same_key_gets_its_seat_back_in_a_second_session(
     tmp_path: Path, key: asyncssh.SSHKey
 ) -> None:
     async with ssh_door(tmp_path) as (server, doors):
-        async with connect(doors, key) as conn:
-            process = await open_game(conn)
+        async with connect(doors, key) as first:
+            process = await open_game(first)
             screen = Screen(process)
             await screen.wait_for("No tables yet")
             process.stdin.write(b"c")
@@ -220,16 +220,23 @@ async def test_the_same_key_gets_its_seat_back_in_a_second_session(
             process.stdin.write(b"\r")
             await screen.wait_for("ann's table")
             await until(lambda: any(t.seats[0].name == "ann" for t in server.lobby.tables.values()))
-            await screen.close()
-        # Another connection with the same key (from anywhere): back at the table, seat 0.
-        async with connect(doors, key) as conn:
-            process = await open_game(conn)
-            screen = Screen(process)
-            await screen.wait_for("ann's table")
-            await screen.wait_for("seat 0")
             (table,) = server.lobby.tables.values()
-            await until(lambda: table.seats[0].peer is not None)
+            dropped = table.seats[0].peer
+            assert dropped is not None
+            # The first session's connection dropped without the door noticing (keepalives
+            # take minutes): another connection with the same key (from anywhere), meanwhile,
+            # is back at the table, seat 0. It ran in a fresh home before (the key's first
+            # session's home was kept only at its end): a new player key, in the lobby.
+            async with connect(doors, key) as conn:
+                process = await open_game(conn)
+                again = Screen(process)
+                await again.wait_for("seat 0")
+                await until(lambda: table.seats[0].peer not in (None, dropped))
+                await again.close()
             await screen.close()
+        # The key's home is kept once its last session ends, so any later session sits there.
+        await until(lambda: not doors.ssh or not doors.ssh.pending_homes)
+        assert [p.name for p in (tmp_path / "data" / PLAYERS_DIR).glob("*/config/*/tokens.json")]
         # A different key is somebody else: the lobby, not the seat.
         other = asyncssh.generate_private_key("ssh-ed25519")
         async with connect(doors, other) as conn:

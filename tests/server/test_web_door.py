@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import re
 import secrets
+import signal
 from collections.abc import AsyncIterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -456,10 +458,14 @@ async def test_a_reload_gets_the_tokens_of_the_tab_it_replaces_while_that_one_en
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A reload opens the new tab while the old one is still ending (its client quitting):
-    the new tab started before the old one's tokens were kept, and began with none."""
+    the new tab started before the old one's tokens were kept, and began with none. A client
+    that does not quit (here: stopped) is killed after ``STOP_WAIT``: it was waited for for
+    ever (textual-serve's stop swallows the timeout's cancel), its seat stayed connected and
+    every new tab of the browser began without its tokens, in the lobby."""
     # What is checked is that the new tab waits for the old one, not how long that takes: on
     # a loaded machine the old tab's niced client took more than the door's 8 s to stop.
     monkeypatch.setattr(web_module, "TOKENS_WAIT", 120.0)
+    monkeypatch.setattr(web_module, "STOP_WAIT", 0.5)
     eve = secrets.token_urlsafe(32)
     tokens = b'{"127.0.0.1:1": {"t1": "secret"}}'
     async with (
@@ -473,6 +479,10 @@ async def test_a_reload_gets_the_tokens_of_the_tab_it_replaces_while_that_one_en
         (service,) = web.services
         first = service.home  # type: ignore[attr-defined]
         (first / "config" / "sheepshead" / "tokens.json").write_bytes(tokens)  # it sat
+        await until(lambda: service._process is not None)
+        stuck = service._process
+        assert stuck is not None
+        os.kill(stuck.pid, signal.SIGSTOP)  # a client that will not quit by itself
         await old.close()
         new = await http.ws_connect(f"{base}/ws/Eve?width=80&height=24")
 
@@ -481,5 +491,6 @@ async def test_a_reload_gets_the_tokens_of_the_tab_it_replaces_while_that_one_en
 
         await until(lambda: bool(homes()))
         assert (homes()[0] / "config" / "sheepshead" / "tokens.json").read_bytes() == tokens
+        assert stuck.returncode == -signal.SIGKILL
         await new.close()
         await until(lambda: not web.services)
