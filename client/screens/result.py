@@ -599,12 +599,20 @@ class ResultScreen(FitsHeight):
             box.border_title = f"Hand {hand.number}: {outcome}"
             with VerticalScroll():
                 yield Static(Group(*body), id="result-body")
-                # Drawn with the turn note: the match_over event may come after the panel opened.
-                yield Static(id="result-final")
+                # Drawn again with the turn note: the match_over event may come after the panel
+                # opened. Filled here too: a recompose (the history naming who played) made
+                # both afresh, and blank, after the draw that followed the change.
+                final = self._final_text()
+                final_line = Static(final or "", id="result-final")
+                final_line.display = final is not None
+                yield final_line
                 review = Static(id="result-review")
                 review.display = False  # until v asks for the coach's review
                 yield review
-            yield Static(id="result-turn", classes="turn-note")
+            turn = self._turn_text()
+            note = Static(turn, id="result-turn", classes="turn-note")
+            note.display = bool(turn)
+            yield note
             yield Static(self._keys(), id="result-keys", classes="hint")
 
     def _keys(self) -> str:
@@ -642,8 +650,17 @@ class ResultScreen(FitsHeight):
         if not notes:  # the panel is being taken down while the model changes: nothing to draw
             return
         self._draw_final()
-        live = live_decisions(self.model)
         note = notes.first(Static)
+        text = self._turn_text()
+        note.update(text)
+        note.display = bool(text)
+        for key_line in self.query("#result-keys").results(Static):
+            key_line.update(self._keys())
+        self.call_after_refresh(self.fit_to_height)
+
+    def _turn_text(self) -> Text:
+        """The note that the next decision is already yours (empty when it is not)."""
+        live = live_decisions(self.model)
         text = Text(style="bold")
         if "pick" in live:
             keys = "p picks, s passes" if "pass_blind" in live else "p picks"
@@ -655,23 +672,24 @@ class ResultScreen(FitsHeight):
             text.append_text(cards_text(self.model.hand))
         elif self.model.prompt is not None:
             text.append("▶ Your turn in the next hand: Enter closes this panel.")
-        note.update(text)
-        note.display = bool(text)
-        for key_line in self.query("#result-keys").results(Static):
-            key_line.update(self._keys())
-        self.call_after_refresh(self.fit_to_height)
+        return text
 
-    def _draw_final(self) -> None:
+    def _final_text(self) -> Text | None:
         """The match's final totals once it is over (the standings follow on Enter)."""
         model = self.model
+        if model.match_over is None:
+            return None
+        names = self.hand.names
+        text = ", ".join(f"{names[s]} {model.totals[s]:+d}" for _, s in rank_places(model.totals))
+        return Text(f"Match over. Final: {text}", style="bold")
+
+    def _draw_final(self) -> None:
+        """Show or hide the final totals line as the match is over or not."""
         final = self.query_one("#result-final", Static)
-        final.display = model.match_over is not None
-        if model.match_over is not None:
-            names = self.hand.names
-            text = ", ".join(
-                f"{names[s]} {model.totals[s]:+d}" for _, s in rank_places(model.totals)
-            )
-            final.update(Text(f"Match over. Final: {text}", style="bold"))
+        text = self._final_text()
+        final.display = text is not None
+        if text is not None:
+            final.update(text)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """p and s work only while that decision is yours."""
