@@ -80,9 +80,16 @@ class TopBar(Panel):
         }
         mark, style = marks.get(status, ("? ", ""))
         right = Text(f"{mark}{status}", style=style)
-        if status in ("reconnecting", "closed"):
-            right = Text(f"{mark}{status} to {address}", style=style)
         width = self.size.width or 80
+        if status in ("reconnecting", "closed"):
+            # The address only where it fits: at 80 columns beside a long table name it was
+            # cut to "reconnecting to" (the status line says what is going on anyway).
+            told = Text(f"{mark}{status} to {address}", style=style)
+            if left.cell_len + told.cell_len + 2 <= width:
+                right = told
+        if left.cell_len + right.cell_len + 2 > width:
+            # The connection's status is never the part cut: a long name gives way.
+            left.truncate(max(1, width - right.cell_len - 2), overflow="ellipsis")
         pad = max(1, width - left.cell_len - right.cell_len - 1)
         self.show_text(left + Text(" " * pad) + right)
 
