@@ -129,3 +129,17 @@ async def test_x_before_a_hand_of_the_match_has_finished_says_of_this_match() ->
         await pilot.press("x")
         notes = [str(n.message) for n in app._notifications]
         assert notes == ["No hand of this match has finished yet."], notes
+        # A server restart: the log's line said this client reconnects by itself while a red
+        # pop-up beside it said the server's "reconnect later" (kept in this app run: cheap).
+        app.handle_message(
+            {
+                "type": "error",
+                "re": None,
+                "code": "server_shutdown",
+                "message": "The server is shutting down; reconnect later",
+            }
+        )
+        await wait_for(pilot, lambda: len(app._notifications) == 2, timeout=5)
+        told = list(app._notifications)[-1]
+        assert "reconnects by itself" in str(told.message), told.message
+        assert told.severity != "error"
