@@ -748,6 +748,11 @@ async def test_a_full_table_does_not_offer_a_bot() -> None:
         await fed(pilot, [state])
         status = screen_text(app).splitlines()[-2]
         assert "+ adds a bot" not in status and "g starts the match" in status
+        # A watcher of the waiting table (as Dee, who came before the match): the screen
+        # read as a player's, "Waiting for the host to start the match", and no "watching".
+        await fed(pilot, [state | {"seat": None, "seq": 1}])
+        await wait_for(pilot, lambda: "Watching" in screen_text(app).splitlines()[-2], timeout=5)
+        assert "· watching" in screen_text(app).splitlines()[0]
 
 
 async def test_the_log_grows_with_a_big_window_and_a_small_one_keeps_the_trick() -> None:
