@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -26,6 +26,7 @@ from client.coach import review_lines
 from client.decisions import live_decisions
 from client.model import NUM_SEATS, Change, FinishedHand, TableModel, bot_label, rank_places
 from client.screens.base import GameModal, ShowsYourTurn
+from client.screens.dialogs import hand_over_key
 from client.screens.table import TableScreen
 from client.widgets.cards import card_text, cards_text
 from client.widgets.table import fit_name, tag_name
@@ -405,6 +406,13 @@ class FitsHeight(GameModal[None]):
     def on_resize(self) -> None:
         """Fit again for the new size (after the other lines have their new heights)."""
         self.call_after_refresh(self.fit_to_height)
+
+    def on_key(self, event: events.Key) -> None:
+        """t opens the chat over the panel, as at the table, and the keys typed right behind
+        it are the chat box's. A hand's result is when people talk: Cy's t did nothing there,
+        and the line typed after it ran the panel's keys (its space closed the panel, its k
+        opened the score sheet)."""
+        hand_over_key(self, event, {"t": lambda: self.game.table_action("chat")})
 
 
 class ScoreSheetScreen(ShowsYourTurn, FitsHeight):

@@ -206,6 +206,13 @@ async def test_a_watcher_has_no_seat_to_keep_no_play_to_review_and_q_quits() -> 
         await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
         text = screen_text(app)
         assert "review your play" not in text and "q quit" in text
+        # t on the result opens the chat over it (it did nothing; the line typed behind it
+        # ran the panel's keys), and the line goes out; the panel stays.
+        await pilot.press("t", *"gg well played", "enter")
+        await wait_for(
+            pilot, lambda: {"type": "chat", "text": "gg well played"} in session.sent, timeout=5
+        )
+        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen), timeout=5)
         table_screen = next(s for s in app.screen_stack if isinstance(s, TableScreen))
         app.handle_message({"type": "connection", "status": "reconnecting"})
         status = table_screen.status_text()
