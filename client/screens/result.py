@@ -84,8 +84,13 @@ def result_summary(
                     Text(f"Leaster: {names[winner]} wins, the only one to take a trick ({points}).")
                 )
             else:
+                # Seats with fewer points that took no trick could not win (the leaster needs
+                # a trick): "Bob wins with the fewest points, 18" beside Inga's 0 read wrong.
+                everyone = enumerate(result.get("points") or [])
+                fewer = any(p < points for s, p in everyone if s not in takers)
+                among = " of those who took a trick" if fewer else ""
                 lines.append(
-                    Text(f"Leaster: {names[winner]} wins with the fewest points, {points}.")
+                    Text(f"Leaster: {names[winner]} wins with the fewest points{among}, {points}.")
                 )
         blind_taker = leaster_blind_taker(result)
         if blind_taker is not None:

@@ -77,8 +77,13 @@ def test_a_leaster_won_by_taking_every_trick_does_not_say_fewest_points() -> Non
     text = " ".join(str(line) for line in result_summary(alone, names))
     assert "ann wins, the only one to take a trick (120)" in text, text
     assert "fewest" not in text, text
+    # Dave, Eve and Gus took no trick: their 0 points could not win (it read as if 10 were
+    # the fewest at the table).
     shared = _leaster([0, 1, 1, 1, 1, 1], [10, 110, 0, 0, 0])
     text = " ".join(str(line) for line in result_summary(shared, names))
+    assert "ann wins with the fewest points of those who took a trick, 10." in text, text
+    everyone = _leaster([0, 1, 2, 3, 4, 4], [10, 20, 25, 30, 35])
+    text = " ".join(str(line) for line in result_summary(everyone, names))
     assert "ann wins with the fewest points, 10." in text, text
 
 
