@@ -8,7 +8,7 @@ from typing import Any
 from textual.widgets._select import SelectOverlay
 
 from client.app import SheepsheadApp
-from client.model import TableModel
+from client.model import TableModel, _result_line
 from client.screens.dialogs import CreateTableDialog
 from client.screens.lobby import LobbyScreen
 from client.screens.result import result_summary
@@ -85,6 +85,22 @@ def test_a_leaster_won_by_taking_every_trick_does_not_say_fewest_points() -> Non
     everyone = _leaster([0, 1, 2, 3, 4, 4], [10, 20, 25, 30, 35])
     text = " ".join(str(line) for line in result_summary(everyone, names))
     assert "ann wins with the fewest points, 10." in text, text
+
+
+def test_the_log_says_who_won_a_leaster() -> None:
+    """The log read 'Hand over: leaster won; you -1': won by whom (a watcher's said nothing
+    more)."""
+    table = EngineTable(me=0)
+    model = TableModel()
+    for msg in table.messages():
+        model.apply(msg)
+    result = {"leaster": True, "leaster_winner": 1, "outcome_text": "leaster won"}
+    assert _result_line(model, {**result, "payouts": [-1, 4, -1, -1, -1]}) == (
+        "Hand over: Bob won the leaster; you -1"
+    )
+    assert _result_line(model, {**result, "leaster_winner": 0, "payouts": [4, -1, -1, -1, -1]}) == (
+        "Hand over: you won the leaster; you +4"
+    )
 
 
 def test_a_server_restart_reads_as_what_happens_not_a_code() -> None:
