@@ -35,6 +35,26 @@ async def test_a_seat_left_mid_match_says_a_bot_plays_it_and_keeps_its_score() -
         text = str(box.render())
         assert "bot plays" in text and "score +3" in text, text
         assert "empty" not in text, text
+        # Cy's client died: offline, then past the grace a stand-in plays for him (the box
+        # kept saying "offline" beside the notice that a bot plays for Cy).
+        cy = next(b for b in app.screen.query(SeatBox) if b.seat == 2)
+        table.offline.add(2)
+        await fed(pilot, table.messages())
+        assert "offline" in str(cy.render())
+        table.standins.add(2)
+        await fed(pilot, table.messages())
+        text = str(cy.render())
+        assert "bot plays" in text and "offline" not in text and "score -1" in text, text
+        # The dealer's stand-in picks: "Ⓓ bot plays PICKER" ran past the box's 14 columns.
+        table.offline.add(4)
+        table.standins.add(4)
+        for _ in range(4):
+            table.apply({"action": "pass"})
+        table.apply({"action": "pick"})
+        await fed(pilot, table.messages())
+        dealer = next(b for b in app.screen.query(SeatBox) if b.seat == 4)
+        first = str(dealer.render()).splitlines()[0]
+        assert first.split() == ["Ⓓ", "bot", "PICKER"], first
         table.state = "over"  # after the match nobody plays it: it is simply empty
         await fed(pilot, table.messages())
         text = str(box.render())
