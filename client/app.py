@@ -31,7 +31,7 @@ from textual.timer import Timer
 
 from client import config, exports, terminal
 from client.fairplay import DealChecker, reveal_from_records, uncovered
-from client.model import Change, FinishedHand, TableModel, hand_from_history
+from client.model import SHUTDOWN_LINE, Change, FinishedHand, TableModel, hand_from_history
 from client.screens.dialogs import (
     BuryDialog,
     CallDialog,
@@ -385,6 +385,10 @@ class SheepsheadApp(App[int]):
             self.notify(self.model.notice_text(msg), title="Notice", timeout=4)
             if msg.get("code") == "rematch":
                 self._history_for = None
+        elif kind == "error" and msg.get("code") == errors.SERVER_SHUTDOWN:
+            # As the log says it: the server's own text said "reconnect later", a chore this
+            # client does by itself, in a red pop-up beside the log's calm line.
+            self.notify(SHUTDOWN_LINE, title="Server restarting", severity="warning", timeout=8)
         elif kind == "error":
             self.notify(str(msg.get("message", "error")), severity="error")
         elif kind == "commitment":

@@ -1165,6 +1165,10 @@ def _result_line(model: TableModel, result: Mapping[str, Any]) -> str:
     text = str(result.get("outcome_text") or "hand over")
     payouts = result.get("payouts")
     me = model.my_seat
+    winner = result.get("leaster_winner")
+    if result.get("leaster") and isinstance(winner, int) and 0 <= winner < NUM_SEATS:
+        # "leaster won" named nobody: a watcher's log never said who.
+        text = "you won the leaster" if winner == me else f"{model.name(winner)} won the leaster"
     if payouts and me is not None:
         return f"Hand over: {text}; you {payouts[me]:+d}"
     return f"Hand over: {text}"

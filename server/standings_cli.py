@@ -14,11 +14,14 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import sqlite3
 import sys
+from collections.abc import Sequence
 from datetime import datetime, time
 from pathlib import Path
 from time import time as time_now
+from typing import Final
 
 from protocol.requests import SINCE_TONIGHT, parse_date
 from server.storage.standings import (
@@ -77,20 +80,57 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     )
 
 
-def table_text(rows: list[PlayerStanding]) -> str:
-    """The standings as a text table for people."""
-    head = (
-        f"{'#':>3}  {'player':<24} {'kind':<4} {'matches':>7} {'hands':>6} {'total':>6} "
-        f"{'per hand':>8} {'picks':>6} {'won':>6} {'schn.':>5} {'leasters':>8}"
+NAME_COLUMN: Final = 24
+"""The player column's widest (a display name's longest)."""
+
+HEADINGS: Final = ("#", "player", "kind", "matches", "hands", "total", "per hand")
+HEADINGS_RATES: Final = ("picks", "won", "schn.", "leasters")
+
+
+def _line(cells: Sequence[str], names: int) -> str:
+    """One line of the table: ``cells`` in the order of the headings, the player's ``names``
+    columns wide."""
+    rank, player, kind, matches, hands, total, per, picks, won, schn, leasters = cells
+    return (
+        f"{rank:>3}  {player:<{names}} {kind:<4} {matches:>7} {hands:>6} {total:>6} {per:>8}"
+        f" {picks:>5} {won:>4} {schn:>5} {leasters:>8}"
     )
-    lines = [head]
+
+
+def table_text(rows: list[PlayerStanding], width: int | None = None) -> str:
+    """The standings as a text table for people: the player column as wide as the longest
+    name, and within ``width`` columns (a terminal's) with names cut short ("…") to fit.
+
+    At a fixed 24 columns for the names every line was 94 characters: an 80-column terminal
+    wrapped each row onto two lines.
+    """
+    longest = max((len(row.player) for row in rows), default=0)
+    names = max(len("player"), min(NAME_COLUMN, longest))
+    if width is not None:
+        rest = len(_line((*HEADINGS, *HEADINGS_RATES), 0)) - len("player")
+        names = max(len("player"), min(names, width - 1 - rest))
+    lines = [_line((*HEADINGS, *HEADINGS_RATES), names)]
     for rank, row in enumerate(rows, 1):
-        lines.append(
-            f"{rank:>3}  {row.player:<24} {row.kind:<4} {row.matches:>7} {row.hands:>6} "
-            f"{row.total:>+6} {row.per_hand:>+8.2f} {row.pick_rate:>6.0%} "
-            f"{row.picker_win_rate:>6.0%} {row.schneiders:>5} {row.leasters_won:>8}"
+        cells = (
+            str(rank),
+            _cut(row.player, names),
+            row.kind,
+            str(row.matches),
+            str(row.hands),
+            f"{row.total:+}",
+            f"{row.per_hand:+.2f}",
+            f"{row.pick_rate:.0%}",
+            f"{row.picker_win_rate:.0%}",
+            str(row.schneiders),
+            str(row.leasters_won),
         )
+        lines.append(_line(cells, names))
     return "\n".join(lines)
+
+
+def _cut(name: str, width: int) -> str:
+    """``name`` in at most ``width`` characters (cut with "…")."""
+    return name if len(name) <= width else name[: width - 1].rstrip() + "…"
 
 
 def parse_since(text: str, now: datetime | None = None) -> float:
@@ -185,5 +225,7 @@ def run(args: argparse.Namespace) -> int:
     elif not rows:
         print("no finished matches with remembered players yet")
     else:
-        print(table_text(rows))
+        # Within the terminal's width (a pipe or a file gets the names whole).
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        print(table_text(rows, width))
     return 0

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -26,6 +26,7 @@ from client.coach import review_lines
 from client.decisions import live_decisions
 from client.model import NUM_SEATS, Change, FinishedHand, TableModel, bot_label, rank_places
 from client.screens.base import GameModal, ShowsYourTurn
+from client.screens.dialogs import hand_over_key
 from client.screens.table import TableScreen
 from client.widgets.cards import card_text, cards_text
 from client.widgets.table import fit_name, tag_name
@@ -83,8 +84,13 @@ def result_summary(
                     Text(f"Leaster: {names[winner]} wins, the only one to take a trick ({points}).")
                 )
             else:
+                # Seats with fewer points that took no trick could not win (the leaster needs
+                # a trick): "Bob wins with the fewest points, 18" beside Inga's 0 read wrong.
+                everyone = enumerate(result.get("points") or [])
+                fewer = any(p < points for s, p in everyone if s not in takers)
+                among = " of those who took a trick" if fewer else ""
                 lines.append(
-                    Text(f"Leaster: {names[winner]} wins with the fewest points, {points}.")
+                    Text(f"Leaster: {names[winner]} wins with the fewest points{among}, {points}.")
                 )
         blind_taker = leaster_blind_taker(result)
         if blind_taker is not None:
@@ -406,6 +412,13 @@ class FitsHeight(GameModal[None]):
         """Fit again for the new size (after the other lines have their new heights)."""
         self.call_after_refresh(self.fit_to_height)
 
+    def on_key(self, event: events.Key) -> None:
+        """t opens the chat over the panel, as at the table, and the keys typed right behind
+        it are the chat box's. A hand's result is when people talk: Cy's t did nothing there,
+        and the line typed after it ran the panel's keys (its space closed the panel, its k
+        opened the score sheet)."""
+        hand_over_key(self, event, {"t": lambda: self.game.table_action("chat")})
+
 
 class ScoreSheetScreen(ShowsYourTurn, FitsHeight):
     """The score sheet: one row per hand of the match, payouts and running totals (key k)."""
@@ -599,12 +612,20 @@ class ResultScreen(FitsHeight):
             box.border_title = f"Hand {hand.number}: {outcome}"
             with VerticalScroll():
                 yield Static(Group(*body), id="result-body")
-                # Drawn with the turn note: the match_over event may come after the panel opened.
-                yield Static(id="result-final")
+                # Drawn again with the turn note: the match_over event may come after the panel
+                # opened. Filled here too: a recompose (the history naming who played) made
+                # both afresh, and blank, after the draw that followed the change.
+                final = self._final_text()
+                final_line = Static(final or "", id="result-final")
+                final_line.display = final is not None
+                yield final_line
                 review = Static(id="result-review")
                 review.display = False  # until v asks for the coach's review
                 yield review
-            yield Static(id="result-turn", classes="turn-note")
+            turn = self._turn_text()
+            note = Static(turn, id="result-turn", classes="turn-note")
+            note.display = bool(turn)
+            yield note
             yield Static(self._keys(), id="result-keys", classes="hint")
 
     def _keys(self) -> str:
@@ -642,8 +663,17 @@ class ResultScreen(FitsHeight):
         if not notes:  # the panel is being taken down while the model changes: nothing to draw
             return
         self._draw_final()
-        live = live_decisions(self.model)
         note = notes.first(Static)
+        text = self._turn_text()
+        note.update(text)
+        note.display = bool(text)
+        for key_line in self.query("#result-keys").results(Static):
+            key_line.update(self._keys())
+        self.call_after_refresh(self.fit_to_height)
+
+    def _turn_text(self) -> Text:
+        """The note that the next decision is already yours (empty when it is not)."""
+        live = live_decisions(self.model)
         text = Text(style="bold")
         if "pick" in live:
             keys = "p picks, s passes" if "pass_blind" in live else "p picks"
@@ -655,23 +685,24 @@ class ResultScreen(FitsHeight):
             text.append_text(cards_text(self.model.hand))
         elif self.model.prompt is not None:
             text.append("▶ Your turn in the next hand: Enter closes this panel.")
-        note.update(text)
-        note.display = bool(text)
-        for key_line in self.query("#result-keys").results(Static):
-            key_line.update(self._keys())
-        self.call_after_refresh(self.fit_to_height)
+        return text
 
-    def _draw_final(self) -> None:
+    def _final_text(self) -> Text | None:
         """The match's final totals once it is over (the standings follow on Enter)."""
         model = self.model
+        if model.match_over is None:
+            return None
+        names = self.hand.names
+        text = ", ".join(f"{names[s]} {model.totals[s]:+d}" for _, s in rank_places(model.totals))
+        return Text(f"Match over. Final: {text}", style="bold")
+
+    def _draw_final(self) -> None:
+        """Show or hide the final totals line as the match is over or not."""
         final = self.query_one("#result-final", Static)
-        final.display = model.match_over is not None
-        if model.match_over is not None:
-            names = self.hand.names
-            text = ", ".join(
-                f"{names[s]} {model.totals[s]:+d}" for _, s in rank_places(model.totals)
-            )
-            final.update(Text(f"Match over. Final: {text}", style="bold"))
+        text = self._final_text()
+        final.display = text is not None
+        if text is not None:
+            final.update(text)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """p and s work only while that decision is yours."""

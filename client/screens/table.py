@@ -67,10 +67,12 @@ class TopBar(Panel):
         info = model.info
         rules = (info.get("rules") or (model.view or {}).get("rules") or {}).get("preset", "seed")
         name = info.get("name") or model.table or "table"
-        left = Text(" ♣ Sheepshead", style="bold")
-        left.append(f" · {name} · {preset_title(str(rules))}")
-        if model.my_seat is None and model.view is not None:
-            left.append(" · watching", style="bold")
+        head = Text(" ♣ Sheepshead", style="bold")
+        about = Text(f" · {name} · {preset_title(str(rules))}")
+        watching = Text()
+        if model.my_seat is None and (model.view is not None or model.table is not None):
+            # From the first state: before the match begins too (it said nothing of it then).
+            watching = Text(" · watching", style="bold")
         marks = {
             "connected": ("● ", ""),
             "connecting": ("○ ", "bold"),
@@ -80,9 +82,19 @@ class TopBar(Panel):
         }
         mark, style = marks.get(status, ("? ", ""))
         right = Text(f"{mark}{status}", style=style)
-        if status in ("reconnecting", "closed"):
-            right = Text(f"{mark}{status} to {address}", style=style)
         width = self.size.width or 80
+        fixed = head.cell_len + watching.cell_len
+        if status in ("reconnecting", "closed"):
+            # The address only where it fits: at 80 columns beside a long table name it was
+            # cut to "reconnecting to" (the status line says what is going on anyway).
+            told = Text(f"{mark}{status} to {address}", style=style)
+            if fixed + about.cell_len + told.cell_len + 2 <= width:
+                right = told
+        if fixed + about.cell_len + right.cell_len + 2 > width:
+            # The connection's status and "watching" are never the parts cut: the table's
+            # name and rules give way.
+            about.truncate(max(1, width - fixed - right.cell_len - 2), overflow="ellipsis")
+        left = head + about + watching
         pad = max(1, width - left.cell_len - right.cell_len - 1)
         self.show_text(left + Text(" " * pad) + right)
 
@@ -439,6 +451,8 @@ class TableScreen(GameScreen[None]):
                     return "Every seat is taken: g starts the match, - removes a bot."
                 if model.is_host:
                     return "Waiting for players: + adds a bot, - removes one, g starts."
+                if model.my_seat is None:
+                    return "Watching · Waiting for the host to start the match."
                 return "Waiting for the host to start the match."
             return "Waiting for the table…"
         live = live_decisions(model)

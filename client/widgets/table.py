@@ -125,6 +125,10 @@ class SeatBox(SizedPanel):
         if info.is_empty:
             # Left during the match: the seat still plays (a bot for nobody) and still scores.
             tag("bot plays" if info.standin else "empty", "italic" if info.standin else "dim")
+        elif not info.connected and info.standin:
+            # Away past the grace period: the notice said a bot plays for them, and the box
+            # went on saying "offline" while the seat played (its dashed border says away).
+            tag("bot plays", "italic")
         elif not info.connected:
             tag("offline", "bold reverse")
         if view.get("picker") == seat:
@@ -144,6 +148,11 @@ class SeatBox(SizedPanel):
                 if len(label) <= room:
                     marks[bot_at] = (label, "italic")
                     break
+        plays = ("bot plays", "italic")
+        line = sum(len(label) + 1 for label, _ in marks) - 1
+        if plays in marks and line > (self.content_size.width or 14):
+            # Beside the dealer's Ⓓ and PICKER the line ran past the box: "bot" says it.
+            marks[marks.index(plays)] = ("bot", "italic")
         tags = Text(" ").join(Text(label, style=style) for label, style in marks)
 
         score = model.totals[seat] if seat < len(model.totals) else 0

@@ -61,6 +61,8 @@ class EngineTable:
         self.totals = [0] * 5
         self.hands_played = 0
         self.offline: set[int] = set()
+        self.standins: set[int] = set()
+        """Seats (offline) a stand-in bot plays for their absent player."""
         self.empty: set[int] = set()
         """Seats freed since (the host removed the bot): the summary shows nobody there."""
         self.state = "playing"
@@ -92,7 +94,7 @@ class EngineTable:
                     "connected": s not in self.offline,
                     "strategy": "random" if s in self.bots else None,
                     "remote": s not in self.bots,
-                    "standin": False,
+                    "standin": s in self.standins,
                 }
                 if s not in self.empty
                 else {

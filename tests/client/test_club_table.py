@@ -558,6 +558,14 @@ async def test_the_match_over_panel_follows_the_last_result_one_at_a_time() -> N
         assert stack_of(app) == [ResultScreen]
         assert "Match over. Final: " in text
         assert "n rematch · Enter standings ·" in text and "Enter close" not in text
+        # The history asked for at the match's end names who played (a watcher's came after
+        # the panel opened): the panel is drawn again and still says the match is over.
+        names = [*table.names[:4], "Gus (heuristic bot)"]
+        reply = table.history()
+        reply["hands"] = [{**h, "names": names} for h in reply["hands"]]
+        app.model_changed.publish(app.model.apply_history(reply))
+        await wait_for(pilot, lambda: "Gus (heuristic bot)" in screen_text(app))
+        await wait_for(pilot, lambda: "Match over. Final: " in screen_text(app), timeout=5)
         await pilot.press("enter")
         await pilot.pause()
         assert stack_of(app) == [MatchOverScreen]
@@ -740,6 +748,11 @@ async def test_a_full_table_does_not_offer_a_bot() -> None:
         await fed(pilot, [state])
         status = screen_text(app).splitlines()[-2]
         assert "+ adds a bot" not in status and "g starts the match" in status
+        # A watcher of the waiting table (as Dee, who came before the match): the screen
+        # read as a player's, "Waiting for the host to start the match", and no "watching".
+        await fed(pilot, [state | {"seat": None, "seq": 1}])
+        await wait_for(pilot, lambda: "Watching" in screen_text(app).splitlines()[-2], timeout=5)
+        assert "· watching" in screen_text(app).splitlines()[0]
 
 
 async def test_the_log_grows_with_a_big_window_and_a_small_one_keeps_the_trick() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 from textual.widgets._select import SelectOverlay
 
 from client.app import SheepsheadApp
-from client.model import TableModel
+from client.model import TableModel, _result_line
 from client.screens.dialogs import CreateTableDialog
 from client.screens.lobby import LobbyScreen
 from client.screens.result import result_summary
@@ -35,6 +35,26 @@ async def test_a_seat_left_mid_match_says_a_bot_plays_it_and_keeps_its_score() -
         text = str(box.render())
         assert "bot plays" in text and "score +3" in text, text
         assert "empty" not in text, text
+        # Cy's client died: offline, then past the grace a stand-in plays for him (the box
+        # kept saying "offline" beside the notice that a bot plays for Cy).
+        cy = next(b for b in app.screen.query(SeatBox) if b.seat == 2)
+        table.offline.add(2)
+        await fed(pilot, table.messages())
+        assert "offline" in str(cy.render())
+        table.standins.add(2)
+        await fed(pilot, table.messages())
+        text = str(cy.render())
+        assert "bot plays" in text and "offline" not in text and "score -1" in text, text
+        # The dealer's stand-in picks: "Ⓓ bot plays PICKER" ran past the box's 14 columns.
+        table.offline.add(4)
+        table.standins.add(4)
+        for _ in range(4):
+            table.apply({"action": "pass"})
+        table.apply({"action": "pick"})
+        await fed(pilot, table.messages())
+        dealer = next(b for b in app.screen.query(SeatBox) if b.seat == 4)
+        first = str(dealer.render()).splitlines()[0]
+        assert first.split() == ["Ⓓ", "bot", "PICKER"], first
         table.state = "over"  # after the match nobody plays it: it is simply empty
         await fed(pilot, table.messages())
         text = str(box.render())
@@ -77,9 +97,30 @@ def test_a_leaster_won_by_taking_every_trick_does_not_say_fewest_points() -> Non
     text = " ".join(str(line) for line in result_summary(alone, names))
     assert "ann wins, the only one to take a trick (120)" in text, text
     assert "fewest" not in text, text
+    # Dave, Eve and Gus took no trick: their 0 points could not win (it read as if 10 were
+    # the fewest at the table).
     shared = _leaster([0, 1, 1, 1, 1, 1], [10, 110, 0, 0, 0])
     text = " ".join(str(line) for line in result_summary(shared, names))
+    assert "ann wins with the fewest points of those who took a trick, 10." in text, text
+    everyone = _leaster([0, 1, 2, 3, 4, 4], [10, 20, 25, 30, 35])
+    text = " ".join(str(line) for line in result_summary(everyone, names))
     assert "ann wins with the fewest points, 10." in text, text
+
+
+def test_the_log_says_who_won_a_leaster() -> None:
+    """The log read 'Hand over: leaster won; you -1': won by whom (a watcher's said nothing
+    more)."""
+    table = EngineTable(me=0)
+    model = TableModel()
+    for msg in table.messages():
+        model.apply(msg)
+    result = {"leaster": True, "leaster_winner": 1, "outcome_text": "leaster won"}
+    assert _result_line(model, {**result, "payouts": [-1, 4, -1, -1, -1]}) == (
+        "Hand over: Bob won the leaster; you -1"
+    )
+    assert _result_line(model, {**result, "leaster_winner": 0, "payouts": [4, -1, -1, -1, -1]}) == (
+        "Hand over: you won the leaster; you +4"
+    )
 
 
 def test_a_server_restart_reads_as_what_happens_not_a_code() -> None:
@@ -129,3 +170,17 @@ async def test_x_before_a_hand_of_the_match_has_finished_says_of_this_match() ->
         await pilot.press("x")
         notes = [str(n.message) for n in app._notifications]
         assert notes == ["No hand of this match has finished yet."], notes
+        # A server restart: the log's line said this client reconnects by itself while a red
+        # pop-up beside it said the server's "reconnect later" (kept in this app run: cheap).
+        app.handle_message(
+            {
+                "type": "error",
+                "re": None,
+                "code": "server_shutdown",
+                "message": "The server is shutting down; reconnect later",
+            }
+        )
+        await wait_for(pilot, lambda: len(app._notifications) == 2, timeout=5)
+        told = list(app._notifications)[-1]
+        assert "reconnects by itself" in str(told.message), told.message
+        assert told.severity != "error"

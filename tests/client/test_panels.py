@@ -206,10 +206,21 @@ async def test_a_watcher_has_no_seat_to_keep_no_play_to_review_and_q_quits() -> 
         await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
         text = screen_text(app)
         assert "review your play" not in text and "q quit" in text
+        # t on the result opens the chat over it (it did nothing; the line typed behind it
+        # ran the panel's keys), and the line goes out; the panel stays.
+        await pilot.press("t", *"gg well played", "enter")
+        await wait_for(
+            pilot, lambda: {"type": "chat", "text": "gg well played"} in session.sent, timeout=5
+        )
+        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen), timeout=5)
         table_screen = next(s for s in app.screen_stack if isinstance(s, TableScreen))
         app.handle_message({"type": "connection", "status": "reconnecting"})
         status = table_screen.status_text()
         assert "seat" not in status and "watch this table again" in status, status
+        # The top bar's status is whole at 80 columns (it was cut to "◌ reconnecting to").
+        await wait_for(pilot, lambda: "reconnecting" in screen_text(app).splitlines()[0], timeout=5)
+        top = screen_text(app).splitlines()[0].rstrip()
+        assert re.search(r"◌ reconnecting( to 127\.0\.0\.1:7453)?$", top), top
         await pilot.press("q")
         await wait_for(pilot, lambda: app.return_code is not None)
         assert app.return_code == 0

@@ -15,7 +15,8 @@ from typing import Any
 
 from client.session import Session
 from server.app import Server
-from server.storage.standings import identity_of
+from server.standings_cli import table_text
+from server.storage.standings import PlayerStanding, identity_of
 from tests.e2e.test_server_attacks import raw_from
 from tests.server.support import Raw, play_until, running_server, session
 
@@ -226,6 +227,21 @@ def test_standings_cli_errors(tmp_path: Path) -> None:
     assert not (tmp_path / "nope.db").exists()
     bad = run("--db", str(tmp_path / "nope.db"), "--since", "soon")
     assert bad.returncode == 2 and "YYYY-MM-DD" in bad.stderr
+
+
+def test_the_standings_table_fits_an_80_column_terminal() -> None:
+    """sheepshead standings printed 94-character lines (24 columns for every name): at 80
+    columns each row wrapped onto two lines."""
+    rows = [
+        PlayerStanding(player="Cy", kind="key", matches=1, hands=3, total=1),
+        PlayerStanding(player="heuristic", kind="bot", matches=1, hands=6, total=-1),
+    ]
+    assert all(len(line) <= 80 for line in table_text(rows).splitlines())
+    rows.append(PlayerStanding(player="Maximilian Longnamesmith", kind="ssh", hands=3))
+    lines = table_text(rows, width=80).splitlines()
+    assert all(len(line) < 80 for line in lines), lines
+    assert "Maximilian…" in lines[-1] and lines[-1].endswith("0")  # cut, the row whole
+    assert "Maximilian Longnamesmith" in table_text(rows)  # a pipe gets the name whole
 
 
 async def test_hellos_with_new_keys_store_nothing_until_a_seat_is_taken() -> None:
