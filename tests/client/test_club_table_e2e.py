@@ -842,16 +842,20 @@ async def test_a_client_away_through_a_rematch_checks_each_match_against_its_own
     await hal.request("start")
     loop = asyncio.get_running_loop()
     deadline = loop.time() + 30
+    hal_plays: asyncio.Task[dict[str, Any]] | None = None
 
-    async def until(condition: Callable[[], bool]) -> None:
+    async def until(condition: Callable[[], bool], what: str) -> None:
         while not condition():
-            assert loop.time() < deadline, condition
+            if hal_plays is not None and hal_plays.done():
+                hal_plays.result()  # Hal's play failed: say how, not only that time ran out
+            assert loop.time() < deadline, f"timed out waiting until {what}"
             await asyncio.sleep(0.01)
 
-    await until(lambda: (hal.last_state or {}).get("view") is not None)  # dealt
+    await until(lambda: (hal.last_state or {}).get("view") is not None, "dealt")
     await hal.request("remove_bot", seat=4)  # a stand-in plays it until Ann sits down
     hal_plays = asyncio.create_task(play_until(hal, "match_over", [], random.Random(5)))
-    await until(lambda: server.lobby.tables[table].summary()["hands_played"] == 1)
+    summary = server.lobby.tables[table].summary
+    await until(lambda: summary()["hands_played"] == 1, "hand 1 is played")
     ann = await session_for(server, tmp_path)
     await ann.request("join", table=table, seat=4, password=None)
     app = SheepsheadApp(ann, mode="join")
