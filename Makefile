@@ -93,12 +93,19 @@ compiled: $(COMPILED)/.built
 
 # The engine's and the server's own tests again, on the compiled build (--import-mode=append
 # keeps the checkout behind it on sys.path): a compiled module checks its annotations at run
-# time, so a wrong type from a file or the wire is a TypeError there unless checked first. The
-# doors' and the LAN announcer's tests are not run again: their code is not compiled, and what
-# they send through the compiled server is what the plain clients' tests send.
-COMPILED_TESTS := tests/engine tests/e2e tests/server tests/test_compiled.py
+# time, so a wrong type from a file or the wire is a TypeError there unless checked first. Of the
+# end-to-end tests, those that feed the compiled server stored rows (restarts, restores) and
+# hostile frames; the rest play the flows the server's own tests and the plain run already play
+# (14 CPU seconds of the compiled run, which runs beside the plain tests that end the run). Not
+# run again: the doors', the store's and the standings' tests, whose code is not compiled.
+COMPILED_E2E := test_server_restore_fuzz test_server_restore test_server_crash \
+	test_server_attacks test_server_fuzz test_server_table_fuzz test_server_limits \
+	test_server_chat_kept
+COMPILED_TESTS := tests/engine tests/server tests/test_compiled.py \
+	$(patsubst %,tests/e2e/%.py,$(COMPILED_E2E))
 NOT_COMPILED := tests/server/test_ssh_door.py tests/server/test_web_door.py \
-	tests/e2e/test_lan_discovery.py
+	tests/server/test_door_kit.py tests/server/test_serve_doors.py tests/server/test_store.py \
+	$(wildcard tests/server/test_standings*.py)
 
 compiled-test: $(TEST_BUILD)/.built
 	SHEEPSHEAD_EXPECT_COMPILED=1 PYTHONPATH=$(TEST_BUILD) $(BIN)/pytest $(COMPILED_JOBS) \
