@@ -605,8 +605,8 @@ class SheepsheadApp(App[int]):
         match = self.model.match
         if self.model.match_over is None or match is None or match in self.deals.results:
             return
-        records = [e.get("record") for e in reply.get("hands") or [] if isinstance(e, Mapping)]
-        reveal = reveal_from_records(str(reply.get("table")), [r for r in records if r])
+        entries = [e for e in reply.get("hands") or [] if isinstance(e, Mapping)]
+        reveal = _reveal_of(str(reply.get("table")), entries)
         self._check_now(reveal, None, _uncovered(reveal, self.model.history))
 
     async def _check_earlier(self, match: int, held: list[FinishedHand]) -> None:
@@ -632,8 +632,7 @@ class SheepsheadApp(App[int]):
             if isinstance(number, int) and number + 1 not in hands:
                 with contextlib.suppress(ValueError):
                     hands[number + 1] = hand_from_history(entry, names)
-        records = [e.get("record") for e in entries]
-        reveal = reveal_from_records(str(self.model.table), [r for r in records if r])
+        reveal = _reveal_of(str(self.model.table), entries)
         if why is None:
             uncovered = _uncovered(reveal, hands.values())
         else:
@@ -1051,6 +1050,12 @@ class SheepsheadApp(App[int]):
             with contextlib.suppress(TimeoutError, OSError):
                 await asyncio.wait_for(self.session.close(), 2)
         self.exit(code, return_code=code)
+
+
+def _reveal_of(table: str, entries: Iterable[Mapping[str, Any]]) -> SeedsRevealed:
+    """The reveal rebuilt from the records of ``history`` ``entries`` that carry one."""
+    records = (entry.get("record") for entry in entries)
+    return reveal_from_records(table, [record for record in records if record])
 
 
 def _uncovered(reveal: SeedsRevealed, hands: Iterable[FinishedHand]) -> dict[int, str]:
