@@ -101,14 +101,23 @@ async def test_the_store_keeps_the_lines_a_history_carries_and_forgets_them_with
         await server.stop()
 
 
+def aged_database(db: Path, script: str, *lines: LineRow) -> str:
+    """A database at ``db`` with one table (its id returned) and ``lines`` stored, then made
+    an older schema's by ``script``."""
+    store = Store(db)
+    table = store.create_table({"name": "t"}, created=0.0)
+    for line in lines:
+        store.save_line(table, LINES_KEPT, line)
+    store.close()
+    with sqlite3.connect(db) as old:
+        old.executescript(script)
+    return table
+
+
 def test_an_older_database_gains_the_chat_table_empty(tmp_path: Path) -> None:
     """A schema 12 database (no ``chat_lines``) opens, its tables restored without chat."""
     db = tmp_path / "old.db"
-    store = Store(db)
-    table = store.create_table({"name": "t"}, created=0.0)
-    store.close()
-    with sqlite3.connect(db) as old:
-        old.executescript("DROP TABLE chat_lines; PRAGMA user_version=12;")
+    table = aged_database(db, "DROP TABLE chat_lines; PRAGMA user_version=12;")
     store = Store(db)
     try:
         (row,) = store.load_open_tables()
@@ -124,12 +133,11 @@ def test_a_schema_13_database_keeps_its_chat_lines_and_stores_notices_after_them
     """Schema 13 stored chat only (no ``code``): its lines are kept as chat on the upgrade, and
     the ring goes on with notices numbered after them."""
     db = tmp_path / "v13.db"
-    store = Store(db)
-    table = store.create_table({"name": "t"}, created=0.0)
-    store.save_line(table, LINES_KEPT, LineRow(0, "Ann", 0, "hello"))
-    store.close()
-    with sqlite3.connect(db) as old:
-        old.executescript("ALTER TABLE chat_lines DROP COLUMN code; PRAGMA user_version=13;")
+    table = aged_database(
+        db,
+        "ALTER TABLE chat_lines DROP COLUMN code; PRAGMA user_version=13;",
+        LineRow(0, "Ann", 0, "hello"),
+    )
     store = Store(db)
     try:
         (row,) = store.load_open_tables()
