@@ -166,18 +166,25 @@ def test_play_inference_puts_the_unseen_cards_where_they_are() -> None:
     assert hits(PLAY_MISMATCH) > 1.05 * hits(1.0)
 
 
+def _keeps_everything_public(sim: Sim, hand: Hand, seat: int) -> None:
+    """``sim``, drawn for ``seat`` of ``hand``, differs from it only in cards ``seat`` has
+    not seen."""
+    state, real = sim.state, hand.play_state
+    assert state.hands[seat] == real.hands[seat]
+    assert [h.bit_count() for h in state.hands] == [h.bit_count() for h in real.hands]
+    assert (state.current, state.leader, state.turn) == (real.current, real.leader, real.turn)
+    assert (state.taken, state.won, state.played) == (real.taken, real.won, real.played)
+    assert (sim.picker, sim.called, sim.leaster) == (real.picker, real.called, hand.leaster)
+    assert not sim.undo
+
+
 def test_weighted_play_deals_keep_everything_public() -> None:
     rng = random.Random(2)
     for hand in _played_states(150):
         k = read_view(seat_view(hand, hand.turn))
-        sim = Sampler(k).sim(rng, bidding_weight, 20, PLAY_MISMATCH)
-        state, real = sim.state, hand.play_state
-        assert state.hands[k.seat] == real.hands[k.seat]
-        assert [h.bit_count() for h in state.hands] == [h.bit_count() for h in real.hands]
-        assert (state.current, state.leader, state.turn) == (real.current, real.leader, real.turn)
-        assert (state.taken, state.won, state.played) == (real.taken, real.won, real.played)
-        assert (sim.picker, sim.called, sim.leaster) == (real.picker, real.called, hand.leaster)
-        assert not sim.undo
+        _keeps_everything_public(
+            Sampler(k).sim(rng, bidding_weight, 20, PLAY_MISMATCH), hand, k.seat
+        )
 
 
 def test_weighted_play_deals_with_trust_keep_everything_public() -> None:
@@ -188,10 +195,7 @@ def test_weighted_play_deals_with_trust_keep_everything_public() -> None:
         k = read_view(seat_view(hand, hand.turn))
         trust, fallback = (0.5, "weighted") if i % 2 else (1.0, "weighted")
         sim = Sampler(k).sim(rng, bidding_weight, 20, PLAY_MISMATCH, trust, fallback)
-        state, real = sim.state, hand.play_state
-        assert state.hands[k.seat] == real.hands[k.seat]
-        assert (state.current, state.turn, state.played) == (real.current, real.turn, real.played)
-        assert not sim.undo
+        _keeps_everything_public(sim, hand, k.seat)
 
 
 def test_replay_misses_counts_no_miss_in_the_real_deal_of_heuristics() -> None:
