@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 from engine.actions import action_from_dict
 from engine.bots.heuristic import HeuristicStrategy
@@ -130,16 +131,23 @@ def _played_states(count: int) -> list[Hand]:
     return [h for h in _states(count) if h.phase == "play" and h.tricks]
 
 
-def test_the_heuristic_would_have_played_every_card_of_the_real_deal() -> None:
-    # The play inference judges the other seats by the heuristic: at a table of heuristics the
-    # real deal replays with no miss (unless the unknown card, which a deal draws, is unseen).
-    checked = 0
-    for hand in _played_states(200):
+def _real_deals(count: int) -> Iterator[tuple[Knowledge, Hand]]:
+    """For the seat to play in each of :func:`_played_states`, its knowledge and the real
+    deal rebuilt at the first card (skipped: a deal with an unseen unknown card)."""
+    for hand in _played_states(count):
         k = read_view(seat_view(hand, hand.turn))
         if k.unknown_call and k.under is None:
             continue
         start = _rebuild(k, _real_slots(hand, k), random.Random(0), plays=False)
         assert start is not None
+        yield k, start
+
+
+def test_the_heuristic_would_have_played_every_card_of_the_real_deal() -> None:
+    # The play inference judges the other seats by the heuristic: at a table of heuristics the
+    # real deal replays with no miss (unless the unknown card, which a deal draws, is unseen).
+    checked = 0
+    for k, start in _real_deals(200):
         plays = played_cards(k)
         # With no miss allowed the replay stops at the first card the heuristic would not play.
         assert replay(Sim.from_hand(start), plays, k.seat, random.Random(0), 0.0) == len(plays)
@@ -199,12 +207,7 @@ def test_weighted_play_deals_with_trust_keep_everything_public() -> None:
 
 
 def test_replay_misses_counts_no_miss_in_the_real_deal_of_heuristics() -> None:
-    for hand in _played_states(60):
-        k = read_view(seat_view(hand, hand.turn))
-        if k.unknown_call and k.under is None:
-            continue
-        start = _rebuild(k, _real_slots(hand, k), random.Random(0), plays=False)
-        assert start is not None
+    for k, start in _real_deals(60):
         assert replay_misses(Sim.from_hand(start), played_cards(k), k.seat) == [0] * 5
 
 
