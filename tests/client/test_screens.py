@@ -338,7 +338,9 @@ async def test_help_and_rules_say_when_the_table_waits_for_you() -> None:
         lines = screen_text(app).splitlines()
         box_bottom = next(line for line in lines if "Your turn" in line)
         assert "Esc goes back to the table" in box_bottom
-        assert re.search(r"⏱ (19|20)s", box_bottom), box_bottom
+        # The timer counts down from 20 s: a busy machine may take a few seconds to get here.
+        timer = re.search(r"⏱ (\d+)s", box_bottom)
+        assert timer is not None and 0 < int(timer.group(1)) <= 20, box_bottom
         text = " ".join(" ".join(lines).split())
         for binding in TableScreen.BINDINGS:
             action = binding.action.split("(")[0]  # type: ignore[union-attr]
