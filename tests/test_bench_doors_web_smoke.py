@@ -15,11 +15,13 @@ SCENARIO_LINE = r"victim ping: p50 +[\d.]+ .* CPU-s \([\d.]+ the server alone\) 
 
 
 def doors_report(scenarios: tuple[str, ...]) -> str:
-    """A second of each of ``scenarios`` against one server and its doors: the report."""
+    """A third of a second of each of ``scenarios`` against one server and its doors: the
+    report (a browser tab is a client process of its own: a second of tab churn cost the run
+    8 CPU seconds, the four browser scenarios at a third of one 11 in all)."""
     return run_bench(
         "attack_doors.py",
         "--seconds",
-        "1",
+        "0.3",
         "--loops",
         "1",
         "--settle",

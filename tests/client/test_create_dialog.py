@@ -54,27 +54,33 @@ async def test_the_hands_typed_are_the_hands_sent(keys: list[str], hands: int) -
         assert _created(app)[0]["hands"] == hands
 
 
-@pytest.mark.parametrize(
-    ("keys", "field", "said"),
-    [
-        ([*TO_HANDS, "x"], "f-hands", "from 1 to 1000"),  # a letter: the bell alone, before
-        ([*TO_HANDS, "minus"], "f-hands", "from 1 to 1000"),
-        ([*TO_HANDS, *"0"], "f-hands", "from 1 to 1000"),
-        ([*TO_HANDS, *"2000"], "f-hands", "from 1 to 1000"),  # the server refused it
-        ([*TO_HANDS, *"99999"], "f-hands", "from 1 to 1000"),  # the 5th 9 went in silence
-        ([*TO_TIMER, *"3"], "f-timer", "from 5 to 86400"),
-        ([*TO_TIMER, *"999999"], "f-timer", "from 5 to 86400"),
-    ],
-)
-async def test_a_number_not_taken_is_said_at_its_field(
-    keys: list[str], field: str, said: str
-) -> None:
+NOT_TAKEN = [
+    ([*TO_HANDS, "x"], "f-hands", "from 1 to 1000"),  # a letter: the bell alone, before
+    ([*TO_HANDS, "minus"], "f-hands", "from 1 to 1000"),
+    ([*TO_HANDS, *"0"], "f-hands", "from 1 to 1000"),
+    ([*TO_HANDS, *"2000"], "f-hands", "from 1 to 1000"),  # the server refused it
+    ([*TO_HANDS, *"99999"], "f-hands", "from 1 to 1000"),  # the 5th 9 went in silence
+    ([*TO_TIMER, *"3"], "f-timer", "from 5 to 86400"),
+    ([*TO_TIMER, *"999999"], "f-timer", "from 5 to 86400"),
+]
+"""Keys typed into a new dialog, the field they leave with a number it does not take, and
+what its line says."""
+
+
+async def test_a_number_not_taken_is_said_at_its_field() -> None:
+    # One app: the dialog opened afresh for each case and cancelled with Esc (an app a case
+    # was seven app runs).
     app = SheepsheadApp(mode="join")
     async with app.run_test(size=SIZE) as pilot:
-        dialog = await _dialog(app, pilot, keys)
-        line = dialog.query_one(f"#{field}-error", Static)
-        assert line.display and said in str(line.render()), str(line.render())
-        assert line.region.y == dialog.query_one(f"#{field}", Input).region.y + 1  # under it
+        for keys, field, said in NOT_TAKEN:
+            dialog = await _dialog(app, pilot, keys)
+            line = dialog.query_one(f"#{field}-error", Static)
+            case = f"{keys}: {line.render()}"
+            assert line.display and said in str(line.render()), case
+            assert line.region.y == dialog.query_one(f"#{field}", Input).region.y + 1, case
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        assert not _created(app)
 
 
 async def test_a_turn_timer_under_5_s_is_refused_with_the_reason() -> None:
