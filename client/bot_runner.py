@@ -434,12 +434,11 @@ class BotPlayer:
         number = msg.get("hand")
         view = msg.get("view")
         if isinstance(number, int):
-            if self.config.save_hands:
-                ended = over and isinstance(view, Mapping) and view.get("phase") == "done"
-                if self.catch_up:
-                    await self._catch_up(number, ended)
-                else:
-                    await self._save_missed(number, ended)
+            ended = over and isinstance(view, Mapping) and view.get("phase") == "done"
+            if self.catch_up:  # with or without --save-hands: a rematch may have begun
+                await self._catch_up(number, ended)
+            elif self.config.save_hands:
+                await self._save_missed(number, ended)
             self.hand_number = number
         self.view = view if isinstance(view, Mapping) else None
         last = msg.get("last")
@@ -553,20 +552,24 @@ class BotPlayer:
 
     async def _catch_up(self, number: int, ended: bool) -> None:
         """At the first state after a (re)connection (of hand ``number``; ``ended``: the
-        match's last, over): learn the table's match from ``history`` and save the hands of
-        this seat that ended unseen meanwhile, in one request when they are of the same match.
+        match's last, over): learn the table's match from ``history`` and (``--save-hands``)
+        save the hands of this seat that ended unseen meanwhile, in one request when they are
+        of the same match.
 
-        Hand numbers start again at 0 in each match: back after a rematch, the rest of the
-        match it left (and every match between) is asked for by its number (``history``'s
-        ``match``, PROTOCOL.md §4) and saved under that match's file names; what the server
-        cannot give (an older server keeps only the current match) is reported not saved.
-        The new match's hands so far are saved too.
+        Hand numbers start again at 0 in each match: back after a rematch, the deals seen of
+        the match it left are checked against its records' seeds (its reveal came while this
+        bot was away, and the new match's does not cover them: checked against it, they
+        failed); the rest of that match (and every match between) is asked for by its number
+        (``history``'s ``match``, PROTOCOL.md §4) and saved under that match's file names;
+        what the server cannot give (an older server keeps only the current match) is
+        reported not saved. The new match's hands so far are saved too.
         """
         self.catch_up = False
+        saving = bool(self.config.save_hands)
         last = number if ended else number - 1
         old, first = self.match, self.hand_number
         rematched = old is not None and first is not None and number < first
-        if old is None or first is None:
+        if old is None or first is None or not saving:
             start = last + 1  # just the match number; a returning bot's gaps come next
         elif rematched:
             start = 0
@@ -576,32 +579,39 @@ class BotPlayer:
         match = got.match
         if match is None:
             # Not even the first page: keep what is known, and say what cannot be saved.
-            self.say(f"cannot tell which match the table is in: {got.error}")
+            if saving:
+                self.say(f"cannot tell which match the table is in: {got.error}")
             if old is None:
                 self.match = 0
-            elif first is not None:
+            elif first is not None and saving:
                 self._save_fetched(self._missed(first, last), got)
             return
         self.deals.on_match(match)
         if old is None or first is None:
             self.match = match
-            if self.returning:
+            if self.returning and saving:
                 await self._save_gaps(last)
             return
         if match == old:
-            why = self._missed(first, last)
-            self._save_fetched(why, got)
+            if saving:
+                self._save_fetched(self._missed(first, last), got)
             return
         # A rematch began while this bot was away: the rest of the old match, and the whole of
         # any match between, are asked for by their number. The old match's seeds were revealed
         # meanwhile (the new match's reveal does not cover its hands): to check its deals, and
         # complete the records saved before the drop, all its records are asked for.
         to_check = bool(self.dealt) and self.fair
-        earlier = await self._fetch(0 if to_check else first, None, match=old)
-        await self._save_earlier(old, first, earlier)
+        earlier = _Fetched()
+        if to_check or saving:
+            earlier = await self._fetch(0 if to_check else first, None, match=old)
+        if saving:
+            await self._save_earlier(old, first, earlier)
         if to_check:
             self._check_earlier(old, earlier)
         self.dealt = []
+        if not saving:
+            self.match, self.hands_over, self.unfetched = match, set(), set()
+            return
         for between in range(old + 1, match):
             self.match, self.hands_over, self.unfetched = between, set(), set()
             await self._save_earlier(between, 0, whole=True)

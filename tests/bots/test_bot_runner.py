@@ -325,10 +325,11 @@ def _hold_reconnects(monkeypatch: Any) -> asyncio.Event:
     return back
 
 
-def _runner(server: Server, table: str, saved: Path, out: io.StringIO) -> asyncio.Task[int]:
-    config = BotConfig(
-        "127.0.0.1", server.port, strategy="random", table=table, save_hands=str(saved)
-    )
+def _runner(server: Server, table: str, saved: Path | None, out: io.StringIO) -> asyncio.Task[int]:
+    """``sheepshead bot --table TABLE`` (``--save-hands saved``, unless None) writing to
+    ``out``."""
+    save = None if saved is None else str(saved)
+    config = BotConfig("127.0.0.1", server.port, strategy="random", table=table, save_hands=save)
     return asyncio.create_task(run_bot(config, out))
 
 
@@ -676,17 +677,19 @@ async def _away_through_a_rematch(
     check: Callable[[str, Server, str, Path], None],
     *,
     rematches: int = 1,
+    save: bool = True,
 ) -> None:
     """The runner (seat 4 of a two-hand table) is cut off in the last hand of a match; the
     match ends, the host starts ``rematches`` rematches (each but the last played out) and a
     stand-in plays the first hand of the last before the runner is back; it plays the second
     hand to that match's end. Then ``check`` is given its output, the server, the table and
-    the folder of saved hands (the server still running: its store is read)."""
+    the folder of saved hands (the server still running: its store is read). ``save``: the
+    runner is given ``--save-hands`` (else the folder stays empty)."""
     saved, out = tmp_path / "hands", io.StringIO()
     back = _hold_reconnects(monkeypatch)
     async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
         host, table = await _host_with_three_bots(server, tmp_path, name="again", grace=0.0)
-        runner = _runner(server, table, saved, out)
+        runner = _runner(server, table, saved if save else None, out)
         await _seat4_changes(host)
         await host.request("start")
 
@@ -695,11 +698,16 @@ async def _away_through_a_rematch(
 
         await drive([host], 0, second_hand)
 
-        async def first_hand_saved() -> None:
-            while not (saved / f"{table}-hand0001.json").exists():
+        def first_hand_done() -> bool:
+            if save:
+                return (saved / f"{table}-hand0001.json").exists()
+            return "hand 1:" in out.getvalue()
+
+        async def first_hand_seen() -> None:
+            while not first_hand_done():
                 await asyncio.sleep(0.01)
 
-        await asyncio.wait_for(first_hand_saved(), TIMEOUT)
+        await asyncio.wait_for(first_hand_seen(), TIMEOUT)
         await _pull_seat4s_cable(server, table, host)
         drain(host)  # the prompts drive answered: only the held one is pending
         assert host.last_turn is not None
@@ -754,6 +762,26 @@ async def test_a_runner_away_through_a_rematch_saves_both_matchs_hands(
         assert verify_files(files, capsys) == (0, "all 4 deals verified")
 
     await _away_through_a_rematch(tmp_path, monkeypatch, check)
+
+
+async def test_a_runner_without_saved_hands_checks_each_match_against_its_own_seeds(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # Without --save-hands the runner never asked which match the table was in: back after a
+    # rematch, the old match's hand 1 was checked against the new match's seeds, a false
+    # alarm ("deals: hand 1 does not verify: seat N is not the dealer the seed names").
+
+    def check(text: str, server: Server, table: str, saved: Path) -> None:
+        assert not saved.exists()
+        lines = text.splitlines()
+        seeds = "match 1's seeds: revealed while this bot was away; taken from the server's"
+        at = next((i for i, line in enumerate(lines) if line.startswith(seeds)), None)
+        assert at is not None, text
+        assert lines[at + 1] == "deals: all 2 deals verified", text
+        assert lines[-1].startswith("match 2 deals: the deal verified (the commitment "), text
+        assert "does not verify" not in text, text
+
+    await _away_through_a_rematch(tmp_path, monkeypatch, check, save=False)
 
 
 async def test_a_runner_away_through_two_rematches_saves_the_match_between(
