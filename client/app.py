@@ -18,7 +18,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Literal, cast, overload
 
@@ -30,7 +30,9 @@ from textual.signal import Signal
 from textual.timer import Timer
 
 from client import config, exports, terminal
-from client.fairplay import DealChecker, reveal_from_records, uncovered
+from client.fairplay import DealChecker
+from client.fairplay import reveal_of_entries as _reveal_of
+from client.fairplay import unrevealed as _uncovered
 from client.model import SHUTDOWN_LINE, Change, FinishedHand, TableModel, hand_from_history
 from client.screens.dialogs import (
     BuryDialog,
@@ -616,7 +618,6 @@ class SheepsheadApp(App[int]):
         checked is said so (the records did not come, or carry no seeds), never a failure."""
         assert self.session is not None
         title = f"Deals of match {match + 1} (it ended while this client was away)"
-        hands = {hand.number: hand for hand in held}
         try:
             reply = await self.session.history(self.model.table, match=match)
             if reply is not None and reply.get("match") != match:
@@ -627,18 +628,10 @@ class SheepsheadApp(App[int]):
         got = reply.get("hands") if reply is not None else None
         entries = [e for e in got or [] if isinstance(e, Mapping)]
         names = [seat.name for seat in self.model.seats]
-        for entry in entries:
-            number = entry.get("hand")
-            if isinstance(number, int) and number + 1 not in hands:
-                with contextlib.suppress(ValueError):
-                    hands[number + 1] = hand_from_history(entry, names)
-        reveal = _reveal_of(str(self.model.table), entries)
-        if why is None:
-            uncovered = _uncovered(reveal, hands.values())
-        else:
-            uncovered = {n - 1: f"the seeds were not revealed here: {why}" for n in hands}
-        checked = [hand for n, hand in sorted(hands.items()) if n - 1 not in uncovered]
-        self._say_deals(title, self.deals.check(reveal, checked, uncovered, match=match))
+        said = self.deals.check_earlier(
+            match, str(self.model.table), held, entries, why, lambda e: hand_from_history(e, names)
+        )
+        self._say_deals(title, said)
 
     def _history_in(self, failed: str | None) -> None:
         """The ``history`` asked for was answered (``failed``: why it brought no hands): a
@@ -1050,16 +1043,3 @@ class SheepsheadApp(App[int]):
             with contextlib.suppress(TimeoutError, OSError):
                 await asyncio.wait_for(self.session.close(), 2)
         self.exit(code, return_code=code)
-
-
-def _reveal_of(table: str, entries: Iterable[Mapping[str, Any]]) -> SeedsRevealed:
-    """The reveal rebuilt from the records of ``history`` ``entries`` that carry one."""
-    records = (entry.get("record") for entry in entries)
-    return reveal_from_records(table, [record for record in records if record])
-
-
-def _uncovered(reveal: SeedsRevealed, hands: Iterable[FinishedHand]) -> dict[int, str]:
-    """The ``hands`` (0-based) that a reveal rebuilt from records does not cover, with why:
-    their records carried no revealed seed (checked, they would not verify: a false alarm)."""
-    why = "the server's record of it carries no revealed seed"
-    return dict.fromkeys(uncovered(reveal, [hand.number - 1 for hand in hands]), why)

@@ -14,12 +14,12 @@ import contextlib
 import json
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO, cast
 
 from client.config import DEFAULT_PORT, AddressError, parse_address
-from client.fairplay import DealChecker, DealSeen, reveal_from_records
+from client.fairplay import DealChecker, DealSeen, fair_of, reveal_from_records, reveal_of_entries
 from client.strategy_call import decide, describe_action
 from client.strategy_spec import StrategyLoadError, strategy_factory, strategy_label
 from engine.bots.base import Strategy
@@ -381,21 +381,26 @@ class BotPlayer:
                 f"{what}'s seeds not revealed here (deals not checked, seeds not added): {why}"
             )
             return
-        self.say(f"{what}'s seeds: the reveal was missed; taken from the server's records of it")
+        self.say(f"{what}'s seeds: the reveal was missed; {_FROM_RECORDS}")
         self._on_reveal(reveal)
 
     def _on_reveal(self, msg: SeedsRevealed) -> None:
         """The server revealed the match's seeds: check the deals this bot saw, and write the
         seeds into the records of the match this process saved (``sheepshead verify``)."""
         said = self.deals.check(msg, self.dealt)
-        if self.deals.verified is not None:
-            self.say(f"deals: {said}")
         match = self.match or 0
+        if self.deals.verified is not None:
+            self.say(f"{self._hands_text(match, [], 'deals:')} {said}")
+        self._add_seeds(match, self.deals.fair_for)
+
+    def _add_seeds(self, match: int, fair_for: Callable[[int], dict[str, Any] | None]) -> None:
+        """Write the revealed seeds (``fair_for`` a hand number: its record ``fair`` map) into
+        the records of match ``match`` this process saved (``sheepshead verify``)."""
         uncovered: list[int] = []
         for (of, number), path in sorted(self.written.items()):
             if of != match:
                 continue
-            fair = self.deals.fair_for(number)
+            fair = fair_for(number)
             if fair is None:
                 uncovered.append(number)
                 continue
@@ -429,12 +434,11 @@ class BotPlayer:
         number = msg.get("hand")
         view = msg.get("view")
         if isinstance(number, int):
-            if self.config.save_hands:
-                ended = over and isinstance(view, Mapping) and view.get("phase") == "done"
-                if self.catch_up:
-                    await self._catch_up(number, ended)
-                else:
-                    await self._save_missed(number, ended)
+            ended = over and isinstance(view, Mapping) and view.get("phase") == "done"
+            if self.catch_up:  # with or without --save-hands: a rematch may have begun
+                await self._catch_up(number, ended)
+            elif self.config.save_hands:
+                await self._save_missed(number, ended)
             self.hand_number = number
         self.view = view if isinstance(view, Mapping) else None
         last = msg.get("last")
@@ -548,20 +552,24 @@ class BotPlayer:
 
     async def _catch_up(self, number: int, ended: bool) -> None:
         """At the first state after a (re)connection (of hand ``number``; ``ended``: the
-        match's last, over): learn the table's match from ``history`` and save the hands of
-        this seat that ended unseen meanwhile, in one request when they are of the same match.
+        match's last, over): learn the table's match from ``history`` and (``--save-hands``)
+        save the hands of this seat that ended unseen meanwhile, in one request when they are
+        of the same match.
 
-        Hand numbers start again at 0 in each match: back after a rematch, the rest of the
-        match it left (and every match between) is asked for by its number (``history``'s
-        ``match``, PROTOCOL.md §4) and saved under that match's file names; what the server
-        cannot give (an older server keeps only the current match) is reported not saved.
-        The new match's hands so far are saved too.
+        Hand numbers start again at 0 in each match: back after a rematch, the deals seen of
+        the match it left are checked against its records' seeds (its reveal came while this
+        bot was away, and the new match's does not cover them: checked against it, they
+        failed); the rest of that match (and every match between) is asked for by its number
+        (``history``'s ``match``, PROTOCOL.md §4) and saved under that match's file names;
+        what the server cannot give (an older server keeps only the current match) is
+        reported not saved. The new match's hands so far are saved too.
         """
         self.catch_up = False
+        saving = bool(self.config.save_hands)
         last = number if ended else number - 1
         old, first = self.match, self.hand_number
         rematched = old is not None and first is not None and number < first
-        if old is None or first is None:
+        if old is None or first is None or not saving:
             start = last + 1  # just the match number; a returning bot's gaps come next
         elif rematched:
             start = 0
@@ -571,33 +579,39 @@ class BotPlayer:
         match = got.match
         if match is None:
             # Not even the first page: keep what is known, and say what cannot be saved.
-            self.say(f"cannot tell which match the table is in: {got.error}")
+            if saving:
+                self.say(f"cannot tell which match the table is in: {got.error}")
             if old is None:
                 self.match = 0
-            elif first is not None:
+            elif first is not None and saving:
                 self._save_fetched(self._missed(first, last), got)
             return
         self.deals.on_match(match)
         if old is None or first is None:
             self.match = match
-            if self.returning:
+            if self.returning and saving:
                 await self._save_gaps(last)
             return
         if match == old:
-            why = self._missed(first, last)
-            self._save_fetched(why, got)
+            if saving:
+                self._save_fetched(self._missed(first, last), got)
             return
         # A rematch began while this bot was away: the rest of the old match, and the whole of
-        # any match between, are asked for by their number.
-        if self.dealt:
-            # Its reveal came while this bot was away; the next one is the new match's, which
-            # does not cover the old match's hands.
-            self.say(
-                f"match {old + 1}'s deals not checked: its seeds were revealed while this bot"
-                " was away"
-            )
-            self.dealt = []
-        await self._save_earlier(old, first)
+        # any match between, are asked for by their number. The old match's seeds were revealed
+        # meanwhile (the new match's reveal does not cover its hands): to check its deals, and
+        # complete the records saved before the drop, all its records are asked for.
+        to_check = bool(self.dealt) and self.fair
+        earlier = _Fetched()
+        if to_check or saving:
+            earlier = await self._fetch(0 if to_check else first, None, match=old)
+        if saving:
+            await self._save_earlier(old, first, earlier)
+        if to_check:
+            self._check_earlier(old, earlier)
+        self.dealt = []
+        if not saving:
+            self.match, self.hands_over, self.unfetched = match, set(), set()
+            return
         for between in range(old + 1, match):
             self.match, self.hands_over, self.unfetched = between, set(), set()
             await self._save_earlier(between, 0, whole=True)
@@ -613,20 +627,21 @@ class BotPlayer:
         why = dict.fromkeys(range(last + 1), "it was played while this bot was away")
         self._save_fetched(why, got)
 
-    async def _save_earlier(self, match: int, first: int, *, whole: bool = False) -> None:
+    async def _save_earlier(
+        self, match: int, first: int, fetched: _Fetched | None = None, *, whole: bool = False
+    ) -> None:
         """Save the hands of :attr:`match`, an earlier match of the table (a rematch began
         while this bot was away), from hand ``first`` on that are not saved yet, asking
-        ``history`` for that match by its number; say which cannot be saved. ``whole``: a
-        match begun and ended while the bot was away."""
+        ``history`` for that match by its number (``fetched``: already asked, from hand
+        ``first`` or before); say which cannot be saved. ``whole``: a match begun and ended
+        while the bot was away."""
         assert self.match == match
-        got = await self._fetch(first, None, match=match)
+        got = fetched or await self._fetch(first, None, match=match)
         if got.match is not None and got.match != match:
             # A server older than history's match answers with the current match.
-            got = _Fetched(
-                error=f"{_REMATCH_LOSS}, and the server keeps only the current match's hands"
-            )
+            got = _Fetched(error=f"{_REMATCH_LOSS}, and {_CURRENT_ONLY}")
         elif got.error is not None:
-            got.error = f"{_REMATCH_LOSS}; {got.error}"
+            got = replace(got, error=f"{_REMATCH_LOSS}; {got.error}")
         limit = self.info.get("hands")
         if got.error is None:
             last = max(got.entries, default=first - 1)  # every finished hand of it came
@@ -642,6 +657,30 @@ class BotPlayer:
             self._save_fetched(why, got)
         elif got.error is not None and not got.entries:
             self.say(f"match {match + 1}'s hands not saved: {got.error}")
+
+    def _check_earlier(self, match: int, got: _Fetched) -> None:
+        """Check the deals this bot saw of ``match``, an earlier match of the table that ended
+        while it was away (its seeds were revealed then, not to it), against the seeds that
+        ``got``, that match's records (from its first hand), carry, as the Textual client
+        does; write them into the records of it saved without them."""
+        from client.model import hand_from_history
+
+        why = got.error
+        if got.match is not None and got.match != match:
+            why = _CURRENT_ONLY  # a server older than history's match: the current match's
+        entries = [entry for _, entry in sorted(got.entries.items())] if why is None else []
+        table = str(got.table or self.session.table)
+        said = self.deals.check_earlier(
+            match, table, self.dealt, entries, why, lambda entry: hand_from_history(entry, ())
+        )
+        if why is not None:  # the sentence says why nothing could be checked
+            self.say(f"{self._hands_text(match, [], 'deals:')} {said}")
+            return
+        self.say(f"match {match + 1}'s seeds: revealed while this bot was away; {_FROM_RECORDS}")
+        if self.deals.verified is not None:
+            self.say(f"{self._hands_text(match, [], 'deals:')} {said}")
+        commitments = reveal_of_entries(table, entries)["commitments"]
+        self._add_seeds(match, lambda number: fair_of(commitments, number))
 
     async def _save_gaps(self, last: int) -> None:
         """A bot taking its seat back after a restart: save the hands of the current match to
@@ -825,6 +864,10 @@ def _revealed(path: Path) -> bool:
 
 _REMATCH_LOSS = "a new match began at the table while this bot was away"
 """Why hands of an earlier match are fetched, said with the reason they could not be."""
+_CURRENT_ONLY = "the server keeps only the current match's hands"
+"""Why an older server's ``history`` brought no earlier match (it ignores ``match``)."""
+_FROM_RECORDS = "taken from the server's records of it"
+"""Where the seeds of a reveal this bot missed were found."""
 
 
 @dataclass

@@ -7,8 +7,9 @@ revealed seeds (:mod:`engine.fairdeal`). Nothing here does I/O: the app sends an
 
 from __future__ import annotations
 
+import contextlib
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -135,10 +136,7 @@ class DealChecker:
         ``match`` when given: an earlier match's reveal does not cover the next one's hands)."""
         if match is not None and self.revealed_match not in (None, match):
             return None
-        entry = _covering(self.revealed, hand)
-        if entry is None:
-            return None
-        return _fair_map(self.revealed, entry, hand)
+        return fair_of(self.revealed, hand)
 
     def on_commitment(self, msg: Commitment) -> str | None:
         """Note a published commitment; return it if it is well formed (then answer it)."""
@@ -254,6 +252,37 @@ class DealChecker:
         self._note_result(of)
         return said
 
+    def check_earlier(
+        self,
+        match: int,
+        table: str,
+        held: Iterable[Any],
+        entries: Sequence[Mapping[str, Any]],
+        why: str | None,
+        from_entry: Callable[[Mapping[str, Any]], Any],
+    ) -> str:
+        """Check the deals of ``match``, an earlier match of ``table`` that ended while this
+        client was away (its reveal was not sent here; the next one does not cover its
+        hands), against the seeds its records carry: ``entries``, ``history``'s of that match,
+        or ``why`` they did not come. The hands checked are those of it ``held`` (seen here, as
+        :meth:`check` takes them) and the rest from ``entries`` (each made a hand by
+        ``from_entry``, which raises ValueError for one it cannot read: that one is left out).
+        What cannot be checked is said so (the records did not come, or carry no seeds),
+        never a failure."""
+        hands = {hand.number: hand for hand in held}
+        for entry in entries:
+            number = entry.get("hand")
+            if isinstance(number, int) and number + 1 not in hands:
+                with contextlib.suppress(ValueError):
+                    hands[number + 1] = from_entry(entry)
+        reveal = reveal_of_entries(table, entries)
+        if why is None:
+            unchecked = unrevealed(reveal, hands.values())
+        else:
+            unchecked = {n - 1: f"the seeds were not revealed here: {why}" for n in hands}
+        checked = [hand for n, hand in sorted(hands.items()) if n - 1 not in unchecked]
+        return self.check(reveal, checked, unchecked, match=match)
+
     def _note_result(self, match: int | None) -> None:
         """Keep the check just made as match ``match``'s (None: not known)."""
         self.said_of = match
@@ -304,10 +333,31 @@ def reveal_from_records(table: str, records: Iterable[Mapping[str, Any]]) -> See
     return {"type": "seeds_revealed", "table": table, "commitments": ordered}
 
 
+def reveal_of_entries(table: str, entries: Iterable[Mapping[str, Any]]) -> SeedsRevealed:
+    """The reveal rebuilt from the records of ``history`` ``entries`` that carry one."""
+    records = (entry.get("record") for entry in entries)
+    return reveal_from_records(table, [record for record in records if record])
+
+
 def uncovered(reveal: SeedsRevealed, hands: Iterable[int]) -> list[int]:
     """The hands of ``hands`` (numbers from 0) that no commitment of ``reveal`` dealt."""
     entries = [e for e in reveal.get("commitments") or [] if isinstance(e, Mapping)]
     return [hand for hand in hands if _covering(entries, hand) is None]
+
+
+def unrevealed(reveal: SeedsRevealed, hands: Iterable[Any]) -> dict[int, str]:
+    """The ``hands`` (each with its ``number`` from 1, as :meth:`DealChecker.check` takes
+    them; the keys count from 0) that a reveal rebuilt from records does not cover, with why:
+    their records carried no revealed seed (checked, they would not verify: a false alarm)."""
+    why = "the server's record of it carries no revealed seed"
+    return dict.fromkeys(uncovered(reveal, [hand.number - 1 for hand in hands]), why)
+
+
+def fair_of(entries: Sequence[RevealedCommitment], hand: int) -> dict[str, Any] | None:
+    """The record ``fair`` map of hand ``hand`` (0-based) from a reveal's ``entries``
+    (``seeds_revealed``'s ``commitments``); None when none of them covers it."""
+    entry = _covering(entries, hand)
+    return None if entry is None else _fair_map(entries, entry, hand)
 
 
 def _covering(entries: Sequence[RevealedCommitment], hand: int) -> RevealedCommitment | None:

@@ -63,7 +63,8 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         action="store_true",
         help="only matches that ended since the server using the database started (or the"
         f" evening it went on with after a restart), or in the last {TONIGHT_HOURS:g} hours when"
-        " it started longer ago or none is running",
+        " it started longer ago or none is running; the table's header says which: from when"
+        " to when, local time, and why",
     )
     parser.add_argument(
         "--by",
@@ -160,6 +161,42 @@ def parse_since(text: str, now: datetime | None = None) -> float:
     return datetime.combine(day, clock).timestamp()
 
 
+def tonight_window(reader: Reader, started: float | None, now: float) -> tuple[float, str]:
+    """Where ``--tonight`` begins at wall-clock ``now`` (epoch seconds), as the server counts
+    it, for a server that ``started`` (None: none found) on ``reader``'s database, and why,
+    for people: since it started; the evening it went on with (a restart less than
+    :data:`~server.storage.standings.EVENING_GAP_HOURS` after a match ended); or the last
+    :data:`TONIGHT_HOURS` hours (it started longer ago, or none was found)."""
+    begin = evening_of(reader, started, now)
+    since = since_timestamp(SINCE_TONIGHT, started=begin, now=now)
+    assert since is not None  # tonight is always a time
+    hours = f"the last {TONIGHT_HOURS:g} hours"
+    if started is None or begin is None:
+        return since, f"{hours}: no server running on this database was found"
+    when = _local(started, now)
+    if since > begin:
+        return since, f"{hours}: the server started longer ago, at {when}"
+    if begin < started:
+        return since, f"the evening the server went on with when it restarted at {when}"
+    return since, f"since the server on this database started, at {when}"
+
+
+def tonight_header(since: float, why: str, now: float) -> str:
+    """The two lines above ``--tonight``'s standings: the matches that ended from ``since``
+    to ``now``, in local time, and ``why`` it is that window (:func:`tonight_window`); each
+    within 80 columns."""
+    window = f"from {_local(since, now)} to {_local(now, now)}"
+    return f"tonight: matches that ended {window} (local time),\n  {why}"
+
+
+def _local(moment: float, now: float) -> str:
+    """``moment`` in local time: ``19:02`` on ``now``'s day, else with its day
+    (``2026-12-05 19:02``)."""
+    at = datetime.fromtimestamp(moment)
+    same_day = at.date() == datetime.fromtimestamp(now).date()
+    return at.strftime("%H:%M" if same_day else "%Y-%m-%d %H:%M")
+
+
 def server_started(path: Path) -> float | None:
     """When the server holding the database at ``path`` started (epoch seconds), where that
     can be told (Linux: the holder of its lock, from ``/proc``); None otherwise."""
@@ -198,6 +235,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"sheepshead standings: no database at {path}", file=sys.stderr)
         return 1
     started = server_started(path) if args.tonight else None
+    header: str | None = None
     try:
         with contextlib.ExitStack() as opened:
             reader = Reader.open(path)
@@ -210,9 +248,9 @@ def run(args: argparse.Namespace) -> int:
                 reader = copy.reads
             if args.tonight:
                 # As the server counts it: a restart mid-evening goes on with the evening.
-                since = since_timestamp(
-                    SINCE_TONIGHT, started=evening_of(reader, started, time_now())
-                )
+                now = time_now()
+                since, why = tonight_window(reader, started, now)
+                header = tonight_header(since, why, now)
             rows = compute(reader, since)
     except sqlite3.Error as exc:
         print(f"sheepshead standings: cannot read {path}: {exc}", file=sys.stderr)
@@ -222,7 +260,10 @@ def run(args: argparse.Namespace) -> int:
         rows.sort(key=lambda r: (-r.per_hand, -r.hands, r.player))
     if args.json:
         print(json.dumps([r.to_wire() for r in rows], ensure_ascii=False))
-    elif not rows:
+        return 0
+    if header is not None:
+        print(header)
+    if not rows:
         print("no finished matches with remembered players yet")
     else:
         # Within the terminal's width (a pipe or a file gets the names whole).

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import io
 import json
@@ -15,12 +14,10 @@ from typing import Any
 import pytest
 
 from client import bot_runner
-from client import verify as verify_command
 from client.bot_runner import EXIT_FELL_BACK, BotConfig, BotPlayer, run_bot
 from client.cli import main
 from client.session import ServerError, Session
 from engine.bots.base import make_strategy
-from engine.fairdeal import check_record
 from engine.record import replay_record
 from engine.rules import RuleSet
 from server.app import Server
@@ -328,10 +325,11 @@ def _hold_reconnects(monkeypatch: Any) -> asyncio.Event:
     return back
 
 
-def _runner(server: Server, table: str, saved: Path, out: io.StringIO) -> asyncio.Task[int]:
-    config = BotConfig(
-        "127.0.0.1", server.port, strategy="random", table=table, save_hands=str(saved)
-    )
+def _runner(server: Server, table: str, saved: Path | None, out: io.StringIO) -> asyncio.Task[int]:
+    """``sheepshead bot --table TABLE`` (``--save-hands saved``, unless None) writing to
+    ``out``."""
+    save = None if saved is None else str(saved)
+    config = BotConfig("127.0.0.1", server.port, strategy="random", table=table, save_hands=save)
     return asyncio.create_task(run_bot(config, out))
 
 
@@ -679,17 +677,19 @@ async def _away_through_a_rematch(
     check: Callable[[str, Server, str, Path], None],
     *,
     rematches: int = 1,
+    save: bool = True,
 ) -> None:
     """The runner (seat 4 of a two-hand table) is cut off in the last hand of a match; the
     match ends, the host starts ``rematches`` rematches (each but the last played out) and a
-    stand-in plays the first hand of the last before the runner is back; it plays on to that
-    match's end. Then ``check`` is given its output, the server, the table and the folder of
-    saved hands (the server still running: its store is read)."""
+    stand-in plays the first hand of the last before the runner is back; it plays the second
+    hand to that match's end. Then ``check`` is given its output, the server, the table and
+    the folder of saved hands (the server still running: its store is read). ``save``: the
+    runner is given ``--save-hands`` (else the folder stays empty)."""
     saved, out = tmp_path / "hands", io.StringIO()
     back = _hold_reconnects(monkeypatch)
     async with running_server(bot_delay=0.0, hand_pause=0.0, default_bot="random") as server:
         host, table = await _host_with_three_bots(server, tmp_path, name="again", grace=0.0)
-        runner = _runner(server, table, saved, out)
+        runner = _runner(server, table, saved if save else None, out)
         await _seat4_changes(host)
         await host.request("start")
 
@@ -698,11 +698,16 @@ async def _away_through_a_rematch(
 
         await drive([host], 0, second_hand)
 
-        async def first_hand_saved() -> None:
-            while not (saved / f"{table}-hand0001.json").exists():
+        def first_hand_done() -> bool:
+            if save:
+                return (saved / f"{table}-hand0001.json").exists()
+            return "hand 1:" in out.getvalue()
+
+        async def first_hand_seen() -> None:
+            while not first_hand_done():
                 await asyncio.sleep(0.01)
 
-        await asyncio.wait_for(first_hand_saved(), TIMEOUT)
+        await asyncio.wait_for(first_hand_seen(), TIMEOUT)
         await _pull_seat4s_cable(server, table, host)
         drain(host)  # the prompts drive answered: only the held one is pending
         assert host.last_turn is not None
@@ -715,6 +720,9 @@ async def _away_through_a_rematch(
         await drive([host], over["seq"], second_hand)  # the new match's second hand
         assert not runner.done()
         back.set()
+        # The host's turn holds the table until the runner is back: it plays the rest.
+        while not _seat4(await next_event(host, "state", timeout=TIMEOUT)).get("connected"):
+            pass
         text = await _finish(host, runner, out, clean=False)
         check(text, server, table, saved)
 
@@ -726,6 +734,11 @@ async def test_a_runner_away_through_a_rematch_saves_both_matchs_hands(
     # rematch and a stand-in plays its first hand before the runner is back. Hands count from
     # 0 again in the new match; the old match's last hand was reported not saved ("the server
     # keeps only the current match's hands"): now history's match brings it.
+    # The old match's seeds were revealed while the runner was away, and the new match's
+    # reveal does not cover its hands: the runner dropped them ("match 1's deals not checked")
+    # and left the record of hand 1 it saved itself without seeds (verify: "cannot be
+    # checked"). Now it checks them against the seeds of the old match's records, as the
+    # Textual client does, and completes that record: every deal of both matches verifies.
 
     def check(text: str, server: Server, table: str, saved: Path) -> None:
         _check_saved(saved, server, table)
@@ -738,24 +751,37 @@ async def test_a_runner_away_through_a_rematch_saves_both_matchs_hands(
         for match, part in ((0, ""), (1, "-match2")):
             for path in saved.glob(f"{table}{part}-hand*.json"):
                 assert json.loads(path.read_text())["match"] == match
-        # The second match's records were completed at its reveal, and the first's fetched
-        # after its own; the runner missed that one, so the hand it saved itself then cannot
-        # be checked, and verify says why.
+        assert "not checked" not in text, text
+        lines = text.splitlines()
+        seeds = "match 1's seeds: revealed while this bot was away; taken from the server's"
+        at = next(i for i, line in enumerate(lines) if line.startswith(seeds))
+        # The hand seen and the one from the record, against match 1's seeds (not match 2's).
+        assert lines[at + 1] == "deals: all 2 deals verified", text
+        assert lines[-1].startswith("match 2 deals: the deal verified (the commitment "), text
         files = sorted(saved.iterdir())
-        status, said = verify_files(files, capsys)
-        assert status == 1
-        assert said.startswith("hand 1 cannot be checked (3 of 4 deals verified): "), said
-        assert check_record(json.loads((saved / f"{table}-hand0001.json").read_text())).incomplete
-        each = argparse.Namespace(records=[str(f) for f in files], each=True)
-        assert verify_command.run(each) == 1
-        lines = capsys.readouterr().out.splitlines()
-        assert lines[0].startswith(f"{files[0]}: hand 1: cannot be checked: the record carries no")
-        assert lines[1] == f"{files[1]}: hand 2: verified"
-        # Its seeds were revealed while the runner was away; the new match's reveal does not
-        # cover its hands (checked against it, they would fail).
-        assert "match 1's deals not checked: its seeds were revealed while this bot" in text
+        assert verify_files(files, capsys) == (0, "all 4 deals verified")
 
     await _away_through_a_rematch(tmp_path, monkeypatch, check)
+
+
+async def test_a_runner_without_saved_hands_checks_each_match_against_its_own_seeds(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # Without --save-hands the runner never asked which match the table was in: back after a
+    # rematch, the old match's hand 1 was checked against the new match's seeds, a false
+    # alarm ("deals: hand 1 does not verify: seat N is not the dealer the seed names").
+
+    def check(text: str, server: Server, table: str, saved: Path) -> None:
+        assert not saved.exists()
+        lines = text.splitlines()
+        seeds = "match 1's seeds: revealed while this bot was away; taken from the server's"
+        at = next((i for i, line in enumerate(lines) if line.startswith(seeds)), None)
+        assert at is not None, text
+        assert lines[at + 1] == "deals: all 2 deals verified", text
+        assert lines[-1].startswith("match 2 deals: the deal verified (the commitment "), text
+        assert "does not verify" not in text, text
+
+    await _away_through_a_rematch(tmp_path, monkeypatch, check, save=False)
 
 
 async def test_a_runner_away_through_two_rematches_saves_the_match_between(
@@ -794,6 +820,12 @@ async def test_a_server_that_cannot_give_an_earlier_match_leaves_the_not_saved_l
         )
         assert line in text, text
         assert text.count("not saved") == 1, text
+        # Nor are its seeds: the deal seen cannot be checked, and the runner says why.
+        line = (
+            "deals: hand 1 cannot be checked (0 of 1 deals verified): the seeds were not revealed"
+            " here: the server keeps only the current match's hands"
+        )
+        assert line in text, text
 
     await _away_through_a_rematch(tmp_path, monkeypatch, check)
 

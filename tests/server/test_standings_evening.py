@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from client.cli import main
-from server.storage.store import SeatRow, Store
+from server.storage.store import Reader, SeatRow, Store
 from tests.server.support import running_server
 from tests.server.test_standings import standings
 
@@ -127,3 +128,61 @@ def test_the_command_counts_tonight_across_a_restart(
         assert cli(db, capsys, "--tonight") == ["heuristic"]
     finally:
         store.close()
+
+
+def _clock(moment: float, now: float) -> str:
+    """``moment`` as the header writes it: local ``HH:MM``, with its day when not ``now``'s."""
+    at = datetime.fromtimestamp(moment)
+    return at.strftime("%H:%M" if at.date() == datetime.fromtimestamp(now).date() else "%F %H:%M")
+
+
+def test_tonight_says_which_window_it_counted_and_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `--tonight` printed the standings with no word of the time they cover: since the server
+    # started (when?), the evening it went on with after a restart, or the last 12 hours.
+    from server import standings_cli
+
+    now = time.time()
+    db = tmp_path / "s.db"
+    store = Store(db)
+    ended_matches(store, {"random": now - 5 * 3600, "heuristic": now - 60})
+    store.close()
+    hhmm = r"(\d{4}-\d\d-\d\d )?\d\d:\d\d"
+    for started, window_start, why in (
+        (None, None, "the last 12 hours: no server running on this database was found"),
+        (now - 3600 * 20, None, "the last 12 hours: the server started longer ago, at {}"),
+        # Started 4 hours after the last match ended: a new evening.
+        (now - 3600, now - 3600, "since the server on this database started, at {}"),
+        # Restarted an hour after a match ended: it goes on with that evening.
+        (
+            now - 4 * 3600,
+            now - 5 * 3600,
+            "the evening the server went on with when it restarted at {}",
+        ),
+    ):
+        monkeypatch.setattr(standings_cli, "server_started", lambda path, at=started: at)
+        assert main(["standings", "--db", str(db), "--tonight"]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert all(len(line) <= 80 for line in lines), lines
+        begin = hhmm if window_start is None else re.escape(_clock(window_start, now))
+        window = rf"tonight: matches that ended from {begin} to \d\d:\d\d \(local time\),"
+        assert re.fullmatch(window, lines[0]), lines
+        assert lines[1] == "  " + why.format(started and _clock(started, now)), lines
+        assert lines[2].split()[:2] == ["#", "player"], lines
+    # The header at its longest (every time with its day) fits 80 columns too.
+    late = datetime(2026, 12, 7, 0, 30).timestamp()
+    reader = Reader.open(db)
+    try:
+        since, why = standings_cli.tonight_window(reader, late - 3 * 86400, late)
+    finally:
+        reader.close()
+    header = standings_cli.tonight_header(since, why, late).splitlines()
+    assert header == [
+        "tonight: matches that ended from 2026-12-06 12:30 to 00:30 (local time),",
+        "  the last 12 hours: the server started longer ago, at 2026-12-04 00:30",
+    ]
+    with pytest.raises(SystemExit):
+        main(["standings", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "the table's header says which: from when to when, local time, and why" in said
