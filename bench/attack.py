@@ -541,8 +541,11 @@ class Victim:
         reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
         return cls(reader, writer)
 
-    async def request(self, type: str, **fields: Any) -> dict[str, Any]:
-        """Send a request, return its reply."""
+    async def request(
+        self, type: str, skipped: list[dict[str, Any]] | None = None, **fields: Any
+    ) -> dict[str, Any]:
+        """Send a request, return its reply; the events before it go into ``skipped`` (when
+        given)."""
         self.ids += 1
         wanted = self.ids
         self.writer.write(frame({"type": type, "id": wanted, **fields}))
@@ -555,6 +558,8 @@ class Victim:
             msg = self.inbox.pop(0)
             if msg.get("id") == wanted and msg.get("type") in ("ok", "error", "welcome"):
                 return msg
+            if skipped is not None:
+                skipped.append(msg)
 
     async def pings(self, seconds: float) -> list[float]:
         """Round trips of a ping every :data:`PING_EVERY` for ``seconds``, in ms."""
@@ -901,18 +906,9 @@ def takeback_loop(port: int, number: int, seconds: float, results: Any) -> None:
                     continue
                 counts["taken back" if welcome.get("seat") == 0 else "not seated"] += 1
                 # The name_kept notice comes after the snapshot: a ping's reply follows it.
-                person.ids += 1
-                person.writer.write(frame({"type": "ping", "id": person.ids}))
-                while True:
-                    while not person.inbox:
-                        data = await asyncio.wait_for(person.reader.read(1 << 16), 30)
-                        if not data:
-                            raise ConnectionError("closed")
-                        person.inbox.extend(person.decoder.feed(data))
-                    msg = person.inbox.pop(0)
-                    counts["name_kept"] += msg.get("code") == "name_kept"
-                    if msg.get("id") == person.ids:
-                        break
+                events: list[dict[str, Any]] = []
+                await person.request("ping", skipped=events)
+                counts["name_kept"] += sum(msg.get("code") == "name_kept" for msg in events)
                 await person.close()
             except ConnectionError:  # the server closed it: past the address's connection_rate
                 counts["closed (connection_rate)"] += 1

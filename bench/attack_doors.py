@@ -53,7 +53,8 @@ one scenario at a time, ``--loops`` loops in one attacking process (at low prior
   window whose seat is connected elsewhere ("take the seat here?"; meanwhile the door asks the
   first session for a keepalive), as fast as the door starts sessions for the address; the
   attempts count the questions asked, the sessions that started a client instead, and the
-  refusals;
+  refusals (its first sessions take some 10-20 s to seat on a busy machine: run it with
+  ``--seconds 45``);
 - ``login requests``: an SSH connection with no key (each loop from 127.0.0.(40 + n)) keeps
   100 password requests in flight, one more sent for each refusal, until the door closes it
   (then another): each refused request costs the door its receiving and its refusal.

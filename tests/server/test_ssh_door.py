@@ -138,6 +138,22 @@ def token_filed(doors: Doors) -> bool:
     return any((home / "config" / "sheepshead" / "tokens.json").exists() for home in homes)
 
 
+async def seated_game(server: Server, doors: Doors, conn: asyncssh.SSHClientConnection) -> Any:
+    """A game on ``conn`` whose client creates a table as "ann" (seat 0), its seat token filed:
+    its :class:`Screen` and the table."""
+    process = await open_game(conn)
+    screen = Screen(process)
+    await screen.wait_for("No tables yet")
+    process.stdin.write(b"c")
+    await screen.wait_for("New table")
+    process.stdin.write(b"\r")
+    await screen.wait_for("ann's table")
+    await until(lambda: any(t.seats[0].name == "ann" for t in server.lobby.tables.values()))
+    (table,) = server.lobby.tables.values()
+    await until(lambda: token_filed(doors))
+    return screen, table
+
+
 @pytest.fixture
 def key() -> asyncssh.SSHKey:
     return asyncssh.generate_private_key("ssh-ed25519")
@@ -223,16 +239,7 @@ async def test_the_same_key_gets_its_seat_back_in_a_second_session(
     monkeypatch.setattr(ssh, "LINK_CHECK", 0.5)
     async with ssh_door(tmp_path) as (server, doors):
         async with connect(doors, key) as first:
-            process = await open_game(first)
-            screen = Screen(process)
-            await screen.wait_for("No tables yet")
-            process.stdin.write(b"c")
-            await screen.wait_for("New table")
-            process.stdin.write(b"\r")
-            await screen.wait_for("ann's table")
-            await until(lambda: any(t.seats[0].name == "ann" for t in server.lobby.tables.values()))
-            (table,) = server.lobby.tables.values()
-            await until(lambda: token_filed(doors))
+            screen, table = await seated_game(server, doors, first)
             dropped = table.seats[0].peer
             assert dropped is not None
             # The first session's link dropped without the door noticing (keepalives take
@@ -274,16 +281,7 @@ async def test_a_second_window_of_a_seated_key_asks_before_it_takes_the_seat(
     monkeypatch.setattr(ssh, "LINK_CHECK", 0.5)
     async with ssh_door(tmp_path) as (server, doors), connect(doors, key) as first:
         assert doors.ssh is not None
-        process = await open_game(first)
-        screen = Screen(process)
-        await screen.wait_for("No tables yet")
-        process.stdin.write(b"c")
-        await screen.wait_for("New table")
-        process.stdin.write(b"\r")
-        await screen.wait_for("ann's table")
-        await until(lambda: any(t.seats[0].name == "ann" for t in server.lobby.tables.values()))
-        (table,) = server.lobby.tables.values()
-        await until(lambda: token_filed(doors))
+        screen, table = await seated_game(server, doors, first)
         seated = table.seats[0].peer
         assert seated is not None
         async with connect(doors, key) as conn:
