@@ -8,7 +8,10 @@ taken a seat has a directory beside the database (``ssh-players/<hash of the fin
 that is the home of its client, so the seat tokens and the player key kept there follow the key
 from any machine. A key's first sessions run in a throwaway home (one for all of them while
 any is open), kept (moved there) only if the player took a seat: a fresh key per login leaves
-nothing behind.
+nothing behind. A key's new session whose client would take over, with that home's seat token,
+a seat whose connection is up (another window of the player) asks first where the seat goes
+(:data:`ANOTHER_WINDOW`); when none of the key's other sessions answers a keepalive within
+:data:`LINK_CHECK`, their link has dropped, and the seat comes without a question.
 
 A session must ask for a pty. The door then runs ``sheepshead join`` in a child process (niced,
 under a data cap: ``server.doors.child``) on a pseudo-terminal of the session's size, clamped to
