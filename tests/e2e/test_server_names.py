@@ -106,7 +106,10 @@ async def test_a_seat_taken_back_under_another_name_keeps_its_name_and_says_so()
         assert (await annie.hello("Annie", player_key=key))["name"] == "Annie"
         joined = await annie.request_keeping("join", table=table)
         assert (joined["seat"], joined["name"]) == (0, "Ann")
-        told = await annie.expect("notice", code="name_kept")
+        passed = []  # a your_turn among them must still be answered
+        while (told := await annie.recv()).get("code") != "name_kept":
+            passed.append(told)
+        annie.inbox[:0] = passed
         assert told["seat"] == 0 and "as Ann, not Annie" in told["text"]
         back = await bob.expect("notice", code="reconnected")
         assert back["text"] == "Ann is back"
