@@ -55,6 +55,15 @@ versions of the server compare. A victim (from 127.0.0.3) sits at a table of its
   table keeps among its last lines. Printed as for ``chat``: the notices a second, the server's
   CPU, the victim's ping, and what the database and its ``chat_lines`` rows grew by once each
   table's last 50 lines are stored.
+- ``takeback`` (alone with ``--only takeback``): ``--takeback-loops`` players, each from an
+  address of its own (127.0.5.x), each holding the seat of a playing table it opened with
+  four server bots, take their seat back in a loop under a new name each time: ``connect →
+  hello {token, player_key, name} → disconnect``, as fast as the address's new connections are
+  let in (``connection_rate``, 5 a second after a burst of 30). Each takeback is a
+  ``reconnected`` notice to the table and a ``name_kept`` notice to the player (the seat keeps
+  its name, PROTOCOL.md §10), each drop a ``disconnected`` one. Printed: the takebacks a
+  second, the ``name_kept`` notices received, the refusals, the server's CPU, the victim's ping
+  and what the database grew by.
 - ``all at once``: every attack together, with a mob from sixteen more addresses (127.0.1.x):
   the attackers' frames of both kinds, the table flood, slowloris connections (a frame's length,
   then a byte a second), idle connections, connect-and-leave churn, clients that ask for the
@@ -532,8 +541,11 @@ class Victim:
         reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
         return cls(reader, writer)
 
-    async def request(self, type: str, **fields: Any) -> dict[str, Any]:
-        """Send a request, return its reply."""
+    async def request(
+        self, type: str, skipped: list[dict[str, Any]] | None = None, **fields: Any
+    ) -> dict[str, Any]:
+        """Send a request, return its reply; the events before it go into ``skipped`` (when
+        given)."""
         self.ids += 1
         wanted = self.ids
         self.writer.write(frame({"type": type, "id": wanted, **fields}))
@@ -546,6 +558,8 @@ class Victim:
             msg = self.inbox.pop(0)
             if msg.get("id") == wanted and msg.get("type") in ("ok", "error", "welcome"):
                 return msg
+            if skipped is not None:
+                skipped.append(msg)
 
     async def pings(self, seconds: float) -> list[float]:
         """Round trips of a ping every :data:`PING_EVERY` for ``seconds``, in ms."""
@@ -852,6 +866,100 @@ async def notice_scenario(served: Served, victim: Victim, args: argparse.Namespa
     print(growth(served.db, before, filled, rows_filled, after, took))
 
 
+TAKEBACK_NET = "127.0.5."
+"""The takeback scenario's players, one address each (127.0.5.1 and up)."""
+
+
+def takeback_loop(port: int, number: int, seconds: float, results: Any) -> None:
+    """One player of the takeback scenario (the module doc), in a process of its own: its
+    counts into ``results``."""
+    os.nice(19)  # the attacker's own CPU must not be what slows the server down
+
+    async def go() -> dict[str, int]:
+        counts: Counter[str] = Counter()
+        address = f"{TAKEBACK_NET}{1 + number}"
+        key = f"takeback-player-key-{number:04d}-0123456789"
+        player = await Victim.open(port, address)
+        await player.request("hello", version=1, name="Ann", player_key=key)
+        made = await player.request("create_table", name=f"takeback {number}", hands=None)
+        for _ in range(4):
+            await player.request("add_bot", strategy="random")
+        await player.request("start")
+        token = made["token"]
+        await player.close()
+        deadline = time.monotonic() + seconds
+        loops = 0
+        while time.monotonic() < deadline:
+            loops += 1
+            try:
+                person = await Victim.open(port, address)
+                # A new name each time, the longest of four-byte characters (the costliest
+                # notice text): what a rename loop would send.
+                name = f"{loops:05d}" + "\U0001f600" * 19
+                welcome = await person.request(
+                    "hello", version=1, name=name, player_key=key, token=token
+                )
+                if welcome.get("type") != "welcome":
+                    counts[str(welcome.get("code"))] += 1
+                    await person.close()
+                    await asyncio.sleep(0.05)
+                    continue
+                counts["taken back" if welcome.get("seat") == 0 else "not seated"] += 1
+                # The name_kept notice comes after the snapshot: a ping's reply follows it.
+                events: list[dict[str, Any]] = []
+                await person.request("ping", skipped=events)
+                counts["name_kept"] += sum(msg.get("code") == "name_kept" for msg in events)
+                await person.close()
+            except ConnectionError:  # the server closed it: past the address's connection_rate
+                counts["closed (connection_rate)"] += 1
+                await asyncio.sleep(0.05)
+            except (OSError, TimeoutError) as exc:
+                counts[type(exc).__name__] += 1
+                await asyncio.sleep(0.05)
+        return dict(counts)
+
+    results.put(asyncio.run(go()))
+
+
+async def takeback_scenario(served: Served, victim: Victim, args: argparse.Namespace) -> None:
+    """Takeback loops under new names (the module doc), each in a process of its own."""
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    workers = [
+        context.Process(
+            target=takeback_loop,
+            args=(served.port, n, args.seconds + 2.0, results),
+            daemon=True,
+        )
+        for n in range(args.takeback_loops)
+    ]
+    before = disk_bytes(served.db)
+    for worker in workers:
+        worker.start()
+    await asyncio.sleep(2.0)  # the tables are open and playing
+    cpu = served.cpu_seconds()
+    start = time.monotonic()
+    times = await victim.pings(args.seconds)
+    took = time.monotonic() - start
+    used = (served.cpu_seconds() - cpu) / took
+    counts: Counter[str] = Counter()
+    for _ in workers:
+        counts.update(await asyncio.to_thread(results.get, True, 60))
+    for worker in workers:
+        worker.join(10)
+    after = disk_bytes(served.db)
+    taken = counts["taken back"]
+    print(
+        f"  takeback       {args.takeback_loops} players, each from its own address, taking"
+        f" their seat back under a new name in a loop for about {args.seconds + 2.0:g} s:"
+        f" {taken} takebacks ({taken / (args.seconds + 2.0):.1f}/s), {dict(counts)};"
+        f" server CPU {used:5.0%} (over the {took:.1f} s measured); victim ping"
+        f" {benchlib.summary(times)}; database {before[0] / 1e6:.2f} MB →"
+        f" {after[0] / 1e6:.2f} MB, write-ahead log {after[1] / 1e6:.2f} MB; {chat_rows(served.db)}"
+        " chat_lines rows"
+    )
+
+
 SPECTATOR_NET = "127.0.3."
 """The spectators scenario's table and watchers: 127.0.3.1 hosts, watchers 25 to an address
 (``max_per_address`` 32, ``connection_burst`` 30)."""
@@ -1041,6 +1149,10 @@ async def run(args: argparse.Namespace) -> None:
                 await notice_scenario(served, victim, args)
                 await victim.close()
                 return
+            if args.only == "takeback":
+                await takeback_scenario(served, victim, args)
+                await victim.close()
+                return
             for name in ("quiet", *ATTACKS):
                 await measure(served, victim, name, args)
             outcomes, took = await asyncio.to_thread(flood, served.port, args.flood)
@@ -1123,11 +1235,18 @@ def main() -> None:
     parser.add_argument("--flood", type=int, default=500, help="tables the flood tries")
     parser.add_argument(
         "--only",
-        choices=("running", "chat", "spectators", "notices"),
+        choices=("running", "chat", "spectators", "notices", "takeback"),
         help="run one scenario alone (running: the running-table loop of issue 27; chat: every"
         " connection of many tables chatting at its limit, the database's growth; spectators:"
         " one table filled with spectators, chatting and churning; notices: join/leave loops at"
-        " playing tables at the message limit, the database's growth)",
+        " playing tables at the message limit, the database's growth; takeback: players"
+        " taking their seat back under a new name in a loop)",
+    )
+    parser.add_argument(
+        "--takeback-loops",
+        type=int,
+        default=4,
+        help="players of the takeback scenario, each from an address of its own",
     )
     parser.add_argument(
         "--watchers",

@@ -47,6 +47,14 @@ one scenario at a time, ``--loops`` loops in one attacking process (at low prior
   stopped (SIGTERM) half-way through and started again on the same port and database: how
   long the stop and the start took with the logins in flight, and how the attempts ended
   (no victim: the game port changes);
+- ``second windows``: each loop's key (from 127.0.0.(50 + n)) sits at a table of its own
+  through a first session (its client creates the table), then opens second sessions of the
+  same key one after the other, each left at the question the door asks a key's second
+  window whose seat is connected elsewhere ("take the seat here?"; meanwhile the door asks the
+  first session for a keepalive), as fast as the door starts sessions for the address; the
+  attempts count the questions asked, the sessions that started a client instead, and the
+  refusals (its first sessions take some 10-20 s to seat on a busy machine: run it with
+  ``--seconds 45``);
 - ``login requests``: an SSH connection with no key (each loop from 127.0.0.(40 + n)) keeps
   100 password requests in flight, one more sent for each refusal, until the door closes it
   (then another): each refused request costs the door its receiving and its refusal.
@@ -103,8 +111,10 @@ SCENARIOS = (
     "unlisted keys",
     "keyless restart",
     "login requests",
+    "second windows",
 )
 SSH_SCENARIOS = (
+    "second windows",
     "ssh churn",
     "resize flood",
     "huge pty",
@@ -128,6 +138,10 @@ BIG_PING = 3_700_000
 LONG_ANSWER = 250_000
 """Characters in the long answer of ``keyless logins`` to keyboard-interactive: as long as
 asyncssh's largest packet (256 KiB) lets it be."""
+SECOND_WINDOWS_ADDRESS = 50
+"""``second windows`` loop ``n`` sits and opens its second windows from 127.0.0.(50 + n)."""
+ASKED = b"take the seat here"
+"""What the door's question (``server.doors.ssh.ANOTHER_WINDOW``) says, plain on the terminal."""
 KEYLESS_ADDRESS = 20
 """``keyless logins`` loop ``n`` attacks from 127.0.0.(20 + n); ``unlisted keys`` from
 127.0.0.(30 + n)."""
@@ -616,6 +630,71 @@ async def login_requests(port: int, deadline: float, ended: Counter[str], number
                 await pending
 
 
+async def _read_until(process: Any, text: bytes, seconds: float) -> bool:
+    """Read ``process``'s output until ``text`` shows or ``seconds`` pass; whether it showed."""
+    seen = b""
+    give_up = time.monotonic() + seconds
+    while text not in seen and (left := give_up - time.monotonic()) > 0:
+        try:
+            chunk = await asyncio.wait_for(process.stdout.read(65536), left)
+        except TimeoutError:
+            break
+        if not chunk:
+            break
+        seen = seen[-4096:] + chunk
+    return text in seen
+
+
+async def second_windows(port: int, deadline: float, ended: Counter[str], number: int) -> None:
+    """A key seated through a first session; then its second sessions, each left at the
+    door's question, again until ``deadline`` (see the module doc)."""
+    import asyncssh
+
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    address = f"127.0.0.{SECOND_WINDOWS_ADDRESS + number}"
+
+    def connect() -> Any:
+        return asyncssh.connect(
+            "127.0.0.1",
+            port,
+            username=f"window{number}",
+            client_keys=[key],
+            known_hosts=None,
+            agent_path=None,
+            local_addr=(address, 0),
+            login_timeout=5,
+        )
+
+    async with connect() as first:
+        seated = await first.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
+        await _read_until(seated, b"No tables yet", 30)
+        seated.stdin.write(b"c")
+        await _read_until(seated, b"New table", 10)
+        seated.stdin.write(b"\r")
+        await _read_until(seated, b"Waiting for players", 10)
+        await asyncio.sleep(1.0)  # its seat token filed
+        ended["first sessions seated"] += 1
+        while time.monotonic() < deadline:
+            try:
+                async with connect() as conn:
+                    process = await conn.create_process(
+                        term_type="xterm", term_size=(80, 24), encoding=None
+                    )
+                    if await _read_until(process, ASKED, 5):
+                        ended["asked"] += 1
+                        continue
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(process.wait_closed(), 1.0)
+                    if process.exit_status is not None:
+                        ended[f"exited {process.exit_status} unasked"] += 1
+                        await asyncio.sleep(0.5)
+                    else:
+                        ended["not asked"] += 1
+            except (asyncssh.Error, OSError, TimeoutError) as exc:
+                ended[type(exc).__name__] += 1
+                await asyncio.sleep(0.5)
+
+
 LOOPS: dict[str, Callable[[int, float, Counter[str], int], Awaitable[None]]] = {
     "tab churn": tab_churn,
     "tabs held": tabs_held,
@@ -630,6 +709,7 @@ LOOPS: dict[str, Callable[[int, float, Counter[str], int], Awaitable[None]]] = {
     "unlisted keys": unlisted_keys,
     "keyless restart": keyless_logins,
     "login requests": login_requests,
+    "second windows": second_windows,
 }
 
 

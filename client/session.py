@@ -20,7 +20,10 @@ the password it watched it with). Tokens are kept in a :class:`TokenStore` so th
 restarted client takes its seat back too. When the server no longer takes the session back
 where it was (the seat's token is refused, the table closed or has no room for one more
 spectator) the session is at no table and says so with a ``table_lost`` event (see
-:meth:`Session.table_lost_event`), never silently.
+:meth:`Session.table_lost_event`), never silently. So does a seat that another client of the
+player took over with its token (``replaced``: a second window, a second SSH session of the same
+key): this session then dials again at no table, in the lobby, and leaves the stored token to
+the client that has the seat now.
 """
 
 from __future__ import annotations
@@ -61,8 +64,12 @@ log = logging.getLogger("sheepshead.client")
 Status = Literal["connecting", "connected", "reconnecting", "closed"]
 """Where the session stands."""
 
-_NO_RETRY = frozenset({"version_unsupported", "replaced"})
-"""Errors after which dialling again cannot help (or would fight another client)."""
+_NO_RETRY = frozenset({"version_unsupported"})
+"""Errors after which dialling again cannot help."""
+
+REPLACED = "replaced"
+"""The error (no id) a connection gets when another client took over its seat with the seat's
+token: the session goes on at no table (``table_lost``), without that token."""
 
 HISTORY_RETRIES = 100
 """Pages of ``history`` asked for again after ``rate_limited`` before :meth:`Session.history`
@@ -226,6 +233,10 @@ class Session:
         self._seat_refused: tuple[str, int | None] | None = None
         """A seat whose token the reconnect's hello sent and the welcome did not take back: the
         server's ``bad_token`` error that follows becomes its ``table_lost`` event."""
+        self._stored_token_moved = False
+        """Another client took this session's seat over with the stored token (``replaced``):
+        the hellos that follow send no stored token, which would take the seat back and start a
+        fight, until this session is given a token of its own (``join``, ``create_table``)."""
 
     @property
     def server_key(self) -> str:
@@ -434,7 +445,7 @@ class Session:
         self._writer = writer
         self._read_task = asyncio.create_task(self._read_loop(reader, writer))
         token = self.token
-        if token is None and self.token_store is not None:
+        if token is None and self.token_store is not None and not self._stored_token_moved:
             token = self.token_store.get(self.server_key, self.requested_name)
         hello: dict[str, object] = {
             "version": PROTOCOL_VERSION,
@@ -545,9 +556,28 @@ class Session:
                 msg = self.table_lost_event(refused, "bad_token", str(msg.get("message", "")))
         elif kind == "notice" and msg.get("code") == "table_closed":
             self._left_table()
+        elif kind == "error" and msg.get("code") == REPLACED and msg_id is None:
+            moved = self._seat_moved()
+            if moved is not None:
+                msg = self.table_lost_event(moved, REPLACED, str(msg.get("message", "")))
         elif kind == "error" and msg.get("code") in _NO_RETRY:
             self._closing = True  # another client has the seat now: do not fight over it
         self.events.put_nowait(msg)
+
+    def _seat_moved(self) -> tuple[str, int | None] | None:
+        """Another client took over this session's seat (``replaced``; the server closes this
+        connection next): forget the table and the token in memory, but not the stored token,
+        which is the other client's now; the reconnect that follows is at no table. Returns
+        (table, seat) where the session was, or None if it was at none."""
+        where = (self.table, self.seat) if self.table is not None else None
+        self.table = None
+        self.seat = None
+        self.last_state = None
+        self.last_turn = None
+        self._watch_password = None
+        self.token = None
+        self._stored_token_moved = True
+        return where
 
     def _refuse_hello(self, msg: Message) -> bool:
         """Fail a hello still waiting with ``msg``, an error the server sent before reading it
@@ -665,6 +695,7 @@ class Session:
             token = reply.get("token")
             if isinstance(token, str):
                 self.token = token
+                self._stored_token_moved = False
                 if self.token_store is not None:
                     self.token_store.put(self.server_key, self.requested_name, token)
         elif type == "watch":

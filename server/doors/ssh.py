@@ -8,7 +8,10 @@ taken a seat has a directory beside the database (``ssh-players/<hash of the fin
 that is the home of its client, so the seat tokens and the player key kept there follow the key
 from any machine. A key's first sessions run in a throwaway home (one for all of them while
 any is open), kept (moved there) only if the player took a seat: a fresh key per login leaves
-nothing behind.
+nothing behind. A key's new session whose client would take over, with that home's seat token,
+a seat whose connection is up (another window of the player) asks first where the seat goes
+(:data:`ANOTHER_WINDOW`); when none of the key's other sessions answers a keepalive within
+:data:`LINK_CHECK`, their link has dropped, and the seat comes without a question.
 
 A session must ask for a pty. The door then runs ``sheepshead join`` in a child process (niced,
 under a data cap: ``server.doors.child``) on a pseudo-terminal of the session's size, clamped to
@@ -108,6 +111,26 @@ SHUTTING_DOWN: Final = (
 """Said to each session as the server stops: else ``ssh`` said only 'Connection closed'.
 Every message of the door to a terminal is cut in lines of at most :data:`MESSAGE_COLUMNS`
 (this one ran past 80 columns and was broken mid-word: 'in a minut' / 'e')."""
+LINK_CHECK: Final = 5.0
+"""Seconds the key's other sessions have to answer a keepalive, once a new session of the key
+would take over a seat one of them holds, before the door counts their links as dropped
+(:meth:`SSHDoor._ask_where`). A link that answers is a window the player has open."""
+ANOTHER_WINDOW: Final = (
+    "\r\nYou already sit at a table, in another window (another SSH session of\r\n"
+    "this key):\r\n\r\n"
+    "    {table}, seat {seat}\r\n\r\n"
+    "  t  take the seat here (the other window goes to the lobby)\r\n"
+    "  l  open the lobby here, to watch or play elsewhere (the other window\r\n"
+    "     keeps the seat)\r\n"
+    "  q  quit\r\n"
+)
+"""Asked of a new session whose client would take over, with the key's seat token, a seat
+whose connection is up: a window the player has open would else lose its seat without a
+word. ``{table}`` is the table's name (at most 40 characters), ``{seat}`` the seat."""
+OTHER_WINDOW_GONE: Final = (
+    "\r\nThe other window does not answer (its link dropped): your seat comes here.\r\n"
+)
+SEAT_STAYS: Final = "\r\nNothing changed: your seat stays in the other window.\r\n"
 NEEDS_A_KEY: Final = (
     "sheepshead lets you in with an SSH key, not a password: the key is who you\n"
     "are. No key yet? Make one with `ssh-keygen -t ed25519` (Enter at each\n"
@@ -352,6 +375,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         """The child has exited and its status was sent."""
         self.written = 0
         """Bytes of the child's output written to the channel."""
+        self.answer: asyncio.Future[str] | None = None
+        """Waits for the player's key while the door asks where their seat goes
+        (:data:`ANOTHER_WINDOW`): "take", "lobby" or "quit"."""
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         """The channel is open."""
@@ -446,6 +472,11 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         """Keystrokes: to the child; past :data:`INPUT_BACKLOG` not taken yet, the channel
         stops reading until the child has caught up (else the backlog was memory without
         bound)."""
+        if self.answer is not None and not self.answer.done():
+            choice = _CHOICES.get(data[:1].lower())
+            if choice is not None:
+                self.answer.set_result(choice)
+            return
         child = self.child
         if child is None:
             return
@@ -510,6 +541,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     def connection_lost(self, exc: Exception | None) -> None:
         """The session is gone: end the child."""
         self.chan = None
+        if self.answer is not None and not self.answer.done():
+            self.answer.set_result("gone")
         if self._size_later is not None:
             self._size_later.cancel()
             self._size_later = None
@@ -518,6 +551,33 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.door.session_ended(self)
         if self.exited:  # the game is over: so is the connection, once the client let it go
             self.login.close_later(CLOSE_AFTER_CHANNEL)
+
+
+_CHOICES: Final = {b"t": "take", b"l": "lobby", b"q": "quit", b"\x03": "quit", b"\x04": "quit"}
+"""The keys that answer :data:`ANOTHER_WINDOW` (Ctrl+C and Ctrl+D quit too)."""
+
+
+async def _all_dropped(logins: list[_Login]) -> bool:
+    """Whether none of ``logins`` answers a keepalive within :data:`LINK_CHECK`."""
+    answers = await asyncio.gather(*(_answers(login) for login in logins))
+    return not any(answers)
+
+
+async def _answers(login: _Login) -> bool:
+    """Whether the SSH client of ``login`` answers a keepalive within :data:`LINK_CHECK` (any
+    answer, a refusal too: OpenSSH's client refuses the request, and that is an answer)."""
+    conn = login.conn
+    if conn is None or conn.is_closed():
+        return False
+    try:
+        # asyncssh's own keepalives send this request; it has no public call for one.
+        await asyncio.wait_for(
+            conn._make_global_request(b"keepalive@openssh.com"),
+            LINK_CHECK,
+        )
+    except (TimeoutError, asyncssh.Error, OSError):
+        return False
+    return True
 
 
 class _Channel(asyncssh.SSHServerChannel[bytes]):
@@ -773,6 +833,13 @@ class SSHDoor:
         self.children: set[PtyChild] = set()
         self.pending_homes: dict[PtyChild, tuple[Path, str, str]] = {}
         """Children of keys that have not sat yet: their throwaway home, fingerprint, name."""
+        self.side_homes: dict[PtyChild, Path] = {}
+        """Children started in the lobby beside a seat the key holds in another window
+        (:data:`ANOTHER_WINDOW`, ``l``): their throwaway home, with the key's player key and no
+        seat token, deleted at their end."""
+        self.sessions: set[_Session] = set()
+        """The sessions that asked for a game, until they end: where the key's other windows
+        are found (:meth:`_ask_where`)."""
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._ending: dict[PtyChild, asyncio.Task[None]] = {}
@@ -823,6 +890,7 @@ class SSHDoor:
 
     def spawn(self, session: _Session) -> None:
         """Start the client for a session with a pty."""
+        self.sessions.add(session)
         task = asyncio.get_running_loop().create_task(self._spawn(session))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -844,10 +912,25 @@ class SSHDoor:
         ]
         if ending:
             await asyncio.wait(ending, timeout=KILL_AFTER + 1.0)
+        side: Path | None = None
+        held = self._seat_elsewhere(fingerprint, name)
+        if held is not None:
+            choice = await self._ask_where(session, *held)
+            if session.chan is None:  # the session ended at the question
+                return
+            if choice != "take":
+                if choice == "quit":
+                    session.exited = True
+                    chan.write(SEAT_STAYS.encode())
+                    chan.exit(0)
+                    return
+                side = self._side_home(fingerprint)
         home = player_home(self.data_dir, fingerprint)
         pending: Path | None = None
         try:
-            if home.is_dir():
+            if side is not None:
+                home = side
+            elif home.is_dir():
                 key = player_key(home / "config" / "sheepshead")
                 if key is not None:
                     self.server.players.door_player(key, fingerprint, name)
@@ -880,12 +963,17 @@ class SSHDoor:
             child.delivered = session.delivered
             if pending is not None:
                 self.pending_homes[child] = (pending, fingerprint, name)
+            if side is not None:
+                self.side_homes[child] = side
             await child.start()
         except Exception as exc:
             log.exception("ssh %s: cannot start the client", login.address)
             if session.child is not None:
                 self.pending_homes.pop(session.child, None)
+                self.side_homes.pop(session.child, None)
             session.child = None
+            if side is not None:
+                shutil.rmtree(side, ignore_errors=True)
             if pending is not None and pending not in self._pending_paths():
                 shutil.rmtree(pending, ignore_errors=True)
             if session.chan is not None:
@@ -902,8 +990,88 @@ class SSHDoor:
             "ssh %s: %s (%s) playing, client pid %s", login.address, name, fingerprint, child.pid
         )
 
+    def _seat_elsewhere(self, fingerprint: str, name: str) -> tuple[str, int] | None:
+        """The table name and seat whose token a new session of the key with ``fingerprint``
+        under ``name`` would take over while the seat's connection is up (another window of
+        the key has it), or None. The client takes a seat back with the token its home keeps
+        for its name (``tokens.json``, PROTOCOL.md §10), so that is the one looked up."""
+        from client.session import TokenStore
+
+        home = player_home(self.data_dir, fingerprint)
+        if not home.is_dir():
+            shared = self._pending_home_of(fingerprint)
+            if shared is None:
+                return None
+            home = shared
+        stored = TokenStore(home / "config" / "sheepshead" / "tokens.json").load()
+        for names in stored.values():
+            token = names.get(name)
+            found = self.server.lobby.take_back(token) if token else None
+            if found is not None and found[0].seats[found[1]].peer is not None:
+                table, seat = found
+                return table.config.name, seat
+        return None
+
+    async def _ask_where(self, session: _Session, table: str, seat: int) -> str:
+        """Ask the player where the seat at ``table`` goes (:data:`ANOTHER_WINDOW`): "take",
+        "lobby", "quit", or "gone" (the session ended first). Meanwhile the key's other
+        sessions are asked for a keepalive: when none answers within :data:`LINK_CHECK`
+        their links have dropped (the door had not noticed yet: its own keepalives take two
+        minutes), so they are closed and the seat comes here without a question, as it did
+        before there was one."""
+        chan = session.chan
+        assert chan is not None
+        answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        session.answer = answer
+        chan.write(ANOTHER_WINDOW.format(table=table, seat=seat).encode())
+        fingerprint = session.login.fingerprint
+        others = [
+            other.login
+            for other in self.sessions
+            if other is not session and other.login.fingerprint == fingerprint
+        ]
+        check = asyncio.create_task(_all_dropped(others)) if others else None
+        try:
+            waiting: set[asyncio.Future[Any]] = {answer} if check is None else {answer, check}
+            while not answer.done():
+                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                if check in done:
+                    waiting.discard(check)
+                    if check.result() and not answer.done():
+                        log.info(
+                            "ssh %s: %s's other sessions do not answer: closed, the seat moves",
+                            session.login.address,
+                            fingerprint,
+                        )
+                        for login in others:
+                            login.close()
+                        chan.write(OTHER_WINDOW_GONE.encode())
+                        answer.set_result("take")
+            return answer.result()
+        finally:
+            session.answer = None
+            if check is not None and not check.done():
+                check.cancel()
+
+    def _side_home(self, fingerprint: str) -> Path:
+        """A throwaway home holding only the player key of the key with ``fingerprint`` (and
+        its settings): the client there is that player, in the lobby, with no seat token to
+        take a seat over with."""
+        side = Path(tempfile.mkdtemp(prefix="sheepshead-ssh-"))
+        home = player_home(self.data_dir, fingerprint)
+        source = (home if home.is_dir() else self._pending_home_of(fingerprint) or home) / "config"
+        target = side / "config" / "sheepshead"
+        target.mkdir(parents=True, mode=0o700)
+        from client.config import PLAYER_KEY_FILE
+
+        for kept in (PLAYER_KEY_FILE, "settings.toml"):
+            with contextlib.suppress(OSError):
+                shutil.copy2(source / "sheepshead" / kept, target / kept)
+        return side
+
     def session_ended(self, session: _Session) -> None:
         """End the session's child, if it has one."""
+        self.sessions.discard(session)
         child = session.child
         if child is not None and child not in self._ending:
             task = asyncio.get_running_loop().create_task(self._end(child))
@@ -933,7 +1101,12 @@ class SSHDoor:
     def _keep_home(self, child: PtyChild) -> None:
         """Move an ended child's throwaway home to its key's directory if the player took a
         seat (the client filed a seat token), and link the key's identity; else delete it.
-        A home another session of the key still runs in waits for that one's end."""
+        A home another session of the key still runs in waits for that one's end. A side
+        home (:meth:`_side_home`) is deleted."""
+        side = self.side_homes.pop(child, None)
+        if side is not None:
+            shutil.rmtree(side, ignore_errors=True)
+            return
         pending = self.pending_homes.pop(child, None)
         if pending is None or pending[0] in self._pending_paths():
             return

@@ -47,7 +47,8 @@ from engine.view import OUTCOME_PART, legal_maps, shared_part
 from protocol import errors
 from protocol import events as m
 from protocol.framing import encode, frame, pack
-from protocol.requests import RequestError
+from protocol.requests import NAME_MAX, RequestError
+from protocol.text import name_key
 from server.config import host_can_raise
 from server.storage.store import TableRow, hash_token, json_text
 from server.storage.tallies import HandFacts, canonical_spec
@@ -70,6 +71,28 @@ _BOT_PLACE_FREED = (
     "removing a bot, or a match ending, frees a place (bots at a table whose match is over "
     "do not count)"
 )
+
+
+MOVED_AWAY = (
+    "Your seat moved to another window or device of yours: a newer connection took it over"
+    " with its seat token"
+)
+"""The ``replaced`` notice's and error's text, to the connection that had the seat."""
+NAME_KEPT = "name_kept"
+"""The notice code that tells a player back at their seat under another name that the seat
+keeps its name (:meth:`Table._tell_name_kept`)."""
+
+
+def _shown_as(asked: str, shown: str) -> bool:
+    """Whether ``shown`` is how a table shows the name ``asked``: the same up to case, width
+    and look-alikes (:func:`protocol.text.name_key`), or that name numbered
+    (:func:`server.tables.seats.distinct_name`: "Ann 2")."""
+    if name_key(asked) == name_key(shown):
+        return True
+    base, _, number = shown.rpartition(" ")
+    if not (base and number.isdigit() and number.isascii() and int(number) >= 2):
+        return False
+    return name_key(asked[: NAME_MAX - len(number) - 1].rstrip()) == name_key(base)
 
 
 _UNSHOWN: frozenset[str] = frozenset({"no_crack", "no_recrack"})
@@ -860,15 +883,8 @@ class Table:
             self._info_sent.pop(old, None)
             old.table = None
             old.seat = None
-            old.send(
-                m.notice(
-                    table=self.id,
-                    code=errors.REPLACED,
-                    text="A newer connection took over your seat",
-                    seat=seat,
-                )
-            )
-            old.close(errors.REPLACED, "A newer connection took over this seat")
+            old.send(m.notice(table=self.id, code=errors.REPLACED, text=MOVED_AWAY, seat=seat))
+            old.close(errors.REPLACED, MOVED_AWAY)
         was_away = s.disconnected_at is not None
         self.presence.cancel_grace(s)
         s.peer = peer
@@ -889,6 +905,24 @@ class Table:
         pending = self.seeds.pending_message()
         if pending is not None:
             peer.send(pending)
+        self._tell_name_kept(peer, seat)
+
+    def _tell_name_kept(self, peer: Peer, seat: int) -> None:
+        """Tell ``peer``, back at ``seat`` under another name than the seat's (a hello's name
+        that differs), that the seat keeps its name: ``notice {code: "name_kept"}``, to it
+        alone. The seat's name is fixed while its player holds it, for the score sheet, the
+        stored hands and the standings to name one player one way through the match, and for
+        nobody at the table to see a seat change its name in the middle of a hand."""
+        asked = getattr(peer, "hello_name", None)
+        kept = self.seats[seat].name
+        if not isinstance(asked, str) or not kept or _shown_as(asked, kept):
+            return
+        text = (
+            f"You are back at seat {seat} as {kept}, not {asked}: a seat keeps its name for the"
+            " match, so the score sheet and everybody at the table see one name throughout. To"
+            f" play as {asked}, leave the seat once the match is over and join again."
+        )
+        peer.send(m.notice(table=self.id, code=NAME_KEPT, text=text, seat=seat))
 
     def detach(self, peer: Peer) -> None:
         """The connection of ``peer`` is gone (not a leave: the seat is kept for its token)."""

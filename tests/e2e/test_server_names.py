@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.server.support import Raw, running_server
+from tests.server.support import Raw, raw_bot_table, raw_play, running_server
 
 
 @pytest.mark.parametrize(
@@ -83,4 +83,57 @@ async def test_a_name_taken_at_the_table_is_numbered() -> None:
         said = await host.expect("chat")
         assert said["from"] == "ＡＮＮ 2" and said["seat"] is None
         for client in (host, twin, fan, other):
+            await client.close()
+
+
+async def test_a_seat_taken_back_under_another_name_keeps_its_name_and_says_so() -> None:
+    """Ann's seat, taken back by her player key as "Annie" (another machine, another SSH user
+    name), kept "Ann" without a word: the table showed a name that was not the one she gave.
+    Names are fixed for the match (PROTOCOL.md §10): she is told, to her alone, and the table,
+    its history and the stored hands name the seat one way throughout."""
+    key = "ann-player-key-0123456789"
+    async with running_server() as server:
+        ann = await Raw.open(server.port)
+        await ann.hello("Ann", player_key=key)
+        table = (await raw_bot_table(ann, hands=2))["table"]
+        bob = await Raw.open(server.port)
+        await bob.hello("Bob")
+        await bob.request("watch", table=table)
+        await ann.request_keeping("start")
+        await raw_play(ann, stop="hand_over")
+        await ann.close()
+        annie = await Raw.open(server.port)
+        assert (await annie.hello("Annie", player_key=key))["name"] == "Annie"
+        joined = await annie.request_keeping("join", table=table)
+        assert (joined["seat"], joined["name"]) == (0, "Ann")
+        passed = []  # a your_turn among them must still be answered
+        while (told := await annie.recv()).get("code") != "name_kept":
+            passed.append(told)
+        annie.inbox[:0] = passed
+        assert told["seat"] == 0 and "as Ann, not Annie" in told["text"]
+        back = await bob.expect("notice", code="reconnected")
+        assert back["text"] == "Ann is back"
+        await raw_play(annie, stop="match_over")
+        # The token, under the new name too: the same seat, the same name, told again.
+        await annie.close()
+        again = await Raw.open(server.port)
+        welcome = await again.hello("Annie", token=joined["token"])
+        assert (welcome["seat"], welcome["name"]) == (0, "Ann")
+        assert (await again.expect("notice", code="name_kept"))["seat"] == 0
+        # Bob saw no rename, and was never told what Ann was told.
+        listed = await bob.request_keeping("list_tables")
+        assert not any(m.get("code") == "name_kept" for m in bob.inbox)
+        (summary,) = [t for t in listed["tables"] if t["id"] == table]
+        assert summary["seats"][0]["name"] == "Ann"
+        history = await again.request("history")
+        assert [h["names"][0] for h in history["hands"]] == ["Ann", "Ann"]
+        assert [server.store.hand_names(table, 0, n)[0] for n in (0, 1)] == ["Ann", "Ann"]
+        # A name the table shows already, numbered or not, is no news: nothing is said.
+        quiet = await Raw.open(server.port)
+        await again.close()
+        await quiet.hello("ann", player_key=key, token=joined["token"])
+        assert not any(m.get("code") == "name_kept" for m in quiet.inbox)
+        await quiet.request_keeping("list_tables")
+        assert not any(m.get("code") == "name_kept" for m in quiet.inbox)
+        for client in (bob, quiet):
             await client.close()

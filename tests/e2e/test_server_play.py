@@ -169,10 +169,19 @@ async def test_a_restarted_client_takes_its_seat_back_and_the_old_one_is_replace
         snapshot = await next_event(fresh, "state")
         assert snapshot["seat"] == 2 and snapshot["info"]["seats"][2]["connected"]
         replaced = await next_event(old, "notice", code="replaced")
-        assert replaced["seat"] == 2
-        await next_event(old, "connection", status="closed")  # and it does not fight back
-        await asyncio.sleep(0.2)
-        assert old.status == "closed" and fresh.status == "connected"
+        assert replaced["seat"] == 2 and "another window" in replaced["text"]
+        # The old client says where its seat went, and goes on in the lobby (it closed, and a
+        # window the player had open sat dead at a table it no longer heard from) without
+        # the token, which is the newer client's now: it does not fight back.
+        lost = await next_event(old, "table_lost", code="replaced")
+        assert (lost["table"], lost["seat"]) == (table, 2)
+        await next_event(old, "connection", status="connected")
+        assert old.table is None and old.token is None
+        assert "tables" in await old.request("list_tables")
+        assert server.lobby.tables[table].seats[2].peer is not None
+        assert fresh.status == "connected" and fresh.seat == 2
+        assert old.token_store is not None
+        assert old.token_store.get(old.server_key, "N2") is not None  # left to the other
         for p in [*players, fresh]:
             await p.close()
 

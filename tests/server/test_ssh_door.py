@@ -24,6 +24,7 @@ from server.config import ServerConfig
 from server.doors import ssh
 from server.doors.host import Doors
 from server.doors.ssh import (
+    ANOTHER_WINDOW,
     HOST_KEY_FILE,
     INPUT_BACKLOG,
     KEY_NOT_LISTED,
@@ -32,7 +33,9 @@ from server.doors.ssh import (
     NEEDS_PTY,
     NO_COMMANDS,
     NO_FORWARDING,
+    OTHER_WINDOW_GONE,
     PLAYERS_DIR,
+    SEAT_STAYS,
     SHUTTING_DOWN,
     TOO_MANY_RESIZES,
 )
@@ -128,6 +131,29 @@ async def until(check: Any, timeout: float = 60.0) -> None:
         await asyncio.sleep(0.05)
 
 
+def token_filed(doors: Doors) -> bool:
+    """Whether a client of the door has filed a seat token in its (throwaway) home."""
+    assert doors.ssh is not None
+    homes = [path for path, _, _ in doors.ssh.pending_homes.values()]
+    return any((home / "config" / "sheepshead" / "tokens.json").exists() for home in homes)
+
+
+async def seated_game(server: Server, doors: Doors, conn: asyncssh.SSHClientConnection) -> Any:
+    """A game on ``conn`` whose client creates a table as "ann" (seat 0), its seat token filed:
+    its :class:`Screen` and the table."""
+    process = await open_game(conn)
+    screen = Screen(process)
+    await screen.wait_for("No tables yet")
+    process.stdin.write(b"c")
+    await screen.wait_for("New table")
+    process.stdin.write(b"\r")
+    await screen.wait_for("ann's table")
+    await until(lambda: any(t.seats[0].name == "ann" for t in server.lobby.tables.values()))
+    (table,) = server.lobby.tables.values()
+    await until(lambda: token_filed(doors))
+    return screen, table
+
+
 @pytest.fixture
 def key() -> asyncssh.SSHKey:
     return asyncssh.generate_private_key("ssh-ed25519")
@@ -208,31 +234,29 @@ async def test_a_server_stopping_tells_each_session_why_it_ends(
 
 
 async def test_the_same_key_gets_its_seat_back_in_a_second_session(
-    tmp_path: Path, key: asyncssh.SSHKey
+    tmp_path: Path, key: asyncssh.SSHKey, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(ssh, "LINK_CHECK", 0.5)
     async with ssh_door(tmp_path) as (server, doors):
         async with connect(doors, key) as first:
-            process = await open_game(first)
-            screen = Screen(process)
-            await screen.wait_for("No tables yet")
-            process.stdin.write(b"c")
-            await screen.wait_for("New table")
-            process.stdin.write(b"\r")
-            await screen.wait_for("ann's table")
-            await until(lambda: any(t.seats[0].name == "ann" for t in server.lobby.tables.values()))
-            (table,) = server.lobby.tables.values()
+            screen, table = await seated_game(server, doors, first)
             dropped = table.seats[0].peer
             assert dropped is not None
-            # The first session's connection dropped without the door noticing (keepalives
-            # take minutes): another connection with the same key (from anywhere), meanwhile,
-            # is back at the table, seat 0. It ran in a fresh home before (the key's first
-            # session's home was kept only at its end): a new player key, in the lobby.
+            # The first session's link dropped without the door noticing (keepalives take
+            # minutes): its client answers nothing more. Another connection with the same key
+            # (from anywhere), meanwhile, is back at the table, seat 0, without a question: the
+            # door asked the first link for a keepalive, had no answer, and closed it. It ran
+            # in a fresh home before (the key's first session's home was kept only at its
+            # end): a new player key, in the lobby.
+            first._transport.pause_reading()
             async with connect(doors, key) as conn:
                 process = await open_game(conn)
                 again = Screen(process)
-                await again.wait_for("seat 0")
+                await again.wait_for("does not answer")
                 await until(lambda: table.seats[0].peer not in (None, dropped))
+                await again.wait_for("ann's table")
                 await again.close()
+            first._transport.resume_reading()
             await screen.close()
         # The key's home is kept once its last session ends, so any later session sits there.
         await until(lambda: not doors.ssh or not doors.ssh.pending_homes)
@@ -244,6 +268,53 @@ async def test_the_same_key_gets_its_seat_back_in_a_second_session(
             screen = Screen(process)
             await screen.wait_for("Sheepshead lobby")
             await screen.close()
+
+
+async def test_a_second_window_of_a_seated_key_asks_before_it_takes_the_seat(
+    tmp_path: Path, key: asyncssh.SSHKey, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A player's second terminal (to watch another table, say) took the seat of the first
+    one, open and in play, without a word: the same key's sessions share a home, so the second
+    client took the seat back with the first one's token. Now the second session is asked;
+    ``l`` opens the lobby there and leaves the seat where it is, ``t`` moves it, and the first
+    window says so and shows the lobby."""
+    monkeypatch.setattr(ssh, "LINK_CHECK", 0.5)
+    async with ssh_door(tmp_path) as (server, doors), connect(doors, key) as first:
+        assert doors.ssh is not None
+        screen, table = await seated_game(server, doors, first)
+        seated = table.seats[0].peer
+        assert seated is not None
+        async with connect(doors, key) as conn:
+            watcher = await open_game(conn)
+            lobby = Screen(watcher)
+            await lobby.wait_for("take the seat here")
+            assert not any(s.child for s in doors.ssh.sessions if s.answer is not None)
+            watcher.stdin.write(b"l")
+            await lobby.wait_for("Sheepshead lobby")
+            await lobby.wait_for("ann's table")
+            # The first window still has the seat; the lobby's home has no seat token.
+            assert table.seats[0].peer is seated
+            (side,) = doors.ssh.side_homes.values()
+            assert not (side / "config" / "sheepshead" / "tokens.json").exists()
+            watcher.close()
+            await lobby.close()
+        await until(lambda: not side.exists())
+        since = len(screen.data)
+        async with connect(doors, key) as conn:
+            taker = await open_game(conn)
+            here = Screen(taker)
+            await here.wait_for("take the seat here")
+            assert table.seats[0].peer is seated
+            taker.stdin.write(b"t")
+            await until(lambda: table.seats[0].peer not in (None, seated))
+            await here.wait_for("ann's table")
+            # The first window is told, in the lobby, and does not take the seat back.
+            await screen.wait_for("another window", since=since, timeout=20)
+            await screen.wait_for("Sheepshead lobby", since=since, timeout=20)
+            moved = table.seats[0].peer
+            assert moved is not seated and len(doors.ssh.children) == 2
+            await here.close()
+        await screen.close()
 
 
 async def test_no_pty_and_commands_are_refused_with_a_message(
@@ -824,7 +895,17 @@ async def test_quitting_with_output_still_queued_sends_it_all_and_exits_0(
 
 @pytest.mark.parametrize(
     "message",
-    [NEEDS_PTY, NO_COMMANDS, TOO_MANY_RESIZES, SHUTTING_DOWN, NEEDS_A_KEY, KEY_NOT_LISTED],
+    [
+        NEEDS_PTY,
+        NO_COMMANDS,
+        TOO_MANY_RESIZES,
+        SHUTTING_DOWN,
+        NEEDS_A_KEY,
+        KEY_NOT_LISTED,
+        ANOTHER_WINDOW.format(table="x" * 40, seat=4),
+        OTHER_WINDOW_GONE,
+        SEAT_STAYS,
+    ],
 )
 def test_the_doors_messages_fit_an_80_column_terminal(message: str) -> None:
     """At 80 columns the restart notice was broken mid-word ('connect again in a minut' /
