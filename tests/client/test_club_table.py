@@ -30,7 +30,7 @@ from engine.rules import RuleSet
 from engine.view import seat_view
 from tests.client.feed import EngineTable, FakeSession, at_the_bury, unknown_type
 from tests.client.test_e2e import wait_for
-from tests.client.test_screens import fed, my_play_turn, screen_text
+from tests.client.test_screens import drawn_strips, fed, my_play_turn, screen_text
 
 SIZE = (80, 24)
 
@@ -693,7 +693,7 @@ async def test_no_color_draws_every_card_in_the_default_foreground(
         await fed(pilot, table.messages())
         shown = [c for c in app.screen.query(CardWidget) if c.display]
         assert any(c.has_class("-dim") for c in shown)  # the deal has unplayable cards
-        strips = list(app.screen._compositor.render_strips())
+        strips = drawn_strips(app)
         for card in shown:
             foreground = card.rich_style.color  # the widget's own, default text colour
             assert not card.styles.text_style.dim

@@ -197,6 +197,7 @@ async def test_the_score_sheet_after_a_server_restart_is_rebuilt_from_the_store(
         await second.stop()
 
 
+@pytest.mark.every_frame
 async def test_rematch_at_the_same_table_from_the_match_over_panel(
     server: Server, tmp_path: Path
 ) -> None:

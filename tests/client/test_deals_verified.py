@@ -19,6 +19,7 @@ from tests.e2e.test_fair_deals import verify_files
 from tests.server.support import running_server, session
 
 
+@pytest.mark.every_frame
 @pytest.mark.parametrize(("hands", "said"), [(3, "all 3 deals verified"), (1, "the deal verified")])
 async def test_a_whole_match_through_the_client_is_verified_at_the_end(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], hands: int, said: str

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual._context import visible_screen_stack
 from textual.pilot import Pilot
+from textual.strip import Strip
 from textual.widgets import OptionList
 
 import client.bury_check
@@ -61,9 +63,16 @@ def my_play_turn(seed: int = 7) -> EngineTable:
     return table
 
 
+def drawn_strips(app: Any) -> list[Strip]:
+    """The terminal now, a strip a line, drawn as a frame is: with the screens a dialog lets
+    show through it (a frame sets them; tests draw more often than frames, see conftest)."""
+    visible_screen_stack.set(app._background_screens)
+    return list(app.screen._compositor.render_strips())
+
+
 def screen_text(app: Any) -> str:
     """Everything on the terminal now, as plain text lines."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+    return "\n".join(strip.text for strip in drawn_strips(app))
 
 
 @pytest.mark.parametrize(

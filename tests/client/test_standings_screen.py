@@ -18,7 +18,7 @@ from client.screens.standings import StandingsScreen
 from client.session import Session
 from tests.client.feed import EngineTable
 from tests.client.test_club_table import whole_hand
-from tests.client.test_screens import fed
+from tests.client.test_screens import fed, screen_text
 from tests.server.support import play_until, running_server, session
 
 SIZE = (80, 24)
@@ -32,10 +32,6 @@ async def solo_match(player: Session, hands: int) -> None:
     await player.request("start")
     await play_until(player, "match_over", [], random.Random(3), timeout=60)
     await player.request("leave")
-
-
-def screen_text(app: Any) -> str:
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 async def until(pilot: Pilot[Any], condition: Any, timeout: float = 10.0) -> None:
