@@ -860,7 +860,10 @@ class TableScreen(GameScreen[None]):
         elif model.phase == "done" and model.history:
             self.game.open_result(model.history[-1])
         elif missed is not None and model.history and model.history[-1] is missed:
-            self.game.open_result(missed)  # overtaken by this deal: shown when asked for
+            # Overtaken by this deal: shown when asked for, without the pop-up that told it
+            # (it covered the panel's right half for the rest of its ten seconds).
+            self.app.clear_notifications()
+            self.game.open_result(missed)
 
     def action_chat(self) -> None:
         """Open the chat line. An Esc typed while it opens, or right after it closes, is the

@@ -163,6 +163,7 @@ async def test_the_last_trick_is_seen_before_the_result(fake_clock: FakeClock) -
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ResultScreen) and app.screen.hand.number == 2
+        assert not app._notifications  # the pop-up said the same, over the panel's right half
 
 
 async def test_the_last_trick_of_the_match_is_seen_before_the_match_over_panel(
