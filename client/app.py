@@ -50,7 +50,12 @@ from client.screens.info import (
     TricksScreen,
 )
 from client.screens.lobby import LobbyScreen
-from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
+from client.screens.result import (
+    MatchOverScreen,
+    ResultScreen,
+    ScoreSheetScreen,
+    result_summary,
+)
 from client.screens.table import TableScreen
 from client.session import ConnectionLost, ServerError, Session
 from client.settings import ClientSettings
@@ -667,6 +672,20 @@ class SheepsheadApp(App[int]):
             self.pop_screen()
         self.push_screen(ResultScreen(hand))
 
+    def tell_result(self, hand: FinishedHand) -> None:
+        """Tell a hand's result in a pop-up, for one the next deal overtook before its panel
+        opened (the table screen's Enter still shows the panel, and h every hand)."""
+        result = hand.result
+        seat = self.model.my_seat
+        me = hand.played_by(seat, self.model.seats[seat].name if seat is not None else None)
+        lines = [line.plain for line in result_summary(result, hand.names, me)]
+        payouts = result.get("payouts")
+        if me is not None and payouts:
+            lines.append(f"You {payouts[me]:+d}.")
+        lines.append("Enter shows the whole result; h every hand.")
+        outcome = str(result.get("outcome_text") or "hand over")
+        self.notify("\n".join(lines), title=f"Hand {hand.number}: {outcome}", timeout=10)
+
     def open_match_over(self) -> None:
         """Show the final standings and the score sheet, or, while a hand's result is open,
         let them follow it (its Enter opens them)."""
@@ -709,6 +728,8 @@ class SheepsheadApp(App[int]):
         model = self.model
         if isinstance(self.screen, BuryDialog):
             return
+        decision = model.decision_key()
+        answered = self._while_pending(decision, then)
         self.push_screen(
             BuryDialog(
                 model.hand,
@@ -718,8 +739,9 @@ class SheepsheadApp(App[int]):
                 rules=(model.view or {}).get("rules") or model.info.get("rules") or {},
                 seat=model.my_seat,
                 hints=bool(model.info.get("hints")),
+                decision=decision,
             ),
-            then,
+            answered,
         )
 
     def open_call(self, then: Callable[[ActionMap | None], None]) -> None:
@@ -729,7 +751,20 @@ class SheepsheadApp(App[int]):
             return
         rules = (model.view or {}).get("rules") or {}
         hints = bool(model.info.get("hints"))
-        self.push_screen(CallDialog(model.hand, model.legal, rules, hints=hints), then)
+        decision = model.decision_key()
+        dialog = CallDialog(model.hand, model.legal, rules, hints=hints, decision=decision)
+        self.push_screen(dialog, self._while_pending(decision, then))
+
+    def _while_pending(
+        self, decision: object, then: Callable[[Any], None]
+    ) -> Callable[[Any], None]:
+        """``then`` for a dialog's answer to ``decision``: an answer that comes when that is no
+        longer the pending decision is None (it would be taken for a later one)."""
+
+        def answered(answer: object) -> None:
+            then(answer if self.model.decision_key() == decision else None)
+
+        return answered
 
     def table_action(self, action: str) -> None:
         """Run a key's action of the table screen (from a panel over it)."""
@@ -738,19 +773,29 @@ class SheepsheadApp(App[int]):
                 getattr(screen, f"action_{action}")()
 
     def close_stale_dialog(self) -> None:
-        """Close a bury or call dialog whose decision is no longer the pending one."""
-        top = self.screen
-        if isinstance(top, BuryDialog | CallDialog) and top.answers_legal != self.model.legal:
-            top.dismiss(None)
+        """Close each dialog (bury, call, or a question about a decision) whose decision is no
+        longer the pending one, with the dialogs over it: one left open under the "go
+        alone?" question outlived its hand, and a later hand's call with the same choices
+        was answered from it."""
+        pending = self.model.decision_key()
+        stale = [
+            screen
+            for screen in self.screen_stack
+            if getattr(screen, "answers_decision", None) not in (None, pending)
+        ]
+        if stale:
+            while stale[0] in self.screen_stack and len(self.screen_stack) > 1:
+                self.screen.dismiss(None)
 
-    def confirm(self, question: str, then: Callable[[], object]) -> None:
-        """Ask ``question``; on yes, do ``then``."""
+    def confirm(self, question: str, then: Callable[[], object], decision: object = None) -> None:
+        """Ask ``question``; on yes, do ``then``. A question about the ``decision`` pending
+        now (:meth:`TableModel.decision_key`) closes unanswered when that decision is gone."""
 
         def answered(yes: bool | None) -> None:
             if yes:
                 then()
 
-        self.push_screen(ConfirmDialog(question), answered)
+        self.push_screen(ConfirmDialog(question, decision), answered)
 
     def open_create_table(self, name: str, then: Callable[[dict[str, Any] | None], None]) -> None:
         """Ask for a new table's settings."""

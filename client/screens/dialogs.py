@@ -128,6 +128,7 @@ class BuryDialog(ModalScreen[list[str] | ActionMap | None]):
         rules: Mapping[str, Any] | None = None,
         seat: int | None = None,
         hints: bool = False,
+        decision: object = None,
     ) -> None:
         super().__init__(classes="dialog")
         self.hints = hints
@@ -135,7 +136,10 @@ class BuryDialog(ModalScreen[list[str] | ActionMap | None]):
         self.hand = list(hand)
         self.blind = [c for c in blind if c in self.hand]
         self.answers_legal = [a.copy() for a in legal]
-        """The legal actions of the decision this dialog answers (it is stale once they change)."""
+        """The legal actions of the decision this dialog answers."""
+        self.answers_decision = decision
+        """The decision this dialog answers (:meth:`TableModel.decision_key`): it is stale,
+        and closed, once that is not the pending one (a later hand's bury is another)."""
         self.legal = [sorted(a.get("cards") or []) for a in legal if a.get("action") == "bury"]
         self.blitz = next((a.copy() for a in legal if a.get("action") == "blitz"), None)
         """The first blitz offered (the other pair, if held, is offered again after it)."""
@@ -350,13 +354,18 @@ class CallDialog(ModalScreen[ActionMap | None]):
         rules: Mapping[str, Any] | None = None,
         *,
         hints: bool = False,
+        decision: object = None,
     ) -> None:
         super().__init__(classes="dialog")
         self.hints = hints
         """Whether the table has the coach (i asks it)."""
         self.hand = list(hand)
         self.answers_legal = [a.copy() for a in legal]
-        """The legal actions of the decision this dialog answers (it is stale once they change)."""
+        """The legal actions of the decision this dialog answers."""
+        self.answers_decision = decision
+        """The decision this dialog answers (:meth:`TableModel.decision_key`): it is stale,
+        and closed, once that is not the pending one (a later hand's call with the same
+        choices is another)."""
         self.actions = [a.copy() for a in legal if a.get("action") in ("call", "alone", "unknown")]
         self.actions.sort(key=lambda a: a.get("action") == "alone")
         self.rules = dict(rules or {})
@@ -415,7 +424,7 @@ class CallDialog(ModalScreen[ActionMap | None]):
             if yes and self.is_attached:
                 self.dismiss(action)
 
-        self.app.push_screen(ConfirmDialog(ALONE_QUESTION), answered)
+        self.app.push_screen(ConfirmDialog(ALONE_QUESTION, self.answers_decision), answered)
 
     def action_hint(self) -> None:
         """i: ask the coach; its best choice is highlighted, never made."""
@@ -659,9 +668,12 @@ class ConfirmDialog(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "no"),
     ]
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, decision: object = None) -> None:
         super().__init__(classes="dialog")
         self.question = question
+        self.answers_decision = decision
+        """The decision the question is about (None: none), as a decision dialog's: once it
+        is not the pending one the question is closed unanswered."""
 
     def compose(self) -> ComposeResult:
         """The question and two buttons."""

@@ -52,6 +52,13 @@ def _seats_text(table: Mapping[str, Any]) -> str | Text:
     return text
 
 
+def _is_full(table: Mapping[str, Any]) -> bool:
+    """Whether every seat of ``table`` is taken (a ``join`` would be refused ``table_full``,
+    unless one of them is ours: see :func:`_yours`)."""
+    seats = table.get("seats") or []
+    return len(seats) >= 5 and all(s.get("kind") not in (None, "empty") for s in seats)
+
+
 def _rules_text(table: Mapping[str, Any]) -> str:
     """The preset's display name, cut to the column, and how many options differ from it."""
     rules = dict(table.get("rules") or {})
@@ -84,7 +91,7 @@ def _value(value: object) -> str:
 
 
 class LobbyScreen(GameScreen[None]):
-    """Tables on the server; Enter joins (or watches, in watch mode)."""
+    """Tables on the server; Enter joins (or watches, in watch mode or at a full table)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "create", "Create"),
@@ -192,6 +199,9 @@ class LobbyScreen(GameScreen[None]):
             )
         elif yours is not None:
             hint.update(f" Your seat {yours[0]} is connected elsewhere · c creates one")
+        elif table is not None and _is_full(table):
+            # Enter joined and was refused "table_full", whose notice said to press w.
+            hint.update(" Every seat is taken: Enter watches this table · c creates one")
         elif self.tables:
             hint.update(" Enter joins the highlighted table · c creates one · w watches")
         else:
@@ -212,6 +222,8 @@ class LobbyScreen(GameScreen[None]):
         text.append(f" · {plural(int(limit), 'hand')}" if limit else " · open-ended")
         if table.get("turn_timer"):
             text.append(f" · {table['turn_timer']} s turns")
+        if table.get("hints"):  # the host created it with the coach on (PROTOCOL.md §6.1)
+            text.append(" · coach hints (i)")
         seats = []
         yours = _yours(table)
         for seat in table.get("seats") or []:
@@ -329,13 +341,18 @@ class LobbyScreen(GameScreen[None]):
         self._enter_table(str(reply.get("table")))
 
     def action_join(self) -> None:
-        """Join the highlighted table (asking for its password if it has one)."""
+        """Join the highlighted table (asking for its password if it has one); watch it when
+        every seat is taken and none is ours."""
         app = self.game
         if app.mode == "watch":
             self.action_watch()
             return
         table = self._current()
-        if table is not None:
+        if table is None:
+            return
+        if _is_full(table) and _yours(table) is None:
+            self._enter("watch", table)  # as the lobby's hint line says
+        else:
             self._enter("join", table)
 
     def action_watch(self) -> None:

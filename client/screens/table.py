@@ -179,6 +179,9 @@ class TableScreen(GameScreen[None]):
         self._hold_until = 0.0
         self._result_due: FinishedHand | None = None
         """A hand's result waiting for its last trick to have been seen."""
+        self._missed_result: FinishedHand | None = None
+        """A result the next deal overtook before it was opened (:meth:`_result_overtaken`):
+        Enter shows it until the next hand is over."""
         self._match_over_due = False
         """Whether the match-over panel waits for the last trick to be seen (then the result)."""
         self._bury_choice: tuple[int | None, list[str]] = (None, [])
@@ -258,6 +261,7 @@ class TableScreen(GameScreen[None]):
         self.query_one(TopBar).draw(model, game.status, game.address)
         if change & (Change.STATE | Change.PROMPT | Change.HAND_OVER | Change.MATCH_OVER):
             self._new_hand_check()
+            self._result_overtaken()
             settings = game.settings
             for box in self.query(SeatBox):
                 box.hide_points = settings.hide_card_points
@@ -285,6 +289,18 @@ class TableScreen(GameScreen[None]):
         if key != self._hand_key:
             self._hand_key = key
             self.cursor = None
+
+    def _result_overtaken(self) -> None:
+        """The next hand was dealt while the last one's result waited for its last trick to
+        be seen (a trick pause longer than the server's pause between hands): the result is
+        not opened over the new hand's auction, where it popped up as the player chose, but
+        told in a pop-up that says Enter shows it whole (and h has every hand)."""
+        due = self._result_due
+        if due is None or self.model.view is None or self.model.phase == "done":
+            return
+        self._result_due = None
+        self._missed_result = due
+        self.game.tell_result(due)
 
     def _held_trick(self) -> dict[str, Any] | None:
         """The finished trick the centre still shows, or None for the trick in progress.
@@ -382,17 +398,19 @@ class TableScreen(GameScreen[None]):
             log.write(_log_text(entry))
 
     def _draw_status(self) -> None:
+        """The status line: what to do now (or a refusal) with the turn timer; under it, once
+        asked for, the coach's hint (it took the turn line's place, and the player lost that
+        the turn was theirs and how long they had)."""
         warning = self._current_warning()
         hint = self._current_hint()
         if warning is not None:
             text = Text(warning, style="bold reverse")
-        elif hint is not None:
-            text = Text(hint, style="bold")
         else:
             text = Text(self.status_text())
             # Not while the connection is down: the coach is on the server.
             online = self.game.status not in ("reconnecting", "connecting", "closed")
-            if self.model.prompt is not None and self.model.info.get("hints") and online:
+            offered = self.model.prompt is not None and self.model.info.get("hints")
+            if offered and online and hint is None:
                 text.append(" · i: hint")
         remaining = self.model.prompt.remaining() if self.model.prompt else None
         if remaining is not None:
@@ -404,7 +422,12 @@ class TableScreen(GameScreen[None]):
             text = text + Text(" " * pad) + clock
         elif self._timer is not None:
             self._timer.pause()
-        self.query_one("#status", Panel).show_text(text)
+        status = self.query_one("#status", Panel)
+        shown = hint is not None and warning is None
+        if shown:
+            text = text + Text("\n") + Text(str(hint), style="bold")
+        status.set_class(shown, "-hint")
+        status.show_text(text)
 
     def _situation(self) -> object:
         """What a refusal is about: the prompt and the card chosen."""
@@ -659,7 +682,7 @@ class TableScreen(GameScreen[None]):
         if prompt is not None and prompt.only("alone"):
             alone()  # nothing left to call: No would only bring the same choice back
             return
-        self.game.confirm(ALONE_QUESTION, alone)
+        self.game.confirm(ALONE_QUESTION, alone, self.model.decision_key())
 
     def _send_kind(self, kind: str) -> None:
         prompt = self.model.prompt
@@ -829,11 +852,18 @@ class TableScreen(GameScreen[None]):
 
     def _show_last_result(self) -> None:
         """Enter between hands: the last hand's result; once the match is over, the
-        standings."""
-        if self.model.match_over is not None:
+        standings. In a hand dealt before the last one's result was opened, that result."""
+        model = self.model
+        missed = self._missed_result
+        if model.match_over is not None:
             self.game.open_match_over()
-        elif self.model.phase == "done" and self.model.history:
-            self.game.open_result(self.model.history[-1])
+        elif model.phase == "done" and model.history:
+            self.game.open_result(model.history[-1])
+        elif missed is not None and model.history and model.history[-1] is missed:
+            # Overtaken by this deal: shown when asked for, without the pop-up that told it
+            # (it covered the panel's right half for the rest of its ten seconds).
+            self.app.clear_notifications()
+            self.game.open_result(missed)
 
     def action_chat(self) -> None:
         """Open the chat line. An Esc typed while it opens, or right after it closes, is the

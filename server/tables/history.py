@@ -19,6 +19,13 @@ from protocol.framing import pack
 LINES_KEPT: Final = 50
 """Chat and notice events a table keeps for the ``history`` reply."""
 
+AWAY_CODES: Final = frozenset({"disconnected", "standin"})
+"""Notices after which a seat's player is away (until one of :data:`HERE_CODES`)."""
+
+HERE_CODES: Final = frozenset({"reconnected", "left", "joined"})
+"""Notices after which a seat's player is no longer away: back, or gone for good, or another
+player took the seat."""
+
 HISTORY_MARGIN: Final = 1024
 """Bytes of a ``history`` reply's frame kept for its other fields: the hands and lines it
 carries take at most ``max_frame`` less this (the reply must fit one frame)."""
@@ -136,3 +143,29 @@ def _packed_entry(
         outcome=str(result.outcome),
     )
     return pack(entry)
+
+
+def away_before(lines: Iterable[tuple[str | None, int | None]]) -> set[int]:
+    """The seats whose player the table's ``lines`` (oldest first; each a notice's code, None
+    for chat, and its seat) last told away: dropped
+    (``disconnected``) or played by a stand-in (``standin``), with no return, leave or newcomer
+    told since.
+
+    After a restart every seat is away, but only these players were away before it: the
+    return of anyone else is no news to the table (the server dropped everyone at once), and
+    telling it ("Ann is back" for each person at each restart) filled the "Earlier at this
+    table" lines with returns from nowhere.
+
+    >>> sorted(away_before([("disconnected", 1), ("disconnected", 2), (None, 0),
+    ...     ("reconnected", 2), ("standin", 3), ("timer_expired", 3)]))
+    [1, 3]
+    """
+    away: set[int] = set()
+    for code, seat in lines:
+        if seat is None:
+            continue
+        if code in AWAY_CODES:
+            away.add(seat)
+        elif code in HERE_CODES:
+            away.discard(seat)
+    return away

@@ -64,6 +64,7 @@ class Presence:
             if s.kind != "human" or s.peer is not None or table.state != "playing":
                 return
             s.standin = True
+            s.away_by_restart = False  # a bot played for them meanwhile: their return is news
             table.notice("standin", f"A bot is playing for {s.name} until they return", seat)
             table.publish_state()
         except Exception:

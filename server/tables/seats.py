@@ -86,6 +86,9 @@ class SeatState:
     this seat, for refusing one player key a second seat at the table and giving the seat back
     to that key while it is away (after a restart: the identity its stored token is linked to)."""
     grace_timer: asyncio.TimerHandle | None = field(default=None, repr=False)
+    away_by_restart: bool = False
+    """Whether this seat's player is away only because the server restarted (they were
+    connected when it went down): their return is not told to the table as news."""
 
     @classmethod
     def restored(cls, row: SeatRow, away_since: float) -> SeatState:

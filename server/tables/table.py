@@ -53,7 +53,13 @@ from server.config import host_can_raise
 from server.storage.store import TableRow, hash_token, json_text
 from server.storage.tallies import HandFacts, canonical_spec
 from server.tables.commitments import SeedCeremony
-from server.tables.history import LINES_KEPT, history_entry, history_reply, stored_entry
+from server.tables.history import (
+    LINES_KEPT,
+    away_before,
+    history_entry,
+    history_reply,
+    stored_entry,
+)
 from server.tables.hub import Hub, Peer
 from server.tables.ledger import Holder, TableLedger
 from server.tables.presence import Presence
@@ -227,6 +233,10 @@ class Table:
         # Who held the seats emptied during the hand in play: it is still theirs (stored).
         table._left = table.ledger.left_restored(row.left)
         table._holders = table.ledger.holders_restored(row.holders)
+        # Everyone was dropped by the restart: only a return of who was away before it is news.
+        away = away_before((line.code, line.seat) for line in row.lines)
+        for seat, s in enumerate(table.seats):
+            s.away_by_restart = s.kind == "human" and seat not in away
         for line in table.ledger.lines_restored(row.lines, LINES_KEPT):
             said = (
                 m.chat(
@@ -900,8 +910,9 @@ class Table:
         log.info("table %s: %s is back at seat %d", self.id, s.name, seat)
         # The snapshot first: PROTOCOL.md §3, the welcome is followed by a state.
         self.publish_state()
-        if was_away and self.state == "playing":
+        if was_away and self.state == "playing" and not s.away_by_restart:
             self.notice("reconnected", f"{s.name} is back", seat)
+        s.away_by_restart = False
         pending = self.seeds.pending_message()
         if pending is not None:
             peer.send(pending)

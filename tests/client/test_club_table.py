@@ -147,6 +147,23 @@ async def test_the_last_trick_is_seen_before_the_result(fake_clock: FakeClock) -
         screen._hold_over()
         await pilot.pause()
         assert isinstance(app.screen, ResultScreen)
+        # A trick pause longer than the server's pause between hands: the next deal comes
+        # while hand 2's result still waits. It popped up 0.85 s into hand 3's auction; now it
+        # is told in a pop-up, and Enter (p and s still pick and pass) shows the panel.
+        await pilot.press("enter")
+        await fed(pilot, table.next_hand(seed=12) + table.play_out())
+        assert isinstance(app.screen, TableScreen) and app.model.phase == "done"
+        await fed(pilot, table.next_hand(seed=13))
+        fake_clock.now += 1.6
+        screen._hold_over()
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen), app.screen
+        told = [n.title for n in app._notifications]
+        assert any(str(title).startswith("Hand 2: ") for title in told), told
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen) and app.screen.hand.number == 2
+        assert not app._notifications  # the pop-up said the same, over the panel's right half
 
 
 async def test_the_last_trick_of_the_match_is_seen_before_the_match_over_panel(

@@ -56,6 +56,7 @@ async def test_the_hint_key_shows_the_coachs_advice_and_plays_nothing(
                     timeout=40,
                 )
                 text = next(line for line in screen_text(app).splitlines() if "Hint:" in line)
+                assert "Your turn" in str(app.screen.query_one("#status").render())
                 assert app.model.prompt is prompt and app.model.seq == seq  # nothing was played
                 assert list(app.model.hand) == hand
                 if prompt.decision == "play" and len(prompt.cards()) > 1:
@@ -125,6 +126,11 @@ async def test_a_hint_for_last_hands_pick_is_not_shown_at_this_hands_pick() -> N
         first = app.model.legal
         await pilot.press("i")
         await wait_for(pilot, lambda: "thinking" in screen_text(app))
+        # The hint goes under the turn line: the player still reads that it is their turn (the
+        # hint took its place, the timer's too).
+        lines = screen_text(app).splitlines()
+        turn = next(i for i, line in enumerate(lines) if "Your turn: p picks" in line)
+        assert "Hint: the coach is thinking" in lines[turn + 1], lines
 
         def passing(_: object) -> dict[str, Any]:
             return {"action": "pass"}

@@ -6,6 +6,7 @@ which action or request a key produced.
 
 from __future__ import annotations
 
+import copy
 import doctest
 import json
 import re
@@ -192,7 +193,7 @@ async def test_pick_bury_and_call_through_keys_and_dialogs() -> None:
 
 
 async def test_alone_from_the_call_dialog_and_from_the_table() -> None:
-    async with at_the_call(1) as (app, pilot, _table):
+    async with at_the_call(1) as (app, pilot, table):
         # a asks first, in the dialog and at the table (one key went alone at once): no keeps
         # the choice open, yes goes alone.
         await pilot.press("a")
@@ -210,6 +211,30 @@ async def test_alone_from_the_call_dialog_and_from_the_table() -> None:
         await pilot.press("a", "y")
         await pilot.pause()
         assert app.outbox == [{"action": "alone"}]
+        # A later hand's call with the same choices (the timer's bot answered this one): the
+        # "Go alone?" left open over the old call dialog stayed up across hands, and its y
+        # went alone in the later hand.
+        app.outbox.clear()
+
+        def later(hands: int) -> list[dict[str, Any]]:
+            out = copy.deepcopy(table.messages())
+            for msg in out:
+                msg["seq"] += hands
+            out[0]["hand"] += hands
+            return out
+
+        await fed(pilot, later(1))
+        assert isinstance(app.screen, CallDialog)
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        await fed(pilot, later(2))
+        stack = [type(s) for s in app.screen_stack]
+        assert stack.count(CallDialog) == 1 and ConfirmDialog not in stack, stack
+        assert app.screen.answers_decision == app.model.decision_key()  # type: ignore[attr-defined]
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.outbox == [] and isinstance(app.screen, CallDialog)
 
 
 async def test_alone_from_the_call_list_asks_too() -> None:
@@ -649,10 +674,26 @@ async def test_the_lobby_detail_counts_hands_in_words() -> None:
             {"id": f"t{n}", "name": f"T{n}", "state": "waiting", "hands": hands, "seats": []}
             for n, hands in ((1, 1), (2, 10), (3, None))
         ]
+        # A full table with the coach on: its line said "Enter joins" (refused: table_full)
+        # and nothing of the hints.
+        seats = [{"seat": n, "name": f"P{n}", "kind": "human"} for n in range(5)]
+        full = {"id": "t4", "name": "T4", "state": "playing", "hands": 2, "seats": seats}
+        tables.append({**full, "hints": True})
         lobby.show_tables(tables)
-        texts = []
+        texts, hints = [], []
         for _ in tables:
             await pilot.pause()
             texts.append(str(lobby.query_one("#lobby-detail").render()).splitlines()[0])
+            hints.append(str(lobby.query_one("#lobby-hint").render()))
             await pilot.press("down")
-        assert texts == [" T1 · 1 hand", " T2 · 10 hands", " T3 · open-ended"]
+        assert texts == [
+            " T1 · 1 hand",
+            " T2 · 10 hands",
+            " T3 · open-ended",
+            " T4 · 2 hands · coach hints (i)",
+        ]
+        assert "Enter joins" in hints[0] and "Enter joins" not in hints[3], hints
+        assert "Every seat is taken: Enter watches" in hints[3], hints
+        await pilot.press("enter")  # on T4: watches it (joining was refused)
+        await pilot.pause()
+        assert [m["type"] for m in app.outbox] == ["watch"] and app.outbox[0]["table"] == "t4"
