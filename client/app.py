@@ -57,7 +57,7 @@ from client.screens.result import (
     result_summary,
 )
 from client.screens.table import TableScreen
-from client.session import ConnectionLost, ServerError, Session
+from client.session import REPLACED, ConnectionLost, ServerError, Session
 from client.settings import ClientSettings
 from protocol import errors
 from protocol.events import (
@@ -424,11 +424,14 @@ class SheepsheadApp(App[int]):
         name = self.model.info.get("name") if self.model.table == table else None
         label = str(name or f"table {table}")
         code, message = str(msg.get("code") or ""), str(msg.get("message") or "")
-        what = "watch" if msg.get("seat") is None else "take your seat back at"
-        text = (
-            f"You could not {what} {label} again after the reconnect. "
-            f"{refusal_text(code, message, label)}"
-        )
+        if code == REPLACED:  # not a failed reconnect: the player chose to sit elsewhere
+            text = f"Your seat at {label} moved to another window or device of yours."
+        else:
+            what = "watch" if msg.get("seat") is None else "take your seat back at"
+            text = (
+                f"You could not {what} {label} again after the reconnect. "
+                f"{refusal_text(code, message, label)}"
+            )
         lobby = any(isinstance(s, LobbyScreen) for s in self.screen_stack)
         if lobby:
             text += " You are back in the lobby."
