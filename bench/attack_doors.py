@@ -55,6 +55,14 @@ one scenario at a time, ``--loops`` loops in one attacking process (at low prior
   attempts count the questions asked, the sessions that started a client instead, and the
   refusals (its first sessions take some 10-20 s to seat on a busy machine: run it with
   ``--seconds 45``);
+- ``second tabs``: each loop's browser (a cookie of its own, from 127.0.0.(60 + n)) sits at a
+  table of its own through a first tab (its client creates the table), reloads it (the new tab
+  takes the seat back, unasked: the browser's kept seat token is filed then), then opens second
+  tabs with the same cookie one after the other, each read until the door's question ("take
+  the seat here?"; meanwhile the door pings the seated tab) and closed at once, as fast as the
+  door starts tabs for the address; the attempts count the questions asked, the tabs that
+  started a client instead, and the refusals (1013). Run it with ``--seconds 45`` as
+  ``second windows``;
 - ``login requests``: an SSH connection with no key (each loop from 127.0.0.(40 + n)) keeps
   100 password requests in flight, one more sent for each refusal, until the door closes it
   (then another): each refused request costs the door its receiving and its refusal.
@@ -112,6 +120,7 @@ SCENARIOS = (
     "keyless restart",
     "login requests",
     "second windows",
+    "second tabs",
 )
 SSH_SCENARIOS = (
     "second windows",
@@ -142,6 +151,8 @@ SECOND_WINDOWS_ADDRESS = 50
 """``second windows`` loop ``n`` sits and opens its second windows from 127.0.0.(50 + n)."""
 ASKED = b"take the seat here"
 """What the door's question (``server.doors.ssh.ANOTHER_WINDOW``) says, plain on the terminal."""
+SECOND_TABS_ADDRESS = 60
+"""``second tabs`` loop ``n`` sits and opens its second tabs from 127.0.0.(60 + n)."""
 KEYLESS_ADDRESS = 20
 """``keyless logins`` loop ``n`` attacks from 127.0.0.(20 + n); ``unlisted keys`` from
 127.0.0.(30 + n)."""
@@ -695,6 +706,65 @@ async def second_windows(port: int, deadline: float, ended: Counter[str], number
                 await asyncio.sleep(0.5)
 
 
+async def _tab_until(tab: Any, text: bytes, seconds: float) -> str:
+    """Read a tab's screens until ``text`` shows ("shown"), the door closes it ("refused" for
+    1013, else "closed CODE"), or ``seconds`` pass ("not shown")."""
+    import aiohttp
+
+    seen = b""
+    give_up = time.monotonic() + seconds
+    while (left := give_up - time.monotonic()) > 0:
+        try:
+            message = await tab.receive(timeout=left)
+        except TimeoutError:
+            break
+        if message.type == aiohttp.WSMsgType.BINARY:
+            seen = seen[-4096:] + message.data
+            if text in seen:
+                return "shown"
+        elif message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+            return "refused" if tab.close_code == REFUSED else f"closed {tab.close_code}"
+    return "not shown"
+
+
+async def second_tabs(port: int, deadline: float, ended: Counter[str], number: int) -> None:
+    """A browser seated through a first tab (reloaded once); then its second tabs, each
+    closed at the door's question, again until ``deadline`` (see the module doc)."""
+    import secrets
+
+    import aiohttp
+
+    address = f"127.0.0.{SECOND_TABS_ADDRESS + number}"
+    url = f"http://127.0.0.1:{port}/ws/tab{number}?width=80&height=24"
+    cookies = {"sheepshead_player": secrets.token_urlsafe(32)}  # server.doors.web.COOKIE
+    connector = aiohttp.TCPConnector(local_addr=(address, 0), limit=0)
+    async with aiohttp.ClientSession(connector=connector, cookies=cookies) as http:
+        async with http.ws_connect(url) as first:
+            await _tab_until(first, b"No tables yet", 30)
+            await first.send_json(["stdin", "c"])
+            await _tab_until(first, b"New table", 10)
+            await first.send_json(["stdin", "\r"])
+            await _tab_until(first, b"Waiting for players", 10)
+            await asyncio.sleep(1.0)  # its seat token filed
+        async with http.ws_connect(url) as seated:  # the reload: its token kept, the seat back
+            await _tab_until(seated, b"Waiting for players", 30)
+            reader = asyncio.create_task(_discard(seated, ended))  # answers the door's pings
+            ended["first tabs seated"] += 1
+            try:
+                while time.monotonic() < deadline:
+                    try:
+                        async with http.ws_connect(url) as tab:
+                            how = await _tab_until(tab, ASKED, 5)
+                            ended["asked" if how == "shown" else how] += 1
+                            if how != "shown":
+                                await asyncio.sleep(0.5)
+                    except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+                        ended[type(exc).__name__] += 1
+                        await asyncio.sleep(0.5)
+            finally:
+                reader.cancel()
+
+
 LOOPS: dict[str, Callable[[int, float, Counter[str], int], Awaitable[None]]] = {
     "tab churn": tab_churn,
     "tabs held": tabs_held,
@@ -710,6 +780,7 @@ LOOPS: dict[str, Callable[[int, float, Counter[str], int], Awaitable[None]]] = {
     "keyless restart": keyless_logins,
     "login requests": login_requests,
     "second windows": second_windows,
+    "second tabs": second_tabs,
 }
 
 

@@ -1,16 +1,19 @@
 """What the SSH door and the browser door share: the session limits (:class:`DoorGate`), the
-player's name, and the child process's command line and environment (see ``server.doors.host``)."""
+player's name, the child process's command line and environment (see ``server.doors.host``),
+and the question a player's second window is asked before it takes a seat another window of
+theirs has connected (:func:`another_window`, :func:`seat_held`, :func:`wait_for_choice`)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from protocol.requests import NAME_MAX
 from server.config import ServerConfig, host_can_raise
@@ -18,6 +21,8 @@ from server.net.limits import TokenBucket
 
 if TYPE_CHECKING:
     from server.net.limits import AddressAllowance
+    from server.tables.lobby import Lobby
+    from server.tables.table import Table
 
 DEFAULT_NAME: Final = "Player"
 """The name of a door player whose login name has nothing usable in it."""
@@ -233,3 +238,105 @@ def child_environment(home: Path, term: str = "xterm-256color") -> dict[str, str
     if "COLORTERM" in os.environ:
         env["COLORTERM"] = os.environ["COLORTERM"]
     return env
+
+
+LINK_CHECK: Final = 5.0
+"""Seconds the window holding a seat has to answer a keepalive (an SSH keepalive, a websocket
+ping), once a new window of the same player would take that seat over, before the door counts
+its link as dropped (:func:`wait_for_choice`). A link that answers is a window the player has
+open."""
+
+
+def another_window(window: str, leave: str) -> str:
+    """The question asked of a player's new window whose client would take over, with the seat
+    token it was given, a seat whose connection is up: a window the player has open would else
+    lose its seat without a word. ``window`` says what the other window is (in brackets, with
+    a line break if the first line would pass 78 columns), ``leave`` what ``q`` does. The text
+    keeps ``{table}`` (the table's name, at most 40 characters) and ``{seat}`` to be filled in.
+
+    >>> text = another_window("(another tab of this browser)", "close")
+    >>> print(text.format(table="T", seat=2).replace("\\r", ""))
+    <BLANKLINE>
+    You already sit at a table, in another window (another tab of this browser):
+    <BLANKLINE>
+        T, seat 2
+    <BLANKLINE>
+      t  take the seat here (the other window goes to the lobby)
+      l  open the lobby here, to watch or play elsewhere (the other window
+         keeps the seat)
+      q  close
+    <BLANKLINE>
+    """
+    return (
+        f"\r\nYou already sit at a table, in another window {window}:\r\n\r\n"
+        "    {table}, seat {seat}\r\n\r\n"
+        "  t  take the seat here (the other window goes to the lobby)\r\n"
+        "  l  open the lobby here, to watch or play elsewhere (the other window\r\n"
+        "     keeps the seat)\r\n"
+        f"  q  {leave}\r\n"
+    )
+
+
+OTHER_WINDOW_GONE: Final = (
+    "\r\nThe other window does not answer (its link dropped): your seat comes here.\r\n"
+)
+"""Said in the new window when the one holding the seat does not answer within
+:data:`LINK_CHECK`: it is closed, and the seat comes without a question."""
+SEAT_STAYS: Final = "\r\nNothing changed: your seat stays in the other window.\r\n"
+"""Said when the player answers ``q``."""
+
+CHOICES: Final = {b"t": "take", b"l": "lobby", b"q": "quit", b"\x03": "quit", b"\x04": "quit"}
+"""The keys that answer :func:`another_window` (Ctrl+C and Ctrl+D quit too)."""
+
+
+def choice_of(keys: bytes) -> str | None:
+    """The answer to :func:`another_window` that ``keys`` (a keystroke or a few) give, if any:
+    "take", "lobby" or "quit".
+
+    >>> choice_of(b"T"), choice_of(b"l"), choice_of(b"\\x03"), choice_of(b"x"), choice_of(b"")
+    ('take', 'lobby', 'quit', None, None)
+    """
+    return CHOICES.get(keys[:1].lower())
+
+
+def seat_held(lobby: Lobby, tokens: Path, name: str) -> tuple[Table, int] | None:
+    """The table and seat a client would take over with the seat token it is given in
+    ``tokens`` (``tokens.json``, :class:`client.session.TokenStore`) under ``name``, if that
+    seat's connection is up (another window of the player has it); else None. The client takes
+    a seat back with the token its store keeps for its name (PROTOCOL.md §10), so that is the
+    one looked up."""
+    from client.session import TokenStore
+
+    for names in TokenStore(tokens).load().values():
+        token = names.get(name)
+        found = lobby.take_back(token) if token else None
+        if found is not None and found[0].seats[found[1]].peer is not None:
+            return found
+    return None
+
+
+async def wait_for_choice(
+    answer: asyncio.Future[str],
+    links_dropped: Awaitable[bool] | None,
+    on_dropped: Callable[[], Awaitable[None]],
+) -> str:
+    """The player's answer to :func:`another_window` (``answer``'s result: "take", "lobby",
+    "quit", or "gone" when the window ended first). Meanwhile ``links_dropped`` checks the
+    other windows' links (:data:`LINK_CHECK`): when it finds them all dropped (the door had not
+    noticed yet), ``on_dropped`` closes them and says so, and the seat comes here without a
+    question ("take"), as it did before there was one."""
+    check = asyncio.ensure_future(links_dropped) if links_dropped is not None else None
+    try:
+        waiting: set[asyncio.Future[Any]] = {answer} if check is None else {answer, check}
+        while not answer.done():
+            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            if check in done:
+                waiting.discard(check)
+                if check.result() and not answer.done():
+                    await on_dropped()
+                    if not answer.done():
+                        answer.set_result("take")
+        return answer.result()
+    finally:
+        if check is not None and not check.done():
+            check.cancel()

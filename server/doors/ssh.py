@@ -53,7 +53,19 @@ from asyncssh.constants import (
     MSG_USERAUTH_REQUEST,
 )
 
-from server.doors.kit import DoorGate, child_environment, client_command, player_name
+from server.doors.kit import (
+    LINK_CHECK,
+    OTHER_WINDOW_GONE,
+    SEAT_STAYS,
+    DoorGate,
+    another_window,
+    child_environment,
+    choice_of,
+    client_command,
+    player_name,
+    seat_held,
+    wait_for_choice,
+)
 from server.net.limits import TokenBucket, client_address
 
 if TYPE_CHECKING:
@@ -111,26 +123,10 @@ SHUTTING_DOWN: Final = (
 """Said to each session as the server stops: else ``ssh`` said only 'Connection closed'.
 Every message of the door to a terminal is cut in lines of at most :data:`MESSAGE_COLUMNS`
 (this one ran past 80 columns and was broken mid-word: 'in a minut' / 'e')."""
-LINK_CHECK: Final = 5.0
-"""Seconds the key's other sessions have to answer a keepalive, once a new session of the key
-would take over a seat one of them holds, before the door counts their links as dropped
-(:meth:`SSHDoor._ask_where`). A link that answers is a window the player has open."""
-ANOTHER_WINDOW: Final = (
-    "\r\nYou already sit at a table, in another window (another SSH session of\r\n"
-    "this key):\r\n\r\n"
-    "    {table}, seat {seat}\r\n\r\n"
-    "  t  take the seat here (the other window goes to the lobby)\r\n"
-    "  l  open the lobby here, to watch or play elsewhere (the other window\r\n"
-    "     keeps the seat)\r\n"
-    "  q  quit\r\n"
-)
+ANOTHER_WINDOW: Final = another_window("(another SSH session of\r\nthis key)", "quit")
 """Asked of a new session whose client would take over, with the key's seat token, a seat
-whose connection is up: a window the player has open would else lose its seat without a
-word. ``{table}`` is the table's name (at most 40 characters), ``{seat}`` the seat."""
-OTHER_WINDOW_GONE: Final = (
-    "\r\nThe other window does not answer (its link dropped): your seat comes here.\r\n"
-)
-SEAT_STAYS: Final = "\r\nNothing changed: your seat stays in the other window.\r\n"
+whose connection is up (``server.doors.kit.another_window``, the browser door's question too).
+``{table}`` is the table's name (at most 40 characters), ``{seat}`` the seat."""
 NEEDS_A_KEY: Final = (
     "sheepshead lets you in with an SSH key, not a password: the key is who you\n"
     "are. No key yet? Make one with `ssh-keygen -t ed25519` (Enter at each\n"
@@ -473,7 +469,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         stops reading until the child has caught up (else the backlog was memory without
         bound)."""
         if self.answer is not None and not self.answer.done():
-            choice = _CHOICES.get(data[:1].lower())
+            choice = choice_of(data)
             if choice is not None:
                 self.answer.set_result(choice)
             return
@@ -551,10 +547,6 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.door.session_ended(self)
         if self.exited:  # the game is over: so is the connection, once the client let it go
             self.login.close_later(CLOSE_AFTER_CHANNEL)
-
-
-_CHOICES: Final = {b"t": "take", b"l": "lobby", b"q": "quit", b"\x03": "quit", b"\x04": "quit"}
-"""The keys that answer :data:`ANOTHER_WINDOW` (Ctrl+C and Ctrl+D quit too)."""
 
 
 async def _all_dropped(logins: list[_Login]) -> bool:
@@ -995,22 +987,17 @@ class SSHDoor:
         under ``name`` would take over while the seat's connection is up (another window of
         the key has it), or None. The client takes a seat back with the token its home keeps
         for its name (``tokens.json``, PROTOCOL.md §10), so that is the one looked up."""
-        from client.session import TokenStore
-
         home = player_home(self.data_dir, fingerprint)
         if not home.is_dir():
             shared = self._pending_home_of(fingerprint)
             if shared is None:
                 return None
             home = shared
-        stored = TokenStore(home / "config" / "sheepshead" / "tokens.json").load()
-        for names in stored.values():
-            token = names.get(name)
-            found = self.server.lobby.take_back(token) if token else None
-            if found is not None and found[0].seats[found[1]].peer is not None:
-                table, seat = found
-                return table.config.name, seat
-        return None
+        found = seat_held(self.server.lobby, home / "config" / "sheepshead" / "tokens.json", name)
+        if found is None:
+            return None
+        table, seat = found
+        return table.config.name, seat
 
     async def _ask_where(self, session: _Session, table: str, seat: int) -> str:
         """Ask the player where the seat at ``table`` goes (:data:`ANOTHER_WINDOW`): "take",
@@ -1030,28 +1017,21 @@ class SSHDoor:
             for other in self.sessions
             if other is not session and other.login.fingerprint == fingerprint
         ]
-        check = asyncio.create_task(_all_dropped(others)) if others else None
+
+        async def closed() -> None:
+            log.info(
+                "ssh %s: %s's other sessions do not answer: closed, the seat moves",
+                session.login.address,
+                fingerprint,
+            )
+            for login in others:
+                login.close()
+            chan.write(OTHER_WINDOW_GONE.encode())
+
         try:
-            waiting: set[asyncio.Future[Any]] = {answer} if check is None else {answer, check}
-            while not answer.done():
-                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-                if check in done:
-                    waiting.discard(check)
-                    if check.result() and not answer.done():
-                        log.info(
-                            "ssh %s: %s's other sessions do not answer: closed, the seat moves",
-                            session.login.address,
-                            fingerprint,
-                        )
-                        for login in others:
-                            login.close()
-                        chan.write(OTHER_WINDOW_GONE.encode())
-                        answer.set_result("take")
-            return answer.result()
+            return await wait_for_choice(answer, _all_dropped(others) if others else None, closed)
         finally:
             session.answer = None
-            if check is not None and not check.done():
-                check.cancel()
 
     def _side_home(self, fingerprint: str) -> Path:
         """A throwaway home holding only the player key of the key with ``fingerprint`` (and

@@ -20,6 +20,17 @@ directory. The seat tokens of a browser that took a seat are kept beside the dat
 (``web-players/<hash of the cookie>.json``) and given to its next tab, so that a reload or a
 server restart takes the player back to their seat. A tab without a valid cookie plays with no
 player key, as it did before cookies.
+
+A second tab of a browser whose seat tokens name a seat that another of its tabs holds, open
+(that tab's client has the seat's connection, and its websocket is open), does not take the
+seat silently: it asks first, as the SSH door asks a key's second window
+(:data:`ANOTHER_WINDOW`, ``server.doors.kit``). A reload is not asked: the tab it replaces has
+closed its websocket (the new tab waits for its end, :data:`TOKENS_WAIT`), so no open tab holds
+the seat. Which tab's client holds a seat is told by the process at the other end of the seat's
+connection (``SO_PEERCRED`` on the local socket). Meanwhile the holding tab is sent a websocket
+ping: when it does not answer within :data:`LINK_CHECK` its link has dropped (the door's own
+heartbeat notices that only after some 20 s), so it is closed and the seat comes without a
+question.
 """
 
 from __future__ import annotations
@@ -35,11 +46,13 @@ import re
 import secrets
 import shlex
 import shutil
+import socket as sockets
+import struct
 import tempfile
 import time
 from pathlib import Path
 from string import Template
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 from urllib.parse import quote
 
 import textual_serve
@@ -49,16 +62,24 @@ from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
 from server.doors.kit import (
+    LINK_CHECK,
+    OTHER_WINDOW_GONE,
+    SEAT_STAYS,
     DoorGate,
+    another_window,
     child_environment,
+    choice_of,
     client_command,
     player_name,
+    seat_held,
+    wait_for_choice,
 )
 from server.net.limits import TokenBucket, client_address
 
 if TYPE_CHECKING:
     from server.app import Server
     from server.config import ServerConfig
+    from server.tables.table import Table
 
 log = logging.getLogger("sheepshead.web")
 
@@ -130,6 +151,19 @@ match were over, while the SSH door's players were told to connect again."""
 REFUSED: Final = 1013
 """The close code of a tab the doors refuse (``Try Again Later``); its reason says why."""
 
+SEAT_ELSEWHERE: Final = 4000
+"""The close code of a tab closed because of where its player's seat is: ``q`` at
+:data:`ANOTHER_WINDOW` (the reason: :data:`SEAT_STAYS`), or a tab holding a seat that did not
+answer while another tab of its browser asked for it (:data:`DROPPED`)."""
+
+ANOTHER_WINDOW: Final = another_window("(another tab of this browser)", "close")
+"""Asked in a new tab whose client would take over, with its browser's seat tokens, a seat
+another tab of the browser holds, open (the SSH door's question, ``server.doors.kit``).
+``{table}`` is the table's name, ``{seat}`` the seat."""
+
+DROPPED: Final = "This tab did not answer: its seat moved to another tab."
+"""The close reason of a tab whose seat another tab took because it did not answer a ping."""
+
 ONE_CLICK: Final = "one-click"
 """The last part of a tab's websocket address when a click plays a card at once."""
 
@@ -159,6 +193,8 @@ window.WebSocket = class extends PageSocket {
       if ((event.code === 1013 || event.code === 1012) && event.reason) {
         document.querySelector("#closed p").textContent = event.reason;
         document.querySelector("#closed button").textContent = "Try again";
+      } else if (event.code === 4000 && event.reason) {
+        document.querySelector("#closed p").textContent = event.reason;
       }
     });
   }
@@ -180,7 +216,9 @@ measured again. The page starts it once the font is in (or after 3 s without it)
 also never focuses the terminal: the keys a player typed before clicking into the page went
 nowhere, so the page does. A tab the doors refuse (too many sessions, say) is closed with code
 :data:`REFUSED`, and every tab when the server stops with :data:`RESTARTING`: the page shows
-the close's reason where it says the game has ended, and offers to try again."""
+the close's reason where it says the game has ended, and offers to try again. A tab closed
+with :data:`SEAT_ELSEWHERE` shows its reason too (``q`` at the question: the seat stays in the
+other tab)."""
 
 
 class _TabService(AppService):
@@ -221,10 +259,14 @@ class WebDoor:
         self.services: set[AppService] = set()
         self._tabs: dict[AppService, web.WebSocketResponse] = {}
         """Each running tab's websocket, to tell it why it closes when the server stops."""
-        self._ending: dict[str, dict[asyncio.Event, web.WebSocketResponse]] = {}
-        """Each browser's tabs by cookie, until their tokens are kept: the event set then, and
-        the tab's websocket. A new tab of that browser waits for those whose websocket is
-        closed (ending: their client quitting)."""
+        self._asking: set[web.WebSocketResponse] = set()
+        """The websockets of the tabs at :data:`ANOTHER_WINDOW` (no client yet), as above."""
+        self._browsers: dict[str, set[_Tab]] = {}
+        """Each browser's tabs by cookie, until their tokens are kept. A new tab of that
+        browser waits for those whose websocket is closed (ending: their client quitting), and
+        asks before it takes a seat one of those open holds."""
+        self._closing: set[asyncio.Future[bool]] = set()
+        """Closes of tabs that did not answer (:meth:`_ask_where`), until they are done."""
         self._runner: web.AppRunner | None = None
         self._downloads = DownloadManager()
         self._style: str | None = None
@@ -276,7 +318,7 @@ class WebDoor:
 
     async def stop(self) -> None:
         """Close every tab's client and stop listening."""
-        tabs = list(self._tabs.values())
+        tabs = [*self._tabs.values(), *self._asking]
         if tabs:
             # First, so that each page shows why (a client stopped first closes its tab
             # with nothing to say); a tab that never answers the close is not waited for.
@@ -356,7 +398,11 @@ class WebDoor:
         the whole server's allowance, so that nobody could start a session at either door."""
         address = client_address(request.remote)
         config = self.server.config
-        socket = web.WebSocketResponse(heartbeat=15, max_msg_size=config.web_message_max)
+        # The tab answers pings through :func:`_relay` (autoping off), so a tab that holds a
+        # seat can be asked whether its link is up (:meth:`_ask_where`).
+        socket = web.WebSocketResponse(
+            heartbeat=15, autoping=False, max_msg_size=config.web_message_max
+        )
         if not socket.can_prepare(request).ok:
             # One line a second at most (with the count): a loop of them must not fill the log.
             self.server.log_refusal(address, "web: a GET of /ws is no websocket upgrade (400)")
@@ -374,11 +420,11 @@ class WebDoor:
         home = Path(tempfile.mkdtemp(prefix="sheepshead-web-"))
         service: AppService | None = None
         cookie: str | None = None
-        ended = asyncio.Event()  # set once this tab's tokens are kept (see below)
+        tab = _Tab(socket)
+        budget = _TabBudget(config, time.monotonic())
         try:
             name = player_name(request.match_info.get("name", ""))
-            width = _size(request.query.get("width"), 80)
-            height = _size(request.query.get("height"), 24)
+            size = (_size(request.query.get("width"), 80), _size(request.query.get("height"), 24))
             command = client_command(
                 self.socket_path,
                 name,
@@ -395,14 +441,25 @@ class WebDoor:
                 # quits, then its tokens are kept. They are what this tab must start with.
                 # A tab whose websocket is closed is ending, though its handler may not have
                 # got that far yet (a busy server); one still open is another tab, not waited.
-                tabs = self._ending.setdefault(cookie, {})
-                leaving = [asyncio.ensure_future(e.wait()) for e, ws in tabs.items() if ws.closed]
-                tabs[ended] = socket
+                tabs = self._browsers.setdefault(cookie, set())
+                leaving = [asyncio.ensure_future(t.ended.wait()) for t in tabs if t.socket.closed]
+                tabs.add(tab)
                 if leaving:
                     await asyncio.wait(leaving, timeout=TOKENS_WAIT)
                     for waiter in leaving:
                         waiter.cancel()
-                self._restore_tokens(home, cookie)
+                held = self._held_by_another_tab(cookie, name, tab)
+                if held is not None:
+                    choice, size = await self._ask_where(tab, budget, size, *held)
+                    if choice == "gone":
+                        return socket
+                    if choice == "quit":
+                        reason = SEAT_STAYS.strip().encode()
+                        await socket.close(code=SEAT_ELSEWHERE, message=reason)
+                        return socket
+                    tab.side = choice == "lobby"
+                if not tab.side:
+                    self._restore_tokens(home, cookie)
             service = _TabService(
                 "exec " + shlex.join(command),
                 home,
@@ -414,9 +471,10 @@ class WebDoor:
             )
             self.services.add(service)
             self._tabs[service] = socket
-            await service.start(width, height)
+            tab.service = service
+            await service.start(*size)
             log.info("web %s: %s playing", address, name)
-            ending = await _relay(socket, service, _TabBudget(config, time.monotonic()))
+            ending = await _relay(socket, service, budget, tab.pong)
             if ending:
                 log.info("web %s: %s's tab closed: %s", address, name, ending)
         except asyncio.CancelledError:
@@ -428,17 +486,81 @@ class WebDoor:
                 if service is not None:
                     await self._stop(service)
                 self.gate.release(address)
-                if cookie is not None:
+                if cookie is not None and not tab.side:
                     self._keep_tokens(home, cookie)
                 shutil.rmtree(home, ignore_errors=True)
             finally:
-                ended.set()
+                tab.ended.set()
                 if cookie is not None:
-                    tabs = self._ending.get(cookie, {})
-                    tabs.pop(ended, None)
+                    tabs = self._browsers.get(cookie, set())
+                    tabs.discard(tab)
                     if not tabs:
-                        self._ending.pop(cookie, None)
+                        self._browsers.pop(cookie, None)
         return socket
+
+    def _held_by_another_tab(
+        self, cookie: str, name: str, tab: _Tab
+    ) -> tuple[_Tab, Table, int] | None:
+        """The tab of the browser with ``cookie`` (other than ``tab``) whose client holds the
+        seat that ``name``'s kept seat token names, with its websocket open, and that table
+        and seat; else None: no token, a seat that is away, or one whose client's tab is
+        closed or ending (a reload: the tab it replaces), which the new tab takes back as
+        before."""
+        kept = self._tokens_of(cookie)
+        found = seat_held(self.server.lobby, kept, name) if kept is not None else None
+        if found is None:
+            return None
+        table, seat = found
+        pid = _peer_pid(getattr(table.seats[seat].peer, "transport", None))
+        for other in self._browsers.get(cookie, ()):
+            process = other.service._process if other.service is not None else None
+            if other is not tab and process is not None and process.pid == pid:
+                return (other, table, seat) if not other.socket.closed else None
+        return None
+
+    async def _ask_where(
+        self,
+        tab: _Tab,
+        budget: _TabBudget,
+        size: tuple[int, int],
+        holder: _Tab,
+        table: Table,
+        seat: int,
+    ) -> tuple[str, tuple[int, int]]:
+        """Ask in ``tab`` where the seat ``holder`` holds goes (:data:`ANOTHER_WINDOW`):
+        "take", "lobby", "quit", or "gone" (the tab closed first), and the terminal's size by
+        then (``size`` at first). Meanwhile ``holder`` is sent a ping: when it does not answer
+        within :data:`LINK_CHECK`, its link has dropped, so it is closed and the seat comes
+        here without a question, as it did before there was one."""
+        socket = tab.socket
+        answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        keys = _Question(answer, size)
+        self._asking.add(socket)
+        question = ANOTHER_WINDOW.format(table=table.config.name, seat=seat)
+        reader: asyncio.Task[str] | None = None
+        try:
+            await socket.send_bytes(question.encode())
+            reader = asyncio.create_task(_relay(socket, keys, budget, tab.pong))
+            reader.add_done_callback(lambda _: _settle(answer, "gone"))
+
+            async def closed() -> None:
+                log.info("web: a tab holding a seat does not answer: closed, the seat moves")
+                close = holder.socket.close(code=SEAT_ELSEWHERE, message=DROPPED.encode())
+                task = asyncio.ensure_future(close)
+                self._closing.add(task)
+                task.add_done_callback(self._closing.discard)
+                await socket.send_bytes(OTHER_WINDOW_GONE.encode())
+
+            choice = await wait_for_choice(answer, _dropped(holder), closed)
+        except ConnectionError:
+            choice = "gone"
+        finally:
+            self._asking.discard(socket)
+            if reader is not None and not reader.done():
+                reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await reader
+        return choice, keys.size
 
     def _tokens_of(self, cookie: str) -> Path | None:
         """Where the seat tokens of the browser with ``cookie`` are kept (None: nowhere)."""
@@ -509,6 +631,69 @@ class WebDoor:
                 process.stdin.close()  # the last pipe: the process's transport closes with it
 
 
+class _Tab:
+    """One tab, from its websocket's opening until its client has ended and its tokens are
+    kept (:attr:`ended`)."""
+
+    __slots__ = ("ended", "pong", "service", "side", "socket")
+
+    def __init__(self, socket: web.WebSocketResponse) -> None:
+        self.socket = socket
+        self.ended = asyncio.Event()
+        """Set once the tab's client has ended and its seat tokens are kept."""
+        self.pong = asyncio.Event()
+        """Set when the browser answers a ping (:func:`_dropped`)."""
+        self.service: AppService | None = None
+        """The tab's client, once started."""
+        self.side = False
+        """Opened in the lobby beside a seat another tab holds (``l`` at
+        :data:`ANOTHER_WINDOW`): no seat tokens given, and none kept from it."""
+
+
+class _Keys(Protocol):
+    """Where :func:`_relay` passes a tab's keys, sizes and focus: its client (textual-serve's
+    ``AppService``), or the door's question (:class:`_Question`)."""
+
+    async def send_bytes(self, data: bytes) -> bool:
+        """Keys typed."""
+
+    async def set_terminal_size(self, width: int, height: int) -> None:
+        """The terminal's new size."""
+
+    async def blur(self) -> None:
+        """The tab lost the focus."""
+
+    async def focus(self) -> None:
+        """The tab has the focus."""
+
+
+class _Question:
+    """A tab's keys while the door asks where its seat goes (:data:`ANOTHER_WINDOW`): the
+    first one that answers sets ``answer``; the terminal's latest size is kept for the client
+    started after."""
+
+    def __init__(self, answer: asyncio.Future[str], size: tuple[int, int]) -> None:
+        self.answer = answer
+        self.size = size
+
+    async def send_bytes(self, data: bytes) -> bool:
+        """Keys typed: an answer, or nothing."""
+        choice = choice_of(data)
+        if choice is not None and not self.answer.done():
+            self.answer.set_result(choice)
+        return True
+
+    async def set_terminal_size(self, width: int, height: int) -> None:
+        """Kept for the client."""
+        self.size = (width, height)
+
+    async def blur(self) -> None:
+        """Nothing to do."""
+
+    async def focus(self) -> None:
+        """Nothing to do."""
+
+
 class _TabBudget:
     """What one tab may send: messages and bytes per second, as the game port meters a
     connection (``ServerConfig.web_message_rate``, ``web_byte_rate``). Past it a message is
@@ -535,20 +720,29 @@ FLOODING: Final = 1008
 """The close code of a tab that sends past its budget (policy violation)."""
 
 
-async def _relay(socket: web.WebSocketResponse, service: AppService, budget: _TabBudget) -> str:
-    """Pass the browser's keys, resizes and focus changes to the client until the tab goes;
-    why the server closed it, if it did (else "")."""
+async def _relay(
+    socket: web.WebSocketResponse, service: _Keys, budget: _TabBudget, pong: asyncio.Event
+) -> str:
+    """Pass the browser's keys, resizes and focus changes to the client (or the question)
+    until the tab goes; answer its pings, and set ``pong`` at each of its answers to one; why
+    the server closed it, if it did (else "")."""
     async for message in socket:
         if message.type == WSMsgType.ERROR:
             # aiohttp has closed it already: 1009 for a message over ``web_message_max``, told
             # by its header before any of it was read.
             return f"{message.data} (code {socket.close_code})"
-        if message.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
+        if message.type not in _METERED:
             continue
         if not budget.take(len(message.data), time.monotonic()):
             if budget.exhausted:
                 await socket.close(code=FLOODING, message=b"too many messages: slow down")
                 return f"too many messages (code {FLOODING})"
+            continue
+        if message.type == WSMsgType.PING:
+            await socket.pong(message.data)
+            continue
+        if message.type == WSMsgType.PONG:
+            pong.set()
             continue
         if message.type != WSMsgType.TEXT:
             continue
@@ -570,6 +764,45 @@ async def _relay(socket: web.WebSocketResponse, service: AppService, budget: _Ta
         elif kind == "focus":
             await service.focus()
     return ""
+
+
+_METERED: Final = (WSMsgType.TEXT, WSMsgType.BINARY, WSMsgType.PING, WSMsgType.PONG)
+"""The messages a tab's budget pays for (pings and their answers too: aiohttp answered pings
+unmetered before the door took them over)."""
+
+
+async def _dropped(tab: _Tab) -> bool:
+    """Whether ``tab``'s browser does not answer a websocket ping within :data:`LINK_CHECK`
+    (browsers answer pings by themselves, whatever the page does)."""
+    tab.pong.clear()
+    try:
+        await tab.socket.ping()
+        await asyncio.wait_for(tab.pong.wait(), LINK_CHECK)
+    except (TimeoutError, ConnectionError, RuntimeError):
+        return True
+    return False
+
+
+def _settle(answer: asyncio.Future[str], result: str) -> None:
+    """Give ``answer`` its ``result`` unless it has one."""
+    if not answer.done():
+        answer.set_result(result)
+
+
+def _peer_pid(transport: object) -> int | None:
+    """The process at the other end of a local-socket connection's ``transport`` (its
+    ``SO_PEERCRED``), or None (another kind of connection, or none)."""
+    option = getattr(sockets, "SO_PEERCRED", None)
+    get = getattr(transport, "get_extra_info", None)
+    endpoint = get("socket") if get is not None else None
+    if option is None or endpoint is None or endpoint.family != sockets.AF_UNIX:
+        return None
+    try:
+        credentials = endpoint.getsockopt(sockets.SOL_SOCKET, option, struct.calcsize("3i"))
+    except OSError:
+        return None
+    pid: int = struct.unpack("3i", credentials)[0]
+    return pid
 
 
 def player_cookie(request: web.Request) -> str | None:

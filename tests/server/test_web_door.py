@@ -22,6 +22,7 @@ import pytest
 from server.app import Server
 from server.doors import web as web_module
 from server.doors.host import Doors
+from server.doors.kit import SEAT_STAYS
 from server.doors.web import (
     COOKIE,
     REFUSED,
@@ -493,4 +494,130 @@ async def test_a_reload_gets_the_tokens_of_the_tab_it_replaces_while_that_one_en
         assert (homes()[0] / "config" / "sheepshead" / "tokens.json").read_bytes() == tokens
         assert stuck.returncode == -signal.SIGKILL
         await new.close()
+        await until(lambda: not web.services)
+
+
+class _TabScreen:
+    """A tab's websocket read in the background (which also answers the door's pings, as a
+    browser does): its terminal output, searchable without escapes, and how it closed."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.ws = ws
+        self.data = b""
+        self.closed: tuple[int | None, str] | None = None
+        self._task = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        while True:
+            message = await self.ws.receive()
+            if message.type == aiohttp.WSMsgType.BINARY:
+                self.data += message.data
+            elif message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+                self.closed = (self.ws.close_code, str(message.extra or ""))
+                return
+            elif message.type == aiohttp.WSMsgType.ERROR:
+                self.closed = (None, str(message.data))
+                return
+
+    async def wait_for(self, text: str, since: int = 0) -> None:
+        """Until ``text`` shows after byte ``since`` of the output."""
+        await until(lambda: text in plain(self.data[since:]), timeout=START)
+
+    def deaf(self) -> None:
+        """Stop reading: pings go unanswered, as from a tab whose link dropped."""
+        self._task.cancel()
+
+    async def close(self) -> None:
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        await self.ws.close()
+
+
+async def test_a_second_tab_asks_before_it_takes_the_seat_and_a_reload_is_not_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A browser's second tab took the seat of its first one, open and in play, without a
+    word (the browser's tabs share its seat tokens). Now it asks, as the SSH door asks a key's
+    second window: ``q`` closes it, ``l`` opens the lobby and leaves the seat where it is,
+    ``t`` moves it (the first tab says so, in the lobby); a tab holding the seat that answers
+    no ping is closed and the seat comes without a question. A reload is not asked: the tab
+    it replaces has closed its websocket."""
+    monkeypatch.setattr(web_module, "LINK_CHECK", 0.5)
+    eve = secrets.token_urlsafe(32)
+    async with (
+        web_door(tmp_path) as (server, doors, base),
+        aiohttp.ClientSession(cookies={COOKIE: eve}) as http,
+    ):
+        web = doors.web
+        assert web is not None
+
+        async def tab() -> _TabScreen:
+            return _TabScreen(await http.ws_connect(f"{base}/ws/Eve?width=80&height=24"))
+
+        async def client_started(before: set[Any]) -> Any:
+            """The client a tab started, once it has (``before``: the clients there were)."""
+            await until(lambda: bool(web.services - before))
+            (started,) = web.services - before
+            await until(lambda: started._process is not None)
+            return started
+
+        def holder_pid() -> int | None:
+            peer = table.seats[0].peer
+            return web_module._peer_pid(getattr(peer, "transport", None))
+
+        first = await tab()
+        first_client = await client_started(set())
+        await first.wait_for("No tables yet")
+        await first.ws.send_json(["stdin", "c"])
+        await first.wait_for("New table")
+        await first.ws.send_json(["stdin", "\r"])
+        await first.wait_for("Eve's table")
+        await until(lambda: any(t.seats[0].name == "Eve" for t in server.lobby.tables.values()))
+        (table,) = server.lobby.tables.values()
+        await until(lambda: table.seats[0].peer is not None)
+        home = first_client.home
+        await until(lambda: (home / "config" / "sheepshead" / "tokens.json").exists())
+        await first.close()  # a reload: the new tab opens while the old one ends
+        reloaded = await tab()
+        held = await client_started({first_client})
+        await reloaded.wait_for("Eve's table")
+        await until(lambda: holder_pid() == held._process.pid)
+        assert "take the seat here" not in plain(reloaded.data)
+
+        quitter = await tab()
+        await quitter.wait_for("another tab of this browser")
+        assert len(web.services) == 1  # no client meanwhile
+        await quitter.ws.send_json(["stdin", "q"])
+        await until(lambda: quitter.closed is not None)
+        assert quitter.closed == (web_module.SEAT_ELSEWHERE, SEAT_STAYS.strip())
+
+        lobby = await tab()
+        await lobby.wait_for("take the seat here")
+        await lobby.ws.send_json(["stdin", "l"])
+        side = (await client_started({held})).home
+        assert not (side / "config" / "sheepshead" / "tokens.json").exists()
+        assert holder_pid() == held._process.pid
+        await lobby.close()  # (its client has only begun: each one is some 0.7 s of CPU)
+        await until(lambda: len(web.services) == 1)
+
+        since = len(reloaded.data)
+        taker = await tab()
+        await taker.wait_for("take the seat here")
+        await taker.ws.send_json(["stdin", "t"])
+        taken = await client_started({held})
+        await until(lambda: holder_pid() == taken._process.pid)
+        await reloaded.wait_for("another window", since=since)
+        await reloaded.wait_for("Sheepshead lobby", since=since)
+
+        taker.deaf()  # its link drops: it answers no ping
+        last = await tab()
+        await last.wait_for("does not answer")
+        assert "take the seat here" in plain(last.data)
+        moved = await client_started({held, taken})
+        kept = moved.home / "config" / "sheepshead" / "tokens.json"
+        assert kept.exists()  # it takes the seat with the token, as after `t`
+        await until(lambda: taken not in web.services, timeout=10)  # the deaf tab: closed
+        for screen in (reloaded, taker, last):
+            await screen.close()
         await until(lambda: not web.services)
