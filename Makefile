@@ -106,8 +106,10 @@ compiled: $(COMPILED)/.built
 # end-to-end tests, those that feed the compiled server stored rows (restarts, restores) and
 # hostile frames; the rest play the flows the server's own tests and the plain run already play
 # (14 CPU seconds of the compiled run, which runs beside the plain tests that end the run). Not
-# run again: the doors', the store's and the standings' tests, whose code is not compiled.
-COMPILED_E2E := test_server_restore_fuzz test_server_restore test_server_crash \
+# run again: the doors', the store's and the standings' tests, whose code is not compiled, and
+# the restore fuzz (10 CPU seconds of server processes; the compiled restore is the restore and
+# crash tests' and its logic the plain run's fuzz).
+COMPILED_E2E := test_server_restore test_server_crash \
 	test_server_attacks test_server_fuzz test_server_table_fuzz test_server_limits \
 	test_server_chat_kept
 COMPILED_TESTS := tests/engine tests/server tests/test_compiled.py \
