@@ -403,6 +403,7 @@ class TableScreen(GameScreen[None]):
         the turn was theirs and how long they had)."""
         warning = self._current_warning()
         hint = self._current_hint()
+        suffix = ""
         if warning is not None:
             text = Text(warning, style="bold reverse")
         else:
@@ -411,17 +412,28 @@ class TableScreen(GameScreen[None]):
             online = self.game.status not in ("reconnecting", "connecting", "closed")
             offered = self.model.prompt is not None and self.model.info.get("hints")
             if offered and online and hint is None:
-                text.append(" · i: hint")
+                suffix = " · i: hint"
         remaining = self.model.prompt.remaining() if self.model.prompt else None
         if remaining is not None:
             if self._timer is not None:
                 self._timer.resume()
             clock = Text(f" ⏱ {int(remaining + 0.999)}s ", style="bold reverse")
             width = self.query_one("#status").size.width or 80
+            room = width - clock.cell_len - 1
+            # The clock is never pushed off the line (at the call, with "· i: hint", it was
+            # past the 80th column: the player did not see how long they had): the hint's
+            # key goes first (the dialogs name it too), then the sentence is cut short.
+            if text.cell_len + len(suffix) <= room:
+                text.append(suffix)
+            elif text.cell_len > room:
+                text.truncate(max(1, room - 1))
+                text.append("…")
             pad = max(1, width - text.cell_len - clock.cell_len)
             text = text + Text(" " * pad) + clock
-        elif self._timer is not None:
-            self._timer.pause()
+        else:
+            text.append(suffix)
+            if self._timer is not None:
+                self._timer.pause()
         status = self.query_one("#status", Panel)
         shown = hint is not None and warning is None
         if shown:

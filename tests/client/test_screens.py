@@ -643,6 +643,15 @@ async def test_i_in_the_call_dialog_highlights_the_coachs_choice() -> None:
     async with at_the_call(1, hints=True, session=session) as (app, pilot, _table):
         dialog = app.screen
         assert isinstance(dialog, CallDialog)
+        # With a turn timer: the call's sentence and "· i: hint" pushed the clock past the
+        # 80th column (the player at the call did not see how long they had).
+        assert app.model.prompt is not None
+        app.model.prompt.deadline, app.model.prompt.received = 45.0, time.monotonic()
+        table_screen = next(s for s in app.screen_stack if isinstance(s, TableScreen))
+        table_screen._draw_status()
+        await pilot.pause()
+        status = screen_text(app).splitlines()[-2]
+        assert "c opens the call dialog" in status and "⏱ 45s" in status, status
         best = dialog.actions[1]
         session.replies["hint"] = {"type": "ok", "deals": 9, "candidates": [{"action": best}]}
         await pilot.press("i")
