@@ -388,8 +388,11 @@ class SheepsheadApp(App[int]):
         else:
             change = self.model.apply(msg)
         if kind == "notice":
-            # As the log says it: a notice about this client's own seat in the second person.
-            self.notify(self.model.notice_text(msg), title="Notice", timeout=4)
+            # As the log says it: a notice about this client's own seat in the second person
+            # (a long one in a few words, for longer: the log has it whole).
+            text = self.model.notice_short(msg)
+            timeout = 4 if text == self.model.notice_text(msg) else 10
+            self.notify(text, title="Notice", timeout=timeout)
             if msg.get("code") == "rematch":
                 self._history_for = None
         elif kind == "error" and msg.get("code") == errors.SERVER_SHUTDOWN:

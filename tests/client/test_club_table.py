@@ -929,6 +929,21 @@ async def test_the_earlier_lines_of_a_second_drop_are_logged_and_none_twice() ->
             "You are back",
         ]
         assert after[: len(before) - 3] == before[:-3]
+        # Back under another name: the server's whole sentence (280 characters) went in a
+        # pop-up that ran off the terminal's bottom under the reconnect's others, for 4 s.
+        name = app.model.seats[0].name
+        kept = _notice(
+            "name_kept",
+            f"You are back at seat 0 as {name}, not Annie: a seat keeps its name for the match,"
+            " so the score sheet and everybody at the table see one name throughout. To play"
+            " as Annie, leave the seat once the match is over and join again.",
+        )
+        app.handle_message(kept)
+        await pilot.pause()
+        assert app.model.log[-1].text == kept["text"]  # the log keeps it whole
+        told = list(app._notifications)[-1]
+        assert told.message.startswith(f"You are back at seat 0 as {name}: a seat keeps")
+        assert len(told.message) < 100 and told.timeout == 10
 
 
 async def test_a_notice_queued_before_the_history_reply_is_logged_once() -> None:
