@@ -387,7 +387,9 @@ class SheepsheadApp(App[int]):
                 self.deals.reconnected()
         else:
             change = self.model.apply(msg)
-        if kind == "notice":
+        if kind == "notice" and msg.get("code") == REPLACED:
+            pass  # the table_lost that follows says it in a pop-up, with the lobby shown
+        elif kind == "notice":
             # As the log says it: a notice about this client's own seat in the second person
             # (a long one in a few words, for longer: the log has it whole).
             text = self.model.notice_short(msg)

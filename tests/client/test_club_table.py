@@ -1017,7 +1017,13 @@ async def test_a_lobby_refusal_is_a_sentence_and_a_lost_table_closes_the_passwor
         app.handle_message(lost)
         await wait_for(pilot, lambda: joining.is_finished and app.screen is lobby, timeout=5)
         assert joining.result is None and not [r for r in session.sent if r["type"] == "join"][1:]
-        # A seat another window of the player took over is not a reconnect that failed.
+        # A seat another window of the player took over is not a reconnect that failed; the
+        # server's notice and the table_lost after it made two pop-ups saying the same.
+        moved = "Your seat moved to another window or device of yours: a newer connection..."
+        app.handle_message({"type": "notice", "table": "t1", "code": "replaced", "text": moved})
         app.handle_message({"type": "table_lost", "table": "t1", "seat": 2, "code": "replaced"})
         await wait_for(pilot, lambda: "moved to another window" in app.model.log[-1].text)
         assert "could not" not in app.model.log[-1].text, app.model.log[-1].text
+        await pilot.pause()
+        told = [n.message for n in app._notifications if "moved to another" in n.message]
+        assert len(told) == 1 and "You are back in the lobby" in told[0], told
