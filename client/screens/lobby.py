@@ -198,7 +198,9 @@ class LobbyScreen(GameScreen[None]):
                 + Text(" · c creates one · w watches")
             )
         elif yours is not None:
-            hint.update(f" Your seat {yours[0]} is connected elsewhere · c creates one")
+            hint.update(
+                f" Your seat {yours[0]} plays in another window: Enter watches · c creates one"
+            )
         elif table is not None and _is_full(table):
             # Enter joined and was refused "table_full", whose notice said to press w.
             hint.update(" Every seat is taken: Enter watches this table · c creates one")
@@ -342,7 +344,8 @@ class LobbyScreen(GameScreen[None]):
 
     def action_join(self) -> None:
         """Join the highlighted table (asking for its password if it has one); watch it when
-        every seat is taken and none is ours."""
+        every seat is taken and none is ours, or ours is played in another window (a join
+        was refused "already seated": that window has it)."""
         app = self.game
         if app.mode == "watch":
             self.action_watch()
@@ -350,7 +353,8 @@ class LobbyScreen(GameScreen[None]):
         table = self._current()
         if table is None:
             return
-        if _is_full(table) and _yours(table) is None:
+        yours = _yours(table)
+        if (_is_full(table) and yours is None) or (yours is not None and not yours[1]):
             self._enter("watch", table)  # as the lobby's hint line says
         else:
             self._enter("join", table)

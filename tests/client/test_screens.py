@@ -688,6 +688,9 @@ async def test_the_lobby_detail_counts_hands_in_words() -> None:
         seats = [{"seat": n, "name": f"P{n}", "kind": "human"} for n in range(5)]
         full = {"id": "t4", "name": "T4", "state": "playing", "hands": 2, "seats": seats}
         tables.append({**full, "hints": True})
+        # Full, one seat ours and played in another window: Enter joined, and was refused
+        # "already seated" (the hint line said nothing of Enter); w watched.
+        tables.append({**full, "id": "t5", "name": "T5", "yours": {"seat": 1, "away": False}})
         lobby.show_tables(tables)
         texts, hints = [], []
         for _ in tables:
@@ -700,9 +703,17 @@ async def test_the_lobby_detail_counts_hands_in_words() -> None:
             " T2 · 10 hands",
             " T3 · open-ended",
             " T4 · 2 hands · coach hints (i)",
+            " T5 · 2 hands",
         ]
         assert "Enter joins" in hints[0] and "Enter joins" not in hints[3], hints
         assert "Every seat is taken: Enter watches" in hints[3], hints
-        await pilot.press("enter")  # on T4: watches it (joining was refused)
+        assert "Your seat 1 plays in another window: Enter watches" in hints[4], hints
+        await pilot.press("enter")  # on T5: watches it
+        await wait_for(pilot, lambda: bool(app.outbox), timeout=5)
+        assert [m["type"] for m in app.outbox] == ["watch"] and app.outbox[0]["table"] == "t5"
+        app.outbox.clear()
+        await wait_for(pilot, lambda: app.screen is not lobby, timeout=5)
+        await app.pop_screen()  # the table screen it opened: back in the lobby
+        await pilot.press("up", "enter")  # on T4: watches it (joining was refused)
         await pilot.pause()
         assert [m["type"] for m in app.outbox] == ["watch"] and app.outbox[0]["table"] == "t4"
