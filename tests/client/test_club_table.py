@@ -366,6 +366,15 @@ async def test_enter_enter_at_a_result_plays_nothing() -> None:
         assert isinstance(app.screen, ResultScreen)
         await fed(pilot, table.messages())  # the next decision is a card to play
         assert app.model.decision == "play"
+        # The status line under the panel says "play a card: 1-6": a card's key did nothing
+        # there. It shows the table (the trick the panel covered), and plays nothing.
+        assert "Enter or a card's key closes this panel" in screen_text(app)
+        await pilot.press("1")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen) and app.outbox == []
+        app.open_result(app.model.history[-1])
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen)
         await pilot.press("enter", "enter")
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
