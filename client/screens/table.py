@@ -155,7 +155,7 @@ class TableScreen(GameScreen[None]):
         Binding("r", "rules", "Rules"),
         Binding("i", "hint", "Hint", show=False),
         Binding("question_mark", "help", "Help"),
-        Binding("escape", "leave", "Lobby", show=False),
+        Binding("escape", "leave", "Lobby"),
         Binding("q", "quit_app", "Quit"),
     ]
 

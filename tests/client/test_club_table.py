@@ -636,6 +636,10 @@ async def test_rematch_from_the_last_result_leaves_no_panel_behind() -> None:
         # The pop-up says it as the log does: the host read "Ann started…" about themself.
         notes = [n.message for n in app._notifications if n.title == "Notice"]
         assert notes == ["You started a new match at this table"]
+        # The way back to the lobby is in the footer: it named q Quit alone, and a watcher's
+        # q quit the program at once.
+        footer = screen_text(app).splitlines()[-1]
+        assert "esc Lobby" in footer and "q Quit" in footer, footer
 
 
 async def test_match_over_shows_the_sheet_tied_places_and_rematch() -> None:
