@@ -44,7 +44,7 @@ def _seats_text(table: Mapping[str, Any]) -> str | Text:
     if yours is not None:  # the table looks full: say whose seat one of them is
         return Text("yours (away)" if yours[1] else "yours", style="bold reverse")
     seats = table.get("seats") or []
-    taken = [s for s in seats if s.get("kind") not in (None, "empty")]
+    taken = [s for s in seats if _taken(s)]
     bots = sum(1 for s in taken if s.get("kind") == "bot")
     text = f"{len(taken)}/5"
     if bots:
@@ -56,7 +56,14 @@ def _is_full(table: Mapping[str, Any]) -> bool:
     """Whether every seat of ``table`` is taken (a ``join`` would be refused ``table_full``,
     unless one of them is ours: see :func:`_yours`)."""
     seats = table.get("seats") or []
-    return len(seats) >= 5 and all(s.get("kind") not in (None, "empty") for s in seats)
+    return len(seats) >= 5 and all(_taken(s) for s in seats)
+
+
+def _taken(seat: Mapping[str, Any]) -> bool:
+    """Whether a join may not take ``seat``: somebody sits there, and it is not one its player
+    left once the match was over (``left``, PROTOCOL.md §6.1: the name stays shown with the
+    final totals; the lobby counted it taken and Enter watched, though a join takes it)."""
+    return seat.get("kind") not in (None, "empty") and not seat.get("left")
 
 
 def _rules_text(table: Mapping[str, Any]) -> str:
@@ -238,6 +245,8 @@ class LobbyScreen(GameScreen[None]):
                 # A server bot as the standings name it: "Gus (heuristic bot)".
                 label = bot_label(strategy) if isinstance(strategy, str) and strategy else "bot"
                 mark = f" ({label})" if kind == "bot" else (" (away)" if away else "")
+                if seat.get("left"):
+                    mark = " (left: a free seat)"
                 if yours is not None and seat.get("seat") == yours[0]:
                     mark = " (yours, away)" if away else " (yours)"
                 seats.append(f"{seat.get('name', '?')}{mark}")
