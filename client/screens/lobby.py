@@ -246,7 +246,7 @@ class LobbyScreen(GameScreen[None]):
                 label = bot_label(strategy) if isinstance(strategy, str) and strategy else "bot"
                 mark = f" ({label})" if kind == "bot" else (" (away)" if away else "")
                 if seat.get("left"):
-                    mark = " (left: a free seat)"
+                    mark = " (left: free)"
                 if yours is not None and seat.get("seat") == yours[0]:
                     mark = " (yours, away)" if away else " (yours)"
                 seats.append(f"{seat.get('name', '?')}{mark}")
