@@ -24,6 +24,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, Footer, RichLog
 
@@ -31,7 +32,7 @@ from client.coach import hint_text
 from client.decisions import DECISION_VERBS, DECISIONS, is_decision, live_decisions
 from client.model import Change, FinishedHand, LogEntry, TableModel
 from client.screens.base import GameScreen
-from client.screens.dialogs import ALONE_QUESTION, hand_over_key
+from client.screens.dialogs import ALONE_QUESTION, BuryDialog, CallDialog, hand_over_key
 from client.widgets.base import Panel
 from client.widgets.buttons import KeyButton
 from client.widgets.cards import card_label, cards_label
@@ -496,9 +497,15 @@ class TableScreen(GameScreen[None]):
             if "pass_blind" in live:
                 return "Your turn: p picks up the blind, s passes."
             return "Your turn: you must pick (p)."
+        # Under its open dialog, the line said "b opens the bury dialog", a key that did
+        # nothing there.
         if decision == "bury":
+            if self._dialog_open(BuryDialog):
+                return "Choose two cards to bury in the dialog; Esc decides later."
             return "Choose two cards to bury: b opens the bury dialog."
         if decision == "call":
+            if self._dialog_open(CallDialog):
+                return "Call a partner or go alone in the dialog; Esc decides later."
             return "Call a partner or go alone: c opens the call dialog, a goes alone."
         if decision in ("crack", "recrack"):
             return crack_prompt(model)
@@ -524,6 +531,10 @@ class TableScreen(GameScreen[None]):
 
     # ------------------------------------------------------------------ dialogs
 
+    def _dialog_open(self, kind: type[Screen[Any]]) -> bool:
+        """Whether a dialog of ``kind`` is open over the table."""
+        return any(isinstance(screen, kind) for screen in self.app.screen_stack)
+
     def _sync_decision_dialog(self) -> None:
         """Keep the bury or call dialog in step with the prompt.
 
@@ -542,6 +553,7 @@ class TableScreen(GameScreen[None]):
         elif prompt.decision == "call":
             self._dialog_for = prompt.seq
             self.action_call()
+        self._draw_status()  # it names the dialog now open
 
     def _show_match_over(self) -> None:
         if self._result_due is not None:  # the last trick is still on show: after it

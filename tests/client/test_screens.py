@@ -165,6 +165,9 @@ async def test_pick_bury_and_call_through_keys_and_dialogs() -> None:
         assert app.outbox == [{"action": "pick"}]
         await fed(pilot, table.apply(app.outbox.pop()))
         assert isinstance(app.screen, BuryDialog)
+        # The status line under the open dialog said "b opens the bury dialog".
+        status = screen_text(app).splitlines()[-2]
+        assert "bury in the dialog" in status and "b opens" not in status, status
         hand = app.model.hand
         await pilot.press("1", "enter")  # one card chosen: Enter toggles, does not bury
         await pilot.pause()
@@ -172,6 +175,7 @@ async def test_pick_bury_and_call_through_keys_and_dialogs() -> None:
         await pilot.press("enter", "3", "8", "escape")  # unchoose 1, choose 3 and 8, close
         await pilot.pause()
         assert isinstance(app.screen, TableScreen) and app.outbox == []
+        assert "b opens the bury dialog" in screen_text(app).splitlines()[-2]
         await pilot.press("b")
         await pilot.pause()
         assert isinstance(app.screen, BuryDialog)
@@ -185,6 +189,7 @@ async def test_pick_bury_and_call_through_keys_and_dialogs() -> None:
         assert len(calls) >= 2
         text = screen_text(app)
         assert "hold card" in text
+        assert "alone in the dialog" in text.splitlines()[-2], text.splitlines()[-2]
         await pilot.press("2")
         await pilot.pause()
         assert app.outbox == [calls[1]]
@@ -641,17 +646,20 @@ async def test_i_in_the_bury_dialog_asks_the_coach_and_buries_nothing() -> None:
 async def test_i_in_the_call_dialog_highlights_the_coachs_choice() -> None:
     session = FakeSession()
     async with at_the_call(1, hints=True, session=session) as (app, pilot, _table):
-        dialog = app.screen
-        assert isinstance(dialog, CallDialog)
+        assert isinstance(app.screen, CallDialog)
         # With a turn timer: the call's sentence and "· i: hint" pushed the clock past the
         # 80th column (the player at the call did not see how long they had).
         assert app.model.prompt is not None
         app.model.prompt.deadline, app.model.prompt.received = 45.0, time.monotonic()
-        table_screen = next(s for s in app.screen_stack if isinstance(s, TableScreen))
-        table_screen._draw_status()
+        await pilot.press("escape")  # later: the table's line names c
         await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
         status = screen_text(app).splitlines()[-2]
         assert "c opens the call dialog" in status and "⏱ 45s" in status, status
+        await pilot.press("c")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, CallDialog)
         best = dialog.actions[1]
         session.replies["hint"] = {"type": "ok", "deals": 9, "candidates": [{"action": best}]}
         await pilot.press("i")
