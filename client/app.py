@@ -33,7 +33,14 @@ from client import config, exports, terminal
 from client.fairplay import DealChecker
 from client.fairplay import reveal_of_entries as _reveal_of
 from client.fairplay import unrevealed as _uncovered
-from client.model import SHUTDOWN_LINE, Change, FinishedHand, TableModel, hand_from_history
+from client.model import (
+    SHUTDOWN_LINE,
+    Change,
+    FinishedHand,
+    Prompt,
+    TableModel,
+    hand_from_history,
+)
 from client.screens.dialogs import (
     BuryDialog,
     CallDialog,
@@ -998,13 +1005,19 @@ class SheepsheadApp(App[int]):
             if password is None:
                 return None
 
-    async def act(self, action: ActionMap, seq: int | None = None) -> bool:
+    async def act(
+        self, action: ActionMap, seq: int | None = None, taken: Prompt | None = None
+    ) -> bool:
         """Answer the pending decision; the prompt is cleared at once so a key can't send twice.
 
         ``seq`` is the seq of the prompt the action was chosen from (default: the pending
         prompt's): an answer that comes after the turn timer moved on is refused as ``stale``.
+        ``taken``: the prompt the caller took already (``TableModel.take_prompt``), put back
+        as the pending one's would be if the answer is not sent.
         """
         prompt = self.model.take_prompt()
+        if prompt is None:
+            prompt = taken
         if seq is None and prompt is not None:
             seq = prompt.seq
         self.model_changed.publish(Change.PROMPT)

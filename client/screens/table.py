@@ -30,7 +30,7 @@ from textual.widgets import Button, Footer, RichLog
 
 from client.coach import hint_text
 from client.decisions import DECISION_VERBS, DECISIONS, is_decision, live_decisions
-from client.model import Change, FinishedHand, LogEntry, TableModel
+from client.model import Change, FinishedHand, LogEntry, Prompt, TableModel
 from client.screens.base import GameScreen
 from client.screens.dialogs import ALONE_QUESTION, BuryDialog, CallDialog, hand_over_key
 from client.widgets.base import Panel
@@ -772,14 +772,18 @@ class TableScreen(GameScreen[None]):
             self.send(action)
 
     def send(self, action: ActionMap) -> None:
-        """Send the action, quoting the seq of the prompt it was chosen from."""
-        prompt = self.model.prompt
-        self._send(action, None if prompt is None else prompt.seq)
+        """Send the action, quoting the seq of the prompt it was chosen from.
+
+        The prompt is taken now, not when the send's worker runs: two card keys typed in one
+        go both found it pending, and the second play went too (refused ``not_your_turn``
+        in a red pop-up)."""
+        prompt = self.model.take_prompt()
+        self._send(action, prompt)
 
     @work(group="act", exit_on_error=False)
-    async def _send(self, action: ActionMap, seq: int | None) -> None:
+    async def _send(self, action: ActionMap, prompt: Prompt | None) -> None:
         """Send the action to the server (or the harness's outbox)."""
-        await self.game.act(action, seq)
+        await self.game.act(action, None if prompt is None else prompt.seq, taken=prompt)
 
     @work(group="hint", exclusive=True, exit_on_error=False)
     async def action_hint(self) -> None:

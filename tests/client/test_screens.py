@@ -113,7 +113,12 @@ async def test_number_keys_play_only_legal_cards() -> None:
         assert cards[illegal[0]].has_class("-dim")
         good = next(i for i, c in enumerate(hand) if c in legal)
         assert cards[good].has_class("-legal")
-        await pilot.press(str(good + 1))
+        # Two presses taken in before the send's worker ran (typed in one go, "3 5" at a
+        # terminal): the second sent a play as well, refused "It is seat 2's turn, not yours
+        # (not_your_turn)" in a red pop-up.
+        screen: Any = app.screen
+        screen.action_card(good)
+        screen.action_card(good)
         await pilot.pause()
         assert app.outbox == [{"action": "play", "card": hand[good]}]
         assert app.model.prompt is None  # a second key press cannot send twice
