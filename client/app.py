@@ -33,7 +33,14 @@ from client import config, exports, terminal
 from client.fairplay import DealChecker
 from client.fairplay import reveal_of_entries as _reveal_of
 from client.fairplay import unrevealed as _uncovered
-from client.model import SHUTDOWN_LINE, Change, FinishedHand, TableModel, hand_from_history
+from client.model import (
+    SHUTDOWN_LINE,
+    Change,
+    FinishedHand,
+    Prompt,
+    TableModel,
+    hand_from_history,
+)
 from client.screens.dialogs import (
     BuryDialog,
     CallDialog,
@@ -387,9 +394,14 @@ class SheepsheadApp(App[int]):
                 self.deals.reconnected()
         else:
             change = self.model.apply(msg)
-        if kind == "notice":
-            # As the log says it: a notice about this client's own seat in the second person.
-            self.notify(self.model.notice_text(msg), title="Notice", timeout=4)
+        if kind == "notice" and msg.get("code") == REPLACED:
+            pass  # the table_lost that follows says it in a pop-up, with the lobby shown
+        elif kind == "notice":
+            # As the log says it: a notice about this client's own seat in the second person
+            # (a long one in a few words, for longer: the log has it whole).
+            text = self.model.notice_short(msg)
+            timeout = 4 if text == self.model.notice_text(msg) else 10
+            self.notify(text, title="Notice", timeout=timeout)
             if msg.get("code") == "rematch":
                 self._history_for = None
         elif kind == "error" and msg.get("code") == errors.SERVER_SHUTDOWN:
@@ -993,13 +1005,19 @@ class SheepsheadApp(App[int]):
             if password is None:
                 return None
 
-    async def act(self, action: ActionMap, seq: int | None = None) -> bool:
+    async def act(
+        self, action: ActionMap, seq: int | None = None, taken: Prompt | None = None
+    ) -> bool:
         """Answer the pending decision; the prompt is cleared at once so a key can't send twice.
 
         ``seq`` is the seq of the prompt the action was chosen from (default: the pending
         prompt's): an answer that comes after the turn timer moved on is refused as ``stale``.
+        ``taken``: the prompt the caller took already (``TableModel.take_prompt``), put back
+        as the pending one's would be if the answer is not sent.
         """
         prompt = self.model.take_prompt()
+        if prompt is None:
+            prompt = taken
         if seq is None and prompt is not None:
             seq = prompt.seq
         self.model_changed.publish(Change.PROMPT)

@@ -827,6 +827,16 @@ class TableModel:
             return own.format(seat=seat)
         return str(msg.get("text", ""))
 
+    def notice_short(self, msg: Mapping[str, Any]) -> str:
+        """A notice's text for a pop-up: :meth:`notice_text`, or the few words of a long one
+        about this client's seat (the whole ``name_kept`` ran off an 80x24 terminal's bottom
+        under the other pop-ups of a reconnect, and went in 4 s)."""
+        seat = msg.get("seat")
+        short = _SHORT_NOTICES.get(str(msg.get("code")))
+        if short is not None and isinstance(seat, int) and seat == self.my_seat:
+            return short.format(seat=seat, name=self.seats[seat].name)
+        return self.notice_text(msg)
+
     def _new_match(self) -> Change:
         """A rematch began at this table: the last match's hands and result are put away (and
         its number: the next ``history`` says the new one's)."""
@@ -1053,6 +1063,13 @@ _YOUR_NOTICES: Final = {
     "timer_expired": "Time ran out for you; a bot moved",
 }
 """Notices about the reader's own seat, by code, as that reader sees them (PROTOCOL.md §6)."""
+
+_SHORT_NOTICES: Final = {
+    "name_kept": "You are back at seat {seat} as {name}: a seat keeps its name for the match"
+    " (the log says more)",
+}
+"""The pop-up's words for a notice whose whole text is longer than a pop-up shows, by code:
+the log keeps the whole text."""
 
 
 def _is_new_hand(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:

@@ -44,7 +44,7 @@ def _seats_text(table: Mapping[str, Any]) -> str | Text:
     if yours is not None:  # the table looks full: say whose seat one of them is
         return Text("yours (away)" if yours[1] else "yours", style="bold reverse")
     seats = table.get("seats") or []
-    taken = [s for s in seats if s.get("kind") not in (None, "empty")]
+    taken = [s for s in seats if _taken(s)]
     bots = sum(1 for s in taken if s.get("kind") == "bot")
     text = f"{len(taken)}/5"
     if bots:
@@ -56,7 +56,14 @@ def _is_full(table: Mapping[str, Any]) -> bool:
     """Whether every seat of ``table`` is taken (a ``join`` would be refused ``table_full``,
     unless one of them is ours: see :func:`_yours`)."""
     seats = table.get("seats") or []
-    return len(seats) >= 5 and all(s.get("kind") not in (None, "empty") for s in seats)
+    return len(seats) >= 5 and all(_taken(s) for s in seats)
+
+
+def _taken(seat: Mapping[str, Any]) -> bool:
+    """Whether a join may not take ``seat``: somebody sits there, and it is not one its player
+    left once the match was over (``left``, PROTOCOL.md §6.1: the name stays shown with the
+    final totals; the lobby counted it taken and Enter watched, though a join takes it)."""
+    return seat.get("kind") not in (None, "empty") and not seat.get("left")
 
 
 def _rules_text(table: Mapping[str, Any]) -> str:
@@ -198,7 +205,9 @@ class LobbyScreen(GameScreen[None]):
                 + Text(" · c creates one · w watches")
             )
         elif yours is not None:
-            hint.update(f" Your seat {yours[0]} is connected elsewhere · c creates one")
+            hint.update(
+                f" Your seat {yours[0]} plays in another window: Enter watches · c creates one"
+            )
         elif table is not None and _is_full(table):
             # Enter joined and was refused "table_full", whose notice said to press w.
             hint.update(" Every seat is taken: Enter watches this table · c creates one")
@@ -236,6 +245,8 @@ class LobbyScreen(GameScreen[None]):
                 # A server bot as the standings name it: "Gus (heuristic bot)".
                 label = bot_label(strategy) if isinstance(strategy, str) and strategy else "bot"
                 mark = f" ({label})" if kind == "bot" else (" (away)" if away else "")
+                if seat.get("left"):
+                    mark = " (left: free)"
                 if yours is not None and seat.get("seat") == yours[0]:
                     mark = " (yours, away)" if away else " (yours)"
                 seats.append(f"{seat.get('name', '?')}{mark}")
@@ -342,7 +353,8 @@ class LobbyScreen(GameScreen[None]):
 
     def action_join(self) -> None:
         """Join the highlighted table (asking for its password if it has one); watch it when
-        every seat is taken and none is ours."""
+        every seat is taken and none is ours, or ours is played in another window (a join
+        was refused "already seated": that window has it)."""
         app = self.game
         if app.mode == "watch":
             self.action_watch()
@@ -350,7 +362,8 @@ class LobbyScreen(GameScreen[None]):
         table = self._current()
         if table is None:
             return
-        if _is_full(table) and _yours(table) is None:
+        yours = _yours(table)
+        if (_is_full(table) and yours is None) or (yours is not None and not yours[1]):
             self._enter("watch", table)  # as the lobby's hint line says
         else:
             self._enter("join", table)

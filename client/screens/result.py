@@ -683,6 +683,8 @@ class ResultScreen(FitsHeight):
             # This panel covers the hand at 80x24: the new cards are shown with the question.
             text.append("\nYour cards: ", style="")
             text.append_text(cards_text(self.model.hand))
+        elif self.model.decision == "play":
+            text.append("▶ Your turn in the next hand: Enter or a card's key closes this panel.")
         elif self.model.prompt is not None:
             text.append("▶ Your turn in the next hand: Enter closes this panel.")
         return text
@@ -732,6 +734,17 @@ class ResultScreen(FitsHeight):
         self.dismiss(None)
         if self.model.match_over is not None:
             self.game.open_match_over()
+
+    def on_key(self, event: events.Key) -> None:
+        """A card's key while a card to play is yours closes the panel, and plays nothing: the
+        status line under the panel says "play a card: 1-6" and the key did nothing here, but
+        the panel covers the trick, which the player sees before the card goes."""
+        key = event.character or ""
+        if key in "123456789" and key and self.model.decision == "play":
+            event.stop()
+            event.prevent_default()
+            self.action_close()
+        # Else FitsHeight's on_key runs next (Textual calls each class's handler).
 
     @work(group="review", exclusive=True, exit_on_error=False)
     async def action_review(self) -> None:

@@ -24,14 +24,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, Footer, RichLog
 
 from client.coach import hint_text
 from client.decisions import DECISION_VERBS, DECISIONS, is_decision, live_decisions
-from client.model import Change, FinishedHand, LogEntry, TableModel
+from client.model import Change, FinishedHand, LogEntry, Prompt, TableModel
 from client.screens.base import GameScreen
-from client.screens.dialogs import ALONE_QUESTION, hand_over_key
+from client.screens.dialogs import ALONE_QUESTION, BuryDialog, CallDialog, hand_over_key
 from client.widgets.base import Panel
 from client.widgets.buttons import KeyButton
 from client.widgets.cards import card_label, cards_label
@@ -155,7 +156,7 @@ class TableScreen(GameScreen[None]):
         Binding("r", "rules", "Rules"),
         Binding("i", "hint", "Hint", show=False),
         Binding("question_mark", "help", "Help"),
-        Binding("escape", "leave", "Lobby", show=False),
+        Binding("escape", "leave", "Lobby"),
         Binding("q", "quit_app", "Quit"),
     ]
 
@@ -403,6 +404,7 @@ class TableScreen(GameScreen[None]):
         the turn was theirs and how long they had)."""
         warning = self._current_warning()
         hint = self._current_hint()
+        suffix = ""
         if warning is not None:
             text = Text(warning, style="bold reverse")
         else:
@@ -411,17 +413,28 @@ class TableScreen(GameScreen[None]):
             online = self.game.status not in ("reconnecting", "connecting", "closed")
             offered = self.model.prompt is not None and self.model.info.get("hints")
             if offered and online and hint is None:
-                text.append(" · i: hint")
+                suffix = " · i: hint"
         remaining = self.model.prompt.remaining() if self.model.prompt else None
         if remaining is not None:
             if self._timer is not None:
                 self._timer.resume()
             clock = Text(f" ⏱ {int(remaining + 0.999)}s ", style="bold reverse")
             width = self.query_one("#status").size.width or 80
+            room = width - clock.cell_len - 1
+            # The clock is never pushed off the line (at the call, with "· i: hint", it was
+            # past the 80th column: the player did not see how long they had): the hint's
+            # key goes first (the dialogs name it too), then the sentence is cut short.
+            if text.cell_len + len(suffix) <= room:
+                text.append(suffix)
+            elif text.cell_len > room:
+                text.truncate(max(1, room - 1))
+                text.append("…")
             pad = max(1, width - text.cell_len - clock.cell_len)
             text = text + Text(" " * pad) + clock
-        elif self._timer is not None:
-            self._timer.pause()
+        else:
+            text.append(suffix)
+            if self._timer is not None:
+                self._timer.pause()
         status = self.query_one("#status", Panel)
         shown = hint is not None and warning is None
         if shown:
@@ -484,9 +497,15 @@ class TableScreen(GameScreen[None]):
             if "pass_blind" in live:
                 return "Your turn: p picks up the blind, s passes."
             return "Your turn: you must pick (p)."
+        # Under its open dialog, the line said "b opens the bury dialog", a key that did
+        # nothing there.
         if decision == "bury":
+            if self._dialog_open(BuryDialog):
+                return "Choose two cards to bury in the dialog; Esc decides later."
             return "Choose two cards to bury: b opens the bury dialog."
         if decision == "call":
+            if self._dialog_open(CallDialog):
+                return "Call a partner or go alone in the dialog; Esc decides later."
             return "Call a partner or go alone: c opens the call dialog, a goes alone."
         if decision in ("crack", "recrack"):
             return crack_prompt(model)
@@ -512,6 +531,10 @@ class TableScreen(GameScreen[None]):
 
     # ------------------------------------------------------------------ dialogs
 
+    def _dialog_open(self, kind: type[Screen[Any]]) -> bool:
+        """Whether a dialog of ``kind`` is open over the table."""
+        return any(isinstance(screen, kind) for screen in self.app.screen_stack)
+
     def _sync_decision_dialog(self) -> None:
         """Keep the bury or call dialog in step with the prompt.
 
@@ -530,6 +553,7 @@ class TableScreen(GameScreen[None]):
         elif prompt.decision == "call":
             self._dialog_for = prompt.seq
             self.action_call()
+        self._draw_status()  # it names the dialog now open
 
     def _show_match_over(self) -> None:
         if self._result_due is not None:  # the last trick is still on show: after it
@@ -748,14 +772,18 @@ class TableScreen(GameScreen[None]):
             self.send(action)
 
     def send(self, action: ActionMap) -> None:
-        """Send the action, quoting the seq of the prompt it was chosen from."""
-        prompt = self.model.prompt
-        self._send(action, None if prompt is None else prompt.seq)
+        """Send the action, quoting the seq of the prompt it was chosen from.
+
+        The prompt is taken now, not when the send's worker runs: two card keys typed in one
+        go both found it pending, and the second play went too (refused ``not_your_turn``
+        in a red pop-up)."""
+        prompt = self.model.take_prompt()
+        self._send(action, prompt)
 
     @work(group="act", exit_on_error=False)
-    async def _send(self, action: ActionMap, seq: int | None) -> None:
+    async def _send(self, action: ActionMap, prompt: Prompt | None) -> None:
         """Send the action to the server (or the harness's outbox)."""
-        await self.game.act(action, seq)
+        await self.game.act(action, None if prompt is None else prompt.seq, taken=prompt)
 
     @work(group="hint", exclusive=True, exit_on_error=False)
     async def action_hint(self) -> None:

@@ -308,6 +308,9 @@ class Table:
                     "remote": s.kind == "human",
                     "standin": self.presence.standin_active(i),
                     **({"before": before[i]} if i in before else {}),
+                    # A seat its player left once the match was over: the name stays with the
+                    # final totals, and a join may take it (the lobby counted it taken).
+                    **({"left": True} if s.kind == "human" and self._free(i) else {}),
                 }
                 for i, s in enumerate(self.seats)
             ],

@@ -366,6 +366,15 @@ async def test_enter_enter_at_a_result_plays_nothing() -> None:
         assert isinstance(app.screen, ResultScreen)
         await fed(pilot, table.messages())  # the next decision is a card to play
         assert app.model.decision == "play"
+        # The status line under the panel says "play a card: 1-6": a card's key did nothing
+        # there. It shows the table (the trick the panel covered), and plays nothing.
+        assert "Enter or a card's key closes this panel" in screen_text(app)
+        await pilot.press("1")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen) and app.outbox == []
+        app.open_result(app.model.history[-1])
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen)
         await pilot.press("enter", "enter")
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
@@ -627,6 +636,10 @@ async def test_rematch_from_the_last_result_leaves_no_panel_behind() -> None:
         # The pop-up says it as the log does: the host read "Ann started…" about themself.
         notes = [n.message for n in app._notifications if n.title == "Notice"]
         assert notes == ["You started a new match at this table"]
+        # The way back to the lobby is in the footer: it named q Quit alone, and a watcher's
+        # q quit the program at once.
+        footer = screen_text(app).splitlines()[-1]
+        assert "esc Lobby" in footer and "q Quit" in footer, footer
 
 
 async def test_match_over_shows_the_sheet_tied_places_and_rematch() -> None:
@@ -929,6 +942,21 @@ async def test_the_earlier_lines_of_a_second_drop_are_logged_and_none_twice() ->
             "You are back",
         ]
         assert after[: len(before) - 3] == before[:-3]
+        # Back under another name: the server's whole sentence (280 characters) went in a
+        # pop-up that ran off the terminal's bottom under the reconnect's others, for 4 s.
+        name = app.model.seats[0].name
+        kept = _notice(
+            "name_kept",
+            f"You are back at seat 0 as {name}, not Annie: a seat keeps its name for the match,"
+            " so the score sheet and everybody at the table see one name throughout. To play"
+            " as Annie, leave the seat once the match is over and join again.",
+        )
+        app.handle_message(kept)
+        await pilot.pause()
+        assert app.model.log[-1].text == kept["text"]  # the log keeps it whole
+        told = list(app._notifications)[-1]
+        assert told.message.startswith(f"You are back at seat 0 as {name}: a seat keeps")
+        assert len(told.message) < 100 and told.timeout == 10
 
 
 async def test_a_notice_queued_before_the_history_reply_is_logged_once() -> None:
@@ -1002,7 +1030,13 @@ async def test_a_lobby_refusal_is_a_sentence_and_a_lost_table_closes_the_passwor
         app.handle_message(lost)
         await wait_for(pilot, lambda: joining.is_finished and app.screen is lobby, timeout=5)
         assert joining.result is None and not [r for r in session.sent if r["type"] == "join"][1:]
-        # A seat another window of the player took over is not a reconnect that failed.
+        # A seat another window of the player took over is not a reconnect that failed; the
+        # server's notice and the table_lost after it made two pop-ups saying the same.
+        moved = "Your seat moved to another window or device of yours: a newer connection..."
+        app.handle_message({"type": "notice", "table": "t1", "code": "replaced", "text": moved})
         app.handle_message({"type": "table_lost", "table": "t1", "seat": 2, "code": "replaced"})
         await wait_for(pilot, lambda: "moved to another window" in app.model.log[-1].text)
         assert "could not" not in app.model.log[-1].text, app.model.log[-1].text
+        await pilot.pause()
+        told = [n.message for n in app._notifications if "moved to another" in n.message]
+        assert len(told) == 1 and "You are back in the lobby" in told[0], told

@@ -113,7 +113,12 @@ async def test_number_keys_play_only_legal_cards() -> None:
         assert cards[illegal[0]].has_class("-dim")
         good = next(i for i, c in enumerate(hand) if c in legal)
         assert cards[good].has_class("-legal")
-        await pilot.press(str(good + 1))
+        # Two presses taken in before the send's worker ran (typed in one go, "3 5" at a
+        # terminal): the second sent a play as well, refused "It is seat 2's turn, not yours
+        # (not_your_turn)" in a red pop-up.
+        screen: Any = app.screen
+        screen.action_card(good)
+        screen.action_card(good)
         await pilot.pause()
         assert app.outbox == [{"action": "play", "card": hand[good]}]
         assert app.model.prompt is None  # a second key press cannot send twice
@@ -165,6 +170,9 @@ async def test_pick_bury_and_call_through_keys_and_dialogs() -> None:
         assert app.outbox == [{"action": "pick"}]
         await fed(pilot, table.apply(app.outbox.pop()))
         assert isinstance(app.screen, BuryDialog)
+        # The status line under the open dialog said "b opens the bury dialog".
+        status = screen_text(app).splitlines()[-2]
+        assert "bury in the dialog" in status and "b opens" not in status, status
         hand = app.model.hand
         await pilot.press("1", "enter")  # one card chosen: Enter toggles, does not bury
         await pilot.pause()
@@ -172,6 +180,7 @@ async def test_pick_bury_and_call_through_keys_and_dialogs() -> None:
         await pilot.press("enter", "3", "8", "escape")  # unchoose 1, choose 3 and 8, close
         await pilot.pause()
         assert isinstance(app.screen, TableScreen) and app.outbox == []
+        assert "b opens the bury dialog" in screen_text(app).splitlines()[-2]
         await pilot.press("b")
         await pilot.pause()
         assert isinstance(app.screen, BuryDialog)
@@ -185,6 +194,7 @@ async def test_pick_bury_and_call_through_keys_and_dialogs() -> None:
         assert len(calls) >= 2
         text = screen_text(app)
         assert "hold card" in text
+        assert "alone in the dialog" in text.splitlines()[-2], text.splitlines()[-2]
         await pilot.press("2")
         await pilot.pause()
         assert app.outbox == [calls[1]]
@@ -641,6 +651,18 @@ async def test_i_in_the_bury_dialog_asks_the_coach_and_buries_nothing() -> None:
 async def test_i_in_the_call_dialog_highlights_the_coachs_choice() -> None:
     session = FakeSession()
     async with at_the_call(1, hints=True, session=session) as (app, pilot, _table):
+        assert isinstance(app.screen, CallDialog)
+        # With a turn timer: the call's sentence and "· i: hint" pushed the clock past the
+        # 80th column (the player at the call did not see how long they had).
+        assert app.model.prompt is not None
+        app.model.prompt.deadline, app.model.prompt.received = 45.0, time.monotonic()
+        await pilot.press("escape")  # later: the table's line names c
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        status = screen_text(app).splitlines()[-2]
+        assert "c opens the call dialog" in status and "⏱ 45s" in status, status
+        await pilot.press("c")
+        await pilot.pause()
         dialog = app.screen
         assert isinstance(dialog, CallDialog)
         best = dialog.actions[1]
@@ -679,6 +701,9 @@ async def test_the_lobby_detail_counts_hands_in_words() -> None:
         seats = [{"seat": n, "name": f"P{n}", "kind": "human"} for n in range(5)]
         full = {"id": "t4", "name": "T4", "state": "playing", "hands": 2, "seats": seats}
         tables.append({**full, "hints": True})
+        # Full, one seat ours and played in another window: Enter joined, and was refused
+        # "already seated" (the hint line said nothing of Enter); w watched.
+        tables.append({**full, "id": "t5", "name": "T5", "yours": {"seat": 1, "away": False}})
         lobby.show_tables(tables)
         texts, hints = [], []
         for _ in tables:
@@ -691,9 +716,17 @@ async def test_the_lobby_detail_counts_hands_in_words() -> None:
             " T2 · 10 hands",
             " T3 · open-ended",
             " T4 · 2 hands · coach hints (i)",
+            " T5 · 2 hands",
         ]
         assert "Enter joins" in hints[0] and "Enter joins" not in hints[3], hints
         assert "Every seat is taken: Enter watches" in hints[3], hints
-        await pilot.press("enter")  # on T4: watches it (joining was refused)
+        assert "Your seat 1 plays in another window: Enter watches" in hints[4], hints
+        await pilot.press("enter")  # on T5: watches it
+        await wait_for(pilot, lambda: bool(app.outbox), timeout=5)
+        assert [m["type"] for m in app.outbox] == ["watch"] and app.outbox[0]["table"] == "t5"
+        app.outbox.clear()
+        await wait_for(pilot, lambda: app.screen is not lobby, timeout=5)
+        await app.pop_screen()  # the table screen it opened: back in the lobby
+        await pilot.press("up", "enter")  # on T4: watches it (joining was refused)
         await pilot.pause()
         assert [m["type"] for m in app.outbox] == ["watch"] and app.outbox[0]["table"] == "t4"

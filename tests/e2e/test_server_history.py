@@ -253,6 +253,7 @@ async def test_past_hands_keep_the_names_of_who_played_them() -> None:
     history still names Bob for those hands (the seat's newcomer is not credited with them),
     while the table summary shows Carl there now; so does a history rebuilt by the client."""
     from client.model import TableModel
+    from client.screens.lobby import _is_full
     from client.screens.result import score_sheet_parts
 
     async with running_server() as server:
@@ -268,6 +269,9 @@ async def test_past_hands_keep_the_names_of_who_played_them() -> None:
             await ann.send({"type": "start"})
             await asyncio.gather(raw_play(ann), raw_play(bob))
             assert (await bob.request("leave"))["type"] == "ok"
+            # The lobby shows Bob's seat as left, free to take (it counted it taken: Enter
+            # watched the table, and a player told to leave and join again was locked out).
+            before = await carl.request("list_tables")
             joined = await carl.request("join", table=table, seat=seat)
             assert joined["type"] == "ok", joined
             reply = await ann.request("history")
@@ -276,8 +280,12 @@ async def test_past_hands_keep_the_names_of_who_played_them() -> None:
             for raw in (ann, bob, carl):
                 await raw.close()
     assert [entry["names"][seat] for entry in reply["hands"]] == ["Bob", "Bob"]
+    (left,) = [t for t in before["tables"] if t["id"] == table]
+    assert left["seats"][seat]["name"] == "Bob" and left["seats"][seat].get("left") is True
+    assert not _is_full(left) and "left" not in left["seats"][0]  # Ann's: still hers
     (summary,) = [t for t in listing["tables"] if t["id"] == table]
     assert summary["seats"][seat]["name"] == "Carl" and summary["host"] == "Ann"
+    assert "left" not in summary["seats"][seat]
     model = TableModel()
     model.apply({"type": "state", "table": table, "seq": 1, "info": summary, "view": None})
     model.apply_history(reply)
