@@ -273,8 +273,23 @@ class ReviewReply(OkReply):
     decisions: list[Mapping[str, Any]]
 
 
-class StandingsReply(OkReply):
-    """The reply to ``standings``: ``since`` as sent and the standing rows (§10.1)."""
+class TonightWindow(TypedDict):
+    """Which matches a ``standings`` reply for ``since: "tonight"`` counted (§10.1): those
+    that ended from ``start`` to ``end`` (ISO times with the server's offset), and ``text``,
+    that window and the reason for it in words (two lines, each within 80 columns)."""
+
+    start: str
+    end: str
+    text: str
+
+
+class _StandingsWindow(TypedDict, total=False):
+    tonight: TonightWindow
+
+
+class StandingsReply(OkReply, _StandingsWindow):
+    """The reply to ``standings``: ``since`` as sent and the standing rows (§10.1); with
+    ``since: "tonight"``, the window it counted (``tonight``; an older server sends none)."""
 
     since: str | None
     players: list[Mapping[str, Any]]
@@ -365,10 +380,18 @@ def review_reply(
 
 
 def standings_reply(
-    id: int | None, *, since: str | None, players: Sequence[Mapping[str, Any]]
+    id: int | None,
+    *,
+    since: str | None,
+    players: Sequence[Mapping[str, Any]],
+    tonight: TonightWindow | None = None,
 ) -> StandingsReply:
-    """The reply to ``standings``."""
-    return {"type": "ok", "id": id, "since": since, "players": list(players)}
+    """The reply to ``standings``; ``tonight`` (None: left out) the window a ``since:
+    "tonight"`` counted."""
+    out: StandingsReply = {"type": "ok", "id": id, "since": since, "players": list(players)}
+    if tonight is not None:
+        out["tonight"] = tonight
+    return out
 
 
 def error(

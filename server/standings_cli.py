@@ -23,14 +23,15 @@ from pathlib import Path
 from time import time as time_now
 from typing import Final
 
-from protocol.requests import SINCE_TONIGHT, parse_date
+from protocol.requests import parse_date
 from server.storage.standings import (
     TONIGHT_HOURS,
     PlayerStanding,
     compute,
     evening_of,
-    since_timestamp,
+    tonight_header,
 )
+from server.storage.standings import tonight_window as evening_window
 from server.storage.store import STANDINGS_SCHEMA, Reader, Store, _flock_holder
 
 HELP = "standings of the players of a server's finished matches"
@@ -164,37 +165,9 @@ def parse_since(text: str, now: datetime | None = None) -> float:
 def tonight_window(reader: Reader, started: float | None, now: float) -> tuple[float, str]:
     """Where ``--tonight`` begins at wall-clock ``now`` (epoch seconds), as the server counts
     it, for a server that ``started`` (None: none found) on ``reader``'s database, and why,
-    for people: since it started; the evening it went on with (a restart less than
-    :data:`~server.storage.standings.EVENING_GAP_HOURS` after a match ended); or the last
-    :data:`TONIGHT_HOURS` hours (it started longer ago, or none was found)."""
-    begin = evening_of(reader, started, now)
-    since = since_timestamp(SINCE_TONIGHT, started=begin, now=now)
-    assert since is not None  # tonight is always a time
-    hours = f"the last {TONIGHT_HOURS:g} hours"
-    if started is None or begin is None:
-        return since, f"{hours}: no server running on this database was found"
-    when = _local(started, now)
-    if since > begin:
-        return since, f"{hours}: the server started longer ago, at {when}"
-    if begin < started:
-        return since, f"the evening the server went on with when it restarted at {when}"
-    return since, f"since the server on this database started, at {when}"
-
-
-def tonight_header(since: float, why: str, now: float) -> str:
-    """The two lines above ``--tonight``'s standings: the matches that ended from ``since``
-    to ``now``, in local time, and ``why`` it is that window (:func:`tonight_window`); each
-    within 80 columns."""
-    window = f"from {_local(since, now)} to {_local(now, now)}"
-    return f"tonight: matches that ended {window} (local time),\n  {why}"
-
-
-def _local(moment: float, now: float) -> str:
-    """``moment`` in local time: ``19:02`` on ``now``'s day, else with its day
-    (``2026-12-05 19:02``)."""
-    at = datetime.fromtimestamp(moment)
-    same_day = at.date() == datetime.fromtimestamp(now).date()
-    return at.strftime("%H:%M" if same_day else "%Y-%m-%d %H:%M")
+    for people (the words the lobby's standings show too:
+    :func:`server.storage.standings.tonight_window`)."""
+    return evening_window(started, evening_of(reader, started, now), now)
 
 
 def server_started(path: Path) -> float | None:

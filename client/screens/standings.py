@@ -162,6 +162,7 @@ class StandingsScreen(Screen[None]):
     DEFAULT_CSS = """
     StandingsScreen #standings-title { height: 1; padding: 0 1; text-style: bold; }
     StandingsScreen #standings-hint { height: 1; padding: 0 1; color: $text-muted; }
+    StandingsScreen #standings-window { height: auto; padding: 0 1; color: $text-muted; }
     StandingsScreen DataTable { height: 1fr; }
     StandingsScreen #settle { height: 1fr; padding: 0 1; display: none; }
     StandingsScreen.settling #settle { display: block; }
@@ -175,6 +176,9 @@ class StandingsScreen(Screen[None]):
         self.loaded = False
         self.since: str | None = None
         """None: every ended match; ``"tonight"`` (the ``standings`` request's ``since``)."""
+        self.window: str | None = None
+        """Which matches tonight's standings counted and why, as the server words it (the
+        reply's ``tonight``; None: all time, or an older server that does not say)."""
         self.settling = False
         self.stake = DEFAULT_STAKE
         """Cents a point in the settle-up view."""
@@ -182,6 +186,7 @@ class StandingsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         """A title, the table, a hint."""
         yield Static(id="standings-title")
+        yield Static(id="standings-window")
         yield DataTable(id="standings", cursor_type="row", zebra_stripes=True)
         yield Static(id="settle")
         yield Static(id="standings-hint")
@@ -204,6 +209,9 @@ class StandingsScreen(Screen[None]):
         reply = await app.call("standings", about="the standings", **fields)
         if reply is not None and self.is_attached and asked == self.since:
             self.rows = list(reply.get("players") or [])
+            tonight = reply.get("tonight")
+            text = tonight.get("text") if isinstance(tonight, Mapping) else None
+            self.window = str(text) if text and asked == "tonight" else None
             self.loaded = True
             self.show()
 
@@ -217,6 +225,9 @@ class StandingsScreen(Screen[None]):
         else:
             title = f"{when} · by payout per hand (at least {MIN_HANDS} hands)"
         self.query_one("#standings-title", Static).update(title)
+        window = self.query_one("#standings-window", Static)
+        window.update(self.window or "")
+        window.display = self.window is not None
         self.set_class(self.settling, "settling")
         self.query_one("#settle", Static).update("\n".join(settle_lines(self.rows, self.stake)))
         grid = self.query_one(DataTable)
@@ -256,6 +267,7 @@ class StandingsScreen(Screen[None]):
     def action_tonight(self) -> None:
         """Tonight's matches only, or every one again (asks the server)."""
         self.since = None if self.since == "tonight" else "tonight"
+        self.window = None
         self.loaded = False
         self.rows = []
         self.show()

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from protocol import errors
@@ -123,6 +124,47 @@ def since_timestamp(
     moment = since_moment(since)
     assert moment is not None
     return moment.timestamp()
+
+
+def tonight_window(started: float | None, begin: float | None, now: float) -> tuple[float, str]:
+    """Where ``tonight`` begins at wall-clock ``now`` (epoch seconds) for a server that
+    ``started`` then (None: none found), whose evening begins at ``begin``
+    (:func:`evening_of`), and why, for people: since it started; the evening it went on with
+    (a restart less than :data:`EVENING_GAP_HOURS` after a match ended); or the last
+    :data:`TONIGHT_HOURS` hours (it started longer ago, or none was found). The words of
+    ``sheepshead standings --tonight`` and of the ``standings`` reply's ``tonight``."""
+    since = since_timestamp(SINCE_TONIGHT, started=begin, now=now)
+    assert since is not None  # tonight is always a time
+    hours = f"the last {TONIGHT_HOURS:g} hours"
+    if started is None or begin is None:
+        return since, f"{hours}: no server running on this database was found"
+    when = local_time(started, now)
+    if since > begin:
+        return since, f"{hours}: the server started longer ago, at {when}"
+    if begin < started:
+        return since, f"the evening the server went on with when it restarted at {when}"
+    return since, f"since the server on this database started, at {when}"
+
+
+def tonight_header(since: float, why: str, now: float, zone: str = "local time") -> str:
+    """The two lines that say which matches ``tonight`` counts: those that ended from
+    ``since`` to ``now``, in ``zone`` (this machine's local time, as the words call it), and
+    ``why`` it is that window (:func:`tonight_window`); each within 80 columns."""
+    window = f"from {local_time(since, now)} to {local_time(now, now)}"
+    return f"tonight: matches that ended {window} ({zone}),\n  {why}"
+
+
+def _iso(moment: float) -> str:
+    """``moment`` (epoch seconds) as an ISO time with this machine's offset, to the second."""
+    return datetime.fromtimestamp(moment).astimezone().isoformat(timespec="seconds")
+
+
+def local_time(moment: float, now: float) -> str:
+    """``moment`` in local time: ``19:02`` on ``now``'s day, else with its day
+    (``2026-12-05 19:02``)."""
+    at = datetime.fromtimestamp(moment)
+    same_day = at.date() == datetime.fromtimestamp(now).date()
+    return at.strftime("%H:%M" if same_day else "%Y-%m-%d %H:%M")
 
 
 _FIGURES: Final = tuple(f.name for f in fields(Figures))
@@ -227,6 +269,8 @@ class Players:
         self.max_frame = max_frame
         """The largest frame the server sends: a reply lists the rows that fit it."""
         now = wall()
+        self.launched = now
+        """When this server started (wall clock): what ``tonight``'s words say it began."""
         self.started = evening_of(store.reads, now, now)
         """When the server started (wall clock), or the evening it goes on with after a restart
         (:func:`evening_start`): where ``since: "tonight"`` begins at most."""
@@ -303,21 +347,36 @@ class Players:
         task.add_done_callback(self._tasks.discard)
 
     async def _answer(self, peer: Any, request_id: int, since: str | None) -> None:
+        now = self.wall()
         try:
-            players = await self.standings(since)
+            players = await self.standings(since, now)
         except Exception:
             log.exception("standings failed")
             peer.send(m.error(request_id, errors.INTERNAL_ERROR, "The server could not add it up"))
             return
-        peer.send(m.standings_reply(request_id, since=since, players=players))
+        window = self.tonight(now) if since == SINCE_TONIGHT else None
+        peer.send(m.standings_reply(request_id, since=since, players=players, tonight=window))
 
-    def since_seconds(self, since: str | None) -> float | None:
-        """Epoch seconds a request's ``since`` stands for (PROTOCOL.md §10.1; None: all)."""
-        return since_timestamp(since, started=self.started, now=self.wall())
+    def tonight(self, now: float) -> m.TonightWindow:
+        """The reply's ``tonight`` at wall-clock ``now``: the window ``since: "tonight"``
+        counts and why, in the words of ``sheepshead standings --tonight`` (PROTOCOL.md
+        §10.1), its times in the server's."""
+        start, why = tonight_window(self.launched, self.started, now)
+        return {
+            "start": _iso(start),
+            "end": _iso(now),
+            "text": tonight_header(start, why, now, zone="server time"),
+        }
 
-    async def standings(self, since: str | None) -> list[dict[str, Any]]:
-        """The ``standings`` reply's ``players`` (the first :data:`MAX_ROWS` by total)."""
-        start_at = self.since_seconds(since)
+    def since_seconds(self, since: str | None, now: float | None = None) -> float | None:
+        """Epoch seconds a request's ``since`` stands for at wall-clock ``now`` (None: the
+        server's clock now) (PROTOCOL.md §10.1; None: all)."""
+        return since_timestamp(since, started=self.started, now=self.wall() if now is None else now)
+
+    async def standings(self, since: str | None, now: float | None = None) -> list[dict[str, Any]]:
+        """The ``standings`` reply's ``players`` (the first :data:`MAX_ROWS` by total) at
+        wall-clock ``now`` (None: the server's clock now)."""
+        start_at = self.since_seconds(since, now)
         if self.store.path is None:
             return self._wire(query(self.store.reads, start_at, MAX_ROWS))
         if self._executor is None:

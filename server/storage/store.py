@@ -54,7 +54,7 @@ except ImportError:  # Windows: no lock (see _DatabaseLock)
 
 log = logging.getLogger("sheepshead.server")
 
-SCHEMA_VERSION: Final = 14
+SCHEMA_VERSION: Final = 15
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
@@ -87,7 +87,12 @@ gains it empty, its tables' chat having been kept in memory only).
 14: ``chat_lines.code``: the ring keeps a table's notices too (joined, left, host, ...), among
 its chat lines and in one order with them, so after a restart the ``history`` reply's lines
 still say who left or became host (``code`` is the notice's, NULL for a chat line: an older
-database's rows, all chat, are kept as they are)."""
+database's rows, all chat, are kept as they are).
+15: ``seats.away``, whether the seat's player was last told away (``disconnected``, a
+``standin``) rather than back, so a restart knows who was away before it whatever the table
+said since; before, the ring of ``chat_lines`` was all that said it, and a drop older than its
+last 50 lines was forgotten (an older database's rows have NULL: the restore asks the ring, as
+before)."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -115,6 +120,7 @@ CREATE TABLE IF NOT EXISTS seats (
     remote_kind TEXT,                  -- human | bot: what the client said it is
     token_hash TEXT,
     added_by TEXT,                     -- a server bot: the address of the host who seated it
+    away INTEGER,                      -- 1: its player was last told away (NULL: before schema 15)
     PRIMARY KEY (table_id, seat)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS seats_token ON seats(token_hash);
@@ -317,6 +323,9 @@ class SeatRow:
     token_hash: str | None
     added_by: str | None = None
     """A server bot's host's address, so a restart keeps it under ``max_bots_per_address``."""
+    away: bool | None = None
+    """As stored: whether its player was last told away (:meth:`Store.save_away`; None: stored
+    before schema 15, not known). A seat saved anew is not away."""
 
 
 @dataclass
@@ -567,8 +576,11 @@ class Store:
         self._upgrade_to_matches()
         if "code" not in {row[1] for row in db.execute("PRAGMA table_info(chat_lines)")}:
             db.execute("ALTER TABLE chat_lines ADD COLUMN code TEXT")  # schema 13: all chat lines
-        if "added_by" not in {row[1] for row in db.execute("PRAGMA table_info(seats)")}:
+        seat_columns = {row[1] for row in db.execute("PRAGMA table_info(seats)")}
+        if "added_by" not in seat_columns:
             db.execute("ALTER TABLE seats ADD COLUMN added_by TEXT")  # schemas 1 to 5
+        if "away" not in seat_columns:  # schemas 1 to 14: NULL, not known (the ring is asked)
+            db.execute("ALTER TABLE seats ADD COLUMN away INTEGER")
         self._unreference_actions()  # schemas 1 to 8
         if version < STANDINGS_SCHEMA:  # schemas 1 to 7 kept no standings (0: a new file)
             backfill(db)
@@ -735,13 +747,14 @@ class Store:
                 self.on_write()
 
     def save_seat(self, table_id: str, seat: int, row: SeatRow | None) -> None:
-        """Store who sits at ``seat`` (None: the seat is empty)."""
+        """Store who sits at ``seat`` (None: the seat is empty), not away: a seat is saved when
+        someone takes it, takes it back or leaves it, never while its player is away."""
         key = table_key(table_id)
         self._write("DELETE FROM seats WHERE table_id = ? AND seat = ?", (key, seat))
         if row is not None:
             self._write(
                 "INSERT INTO seats (table_id, seat, kind, name, strategy, remote_kind, token_hash,"
-                " added_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " added_by, away) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
                 (
                     key,
                     seat,
@@ -753,6 +766,14 @@ class Store:
                     row.added_by,
                 ),
             )
+
+    def save_away(self, table_id: str, seat: int, away: bool) -> None:
+        """Store that the player at ``seat`` was told ``away`` (dropped, or played by a
+        stand-in) or back: one update of the seat's row (none if the seat is empty)."""
+        self._write(
+            "UPDATE seats SET away = ? WHERE table_id = ? AND seat = ?",
+            (int(away), table_key(table_id), seat),
+        )
 
     def save_left(self, table_id: str, row: LeftRow) -> None:
         """Store who last held ``row.seat``, emptied during the hand in play (replacing whoever
@@ -1098,11 +1119,23 @@ class Store:
                 created_by=row[12],
             )
             for seat_row in self._db.execute(
-                "SELECT seat, kind, name, strategy, remote_kind, token_hash, added_by FROM seats"
-                " WHERE table_id = ? ORDER BY seat",
+                "SELECT seat, kind, name, strategy, remote_kind, token_hash, added_by, away"
+                " FROM seats WHERE table_id = ? ORDER BY seat",
                 (key,),
             ):
-                table.seats.append(SeatRow(*seat_row))
+                seat, kind, name, strategy, remote_kind, token_hash, added_by, away = seat_row
+                table.seats.append(
+                    SeatRow(
+                        seat,
+                        kind,
+                        name,
+                        strategy,
+                        remote_kind,
+                        token_hash,
+                        added_by,
+                        None if away is None else bool(away),
+                    )
+                )
             out.append(table)
             loaded[key] = table
             if state == "playing" or (state == "over" and seed is not None):

@@ -145,27 +145,47 @@ def _packed_entry(
     return pack(entry)
 
 
-def away_before(lines: Iterable[tuple[str | None, int | None]]) -> set[int]:
-    """The seats whose player the table's ``lines`` (oldest first; each a notice's code, None
-    for chat, and its seat) last told away: dropped
+def away_told(code: str) -> bool | None:
+    """Whether a notice with ``code`` tells its seat's player away (True), back (False), or
+    neither (None): what the seat's stored ``away`` becomes (``joined`` and ``left`` replace or
+    empty the seat's row, which starts not away).
+
+    >>> away_told("standin"), away_told("reconnected"), away_told("joined")
+    (True, False, None)
+    """
+    if code in AWAY_CODES:
+        return True
+    return False if code == "reconnected" else None
+
+
+def away_before(
+    seats: Iterable[tuple[int, bool | None]], lines: Iterable[tuple[str | None, int | None]]
+) -> set[int]:
+    """The seats whose player was last told away before a restart: dropped
     (``disconnected``) or played by a stand-in (``standin``), with no return, leave or newcomer
-    told since.
+    told since. ``seats`` is each stored seat and its stored away state (None: stored before
+    schema 15, not known); a seat of those is judged by the table's stored ``lines`` (oldest
+    first; each a notice's code, None for chat, and its seat), which keep only the last
+    :data:`LINES_KEPT`: a drop older than them looked like a player still there.
 
     After a restart every seat is away, but only these players were away before it: the
     return of anyone else is no news to the table (the server dropped everyone at once), and
     telling it ("Ann is back" for each person at each restart) filled the "Earlier at this
     table" lines with returns from nowhere.
 
-    >>> sorted(away_before([("disconnected", 1), ("disconnected", 2), (None, 0),
-    ...     ("reconnected", 2), ("standin", 3), ("timer_expired", 3)]))
+    >>> sorted(away_before([(0, False), (4, True)], []))
+    [4]
+    >>> sorted(away_before([(1, None), (2, None), (3, None)], [("disconnected", 1),
+    ...     ("disconnected", 2), (None, 0), ("reconnected", 2), ("standin", 3),
+    ...     ("timer_expired", 3)]))
     [1, 3]
     """
-    away: set[int] = set()
+    told: set[int] = set()
     for code, seat in lines:
         if seat is None:
             continue
         if code in AWAY_CODES:
-            away.add(seat)
+            told.add(seat)
         elif code in HERE_CODES:
-            away.discard(seat)
-    return away
+            told.discard(seat)
+    return {seat for seat, away in seats if (seat in told if away is None else away)}

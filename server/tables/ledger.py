@@ -118,6 +118,11 @@ class TableLedger:
         found = self.store.seat_player(self.table_id, seat)
         return found[0] if found else None
 
+    def seat_away(self, seat: int, away: bool) -> None:
+        """The table told that ``seat``'s player is ``away`` (dropped, or played by a stand-in)
+        or back: kept with the seat's row, so a restart knows who was away before it."""
+        self.store.save_away(self.table_id, seat, away)
+
     def seat_left(self, seat: int, occupant: SeatState) -> None:
         """``seat``, held by ``occupant``, is about to be emptied during a hand (before its token
         is forgotten, and the player it stands for with it): remember who played it, in the

@@ -56,6 +56,7 @@ from server.tables.commitments import SeedCeremony
 from server.tables.history import (
     LINES_KEPT,
     away_before,
+    away_told,
     history_entry,
     history_reply,
     stored_entry,
@@ -234,7 +235,10 @@ class Table:
         table._left = table.ledger.left_restored(row.left)
         table._holders = table.ledger.holders_restored(row.holders)
         # Everyone was dropped by the restart: only a return of who was away before it is news.
-        away = away_before((line.code, line.seat) for line in row.lines)
+        away = away_before(
+            ((seat_row.seat, seat_row.away) for seat_row in row.seats),
+            ((line.code, line.seat) for line in row.lines),
+        )
         for seat, s in enumerate(table.seats):
             s.away_by_restart = s.kind == "human" and seat not in away
         for line in table.ledger.lines_restored(row.lines, LINES_KEPT):
@@ -1264,6 +1268,9 @@ class Table:
         """Tell everyone at the table (a ``notice``, kept among the last lines for ``history``,
         and stored with them before it is shown, as chat is, so a restart keeps it)."""
         self.ledger.notice_told(code, text, seat, kept=LINES_KEPT)
+        away = away_told(code) if seat is not None else None
+        if seat is not None and away is not None:  # kept with the seat, whatever the ring's length
+            self.ledger.seat_away(seat, away)
         self._broadcast(m.notice(table=self.id, code=code, text=text, seat=seat), keep=True)
 
     # ------------------------------------------------------------------ closing

@@ -148,8 +148,16 @@ async def test_tonight_and_settling_up_at_a_stake(tmp_path: Path) -> None:
             await until(pilot, lambda: screen.loaded)
             await until(pilot, lambda: "No match has ended tonight yet" in screen_text(app))
             assert "Tonight · by total payout" in screen_text(app)
+            # Which matches tonight counted and why, as the server words it, whole at 80
+            # columns (before, the screen did not say where "tonight" began).
+            window = server.players.tonight(time.time())["text"].splitlines()
+            lines = [line.strip() for line in screen_text(app).splitlines()]
+            assert window[0].split(" to ")[0] in lines[1], lines
+            assert window[1].strip() in lines, lines
+            assert "since the server on this database started, at" in window[1]
             await pilot.press("n")
             await until(pilot, lambda: screen.loaded and "Ann" in screen_text(app))
+            assert "tonight: matches" not in screen_text(app)  # all time: no window
             await pilot.press("m")
             await until(pilot, lambda: "settle up at $0.25 a point" in screen_text(app))
             text = screen_text(app)

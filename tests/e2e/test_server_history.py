@@ -14,6 +14,7 @@ from typing import Any
 from client.session import ServerError
 from engine.record import replay_record
 from server.app import Server
+from server.tables.history import LINES_KEPT
 from tests.server.support import (
     Raw,
     disk_config,
@@ -246,6 +247,58 @@ async def test_history_and_its_lines_survive_a_restart_and_a_reconnect(tmp_path:
     check_entries(after["hands"], [m for m in log if m["type"] == "hand_over"])
     await ann.close()
     await server.stop()
+
+
+async def test_a_drop_older_than_the_stored_lines_is_still_told_back_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    """Bob drops, then more lines are said than the table stores (its ring of LINES_KEPT);
+    after a restart his return is news, told as it was before the restart. Before, only the
+    stored lines said who was away: his drop had left them, so he counted as connected when
+    the server went down, and his return went untold."""
+    db = tmp_path / "away.db"
+    fast = {"seed_wait": 0.0, "rate": 500.0, "burst": 500.0}
+    server = Server(disk_config(db, chat_rate=500.0, chat_burst=500.0, **fast))
+    await server.start()
+    ann = await Raw.open(server.port)
+    await ann.hello("Ann")
+    created = await raw_bot_table(ann, bots=3)
+    bob = await Raw.open(server.port)
+    await bob.hello("Bob")
+    joined = await bob.request("join", table=created["table"])
+    assert joined["seat"] == 4
+    assert (await ann.request("start"))["type"] == "ok"
+    await bob.close()
+    await ann.expect("notice", code="disconnected", seat=4)
+    for n in range(LINES_KEPT):
+        assert (await ann.request("chat", text=f"line {n}"))["type"] == "ok"
+    lines = (await ann.request("history"))["lines"]
+    assert all(line.get("code") != "disconnected" for line in lines)  # out of the ring
+    await server.stop()
+    await ann.close()
+
+    server = Server(disk_config(db, **fast))
+    await server.start()
+    try:
+        assert server.restored == 1
+        ann = await Raw.open(server.port)
+        await ann.hello("Ann", token=created["token"])
+        bob = await Raw.open(server.port)
+        await bob.hello("Bob", token=joined["token"])
+        told = [
+            (line.get("code"), line["seat"]) for line in (await ann.request("history"))["lines"]
+        ]
+        assert told[-1] == ("reconnected", 4), told  # Bob's return; Ann's is no news
+        assert ("reconnected", 0) not in told
+    finally:
+        await server.stop()
+    await ann.close()
+    await bob.close()
+    with contextlib.closing(sqlite3.connect(db)) as stored:  # back: not away any more
+        assert stored.execute("SELECT seat, away FROM seats WHERE kind = 'human'").fetchall() == [
+            (0, 0),
+            (4, 0),
+        ]
 
 
 async def test_past_hands_keep_the_names_of_who_played_them() -> None:

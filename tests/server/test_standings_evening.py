@@ -63,10 +63,21 @@ async def test_the_standings_request_takes_a_time_or_tonight(tmp_path: Path) -> 
         assert server.store is not None
         # Before the server started: not tonight's, though within 12 hours.
         ended_matches(server.store, {"random": now - 3600, "heuristic": now + 5})
-        server.players.started = now
+        launched = server.players.launched
+        assert now <= launched < now + 5
+        server.players.started = launched  # no evening to go on with
         tonight = await standings(server.port, since="tonight")
         assert [r["player"] for r in tonight["players"]] == ["heuristic"]
         assert tonight["since"] == "tonight"
+        # Which window it counted and why, in the words of ``standings --tonight``.
+        window = tonight["tonight"]
+        assert datetime.fromisoformat(window["start"]).timestamp() == int(launched)
+        assert 0 <= time.time() - datetime.fromisoformat(window["end"]).timestamp() < 60
+        first, why = window["text"].splitlines()
+        assert first.startswith(f"tonight: matches that ended from {_clock(launched, now)} to ")
+        assert first.endswith(" (server time),") and len(first) <= 80
+        assert why == f"  since the server on this database started, at {_clock(launched, now)}"
+        assert "tonight" not in await standings(server.port)  # all time: no window
         moment = datetime.fromtimestamp(now - 7200, UTC).strftime("%Y-%m-%dT%H:%MZ")
         both = await standings(server.port, since=moment)
         assert sorted(r["player"] for r in both["players"]) == ["heuristic", "random"]
@@ -111,6 +122,14 @@ async def test_a_restart_mid_evening_keeps_tonights_matches(tmp_path: Path) -> N
         tonight = await standings(server.port, since="tonight")
         # The match an hour ago is this evening's; the one four hours before it an earlier one.
         assert [r["player"] for r in tonight["players"]] == ["heuristic"]
+        # The reply says so (before, it carried only the "tonight" it was sent).
+        started = _clock(server.players.launched, time.time())
+        first, why = tonight["tonight"]["text"].splitlines()
+        begin = re.escape(_clock(now - 3600, now))
+        assert re.fullmatch(
+            rf"tonight: matches that ended from {begin} to \d\d:\d\d \(server time\),", first
+        )
+        assert why == f"  the evening the server went on with when it restarted at {started}"
 
 
 def test_the_command_counts_tonight_across_a_restart(
