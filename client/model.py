@@ -444,6 +444,10 @@ class TableModel:
     seat were someone else's."""
     before_you: int | None = None
     """Your seat while the snapshot of a hand you took over is told (:data:`BEFORE_YOU`)."""
+    dropped_at: int | None = None
+    """:attr:`log_count` just after the last "Connection lost" line whose reconnect's
+    ``history`` lines are not logged yet: what the table said while this client was away
+    happened there, before any line logged since (the snapshot's new hand, "Reconnected")."""
 
     def reset(self, table: str | None = None) -> None:
         """Forget everything about the last table (a ``joined`` notice already come for the
@@ -472,6 +476,8 @@ class TableModel:
         if new != old and new in ("reconnecting", "closed"):
             # Not "Connection reconnecting", which read like a slip in the log.
             self._log("notice", CONNECTION_LINES[new])
+            if new == "reconnecting" and self.dropped_at is None:
+                self.dropped_at = self.log_count
         elif new == "connected" and old == "reconnecting":
             self._log("notice", "Reconnected")
         else:
@@ -896,6 +902,7 @@ class TableModel:
         lines = reply.get("lines")
         if first_page and isinstance(lines, Sequence):
             change |= self._earlier_lines([m for m in lines if isinstance(m, Mapping)])
+            self.dropped_at = None
         return change
 
     def _earlier_lines(self, lines: Sequence[Chat | Notice]) -> Change:
@@ -933,8 +940,12 @@ class TableModel:
             LogEntry("event", "── Now"),
         ]
         # Before the first line logged that came after them (the "You are back" of a
-        # reconnect): in the order they happened, not after it.
+        # reconnect), and before every line logged since the connection dropped: the new
+        # hand the reconnect's snapshot told came after them (the block came after its first
+        # lines, out of time order).
         at = min(matched[:newer], default=len(entries))
+        if self.dropped_at is not None:
+            at = min(at, max(0, self.dropped_at - (self.log_count - len(entries))))
         if at == len(entries):
             for entry in block:
                 self._log(entry.kind, entry.text)

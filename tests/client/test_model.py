@@ -254,3 +254,24 @@ def test_odd_messages_change_nothing_they_should_not(msg: dict) -> None:
     model.apply(msg)
     if msg.get("type") not in ("state",):
         assert model.hand == hand
+
+
+def test_the_lines_said_while_away_come_before_the_new_hand_the_reconnect_shows() -> None:
+    """Back after a drop during which a new hand began: the snapshot's "── Hand 2" and the
+    "Reconnected" line were logged, then the ``history``'s lines said while away went after
+    them (the log read out of time order)."""
+    table = EngineTable(seed=11, dealer=1, me=0)
+    model = TableModel()
+    feed(model, table.messages())
+    model.connection_changed("connected", "reconnecting")
+    model.connection_changed("reconnecting", "connected")
+    feed(model, table.next_hand(seed=12))
+    said = {"type": "chat", "from": "Eve", "seat": None, "text": "while you were away"}
+    model.apply_history(table.history(lines=[said]))
+    texts = [e.text for e in model.log]
+    earlier = texts.index("── Earlier at this table")
+    assert texts.index("Connection lost: reconnecting…") < earlier, texts
+    assert earlier < texts.index("── Now") < texts.index("Reconnected"), texts
+    new_hand = max(i for i, t in enumerate(texts) if t.startswith("── Hand"))
+    assert texts.index("── Now") < new_hand, texts
+    assert model.dropped_at is None  # a later history's lines go by the lines shown
