@@ -444,6 +444,9 @@ class TableModel:
     seat were someone else's."""
     before_you: int | None = None
     """Your seat while the snapshot of a hand you took over is told (:data:`BEFORE_YOU`)."""
+    kept_seat: int | None = None
+    """Your seat, once the server said it keeps its name for you (``name_kept``: you came back
+    under another name): the seat's hands of this match are yours whatever name they give."""
     dropped_at: int | None = None
     """:attr:`log_count` just after the last "Connection lost" line whose reconnect's
     ``history`` lines are not logged yet: what the table said while this client was away
@@ -823,7 +826,21 @@ class TableModel:
             self.joined = (msg.get("table"), seat)
         if msg.get("code") == "rematch":
             self.rematch_told = True
+        if msg.get("code") == "name_kept" and isinstance(seat, int) and seat == self.my_seat:
+            self.kept_seat = seat
         return Change.NOTICE
+
+    def your_seat_in(self, hand: FinishedHand) -> int | None:
+        """Your row in ``hand`` (marked "*", you): the seat you hold, unless somebody else
+        played the hand there (it names another player than the seat's now, who sat down
+        since). Marked by seat for the seat the server said keeps its name for you
+        (``name_kept``), whatever name you came back under."""
+        seat = self.my_seat
+        if seat is None:
+            return None
+        if seat == self.kept_seat:
+            return seat
+        return hand.played_by(seat, self.seats[seat].name)
 
     def notice_text(self, msg: Mapping[str, Any]) -> str:
         """A notice's text; one about this client's own seat in the second person."""

@@ -890,7 +890,7 @@ class TableScreen(GameScreen[None]):
         elif missed is not None and model.history and model.history[-1] is missed:
             # Overtaken by this deal: shown when asked for, without the pop-up that told it
             # (it covered the panel's right half for the rest of its ten seconds).
-            self.app.clear_notifications()
+            self.game.untell_result(missed)
             self.game.open_result(missed)
 
     def action_chat(self) -> None:
