@@ -178,13 +178,116 @@ LOBBY_REFUSALS: dict[str, tuple[str, str]] = {
 to do). ``{label}`` is the table's name, ``{said}`` the server's message."""
 
 
+_CARDS_YOU_MAY_PLAY = "{said}: the status line names the cards you may play."
+
+TABLE_REFUSALS: dict[str, str] = {
+    # The engine's: its message says the case ("You must follow trump"); what to do follows.
+    errors.NOT_YOUR_TURN: "It is {turn}'s turn, not yours: wait until the status line says "
+    "it is yours.",
+    errors.ILLEGAL_ACTION: "{said}: the status line says what you can do now.",
+    errors.ILLEGAL_CARD: "{said}: play a card from your hand.",
+    errors.MUST_FOLLOW_SUIT: _CARDS_YOU_MAY_PLAY,
+    errors.HOLD_CARD_REQUIRED: _CARDS_YOU_MAY_PLAY,
+    errors.CALLED_CARD_REQUIRED: _CARDS_YOU_MAY_PLAY,
+    errors.CALLED_CARD_HELD: _CARDS_YOU_MAY_PLAY,
+    errors.CALLED_SUIT_RESTRICTED: _CARDS_YOU_MAY_PLAY,
+    errors.UNKNOWN_CARD_REQUIRED: _CARDS_YOU_MAY_PLAY,
+    errors.UNKNOWN_CARD_HELD: _CARDS_YOU_MAY_PLAY,
+    errors.ILLEGAL_BURY: "{said}: b opens the bury dialog to choose two others.",
+    errors.ILLEGAL_CALL: "{said}: c opens the call dialog to choose another, or a goes alone.",
+    errors.MUST_PICK: "{said}: p picks up the blind.",
+    errors.HAND_OVER: "{said}: nothing more can be played now.",
+    errors.BAD_CARD: "The server did not know the card this client sent: choose it again "
+    "(the log keeps the details for a bug report).",
+    errors.BAD_RULES: "This server does not play those rules: choose others.",
+    # The protocol's and the server's: their messages are for programs, the sentence is ours.
+    errors.BAD_FRAME: "The server could not read what this client sent: try again (the log "
+    "keeps the details for a bug report).",
+    errors.FRAME_TOO_LARGE: "What this client sent was too big for the server, which closed "
+    "the connection: the client connects again by itself.",
+    errors.NOT_A_MAP: "The server could not read what this client sent: try again (the log "
+    "keeps the details for a bug report).",
+    errors.BAD_KEY: "The server could not read what this client sent: try again (the log "
+    "keeps the details for a bug report).",
+    errors.BAD_REQUEST: "The server could not take that as it was sent: try again (the log "
+    "keeps the details for a bug report).",
+    errors.UNKNOWN_TYPE: "This server does not know that request: it runs an older version.",
+    errors.HANDSHAKE_REQUIRED: "The server wanted this client's greeting first and closed the "
+    "connection: the client connects again by itself.",
+    errors.HANDSHAKE_TIMEOUT: "The server did not get this client's greeting in time and "
+    "closed the connection: the client connects again by itself.",
+    errors.VERSION_UNSUPPORTED: "This client and the server speak different versions of the "
+    "protocol: update the client, or ask the server's host.",
+    errors.NOT_SEATED: "The server does not count you at a table now: Esc goes back to the "
+    "lobby, where you can join one again.",
+    errors.ALREADY_SEATED: "You already hold a seat: play on there, or leave it first.",
+    errors.NO_SUCH_TABLE: "This table is no longer open on the server: Esc goes back to the lobby.",
+    errors.TABLE_FULL: "Every seat at this table is taken.",
+    errors.SEAT_TAKEN: "That seat is taken: choose a free one.",
+    errors.NOT_A_BOT: "That seat is not a server bot's: only a bot can be removed.",
+    errors.BAD_PASSWORD: "That is not this table's password.",
+    errors.BAD_TOKEN: "The server no longer holds your seat: Esc goes back to the lobby, "
+    "where you can sit down again.",
+    errors.NOT_HOST: "Only the table's host can do that.",
+    errors.NOT_STARTED: "The match has not started yet: the host starts it (g).",
+    errors.ALREADY_STARTED: "The match has started already: that can be done only before.",
+    errors.NOT_ENOUGH_PLAYERS: "A match needs all five seats filled: + seats a bot in a free seat.",
+    errors.MATCH_OVER: "The match at this table is over: Enter shows the standings.",
+    errors.NOT_OVER: "The match is not over yet: a rematch starts only after it.",
+    errors.STALE: "That answer came after the table had moved on: answer what the status "
+    "line asks now.",
+    errors.RATE_LIMITED: "That was one message too many at once, and the server dropped it: "
+    "wait a few seconds, then try again.",
+    errors.TOO_MANY_CONNECTIONS: "The server has as many connections as it allows: try again "
+    "later.",
+    errors.TOO_MANY_TABLES: "You have as many tables as the server allows: finish or leave one "
+    "first.",
+    errors.REQUEST_TOO_LARGE: "That was too long for the server: make it shorter, then try again.",
+    errors.TOO_MANY_BOTS: "You have as many server bots seated as the server allows: free a "
+    "bot's seat at another table first.",
+    errors.TOO_MANY_SPECTATORS: "Nobody more can watch this table: try again when a watcher "
+    "leaves.",
+    errors.IDLE_TIMEOUT: "The server heard nothing from this client for too long and closed "
+    "the connection: the client connects again by itself.",
+    errors.REPLACED: "Your seat moved to another window or device of yours.",
+    errors.SERVER_SHUTDOWN: f"{SHUTDOWN_LINE}.",
+    errors.INTERNAL_ERROR: "The server failed to handle that, and nothing changed: try again, "
+    "and tell the server's host if it keeps failing.",
+    errors.HINTS_OFF: "This table was created without hints: the coach does not advise here.",
+    errors.NOT_ALLOWED: "A bot may not ask the coach for hints.",
+    errors.BUSY: "The coach is still working on your last question (or is busy): ask again "
+    "in a moment.",
+}
+"""What a player reads for a refusal at the table (an action, a host's key, chat, a hint;
+PROTOCOL.md §8), by code: a sentence saying what happened and what to do, never the code
+(the log line keeps it, for a bug report). ``{said}`` is the server's message, ``{turn}``
+who has the turn."""
+
+
+def table_refusal(code: str, message: str, model: TableModel | None = None) -> str:
+    """The sentence of :data:`TABLE_REFUSALS` for a refusal with ``code`` (``model``: the
+    table, which names who has the turn); a code this client does not know yet is told by
+    the server's message alone."""
+    said = message.strip().rstrip(".") or errors.ERROR_CODES.get(code, "")
+    said = said[:1].upper() + said[1:]
+    known = TABLE_REFUSALS.get(code)
+    if known is None:
+        return f"{said or 'The server refused that'}."
+    if code != errors.NOT_YOUR_TURN:
+        return known.format(said=said)
+    turn = None if model is None else model.turn
+    if model is None or turn is None or turn == model.my_seat:
+        return "It is not your turn now: wait until the status line says it is yours."
+    return known.format(turn=model.name(turn))
+
+
 def refusal_text(code: str, message: str, label: str) -> str:
     """Sentences for a refusal with ``code`` of a request about the table called ``label``
     (:data:`LOBBY_REFUSALS`); the server's ``message`` with its code for a refusal that has no
     sentence there."""
     known = LOBBY_REFUSALS.get(code)
     if known is None:
-        return error_text(ServerError(code, message or "refused"))
+        return table_refusal(code, message)
     said = message.strip().rstrip(".")
     if not said:
         meaning = errors.ERROR_CODES.get(code, code)
@@ -196,6 +299,11 @@ def refusal_title(code: str, request: str) -> str:
     """The title of the notification that tells a refusal of ``request`` with ``code``."""
     known = LOBBY_REFUSALS.get(code)
     return known[0] if known is not None else f"{request} refused"
+
+
+def _result_title(hand: FinishedHand) -> str:
+    """The title of the pop-up that tells ``hand``'s result (:meth:`SheepsheadApp.tell_result`)."""
+    return f"Hand {hand.number}: {hand.result.get('outcome_text') or 'hand over'}"
 
 
 class SheepsheadApp(App[int]):
@@ -408,8 +516,9 @@ class SheepsheadApp(App[int]):
             # As the log says it: the server's own text said "reconnect later", a chore this
             # client does by itself, in a red pop-up beside the log's calm line.
             self.notify(SHUTDOWN_LINE, title="Server restarting", severity="warning", timeout=8)
-        elif kind == "error":
-            self.notify(str(msg.get("message", "error")), severity="error")
+        elif kind == "error":  # the model's log line keeps the message and code
+            code, message = str(msg.get("code") or ""), str(msg.get("message") or "")
+            self.notify(table_refusal(code, message, self.model), severity="error")
         elif kind == "commitment":
             self._answer_commitment(cast(Commitment, msg))
         elif kind == "seeds_revealed":
@@ -691,15 +800,23 @@ class SheepsheadApp(App[int]):
         """Tell a hand's result in a pop-up, for one the next deal overtook before its panel
         opened (the table screen's Enter still shows the panel, and h every hand)."""
         result = hand.result
-        seat = self.model.my_seat
-        me = hand.played_by(seat, self.model.seats[seat].name if seat is not None else None)
+        me = self.model.your_seat_in(hand)
         lines = [line.plain for line in result_summary(result, hand.names, me)]
         payouts = result.get("payouts")
         if me is not None and payouts:
             lines.append(f"You {payouts[me]:+d}.")
         lines.append("Enter shows the whole result; h every hand.")
-        outcome = str(result.get("outcome_text") or "hand over")
-        self.notify("\n".join(lines), title=f"Hand {hand.number}: {outcome}", timeout=10)
+        self.notify("\n".join(lines), title=_result_title(hand), timeout=10)
+
+    def untell_result(self, hand: FinishedHand) -> None:
+        """Take back the pop-up of :meth:`tell_result` for ``hand`` (its panel opens: the
+        pop-up covered its right half), and no other. Textual (8.2) offers no public way to
+        remove one notification: ``clear_notifications`` took a refusal or a notice shown
+        beside it too; the private one its own toasts use when clicked does."""
+        title = _result_title(hand)
+        for told in list(self._notifications):
+            if told.title == title:
+                self._unnotify(told)
 
     def open_match_over(self) -> None:
         """Show the final standings and the score sheet, or, while a hand's result is open,
@@ -949,7 +1066,7 @@ class SheepsheadApp(App[int]):
             if exc.code in passing:
                 raise
             if about is None:
-                self.notify(error_text(exc), title=f"{request} refused", severity="error")
+                self._refused(exc, f"{request} refused")
             else:
                 self.notify(
                     refusal_text(exc.code, exc.message, about),
@@ -1036,9 +1153,17 @@ class SheepsheadApp(App[int]):
                 return False
             if not isinstance(exc, ServerError):
                 raise
-            self.notify(error_text(exc), title="Not allowed", severity="error")
+            self._refused(exc, "Not allowed")
             return False
         return True
+
+    def _refused(self, exc: ServerError, title: str) -> None:
+        """Tell a refusal at the table in a pop-up as a sentence (:func:`table_refusal`);
+        the table's log keeps the server's message and code, for a bug report."""
+        if self.model.table is not None:
+            self.model.note("error", f"{title}: {error_text(exc)}")
+            self.model_changed.publish(Change.LOG)
+        self.notify(table_refusal(exc.code, exc.message, self.model), title=title, severity="error")
 
     # ------------------------------------------------------------------ records
 
@@ -1088,7 +1213,7 @@ class SheepsheadApp(App[int]):
                     severity="warning",
                 )
             else:
-                self.notify(error_text(exc), title="rematch refused", severity="error")
+                self._refused(exc, "rematch refused")
             return False
         except (OSError, TimeoutError) as exc:
             self.notify(f"rematch failed: {exc}", severity="error")

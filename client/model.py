@@ -444,6 +444,13 @@ class TableModel:
     seat were someone else's."""
     before_you: int | None = None
     """Your seat while the snapshot of a hand you took over is told (:data:`BEFORE_YOU`)."""
+    kept_seat: int | None = None
+    """Your seat, once the server said it keeps its name for you (``name_kept``: you came back
+    under another name): the seat's hands of this match are yours whatever name they give."""
+    dropped_at: int | None = None
+    """:attr:`log_count` just after the last "Connection lost" line whose reconnect's
+    ``history`` lines are not logged yet: what the table said while this client was away
+    happened there, before any line logged since (the snapshot's new hand, "Reconnected")."""
 
     def reset(self, table: str | None = None) -> None:
         """Forget everything about the last table (a ``joined`` notice already come for the
@@ -472,6 +479,8 @@ class TableModel:
         if new != old and new in ("reconnecting", "closed"):
             # Not "Connection reconnecting", which read like a slip in the log.
             self._log("notice", CONNECTION_LINES[new])
+            if new == "reconnecting" and self.dropped_at is None:
+                self.dropped_at = self.log_count
         elif new == "connected" and old == "reconnecting":
             self._log("notice", "Reconnected")
         else:
@@ -817,7 +826,21 @@ class TableModel:
             self.joined = (msg.get("table"), seat)
         if msg.get("code") == "rematch":
             self.rematch_told = True
+        if msg.get("code") == "name_kept" and isinstance(seat, int) and seat == self.my_seat:
+            self.kept_seat = seat
         return Change.NOTICE
+
+    def your_seat_in(self, hand: FinishedHand) -> int | None:
+        """Your row in ``hand`` (marked "*", you): the seat you hold, unless somebody else
+        played the hand there (it names another player than the seat's now, who sat down
+        since). Marked by seat for the seat the server said keeps its name for you
+        (``name_kept``), whatever name you came back under."""
+        seat = self.my_seat
+        if seat is None:
+            return None
+        if seat == self.kept_seat:
+            return seat
+        return hand.played_by(seat, self.seats[seat].name)
 
     def notice_text(self, msg: Mapping[str, Any]) -> str:
         """A notice's text; one about this client's own seat in the second person."""
@@ -896,6 +919,7 @@ class TableModel:
         lines = reply.get("lines")
         if first_page and isinstance(lines, Sequence):
             change |= self._earlier_lines([m for m in lines if isinstance(m, Mapping)])
+            self.dropped_at = None
         return change
 
     def _earlier_lines(self, lines: Sequence[Chat | Notice]) -> Change:
@@ -933,8 +957,12 @@ class TableModel:
             LogEntry("event", "── Now"),
         ]
         # Before the first line logged that came after them (the "You are back" of a
-        # reconnect): in the order they happened, not after it.
+        # reconnect), and before every line logged since the connection dropped: the new
+        # hand the reconnect's snapshot told came after them (the block came after its first
+        # lines, out of time order).
         at = min(matched[:newer], default=len(entries))
+        if self.dropped_at is not None:
+            at = min(at, max(0, self.dropped_at - (self.log_count - len(entries))))
         if at == len(entries):
             for entry in block:
                 self._log(entry.kind, entry.text)

@@ -14,7 +14,7 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 
 from client.decisions import DECISION_VERBS
-from client.model import TableModel
+from client.model import Prompt, TableModel
 
 if TYPE_CHECKING:
     from client.app import SheepsheadApp
@@ -50,18 +50,35 @@ class GameModal(GameAccess, ModalScreen[ResultType]):
     """A dialog or panel over a screen of the sheepshead app."""
 
 
-def turn_note(model: TableModel) -> Text | None:
-    """ "▶ Your turn to play: Esc goes back to the table" (and the turn timer's seconds left)
-    while a decision of yours waits, for a panel that covers the table's status line; None
-    when nothing is yours to do."""
+CONNECTION_DOWN = frozenset({"reconnecting", "connecting", "closed"})
+"""The app's connection statuses in which nothing is heard from the server."""
+
+
+def turn_clock(prompt: Prompt | None, status: str) -> str | None:
+    """The turn timer as shown: ``⏱ 17s``, or ``⏱ --`` while the connection (``status``) is
+    down, when the server's clock is not known here (it went on counting down, then jumped
+    to the server's deadline once back); None when no timer runs for a decision of yours."""
+    remaining = None if prompt is None else prompt.remaining()
+    if remaining is None:
+        return None
+    if status in CONNECTION_DOWN:
+        return "⏱ --"
+    return f"⏱ {int(remaining + 0.999)}s"
+
+
+def turn_note(model: TableModel, status: str) -> Text | None:
+    """ "▶ Your turn to play: Esc goes back to the table" (and the turn timer, as
+    :func:`turn_clock` shows it with the connection's ``status``) while a decision of yours
+    waits, for a panel that covers the table's status line; None when nothing is yours to
+    do."""
     prompt = model.prompt
     if prompt is None:
         return None
     verb = DECISION_VERBS.get(prompt.decision, "act")
     note = Text(f" ▶ Your turn to {verb}: Esc goes back to the table ", style="bold reverse")
-    remaining = prompt.remaining()
-    if remaining is not None:
-        note.append(f"⏱ {int(remaining + 0.999)}s ")
+    clock = turn_clock(prompt, status)
+    if clock is not None:
+        note.append(f"{clock} ")
     return note
 
 
@@ -86,7 +103,7 @@ class ShowsYourTurn(GameAccess):
         boxes = cast(Screen[Any], self).query(".box")
         if not boxes:  # between a recompose's removal and its new children
             return
-        note = turn_note(self.model)
+        note = turn_note(self.model, self.game.status)
         shown = None if note is None else note.plain
         if shown != self._turn_shown:
             self._turn_shown = shown

@@ -341,7 +341,7 @@ def seat_names(model: TableModel) -> tuple[list[str], int | None]:
     mine = model.my_seat
     if model.history and (model.match_over is not None or model.table_state == "over"):
         last = model.history[-1]
-        return list(last.names), last.played_by(mine, names[mine] if mine is not None else None)
+        return list(last.names), model.your_seat_in(last)
     return names, mine
 
 
@@ -580,6 +580,8 @@ class ResultScreen(FitsHeight):
         """The coach's review of your decisions in this hand, once asked for (v)."""
         self._names: list[str] = list(hand.names)
         """The seats' names the panel was drawn with."""
+        self._me: int | None = None
+        """The row the panel marked as yours."""
 
     def show(self, hand: FinishedHand) -> None:
         """Show ``hand`` instead (a later one that ended while this screen was open)."""
@@ -592,8 +594,8 @@ class ResultScreen(FitsHeight):
         hand = self.hand
         result = hand.result
         model = self.model
-        me = hand.played_by(model.my_seat, self._my_name())
-        self._names = list(hand.names)
+        me = model.your_seat_in(hand)
+        self._names, self._me = list(hand.names), me
         outcome = str(result.get("outcome_text") or "hand over")
         body: list[RenderableType] = [*result_summary(result, hand.names, me)]
         tricks = result.get("tricks") or []
@@ -643,10 +645,6 @@ class ResultScreen(FitsHeight):
             keys.remove("x export")
         return " · ".join(keys)
 
-    def _my_name(self) -> str | None:
-        seat = self.model.my_seat
-        return self.model.seats[seat].name if seat is not None else None
-
     def on_mount(self) -> None:
         """Say whether the next decision is already yours, and keep saying it; name who
         played the hand once the server's history says (it may come after the panel)."""
@@ -654,7 +652,9 @@ class ResultScreen(FitsHeight):
         self.game.model_changed.subscribe(self, self._changed)
 
     def _changed(self, change: Change) -> None:
-        if self.hand.names != self._names:
+        # Who played it (the history names them) or which row is yours (the name_kept notice
+        # comes after the snapshot that opened the panel) is known later.
+        if self.hand.names != self._names or self.model.your_seat_in(self.hand) != self._me:
             self.refresh(recompose=True)
         self._draw_turn()
 

@@ -31,7 +31,7 @@ from textual.widgets import Button, Footer, RichLog
 from client.coach import hint_text
 from client.decisions import DECISION_VERBS, DECISIONS, is_decision, live_decisions
 from client.model import Change, FinishedHand, LogEntry, Prompt, TableModel
-from client.screens.base import GameScreen
+from client.screens.base import CONNECTION_DOWN, GameScreen, turn_clock
 from client.screens.dialogs import ALONE_QUESTION, BuryDialog, CallDialog, hand_over_key
 from client.widgets.base import Panel
 from client.widgets.buttons import KeyButton
@@ -410,15 +410,15 @@ class TableScreen(GameScreen[None]):
         else:
             text = Text(self.status_text())
             # Not while the connection is down: the coach is on the server.
-            online = self.game.status not in ("reconnecting", "connecting", "closed")
+            online = self.game.status not in CONNECTION_DOWN
             offered = self.model.prompt is not None and self.model.info.get("hints")
             if offered and online and hint is None:
                 suffix = " · i: hint"
-        remaining = self.model.prompt.remaining() if self.model.prompt else None
-        if remaining is not None:
+        timer = turn_clock(self.model.prompt, self.game.status)
+        if timer is not None:
             if self._timer is not None:
                 self._timer.resume()
-            clock = Text(f" ⏱ {int(remaining + 0.999)}s ", style="bold reverse")
+            clock = Text(f" {timer} ", style="bold reverse")
             width = self.query_one("#status").size.width or 80
             room = width - clock.cell_len - 1
             # The clock is never pushed off the line (at the call, with "· i: hint", it was
@@ -890,7 +890,7 @@ class TableScreen(GameScreen[None]):
         elif missed is not None and model.history and model.history[-1] is missed:
             # Overtaken by this deal: shown when asked for, without the pop-up that told it
             # (it covered the panel's right half for the rest of its ten seconds).
-            self.app.clear_notifications()
+            self.game.untell_result(missed)
             self.game.open_result(missed)
 
     def action_chat(self) -> None:

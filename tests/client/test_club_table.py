@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import client.screens.table
-from client.app import YOUR_TURN_TITLE, SheepsheadApp
+from client.app import TABLE_REFUSALS, YOUR_TURN_TITLE, SheepsheadApp, table_refusal
 from client.bury_check import forces_alone
 from client.screens.dialogs import BuryDialog, CreateTableDialog, PasswordDialog
 from client.screens.info import HistoryScreen, TricksScreen
@@ -28,6 +28,7 @@ from client.widgets.hand import CardWidget
 from client.widgets.table import LastTrickBox, SeatBox, TrickView, tag_name
 from engine.rules import RuleSet
 from engine.view import seat_view
+from protocol import errors
 from tests.client.feed import EngineTable, FakeSession, at_the_bury, unknown_type
 from tests.client.test_e2e import wait_for
 from tests.client.test_screens import drawn_strips, fed, my_play_turn, screen_text
@@ -160,10 +161,13 @@ async def test_the_last_trick_is_seen_before_the_result(fake_clock: FakeClock) -
         assert isinstance(app.screen, TableScreen), app.screen
         told = [n.title for n in app._notifications]
         assert any(str(title).startswith("Hand 2: ") for title in told), told
+        app.notify("Bob is back", title="Notice")  # told beside it
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ResultScreen) and app.screen.hand.number == 2
-        assert not app._notifications  # the pop-up said the same, over the panel's right half
+        # The pop-up said the same, over the panel's right half: it goes, and only it (every
+        # pop-up went with it).
+        assert [n.title for n in app._notifications] == ["Notice"]
 
 
 async def test_the_last_trick_of_the_match_is_seen_before_the_match_over_panel(
@@ -1040,3 +1044,37 @@ async def test_a_lobby_refusal_is_a_sentence_and_a_lost_table_closes_the_passwor
         await pilot.pause()
         told = [n.message for n in app._notifications if "moved to another" in n.message]
         assert len(told) == 1 and "You are back in the lobby" in told[0], told
+
+
+async def test_a_refused_play_is_told_in_a_sentence_and_the_log_keeps_the_code() -> None:
+    """A play refused at the table ended its red pop-up with the raw code: "It is seat 2's
+    turn, not yours (not_your_turn)". Every code the server sends reads as a sentence."""
+    table = EngineTable(seed=11, dealer=1, me=0)
+    session = FakeSession()
+    app = SheepsheadApp(session, mode="join")  # type: ignore[arg-type]
+    for msg in table.messages():
+        app.model.apply(msg)
+    turn = app.model.turn
+    assert turn is not None and turn != 0
+    refusal = ServerError("not_your_turn", f"It is seat {turn}'s turn, not yours")
+
+    async def refused(action: dict[str, Any], *, seq: int | None = None) -> dict[str, Any]:
+        raise refusal
+
+    session.act = refused  # type: ignore[method-assign]
+    told: list[tuple[str, str | None]] = []
+
+    def notify(message: str, **options: Any) -> None:
+        told.append((message, options.get("title")))
+
+    app.notify = notify  # type: ignore[method-assign]
+    assert not await app.act({"action": "pass"}, seq=app.model.seq)
+    name = app.model.name(turn)
+    sentence = f"It is {name}'s turn, not yours: wait until the status line says it is yours."
+    assert told == [(sentence, "Not allowed")]
+    assert app.model.log[-1].text.endswith("(not_your_turn)")  # for a bug report
+    for code, meaning in errors.ERROR_CODES.items():
+        said = table_refusal(code, meaning, app.model)
+        assert f"({code})" not in said and ("_" not in code or code not in said), said
+        assert said[:1].isupper() and said.endswith("."), (code, said)
+        assert code in TABLE_REFUSALS, code  # a sentence of its own, with what to do

@@ -318,6 +318,11 @@ async def test_after_a_reconnect_the_earlier_lines_come_before_you_are_back(
         assert texts.index("── Earlier at this table") < away < texts.index("── Now") < back, (
             "\n".join(texts)
         )
+        # In time order: said while the connection was down, before "Reconnected" (and the
+        # lines of the snapshot that came with it), not after them.
+        dropped = texts.index("Connection lost: reconnecting…")
+        assert dropped < texts.index("── Earlier at this table")
+        assert texts.index("── Now") < texts.index("Reconnected"), "\n".join(texts)
         shown = screen_text(app)
         assert shown.index("while you were away") < shown.index("You are back"), shown
     await session.close()

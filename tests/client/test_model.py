@@ -254,3 +254,43 @@ def test_odd_messages_change_nothing_they_should_not(msg: dict) -> None:
     model.apply(msg)
     if msg.get("type") not in ("state",):
         assert model.hand == hand
+
+
+def test_the_lines_said_while_away_come_before_the_new_hand_the_reconnect_shows() -> None:
+    """Back after a drop during which a new hand began: the snapshot's "── Hand 2" and the
+    "Reconnected" line were logged, then the ``history``'s lines said while away went after
+    them (the log read out of time order)."""
+    table = EngineTable(seed=11, dealer=1, me=0)
+    model = TableModel()
+    feed(model, table.messages())
+    model.connection_changed("connected", "reconnecting")
+    model.connection_changed("reconnecting", "connected")
+    feed(model, table.next_hand(seed=12))
+    said = {"type": "chat", "from": "Eve", "seat": None, "text": "while you were away"}
+    model.apply_history(table.history(lines=[said]))
+    texts = [e.text for e in model.log]
+    earlier = texts.index("── Earlier at this table")
+    assert texts.index("Connection lost: reconnecting…") < earlier, texts
+    assert earlier < texts.index("── Now") < texts.index("Reconnected"), texts
+    new_hand = max(i for i, t in enumerate(texts) if t.startswith("── Hand"))
+    assert texts.index("── Now") < new_hand, texts
+    assert model.dropped_at is None  # a later history's lines go by the lines shown
+
+
+def test_your_row_is_your_seat_once_the_server_says_it_kept_its_name_for_you() -> None:
+    """Back at a finished table under another name (the seat keeps its old one, the server's
+    ``name_kept``): the last hand's result panel had no "*" on your row, found by name."""
+    table = EngineTable(seed=11, dealer=1, me=0)
+    model = TableModel()
+    feed(model, table.messages())
+    feed(model, table.play_out())
+    hand = model.history[-1]
+    assert model.your_seat_in(hand) == 0  # played here, under the seat's name
+    # Named otherwise than the seat is now: somebody who sat down since is not marked ...
+    hand.names = ["Annie", *hand.names[1:]]
+    assert model.seats[0].name != "Annie" and model.your_seat_in(hand) is None
+    # ... but the seat the server keeps for you is yours, whatever the names say.
+    model.apply({"type": "notice", "code": "name_kept", "seat": 0, "text": "You are back"})
+    assert model.your_seat_in(hand) == 0
+    model.apply({"type": "notice", "code": "name_kept", "seat": 3, "text": "not yours"})
+    assert model.kept_seat == 0

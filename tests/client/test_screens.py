@@ -385,6 +385,12 @@ async def test_help_and_rules_say_when_the_table_waits_for_you() -> None:
         # The timer counts down from 20 s: a busy machine may take a few seconds to get here.
         timer = re.search(r"⏱ (\d+)s", box_bottom)
         assert timer is not None and 0 < int(timer.group(1)) <= 20, box_bottom
+        app.handle_message({"type": "connection", "status": "reconnecting"})  # not known now
+        await wait_for(
+            pilot,
+            lambda: "▶ Your turn to play: Esc goes back to the table ⏱ --" in screen_text(app),
+        )
+        app.handle_message({"type": "connection", "status": "connected"})
         text = " ".join(" ".join(lines).split())
         for binding in TableScreen.BINDINGS:
             action = binding.action.split("(")[0]  # type: ignore[union-attr]
@@ -491,6 +497,16 @@ async def test_turn_timer_counts_down_in_the_status_line() -> None:
         line = screen_text(app).splitlines()[-2]
         later = int(re.search(r"⏱ (\d+)s", line).group(1))  # type: ignore[union-attr]
         assert later <= first - 5
+        # While the connection is down the server's clock is not known here: it counted on,
+        # then jumped to the server's deadline once back. The line says it is unknown.
+        app.handle_message({"type": "connection", "status": "reconnecting"})
+        await pilot.pause()
+        line = screen_text(app).splitlines()[-2]
+        assert "reconnecting" in line and "⏱ --" in line, line
+        assert not re.search(r"⏱ \d", line), line
+        app.handle_message({"type": "connection", "status": "connected"})
+        await pilot.pause()
+        assert re.search(r"⏱ \d+s", screen_text(app).splitlines()[-2])
 
 
 async def test_match_over_shows_the_final_standings() -> None:
