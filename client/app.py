@@ -814,9 +814,13 @@ class SheepsheadApp(App[int]):
         remove one notification: ``clear_notifications`` took a refusal or a notice shown
         beside it too; the private one its own toasts use when clicked does."""
         title = _result_title(hand)
+        unnotify = getattr(self, "_unnotify", None)
+        if unnotify is None:  # a Textual without it: all pop-ups go, as before
+            self.clear_notifications()
+            return
         for told in list(self._notifications):
             if told.title == title:
-                self._unnotify(told)
+                unnotify(told)
 
     def open_match_over(self) -> None:
         """Show the final standings and the score sheet, or, while a hand's result is open,
