@@ -5,10 +5,11 @@ Every chat line and notice a table sends is stored in a ring of ``LINES_KEPT`` r
 ``--lines`` lines at random tables, committed every 100 as the server's batches would be: half
 of them the costliest chat line (200 four-byte characters under a 24-character name of them),
 half the costliest notice (``left`` under that name), or only notices with ``--notices-only``.
-Every 50,000 lines it prints the rows, the database's pages (free ones too), its size and the
-CPU a line so far. Run by hand::
+Every 50,000 lines (``--every``) it prints the rows, the database's pages (free ones too), its
+size and the CPU a line so far. Run by hand::
 
     .venv/bin/python bench/line_ring.py [--tables 500] [--lines 300000] [--notices-only]
+        [--every 50000]
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=500, help="tables (max_tables: 500)")
     parser.add_argument("--lines", type=int, default=300_000)
     parser.add_argument("--notices-only", action="store_true")
+    parser.add_argument("--every", type=int, default=50_000, help="lines between two reports")
     args = parser.parse_args()
     rng = random.Random(1)
     with tempfile.TemporaryDirectory() as tmp:
@@ -58,7 +60,7 @@ def main() -> None:
             said[table] += 1
             if i % 100 == 0:
                 store.commit()
-            if i % 50_000 == 0:
+            if i % args.every == 0:
                 db = store._db
                 rows = db.execute("SELECT count(*) FROM chat_lines").fetchone()[0]
                 pages = db.execute("PRAGMA page_count").fetchone()[0]
