@@ -10,48 +10,9 @@ time of its own.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import resource
 import sys
-from typing import Any, Final
-
-SEAT_TOKEN_ENV: Final = "SHEEPSHEAD_DOOR_SEAT_TOKEN"
-"""Set by the SSH door: the SHA-256 (hex) of the seat token its home held for the player's name
-when the door checked whether another window holds that seat (empty: none). See
-:func:`only_checked_tokens`."""
-
-
-def token_digest(token: str) -> str:
-    """What :data:`SEAT_TOKEN_ENV` holds for ``token`` (the token itself stays out of the
-    environment)."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def only_checked_tokens(checked: str) -> None:
-    """Have this process's client take a seat back only with the token the door checked
-    (its digest ``checked``, or none when empty) or one it filed itself. The client reads its
-    seat token a second or so after the door looked (its start-up): another window of the key
-    that sat down in between filed a token the door never asked about, and the client took
-    that window's seat over without a question. Now such a token is not offered, and the
-    client opens the lobby (the other window keeps its seat)."""
-    from client.session import TokenStore
-
-    filed: set[str] = set()
-    get, put = TokenStore.get, TokenStore.put
-
-    def checked_get(store: TokenStore, server: str, name: str) -> str | None:
-        token = get(store, server, name)
-        if token is None or token in filed or token_digest(token) == checked:
-            return token
-        return None
-
-    def recorded_put(store: TokenStore, server: str, name: str, token: str) -> None:
-        filed.add(token)
-        put(store, server, name, token)
-
-    patched: Any = TokenStore
-    patched.get, patched.put = checked_get, recorded_put
 
 
 def lower_limits(nice: int, data_bytes: int) -> None:
@@ -76,9 +37,6 @@ def main(argv: list[str]) -> int:
         print("usage: python -m server.doors.child NICE DATA_BYTES ARGS...", file=sys.stderr)
         return 2
     lower_limits(nice, data_bytes)
-    checked = os.environ.get(SEAT_TOKEN_ENV)
-    if checked is not None:
-        only_checked_tokens(checked)
     from client.cli import main as client_main
 
     sys.argv = ["sheepshead", *argv[2:]]

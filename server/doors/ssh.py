@@ -53,7 +53,7 @@ from asyncssh.constants import (
     MSG_USERAUTH_REQUEST,
 )
 
-from server.doors.child import SEAT_TOKEN_ENV, token_digest
+from client.session import DOOR_SEAT_TOKEN_ENV, token_digest
 from server.doors.kit import (
     LINK_CHECK,
     OTHER_WINDOW_GONE,
@@ -941,8 +941,8 @@ class SSHDoor:
             config = self.server.config
             env = child_environment(home, session.term or "xterm-256color")
             # The client reads its seat token a second or so from now: it may take a seat back
-            # only with the token checked above (see server.doors.child.only_checked_tokens).
-            env[SEAT_TOKEN_ENV] = token_digest(checked) if checked is not None else ""
+            # only with the token checked above (see client.session.DoorTokenStore).
+            env[DOOR_SEAT_TOKEN_ENV] = token_digest(checked) if checked is not None else ""
             child = PtyChild(
                 client_command(
                     self.socket_path,
