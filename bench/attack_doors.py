@@ -53,7 +53,9 @@ one scenario at a time, ``--loops`` loops in one attacking process (at low prior
   window whose seat is connected elsewhere ("take the seat here?"; meanwhile the door asks the
   first session for a keepalive), as fast as the door starts sessions for the address; the
   attempts count the questions asked, the sessions that started a client instead, and the
-  refusals (its first session takes a second or two to seat, from the window's start: each
+  refusals, by what the door wrote on stderr (``refused: the address's starts`` and the like,
+  :data:`STARTS_REFUSED`: expected at this pace; ``exited N unasked`` is any other end, a
+  player locked out) (its first session takes a second or two to seat, from the window's start: each
   loop opens one second session at least, past the window if need be);
 - ``second tabs``: each loop's browser (a cookie of its own, from 127.0.0.(60 + n)) sits at a
   table of its own through a first tab (its client creates the table), reloads it (the new tab
@@ -660,6 +662,43 @@ async def _read_until(process: Any, text: bytes, seconds: float) -> bool:
     return text in seen
 
 
+STARTS_REFUSED = {
+    b"Too many new sessions from your address": "refused: the address's starts",
+    b"The server is starting many sessions": "refused: the server's starts",
+    b"Too many sessions from your address": "refused: the address's open sessions",
+    b"The server is full": "refused: the server is full",
+}
+"""What the door's session limits (``server.doors.kit.DoorGate``) say on a refused session's
+stderr, and what ``second windows`` counts it as: an expected refusal, not a player locked
+out."""
+
+
+async def _stderr_of(process: Any) -> bytes:
+    """What an ended session wrote on its stderr (the door's refusals go there)."""
+    import asyncssh
+
+    with contextlib.suppress(TimeoutError, asyncssh.Error):
+        return bytes(await asyncio.wait_for(process.stderr.read(65536), 1.0))
+    return b""
+
+
+def _unasked(status: int, said: bytes) -> str:
+    """How ``second windows`` counts a session that ended with ``status`` unasked, having
+    written ``said`` on its stderr: one of :data:`STARTS_REFUSED`, else ``exited N unasked``
+    (a player locked out: the door should have asked, or let it in) with what it said.
+
+    >>> _unasked(1, b"Too many new sessions from your address: wait a few seconds.")
+    "refused: the address's starts"
+    >>> _unasked(1, b"")
+    'exited 1 unasked'
+    """
+    for text, name in STARTS_REFUSED.items():
+        if text in said:
+            return name
+    told = said.decode(errors="replace").strip().splitlines()[:1]
+    return f"exited {status} unasked" + (f" ({told[0][:60]})" if told else "")
+
+
 async def second_windows(port: int, deadline: float, ended: Counter[str], number: int) -> None:
     """A key seated through a first session; then its second sessions, each left at the
     door's question, again until ``deadline`` (see the module doc)."""
@@ -705,7 +744,8 @@ async def second_windows(port: int, deadline: float, ended: Counter[str], number
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(process.wait_closed(), 1.0)
                     if process.exit_status is not None:
-                        ended[f"exited {process.exit_status} unasked"] += 1
+                        said = await _stderr_of(process)
+                        ended[_unasked(process.exit_status, said)] += 1
                         await asyncio.sleep(0.5)
                     else:
                         ended["not asked"] += 1

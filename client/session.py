@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import itertools
 import json
 import logging
@@ -37,7 +38,7 @@ import os
 import tempfile
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
-from typing import Any, Literal, cast, overload
+from typing import Any, Final, Literal, cast, overload
 
 from protocol.events import (
     BotAdded,
@@ -112,10 +113,13 @@ class TokenStore:
     @classmethod
     def default(cls) -> TokenStore:
         """``tokens.json`` in the client's config directory (:func:`client.config.config_dir`,
-        which ``SHEEPSHEAD_CONFIG_DIR`` moves)."""
+        which ``SHEEPSHEAD_CONFIG_DIR`` moves); under an SSH door that checked the seat token
+        (:data:`DOOR_SEAT_TOKEN_ENV` set), a :class:`DoorTokenStore`."""
         from client.config import config_dir
 
-        return cls(config_dir() / "tokens.json")
+        path = config_dir() / "tokens.json"
+        checked = os.environ.get(DOOR_SEAT_TOKEN_ENV)
+        return cls(path) if checked is None else DoorTokenStore(path, checked)
 
     def load(self) -> dict[str, dict[str, str]]:
         """Everything stored (an unreadable or malformed file counts as empty)."""
@@ -169,6 +173,44 @@ class TokenStore:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
+
+
+DOOR_SEAT_TOKEN_ENV: Final = "SHEEPSHEAD_DOOR_SEAT_TOKEN"
+"""Set by the SSH door for its client: the SHA-256 (hex, :func:`token_digest`) of the seat
+token the player's home held when the door checked whether another window holds that seat
+(empty: none). See :class:`DoorTokenStore`."""
+
+
+def token_digest(token: str) -> str:
+    """What :data:`DOOR_SEAT_TOKEN_ENV` holds for ``token`` (the token itself stays out of the
+    environment)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class DoorTokenStore(TokenStore):
+    """The seat tokens of a client an SSH door started: it takes a seat back only with the
+    token the door checked (its digest ``checked``; none when empty) or one this client filed
+    itself. The client reads its token a second or so after the door looked (its start-up):
+    another window of the key that sat down in between filed a token the door never asked
+    about, and this client took that window's seat over without a question. Such a token is
+    not offered, and the client opens the lobby (the other window keeps its seat)."""
+
+    def __init__(self, path: str | os.PathLike[str], checked: str) -> None:
+        super().__init__(path)
+        self.checked = checked
+        self.filed: set[str] = set()
+
+    def get(self, server: str, name: str) -> str | None:
+        """The stored token, if the door checked it or this client filed it."""
+        token = super().get(server, name)
+        if token is None or token in self.filed or token_digest(token) == self.checked:
+            return token
+        return None
+
+    def put(self, server: str, name: str, token: str) -> None:
+        """Store a token, and offer it from now on."""
+        self.filed.add(token)
+        super().put(server, name, token)
 
 
 class Session:

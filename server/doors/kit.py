@@ -307,7 +307,14 @@ def seat_held(lobby: Lobby, tokens: Path, name: str) -> tuple[Table, int] | None
     one looked up."""
     from client.session import TokenStore
 
-    for names in TokenStore(tokens).load().values():
+    return seat_held_in(lobby, TokenStore(tokens).load(), name)
+
+
+def seat_held_in(
+    lobby: Lobby, stored: dict[str, dict[str, str]], name: str
+) -> tuple[Table, int] | None:
+    """:func:`seat_held` for the tokens ``stored`` (``TokenStore.load()``'s), read already."""
+    for names in stored.values():
         token = names.get(name)
         found = lobby.take_back(token) if token else None
         if found is not None and found[0].seats[found[1]].peer is not None:

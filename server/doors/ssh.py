@@ -53,6 +53,7 @@ from asyncssh.constants import (
     MSG_USERAUTH_REQUEST,
 )
 
+from client.session import DOOR_SEAT_TOKEN_ENV, token_digest
 from server.doors.kit import (
     LINK_CHECK,
     OTHER_WINDOW_GONE,
@@ -63,7 +64,7 @@ from server.doors.kit import (
     choice_of,
     client_command,
     player_name,
-    seat_held,
+    seat_held_in,
     wait_for_choice,
 )
 from server.net.limits import TokenBucket, client_address
@@ -905,7 +906,7 @@ class SSHDoor:
         if ending:
             await asyncio.wait(ending, timeout=KILL_AFTER + 1.0)
         side: Path | None = None
-        held = self._seat_elsewhere(fingerprint, name)
+        held, checked = self._seat_elsewhere(fingerprint, name)
         if held is not None:
             choice = await self._ask_where(session, *held)
             if session.chan is None:  # the session ended at the question
@@ -917,6 +918,7 @@ class SSHDoor:
                     chan.exit(0)
                     return
                 side = self._side_home(fingerprint)
+                checked = None
         home = player_home(self.data_dir, fingerprint)
         pending: Path | None = None
         try:
@@ -937,6 +939,10 @@ class SSHDoor:
                 # leave no directory and no identity behind unless it takes a seat.
                 pending = home = Path(tempfile.mkdtemp(prefix="sheepshead-ssh-"))
             config = self.server.config
+            env = child_environment(home, session.term or "xterm-256color")
+            # The client reads its seat token a second or so from now: it may take a seat back
+            # only with the token checked above (see client.session.DoorTokenStore).
+            env[DOOR_SEAT_TOKEN_ENV] = token_digest(checked) if checked is not None else ""
             child = PtyChild(
                 client_command(
                     self.socket_path,
@@ -945,7 +951,7 @@ class SSHDoor:
                     nice=config.door_child_nice,
                     data_bytes=config.door_child_data_bytes,
                 ),
-                child_environment(home, session.term or "xterm-256color"),
+                env,
                 home,
                 session.size,
                 session.output,
@@ -982,22 +988,30 @@ class SSHDoor:
             "ssh %s: %s (%s) playing, client pid %s", login.address, name, fingerprint, child.pid
         )
 
-    def _seat_elsewhere(self, fingerprint: str, name: str) -> tuple[str, int] | None:
+    def _seat_elsewhere(
+        self, fingerprint: str, name: str
+    ) -> tuple[tuple[str, int] | None, str | None]:
         """The table name and seat whose token a new session of the key with ``fingerprint``
         under ``name`` would take over while the seat's connection is up (another window of
-        the key has it), or None. The client takes a seat back with the token its home keeps
-        for its name (``tokens.json``, PROTOCOL.md §10), so that is the one looked up."""
+        the key has it), or None; and the seat token the client will be let take a seat back
+        with (the one its home holds now for ``name``, or None). The client takes a seat back
+        with the token its home keeps for its name (``tokens.json``, PROTOCOL.md §10), so that
+        is the one looked up; both come from one reading of that file."""
+        from client.session import TokenStore
+
         home = player_home(self.data_dir, fingerprint)
         if not home.is_dir():
             shared = self._pending_home_of(fingerprint)
             if shared is None:
-                return None
+                return None, None
             home = shared
-        found = seat_held(self.server.lobby, home / "config" / "sheepshead" / "tokens.json", name)
+        stored = TokenStore(home / "config" / "sheepshead" / "tokens.json").load()
+        checked = stored.get(f"localhost:{self.server.port}", {}).get(name)
+        found = seat_held_in(self.server.lobby, stored, name)
         if found is None:
-            return None
+            return None, checked
         table, seat = found
-        return table.config.name, seat
+        return (table.config.name, seat), checked
 
     async def _ask_where(self, session: _Session, table: str, seat: int) -> str:
         """Ask the player where the seat at ``table`` goes (:data:`ANOTHER_WINDOW`): "take",

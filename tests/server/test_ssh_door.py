@@ -299,6 +299,18 @@ async def test_a_second_window_of_a_seated_key_asks_before_it_takes_the_seat(
             watcher.close()
             await lobby.close()
         await until(lambda: not side.exists())
+        # The race: the door looked for a held seat before the first window sat down, and the
+        # new client read the seat token that window filed meanwhile (its start-up takes a
+        # second): it took the seat over, unasked. It may take a seat back only with the token
+        # the door checked (none here): it opens the lobby, and the first window keeps its seat.
+        with pytest.MonkeyPatch.context() as early:
+            early.setattr(doors.ssh, "_seat_elsewhere", lambda fingerprint, name: (None, None))
+            async with connect(doors, key) as conn:
+                late = Screen(await open_game(conn))
+                await late.wait_for("Sheepshead lobby")
+                await late.wait_for("ann's table")
+                assert table.seats[0].peer is seated
+                await late.close()
         since = len(screen.data)
         async with connect(doors, key) as conn:
             taker = await open_game(conn)
