@@ -867,24 +867,34 @@ async def test_a_client_away_through_a_rematch_checks_each_match_against_its_own
     app = SheepsheadApp(ann, mode="join")
     revealed = reveal_noted(app)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.model.view is not None and len(app.model.history) == 1)
+        await wait_for(
+            pilot,
+            lambda: app.model.view is not None and len(app.model.history) == 1,
+            what="Ann seated with hand 1 in her history",
+        )
         gate = reconnects_held(ann)  # back only once the rematch has begun
         cut_off(server, "Ann")  # a stand-in plays her seat (grace 0)
         over = await hal_plays
         await hal.request("rematch")
         await drive([hal], over["seq"], lambda *_: True)  # Hal's first turn in the new match
         gate.set()
-        await wait_for(pilot, lambda: app.status == "connected" and app.model.match == 1)
+        await wait_for(
+            pilot,
+            lambda: app.status == "connected" and app.model.match == 1,
+            what="Ann reconnected into the rematch (match 1)",
+        )
 
         def verdicts() -> list[str]:
             return [e.text for e in app.model.log if e.text.startswith("Deals")]
 
         await hal.request("end_match")  # in the new match's first hand: its seeds revealed
-        await wait_for(pilot, lambda: revealed.is_set())
-        await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+        await wait_for(pilot, lambda: revealed.is_set(), what="the new match's seeds revealed")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, MatchOverScreen), what="the match-over panel"
+        )
         await pilot.pause()
         assert not [n for n in app._notifications if n.severity == "error"], verdicts()
-        await wait_for(pilot, lambda: bool(verdicts()))
+        await wait_for(pilot, lambda: bool(verdicts()), what='a "Deals" verdict in the log')
         said = verdicts()
         # The old match: the hand seen here and the one played after the drop, from its
         # records; the new match: no hand ended, and its commitment, published while Ann was
