@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import random
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -848,43 +847,49 @@ async def test_a_client_away_through_a_rematch_checks_each_match_against_its_own
     await hal.request("start")
     loop = asyncio.get_running_loop()
     deadline = loop.time() + 30
-    hal_plays: asyncio.Task[dict[str, Any]] | None = None
-
-    async def until(condition: Callable[[], bool], what: str) -> None:
-        while not condition():
-            if hal_plays is not None and hal_plays.done():
-                hal_plays.result()  # Hal's play failed: say how, not only that time ran out
-            assert loop.time() < deadline, f"timed out waiting until {what}"
-            await asyncio.sleep(0.01)
-
-    await until(lambda: (hal.last_state or {}).get("view") is not None, "dealt")
+    while (hal.last_state or {}).get("view") is None:
+        assert loop.time() < deadline, "timed out waiting until dealt"
+        await asyncio.sleep(0.01)
     await hal.request("remove_bot", seat=4)  # a stand-in plays it until Ann sits down
-    hal_plays = asyncio.create_task(play_until(hal, "match_over", [], random.Random(5)))
-    summary = server.lobby.tables[table].summary
-    await until(lambda: summary()["hands_played"] == 1, "hand 1 is played")
+    # Hal plays hand 1, then leaves his first prompt of hand 2 unanswered until Ann is seated:
+    # the bots and the stand-in play at once, and on a loaded machine the whole of hand 2
+    # was played while Ann connected, so she sat down at the match's end with both hands in
+    # her history. Once she sits, hand 2 waits for her turn (her client does not play).
+    await play_until(hal, "hand_over", [], random.Random(5))
     ann = await session_for(server, tmp_path)
     await ann.request("join", table=table, seat=4, password=None)
+    hal_plays = asyncio.create_task(play_until(hal, "match_over", [], random.Random(6)))
     app = SheepsheadApp(ann, mode="join")
     revealed = reveal_noted(app)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.model.view is not None and len(app.model.history) == 1)
+        await wait_for(
+            pilot,
+            lambda: app.model.view is not None and len(app.model.history) == 1,
+            what="Ann seated with hand 1 in her history",
+        )
         gate = reconnects_held(ann)  # back only once the rematch has begun
         cut_off(server, "Ann")  # a stand-in plays her seat (grace 0)
         over = await hal_plays
         await hal.request("rematch")
         await drive([hal], over["seq"], lambda *_: True)  # Hal's first turn in the new match
         gate.set()
-        await wait_for(pilot, lambda: app.status == "connected" and app.model.match == 1)
+        await wait_for(
+            pilot,
+            lambda: app.status == "connected" and app.model.match == 1,
+            what="Ann reconnected into the rematch (match 1)",
+        )
 
         def verdicts() -> list[str]:
             return [e.text for e in app.model.log if e.text.startswith("Deals")]
 
         await hal.request("end_match")  # in the new match's first hand: its seeds revealed
-        await wait_for(pilot, lambda: revealed.is_set())
-        await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+        await wait_for(pilot, lambda: revealed.is_set(), what="the new match's seeds revealed")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, MatchOverScreen), what="the match-over panel"
+        )
         await pilot.pause()
         assert not [n for n in app._notifications if n.severity == "error"], verdicts()
-        await wait_for(pilot, lambda: bool(verdicts()))
+        await wait_for(pilot, lambda: bool(verdicts()), what='a "Deals" verdict in the log')
         said = verdicts()
         # The old match: the hand seen here and the one played after the drop, from its
         # records; the new match: no hand ended, and its commitment, published while Ann was

@@ -92,12 +92,17 @@ def play_options(memory: bool) -> argparse.Namespace:
     )
 
 
-async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 30) -> None:
+async def wait_for(
+    pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 30, what: str | None = None
+) -> None:
+    """Polls ``condition`` until it holds; on timeout says ``what`` was awaited (a lambda has no
+    name of its own, so without ``what`` the failure only shows its repr)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not condition():
         if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {condition.__doc__ or condition}")
+            awaited = what or condition.__doc__ or condition
+            raise AssertionError(f"timed out after {timeout} s waiting for {awaited}")
         await pilot.pause(0.02)
 
 
