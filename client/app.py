@@ -179,6 +179,10 @@ to do). ``{label}`` is the table's name, ``{said}`` the server's message."""
 
 
 _CARDS_YOU_MAY_PLAY = "{said}: the status line names the cards you may play."
+_UNREADABLE = (
+    "The server could not read what this client sent: try again (the log keeps the details "
+    "for a bug report)."
+)
 
 TABLE_REFUSALS: dict[str, str] = {
     # The engine's: its message says the case ("You must follow trump"); what to do follows.
@@ -201,14 +205,11 @@ TABLE_REFUSALS: dict[str, str] = {
     "(the log keeps the details for a bug report).",
     errors.BAD_RULES: "This server does not play those rules: choose others.",
     # The protocol's and the server's: their messages are for programs, the sentence is ours.
-    errors.BAD_FRAME: "The server could not read what this client sent: try again (the log "
-    "keeps the details for a bug report).",
+    errors.BAD_FRAME: _UNREADABLE,
     errors.FRAME_TOO_LARGE: "What this client sent was too big for the server, which closed "
     "the connection: the client connects again by itself.",
-    errors.NOT_A_MAP: "The server could not read what this client sent: try again (the log "
-    "keeps the details for a bug report).",
-    errors.BAD_KEY: "The server could not read what this client sent: try again (the log "
-    "keeps the details for a bug report).",
+    errors.NOT_A_MAP: _UNREADABLE,
+    errors.BAD_KEY: _UNREADABLE,
     errors.BAD_REQUEST: "The server could not take that as it was sent: try again (the log "
     "keeps the details for a bug report).",
     errors.UNKNOWN_TYPE: "This server does not know that request: it runs an older version.",
