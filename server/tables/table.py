@@ -1268,9 +1268,8 @@ class Table:
         """Tell everyone at the table (a ``notice``, kept among the last lines for ``history``,
         and stored with them before it is shown, as chat is, so a restart keeps it)."""
         self.ledger.notice_told(code, text, seat, kept=LINES_KEPT)
-        away = away_told(code) if seat is not None else None
-        if seat is not None and away is not None:  # kept with the seat, whatever the ring's length
-            self.ledger.seat_away(seat, away)
+        if seat is not None and (away := away_told(code)) is not None:
+            self.ledger.seat_away(seat, away)  # kept with the seat, whatever the ring's length
         self._broadcast(m.notice(table=self.id, code=code, text=text, seat=seat), keep=True)
 
     # ------------------------------------------------------------------ closing
