@@ -782,8 +782,14 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
 
     def render(self) -> str | None:
         """The hand so far, trick by trick: returned with ``render_mode="ansi"``, printed with
-        ``"human"`` (nothing without a render mode)."""
+        ``"human"`` (nothing without a render mode, and a warning saying how to get it, as
+        Gymnasium's environments give)."""
         if self.render_mode is None:
+            gymnasium.logger.warn(
+                "render() was called without a render mode: nothing to show. Make the "
+                'environment with render_mode="ansi" (render() returns the hand as text) or '
+                '"human" (render() prints it)'
+            )
             return None
         text = describe_record(self.record())
         if self.render_mode == "human":
