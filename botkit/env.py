@@ -135,6 +135,15 @@ class ActionIndexError(IllegalActionError, ValueError):
         self.index = index
 
 
+def _legal_now(legal: tuple[int, ...]) -> str:
+    """The end of an illegal action's message: what would have been taken, and where a
+    policy finds it, so the message says what to do and not only what went wrong."""
+    shown = ", ".join(map(str, legal[:12])) + (
+        f", ... ({len(legal)} in all)" if len(legal) > 12 else ""
+    )
+    return f"legal now: {shown} (legal_actions(), or the observation's action_mask)"
+
+
 def _refuse(agent: str, action: object) -> ActionIndexError:
     """The error of an action that is no int index in range."""
     return ActionIndexError(
@@ -147,6 +156,22 @@ def _integer_scalar(action: object) -> bool:
     """Whether ``action`` is a 0-d numpy array of integers: what ``Discrete.contains`` takes
     besides ints, and what Stable-Baselines3's ``predict`` gives for one observation."""
     return isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"
+
+
+def _ruleset(rules: object) -> RuleSet:
+    """The rules an environment plays: a :class:`RuleSet`, a preset's name (``"seed"``, as
+    OpenSpiel's ``python_sheepshead(rules=seed)`` takes it) or None for the default
+    ``wisconsin``; anything else raises, saying what is taken."""
+    if rules is None:
+        return RuleSet.from_preset(DEFAULT_PRESET)
+    if isinstance(rules, RuleSet):
+        return rules
+    if isinstance(rules, str):
+        return RuleSet.from_preset(rules)  # an unknown name: RuleOptionError listing the presets
+    raise TypeError(
+        f"rules must be a RuleSet (RuleSet.from_preset(...)), a preset's name or None, "
+        f"not {type(rules).__name__}"
+    )
 
 
 def _opponent_seats(
@@ -273,8 +298,9 @@ def _option(options: Mapping[str, Any], key: str, low: int, high: int | None) ->
 class SheepsheadEnv(AECEnv):  # type: ignore[misc]
     """One hand of five-handed Sheepshead as an AEC environment (see the module doc).
 
-    ``rules`` are the table's rules (default: the ``wisconsin`` preset, as for ``sheepshead
-    play``, tournaments and new tables). ``render_mode="ansi"`` makes :meth:`render` return the
+    ``rules`` are the table's rules: a :class:`~engine.rules.RuleSet` or a preset's name
+    (default: the ``wisconsin`` preset, as for ``sheepshead play``, tournaments and new
+    tables). ``render_mode="ansi"`` makes :meth:`render` return the
     hand so far as text, ``"human"`` print it. ``mask_cache_size`` is how many trick-play masks
     this environment keeps (:data:`botkit.cache.PLAY_MASK_LIMIT`). ``opponents`` seats
     built-in strategies (``{seat: "heuristic"}``, seats 0-4 or ``"seat_N"``; see
@@ -290,7 +316,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
 
     def __init__(
         self,
-        rules: RuleSet | None = None,
+        rules: RuleSet | str | None = None,
         render_mode: str | None = None,
         *,
         mask_cache_size: int = PLAY_MASK_LIMIT,
@@ -299,7 +325,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         super().__init__()
         if render_mode not in (None, "human", "ansi"):
             raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
-        self.rules = rules or RuleSet.from_preset(DEFAULT_PRESET)
+        self.rules = _ruleset(rules)
         self.render_mode = render_mode
         self.opponents = _opponent_seats(opponents)
         """The seats played by built-in strategies, and their strategies."""
@@ -594,7 +620,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
                 raise
             raise ActionIndexError(
                 f"{self.agent_selection}: action {action} ({ACTIONS[action]}) "
-                f"is not legal: {exc.message}",
+                f"is not legal: {exc.message}; {_legal_now(self.legal_actions())}",
                 action,
                 exc.code,
             ) from None
@@ -756,8 +782,14 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
 
     def render(self) -> str | None:
         """The hand so far, trick by trick: returned with ``render_mode="ansi"``, printed with
-        ``"human"`` (nothing without a render mode)."""
+        ``"human"`` (nothing without a render mode, and a warning saying how to get it, as
+        Gymnasium's environments give)."""
         if self.render_mode is None:
+            gymnasium.logger.warn(
+                "render() was called without a render mode: nothing to show. Make the "
+                'environment with render_mode="ansi" (render() returns the hand as text) or '
+                '"human" (render() prints it)'
+            )
             return None
         text = describe_record(self.record())
         if self.render_mode == "human":
@@ -770,7 +802,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
 
 
 def raw_env(
-    rules: RuleSet | None = None,
+    rules: RuleSet | str | None = None,
     render_mode: str | None = None,
     *,
     mask_cache_size: int = PLAY_MASK_LIMIT,
@@ -931,7 +963,7 @@ def _checked(game: SheepsheadEnv, has_reset: bool, has_updated: bool) -> Checked
 
 
 def env(
-    rules: RuleSet | None = None,
+    rules: RuleSet | str | None = None,
     render_mode: str | None = None,
     *,
     mask_cache_size: int = PLAY_MASK_LIMIT,
@@ -1045,7 +1077,7 @@ class SheepsheadParallelEnv(ParallelEnv):  # type: ignore[misc]
 
 
 def parallel_env(
-    rules: RuleSet | None = None,
+    rules: RuleSet | str | None = None,
     render_mode: str | None = None,
     *,
     mask_cache_size: int = PLAY_MASK_LIMIT,
@@ -1083,7 +1115,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         self,
         seat: int = 0,
         opponents: Opponent | Mapping[int | str, Opponent] = "heuristic",
-        rules: RuleSet | None = None,
+        rules: RuleSet | str | None = None,
         render_mode: str | None = None,
         *,
         mask_cache_size: int = PLAY_MASK_LIMIT,

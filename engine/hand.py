@@ -707,7 +707,23 @@ class Hand:
         if phase == "crack" and kind is Crack:
             assert isinstance(action, Crack)
             raise IllegalActionError(self._crack_explanation(action), ILLEGAL_ACTION)
+        # An action of an option this table does not play says so in any phase (PROTOCOL.md
+        # §8): "Now is the time to play a card" alone reads as a timing mistake.
+        off = self._option_off(kind)
+        if off:
+            raise IllegalActionError(f"{off} (now is the time to {expected})", ILLEGAL_ACTION)
         raise IllegalActionError(f"Now is the time to {expected}", ILLEGAL_ACTION)
+
+    def _option_off(self, kind: type) -> str:
+        """Why an action of ``kind`` is never legal at this table ("" when its option is on)."""
+        rules = self.rules
+        if kind in (Crack, NoCrack, Recrack, NoRecrack) and not rules.cracking:
+            return "Cracking is not played at this table"
+        if kind is Blitz and not rules.blitzing:
+            return "Blitzing is not played at this table"
+        if kind is Unknown and not rules.unknown_card:
+            return "The unknown card is not played at this table"
+        return ""
 
     def _verify_bury(self, action: Bury) -> None:
         a, b = action.cards

@@ -31,7 +31,7 @@ from botkit.env import (
 )
 from engine.bots import HeuristicStrategy
 from engine.cards import cards_in
-from engine.errors import IllegalActionError
+from engine.errors import IllegalActionError, RuleOptionError
 from engine.record import hand_from_record
 from engine.rules import RuleSet
 from engine.view import seat_view
@@ -46,6 +46,20 @@ def test_every_constructor_defaults_to_the_wisconsin_rules() -> None:
     game = raw_env()
     game.reset(seed=1)
     assert game.record()["rules"]["preset"] == "wisconsin"
+
+
+def test_rules_may_be_a_presets_name_as_openspiel_takes_them() -> None:
+    seed = RuleSet.from_preset("seed")
+    assert raw_env("seed").rules == seed
+    assert env(rules="seed").unwrapped.rules == seed
+    assert parallel_env("tavern").game.rules == RuleSet.from_preset("tavern")
+    assert SingleAgentEnv(rules="seed").game.rules == seed
+    made = gymnasium.make("sheepshead/Sheepshead-v0", rules="seed", opponents="random")
+    assert made.unwrapped.game.rules == seed
+    with pytest.raises(RuleOptionError, match="wisconsin"):  # the message lists the presets
+        raw_env("wisconsn")
+    with pytest.raises(TypeError, match="RuleSet"):
+        raw_env({"preset": "seed"})  # type: ignore[arg-type]
 
 
 _NOT_INDICES = (1.7, "1", True, np.float64(1.0), np.bool_(True), -1, 667, 10**9)
@@ -71,6 +85,8 @@ def test_an_illegal_index_is_echoed_and_numpy_integers_are_taken() -> None:
     with pytest.raises(ActionIndexError, match=rf"action {PLAY_BASE} \(") as error:
         game.step(PLAY_BASE)
     assert error.value.index == PLAY_BASE
+    # The message says what would have been taken, and where a policy finds it.
+    assert "legal now: 0, 1 (legal_actions(), or the observation's action_mask)" in str(error.value)
     game.step(np.int64(0))  # a numpy integer, as the mask's nonzero gives: taken
     assert game.record()["actions"][0]["action"] == "pass"
     # A 0-d integer array (Discrete.contains takes one; Stable-Baselines3's predict gives one
@@ -411,3 +427,24 @@ def _steps(game: Any, loop: Any) -> Any:
         legal = game.legal_actions()
         game.step(None if terminated or truncated else legal[0])
         yield agent
+
+
+def test_the_training_docs_python_examples_run_as_written() -> None:
+    # An outsider copies these blocks: each ran into a NameError (``action``, ``actions``,
+    # ``MyPolicy``) or a missing strategy file before they were made whole. The tournament's
+    # block is cut to 4 deals in this process (the figures are not the point here).
+    from pathlib import Path
+
+    from engine.bots.base import STRATEGIES
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "bots.md").read_text("utf-8")
+    section = text.split("## Training: a PettingZoo environment", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"^```python\n(.*?)^```", section, re.S | re.M)
+    assert len(blocks) == 2  # the opponents' loops and the tournament from Python
+    tournament = blocks[1].replace("deals=300", "deals=4").replace("jobs=2", "jobs=1")
+    assert tournament != blocks[1]
+    try:
+        for block in (blocks[0], tournament):
+            exec(compile(block, "docs/bots.md", "exec"), {"__name__": "docs_example"})
+    finally:
+        STRATEGIES.pop("mine", None)

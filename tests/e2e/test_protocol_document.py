@@ -272,6 +272,34 @@ async def test_a_request_id_is_a_signed_64_bit_int_and_anything_else_is_bad_requ
         await raw.close()
 
 
+async def test_any_msgpack_encoding_is_read_and_a_str_must_be_utf8() -> None:
+    """§1 "Encodings": a hand-written encoder need not pick the shortest forms (an int as
+    int64, a key as str32, a float32 for a float field), a bin is no str, and a str that is not
+    UTF-8 is no msgpack."""
+    async with running_server() as server:
+        raw = await Raw.open(server.port)
+        await raw.hello("Codec")
+        # {"type": "ping", "id": 9} with "type" as str32 and 9 as int64.
+        body = b"\x82\xdb\x00\x00\x00\x04type\xa4ping\xa2id\xd3" + (9).to_bytes(8, "big")
+        await raw.send_bytes(len(body).to_bytes(4, "big") + body)
+        assert await raw.recv() == {"type": "ok", "id": 9}
+        await raw.send({"type": b"ping", "id": 10})  # bin where a str goes
+        reply = await raw.recv()
+        assert (reply["id"], reply["code"]) == (10, "bad_request"), reply
+        body = b"\x82\xa4type\xa2\xff\xfe\xa2id\x0b"  # a str that is not UTF-8
+        await raw.send_bytes(len(body).to_bytes(4, "big") + body)
+        reply = await raw.recv()
+        assert reply["code"] == "bad_frame", reply
+        # create_table's turn_timer (a number) as float32 5.0.
+        body = (
+            b"\x84\xa4type\xaccreate_table\xa2id\x0c\xa4name\xa1c\xaaturn_timer\xca"
+            + bytes.fromhex("40a00000")
+        )
+        await raw.send_bytes(len(body).to_bytes(4, "big") + body)
+        assert (await raw.recv())["type"] == "ok"
+        await raw.close()
+
+
 def test_an_action_of_an_option_the_table_does_not_play_gets_the_documented_code() -> None:
     from engine.actions import action_from_dict
 

@@ -208,10 +208,14 @@ def test_options_off_refuse_the_new_actions() -> None:
     assert info.value.code == "illegal_action"
     act(plain, "bury TD KD", "call AC")
     assert plain.phase == "play"
-    for action in (NoCrack(0), Crack(0), NoRecrack(0)):
+    for action in (NoCrack(0), Crack(0), NoRecrack(0), Recrack(0)):
         with pytest.raises(IllegalActionError) as info:
             plain.apply(action)
         assert info.value.code == "illegal_action"
+        # The message says the option is off (PROTOCOL.md §8), not only what is due now.
+        assert str(info.value).startswith("Cracking is not played at this table")
+    with pytest.raises(IllegalActionError, match=r"^Blitzing is not played at this table"):
+        plain.apply(Blitz(0, "black"))
     # Cracking without blitzing: a crack may not show queens.
     hand = tavern(*CALLED, "no_crack", "no_crack", blitzing=False)
     assert [a.to_dict() for a in hand.legal_actions()] == [
