@@ -181,6 +181,15 @@ token the player's home held when the door checked whether another window holds 
 (empty: none). See :class:`DoorTokenStore`."""
 
 
+DOOR_LOBBY_ONLY_ENV: Final = "SHEEPSHEAD_DOOR_LOBBY_ONLY"
+"""Set to ``1`` by a door for a window the player opened in the lobby beside a seat that
+another of their windows holds (``l`` at the door's question, ``server.doors.kit.another_window``):
+its client takes no seat back by itself (``SheepsheadApp(take_back=False)``). Its player key is the
+player's, so for a minute it took that seat back at the first listing that showed it away (the
+other window's link dropped, or the player closed it to reconnect): the window opened only to
+browse had the seat, the one reconnected was told it plays in another window."""
+
+
 def token_digest(token: str) -> str:
     """What :data:`DOOR_SEAT_TOKEN_ENV` holds for ``token`` (the token itself stays out of the
     environment)."""
