@@ -101,6 +101,7 @@ def older_copy(source: Path, target: Path, version: int) -> None:
     shutil.copy(source, target)
     with sqlite3.connect(target) as db:
         db.execute("ALTER TABLE chat_lines DROP COLUMN code")  # schema 14's column
+        db.execute("ALTER TABLE seats DROP COLUMN away")  # schema 15's, filled at the upgrade
         if version < 8:  # before the standings were kept
             db.executescript("DROP TABLE match_tallies; DROP TABLE player_totals;")
         db.execute(f"PRAGMA user_version={version}")

@@ -334,6 +334,7 @@ class SheepsheadApp(App[int]):
         intro: str | None = None,
         settings: ClientSettings | None = None,
         door: bool = False,
+        take_back: bool = True,
     ) -> None:
         # On Unix, Textual's own driver with the repairs that let the app leave a terminal that
         # hung up (client/terminal.py); Textual still picks its own for tests and elsewhere.
@@ -382,11 +383,15 @@ class SheepsheadApp(App[int]):
         self._reveal_timer: Timer | None = None
         """Ends the wait of :attr:`_reveal_held` after :data:`HISTORY_WAIT` seconds."""
         at_table = getattr(session, "table", None) is not None
-        self.take_back_by_key = mode == "join" and session is not None and not at_table
+        self.take_back_by_key = (
+            take_back and mode == "join" and session is not None and not at_table
+        )
         """Whether the lobby's first listing is still to come for a client that started at no
         table (no seat token, or a refused one): the player key's one away seat it shows is
         taken back by itself, as a token would have; while a seat of the key is connected
-        elsewhere, the next listings decide, for ``TAKE_BACK_WAIT`` at most (``LobbyScreen``)."""
+        elsewhere, the next listings decide, for ``TAKE_BACK_WAIT`` at most (``LobbyScreen``).
+        Never with ``take_back`` False: a door's window opened for the lobby only (the seat
+        stays with the player's other window, :data:`client.session.DOOR_LOBBY_ONLY_ENV`)."""
         self._match_known: tuple[str, int] | None = None
         """(table, match) of the last ``history`` reply (the model forgets the match when a
         new one begins, until that one's reply): whose deals are checked when a reply of the

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import socket
 import sys
 from typing import TYPE_CHECKING
@@ -162,6 +163,7 @@ async def _main(
     local_socket: str | None = None,
 ) -> int:
     from client.app import SheepsheadApp
+    from client.session import DOOR_LOBBY_ONLY_ENV
 
     session, error = await connect(host, port, name, local_socket)
     if session is None:
@@ -172,6 +174,7 @@ async def _main(
         watch_table=table,
         settings=client_settings,
         door=local_socket is not None,  # only the server's doors dial its Unix socket
+        take_back=os.environ.get(DOOR_LOBBY_ONLY_ENV) != "1",
     )
     try:
         await app.run_async()

@@ -17,13 +17,16 @@ When the connection drops (and ``reconnect`` is on) the session dials again with
 backoff, 0.25 s doubling to 8 s, and says hello with the seat token it was given, so the server
 seats it again and sends a fresh snapshot; a spectator asks to ``watch`` its table again (with
 the password it watched it with). Tokens are kept in a :class:`TokenStore` so that a
-restarted client takes its seat back too. When the server no longer takes the session back
-where it was (the seat's token is refused, the table closed or has no room for one more
-spectator) the session is at no table and says so with a ``table_lost`` event (see
-:meth:`Session.table_lost_event`), never silently. So does a seat that another client of the
-player took over with its token (``replaced``: a second window, a second SSH session of the same
-key): this session then dials again at no table, in the lobby, and leaves the stored token to
-the client that has the seat now.
+restarted client takes its seat back too: the store is read at the session's start only
+(until its first ``welcome``), and only the token it filed or offered is removed from it, so
+two clients of one name and config directory (two terminals, at two tables) do not take each
+other's seat at a reconnect nor forget each other's token at a leave. When the server no
+longer takes the session back where it was (the seat's token is refused, the table closed or
+has no room for one more spectator) the session is at no table and says so with a
+``table_lost`` event (see :meth:`Session.table_lost_event`), never silently. So does a seat
+that another client of the player took over with its token (``replaced``: a second window, a
+second SSH session of the same key): this session then dials again at no table, in the
+lobby, and leaves the stored token to the client that has the seat now.
 """
 
 from __future__ import annotations
@@ -147,11 +150,12 @@ class TokenStore:
         data.setdefault(server, {})[name] = token
         self._save(data)
 
-    def remove(self, server: str, name: str) -> None:
-        """Forget a token (nothing happens when there is none)."""
+    def remove(self, server: str, name: str, token: str | None = None) -> None:
+        """Forget a token (nothing happens when there is none); with ``token``, only if the
+        stored one is that (another client may have filed its own since)."""
         data = self.load()
         names = data.get(server)
-        if names is None or name not in names:
+        if names is None or name not in names or token not in (None, names[name]):
             return
         del names[name]
         if not names:
@@ -179,6 +183,15 @@ DOOR_SEAT_TOKEN_ENV: Final = "SHEEPSHEAD_DOOR_SEAT_TOKEN"
 """Set by the SSH door for its client: the SHA-256 (hex, :func:`token_digest`) of the seat
 token the player's home held when the door checked whether another window holds that seat
 (empty: none). See :class:`DoorTokenStore`."""
+
+
+DOOR_LOBBY_ONLY_ENV: Final = "SHEEPSHEAD_DOOR_LOBBY_ONLY"
+"""Set to ``1`` by a door for a window the player opened in the lobby beside a seat that
+another of their windows holds (``l`` at the door's question, ``server.doors.kit.another_window``):
+its client takes no seat back by itself (``SheepsheadApp(take_back=False)``). Its player key is the
+player's, so for a minute it took that seat back at the first listing that showed it away (the
+other window's link dropped, or the player closed it to reconnect): the window opened only to
+browse had the seat, the one reconnected was told it plays in another window."""
 
 
 def token_digest(token: str) -> str:
@@ -275,10 +288,6 @@ class Session:
         self._seat_refused: tuple[str, int | None] | None = None
         """A seat whose token the reconnect's hello sent and the welcome did not take back: the
         server's ``bad_token`` error that follows becomes its ``table_lost`` event."""
-        self._stored_token_moved = False
-        """Another client took this session's seat over with the stored token (``replaced``):
-        the hellos that follow send no stored token, which would take the seat back and start a
-        fight, until this session is given a token of its own (``join``, ``create_table``)."""
 
     @property
     def server_key(self) -> str:
@@ -478,6 +487,13 @@ class Session:
     # ------------------------------------------------------------------ connection
 
     async def _open(self) -> Welcome:
+        """Dial and say hello with this session's seat token; until the session has been
+        welcomed once (its start: a restarted client's way back), the stored one if it has
+        none. A reconnect never reads the store: what another client of the same name and
+        config directory filed there (another terminal, seated at another table) is that
+        client's seat, which this one, in the lobby, took over at its next reconnect (and
+        once another client had taken this one's seat over with the stored token, a fight
+        over it)."""
         dial = (
             asyncio.open_connection(self.host, self.port)
             if self.local_socket is None
@@ -487,7 +503,7 @@ class Session:
         self._writer = writer
         self._read_task = asyncio.create_task(self._read_loop(reader, writer))
         token = self.token
-        if token is None and self.token_store is not None and not self._stored_token_moved:
+        if token is None and self.token_store is not None and self.welcome is None:
             token = self.token_store.get(self.server_key, self.requested_name)
         hello: dict[str, object] = {
             "version": PROTOCOL_VERSION,
@@ -618,7 +634,6 @@ class Session:
         self.last_turn = None
         self._watch_password = None
         self.token = None
-        self._stored_token_moved = True
         return where
 
     def _refuse_hello(self, msg: Message) -> bool:
@@ -737,7 +752,6 @@ class Session:
             token = reply.get("token")
             if isinstance(token, str):
                 self.token = token
-                self._stored_token_moved = False
                 if self.token_store is not None:
                     self.token_store.put(self.server_key, self.requested_name, token)
         elif type == "watch":
@@ -757,10 +771,15 @@ class Session:
         self._forget_token()
 
     def _forget_token(self) -> None:
+        """Forget this session's seat token, and the stored one if it is still this
+        session's: another client of the same name and config directory (another terminal,
+        at another table) may have filed its own since, which a leave here deleted (a restart
+        of that client then found no seat to take back)."""
+        mine = self.token or self._hello_token
         self.token = None
-        if self.token_store is not None:
+        if self.token_store is not None and mine is not None:
             try:
-                self.token_store.remove(self.server_key, self.requested_name)
+                self.token_store.remove(self.server_key, self.requested_name, mine)
             except OSError as exc:
                 log.warning("cannot update the token store: %s", exc)
 

@@ -61,6 +61,7 @@ from aiohttp.typedefs import Handler
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
+from client.session import DOOR_LOBBY_ONLY_ENV
 from server.doors.kit import (
     LINK_CHECK,
     OTHER_WINDOW_GONE,
@@ -224,10 +225,15 @@ other tab)."""
 class _TabService(AppService):
     """textual-serve's app service with the door's environment instead of the server's."""
 
-    def __init__(self, command: str, home: Path, keyed: bool, **kwargs: Any) -> None:
+    def __init__(
+        self, command: str, home: Path, keyed: bool, *, lobby_only: bool = False, **kwargs: Any
+    ) -> None:
         super().__init__(command, **kwargs)
         self.home = home
         self.keyed = keyed
+        self.lobby_only = lobby_only
+        """Opened with ``l`` beside a seat another tab holds: its client takes no seat back by
+        itself (:data:`client.session.DOOR_LOBBY_ONLY_ENV`)."""
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         env = child_environment(self.home)
@@ -241,6 +247,8 @@ class _TabService(AppService):
         )
         if not self.keyed:
             env["SHEEPSHEAD_PLAYER_KEY"] = "off"
+        if self.lobby_only:
+            env[DOOR_LOBBY_ONLY_ENV] = "1"
         return env
 
 
@@ -464,6 +472,7 @@ class WebDoor:
                 "exec " + shlex.join(command),
                 home,
                 cookie is not None,
+                lobby_only=tab.side,
                 write_bytes=socket.send_bytes,
                 write_str=socket.send_str,
                 close=socket.close,

@@ -54,7 +54,7 @@ except ImportError:  # Windows: no lock (see _DatabaseLock)
 
 log = logging.getLogger("sheepshead.server")
 
-SCHEMA_VERSION: Final = 15
+SCHEMA_VERSION: Final = 16
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
@@ -91,8 +91,18 @@ database's rows, all chat, are kept as they are).
 15: ``seats.away``, whether the seat's player was last told away (``disconnected``, a
 ``standin``) rather than back, so a restart knows who was away before it whatever the table
 said since; before, the ring of ``chat_lines`` was all that said it, and a drop older than its
-last 50 lines was forgotten (an older database's rows have NULL: the restore asks the ring, as
-before)."""
+last 50 lines was forgotten.
+16: ``seats.away`` is filled at the upgrade for the rows an older server stored (NULL under
+schema 15, the column missing before it) from the ring, as the restore judged them before
+(:data:`AWAY_CODES`, :data:`HERE_CODES`), so the restore reads it alone."""
+
+AWAY_CODES: Final = frozenset({"disconnected", "standin"})
+"""Notices after which a seat's player is away (until one of :data:`HERE_CODES`): what
+``seats.away`` records, and what the upgrade reads in the ring for rows stored before it."""
+
+HERE_CODES: Final = frozenset({"reconnected", "left", "joined"})
+"""Notices after which a seat's player is no longer away: back, or gone for good, or another
+player took the seat."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -120,7 +130,7 @@ CREATE TABLE IF NOT EXISTS seats (
     remote_kind TEXT,                  -- human | bot: what the client said it is
     token_hash TEXT,
     added_by TEXT,                     -- a server bot: the address of the host who seated it
-    away INTEGER,                      -- 1: its player was last told away (NULL: before schema 15)
+    away INTEGER,                      -- 1: its player was last told away, else 0
     PRIMARY KEY (table_id, seat)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS seats_token ON seats(token_hash);
@@ -323,9 +333,9 @@ class SeatRow:
     token_hash: str | None
     added_by: str | None = None
     """A server bot's host's address, so a restart keeps it under ``max_bots_per_address``."""
-    away: bool | None = None
-    """As stored: whether its player was last told away (:meth:`Store.save_away`; None: stored
-    before schema 15, not known). A seat saved anew is not away."""
+    away: bool = False
+    """As stored: whether its player was last told away (:meth:`Store.save_away`). A seat
+    saved anew is not away."""
 
 
 @dataclass
@@ -579,11 +589,30 @@ class Store:
         seat_columns = {row[1] for row in db.execute("PRAGMA table_info(seats)")}
         if "added_by" not in seat_columns:
             db.execute("ALTER TABLE seats ADD COLUMN added_by TEXT")  # schemas 1 to 5
-        if "away" not in seat_columns:  # schemas 1 to 14: NULL, not known (the ring is asked)
+        if "away" not in seat_columns:  # schemas 1 to 14
             db.execute("ALTER TABLE seats ADD COLUMN away INTEGER")
+        self._fill_away()  # schemas 1 to 15
         self._unreference_actions()  # schemas 1 to 8
         if version < STANDINGS_SCHEMA:  # schemas 1 to 7 kept no standings (0: a new file)
             backfill(db)
+
+    def _fill_away(self) -> None:
+        """Schemas 1 to 15 -> 16: each seat row with no ``away`` (stored before schema 15) gets
+        it from the table's ring of lines, as the restore once judged it: away if the seat's
+        last notice of :data:`AWAY_CODES` or :data:`HERE_CODES` is of the first (a drop older
+        than the ring's 50 lines is not known: not away). Only those rows are read (a few per
+        table kept), each by a lookup in its table's ring (its key's prefix)."""
+        told = sorted(AWAY_CODES | HERE_CODES)
+        marks = ", ".join("?" for _ in told)
+        away = ", ".join("?" for _ in AWAY_CODES)
+        self._db.execute(
+            "UPDATE seats SET away = coalesce("
+            f" (SELECT code IN ({away}) FROM chat_lines AS line"
+            "   WHERE line.table_id = seats.table_id AND line.seat = seats.seat"
+            f"   AND line.code IN ({marks}) ORDER BY line.n DESC LIMIT 1), 0)"
+            " WHERE away IS NULL",
+            (*sorted(AWAY_CODES), *told),
+        )
 
     def _unreference_actions(self) -> None:
         """Schemas 1 to 8 -> 9: drop the foreign key of ``actions.table_id``, in place.
@@ -1133,7 +1162,7 @@ class Store:
                         remote_kind,
                         token_hash,
                         added_by,
-                        None if away is None else bool(away),
+                        bool(away),
                     )
                 )
             out.append(table)

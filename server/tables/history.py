@@ -15,16 +15,10 @@ from engine.record import hand_from_record
 from engine.scoring import HandResult
 from protocol import events as m
 from protocol.framing import pack
+from server.storage.store import AWAY_CODES
 
 LINES_KEPT: Final = 50
 """Chat and notice events a table keeps for the ``history`` reply."""
-
-AWAY_CODES: Final = frozenset({"disconnected", "standin"})
-"""Notices after which a seat's player is away (until one of :data:`HERE_CODES`)."""
-
-HERE_CODES: Final = frozenset({"reconnected", "left", "joined"})
-"""Notices after which a seat's player is no longer away: back, or gone for good, or another
-player took the seat."""
 
 HISTORY_MARGIN: Final = 1024
 """Bytes of a ``history`` reply's frame kept for its other fields: the hands and lines it
@@ -156,36 +150,3 @@ def away_told(code: str) -> bool | None:
     if code in AWAY_CODES:
         return True
     return False if code == "reconnected" else None
-
-
-def away_before(
-    seats: Iterable[tuple[int, bool | None]], lines: Iterable[tuple[str | None, int | None]]
-) -> set[int]:
-    """The seats whose player was last told away before a restart: dropped
-    (``disconnected``) or played by a stand-in (``standin``), with no return, leave or newcomer
-    told since. ``seats`` is each stored seat and its stored away state (None: stored before
-    schema 15, not known); a seat of those is judged by the table's stored ``lines`` (oldest
-    first; each a notice's code, None for chat, and its seat), which keep only the last
-    :data:`LINES_KEPT`: a drop older than them looked like a player still there.
-
-    After a restart every seat is away, but only these players were away before it: the
-    return of anyone else is no news to the table (the server dropped everyone at once), and
-    telling it ("Ann is back" for each person at each restart) filled the "Earlier at this
-    table" lines with returns from nowhere.
-
-    >>> sorted(away_before([(0, False), (4, True)], []))
-    [4]
-    >>> sorted(away_before([(1, None), (2, None), (3, None)], [("disconnected", 1),
-    ...     ("disconnected", 2), (None, 0), ("reconnected", 2), ("standin", 3),
-    ...     ("timer_expired", 3)]))
-    [1, 3]
-    """
-    told: set[int] = set()
-    for code, seat in lines:
-        if seat is None:
-            continue
-        if code in AWAY_CODES:
-            told.add(seat)
-        elif code in HERE_CODES:
-            told.discard(seat)
-    return {seat for seat, away in seats if (seat in told if away is None else away)}

@@ -55,7 +55,6 @@ from server.storage.tallies import HandFacts, canonical_spec
 from server.tables.commitments import SeedCeremony
 from server.tables.history import (
     LINES_KEPT,
-    away_before,
     away_told,
     history_entry,
     history_reply,
@@ -235,10 +234,7 @@ class Table:
         table._left = table.ledger.left_restored(row.left)
         table._holders = table.ledger.holders_restored(row.holders)
         # Everyone was dropped by the restart: only a return of who was away before it is news.
-        away = away_before(
-            ((seat_row.seat, seat_row.away) for seat_row in row.seats),
-            ((line.code, line.seat) for line in row.lines),
-        )
+        away = {seat_row.seat for seat_row in row.seats if seat_row.away}
         for seat, s in enumerate(table.seats):
             s.away_by_restart = s.kind == "human" and seat not in away
         for line in table.ledger.lines_restored(row.lines, LINES_KEPT):

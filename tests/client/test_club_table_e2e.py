@@ -303,7 +303,9 @@ async def test_after_a_reconnect_the_earlier_lines_come_before_you_are_back(
     gate = reconnects_held(session)  # the reconnect waits until Eve has spoken
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.model.view is not None)
-        await session.request("remove_bot", seat=4)  # a stand-in plays it until Dee comes
+        await session.request("remove_bot", seat=4)  # a stand-in plays it
+        # No race with the bots here: hand 1 waits at Ann's first prompt (her app does not
+        # play, and while she is away her seat keeps the table's 60 s grace, no stand-in).
         seat = server.lobby.tables[table].seats[0]
         cut_off(server, "Ann")
         await wait_for(pilot, lambda: app.status == "reconnecting" and seat.peer is None)
@@ -638,6 +640,10 @@ async def test_a_client_away_while_a_new_commitment_locks_verifies_without_a_fal
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.model.view is not None)
         await session.request("remove_bot", seat=4)  # a stand-in plays it until Dee comes
+        # Hand 1 cannot be played out before Dee sits (the race of the rematch test below):
+        # it waits at Ann's first prompt while she is connected, then nobody is at the table
+        # (no seated connection, no spectator), which plays no bot move; once Dee sits it
+        # waits at her turn until she is driven.
         seat = server.lobby.tables[table].seats[0]
         cut_off(server, "Ann")
         await wait_for(pilot, lambda: app.status == "reconnecting" and seat.peer is None)

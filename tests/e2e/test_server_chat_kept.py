@@ -7,10 +7,13 @@ and forgets them with the table. Real server on 127.0.0.1, real sockets and code
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from server.app import Server
-from server.storage.store import LineRow, Store, table_key
+from server.storage.store import LineRow, SeatRow, Store, table_key
 from server.tables.history import LINES_KEPT
 from tests.e2e.test_server_crash import Served
 from tests.server.support import Raw, disk_config, raw_bot_table
@@ -101,13 +104,15 @@ async def test_the_store_keeps_the_lines_a_history_carries_and_forgets_them_with
         await server.stop()
 
 
-def aged_database(db: Path, script: str, *lines: LineRow) -> str:
-    """A database at ``db`` with one table (its id returned) and ``lines`` stored, then made
-    an older schema's by ``script``."""
+def aged_database(db: Path, script: str, *lines: LineRow, seats: Sequence[SeatRow] = ()) -> str:
+    """A database at ``db`` with one table (its id returned), ``lines`` and ``seats`` stored,
+    then made an older schema's by ``script``."""
     store = Store(db)
     table = store.create_table({"name": "t"}, created=0.0)
     for line in lines:
         store.save_line(table, LINES_KEPT, line)
+    for seat in seats:
+        store.save_seat(table, seat.seat, seat)
     store.close()
     with sqlite3.connect(db) as old:
         old.executescript(script)
@@ -145,6 +150,43 @@ def test_a_schema_13_database_keeps_its_chat_lines_and_stores_notices_after_them
         store.save_line(table, LINES_KEPT, LineRow(1, "", 0, "Ann is now the host", "host"))
         (row,) = store.load_open_tables()
         assert [line.code for line in row.lines] == [None, "host"]
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(
+    ("version", "script"),
+    [(14, "ALTER TABLE seats DROP COLUMN away;"), (15, "UPDATE seats SET away = NULL;")],
+)
+def test_an_older_databases_seats_get_their_away_from_the_ring_at_the_upgrade(
+    tmp_path: Path, version: int, script: str
+) -> None:
+    """Seats stored before schema 15 (no ``away``; NULL once a schema 15 server upgraded
+    them) are judged away or not at the upgrade, from the notices in the table's ring: the
+    restore reads ``away`` alone. Before, such a row stayed NULL and the restore judged it
+    from the ring each time, a fallback of its own."""
+    db = tmp_path / f"v{version}.db"
+    told = [(1, "disconnected"), (2, "disconnected"), (2, "reconnected"), (3, "standin")]
+    table = aged_database(
+        db,
+        f"{script} PRAGMA user_version={version};",
+        *(LineRow(n, "", seat, f"seat {seat}", code) for n, (seat, code) in enumerate(told)),
+        LineRow(len(told), "P3", 3, "a chat line is no return"),
+        seats=[SeatRow(seat, "human", f"P{seat}", None, "human", f"t{seat}") for seat in range(5)],
+    )
+    store = Store(db)
+    try:
+        (row,) = store.load_open_tables()
+        assert row.id == table
+        assert [(seat.seat, seat.away) for seat in row.seats] == [
+            (0, False),
+            (1, True),
+            (2, False),
+            (3, True),
+            (4, False),
+        ]
+        stored = store._db.execute("SELECT away FROM seats ORDER BY seat").fetchall()
+        assert stored == [(0,), (1,), (0,), (1,), (0,)]  # before: NULL, left to the restore
     finally:
         store.close()
 

@@ -205,6 +205,35 @@ async def test_wrong_token_gets_bad_token(tmp_path: Path) -> None:
         await s.close()
 
 
+async def test_two_clients_of_one_name_and_config_keep_each_others_seat(tmp_path: Path) -> None:
+    """Two terminals of one player (one config directory, so one token file, and one name),
+    one in the lobby and one seated. The lobby one's reconnect sent the token the other had
+    filed and took its seat over; and a leave in one deleted the token the other had filed, so
+    that one, restarted, was at no table (with no player key, locked out of its seat)."""
+    async with running_server() as server:
+        lobby, seated = session(server, "Ann", tmp_path), session(server, "Ann", tmp_path)
+        await lobby.connect()
+        await seated.connect()
+        second = (await seated.request("create_table", name="second"))["table"]
+        holder = server.lobby.tables[second].seats[0].peer
+        (dropped,) = (c for c in server.connections if c.table is None)
+        dropped.transport.abort()
+        await next_event(lobby, "connection", status="reconnecting")
+        await next_event(lobby, "connection", status="connected")
+        assert lobby.table is None, "the lobby window's reconnect took the other's seat"
+        assert server.lobby.tables[second].seats[0].peer is holder
+        assert seated.table == second
+
+        first = (await lobby.request("create_table", name="first"))["table"]
+        assert (await seated.request("leave"))["type"] == "ok"
+        await lobby.close()  # a crash: its token stays in the store
+        restarted = session(server, "Ann", tmp_path)
+        welcome = await restarted.connect()
+        assert welcome["table"] == first, "a leave at the other table forgot this one's token"
+        for s in (restarted, seated):
+            await s.close()
+
+
 async def test_refused_crack_round_actions_change_nothing(tmp_path: Path) -> None:
     async with running_server() as server:
         players = [session(server, f"C{i}", tmp_path) for i in range(5)]

@@ -296,6 +296,27 @@ async def test_a_second_window_of_a_seated_key_asks_before_it_takes_the_seat(
             assert table.seats[0].peer is seated
             (side,) = doors.ssh.side_homes.values()
             assert not (side / "config" / "sheepshead" / "tokens.json").exists()
+            # The first window's connection drops (its client held still, so it cannot come
+            # back yet). The lobby window is the same player key: for a minute after its start
+            # it took the seat back by itself at the first listing that showed it away, so
+            # the window opened to browse had the seat and the first one, back, was told its
+            # seat plays in another window. Now it only says so; Enter would take it.
+            (held,) = (c for c in doors.ssh.children if c not in doors.ssh.side_homes)
+            assert held.pid is not None
+            os.kill(held.pid, signal.SIGSTOP)
+            try:
+                seated.transport.abort()  # type: ignore[attr-defined]
+                await until(lambda: table.seats[0].peer is None)
+                since = len(lobby.data)
+                watcher.stdin.write(b"\x1b[15~")  # F5: the tables, listed now
+                await lobby.wait_for("(away): Enter takes it back", since=since)
+                watcher.stdin.write(b"w")  # after any take-back the listing started
+                await until(lambda: bool(table.spectators) or table.seats[0].peer is not None)
+                assert table.seats[0].peer is None, "the lobby window took the seat"
+            finally:
+                os.kill(held.pid, signal.SIGCONT)
+            await until(lambda: table.seats[0].peer is not None)  # the first window is back
+            seated = table.seats[0].peer
             watcher.close()
             await lobby.close()
         await until(lambda: not side.exists())

@@ -16,6 +16,8 @@ def test_tokens_are_kept_per_server_and_name(tmp_path: Path) -> None:
     store.put("h:1", "Bo", "t-bo")
     store.put("h:2", "Ann", "t-ann-2")
     assert store.get("h:1", "Ann") == "t-ann" and store.get("h:2", "Ann") == "t-ann-2"
+    store.remove("h:1", "Ann", "another-clients-token")  # filed since by another client: kept
+    assert store.get("h:1", "Ann") == "t-ann"
     store.remove("h:1", "Ann")
     store.remove("h:1", "nobody")
     assert TokenStore(store.path).load() == {"h:1": {"Bo": "t-bo"}, "h:2": {"Ann": "t-ann-2"}}

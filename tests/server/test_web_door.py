@@ -19,6 +19,7 @@ from urllib.parse import urljoin, urlsplit
 import aiohttp
 import pytest
 
+from client.session import DOOR_LOBBY_ONLY_ENV
 from server.app import Server
 from server.doors import web as web_module
 from server.doors.host import Doors
@@ -595,8 +596,13 @@ async def test_a_second_tab_asks_before_it_takes_the_seat_and_a_reload_is_not_as
         lobby = await tab()
         await lobby.wait_for("take the seat here")
         await lobby.ws.send_json(["stdin", "l"])
-        side = (await client_started({held})).home
+        side_client = await client_started({held})
+        side = side_client.home
         assert not (side / "config" / "sheepshead" / "tokens.json").exists()
+        # Its client takes no seat back by itself (the same player key): the SSH door's test
+        # shows what it did when the seat's tab dropped.
+        assert side_client._build_environment().get(DOOR_LOBBY_ONLY_ENV) == "1"
+        assert DOOR_LOBBY_ONLY_ENV not in held._build_environment()
         assert holder_pid() == held._process.pid
         await lobby.close()  # (its client has only begun: each one is some 0.7 s of CPU)
         await until(lambda: len(web.services) == 1)
