@@ -13,6 +13,10 @@ from noise.
 ...     {"action": {"action": "play", "card": "8S"}, "value": -0.01, "se": 0.1}]})
 'Hint: J♣ or 8♠, about equal (0.0 and 0.0 ±0.1 over 40 deals)'
 >>> hint_text({"deals": 40, "candidates": [
+...     {"action": {"action": "play", "card": "JD"}, "value": 2.3},
+...     {"action": {"action": "play", "card": "QC"}, "value": 3.0, "se": 0.3}]})
+'Hint: J♦, the usual play (+2.3); Q♣ +3.0, 0.7 ±0.3 ahead: within chance'
+>>> hint_text({"deals": 40, "candidates": [
 ...     {"action": {"action": "pass"}, "value": -0.04}]})
 'Hint: pass (0.0 over 40 deals)'
 >>> hint_text({"deals": 0, "candidates": [{"action": {"action": "play", "card": "9S"},
@@ -100,8 +104,16 @@ def hint_text(reply: HintReply) -> str:
     other = choice_label(second)
     difference = best["value"] - second["value"]
     se = second.get("se")
+    error = "" if se is None else f" ±{se:.1f}"
+    if difference <= -0.05:
+        # The coach names standard play first when the best mean is within its noise of it
+        # (engine.bots.coach.CONVENTION_SE): "about equal (+2.3 and +3.0)" with the lower one
+        # named first read as advice to take the worse card.
+        return (
+            f"Hint: {name}, the usual play ({points(best['value'])}); {other} "
+            f"{points(second['value'])}, {-difference:.1f}{error} ahead: within chance"
+        )
     if within_noise(difference, se):
-        error = "" if se is None else f" ±{se:.1f}"
         return (
             f"Hint: {name} or {other}, about equal ({points(best['value'])} and "
             f"{points(second['value'])}{error} over {deals} deals)"

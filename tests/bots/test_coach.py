@@ -163,7 +163,11 @@ def test_noise_reads_as_about_equal_and_a_clear_difference_as_behind() -> None:
         best, second = advice["candidates"]
         text = hint_text(advice)
         assert f"±{second['se']:.1f}" in text, text
-        if within_noise(best["value"] - second["value"], second["se"]):
+        if best["value"] - second["value"] <= -0.05:
+            # Standard play named first, the other scoring more within the noise.
+            assert "the usual play" in text and "within chance" in text, text
+            assert "about equal" not in text, text
+        elif within_noise(best["value"] - second["value"], second["se"]):
             assert "about equal" in text and "next" not in text, text
             seen.add("equal")
         else:
