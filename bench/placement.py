@@ -11,7 +11,9 @@ tables, where it is not). At every card decision with a choice after the first t
 seat's decisions in order (so a Markov chain is carried from one to the next as the search
 carries it), every sampler draws ``--draws`` deals, and the unseen cards each deal puts in the
 hand that really holds them are counted. Prints, per sampler, the share of the other seats'
-cards in the right hands (tricks 2-3 and 4-6 apart) and the CPU time a decision's draws took:
+cards in the right hands (tricks 2-3 and 4-6 apart), for a seat that does not know who holds
+the called card the share of deals that give it to the seat that does, and the CPU time a
+decision's draws took:
 
 - ``rejection``: the search's default (:meth:`engine.bots.sampling.Sampler.sim`, voids and
   the bidding, no play inference);
@@ -86,6 +88,7 @@ def measure(
     right = [0, 0]
     total = [0, 0]
     count = 0
+    named = [0, 0]
     start = time.process_time()
     for sequence in sequences:
         chain: Chain | None = None
@@ -105,15 +108,21 @@ def measure(
                     return s.sim(rng, bidding_weight, 20, mismatch, 1.0, fallback)
 
             late = int(len(hand.tricks) >= 3)
+            called = k.called
+            guess = called is not None and k.partner is None and hand.partner is not None
             for _ in range(draws):
                 sim = draw()
+                if guess and called is not None and hand.partner is not None:
+                    named[0] += sim.state.hands[hand.partner] >> called & 1
+                    named[1] += 1
                 for o in range(5):
                     if o != k.seat:
                         right[late] += (sim.state.hands[o] & hand.hands[o]).bit_count()
                         total[late] += hand.hands[o].bit_count()
             count += 1
     spent = (time.process_time() - start) / max(1, count) * 1000
-    return sum(right) / sum(total), right[0] / total[0], right[1] / total[1], spent
+    partner = named[0] / max(1, named[1])
+    return sum(right) / sum(total), right[0] / total[0], right[1] / total[1], partner, spent
 
 
 def main() -> None:
@@ -132,10 +141,13 @@ def main() -> None:
         f"{args.table} table, {args.hands} hands: {sum(map(len, sequences))} card decisions, "
         f"{args.draws} deals each"
     )
-    print(f"{'sampler':26} {'right':>7} {'tr 2-3':>7} {'tr 4-6':>7} {'ms/dec':>7}")
+    print(f"{'sampler':26} {'right':>7} {'tr 2-3':>7} {'tr 4-6':>7} {'partner':>7} {'ms/dec':>7}")
     for sampler in args.samplers.split(","):
-        share, early, late, ms = measure(sequences, sampler, args.draws)
-        print(f"{sampler:26} {share:7.3f} {early:7.3f} {late:7.3f} {ms:7.1f}", flush=True)
+        share, early, late, partner, ms = measure(sequences, sampler, args.draws)
+        print(
+            f"{sampler:26} {share:7.3f} {early:7.3f} {late:7.3f} {partner:7.3f} {ms:7.1f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":
