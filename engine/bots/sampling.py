@@ -572,3 +572,168 @@ def _rebuild(
     except SheepsheadError:
         return None
     return hand
+
+
+DEFAULT_BURN: Final = 30
+"""Steps a fresh :class:`Chain` takes before its first deal is used."""
+
+DEFAULT_CARRY_BURN: Final = 8
+"""Steps a :class:`Chain` carried on from the seat's previous decision takes first."""
+
+DEFAULT_THIN: Final = 2
+"""Steps between two deals a :class:`Chain` hands out."""
+
+
+class Chain:
+    """Deals of one decision by Metropolis–Hastings over the unseen cards (issue 30).
+
+    Rejection sampling (:meth:`Sampler.sim`) draws fresh deals and keeps each with its weight:
+    late in a hand a random deal that fits ten or more choices of heuristic seats is rare, so it
+    mostly falls back to a deal that fits poorly. The chain instead walks from deal to deal: a
+    step proposes to swap one unseen card between two hidden places (seats, or the unseen bury
+    or blind) where both cards are allowed (:attr:`Sampler.banned`, the picker's hold card),
+    and moves there with probability ``min(1, w'/w)``, ``w`` being ``weigh``'s bidding weight
+    times, per other seat, ``trust * mismatch**misses + (1 - trust)`` (``misses``: the cards it
+    played with a choice that the heuristic, holding its cards in the deal, would not have:
+    :func:`replay_misses`). The proposal is symmetric (two places, then one card of each,
+    uniformly; a swap that breaks a constraint is a rejected step), so the deals it visits
+    are, in the long run, distributed as the uniform deal consistent with what is public
+    times that weight. ``weigh`` may be random (:func:`engine.bots.rollout.bidding_weight`
+    judges the picker on a random six of its eight): the weight of the deal the chain is on is
+    kept, not drawn again, which leaves that distribution unchanged (pseudo-marginal MCMC).
+
+    ``start``: a deal to begin from (:meth:`carried` makes one from the seat's previous
+    decision); else one drawn by ``sampler``. Deterministic given ``rng``.
+    """
+
+    def __init__(
+        self,
+        sampler: Sampler,
+        rng: random.Random,
+        weigh: Weigher | None = None,
+        mismatch: float = PLAY_MISMATCH,
+        trust: float = 1.0,
+        start: list[Mask] | None = None,
+        burn: int = DEFAULT_BURN,
+    ) -> None:
+        self.sampler = sampler
+        self.rng = rng
+        self.weigh = weigh
+        self.mismatch = mismatch
+        self.trust = trust
+        self.plays = played_cards(sampler.k)
+        self.places = [s for s in range(6) if sampler.capacity[s]]
+        self.steps = 0
+        self.accepted = 0
+        state = self._evaluate(start) if start is not None else None
+        for _ in range(MAX_TRIES):
+            if state is not None and state[1] > 0:
+                break
+            state = self._evaluate(sampler.deal(rng)) or state
+        if state is None:
+            raise SamplingError("no sampled deal replays the history")
+        self.slots, self.weight, self.current = state
+        for _ in range(burn):
+            self.step()
+
+    def _evaluate(self, slots: list[Mask]) -> tuple[list[Mask], float, Sim] | None:
+        """The deal ``slots``, its weight and its simulator at this moment, or None when it
+        does not replay the history."""
+        sampler = self.sampler
+        k = sampler.k
+        weight = 1.0
+        if self.weigh is not None:
+            weight = self.weigh(k, sampler.originals(slots), self.rng)
+        start = sampler._rebuild(slots, self.rng, plays=False)
+        if start is None:
+            return None
+        sim = Sim.from_hand(start)
+        misses = replay_misses(sim, self.plays, k.seat)
+        if misses is None:
+            return None
+        if self.mismatch < 1:
+            trust = self.trust
+            for s in range(5):
+                if s != k.seat:
+                    weight *= trust * self.mismatch ** misses[s] + (1 - trust)
+        return slots, weight, sim
+
+    def propose(self) -> list[Mask] | None:
+        """The current deal with one card swapped between two hidden places, or None when the
+        drawn swap breaks a constraint (counted as a rejected step)."""
+        rng = self.rng
+        sampler = self.sampler
+        a, b = rng.sample(self.places, 2)
+        slots = self.slots
+        x = rng.choice(bits(slots[a]))
+        y = rng.choice(bits(slots[b]))
+        banned = sampler.banned
+        if banned[b] >> x & 1 or banned[a] >> y & 1:
+            return None
+        out = list(slots)
+        out[a] = (out[a] & ~(1 << x)) | (1 << y)
+        out[b] = (out[b] & ~(1 << y)) | (1 << x)
+        if sampler.hold and not out[sampler.k.picker or 0] & sampler.hold:
+            return None
+        return out
+
+    def step(self) -> None:
+        """One Metropolis–Hastings step."""
+        self.steps += 1
+        if len(self.places) < 2:
+            return
+        proposal = self.propose()
+        if proposal is None:
+            return
+        state = self._evaluate(proposal)
+        if state is None or state[1] <= 0:
+            return
+        # min(1, w'/w) without dividing (the current weight may be 0 after a start that fits
+        # nothing better; then any deal that fits is taken).
+        if state[1] >= self.weight or self.rng.random() * self.weight < state[1]:
+            self.slots, self.weight, self.current = state
+            self.accepted += 1
+
+    def draw(self, thin: int = DEFAULT_THIN) -> Sim:
+        """``thin`` steps on, a copy of the simulator of the deal the chain is on."""
+        for _ in range(thin):
+            self.step()
+        return self.current.copy()
+
+    def carried(self, sampler: Sampler, rng: random.Random) -> list[Mask] | None:
+        """This chain's deal brought to ``sampler``'s later moment of the same hand (the
+        cards played since taken out of it; a seat that played a card the deal gave another
+        place gives that place one of its own instead), or None when that breaks what is
+        public now (the chain then starts afresh)."""
+        k = sampler.k
+        plays = played_cards(k)
+        if plays[: len(self.plays)] != self.plays:
+            return None
+        slots = list(self.slots)
+        for seat, c in plays[len(self.plays) :]:
+            bit = 1 << c
+            if seat == k.seat:
+                continue
+            if slots[seat] & bit:
+                slots[seat] &= ~bit
+                continue
+            holder = next((s for s in range(6) if slots[s] & bit), None)
+            if holder is None:
+                return None
+            slots[holder] &= ~bit
+            options = [d for d in bits(slots[seat]) if not sampler.banned[holder] >> d & 1]
+            if not options:
+                return None
+            d = rng.choice(options)
+            slots[seat] &= ~(1 << d)
+            slots[holder] |= 1 << d
+        union = 0
+        for s in range(6):
+            if slots[s].bit_count() != sampler.capacity[s] or slots[s] & sampler.banned[s]:
+                return None
+            union |= slots[s]
+        if union != sampler.unseen:
+            return None
+        if sampler.hold and not slots[k.picker or 0] & sampler.hold:
+            return None
+        return slots

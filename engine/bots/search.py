@@ -46,7 +46,15 @@ from engine.bots.heuristic import decide, decide_pick, mask_of, play_index
 from engine.bots.knowledge import Knowledge, read_view
 from engine.bots.policy import bits, bury_score, choose_play, hand_strength
 from engine.bots.rollout import bidding_weight, finish
-from engine.bots.sampling import Sampler, SamplingError
+from engine.bots.sampling import (
+    DEFAULT_BURN,
+    DEFAULT_CARRY_BURN,
+    DEFAULT_THIN,
+    Chain,
+    Sampler,
+    SamplingError,
+    Weigher,
+)
 from engine.bots.sim import Sim
 from engine.bots.style import TUNED
 from engine.cards import FAIL, POINTS, POWER, TRUMP, Card, Mask, parse_card
@@ -153,6 +161,27 @@ search seats play otherwise than the heuristic, the stretch fallback served 42-7
 late in the hand under ``seed``, against 52%) yet scored -0.034 [-0.116, +0.047] a seat-hand
 against the default (wisconsin, 200 deals, 3-way; docs/bots.md, "Issue 30: why play inference
 placed the cards better"), so it stays off."""
+
+SAMPLERS: Final = ("rejection", "mcmc")
+"""The values of ``sampler``: how a card decision draws its deals."""
+
+DEFAULT_SAMPLER: Final = "rejection"
+"""How a card decision draws its deals: ``rejection``, fresh deals kept with their weight
+(:meth:`engine.bots.sampling.Sampler.sim`, with ``play_mismatch`` and its fallbacks), or
+``mcmc``, a Markov chain over deals (:class:`engine.bots.sampling.Chain`, weighted by the bidding
+and by ``chain_mismatch``), carried on from the seat's previous card decision of the hand.
+Rejection: the chain placed 27% more unseen cards in the right hands than the default, yet
+scored -0.064 [-0.129, +0.000] a seat-hand against it (wisconsin, 300 deals) and -0.107
+[-0.171, -0.043] (seed, 200 deals), the defenders' loss; without the play weight
+(``chain_mismatch=1``, the default's target) still -0.072 [-0.137, -0.007] (seed): a chain's
+successive deals are alike, fewer independent worlds (docs/bots.md, "sampling by a Markov
+chain")."""
+
+DEFAULT_CHAIN_MISMATCH: Final = 0.03
+"""With ``sampler=mcmc``, the weight a deal keeps per card another seat played that the
+heuristic with its cards would not have (per seat ``play_trust * chain_mismatch**misses +
+1 - play_trust``): near 0, the chain keeps to deals in which heuristic seats played as they did
+(a chain, unlike rejection, finds those late in the hand too)."""
 
 DEFAULT_PLAY_MARGIN: Final = 0.0
 """Points per hand a card must gain over the heuristic's card, on average over the deals, to be
@@ -522,6 +551,12 @@ class SearchStrategy:
         decide_share: float = DEFAULT_DECIDE_SHARE,
         model_endgame: bool = DEFAULT_MODEL_ENDGAME,
         info_sets: bool = DEFAULT_INFO_SETS,
+        sampler: str = DEFAULT_SAMPLER,
+        chain_mismatch: float = DEFAULT_CHAIN_MISMATCH,
+        chain_burn: int = DEFAULT_BURN,
+        chain_carry_burn: int = DEFAULT_CARRY_BURN,
+        chain_thin: int = DEFAULT_THIN,
+        chain_carry: bool = True,
         clock: Callable[[], float] | None = None,
         think_time: float = DEFAULT_THINK_TIME,
     ) -> None:
@@ -537,6 +572,12 @@ class SearchStrategy:
             raise ValueError(f"play_fallback must be one of {', '.join(PLAY_FALLBACKS)}")
         if think_time <= 0:
             raise ValueError("think_time must be more than 0 seconds")
+        if sampler not in SAMPLERS:
+            raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}")
+        if not 0 < chain_mismatch <= 1:
+            raise ValueError("chain_mismatch must be more than 0 and at most 1")
+        if chain_burn < 0 or chain_carry_burn < 0 or chain_thin < 1:
+            raise ValueError("chain_burn and chain_carry_burn must be at least 0, chain_thin 1")
         self.infer_bury = infer_bury_seats(infer_bury)
         self._rng = random.Random(seed)
         self.samples = samples
@@ -555,6 +596,14 @@ class SearchStrategy:
         self.decide_share = decide_share
         self.model_endgame = model_endgame
         self.info_sets = info_sets
+        self.sampler = sampler
+        self.chain_mismatch = chain_mismatch
+        self.chain_burn = chain_burn
+        self.chain_carry_burn = chain_carry_burn
+        self.chain_thin = chain_thin
+        self.chain_carry = chain_carry
+        self._chains: dict[int, tuple[tuple[object, ...], Chain]] = {}
+        """Per seat, the chain of its last card decision and the hand it belongs to."""
         self.clock = clock
         self.think_time = think_time
         self._ends_at = _INF
@@ -644,6 +693,10 @@ class SearchStrategy:
         sampler = Sampler(k, bury=self.infers_bury(k))
         rng = self._rng
         weigh = bidding_weight if self.infer_bidding else None
+        if self.sampler == "mcmc":
+            chain = self._chain(k, sampler, weigh)
+            thin = self.chain_thin
+            return lambda: chain.draw(thin)
         mismatch = self.play_mismatch
         if k.defending:
             mismatch = min(mismatch, self.defender_mismatch)
@@ -651,6 +704,21 @@ class SearchStrategy:
         trust = self.play_trust
         fallback = self.play_fallback
         return lambda: sampler.sim(rng, weigh, tries, mismatch, trust, fallback)
+
+    def _chain(self, k: Knowledge, sampler: Sampler, weigh: Weigher | None) -> Chain:
+        """The Markov chain of deals of this card decision: the seat's chain of its previous
+        decision in this hand carried on (:meth:`Chain.carried`), else a fresh one."""
+        key = (k.dealer, k.hand | k.played_by[k.seat], tuple(k.passes), k.picker, k.called)
+        start = None
+        burn = self.chain_burn
+        old = self._chains.get(k.seat)
+        if self.chain_carry and old is not None and old[0] == key:
+            start = old[1].carried(sampler, self._rng)
+            if start is not None:
+                burn = self.chain_carry_burn
+        chain = Chain(sampler, self._rng, weigh, self.chain_mismatch, self.play_trust, start, burn)
+        self._chains[k.seat] = (key, chain)
+        return chain
 
     def _setup(
         self, k: Knowledge, legal: Sequence[ActionMap], candidates: list[int], default: int

@@ -12,6 +12,7 @@ from engine.bots.rollout import bidding_weight
 from engine.bots.sampling import (
     EXTRA,
     PLAY_MISMATCH,
+    Chain,
     Sampler,
     _rebuild,
     deal_unseen,
@@ -322,3 +323,90 @@ def test_heuristic_bury_keeps_the_cards_the_picker_must_hold() -> None:
             assert not sampler.hold or slots[k.picker] & sampler.hold
             checked += 1
     assert checked > 30
+
+
+def _fits(sampler: Sampler, slots: list[Mask]) -> None:
+    """``slots`` is a deal ``sampler`` could give: every place full, every card unseen and
+    dealt once, none where it is banned, the picker's hold card kept."""
+    union = 0
+    for s in range(6):
+        assert slots[s].bit_count() == sampler.capacity[s]
+        assert not slots[s] & sampler.banned[s]
+        assert not union & slots[s]
+        union |= slots[s]
+    assert union == sampler.unseen
+    assert not sampler.hold or slots[sampler.k.picker or 0] & sampler.hold
+
+
+def test_a_chain_of_deals_keeps_every_constraint_and_replays_the_history() -> None:
+    # Issue 30: every deal the Markov chain visits is one the sampler could give, and its
+    # simulator replays the public history (the same checks as the rejection sampler's).
+    rng = random.Random(8)
+    moved = 0
+    for hand in _played_states(60):
+        k = read_view(seat_view(hand, hand.turn))
+        sampler = Sampler(k)
+        chain = Chain(sampler, rng, bidding_weight, 0.03, burn=5)
+        for _ in range(3):
+            _keeps_everything_public(chain.draw(2), hand, k.seat)
+            _fits(sampler, chain.slots)
+        moved += chain.accepted
+    assert moved > 50
+
+
+def test_a_chain_is_deterministic_given_its_random_generator() -> None:
+    def deals(seed: int) -> list[list[Mask]]:
+        rng = random.Random(seed)
+        out = []
+        for hand in _played_states(30):
+            chain = Chain(Sampler(read_view(seat_view(hand, hand.turn))), rng, bidding_weight)
+            for _ in range(2):
+                out.append(list(chain.draw().state.hands))
+        return out
+
+    assert deals(4) == deals(4)
+    assert deals(4) != deals(5)
+
+
+def test_a_chain_carried_to_the_seat_s_next_decision_keeps_the_constraints() -> None:
+    # A seat's chain goes on from its last decision: the cards played since leave the deal,
+    # and a seat that played a card the deal gave another place trades one of its own for it.
+    bot = HeuristicStrategy()
+    rng = random.Random(9)
+    carried = 0
+    for seed in range(12):
+        hand = Hand.from_seed(VARIANTS[seed % len(VARIANTS)], seed % 5, seed)
+        seat = seed % 5
+        chain = None
+        while not hand.is_over:
+            if hand.turn == seat and hand.phase == "play" and hand.tricks:
+                sampler = Sampler(read_view(seat_view(hand, seat)))
+                start = None if chain is None else chain.carried(sampler, rng)
+                if start is not None:
+                    _fits(sampler, start)
+                    carried += 1
+                chain = Chain(sampler, rng, bidding_weight, start=start, burn=2)
+                _keeps_everything_public(chain.draw(), hand, seat)
+            view = seat_view(hand, hand.turn)
+            hand.apply(action_from_dict(bot.choose(view, view["legal"]), hand.turn))
+    assert carried > 10
+
+
+def test_a_chain_puts_the_unseen_cards_where_they_are() -> None:
+    # Against heuristic seats the chain's deals place the unseen cards better than deals that
+    # respect only the voids and the bidding (measured at about +24%: docs/bots.md, "search").
+    def hits(chain: bool) -> int:
+        rng = random.Random(5)
+        right = 0
+        for hand in _played_states(120):
+            k = read_view(seat_view(hand, hand.turn))
+            sampler = Sampler(k)
+            walk = Chain(sampler, rng, bidding_weight, 0.03) if chain else None
+            for _ in range(4):
+                sim = walk.draw() if walk else sampler.sim(rng, bidding_weight, 20)
+                for s in range(5):
+                    if s != k.seat:
+                        right += (sim.state.hands[s] & hand.hands[s]).bit_count()
+        return right
+
+    assert hits(True) > 1.15 * hits(False)

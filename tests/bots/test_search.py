@@ -12,7 +12,7 @@ from engine.bots import search
 from engine.bots.heuristic import HeuristicStrategy
 from engine.bots.knowledge import Knowledge, read_view
 from engine.bots.policy import bits
-from engine.bots.sampling import Sampler, sample_hand
+from engine.bots.sampling import Chain, Sampler, sample_hand
 from engine.bots.search import (
     NodeCount,
     SearchStrategy,
@@ -438,3 +438,31 @@ def test_play_trust_and_play_fallback_are_checked() -> None:
         SearchStrategy(play_fallback="longest")
     bot = SearchStrategy(play_mismatch=0.25, play_trust=0.5, play_fallback="weighted")
     assert (bot.play_trust, bot.play_fallback) == (0.5, "weighted")
+
+
+def test_the_sampler_and_chain_options_are_checked() -> None:
+    with pytest.raises(ValueError, match="sampler must be one of rejection, mcmc"):
+        SearchStrategy(sampler="gibbs")
+    with pytest.raises(ValueError, match="chain_mismatch must be more than 0"):
+        SearchStrategy(sampler="mcmc", chain_mismatch=0)
+    with pytest.raises(ValueError, match="chain_thin 1"):
+        SearchStrategy(sampler="mcmc", chain_thin=0)
+
+
+def test_the_mcmc_sampler_carries_a_seat_s_chain_through_the_hand() -> None:
+    # sampler=mcmc: a seat's card decisions draw their deals from one Markov chain carried
+    # from decision to decision of the hand (a new hand starts a new chain).
+    bot = SearchStrategy(seed=2, samples=6, setup_samples=0, sampler="mcmc")
+    hand = Hand.from_seed(VARIANTS[0], 0, 11)
+    chains: dict[int, list[Chain]] = {}
+    while not hand.is_over:
+        view = seat_view(hand, hand.turn)
+        seat = hand.turn
+        hand.apply(action_from_dict(bot.choose(view, view["legal"]), seat))
+        if view["phase"] == "play" and seat in bot._chains:
+            chains.setdefault(seat, []).append(bot._chains[seat][1])
+    assert sum(hand.result().payouts or []) == 0
+    steps = [c.steps for seq in chains.values() for c in seq]
+    assert chains and all(steps)
+    # A carried chain burns in for chain_carry_burn steps only, a fresh one chain_burn.
+    assert min(steps) < bot.chain_burn <= max(steps)
