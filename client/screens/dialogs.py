@@ -155,7 +155,10 @@ class BuryDialog(ModalScreen[list[str] | ActionMap | None]):
 
     def compose(self) -> ComposeResult:
         """The eight cards, what is chosen, and the buttons."""
-        with Vertical(id="bury-box", classes="box"):
+        # Blitz, Bury, Hint and Later side by side need the call dialog's width: at the bury
+        # box's own the last one, "Later  Esc", was cut off at an 80-column terminal.
+        wide = self.blitz is not None and self.hints
+        with Vertical(id="bury-box", classes="box wide" if wide else "box"):
             explain = (
                 "You picked. Choose two cards to bury face down: they count for your side "
                 "at the end."

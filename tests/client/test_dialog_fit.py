@@ -56,6 +56,7 @@ DIALOGS: dict[str, Callable[[], Screen[Any]]] = {
             {"action": "blitz", "pair": "black"},
         ],
         blind=["9C", "7H"],
+        hints=True,  # a Tavern table with the coach: four buttons, Later Esc the last
     ),
     "call": lambda: CallDialog(
         HAND,
