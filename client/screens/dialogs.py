@@ -253,12 +253,18 @@ class BuryDialog(ModalScreen[list[str] | ActionMap | None]):
         self._draw()
 
     def action_confirm(self) -> None:
-        """Enter: bury the two chosen cards (with fewer chosen, toggle the cursor card); a bury
-        that leaves you alone is warned about first, and Enter again buries it."""
+        """Enter: bury the two chosen cards (with fewer chosen, choose the cursor card); a bury
+        that leaves you alone is warned about first, and Enter again buries it.
+
+        Enter never unchooses (Space and the card's key do): a card chosen by its key has the
+        cursor, and "7 Enter", as a card is confirmed at the table, put it back unseen."""
         if self._valid():
             self._bury()
-        else:
+        elif self.cursor < len(self.hand) and self.hand[self.cursor] not in self.chosen:
             self.action_toggle_card(self.cursor)
+        elif len(self.chosen) < 2:
+            self.note = Text("Enter buries once two are chosen", style="bold")
+            self._draw()
 
     def _bury(self) -> None:
         if self.warned != self.chosen and self._forces_alone():

@@ -174,10 +174,14 @@ async def test_pick_bury_and_call_through_keys_and_dialogs() -> None:
         status = screen_text(app).splitlines()[-2]
         assert "bury in the dialog" in status and "b opens" not in status, status
         hand = app.model.hand
-        await pilot.press("1", "enter")  # one card chosen: Enter toggles, does not bury
+        # One card chosen: Enter neither buries nor puts it back ("7 Enter", a card confirmed
+        # as at the table, chose 10♠ and unchose it unseen); it says what Enter waits for.
+        await pilot.press("1", "enter")
         await pilot.pause()
         assert app.outbox == [] and isinstance(app.screen, BuryDialog)
-        await pilot.press("enter", "3", "8", "escape")  # unchoose 1, choose 3 and 8, close
+        assert app.screen.chosen == [hand[0]]
+        assert "Enter buries once two are chosen" in screen_text(app)
+        await pilot.press("1", "3", "8", "escape")  # unchoose 1, choose 3 and 8, close
         await pilot.pause()
         assert isinstance(app.screen, TableScreen) and app.outbox == []
         assert "b opens the bury dialog" in screen_text(app).splitlines()[-2]
