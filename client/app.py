@@ -258,6 +258,9 @@ TABLE_REFUSALS: dict[str, str] = {
     errors.NOT_ALLOWED: "A bot may not ask the coach for hints.",
     errors.BUSY: "The coach is still working on your last question (or is busy): ask again "
     "in a moment.",
+    # The client's own (ConnectionLost): nothing reached the server.
+    "connection_lost": "Not sent: the connection to the server is down. This client "
+    "reconnects by itself: try again once the top bar says connected.",
 }
 """What a player reads for a refusal at the table (an action, a host's key, chat, a hint;
 PROTOCOL.md §8), by code: a sentence saying what happened and what to do, never the code
@@ -1071,7 +1074,9 @@ class SheepsheadApp(App[int]):
             return await self.session.request(request, **fields)
         except ConnectionLost as exc:
             if not quiet_lost:
-                self.notify(f"{request} failed: {exc.message}", severity="error")
+                self.notify(
+                    table_refusal(exc.code, exc.message), title="Not sent", severity="error"
+                )
         except ServerError as exc:
             if exc.code in passing:
                 raise
@@ -1158,8 +1163,12 @@ class SheepsheadApp(App[int]):
             if self.model.restore_prompt(prompt):
                 self.model_changed.publish(Change.PROMPT)
                 self._turn_alert()
-            if isinstance(exc, ConnectionLost | OSError | TimeoutError):
-                self.notify(f"Not sent, the connection dropped: {exc}", severity="error")
+            if isinstance(exc, OSError | TimeoutError) and not isinstance(exc, ConnectionLost):
+                exc = ConnectionLost(f"the connection dropped ({exc!r})")
+            if isinstance(exc, ConnectionLost):
+                # A sentence, as any refusal (it read "Not sent, the connection dropped:
+                # connection_lost: Not connected to the server"); the log keeps the code.
+                self._refused(exc, "Not sent")
                 return False
             if not isinstance(exc, ServerError):
                 raise

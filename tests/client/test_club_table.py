@@ -21,7 +21,7 @@ from client.screens.dialogs import BuryDialog, CreateTableDialog, PasswordDialog
 from client.screens.info import HistoryScreen, TricksScreen
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
-from client.session import ServerError
+from client.session import ConnectionLost, ServerError
 from client.settings import ClientSettings
 from client.widgets.cards import card_label
 from client.widgets.hand import CardWidget
@@ -1078,3 +1078,29 @@ async def test_a_refused_play_is_told_in_a_sentence_and_the_log_keeps_the_code()
         assert f"({code})" not in said and ("_" not in code or code not in said), said
         assert said[:1].isupper() and said.endswith("."), (code, said)
         assert code in TABLE_REFUSALS, code  # a sentence of its own, with what to do
+
+
+async def test_a_play_while_the_connection_is_down_is_told_in_a_sentence() -> None:
+    """A card played while the client reconnected (a server restart) said "Not sent, the
+    connection dropped: connection_lost: Not connected to the server": a code, and nothing
+    on what to do. Now a sentence, the log keeping the code."""
+    table = EngineTable(seed=11, dealer=1, me=0)
+    session = FakeSession()
+    app = SheepsheadApp(session, mode="join")  # type: ignore[arg-type]
+    for msg in table.messages():
+        app.model.apply(msg)
+
+    async def lost(action: dict[str, Any], *, seq: int | None = None) -> dict[str, Any]:
+        raise ConnectionLost("Not connected to the server")
+
+    session.act = lost  # type: ignore[method-assign]
+    told: list[tuple[str, str | None]] = []
+
+    def notify(message: str, **options: Any) -> None:
+        told.append((message, options.get("title")))
+
+    app.notify = notify  # type: ignore[method-assign]
+    assert not await app.act({"action": "pass"}, seq=app.model.seq)
+    assert len(told) == 1 and "connection_lost" not in told[0][0], told
+    assert "top bar says connected" in told[0][0] and told[0][1] == "Not sent", told
+    assert app.model.log[-1].text.endswith("(connection_lost)")  # for a bug report
