@@ -375,6 +375,11 @@ class SheepsheadApp(App[int]):
         self.bells = 0
         """How many turn alerts rang (the bell itself is silent in a headless test)."""
         self._rematches_seen = self.model.rematches
+        self._joining: str | None = None
+        """The table a ``join`` of this client's is on its way to (None: none is)."""
+        self._joined_held: list[Mapping[str, Any]] = []
+        """The ``joined`` notices of :attr:`_joining`'s table that came before the join's
+        reply: which of them is this client's own seat only the reply says."""
         self._history_for: tuple[str, str] | None = None
         """(table, why) the match history was last asked for."""
         self._history_due = False
@@ -495,6 +500,14 @@ class SheepsheadApp(App[int]):
             self.log.error(f"message ignored: {msg!r}: {exc!r}")
             self.notify(f"A server message could not be shown: {exc}", severity="error")
 
+    def _tell_notice(self, msg: Mapping[str, Any], my_seat: int | None = None) -> None:
+        """A notice in a pop-up, as the log says it: one about this client's own seat (or
+        ``my_seat``, the seat a join's reply gave) in the second person, a long one in a few
+        words, for longer (the log has it whole)."""
+        text = self.model.notice_short(msg, my_seat)
+        timeout = 4 if text == self.model.notice_text(msg, my_seat) else 10
+        self.notify(text, title="Notice", timeout=timeout)
+
     @work(group="requests", exit_on_error=False)
     async def watch_request(self, table: str) -> None:
         """Spectate ``table`` (``sheepshead watch --table``; a password is asked for)."""
@@ -513,12 +526,13 @@ class SheepsheadApp(App[int]):
             change = self.model.apply(msg)
         if kind == "notice" and msg.get("code") == REPLACED:
             pass  # the table_lost that follows says it in a pop-up, with the lobby shown
+        elif kind == "notice" and msg.get("code") == "joined" and self._joining is not None:
+            if msg.get("table") in (None, self._joining):
+                self._joined_held.append(msg)  # told as the join's reply comes
+            else:
+                self._tell_notice(msg)
         elif kind == "notice":
-            # As the log says it: a notice about this client's own seat in the second person
-            # (a long one in a few words, for longer: the log has it whole).
-            text = self.model.notice_short(msg)
-            timeout = 4 if text == self.model.notice_text(msg) else 10
-            self.notify(text, title="Notice", timeout=timeout)
+            self._tell_notice(msg)
             if msg.get("code") == "rematch":
                 self._history_for = None
         elif kind == "error" and msg.get("code") == errors.SERVER_SHUTDOWN:
@@ -1115,6 +1129,9 @@ class SheepsheadApp(App[int]):
         # it there, and a watcher's score sheet said no hand had finished.
         self._history_for = None
         while True:
+            # The server tells the table "Ann took seat 1" before it answers the join: to
+            # the joiner, whose seat only the reply names, that read as somebody else's.
+            self._joining, self._joined_held = (table if request == "join" else None), []
             try:
                 reply = await self.call(
                     request,
@@ -1124,9 +1141,14 @@ class SheepsheadApp(App[int]):
                     password=password,
                     **fields,
                 )
+                self._joining = None
+                seat = None if reply is None else reply.get("seat")
+                for held in self._joined_held:
+                    self._tell_notice(held, seat if isinstance(seat, int) else None)
                 # mypy picks call's str overload for a union of literals.
                 return cast("Joined | Watching | None", reply)
             except ServerError:  # bad_password: asked for (again)
+                self._joining = None
                 if password is not None:
                     self.notify(
                         f"That is not the password of {label}: try again, or Esc to give up.",

@@ -842,23 +842,26 @@ class TableModel:
             return seat
         return hand.played_by(seat, self.seats[seat].name)
 
-    def notice_text(self, msg: Mapping[str, Any]) -> str:
-        """A notice's text; one about this client's own seat in the second person."""
+    def notice_text(self, msg: Mapping[str, Any], my_seat: int | None = None) -> str:
+        """A notice's text; one about this client's own seat (``my_seat`` when the table has
+        not said it yet: a join's reply) in the second person."""
         seat = msg.get("seat")
         own = _YOUR_NOTICES.get(str(msg.get("code")))
-        if own is not None and seat is not None and seat == self.my_seat:
+        mine = self.my_seat if my_seat is None else my_seat
+        if own is not None and seat is not None and seat == mine:
             return own.format(seat=seat)
         return str(msg.get("text", ""))
 
-    def notice_short(self, msg: Mapping[str, Any]) -> str:
+    def notice_short(self, msg: Mapping[str, Any], my_seat: int | None = None) -> str:
         """A notice's text for a pop-up: :meth:`notice_text`, or the few words of a long one
         about this client's seat (the whole ``name_kept`` ran off an 80x24 terminal's bottom
         under the other pop-ups of a reconnect, and went in 4 s)."""
         seat = msg.get("seat")
         short = _SHORT_NOTICES.get(str(msg.get("code")))
-        if short is not None and isinstance(seat, int) and seat == self.my_seat:
+        mine = self.my_seat if my_seat is None else my_seat
+        if short is not None and isinstance(seat, int) and seat == mine:
             return short.format(seat=seat, name=self.seats[seat].name)
-        return self.notice_text(msg)
+        return self.notice_text(msg, my_seat)
 
     def _new_match(self) -> Change:
         """A rematch began at this table: the last match's hands and result are put away (and

@@ -1104,3 +1104,28 @@ async def test_a_play_while_the_connection_is_down_is_told_in_a_sentence() -> No
     assert len(told) == 1 and "connection_lost" not in told[0][0], told
     assert "top bar says connected" in told[0][0] and told[0][1] == "Not sent", told
     assert app.model.log[-1].text.endswith("(connection_lost)")  # for a bug report
+
+
+async def test_your_own_join_mid_match_is_told_as_yours() -> None:
+    """Fay sat down in a seat a bot played mid-match, and her pop-up read "Fay took seat 1":
+    the server tells the table before it answers the join, when her client did not know its
+    seat yet. Held until the reply names it; another's join meanwhile is told as it was."""
+    session = FakeSession(name="Fay")
+    app = SheepsheadApp(session, mode="join")  # type: ignore[arg-type]
+    told: list[str] = []
+    app.notify = lambda message, **options: told.append(message)  # type: ignore[method-assign]
+
+    async def join(type: str, **fields: Any) -> dict[str, Any]:
+        assert type == "join"
+        for seat, name in ((1, "Fay"), (2, "Gus")):
+            notice = {"type": "notice", "table": "t1", "code": "joined", "seat": seat}
+            app.handle_message({**notice, "text": f"{name} took seat {seat}"})
+        return {"type": "ok", "table": "t1", "seat": 1, "token": "tok", "name": "Fay"}
+
+    session.request = join  # type: ignore[method-assign]
+    assert await app.enter_table("join", "t1", "Friday club", seat=None) is not None
+    assert told == ["You took seat 1", "Gus took seat 2"], told
+    app.handle_message(
+        {"type": "notice", "table": "t1", "code": "joined", "seat": 3, "text": "Hal took seat 3"}
+    )
+    assert told[2:] == ["Hal took seat 3"], told  # no join of this client's on its way
