@@ -564,10 +564,17 @@ class TableModel:
 
     def who(self, seat: int | None, you: str = "You", at: Point | None = None) -> str:
         """A seat as the subject of a sentence: ``you`` (``You``) for your own seat, else its
-        name; for its move at ``at``, the name of the earlier holder who made it."""
+        name; for its move at ``at``, the name of the earlier holder who made it; in a hand
+        somebody else played in the seat (:meth:`played_names`), theirs."""
         earlier = self.held_by(seat, at)
         if earlier is not None:
             return earlier
+        if seat is not None and 0 <= seat < NUM_SEATS:
+            played = self.played_names()[seat]
+            if played and played != self.seats[seat].name:
+                # The finished hand on the table was somebody else's in this seat (it was
+                # left after the match, and Bob sat down): the last trick read "You 10♥".
+                return played
         if seat is not None and seat == self.my_seat:
             return you
         return self.name(seat)

@@ -294,3 +294,21 @@ def test_your_row_is_your_seat_once_the_server_says_it_kept_its_name_for_you() -
     assert model.your_seat_in(hand) == 0
     model.apply({"type": "notice", "code": "name_kept", "seat": 3, "text": "not yours"})
     assert model.kept_seat == 0
+
+
+def test_the_finished_hand_names_who_played_it_not_who_sat_down_since() -> None:
+    """Fay left after the match, Bob sat down in her seat: the last trick box of the finished
+    hand still on the table read "You 10♥" for Bob (and "Bob 10♥" for the others), a card
+    Fay played. The match's history names who played each seat."""
+    table = EngineTable(seed=11, dealer=1, me=1)
+    model = TableModel()
+    feed(model, table.messages())
+    feed(model, table.play_out())
+    done = model.history[-1]
+    assert model.view is not None and model.view.get("phase") == "done"
+    assert model.who(1, at=("card", 25)) == "You"  # played here
+    done.names = [done.names[0], "Fay", *done.names[2:]]  # ... until somebody else had
+    assert model.seats[1].name != "Fay"
+    assert model.who(1, at=("card", 25)) == "Fay"
+    assert model.who(1, you="you") == "Fay"  # "Picker you" too
+    assert model.who(0) == model.seats[0].name  # the others' as they were
