@@ -1068,6 +1068,13 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
     def _refused(self, event: NumberInput.Refused) -> None:
         self._say(event.field, event.field.rule)
 
+    @on(events.DescendantBlur)
+    def _left(self, event: events.DescendantBlur) -> None:
+        """A field left as it takes it says nothing more: a refused key's line stayed in red
+        under a field that was fine ("abc" into an emptied Hands: no limit, as allowed)."""
+        if isinstance(event.widget, NumberInput):
+            self._say(event.widget, event.widget.problem)
+
     def action_create(self) -> None:
         """Create the table with the form's values."""
         fields = self._collect()
