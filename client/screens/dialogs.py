@@ -716,6 +716,8 @@ class PasswordDialog(TypeAhead, ModalScreen[str | None]):
             yield Label(f"Password for {self.table_name}:")
             # 128: the most the server takes.
             yield Input(password=True, max_length=128, select_on_focus=False)
+            # It named no key: a wrong password's pop-up was the first to say Esc gives up.
+            yield Static("Enter sends it · Esc gives up", classes="hint")
 
     @on(Input.Submitted)
     def _done(self, event: Input.Submitted) -> None:
