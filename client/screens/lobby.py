@@ -230,7 +230,8 @@ class LobbyScreen(GameScreen[None]):
         limit = table.get("hands")
         text.append(f" · {plural(int(limit), 'hand')}" if limit else " · open-ended")
         if table.get("turn_timer"):
-            text.append(f" · {table['turn_timer']} s turns")
+            # :g: the server sends a float, and "30.0 s turns" read as a timer to the tenth.
+            text.append(f" · {float(table['turn_timer']):g} s turns")
         if table.get("hints"):  # the host created it with the coach on (PROTOCOL.md §6.1)
             text.append(" · coach hints (i)")
         seats = []
