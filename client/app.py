@@ -84,6 +84,7 @@ from protocol.events import (
     Watching,
 )
 from protocol.framing import Message
+from protocol.text import name_key
 
 Mode = Literal["play", "join", "watch"]
 """How the app was started: a local game, a server's lobby, or spectating."""
@@ -285,6 +286,21 @@ def table_refusal(code: str, message: str, model: TableModel | None = None) -> s
     return known.format(turn=model.name(turn))
 
 
+def renamed_text(session: object) -> str | None:
+    """What to tell a player whose name the server's welcome numbered (a server bot's name:
+    ``Gus`` is ``Gus 2``), or None: the lobby's title said "you are gus 2" and nothing why. A
+    name only cleaned (invisible characters) reads the same, and a seat taken back under
+    another name is told by its ``name_kept`` notice."""
+    asked = getattr(session, "requested_name", None)
+    name = getattr(session, "name", None)
+    welcome = getattr(session, "welcome", None) or {}
+    if not isinstance(asked, str) or not isinstance(name, str) or welcome.get("table"):
+        return None
+    if name_key(name) == name_key(asked):
+        return None
+    return f"{asked} is a server bot's name here: you are {name}."
+
+
 def refusal_text(code: str, message: str, label: str) -> str:
     """Sentences for a refusal with ``code`` of a request about the table called ``label``
     (:data:`LOBBY_REFUSALS`); the server's ``message`` with its code for a refusal that has no
@@ -430,6 +446,9 @@ class SheepsheadApp(App[int]):
             self.notify(
                 "Settings file: " + "; ".join(self.settings.problems), severity="warning", timeout=8
             )
+        renamed = renamed_text(self.session)
+        if renamed is not None:
+            self.notify(renamed, title="Your name here", timeout=10)
         if self.session is not None:
             self.pump_events()
             if self.mode == "watch" and self.watch_table is not None:

@@ -1129,3 +1129,22 @@ async def test_your_own_join_mid_match_is_told_as_yours() -> None:
         {"type": "notice", "table": "t1", "code": "joined", "seat": 3, "text": "Hal took seat 3"}
     )
     assert told[2:] == ["Hal took seat 3"], told  # no join of this client's on its way
+
+
+def test_a_name_the_server_numbered_is_told_why() -> None:
+    """ssh gus@club: the server numbers a server bot's name ("gus 2") and the lobby's title
+    said "you are gus 2" with nothing on why. A name only cleaned, or a seat taken back under
+    its kept name (the name_kept notice tells that), is not told."""
+    from types import SimpleNamespace
+
+    from client.app import renamed_text
+
+    def session(asked: str, name: str, table: str | None = None) -> object:
+        return SimpleNamespace(requested_name=asked, name=name, welcome={"table": table})
+
+    assert (
+        renamed_text(session("gus", "gus 2")) == "gus is a server bot's name here: you are gus 2."
+    )
+    assert renamed_text(session("Ann\u200b", "Ann")) is None
+    assert renamed_text(session("Annie", "Ann", table="t1")) is None
+    assert renamed_text(FakeSession()) is None
