@@ -726,6 +726,15 @@ class TableModel:
         old = self.view
         view = msg.get("view")
         self.view = dict(view) if isinstance(view, Mapping) else None
+        if (
+            self.view is not None
+            and self.view.get("phase") != "done"
+            and self.table_state == "over"
+        ):
+            # The hand the host's end_match abandoned is no hand any more: shown, its cards
+            # stayed in every hand under "Match over", and one who sat down after the end was
+            # shown a bot's cards and tricks as "You".
+            self.view = None
         self.last = msg.get("last")
         self._track_players(old, self.view)
         if self.prompt is not None and self.prompt.seq != self.seq:

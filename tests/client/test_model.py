@@ -312,3 +312,27 @@ def test_the_finished_hand_names_who_played_it_not_who_sat_down_since() -> None:
     assert model.who(1, at=("card", 25)) == "Fay"
     assert model.who(1, you="you") == "Fay"  # "Picker you" too
     assert model.who(0) == model.seats[0].name  # the others' as they were
+
+
+def test_a_hand_the_host_ended_the_match_in_is_no_hand_any_more() -> None:
+    """The host ended an open-ended match mid-hand: every hand still showed the dropped
+    hand's cards under "Match over", and gus, who sat down after the end in the seat of a bot
+    the host freed, was shown that bot's cards and its trick as "You took 9"."""
+    table = EngineTable(seed=1, dealer=4, me=0)
+    model = TableModel()
+    feed(model, table.messages())
+    feed(model, table.apply({"action": "pass"}))
+    assert model.view is not None and model.hand
+    table.seq += 1
+    table.state = "over"  # end_match: the summary says the match is over, the view stays
+    feed(model, [{"type": "match_over", "totals": [0] * 5, "hands": 0}])
+    feed(model, table.messages())
+    assert model.view is None and not model.hand and model.decision is None
+    # A hand that was played out stays on the table with its result.
+    table.state = "playing"
+    while not table.hand.is_over:
+        feed(model, table.apply(table.hand.legal_actions()[0].to_dict()))
+    table.seq += 1
+    table.state = "over"
+    feed(model, table.messages())
+    assert model.view is not None and model.view.get("phase") == "done"
