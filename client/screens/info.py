@@ -362,7 +362,9 @@ class HistoryScreen(ShowsYourTurn, GameModal[None]):
         with Vertical(id="history-box", classes="box"):
             with VerticalScroll(id="history-detail"):
                 yield Static("No hand has finished yet.", id="history-body")
-            yield Static(id="history-hint", classes="hint")
+            # Said before any hand finished too: the box named no key, and the footer under
+            # it is the table's ("esc Lobby").
+            yield Static("Esc closes", id="history-hint", classes="hint")
 
     def on_mount(self) -> None:
         """Show the latest hand."""

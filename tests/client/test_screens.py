@@ -165,6 +165,16 @@ async def test_pick_bury_and_call_through_keys_and_dialogs() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await fed(pilot, table.messages())
         assert app.model.decision == "pick"
+        # h before any hand finished: an empty box that named no key (the footer under it
+        # says "esc Lobby", the table's).
+        await pilot.press("h")
+        await pilot.pause()
+        assert isinstance(app.screen, HistoryScreen)
+        text = screen_text(app)
+        assert "No hand has finished yet" in text and "Esc closes" in text, text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
         await pilot.press("p")
         await pilot.pause()
         assert app.outbox == [{"action": "pick"}]
