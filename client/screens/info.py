@@ -104,12 +104,16 @@ def help_rows(
 ) -> list[tuple[str, str]]:
     """(keys, meaning) rows for a screen's bindings, one per action; 1 2 … 8 shown as 1-8."""
     texts = {**HELP_TEXT, **(overrides or {})}
+    present = {b.action.split("(")[0] for b in bindings if isinstance(b, Binding)}
     rows: dict[str, tuple[list[str], str]] = {}
     for b in bindings:
         if not isinstance(b, Binding):
             continue
         action = b.action.split("(")[0]
-        action = JOINED_ROWS.get(action, action)
+        # Joined only to a row this screen has: the lobby's ? read "rules, trump order /
+        # help" under the rules' row, where the lobby has no rules.
+        joined = JOINED_ROWS.get(action)
+        action = joined if joined in present else action
         keys, _ = rows.setdefault(action, ([], texts.get(action, b.description)))
         keys.append(key_label(b.key))
     out = []

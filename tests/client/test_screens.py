@@ -377,6 +377,16 @@ async def test_help_lists_every_key_of_the_table(mode: Any) -> None:
                 assert HELP_TEXT[action] in text, action
 
 
+def test_the_lobbys_help_row_is_its_own() -> None:
+    """The help screen's Lobby column read "? rules, trump order / help": the table's row,
+    where the lobby has no rules (its ? is this help alone)."""
+    from client.screens.info import help_rows
+
+    rows = dict(help_rows(LobbyScreen.BINDINGS, {"help": "this help"}))
+    assert rows["?"] == "this help", rows
+    assert dict(help_rows(TableScreen.BINDINGS))["r ?"] == HELP_TEXT["rules"]
+
+
 async def test_help_and_rules_say_when_the_table_waits_for_you() -> None:
     """Help at 80x24 covered the status line: the player lost that it was their turn (or
     that it came while help was open). The box's border says it, with the turn timer, and
