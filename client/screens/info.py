@@ -412,9 +412,10 @@ class HistoryScreen(ShowsYourTurn, GameModal[None]):
         self.dismiss(None)
 
 
-class RecordScreen(GameModal[None]):
+class RecordScreen(ShowsYourTurn, GameModal[None]):
     """A hand's record as JSON, to copy: where the client runs in a server's door (SSH or
-    browser), a file it wrote would sit on the server, out of the player's reach."""
+    browser), a file it wrote would sit on the server, out of the player's reach. It covers
+    the status line, so its border says when the table waits for you (as help's does)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "copy"),
