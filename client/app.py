@@ -312,7 +312,9 @@ def refusal_text(code: str, message: str, label: str) -> str:
     if not said:
         meaning = errors.ERROR_CODES.get(code, code)
         said = meaning[:1].upper() + meaning[1:]
-    return known[1].format(label=label, said=said)
+    text = known[1].format(label=label, said=said)
+    # A sentence starts with a capital: "table t9 is not open" (watch --table t9).
+    return text[:1].upper() + text[1:]
 
 
 def refusal_title(code: str, request: str) -> str:

@@ -1131,6 +1131,15 @@ async def test_your_own_join_mid_match_is_told_as_yours() -> None:
     assert told[2:] == ["Hal took seat 3"], told  # no join of this client's on its way
 
 
+def test_a_refusal_about_a_table_by_its_id_starts_with_a_capital() -> None:
+    """sheepshead watch --table t9, a table that closed: "table t9 is not open on this
+    server" began the pop-up's sentence in lower case."""
+    from client.app import refusal_text
+
+    said = refusal_text("no_such_table", "No open table has the id 't9'", "table t9")
+    assert said.startswith("Table t9 is not open on this server"), said
+
+
 def test_a_name_the_server_numbered_is_told_why() -> None:
     """ssh gus@club: the server numbers a server bot's name ("gus 2") and the lobby's title
     said "you are gus 2" with nothing on why. A name only cleaned, or a seat taken back under
