@@ -434,6 +434,9 @@ class TableModel:
     log_rewrites: int = 0
     """How many times lines were put in the log before its last one (the earlier lines of a
     reconnect): a screen showing the log writes it again from the start."""
+    earlier_told: bool = False
+    """Whether a ``history``'s lines were taken in since this client came to the table: the
+    first ones are older than every line logged here."""
     hand_names: list[str] = field(default_factory=list)
     """Who played each seat of the hand on the table: the seats' names when it was dealt, or
     when a seat was taken later; a seat freed since keeps its player's name (the cards it
@@ -949,6 +952,11 @@ class TableModel:
         (with the "You were disconnected" of a second drop) is still new here, where a set of
         texts let a line shown once hide every other line saying the same."""
         entries = list(self.log)
+        # Just come to the table (not back from a drop): every line logged here, the
+        # snapshot's "── Hand 1: Ann deals" first, came after the table's earlier lines (a
+        # watcher read that line above "── Earlier at this table", and nothing after "── Now").
+        first = not self.earlier_told and self.dropped_at is None
+        self.earlier_told = True
         shown: dict[str, list[int]] = {}  # a text's places in the log, the newest last
         for place, e in enumerate(entries):
             if e.kind in ("chat", "notice"):
@@ -979,7 +987,7 @@ class TableModel:
         # reconnect), and before every line logged since the connection dropped: the new
         # hand the reconnect's snapshot told came after them (the block came after its first
         # lines, out of time order).
-        at = min(matched[:newer], default=len(entries))
+        at = min(matched[:newer], default=0 if first else len(entries))
         if self.dropped_at is not None:
             at = min(at, max(0, self.dropped_at - (self.log_count - len(entries))))
         if at == len(entries):

@@ -336,3 +336,22 @@ def test_a_hand_the_host_ended_the_match_in_is_no_hand_any_more() -> None:
     table.state = "over"
     feed(model, table.messages())
     assert model.view is not None and model.view.get("phase") == "done"
+
+
+def test_the_table_lines_before_you_came_come_before_the_hand_you_found() -> None:
+    """Eve began watching mid-hand: her log read "── Hand 1: Ann deals", then "── Earlier at
+    this table" with the lines said before she came, then "── Now" and nothing after it."""
+    table = EngineTable(seed=11, dealer=1, me=None)
+    model = TableModel()
+    feed(model, table.messages())
+    said = {"type": "chat", "from": "Fay", "seat": 1, "text": "hi all"}
+    model.apply_history(table.history(lines=[said]))
+    texts = [e.text for e in model.log]
+    assert texts[0] == "── Earlier at this table", texts
+    now = texts.index("── Now")
+    assert now < next(i for i, t in enumerate(texts) if t.startswith("── Hand")), texts
+    # A later history (a rematch's) with a new line: after what is on the log, as before.
+    again = {"type": "chat", "from": "Fay", "seat": 1, "text": "one more?"}
+    model.apply_history(table.history(lines=[said, again]))
+    assert [e.text for e in model.log][-3:-1] == ["── Earlier at this table", "Fay: one more?"]
+
