@@ -865,8 +865,14 @@ class TableModel:
         """A notice's text; one about this client's own seat (``my_seat`` when the table has
         not said it yet: a join's reply) in the second person."""
         seat = msg.get("seat")
-        own = _YOUR_NOTICES.get(str(msg.get("code")))
+        code = str(msg.get("code"))
+        own = _YOUR_NOTICES.get(code)
         mine = self.my_seat if my_seat is None else my_seat
+        if mine is None and code == "joined" and msg.get("table") not in (None, self.table):
+            # A table's notices come only to who is at it: one about a table this client is
+            # not at yet is its own join's, which the server tells before it answers (the
+            # log kept "Hal took seat 3", and the history's "You took seat 3" came again).
+            mine = seat
         if own is not None and seat is not None and seat == mine:
             return own.format(seat=seat)
         return str(msg.get("text", ""))

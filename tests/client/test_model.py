@@ -355,3 +355,20 @@ def test_the_table_lines_before_you_came_come_before_the_hand_you_found() -> Non
     model.apply_history(table.history(lines=[said, again]))
     assert [e.text for e in model.log][-3:-1] == ["── Earlier at this table", "Fay: one more?"]
 
+
+def test_your_own_join_is_logged_once_and_as_yours() -> None:
+    """Hal sat down mid-match from the lobby: the server tells the table "Hal took seat 3"
+    before the state and the join's reply, so his log kept it in the third person, and the
+    history's "You took seat 3" came again above it."""
+    table = EngineTable(seed=11, dealer=1, me=3)
+    model = TableModel()
+    joined = {"type": "notice", "table": "t1", "code": "joined", "seat": 3}
+    joined["text"] = "Hal took seat 3"
+    model.apply(joined)
+    feed(model, table.messages())
+    model.apply_history(table.history(lines=[joined]))
+    texts = [e.text for e in model.log]
+    assert texts.count("You took seat 3") == 1 and "Hal took seat 3" not in texts, texts
+    other = {**joined, "seat": 2, "text": "Ivy took seat 2"}  # at the table now: somebody else
+    model.apply(other)
+    assert model.log[-1].text == "Ivy took seat 2"
