@@ -100,6 +100,9 @@ class SeatInfo:
     before: tuple[tuple[str, int, int], ...] = ()
     """Who held the seat earlier in the hand in play, oldest first, with the decisions and
     cards of the hand made when the next holder sat down (the summary's ``before``)."""
+    left: bool = False
+    """Whether its player left once the match was over (the summary's ``left``): the name
+    stays shown with the final totals, and the seat is free."""
 
     def held_by(self, at: Point | None) -> str | None:
         """The earlier holder who made this seat's move at ``at``; None: its holder now (or
@@ -135,6 +138,7 @@ class SeatInfo:
             strategy=data.get("strategy"),
             standin=bool(data.get("standin")),
             before=_holders(data.get("before")),
+            left=bool(data.get("left")),
         )
 
 

@@ -125,6 +125,10 @@ class SeatBox(SizedPanel):
         if info.is_empty:
             # Left during the match: the seat still plays (a bot for nobody) and still scores.
             tag("bot plays" if info.standin else "empty", "italic" if info.standin else "dim")
+        elif info.left:
+            # Gone once the match was over (the lobby says "left: free"): "offline" said
+            # they would be back.
+            tag("left", "dim")
         elif not info.connected and info.standin:
             # Away past the grace period: the notice said a bot plays for them, and the box
             # went on saying "offline" while the seat played (its dashed border says away).

@@ -59,6 +59,13 @@ async def test_a_seat_left_mid_match_says_a_bot_plays_it_and_keeps_its_score() -
         await fed(pilot, table.messages())
         text = str(box.render())
         assert "empty" in text and "bot plays" not in text and "score" not in text, text
+        # Cy stood up once the match was over: his box read "offline", as if he would be
+        # back, where the lobby said "Cy (left: free)".
+        table.standins.discard(2)
+        table.left.add(2)
+        await fed(pilot, table.messages())
+        text = str(cy.render())
+        assert "left" in text and "offline" not in text and "score -1" in text, text
 
 
 async def test_a_seat_freed_after_the_passes_does_not_tell_the_last_pass_again() -> None:
