@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Footer, Static
 from client.model import bot_label, plural
 from client.screens.base import GameScreen
 from client.screens.dialogs import hand_over_key
-from engine.rules import preset_title
+from engine.rules import option_title, preset_title, value_title
 
 REFRESH_SECONDS = 3.0
 """How often the lobby asks the server for its tables."""
@@ -89,12 +89,6 @@ def _state_text(table: Mapping[str, Any]) -> str:
         played = int(table.get("hands_played") or 0)
         return f"hand {played + 1}" + (f"/{limit}" if limit else "")
     return state
-
-
-def _value(value: object) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
 
 
 class LobbyScreen(GameScreen[None]):
@@ -258,7 +252,12 @@ class LobbyScreen(GameScreen[None]):
         changed = dict(options) if isinstance(options, Mapping) else rules
         text.append(f"\n Rules: {preset_title(str(preset))}")
         if changed:
-            text.append(" with " + ", ".join(f"{k}={_value(v)}" for k, v in changed.items()))
+            # By their titles, as the create dialog and the rules panel name them: it read
+            # "with no_pick=doubler, partner=jack-of-diamonds".
+            text.append(
+                " with "
+                + " · ".join(f"{option_title(k)} → {value_title(k, v)}" for k, v in changed.items())
+            )
         detail.update(text)
 
     @on(DataTable.RowHighlighted)
