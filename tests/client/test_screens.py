@@ -347,6 +347,9 @@ async def test_rules_panel_shows_options_and_the_trump_order() -> None:
     app = SheepsheadApp(mode="play")
     async with app.run_test(size=SIZE) as pilot:
         await fed(pilot, table.messages())
+        # The top bar called a table with an option changed "Wisconsin (standard)".
+        top = screen_text(app).splitlines()[0]
+        assert "Wisconsin +1 option" in top and "standard" not in top, top
         await pilot.press("r")
         await pilot.pause()
         assert isinstance(app.screen, RulesScreen)
