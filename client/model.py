@@ -742,6 +742,11 @@ class TableModel:
             # stayed in every hand under "Match over", and one who sat down after the end was
             # shown a bot's cards and tricks as "You".
             self.view = None
+            if old is not None and old.get("phase") != "done":
+                # Seen in play here: its cards went without a word, and the log's "Match over
+                # after 5 hands" left the player of hand 6 to count which hands counted.
+                self._log("event", f"Hand {self.hand_number} was not finished: it does not count")
+                change |= Change.LOG
         self.last = msg.get("last")
         self._track_players(old, self.view)
         if self.prompt is not None and self.prompt.seq != self.seq:

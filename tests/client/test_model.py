@@ -328,6 +328,10 @@ def test_a_hand_the_host_ended_the_match_in_is_no_hand_any_more() -> None:
     feed(model, [{"type": "match_over", "totals": [0] * 5, "hands": 0}])
     feed(model, table.messages())
     assert model.view is None and not model.hand and model.decision is None
+    # Said once, where the hand went: "Match over after 0 hands" alone left it to guess.
+    assert [e.text for e in model.log].count("Hand 1 was not finished: it does not count") == 1
+    feed(model, table.messages())
+    assert [e.text for e in model.log].count("Hand 1 was not finished: it does not count") == 1
     # A hand that was played out stays on the table with its result.
     table.state = "playing"
     while not table.hand.is_over:
