@@ -249,6 +249,8 @@ class TrickView(SizedPanel):
             note = "waiting for players" if model.view is None else "blind: ▮▮ face down"
             if len(note) > width - 2:  # 80 columns: a cut "face / down" read badly
                 note = "waiting" if model.view is None else "blind: ▮▮"
+            if model.view is None and model.table_state == "over":
+                note = "match over"  # nobody is waited for ("waiting" under "Table over")
             if model.view is not None and view.get("leaster"):
                 note = "leaster"
             rows[last // 2] = row((Text(note, style="dim"), max(0, half - len(note) // 2)))
