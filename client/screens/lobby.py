@@ -161,7 +161,12 @@ class LobbyScreen(GameScreen[None]):
         if name:
             left.append(f" · you are {name}")
         right = Text(f"● {app.status}" if app.status == "connected" else f"◌ {app.status}")
-        pad = max(1, (self.size.width or 80) - left.cell_len - right.cell_len - 1)
+        width = self.size.width or 80
+        if left.cell_len + right.cell_len + 2 > width:
+            # The connection's status is never the part cut (as on the table's top bar): a
+            # 24-character name cut "● connected" to "●".
+            left.truncate(max(1, width - right.cell_len - 2), overflow="ellipsis")
+        pad = max(1, width - left.cell_len - right.cell_len - 1)
         self.query_one("#lobby-title", Static).update(left + Text(" " * pad) + right)
 
     def show_tables(self, tables: Sequence[Mapping[str, Any]]) -> None:

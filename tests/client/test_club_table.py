@@ -1017,11 +1017,15 @@ async def test_a_lobby_refusal_is_a_sentence_and_a_lost_table_closes_the_passwor
         {"id": "t2", "name": "Locked", "state": "waiting", "seats": [], "password": True},
     ]
     refusal = ServerError("no_such_table", "No open table has the id 't1'")
-    session = FakeSession({"list_tables": {"type": "ok", "tables": tables}, "join": refusal})
+    replies = {"list_tables": {"type": "ok", "tables": tables}, "join": refusal}
+    # The longest name the server takes: the title's "● connected" was cut to "●".
+    session = FakeSession(replies, name="bartholomew_the_magnific")
     app = SheepsheadApp(session)  # type: ignore[arg-type]
     async with app.run_test(size=SIZE) as pilot:
         lobby = app.screen
         await wait_for(pilot, lambda: len(getattr(lobby, "tables", ())) == 2)
+        title = screen_text(app).splitlines()[0].rstrip()
+        assert title.endswith(f"● {app.status}") and "you are" in title, title
         await pilot.press("enter")
         await wait_for(pilot, lambda: any(n.severity == "error" for n in app._notifications))
         told = [(n.message, n.title) for n in app._notifications if n.severity == "error"]
