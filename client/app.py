@@ -552,6 +552,8 @@ class SheepsheadApp(App[int]):
                 self._joined_held.append(msg)  # told as the join's reply comes
             else:
                 self._tell_notice(msg)
+        elif kind == "notice" and msg.get("code") == "table_closed":
+            change |= self._table_closed(msg)
         elif kind == "notice":
             self._tell_notice(msg)
             if msg.get("code") == "rematch":
@@ -608,6 +610,28 @@ class SheepsheadApp(App[int]):
             # Dismissed, not popped: a dialog a worker awaits (push_screen_wait: the password
             # ask) answers None, where a pop left that worker waiting for ever.
             self.screen.dismiss(None)
+        return Change.STATE | Change.PROMPT | Change.LOG
+
+    def _table_closed(self, msg: Mapping[str, Any]) -> Change:
+        """The server closed this client's table (its match over and no rematch in time, or
+        everyone gone): say so and show the lobby. The table stayed up, dead, its status line
+        offering a rematch; Esc's leave was then refused, "The server does not count you at a
+        table now"."""
+        table = str(msg.get("table") or "")
+        lobby = any(isinstance(s, LobbyScreen) for s in self.screen_stack)
+        if not lobby or (self.model.table not in (None, table)):
+            self._tell_notice(msg)  # sheepshead play has no lobby; another table's is news
+            return Change.NONE
+        name = self.model.info.get("name")
+        label = str(name or f"table {table}")
+        why = str(msg.get("text") or "").strip().rstrip(".")
+        text = f"{label} has closed" + (f": {why[:1].lower()}{why[1:]}" if why else "")
+        text += ". You are back in the lobby."
+        self.model.reset()
+        self.model.note("notice", text)
+        self.notify(text, title="Table closed", timeout=10)
+        while not isinstance(self.screen, LobbyScreen):
+            self.screen.dismiss(None)  # as a lost table's: a dialog a worker awaits answers
         return Change.STATE | Change.PROMPT | Change.LOG
 
     def _answer_commitment(self, msg: Commitment) -> None:

@@ -19,6 +19,7 @@ from client.app import TABLE_REFUSALS, YOUR_TURN_TITLE, SheepsheadApp, table_ref
 from client.bury_check import forces_alone
 from client.screens.dialogs import BuryDialog, CreateTableDialog, PasswordDialog
 from client.screens.info import HistoryScreen, TricksScreen
+from client.screens.lobby import LobbyScreen
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
 from client.session import ConnectionLost, ServerError
@@ -1165,3 +1166,32 @@ def test_a_name_the_server_numbered_is_told_why() -> None:
     assert renamed_text(session("Ann\u200b", "Ann")) is None
     assert renamed_text(session("Annie", "Ann", table="t1")) is None
     assert renamed_text(FakeSession()) is None
+
+
+async def test_a_table_the_server_closed_is_told_and_the_lobby_shown() -> None:
+    """Ten minutes after the match ended with nobody starting another, the server closed the
+    table: the client stayed on it, dead, its status line still offering the standings, and
+    Esc's "Leave the table?" ended in a red "leave refused"."""
+    table = EngineTable(seed=11, dealer=1, me=0)
+    app = SheepsheadApp(FakeSession(), mode="join")  # type: ignore[arg-type]
+    told: list[tuple[str, str | None]] = []
+    app.notify = lambda message, **options: told.append(  # type: ignore[method-assign]
+        (message, options.get("title"))
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        app.model.reset("t1")
+        app.open_table()
+        await fed(pilot, table.messages())
+        assert isinstance(app.screen, TableScreen)
+        reason = "The match is over and nobody started a new one"
+        app.handle_message(
+            {"type": "notice", "table": "t1", "code": "table_closed", "text": reason}
+        )
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), what="the lobby")
+        sentence = (
+            "Kitchen table has closed: the match is over and nobody started a new one. "
+            "You are back in the lobby."
+        )
+        assert (sentence, "Table closed") in told, told
+        assert app.model.table is None
