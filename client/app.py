@@ -84,6 +84,7 @@ from protocol.events import (
     Watching,
 )
 from protocol.framing import Message
+from protocol.text import name_key
 
 Mode = Literal["play", "join", "watch"]
 """How the app was started: a local game, a server's lobby, or spectating."""
@@ -258,6 +259,9 @@ TABLE_REFUSALS: dict[str, str] = {
     errors.NOT_ALLOWED: "A bot may not ask the coach for hints.",
     errors.BUSY: "The coach is still working on your last question (or is busy): ask again "
     "in a moment.",
+    # The client's own (ConnectionLost): nothing reached the server.
+    "connection_lost": "Not sent: the connection to the server is down. This client "
+    "reconnects by itself: try again once the top bar says connected.",
 }
 """What a player reads for a refusal at the table (an action, a host's key, chat, a hint;
 PROTOCOL.md §8), by code: a sentence saying what happened and what to do, never the code
@@ -282,6 +286,21 @@ def table_refusal(code: str, message: str, model: TableModel | None = None) -> s
     return known.format(turn=model.name(turn))
 
 
+def renamed_text(session: object) -> str | None:
+    """What to tell a player whose name the server's welcome numbered (a server bot's name:
+    ``Gus`` is ``Gus 2``), or None: the lobby's title said "you are gus 2" and nothing why. A
+    name only cleaned (invisible characters) reads the same, and a seat taken back under
+    another name is told by its ``name_kept`` notice."""
+    asked = getattr(session, "requested_name", None)
+    name = getattr(session, "name", None)
+    welcome = getattr(session, "welcome", None) or {}
+    if not isinstance(asked, str) or not isinstance(name, str) or welcome.get("table"):
+        return None
+    if name_key(name) == name_key(asked):
+        return None
+    return f"{asked} is a server bot's name here: you are {name}."
+
+
 def refusal_text(code: str, message: str, label: str) -> str:
     """Sentences for a refusal with ``code`` of a request about the table called ``label``
     (:data:`LOBBY_REFUSALS`); the server's ``message`` with its code for a refusal that has no
@@ -293,7 +312,9 @@ def refusal_text(code: str, message: str, label: str) -> str:
     if not said:
         meaning = errors.ERROR_CODES.get(code, code)
         said = meaning[:1].upper() + meaning[1:]
-    return known[1].format(label=label, said=said)
+    text = known[1].format(label=label, said=said)
+    # A sentence starts with a capital: "table t9 is not open" (watch --table t9).
+    return text[:1].upper() + text[1:]
 
 
 def refusal_title(code: str, request: str) -> str:
@@ -372,6 +393,11 @@ class SheepsheadApp(App[int]):
         self.bells = 0
         """How many turn alerts rang (the bell itself is silent in a headless test)."""
         self._rematches_seen = self.model.rematches
+        self._joining: str | None = None
+        """The table a ``join`` of this client's is on its way to (None: none is)."""
+        self._joined_held: list[Mapping[str, Any]] = []
+        """The ``joined`` notices of :attr:`_joining`'s table that came before the join's
+        reply: which of them is this client's own seat only the reply says."""
         self._history_for: tuple[str, str] | None = None
         """(table, why) the match history was last asked for."""
         self._history_due = False
@@ -422,6 +448,9 @@ class SheepsheadApp(App[int]):
             self.notify(
                 "Settings file: " + "; ".join(self.settings.problems), severity="warning", timeout=8
             )
+        renamed = renamed_text(self.session)
+        if renamed is not None:
+            self.notify(renamed, title="Your name here", timeout=10)
         if self.session is not None:
             self.pump_events()
             if self.mode == "watch" and self.watch_table is not None:
@@ -492,6 +521,14 @@ class SheepsheadApp(App[int]):
             self.log.error(f"message ignored: {msg!r}: {exc!r}")
             self.notify(f"A server message could not be shown: {exc}", severity="error")
 
+    def _tell_notice(self, msg: Mapping[str, Any], my_seat: int | None = None) -> None:
+        """A notice in a pop-up, as the log says it: one about this client's own seat (or
+        ``my_seat``, the seat a join's reply gave) in the second person, a long one in a few
+        words, for longer (the log has it whole)."""
+        text = self.model.notice_short(msg, my_seat)
+        timeout = 4 if text == self.model.notice_text(msg, my_seat) else 10
+        self.notify(text, title="Notice", timeout=timeout)
+
     @work(group="requests", exit_on_error=False)
     async def watch_request(self, table: str) -> None:
         """Spectate ``table`` (``sheepshead watch --table``; a password is asked for)."""
@@ -510,12 +547,15 @@ class SheepsheadApp(App[int]):
             change = self.model.apply(msg)
         if kind == "notice" and msg.get("code") == REPLACED:
             pass  # the table_lost that follows says it in a pop-up, with the lobby shown
+        elif kind == "notice" and msg.get("code") == "joined" and self._joining is not None:
+            if msg.get("table") in (None, self._joining):
+                self._joined_held.append(msg)  # told as the join's reply comes
+            else:
+                self._tell_notice(msg)
+        elif kind == "notice" and msg.get("code") == "table_closed":
+            change |= self._table_closed(msg)
         elif kind == "notice":
-            # As the log says it: a notice about this client's own seat in the second person
-            # (a long one in a few words, for longer: the log has it whole).
-            text = self.model.notice_short(msg)
-            timeout = 4 if text == self.model.notice_text(msg) else 10
-            self.notify(text, title="Notice", timeout=timeout)
+            self._tell_notice(msg)
             if msg.get("code") == "rematch":
                 self._history_for = None
         elif kind == "error" and msg.get("code") == errors.SERVER_SHUTDOWN:
@@ -570,6 +610,28 @@ class SheepsheadApp(App[int]):
             # Dismissed, not popped: a dialog a worker awaits (push_screen_wait: the password
             # ask) answers None, where a pop left that worker waiting for ever.
             self.screen.dismiss(None)
+        return Change.STATE | Change.PROMPT | Change.LOG
+
+    def _table_closed(self, msg: Mapping[str, Any]) -> Change:
+        """The server closed this client's table (its match over and no rematch in time, or
+        everyone gone): say so and show the lobby. The table stayed up, dead, its status line
+        offering a rematch; Esc's leave was then refused, "The server does not count you at a
+        table now"."""
+        table = str(msg.get("table") or "")
+        lobby = any(isinstance(s, LobbyScreen) for s in self.screen_stack)
+        if not lobby or (self.model.table not in (None, table)):
+            self._tell_notice(msg)  # sheepshead play has no lobby; another table's is news
+            return Change.NONE
+        name = self.model.info.get("name")
+        label = str(name or f"table {table}")
+        why = str(msg.get("text") or "").strip().rstrip(".")
+        text = f"{label} has closed" + (f": {why[:1].lower()}{why[1:]}" if why else "")
+        text += ". You are back in the lobby."
+        self.model.reset()
+        self.model.note("notice", text)
+        self.notify(text, title="Table closed", timeout=10)
+        while not isinstance(self.screen, LobbyScreen):
+            self.screen.dismiss(None)  # as a lost table's: a dialog a worker awaits answers
         return Change.STATE | Change.PROMPT | Change.LOG
 
     def _answer_commitment(self, msg: Commitment) -> None:
@@ -1071,7 +1133,9 @@ class SheepsheadApp(App[int]):
             return await self.session.request(request, **fields)
         except ConnectionLost as exc:
             if not quiet_lost:
-                self.notify(f"{request} failed: {exc.message}", severity="error")
+                self.notify(
+                    table_refusal(exc.code, exc.message), title="Not sent", severity="error"
+                )
         except ServerError as exc:
             if exc.code in passing:
                 raise
@@ -1110,6 +1174,9 @@ class SheepsheadApp(App[int]):
         # it there, and a watcher's score sheet said no hand had finished.
         self._history_for = None
         while True:
+            # The server tells the table "Ann took seat 1" before it answers the join: to
+            # the joiner, whose seat only the reply names, that read as somebody else's.
+            self._joining, self._joined_held = (table if request == "join" else None), []
             try:
                 reply = await self.call(
                     request,
@@ -1119,9 +1186,14 @@ class SheepsheadApp(App[int]):
                     password=password,
                     **fields,
                 )
+                self._joining = None
+                seat = None if reply is None else reply.get("seat")
+                for held in self._joined_held:
+                    self._tell_notice(held, seat if isinstance(seat, int) else None)
                 # mypy picks call's str overload for a union of literals.
                 return cast("Joined | Watching | None", reply)
             except ServerError:  # bad_password: asked for (again)
+                self._joining = None
                 if password is not None:
                     self.notify(
                         f"That is not the password of {label}: try again, or Esc to give up.",
@@ -1158,8 +1230,12 @@ class SheepsheadApp(App[int]):
             if self.model.restore_prompt(prompt):
                 self.model_changed.publish(Change.PROMPT)
                 self._turn_alert()
-            if isinstance(exc, ConnectionLost | OSError | TimeoutError):
-                self.notify(f"Not sent, the connection dropped: {exc}", severity="error")
+            if isinstance(exc, OSError | TimeoutError) and not isinstance(exc, ConnectionLost):
+                exc = ConnectionLost(f"the connection dropped ({exc!r})")
+            if isinstance(exc, ConnectionLost):
+                # A sentence, as any refusal (it read "Not sent, the connection dropped:
+                # connection_lost: Not connected to the server"); the log keeps the code.
+                self._refused(exc, "Not sent")
                 return False
             if not isinstance(exc, ServerError):
                 raise

@@ -8,7 +8,9 @@ replay`` never pays for Textual and ``sheepshead serve`` never pays for the clie
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Protocol, cast
@@ -71,6 +73,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return module.run(namespace)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader of stdout went away (`sheepshead standings | head -5`): a traceback
+        # said so. Python's own recipe: the rest goes nowhere, so the flush at exit is quiet.
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -100,6 +100,9 @@ class SeatInfo:
     before: tuple[tuple[str, int, int], ...] = ()
     """Who held the seat earlier in the hand in play, oldest first, with the decisions and
     cards of the hand made when the next holder sat down (the summary's ``before``)."""
+    left: bool = False
+    """Whether its player left once the match was over (the summary's ``left``): the name
+    stays shown with the final totals, and the seat is free."""
 
     def held_by(self, at: Point | None) -> str | None:
         """The earlier holder who made this seat's move at ``at``; None: its holder now (or
@@ -135,6 +138,7 @@ class SeatInfo:
             strategy=data.get("strategy"),
             standin=bool(data.get("standin")),
             before=_holders(data.get("before")),
+            left=bool(data.get("left")),
         )
 
 
@@ -434,6 +438,9 @@ class TableModel:
     log_rewrites: int = 0
     """How many times lines were put in the log before its last one (the earlier lines of a
     reconnect): a screen showing the log writes it again from the start."""
+    earlier_told: bool = False
+    """Whether a ``history``'s lines were taken in since this client came to the table: the
+    first ones are older than every line logged here."""
     hand_names: list[str] = field(default_factory=list)
     """Who played each seat of the hand on the table: the seats' names when it was dealt, or
     when a seat was taken later; a seat freed since keeps its player's name (the cards it
@@ -564,10 +571,17 @@ class TableModel:
 
     def who(self, seat: int | None, you: str = "You", at: Point | None = None) -> str:
         """A seat as the subject of a sentence: ``you`` (``You``) for your own seat, else its
-        name; for its move at ``at``, the name of the earlier holder who made it."""
+        name; for its move at ``at``, the name of the earlier holder who made it; in a hand
+        somebody else played in the seat (:meth:`played_names`), theirs."""
         earlier = self.held_by(seat, at)
         if earlier is not None:
             return earlier
+        if seat is not None and 0 <= seat < NUM_SEATS:
+            played = self.played_names()[seat]
+            if played and played != self.seats[seat].name:
+                # The finished hand on the table was somebody else's in this seat (it was
+                # left after the match, and Bob sat down): the last trick read "You 10♥".
+                return played
         if seat is not None and seat == self.my_seat:
             return you
         return self.name(seat)
@@ -719,6 +733,20 @@ class TableModel:
         old = self.view
         view = msg.get("view")
         self.view = dict(view) if isinstance(view, Mapping) else None
+        if (
+            self.view is not None
+            and self.view.get("phase") != "done"
+            and self.table_state == "over"
+        ):
+            # The hand the host's end_match abandoned is no hand any more: shown, its cards
+            # stayed in every hand under "Match over", and one who sat down after the end was
+            # shown a bot's cards and tricks as "You".
+            self.view = None
+            if old is not None and old.get("phase") != "done":
+                # Seen in play here: its cards went without a word, and the log's "Match over
+                # after 5 hands" left the player of hand 6 to count which hands counted.
+                self._log("event", f"Hand {self.hand_number} was not finished: it does not count")
+                change |= Change.LOG
         self.last = msg.get("last")
         self._track_players(old, self.view)
         if self.prompt is not None and self.prompt.seq != self.seq:
@@ -842,23 +870,32 @@ class TableModel:
             return seat
         return hand.played_by(seat, self.seats[seat].name)
 
-    def notice_text(self, msg: Mapping[str, Any]) -> str:
-        """A notice's text; one about this client's own seat in the second person."""
+    def notice_text(self, msg: Mapping[str, Any], my_seat: int | None = None) -> str:
+        """A notice's text; one about this client's own seat (``my_seat`` when the table has
+        not said it yet: a join's reply) in the second person."""
         seat = msg.get("seat")
-        own = _YOUR_NOTICES.get(str(msg.get("code")))
-        if own is not None and seat is not None and seat == self.my_seat:
+        code = str(msg.get("code"))
+        own = _YOUR_NOTICES.get(code)
+        mine = self.my_seat if my_seat is None else my_seat
+        if mine is None and code == "joined" and msg.get("table") not in (None, self.table):
+            # A table's notices come only to who is at it: one about a table this client is
+            # not at yet is its own join's, which the server tells before it answers (the
+            # log kept "Hal took seat 3", and the history's "You took seat 3" came again).
+            mine = seat
+        if own is not None and seat is not None and seat == mine:
             return own.format(seat=seat)
         return str(msg.get("text", ""))
 
-    def notice_short(self, msg: Mapping[str, Any]) -> str:
+    def notice_short(self, msg: Mapping[str, Any], my_seat: int | None = None) -> str:
         """A notice's text for a pop-up: :meth:`notice_text`, or the few words of a long one
         about this client's seat (the whole ``name_kept`` ran off an 80x24 terminal's bottom
         under the other pop-ups of a reconnect, and went in 4 s)."""
         seat = msg.get("seat")
         short = _SHORT_NOTICES.get(str(msg.get("code")))
-        if short is not None and isinstance(seat, int) and seat == self.my_seat:
+        mine = self.my_seat if my_seat is None else my_seat
+        if short is not None and isinstance(seat, int) and seat == mine:
             return short.format(seat=seat, name=self.seats[seat].name)
-        return self.notice_text(msg)
+        return self.notice_text(msg, my_seat)
 
     def _new_match(self) -> Change:
         """A rematch began at this table: the last match's hands and result are put away (and
@@ -930,6 +967,11 @@ class TableModel:
         (with the "You were disconnected" of a second drop) is still new here, where a set of
         texts let a line shown once hide every other line saying the same."""
         entries = list(self.log)
+        # Just come to the table (not back from a drop): every line logged here, the
+        # snapshot's "── Hand 1: Ann deals" first, came after the table's earlier lines (a
+        # watcher read that line above "── Earlier at this table", and nothing after "── Now").
+        first = not self.earlier_told and self.dropped_at is None
+        self.earlier_told = True
         shown: dict[str, list[int]] = {}  # a text's places in the log, the newest last
         for place, e in enumerate(entries):
             if e.kind in ("chat", "notice"):
@@ -960,7 +1002,7 @@ class TableModel:
         # reconnect), and before every line logged since the connection dropped: the new
         # hand the reconnect's snapshot told came after them (the block came after its first
         # lines, out of time order).
-        at = min(matched[:newer], default=len(entries))
+        at = min(matched[:newer], default=0 if first else len(entries))
         if self.dropped_at is not None:
             at = min(at, max(0, self.dropped_at - (self.log_count - len(entries))))
         if at == len(entries):

@@ -155,7 +155,10 @@ class BuryDialog(ModalScreen[list[str] | ActionMap | None]):
 
     def compose(self) -> ComposeResult:
         """The eight cards, what is chosen, and the buttons."""
-        with Vertical(id="bury-box", classes="box"):
+        # Blitz, Bury, Hint and Later side by side need the call dialog's width: at the bury
+        # box's own the last one, "Later  Esc", was cut off at an 80-column terminal.
+        wide = self.blitz is not None and self.hints
+        with Vertical(id="bury-box", classes="box wide" if wide else "box"):
             explain = (
                 "You picked. Choose two cards to bury face down: they count for your side "
                 "at the end."
@@ -250,12 +253,18 @@ class BuryDialog(ModalScreen[list[str] | ActionMap | None]):
         self._draw()
 
     def action_confirm(self) -> None:
-        """Enter: bury the two chosen cards (with fewer chosen, toggle the cursor card); a bury
-        that leaves you alone is warned about first, and Enter again buries it."""
+        """Enter: bury the two chosen cards (with fewer chosen, choose the cursor card); a bury
+        that leaves you alone is warned about first, and Enter again buries it.
+
+        Enter never unchooses (Space and the card's key do): a card chosen by its key has the
+        cursor, and "7 Enter", as a card is confirmed at the table, put it back unseen."""
         if self._valid():
             self._bury()
-        else:
+        elif self.cursor < len(self.hand) and self.hand[self.cursor] not in self.chosen:
             self.action_toggle_card(self.cursor)
+        elif len(self.chosen) < 2:
+            self.note = Text("Enter buries once two are chosen", style="bold")
+            self._draw()
 
     def _bury(self) -> None:
         if self.warned != self.chosen and self._forces_alone():
@@ -707,6 +716,8 @@ class PasswordDialog(TypeAhead, ModalScreen[str | None]):
             yield Label(f"Password for {self.table_name}:")
             # 128: the most the server takes.
             yield Input(password=True, max_length=128, select_on_focus=False)
+            # It named no key: a wrong password's pop-up was the first to say Esc gives up.
+            yield Static("Enter sends it · Esc gives up", classes="hint")
 
     @on(Input.Submitted)
     def _done(self, event: Input.Submitted) -> None:
@@ -1058,6 +1069,13 @@ class CreateTableDialog(TypeAhead, ModalScreen[dict[str, Any] | None]):
     @on(NumberInput.Refused)
     def _refused(self, event: NumberInput.Refused) -> None:
         self._say(event.field, event.field.rule)
+
+    @on(events.DescendantBlur)
+    def _left(self, event: events.DescendantBlur) -> None:
+        """A field left as it takes it says nothing more: a refused key's line stayed in red
+        under a field that was fine ("abc" into an emptied Hands: no limit, as allowed)."""
+        if isinstance(event.widget, NumberInput):
+            self._say(event.widget, event.widget.problem)
 
     def action_create(self) -> None:
         """Create the table with the form's values."""

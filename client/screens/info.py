@@ -104,12 +104,16 @@ def help_rows(
 ) -> list[tuple[str, str]]:
     """(keys, meaning) rows for a screen's bindings, one per action; 1 2 … 8 shown as 1-8."""
     texts = {**HELP_TEXT, **(overrides or {})}
+    present = {b.action.split("(")[0] for b in bindings if isinstance(b, Binding)}
     rows: dict[str, tuple[list[str], str]] = {}
     for b in bindings:
         if not isinstance(b, Binding):
             continue
         action = b.action.split("(")[0]
-        action = JOINED_ROWS.get(action, action)
+        # Joined only to a row this screen has: the lobby's ? read "rules, trump order /
+        # help" under the rules' row, where the lobby has no rules.
+        joined = JOINED_ROWS.get(action)
+        action = joined if joined in present else action
         keys, _ = rows.setdefault(action, ([], texts.get(action, b.description)))
         keys.append(key_label(b.key))
     out = []
@@ -362,7 +366,9 @@ class HistoryScreen(ShowsYourTurn, GameModal[None]):
         with Vertical(id="history-box", classes="box"):
             with VerticalScroll(id="history-detail"):
                 yield Static("No hand has finished yet.", id="history-body")
-            yield Static(id="history-hint", classes="hint")
+            # Said before any hand finished too: the box named no key, and the footer under
+            # it is the table's ("esc Lobby").
+            yield Static("Esc closes", id="history-hint", classes="hint")
 
     def on_mount(self) -> None:
         """Show the latest hand."""
@@ -406,9 +412,10 @@ class HistoryScreen(ShowsYourTurn, GameModal[None]):
         self.dismiss(None)
 
 
-class RecordScreen(GameModal[None]):
+class RecordScreen(ShowsYourTurn, GameModal[None]):
     """A hand's record as JSON, to copy: where the client runs in a server's door (SSH or
-    browser), a file it wrote would sit on the server, out of the player's reach."""
+    browser), a file it wrote would sit on the server, out of the player's reach. It covers
+    the status line, so its border says when the table waits for you (as help's does)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "copy"),

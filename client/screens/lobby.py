@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Footer, Static
 from client.model import bot_label, plural
 from client.screens.base import GameScreen
 from client.screens.dialogs import hand_over_key
-from engine.rules import preset_title
+from engine.rules import option_title, preset_title, value_title
 
 REFRESH_SECONDS = 3.0
 """How often the lobby asks the server for its tables."""
@@ -91,12 +91,6 @@ def _state_text(table: Mapping[str, Any]) -> str:
     return state
 
 
-def _value(value: object) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
-
-
 class LobbyScreen(GameScreen[None]):
     """Tables on the server; Enter joins (or watches, in watch mode or at a full table)."""
 
@@ -167,7 +161,12 @@ class LobbyScreen(GameScreen[None]):
         if name:
             left.append(f" · you are {name}")
         right = Text(f"● {app.status}" if app.status == "connected" else f"◌ {app.status}")
-        pad = max(1, (self.size.width or 80) - left.cell_len - right.cell_len - 1)
+        width = self.size.width or 80
+        if left.cell_len + right.cell_len + 2 > width:
+            # The connection's status is never the part cut (as on the table's top bar): a
+            # 24-character name cut "● connected" to "●".
+            left.truncate(max(1, width - right.cell_len - 2), overflow="ellipsis")
+        pad = max(1, width - left.cell_len - right.cell_len - 1)
         self.query_one("#lobby-title", Static).update(left + Text(" " * pad) + right)
 
     def show_tables(self, tables: Sequence[Mapping[str, Any]]) -> None:
@@ -230,7 +229,8 @@ class LobbyScreen(GameScreen[None]):
         limit = table.get("hands")
         text.append(f" · {plural(int(limit), 'hand')}" if limit else " · open-ended")
         if table.get("turn_timer"):
-            text.append(f" · {table['turn_timer']} s turns")
+            # :g: the server sends a float, and "30.0 s turns" read as a timer to the tenth.
+            text.append(f" · {float(table['turn_timer']):g} s turns")
         if table.get("hints"):  # the host created it with the coach on (PROTOCOL.md §6.1)
             text.append(" · coach hints (i)")
         seats = []
@@ -257,7 +257,12 @@ class LobbyScreen(GameScreen[None]):
         changed = dict(options) if isinstance(options, Mapping) else rules
         text.append(f"\n Rules: {preset_title(str(preset))}")
         if changed:
-            text.append(" with " + ", ".join(f"{k}={_value(v)}" for k, v in changed.items()))
+            # By their titles, as the create dialog and the rules panel name them: it read
+            # "with no_pick=doubler, partner=jack-of-diamonds".
+            text.append(
+                " with "
+                + " · ".join(f"{option_title(k)} → {value_title(k, v)}" for k, v in changed.items())
+            )
         detail.update(text)
 
     @on(DataTable.RowHighlighted)

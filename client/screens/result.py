@@ -631,7 +631,7 @@ class ResultScreen(FitsHeight):
             yield Static(self._keys(), id="result-keys", classes="hint")
 
     def _keys(self) -> str:
-        """The panel's keys: review only for a seat (a watcher has no play to review), the
+        """The panel's keys: review only of a hand you played (a watcher has none), the
         rematch for the host once the match is over."""
         # At the end of a match the standings follow this panel (one panel at a time).
         close = "Enter standings" if self.model.match_over is not None else "Enter close"
@@ -707,11 +707,14 @@ class ResultScreen(FitsHeight):
             final.update(text)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """p and s work only while that decision is yours."""
+        """p and s work only while that decision is yours, v on a hand you played."""
         if action == "decide":
             return str(parameters[0]) in live_decisions(self.model)
         if action == "review":
-            return bool(self.model.info.get("hints")) and self.model.my_seat is not None
+            # Your own play only: in a hand somebody else played in your seat (you sat down
+            # after it) v reviewed their decisions as "your decisions".
+            mine = self.model.your_seat_in(self.hand) is not None
+            return bool(self.model.info.get("hints")) and mine
         if action == "rematch":
             return self.model.match_over is not None and self.model.is_host
         if action == "hint":

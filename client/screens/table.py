@@ -15,7 +15,7 @@ chosen does nothing: a key meant for a closing panel never plays a card.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -30,7 +30,7 @@ from textual.widgets import Button, Footer, RichLog
 
 from client.coach import hint_text
 from client.decisions import DECISION_VERBS, DECISIONS, is_decision, live_decisions
-from client.model import Change, FinishedHand, LogEntry, Prompt, TableModel
+from client.model import Change, FinishedHand, LogEntry, Prompt, TableModel, plural
 from client.screens.base import CONNECTION_DOWN, GameScreen, turn_clock
 from client.screens.dialogs import ALONE_QUESTION, BuryDialog, CallDialog, hand_over_key
 from client.widgets.base import Panel
@@ -66,10 +66,17 @@ class TopBar(Panel):
     def draw(self, model: TableModel, status: str, address: str) -> None:
         """Redraw from the model and the connection status."""
         info = model.info
-        rules = (info.get("rules") or (model.view or {}).get("rules") or {}).get("preset", "seed")
+        rules_map = info.get("rules") or (model.view or {}).get("rules") or {}
+        rules = preset_title(str(rules_map.get("preset", "seed")))
+        options = rules_map.get("options")
+        changed = len(options) if isinstance(options, Mapping) else len(rules_map) - 1
+        if changed > 0:
+            # Not the preset as it stands: "Wisconsin (standard)" said so of a table that
+            # passes to a doubler with J♦ the partner (r lists what differs).
+            rules = f"{rules.split(' (')[0]} +{plural(changed, 'option')}"
         name = info.get("name") or model.table or "table"
         head = Text(" ♣ Sheepshead", style="bold")
-        about = Text(f" · {name} · {preset_title(str(rules))}")
+        about = Text(f" · {name} · {rules}")
         watching = Text()
         if model.my_seat is None and (model.view is not None or model.table is not None):
             # From the first state: before the match begins too (it said nothing of it then).

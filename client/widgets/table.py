@@ -125,6 +125,10 @@ class SeatBox(SizedPanel):
         if info.is_empty:
             # Left during the match: the seat still plays (a bot for nobody) and still scores.
             tag("bot plays" if info.standin else "empty", "italic" if info.standin else "dim")
+        elif info.left:
+            # Gone once the match was over (the lobby says "left: free"): "offline" said
+            # they would be back.
+            tag("left", "dim")
         elif not info.connected and info.standin:
             # Away past the grace period: the notice said a bot plays for them, and the box
             # went on saying "offline" while the seat played (its dashed border says away).
@@ -245,6 +249,8 @@ class TrickView(SizedPanel):
             note = "waiting for players" if model.view is None else "blind: ▮▮ face down"
             if len(note) > width - 2:  # 80 columns: a cut "face / down" read badly
                 note = "waiting" if model.view is None else "blind: ▮▮"
+            if model.view is None and model.table_state == "over":
+                note = "match over"  # nobody is waited for ("waiting" under "Table over")
             if model.view is not None and view.get("leaster"):
                 note = "leaster"
             rows[last // 2] = row((Text(note, style="dim"), max(0, half - len(note) // 2)))

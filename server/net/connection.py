@@ -373,12 +373,14 @@ class Connection:
 
     def _hello(self, req: Hello) -> m.Welcome:
         # A second hello never gets here: _request refuses it before parsing.
-        if req.kind == "human" and is_bot_name(req.name):
-            raise RequestError(
-                errors.BAD_REQUEST, f"field 'name': {quote(req.name)} is a server bot's name"
-            )
+        name = req.name
+        if req.kind == "human" and is_bot_name(name):
+            # A person called Gus is numbered as at a table ("Gus 2"), so nobody passes for a
+            # server bot: refused, a club's Lena could not play at all (an SSH key whose user
+            # was lena had its session closed on "'lena' is a server bot's name").
+            name = distinct_name(name, ())
         self.greeted = True
-        self.name = self.hello_name = req.name
+        self.name = self.hello_name = name
         self.kind = req.kind
         self.client = req.client
         log.info(
@@ -391,7 +393,7 @@ class Connection:
             req.token is not None,
         )
         if req.player_key is not None:
-            self.identity = self.server.players.greeted(req.player_key, req.name)
+            self.identity = self.server.players.greeted(req.player_key, name)
         found = self.server.lobby.take_back(req.token) if req.token else None
         if found is not None:
             table, seat = found

@@ -3,9 +3,10 @@ player come back to it (their stored form is the store's :func:`~server.storage.
 and the names people see at a table, where nobody passes for somebody else.
 
 Two names are the same when their :func:`protocol.text.name_key` is (case, width, combining
-marks and invisible characters do not count). A person cannot take a server bot's name
-(:data:`BOT_NAMES`) at all, and someone who sits down at (or watches) a table where their name is
-taken gets it with a number: the second "Ann" at a table is "Ann 2".
+marks and invisible characters do not count). A person with a server bot's name
+(:data:`BOT_NAMES`) is numbered from their hello on ("Gus 2"), and someone who sits down at (or
+watches) a table where their name is taken gets it with a number: the second "Ann" at a table
+is "Ann 2".
 
 >>> distinct_name("ann", ["Ann", "Lena"])
 'ann 2'

@@ -544,6 +544,11 @@ class Table:
             self.presence.cancel_grace(s)
             s.disconnected_at = self.hub.now()
             self.ledger.seat_changed(seat, s)
+            if self.host_seat == seat:
+                # The seat stays shown with the final totals, but its player is gone: the
+                # host's keys (the rematch) go to who stays, or nobody at the table could
+                # start another match there.
+                self._pass_host(seat)
             if not self._maybe_close():
                 self.publish_state()
             return
@@ -585,12 +590,21 @@ class Table:
         self.presence.cancel_grace(s)
         self.ledger.seat_changed(seat, self.seats[seat])
         if self.host_seat == seat:
-            humans = [i for i, x in enumerate(self.seats) if x.kind == "human"]
-            self.host_seat = humans[0] if humans else None
-            self.ledger.host_changed(self.host_seat)
-            if self.host_seat is not None:
-                new_host = self.seats[self.host_seat].name
-                self.notice("host", f"{new_host} is now the host", self.host_seat)
+            self._pass_host(seat)
+
+    def _pass_host(self, seat: int) -> None:
+        """The host left ``seat``: the first other seat a person holds is the host (told to
+        the table), or nobody."""
+        humans = [
+            i
+            for i, x in enumerate(self.seats)
+            if i != seat and x.kind == "human" and (x.peer is not None or x.token_hash is not None)
+        ]
+        self.host_seat = humans[0] if humans else None
+        self.ledger.host_changed(self.host_seat)
+        if self.host_seat is not None:
+            new_host = self.seats[self.host_seat].name
+            self.notice("host", f"{new_host} is now the host", self.host_seat)
 
     def _require_host(self, peer: Peer) -> None:
         if peer.table is not self or peer.seat is None or peer.seat != self.host_seat:

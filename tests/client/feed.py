@@ -63,6 +63,8 @@ class EngineTable:
         self.offline: set[int] = set()
         self.standins: set[int] = set()
         """Seats (offline) a stand-in bot plays for their absent player."""
+        self.left: set[int] = set()
+        """Seats whose player left once the match was over (the summary's ``left``)."""
         self.empty: set[int] = set()
         """Seats freed since (the host removed the bot): the summary shows nobody there."""
         self.state = "playing"
@@ -95,6 +97,7 @@ class EngineTable:
                     "strategy": "random" if s in self.bots else None,
                     "remote": s not in self.bots,
                     "standin": s in self.standins,
+                    "left": s in self.left,
                 }
                 if s not in self.empty
                 else {

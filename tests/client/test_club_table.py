@@ -19,9 +19,10 @@ from client.app import TABLE_REFUSALS, YOUR_TURN_TITLE, SheepsheadApp, table_ref
 from client.bury_check import forces_alone
 from client.screens.dialogs import BuryDialog, CreateTableDialog, PasswordDialog
 from client.screens.info import HistoryScreen, TricksScreen
+from client.screens.lobby import LobbyScreen
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
-from client.session import ServerError
+from client.session import ConnectionLost, ServerError
 from client.settings import ClientSettings
 from client.widgets.cards import card_label
 from client.widgets.hand import CardWidget
@@ -302,7 +303,9 @@ async def test_a_newcomers_log_does_not_credit_them_with_the_seats_earlier_moves
         await fed(pilot, messages)
         lines = [e.text for e in app.model.log]
         assert "Seat 0 (before you) passes" in lines, lines
-        assert not [line for line in lines if "You" in line or table.names[0] in line], lines
+        assert "You took seat 0" in lines  # the newcomer's own join, told as theirs
+        moves = [line for line in lines if line != "You took seat 0"]
+        assert not [line for line in moves if "You" in line or table.names[0] in line], lines
         assert table.hand.tricks[0].winner == 0
         assert any(line.startswith("Trick 1: Seat 0 (before you) takes") for line in lines)
         assert "Seat 0 (before you)" in screen_text(app)  # the log column
@@ -316,7 +319,8 @@ async def test_a_newcomers_log_does_not_credit_them_with_the_seats_earlier_moves
         lines = [e.text for e in app.model.log]
         assert "Gus passes" in lines, lines
         assert any(line.startswith("Trick 1: Gus takes") for line in lines), lines
-        assert not [line for line in lines if "You" in line or "before you" in line], lines
+        moves = [line for line in lines if line != "You took seat 0"]
+        assert not [line for line in moves if "You" in line or "before you" in line], lines
         box = app.screen.query_one(LastTrickBox)
         trick = seat_view(table.hand, 0)["tricks"][0]
         card = trick["cards"][(0 - trick["leader"]) % 5]
@@ -1014,11 +1018,15 @@ async def test_a_lobby_refusal_is_a_sentence_and_a_lost_table_closes_the_passwor
         {"id": "t2", "name": "Locked", "state": "waiting", "seats": [], "password": True},
     ]
     refusal = ServerError("no_such_table", "No open table has the id 't1'")
-    session = FakeSession({"list_tables": {"type": "ok", "tables": tables}, "join": refusal})
+    replies = {"list_tables": {"type": "ok", "tables": tables}, "join": refusal}
+    # The longest name the server takes: the title's "● connected" was cut to "●".
+    session = FakeSession(replies, name="bartholomew_the_magnific")
     app = SheepsheadApp(session)  # type: ignore[arg-type]
     async with app.run_test(size=SIZE) as pilot:
         lobby = app.screen
         await wait_for(pilot, lambda: len(getattr(lobby, "tables", ())) == 2)
+        title = screen_text(app).splitlines()[0].rstrip()
+        assert title.endswith(f"● {app.status}") and "you are" in title, title
         await pilot.press("enter")
         await wait_for(pilot, lambda: any(n.severity == "error" for n in app._notifications))
         told = [(n.message, n.title) for n in app._notifications if n.severity == "error"]
@@ -1078,3 +1086,112 @@ async def test_a_refused_play_is_told_in_a_sentence_and_the_log_keeps_the_code()
         assert f"({code})" not in said and ("_" not in code or code not in said), said
         assert said[:1].isupper() and said.endswith("."), (code, said)
         assert code in TABLE_REFUSALS, code  # a sentence of its own, with what to do
+
+
+async def test_a_play_while_the_connection_is_down_is_told_in_a_sentence() -> None:
+    """A card played while the client reconnected (a server restart) said "Not sent, the
+    connection dropped: connection_lost: Not connected to the server": a code, and nothing
+    on what to do. Now a sentence, the log keeping the code."""
+    table = EngineTable(seed=11, dealer=1, me=0)
+    session = FakeSession()
+    app = SheepsheadApp(session, mode="join")  # type: ignore[arg-type]
+    for msg in table.messages():
+        app.model.apply(msg)
+
+    async def lost(action: dict[str, Any], *, seq: int | None = None) -> dict[str, Any]:
+        raise ConnectionLost("Not connected to the server")
+
+    session.act = lost  # type: ignore[method-assign]
+    told: list[tuple[str, str | None]] = []
+
+    def notify(message: str, **options: Any) -> None:
+        told.append((message, options.get("title")))
+
+    app.notify = notify  # type: ignore[method-assign]
+    assert not await app.act({"action": "pass"}, seq=app.model.seq)
+    assert len(told) == 1 and "connection_lost" not in told[0][0], told
+    assert "top bar says connected" in told[0][0] and told[0][1] == "Not sent", told
+    assert app.model.log[-1].text.endswith("(connection_lost)")  # for a bug report
+
+
+async def test_your_own_join_mid_match_is_told_as_yours() -> None:
+    """Fay sat down in a seat a bot played mid-match, and her pop-up read "Fay took seat 1":
+    the server tells the table before it answers the join, when her client did not know its
+    seat yet. Held until the reply names it; another's join meanwhile is told as it was."""
+    session = FakeSession(name="Fay")
+    app = SheepsheadApp(session, mode="join")  # type: ignore[arg-type]
+    told: list[str] = []
+    app.notify = lambda message, **options: told.append(message)  # type: ignore[method-assign]
+
+    async def join(type: str, **fields: Any) -> dict[str, Any]:
+        assert type == "join"
+        for seat, name in ((1, "Fay"), (2, "Gus")):
+            notice = {"type": "notice", "table": "t1", "code": "joined", "seat": seat}
+            app.handle_message({**notice, "text": f"{name} took seat {seat}"})
+        return {"type": "ok", "table": "t1", "seat": 1, "token": "tok", "name": "Fay"}
+
+    session.request = join  # type: ignore[method-assign]
+    assert await app.enter_table("join", "t1", "Friday club", seat=None) is not None
+    assert told == ["You took seat 1", "Gus took seat 2"], told
+    app.model.reset("t1")  # the lobby opens the table (LobbyScreen._enter_table)
+    app.handle_message(
+        {"type": "notice", "table": "t1", "code": "joined", "seat": 3, "text": "Hal took seat 3"}
+    )
+    assert told[2:] == ["Hal took seat 3"], told  # no join of this client's on its way
+
+
+def test_a_refusal_about_a_table_by_its_id_starts_with_a_capital() -> None:
+    """sheepshead watch --table t9, a table that closed: "table t9 is not open on this
+    server" began the pop-up's sentence in lower case."""
+    from client.app import refusal_text
+
+    said = refusal_text("no_such_table", "No open table has the id 't9'", "table t9")
+    assert said.startswith("Table t9 is not open on this server"), said
+
+
+def test_a_name_the_server_numbered_is_told_why() -> None:
+    """ssh gus@club: the server numbers a server bot's name ("gus 2") and the lobby's title
+    said "you are gus 2" with nothing on why. A name only cleaned, or a seat taken back under
+    its kept name (the name_kept notice tells that), is not told."""
+    from types import SimpleNamespace
+
+    from client.app import renamed_text
+
+    def session(asked: str, name: str, table: str | None = None) -> object:
+        return SimpleNamespace(requested_name=asked, name=name, welcome={"table": table})
+
+    assert (
+        renamed_text(session("gus", "gus 2")) == "gus is a server bot's name here: you are gus 2."
+    )
+    assert renamed_text(session("Ann\u200b", "Ann")) is None
+    assert renamed_text(session("Annie", "Ann", table="t1")) is None
+    assert renamed_text(FakeSession()) is None
+
+
+async def test_a_table_the_server_closed_is_told_and_the_lobby_shown() -> None:
+    """Ten minutes after the match ended with nobody starting another, the server closed the
+    table: the client stayed on it, dead, its status line still offering the standings, and
+    Esc's "Leave the table?" ended in a red "leave refused"."""
+    table = EngineTable(seed=11, dealer=1, me=0)
+    app = SheepsheadApp(FakeSession(), mode="join")  # type: ignore[arg-type]
+    told: list[tuple[str, str | None]] = []
+    app.notify = lambda message, **options: told.append(  # type: ignore[method-assign]
+        (message, options.get("title"))
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        app.model.reset("t1")
+        app.open_table()
+        await fed(pilot, table.messages())
+        assert isinstance(app.screen, TableScreen)
+        reason = "The match is over and nobody started a new one"
+        app.handle_message(
+            {"type": "notice", "table": "t1", "code": "table_closed", "text": reason}
+        )
+        await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), what="the lobby")
+        sentence = (
+            "Kitchen table has closed: the match is over and nobody started a new one. "
+            "You are back in the lobby."
+        )
+        assert (sentence, "Table closed") in told, told
+        assert app.model.table is None

@@ -81,6 +81,22 @@ async def test_a_number_not_taken_is_said_at_its_field() -> None:
             await pilot.press("escape")
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
         assert not _created(app)
+        # A refused key's line goes once the field is left as it takes it: "abc" over an
+        # emptied Hands field left "Hands: a whole number ..." in red under an empty field
+        # (which is allowed: no limit) while the host went on to the password.
+        dialog = await _dialog(app, pilot, [*TO_HANDS, "ctrl+a", "backspace", *"abc"])
+        line = dialog.query_one("#f-hands-error", Static)
+        assert line.display
+        await pilot.press("tab")
+        await pilot.pause()
+        assert not line.display, line.render()
+        await pilot.press("shift+tab", "x", "tab")  # left as refused, but the text is taken
+        await pilot.pause()
+        assert not line.display, line.render()
+        await pilot.press("shift+tab", *"0", "tab")  # a number it does not take: still said
+        await pilot.pause()
+        assert line.display and "from 1 to 1000" in str(line.render())
+        await pilot.press("escape")
 
 
 async def test_a_turn_timer_under_5_s_is_refused_with_the_reason() -> None:

@@ -56,6 +56,7 @@ DIALOGS: dict[str, Callable[[], Screen[Any]]] = {
             {"action": "blitz", "pair": "black"},
         ],
         blind=["9C", "7H"],
+        hints=True,  # a Tavern table with the coach: four buttons, Later Esc the last
     ),
     "call": lambda: CallDialog(
         HAND,
@@ -107,6 +108,8 @@ async def test_every_dialog_fits_with_its_buttons_on_screen(size: tuple[int, int
                     _visible(widget, dialog)
             box = dialog.query_one(".box")
             assert dialog.region.contains_region(box.region), f"{name}\n{screen_text(app)}"
+            if name == "password":  # it named no key: a wrong password's pop-up said Esc
+                assert "Esc gives up" in screen_text(app), screen_text(app)
             app.pop_screen()
             await pilot.pause()
             assert app.screen is not dialog, name

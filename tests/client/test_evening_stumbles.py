@@ -12,7 +12,8 @@ from client.model import TableModel, _result_line
 from client.screens.dialogs import CreateTableDialog
 from client.screens.lobby import LobbyScreen
 from client.screens.result import result_summary
-from client.widgets.table import SeatBox
+from client.screens.table import TableScreen
+from client.widgets.table import SeatBox, TrickView
 from tests.client.feed import EngineTable
 from tests.client.test_e2e import wait_for
 from tests.client.test_screens import fed, screen_text
@@ -59,6 +60,17 @@ async def test_a_seat_left_mid_match_says_a_bot_plays_it_and_keeps_its_score() -
         await fed(pilot, table.messages())
         text = str(box.render())
         assert "empty" in text and "bot plays" not in text and "score" not in text, text
+        # The hand the match ended in leaves the table: its centre said "waiting".
+        table_screen = next(s for s in app.screen_stack if isinstance(s, TableScreen))
+        trick = str(table_screen.query_one(TrickView).render())
+        assert "match over" in trick and "waiting" not in trick, trick
+        # Cy stood up once the match was over: his box read "offline", as if he would be
+        # back, where the lobby said "Cy (left: free)".
+        table.standins.discard(2)
+        table.left.add(2)
+        await fed(pilot, table.messages())
+        text = str(cy.render())
+        assert "left" in text and "offline" not in text and "score -1" in text, text
 
 
 async def test_a_seat_freed_after_the_passes_does_not_tell_the_last_pass_again() -> None:

@@ -18,8 +18,8 @@ from engine.record import replay_record
 from engine.rules import RuleSet
 from server.app import Server
 from tests.client.feed import EngineTable
-from tests.client.test_e2e import Player, session_for
-from tests.client.test_screens import SIZE, fed
+from tests.client.test_e2e import Player, session_for, wait_for
+from tests.client.test_screens import SIZE, fed, screen_text
 
 
 def test_doctests() -> None:
@@ -76,12 +76,16 @@ async def test_an_exported_hand_of_a_server_table_names_its_bots_strategies(
     assert replay_record(record)["payouts"] == hand.result["payouts"]
 
 
-def _finished_hand() -> list[dict[str, object]]:
+def _finished_table() -> tuple[EngineTable, list[dict[str, object]]]:
     table = EngineTable(seed=11, dealer=1, me=0, rules=RuleSet.from_preset("wisconsin"))
     messages = table.messages()
     while not table.hand.is_over:
         messages += table.apply(table.hand.legal_actions()[0].to_dict())
-    return messages
+    return table, messages
+
+
+def _finished_hand() -> list[dict[str, object]]:
+    return _finished_table()[1]
 
 
 async def test_in_a_door_x_shows_the_record_to_copy_not_a_server_path(tmp_path: Path) -> None:
@@ -89,8 +93,9 @@ async def test_in_a_door_x_shows_the_record_to_copy_not_a_server_path(tmp_path: 
     a file on the server, out of reach (and moved when the session ends). Now the record is
     shown to copy, ``c`` puts it on the clipboard, and nothing is written on the server."""
     app = SheepsheadApp(mode="play", export_dir=tmp_path, door=True)
+    table, finished = _finished_table()
     async with app.run_test(size=SIZE) as pilot:
-        await fed(pilot, _finished_hand())
+        await fed(pilot, finished)
         assert isinstance(app.screen, ResultScreen)
         await pilot.press("x")
         await pilot.pause()
@@ -102,6 +107,11 @@ async def test_in_a_door_x_shows_the_record_to_copy_not_a_server_path(tmp_path: 
         await pilot.press("c")
         await pilot.pause()
         assert json.loads(app.clipboard) == record
+        # The next hand's turn comes while the record covers the table (and its status
+        # line): it said nothing, and the turn timer ran out on gus, copying the record.
+        await fed(pilot, table.next_hand(seed=12) + table.advance())
+        assert app.model.decision is not None and isinstance(app.screen, RecordScreen)
+        await wait_for(pilot, lambda: "▶ Your turn" in screen_text(app), timeout=10)
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, ResultScreen)

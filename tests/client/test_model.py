@@ -294,3 +294,85 @@ def test_your_row_is_your_seat_once_the_server_says_it_kept_its_name_for_you() -
     assert model.your_seat_in(hand) == 0
     model.apply({"type": "notice", "code": "name_kept", "seat": 3, "text": "not yours"})
     assert model.kept_seat == 0
+
+
+def test_the_finished_hand_names_who_played_it_not_who_sat_down_since() -> None:
+    """Fay left after the match, Bob sat down in her seat: the last trick box of the finished
+    hand still on the table read "You 10♥" for Bob (and "Bob 10♥" for the others), a card
+    Fay played. The match's history names who played each seat."""
+    table = EngineTable(seed=11, dealer=1, me=1)
+    model = TableModel()
+    feed(model, table.messages())
+    feed(model, table.play_out())
+    done = model.history[-1]
+    assert model.view is not None and model.view.get("phase") == "done"
+    assert model.who(1, at=("card", 25)) == "You"  # played here
+    done.names = [done.names[0], "Fay", *done.names[2:]]  # ... until somebody else had
+    assert model.seats[1].name != "Fay"
+    assert model.who(1, at=("card", 25)) == "Fay"
+    assert model.who(1, you="you") == "Fay"  # "Picker you" too
+    assert model.who(0) == model.seats[0].name  # the others' as they were
+
+
+def test_a_hand_the_host_ended_the_match_in_is_no_hand_any_more() -> None:
+    """The host ended an open-ended match mid-hand: every hand still showed the dropped
+    hand's cards under "Match over", and gus, who sat down after the end in the seat of a bot
+    the host freed, was shown that bot's cards and its trick as "You took 9"."""
+    table = EngineTable(seed=1, dealer=4, me=0)
+    model = TableModel()
+    feed(model, table.messages())
+    feed(model, table.apply({"action": "pass"}))
+    assert model.view is not None and model.hand
+    table.seq += 1
+    table.state = "over"  # end_match: the summary says the match is over, the view stays
+    feed(model, [{"type": "match_over", "totals": [0] * 5, "hands": 0}])
+    feed(model, table.messages())
+    assert model.view is None and not model.hand and model.decision is None
+    # Said once, where the hand went: "Match over after 0 hands" alone left it to guess.
+    assert [e.text for e in model.log].count("Hand 1 was not finished: it does not count") == 1
+    feed(model, table.messages())
+    assert [e.text for e in model.log].count("Hand 1 was not finished: it does not count") == 1
+    # A hand that was played out stays on the table with its result.
+    table.state = "playing"
+    while not table.hand.is_over:
+        feed(model, table.apply(table.hand.legal_actions()[0].to_dict()))
+    table.seq += 1
+    table.state = "over"
+    feed(model, table.messages())
+    assert model.view is not None and model.view.get("phase") == "done"
+
+
+def test_the_table_lines_before_you_came_come_before_the_hand_you_found() -> None:
+    """Eve began watching mid-hand: her log read "── Hand 1: Ann deals", then "── Earlier at
+    this table" with the lines said before she came, then "── Now" and nothing after it."""
+    table = EngineTable(seed=11, dealer=1, me=None)
+    model = TableModel()
+    feed(model, table.messages())
+    said = {"type": "chat", "from": "Fay", "seat": 1, "text": "hi all"}
+    model.apply_history(table.history(lines=[said]))
+    texts = [e.text for e in model.log]
+    assert texts[0] == "── Earlier at this table", texts
+    now = texts.index("── Now")
+    assert now < next(i for i, t in enumerate(texts) if t.startswith("── Hand")), texts
+    # A later history (a rematch's) with a new line: after what is on the log, as before.
+    again = {"type": "chat", "from": "Fay", "seat": 1, "text": "one more?"}
+    model.apply_history(table.history(lines=[said, again]))
+    assert [e.text for e in model.log][-3:-1] == ["── Earlier at this table", "Fay: one more?"]
+
+
+def test_your_own_join_is_logged_once_and_as_yours() -> None:
+    """Hal sat down mid-match from the lobby: the server tells the table "Hal took seat 3"
+    before the state and the join's reply, so his log kept it in the third person, and the
+    history's "You took seat 3" came again above it."""
+    table = EngineTable(seed=11, dealer=1, me=3)
+    model = TableModel()
+    joined = {"type": "notice", "table": "t1", "code": "joined", "seat": 3}
+    joined["text"] = "Hal took seat 3"
+    model.apply(joined)
+    feed(model, table.messages())
+    model.apply_history(table.history(lines=[joined]))
+    texts = [e.text for e in model.log]
+    assert texts.count("You took seat 3") == 1 and "Hal took seat 3" not in texts, texts
+    other = {**joined, "seat": 2, "text": "Ivy took seat 2"}  # at the table now: somebody else
+    model.apply(other)
+    assert model.log[-1].text == "Ivy took seat 2"

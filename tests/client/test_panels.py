@@ -18,7 +18,7 @@ import pytest
 
 from client import play as play_command
 from client.app import SheepsheadApp
-from client.model import FinishedHand, TableModel
+from client.model import Change, FinishedHand, TableModel
 from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
 from client.screens.table import TableScreen
 from client.session import Session
@@ -165,6 +165,16 @@ async def test_the_result_and_its_review_use_the_height_of_a_big_terminal() -> N
         assert len(rows) > 30, rows  # was capped at 23 rows, the review cut off
         assert "Enter close" in rows[-2]
         assert sum("your 9♥ cost about" in row for row in rows) == 16
+        # A hand somebody else played in your seat (you sat down after it, in the seat of a
+        # player who left): "v review your play" reviewed that player's decisions as yours.
+        result.hand.names = ["Annie", *result.hand.names[1:]]
+        app.model_changed.publish(Change.LOG)
+        await pilot.pause()
+        assert "review your play" not in screen_text(app)
+        asked = len(session.sent)
+        await pilot.press("v")
+        await pilot.pause()
+        assert not [r for r in session.sent[asked:] if r["type"] == "review"]
 
 
 async def test_the_score_sheet_uses_the_height_of_a_big_terminal() -> None:

@@ -165,6 +165,16 @@ async def test_pick_bury_and_call_through_keys_and_dialogs() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await fed(pilot, table.messages())
         assert app.model.decision == "pick"
+        # h before any hand finished: an empty box that named no key (the footer under it
+        # says "esc Lobby", the table's).
+        await pilot.press("h")
+        await pilot.pause()
+        assert isinstance(app.screen, HistoryScreen)
+        text = screen_text(app)
+        assert "No hand has finished yet" in text and "Esc closes" in text, text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
         await pilot.press("p")
         await pilot.pause()
         assert app.outbox == [{"action": "pick"}]
@@ -174,10 +184,14 @@ async def test_pick_bury_and_call_through_keys_and_dialogs() -> None:
         status = screen_text(app).splitlines()[-2]
         assert "bury in the dialog" in status and "b opens" not in status, status
         hand = app.model.hand
-        await pilot.press("1", "enter")  # one card chosen: Enter toggles, does not bury
+        # One card chosen: Enter neither buries nor puts it back ("7 Enter", a card confirmed
+        # as at the table, chose 10♠ and unchose it unseen); it says what Enter waits for.
+        await pilot.press("1", "enter")
         await pilot.pause()
         assert app.outbox == [] and isinstance(app.screen, BuryDialog)
-        await pilot.press("enter", "3", "8", "escape")  # unchoose 1, choose 3 and 8, close
+        assert app.screen.chosen == [hand[0]]
+        assert "Enter buries once two are chosen" in screen_text(app)
+        await pilot.press("1", "3", "8", "escape")  # unchoose 1, choose 3 and 8, close
         await pilot.pause()
         assert isinstance(app.screen, TableScreen) and app.outbox == []
         assert "b opens the bury dialog" in screen_text(app).splitlines()[-2]
@@ -333,6 +347,9 @@ async def test_rules_panel_shows_options_and_the_trump_order() -> None:
     app = SheepsheadApp(mode="play")
     async with app.run_test(size=SIZE) as pilot:
         await fed(pilot, table.messages())
+        # The top bar called a table with an option changed "Wisconsin (standard)".
+        top = screen_text(app).splitlines()[0]
+        assert "Wisconsin +1 option" in top and "standard" not in top, top
         await pilot.press("r")
         await pilot.pause()
         assert isinstance(app.screen, RulesScreen)
@@ -361,6 +378,16 @@ async def test_help_lists_every_key_of_the_table(mode: Any) -> None:
                 assert HELP_TEXT[action] not in text and "Lobby" not in text
             else:
                 assert HELP_TEXT[action] in text, action
+
+
+def test_the_lobbys_help_row_is_its_own() -> None:
+    """The help screen's Lobby column read "? rules, trump order / help": the table's row,
+    where the lobby has no rules (its ? is this help alone)."""
+    from client.screens.info import help_rows
+
+    rows = dict(help_rows(LobbyScreen.BINDINGS, {"help": "this help"}))
+    assert rows["?"] == "this help", rows
+    assert dict(help_rows(TableScreen.BINDINGS))["r ?"] == HELP_TEXT["rules"]
 
 
 async def test_help_and_rules_say_when_the_table_waits_for_you() -> None:

@@ -61,7 +61,7 @@ LOBBY_TABLES: list[dict[str, Any]] = [
         "id": "w7a2",
         "name": "Wisconsin rules",
         "host": "Ann",
-        "turn_timer": 30,
+        "turn_timer": 30.0,  # as the server sends it: the detail read "30.0 s turns"
         "rules": {"preset": "wisconsin", "no_pick": "doubler"},
         "hands": None,
         "hands_played": 0,

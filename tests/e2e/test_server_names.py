@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from protocol.text import name_key
 from tests.server.support import Raw, raw_bot_table, raw_play, running_server
 
 
@@ -21,13 +22,20 @@ from tests.server.support import Raw, raw_bot_table, raw_play, running_server
         "L\u0435na",  # Cyrillic е
     ],
 )
-async def test_a_person_cannot_take_a_bots_name(name: str) -> None:
+async def test_a_person_with_a_bots_name_is_numbered(name: str) -> None:
+    # Nobody passes for a server bot, and nobody is locked out for their name either: a
+    # person called Gus was refused (bad_request), and an SSH key whose user was gus had its
+    # session closed; now they are "Gus 2", as a name taken at a table is numbered.
     async with running_server() as server:
         raw = await Raw.open(server.port)
         reply = await raw.request("hello", version=1, kind="human", name=name)
-        assert reply["type"] == "error" and reply["code"] == "bad_request"
-        assert "bot" in reply["message"]
-        await raw.hello("Someone else")  # the connection goes on
+        assert reply["type"] == "welcome", reply
+        numbered = reply["name"]  # cleaned as any name: "In\u200bga" is "Inga 2"
+        assert numbered.endswith(" 2") and name_key(numbered[:-2]) == name_key(name), numbered
+        table = (await raw.request("create_table", name="mine"))["table"]
+        listed = (await raw.request("list_tables"))["tables"]
+        seats = next(t["seats"] for t in listed if t["id"] == table)
+        assert seats[0]["name"] == numbered and seats[0]["kind"] == "human"
         bot = await Raw.open(server.port)  # a client bot says what it is, and may
         reply = await bot.request("hello", version=1, kind="bot", name=name)
         assert reply["type"] == "welcome"

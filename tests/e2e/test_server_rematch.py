@@ -101,6 +101,26 @@ async def test_an_over_table_takes_its_players_back_and_seats_newcomers() -> Non
             await raw.close()
 
 
+async def test_the_host_leaving_an_over_table_hands_the_rematch_on() -> None:
+    # Ann, the host, went home after the match: Bob, Cat and Dan could not start another
+    # match at the table (not_host), and nobody could; they had to make a new table.
+    async with running_server(default_bot="random") as server:
+        ann, bob, joined = await two_people_and_three_bots(server.port, hands=1)
+        await ann.send({"type": "start"})
+        await play_match(ann, bob)
+        assert (await bob.request("rematch"))["code"] == "not_host"
+        assert (await ann.request("leave"))["type"] == "ok"
+        notice = await bob.expect("notice", code="host")
+        assert notice["seat"] == 1 and notice["table"] == joined["table"]
+        state = await bob.expect("state")
+        assert state["info"]["host_seat"] == 1 and state["info"]["host"] == "Bob"
+        assert (await bob.request("rematch"))["type"] == "ok"  # Ann's seat waits for somebody
+        assert (await bob.request("add_bot", strategy="random"))["seat"] == 0
+        assert (await bob.request_keeping("start"))["type"] == "ok"
+        await ann.close()
+        await bob.close()
+
+
 async def test_a_rematch_without_a_full_table_waits_for_start() -> None:
     async with running_server(default_bot="random") as server:
         ann, bob, _ = await two_people_and_three_bots(server.port, hands=1)

@@ -205,3 +205,31 @@ def test_tonight_says_which_window_it_counted_and_why(
         main(["standings", "--help"])
     said = " ".join(capsys.readouterr().out.split())
     assert "the table's header says which: from when to when, local time, and why" in said
+
+
+class _ClosedPipe:
+    """A stdout whose reader went away (``sheepshead standings | head -3``)."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def fileno(self) -> int:
+        raise OSError("no file descriptor")
+
+    def isatty(self) -> bool:
+        return False
+
+
+def test_standings_into_a_pipe_closed_early_end_without_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The host's `sheepshead standings | head -5` ended in a BrokenPipeError traceback.
+    db = tmp_path / "s.db"
+    store = Store(db)
+    ended_matches(store, {"random": time.time() - 60})
+    store.close()
+    monkeypatch.setattr("sys.stdout", _ClosedPipe())
+    assert main(["standings", "--db", str(db)]) == 1
