@@ -82,6 +82,9 @@ EXPECTED = frozenset(
 connection dropped under it, and the notice of a server stopping (SIGTERM): expected, listed
 apart."""
 
+WORKER_EXIT = 5.0
+"""Seconds the server's bot workers have to exit once it has stopped or been killed."""
+
 BACK_DEADLINE = 60.0
 """Seconds every client has, after a restart, to be connected and seated again."""
 
@@ -245,6 +248,8 @@ class Evening:
     """Held by a host from ``create_table`` to ``start``: a table waiting to start counts
     against the address's ``max_waiting_per_address`` (3), and the club shares one address."""
     standings_asked: int = 0
+    started_again: int = 0
+    """``start`` sent again by the people's host to a table found waiting (PROTOCOL.md §4)."""
     problems: list[str] = field(default_factory=list)
 
     def refuse(self, who: str, code: str) -> None:
@@ -270,11 +275,14 @@ class PacedBot(BotPlayer):
     """The bot runner's player, taking ``pace`` seconds a decision (a club's bots are not a
     closed loop) and telling the evening what it sees."""
 
-    def __init__(self, evening: Evening, session: Session, pace: float) -> None:
+    def __init__(self, evening: Evening, session: Session, pace: float, fresh: bool) -> None:
         config = BotConfig(host=evening.host, port=evening.port, strategy="heuristic")
         super().__init__(session, strategy_factory("heuristic")(None), self.hear, config)
         self.evening = evening
         self.pace = pace
+        self.fresh = fresh
+        """For a match the host has asked for: an over table before its first state is the
+        last match's."""
 
     def hear(self, text: str) -> None:
         """What the runner says: trouble is kept (hands, matches and checked deals are not)."""
@@ -292,14 +300,31 @@ class PacedBot(BotPlayer):
         """Play on, the evening noting each state on the way."""
         queue = self.session.events
         original_get = queue.get
+        began = False  # a state of this player's match came
+        snapshot = False  # the next state is a reconnection's snapshot
 
         async def get() -> Any:
-            msg = await original_get()
-            if msg.get("type") == "state":
-                self.evening.note_state(self.session, msg)
-            elif msg.get("type") == "error" and msg.get("id") is None:
-                self.evening.refuse("bot event", str(msg.get("code")))
-            return msg
+            nonlocal began, snapshot
+            while True:
+                msg = await original_get()
+                kind = msg.get("type")
+                if kind == "connection" and msg.get("status") == "connected":
+                    snapshot = True
+                elif kind == "state":
+                    self.evening.note_state(self.session, msg)
+                    over = (msg.get("info") or {}).get("state") == "over"
+                    if over and not began and (self.fresh or not snapshot):
+                        # Queued behind the last match's end (a reconnection's snapshot too,
+                        # once the host has asked for the rematch this player is for): the last
+                        # match's end, not this one's. (The runner's player ends its match at
+                        # such a state and drains the queue: the new match's deal and prompts
+                        # with it.)
+                        continue
+                    began = began or not over
+                    snapshot = False
+                elif kind == "error" and msg.get("id") is None:
+                    self.evening.refuse("bot event", str(msg.get("code")))
+                return msg
 
         queue.get = get  # type: ignore[method-assign]
         try:
@@ -309,13 +334,18 @@ class PacedBot(BotPlayer):
 
 
 async def connect(evening: Evening, name: str, kind: str, **options: Any) -> Session:
-    """A connected session (welcome refused: a problem, and SystemExit)."""
+    """A connected session, dialled again while the server restarts (a refused hello:
+    :class:`SetupFailed`)."""
     session = Session(evening.host, evening.port, name=name, kind=kind, **options)  # type: ignore[arg-type]
-    try:
-        await session.connect()
-    except ServerError as exc:
-        raise SetupFailed(f"{name}'s hello refused: {exc.code}: {exc.message}") from exc
-    return session
+    for _ in range(100):
+        try:
+            await session.connect()
+            return session
+        except ServerError as exc:
+            raise SetupFailed(f"{name}'s hello refused: {exc.code}: {exc.message}") from exc
+        except (OSError, TimeoutError):
+            await asyncio.sleep(0.5)  # the server is starting again
+    raise SetupFailed(f"{name} found no server to connect to")
 
 
 async def request(
@@ -338,16 +368,18 @@ async def request(
     return None
 
 
-async def rematch(evening: Evening, host: Session, table: str) -> None:
+async def rematch(evening: Evening, host: Session, table: str) -> bool:
     """The host reads the result a second, then asks for a rematch (unless the evening is
-    ending). The match number moves on first: the new deal may reach the other seats before
-    the host's reply."""
+    ending); whether it was taken. The match number moves on first: the new deal may reach
+    the other seats before the host's reply."""
     await asyncio.sleep(1.0)
     if evening.ending:
-        return
+        return False
     evening.match_of[table] += 1
     if await request(evening, "host", host, "rematch") is None:
         evening.match_of[table] -= 1
+        return False
+    return True
 
 
 async def bot_table(
@@ -389,16 +421,18 @@ async def bot_table(
         await request(evening, "host", host, "start")
 
     async def seat_loop(session: Session) -> None:
+        fresh = False
         while not evening.ending:
             # A player a match, as a runner's process is (one that stayed seated for the
             # rematch): a runner's player learns its table's match when it starts.
-            status = await PacedBot(evening, session, pace).play()
+            status = await PacedBot(evening, session, pace, fresh).play()
             if status != 0 and not evening.ending:
                 evening.problems.append(f"{session.name} stopped playing ({status})")
                 return
+            fresh = True  # the others wait for the host's rematch
             if session is host and not evening.ending:
                 evening.matches_over.add((table, evening.match_of[table]))
-                await rematch(evening, host, table)
+                fresh = await rematch(evening, host, table)
 
     await asyncio.gather(*(seat_loop(s) for s in sessions))
 
@@ -414,6 +448,16 @@ class Person:
     rng: random.Random
     session: Session | None = None
     gone: bool = False
+    snapshot_due: bool = False
+    """The session has just connected again: the next state is its snapshot."""
+    info: Mapping[str, Any] = field(default_factory=dict)
+    """The table's summary, from the last state that carried one."""
+    restart_due: bool = False
+    fresh: bool = False
+    """The host's rematch was taken and no state of the new match has come: an over snapshot
+    now is the last match's (queued before the reply)."""
+    last_chat: float = 0.0
+    """The host was told ``start_cancelled``: it starts the match again once the table is full."""
 
     async def sit(self, table: str | None, create: Mapping[str, Any] | None = None) -> str:
         """Connect and take a seat (``create``: create the table instead); the table."""
@@ -439,9 +483,27 @@ class Person:
             except TimeoutError:
                 continue
             kind = msg.get("type")
+            snapshot = kind == "state" and self.snapshot_due
             if kind == "state":
                 self.evening.note_state(session, msg)
-            elif kind == "your_turn":
+                self.snapshot_due = False
+            elif kind == "connection" and msg.get("status") == "connected":
+                self.snapshot_due = True
+            elif kind == "notice" and msg.get("code") == "start_cancelled":
+                self.restart_due = True  # a seat emptied before the deal: start again when full
+            if kind == "state" and isinstance(msg.get("info"), dict):
+                self.info = msg["info"]  # a state without one leaves it as it was
+                self.fresh = self.fresh and self.info.get("state") == "over"
+            info = self.info
+            full = all(seat.get("kind") != "empty" for seat in info.get("seats") or [{}])
+            waiting = info.get("state") == "waiting" and full
+            if host and waiting and (self.restart_due or snapshot):
+                # As a person would: the table waits (a start cancelled, or a start the server
+                # took and then lost, killed before the first deal); start it again.
+                self.restart_due = False
+                self.evening.started_again += 1
+                await request(self.evening, "host", session, "start")
+            if kind == "your_turn":
                 await asyncio.sleep(self.think * self.rng.uniform(0.3, 1.2))
                 turn = session.last_turn
                 if turn is None or turn is not msg or self.gone:
@@ -454,17 +516,19 @@ class Person:
                         self.evening.refuse("person action", exc.code)
                     except TimeoutError:
                         self.evening.refuse("person action", "timeout")
-                if self.rng.random() < 0.08:
+                if self.rng.random() < 0.08 and time.monotonic() - self.last_chat > 5:
+                    self.last_chat = time.monotonic()  # a person's chat, under its rate limit
                     await request(self.evening, "person", session, "chat", text="nice one")
+            # A match_over, or the snapshot of a table found over on coming back (its
+            # match_over went while the server restarted); not an over state queued behind it.
             over = kind == "match_over" or (
-                kind == "state" and (msg.get("info") or {}).get("state") == "over"
+                snapshot and not self.fresh and (msg.get("info") or {}).get("state") == "over"
             )
             table = session.table
             if over and host and table is not None:
-                # A match_over, or the snapshot of an over table (back after the end).
                 if (table, self.evening.match_of[table]) not in self.evening.matches_over:
                     self.evening.matches_over.add((table, self.evening.match_of[table]))
-                    await rematch(self.evening, session, table)
+                    self.fresh = await rematch(self.evening, session, table)
             elif kind == "error" and msg.get("id") is None:
                 self.evening.refuse("person event", str(msg.get("code")))
             elif kind == "table_lost":
@@ -532,7 +596,9 @@ async def people_table(
     await dee.sit(table)
     log.append(f"Dee sat in the seat Cy left (seat {evening.seated['Dee'][2]})")
     tasks.append(asyncio.create_task(dee.play(False)))
-    await asyncio.gather(*tasks, return_exceptions=True)
+    for result in await asyncio.gather(*tasks, return_exceptions=True):
+        if isinstance(result, Exception):
+            evening.problems.append(f"a person's task failed: {result!r}")
 
 
 async def watcher(evening: Evening, name: str, table: str) -> None:
@@ -750,9 +816,16 @@ async def evening_of(args: argparse.Namespace, server: ServerProcess) -> int:
         await asyncio.sleep(max(0.0, began + span * fraction - time.monotonic()))
         before = hands_by_table(server.db)
         stopped = await server.stop(how)
+        # A worker ends at the end of its input, the server's pipe: it outlives a killed
+        # server by the moment it takes to read that.
+        gone_by = time.monotonic() + WORKER_EXIT
+        while any(alive(w) for w in server.lives[-1].workers) and time.monotonic() < gone_by:
+            await asyncio.sleep(0.05)
         orphans = [w for w in server.lives[-1].workers if alive(w)]
         if orphans:
-            evening.problems.append(f"bot workers {orphans} outlived the server ({how.name})")
+            evening.problems.append(
+                f"bot workers {orphans} outlived the server by {WORKER_EXIT:g} s ({how.name})"
+            )
         up = await server.start()
         evening.part = part
         evening.states_after.clear()
@@ -773,6 +846,8 @@ async def evening_of(args: argparse.Namespace, server: ServerProcess) -> int:
     db_end = server.db.stat().st_size
     await server.stop(signal.SIGTERM)
     for task in tasks:
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            evening.problems.append(f"a client's task failed: {task.exception()!r}")
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     for s, _, _ in list(evening.seated.values()):
@@ -833,7 +908,10 @@ def report(
     print(f"  expected (a moment passed, a restart): {dict(evening.passed) or 'none'}")
     for part, values in evening.pings.items():
         print(f"victim ping {part + ':':15} {summary(values)}")
-    print(f"standings asked {evening.standings_asked} times")
+    print(
+        f"standings asked {evening.standings_asked} times; the people's host started a waiting "
+        f"table again {evening.started_again} time(s)"
+    )
     cpu = sum(life.cpu for life in server.lives)
     for number, life in enumerate(server.lives, 1):
         print(

@@ -82,3 +82,20 @@ def test_the_line_ring_benchmark_keeps_each_tables_last_lines() -> None:
         # Each table's ring holds its last 50 lines, however many it was sent.
         assert re.search(r": 100 rows, [\d,]+ pages \(\d+ free\), [\d.]+ MB; [\d.]+ µs", line)
     assert re.search(r"the file once closed: [\d.]+ MB", report), report
+
+
+def test_the_evening_benchmark_restarts_the_server_twice_without_a_stumble() -> None:
+    # A quarter-minute evening at full speed (no paces): one network-bot table, the server-bot
+    # and people's tables, a SIGTERM and a SIGKILL restart; it exits 1 on any stumble.
+    report = run_bench(
+        "evening.py",
+        *("--minutes", "0.25", "--bot-tables", "1", "--bot-pace", "0", "--bot-delay", "0"),
+        *("--hand-pause", "0", "--trick-pause", "0", "--think", "0.02"),
+    )
+    for how in ("SIGTERM", "SIGKILL"):
+        line = report_line(report, f"{how}:")
+        assert re.search(r"every client back [\d.]+ s after the stop", line), report
+    assert _number(r"in all (\d+) hands", report_line(report, "in all")) > 0, report
+    assert "lost 0" in report_line(report, "matches over:"), report
+    assert "FAILS" not in report_line(report, "stored hands:"), report
+    assert report.rstrip().endswith("a whole evening without a stumble"), report
