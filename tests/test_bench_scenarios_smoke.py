@@ -85,12 +85,13 @@ def test_the_line_ring_benchmark_keeps_each_tables_last_lines() -> None:
 
 
 def test_the_evening_benchmark_restarts_the_server_twice_without_a_stumble() -> None:
-    # A quarter-minute evening at full speed (no paces): one network-bot table, the server-bot
-    # and people's tables, a SIGTERM and a SIGKILL restart; it exits 1 on any stumble.
+    # A nine-second evening at a fast pace: the server-bot table (its host a network bot) and
+    # the people's table, a SIGTERM and a SIGKILL restart; it exits 1 on any stumble. Some
+    # 2.5 CPU-s, most of it three server starts.
     report = run_bench(
         "evening.py",
-        *("--minutes", "0.25", "--bot-tables", "1", "--bot-pace", "0", "--bot-delay", "0"),
-        *("--hand-pause", "0", "--trick-pause", "0", "--think", "0.02"),
+        *("--minutes", "0.15", "--bot-tables", "0", "--bot-pace", "0.03", "--bot-delay", "0.03"),
+        *("--hand-pause", "0", "--trick-pause", "0", "--think", "0.03"),
     )
     for how in ("SIGTERM", "SIGKILL"):
         line = report_line(report, f"{how}:")
