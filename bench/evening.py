@@ -72,7 +72,7 @@ from bots_load import children, cpu_seconds  # noqa: E402
 from client.bot_runner import CLIENT_NAME, BotConfig, BotPlayer  # noqa: E402
 from client.session import ServerError, Session, TokenStore  # noqa: E402
 from client.strategy_spec import strategy_factory  # noqa: E402
-from engine.fairdeal import check_record  # noqa: E402
+from engine.fairdeal import SEED_BYTES, check_record  # noqa: E402
 from server.storage.store import table_key  # noqa: E402
 
 EXPECTED = frozenset(
@@ -489,6 +489,14 @@ class Person:
                 self.snapshot_due = False
             elif kind == "connection" and msg.get("status") == "connected":
                 self.snapshot_due = True
+            elif kind == "commitment" and isinstance(msg.get("commitment"), str):
+                # As the client does (PROTOCOL.md §13): a seed at once, so the deal need not
+                # wait out seed_wait for it.
+                seed = secrets.token_bytes(SEED_BYTES).hex()
+                quoted = msg["commitment"]
+                await request(
+                    self.evening, "person", session, "client_seed", commitment=quoted, seed=seed
+                )
             elif kind == "notice" and msg.get("code") == "start_cancelled":
                 self.restart_due = True  # a seat emptied before the deal: start again when full
             if kind == "state" and isinstance(msg.get("info"), dict):
@@ -758,12 +766,18 @@ def check_database(db: Path, evening: Evening) -> list[str]:
     return lines
 
 
-def log_findings(log: Path) -> list[str]:
-    """The server log's warnings, errors and tracebacks, counted, with the first few."""
+def log_findings(log: Path, hours: float) -> list[str]:
+    """The server log's size and its warnings, errors and tracebacks, counted, with the first
+    few."""
     text = log.read_text(errors="replace")
     bad = [x for x in text.splitlines() if re.search(r"WARNING|ERROR|CRITICAL|Traceback", x)]
     kinds = Counter(re.sub(r"\d+", "N", x.split(" ", 3)[-1])[:90] for x in bad)
-    lines = [f"server log: {len(text.splitlines())} lines, {len(bad)} warnings/errors/tracebacks"]
+    size = log.stat().st_size
+    lines = [
+        f"server log: {len(text.splitlines())} lines, {size / 1e3:.0f} kB = "
+        f"{size / 1e6 / hours:.1f} MB an hour at --log-level info; {len(bad)} "
+        "warnings/errors/tracebacks"
+    ]
     lines += [f"  {n} x {k}" for k, n in kinds.most_common(8)]
     return lines
 
@@ -856,7 +870,7 @@ async def evening_of(args: argparse.Namespace, server: ServerProcess) -> int:
         await s.close()
 
     report(args, server, evening, events, restarts, hands_now, elapsed, db_start, db_end)
-    for line in check_database(server.db, evening) + log_findings(server.log):
+    for line in check_database(server.db, evening) + log_findings(server.log, elapsed / 3600):
         print(line)
     if evening.said:
         print(f"bot runners said ({len(evening.said)}):")
