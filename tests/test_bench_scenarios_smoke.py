@@ -82,3 +82,21 @@ def test_the_line_ring_benchmark_keeps_each_tables_last_lines() -> None:
         # Each table's ring holds its last 50 lines, however many it was sent.
         assert re.search(r": 100 rows, [\d,]+ pages \(\d+ free\), [\d.]+ MB; [\d.]+ µs", line)
     assert re.search(r"the file once closed: [\d.]+ MB", report), report
+
+
+def test_the_evening_benchmark_restarts_the_server_twice_without_a_stumble() -> None:
+    # A nine-second evening at a fast pace: the server-bot table (its host a network bot) and
+    # the people's table, a SIGTERM and a SIGKILL restart; it exits 1 on any stumble. Some
+    # 2.5 CPU-s, most of it three server starts.
+    report = run_bench(
+        "evening.py",
+        *("--minutes", "0.15", "--bot-tables", "0", "--bot-pace", "0.03", "--bot-delay", "0.03"),
+        *("--hand-pause", "0", "--trick-pause", "0", "--think", "0.03"),
+    )
+    for how in ("SIGTERM", "SIGKILL"):
+        line = report_line(report, f"{how}:")
+        assert re.search(r"every client back [\d.]+ s after the stop", line), report
+    assert _number(r"in all (\d+) hands", report_line(report, "in all")) > 0, report
+    assert "lost 0" in report_line(report, "matches over:"), report
+    assert "FAILS" not in report_line(report, "stored hands:"), report
+    assert report.rstrip().endswith("a whole evening without a stumble"), report
