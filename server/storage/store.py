@@ -54,7 +54,7 @@ except ImportError:  # Windows: no lock (see _DatabaseLock)
 
 log = logging.getLogger("sheepshead.server")
 
-SCHEMA_VERSION: Final = 16
+SCHEMA_VERSION: Final = 17
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
@@ -94,7 +94,12 @@ said since; before, the ring of ``chat_lines`` was all that said it, and a drop 
 last 50 lines was forgotten.
 16: ``seats.away`` is filled at the upgrade for the rows an older server stored (NULL under
 schema 15, the column missing before it) from the ring, as the restore judged them before
-(:data:`AWAY_CODES`, :data:`HERE_CODES`), so the restore reads it alone."""
+(:data:`AWAY_CODES`, :data:`HERE_CODES`), so the restore reads it alone.
+17: ``tables.starting``, set (1) in the transaction that accepts a ``start`` or a full table's
+``rematch`` and cleared when its first hand is dealt (or the start is cancelled): the deal waits
+for the people's client seeds (PROTOCOL.md section 13), and a restart in that wait starts the
+match again instead of leaving the table waiting for a second ``start`` (an older database's
+rows have NULL: not starting, as an older server restored them)."""
 
 AWAY_CODES: Final = frozenset({"disconnected", "standin"})
 """Notices after which a seat's player is away (until one of :data:`HERE_CODES`): what
@@ -119,7 +124,8 @@ CREATE TABLE IF NOT EXISTS tables (
     first_action INTEGER,              -- rowid in actions where this match's actions start
     match_number INTEGER NOT NULL DEFAULT 0, -- the current match: 0, then +1 per rematch
     dealt INTEGER,                     -- number of the hand last dealt (it may have no action)
-    created_by TEXT                    -- the creating connection's address (NULL: not known)
+    created_by TEXT,                   -- the creating connection's address (NULL: not known)
+    starting INTEGER                   -- 1: a start was accepted, its first hand not yet dealt
 );
 CREATE TABLE IF NOT EXISTS seats (
     table_id INTEGER NOT NULL REFERENCES tables(id),
@@ -387,6 +393,9 @@ class TableRow:
     """The number of the hand last dealt (None: the first, or stored before schema 4)."""
     created_by: str | None = None
     """The address of the connection that created it (None: not known, or before schema 10)."""
+    starting: bool = False
+    """Whether a ``start`` (or ``rematch``) was accepted and its first hand not yet dealt: the
+    restore starts the match again (schema 17)."""
     left: list[LeftRow] = field(default_factory=list)
     """Who held each seat emptied during the hand in play (schema 11)."""
     holders: list[tuple[int, int, str]] = field(default_factory=list)
@@ -569,6 +578,8 @@ class Store:
             db.execute("ALTER TABLE tables ADD COLUMN dealt INTEGER")
         if "created_by" not in table_columns:  # schemas 1 to 9
             db.execute("ALTER TABLE tables ADD COLUMN created_by TEXT")
+        if "starting" not in table_columns:  # schemas 1 to 16
+            db.execute("ALTER TABLE tables ADD COLUMN starting INTEGER")
         indexed = db.execute(
             "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'actions'"
         ).fetchone()[0]
@@ -719,7 +730,8 @@ class Store:
         return f"t{cur.lastrowid}"
 
     def update_table(self, table_id: str, **fields: Any) -> None:
-        """Change some of a table's columns: state, seq, host_seat, seed, first_dealer, totals."""
+        """Change some of a table's columns: state, seq, host_seat, seed, first_dealer, totals,
+        finished, match_number, dealt, starting."""
         allowed = {
             "state",
             "seq",
@@ -730,6 +742,7 @@ class Store:
             "finished",
             "match_number",
             "dealt",
+            "starting",
         }
         unknown = set(fields) - allowed
         if unknown:
@@ -1122,7 +1135,7 @@ class Store:
         out = []
         rows = self._db.execute(
             "SELECT id, config, state, seq, host_seat, seed, first_dealer, totals, first_action,"
-            " match_number, finished, dealt, created_by FROM tables"
+            " match_number, finished, dealt, created_by, starting FROM tables"
             " WHERE state IN ('waiting', 'playing') OR (state = 'over' AND finished >= ?)"
             " ORDER BY id",
             (float("inf") if over_since is None else over_since,),
@@ -1146,6 +1159,7 @@ class Store:
                 finished=row[10],
                 dealt=row[11],
                 created_by=row[12],
+                starting=bool(row[13]),
             )
             for seat_row in self._db.execute(
                 "SELECT seat, kind, name, strategy, remote_kind, token_hash, added_by, away"

@@ -169,6 +169,16 @@ class TableLedger:
 
     # ------------------------------------------------------------------ a match
 
+    def start_accepted(self) -> None:
+        """A ``start`` (or a full table's ``rematch``) was accepted, its first deal waiting for
+        the people's seeds: stored with the acknowledgement, so a restart before the deal starts
+        the match again (cleared by :meth:`match_started` or :meth:`start_cancelled`)."""
+        self.store.update_table(self.table_id, starting=1)
+
+    def start_cancelled(self) -> None:
+        """The accepted start will not deal (a seat emptied before it): the table waits."""
+        self.store.update_table(self.table_id, starting=0)
+
     def match_started(self, *, seed: int, first_dealer: int) -> None:
         """A match began: its deck seed and first dealer; its actions are numbered from 0."""
         self.actions = 0
@@ -179,6 +189,7 @@ class TableLedger:
             seed=seed,
             first_dealer=first_dealer,
             dealt=0,  # a rematch's restore must not deal on to where the last match was
+            starting=0,
         )
 
     def seeds_locked(self, commitments: list[dict[str, Any]]) -> None:

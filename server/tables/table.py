@@ -140,6 +140,9 @@ class Table:
         self._next_hand_task: asyncio.Task[None] | None = None
         self._starting: asyncio.Task[None] | None = None
         """The first deal waiting for the players' client seeds."""
+        self._start_accepted = False
+        """Restored: a ``start`` or ``rematch`` was accepted before the restart and its first
+        hand not dealt; :meth:`start_after_restore` starts the match again."""
         self.stopped = False
         self._summary_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         self._info_sent: dict[Peer, dict[str, Any]] = {}
@@ -192,6 +195,7 @@ class Table:
                 s.identity = table.ledger.seat_identity(seat_row.seat)
         table.host_seat = row.host_seat
         table.match_number = row.match_number
+        table._start_accepted = row.state == "waiting" and row.starting
         if row.state == "over":
             table.finished_at = row.finished
         if row.state == "playing" or (row.state == "over" and row.seed is not None):
@@ -270,6 +274,15 @@ class Table:
                     self._finish_match()
                     return
                 self._next_hand_task = asyncio.create_task(self._deal_next(match.number))
+        if self._start_accepted:
+            # The start was acknowledged before the restart: it stands (a new commitment, as
+            # on a fresh start; nobody is connected yet, so the deal follows at once).
+            self._start_accepted = False
+            if all(s.kind != "empty" for s in self.seats):
+                self._new_match()
+                return
+            self.ledger.start_cancelled()
+            self.notice("start_cancelled", "A seat emptied before the deal; start again")
         self.publish_state(new_turn=True)
 
     # ------------------------------------------------------------------ summary
@@ -685,6 +698,7 @@ class Table:
         self.seeds.new_match()
         self._publish_commitment()
         if self.seeds.seed_seats() and self.hub.config.seed_wait > 0:
+            self.ledger.start_accepted()  # stored with the ``ok``: a restart keeps the start
             self._starting = asyncio.create_task(self._deal_first_hand_when_seeded())
         else:
             self._deal_first_hand()
@@ -698,6 +712,7 @@ class Table:
                 return
             if any(s.kind == "empty" for s in self.seats):
                 self.seeds.cancel()
+                self.ledger.start_cancelled()
                 self.notice("start_cancelled", "A seat emptied before the deal; start again")
                 return
             self._deal_first_hand()
