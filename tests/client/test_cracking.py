@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from client.app import SheepsheadApp
-from client.model import rebuild_record
+from client.model import TableModel, rebuild_record
 from client.screens.dialogs import BuryDialog
 from client.screens.result import ResultScreen
 from client.screens.table import TableScreen
+from client.widgets.table import _stakes_lines
 from engine.hand import Deal, Hand
 from engine.record import replay_record
 from engine.rules import RuleSet
@@ -149,3 +150,20 @@ async def test_the_host_chooses_tavern_or_turns_the_options_on_when_creating_a_t
     assert chosen[0]["preset"] == "tavern"
     assert chosen[0]["options"] == {"crack_by": "defenders", "blitzing": False}
     assert RuleSet.from_preset(chosen[0]["preset"], **chosen[0]["options"]).cracking
+
+
+def test_the_hand_panel_says_who_cracked_and_re_cracked_as_a_sentence() -> None:
+    """It read "Crack you ×2, re"; now as the log says it, in each seat's person."""
+    done = [*CALLED, {"action": "no_crack"}, {"action": "no_crack"}]
+    done += [{"action": "crack", "blitz": "red"}, {"action": "recrack"}]
+    seen = {}
+    for me in (0, 1, 4):
+        model = TableModel()
+        for msg in tavern_table(me, done).messages():
+            model.apply(msg)
+        assert model.view is not None
+        seen[me] = [line.plain for line in _stakes_lines(model, model.view)]
+    assert seen[0] == ["Eve cracks: ×4", "Bob re-cracks: ×2"]
+    assert seen[1] == ["Eve cracks: ×4", "You re-crack: ×2"]
+    assert seen[4] == ["You crack: ×4", "Bob re-cracks: ×2"]
+    assert all(len(line) <= 18 for lines in seen.values() for line in lines)
