@@ -236,7 +236,17 @@ def hand_from_history(entry: Mapping[str, Any], names: Sequence[str]) -> Finishe
         names=list(names),
         record=dict(record) if isinstance(record, Mapping) else None,
         from_server=True,
+        strategies=_record_strategies(record),
     )
+
+
+def _record_strategies(record: Any) -> list[str | None] | None:
+    """A hand record's ``strategies`` (docs/hand-record.md): each seat's server bot strategy
+    when the hand was played, None at a person's; None when the record names none."""
+    said = record.get("strategies") if isinstance(record, Mapping) else None
+    if not isinstance(said, Sequence) or isinstance(said, str) or len(said) != NUM_SEATS:
+        return None
+    return [s if isinstance(s, str) and s else None for s in said]
 
 
 def rank_places(totals: Sequence[int]) -> list[tuple[int, int]]:
@@ -943,6 +953,10 @@ class TableModel:
                 if isinstance(entry.get("names"), Sequence):
                     # Who played it: a first state after the match names who sits there now.
                     old.names = hand.names
+                if hand.strategies is not None:
+                    # Who played it, bot or not, as the server's names say: a seat taken by a
+                    # person since showed the bot's name without "(heuristic bot)".
+                    old.strategies = hand.strategies
                 old.result = {**old.result, **hand.result}
                 old.reveal = hand.reveal or old.reveal
                 old.totals = hand.totals
