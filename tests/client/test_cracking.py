@@ -167,3 +167,28 @@ def test_the_hand_panel_says_who_cracked_and_re_cracked_as_a_sentence() -> None:
     assert seen[1] == ["Eve cracks: ×4", "You re-crack: ×2"]
     assert seen[4] == ["You crack: ×4", "Bob re-cracks: ×2"]
     assert all(len(line) <= 18 for lines in seen.values() for line in lines)
+
+
+def test_a_rebuilt_log_tells_who_did_not_crack_as_the_live_one_did() -> None:
+    """After a reconnect the log is told from the view: it dropped "Cal does not crack" and
+    "Bob does not re-crack" (answers no view keeps, but where the round stands shows)."""
+    steps = [*CALLED, {"action": "no_crack"}, {"action": "no_crack"}]
+    steps += [{"action": "crack", "blitz": "red"}, {"action": "no_recrack"}]
+    for me in (0, 1):
+        live, table = TableModel(), tavern_table(me, [])
+        for msg in table.messages():
+            live.apply(msg)
+        for done, action in enumerate(steps, 1):
+            for msg in table.apply(action):
+                live.apply(msg)
+            rebuilt = TableModel()
+            for msg in table.messages():  # a reconnect's snapshot, at every step
+                rebuilt.apply(msg)
+            texts = [e.text for e in live.log]
+            assert [e.text for e in rebuilt.log] == texts, done  # in order, once each
+        assert [text for text in texts if "crack" in text] == [
+            "Cal does not crack",
+            "Dee does not crack",
+            "Eve cracks with the red queens (Q♥ Q♦): stakes ×4",
+            "You do not re-crack" if me == 1 else "Bob does not re-crack",
+        ]
