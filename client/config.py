@@ -131,6 +131,24 @@ def default_name() -> str:
     return name or "Player"
 
 
+def name_argument(given: str | None) -> str:
+    """The display name of ``--name``, or :func:`default_name` without it; raises
+    :class:`ValueError` with the message to print for an empty or too long one.
+
+    ``--name ""`` took the login name silently, as if the option were left out.
+    """
+    if given is None:
+        return default_name()
+    name = given.strip()
+    if not name:
+        raise ValueError(
+            f"--name is empty: give a name, or leave --name out to use {default_name()}"
+        )
+    if len(name) > MAX_NAME:
+        raise ValueError(f"--name must be 1 to {MAX_NAME} characters")
+    return name
+
+
 _BRACKETED = re.compile(r"^\[([^\]]+)\](?::(\S*))?$")
 
 

@@ -64,9 +64,10 @@ def fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Connect, then run the client until the user quits."""
-    name = (args.name or config.default_name()).strip()
-    if not name or len(name) > config.MAX_NAME:
-        print(f"sheepshead: --name must be 1 to {config.MAX_NAME} characters", file=sys.stderr)
+    try:
+        name = config.name_argument(args.name)
+    except ValueError as exc:
+        print(f"sheepshead: {exc}", file=sys.stderr)
         return 2
     if args.address is None:
         picked = pick_server()

@@ -236,7 +236,17 @@ def hand_from_history(entry: Mapping[str, Any], names: Sequence[str]) -> Finishe
         names=list(names),
         record=dict(record) if isinstance(record, Mapping) else None,
         from_server=True,
+        strategies=_record_strategies(record),
     )
+
+
+def _record_strategies(record: Any) -> list[str | None] | None:
+    """A hand record's ``strategies`` (docs/hand-record.md): each seat's server bot strategy
+    when the hand was played, None at a person's; None when the record names none."""
+    said = record.get("strategies") if isinstance(record, Mapping) else None
+    if not isinstance(said, Sequence) or isinstance(said, str) or len(said) != NUM_SEATS:
+        return None
+    return [s if isinstance(s, str) and s else None for s in said]
 
 
 def rank_places(totals: Sequence[int]) -> list[tuple[int, int]]:
@@ -943,6 +953,10 @@ class TableModel:
                 if isinstance(entry.get("names"), Sequence):
                     # Who played it: a first state after the match names who sits there now.
                     old.names = hand.names
+                if hand.strategies is not None:
+                    # Who played it, bot or not, as the server's names say: a seat taken by a
+                    # person since showed the bot's name without "(heuristic bot)".
+                    old.strategies = hand.strategies
                 old.result = {**old.result, **hand.result}
                 old.reveal = hand.reveal or old.reveal
                 old.totals = hand.totals
@@ -1092,7 +1106,21 @@ class TableModel:
         if isinstance(last, Mapping) and missed and _same_action(missed[-1], last):
             missed.pop()  # ``last`` tells it, with what only it carries (your bury's cards)
             last_at = ("decision", len(public) - 1) if old is None else None
-        for place, action in enumerate(missed, len(told)):
+        # The crack round's "does not crack" answers, which the view shows only by where the
+        # round stands: a reconnect's rebuilt log left them out.
+        unshown = [] if fresh and new.get("phase") == "done" else _unshown_answers(new)
+        unshown = unshown[len(_unshown_answers(old)) if old is not None and not fresh else 0 :]
+        if isinstance(last, Mapping) and unshown and _same_action(unshown[-1][1], last):
+            unshown.pop()  # ``last`` tells it
+        for place, action in [*enumerate(missed, len(told)), (len(public), None)]:
+            while unshown and (action is None or unshown[0][0] <= place):
+                position, answer = unshown.pop(0)
+                line = _action_line(self, answer, ("decision", position - 0.5))
+                if line:
+                    self._log("event", line)
+                    change |= Change.LOG
+            if action is None:
+                break
             line = _action_line(self, action, ("decision", place))
             if line:
                 self._log("event", line)
@@ -1176,6 +1204,35 @@ def _public_actions(view: Mapping[str, Any]) -> list[ActionMap]:
         out.append({"seat": crack.get("seat"), "action": "crack", "blitz": crack.get("blitz")})
         if view.get("recrack"):
             out.append({"seat": picker, "action": "recrack"})
+    return out
+
+
+def _unshown_answers(view: Mapping[str, Any]) -> list[tuple[int, ActionMap]]:
+    """The ``no_crack`` and ``no_recrack`` answers given so far in ``view``'s hand, each with
+    the number of :func:`_public_actions` made before it: the view shows them only by where
+    the crack round stands (its turn, the cracker, the phase after it)."""
+    from engine.hand import crack_seats
+    from engine.rules import RuleSet
+
+    phase = view.get("phase")
+    picker = view.get("picker")
+    if picker is None or view.get("dealer") is None or phase in ("pick", "bury", "call"):
+        return []
+    public = len(_public_actions(view))
+    crack = view.get("crack")
+    try:
+        asked = crack_seats(RuleSet.from_dict(view.get("rules") or {}), int(view["dealer"]), picker)
+    except (TypeError, ValueError):  # rules this client cannot read: nothing said
+        return []
+    stop = view.get("turn") if phase == "crack" else None if crack is None else crack.get("seat")
+    at = public - (1 + bool(view.get("recrack"))) if crack is not None else public
+    out: list[tuple[int, ActionMap]] = []
+    for seat in asked:
+        if seat == stop:
+            break
+        out.append((at, {"seat": seat, "action": "no_crack"}))
+    if crack is not None and not view.get("recrack") and phase in ("play", "done"):
+        out.append((public, {"seat": picker, "action": "no_recrack"}))
     return out
 
 

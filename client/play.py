@@ -92,9 +92,10 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Start the embedded server and the client; stop both when the client quits."""
-    name = (args.name or config.default_name()).strip()
-    if not name or len(name) > config.MAX_NAME:
-        print(f"sheepshead: --name must be 1 to {config.MAX_NAME} characters", file=sys.stderr)
+    try:
+        name = config.name_argument(args.name)
+    except ValueError as exc:
+        print(f"sheepshead: {exc}", file=sys.stderr)
         return 2
     error = resolve_bots(args)
     if error is not None:

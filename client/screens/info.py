@@ -437,7 +437,8 @@ class RecordScreen(ShowsYourTurn, GameModal[None]):
             )
             yield TextArea(self.text, read_only=True, soft_wrap=False, id="record-text")
             yield Static(
-                "c copies it all (or the selection) · or Shift+drag · ↑/↓ PgUp/PgDn · Esc",
+                # It ended in a bare "Esc": the other key lines say what it does.
+                "c copies all (or the selection) · Shift+drag · ↑/↓ PgUp/PgDn · Esc closes",
                 classes="hint",
             )
 

@@ -6,6 +6,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -37,6 +38,27 @@ def _yours(table: Mapping[str, Any]) -> tuple[int, bool] | None:
     if not isinstance(yours, Mapping) or not isinstance(yours.get("seat"), int):
         return None
     return int(yours["seat"]), bool(yours.get("away"))
+
+
+def hanging_line(label: str, items: Sequence[str], width: int, sep: str = ", ") -> str:
+    """``label`` then ``items`` joined by ``sep``, broken between items to fit ``width`` cells,
+    each later line indented under the first item (a wrapped seats line started at column 0).
+    A ``width`` under 1 (not laid out yet) breaks nothing.
+
+    >>> print(hanging_line(" Seats: ", ["Ann", "Bob (away)", "Cal"], 24))
+     Seats: Ann, Bob (away),
+            Cal
+    """
+    indent = " " * cell_len(label)
+    lines: list[str] = []
+    line = label + (items[0] if items else "")
+    for item in items[1:]:
+        if width < 1 or cell_len(line + sep + item) <= width:
+            line += sep + item
+        else:
+            lines.append(line + sep.rstrip())
+            line = indent + item
+    return "\n".join([*lines, line])
 
 
 def _seats_text(table: Mapping[str, Any]) -> str | Text:
@@ -117,6 +139,10 @@ class LobbyScreen(GameScreen[None]):
         yield Static(id="lobby-detail")
         yield Static(id="lobby-hint")
         yield Footer(compact=True, show_command_palette=False)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Break the detail's lines anew for the terminal's width."""
+        self._draw_detail()
 
     def on_mount(self) -> None:
         """Set up columns, draw, and refresh now and every few seconds."""
@@ -250,19 +276,20 @@ class LobbyScreen(GameScreen[None]):
                 if yours is not None and seat.get("seat") == yours[0]:
                     mark = " (yours, away)" if away else " (yours)"
                 seats.append(f"{seat.get('name', '?')}{mark}")
-        text.append("\n Seats: " + (", ".join(seats) or "none"))
+        width = detail.size.width or self.size.width
+        text.append("\n" + hanging_line(" Seats: ", seats or ["none"], width))
         rules = dict(table.get("rules") or {})
         preset = rules.pop("preset", "seed")
         options = rules.pop("options", None)
         changed = dict(options) if isinstance(options, Mapping) else rules
-        text.append(f"\n Rules: {preset_title(str(preset))}")
-        if changed:
-            # By their titles, as the create dialog and the rules panel name them: it read
-            # "with no_pick=doubler, partner=jack-of-diamonds".
-            text.append(
-                " with "
-                + " · ".join(f"{option_title(k)} → {value_title(k, v)}" for k, v in changed.items())
-            )
+        # By their titles, as the create dialog and the rules panel name them: it read
+        # "with no_pick=doubler, partner=jack-of-diamonds".
+        terms = [f"{option_title(k)} → {value_title(k, v)}" for k, v in changed.items()]
+        if terms:
+            terms[0] = f"{preset_title(str(preset))} with {terms[0]}"
+        else:
+            terms = [preset_title(str(preset))]
+        text.append("\n" + hanging_line(" Rules: ", terms, width, " · "))
         detail.update(text)
 
     @on(DataTable.RowHighlighted)

@@ -307,12 +307,13 @@ class HandInfo(Panel):
                 lines.append(Text("Blind ") + cards_text(model.blind_cards))
             if picker is not None and not view.get("leaster") and not view.get("doubler"):
                 # After the picker's own cards: the stakes stay in the head line when cut.
-                lines += _stakes_lines(model, view)
+                lines += _stakes_lines(model, view, max(12, self.size.width or 18))
         self.show_text(Text("\n").join(lines[:5]))
 
 
-def _stakes_lines(model: TableModel, view: Mapping[str, Any]) -> list[Text]:
-    """Who blitzed and who cracked (docs/rules.md, "Cracking and blitzing"), one short line each."""
+def _stakes_lines(model: TableModel, view: Mapping[str, Any], width: int = 18) -> list[Text]:
+    """Who blitzed and who cracked (docs/rules.md, "Cracking and blitzing"), one short line each,
+    said as the log says it ("Eve cracks: ×4", "You re-crack: ×2") in ``width`` cells."""
     lines = []
     for blitz in view.get("blitzes") or []:
         line = Text("Blitz ")
@@ -320,13 +321,20 @@ def _stakes_lines(model: TableModel, view: Mapping[str, Any]) -> list[Text]:
         lines.append(line)
     crack = view.get("crack")
     if crack is not None:
-        # "Crack Eve ×4, re": who cracked, by how much (×4 with queens shown), re-cracked.
+        # It read "Crack you ×2, re": the factor each doubled by (×4 with queens shown).
         factor = 4 if crack.get("blitz") else 2
-        text = f"Crack {fit_name(model.who(crack.get('seat'), you='you'), 6)} ×{factor}"
+        lines.append(Text(_said(model, crack.get("seat"), "crack", f"×{factor}", width), "bold"))
         if view.get("recrack"):
-            text += ", re"
-        lines.append(Text(text, style="bold"))
+            lines.append(Text(_said(model, view.get("picker"), "re-crack", "×2", width), "bold"))
     return lines
+
+
+def _said(model: TableModel, seat: Any, verb: str, rest: str, width: int) -> str:
+    """``Eve cracks: ×4``: the seat and the verb in the right person (:meth:`TableModel.says`),
+    the name cut so that the line fits ``width`` cells."""
+    subject, _, said = model.says(seat, verb).rpartition(" ")
+    tail = f" {said}: {rest}"
+    return fit_name(subject, max(3, width - len(tail))) + tail
 
 
 class LastTrickBox(Panel):

@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from client.app import SheepsheadApp
-from client.model import rebuild_record
+from client.model import TableModel, rebuild_record
 from client.screens.dialogs import BuryDialog
 from client.screens.result import ResultScreen
 from client.screens.table import TableScreen
+from client.widgets.table import _stakes_lines
 from engine.hand import Deal, Hand
 from engine.record import replay_record
 from engine.rules import RuleSet
@@ -149,3 +150,45 @@ async def test_the_host_chooses_tavern_or_turns_the_options_on_when_creating_a_t
     assert chosen[0]["preset"] == "tavern"
     assert chosen[0]["options"] == {"crack_by": "defenders", "blitzing": False}
     assert RuleSet.from_preset(chosen[0]["preset"], **chosen[0]["options"]).cracking
+
+
+def test_the_hand_panel_says_who_cracked_and_re_cracked_as_a_sentence() -> None:
+    """It read "Crack you ×2, re"; now as the log says it, in each seat's person."""
+    done = [*CALLED, {"action": "no_crack"}, {"action": "no_crack"}]
+    done += [{"action": "crack", "blitz": "red"}, {"action": "recrack"}]
+    seen = {}
+    for me in (0, 1, 4):
+        model = TableModel()
+        for msg in tavern_table(me, done).messages():
+            model.apply(msg)
+        assert model.view is not None
+        seen[me] = [line.plain for line in _stakes_lines(model, model.view)]
+    assert seen[0] == ["Eve cracks: ×4", "Bob re-cracks: ×2"]
+    assert seen[1] == ["Eve cracks: ×4", "You re-crack: ×2"]
+    assert seen[4] == ["You crack: ×4", "Bob re-cracks: ×2"]
+    assert all(len(line) <= 18 for lines in seen.values() for line in lines)
+
+
+def test_a_rebuilt_log_tells_who_did_not_crack_as_the_live_one_did() -> None:
+    """After a reconnect the log is told from the view: it dropped "Cal does not crack" and
+    "Bob does not re-crack" (answers no view keeps, but where the round stands shows)."""
+    steps = [*CALLED, {"action": "no_crack"}, {"action": "no_crack"}]
+    steps += [{"action": "crack", "blitz": "red"}, {"action": "no_recrack"}]
+    for me in (0, 1):
+        live, table = TableModel(), tavern_table(me, [])
+        for msg in table.messages():
+            live.apply(msg)
+        for done, action in enumerate(steps, 1):
+            for msg in table.apply(action):
+                live.apply(msg)
+            rebuilt = TableModel()
+            for msg in table.messages():  # a reconnect's snapshot, at every step
+                rebuilt.apply(msg)
+            texts = [e.text for e in live.log]
+            assert [e.text for e in rebuilt.log] == texts, done  # in order, once each
+        assert [text for text in texts if "crack" in text] == [
+            "Cal does not crack",
+            "Dee does not crack",
+            "Eve cracks with the red queens (Q♥ Q♦): stakes ×4",
+            "You do not re-crack" if me == 1 else "Bob does not re-crack",
+        ]

@@ -20,6 +20,7 @@ from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Select
 
+from client import config
 from client import join as join_command
 from client import play as play_command
 from client.app import SheepsheadApp
@@ -421,6 +422,19 @@ def test_join_says_clearly_when_the_server_is_unreachable(
     bad = argparse.Namespace(address="127.0.0.1:http", name="Ann", command="join")
     assert join_command.run(bad) == 2
     assert "bad port" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("given", ["", "   "])
+def test_an_empty_name_is_an_error_not_the_login_name(
+    given: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # --name "" silently took the login name, as if --name were left out.
+    monkeypatch.setattr(config, "default_name", lambda: "olaf")
+    for run in (join_command.run, play_command.run):
+        args = argparse.Namespace(address="127.0.0.1:1", name=given, command="join")
+        assert run(args) == 2
+        err = capsys.readouterr().err
+        assert "--name is empty: give a name, or leave --name out to use olaf" in err
 
 
 async def test_join_says_why_the_server_refused_the_connection(

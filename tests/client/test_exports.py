@@ -100,6 +100,7 @@ async def test_in_a_door_x_shows_the_record_to_copy_not_a_server_path(tmp_path: 
         await pilot.press("x")
         await pilot.pause()
         assert isinstance(app.screen, RecordScreen)
+        assert "PgUp/PgDn · Esc closes" in screen_text(app)  # it ended in a bare "Esc"
         shown = app.screen.query_one(TextArea).text
         record = json.loads(shown)
         assert replay_record(record)["payouts"] == app.model.history[-1].result["payouts"]

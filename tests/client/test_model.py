@@ -376,3 +376,27 @@ def test_your_own_join_is_logged_once_and_as_yours() -> None:
     other = {**joined, "seat": 2, "text": "Ivy took seat 2"}  # at the table now: somebody else
     model.apply(other)
     assert model.log[-1].text == "Ivy took seat 2"
+
+
+def test_a_bots_hands_are_labelled_as_its_after_a_person_takes_its_seat() -> None:
+    """Gus (a heuristic server bot) played the match; the host freed his seat and Olaf sat
+    down. Olaf's standings named Gus without "(heuristic bot)": the history's records say
+    which seats were server bots, and the client did not read them."""
+    from client.screens.result import seat_names, seat_strategies
+
+    table = EngineTable(seed=11, dealer=1, me=0, hands_limit=1)
+    table.names[4] = "Gus"
+    feed(model := TableModel(), table.messages())
+    feed(model, table.play_out())
+    reply = table.history()
+    for entry in reply["hands"]:
+        entry["names"] = list(table.names)
+        entry["record"]["strategies"] = [None, "random", "random", "random", "heuristic"]
+    table.names[4], table.bots, table.me, table.state = "Olaf", {1, 2, 3}, 4, "over"
+    for seen_live in (True, False):  # Ann saw the hand; Olaf came after it
+        if not seen_live:
+            feed(model := TableModel(), table.messages())
+        model.apply_history(reply)
+        names, _ = seat_names(model)
+        assert names[4] == "Gus"
+        assert seat_strategies(model, names)[4] == "heuristic"

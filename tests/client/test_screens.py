@@ -741,17 +741,19 @@ async def test_the_lobby_detail_counts_hands_in_words() -> None:
         ]
         # A full table with the coach on: its line said "Enter joins" (refused: table_full)
         # and nothing of the hints.
-        seats = [{"seat": n, "name": f"P{n}", "kind": "human"} for n in range(5)]
+        # Long names: the seats line wraps, and its second line started at column 0.
+        seats = [{"seat": n, "name": f"Bartholomew Bigsby {n}", "kind": "human"} for n in range(5)]
         full = {"id": "t4", "name": "T4", "state": "playing", "hands": 2, "seats": seats}
         tables.append({**full, "hints": True})
         # Full, one seat ours and played in another window: Enter joined, and was refused
         # "already seated" (the hint line said nothing of Enter); w watched.
         tables.append({**full, "id": "t5", "name": "T5", "yours": {"seat": 1, "away": False}})
         lobby.show_tables(tables)
-        texts, hints = [], []
+        texts, hints, details = [], [], []
         for _ in tables:
             await pilot.pause()
-            texts.append(str(lobby.query_one("#lobby-detail").render()).splitlines()[0])
+            details.append(str(lobby.query_one("#lobby-detail").render()).splitlines())
+            texts.append(details[-1][0])
             hints.append(str(lobby.query_one("#lobby-hint").render()))
             await pilot.press("down")
         assert texts == [
@@ -761,6 +763,9 @@ async def test_the_lobby_detail_counts_hands_in_words() -> None:
             " T4 · 2 hands · coach hints (i)",
             " T5 · 2 hands",
         ]
+        assert details[3][1].startswith(" Seats: Bartholomew Bigsby 0, "), details[3]
+        assert details[3][2].startswith("        Bartholomew Bigsby "), details[3]
+        assert max(len(line) for line in details[3]) <= SIZE[0], details[3]
         assert "Enter joins" in hints[0] and "Enter joins" not in hints[3], hints
         assert "Every seat is taken: Enter watches" in hints[3], hints
         assert "Your seat 1 plays in another window: Enter watches" in hints[4], hints
