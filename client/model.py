@@ -21,7 +21,7 @@ import enum
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Any, Final, cast
 
@@ -331,6 +331,9 @@ class PlayerTotal:
     """The number of the first hand they played."""
     last: int
     """The number of the last hand they played."""
+    since: int
+    """The number of the first hand of their last stay in ``seat`` (the hands since it they
+    played there one after another)."""
     sits: bool
     """Whether they played their seat's last hand (they hold it at the match's end)."""
 
@@ -346,27 +349,30 @@ def player_totals(
     running = player_running_totals(hands)
     last_hand = hands[-1]
     seen: dict[str, PlayerTotal] = {}
+    before: FinishedHand | None = None
     for hand, totals in zip(hands, running, strict=True):
         for seat in range(NUM_SEATS):
             key = _player_key(hand.names, seat)
             had = seen.get(key)
+            since = hand.number
+            if had is not None and had.seat == seat and before is not None:
+                since = had.since if had.last == before.number else since
             seen[key] = PlayerTotal(
                 name=hand.names[seat] if seat < len(hand.names) else "",
                 seat=seat,
                 total=totals[seat],
                 first=had.first if had is not None else hand.number,
                 last=hand.number,
+                since=since,
                 sits=False,
             )
+        before = hand
     for seat in range(NUM_SEATS):
         key = _player_key(last_hand.names, seat)
         extra = 0
         if final is not None and seat < len(final) and seat < len(last_hand.totals):
             extra = final[seat] - last_hand.totals[seat]
-        player = seen[key]
-        seen[key] = PlayerTotal(
-            player.name, seat, player.total + extra, player.first, player.last, sits=True
-        )
+        seen[key] = replace(seen[key], seat=seat, total=seen[key].total + extra, sits=True)
     return sorted(seen.values(), key=lambda p: (-p.total, not p.sits, p.seat))
 
 

@@ -429,7 +429,7 @@ def player_note(player: PlayerTotal, hands: Sequence[FinishedHand]) -> str:
         )
         return f"seat {player.seat}, {played}, left"
     if any(c.seat == player.seat for c in seat_changes(hands)):
-        return f"seat {player.seat} from hand {player.first}"
+        return f"seat {player.seat} from hand {player.since}"
     return ""
 
 

@@ -50,7 +50,7 @@ def text_of(*parts: RenderableType) -> str:
 def test_each_player_gets_their_own_total_not_their_seat_s() -> None:
     players = {p.name: p for p in player_totals(club_match())}
     assert (players["Fay"].total, players["Fay"].sits) == (-3, False)
-    assert (players["Bob"].total, players["Bob"].sits, players["Bob"].first) == (-6, True, 2)
+    assert (players["Bob"].total, players["Bob"].sits, players["Bob"].since) == (-6, True, 2)
     assert players["Ann"].total == 4
 
 
