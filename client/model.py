@@ -318,6 +318,16 @@ def player_running_totals(hands: Sequence[FinishedHand]) -> list[list[int]]:
     return out
 
 
+def player_totals_at(hands: Sequence[FinishedHand], hand: FinishedHand) -> list[int]:
+    """The running totals after ``hand`` of who played each of its seats
+    (:func:`player_running_totals` over ``hands``, the match's), for its result's "total"
+    column; the hand's seat totals when ``hands`` does not have it."""
+    for done, totals in zip(hands, player_running_totals(hands), strict=True):
+        if done is hand or (done.number == hand.number and done.names == hand.names):
+            return totals
+    return list(hand.totals)
+
+
 @dataclass(frozen=True, slots=True)
 class PlayerTotal:
     """One player's total for the match: what they won or lost in the hands they played."""

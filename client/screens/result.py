@@ -35,6 +35,7 @@ from client.model import (
     bot_label,
     player_running_totals,
     player_totals,
+    player_totals_at,
     rank_places,
     seat_changes,
 )
@@ -720,7 +721,8 @@ class ResultScreen(FitsHeight):
         if tricks:  # the panel covers the table as the last card lands: who took that trick
             body.append(last_trick_line(tricks[-1], hand.names))
         body.append(Text(""))
-        body.append(result_table(result, hand.reveal, hand.names, hand.totals, me))
+        totals = player_totals_at(model.history, hand)  # who played a seat, not the seat
+        body.append(result_table(result, hand.reveal, hand.names, totals, me))
         blind = hand.reveal.get("blind") or []
         buried = hand.reveal.get("buried") or []
         line = Text("Blind ") + cards_text(blind)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from rich.console import Console, RenderableType
 
-from client.model import FinishedHand, TableModel, player_totals
+from client.model import FinishedHand, TableModel, player_totals, player_totals_at
+from client.screens.info import hand_detail
 from client.screens.result import final_text, score_sheet_parts, standings
 
 BEFORE = ["Ann", "Fay", "Cy", "Dee", "Eve"]
@@ -64,6 +65,16 @@ def test_the_sheet_marks_the_change_and_counts_the_new_player_from_there() -> No
     assert "=-3" in lines[change - 1]  # Fay's hand
     assert "=-3" in lines[change + 1] and "=-6" in lines[change + 2]  # Bob's, not -6, -9
     assert "=-9" not in text
+
+
+def test_a_hand_s_result_totals_are_who_played_each_seat() -> None:
+    """The result panel and the history's "total" column: Bob's after hand 3 is -6."""
+    hands = club_match()
+    assert player_totals_at(hands, hands[2])[1] == -6
+    assert player_totals_at(hands, hands[0])[1] == -3  # Fay's
+    detail = text_of(*hand_detail(hands[2], None, player_totals_at(hands, hands[2])))
+    (bob,) = [line for line in detail.splitlines() if line.split()[:1] == ["Bob"]]
+    assert bob.split()[-1] == "-6", bob
 
 
 def over_model() -> TableModel:
