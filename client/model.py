@@ -21,7 +21,8 @@ import enum
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from typing import Any, Final, cast
 
 from client.widgets.cards import card_label
@@ -261,6 +262,128 @@ def rank_places(totals: Sequence[int]) -> list[tuple[int, int]]:
         place = out[-1][0] if i and totals[seat] == totals[order[i - 1]] else i + 1
         out.append((place, seat))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class SeatChange:
+    """A seat played by another player than in the hand before: ``new`` took ``seat`` over from
+    ``old`` for the hand numbered ``number`` (its number on the score sheet)."""
+
+    number: int
+    seat: int
+    old: str
+    new: str
+
+
+def seat_changes(hands: Sequence[FinishedHand]) -> list[SeatChange]:
+    """Where a seat changed player during the match, from the hands' ``names`` (who played
+    each), in the order of the hands and the seats."""
+    out: list[SeatChange] = []
+    for before, hand in pairwise(hands):
+        for seat in range(min(len(before.names), len(hand.names))):
+            if before.names[seat] != hand.names[seat]:
+                out.append(SeatChange(hand.number, seat, before.names[seat], hand.names[seat]))
+    return out
+
+
+def _player_key(names: Sequence[str], seat: int) -> str:
+    """Whom a seat's payouts go to: its player's name; an empty seat's are its own ("" is
+    never a name, so two empty seats are not one player)."""
+    name = names[seat] if seat < len(names) else ""
+    return name or f"\0{seat}"
+
+
+def player_running_totals(hands: Sequence[FinishedHand]) -> list[list[int]]:
+    """Per hand, per seat: the running total of who played that seat in that hand, counting
+    only the hands they played (in any seat). With no seat changing player it is each hand's
+    ``totals``: a seat's total is its player's. Once one did, the seat's total would credit its
+    new player with what the one before won or lost (Fay −3, Bob −6, the sheet said "Fay −9").
+
+    Each hand adds what the seat's total moved by since the hand before (the server's own
+    running totals), so the first hand known carries whatever came before it.
+    """
+    running: dict[str, int] = {}
+    out: list[list[int]] = []
+    before: list[int] | None = None
+    for hand in hands:
+        row: list[int] = []
+        for seat in range(NUM_SEATS):
+            total = hand.totals[seat] if seat < len(hand.totals) else 0
+            moved = total - (before[seat] if before is not None else 0)
+            key = _player_key(hand.names, seat)
+            running[key] = running.get(key, 0) + moved
+            row.append(running[key])
+        out.append(row)
+        before = [hand.totals[s] if s < len(hand.totals) else 0 for s in range(NUM_SEATS)]
+    return out
+
+
+def player_totals_at(hands: Sequence[FinishedHand], hand: FinishedHand) -> list[int]:
+    """The running totals after ``hand`` of who played each of its seats
+    (:func:`player_running_totals` over ``hands``, the match's), for its result's "total"
+    column; the hand's seat totals when ``hands`` does not have it."""
+    for done, totals in zip(hands, player_running_totals(hands), strict=True):
+        if done is hand or (done.number == hand.number and done.names == hand.names):
+            return totals
+    return list(hand.totals)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerTotal:
+    """One player's total for the match: what they won or lost in the hands they played."""
+
+    name: str
+    """Their name ("" for a seat nobody held)."""
+    seat: int
+    """The seat they played last."""
+    total: int
+    first: int
+    """The number of the first hand they played."""
+    last: int
+    """The number of the last hand they played."""
+    since: int
+    """The number of the first hand of their last stay in ``seat`` (the hands since it they
+    played there one after another)."""
+    sits: bool
+    """Whether they played their seat's last hand (they hold it at the match's end)."""
+
+
+def player_totals(
+    hands: Sequence[FinishedHand], final: Sequence[int] | None = None
+) -> list[PlayerTotal]:
+    """Each player who played a hand of ``hands`` with their own total, highest first. The
+    seat's players at the end also get what ``final`` (the match's final seat totals) has
+    beyond the last hand's totals (a last hand not yet in the history)."""
+    if not hands:
+        return []
+    running = player_running_totals(hands)
+    last_hand = hands[-1]
+    seen: dict[str, PlayerTotal] = {}
+    before: FinishedHand | None = None
+    for hand, totals in zip(hands, running, strict=True):
+        for seat in range(NUM_SEATS):
+            key = _player_key(hand.names, seat)
+            had = seen.get(key)
+            since = hand.number
+            if had is not None and had.seat == seat and before is not None:
+                since = had.since if had.last == before.number else since
+            seen[key] = PlayerTotal(
+                name=hand.names[seat] if seat < len(hand.names) else "",
+                seat=seat,
+                total=totals[seat],
+                first=had.first if had is not None else hand.number,
+                last=hand.number,
+                since=since,
+                sits=False,
+            )
+        before = hand
+    for seat in range(NUM_SEATS):
+        key = _player_key(last_hand.names, seat)
+        extra = 0
+        if final is not None and seat < len(final) and seat < len(last_hand.totals):
+            extra = final[seat] - last_hand.totals[seat]
+        seen[key] = replace(seen[key], seat=seat, total=seen[key].total + extra, sits=True)
+    return sorted(seen.values(), key=lambda p: (-p.total, not p.sits, p.seat))
 
 
 def plural(count: int, word: str) -> str:

@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static, TextArea
 
-from client.model import NUM_SEATS, FinishedHand
+from client.model import NUM_SEATS, FinishedHand, player_totals_at
 from client.screens.base import GameModal, ShowsYourTurn
 from client.screens.dialogs import BuryDialog, CallDialog
 from client.screens.lobby import LobbyScreen
@@ -331,14 +331,18 @@ class TricksScreen(ShowsYourTurn, GameModal[None]):
         self.dismiss(None)
 
 
-def hand_detail(hand: FinishedHand, me: int | None) -> list[RenderableType]:
-    """Everything about a finished hand: summary, seats, tricks."""
+def hand_detail(
+    hand: FinishedHand, me: int | None, totals: Sequence[int] | None = None
+) -> list[RenderableType]:
+    """Everything about a finished hand: summary, seats, tricks; ``totals`` the running total
+    of who played each seat (:func:`player_totals_at`), else the seats' own."""
     body: list[RenderableType] = [
         Text(f"Hand {hand.number}: {hand.result.get('outcome_text', '')}", style="bold")
     ]
     body += result_summary(hand.result, hand.names, me)
     body.append(Text(""))
-    body.append(result_table(hand.result, hand.reveal, hand.names, hand.totals, me))
+    shown = list(totals) if totals is not None else hand.totals
+    body.append(result_table(hand.result, hand.reveal, hand.names, shown, me))
     tricks = hand.result.get("tricks") or []
     if tricks:
         body += [Text(""), tricks_table(tricks, hand.names, me)]
@@ -385,7 +389,7 @@ class HistoryScreen(ShowsYourTurn, GameModal[None]):
         hand = history[self.index]
         box = self.query_one("#history-box")
         box.border_title = f"Match history: hand {hand.number} ({self.index + 1} of {len(history)})"
-        body = hand_detail(hand, self.model.my_seat)
+        body = hand_detail(hand, self.model.my_seat, player_totals_at(history, hand))
         self.query_one("#history-body", Static).update(Group(*body))
         self.query_one("#history-detail", VerticalScroll).scroll_home(animate=False)
         hint = "←/→ other hands · ↑/↓ scroll · x export this hand · Esc closes"

@@ -24,7 +24,21 @@ from textual.widgets import Static
 
 from client.coach import review_lines
 from client.decisions import live_decisions
-from client.model import NUM_SEATS, Change, FinishedHand, TableModel, bot_label, rank_places
+from client.model import (
+    EMPTY_NAME,
+    NUM_SEATS,
+    Change,
+    FinishedHand,
+    PlayerTotal,
+    SeatChange,
+    TableModel,
+    bot_label,
+    player_running_totals,
+    player_totals,
+    player_totals_at,
+    rank_places,
+    seat_changes,
+)
 from client.screens.base import GameModal, ShowsYourTurn
 from client.screens.dialogs import hand_over_key
 from client.screens.table import TableScreen
@@ -286,7 +300,7 @@ def _sheet_table(widths: Sequence[int], header: Sequence[str] | None) -> Table:
 
 def score_sheet_parts(
     hands: Sequence[FinishedHand], names: Sequence[str], me: int | None
-) -> tuple[Table, Table]:
+) -> tuple[Table, Group]:
     """The score sheet as its header row and its rows, in columns of the same widths.
 
     A row per hand: who played whom, the picker side's card points, the stake per player (with
@@ -304,7 +318,17 @@ def score_sheet_parts(
     widths = [number_width, SIDE_WIDTH, 3, stakes_width, *([SEAT_CELL] * NUM_SEATS)]
     header = _sheet_table(widths, ["#", "side", "pts", STAKE_HEADER, *seat_labels])
     body = _sheet_table(widths, None)
-    for hand, stake in zip(hands, stakes, strict=True):
+    parts: list[RenderableType] = [body]
+    # A seat's running total is its player's: from a hand where the seat changed player on,
+    # the column counts the newcomer's hands, and a line says so between the rows.
+    running = player_running_totals(hands)
+    changes = seat_changes(hands)
+    for hand, stake, totals in zip(hands, stakes, running, strict=True):
+        here = [c for c in changes if c.number == hand.number]
+        if here:
+            parts += [Text(seat_change_line(c, hands), style="bold") for c in here]
+            body = _sheet_table(widths, None)
+            parts.append(body)
         result = hand.result
         side = result.get("picker_side_points")
         payouts = list(result.get("payouts") or [])
@@ -316,12 +340,31 @@ def score_sheet_parts(
         ]
         for seat in range(NUM_SEATS):
             pay = payouts[seat] if seat < len(payouts) else None
-            total = hand.totals[seat] if seat < len(hand.totals) else 0
+            total = totals[seat]
             cell = Text(f"{_signed(pay) or '0':>4}", style="bold" if pay else "")
             cell.append(f" ={total:+d}")
             cells.append(cell)
         body.add_row(*cells)
-    return header, body
+    return header, Group(*parts)
+
+
+def seat_change_line(change: SeatChange, hands: Sequence[FinishedHand]) -> str:
+    """The score sheet's line where a seat changed player, with the total the one before left
+    on: "Bob takes seat 1 (Fay left on -3); its = totals are Bob's".
+
+    >>> seat_change_line(SeatChange(2, 1, "Fay", "Bob"), [])
+    "Bob takes seat 1 from Fay; its = totals are Bob's"
+    """
+    new = fit_name(change.new, 16)
+    old = fit_name(change.old, 16)
+    before = [h for h in hands if h.number < change.number]
+    left = next((p.total for p in player_totals(before) if p.name == change.old), None)
+    if not change.new:
+        return f"Seat {change.seat} is empty from here ({old} left on {left or 0:+d})"
+    if not change.old:
+        return f"{new} takes seat {change.seat}, empty before; its = totals are {new}'s"
+    came = f"({old} left on {left:+d})" if left is not None else f"from {old}"
+    return f"{new} takes seat {change.seat} {came}; its = totals are {new}'s"
 
 
 STAKE_HEADER = "stk"
@@ -367,8 +410,66 @@ def sheet_body(model: TableModel) -> list[RenderableType]:
     return [header, body, Text(""), Text(SHEET_LEGEND, style="italic")]
 
 
+def players_if_seats_changed(model: TableModel) -> list[PlayerTotal] | None:
+    """Each player of the match with their own total, highest first, when a seat changed
+    player during it; None when every seat had one player (its total is theirs)."""
+    if not model.history or not seat_changes(model.history):
+        return None
+    return player_totals(model.history, model.totals)
+
+
+def player_note(player: PlayerTotal, hands: Sequence[FinishedHand]) -> str:
+    """Which seat a player of a match whose seats changed player played, and when: "seat 1,
+    hand 1, left" for one who left; "seat 1 from hand 2" for who holds it at the end after
+    somebody else; "" for who held their seat the whole match."""
+    if not player.sits:
+        played = (
+            f"hand {player.first}"
+            if player.first == player.last
+            else (f"hands {player.first}–{player.last}")
+        )
+        return f"seat {player.seat}, {played}, left"
+    if any(c.seat == player.seat for c in seat_changes(hands)):
+        return f"seat {player.seat} from hand {player.since}"
+    return ""
+
+
+def _player_strategy(player: PlayerTotal, hands: Sequence[FinishedHand]) -> str | None:
+    """The server bot strategy ``player`` played their last hand as, None for a person's."""
+    for hand in reversed(hands):
+        if hand.number == player.last and hand.strategies is not None:
+            strategy = hand.strategies[player.seat]
+            return strategy if hand.names[player.seat] == player.name else None
+    return None
+
+
+def _player_standings(model: TableModel, players: Sequence[PlayerTotal]) -> Table:
+    """Players ranked by their own totals, each with the seat and hands they played when
+    not the whole match in one seat; tied totals share a place."""
+    _, mine = seat_names(model)
+    table = Table(box=None, padding=(0, 1), header_style="bold", show_edge=False)
+    table.add_column("place", justify="right")
+    table.add_column("player", no_wrap=True)
+    table.add_column("total", justify="right")
+    table.add_column("played", style="dim")
+    for place, i in rank_places([p.total for p in players]):
+        player = players[i]
+        me = player.sits and player.seat == mine
+        strategy = _player_strategy(player, model.history)
+        shown = (player.name or EMPTY_NAME) + (f" ({bot_label(strategy)})" if strategy else "")
+        name = Text(shown + (" (you)" if me else ""), style="bold" if me else "")
+        note = player_note(player, model.history)
+        table.add_row(str(place), name, _signed(player.total), note)
+    return table
+
+
 def standings(model: TableModel) -> Table:
-    """Seats ranked by their totals; tied totals share a place."""
+    """Seats ranked by their totals; tied totals share a place. When a seat changed player
+    during the match, players ranked by their own totals instead: the seat's total counted
+    one player's hands under another's name."""
+    players = players_if_seats_changed(model)
+    if players is not None:
+        return _player_standings(model, players)
     totals = list(model.totals)
     names, mine = seat_names(model)
     strategies = seat_strategies(model, names)
@@ -384,6 +485,24 @@ def standings(model: TableModel) -> Table:
         name = Text(shown + (" (you)" if me else ""), style="bold" if me else "")
         table.add_row(str(place), name, _signed(totals[seat]))
     return table
+
+
+def final_text(model: TableModel, names: Sequence[str]) -> Text | None:
+    """The result panel's line of the match's final totals once it is over, the seats named
+    ``names`` (who played the last hand); each player's own total when a seat changed player
+    (the seat's total had one's hands under another's name)."""
+    if model.match_over is None:
+        return None
+    players = players_if_seats_changed(model)
+    if players is not None:
+        text = ", ".join(
+            f"{p.name or EMPTY_NAME} {p.total:+d}"
+            + (f" ({note})" if (note := player_note(p, model.history)) else "")
+            for p in players
+        )
+    else:
+        text = ", ".join(f"{names[s]} {model.totals[s]:+d}" for _, s in rank_places(model.totals))
+    return Text(f"Match over. Final: {text}", style="bold")
 
 
 class FitsHeight(GameModal[None]):
@@ -602,7 +721,8 @@ class ResultScreen(FitsHeight):
         if tricks:  # the panel covers the table as the last card lands: who took that trick
             body.append(last_trick_line(tricks[-1], hand.names))
         body.append(Text(""))
-        body.append(result_table(result, hand.reveal, hand.names, hand.totals, me))
+        totals = player_totals_at(model.history, hand)  # who played a seat, not the seat
+        body.append(result_table(result, hand.reveal, hand.names, totals, me))
         blind = hand.reveal.get("blind") or []
         buried = hand.reveal.get("buried") or []
         line = Text("Blind ") + cards_text(blind)
@@ -691,12 +811,7 @@ class ResultScreen(FitsHeight):
 
     def _final_text(self) -> Text | None:
         """The match's final totals once it is over (the standings follow on Enter)."""
-        model = self.model
-        if model.match_over is None:
-            return None
-        names = self.hand.names
-        text = ", ".join(f"{names[s]} {model.totals[s]:+d}" for _, s in rank_places(model.totals))
-        return Text(f"Match over. Final: {text}", style="bold")
+        return final_text(self.model, self.hand.names)
 
     def _draw_final(self) -> None:
         """Show or hide the final totals line as the match is over or not."""
