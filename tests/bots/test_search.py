@@ -455,9 +455,7 @@ def test_the_chains_sampler_plays_the_same_hand_from_the_same_seed() -> None:
     # sampler=chains: each card decision draws from fresh independent chains (none carried),
     # deterministic given the search's generator.
     def play(seed: int) -> list[object]:
-        bot = SearchStrategy(
-            seed=seed, samples=4, setup_samples=0, sampler="chains", chain_count=3
-        )
+        bot = SearchStrategy(seed=seed, samples=4, setup_samples=0, sampler="chains", chain_count=3)
         hand = Hand.from_seed(VARIANTS[0], 0, 11)
         while not hand.is_over:
             view = seat_view(hand, hand.turn)
