@@ -178,7 +178,8 @@ scored -0.064 [-0.129, +0.000] a seat-hand against it (wisconsin, 300 deals) and
 (``chain_mismatch=1``, the default's target) still -0.072 [-0.137, -0.007] (seed): a chain's
 successive deals are alike, fewer independent worlds (docs/bots.md, "sampling by a Markov
 chain"). ``chains``: ``chain_count`` independent chains, fresh each decision, taken in turn
-(:class:`engine.bots.sampling.Chains`; docs/bots.md, "independent chains")."""
+(:class:`engine.bots.sampling.Chains`): -0.045 [-0.133, +0.043] a seat-hand against the
+default (wisconsin, 150 deals; docs/bots.md, "independent chains")."""
 
 DEFAULT_CHAIN_MISMATCH: Final = 0.03
 """With ``sampler=mcmc``, the weight a deal keeps per card another seat played that the
