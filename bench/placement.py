@@ -137,7 +137,7 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=8, help="deals drawn a decision")
     parser.add_argument(
         "--samplers",
-        default="rejection,rejection:0.25,rejection:0.25:weighted,mcmc:0.25,mcmc:0.03",
+        default="rejection,rejection:0.25,rejection:0.25:weighted,mcmc:0.25,mcmc:0.03,chains:0.03",
     )
     args = parser.parse_args()
     sequences = decisions(args.hands, args.table)
