@@ -20,7 +20,9 @@ decision's draws took:
 - ``rejection:0.25``, ``rejection:0.25:weighted``: with ``play_mismatch=0.25`` (20 draws, the
   stretch or the weighted fallback);
 - ``mcmc:M``: :class:`engine.bots.sampling.Chain` with ``chain_mismatch`` M, burn-in and
-  thinning as the search's defaults, carried from the seat's previous decision.
+  thinning as the search's defaults, carried from the seat's previous decision;
+- ``chains:M``: :class:`engine.bots.sampling.Chains` (``sampler=chains``) with ``chain_mismatch``
+  M: eight independent chains a decision, fresh from the default's deals, taken in turn.
 
 Issue 30, docs/bots.md ("search", "Sampling by a Markov chain").
 """
@@ -76,7 +78,7 @@ def measure(
     CPU milliseconds a decision's draws took, for ``sampler`` (see the module)."""
     from engine.bots.knowledge import read_view
     from engine.bots.rollout import bidding_weight
-    from engine.bots.sampling import DEFAULT_BURN, DEFAULT_CARRY_BURN, Chain, Sampler
+    from engine.bots.sampling import DEFAULT_BURN, DEFAULT_CARRY_BURN, Chain, Chains, Sampler
     from engine.bots.sim import Sim
     from engine.hand import Hand
     from engine.view import seat_view
@@ -102,6 +104,8 @@ def measure(
                 burn = DEFAULT_CARRY_BURN if carried is not None else DEFAULT_BURN
                 chain = Chain(s, rng, bidding_weight, mismatch, start=carried, burn=burn)
                 draw = chain.draw
+            elif kind == "chains":
+                draw = Chains(s, rng, bidding_weight, mismatch).draw
             else:
 
                 def draw(s: Sampler = s) -> Sim:
@@ -133,7 +137,7 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=8, help="deals drawn a decision")
     parser.add_argument(
         "--samplers",
-        default="rejection,rejection:0.25,rejection:0.25:weighted,mcmc:0.25,mcmc:0.03",
+        default="rejection,rejection:0.25,rejection:0.25:weighted,mcmc:0.25,mcmc:0.03,chains:0.03",
     )
     args = parser.parse_args()
     sequences = decisions(args.hands, args.table)

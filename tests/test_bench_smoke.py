@@ -193,7 +193,13 @@ def test_the_program_strategy_benchmark_reports_both_ways() -> None:
 def test_the_placement_benchmark_scores_every_sampler() -> None:
     report = run_bench("placement.py", "--hands", "1", "--draws", "2")
     assert re.search(r"^heuristic table, 1 hands: \d+ card decisions, 2 deals each$", report, re.M)
-    for sampler in ("rejection", "rejection:0.25", "rejection:0.25:weighted", "mcmc:0.03"):
+    for sampler in (
+        "rejection",
+        "rejection:0.25",
+        "rejection:0.25:weighted",
+        "mcmc:0.03",
+        "chains:0.03",
+    ):
         row = report_line(report, sampler + " ").split()
         # A share of the cards in the right hands (of those tricks, of the partner) and a time.
         assert len(row) == 6 and all(0 <= float(x) <= 1 for x in row[1:5]), report

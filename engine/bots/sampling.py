@@ -737,3 +737,56 @@ class Chain:
         if sampler.hold and not slots[k.picker or 0] & sampler.hold:
             return None
         return slots
+
+
+DEFAULT_CHAIN_COUNT: Final = 8
+"""Independent chains a decision of :class:`Chains` draws its deals from, in turn."""
+
+
+class Chains:
+    """Deals of one decision from ``count`` independent Markov chains taken in turn (issue 30).
+
+    One :class:`Chain` hands out deals one swap or so apart (of 20 deals at thinning 2, about
+    half distinct): a decision's deals are then far fewer independent situations than fresh
+    deals, and the search's early stop reads repeated deals as agreement. Here each chain
+    starts from its own fresh deal (:meth:`Sampler.deal`), burns in ``burn`` steps towards the
+    same weighted distribution as :class:`Chain`, and the decision's deals go round the chains:
+    the first ``count`` deals are independent draws, and a chain is only started when its
+    first deal is asked for (a decision that stops early pays for fewer chains). Deterministic
+    given ``rng``.
+    """
+
+    def __init__(
+        self,
+        sampler: Sampler,
+        rng: random.Random,
+        weigh: Weigher | None = None,
+        mismatch: float = PLAY_MISMATCH,
+        trust: float = 1.0,
+        count: int = DEFAULT_CHAIN_COUNT,
+        burn: int = DEFAULT_BURN,
+    ) -> None:
+        if count < 1:
+            raise ValueError("count must be at least 1")
+        self.sampler = sampler
+        self.rng = rng
+        self.weigh = weigh
+        self.mismatch = mismatch
+        self.trust = trust
+        self.count = count
+        self.burn = burn
+        self.chains: list[Chain] = []
+        self.drawn = 0
+
+    def draw(self, thin: int = DEFAULT_THIN) -> Sim:
+        """The next chain's deal: a new chain's first one after its burn-in, else ``thin``
+        steps on (raises SamplingError when a new chain finds no deal to start from)."""
+        i = self.drawn % self.count
+        self.drawn += 1
+        if i == len(self.chains):
+            chain = Chain(
+                self.sampler, self.rng, self.weigh, self.mismatch, self.trust, burn=self.burn
+            )
+            self.chains.append(chain)
+            return chain.current.copy()
+        return self.chains[i].draw(thin)

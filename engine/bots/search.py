@@ -49,8 +49,10 @@ from engine.bots.rollout import bidding_weight, finish
 from engine.bots.sampling import (
     DEFAULT_BURN,
     DEFAULT_CARRY_BURN,
+    DEFAULT_CHAIN_COUNT,
     DEFAULT_THIN,
     Chain,
+    Chains,
     Sampler,
     SamplingError,
     Weigher,
@@ -162,7 +164,7 @@ late in the hand under ``seed``, against 52%) yet scored -0.034 [-0.116, +0.047]
 against the default (wisconsin, 200 deals, 3-way; docs/bots.md, "Issue 30: why play inference
 placed the cards better"), so it stays off."""
 
-SAMPLERS: Final = ("rejection", "mcmc")
+SAMPLERS: Final = ("rejection", "mcmc", "chains")
 """The values of ``sampler``: how a card decision draws its deals."""
 
 DEFAULT_SAMPLER: Final = "rejection"
@@ -175,7 +177,9 @@ scored -0.064 [-0.129, +0.000] a seat-hand against it (wisconsin, 300 deals) and
 [-0.171, -0.043] (seed, 200 deals), the defenders' loss; without the play weight
 (``chain_mismatch=1``, the default's target) still -0.072 [-0.137, -0.007] (seed): a chain's
 successive deals are alike, fewer independent worlds (docs/bots.md, "sampling by a Markov
-chain")."""
+chain"). ``chains``: ``chain_count`` independent chains, fresh each decision, taken in turn
+(:class:`engine.bots.sampling.Chains`): -0.045 [-0.133, +0.043] a seat-hand against the
+default (wisconsin, 150 deals; docs/bots.md, "independent chains")."""
 
 DEFAULT_CHAIN_MISMATCH: Final = 0.03
 """With ``sampler=mcmc``, the weight a deal keeps per card another seat played that the
@@ -557,6 +561,7 @@ class SearchStrategy:
         chain_carry_burn: int = DEFAULT_CARRY_BURN,
         chain_thin: int = DEFAULT_THIN,
         chain_carry: bool = True,
+        chain_count: int = DEFAULT_CHAIN_COUNT,
         clock: Callable[[], float] | None = None,
         think_time: float = DEFAULT_THINK_TIME,
     ) -> None:
@@ -578,6 +583,8 @@ class SearchStrategy:
             raise ValueError("chain_mismatch must be more than 0 and at most 1")
         if chain_burn < 0 or chain_carry_burn < 0 or chain_thin < 1:
             raise ValueError("chain_burn and chain_carry_burn must be at least 0, chain_thin 1")
+        if chain_count < 1:
+            raise ValueError("chain_count must be at least 1")
         self.infer_bury = infer_bury_seats(infer_bury)
         self._rng = random.Random(seed)
         self.samples = samples
@@ -602,6 +609,7 @@ class SearchStrategy:
         self.chain_carry_burn = chain_carry_burn
         self.chain_thin = chain_thin
         self.chain_carry = chain_carry
+        self.chain_count = chain_count
         self._chains: dict[int, tuple[tuple[object, ...], Chain]] = {}
         """Per seat, the chain of its last card decision and the hand it belongs to."""
         self.clock = clock
@@ -697,6 +705,18 @@ class SearchStrategy:
             chain = self._chain(k, sampler, weigh)
             thin = self.chain_thin
             return lambda: chain.draw(thin)
+        if self.sampler == "chains":
+            chains = Chains(
+                sampler,
+                rng,
+                weigh,
+                self.chain_mismatch,
+                self.play_trust,
+                self.chain_count,
+                self.chain_burn,
+            )
+            thin = self.chain_thin
+            return lambda: chains.draw(thin)
         mismatch = self.play_mismatch
         if k.defending:
             mismatch = min(mismatch, self.defender_mismatch)

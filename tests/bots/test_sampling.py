@@ -13,6 +13,7 @@ from engine.bots.sampling import (
     EXTRA,
     PLAY_MISMATCH,
     Chain,
+    Chains,
     Sampler,
     _rebuild,
     deal_unseen,
@@ -362,6 +363,32 @@ def test_a_chain_is_deterministic_given_its_random_generator() -> None:
             chain = Chain(Sampler(read_view(seat_view(hand, hand.turn))), rng, bidding_weight)
             for _ in range(2):
                 out.append(list(chain.draw().state.hands))
+        return out
+
+    assert deals(4) == deals(4)
+    assert deals(4) != deals(5)
+
+
+def test_independent_chains_keep_the_constraints_and_start_apart() -> None:
+    # sampler=chains (issue 30): a decision's first `count` deals come from as many chains,
+    # each started from its own fresh deal, then the chains are taken in turn; every deal fits
+    # what is public, and the same generator gives the same deals.
+    def deals(seed: int) -> list[tuple[Mask, ...]]:
+        rng = random.Random(seed)
+        out = []
+        for hand in _played_states(24):
+            k = read_view(seat_view(hand, hand.turn))
+            sampler = Sampler(k)
+            chains = Chains(sampler, rng, bidding_weight, 0.03, count=3, burn=2)
+            for _ in range(5):
+                sim = chains.draw(1)
+                _keeps_everything_public(sim, hand, k.seat)
+                out.append(tuple(sim.state.hands))
+            assert len(chains.chains) == 3
+            for chain in chains.chains:
+                _fits(sampler, chain.slots)
+            # Deals 4 and 5 went on from the first two chains, one step each.
+            assert [c.steps for c in chains.chains] == [3, 3, 2]
         return out
 
     assert deals(4) == deals(4)

@@ -441,12 +441,29 @@ def test_play_trust_and_play_fallback_are_checked() -> None:
 
 
 def test_the_sampler_and_chain_options_are_checked() -> None:
-    with pytest.raises(ValueError, match="sampler must be one of rejection, mcmc"):
+    with pytest.raises(ValueError, match="sampler must be one of rejection, mcmc, chains"):
         SearchStrategy(sampler="gibbs")
     with pytest.raises(ValueError, match="chain_mismatch must be more than 0"):
         SearchStrategy(sampler="mcmc", chain_mismatch=0)
     with pytest.raises(ValueError, match="chain_thin 1"):
         SearchStrategy(sampler="mcmc", chain_thin=0)
+    with pytest.raises(ValueError, match="chain_count must be at least 1"):
+        SearchStrategy(sampler="chains", chain_count=0)
+
+
+def test_the_chains_sampler_plays_the_same_hand_from_the_same_seed() -> None:
+    # sampler=chains: each card decision draws from fresh independent chains (none carried),
+    # deterministic given the search's generator.
+    def play(seed: int) -> list[object]:
+        bot = SearchStrategy(seed=seed, samples=4, setup_samples=0, sampler="chains", chain_count=3)
+        hand = Hand.from_seed(VARIANTS[0], 0, 11)
+        while not hand.is_over:
+            view = seat_view(hand, hand.turn)
+            hand.apply(action_from_dict(bot.choose(view, view["legal"]), hand.turn))
+        assert not bot._chains
+        return list(hand.actions)
+
+    assert play(3) == play(3)
 
 
 def test_the_mcmc_sampler_carries_a_seat_s_chain_through_the_hand() -> None:
