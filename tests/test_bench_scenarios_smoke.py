@@ -56,9 +56,13 @@ def test_the_coach_hint_attack_reports_bot_moves_pings_and_the_hints() -> None:
         "attack_coach.py", "--hint-tables", "1", "--seconds", "0.3", "--strategy", "random"
     )
     assert "1 attackers at tables with hints" in report, report
+    moves = 0
     for window in ("before", "during", "after"):
         line = report_line(report, window)
-        assert re.search(r"bot move: p50 +[\d.]+ +p99 +[\d.]+", line), report
+        # A loaded machine may make no bot move in a 0.3 s window (then "nan", n=0).
+        assert re.search(r"bot move: p50 +([\d.]+|nan) +p99 +([\d.]+|nan)", line), report
+        moves += int(_number(r"\(n=(\d+)\)", line))
+    assert moves > 0, report
     for line in report.splitlines():
         if line.strip().startswith("ping:"):
             assert re.search(r"server CPU +\d+%, bot workers +\d+%", line), report
