@@ -537,6 +537,21 @@ class Victim:
         self.decoder = Decoder()
         self.inbox: list[dict[str, Any]] = []
         self.ids = 0
+        self._beat: asyncio.Task[None] | None = None
+
+    def keep_alive(self, every: float = 20.0) -> None:
+        """Send a ``pong`` (a frame the server answers with nothing: PROTOCOL.md, `pong`) every
+        ``every`` seconds: the server closes a connection after ``idle_timeout`` (60 s) without
+        a frame, and a victim waits that long between its windows when a loaded machine sets
+        up the next scenario slowly (the browser doors' smoke run beside ``stress-ng --cpu 2``
+        ended in "the server closed the victim's connection")."""
+
+        async def beat() -> None:
+            while True:
+                await asyncio.sleep(every)
+                self.writer.write(frame({"type": "pong"}))
+
+        self._beat = asyncio.create_task(beat())
 
     @classmethod
     async def open(cls, port: int, address: str) -> Victim:
@@ -578,6 +593,8 @@ class Victim:
 
     async def close(self) -> None:
         """Close the socket."""
+        if self._beat is not None:
+            self._beat.cancel()
         self.writer.close()
 
 
@@ -586,6 +603,7 @@ async def victim_at_own_table(port: int) -> tuple[Victim, str]:
     victim = await Victim.open(port, VICTIM_ADDRESS)
     await victim.request("hello", version=1, client="bench-attack/1", name="Victim")
     table = (await victim.request("create_table", name="the victim's table"))["table"]
+    victim.keep_alive()
     return victim, str(table)
 
 
