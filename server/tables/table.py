@@ -281,8 +281,7 @@ class Table:
             if all(s.kind != "empty" for s in self.seats):
                 self._new_match()
                 return
-            self.ledger.start_cancelled()
-            self.notice("start_cancelled", "A seat emptied before the deal; start again")
+            self._cancel_start()
         self.publish_state(new_turn=True)
 
     # ------------------------------------------------------------------ summary
@@ -619,6 +618,12 @@ class Table:
             new_host = self.seats[self.host_seat].name
             self.notice("host", f"{new_host} is now the host", self.host_seat)
 
+    def _cancel_start(self) -> None:
+        """An accepted start will not deal (a seat emptied before it, before or across a
+        restart): stored so a restart does not start it again, and told to the table."""
+        self.ledger.start_cancelled()
+        self.notice("start_cancelled", "A seat emptied before the deal; start again")
+
     def _require_host(self, peer: Peer) -> None:
         if peer.table is not self or peer.seat is None or peer.seat != self.host_seat:
             raise RequestError(errors.NOT_HOST, "Only the table's host may do that")
@@ -712,8 +717,7 @@ class Table:
                 return
             if any(s.kind == "empty" for s in self.seats):
                 self.seeds.cancel()
-                self.ledger.start_cancelled()
-                self.notice("start_cancelled", "A seat emptied before the deal; start again")
+                self._cancel_start()
                 return
             self._deal_first_hand()
         except asyncio.CancelledError:
