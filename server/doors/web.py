@@ -67,6 +67,7 @@ from server.doors.kit import (
     OTHER_WINDOW_GONE,
     SEAT_STAYS,
     DoorGate,
+    DoorServer,
     another_window,
     child_environment,
     choice_of,
@@ -78,7 +79,6 @@ from server.doors.kit import (
 from server.net.limits import TokenBucket, client_address
 
 if TYPE_CHECKING:
-    from server.app import Server
     from server.config import ServerConfig
     from server.tables.table import Table
 
@@ -253,10 +253,11 @@ class _TabService(AppService):
 
 
 class WebDoor:
-    """The HTTP listener of a running :class:`server.app.Server`; see the module docstring."""
+    """The HTTP listener of a running :class:`server.app.Server` (in this process or another:
+    :class:`server.doors.kit.DoorServer`); see the module docstring."""
 
     def __init__(
-        self, server: Server, socket_path: str, gate: DoorGate, data_dir: Path | None = None
+        self, server: DoorServer, socket_path: str, gate: DoorGate, data_dir: Path | None = None
     ) -> None:
         self.server = server
         self.data_dir = data_dir
@@ -516,7 +517,8 @@ class WebDoor:
         closed or ending (a reload: the tab it replaces), which the new tab takes back as
         before."""
         kept = self._tokens_of(cookie)
-        found = seat_held(self.server.lobby, kept, name) if kept is not None else None
+        lobby = self.server.lobby
+        found = seat_held(lobby, kept, name) if kept is not None and lobby is not None else None
         if found is None:
             return None
         table, seat = found
