@@ -65,6 +65,10 @@ class LocalSocket:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
+SERVER_WAIT: Final = 60.0
+"""Seconds a session started while the server in another process is down (restarting) waits
+for it before its client starts (``server.doors.child.wait_for_server``)."""
+
 FORGET_EVERY: Final = 10.0
 """Seconds between two sweeps of a :class:`RemoteServer`'s allowances (the server's own lobby
 sweep forgets its allowances at most this far apart too)."""
@@ -156,9 +160,11 @@ class Doors:
         if self.ssh_port is None and self.web_port is None:
             return
         server: DoorServer = self.server
+        wait = 0.0
         try:
             if isinstance(self.server, RemoteServer):
                 socket_path = self.server.socket_path
+                wait = SERVER_WAIT
                 self._sweeper = asyncio.create_task(self._forget(self.server))
             else:
                 self.socket = LocalSocket()
@@ -172,12 +178,14 @@ class Doors:
                     warnings.filterwarnings("ignore", message="DSA is deprecated")
                     from server.doors.ssh import SSHDoor
 
-                self.ssh = SSHDoor(server, self.data_dir, socket_path, self.gate, self.ssh_keys)
+                self.ssh = SSHDoor(
+                    server, self.data_dir, socket_path, self.gate, self.ssh_keys, wait
+                )
                 await self.ssh.start(host, self.ssh_port)
             if self.web_port is not None:
                 from server.doors.web import WebDoor
 
-                self.web = WebDoor(server, socket_path, self.gate, self.data_dir)
+                self.web = WebDoor(server, socket_path, self.gate, self.data_dir, wait)
                 await self.web.start(host, self.web_port)
         except BaseException:
             await self.stop()

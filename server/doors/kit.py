@@ -252,9 +252,13 @@ def client_command(
     ]
 
 
-def child_environment(home: Path, term: str = "xterm-256color") -> dict[str, str]:
+def child_environment(
+    home: Path, term: str = "xterm-256color", server_wait: float = 0.0
+) -> dict[str, str]:
     """The child's environment: the server's PATH and PYTHONPATH (so it runs the same code),
-    UTF-8, the terminal type, and ``home`` as its home and XDG directories."""
+    UTF-8, the terminal type, and ``home`` as its home and XDG directories; with
+    ``server_wait``, how long it waits for a server that is down before its client starts
+    (``server.doors.child.SERVER_WAIT_ENV``)."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
@@ -270,6 +274,10 @@ def child_environment(home: Path, term: str = "xterm-256color") -> dict[str, str
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     if "COLORTERM" in os.environ:
         env["COLORTERM"] = os.environ["COLORTERM"]
+    if server_wait > 0:
+        from server.doors.child import SERVER_WAIT_ENV
+
+        env[SERVER_WAIT_ENV] = f"{server_wait:g}"
     return env
 
 

@@ -813,8 +813,12 @@ class SSHDoor:
         socket_path: str,
         gate: DoorGate,
         authorized_keys: Path | None = None,
+        server_wait: float = 0.0,
     ) -> None:
         self.server = server
+        self.server_wait = server_wait
+        """Seconds a child started while the server is down waits for it (doors in a process
+        of their own: ``server.doors.child.SERVER_WAIT_ENV``); 0: it does not."""
         self.data_dir = data_dir
         self.socket_path = socket_path
         self.gate = gate
@@ -934,7 +938,7 @@ class SSHDoor:
                 # leave no directory and no identity behind unless it takes a seat.
                 pending = home = Path(tempfile.mkdtemp(prefix="sheepshead-ssh-"))
             config = self.server.config
-            env = child_environment(home, session.term or "xterm-256color")
+            env = child_environment(home, session.term or "xterm-256color", self.server_wait)
             # The client reads its seat token a second or so from now: it may take a seat back
             # only with the token checked above (see client.session.DoorTokenStore).
             env[DOOR_SEAT_TOKEN_ENV] = token_digest(checked) if checked is not None else ""

@@ -226,17 +226,26 @@ class _TabService(AppService):
     """textual-serve's app service with the door's environment instead of the server's."""
 
     def __init__(
-        self, command: str, home: Path, keyed: bool, *, lobby_only: bool = False, **kwargs: Any
+        self,
+        command: str,
+        home: Path,
+        keyed: bool,
+        *,
+        lobby_only: bool = False,
+        server_wait: float = 0.0,
+        **kwargs: Any,
     ) -> None:
         super().__init__(command, **kwargs)
         self.home = home
+        self.server_wait = server_wait
+        """As :attr:`WebDoor.server_wait`."""
         self.keyed = keyed
         self.lobby_only = lobby_only
         """Opened with ``l`` beside a seat another tab holds: its client takes no seat back by
         itself (:data:`client.session.DOOR_LOBBY_ONLY_ENV`)."""
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
-        env = child_environment(self.home)
+        env = child_environment(self.home, server_wait=self.server_wait)
         env.update(
             TEXTUAL_DRIVER="textual.drivers.web_driver:WebDriver",
             TEXTUAL_FPS="60",
@@ -257,9 +266,17 @@ class WebDoor:
     :class:`server.doors.kit.DoorServer`); see the module docstring."""
 
     def __init__(
-        self, server: DoorServer, socket_path: str, gate: DoorGate, data_dir: Path | None = None
+        self,
+        server: DoorServer,
+        socket_path: str,
+        gate: DoorGate,
+        data_dir: Path | None = None,
+        server_wait: float = 0.0,
     ) -> None:
         self.server = server
+        self.server_wait = server_wait
+        """Seconds a tab's child started while the server is down waits for it (doors in a
+        process of their own: ``server.doors.child.SERVER_WAIT_ENV``); 0: it does not."""
         self.data_dir = data_dir
         """Where a browser's seat tokens are kept between its tabs (None: nowhere)."""
         self.socket_path = socket_path
@@ -474,6 +491,7 @@ class WebDoor:
                 home,
                 cookie is not None,
                 lobby_only=tab.side,
+                server_wait=self.server_wait,
                 write_bytes=socket.send_bytes,
                 write_str=socket.send_str,
                 close=socket.close,

@@ -22,6 +22,7 @@ import aiohttp
 import asyncssh
 
 from server.config import ServerConfig
+from server.doors.child import WAITING
 from server.doors.host import Doors, RemoteServer
 from tests.e2e.test_server_crash import Served
 from tests.server.support import Raw
@@ -136,16 +137,25 @@ async def test_an_ssh_player_keeps_the_session_and_the_seat_across_a_kill_9(
             await served.kill()
             await screen.wait_for("reconnecting", timeout=30, since=since)
             await tab.wait_for("reconnecting", 30, tab_since)
+            # A session started while the server is down waits for it (before, its client's
+            # first connect was refused and the session ended at once).
+            other = asyncssh.generate_private_key("ssh-ed25519")
+            late_conn = await connect(doors, other, "bob")
+            late = Screen(await open_game(late_conn))
+            await late.wait_for(WAITING, timeout=60)
             served = await Served.start(db, extra=extra)
             since, tab_since = len(screen.data), len(tab.data)
             # The seat comes back to the same client, in the same SSH session.
             await poll(lambda: connected_seat(served.port, "ann"), RESTART)
             await screen.wait_for("connected", timeout=30, since=since)
-            assert not gone(pid) and doors.ssh.children == {child}
+            assert not gone(pid) and child in doors.ssh.children
             assert not conn.is_closed()
             # The tab in the lobby: the same websocket and client, connected again.
             await tab.wait_for("connected", 30, tab_since)
             assert not tab.socket.closed and web_child.returncode is None
+            await late.wait_for("you are bob", timeout=60)
+            await late.close()
+            late_conn.close()
             process.close()
             await screen.close()
             await tab.close()

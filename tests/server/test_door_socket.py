@@ -5,6 +5,7 @@ tests/e2e/test_door_process.py."""
 
 from __future__ import annotations
 
+import doctest
 import errno
 import os
 import signal
@@ -12,6 +13,7 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -20,6 +22,8 @@ import pytest
 from client.cli import main
 from server import cli
 from server.config import ServerConfig
+from server.doors import child as door_child
+from server.doors.child import WAITING, wait_for_server
 from server.doors.host import RemoteServer
 from tests.server.support import running_server, served_env
 
@@ -100,3 +104,30 @@ def test_serve_server_socket_runs_only_the_doors_and_stops_cleanly(tmp_path: Pat
         if doors.poll() is None:
             doors.kill()
             doors.wait()
+
+
+def test_a_child_waits_for_a_server_that_is_down() -> None:
+    assert doctest.testmod(door_child).failed == 0
+
+
+def test_a_child_started_while_the_server_restarts_waits_for_its_socket(tmp_path: Path) -> None:
+    path = str(tmp_path / "server.sock")
+    said: list[str] = []
+    listener = socket.socket(socket.AF_UNIX)
+
+    def restart() -> None:  # the server is back half a second later
+        time.sleep(0.5)
+        listener.bind(path)
+        listener.listen()
+
+    back = threading.Thread(target=restart)
+    back.start()
+    try:
+        assert wait_for_server(path, 30.0, said.append)
+        assert said == [WAITING]  # once, however many dials
+        said.clear()
+        assert wait_for_server(path, 30.0, said.append) and said == []  # up: not a word
+    finally:
+        back.join()
+        listener.close()
+    assert not wait_for_server(str(tmp_path / "none.sock"), 0.3)
