@@ -488,8 +488,8 @@ async def _serve_doors(args: argparse.Namespace) -> int:
     ]
     if not _answers(args.server_socket):
         message.append(
-            "no server answers there yet: a session opened before one does ends at once; "
-            "those open when it stops wait for it"
+            "no server answers there yet: each session waits for it (up to a minute before "
+            "it starts, and however long while it is open)"
         )
     message.append("press Ctrl+C to stop")
     try:
