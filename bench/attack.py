@@ -175,8 +175,9 @@ class Served:
                 raise SystemExit("attack: the server exited before listening")
             banner += line
         found = re.search(r"listening on 127\.0\.0\.1:(\d+)", banner)
-        assert found, banner
-        self.port = int(found.group(1))
+        # Only the doors (``serve --server-socket``) listen on no game port: 0.
+        assert found or "--server-socket" in extra, banner
+        self.port = int(found.group(1)) if found else 0
         web = re.search(r"browser door on port (\d+)", banner)
         ssh = re.search(r"ssh -p (\d+)", banner)
         self.web_port = int(web.group(1)) if web else None

@@ -65,6 +65,14 @@ one scenario at a time, ``--loops`` loops in one attacking process (at low prior
   door starts tabs for the address; the attempts count the questions asked, the tabs that
   started a client instead, and the refusals (1013); one second tab at least, as
   ``second windows``;
+- ``doors restart``: the doors in a process of their own (``serve --server-socket``) for a
+  server on a Unix socket (``serve --local-socket``); a player seated through an SSH session
+  (from 127.0.0.70); ``--loops`` loops of SSH visits (a fresh key each, from 127.0.0.(80 + n):
+  connect, wait for the lobby, ``q``, leave) and as many of ``tab churn``; half-way the
+  server is killed (SIGKILL) and started again :data:`DOWN` seconds later on the same
+  database and socket: how long
+  the seated player's session took to say ``connected`` again (the same SSH session, its
+  seat back), the doors process's memory and CPU, its children left, and the attempts;
 - ``login requests``: an SSH connection with no key (each loop from 127.0.0.(40 + n)) keeps
   100 password requests in flight, one more sent for each refusal, until the door closes it
   (then another): each refused request costs the door its receiving and its refusal.
@@ -123,6 +131,7 @@ SCENARIOS = (
     "login requests",
     "second windows",
     "second tabs",
+    "doors restart",
 )
 SSH_SCENARIOS = (
     "second windows",
@@ -816,6 +825,50 @@ async def second_tabs(port: int, deadline: float, ended: Counter[str], number: i
                 reader.cancel()
 
 
+VISITS_ADDRESS = 80
+"""``doors restart`` SSH visit loop ``n`` connects from 127.0.0.(80 + n); its seated player
+from 127.0.0.70."""
+
+
+async def ssh_visits(port: int, deadline: float, ended: Counter[str], number: int) -> None:
+    """Connect with a fresh key, wait for the lobby, quit with ``q``, leave; again until
+    ``deadline``. A session that ends before the lobby (the server down, a refused start) is
+    counted by what it said."""
+    import asyncssh
+
+    address = f"127.0.0.{VISITS_ADDRESS + number}"
+    while time.monotonic() < deadline:
+        try:
+            async with asyncssh.connect(
+                "127.0.0.1",
+                port,
+                username=f"visit{number}",
+                client_keys=[asyncssh.generate_private_key("ssh-ed25519")],
+                known_hosts=None,
+                agent_path=None,
+                local_addr=(address, 0),
+                login_timeout=5,
+            ) as conn:
+                process = await conn.create_process(
+                    term_type="xterm", term_size=(80, 24), encoding=None
+                )
+                if await _read_until(process, LOBBY, 20):
+                    process.stdin.write(b"q")
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(process.wait_closed(), 10)
+                    ended["lobby, then left"] += 1
+                    continue
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(process.wait_closed(), 5)
+                said = await _stderr_of(process) + b" "
+                told = [name for text, name in STARTS_REFUSED.items() if text in said]
+                ended[told[0] if told else "ended before the lobby"] += 1
+                await asyncio.sleep(0.5)
+        except (asyncssh.Error, OSError, TimeoutError) as exc:
+            ended[type(exc).__name__] += 1
+            await asyncio.sleep(0.5)
+
+
 LOOPS: dict[str, Callable[[int, float, Counter[str], int], Awaitable[None]]] = {
     "tab churn": tab_churn,
     "tabs held": tabs_held,
@@ -832,6 +885,7 @@ LOOPS: dict[str, Callable[[int, float, Counter[str], int], Awaitable[None]]] = {
     "login requests": login_requests,
     "second windows": second_windows,
     "second tabs": second_tabs,
+    "ssh visits": ssh_visits,
 }
 
 
@@ -913,7 +967,7 @@ async def measure(served: Served, victim: Victim, scenario: str, args: argparse.
 async def run(args: argparse.Namespace) -> None:
     """Every scenario against one server (``unlisted keys`` and ``keyless restart`` against
     servers of their own)."""
-    own = ("unlisted keys", "keyless restart")
+    own = ("unlisted keys", "keyless restart", "doors restart")
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(args.source).resolve()
         shared = [scenario for scenario in args.scenarios if scenario not in own]
@@ -933,6 +987,8 @@ async def run(args: argparse.Namespace) -> None:
             await _scenarios(served, ["unlisted keys"], args)
         if "keyless restart" in args.scenarios:
             await keyless_restart(source, Path(tmp) / "restart.db", args)
+        if "doors restart" in args.scenarios:
+            await doors_restart(source, Path(tmp), args)
 
 
 async def _scenarios(served: Served, scenarios: list[str], args: argparse.Namespace) -> None:
@@ -989,6 +1045,139 @@ async def keyless_restart(source: Path, db: Path, args: argparse.Namespace) -> N
         f" (RSS {rss_after:.0f} MB at the end)"
     )
     print(f"               attempts: {dict(sorted(ended.items()))}")
+
+
+DOWN = 3.0
+"""Seconds ``doors restart`` leaves the server down between its kill and its start (an
+upgrade's): visits then find no server."""
+
+
+class Seated:
+    """A player seated through an SSH session of its own (from 127.0.0.70), its output read
+    in the background."""
+
+    def __init__(self) -> None:
+        self.data = b""
+        self.conn: Any = None
+        self.process: Any = None
+        self._reader: asyncio.Task[None] | None = None
+
+    async def sit(self, port: int) -> None:
+        """Log in, create a table, wait for it."""
+        import asyncssh
+
+        self.conn = await asyncssh.connect(
+            "127.0.0.1",
+            port,
+            username="seated",
+            client_keys=[asyncssh.generate_private_key("ssh-ed25519")],
+            known_hosts=None,
+            agent_path=None,
+            local_addr=(f"127.0.0.{VISITS_ADDRESS - 10}", 0),
+            login_timeout=5,
+        )
+        self.process = await self.conn.create_process(
+            term_type="xterm", term_size=(80, 24), encoding=None
+        )
+        self._reader = asyncio.create_task(self._read())
+        await self.wait_for(LOBBY, 0, 30)
+        self.process.stdin.write(b"c")
+        await self.wait_for(b"New table", 0, 10)
+        self.process.stdin.write(b"\r")
+        await self.wait_for(b"Waiting for players", 0, 10)
+        await asyncio.sleep(1.0)  # its seat token filed
+
+    async def _read(self) -> None:
+        with contextlib.suppress(Exception):
+            while chunk := await self.process.stdout.read(65536):
+                self.data += chunk
+
+    async def wait_for(self, text: bytes, since: int, seconds: float) -> bool:
+        """Whether ``text`` shows in the output past byte ``since`` within ``seconds``."""
+        give_up = time.monotonic() + seconds
+        while text not in self.data[since:]:
+            if time.monotonic() > give_up:
+                return False
+            await asyncio.sleep(0.05)
+        return True
+
+    def close(self) -> None:
+        """Leave."""
+        if self._reader is not None:
+            self._reader.cancel()
+        if self.conn is not None:
+            self.conn.abort()
+
+
+async def doors_restart(source: Path, tmp: Path, args: argparse.Namespace) -> None:
+    """The doors in a process of their own; the server killed and started again half-way
+    through SSH visits and tab churn (see the module doc)."""
+    db = tmp / "restart-doors.db"
+    sock = str(tmp / "run" / "server.sock")
+    served = Served(source, db, ["--local-socket", sock])
+    doors = Served(source, db, ["--server-socket", sock, "--ssh", "0", "--web", "0"])
+    seated = Seated()
+    try:
+        assert doors.ssh_port is not None and doors.web_port is not None
+        await seated.sit(doors.ssh_port)
+        context = multiprocessing.get_context("spawn")
+        outs = [context.Queue(), context.Queue()]
+        workers = [
+            context.Process(
+                target=attacker,
+                args=(scenario, port, args.seconds + 1.0, args.loops, out),
+                daemon=True,
+            )
+            for scenario, port, out in (
+                ("ssh visits", doors.ssh_port, outs[0]),
+                ("tab churn", doors.web_port, outs[1]),
+            )
+        ]
+        rss_before = server_rss_mb(doors.proc.pid)
+        cpu = doors.cpu_seconds(children=True)
+        for worker in workers:
+            worker.start()
+        await asyncio.sleep(1.0 + args.seconds / 2)
+        since = len(seated.data)
+        began = time.monotonic()
+        served.proc.kill()
+        served.proc.wait(10)
+        await asyncio.sleep(DOWN)
+        served = await asyncio.to_thread(Served, source, db, ["--local-socket", sock])
+        up = time.monotonic() - began
+        back = await seated.wait_for(
+            b"connected", since + seated.data[since:].find(b"reconnecting"), 60
+        )
+        reconnected = time.monotonic() - began
+        ended = [await asyncio.to_thread(out.get, True, 90) for out in outs]
+        for worker in workers:
+            worker.join(10)
+        children_rss = children_rss_mb(doors.proc.pid)
+        rss_after = server_rss_mb(doors.proc.pid)
+        await asyncio.sleep(args.settle)
+        used = doors.cpu_seconds(children=True) - cpu
+        alive = not seated.conn.is_closed()
+        seated.close()
+        await asyncio.sleep(args.settle)
+        with open(f"/proc/{doors.proc.pid}/task/{doors.proc.pid}/children") as f:
+            left = len(f.read().split())
+    finally:
+        seated.close()
+        doors.stop()
+        served.stop()
+    print(
+        f"  {'doors restart':<12} server killed, down {DOWN:.0f} s, up again {up:.1f} s after"
+        f" the kill; the seated SSH"
+        f" session {'said connected again' if back else 'never said connected'} after"
+        f" {reconnected:.1f} s from the kill (its connection {'still open' if alive else 'closed'})"
+    )
+    print(
+        f"               doors process RSS {rss_before:.0f} -> {rss_after:.0f} MB, children"
+        f" {children_rss:.0f} MB at the end, CPU with its ended children {used:.1f} s;"
+        f" children left after all left: {left}"
+    )
+    print(f"               ssh visits: {dict(sorted(ended[0].items()))}")
+    print(f"               tab churn: {dict(sorted(ended[1].items()))}")
 
 
 def main() -> None:

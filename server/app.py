@@ -183,9 +183,20 @@ class Server:
 
     async def open_local_socket(self, path: str) -> None:
         """Also listen on the Unix socket ``path``: the SSH and browser doors start their
-        clients on it, so that their players are not all counted as one local address."""
+        clients on it, so that their players are not all counted as one local address.
+
+        The socket is only for this server's user (0600): whoever dials it is a door session,
+        which no per-address limit of the TCP port meters. It is made so (the umask), not
+        changed after: another user could otherwise connect between the bind and a chmod.
+        A stale socket left at ``path`` (a server that was killed) is replaced."""
         loop = asyncio.get_running_loop()
-        listener = await loop.create_unix_server(lambda: _ServerProtocol(self, local=True), path)
+        umask = os.umask(0o177)
+        try:
+            listener = await loop.create_unix_server(
+                lambda: _ServerProtocol(self, local=True), path
+            )
+        finally:
+            os.umask(umask)
         os.chmod(path, 0o600)
         self._local_listeners.append(listener)
 

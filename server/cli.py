@@ -14,6 +14,7 @@ import dataclasses
 import ipaddress
 import logging
 import math
+import os
 import signal
 import sqlite3
 import sys
@@ -135,6 +136,23 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         default=None,
         help="also open the browser door on this port: players open http://HOST:PORT/ "
         "(no internet needed; 0 picks a free port)",
+    )
+    parser.add_argument(
+        "--local-socket",
+        metavar="PATH",
+        default=None,
+        help="also listen on this Unix socket (only this user may dial it; its directory is "
+        "made 0700 if missing), for doors run in a process of their own: --server-socket",
+    )
+    parser.add_argument(
+        "--server-socket",
+        metavar="PATH",
+        default=None,
+        help="run only the doors (--ssh, --web; no game server here) for the server that "
+        "listens on this Unix socket (serve --local-socket PATH): their players stay connected "
+        "while that server restarts, and take their seats back once it is up. Give it the "
+        "server's --db (the doors keep their host key and players' homes beside it), --port "
+        "and --limit options",
     )
     parser.add_argument(
         "--bot-file",
@@ -340,6 +358,13 @@ async def _serve(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"sheepshead serve: cannot start on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
+    if args.local_socket:
+        try:
+            await _open_local_socket(server, args.local_socket)
+        except OSError as exc:
+            await server.stop()
+            print(f"sheepshead serve: cannot listen on {args.local_socket}: {exc}", file=sys.stderr)
+            return 1
     from server.doors.host import Doors
 
     doors = Doors(
@@ -362,12 +387,33 @@ async def _serve(args: argparse.Namespace) -> int:
         doors.ssh.fingerprint if doors.ssh else None,
         doors.web.port if doors.web else None,
     )
-    if args.limit:
-        chosen = ", ".join(f"{name}={value}" for name, value in dict(args.limit).items())
-        message[-1:-1] = [f"limits set: {chosen}"]
+    if args.local_socket:
+        message[-1:-1] = [f"doors of their own dial: {args.local_socket}"]
+    message[-1:-1] = _limit_lines(args)
     announcer, announced = await _announce(args, server)
     if announced:
         message[-1:-1] = [announced]
+    try:
+        await _until_stopped(message)
+    finally:
+        if announcer is not None:
+            await announcer.stop()
+        await doors.stop()
+        await server.stop()
+    print("server stopped", flush=True)
+    return 0
+
+
+def _limit_lines(args: argparse.Namespace) -> list[str]:
+    """The start-up message's line naming the ``--limit`` options given, if any."""
+    if not args.limit:
+        return []
+    chosen = ", ".join(f"{name}={value}" for name, value in dict(args.limit).items())
+    return [f"limits set: {chosen}"]
+
+
+async def _until_stopped(message: list[str]) -> None:
+    """Print ``message`` and wait for SIGINT or SIGTERM."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -375,14 +421,82 @@ async def _serve(args: argparse.Namespace) -> int:
             loop.add_signal_handler(sig, stop.set)
     # Only now "press Ctrl+C": a Ctrl+C right after the message stops the server cleanly.
     print("\n".join(message), flush=True)
+    await stop.wait()
+
+
+SOCKET_PATH_MAX = 107
+"""The longest path a Unix socket may have (bytes; ``sun_path`` holds 108 with its NUL)."""
+
+
+def _answers(path: str) -> bool:
+    """Whether a server listens on the Unix socket ``path`` now."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        try:
+            probe.connect(path)
+        except OSError:
+            return False
+    return True
+
+
+async def _open_local_socket(server: Server, path: str) -> None:
+    """``serve --local-socket PATH``: listen there too, in a directory made 0700 if it is
+    missing; refused (OSError) while another server listens there (a stale socket, left by
+    a killed server, is replaced)."""
+    import errno
+
+    directory = Path(path).parent
+    if not directory.exists():
+        directory.mkdir(parents=True, mode=0o700)
+    if _answers(path):
+        raise OSError(errno.EADDRINUSE, "another server listens there")
+    await server.open_local_socket(os.fspath(path))
+
+
+async def _serve_doors(args: argparse.Namespace) -> int:
+    """``serve --server-socket PATH --ssh/--web PORT``: only the doors, for the server on
+    ``PATH`` (see ``server.doors.host``)."""
+    from server.doors.host import Doors, RemoteServer
+
+    db = Path(args.db) if args.db else default_db_path()
+    config = server_config(args, db)
+    remote = RemoteServer(config, args.server_socket, args.port or DEFAULT_PORT)
+    doors = Doors(
+        remote,
+        db.parent,
+        ssh_port=args.ssh,
+        ssh_keys=Path(args.ssh_keys) if args.ssh_keys else None,
+        web_port=args.web,
+    )
     try:
-        await stop.wait()
+        await doors.start(args.host)
+    except (OSError, ValueError) as exc:
+        print(f"sheepshead serve: cannot open the doors: {exc}", file=sys.stderr)
+        return 1
+    message = [
+        f"sheepshead doors for the server on {args.server_socket}",
+        f"data directory: {db.parent}",
+        *door_lines(
+            args.host,
+            doors.ssh.port if doors.ssh else None,
+            doors.ssh.fingerprint if doors.ssh else None,
+            doors.web.port if doors.web else None,
+        ),
+        *_limit_lines(args),
+    ]
+    if not _answers(args.server_socket):
+        message.append(
+            "no server answers there yet: each session waits for it (up to a minute before "
+            "it starts, and however long while it is open)"
+        )
+    message.append("press Ctrl+C to stop")
+    try:
+        await _until_stopped(message)
     finally:
-        if announcer is not None:
-            await announcer.stop()
         await doors.stop()
-        await server.stop()
-    print("server stopped", flush=True)
+    print("doors stopped", flush=True)
     return 0
 
 
@@ -425,10 +539,36 @@ def run(args: argparse.Namespace) -> int:
     if args.ssh_keys and args.ssh is None:
         print("sheepshead serve: --ssh-keys needs --ssh PORT", file=sys.stderr)
         return 2
+    for option, path in (
+        ("--local-socket", args.local_socket),
+        ("--server-socket", args.server_socket),
+    ):
+        if path is not None and not 0 < len(os.fsencode(path)) <= SOCKET_PATH_MAX:
+            print(
+                f"sheepshead serve: {option} must be a path of 1-{SOCKET_PATH_MAX} bytes",
+                file=sys.stderr,
+            )
+            return 2
     if args.bot_workers is not None and not 0 <= args.bot_workers <= 64:
         print("sheepshead serve: --bot-workers must be 0-64", file=sys.stderr)
         return 2
     args.bot_modules = ()
+    if args.server_socket is not None:
+        if args.local_socket is not None:
+            print(
+                "sheepshead serve: --server-socket runs only the doors: no --local-socket",
+                file=sys.stderr,
+            )
+            return 2
+        if args.ssh is None and args.web is None:
+            print(
+                "sheepshead serve: --server-socket needs --ssh PORT or --web PORT", file=sys.stderr
+            )
+            return 2
+        try:
+            return asyncio.run(_serve_doors(args))
+        except KeyboardInterrupt:
+            return 130
     if args.bot_file:
         from client.bot_files import MODULE, register_files
         from client.strategy_spec import StrategyLoadError

@@ -6,13 +6,29 @@ Both doors start their children through it (``server.doors.kit.client_command``)
 door's child is started by textual-serve from a command line, where no ``preexec_fn`` can be
 passed. It imports nothing but the standard library before the client, so it costs no start
 time of its own.
+
+Under doors in a process of their own (``serve --server-socket``) the server may be down when a
+session starts (restarting): the child then waits for its socket (:func:`wait_for_server`, up
+to :data:`SERVER_WAIT_ENV` seconds) before the client starts, whose first connect would else
+fail and end the session at once.
 """
 
 from __future__ import annotations
 
 import os
 import resource
+import socket
 import sys
+import time
+from collections.abc import Callable
+from typing import Final
+
+SERVER_WAIT_ENV: Final = "SHEEPSHEAD_DOOR_SERVER_WAIT"
+"""Seconds a child waits for the server's socket to answer before its client starts (unset or
+0: it does not look). Set by doors in a process of their own (``serve --server-socket``)."""
+
+WAITING: Final = "The sheepshead server is restarting: waiting for it..."
+"""Said on an SSH session's terminal while its child waits for the server."""
 
 
 def lower_limits(nice: int, data_bytes: int) -> None:
@@ -29,6 +45,32 @@ def lower_limits(nice: int, data_bytes: int) -> None:
         resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
 
 
+def wait_for_server(path: str, seconds: float, say: Callable[[str], None] | None = None) -> bool:
+    """Whether the Unix socket ``path`` answers within ``seconds``: dialled at once, then at
+    0.25 s doubling to 2 s; ``say`` is told :data:`WAITING` once when the first dial fails.
+
+    >>> wait_for_server("/nonexistent/server.sock", 0.0)
+    False
+    """
+    deadline = time.monotonic() + seconds
+    delay = 0.25
+    told = False
+    while True:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            try:
+                probe.connect(path)
+                return True
+            except OSError:
+                pass
+        if time.monotonic() + delay > deadline:
+            return False
+        if say is not None and not told:
+            say(WAITING)
+            told = True
+        time.sleep(delay)
+        delay = min(delay * 2, 2.0)
+
+
 def main(argv: list[str]) -> int:
     """Apply the limits in ``argv[0:2]``, then run the client with the rest."""
     try:
@@ -37,6 +79,11 @@ def main(argv: list[str]) -> int:
         print("usage: python -m server.doors.child NICE DATA_BYTES ARGS...", file=sys.stderr)
         return 2
     lower_limits(nice, data_bytes)
+    wait = float(os.environ.get(SERVER_WAIT_ENV) or 0)
+    if wait > 0 and "--socket" in argv[2:-1]:
+        # A browser tab's stdout carries textual's packets: nothing may be printed there.
+        web = "TEXTUAL_DRIVER" in os.environ
+        wait_for_server(argv[argv.index("--socket", 2) + 1], wait, None if web else print)
     from client.cli import main as client_main
 
     sys.argv = ["sheepshead", *argv[2:]]

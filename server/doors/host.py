@@ -12,24 +12,38 @@ The child gets a small environment of its own, not the server's
 directory (the SSH door keeps one per key fingerprint beside the database, so the seat tokens
 and the player key in it follow the key; a browser tab gets a throwaway one, holding the
 player key derived from the browser's cookie: ``server.doors.web``).
+
+``serve --local-socket PATH`` has the server listen on a socket the host names, and
+``serve --server-socket PATH`` runs only the doors, in a process of their own whose children
+dial it (:class:`RemoteServer`): when the server restarts (an upgrade, a crash), the doors and
+their sessions stay; each child's client dials again with backoff, as any network client
+does, and takes its seat back with its token once the server is back.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import shutil
 import tempfile
+import time
 import warnings
+from collections.abc import Container
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from server.doors.kit import DoorGate
+from server.doors.kit import DoorGate, DoorServer
+from server.net.limits import AddressAllowance
 
 if TYPE_CHECKING:
     from server.app import Server
+    from server.config import ServerConfig
     from server.doors.ssh import SSHDoor
     from server.doors.web import WebDoor
+    from server.storage.standings import Players
+    from server.tables.lobby import Lobby
 
 log = logging.getLogger("sheepshead.doors")
 
@@ -51,16 +65,78 @@ class LocalSocket:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
+SERVER_WAIT: Final = 60.0
+"""Seconds a session started while the server in another process is down (restarting) waits
+for it before its client starts (``server.doors.child.wait_for_server``)."""
+
+FORGET_EVERY: Final = 10.0
+"""Seconds between two sweeps of a :class:`RemoteServer`'s allowances (the server's own lobby
+sweep forgets its allowances at most this far apart too)."""
+
+
+class RemoteServer:
+    """The server the doors let players into when it runs in another process
+    (``serve --server-socket PATH``): its Unix socket, and the doors' own share of what they
+    use of a :class:`server.app.Server` (:class:`server.doors.kit.DoorServer`). The limits are
+    ``config``, built from the same options as ``serve``'s; the per-address allowances (door
+    starts, SSH connections, web requests) are this process's own, forgotten as the server
+    forgets its (:meth:`forget_allowances`). ``port`` only names the server in the players'
+    seat token files (``localhost:PORT``): the same as ``serve --port`` keeps the tokens a
+    player's home already holds."""
+
+    def __init__(self, config: ServerConfig, socket_path: str, port: int) -> None:
+        self.config = config
+        self.socket_path = socket_path
+        self.port = port
+        self._allowances: dict[str, AddressAllowance] = {}
+        self._refused = 0
+        self._refusal_logged = -1.0
+
+    @property
+    def lobby(self) -> Lobby | None:
+        """Not at hand: the tables are in the server's process."""
+        return None
+
+    @property
+    def players(self) -> Players | None:
+        """Not at hand: the players are in the server's process."""
+        return None
+
+    def allowance(self, address: str, now: float) -> AddressAllowance:
+        """The allowance of ``address`` at these doors (made full on first use)."""
+        found = self._allowances.get(address)
+        if found is None:
+            found = self._allowances[address] = AddressAllowance(self.config, now)
+        return found
+
+    def forget_allowances(self, now: float, in_use: Container[str]) -> None:
+        """Drop the allowances of addresses not ``in_use`` (no door session open) that owe
+        nothing: a refill would give them the same."""
+        for address, allowance in list(self._allowances.items()):
+            if address not in in_use and allowance.full(now):
+                del self._allowances[address]
+
+    def log_refusal(self, address: str, why: str = "too many connections") -> None:
+        """Log refusals, at most one line a second, with the count (as the server does)."""
+        self._refused += 1
+        now = time.monotonic()
+        if now - self._refusal_logged >= 1.0:
+            log.warning("refused %d (the last from %s): %s", self._refused, address, why)
+            self._refused = 0
+            self._refusal_logged = now
+
+
 class Doors:
     """The doors a server was asked to open (``--ssh``, ``--web``), started and stopped together.
 
-    ``data_dir`` holds the SSH host key and the players' directories (``serve`` uses the
-    database's directory).
+    ``server`` is the running server in this process (its children dial a private socket it
+    opens), or a :class:`RemoteServer` (they dial that server's socket). ``data_dir`` holds
+    the SSH host key and the players' directories (``serve`` uses the database's directory).
     """
 
     def __init__(
         self,
-        server: Server,
+        server: Server | RemoteServer,
         data_dir: Path,
         *,
         ssh_port: int | None = None,
@@ -76,15 +152,24 @@ class Doors:
         self.socket: LocalSocket | None = None
         self.ssh: SSHDoor | None = None
         self.web: WebDoor | None = None
+        self._sweeper: asyncio.Task[None] | None = None
 
     async def start(self, host: str) -> None:
         """Open the local socket and every door asked for (on ``host``); on failure nothing
         stays open. Raises OSError (a port in use) or ValueError (a bad ``--ssh-keys``)."""
         if self.ssh_port is None and self.web_port is None:
             return
-        self.socket = LocalSocket()
+        server: DoorServer = self.server
+        wait = 0.0
         try:
-            await self.socket.open(self.server)
+            if isinstance(self.server, RemoteServer):
+                socket_path = self.server.socket_path
+                wait = SERVER_WAIT
+                self._sweeper = asyncio.create_task(self._forget(self.server))
+            else:
+                self.socket = LocalSocket()
+                await self.socket.open(self.server)
+                socket_path = self.socket.path
             if self.ssh_port is not None:
                 with warnings.catch_warnings():
                     # asyncssh names cryptography's DSA types, which cryptography deprecates:
@@ -94,20 +179,32 @@ class Doors:
                     from server.doors.ssh import SSHDoor
 
                 self.ssh = SSHDoor(
-                    self.server, self.data_dir, self.socket.path, self.gate, self.ssh_keys
+                    server, self.data_dir, socket_path, self.gate, self.ssh_keys, wait
                 )
                 await self.ssh.start(host, self.ssh_port)
             if self.web_port is not None:
                 from server.doors.web import WebDoor
 
-                self.web = WebDoor(self.server, self.socket.path, self.gate, self.data_dir)
+                self.web = WebDoor(server, socket_path, self.gate, self.data_dir, wait)
                 await self.web.start(host, self.web_port)
         except BaseException:
             await self.stop()
             raise
 
+    async def _forget(self, server: RemoteServer) -> None:
+        """Forget idle addresses' allowances now and then (the server's sweep does it for the
+        doors in its process)."""
+        while True:
+            await asyncio.sleep(FORGET_EVERY)
+            server.forget_allowances(time.monotonic(), self.gate.per_address)
+
     async def stop(self) -> None:
         """Close every door and end every child."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+            self._sweeper = None
         if self.web is not None:
             await self.web.stop()
             self.web = None

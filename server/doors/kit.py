@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from protocol.requests import NAME_MAX
 from server.config import ServerConfig, host_can_raise
@@ -21,6 +21,7 @@ from server.net.limits import TokenBucket
 
 if TYPE_CHECKING:
     from server.net.limits import AddressAllowance
+    from server.storage.standings import Players
     from server.tables.lobby import Lobby
     from server.tables.table import Table
 
@@ -28,6 +29,38 @@ DEFAULT_NAME: Final = "Player"
 """The name of a door player whose login name has nothing usable in it."""
 
 _NAME_JUNK = re.compile(r"[^\w .-]")
+
+
+class DoorServer(Protocol):
+    """What the doors use of the server they let players into: a running
+    :class:`server.app.Server` in the same process, or a
+    :class:`server.doors.host.RemoteServer` (``serve --server-socket``: the server runs in a
+    process of its own, and its lobby and players are not at hand here)."""
+
+    @property
+    def config(self) -> ServerConfig:
+        """The limits and sizes the doors keep (``serve``'s options and ``--limit``)."""
+
+    @property
+    def port(self) -> int:
+        """The port in the ``localhost:PORT`` the children show and file seat tokens under."""
+
+    @property
+    def lobby(self) -> Lobby | None:
+        """The server's tables, to ask a player's second window where a held seat goes;
+        None when the server runs in another process (the new window then takes the seat,
+        as before there was a question)."""
+
+    @property
+    def players(self) -> Players | None:
+        """The server's players, to note a door player's SSH fingerprint; None when the
+        server runs in another process."""
+
+    def allowance(self, address: str, now: float) -> AddressAllowance:
+        """The per-address allowance of ``address`` (its door starts, connections, requests)."""
+
+    def log_refusal(self, address: str, why: str = "too many connections") -> None:
+        """Log a refused connection or request (at most one line a second)."""
 
 
 def player_name(text: str) -> str:
@@ -219,9 +252,13 @@ def client_command(
     ]
 
 
-def child_environment(home: Path, term: str = "xterm-256color") -> dict[str, str]:
+def child_environment(
+    home: Path, term: str = "xterm-256color", server_wait: float = 0.0
+) -> dict[str, str]:
     """The child's environment: the server's PATH and PYTHONPATH (so it runs the same code),
-    UTF-8, the terminal type, and ``home`` as its home and XDG directories."""
+    UTF-8, the terminal type, and ``home`` as its home and XDG directories; with
+    ``server_wait``, how long it waits for a server that is down before its client starts
+    (``server.doors.child.SERVER_WAIT_ENV``)."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
@@ -237,6 +274,10 @@ def child_environment(home: Path, term: str = "xterm-256color") -> dict[str, str
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     if "COLORTERM" in os.environ:
         env["COLORTERM"] = os.environ["COLORTERM"]
+    if server_wait > 0:
+        from server.doors.child import SERVER_WAIT_ENV
+
+        env[SERVER_WAIT_ENV] = f"{server_wait:g}"
     return env
 
 

@@ -41,7 +41,7 @@ import termios
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import asyncssh
 from asyncssh.constants import (
@@ -59,6 +59,7 @@ from server.doors.kit import (
     OTHER_WINDOW_GONE,
     SEAT_STAYS,
     DoorGate,
+    DoorServer,
     another_window,
     child_environment,
     choice_of,
@@ -68,9 +69,6 @@ from server.doors.kit import (
     wait_for_choice,
 )
 from server.net.limits import TokenBucket, client_address
-
-if TYPE_CHECKING:
-    from server.app import Server
 
 log = logging.getLogger("sheepshead.ssh")
 
@@ -805,17 +803,22 @@ class _Login(asyncssh.SSHServer):
 
 
 class SSHDoor:
-    """The SSH listener of a running :class:`server.app.Server`; see the module docstring."""
+    """The SSH listener of a running :class:`server.app.Server` (in this process or another:
+    :class:`server.doors.kit.DoorServer`); see the module docstring."""
 
     def __init__(
         self,
-        server: Server,
+        server: DoorServer,
         data_dir: Path,
         socket_path: str,
         gate: DoorGate,
         authorized_keys: Path | None = None,
+        server_wait: float = 0.0,
     ) -> None:
         self.server = server
+        self.server_wait = server_wait
+        """Seconds a child started while the server is down waits for it (doors in a process
+        of their own: ``server.doors.child.SERVER_WAIT_ENV``); 0: it does not."""
         self.data_dir = data_dir
         self.socket_path = socket_path
         self.gate = gate
@@ -889,8 +892,6 @@ class SSHDoor:
         task.add_done_callback(self._tasks.discard)
 
     async def _spawn(self, session: _Session) -> None:
-        from client.config import player_key
-
         login = session.login
         chan = session.chan
         fingerprint = login.fingerprint
@@ -925,9 +926,7 @@ class SSHDoor:
             if side is not None:
                 home = side
             elif home.is_dir():
-                key = player_key(home / "config" / "sheepshead")
-                if key is not None:
-                    self.server.players.door_player(key, fingerprint, name)
+                self._note_player(home, fingerprint, name)
             elif (shared := self._pending_home_of(fingerprint)) is not None:
                 # The key's first session is still open (a dropped connection the door has
                 # not noticed yet: keepalives take two minutes): the same home, so the same
@@ -939,7 +938,7 @@ class SSHDoor:
                 # leave no directory and no identity behind unless it takes a seat.
                 pending = home = Path(tempfile.mkdtemp(prefix="sheepshead-ssh-"))
             config = self.server.config
-            env = child_environment(home, session.term or "xterm-256color")
+            env = child_environment(home, session.term or "xterm-256color", self.server_wait)
             # The client reads its seat token a second or so from now: it may take a seat back
             # only with the token checked above (see client.session.DoorTokenStore).
             env[DOOR_SEAT_TOKEN_ENV] = token_digest(checked) if checked is not None else ""
@@ -990,6 +989,18 @@ class SSHDoor:
             "ssh %s: %s (%s) playing, client pid %s", login.address, name, fingerprint, child.pid
         )
 
+    def _note_player(self, home: Path, fingerprint: str, name: str) -> None:
+        """Tell the server that the player key kept in ``home`` is the SSH key with
+        ``fingerprint`` (the standings tag it with the fingerprint). A server in another
+        process (``serve --server-socket``) is not told: its standings tag the player with
+        their key, as any client's."""
+        from client.config import player_key
+
+        players = self.server.players
+        key = player_key(home / "config" / "sheepshead")
+        if players is not None and key is not None:
+            players.door_player(key, fingerprint, name)
+
     def _seat_elsewhere(
         self, fingerprint: str, name: str
     ) -> tuple[tuple[str, int] | None, str | None]:
@@ -1009,7 +1020,8 @@ class SSHDoor:
             home = shared
         stored = TokenStore(home / "config" / "sheepshead" / "tokens.json").load()
         checked = stored.get(f"localhost:{self.server.port}", {}).get(name)
-        found = seat_held_in(self.server.lobby, stored, name)
+        lobby = self.server.lobby
+        found = seat_held_in(lobby, stored, name) if lobby is not None else None
         if found is None:
             return None, checked
         table, seat = found
@@ -1106,8 +1118,6 @@ class SSHDoor:
         pending = self.pending_homes.pop(child, None)
         if pending is None or pending[0] in self._pending_paths():
             return
-        from client.config import player_key
-
         path, fingerprint, name = pending
         home = player_home(self.data_dir, fingerprint)
         try:
@@ -1115,9 +1125,7 @@ class SSHDoor:
                 home.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
                 shutil.move(path, home)
                 (home / "fingerprint").write_text(fingerprint + "\n", encoding="ascii")
-                key = player_key(home / "config" / "sheepshead")
-                if key is not None:
-                    self.server.players.door_player(key, fingerprint, name)
+                self._note_player(home, fingerprint, name)
         except OSError:
             log.exception("ssh: cannot keep the home of %s", fingerprint)
         finally:

@@ -67,6 +67,7 @@ from server.doors.kit import (
     OTHER_WINDOW_GONE,
     SEAT_STAYS,
     DoorGate,
+    DoorServer,
     another_window,
     child_environment,
     choice_of,
@@ -78,7 +79,6 @@ from server.doors.kit import (
 from server.net.limits import TokenBucket, client_address
 
 if TYPE_CHECKING:
-    from server.app import Server
     from server.config import ServerConfig
     from server.tables.table import Table
 
@@ -226,17 +226,26 @@ class _TabService(AppService):
     """textual-serve's app service with the door's environment instead of the server's."""
 
     def __init__(
-        self, command: str, home: Path, keyed: bool, *, lobby_only: bool = False, **kwargs: Any
+        self,
+        command: str,
+        home: Path,
+        keyed: bool,
+        *,
+        lobby_only: bool = False,
+        server_wait: float = 0.0,
+        **kwargs: Any,
     ) -> None:
         super().__init__(command, **kwargs)
         self.home = home
+        self.server_wait = server_wait
+        """As :attr:`WebDoor.server_wait`."""
         self.keyed = keyed
         self.lobby_only = lobby_only
         """Opened with ``l`` beside a seat another tab holds: its client takes no seat back by
         itself (:data:`client.session.DOOR_LOBBY_ONLY_ENV`)."""
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
-        env = child_environment(self.home)
+        env = child_environment(self.home, server_wait=self.server_wait)
         env.update(
             TEXTUAL_DRIVER="textual.drivers.web_driver:WebDriver",
             TEXTUAL_FPS="60",
@@ -253,12 +262,21 @@ class _TabService(AppService):
 
 
 class WebDoor:
-    """The HTTP listener of a running :class:`server.app.Server`; see the module docstring."""
+    """The HTTP listener of a running :class:`server.app.Server` (in this process or another:
+    :class:`server.doors.kit.DoorServer`); see the module docstring."""
 
     def __init__(
-        self, server: Server, socket_path: str, gate: DoorGate, data_dir: Path | None = None
+        self,
+        server: DoorServer,
+        socket_path: str,
+        gate: DoorGate,
+        data_dir: Path | None = None,
+        server_wait: float = 0.0,
     ) -> None:
         self.server = server
+        self.server_wait = server_wait
+        """Seconds a tab's child started while the server is down waits for it (doors in a
+        process of their own: ``server.doors.child.SERVER_WAIT_ENV``); 0: it does not."""
         self.data_dir = data_dir
         """Where a browser's seat tokens are kept between its tabs (None: nowhere)."""
         self.socket_path = socket_path
@@ -473,6 +491,7 @@ class WebDoor:
                 home,
                 cookie is not None,
                 lobby_only=tab.side,
+                server_wait=self.server_wait,
                 write_bytes=socket.send_bytes,
                 write_str=socket.send_str,
                 close=socket.close,
@@ -516,7 +535,8 @@ class WebDoor:
         closed or ending (a reload: the tab it replaces), which the new tab takes back as
         before."""
         kept = self._tokens_of(cookie)
-        found = seat_held(self.server.lobby, kept, name) if kept is not None else None
+        lobby = self.server.lobby
+        found = seat_held(lobby, kept, name) if kept is not None and lobby is not None else None
         if found is None:
             return None
         table, seat = found

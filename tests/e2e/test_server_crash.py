@@ -44,10 +44,15 @@ class Served:
 
     @classmethod
     async def start(
-        cls, db: Path, port: int = 0, hand_pause: float = 0.0, trick_pause: float | None = None
+        cls,
+        db: Path,
+        port: int = 0,
+        hand_pause: float = 0.0,
+        trick_pause: float | None = None,
+        extra: tuple[str, ...] = (),
     ) -> Served:
-        """Start it on ``db`` (``trick_pause`` None: the server's default) and wait for its
-        banner."""
+        """Start it on ``db`` (``trick_pause`` None: the server's default; ``extra``: more
+        options) and wait for its banner."""
         pauses = [] if trick_pause is None else ["--trick-pause", str(trick_pause)]
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -63,6 +68,7 @@ class Served:
             "--hand-pause",
             str(hand_pause),
             *pauses,
+            *extra,
             "--log-level",
             "warning",
             stdout=asyncio.subprocess.PIPE,

@@ -1,0 +1,166 @@
+"""The doors in a process of their own (``serve --server-socket``) outlive a server restart.
+
+A real ``sheepshead serve --local-socket PATH`` subprocess; the doors (the same object
+``serve --server-socket PATH`` runs) in the test's process, pointed at that socket; a real SSH
+player with a pty who creates a table and sits. The server is killed (SIGKILL) and a new one
+started on the same database and socket path: the same SSH session, with the same child
+client, reconnects by itself and has its seat back, and a browser tab in the lobby stays open and
+says ``connected`` again. In-process doors (``serve --ssh``) die with the server, and the player
+had to ssh in again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import asyncssh
+
+from server.config import ServerConfig
+from server.doors.child import WAITING
+from server.doors.host import Doors, RemoteServer
+from tests.e2e.test_server_crash import Served
+from tests.server.support import Raw
+from tests.server.test_ssh_door import (
+    Screen,
+    connect,
+    gone,
+    open_game,
+    plain,
+    token_filed,
+    until,
+)
+
+RESTART = 60.0
+"""Seconds a reconnect may take: the client's backoff reaches 8 s, on a busy box."""
+
+
+async def seat_of(port: int, name: str) -> dict[str, Any] | None:
+    """Seat 0's summary at the one table of the server on ``port`` if ``name`` sits there."""
+    raw = await Raw.open(port)
+    try:
+        await raw.hello("watcher")
+        reply = await raw.request("list_tables")
+    finally:
+        await raw.close()
+    for table in reply.get("tables", []):
+        seat = table["seats"][0]
+        if seat.get("name") == name:
+            return dict(seat)
+    return None
+
+
+async def connected_seat(port: int, name: str) -> bool:
+    """Whether ``name`` holds seat 0 with a connection up."""
+    seat = await seat_of(port, name)
+    return seat is not None and bool(seat.get("connected"))
+
+
+async def poll(check: Any, timeout: float) -> None:
+    """Until the coroutine function ``check`` answers true."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not await check():
+        assert loop.time() < deadline, "timed out"
+        await asyncio.sleep(0.2)
+
+
+class Tab:
+    """A browser tab's websocket, its screens read in the background."""
+
+    def __init__(self, socket: aiohttp.ClientWebSocketResponse) -> None:
+        self.socket = socket
+        self.data = b""
+        self._task = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        async for message in self.socket:
+            if message.type == aiohttp.WSMsgType.BINARY:
+                self.data += message.data
+
+    async def wait_for(self, text: str, timeout: float, since: int = 0) -> None:
+        """Until ``text`` shows in the screens after byte ``since``."""
+        await until(lambda: text in plain(self.data[since:]), timeout)
+
+    async def close(self) -> None:
+        await self.socket.close()
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+
+async def test_an_ssh_player_keeps_the_session_and_the_seat_across_a_kill_9(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "server.db"
+    socket_path = str(tmp_path / "run" / "server.sock")
+    extra = ("--local-socket", socket_path)
+    served = await Served.start(db, extra=extra)
+    assert stat.S_IMODE(os.stat(socket_path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(Path(socket_path).parent).st_mode) == 0o700
+    # The children at the test's priority, as tests/server/test_web_door.py's (on two busy
+    # cores a niced one took a minute to start).
+    remote = RemoteServer(ServerConfig(door_child_nice=0), socket_path, 7453)
+    doors = Doors(remote, tmp_path / "data", ssh_port=0, web_port=0)
+    await doors.start("127.0.0.1")
+    assert doors.web is not None
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    http = aiohttp.ClientSession()
+    try:
+        tab = Tab(await http.ws_connect(f"http://127.0.0.1:{doors.web.port}/ws/Bea?width=80"))
+        async with connect(doors, key) as conn:
+            process = await open_game(conn)
+            screen = Screen(process)
+            await screen.wait_for("No tables yet")
+            process.stdin.write(b"c")
+            await screen.wait_for("New table")
+            process.stdin.write(b"\r")
+            await screen.wait_for("ann's table")
+            await until(lambda: token_filed(doors))
+            await poll(lambda: connected_seat(served.port, "ann"), 30)
+            assert doors.ssh is not None
+            (child,) = doors.ssh.children
+            pid = child.pid
+            assert pid is not None
+
+            await tab.wait_for("you are Bea", 60)
+            (service,) = doors.web.services
+            web_child = service._process
+            assert web_child is not None
+
+            since, tab_since = len(screen.data), len(tab.data)
+            await served.kill()
+            await screen.wait_for("reconnecting", timeout=30, since=since)
+            await tab.wait_for("reconnecting", 30, tab_since)
+            # A session started while the server is down waits for it (before, its client's
+            # first connect was refused and the session ended at once).
+            other = asyncssh.generate_private_key("ssh-ed25519")
+            late_conn = await connect(doors, other, "bob")
+            late = Screen(await open_game(late_conn))
+            await late.wait_for(WAITING, timeout=60)
+            served = await Served.start(db, extra=extra)
+            since, tab_since = len(screen.data), len(tab.data)
+            # The seat comes back to the same client, in the same SSH session.
+            await poll(lambda: connected_seat(served.port, "ann"), RESTART)
+            await screen.wait_for("connected", timeout=30, since=since)
+            assert not gone(pid) and child in doors.ssh.children
+            assert not conn.is_closed()
+            # The tab in the lobby: the same websocket and client, connected again.
+            await tab.wait_for("connected", 30, tab_since)
+            assert not tab.socket.closed and web_child.returncode is None
+            await late.wait_for("you are bob", timeout=60)
+            await late.close()
+            late_conn.close()
+            process.close()
+            await screen.close()
+            await tab.close()
+    finally:
+        await http.close()
+        await doors.stop()
+        with contextlib.suppress(ProcessLookupError):
+            await served.terminate()

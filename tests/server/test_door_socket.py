@@ -1,0 +1,133 @@
+"""``serve --local-socket`` and ``serve --server-socket``: the options' checks, the socket's
+permissions, a stale socket and a live one, the doors-only command, and the allowances of a
+doors process (:class:`server.doors.host.RemoteServer`). The restart itself:
+tests/e2e/test_door_process.py."""
+
+from __future__ import annotations
+
+import doctest
+import errno
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from client.cli import main
+from server import cli
+from server.config import ServerConfig
+from server.doors import child as door_child
+from server.doors.child import WAITING, wait_for_server
+from server.doors.host import RemoteServer
+from tests.server.support import running_server, served_env
+
+
+def test_socket_options_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--server-socket", "/tmp/x.sock"]) == 2
+    assert "--server-socket needs --ssh PORT or --web PORT" in capsys.readouterr().err
+    assert main(["serve", "--server-socket", "/a", "--local-socket", "/b", "--ssh", "0"]) == 2
+    assert "no --local-socket" in capsys.readouterr().err
+    assert main(["serve", "--local-socket", "/" + "x" * 200]) == 2
+    assert "--local-socket must be a path of 1-107 bytes" in capsys.readouterr().err
+
+
+async def test_the_socket_is_the_users_own_and_a_live_one_is_not_taken(tmp_path: Path) -> None:
+    path = str(tmp_path / "run" / "server.sock")
+    async with running_server() as first, running_server() as second:
+        await cli._open_local_socket(first, path)
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+        assert stat.S_IMODE(os.stat(tmp_path / "run").st_mode) == 0o700
+        with pytest.raises(OSError) as refused:
+            await cli._open_local_socket(second, path)
+        assert refused.value.errno == errno.EADDRINUSE
+        assert cli._answers(path)  # still the first server's
+
+
+async def test_a_stale_socket_is_replaced(tmp_path: Path) -> None:
+    path = str(tmp_path / "server.sock")
+    with socket.socket(socket.AF_UNIX) as stale:  # a killed server's, left behind
+        stale.bind(path)
+    assert not cli._answers(path)
+    async with running_server() as server:
+        await cli._open_local_socket(server, path)
+        assert cli._answers(path)
+
+
+def test_a_doors_process_forgets_the_allowances_of_addresses_gone() -> None:
+    remote = RemoteServer(ServerConfig(door_start_rate=1.0), "/nowhere", 7453)
+    assert remote.lobby is None and remote.players is None
+    remote.allowance("192.0.2.1", 0.0).door_starts.take(0.0)
+    remote.allowance("192.0.2.2", 0.0).door_starts.take(0.0)
+    remote.allowance("192.0.2.3", 0.0)
+    remote.forget_allowances(0.5, in_use={"192.0.2.2"})
+    assert set(remote._allowances) == {"192.0.2.1", "192.0.2.2"}  # .1 owes a start still
+    remote.forget_allowances(100.0, in_use={"192.0.2.2"})
+    assert set(remote._allowances) == {"192.0.2.2"}  # a session open there
+
+
+def test_serve_server_socket_runs_only_the_doors_and_stops_cleanly(tmp_path: Path) -> None:
+    db = tmp_path / "data" / "s.db"
+    doors = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "client.cli", "serve", "--ssh", "0", "--db", str(db)),
+            *("--server-socket", str(tmp_path / "none.sock"), "--log-level", "warning"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=served_env(),
+    )
+    try:
+        assert doors.stdout is not None
+        text = ""
+        deadline = time.monotonic() + 60
+        while "press Ctrl+C" not in text:
+            assert time.monotonic() < deadline, text
+            line = doors.stdout.readline()
+            assert line, doors.stderr.read() if doors.stderr else text
+            text += line
+        assert f"sheepshead doors for the server on {tmp_path / 'none.sock'}" in text
+        assert "SSH door on port" in text and "listening on" not in text
+        assert "no server answers there yet" in text
+        assert (db.parent / "ssh_host_ed25519_key").exists()
+        assert not db.exists()  # the doors open no database
+        doors.send_signal(signal.SIGTERM)
+        out, err = doors.communicate(timeout=30)
+        assert doors.returncode == 0 and "doors stopped" in out, err
+    finally:
+        if doors.poll() is None:
+            doors.kill()
+            doors.wait()
+
+
+def test_a_child_waits_for_a_server_that_is_down() -> None:
+    assert doctest.testmod(door_child).failed == 0
+
+
+def test_a_child_started_while_the_server_restarts_waits_for_its_socket(tmp_path: Path) -> None:
+    path = str(tmp_path / "server.sock")
+    said: list[str] = []
+    listener = socket.socket(socket.AF_UNIX)
+
+    def restart() -> None:  # the server is back half a second later
+        time.sleep(0.5)
+        listener.bind(path)
+        listener.listen()
+
+    back = threading.Thread(target=restart)
+    back.start()
+    try:
+        assert wait_for_server(path, 30.0, said.append)
+        assert said == [WAITING]  # once, however many dials
+        said.clear()
+        assert wait_for_server(path, 30.0, said.append) and said == []  # up: not a word
+    finally:
+        back.join()
+        listener.close()
+    assert not wait_for_server(str(tmp_path / "none.sock"), 0.3)
