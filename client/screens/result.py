@@ -9,7 +9,7 @@ rematch key.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -44,6 +44,9 @@ from client.screens.dialogs import hand_over_key
 from client.screens.table import TableScreen
 from client.widgets.cards import card_text, cards_text
 from client.widgets.table import fit_name, tag_name
+
+if TYPE_CHECKING:
+    from client.app import SheepsheadApp
 
 
 def _signed(n: int | None) -> str:
@@ -591,22 +594,31 @@ class MatchOverScreen(FitsHeight):
     """The final standings and the score sheet when the match ends; n rematch for the host."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,escape,space", "close", "close"),
+        Binding("enter,space", "close", "close"),
+        Binding("escape", "end", "close"),
         Binding("h", "history", "history"),
         Binding("n", "rematch", "rematch"),
         Binding("minus", "remove_bot", "free a bot's seat"),
         Binding("q", "quit_app", "quit"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, ending: bool = True) -> None:
         super().__init__(classes="dialog")
+        self.ending = ending
+        """Whether the panel opened as the match ended (its Esc then asks to leave the
+        table, the way out a player looks for there), not from the table's Enter later."""
 
     def compose(self) -> ComposeResult:
         """Seats ranked by their totals, then the score sheet."""
         model = self.model
-        hint = "Enter close · h history, where x exports a hand · q quit"
+        out = end_key(self.game.mode, self.ending)
+        # Enter goes back to the table too; named apart only where Esc does something else.
+        back = f"Enter table · {out}" if out != "Esc table" else out
+        hint = f"{back} · h history, where x exports a hand · q quit"
         if model.is_host:
-            hint = "n rematch, same seats · - frees a bot's seat · Enter close · q quit"
+            hint = f"n rematch, same seats · - frees a bot's seat · {back} · q quit"
+            if len(hint) > KEYS_WIDTH:
+                hint = hint.replace(", same seats", "")
         with Vertical(id="match-box", classes="box") as box:
             box.border_title = f"Match over after {model.match_hands_text()}"
             with VerticalScroll():
@@ -645,6 +657,13 @@ class MatchOverScreen(FitsHeight):
         """Back to the table."""
         self.dismiss(None)
 
+    def action_end(self) -> None:
+        """Esc: back to the table, and as the match ended at a server, the question whether to
+        leave it (it took an Esc on the result, one here and one on the table)."""
+        self.dismiss(None)
+        if self.ending:
+            leave_after_match(self.game)
+
     async def action_rematch(self) -> None:
         """Host: a new match at this table with the same seats."""
         await self.game.rematch()
@@ -667,6 +686,19 @@ class MatchOverScreen(FitsHeight):
         await self.app.action_quit()
 
 
+def end_key(mode: str, ending: bool = True) -> str:
+    """How an end-of-match panel names its Esc: leaving the table (it asks first) at a
+    server, the table in ``play`` (there is no lobby to go back to; q quits)."""
+    return "Esc leave table" if ending and mode != "play" else "Esc table"
+
+
+def leave_after_match(game: SheepsheadApp) -> None:
+    """Ask whether to leave the table (the table's Esc), from a panel closed over it at the
+    match's end; nothing in ``play``, where Esc does not leave."""
+    if game.mode != "play":
+        game.table_action("leave")
+
+
 KEYS_WIDTH = 74
 """Cells of the result panel's key line (its box is 78 wide)."""
 
@@ -679,7 +711,8 @@ class ResultScreen(FitsHeight):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,escape,space", "close", "close"),
+        Binding("enter,space", "close", "close"),
+        Binding("escape", "end", "close"),
         Binding("x", "export", "export"),
         Binding("h", "history", "history"),
         # The status line under the panel offers k at the match's end: it opens from here too.
@@ -754,15 +787,19 @@ class ResultScreen(FitsHeight):
         """The panel's keys: review only of a hand you played (a watcher has none), the
         rematch for the host once the match is over."""
         # At the end of a match the standings follow this panel (one panel at a time).
-        close = "Enter standings" if self.model.match_over is not None else "Enter close"
-        keys = [close, "x export", "h history"]
+        over = self.model.match_over is not None
+        keys = ["Enter standings", end_key(self.game.mode)] if over else ["Enter close"]
+        keys += ["x export", "h history"]
         if self.check_action("review", ()):
             keys.append("v review your play")
         if self.check_action("rematch", ()):
             keys.insert(0, "n rematch")
         keys.append("q quit")
-        if len(" · ".join(keys)) > KEYS_WIDTH:  # the help screen still names x
+        # The help screen still names x, and v says what it reviews when there is room.
+        if len(" · ".join(keys)) > KEYS_WIDTH:
             keys.remove("x export")
+        if len(" · ".join(keys)) > KEYS_WIDTH and "v review your play" in keys:
+            keys[keys.index("v review your play")] = "v review"
         return " · ".join(keys)
 
     def on_mount(self) -> None:
@@ -852,6 +889,14 @@ class ResultScreen(FitsHeight):
         self.dismiss(None)
         if self.model.match_over is not None:
             self.game.open_match_over()
+
+    def action_end(self) -> None:
+        """Esc: back to the table; once the match is over, straight there (the final totals
+        are on this panel, Enter has the standings), and at a server to the question whether
+        to leave it. It took an Esc here, one on the standings and one on the table."""
+        self.dismiss(None)
+        if self.model.match_over is not None:
+            leave_after_match(self.game)
 
     def on_key(self, event: events.Key) -> None:
         """A card's key while a card to play is yours closes the panel, and plays nothing: the
