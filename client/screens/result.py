@@ -508,6 +508,15 @@ def final_text(model: TableModel, names: Sequence[str]) -> Text | None:
     return Text(f"Match over. Final: {text}", style="bold")
 
 
+def blind_line(hand: FinishedHand) -> Text:
+    """The blind, and what the picker buried: "Blind 7♣ K♠ · buried K♠ 10♥"."""
+    line = Text("Blind ") + cards_text(hand.reveal.get("blind") or [])
+    buried = hand.reveal.get("buried") or []
+    if buried and hand.result.get("picker") is not None:
+        line += Text(" · buried ") + cards_text(buried)
+    return line
+
+
 class FitsHeight(GameModal[None]):
     """A panel whose scrolling part takes the terminal's height less the panel's other lines
     (its border, a fixed header, the notes and keys below), however tall the terminal is."""
@@ -756,13 +765,8 @@ class ResultScreen(FitsHeight):
         body.append(Text(""))
         totals = player_totals_at(model.history, hand)  # who played a seat, not the seat
         body.append(result_table(result, hand.reveal, hand.names, totals, me))
-        blind = hand.reveal.get("blind") or []
-        buried = hand.reveal.get("buried") or []
-        line = Text("Blind ") + cards_text(blind)
-        if buried and result.get("picker") is not None:
-            line += Text(" · buried ") + cards_text(buried)
         body.append(Text(""))
-        body.append(line)
+        body.append(blind_line(hand))
         with Vertical(id="result-box", classes="box") as box:
             box.border_title = f"Hand {hand.number}: {outcome}"
             with VerticalScroll():
