@@ -62,8 +62,14 @@ def leaster_blind_taker(result: Mapping[str, Any]) -> int | None:
     return winner if isinstance(winner, int) else None
 
 
+LINE_CELLS = 74
+"""Cells of a line in a 78-wide panel's scrolling body (its border, padding and scroll bar
+off)."""
+
+
 def last_trick_line(trick: Mapping[str, Any], names: Sequence[str]) -> Text:
-    """ "Last trick: " each seat's card in the order played, then who took it and its points."""
+    """ "Last trick: " each seat's card in the order played, then who took it and its points
+    ("points" left off where the line would not fit: at 80x24 it wrapped onto a line alone)."""
     line = Text("Last trick: ", style="bold")
     leader = int(trick.get("leader", 0))
     for i, code in enumerate(trick.get("cards") or []):
@@ -73,7 +79,9 @@ def last_trick_line(trick: Mapping[str, Any], names: Sequence[str]) -> Text:
         line.append_text(card_text(code))
     winner = trick.get("winner")
     if winner is not None:
-        line.append(f" → {names[winner]} takes {trick.get('points', 0)} points")
+        line.append(f" → {names[winner]} takes {trick.get('points', 0)}")
+        if line.cell_len + len(" points") <= LINE_CELLS:
+            line.append(" points")
     return line
 
 

@@ -882,6 +882,15 @@ async def test_the_result_says_who_took_the_last_trick() -> None:
         text = screen_text(app)
         assert "Last trick: " in text
         assert f"→ {table.names[last.winner]} takes {last.points} points" in text
+    # With names as long as the bots' (Lena, Sven, Inga), "points" wrapped onto a line alone.
+    table = EngineTable(seed=11, dealer=1, me=0, names=["Rolf", "Lena", "Sven", "Inga", "Gus"])
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, whole_hand(table))
+        last = table.hand.tricks[-1]
+        lines = [line.strip("│ ╭╰") for line in screen_text(app).splitlines()]
+        assert any(f"→ {table.names[last.winner]} takes {last.points}" in line for line in lines)
+        assert "points" not in lines, "\n".join(lines)
 
 
 async def test_the_action_quotes_the_seq_of_the_prompt_it_answers() -> None:
