@@ -430,8 +430,9 @@ class HistoryScreen(ShowsYourTurn, GameModal[None]):
             self.query_one("#history-detail", VerticalScroll).scroll_home(animate=False)
         hint = "←/→ other hands · ↑/↓ scroll · x export this hand · Esc closes"
         if len(history) > self._known:
-            latest = history[-1].number
-            hint = f"Hand {latest} just ended: → shows it · ← earlier · x export · Esc closes"
+            new = f"Hand {history[-1].number} just ended: → shows it"
+            earlier = " · ← earlier" if self.index else ""  # (← does nothing on the first)
+            hint = f"{new}{earlier} · x export · Esc closes"
         self.query_one("#history-hint", Static).update(hint)
 
     def action_page(self, step: int) -> None:
