@@ -890,12 +890,13 @@ class SheepsheadApp(App[int]):
             if told.title == title:
                 unnotify(told)
 
-    def open_match_over(self) -> None:
+    def open_match_over(self, ending: bool = True) -> None:
         """Show the final standings and the score sheet, or, while a hand's result is open,
-        let them follow it (its Enter opens them)."""
+        let them follow it (its Enter opens them). ``ending``: as the match ends (its Esc
+        then asks to leave), not asked for again from the table."""
         if any(isinstance(s, ResultScreen | MatchOverScreen) for s in self.screen_stack):
             return
-        self.push_screen(MatchOverScreen())
+        self.push_screen(MatchOverScreen(ending))
 
     def open_history(self) -> None:
         """Show the match's hands, one per page."""

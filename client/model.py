@@ -1135,11 +1135,13 @@ class TableModel:
             *missing,
             LogEntry("event", "── Now"),
         ]
-        # Before the first line logged that came after them (the "You are back" of a
-        # reconnect), and before every line logged since the connection dropped: the new
-        # hand the reconnect's snapshot told came after them (the block came after its first
-        # lines, out of time order).
-        at = min(matched[:newer], default=0 if first else len(entries))
+        # Just come to the table (a new process rejoining its seat, a watcher come mid-match):
+        # first, before everything this process logged, the hand it found included (the block
+        # came after that hand's lines, before the "You are back" they matched). Else before
+        # the first line logged that came after them (the "You are back" of a reconnect), and
+        # before every line logged since the connection dropped: the new hand the reconnect's
+        # snapshot told came after them (the block came after its first lines, out of order).
+        at = 0 if first else min(matched[:newer], default=len(entries))
         if self.dropped_at is not None:
             at = min(at, max(0, self.dropped_at - (self.log_count - len(entries))))
         if at == len(entries):

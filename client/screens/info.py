@@ -16,11 +16,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static, TextArea
 
-from client.model import NUM_SEATS, FinishedHand, player_totals_at
+from client.model import NUM_SEATS, Change, FinishedHand, player_totals_at
 from client.screens.base import GameModal, ShowsYourTurn
 from client.screens.dialogs import BuryDialog, CallDialog
 from client.screens.lobby import LobbyScreen
-from client.screens.result import last_trick_line, result_summary, result_table
+from client.screens.result import blind_line, last_trick_line, result_summary, result_table
 from client.screens.table import TableScreen
 from client.widgets.cards import card_label, card_text
 from client.widgets.table import fit_name
@@ -346,6 +346,9 @@ def hand_detail(
     tricks = hand.result.get("tricks") or []
     if tricks:
         body += [Text(""), tricks_table(tricks, hand.names, me)]
+    # As the result panel has it: the history left out the blind and the bury. Last, where
+    # at 80x24 it is the line scrolled to, not the last trick.
+    body.append(blind_line(hand))
     return body
 
 
@@ -364,6 +367,11 @@ class HistoryScreen(ShowsYourTurn, GameModal[None]):
 
     def __init__(self) -> None:
         super().__init__(classes="dialog")
+        self._known = 0
+        """How many hands had finished when the reader last saw the latest one: a hand that
+        finishes while the screen is open is named in the hint until it is paged to."""
+        self._shown_number: int | None = None
+        """The number of the hand on the page (None before any hand finished)."""
 
     def compose(self) -> ComposeResult:
         """One hand in full, scrolling; the hint names the keys."""
@@ -375,24 +383,56 @@ class HistoryScreen(ShowsYourTurn, GameModal[None]):
             yield Static("Esc closes", id="history-hint", classes="hint")
 
     def on_mount(self) -> None:
-        """Show the latest hand."""
+        """Show the latest hand, and follow the hands that end while the screen is open."""
         self.query_one("#history-detail").focus()
         if self.model.history:
             self.index = len(self.model.history) - 1
             self.watch_index()
+        self.game.model_changed.subscribe(self, self._changed)
+
+    def _changed(self, change: Change) -> None:
+        """A hand ended (or the server's history completed or replaced the hands): it showed
+        "No hand has finished yet" or "1 of 1" until closed and opened again. The hand being
+        read stays, where the reader scrolled it to; the hint names the new one."""
+        if not change & Change.HAND_OVER or not self.is_attached:
+            return
+        history = self.model.history
+        if not history:
+            return
+        shown = self._shown_number
+        at = next((i for i, h in enumerate(history) if h.number == shown), None)
+        if at is None:  # none shown yet, or another match's hands (a rematch): the latest
+            self._known = 0
+            self.index = len(history) - 1
+            self.watch_index()
+            return
+        self.set_reactive(HistoryScreen.index, at)
+        self._draw(scroll_home=False)
 
     def watch_index(self) -> None:
-        """Show the hand at ``index``."""
+        """Show the hand at ``index``, from its top."""
+        self._draw(scroll_home=True)
+
+    def _draw(self, scroll_home: bool) -> None:
+        """Draw the hand at ``index``, its title and the hint."""
         history = self.model.history
         if not history:
             return
         hand = history[self.index]
+        self._shown_number = hand.number
+        if self.index == len(history) - 1:
+            self._known = len(history)
         box = self.query_one("#history-box")
         box.border_title = f"Match history: hand {hand.number} ({self.index + 1} of {len(history)})"
         body = hand_detail(hand, self.model.my_seat, player_totals_at(history, hand))
         self.query_one("#history-body", Static).update(Group(*body))
-        self.query_one("#history-detail", VerticalScroll).scroll_home(animate=False)
+        if scroll_home:
+            self.query_one("#history-detail", VerticalScroll).scroll_home(animate=False)
         hint = "←/→ other hands · ↑/↓ scroll · x export this hand · Esc closes"
+        if len(history) > self._known:
+            new = f"Hand {history[-1].number} just ended: → shows it"
+            earlier = " · ← earlier" if self.index else ""  # (← does nothing on the first)
+            hint = f"{new}{earlier} · x export · Esc closes"
         self.query_one("#history-hint", Static).update(hint)
 
     def action_page(self, step: int) -> None:

@@ -9,7 +9,7 @@ rematch key.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -45,6 +45,9 @@ from client.screens.table import TableScreen
 from client.widgets.cards import card_text, cards_text
 from client.widgets.table import fit_name, tag_name
 
+if TYPE_CHECKING:
+    from client.app import SheepsheadApp
+
 
 def _signed(n: int | None) -> str:
     return "" if n is None else f"{n:+d}"
@@ -59,8 +62,14 @@ def leaster_blind_taker(result: Mapping[str, Any]) -> int | None:
     return winner if isinstance(winner, int) else None
 
 
+LINE_CELLS = 74
+"""Cells of a line in a 78-wide panel's scrolling body (its border, padding and scroll bar
+off)."""
+
+
 def last_trick_line(trick: Mapping[str, Any], names: Sequence[str]) -> Text:
-    """ "Last trick: " each seat's card in the order played, then who took it and its points."""
+    """ "Last trick: " each seat's card in the order played, then who took it and its points
+    ("points" left off where the line would not fit: at 80x24 it wrapped onto a line alone)."""
     line = Text("Last trick: ", style="bold")
     leader = int(trick.get("leader", 0))
     for i, code in enumerate(trick.get("cards") or []):
@@ -70,7 +79,9 @@ def last_trick_line(trick: Mapping[str, Any], names: Sequence[str]) -> Text:
         line.append_text(card_text(code))
     winner = trick.get("winner")
     if winner is not None:
-        line.append(f" → {names[winner]} takes {trick.get('points', 0)} points")
+        line.append(f" → {names[winner]} takes {trick.get('points', 0)}")
+        if line.cell_len + len(" points") <= LINE_CELLS:
+            line.append(" points")
     return line
 
 
@@ -505,6 +516,15 @@ def final_text(model: TableModel, names: Sequence[str]) -> Text | None:
     return Text(f"Match over. Final: {text}", style="bold")
 
 
+def blind_line(hand: FinishedHand) -> Text:
+    """The blind, and what the picker buried: "Blind 7♣ K♠ · buried K♠ 10♥"."""
+    line = Text("Blind ") + cards_text(hand.reveal.get("blind") or [])
+    buried = hand.reveal.get("buried") or []
+    if buried and hand.result.get("picker") is not None:
+        line += Text(" · buried ") + cards_text(buried)
+    return line
+
+
 class FitsHeight(GameModal[None]):
     """A panel whose scrolling part takes the terminal's height less the panel's other lines
     (its border, a fixed header, the notes and keys below), however tall the terminal is."""
@@ -591,22 +611,31 @@ class MatchOverScreen(FitsHeight):
     """The final standings and the score sheet when the match ends; n rematch for the host."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,escape,space", "close", "close"),
+        Binding("enter,space", "close", "close"),
+        Binding("escape", "end", "close"),
         Binding("h", "history", "history"),
         Binding("n", "rematch", "rematch"),
         Binding("minus", "remove_bot", "free a bot's seat"),
         Binding("q", "quit_app", "quit"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, ending: bool = True) -> None:
         super().__init__(classes="dialog")
+        self.ending = ending
+        """Whether the panel opened as the match ended (its Esc then asks to leave the
+        table, the way out a player looks for there), not from the table's Enter later."""
 
     def compose(self) -> ComposeResult:
         """Seats ranked by their totals, then the score sheet."""
         model = self.model
-        hint = "Enter close · h history, where x exports a hand · q quit"
+        out = end_key(self.game.mode, self.ending)
+        # Enter goes back to the table too; named apart only where Esc does something else.
+        back = f"Enter table · {out}" if out != "Esc table" else out
+        hint = f"{back} · h history, where x exports a hand · q quit"
         if model.is_host:
-            hint = "n rematch, same seats · - frees a bot's seat · Enter close · q quit"
+            hint = f"n rematch, same seats · - frees a bot's seat · {back} · q quit"
+            if len(hint) > KEYS_WIDTH:
+                hint = hint.replace(", same seats", "")
         with Vertical(id="match-box", classes="box") as box:
             box.border_title = f"Match over after {model.match_hands_text()}"
             with VerticalScroll():
@@ -645,6 +674,13 @@ class MatchOverScreen(FitsHeight):
         """Back to the table."""
         self.dismiss(None)
 
+    def action_end(self) -> None:
+        """Esc: back to the table, and as the match ended at a server, the question whether to
+        leave it (it took an Esc on the result, one here and one on the table)."""
+        self.dismiss(None)
+        if self.ending:
+            leave_after_match(self.game)
+
     async def action_rematch(self) -> None:
         """Host: a new match at this table with the same seats."""
         await self.game.rematch()
@@ -667,6 +703,19 @@ class MatchOverScreen(FitsHeight):
         await self.app.action_quit()
 
 
+def end_key(mode: str, ending: bool = True) -> str:
+    """How an end-of-match panel names its Esc: leaving the table (it asks first) at a
+    server, the table in ``play`` (there is no lobby to go back to; q quits)."""
+    return "Esc leave table" if ending and mode != "play" else "Esc table"
+
+
+def leave_after_match(game: SheepsheadApp) -> None:
+    """Ask whether to leave the table (the table's Esc), from a panel closed over it at the
+    match's end; nothing in ``play``, where Esc does not leave."""
+    if game.mode != "play":
+        game.table_action("leave")
+
+
 KEYS_WIDTH = 74
 """Cells of the result panel's key line (its box is 78 wide)."""
 
@@ -679,7 +728,8 @@ class ResultScreen(FitsHeight):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,escape,space", "close", "close"),
+        Binding("enter,space", "close", "close"),
+        Binding("escape", "end", "close"),
         Binding("x", "export", "export"),
         Binding("h", "history", "history"),
         # The status line under the panel offers k at the match's end: it opens from here too.
@@ -723,13 +773,8 @@ class ResultScreen(FitsHeight):
         body.append(Text(""))
         totals = player_totals_at(model.history, hand)  # who played a seat, not the seat
         body.append(result_table(result, hand.reveal, hand.names, totals, me))
-        blind = hand.reveal.get("blind") or []
-        buried = hand.reveal.get("buried") or []
-        line = Text("Blind ") + cards_text(blind)
-        if buried and result.get("picker") is not None:
-            line += Text(" · buried ") + cards_text(buried)
         body.append(Text(""))
-        body.append(line)
+        body.append(blind_line(hand))
         with Vertical(id="result-box", classes="box") as box:
             box.border_title = f"Hand {hand.number}: {outcome}"
             with VerticalScroll():
@@ -754,15 +799,19 @@ class ResultScreen(FitsHeight):
         """The panel's keys: review only of a hand you played (a watcher has none), the
         rematch for the host once the match is over."""
         # At the end of a match the standings follow this panel (one panel at a time).
-        close = "Enter standings" if self.model.match_over is not None else "Enter close"
-        keys = [close, "x export", "h history"]
+        over = self.model.match_over is not None
+        keys = ["Enter standings", end_key(self.game.mode)] if over else ["Enter close"]
+        keys += ["x export", "h history"]
         if self.check_action("review", ()):
             keys.append("v review your play")
         if self.check_action("rematch", ()):
             keys.insert(0, "n rematch")
         keys.append("q quit")
-        if len(" · ".join(keys)) > KEYS_WIDTH:  # the help screen still names x
+        # The help screen still names x, and v says what it reviews when there is room.
+        if len(" · ".join(keys)) > KEYS_WIDTH:
             keys.remove("x export")
+        if len(" · ".join(keys)) > KEYS_WIDTH and "v review your play" in keys:
+            keys[keys.index("v review your play")] = "v review"
         return " · ".join(keys)
 
     def on_mount(self) -> None:
@@ -852,6 +901,14 @@ class ResultScreen(FitsHeight):
         self.dismiss(None)
         if self.model.match_over is not None:
             self.game.open_match_over()
+
+    def action_end(self) -> None:
+        """Esc: back to the table; once the match is over, straight there (the final totals
+        are on this panel, Enter has the standings), and at a server to the question whether
+        to leave it. It took an Esc here, one on the standings and one on the table."""
+        self.dismiss(None)
+        if self.model.match_over is not None:
+            leave_after_match(self.game)
 
     def on_key(self, event: events.Key) -> None:
         """A card's key while a card to play is yours closes the panel, and plays nothing: the

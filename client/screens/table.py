@@ -891,7 +891,7 @@ class TableScreen(GameScreen[None]):
         model = self.model
         missed = self._missed_result
         if model.match_over is not None:
-            self.game.open_match_over()
+            self.game.open_match_over(ending=False)
         elif model.phase == "done" and model.history:
             self.game.open_result(model.history[-1])
         elif missed is not None and model.history and model.history[-1] is missed:

@@ -618,6 +618,50 @@ async def test_the_match_over_panel_follows_the_last_result_one_at_a_time() -> N
         assert isinstance(app.screen, TableScreen)
 
 
+async def test_the_end_of_a_match_is_one_esc_from_the_question_to_leave() -> None:
+    """At a match's end a player pressed Esc on the last result (the standings came), Esc on
+    the standings (the table), and Esc again before the question whether to leave. Now Esc
+    on either panel asks it at once, each panel naming its Esc; in ``play``, where Esc does
+    not leave, it goes straight to the table. Enter still shows the standings."""
+    from client.screens.dialogs import ConfirmDialog
+
+    for mode in ("join", "play"):
+        table = EngineTable(seed=4, dealer=0, me=0, hands_limit=1)
+        app = SheepsheadApp(FakeSession(), mode=mode, settings=settings())  # type: ignore[arg-type]
+        async with app.run_test(size=SIZE) as pilot:
+            await fed(pilot, [*whole_hand(table), table.match_over()])
+            assert stack_of(app) == [ResultScreen]
+            out = "Esc leave table" if mode == "join" else "Esc table"
+            assert f"Enter standings · {out} ·" in screen_text(app)
+            await pilot.press("escape")
+            await pilot.pause()
+            assert stack_of(app) == []
+            if mode == "join":
+                assert isinstance(app.screen, ConfirmDialog), app.screen
+                assert "The match is over" in app.screen.question
+                await pilot.press("n")
+                await pilot.pause()
+            assert isinstance(app.screen, TableScreen)
+            # The standings as the match ends (as Enter on the result opens them): Esc asks too.
+            app.open_match_over()
+            await pilot.pause()
+            assert (f"Enter table · {out}" if mode == "join" else out) in screen_text(app)
+            await pilot.press("escape")
+            await pilot.pause()
+            expected = ConfirmDialog if mode == "join" else TableScreen
+            assert isinstance(app.screen, expected), app.screen
+            if mode == "join":
+                await pilot.press("n")
+                await pilot.pause()
+            await pilot.press("enter")  # the table's Enter: the standings, whose Esc closes
+            await pilot.pause()
+            assert stack_of(app) == [MatchOverScreen]
+            assert "Esc table ·" in screen_text(app) and "leave" not in screen_text(app)
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, TableScreen)
+
+
 async def test_rematch_from_the_last_result_leaves_no_panel_behind() -> None:
     """n on the last hand's result starts the rematch; the standings do not open after it."""
     table = EngineTable(seed=4, dealer=0, me=0, hands_limit=1)
@@ -838,6 +882,15 @@ async def test_the_result_says_who_took_the_last_trick() -> None:
         text = screen_text(app)
         assert "Last trick: " in text
         assert f"→ {table.names[last.winner]} takes {last.points} points" in text
+    # With names as long as the bots' (Lena, Sven, Inga), "points" wrapped onto a line alone.
+    table = EngineTable(seed=11, dealer=1, me=0, names=["Rolf", "Lena", "Sven", "Inga", "Gus"])
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, whole_hand(table))
+        last = table.hand.tricks[-1]
+        lines = [line.strip("│ ╭╰") for line in screen_text(app).splitlines()]
+        assert any(f"→ {table.names[last.winner]} takes {last.points}" in line for line in lines)
+        assert "points" not in lines, "\n".join(lines)
 
 
 async def test_the_action_quotes_the_seq_of_the_prompt_it_answers() -> None:
@@ -878,7 +931,7 @@ async def test_back_at_an_over_table_the_match_over_panel_shows() -> None:
         # it again (one panel at a time).
         assert stack_of(app) == [ResultScreen]
         assert len(app.model.history) == 3
-        await pilot.press("escape")
+        await pilot.press("enter")  # (Esc asks to leave: the match is over)
         await pilot.pause()
         assert stack_of(app) == [MatchOverScreen]
         text = screen_text(app)
@@ -935,6 +988,7 @@ async def test_the_earlier_lines_of_a_second_drop_are_logged_and_none_twice() ->
             _notice("disconnected", "Ann was disconnected"),
             _notice("reconnected", "Ann is back"),
         )
+        app.model.earlier_told = True  # at this table before: its first history came then
         for msg in (drop, back, back):
             app.model.apply(msg)
         before = [e.text for e in app.model.log]

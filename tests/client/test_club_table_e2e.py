@@ -935,7 +935,7 @@ async def test_a_client_back_after_the_match_checks_its_deals_from_the_records(
         await wait_for(pilot, lambda: any(e.text.startswith(said) for e in app.model.log))
         # The last hand's result shows first, the standings after it.
         await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
-        await pilot.press("escape")
+        await pilot.press("enter")  # (Esc asks to leave: the match is over)
         await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
         await wait_for(pilot, lambda: "Deals: all 2 deals verified" in screen_text(app))
         assert not [n for n in app._notifications if n.severity == "error"]

@@ -360,6 +360,28 @@ def test_the_table_lines_before_you_came_come_before_the_hand_you_found() -> Non
     assert [e.text for e in model.log][-3:-1] == ["── Earlier at this table", "Fay: one more?"]
 
 
+def test_a_new_client_back_at_its_seat_logs_the_earlier_lines_first() -> None:
+    """A restarted client took its seat back: its log read "── Hand 1: Ann deals", then
+    "── Earlier at this table" with the lines said before the restart, "── Now" and the
+    "You are back" they came before. Now the earlier lines come first, in their order."""
+    table = EngineTable(seed=11, dealer=1, me=0)
+    model = TableModel()
+    feed(model, table.messages())
+    back = {"type": "notice", "table": "t1", "code": "reconnected", "seat": 0, "text": "x"}
+    model.apply(back)
+    said = {"type": "chat", "from": "Ann", "seat": 0, "text": "before the restart"}
+    gone = {**back, "code": "disconnected"}
+    model.apply_history(table.history(lines=[said, gone, back]))
+    texts = [e.text for e in model.log]
+    assert texts[:4] == [
+        "── Earlier at this table",
+        "Ann: before the restart",
+        "You were disconnected",
+        "── Now",
+    ], texts
+    assert texts[4].startswith("── Hand 1") and texts.count("You are back") == 1, texts
+
+
 def test_your_own_join_is_logged_once_and_as_yours() -> None:
     """Hal sat down mid-match from the lobby: the server tells the table "Hal took seat 3"
     before the state and the join's reply, so his log kept it in the third person, and the

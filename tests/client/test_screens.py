@@ -778,3 +778,35 @@ async def test_the_lobby_detail_counts_hands_in_words() -> None:
         await pilot.press("up", "enter")  # on T4: watches it (joining was refused)
         await pilot.pause()
         assert [m["type"] for m in app.outbox] == ["watch"] and app.outbox[0]["table"] == "t4"
+
+
+async def test_the_history_shows_a_hand_that_ends_while_it_is_open_keeping_your_place() -> None:
+    """A hand that ended while the history was open did not appear until it was closed and
+    opened again ("No hand has finished yet", "1 of 1"). Now the page being read stays where
+    it was scrolled to, the title counts the new hand, and the hint names it until → shows it."""
+    table = EngineTable(seed=11, dealer=1, me=0, rules=RuleSet.from_preset("wisconsin"))
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, table.messages())
+        await pilot.press("h")
+        await pilot.pause()
+        assert "No hand has finished yet" in screen_text(app)
+        await fed(pilot, table.play_out())
+        await pilot.press("enter")  # the result panel, over the history
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        assert "hand 1 (1 of 1)" in screen_text(app), screen_text(app)
+        detail = app.screen.query_one("#history-detail")
+        detail.scroll_end(animate=False)  # to the blind, under the last trick at 80x24
+        await pilot.pause()
+        place = detail.scroll_y
+        assert place > 0 and "Blind " in screen_text(app)
+        await fed(pilot, table.next_hand(seed=12) + table.play_out())
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        text = screen_text(app)
+        assert "hand 1 (1 of 2)" in text and "Hand 2 just ended: → shows it" in text, text
+        assert detail.scroll_y == place  # the reader's place
+        await pilot.press("right")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "hand 2 (2 of 2)" in text and "just ended" not in text, text
