@@ -91,6 +91,9 @@ def result_summary(
     """Lines saying who played with whom, the card points per side, and the stakes (who
     doubled them is ``you`` for ``me``)."""
     lines: list[Text] = []
+    # The player's own seat reads "you" (the table says "Picker you", the log "You take"):
+    # "Picker root played alone" about oneself read like someone else.
+    who = [("you" if seat == me else name) for seat, name in enumerate(names)]
     picker = result.get("picker")
     partner = result.get("partner")
     called = result.get("called")
@@ -103,29 +106,27 @@ def result_summary(
         else:
             points = (result.get("points") or [0] * NUM_SEATS)[winner]
             takers = {t.get("winner") for t in result.get("tricks") or [] if isinstance(t, dict)}
+            wins = "you win" if winner == me else f"{names[winner]} wins"
             if takers == {winner}:
                 # Fewest among those who took a trick: here one took all (120 is no 'fewest').
-                lines.append(
-                    Text(f"Leaster: {names[winner]} wins, the only one to take a trick ({points}).")
-                )
+                lines.append(Text(f"Leaster: {wins}, the only one to take a trick ({points})."))
             else:
                 # Seats with fewer points that took no trick could not win (the leaster needs
                 # a trick): "Bob wins with the fewest points, 18" beside Inga's 0 read wrong.
                 everyone = enumerate(result.get("points") or [])
                 fewer = any(p < points for s, p in everyone if s not in takers)
                 among = " of those who took a trick" if fewer else ""
-                lines.append(
-                    Text(f"Leaster: {names[winner]} wins with the fewest points{among}, {points}.")
-                )
+                lines.append(Text(f"Leaster: {wins} with the fewest points{among}, {points}."))
         blind_taker = leaster_blind_taker(result)
         if blind_taker is not None:
-            lines.append(Text(f"{names[blind_taker]} took the blind with the last trick."))
+            taker = "You" if blind_taker == me else names[blind_taker]
+            lines.append(Text(f"{taker} took the blind with the last trick."))
     elif picker is not None:
-        line = Text(f"Picker {names[picker]}")
+        line = Text("You picked" if picker == me else f"Picker {names[picker]}")
         if result.get("alone"):
-            line.append(" played alone")
+            line.append(" and played alone" if picker == me else " played alone")
         elif partner is not None:
-            line.append(f" with partner {names[partner]}")
+            line.append(f" with partner {who[partner]}")
         if called:
             line.append(" · called ")
             line.append_text(card_text(called))
@@ -148,7 +149,6 @@ def result_summary(
         if multiplier > 1:
             extras.append(f"doubler stakes ×{multiplier}")
     else:
-        who = [("you" if seat == me else name) for seat, name in enumerate(names)]
         doubled = [doubling_text(d, who) for d in doublings if d.get("kind") != "bump"]
         extras += doubled
         if len(doubled) > 1:

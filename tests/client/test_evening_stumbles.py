@@ -196,3 +196,26 @@ async def test_x_before_a_hand_of_the_match_has_finished_says_of_this_match() ->
         told = list(app._notifications)[-1]
         assert "reconnects by itself" in str(told.message), told.message
         assert told.severity != "error"
+
+
+def test_the_result_says_you_of_your_own_seat() -> None:
+    """The table says "Picker you" and the log "You take", but the result panel said "Picker
+    root played alone" and "root took the blind" of the player's own seat, as of a stranger."""
+    names = ["root", "bob", "Dave", "Eve", "Gus"]
+    alone = {"picker": 0, "partner": None, "alone": True, "picker_side_points": 61}
+    text = " ".join(str(line) for line in result_summary(alone, names, 0))
+    assert "You picked and played alone" in text, text
+    called = {"picker": 1, "partner": 0, "called": "AH", "picker_side_points": 61}
+    text = " ".join(str(line) for line in result_summary(called, names, 0))
+    assert "Picker bob with partner you" in text, text
+    assert "Picker bob with partner root" in " ".join(
+        str(line) for line in result_summary(called, names, 2)
+    )
+    shared = _leaster([0, 1, 1, 1, 1, 1], [10, 110, 0, 0, 0])
+    text = " ".join(str(line) for line in result_summary(shared, names, 0))
+    assert "Leaster: you win with the fewest points of those who took a trick, 10." in text, text
+    assert "bob took the blind with the last trick" in text, text
+    everything = _leaster([0] * 6, [120, 0, 0, 0, 0])
+    text = " ".join(str(line) for line in result_summary(everything, names, 0))
+    assert "Leaster: you win, the only one to take a trick (120)." in text, text
+    assert "You took the blind with the last trick." in text, text
