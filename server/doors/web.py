@@ -426,7 +426,7 @@ class WebDoor:
             self.gate.release(address, refund=True)
             return socket
         home = Path(tempfile.mkdtemp(prefix="sheepshead-web-"))
-        service: AppService | None = None
+        service: _TabService | None = None
         cookie: str | None = None
         tab = _Tab(socket)
         budget = _TabBudget(config, time.monotonic())
@@ -457,8 +457,10 @@ class WebDoor:
                     for waiter in leaving:
                         waiter.cancel()
                 held = self._held_by_another_tab(cookie, name, tab)
+                source: Path | None = None
                 if held is not None:
-                    choice, size = await self._ask_where(tab, budget, size, *held)
+                    holder, table, seat, source = held
+                    choice, size = await self._ask_where(tab, budget, size, holder, table, seat)
                     if choice == "gone":
                         return socket
                     if choice == "quit":
@@ -467,7 +469,7 @@ class WebDoor:
                         return socket
                     tab.side = choice == "lobby"
                 if not tab.side:
-                    self._restore_tokens(home, cookie)
+                    self._restore_tokens(home, cookie, source)
             service = _TabService(
                 "exec " + shlex.join(command),
                 home,
@@ -509,22 +511,36 @@ class WebDoor:
 
     def _held_by_another_tab(
         self, cookie: str, name: str, tab: _Tab
-    ) -> tuple[_Tab, Table, int] | None:
+    ) -> tuple[_Tab, Table, int, Path] | None:
         """The tab of the browser with ``cookie`` (other than ``tab``) whose client holds the
-        seat that ``name``'s kept seat token names, with its websocket open, and that table
-        and seat; else None: no token, a seat that is away, or one whose client's tab is
+        seat that one of the browser's seat tokens names for ``name``, with its websocket open;
+        that table and seat; and the tokens file that names it (the one a tab taking the seat
+        starts with). Else None: no token, a seat that is away, or one whose client's tab is
         closed or ending (a reload: the tab it replaces), which the new tab takes back as
-        before."""
+        before.
+
+        The tokens looked at are the ones the browser's last ended tab kept and the ones each
+        of its open tabs' clients hold now: a browser's first tab keeps its tokens only when it
+        ends, so a second tab opened beside it, never reloaded, was not asked. It went to the
+        lobby with the player's key, whose take-back took the seat when the first tab was
+        reloaded: the reloaded tab was told its seat plays in another window, and the tab
+        opened to look at the lobby had it."""
+        sources: list[Path] = []
         kept = self._tokens_of(cookie)
-        found = seat_held(self.server.lobby, kept, name) if kept is not None else None
-        if found is None:
-            return None
-        table, seat = found
-        pid = _peer_pid(getattr(table.seats[seat].peer, "transport", None))
-        for other in self._browsers.get(cookie, ()):
-            process = other.service._process if other.service is not None else None
-            if other is not tab and process is not None and process.pid == pid:
-                return (other, table, seat) if not other.socket.closed else None
+        if kept is not None:
+            sources.append(kept)
+        others = [other for other in self._browsers.get(cookie, ()) if other is not tab]
+        sources += [_live_tokens(o.service.home) for o in others if o.service is not None]
+        for source in sources:
+            found = seat_held(self.server.lobby, source, name)
+            if found is None:
+                continue
+            table, seat = found
+            pid = _peer_pid(getattr(table.seats[seat].peer, "transport", None))
+            for other in others:
+                process = other.service._process if other.service is not None else None
+                if process is not None and process.pid == pid and not other.socket.closed:
+                    return other, table, seat, source
         return None
 
     async def _ask_where(
@@ -578,17 +594,16 @@ class WebDoor:
         digest = hashlib.sha256(cookie.encode("ascii")).hexdigest()[:32]
         return self.data_dir / PLAYERS_DIR / f"{digest}.json"
 
-    def _restore_tokens(self, home: Path, cookie: str) -> None:
-        """Give a tab's client the seat tokens its browser's last tab held, so that a reload
-        or a restart takes the player back to their seat (before, each tab began with none:
-        a reloaded tab sat as "Eve 2" in another free seat, and Eve's stayed away)."""
-        kept = self._tokens_of(cookie)
+    def _restore_tokens(self, home: Path, cookie: str, source: Path | None = None) -> None:
+        """Give a tab's client the seat tokens its browser's last tab held (or those in
+        ``source``: another open tab's, whose seat this tab takes), so that a reload or a
+        restart takes the player back to their seat (before, each tab began with none: a
+        reloaded tab sat as "Eve 2" in another free seat, and Eve's stayed away)."""
+        kept = source or self._tokens_of(cookie)
         if kept is None or not kept.is_file():
             return
-        from client.config import APP_NAME
-
         try:
-            target = home / "config" / APP_NAME / TOKENS_FILE
+            target = _live_tokens(home)
             target.write_bytes(kept.read_bytes())
             target.chmod(0o600)
         except OSError:
@@ -598,9 +613,7 @@ class WebDoor:
         """Keep an ended tab's seat tokens for its browser's next tab. Only a browser that
         took a seat has any (its client wrote them), so a fresh cookie per tab leaves nothing
         behind; one that has its file kept is replaced by the newest tab's."""
-        from client.config import APP_NAME
-
-        tokens = home / "config" / APP_NAME / TOKENS_FILE
+        tokens = _live_tokens(home)
         kept = self._tokens_of(cookie)
         if kept is None or not tokens.is_file():
             return
@@ -652,7 +665,7 @@ class _Tab:
         """Set once the tab's client has ended and its seat tokens are kept."""
         self.pong = asyncio.Event()
         """Set when the browser answers a ping (:func:`_dropped`)."""
-        self.service: AppService | None = None
+        self.service: _TabService | None = None
         """The tab's client, once started."""
         self.side = False
         """Opened in the lobby beside a seat another tab holds (``l`` at
@@ -828,6 +841,13 @@ def player_key_for(cookie: str) -> str:
     True
     """
     return hashlib.sha256(b"sheepshead web player\0" + cookie.encode("ascii")).hexdigest()
+
+
+def _live_tokens(home: Path) -> Path:
+    """Where the client of the tab with the throwaway ``home`` keeps its seat tokens."""
+    from client.config import APP_NAME
+
+    return home / "config" / APP_NAME / TOKENS_FILE
 
 
 def _keep_player_key(home: Path, key: str) -> None:

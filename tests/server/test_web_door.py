@@ -627,3 +627,56 @@ async def test_a_second_tab_asks_before_it_takes_the_seat_and_a_reload_is_not_as
         for screen in (reloaded, taker, last):
             await screen.close()
         await until(lambda: not web.services)
+
+
+async def test_a_second_tab_beside_a_first_never_reloaded_asks_and_t_takes_the_seat(
+    tmp_path: Path,
+) -> None:
+    """A browser's first tab keeps its seat tokens only when it ends, so a second tab opened
+    beside it (never reloaded) was not asked: it went to the lobby with the player's key,
+    whose take-back took the seat when the first tab was then reloaded (the reloaded tab was
+    told its seat plays in another window). The door reads the open tabs' tokens too: the
+    second tab asks, and ``t`` starts its client with the first tab's token."""
+    eve = secrets.token_urlsafe(32)
+    async with (
+        web_door(tmp_path) as (server, doors, base),
+        aiohttp.ClientSession(cookies={COOKIE: eve}) as http,
+    ):
+        web = doors.web
+        assert web is not None
+
+        async def tab() -> _TabScreen:
+            return _TabScreen(await http.ws_connect(f"{base}/ws/Eve?width=80&height=24"))
+
+        first = await tab()
+        await until(lambda: len(web.services) == 1)
+        (held,) = web.services
+        await first.wait_for("No tables yet")
+        await first.ws.send_json(["stdin", "c"])
+        await first.wait_for("New table")
+        await first.ws.send_json(["stdin", "\r"])
+        await first.wait_for("Eve's table")
+        await until(lambda: any(t.seats[0].peer is not None for t in server.lobby.tables.values()))
+        (table,) = server.lobby.tables.values()
+        await until(lambda: (held.home / "config" / "sheepshead" / "tokens.json").exists())
+
+        second = await tab()
+        await until(
+            lambda: any(s in plain(second.data) for s in ("take the seat here", "Sheepshead lobby"))
+        )
+        assert "take the seat here" in plain(second.data)
+        assert len(web.services) == 1  # no client while it asks
+        await second.ws.send_json(["stdin", "t"])
+        await until(lambda: len(web.services) == 2)
+        (taken,) = web.services - {held}
+        assert (taken.home / "config" / "sheepshead" / "tokens.json").exists()
+        await until(lambda: taken._process is not None)
+
+        def holder_pid() -> int | None:
+            return web_module._peer_pid(getattr(table.seats[0].peer, "transport", None))
+
+        await until(lambda: holder_pid() == taken._process.pid)
+        await first.wait_for("another window")
+        for screen in (first, second):
+            await screen.close()
+        await until(lambda: not web.services)
