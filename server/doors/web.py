@@ -112,7 +112,8 @@ html, body { margin: 0; height: 100%; background: #0c181f; color: #eee;
 #terminal { position: absolute; inset: 0; }
 .notice { position: absolute; inset: 0; display: flex; align-items: center;
   justify-content: center; flex-direction: column; z-index: 10; background: #0c181f; }
-.notice form, .notice p { font-size: 18px; text-align: center; }
+.notice form, .notice p { font-size: 18px; text-align: center; max-width: 44em;
+  padding: 0 1em; }
 .notice input, .notice button { font: inherit; padding: 8px 14px; margin: 8px; }
 #closed { display: none; }
 body.-closed #closed { display: flex; }
@@ -143,7 +144,7 @@ RESTARTING: Final = 1012
 what :data:`SHUTTING_DOWN` says."""
 
 SHUTTING_DOWN: Final = (
-    "The server is shutting down (or restarting): reload this page in a minute "
+    "The server is shutting down (or restarting): this page reconnects once it is back "
     "(a seat you hold is kept)."
 )
 """Why every tab closes when the server stops: the page read "The game has ended.", as if the
@@ -179,25 +180,90 @@ Play a card with two clicks (choose it, then click it again)</label></p>
 </form>
 </div>"""
 
+LOST: Final = (
+    "The connection to the server was lost (the server stopped, or the network dropped). "
+    "A seat you hold is kept: this page reconnects by itself once the server answers."
+)
+"""What the page says when its websocket ends without a close (code 1006: the server was
+killed, or the network or the laptop dropped): it said "The game has ended." and "Play
+again", as if the match were over."""
+
+NOT_BACK: Final = "The server does not answer yet: this page tries again every few seconds."
+"""What the page says while it waits for the server to answer before it reloads: "Try again"
+reloaded at once, and a server still down showed the browser's own error page, with no way
+back but the address bar."""
+
+ABNORMAL: Final = 1006
+"""The close code a browser reports for a websocket that ended without a close frame."""
+
+RECONNECT_AFTER: Final = 10
+"""Seconds a tab must have been open before a lost connection (:data:`ABNORMAL`) reloads it by
+itself: one that drops sooner (a proxy that does not pass websockets, say) shows its button
+only, so a page cannot reload in a loop, each time spending a door start."""
+
 TERMINAL: Final = """<div class="notice" id="closed">
 <p>The game has ended.</p>
-<button type="button" onclick="window.location.reload()">Play again</button>
+<button type="button">Play again</button>
 </div>
 <div id="terminal" class="textual-terminal" data-session-websocket-url="$ws"
  data-font-size="$size"></div>
 <script>
 const PageSocket = window.WebSocket;
+const closedText = document.querySelector("#closed p");
+const closedButton = document.querySelector("#closed button");
+const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+async function answers() {
+  try {
+    const reply = await fetch(window.location.href, { method: "HEAD", cache: "no-store" });
+    return reply.ok;
+  } catch (error) {
+    return false;
+  }
+}
+let retrying = false;
+async function reloadWhenUp(delay) {
+  if (retrying) return;
+  retrying = true;
+  for (;;) {
+    if (delay) await pause(delay);
+    if (await answers()) {
+      window.location.reload();
+      return;
+    }
+    closedText.textContent = $not_back;
+    delay = Math.min(Math.max(2 * delay, 2000), 10000);
+  }
+}
+closedButton.addEventListener("click", async () => {
+  if (await answers()) window.location.reload();
+  else reloadWhenUp(2000);
+});
 window.WebSocket = class extends PageSocket {
   constructor(...args) {
     super(...args);
+    let openedAt = 0;
+    this.waiting = [];
+    this.addEventListener("open", () => {
+      openedAt = Date.now();
+      for (const data of this.waiting.splice(0)) super.send(data);
+    });
     this.addEventListener("close", (event) => {
-      if ((event.code === 1013 || event.code === 1012) && event.reason) {
-        document.querySelector("#closed p").textContent = event.reason;
-        document.querySelector("#closed button").textContent = "Try again";
-      } else if (event.code === 4000 && event.reason) {
-        document.querySelector("#closed p").textContent = event.reason;
+      if (event.code === $abnormal) {
+        closedText.textContent = $lost;
+        closedButton.textContent = "Reconnect";
+        if (openedAt && Date.now() - openedAt > $reconnect_after * 1000) reloadWhenUp(2000);
+      } else if (event.reason) {
+        closedText.textContent = event.reason;
+        if (event.code !== $seat_elsewhere) closedButton.textContent = "Try again";
+        if (event.code === $restarting) reloadWhenUp(2 * $stop_wait * 1000);
       }
     });
+  }
+  send(data) {
+    // textual.js sends the focus (and any key typed) before the socket is open, which threw
+    // "Still in CONNECTING state" and lost it; after the close, it threw at every key.
+    if (this.readyState === PageSocket.CONNECTING) this.waiting.push(data);
+    else if (this.readyState === PageSocket.OPEN) super.send(data);
   }
 };
 const startTerminal = window.onload;
@@ -215,11 +281,26 @@ loaded, a fallback's, whose rows are shorter (18 px where Roboto Mono's are 21 a
 terminal had too few rows at first (540 of 700 px) and too many, past the window, after a resize
 measured again. The page starts it once the font is in (or after 3 s without it). textual.js
 also never focuses the terminal: the keys a player typed before clicking into the page went
-nowhere, so the page does. A tab the doors refuse (too many sessions, say) is closed with code
-:data:`REFUSED`, and every tab when the server stops with :data:`RESTARTING`: the page shows
-the close's reason where it says the game has ended, and offers to try again. A tab closed
-with :data:`SEAT_ELSEWHERE` shows its reason too (``q`` at the question: the seat stays in the
-other tab)."""
+nowhere, so the page does; what textual.js sends before the websocket is open waits for it.
+
+How the tab's websocket ends decides what the page says where the game would say it has ended:
+its close's reason when it has one (a tab the doors refuse, :data:`REFUSED`; the server
+stopping, :data:`RESTARTING`; the seat elsewhere, :data:`SEAT_ELSEWHERE`), :data:`LOST` when
+it ended without a close (:data:`ABNORMAL`). Its button, and the page by itself after a lost
+connection or a restart, reload only once a ``HEAD`` of the page answers (:data:`NOT_BACK`
+meanwhile)."""
+
+
+_PAGE_WORDS: Final = {
+    "not_back": json.dumps(NOT_BACK),
+    "lost": json.dumps(LOST),
+    "abnormal": str(ABNORMAL),
+    "reconnect_after": str(RECONNECT_AFTER),
+    "seat_elsewhere": str(SEAT_ELSEWHERE),
+    "restarting": str(RESTARTING),
+    "stop_wait": str(int(STOP_WAIT)),
+}
+"""What :data:`TERMINAL` says and the close codes it tells apart, for its template."""
 
 
 class _TabService(AppService):
@@ -278,6 +359,9 @@ class WebDoor:
         self._runner: web.AppRunner | None = None
         self._downloads = DownloadManager()
         self._style: str | None = None
+        self._stopping = False
+        """Set by :meth:`stop`: a tab opened meanwhile is refused as the open ones are closed
+        (the page reloads once the server answers, and the stopping one still did)."""
 
     def application(self) -> web.Application:
         """The aiohttp application: the page, its websocket, the static files."""
@@ -326,6 +410,7 @@ class WebDoor:
 
     async def stop(self) -> None:
         """Close every tab's client and stop listening."""
+        self._stopping = True
         tabs = [*self._tabs.values(), *self._asking]
         if tabs:
             # First, so that each page shows why (a client stopped first closes its tab
@@ -365,6 +450,7 @@ class WebDoor:
             content = Template(TERMINAL).substitute(
                 ws=html.escape(f"{scheme}://{request.host}{path}"),
                 size=str(int(size)) if size.isdigit() and 6 <= int(size) <= 40 else "16",
+                **_PAGE_WORDS,
             )
         page = Template(PAGE).substitute(content=content)
         response = web.Response(text=page, content_type="text/html", charset="utf-8")
@@ -385,17 +471,22 @@ class WebDoor:
         return response
 
     async def _refuse(
-        self, request: web.Request, socket: web.WebSocketResponse, refusal: str
+        self,
+        request: web.Request,
+        socket: web.WebSocketResponse,
+        refusal: str,
+        code: int = REFUSED,
     ) -> web.StreamResponse:
-        """Open the tab's websocket only to close it with ``refusal`` as the reason (code
-        1013, try again later), which the page shows (:data:`TERMINAL`): a refused upgrade's
-        status and text (it was a 503) never reach the page's script, and the player read
-        only "The game has ended". No start is spent, no client started."""
+        """Open the tab's websocket only to close it with ``refusal`` as the reason (``code``:
+        1013, try again later, or :data:`RESTARTING` while the server stops), which the page
+        shows (:data:`TERMINAL`): a refused upgrade's status and text (it was a 503) never
+        reach the page's script, and the player read only "The game has ended". No start is
+        spent, no client started."""
         try:
             await socket.prepare(request)
         except (web.HTTPException, ConnectionError, RuntimeError):
             return socket
-        await socket.close(code=REFUSED, message=refusal.encode()[:123])
+        await socket.close(code=code, message=refusal.encode()[:123])
         return socket
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
@@ -415,6 +506,8 @@ class WebDoor:
             # One line a second at most (with the count): a loop of them must not fill the log.
             self.server.log_refusal(address, "web: a GET of /ws is no websocket upgrade (400)")
             return web.Response(status=400, text="This address is the game's websocket.")
+        if self._stopping:
+            return await self._refuse(request, socket, SHUTTING_DOWN, RESTARTING)
         refusal = self.gate.admit(address)
         if refusal is not None:
             self.server.log_refusal(address, f"web: {refusal}")
