@@ -53,7 +53,7 @@ import time
 from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any, Final, Protocol
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import textual_serve
 from aiohttp import WSMsgType, web
@@ -63,6 +63,7 @@ from textual_serve.download_manager import DownloadManager
 
 from client.session import DOOR_LOBBY_ONLY_ENV
 from server.doors.kit import (
+    DEFAULT_NAME,
     LINK_CHECK,
     OTHER_WINDOW_GONE,
     SEAT_STAYS,
@@ -115,6 +116,7 @@ html, body { margin: 0; height: 100%; background: #0c181f; color: #eee;
 .notice form, .notice p { font-size: 18px; text-align: center; max-width: 44em;
   padding: 0 1em; }
 .notice input, .notice button { font: inherit; padding: 8px 14px; margin: 8px; }
+.notice .problem { color: #ffb347; }
 #closed { display: none; }
 body.-closed #closed { display: flex; }
 body .textual-terminal { opacity: 0; }
@@ -172,6 +174,7 @@ ONE_CLICK: Final = "one-click"
 NAME_FORM: Final = """<div class="notice">
 <form method="get" action="">
 <p>Sheepshead: five-handed, in your browser.</p>
+$problem
 <label>Your name <input name="name" maxlength="24" autofocus required></label>
 <button type="submit">Play</button>
 <p><input type="hidden" name="confirm" value="0">
@@ -179,6 +182,37 @@ NAME_FORM: Final = """<div class="notice">
 Play a card with two clicks (choose it, then click it again)</label></p>
 </form>
 </div>"""
+"""The name form (``$problem``: why the name given was not taken, or nothing)."""
+
+NO_NAME: Final = "Your name needs a letter or a digit: {name} has none."
+"""The name form's word for a ``?name=`` with nothing to make a name of (it played as
+"Player"; a blank one showed the form again without a word). ``{name}``: what was given."""
+
+TEXTUAL_JS_QUERY: Final = ("delay", "ping")
+"""The page address's parameters textual.js reads itself: ``delay`` held the terminal for
+ever (and threw), ``ping`` fetched any address, on any host, before it connected. An address
+with them is redirected to the one without."""
+
+MISSING: Final = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Sheepshead: no page here</title>
+<style>
+body { margin: 0; height: 100vh; display: flex; flex-direction: column; align-items: center;
+  justify-content: center; background: #0c181f; color: #eee; font: 18px monospace; }
+a { color: inherit; }
+</style>
+</head>
+<body>
+<p>There is no page at this address.</p>
+<p><a href="$home">The game is here.</a></p>
+</body>
+</html>
+"""
+"""What an address with no page shows (aiohttp's was a bare "404: Not Found"), a page of its
+own that loads nothing: ``$home`` is the door's first page, relative to the address asked, so
+that it holds behind a proxy that serves the door under a path of its own."""
 
 LOST: Final = (
     "The connection to the server was lost (the server stopped, or the network dropped). "
@@ -390,7 +424,12 @@ class WebDoor:
             return web.Response(
                 status=429, text="Too many requests; slow down.", headers={"Retry-After": "1"}
             )
-        return await handler(request)
+        try:
+            return await handler(request)
+        except web.HTTPNotFound:
+            home = "../" * (request.path.count("/") - 1) or "./"
+            page = Template(MISSING).substitute(home=html.escape(home))
+            return web.Response(status=404, text=page, content_type="text/html", charset="utf-8")
 
     async def start(self, host: str, port: int) -> None:
         """Listen on ``host:port`` (OSError when it cannot)."""
@@ -438,9 +477,19 @@ class WebDoor:
     async def index(self, request: web.Request) -> web.Response:
         """The page: the name form, or the terminal for ``?name=`` (``&confirm=0``: a click
         plays a card). It sets the player cookie, or renews it."""
+        if any(key in request.query for key in TEXTUAL_JS_QUERY):
+            kept = [(k, v) for k, v in request.query.items() if k not in TEXTUAL_JS_QUERY]
+            # Relative, so that it holds behind a proxy ("?" alone was sent as no address).
+            raise web.HTTPFound("./" + (f"?{urlencode(kept)}" if kept else ""))
         name = request.query.get("name", "").strip()
-        if not name:
-            content = NAME_FORM
+        if not name or (
+            player_name(name) == DEFAULT_NAME and DEFAULT_NAME.casefold() not in name.casefold()
+        ):
+            problem = ""
+            if "name" in request.query:
+                given = json.dumps(name) if name else "the one given"
+                problem = f'<p class="problem">{html.escape(NO_NAME.format(name=given))}</p>'
+            content = Template(NAME_FORM).substitute(problem=problem)
         else:
             size = request.query.get("fontsize", "16")
             scheme = "wss" if request.secure else "ws"  # behind a TLS proxy

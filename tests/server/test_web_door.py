@@ -739,3 +739,37 @@ async def test_a_tab_opened_while_the_server_stops_is_told_so_and_starts_no_clie
         web._stopping = False
         await web.stop()
         assert web._stopping
+
+
+async def test_a_bad_page_address_gets_a_word_not_a_blank_page_or_a_guess(tmp_path: Path) -> None:
+    """A name with nothing to make a name of played as "Player" (a blank one showed the form
+    again without a word); ``?delay=`` (read by textual.js) left a blank page that never
+    connected, and ``?ping=`` had it fetch any address first; an address with no page read a
+    bare "404: Not Found". Now: the form says why, the two are dropped by a redirect, and a
+    page of its own (loading nothing) leads to the game."""
+    no_name = web_module.NO_NAME.split(":")[0]
+    async with web_door(tmp_path) as (_, _doors, base), aiohttp.ClientSession() as http:
+        own = urlsplit(base).netloc
+        async with http.get(base + "/") as reply:
+            assert 'name="name"' in (page := await reply.text()) and no_name not in page
+        for query, shown in (("!!!", "&quot;!!!&quot;"), ("%20%20", "the one given")):
+            async with http.get(f"{base}/?name={query}") as reply:
+                page = await reply.text()
+            assert reply.status == 200 and 'name="name"' in page and "/ws/" not in page
+            assert f"{no_name}: {shown} has none." in page
+        async with http.get(base + "/?name=Player!") as reply:
+            assert "/ws/Player" in await reply.text()
+        for query, location in (
+            ("?name=Ann&delay=1", "./?name=Ann"),
+            ("?ping=http://elsewhere.example/&name=Ann&confirm=0", "./?name=Ann&confirm=0"),
+            ("?delay=1", "./"),
+        ):
+            async with http.get(base + "/" + query, allow_redirects=False) as reply:
+                assert (reply.status, reply.headers["Location"]) == (302, location), query
+        for path, home in (("/play", "./"), ("/a/b", "../"), ("/ws", "./")):
+            async with http.get(base + path) as reply:
+                page = await reply.text()
+            assert reply.status == 404 and reply.content_type == "text/html", path
+            assert f'<a href="{home}">' in page and "There is no page" in page
+            assert "<script" not in page and "<link" not in page
+            assert outside_hosts(page, own) == set()
