@@ -53,7 +53,7 @@ import time
 from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any, Final, Protocol
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import textual_serve
 from aiohttp import WSMsgType, web
@@ -63,6 +63,7 @@ from textual_serve.download_manager import DownloadManager
 
 from client.session import DOOR_LOBBY_ONLY_ENV
 from server.doors.kit import (
+    DEFAULT_NAME,
     LINK_CHECK,
     OTHER_WINDOW_GONE,
     SEAT_STAYS,
@@ -112,8 +113,10 @@ html, body { margin: 0; height: 100%; background: #0c181f; color: #eee;
 #terminal { position: absolute; inset: 0; }
 .notice { position: absolute; inset: 0; display: flex; align-items: center;
   justify-content: center; flex-direction: column; z-index: 10; background: #0c181f; }
-.notice form, .notice p { font-size: 18px; text-align: center; }
+.notice form, .notice p { font-size: 18px; text-align: center; max-width: 44em;
+  padding: 0 1em; }
 .notice input, .notice button { font: inherit; padding: 8px 14px; margin: 8px; }
+.notice .problem { color: #ffb347; }
 #closed { display: none; }
 body.-closed #closed { display: flex; }
 body .textual-terminal { opacity: 0; }
@@ -143,7 +146,7 @@ RESTARTING: Final = 1012
 what :data:`SHUTTING_DOWN` says."""
 
 SHUTTING_DOWN: Final = (
-    "The server is shutting down (or restarting): reload this page in a minute "
+    "The server is shutting down (or restarting): this page reconnects once it is back "
     "(a seat you hold is kept)."
 )
 """Why every tab closes when the server stops: the page read "The game has ended.", as if the
@@ -171,6 +174,7 @@ ONE_CLICK: Final = "one-click"
 NAME_FORM: Final = """<div class="notice">
 <form method="get" action="">
 <p>Sheepshead: five-handed, in your browser.</p>
+$problem
 <label>Your name <input name="name" maxlength="24" autofocus required></label>
 <button type="submit">Play</button>
 <p><input type="hidden" name="confirm" value="0">
@@ -178,26 +182,122 @@ NAME_FORM: Final = """<div class="notice">
 Play a card with two clicks (choose it, then click it again)</label></p>
 </form>
 </div>"""
+"""The name form (``$problem``: why the name given was not taken, or nothing)."""
+
+NO_NAME: Final = "Your name needs a letter or a digit: {name} has none."
+"""The name form's word for a ``?name=`` with nothing to make a name of (it played as
+"Player"; a blank one showed the form again without a word). ``{name}``: what was given."""
+
+TEXTUAL_JS_QUERY: Final = ("delay", "ping")
+"""The page address's parameters textual.js reads itself: ``delay`` held the terminal for
+ever (and threw), ``ping`` fetched any address, on any host, before it connected. An address
+with them is redirected to the one without."""
+
+MISSING: Final = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Sheepshead: no page here</title>
+<style>
+body { margin: 0; height: 100vh; display: flex; flex-direction: column; align-items: center;
+  justify-content: center; background: #0c181f; color: #eee; font: 18px monospace; }
+a { color: inherit; }
+</style>
+</head>
+<body>
+<p>There is no page at this address.</p>
+<p><a href="$home">The game is here.</a></p>
+</body>
+</html>
+"""
+"""What an address with no page shows (aiohttp's was a bare "404: Not Found"), a page of its
+own that loads nothing: ``$home`` is the door's first page, relative to the address asked, so
+that it holds behind a proxy that serves the door under a path of its own."""
+
+LOST: Final = (
+    "The connection to the server was lost (the server stopped, or the network dropped). "
+    "A seat you hold is kept: this page reconnects by itself once the server answers."
+)
+"""What the page says when its websocket ends without a close (code 1006: the server was
+killed, or the network or the laptop dropped): it said "The game has ended." and "Play
+again", as if the match were over."""
+
+NOT_BACK: Final = "The server does not answer yet: this page tries again every few seconds."
+"""What the page says while it waits for the server to answer before it reloads: "Try again"
+reloaded at once, and a server still down showed the browser's own error page, with no way
+back but the address bar."""
+
+ABNORMAL: Final = 1006
+"""The close code a browser reports for a websocket that ended without a close frame."""
+
+RECONNECT_AFTER: Final = 10
+"""Seconds a tab must have been open before a lost connection (:data:`ABNORMAL`) reloads it by
+itself: one that drops sooner (a proxy that does not pass websockets, say) shows its button
+only, so a page cannot reload in a loop, each time spending a door start."""
 
 TERMINAL: Final = """<div class="notice" id="closed">
 <p>The game has ended.</p>
-<button type="button" onclick="window.location.reload()">Play again</button>
+<button type="button">Play again</button>
 </div>
 <div id="terminal" class="textual-terminal" data-session-websocket-url="$ws"
  data-font-size="$size"></div>
 <script>
 const PageSocket = window.WebSocket;
+const closedText = document.querySelector("#closed p");
+const closedButton = document.querySelector("#closed button");
+const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+async function answers() {
+  try {
+    const reply = await fetch(window.location.href, { method: "HEAD", cache: "no-store" });
+    return reply.ok;
+  } catch (error) {
+    return false;
+  }
+}
+let retrying = false;
+async function reloadWhenUp(delay) {
+  if (retrying) return;
+  retrying = true;
+  for (;;) {
+    if (delay) await pause(delay);
+    if (await answers()) {
+      window.location.reload();
+      return;
+    }
+    closedText.textContent = $not_back;
+    delay = Math.min(Math.max(2 * delay, 2000), 10000);
+  }
+}
+closedButton.addEventListener("click", async () => {
+  if (await answers()) window.location.reload();
+  else reloadWhenUp(2000);
+});
 window.WebSocket = class extends PageSocket {
   constructor(...args) {
     super(...args);
+    let openedAt = 0;
+    this.waiting = [];
+    this.addEventListener("open", () => {
+      openedAt = Date.now();
+      for (const data of this.waiting.splice(0)) super.send(data);
+    });
     this.addEventListener("close", (event) => {
-      if ((event.code === 1013 || event.code === 1012) && event.reason) {
-        document.querySelector("#closed p").textContent = event.reason;
-        document.querySelector("#closed button").textContent = "Try again";
-      } else if (event.code === 4000 && event.reason) {
-        document.querySelector("#closed p").textContent = event.reason;
+      if (event.code === $abnormal) {
+        closedText.textContent = $lost;
+        closedButton.textContent = "Reconnect";
+        if (openedAt && Date.now() - openedAt > $reconnect_after * 1000) reloadWhenUp(2000);
+      } else if (event.reason) {
+        closedText.textContent = event.reason;
+        if (event.code !== $seat_elsewhere) closedButton.textContent = "Try again";
+        if (event.code === $restarting) reloadWhenUp(2 * $stop_wait * 1000);
       }
     });
+  }
+  send(data) {
+    // textual.js sends the focus (and any key typed) before the socket is open, which threw
+    // "Still in CONNECTING state" and lost it; after the close, it threw at every key.
+    if (this.readyState === PageSocket.CONNECTING) this.waiting.push(data);
+    else if (this.readyState === PageSocket.OPEN) super.send(data);
   }
 };
 const startTerminal = window.onload;
@@ -215,11 +315,26 @@ loaded, a fallback's, whose rows are shorter (18 px where Roboto Mono's are 21 a
 terminal had too few rows at first (540 of 700 px) and too many, past the window, after a resize
 measured again. The page starts it once the font is in (or after 3 s without it). textual.js
 also never focuses the terminal: the keys a player typed before clicking into the page went
-nowhere, so the page does. A tab the doors refuse (too many sessions, say) is closed with code
-:data:`REFUSED`, and every tab when the server stops with :data:`RESTARTING`: the page shows
-the close's reason where it says the game has ended, and offers to try again. A tab closed
-with :data:`SEAT_ELSEWHERE` shows its reason too (``q`` at the question: the seat stays in the
-other tab)."""
+nowhere, so the page does; what textual.js sends before the websocket is open waits for it.
+
+How the tab's websocket ends decides what the page says where the game would say it has ended:
+its close's reason when it has one (a tab the doors refuse, :data:`REFUSED`; the server
+stopping, :data:`RESTARTING`; the seat elsewhere, :data:`SEAT_ELSEWHERE`), :data:`LOST` when
+it ended without a close (:data:`ABNORMAL`). Its button, and the page by itself after a lost
+connection or a restart, reload only once a ``HEAD`` of the page answers (:data:`NOT_BACK`
+meanwhile)."""
+
+
+_PAGE_WORDS: Final = {
+    "not_back": json.dumps(NOT_BACK),
+    "lost": json.dumps(LOST),
+    "abnormal": str(ABNORMAL),
+    "reconnect_after": str(RECONNECT_AFTER),
+    "seat_elsewhere": str(SEAT_ELSEWHERE),
+    "restarting": str(RESTARTING),
+    "stop_wait": str(int(STOP_WAIT)),
+}
+"""What :data:`TERMINAL` says and the close codes it tells apart, for its template."""
 
 
 class _TabService(AppService):
@@ -296,6 +411,9 @@ class WebDoor:
         self._runner: web.AppRunner | None = None
         self._downloads = DownloadManager()
         self._style: str | None = None
+        self._stopping = False
+        """Set by :meth:`stop`: a tab opened meanwhile is refused as the open ones are closed
+        (the page reloads once the server answers, and the stopping one still did)."""
 
     def application(self) -> web.Application:
         """The aiohttp application: the page, its websocket, the static files."""
@@ -324,7 +442,12 @@ class WebDoor:
             return web.Response(
                 status=429, text="Too many requests; slow down.", headers={"Retry-After": "1"}
             )
-        return await handler(request)
+        try:
+            return await handler(request)
+        except web.HTTPNotFound:
+            home = "../" * (request.path.count("/") - 1) or "./"
+            page = Template(MISSING).substitute(home=html.escape(home))
+            return web.Response(status=404, text=page, content_type="text/html", charset="utf-8")
 
     async def start(self, host: str, port: int) -> None:
         """Listen on ``host:port`` (OSError when it cannot)."""
@@ -344,6 +467,7 @@ class WebDoor:
 
     async def stop(self) -> None:
         """Close every tab's client and stop listening."""
+        self._stopping = True
         tabs = [*self._tabs.values(), *self._asking]
         if tabs:
             # First, so that each page shows why (a client stopped first closes its tab
@@ -371,9 +495,19 @@ class WebDoor:
     async def index(self, request: web.Request) -> web.Response:
         """The page: the name form, or the terminal for ``?name=`` (``&confirm=0``: a click
         plays a card). It sets the player cookie, or renews it."""
+        if any(key in request.query for key in TEXTUAL_JS_QUERY):
+            kept = [(k, v) for k, v in request.query.items() if k not in TEXTUAL_JS_QUERY]
+            # Relative, so that it holds behind a proxy ("?" alone was sent as no address).
+            raise web.HTTPFound("./" + (f"?{urlencode(kept)}" if kept else ""))
         name = request.query.get("name", "").strip()
-        if not name:
-            content = NAME_FORM
+        if not name or (
+            player_name(name) == DEFAULT_NAME and DEFAULT_NAME.casefold() not in name.casefold()
+        ):
+            problem = ""
+            if "name" in request.query:
+                given = json.dumps(name) if name else "the one given"
+                problem = f'<p class="problem">{html.escape(NO_NAME.format(name=given))}</p>'
+            content = Template(NAME_FORM).substitute(problem=problem)
         else:
             size = request.query.get("fontsize", "16")
             scheme = "wss" if request.secure else "ws"  # behind a TLS proxy
@@ -383,6 +517,7 @@ class WebDoor:
             content = Template(TERMINAL).substitute(
                 ws=html.escape(f"{scheme}://{request.host}{path}"),
                 size=str(int(size)) if size.isdigit() and 6 <= int(size) <= 40 else "16",
+                **_PAGE_WORDS,
             )
         page = Template(PAGE).substitute(content=content)
         response = web.Response(text=page, content_type="text/html", charset="utf-8")
@@ -403,17 +538,22 @@ class WebDoor:
         return response
 
     async def _refuse(
-        self, request: web.Request, socket: web.WebSocketResponse, refusal: str
+        self,
+        request: web.Request,
+        socket: web.WebSocketResponse,
+        refusal: str,
+        code: int = REFUSED,
     ) -> web.StreamResponse:
-        """Open the tab's websocket only to close it with ``refusal`` as the reason (code
-        1013, try again later), which the page shows (:data:`TERMINAL`): a refused upgrade's
-        status and text (it was a 503) never reach the page's script, and the player read
-        only "The game has ended". No start is spent, no client started."""
+        """Open the tab's websocket only to close it with ``refusal`` as the reason (``code``:
+        1013, try again later, or :data:`RESTARTING` while the server stops), which the page
+        shows (:data:`TERMINAL`): a refused upgrade's status and text (it was a 503) never
+        reach the page's script, and the player read only "The game has ended". No start is
+        spent, no client started."""
         try:
             await socket.prepare(request)
         except (web.HTTPException, ConnectionError, RuntimeError):
             return socket
-        await socket.close(code=REFUSED, message=refusal.encode()[:123])
+        await socket.close(code=code, message=refusal.encode()[:123])
         return socket
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
@@ -433,6 +573,8 @@ class WebDoor:
             # One line a second at most (with the count): a loop of them must not fill the log.
             self.server.log_refusal(address, "web: a GET of /ws is no websocket upgrade (400)")
             return web.Response(status=400, text="This address is the game's websocket.")
+        if self._stopping:
+            return await self._refuse(request, socket, SHUTTING_DOWN, RESTARTING)
         refusal = self.gate.admit(address)
         if refusal is not None:
             self.server.log_refusal(address, f"web: {refusal}")
@@ -444,7 +586,7 @@ class WebDoor:
             self.gate.release(address, refund=True)
             return socket
         home = Path(tempfile.mkdtemp(prefix="sheepshead-web-"))
-        service: AppService | None = None
+        service: _TabService | None = None
         cookie: str | None = None
         tab = _Tab(socket)
         budget = _TabBudget(config, time.monotonic())
@@ -475,8 +617,10 @@ class WebDoor:
                     for waiter in leaving:
                         waiter.cancel()
                 held = self._held_by_another_tab(cookie, name, tab)
+                source: Path | None = None
                 if held is not None:
-                    choice, size = await self._ask_where(tab, budget, size, *held)
+                    holder, table, seat, source = held
+                    choice, size = await self._ask_where(tab, budget, size, holder, table, seat)
                     if choice == "gone":
                         return socket
                     if choice == "quit":
@@ -485,7 +629,7 @@ class WebDoor:
                         return socket
                     tab.side = choice == "lobby"
                 if not tab.side:
-                    self._restore_tokens(home, cookie)
+                    self._restore_tokens(home, cookie, source)
             service = _TabService(
                 "exec " + shlex.join(command),
                 home,
@@ -528,23 +672,39 @@ class WebDoor:
 
     def _held_by_another_tab(
         self, cookie: str, name: str, tab: _Tab
-    ) -> tuple[_Tab, Table, int] | None:
+    ) -> tuple[_Tab, Table, int, Path] | None:
         """The tab of the browser with ``cookie`` (other than ``tab``) whose client holds the
-        seat that ``name``'s kept seat token names, with its websocket open, and that table
-        and seat; else None: no token, a seat that is away, or one whose client's tab is
+        seat that one of the browser's seat tokens names for ``name``, with its websocket open;
+        that table and seat; and the tokens file that names it (the one a tab taking the seat
+        starts with). Else None: no token, a seat that is away, or one whose client's tab is
         closed or ending (a reload: the tab it replaces), which the new tab takes back as
-        before."""
+        before.
+
+        The tokens looked at are the ones the browser's last ended tab kept and the ones each
+        of its open tabs' clients hold now: a browser's first tab keeps its tokens only when it
+        ends, so a second tab opened beside it, never reloaded, was not asked. It went to the
+        lobby with the player's key, whose take-back took the seat when the first tab was
+        reloaded: the reloaded tab was told its seat plays in another window, and the tab
+        opened to look at the lobby had it."""
+        sources: list[Path] = []
         kept = self._tokens_of(cookie)
         lobby = self.server.lobby
-        found = seat_held(lobby, kept, name) if kept is not None and lobby is not None else None
-        if found is None:
+        if lobby is None:  # doors in a process of their own (serve --server-socket)
             return None
-        table, seat = found
-        pid = _peer_pid(getattr(table.seats[seat].peer, "transport", None))
-        for other in self._browsers.get(cookie, ()):
-            process = other.service._process if other.service is not None else None
-            if other is not tab and process is not None and process.pid == pid:
-                return (other, table, seat) if not other.socket.closed else None
+        if kept is not None:
+            sources.append(kept)
+        others = [other for other in self._browsers.get(cookie, ()) if other is not tab]
+        sources += [_live_tokens(o.service.home) for o in others if o.service is not None]
+        for source in sources:
+            found = seat_held(lobby, source, name)
+            if found is None:
+                continue
+            table, seat = found
+            pid = _peer_pid(getattr(table.seats[seat].peer, "transport", None))
+            for other in others:
+                process = other.service._process if other.service is not None else None
+                if process is not None and process.pid == pid and not other.socket.closed:
+                    return other, table, seat, source
         return None
 
     async def _ask_where(
@@ -598,17 +758,16 @@ class WebDoor:
         digest = hashlib.sha256(cookie.encode("ascii")).hexdigest()[:32]
         return self.data_dir / PLAYERS_DIR / f"{digest}.json"
 
-    def _restore_tokens(self, home: Path, cookie: str) -> None:
-        """Give a tab's client the seat tokens its browser's last tab held, so that a reload
-        or a restart takes the player back to their seat (before, each tab began with none:
-        a reloaded tab sat as "Eve 2" in another free seat, and Eve's stayed away)."""
-        kept = self._tokens_of(cookie)
+    def _restore_tokens(self, home: Path, cookie: str, source: Path | None = None) -> None:
+        """Give a tab's client the seat tokens its browser's last tab held (or those in
+        ``source``: another open tab's, whose seat this tab takes), so that a reload or a
+        restart takes the player back to their seat (before, each tab began with none: a
+        reloaded tab sat as "Eve 2" in another free seat, and Eve's stayed away)."""
+        kept = source or self._tokens_of(cookie)
         if kept is None or not kept.is_file():
             return
-        from client.config import APP_NAME
-
         try:
-            target = home / "config" / APP_NAME / TOKENS_FILE
+            target = _live_tokens(home)
             target.write_bytes(kept.read_bytes())
             target.chmod(0o600)
         except OSError:
@@ -618,9 +777,7 @@ class WebDoor:
         """Keep an ended tab's seat tokens for its browser's next tab. Only a browser that
         took a seat has any (its client wrote them), so a fresh cookie per tab leaves nothing
         behind; one that has its file kept is replaced by the newest tab's."""
-        from client.config import APP_NAME
-
-        tokens = home / "config" / APP_NAME / TOKENS_FILE
+        tokens = _live_tokens(home)
         kept = self._tokens_of(cookie)
         if kept is None or not tokens.is_file():
             return
@@ -672,7 +829,7 @@ class _Tab:
         """Set once the tab's client has ended and its seat tokens are kept."""
         self.pong = asyncio.Event()
         """Set when the browser answers a ping (:func:`_dropped`)."""
-        self.service: AppService | None = None
+        self.service: _TabService | None = None
         """The tab's client, once started."""
         self.side = False
         """Opened in the lobby beside a seat another tab holds (``l`` at
@@ -848,6 +1005,13 @@ def player_key_for(cookie: str) -> str:
     True
     """
     return hashlib.sha256(b"sheepshead web player\0" + cookie.encode("ascii")).hexdigest()
+
+
+def _live_tokens(home: Path) -> Path:
+    """Where the client of the tab with the throwaway ``home`` keeps its seat tokens."""
+    from client.config import APP_NAME
+
+    return home / "config" / APP_NAME / TOKENS_FILE
 
 
 def _keep_player_key(home: Path, key: str) -> None:

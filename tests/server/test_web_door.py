@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import re
@@ -13,6 +14,7 @@ import signal
 from collections.abc import AsyncIterator
 from html.parser import HTMLParser
 from pathlib import Path
+from string import Template
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -139,11 +141,18 @@ async def refused(http: aiohttp.ClientSession, url: str) -> tuple[int | None, st
         return tab.close_code, str(message.extra or "")
 
 
+def terminal_page() -> str:
+    """The terminal page's content as the door fills it in (its script's words and codes)."""
+    return Template(TERMINAL).substitute(ws="ws://x/ws/Ann", size="16", **web_module._PAGE_WORDS)
+
+
 def test_the_page_shows_why_a_tab_was_refused() -> None:
     """The page's script hears the close's reason of a refused tab and shows it where the game
     would say it has ended (JavaScript is not run here: the page's own part is checked)."""
-    assert f"event.code === {REFUSED} ||" in TERMINAL and ") && event.reason" in TERMINAL
-    assert '#closed p").textContent = event.reason' in TERMINAL
+    page = terminal_page()
+    assert "} else if (event.reason) {" in page
+    assert "closedText.textContent = event.reason" in page
+    assert REFUSED not in (web_module.ABNORMAL, web_module.SEAT_ELSEWHERE)
 
 
 async def test_the_per_address_limit_holds_for_tabs(tmp_path: Path) -> None:
@@ -442,7 +451,7 @@ async def test_a_tab_is_told_the_server_is_restarting_and_the_page_says_it(
     """A server restart left the browser player reading "The game has ended." and "Play
     again", as if the match were over, while SSH players were told to connect again in a
     minute and that their seat is kept."""
-    assert f"event.code === {RESTARTING}" in TERMINAL
+    assert f"event.code === {RESTARTING}) reloadWhenUp(" in terminal_page()
     async with web_door(tmp_path) as (_, doors, base), aiohttp.ClientSession() as http:
         web = doors.web
         assert web is not None
@@ -627,3 +636,140 @@ async def test_a_second_tab_asks_before_it_takes_the_seat_and_a_reload_is_not_as
         for screen in (reloaded, taker, last):
             await screen.close()
         await until(lambda: not web.services)
+
+
+async def test_a_second_tab_beside_a_first_never_reloaded_asks_and_t_takes_the_seat(
+    tmp_path: Path,
+) -> None:
+    """A browser's first tab keeps its seat tokens only when it ends, so a second tab opened
+    beside it (never reloaded) was not asked: it went to the lobby with the player's key,
+    whose take-back took the seat when the first tab was then reloaded (the reloaded tab was
+    told its seat plays in another window). The door reads the open tabs' tokens too: the
+    second tab asks, and ``t`` starts its client with the first tab's token."""
+    eve = secrets.token_urlsafe(32)
+    async with (
+        web_door(tmp_path) as (server, doors, base),
+        aiohttp.ClientSession(cookies={COOKIE: eve}) as http,
+    ):
+        web = doors.web
+        assert web is not None
+
+        async def tab() -> _TabScreen:
+            return _TabScreen(await http.ws_connect(f"{base}/ws/Eve?width=80&height=24"))
+
+        first = await tab()
+        await until(lambda: len(web.services) == 1)
+        (held,) = web.services
+        await first.wait_for("No tables yet")
+        await first.ws.send_json(["stdin", "c"])
+        await first.wait_for("New table")
+        await first.ws.send_json(["stdin", "\r"])
+        await first.wait_for("Eve's table")
+        await until(lambda: any(t.seats[0].peer is not None for t in server.lobby.tables.values()))
+        (table,) = server.lobby.tables.values()
+        await until(lambda: (held.home / "config" / "sheepshead" / "tokens.json").exists())
+
+        second = await tab()
+        await until(
+            lambda: any(s in plain(second.data) for s in ("take the seat here", "Sheepshead lobby"))
+        )
+        assert "take the seat here" in plain(second.data)
+        assert len(web.services) == 1  # no client while it asks
+        await second.ws.send_json(["stdin", "t"])
+        await until(lambda: len(web.services) == 2)
+        (taken,) = web.services - {held}
+        assert (taken.home / "config" / "sheepshead" / "tokens.json").exists()
+        await until(lambda: taken._process is not None)
+
+        def holder_pid() -> int | None:
+            return web_module._peer_pid(getattr(table.seats[0].peer, "transport", None))
+
+        await until(lambda: holder_pid() == taken._process.pid)
+        await first.wait_for("another window")
+        for screen in (first, second):
+            await screen.close()
+        await until(lambda: not web.services)
+
+
+async def test_a_lost_connection_reads_as_lost_and_the_page_reloads_once_the_server_answers(
+    tmp_path: Path,
+) -> None:
+    """A server killed (or a network dropped) under an open tab: the page said "The game has
+    ended." and "Play again", and its button reloaded at once: with the server still down, the
+    browser's own error page. Now a websocket that ends without a close (1006) says the
+    connection was lost and the seat kept; the button, and the page by itself after a lost
+    connection or a restart, reload only once a HEAD of the page answers (checked here: the
+    door answers one). What textual.js sends before the socket opens waits for it (it threw
+    "Still in CONNECTING state" and the focus, or a key, was lost)."""
+    page = terminal_page()
+    lost = f"if (event.code === {web_module.ABNORMAL}) {{"
+    assert lost in page and json.dumps(web_module.LOST) in page[page.find(lost) :]
+    assert json.dumps(web_module.NOT_BACK) in page
+    answers = page.find('fetch(window.location.href, { method: "HEAD", cache: "no-store" })')
+    assert 0 < answers < page.find("window.location.reload()")
+    assert page.count("window.location.reload()") == 2  # both after answers()
+    assert page.count("if (await answers()) window.location.reload()") == 1
+    assert "if (this.readyState === PageSocket.CONNECTING) this.waiting.push(data);" in page
+    async with (
+        web_door(tmp_path) as (_, _doors, base),
+        aiohttp.ClientSession() as http,
+        http.head(base + "/?name=Ann") as reply,
+    ):
+        assert reply.status == 200
+
+
+async def test_a_tab_opened_while_the_server_stops_is_told_so_and_starts_no_client(
+    tmp_path: Path,
+) -> None:
+    """The stopping door still listens while it closes its tabs (up to ``STOP_WAIT`` for a tab
+    that does not answer the close), and a tab opened then started a client that the stop
+    cut at once. It is refused as the open tabs were closed (1012, the reason, so the page
+    reloads once the server is back), before the door's gate: no place taken, no client.
+    (That window is a few milliseconds here: the flag is set as :meth:`WebDoor.stop` sets it
+    first.)"""
+    async with web_door(tmp_path) as (_, doors, base), aiohttp.ClientSession() as http:
+        web = doors.web
+        assert web is not None
+        web._stopping = True
+        assert await refused(http, f"{base}/ws/Ann?width=80&height=24") == (
+            RESTARTING,
+            SHUTTING_DOWN,
+        )
+        assert not web.services and not doors.gate.per_address
+        web._stopping = False
+        await web.stop()
+        assert web._stopping
+
+
+async def test_a_bad_page_address_gets_a_word_not_a_blank_page_or_a_guess(tmp_path: Path) -> None:
+    """A name with nothing to make a name of played as "Player" (a blank one showed the form
+    again without a word); ``?delay=`` (read by textual.js) left a blank page that never
+    connected, and ``?ping=`` had it fetch any address first; an address with no page read a
+    bare "404: Not Found". Now: the form says why, the two are dropped by a redirect, and a
+    page of its own (loading nothing) leads to the game."""
+    no_name = web_module.NO_NAME.split(":")[0]
+    async with web_door(tmp_path) as (_, _doors, base), aiohttp.ClientSession() as http:
+        own = urlsplit(base).netloc
+        async with http.get(base + "/") as reply:
+            assert 'name="name"' in (page := await reply.text()) and no_name not in page
+        for query, shown in (("!!!", "&quot;!!!&quot;"), ("%20%20", "the one given")):
+            async with http.get(f"{base}/?name={query}") as reply:
+                page = await reply.text()
+            assert reply.status == 200 and 'name="name"' in page and "/ws/" not in page
+            assert f"{no_name}: {shown} has none." in page
+        async with http.get(base + "/?name=Player!") as reply:
+            assert "/ws/Player" in await reply.text()
+        for query, location in (
+            ("?name=Ann&delay=1", "./?name=Ann"),
+            ("?ping=http://elsewhere.example/&name=Ann&confirm=0", "./?name=Ann&confirm=0"),
+            ("?delay=1", "./"),
+        ):
+            async with http.get(base + "/" + query, allow_redirects=False) as reply:
+                assert (reply.status, reply.headers["Location"]) == (302, location), query
+        for path, home in (("/play", "./"), ("/a/b", "../"), ("/ws", "./")):
+            async with http.get(base + path) as reply:
+                page = await reply.text()
+            assert reply.status == 404 and reply.content_type == "text/html", path
+            assert f'<a href="{home}">' in page and "There is no page" in page
+            assert "<script" not in page and "<link" not in page
+            assert outside_hosts(page, own) == set()
