@@ -40,6 +40,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "standings": {},
     "hint": {},
     "review": {},
+    "door_seat": {"tokens": []},
+    "door_player": {"player_key": "k" * 16, "fingerprint": "SHA256:" + "A" * 43, "name": "ann"},
 }
 """The smallest valid request of each type, less its ``type`` and ``id``."""
 
