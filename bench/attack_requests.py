@@ -219,6 +219,27 @@ def asker(
     out.put(dict(answers))
 
 
+async def run_askers(
+    served: Served, victim: Victim, workers: list[Any], out: Any, seconds: float
+) -> tuple[list[float], float, Counter[str]]:
+    """Start the asking ``workers`` and, once they ask, ping for ``seconds``: the victim's
+    ping times, the server's CPU share meanwhile, and the answers the workers counted (each
+    puts its counts into ``out``)."""
+    for worker in workers:
+        worker.start()
+    await asyncio.sleep(1.0)  # connected and asking
+    cpu = served.cpu_seconds()
+    start = time.monotonic()
+    times = await victim.pings(seconds)
+    used = (served.cpu_seconds() - cpu) / (time.monotonic() - start)
+    answers: Counter[str] = Counter()
+    for _ in workers:
+        answers.update(await asyncio.to_thread(out.get, True, 60))
+    for worker in workers:
+        worker.join(10)
+    return times, used, answers
+
+
 def local_asker(path: str, ask: bytes, seconds: float, out: Any) -> None:
     """Connect, hello, ``ask``, its reply, close, on the Unix socket ``path``, again and again
     for ``seconds``; how the answers came, into ``out``."""
@@ -267,18 +288,7 @@ async def measure_local(
         for _ in range(LOCAL_ASKERS)
     ]
     size = db_mb(served.db)
-    for worker in workers:
-        worker.start()
-    await asyncio.sleep(1.0)  # connecting and asking
-    cpu = served.cpu_seconds()
-    start = time.monotonic()
-    times = await victim.pings(seconds)
-    used = (served.cpu_seconds() - cpu) / (time.monotonic() - start)
-    answers: Counter[str] = Counter()
-    for _ in workers:
-        answers.update(await asyncio.to_thread(out.get, True, 60))
-    for worker in workers:
-        worker.join(10)
+    times, used, answers = await run_askers(served, victim, workers, out, seconds)
     label = f"{request} local"
     print(f"  {label:<12} victim ping: {benchlib.summary(times)}   server CPU {used:5.0%}")
     print(f"               answers: {dict(sorted(answers.items()))}")
@@ -332,18 +342,7 @@ async def measure(
         )
         for n in (1, 2)
     ]
-    for worker in workers:
-        worker.start()
-    await asyncio.sleep(1.0)  # connected and asking
-    cpu = served.cpu_seconds()
-    start = time.monotonic()
-    times = await victim.pings(seconds)
-    used = (served.cpu_seconds() - cpu) / (time.monotonic() - start)
-    answers: Counter[str] = Counter()
-    for _ in workers:
-        answers.update(await asyncio.to_thread(out.get, True, 60))
-    for worker in workers:
-        worker.join(10)
+    times, used, answers = await run_askers(served, victim, workers, out, seconds)
     print(f"  {request:<12} victim ping: {benchlib.summary(times)}   server CPU {used:5.0%}")
     print(f"               answers: {dict(sorted(answers.items()))}")
     if answers["ok"]:
