@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import stat
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,8 @@ from server.config import ServerConfig
 from server.doors.child import WAITING
 from server.doors.host import Doors, RemoteServer
 from server.doors.kit import SEAT_STAYS
+from server.doors.web import COOKIE, SEAT_ELSEWHERE
+from server.net.connection import peer_pid
 from tests.e2e.test_server_crash import Served
 from tests.server.support import Raw, running_server
 from tests.server.test_ssh_door import (
@@ -42,6 +45,7 @@ from tests.server.test_ssh_door import (
     token_filed,
     until,
 )
+from tests.server.test_web_door import _TabScreen
 
 RESTART = 60.0
 """Seconds a reconnect may take: the client's backoff reaches 8 s, on a busy box."""
@@ -209,5 +213,62 @@ async def test_a_doors_process_asks_a_keys_second_window_and_tags_the_key(tmp_pa
                 return ("ssh", fingerprint) in set(rows)
 
             await until(tagged, timeout=30)  # told when the key's first session ended
+        finally:
+            await doors.stop()
+
+
+async def test_a_doors_process_asks_a_browsers_second_tab(tmp_path: Path) -> None:
+    """The browser door in a process of its own: a second tab of a browser whose seated tab is
+    open is asked (the server tells which client holds the seat: the process at the other end
+    of its connection on the socket); before, it took the seat without a word. A reload is
+    not asked, as in the server's process."""
+    path = str(tmp_path / "run" / "server.sock")
+    async with (
+        running_server() as server,
+        aiohttp.ClientSession(cookies={COOKIE: secrets.token_urlsafe(32)}) as http,
+    ):
+        await cli._open_local_socket(server, path)
+        remote = RemoteServer(ServerConfig(door_child_nice=0), path, server.port)
+        doors = Doors(remote, tmp_path / "data", web_port=0)
+        await doors.start("127.0.0.1")
+        web = doors.web
+        assert web is not None
+
+        async def tab() -> _TabScreen:
+            url = f"http://127.0.0.1:{web.port}/ws/Eve?width=80&height=24"
+            return _TabScreen(await http.ws_connect(url))
+
+        def holder() -> int | None:
+            (table,) = server.lobby.tables.values()
+            return peer_pid(getattr(table.seats[0].peer, "transport", None))
+
+        def client_pids() -> set[int | None]:
+            return {s._process.pid if s._process else None for s in web.services}
+
+        try:
+            first = await tab()
+            await first.wait_for("No tables yet")
+            await first.ws.send_json(["stdin", "c"])
+            await first.wait_for("New table")
+            await first.ws.send_json(["stdin", "\r"])
+            await first.wait_for("Eve's table")
+            await until(lambda: len(server.lobby.tables) == 1 and holder() in client_pids())
+            (service,) = web.services
+            tokens = service.home / "config" / "sheepshead" / "tokens.json"
+            await until(tokens.exists)
+            await first.close()  # a reload: its tokens are kept for the browser's next tab
+            reloaded = await tab()
+            await reloaded.wait_for("Eve's table")
+            await until(lambda: len(web.services) == 1 and holder() in client_pids())
+            assert "take the seat here" not in plain(reloaded.data)
+            second = await tab()
+            await second.wait_for("another tab of this browser")
+            assert len(web.services) == 1  # no client meanwhile
+            await second.ws.send_json(["stdin", "q"])
+            await until(lambda: second.closed is not None)
+            assert second.closed == (SEAT_ELSEWHERE, SEAT_STAYS.strip())
+            assert holder() in client_pids()
+            await reloaded.close()
+            await second.close()
         finally:
             await doors.stop()
