@@ -149,6 +149,8 @@ class RemoteServer:
         self.config = config
         self.socket_path = socket_path
         self.port = port
+        self.ask_timeout = ASK_TIMEOUT
+        """Seconds a question to the server may take (:func:`ask_server`)."""
         self._allowances: dict[str, AddressAllowance] = {}
         self._refused = 0
         self._refusal_logged = -1.0
@@ -158,13 +160,13 @@ class RemoteServer:
         if not tokens:
             return None
         asked = {"type": "door_seat", "tokens": list(tokens[:DOOR_TOKENS_MAX])}
-        return _held_seat(await ask_server(self.socket_path, asked))
+        return _held_seat(await ask_server(self.socket_path, asked, self.ask_timeout))
 
     async def door_player(self, player_key: str, fingerprint: str, name: str) -> bool:
         """Told to the server (``door_player``; see :class:`server.doors.kit.DoorServer`)."""
         told = {"type": "door_player", "player_key": player_key}
         told |= {"fingerprint": fingerprint, "name": name}
-        reply = await ask_server(self.socket_path, told)
+        reply = await ask_server(self.socket_path, told, self.ask_timeout)
         return reply is not None and reply.get("known") is True
 
     def allowance(self, address: str, now: float) -> AddressAllowance:

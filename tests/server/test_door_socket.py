@@ -134,6 +134,22 @@ async def test_the_doors_requests_are_answered_on_the_local_socket_and_refused_o
     assert time.monotonic() - started < ASK_TIMEOUT
 
 
+async def test_a_server_that_does_not_answer_is_given_up_after_the_timeout(tmp_path: Path) -> None:
+    """A server that takes the connection and says nothing (stopped, hung): the doors wait
+    ``ask_timeout`` at most, then go on as if nothing were held."""
+    path = str(tmp_path / "server.sock")
+    silent = await asyncio.start_unix_server(lambda reader, writer: None, path)
+    remote = RemoteServer(ServerConfig(), path, 7453)
+    remote.ask_timeout = 0.2
+    try:
+        started = time.monotonic()
+        assert await remote.held_seat(["t" * 43]) is None
+        assert not await remote.door_player("k" * 32, FINGERPRINT, "ann")
+        assert 0.4 <= time.monotonic() - started < 0.4 + ASK_TIMEOUT
+    finally:
+        silent.close()
+
+
 def test_serve_server_socket_runs_only_the_doors_and_stops_cleanly(tmp_path: Path) -> None:
     db = tmp_path / "data" / "s.db"
     doors = subprocess.Popen(
