@@ -285,9 +285,10 @@ class HeldSeat(TypedDict):
 
 
 class DoorSeatReply(OkReply):
-    """The reply to ``door_seat``: the seat one of the tokens names, if its connection is up."""
+    """The reply to ``door_seat``: for each token asked about, in order, the seat it names if
+    that seat's connection is up, else nil."""
 
-    held: HeldSeat | None
+    seats: list[HeldSeat | None]
 
 
 class DoorPlayerReply(OkReply):
@@ -361,9 +362,9 @@ def watching(id: int | None, *, table: str, name: str) -> Watching:
     return {"type": "ok", "id": id, "table": table, "name": name}
 
 
-def door_seat(id: int | None, *, held: HeldSeat | None) -> DoorSeatReply:
+def door_seat(id: int | None, *, seats: list[HeldSeat | None]) -> DoorSeatReply:
     """The reply to ``door_seat``."""
-    return {"type": "ok", "id": id, "held": held}
+    return {"type": "ok", "id": id, "seats": seats}
 
 
 def door_player(id: int | None, *, known: bool) -> DoorPlayerReply:

@@ -107,9 +107,10 @@ TIMER_MAX: Final = 86400.0
 TURN_TIMER_MIN: Final = 0.1
 """Shortest turn timer, in seconds."""
 
-DOOR_TOKENS_MAX: Final = 8
-"""Most seat tokens one ``door_seat`` may ask about (a player's ``tokens.json`` keeps one per
-server for a name)."""
+DOOR_TOKENS_MAX: Final = 24
+"""Most seat tokens one ``door_seat`` may ask about: a player's ``tokens.json`` keeps one per
+server for a name, and the browser door asks about those of a browser's kept file and of each
+of its open tabs (at most ``door_sessions_per_address``, 16 by default) at once."""
 
 FINGERPRINT: Final = re.compile(r"SHA256:[A-Za-z0-9+/]{43}")
 """An SSH key's SHA-256 fingerprint as OpenSSH and asyncssh write it (``door_player``)."""
@@ -298,7 +299,7 @@ class Review:
 
 @dataclass(frozen=True, slots=True)
 class DoorSeat:
-    """The doors ask which of ``tokens`` (a player's seat tokens for one name) names a seat
+    """The doors ask which of ``tokens`` (a player's seat tokens for one name) name a seat
     whose connection is up, before a second window takes it (local-only: PROTOCOL.md §15)."""
 
     id: int
@@ -777,7 +778,7 @@ REQUEST_KINDS: Final[tuple[RequestKind, ...]] = (
     RequestKind("standings", Standings, _parse_standings),
     RequestKind("hint", Hint, _id_only(Hint)),
     RequestKind("review", Review, _parse_review),
-    RequestKind("door_seat", DoorSeat, _parse_door_seat, 2048),
+    RequestKind("door_seat", DoorSeat, _parse_door_seat, REQUEST_SIZE_MAX),
     RequestKind("door_player", DoorPlayer, _parse_door_player, 1024),
 )
 """The one registry of requests: the type set, the size limits and the parser come from it

@@ -32,7 +32,7 @@ from protocol.framing import encode
 from protocol.version import PROTOCOL_VERSION
 from server.config import ServerConfig as ServerConfig  # re-exported: embedders import it here
 from server.config import host_can_raise
-from server.net.connection import Connection, held_seat
+from server.net.connection import Connection, held_seats
 from server.net.limits import AddressAllowance, address_meter, client_address
 from server.storage.standings import Players
 from server.storage.store import Store
@@ -136,11 +136,11 @@ class Server:
             raise RuntimeError("the server has not been started")
         return self._players
 
-    async def held_seat(self, tokens: Sequence[str]) -> m.HeldSeat | None:
-        """For the doors in this process (``server.doors.kit.DoorServer``): the seat one of
-        ``tokens`` names, if its connection is up (what ``door_seat`` answers the doors of
-        another process)."""
-        return held_seat(self.lobby, tokens)
+    async def held_seats(self, tokens: Sequence[str]) -> list[m.HeldSeat | None]:
+        """For the doors in this process (``server.doors.kit.DoorServer``): for each of
+        ``tokens``, the seat it names if its connection is up (what ``door_seat`` answers the
+        doors of another process)."""
+        return held_seats(self.lobby, tokens)
 
     async def door_player(self, player_key: str, fingerprint: str, name: str) -> bool:
         """For the SSH door in this process: tag a known ``player_key`` with the SSH key's

@@ -124,9 +124,8 @@ async def ask_server(
             writer.close()
 
 
-def _held_seat(reply: Mapping[str, Any] | None) -> HeldSeat | None:
-    """The ``held`` of a ``door_seat`` reply, if it is one (a reply of another shape: None)."""
-    held = reply.get("held") if reply is not None else None
+def _held_seat(held: object) -> HeldSeat | None:
+    """One entry of a ``door_seat`` reply's ``seats``, if it is one (another shape: None)."""
     if not isinstance(held, dict):
         return None
     table, name, seat, pid = (held.get(k) for k in ("table", "name", "seat", "pid"))
@@ -155,12 +154,18 @@ class RemoteServer:
         self._refused = 0
         self._refusal_logged = -1.0
 
-    async def held_seat(self, tokens: Sequence[str]) -> HeldSeat | None:
+    async def held_seats(self, tokens: Sequence[str]) -> list[HeldSeat | None]:
         """Asked of the server (``door_seat``; see :class:`server.doors.kit.DoorServer`)."""
+        held: list[HeldSeat | None] = [None] * len(tokens)
         if not tokens:
-            return None
+            return held
         asked = {"type": "door_seat", "tokens": list(tokens[:DOOR_TOKENS_MAX])}
-        return _held_seat(await ask_server(self.socket_path, asked, self.ask_timeout))
+        reply = await ask_server(self.socket_path, asked, self.ask_timeout)
+        seats = reply.get("seats") if reply is not None else None
+        if isinstance(seats, list):
+            for number, seat in enumerate(seats[: len(asked["tokens"])]):
+                held[number] = _held_seat(seat)
+        return held
 
     async def door_player(self, player_key: str, fingerprint: str, name: str) -> bool:
         """Told to the server (``door_player``; see :class:`server.doors.kit.DoorServer`)."""

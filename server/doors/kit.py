@@ -2,7 +2,7 @@
 player's name, the child process's command line and environment (see ``server.doors.host``),
 and the question a player's second window is asked before it takes a seat another window of
 theirs has connected (:func:`another_window`, :func:`tokens_named`, :func:`wait_for_choice`;
-the server tells whether that seat is connected, :meth:`DoorServer.held_seat`)."""
+the server tells whether that seat is connected, :meth:`DoorServer.held_seats`)."""
 
 from __future__ import annotations
 
@@ -45,12 +45,13 @@ class DoorServer(Protocol):
     def port(self) -> int:
         """The port in the ``localhost:PORT`` the children show and file seat tokens under."""
 
-    async def held_seat(self, tokens: Sequence[str]) -> HeldSeat | None:
-        """The seat the first valid one of ``tokens`` names, if its connection is up (another
-        window of the player has it: the new window asks before it takes it over), with the
-        process at the other end of that connection when it is a door session's client; else
-        None. None too when the server cannot be asked (down, or too slow: the new window
-        then takes the seat, as before there was a question)."""
+    async def held_seats(self, tokens: Sequence[str]) -> list[HeldSeat | None]:
+        """For each of ``tokens`` (at most :data:`protocol.requests.DOOR_TOKENS_MAX`: a
+        server in another process is asked about no more), the seat it names if that seat's
+        connection is up (another window of the player has it: the new window asks before it
+        takes it over), with the process at the other end of that connection when it is a door
+        session's client; else None. All None when the server cannot be asked (down, or too
+        slow: the new window then takes the seat, as before there was a question)."""
 
     async def door_player(self, player_key: str, fingerprint: str, name: str) -> bool:
         """Tell the server that ``player_key`` is the SSH key with ``fingerprint``, so the
@@ -345,7 +346,7 @@ def tokens_named(stored: dict[str, dict[str, str]], name: str) -> list[str]:
     """The seat tokens a client's ``tokens.json`` (``stored``, ``TokenStore.load()``'s) keeps
     for ``name``, one per server, at most :data:`protocol.requests.DOOR_TOKENS_MAX`: a client
     takes a seat back with the token its store keeps for its name (PROTOCOL.md §10), so those
-    are the ones a door asks about (:meth:`DoorServer.held_seat`).
+    are the ones a door asks about (:meth:`DoorServer.held_seats`).
 
     >>> tokens_named({"localhost:7453": {"ann": "a1", "bo": "b1"}, "h:1": {"ann": "a2"}}, "ann")
     ['a1', 'a2']

@@ -1008,7 +1008,7 @@ class SSHDoor:
         with (the one its home holds now for ``name``, or None). The client takes a seat back
         with the token its home keeps for its name (``tokens.json``, PROTOCOL.md §10), so that
         is the one looked up; both come from one reading of that file. The server says whether
-        the seat is connected (:meth:`server.doors.kit.DoorServer.held_seat`)."""
+        the seat is connected (:meth:`server.doors.kit.DoorServer.held_seats`)."""
         from client.session import TokenStore
 
         home = player_home(self.data_dir, fingerprint)
@@ -1019,7 +1019,8 @@ class SSHDoor:
             home = shared
         stored = TokenStore(home / "config" / "sheepshead" / "tokens.json").load()
         checked = stored.get(f"localhost:{self.server.port}", {}).get(name)
-        found = await self.server.held_seat(tokens_named(stored, name))
+        seats = await self.server.held_seats(tokens_named(stored, name))
+        found = next((seat for seat in seats if seat is not None), None)
         if found is None:
             return None, checked
         return (found["name"], found["seat"]), checked

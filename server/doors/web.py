@@ -60,6 +60,7 @@ from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
 from client.session import DOOR_LOBBY_ONLY_ENV
+from protocol.requests import DOOR_TOKENS_MAX
 from server.doors.kit import (
     DEFAULT_NAME,
     LINK_CHECK,
@@ -675,7 +676,8 @@ class WebDoor:
         that table's name and seat; and the tokens file that names it (the one a tab taking the
         seat starts with). Else None: no token, a seat that is away, or one whose client's tab
         is closed or ending (a reload: the tab it replaces), which the new tab takes back as
-        before. The server says whose client holds a seat (``DoorServer.held_seat``).
+        before. The server says whose client holds each seat (``DoorServer.held_seats``: one
+        question for every source's tokens).
 
         The tokens looked at are the ones the browser's last ended tab kept and the ones each
         of its open tabs' clients hold now: a browser's first tab keeps its tokens only when it
@@ -691,8 +693,10 @@ class WebDoor:
             sources.append(kept)
         others = [other for other in self._browsers.get(cookie, ()) if other is not tab]
         sources += [_live_tokens(o.service.home) for o in others if o.service is not None]
-        for source in sources:
-            found = await self.server.held_seat(tokens_named(TokenStore(source).load(), name))
+        named = [(s, token) for s in sources for token in tokens_named(TokenStore(s).load(), name)]
+        del named[DOOR_TOKENS_MAX:]  # what one question may carry: 16 tabs' and the kept file's
+        seats = await self.server.held_seats([token for _, token in named])
+        for (source, _), found in zip(named, seats, strict=True):
             if found is None:
                 continue
             for other in others:

@@ -561,7 +561,7 @@ class Connection:
 
     def _door_seat(self, req: DoorSeat) -> m.DoorSeatReply:
         self._local_only("door_seat")
-        return m.door_seat(req.id, held=held_seat(self.server.lobby, req.tokens))
+        return m.door_seat(req.id, seats=held_seats(self.server.lobby, req.tokens))
 
     def _door_player(self, req: DoorPlayer) -> m.DoorPlayerReply:
         self._local_only("door_player")
@@ -581,26 +581,23 @@ class Connection:
                 log.exception("conn %d: detaching from table %s failed", self.number, table.id)
 
 
-def held_seat(lobby: Lobby, tokens: Iterable[str]) -> m.HeldSeat | None:
-    """The seat the first of ``tokens`` that is valid names, if its connection is up (another
+def held_seats(lobby: Lobby, tokens: Iterable[str]) -> list[m.HeldSeat | None]:
+    """For each of ``tokens``, the seat it names if that seat's connection is up (another
     window of the player has it: a door asks before a new window takes it over), with the
-    process at the other end of that connection (:func:`peer_pid`); else None. The doors ask
-    this of a server in their process directly, of one in another over its local socket
-    (``door_seat``)."""
+    process at the other end of that connection (:func:`peer_pid`); else None (an unknown
+    token, a closed table, a seat that is away). The doors ask this of a server in their
+    process directly, of one in another over its local socket (``door_seat``)."""
+    seats: list[m.HeldSeat | None] = []
     for token in tokens:
         found = lobby.take_back(token) if token else None
-        if found is None:
+        peer = found[0].seats[found[1]].peer if found is not None else None
+        if found is None or peer is None:
+            seats.append(None)
             continue
         table, seat = found
-        peer = table.seats[seat].peer
-        if peer is not None:
-            return {
-                "table": table.id,
-                "name": table.config.name,
-                "seat": seat,
-                "pid": peer_pid(getattr(peer, "transport", None)),
-            }
-    return None
+        pid = peer_pid(getattr(peer, "transport", None))
+        seats.append({"table": table.id, "name": table.config.name, "seat": seat, "pid": pid})
+    return seats
 
 
 def peer_pid(transport: object) -> int | None:

@@ -102,16 +102,16 @@ def test_history_takes_an_optional_match_number() -> None:
 
 
 def test_the_doors_requests_take_only_well_formed_values() -> None:
-    """``door_seat`` and ``door_player`` (PROTOCOL.md §15): at most 8 tokens of 1-128
+    """``door_seat`` and ``door_player`` (PROTOCOL.md §15): at most 24 tokens of 1-128
     characters; a key of 16-128 characters, an SSH ``SHA256:`` fingerprint exactly, a name
     cleaned and cut as hello's."""
     fingerprint = "SHA256:" + "A+/z" * 10 + "abc"
-    seat = parse_request({"type": "door_seat", "id": 1, "tokens": ["a" * 128] * 8})
-    assert seat == requests.DoorSeat(1, ("a" * 128,) * 8)
+    seat = parse_request({"type": "door_seat", "id": 1, "tokens": ["a" * 128] * 24})
+    assert seat == requests.DoorSeat(1, ("a" * 128,) * 24)
     player = {"type": "door_player", "id": 2, "player_key": "k" * 16, "fingerprint": fingerprint}
     parsed = parse_request({**player, "name": "\x1b[31mann" + "n" * 90})
     assert parsed == requests.DoorPlayer(2, "k" * 16, fingerprint, "ann" + "n" * 21)
-    for tokens in (None, "abc", ["a"] * 9, [""], ["a" * 129], [1], {"t": "a"}):
+    for tokens in (None, "abc", ["a"] * 25, [""], ["a" * 129], [1], {"t": "a"}):
         with pytest.raises(RequestError) as refused:
             parse_request({"type": "door_seat", "id": 3, "tokens": tokens})
         assert (refused.value.code, refused.value.id) == ("bad_request", 3), tokens

@@ -100,20 +100,20 @@ async def test_the_doors_requests_are_answered_on_the_local_socket_and_refused_o
                 kind = "door_seat" if "tokens" in asked else "door_player"
                 refused = await stranger.request(kind, **asked)
                 assert (refused["type"], refused["code"]) == ("error", "local_only"), refused
-            malformed = await stranger.request("door_seat", tokens=["x"] * 9)
+            malformed = await stranger.request("door_seat", tokens=["x"] * 25)
             assert malformed["code"] == "bad_request"
             # On the local socket: the seat's connection is up (a TCP one: no process told).
             local = Raw(*await asyncio.open_unix_connection(path))
             await local.hello("doors")
             reply = await local.request("door_seat", tokens=["nonsense", token])
             expected = {"table": created["table"], "name": "Ann's", "seat": 0, "pid": None}
-            assert reply["held"] == expected
+            assert reply["seats"] == [None, expected]
             assert (await local.request("door_seat", tokens=["x" * 129]))["code"] == "bad_request"
             await local.close()
             # The doors process asks the same, one connection a question.
-            held = await remote.held_seat([token])
+            (held,) = await remote.held_seats([token])
             assert held is not None and (held["name"], held["seat"]) == ("Ann's", 0)
-            assert await remote.held_seat([]) is None
+            assert await remote.held_seats([]) == []
             # Only a known key is tagged: Ann's (she sat), not a key that never sat.
             assert await remote.door_player("k" * 32, FINGERPRINT, "ann")
             assert not await remote.door_player("n" * 32, FINGERPRINT, "nobody")
@@ -124,12 +124,12 @@ async def test_the_doors_requests_are_answered_on_the_local_socket_and_refused_o
             await ann.close()
         # Ann's connection is gone: her seat is away, not held.
         deadline = time.monotonic() + 10
-        while await remote.held_seat([token]) is not None:
+        while await remote.held_seats([token]) != [None]:
             assert time.monotonic() < deadline
             await asyncio.sleep(0.05)
     # The server is down: the doors go on at once, as if nothing were held.
     started = time.monotonic()
-    assert await remote.held_seat([token]) is None
+    assert await remote.held_seats([token, token]) == [None, None]
     assert not await remote.door_player("k" * 32, FINGERPRINT, "ann")
     assert time.monotonic() - started < ASK_TIMEOUT
 
@@ -143,7 +143,7 @@ async def test_a_server_that_does_not_answer_is_given_up_after_the_timeout(tmp_p
     remote.ask_timeout = 0.2
     try:
         started = time.monotonic()
-        assert await remote.held_seat(["t" * 43]) is None
+        assert await remote.held_seats(["t" * 43]) == [None]
         assert not await remote.door_player("k" * 32, FINGERPRINT, "ann")
         assert 0.4 <= time.monotonic() - started < 0.4 + ASK_TIMEOUT
     finally:

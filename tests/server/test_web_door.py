@@ -683,7 +683,7 @@ async def test_a_second_tab_beside_a_first_never_reloaded_asks_and_t_takes_the_s
         await until(lambda: taken._process is not None)
 
         def holder_pid() -> int | None:
-            return web_module._peer_pid(getattr(table.seats[0].peer, "transport", None))
+            return peer_pid(getattr(table.seats[0].peer, "transport", None))
 
         await until(lambda: holder_pid() == taken._process.pid)
         await first.wait_for("another window")
