@@ -23,14 +23,14 @@ played table, ask for the same request 20 times a second (the message rate limit
 - ``standings``: every finished match the server has stored, added up;
 - ``list_tables``: the lobby, up to a frame;
 - ``door_seat``, ``door_player``: the doors' local-only requests (PROTOCOL.md §15) over TCP,
-  the largest each may be (8 tokens of 128 characters; a 128-character key, a fingerprint and
+  the largest each may be (24 tokens of 128 characters; a 128-character key, a fingerprint and
   a 96-character name), each refused with ``local_only``.
 
 ``--local``: the server also listens on a Unix socket (``serve --local-socket``), and the
 scenarios ``door_seat`` and ``door_player`` are run there too, as the doors send them and as
 fast as the socket lets anybody: :data:`LOCAL_ASKERS` processes (the server's user), each in a
 loop of connect, hello, the request, its reply, close (the doors' :func:`ask_server`; a
-connection through the socket has no per-address allowance). ``door_seat`` carries seven
+connection through the socket has no per-address allowance). ``door_seat`` carries 23
 unknown tokens and, last, the seat token of a player seated over TCP (the costliest lookup: a
 hash per token), ``door_player`` that player's key (known: an ``UPDATE`` of its row each time).
 The database's size (with its write-ahead log) is printed before and after.
@@ -148,7 +148,7 @@ def door_request(request: str, token: str = "") -> dict[str, Any]:
     """The largest ``door_seat`` (unknown tokens, then ``token``) or ``door_player`` (the
     seated player's key) there may be."""
     if request == "door_seat":
-        tokens = [f"{n}" * 128 for n in range(7)] + [token or "x" * 128]
+        tokens = [f"{n:02}" * 64 for n in range(23)] + [token or "x" * 128]
         return {"type": "door_seat", "id": 3, "tokens": tokens}
     name = "\u00e9" * 96  # cut to 24 after cleaning, as a hello's
     fields = {"player_key": HOLDER_KEY, "fingerprint": FINGERPRINT, "name": name}
