@@ -73,6 +73,11 @@ one scenario at a time, ``--loops`` loops in one attacking process (at low prior
   database and socket: how long
   the seated player's session took to say ``connected`` again (the same SSH session, its
   seat back), the doors process's memory and CPU, its children left, and the attempts;
+- ``doors windows``: ``second windows`` and then ``second tabs`` against the doors in a process
+  of their own (as ``doors restart``), which ask the server over its socket whether the seat a
+  second window would take is connected (``door_seat``, PROTOCOL.md §15: one connection on the
+  socket per question): the questions asked, the CPU of the server and, apart, of the doors
+  process with its children, and the victim's ping on the server;
 - ``login requests``: an SSH connection with no key (each loop from 127.0.0.(40 + n)) keeps
   100 password requests in flight, one more sent for each refusal, until the door closes it
   (then another): each refused request costs the door its receiving and its refusal.
@@ -132,6 +137,7 @@ SCENARIOS = (
     "second windows",
     "second tabs",
     "doors restart",
+    "doors windows",
 )
 SSH_SCENARIOS = (
     "second windows",
@@ -967,7 +973,7 @@ async def measure(served: Served, victim: Victim, scenario: str, args: argparse.
 async def run(args: argparse.Namespace) -> None:
     """Every scenario against one server (``unlisted keys`` and ``keyless restart`` against
     servers of their own)."""
-    own = ("unlisted keys", "keyless restart", "doors restart")
+    own = ("unlisted keys", "keyless restart", "doors restart", "doors windows")
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(args.source).resolve()
         shared = [scenario for scenario in args.scenarios if scenario not in own]
@@ -989,6 +995,8 @@ async def run(args: argparse.Namespace) -> None:
             await keyless_restart(source, Path(tmp) / "restart.db", args)
         if "doors restart" in args.scenarios:
             await doors_restart(source, Path(tmp), args)
+        if "doors windows" in args.scenarios:
+            await doors_windows(source, Path(tmp), args)
 
 
 async def _scenarios(served: Served, scenarios: list[str], args: argparse.Namespace) -> None:
@@ -1178,6 +1186,51 @@ async def doors_restart(source: Path, tmp: Path, args: argparse.Namespace) -> No
     )
     print(f"               ssh visits: {dict(sorted(ended[0].items()))}")
     print(f"               tab churn: {dict(sorted(ended[1].items()))}")
+
+
+async def doors_windows(source: Path, tmp: Path, args: argparse.Namespace) -> None:
+    """``second windows`` and ``second tabs`` against the doors in a process of their own (see
+    the module doc)."""
+    db = tmp / "windows-doors.db"
+    sock = str(tmp / "windows" / "server.sock")
+    served = Served(source, db, ["--local-socket", sock])
+    doors = Served(source, db, ["--server-socket", sock, "--ssh", "0", "--web", "0"])
+    try:
+        assert doors.ssh_port is not None and doors.web_port is not None
+        victim, _ = await victim_at_own_table(served.port)
+        times = await victim.pings(args.seconds / 2)
+        print(f"  {'quiet':<12} victim ping: {benchlib.summary(times)}")
+        context = multiprocessing.get_context("spawn")
+        for scenario, port in (
+            ("second windows", doors.ssh_port),
+            ("second tabs", doors.web_port),
+        ):
+            out = context.Queue()
+            worker = context.Process(
+                target=attacker,
+                args=(scenario, port, args.seconds + 1.0, args.loops, out),
+                daemon=True,
+            )
+            worker.start()
+            await asyncio.sleep(1.0)
+            server_cpu = served.cpu_seconds()
+            doors_cpu = doors.cpu_seconds(children=True)
+            start = time.monotonic()
+            times = await victim.pings(args.seconds)
+            ended = await asyncio.to_thread(out.get, True, 90)
+            worker.join(10)
+            await asyncio.sleep(args.settle)
+            window = time.monotonic() - start
+            print(
+                f"  {scenario:<12} (doors process) victim ping: {benchlib.summary(times)};"
+                f" in {window:.0f} s the server {served.cpu_seconds() - server_cpu:.2f} CPU-s,"
+                f" the doors and their clients {doors.cpu_seconds(children=True) - doors_cpu:.1f}"
+            )
+            print(f"               attempts: {dict(sorted(ended.items()))}")
+        await victim.close()
+    finally:
+        doors.stop()
+        served.stop()
 
 
 def main() -> None:

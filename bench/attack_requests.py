@@ -5,6 +5,7 @@ Run by hand (nothing is asserted)::
     .venv/bin/python bench/attack_requests.py [--seconds 8] [--hands 20] [--tables 120]
         [--matches 3] [--only history-match] [--keyed]
     .venv/bin/python bench/attack_requests.py --source /tmp/old   # another tree's server
+    .venv/bin/python bench/attack_requests.py --only door_seat --only door_player --local
 
 A real ``sheepshead serve`` (``bench/attack.py``'s :class:`Served`, with no pause after a
 trick or a hand: a tree from before ``--trick-pause`` cannot run here) first gets a history:
@@ -20,7 +21,19 @@ played table, ask for the same request 20 times a second (the message rate limit
   its last hand (the longest scan of the match's payouts for the running totals), one after
   the other (a server from before ``match`` ignores it and answers the current match);
 - ``standings``: every finished match the server has stored, added up;
-- ``list_tables``: the lobby, up to a frame.
+- ``list_tables``: the lobby, up to a frame;
+- ``door_seat``, ``door_player``: the doors' local-only requests (PROTOCOL.md §15) over TCP,
+  the largest each may be (24 tokens of 128 characters; a 128-character key, a fingerprint and
+  a 96-character name), each refused with ``local_only``.
+
+``--local``: the server also listens on a Unix socket (``serve --local-socket``), and the
+scenarios ``door_seat`` and ``door_player`` are run there too, as the doors send them and as
+fast as the socket lets anybody: :data:`LOCAL_ASKERS` processes (the server's user), each in a
+loop of connect, hello, the request, its reply, close (the doors' :func:`ask_server`; a
+connection through the socket has no per-address allowance). ``door_seat`` carries 23
+unknown tokens and, last, the seat token of a player seated over TCP (the costliest lookup: a
+hash per token), ``door_player`` that player's key (known: an ``UPDATE`` of its row each time).
+The database's size (with its write-ahead log) is printed before and after.
 
 ``--keyed``: every asker says hello with a player key of its own (PROTOCOL.md, "Identity"), so
 an answer built for its asker (``list_tables``'s ``yours``) is built; without it they are
@@ -65,7 +78,13 @@ CONNECTIONS = 16
 """Connections per asking address: the per-address cap."""
 ASKS_PER_SECOND = 20.0
 """Requests per second per connection: the message rate limit."""
-REQUESTS = ("history", "history-match", "standings", "list_tables")
+REQUESTS = ("history", "history-match", "standings", "list_tables", "door_seat", "door_player")
+LOCAL_ASKERS = 4
+"""Processes asking on the local socket with ``--local`` (each one connection at a time)."""
+HOLDER_KEY = "bench-holder-key-" + "k" * 111
+"""The player key of the player seated for ``--local`` (128 characters, the most)."""
+FINGERPRINT = "SHA256:" + "f" * 43
+"""An SSH key's fingerprint in ``door_player``."""
 ANSWER_DELAY = 0.06
 """Seconds the host waits before each of its actions (under the message rate limit, which a
 host answering at once would pass with the tables' pauses off)."""
@@ -125,8 +144,21 @@ async def open_tables(port: int, count: int) -> list[Victim]:
     return hosts
 
 
+def door_request(request: str, token: str = "") -> dict[str, Any]:
+    """The largest ``door_seat`` (unknown tokens, then ``token``) or ``door_player`` (the
+    seated player's key) there may be."""
+    if request == "door_seat":
+        tokens = [f"{n:02}" * 64 for n in range(23)] + [token or "x" * 128]
+        return {"type": "door_seat", "id": 3, "tokens": tokens}
+    name = "\u00e9" * 96  # cut to 24 after cleaning, as a hello's
+    fields = {"player_key": HOLDER_KEY, "fingerprint": FINGERPRINT, "name": name}
+    return {"type": "door_player", "id": 3, **fields}
+
+
 def asks(request: str, matches: int, hands: int) -> list[bytes]:
     """The frames an asker sends in turn for the scenario ``request``."""
+    if request.startswith("door_"):
+        return [frame(door_request(request))]
     if request != "history-match":
         return [frame({"type": request, "id": 3})]
     return [
@@ -187,6 +219,100 @@ def asker(
     out.put(dict(answers))
 
 
+async def run_askers(
+    served: Served, victim: Victim, workers: list[Any], out: Any, seconds: float
+) -> tuple[list[float], float, Counter[str]]:
+    """Start the asking ``workers`` and, once they ask, ping for ``seconds``: the victim's
+    ping times, the server's CPU share meanwhile, and the answers the workers counted (each
+    puts its counts into ``out``)."""
+    for worker in workers:
+        worker.start()
+    await asyncio.sleep(1.0)  # connected and asking
+    cpu = served.cpu_seconds()
+    start = time.monotonic()
+    times = await victim.pings(seconds)
+    used = (served.cpu_seconds() - cpu) / (time.monotonic() - start)
+    answers: Counter[str] = Counter()
+    for _ in workers:
+        answers.update(await asyncio.to_thread(out.get, True, 60))
+    for worker in workers:
+        worker.join(10)
+    return times, used, answers
+
+
+def local_asker(path: str, ask: bytes, seconds: float, out: Any) -> None:
+    """Connect, hello, ``ask``, its reply, close, on the Unix socket ``path``, again and again
+    for ``seconds``; how the answers came, into ``out``."""
+    os.nice(19)
+    answers: Counter[str] = Counter()
+    hello = frame({**HELLO, "name": "doors"})
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with socket.socket(socket.AF_UNIX) as sock:
+                sock.settimeout(5)
+                sock.connect(path)
+                sock.sendall(hello + ask)
+                decoder = Decoder()
+                answered = False
+                while not answered:
+                    data = sock.recv(1 << 16)
+                    if not data:
+                        answers["closed unanswered"] += 1
+                        break
+                    for msg in decoder.feed(data):
+                        if msg.get("id") == 3:
+                            answers[str(msg.get("code", msg["type"]))] += 1
+                            answered = True
+        except OSError as exc:
+            answers[type(exc).__name__] += 1
+    out.put(dict(answers))
+
+
+def db_mb(db: Path) -> float:
+    """The database's size with its write-ahead log, in MB."""
+    paths = [db, db.with_name(db.name + "-wal")]
+    return sum(path.stat().st_size for path in paths if path.exists()) / 1e6
+
+
+async def measure_local(
+    served: Served, victim: Victim, path: str, request: str, token: str, seconds: float
+) -> None:
+    """``request`` asked on the local socket by :data:`LOCAL_ASKERS` connect-ask-close loops:
+    the victim's pings, the server's CPU, the answers and the database's size."""
+    context = multiprocessing.get_context("spawn")
+    out = context.Queue()
+    ask = frame(door_request(request, token))
+    workers = [
+        context.Process(target=local_asker, args=(path, ask, seconds + 1.0, out), daemon=True)
+        for _ in range(LOCAL_ASKERS)
+    ]
+    size = db_mb(served.db)
+    times, used, answers = await run_askers(served, victim, workers, out, seconds)
+    label = f"{request} local"
+    print(f"  {label:<12} victim ping: {benchlib.summary(times)}   server CPU {used:5.0%}")
+    print(f"               answers: {dict(sorted(answers.items()))}")
+    print(f"               database {size:.2f} -> {db_mb(served.db):.2f} MB (with its log)")
+    total = sum(answers.values())
+    if total:
+        per = used * seconds / (total * seconds / (seconds + 1.0))
+        print(
+            f"               {total / (seconds + 1.0):.0f} asks a second; server CPU per ask"
+            f" (connect, hello, request, close): {per * 1e3:.2f} ms"
+        )
+
+
+async def seated_holder(port: int) -> tuple[Victim, str]:
+    """A player with :data:`HOLDER_KEY` seated at a table of its own (from 127.0.0.8): the
+    connection, kept open, and its seat token."""
+    holder = await Victim.open(port, "127.0.0.8")
+    hello = {"version": 1, "client": "bench-attack/1", "name": "Holder"}
+    await holder.request("hello", **hello, player_key=HOLDER_KEY)
+    token = str((await holder.request("create_table", name="the holder's table"))["token"])
+    holder.keep_alive()
+    return holder, token
+
+
 async def measure(
     served: Served,
     victim: Victim,
@@ -216,18 +342,7 @@ async def measure(
         )
         for n in (1, 2)
     ]
-    for worker in workers:
-        worker.start()
-    await asyncio.sleep(1.0)  # connected and asking
-    cpu = served.cpu_seconds()
-    start = time.monotonic()
-    times = await victim.pings(seconds)
-    used = (served.cpu_seconds() - cpu) / (time.monotonic() - start)
-    answers: Counter[str] = Counter()
-    for _ in workers:
-        answers.update(await asyncio.to_thread(out.get, True, 60))
-    for worker in workers:
-        worker.join(10)
+    times, used, answers = await run_askers(served, victim, workers, out, seconds)
     print(f"  {request:<12} victim ping: {benchlib.summary(times)}   server CPU {used:5.0%}")
     print(f"               answers: {dict(sorted(answers.items()))}")
     if answers["ok"]:
@@ -241,7 +356,9 @@ async def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(args.source).resolve()
         no_pauses = ["--hand-pause", "0", "--trick-pause", "0"]
-        served = Served(source, Path(tmp) / "requests.db", no_pauses)
+        path = str(Path(tmp) / "run" / "server.sock")
+        local = ["--local-socket", path] if args.local else []
+        served = Served(source, Path(tmp) / "requests.db", no_pauses + local)
         try:
             started = time.monotonic()
             table = await played_table(served.port, args.hands, args.matches)
@@ -258,6 +375,12 @@ async def run(args: argparse.Namespace) -> None:
             for request in args.only or REQUESTS:
                 shape = (args.matches, args.hands)
                 await measure(served, victim, table, request, args.seconds, shape, args.keyed)
+            if args.local:
+                holder, token = await seated_holder(served.port)
+                for request in args.only or REQUESTS:
+                    if request.startswith("door_"):
+                        await measure_local(served, victim, path, request, token, args.seconds)
+                await holder.close()
             for host in hosts:
                 await host.close()
             await victim.close()
@@ -278,6 +401,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--keyed", action="store_true", help="the askers say hello with a player key each"
+    )
+    parser.add_argument(
+        "--local",
+        action="store_true",
+        help="serve --local-socket too, and ask door_seat and door_player there (see above)",
     )
     asyncio.run(run(parser.parse_args()))
 

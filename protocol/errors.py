@@ -60,6 +60,7 @@ __all__ = [
     "ILLEGAL_CALL",
     "ILLEGAL_CARD",
     "INTERNAL_ERROR",
+    "LOCAL_ONLY",
     "MATCH_OVER",
     "MUST_FOLLOW_SUIT",
     "MUST_PICK",
@@ -129,6 +130,7 @@ INTERNAL_ERROR: Final = "internal_error"
 HINTS_OFF: Final = "hints_off"
 NOT_ALLOWED: Final = "not_allowed"
 BUSY: Final = "busy"
+LOCAL_ONLY: Final = "local_only"
 
 ENGINE_ERROR_CODES: Final[dict[str, str]] = {
     NOT_YOUR_TURN: "it is another seat's turn (or you tried to act for another seat)",
@@ -191,6 +193,8 @@ PROTOCOL_ERROR_CODES: Final[dict[str, str]] = {
     HINTS_OFF: "this table was created without hints (create_table's hints)",
     NOT_ALLOWED: "a bot connection may not ask for hints",
     BUSY: "your seat's last hint or review is still being worked out (or the coach is full)",
+    LOCAL_ONLY: "the request is the doors' own: only a connection through the server's local "
+    "socket may send it (PROTOCOL.md §15)",
 }
 """Codes of the protocol layer and the server, with one-line meanings."""
 

@@ -273,6 +273,31 @@ class ReviewReply(OkReply):
     decisions: list[Mapping[str, Any]]
 
 
+class HeldSeat(TypedDict):
+    """A seat whose connection is up (``door_seat``, PROTOCOL.md §15): the table's id and
+    name, the seat, and the process at the other end of its connection when that came through
+    the server's local socket (a door session's client), else nil."""
+
+    table: str
+    name: str
+    seat: int
+    pid: int | None
+
+
+class DoorSeatReply(OkReply):
+    """The reply to ``door_seat``: for each token asked about, in order, the seat it names if
+    that seat's connection is up, else nil."""
+
+    seats: list[HeldSeat | None]
+
+
+class DoorPlayerReply(OkReply):
+    """The reply to ``door_player``: whether the server knew the key (only a known one is
+    tagged)."""
+
+    known: bool
+
+
 class TonightWindow(TypedDict):
     """Which matches a ``standings`` reply for ``since: "tonight"`` counted (§10.1): those
     that ended from ``start`` to ``end`` (ISO times with the server's offset), and ``text``,
@@ -335,6 +360,16 @@ def joined(id: int | None, *, table: str, seat: int, token: str, name: str) -> J
 def watching(id: int | None, *, table: str, name: str) -> Watching:
     """The reply to ``watch``."""
     return {"type": "ok", "id": id, "table": table, "name": name}
+
+
+def door_seat(id: int | None, *, seats: list[HeldSeat | None]) -> DoorSeatReply:
+    """The reply to ``door_seat``."""
+    return {"type": "ok", "id": id, "seats": seats}
+
+
+def door_player(id: int | None, *, known: bool) -> DoorPlayerReply:
+    """The reply to ``door_player``."""
+    return {"type": "ok", "id": id, "known": known}
 
 
 def bot_added(id: int | None, *, seat: int) -> BotAdded:

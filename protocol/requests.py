@@ -38,6 +38,8 @@ __all__ = [
     "ChatRequest",
     "ClientSeed",
     "CreateTable",
+    "DoorPlayer",
+    "DoorSeat",
     "EndMatch",
     "Hello",
     "Hint",
@@ -104,6 +106,14 @@ TIMER_MAX: Final = 86400.0
 
 TURN_TIMER_MIN: Final = 0.1
 """Shortest turn timer, in seconds."""
+
+DOOR_TOKENS_MAX: Final = 24
+"""Most seat tokens one ``door_seat`` may ask about: a player's ``tokens.json`` keeps one per
+server for a name, and the browser door asks about those of a browser's kept file and of each
+of its open tabs (at most ``door_sessions_per_address``, 16 by default) at once."""
+
+FINGERPRINT: Final = re.compile(r"SHA256:[A-Za-z0-9+/]{43}")
+"""An SSH key's SHA-256 fingerprint as OpenSSH and asyncssh write it (``door_player``)."""
 
 _INT64_MAX: Final = (1 << 63) - 1
 
@@ -288,6 +298,26 @@ class Review:
 
 
 @dataclass(frozen=True, slots=True)
+class DoorSeat:
+    """The doors ask which of ``tokens`` (a player's seat tokens for one name) name a seat
+    whose connection is up, before a second window takes it (local-only: PROTOCOL.md §15)."""
+
+    id: int
+    tokens: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DoorPlayer:
+    """The SSH door says that ``player_key`` is the SSH key with ``fingerprint``, logged in as
+    ``name`` (local-only: PROTOCOL.md §15)."""
+
+    id: int
+    player_key: str
+    fingerprint: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class Pong:
     """The answer to the server's ``ping`` (``id`` optional; never answered)."""
 
@@ -314,6 +344,8 @@ Request: TypeAlias = (
     | Standings
     | Hint
     | Review
+    | DoorSeat
+    | DoorPlayer
     | Pong
 )
 """Any validated request."""
@@ -676,6 +708,30 @@ def _parse_review(msg: Mapping[str, Any]) -> Review:
     return Review(f.id, f.int_("hand", low=0, high=_INT64_MAX))
 
 
+def _parse_door_seat(msg: Mapping[str, Any]) -> DoorSeat:
+    f = _Fields.of(msg)
+    tokens = msg.get("tokens")
+    if type(tokens) is not list or len(tokens) > DOOR_TOKENS_MAX:
+        raise f.fail("tokens", f"must be a list of at most {DOOR_TOKENS_MAX} seat tokens")
+    if not all(type(t) is str and 0 < len(t) <= TOKEN_MAX for t in tokens):
+        raise f.fail("tokens", f"must hold strings of 1 to {TOKEN_MAX} characters")
+    return DoorSeat(f.id, tuple(tokens))
+
+
+def _parse_door_player(msg: Mapping[str, Any]) -> DoorPlayer:
+    f = _Fields.of(msg)
+    player_key = f.str_("player_key", required=True, max_length=PLAYER_KEY_MAX)
+    assert player_key is not None
+    if len(player_key) < PLAYER_KEY_MIN:
+        raise f.fail("player_key", f"must be at least {PLAYER_KEY_MIN} characters")
+    fingerprint = f.str_("fingerprint", required=True, max_length=64)
+    if fingerprint is None or not FINGERPRINT.fullmatch(fingerprint):
+        raise f.fail("fingerprint", "must be an SSH key's SHA256: fingerprint")
+    name = f.text("name", required=True, max_length=NAME_MAX, cut=True, name=True)
+    assert name is not None
+    return DoorPlayer(f.id, player_key, fingerprint, name)
+
+
 def _parse_pong(msg: Mapping[str, Any]) -> Pong:
     # The one request without a required id: any integer is echoed back, anything else is nil.
     id = msg.get("id")
@@ -722,6 +778,8 @@ REQUEST_KINDS: Final[tuple[RequestKind, ...]] = (
     RequestKind("standings", Standings, _parse_standings),
     RequestKind("hint", Hint, _id_only(Hint)),
     RequestKind("review", Review, _parse_review),
+    RequestKind("door_seat", DoorSeat, _parse_door_seat, REQUEST_SIZE_MAX),
+    RequestKind("door_player", DoorPlayer, _parse_door_player, 1024),
 )
 """The one registry of requests: the type set, the size limits and the parser come from it
 (``tests/protocol/test_requests.py`` checks it against :data:`Request` and ``__all__``,

@@ -22,6 +22,7 @@ import logging
 import os
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any, cast
 
@@ -31,7 +32,7 @@ from protocol.framing import encode
 from protocol.version import PROTOCOL_VERSION
 from server.config import ServerConfig as ServerConfig  # re-exported: embedders import it here
 from server.config import host_can_raise
-from server.net.connection import Connection
+from server.net.connection import Connection, held_seats
 from server.net.limits import AddressAllowance, address_meter, client_address
 from server.storage.standings import Players
 from server.storage.store import Store
@@ -134,6 +135,17 @@ class Server:
         if self._players is None:
             raise RuntimeError("the server has not been started")
         return self._players
+
+    async def held_seats(self, tokens: Sequence[str]) -> list[m.HeldSeat | None]:
+        """For the doors in this process (``server.doors.kit.DoorServer``): for each of
+        ``tokens``, the seat it names if its connection is up (what ``door_seat`` answers the
+        doors of another process)."""
+        return held_seats(self.lobby, tokens)
+
+    async def door_player(self, player_key: str, fingerprint: str, name: str) -> bool:
+        """For the SSH door in this process: tag a known ``player_key`` with the SSH key's
+        ``fingerprint`` (what ``door_player`` does for the doors of another process)."""
+        return self.players.door_player(player_key, fingerprint, name)
 
     @property
     def db_path(self) -> str | None:
@@ -381,7 +393,7 @@ class Server:
         # The transport tells the protocol (pause_writing) once more than this is waiting to
         # be sent: a client that does not read is cut off then, not checked after every write.
         transport.set_write_buffer_limits(high=config.max_send_buffer)
-        conn = Connection(self, self._numbers, transport, address)
+        conn = Connection(self, self._numbers, transport, address, local=local)
         self.connections.add(conn)
         self._per_address[address] += 1
         log.info("conn %d: opened from %s:%s", conn.number, address, _port_of(peer))

@@ -17,7 +17,11 @@ player key derived from the browser's cookie: ``server.doors.web``).
 ``serve --server-socket PATH`` runs only the doors, in a process of their own whose children
 dial it (:class:`RemoteServer`): when the server restarts (an upgrade, a crash), the doors and
 their sessions stay; each child's client dials again with backoff, as any network client
-does, and takes its seat back with its token once the server is back.
+does, and takes its seat back with its token once the server is back. What the doors need to
+know of the server's tables and players (is a seat a second window would take connected; tag an
+SSH player with their key's fingerprint), a :class:`RemoteServer` asks over that socket
+(:func:`ask_server`, the local-only requests of PROTOCOL.md §15), where a server in this process
+answers directly: both doors behave the same in both.
 """
 
 from __future__ import annotations
@@ -30,20 +34,22 @@ import shutil
 import tempfile
 import time
 import warnings
-from collections.abc import Container
+from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
+from protocol.framing import FrameDecoder, FrameError, encode
+from protocol.requests import DOOR_TOKENS_MAX
+from protocol.version import PROTOCOL_VERSION
 from server.doors.kit import DoorGate, DoorServer
 from server.net.limits import AddressAllowance
 
 if TYPE_CHECKING:
+    from protocol.events import HeldSeat
     from server.app import Server
     from server.config import ServerConfig
     from server.doors.ssh import SSHDoor
     from server.doors.web import WebDoor
-    from server.storage.standings import Players
-    from server.tables.lobby import Lobby
 
 log = logging.getLogger("sheepshead.doors")
 
@@ -74,6 +80,60 @@ FORGET_EVERY: Final = 10.0
 sweep forgets its allowances at most this far apart too)."""
 
 
+ASK_TIMEOUT: Final = 2.0
+"""Seconds a :class:`RemoteServer` waits for the server's answer to a question of the doors
+(connect, hello and the reply): past it, or with the server down, the doors go on as if the
+answer were "nothing" (the new window takes the seat; the player is not tagged)."""
+
+_HELLO: Final = {"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": "doors"}
+_ASK_ID: Final = 2
+
+
+async def ask_server(
+    socket_path: str, request: Mapping[str, Any], timeout: float = ASK_TIMEOUT
+) -> dict[str, Any] | None:
+    """``request`` (a map without ``id``) sent to the server on its local socket
+    ``socket_path`` on a connection of its own (hello, the request, close), and its ``ok``
+    reply; None when the server is down, refuses it (the error is logged) or does not answer
+    within ``timeout`` seconds. A connection per question: the questions come at the rate
+    sessions start (``door_start_rate_total``), and one that lives no longer than its
+    question has no state to keep across a server restart."""
+    kind = request.get("type")
+    writer: asyncio.StreamWriter | None = None
+    try:
+        async with asyncio.timeout(timeout):
+            reader, writer = await asyncio.open_unix_connection(socket_path)
+            writer.write(encode(_HELLO) + encode({**request, "id": _ASK_ID}))
+            decoder = FrameDecoder()
+            while data := await reader.read(65536):
+                for item in decoder.feed(data):
+                    if isinstance(item, FrameError):
+                        raise ConnectionError(item.message)
+                    if item.get("id") != _ASK_ID or item.get("type") not in ("ok", "error"):
+                        continue
+                    if item["type"] == "ok":
+                        return item
+                    log.warning("the server refused the doors' %s: %s", kind, item.get("code"))
+                    return None
+            raise ConnectionError("the server closed the connection")
+    except (OSError, TimeoutError) as exc:
+        log.info("the server on %s did not answer the doors' %s (%r)", socket_path, kind, exc)
+        return None
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _held_seat(held: object) -> HeldSeat | None:
+    """One entry of a ``door_seat`` reply's ``seats``, if it is one (another shape: None)."""
+    if not isinstance(held, dict):
+        return None
+    table, name, seat, pid = (held.get(k) for k in ("table", "name", "seat", "pid"))
+    if type(table) is not str or type(name) is not str or type(seat) is not int:
+        return None
+    return {"table": table, "name": name, "seat": seat, "pid": pid if type(pid) is int else None}
+
+
 class RemoteServer:
     """The server the doors let players into when it runs in another process
     (``serve --server-socket PATH``): its Unix socket, and the doors' own share of what they
@@ -88,19 +148,31 @@ class RemoteServer:
         self.config = config
         self.socket_path = socket_path
         self.port = port
+        self.ask_timeout = ASK_TIMEOUT
+        """Seconds a question to the server may take (:func:`ask_server`)."""
         self._allowances: dict[str, AddressAllowance] = {}
         self._refused = 0
         self._refusal_logged = -1.0
 
-    @property
-    def lobby(self) -> Lobby | None:
-        """Not at hand: the tables are in the server's process."""
-        return None
+    async def held_seats(self, tokens: Sequence[str]) -> list[HeldSeat | None]:
+        """Asked of the server (``door_seat``; see :class:`server.doors.kit.DoorServer`)."""
+        held: list[HeldSeat | None] = [None] * len(tokens)
+        if not tokens:
+            return held
+        asked = {"type": "door_seat", "tokens": list(tokens[:DOOR_TOKENS_MAX])}
+        reply = await ask_server(self.socket_path, asked, self.ask_timeout)
+        seats = reply.get("seats") if reply is not None else None
+        if isinstance(seats, list):
+            for number, seat in enumerate(seats[: len(asked["tokens"])]):
+                held[number] = _held_seat(seat)
+        return held
 
-    @property
-    def players(self) -> Players | None:
-        """Not at hand: the players are in the server's process."""
-        return None
+    async def door_player(self, player_key: str, fingerprint: str, name: str) -> bool:
+        """Told to the server (``door_player``; see :class:`server.doors.kit.DoorServer`)."""
+        told = {"type": "door_player", "player_key": player_key}
+        told |= {"fingerprint": fingerprint, "name": name}
+        reply = await ask_server(self.socket_path, told, self.ask_timeout)
+        return reply is not None and reply.get("known") is True
 
     def allowance(self, address: str, now: float) -> AddressAllowance:
         """The allowance of ``address`` at these doors (made full on first use)."""

@@ -1,7 +1,8 @@
 """What the SSH door and the browser door share: the session limits (:class:`DoorGate`), the
 player's name, the child process's command line and environment (see ``server.doors.host``),
 and the question a player's second window is asked before it takes a seat another window of
-theirs has connected (:func:`another_window`, :func:`seat_held`, :func:`wait_for_choice`)."""
+theirs has connected (:func:`another_window`, :func:`tokens_named`, :func:`wait_for_choice`;
+the server tells whether that seat is connected, :meth:`DoorServer.held_seats`)."""
 
 from __future__ import annotations
 
@@ -11,19 +12,17 @@ import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from protocol.requests import NAME_MAX
+from protocol.requests import DOOR_TOKENS_MAX, NAME_MAX
 from server.config import ServerConfig, host_can_raise
 from server.net.limits import TokenBucket
 
 if TYPE_CHECKING:
+    from protocol.events import HeldSeat
     from server.net.limits import AddressAllowance
-    from server.storage.standings import Players
-    from server.tables.lobby import Lobby
-    from server.tables.table import Table
 
 DEFAULT_NAME: Final = "Player"
 """The name of a door player whose login name has nothing usable in it."""
@@ -35,7 +34,8 @@ class DoorServer(Protocol):
     """What the doors use of the server they let players into: a running
     :class:`server.app.Server` in the same process, or a
     :class:`server.doors.host.RemoteServer` (``serve --server-socket``: the server runs in a
-    process of its own, and its lobby and players are not at hand here)."""
+    process of its own, and the doors ask it over its local socket what they need to know of
+    its tables and players, PROTOCOL.md §15). Both doors use these the same way in both."""
 
     @property
     def config(self) -> ServerConfig:
@@ -45,16 +45,18 @@ class DoorServer(Protocol):
     def port(self) -> int:
         """The port in the ``localhost:PORT`` the children show and file seat tokens under."""
 
-    @property
-    def lobby(self) -> Lobby | None:
-        """The server's tables, to ask a player's second window where a held seat goes;
-        None when the server runs in another process (the new window then takes the seat,
-        as before there was a question)."""
+    async def held_seats(self, tokens: Sequence[str]) -> list[HeldSeat | None]:
+        """For each of ``tokens`` (at most :data:`protocol.requests.DOOR_TOKENS_MAX`: a
+        server in another process is asked about no more), the seat it names if that seat's
+        connection is up (another window of the player has it: the new window asks before it
+        takes it over), with the process at the other end of that connection when it is a door
+        session's client; else None. All None when the server cannot be asked (down, or too
+        slow: the new window then takes the seat, as before there was a question)."""
 
-    @property
-    def players(self) -> Players | None:
-        """The server's players, to note a door player's SSH fingerprint; None when the
-        server runs in another process."""
+    async def door_player(self, player_key: str, fingerprint: str, name: str) -> bool:
+        """Tell the server that ``player_key`` is the SSH key with ``fingerprint``, so the
+        standings tag the player with it; whether it was done (a key the server knows, a
+        server that answered)."""
 
     def allowance(self, address: str, now: float) -> AddressAllowance:
         """The per-address allowance of ``address`` (its door starts, connections, requests)."""
@@ -340,27 +342,17 @@ def choice_of(keys: bytes) -> str | None:
     return CHOICES.get(keys[:1].lower())
 
 
-def seat_held(lobby: Lobby, tokens: Path, name: str) -> tuple[Table, int] | None:
-    """The table and seat a client would take over with the seat token it is given in
-    ``tokens`` (``tokens.json``, :class:`client.session.TokenStore`) under ``name``, if that
-    seat's connection is up (another window of the player has it); else None. The client takes
-    a seat back with the token its store keeps for its name (PROTOCOL.md §10), so that is the
-    one looked up."""
-    from client.session import TokenStore
+def tokens_named(stored: dict[str, dict[str, str]], name: str) -> list[str]:
+    """The seat tokens a client's ``tokens.json`` (``stored``, ``TokenStore.load()``'s) keeps
+    for ``name``, one per server, at most :data:`protocol.requests.DOOR_TOKENS_MAX`: a client
+    takes a seat back with the token its store keeps for its name (PROTOCOL.md §10), so those
+    are the ones a door asks about (:meth:`DoorServer.held_seats`).
 
-    return seat_held_in(lobby, TokenStore(tokens).load(), name)
-
-
-def seat_held_in(
-    lobby: Lobby, stored: dict[str, dict[str, str]], name: str
-) -> tuple[Table, int] | None:
-    """:func:`seat_held` for the tokens ``stored`` (``TokenStore.load()``'s), read already."""
-    for names in stored.values():
-        token = names.get(name)
-        found = lobby.take_back(token) if token else None
-        if found is not None and found[0].seats[found[1]].peer is not None:
-            return found
-    return None
+    >>> tokens_named({"localhost:7453": {"ann": "a1", "bo": "b1"}, "h:1": {"ann": "a2"}}, "ann")
+    ['a1', 'a2']
+    """
+    found = [token for names in stored.values() if (token := names.get(name))]
+    return found[:DOOR_TOKENS_MAX]
 
 
 async def wait_for_choice(

@@ -65,7 +65,7 @@ from server.doors.kit import (
     choice_of,
     client_command,
     player_name,
-    seat_held_in,
+    tokens_named,
     wait_for_choice,
 )
 from server.net.limits import TokenBucket, client_address
@@ -907,7 +907,7 @@ class SSHDoor:
         if ending:
             await asyncio.wait(ending, timeout=KILL_AFTER + 1.0)
         side: Path | None = None
-        held, checked = self._seat_elsewhere(fingerprint, name)
+        held, checked = await self._seat_elsewhere(fingerprint, name)
         if held is not None:
             choice = await self._ask_where(session, *held)
             if session.chan is None:  # the session ended at the question
@@ -926,7 +926,7 @@ class SSHDoor:
             if side is not None:
                 home = side
             elif home.is_dir():
-                self._note_player(home, fingerprint, name)
+                await self._note_player(home, fingerprint, name)
             elif (shared := self._pending_home_of(fingerprint)) is not None:
                 # The key's first session is still open (a dropped connection the door has
                 # not noticed yet: keepalives take two minutes): the same home, so the same
@@ -989,19 +989,17 @@ class SSHDoor:
             "ssh %s: %s (%s) playing, client pid %s", login.address, name, fingerprint, child.pid
         )
 
-    def _note_player(self, home: Path, fingerprint: str, name: str) -> None:
+    async def _note_player(self, home: Path, fingerprint: str, name: str) -> None:
         """Tell the server that the player key kept in ``home`` is the SSH key with
-        ``fingerprint`` (the standings tag it with the fingerprint). A server in another
-        process (``serve --server-socket``) is not told: its standings tag the player with
-        their key, as any client's."""
+        ``fingerprint`` (the standings tag it with the fingerprint), in this process or over
+        its local socket (:meth:`server.doors.kit.DoorServer.door_player`)."""
         from client.config import player_key
 
-        players = self.server.players
         key = player_key(home / "config" / "sheepshead")
-        if players is not None and key is not None:
-            players.door_player(key, fingerprint, name)
+        if key is not None:
+            await self.server.door_player(key, fingerprint, name)
 
-    def _seat_elsewhere(
+    async def _seat_elsewhere(
         self, fingerprint: str, name: str
     ) -> tuple[tuple[str, int] | None, str | None]:
         """The table name and seat whose token a new session of the key with ``fingerprint``
@@ -1009,7 +1007,8 @@ class SSHDoor:
         the key has it), or None; and the seat token the client will be let take a seat back
         with (the one its home holds now for ``name``, or None). The client takes a seat back
         with the token its home keeps for its name (``tokens.json``, PROTOCOL.md §10), so that
-        is the one looked up; both come from one reading of that file."""
+        is the one looked up; both come from one reading of that file. The server says whether
+        the seat is connected (:meth:`server.doors.kit.DoorServer.held_seats`)."""
         from client.session import TokenStore
 
         home = player_home(self.data_dir, fingerprint)
@@ -1020,12 +1019,11 @@ class SSHDoor:
             home = shared
         stored = TokenStore(home / "config" / "sheepshead" / "tokens.json").load()
         checked = stored.get(f"localhost:{self.server.port}", {}).get(name)
-        lobby = self.server.lobby
-        found = seat_held_in(lobby, stored, name) if lobby is not None else None
+        seats = await self.server.held_seats(tokens_named(stored, name))
+        found = next((seat for seat in seats if seat is not None), None)
         if found is None:
             return None, checked
-        table, seat = found
-        return (table.config.name, seat), checked
+        return (found["name"], found["seat"]), checked
 
     async def _ask_where(self, session: _Session, table: str, seat: int) -> str:
         """Ask the player where the seat at ``table`` goes (:data:`ANOTHER_WINDOW`): "take",
@@ -1093,7 +1091,9 @@ class SSHDoor:
             await child.terminate()
         finally:
             self.children.discard(child)
-            self._keep_home(child)
+            kept = self._keep_home(child)
+            if kept is not None:
+                await self._note_player(*kept)
 
     def _pending_home_of(self, fingerprint: str) -> Path | None:
         """The throwaway home a running child of the key with ``fingerprint`` has, if any."""
@@ -1106,30 +1106,33 @@ class SSHDoor:
         """Every throwaway home some child still runs in."""
         return {path for path, _, _ in self.pending_homes.values()}
 
-    def _keep_home(self, child: PtyChild) -> None:
+    def _keep_home(self, child: PtyChild) -> tuple[Path, str, str] | None:
         """Move an ended child's throwaway home to its key's directory if the player took a
-        seat (the client filed a seat token), and link the key's identity; else delete it.
-        A home another session of the key still runs in waits for that one's end. A side
-        home (:meth:`_side_home`) is deleted."""
+        seat (the client filed a seat token), and return that home, the fingerprint and the
+        name, for the key's identity to be linked (:meth:`_note_player`); else delete it. A
+        home another session of the key still runs in waits for that one's end. A side home
+        (:meth:`_side_home`) is deleted."""
         side = self.side_homes.pop(child, None)
         if side is not None:
             shutil.rmtree(side, ignore_errors=True)
-            return
+            return None
         pending = self.pending_homes.pop(child, None)
         if pending is None or pending[0] in self._pending_paths():
-            return
+            return None
         path, fingerprint, name = pending
+        kept: tuple[Path, str, str] | None = None
         home = player_home(self.data_dir, fingerprint)
         try:
             if (path / "config" / "sheepshead" / "tokens.json").exists() and not home.exists():
                 home.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
                 shutil.move(path, home)
                 (home / "fingerprint").write_text(fingerprint + "\n", encoding="ascii")
-                self._note_player(home, fingerprint, name)
+                kept = (home, fingerprint, name)
         except OSError:
             log.exception("ssh: cannot keep the home of %s", fingerprint)
         finally:
             shutil.rmtree(path, ignore_errors=True)
+        return kept
 
     async def stop(self) -> None:
         """Stop listening and end every session's child (each session is told why)."""

@@ -46,8 +46,6 @@ import re
 import secrets
 import shlex
 import shutil
-import socket as sockets
-import struct
 import tempfile
 import time
 from pathlib import Path
@@ -62,6 +60,7 @@ from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
 from client.session import DOOR_LOBBY_ONLY_ENV
+from protocol.requests import DOOR_TOKENS_MAX
 from server.doors.kit import (
     DEFAULT_NAME,
     LINK_CHECK,
@@ -74,14 +73,13 @@ from server.doors.kit import (
     choice_of,
     client_command,
     player_name,
-    seat_held,
+    tokens_named,
     wait_for_choice,
 )
 from server.net.limits import TokenBucket, client_address
 
 if TYPE_CHECKING:
     from server.config import ServerConfig
-    from server.tables.table import Table
 
 log = logging.getLogger("sheepshead.web")
 
@@ -616,7 +614,7 @@ class WebDoor:
                     await asyncio.wait(leaving, timeout=TOKENS_WAIT)
                     for waiter in leaving:
                         waiter.cancel()
-                held = self._held_by_another_tab(cookie, name, tab)
+                held = await self._held_by_another_tab(cookie, name, tab)
                 source: Path | None = None
                 if held is not None:
                     holder, table, seat, source = held
@@ -670,15 +668,16 @@ class WebDoor:
                         self._browsers.pop(cookie, None)
         return socket
 
-    def _held_by_another_tab(
+    async def _held_by_another_tab(
         self, cookie: str, name: str, tab: _Tab
-    ) -> tuple[_Tab, Table, int, Path] | None:
+    ) -> tuple[_Tab, str, int, Path] | None:
         """The tab of the browser with ``cookie`` (other than ``tab``) whose client holds the
         seat that one of the browser's seat tokens names for ``name``, with its websocket open;
-        that table and seat; and the tokens file that names it (the one a tab taking the seat
-        starts with). Else None: no token, a seat that is away, or one whose client's tab is
-        closed or ending (a reload: the tab it replaces), which the new tab takes back as
-        before.
+        that table's name and seat; and the tokens file that names it (the one a tab taking the
+        seat starts with). Else None: no token, a seat that is away, or one whose client's tab
+        is closed or ending (a reload: the tab it replaces), which the new tab takes back as
+        before. The server says whose client holds each seat (``DoorServer.held_seats``: one
+        question for every source's tokens).
 
         The tokens looked at are the ones the browser's last ended tab kept and the ones each
         of its open tabs' clients hold now: a browser's first tab keeps its tokens only when it
@@ -686,25 +685,25 @@ class WebDoor:
         lobby with the player's key, whose take-back took the seat when the first tab was
         reloaded: the reloaded tab was told its seat plays in another window, and the tab
         opened to look at the lobby had it."""
+        from client.session import TokenStore
+
         sources: list[Path] = []
         kept = self._tokens_of(cookie)
-        lobby = self.server.lobby
-        if lobby is None:  # doors in a process of their own (serve --server-socket)
-            return None
         if kept is not None:
             sources.append(kept)
         others = [other for other in self._browsers.get(cookie, ()) if other is not tab]
         sources += [_live_tokens(o.service.home) for o in others if o.service is not None]
-        for source in sources:
-            found = seat_held(lobby, source, name)
+        named = [(s, token) for s in sources for token in tokens_named(TokenStore(s).load(), name)]
+        del named[DOOR_TOKENS_MAX:]  # what one question may carry: 16 tabs' and the kept file's
+        seats = await self.server.held_seats([token for _, token in named])
+        for (source, _), found in zip(named, seats, strict=True):
             if found is None:
                 continue
-            table, seat = found
-            pid = _peer_pid(getattr(table.seats[seat].peer, "transport", None))
             for other in others:
                 process = other.service._process if other.service is not None else None
-                if process is not None and process.pid == pid and not other.socket.closed:
-                    return other, table, seat, source
+                pid = process.pid if process is not None else None
+                if pid is not None and pid == found["pid"] and not other.socket.closed:
+                    return other, found["name"], found["seat"], source
         return None
 
     async def _ask_where(
@@ -713,7 +712,7 @@ class WebDoor:
         budget: _TabBudget,
         size: tuple[int, int],
         holder: _Tab,
-        table: Table,
+        table: str,
         seat: int,
     ) -> tuple[str, tuple[int, int]]:
         """Ask in ``tab`` where the seat ``holder`` holds goes (:data:`ANOTHER_WINDOW`):
@@ -725,7 +724,7 @@ class WebDoor:
         answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         keys = _Question(answer, size)
         self._asking.add(socket)
-        question = ANOTHER_WINDOW.format(table=table.config.name, seat=seat)
+        question = ANOTHER_WINDOW.format(table=table, seat=seat)
         reader: asyncio.Task[str] | None = None
         try:
             await socket.send_bytes(question.encode())
@@ -973,22 +972,6 @@ def _settle(answer: asyncio.Future[str], result: str) -> None:
     """Give ``answer`` its ``result`` unless it has one."""
     if not answer.done():
         answer.set_result(result)
-
-
-def _peer_pid(transport: object) -> int | None:
-    """The process at the other end of a local-socket connection's ``transport`` (its
-    ``SO_PEERCRED``), or None (another kind of connection, or none)."""
-    option = getattr(sockets, "SO_PEERCRED", None)
-    get = getattr(transport, "get_extra_info", None)
-    endpoint = get("socket") if get is not None else None
-    if option is None or endpoint is None or endpoint.family != sockets.AF_UNIX:
-        return None
-    try:
-        credentials = endpoint.getsockopt(sockets.SOL_SOCKET, option, struct.calcsize("3i"))
-    except OSError:
-        return None
-    pid: int = struct.unpack("3i", credentials)[0]
-    return pid
 
 
 def player_cookie(request: web.Request) -> str | None:

@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Mapping
+import socket as sockets
+import struct
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.errors import SheepsheadError
@@ -25,6 +27,8 @@ from protocol.requests import (
     ChatRequest,
     ClientSeed,
     CreateTable,
+    DoorPlayer,
+    DoorSeat,
     EndMatch,
     Hello,
     History,
@@ -91,6 +95,8 @@ class Connection:
         number: int,
         transport: asyncio.Transport,
         address: str,
+        *,
+        local: bool = False,
     ) -> None:
         config = server.config
         now = server.lobby.now()
@@ -102,6 +108,10 @@ class Connection:
         self.close_after_flush = False
         self.lost_reason: str | None = None
         self.address = address
+        self.local = local
+        """It came through the server's local socket (``Server.open_local_socket``), which only
+        the server's user can dial: the doors' children, and the doors' own requests
+        (``door_seat``, ``door_player``), which no other connection may send."""
         self.name = f"guest{number}"
         """The name shown at the table this connection is at (see :meth:`_take_name`)."""
         self.hello_name = self.name
@@ -540,6 +550,24 @@ class Connection:
         # Answered from a task: catching up on a long history yields to the tables meanwhile.
         self.server.players.answer_standings(self, req.id, req.since)
 
+    def _local_only(self, kind: str) -> None:
+        """Refuse a request of the doors' (``kind``) on a connection that did not come through
+        the local socket: it tells about other players' seats and tags their standings."""
+        if not self.local:
+            raise RequestError(
+                errors.LOCAL_ONLY,
+                f"{kind} is for the doors, on the server's local socket; not over the network",
+            )
+
+    def _door_seat(self, req: DoorSeat) -> m.DoorSeatReply:
+        self._local_only("door_seat")
+        return m.door_seat(req.id, seats=held_seats(self.server.lobby, req.tokens))
+
+    def _door_player(self, req: DoorPlayer) -> m.DoorPlayerReply:
+        self._local_only("door_player")
+        known = self.server.players.door_player(req.player_key, req.fingerprint, req.name)
+        return m.door_player(req.id, known=known)
+
     # ------------------------------------------------------------------ end
 
     def lost(self) -> None:
@@ -551,6 +579,41 @@ class Connection:
                 table.detach(self)
             except Exception:
                 log.exception("conn %d: detaching from table %s failed", self.number, table.id)
+
+
+def held_seats(lobby: Lobby, tokens: Iterable[str]) -> list[m.HeldSeat | None]:
+    """For each of ``tokens``, the seat it names if that seat's connection is up (another
+    window of the player has it: a door asks before a new window takes it over), with the
+    process at the other end of that connection (:func:`peer_pid`); else None (an unknown
+    token, a closed table, a seat that is away). The doors ask this of a server in their
+    process directly, of one in another over its local socket (``door_seat``)."""
+    seats: list[m.HeldSeat | None] = []
+    for token in tokens:
+        found = lobby.take_back(token) if token else None
+        peer = found[0].seats[found[1]].peer if found is not None else None
+        if found is None or peer is None:
+            seats.append(None)
+            continue
+        table, seat = found
+        pid = peer_pid(getattr(peer, "transport", None))
+        seats.append({"table": table.id, "name": table.config.name, "seat": seat, "pid": pid})
+    return seats
+
+
+def peer_pid(transport: object) -> int | None:
+    """The process at the other end of a local-socket connection's ``transport`` (its
+    ``SO_PEERCRED``), or None (another kind of connection, or none)."""
+    option = getattr(sockets, "SO_PEERCRED", None)
+    get = getattr(transport, "get_extra_info", None)
+    endpoint = get("socket") if get is not None else None
+    if option is None or endpoint is None or endpoint.family != sockets.AF_UNIX:
+        return None
+    try:
+        credentials = endpoint.getsockopt(sockets.SOL_SOCKET, option, struct.calcsize("3i"))
+    except OSError:
+        return None
+    pid: int = struct.unpack("3i", credentials)[0]
+    return pid
 
 
 def _id_of(item: object) -> int | None:
@@ -581,4 +644,6 @@ _HANDLERS: dict[type, Callable[[Connection, Any], m.Reply | None]] = {
     Standings: Connection._standings,
     requests.Hint: hints.ask,
     requests.Review: hints.review,
+    DoorSeat: Connection._door_seat,
+    DoorPlayer: Connection._door_player,
 }

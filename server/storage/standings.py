@@ -288,11 +288,16 @@ class Players:
         self.store.rename_identity(identity, name, seen=self.wall())
         return identity
 
-    def door_player(self, player_key: str, fingerprint: str, name: str) -> str:
-        """The SSH door keeps ``player_key`` for the SSH key with ``fingerprint``."""
+    def door_player(self, player_key: str, fingerprint: str, name: str) -> bool:
+        """The SSH door keeps ``player_key`` for the SSH key with ``fingerprint``: the
+        standings tag it with the fingerprint. Only a key the server knows (it took a seat:
+        :meth:`seated` stored it) is tagged, so this stores no new row; returns whether it
+        was known."""
         identity = identity_of(player_key)
+        if not self.store.knows_identity(identity):
+            return False
         self.store.note_identity(identity, "ssh", label=fingerprint, name=name, seen=self.wall())
-        return identity
+        return True
 
     def seated(self, peer: Any, token_hash: str | None) -> None:
         """``peer`` holds the seat of this token hash: its hands count for its identity, which

@@ -7,6 +7,10 @@ started on the same database and socket path: the same SSH session, with the sam
 client, reconnects by itself and has its seat back, and a browser tab in the lobby stays open and
 says ``connected`` again. In-process doors (``serve --ssh``) die with the server, and the player
 had to ssh in again.
+
+Such doors cannot see the server's tables and players: they ask over its socket (PROTOCOL.md
+§15), so a key's second SSH window is asked where the seat goes and the standings tag the key's
+fingerprint, as with the doors in the server's process.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import stat
 from pathlib import Path
 from typing import Any
@@ -21,20 +26,26 @@ from typing import Any
 import aiohttp
 import asyncssh
 
+from server import cli
 from server.config import ServerConfig
 from server.doors.child import WAITING
 from server.doors.host import Doors, RemoteServer
+from server.doors.kit import SEAT_STAYS
+from server.doors.web import COOKIE, SEAT_ELSEWHERE
+from server.net.connection import peer_pid
 from tests.e2e.test_server_crash import Served
-from tests.server.support import Raw
+from tests.server.support import Raw, running_server
 from tests.server.test_ssh_door import (
     Screen,
     connect,
     gone,
     open_game,
     plain,
+    seated_game,
     token_filed,
     until,
 )
+from tests.server.test_web_door import _TabScreen
 
 RESTART = 60.0
 """Seconds a reconnect may take: the client's backoff reaches 8 s, on a busy box."""
@@ -164,3 +175,93 @@ async def test_an_ssh_player_keeps_the_session_and_the_seat_across_a_kill_9(
         await doors.stop()
         with contextlib.suppress(ProcessLookupError):
             await served.terminate()
+
+
+async def test_a_doors_process_asks_a_keys_second_window_and_tags_the_key(tmp_path: Path) -> None:
+    """Doors in a process of their own (here a :class:`RemoteServer` on the socket of a server
+    in the test's process, whose objects it cannot see): a key's second session is asked
+    where the seat goes before anything moves (before, it took the seat without a word), and
+    once the key's first session ends the standings know the player by the key's
+    fingerprint (before, by their player key only)."""
+    path = str(tmp_path / "run" / "server.sock")
+    async with running_server() as server:
+        await cli._open_local_socket(server, path)
+        remote = RemoteServer(ServerConfig(door_child_nice=0), path, server.port)
+        doors = Doors(remote, tmp_path / "data", ssh_port=0)
+        await doors.start("127.0.0.1")
+        key = asyncssh.generate_private_key("ssh-ed25519")
+        fingerprint = key.get_fingerprint("sha256")
+        try:
+            async with connect(doors, key) as conn:
+                screen, table = await seated_game(server, doors, conn)
+                seated = table.seats[0].peer
+                assert seated is not None
+                async with connect(doors, key) as second:
+                    asked = Screen(await open_game(second))
+                    await asked.wait_for("take the seat here", timeout=30)
+                    assert "ann's table, seat 0" in plain(asked.data)
+                    assert table.seats[0].peer is seated  # nothing moved at the question
+                    asked.process.stdin.write(b"q")
+                    await asked.wait_for(SEAT_STAYS.strip(), timeout=30)
+                    await asked.close()
+                assert table.seats[0].peer is seated
+                screen.process.close()
+                await screen.close()
+
+            def tagged() -> bool:
+                rows = server.store._db.execute("SELECT kind, label FROM identities")
+                return ("ssh", fingerprint) in set(rows)
+
+            await until(tagged, timeout=30)  # told when the key's first session ended
+        finally:
+            await doors.stop()
+
+
+async def test_a_doors_process_asks_a_browsers_second_tab(tmp_path: Path) -> None:
+    """The browser door in a process of its own: a second tab of a browser whose seated tab is
+    open is asked (the server tells which client holds the seat: the process at the other end
+    of its connection on the socket); before, it took the seat without a word."""
+    path = str(tmp_path / "run" / "server.sock")
+    async with (
+        running_server() as server,
+        aiohttp.ClientSession(cookies={COOKIE: secrets.token_urlsafe(32)}) as http,
+    ):
+        await cli._open_local_socket(server, path)
+        remote = RemoteServer(ServerConfig(door_child_nice=0), path, server.port)
+        doors = Doors(remote, tmp_path / "data", web_port=0)
+        await doors.start("127.0.0.1")
+        web = doors.web
+        assert web is not None
+
+        async def tab() -> _TabScreen:
+            url = f"http://127.0.0.1:{web.port}/ws/Eve?width=80&height=24"
+            return _TabScreen(await http.ws_connect(url))
+
+        def holder() -> int | None:
+            (table,) = server.lobby.tables.values()
+            return peer_pid(getattr(table.seats[0].peer, "transport", None))
+
+        def client_pids() -> set[int | None]:
+            return {s._process.pid if s._process else None for s in web.services}
+
+        try:
+            first = await tab()
+            await first.wait_for("No tables yet")
+            await first.ws.send_json(["stdin", "c"])
+            await first.wait_for("New table")
+            await first.ws.send_json(["stdin", "\r"])
+            await first.wait_for("Eve's table")
+            await until(lambda: len(server.lobby.tables) == 1 and holder() in client_pids())
+            (service,) = web.services
+            await until((service.home / "config" / "sheepshead" / "tokens.json").exists)
+            second = await tab()  # beside the first, which holds the seat and its token
+            await second.wait_for("another tab of this browser")
+            assert len(web.services) == 1  # no client meanwhile
+            await second.ws.send_json(["stdin", "q"])
+            await until(lambda: second.closed is not None)
+            assert second.closed == (SEAT_ELSEWHERE, SEAT_STAYS.strip())
+            assert holder() in client_pids()
+            await first.close()
+            await second.close()
+        finally:
+            await doors.stop()

@@ -40,6 +40,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "standings": {},
     "hint": {},
     "review": {},
+    "door_seat": {"tokens": []},
+    "door_player": {"player_key": "k" * 16, "fingerprint": "SHA256:" + "A" * 43, "name": "ann"},
 }
 """The smallest valid request of each type, less its ``type`` and ``id``."""
 
@@ -97,3 +99,32 @@ def test_history_takes_an_optional_match_number() -> None:
             parse_request({"type": "history", "id": 4, "match": bad})
         assert (refused.value.code, refused.value.id) == ("bad_request", 4), bad
         assert "'match'" in refused.value.message
+
+
+def test_the_doors_requests_take_only_well_formed_values() -> None:
+    """``door_seat`` and ``door_player`` (PROTOCOL.md §15): at most 24 tokens of 1-128
+    characters; a key of 16-128 characters, an SSH ``SHA256:`` fingerprint exactly, a name
+    cleaned and cut as hello's."""
+    fingerprint = "SHA256:" + "A+/z" * 10 + "abc"
+    seat = parse_request({"type": "door_seat", "id": 1, "tokens": ["a" * 128] * 24})
+    assert seat == requests.DoorSeat(1, ("a" * 128,) * 24)
+    player = {"type": "door_player", "id": 2, "player_key": "k" * 16, "fingerprint": fingerprint}
+    parsed = parse_request({**player, "name": "\x1b[31mann" + "n" * 90})
+    assert parsed == requests.DoorPlayer(2, "k" * 16, fingerprint, "ann" + "n" * 21)
+    for tokens in (None, "abc", ["a"] * 25, [""], ["a" * 129], [1], {"t": "a"}):
+        with pytest.raises(RequestError) as refused:
+            parse_request({"type": "door_seat", "id": 3, "tokens": tokens})
+        assert (refused.value.code, refused.value.id) == ("bad_request", 3), tokens
+    for bad in (
+        {"player_key": "k" * 15},
+        {"player_key": "k" * 129},
+        {"player_key": None},
+        {"fingerprint": fingerprint + "="},
+        {"fingerprint": "MD5:" + "a" * 43},
+        {"fingerprint": "SHA256:" + "a" * 42 + "\n"},
+        {"name": "\x1b[0m"},
+        {"name": 5},
+    ):
+        with pytest.raises(RequestError) as refused:
+            parse_request({**player, "name": "ann", **bad})
+        assert (refused.value.code, refused.value.id) == ("bad_request", 2), bad

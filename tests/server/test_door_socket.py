@@ -1,10 +1,13 @@
 """``serve --local-socket`` and ``serve --server-socket``: the options' checks, the socket's
-permissions, a stale socket and a live one, the doors-only command, and the allowances of a
-doors process (:class:`server.doors.host.RemoteServer`). The restart itself:
+permissions, a stale socket and a live one, the doors-only command, the allowances of a
+doors process (:class:`server.doors.host.RemoteServer`), and the doors' local-only requests
+(PROTOCOL.md §15: answered on the local socket, refused over TCP). The restart itself, and a
+second window's question and the standings tag through a doors process:
 tests/e2e/test_door_process.py."""
 
 from __future__ import annotations
 
+import asyncio
 import doctest
 import errno
 import os
@@ -24,8 +27,12 @@ from server import cli
 from server.config import ServerConfig
 from server.doors import child as door_child
 from server.doors.child import WAITING, wait_for_server
-from server.doors.host import RemoteServer
-from tests.server.support import running_server, served_env
+from server.doors.host import ASK_TIMEOUT, RemoteServer
+from server.storage.standings import identity_of
+from tests.server.support import Raw, running_server, served_env
+
+FINGERPRINT = "SHA256:" + "q" * 43
+"""An SSH key's fingerprint, as the SSH door sends it."""
 
 
 def test_socket_options_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
@@ -61,7 +68,6 @@ async def test_a_stale_socket_is_replaced(tmp_path: Path) -> None:
 
 def test_a_doors_process_forgets_the_allowances_of_addresses_gone() -> None:
     remote = RemoteServer(ServerConfig(door_start_rate=1.0), "/nowhere", 7453)
-    assert remote.lobby is None and remote.players is None
     remote.allowance("192.0.2.1", 0.0).door_starts.take(0.0)
     remote.allowance("192.0.2.2", 0.0).door_starts.take(0.0)
     remote.allowance("192.0.2.3", 0.0)
@@ -69,6 +75,79 @@ def test_a_doors_process_forgets_the_allowances_of_addresses_gone() -> None:
     assert set(remote._allowances) == {"192.0.2.1", "192.0.2.2"}  # .1 owes a start still
     remote.forget_allowances(100.0, in_use={"192.0.2.2"})
     assert set(remote._allowances) == {"192.0.2.2"}  # a session open there
+
+
+async def test_the_doors_requests_are_answered_on_the_local_socket_and_refused_over_tcp(
+    tmp_path: Path,
+) -> None:
+    """``door_seat`` and ``door_player`` (PROTOCOL.md §15): a doors process asks them over
+    the server's local socket; over TCP each is refused ``local_only``, nothing looked up."""
+    path = str(tmp_path / "run" / "server.sock")
+    async with running_server() as server:
+        await cli._open_local_socket(server, path)
+        remote = RemoteServer(server.config, path, server.port)
+        ann = await Raw.open(server.port)
+        await ann.hello("ann", player_key="k" * 32)
+        created = await ann.request("create_table", name="Ann's")
+        token = created["token"]
+        stranger = await Raw.open(server.port)
+        try:
+            await stranger.hello("eve", player_key="e" * 32)
+            for asked in (
+                {"tokens": [token]},
+                {"player_key": "k" * 32, "fingerprint": FINGERPRINT, "name": "mallory"},
+            ):
+                kind = "door_seat" if "tokens" in asked else "door_player"
+                refused = await stranger.request(kind, **asked)
+                assert (refused["type"], refused["code"]) == ("error", "local_only"), refused
+            malformed = await stranger.request("door_seat", tokens=["x"] * 25)
+            assert malformed["code"] == "bad_request"
+            # On the local socket: the seat's connection is up (a TCP one: no process told).
+            local = Raw(*await asyncio.open_unix_connection(path))
+            await local.hello("doors")
+            reply = await local.request("door_seat", tokens=["nonsense", token])
+            expected = {"table": created["table"], "name": "Ann's", "seat": 0, "pid": None}
+            assert reply["seats"] == [None, expected]
+            assert (await local.request("door_seat", tokens=["x" * 129]))["code"] == "bad_request"
+            await local.close()
+            # The doors process asks the same, one connection a question.
+            (held,) = await remote.held_seats([token])
+            assert held is not None and (held["name"], held["seat"]) == ("Ann's", 0)
+            assert await remote.held_seats([]) == []
+            # Only a known key is tagged: Ann's (she sat), not a key that never sat.
+            assert await remote.door_player("k" * 32, FINGERPRINT, "ann")
+            assert not await remote.door_player("n" * 32, FINGERPRINT, "nobody")
+            rows = server.store._db.execute("SELECT identity, kind, label FROM identities")
+            assert set(rows) == {(identity_of("k" * 32), "ssh", FINGERPRINT)}
+        finally:
+            await stranger.close()
+            await ann.close()
+        # Ann's connection is gone: her seat is away, not held.
+        deadline = time.monotonic() + 10
+        while await remote.held_seats([token]) != [None]:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+    # The server is down: the doors go on at once, as if nothing were held.
+    started = time.monotonic()
+    assert await remote.held_seats([token, token]) == [None, None]
+    assert not await remote.door_player("k" * 32, FINGERPRINT, "ann")
+    assert time.monotonic() - started < ASK_TIMEOUT
+
+
+async def test_a_server_that_does_not_answer_is_given_up_after_the_timeout(tmp_path: Path) -> None:
+    """A server that takes the connection and says nothing (stopped, hung): the doors wait
+    ``ask_timeout`` at most, then go on as if nothing were held."""
+    path = str(tmp_path / "server.sock")
+    silent = await asyncio.start_unix_server(lambda reader, writer: None, path)
+    remote = RemoteServer(ServerConfig(), path, 7453)
+    remote.ask_timeout = 0.2
+    try:
+        started = time.monotonic()
+        assert await remote.held_seats(["t" * 43]) == [None]
+        assert not await remote.door_player("k" * 32, FINGERPRINT, "ann")
+        assert 0.4 <= time.monotonic() - started < 0.4 + ASK_TIMEOUT
+    finally:
+        silent.close()
 
 
 def test_serve_server_socket_runs_only_the_doors_and_stops_cleanly(tmp_path: Path) -> None:

@@ -270,6 +270,11 @@ async def test_the_same_key_gets_its_seat_back_in_a_second_session(
             await screen.close()
 
 
+async def _nothing_held(fingerprint: str, name: str) -> tuple[None, None]:
+    """A door's look for a held seat that finds none (it looked before the seat was taken)."""
+    return None, None
+
+
 async def test_a_second_window_of_a_seated_key_asks_before_it_takes_the_seat(
     tmp_path: Path, key: asyncssh.SSHKey, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -325,7 +330,7 @@ async def test_a_second_window_of_a_seated_key_asks_before_it_takes_the_seat(
         # second): it took the seat over, unasked. It may take a seat back only with the token
         # the door checked (none here): it opens the lobby, and the first window keeps its seat.
         with pytest.MonkeyPatch.context() as early:
-            early.setattr(doors.ssh, "_seat_elsewhere", lambda fingerprint, name: (None, None))
+            early.setattr(doors.ssh, "_seat_elsewhere", _nothing_held)
             async with connect(doors, key) as conn:
                 late = Screen(await open_game(conn))
                 await late.wait_for("Sheepshead lobby")

@@ -34,6 +34,7 @@ from server.doors.web import (
     TERMINAL,
     player_key_for,
 )
+from server.net.connection import peer_pid
 from server.storage.standings import identity_of
 from tests.server.support import running_server
 from tests.server.test_ssh_door import START, gone, plain, until
@@ -574,7 +575,7 @@ async def test_a_second_tab_asks_before_it_takes_the_seat_and_a_reload_is_not_as
 
         def holder_pid() -> int | None:
             peer = table.seats[0].peer
-            return web_module._peer_pid(getattr(peer, "transport", None))
+            return peer_pid(getattr(peer, "transport", None))
 
         first = await tab()
         first_client = await client_started(set())
@@ -682,7 +683,7 @@ async def test_a_second_tab_beside_a_first_never_reloaded_asks_and_t_takes_the_s
         await until(lambda: taken._process is not None)
 
         def holder_pid() -> int | None:
-            return web_module._peer_pid(getattr(table.seats[0].peer, "transport", None))
+            return peer_pid(getattr(table.seats[0].peer, "transport", None))
 
         await until(lambda: holder_pid() == taken._process.pid)
         await first.wait_for("another window")
