@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import itertools
 import logging
 import os
 import time
@@ -102,6 +103,9 @@ class Server:
         self.connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
         self._allowances: dict[str, AddressAllowance] = {}
+        self._local_numbers = itertools.count(1)
+        """Numbers the doors' sessions (:meth:`_opened`): an ``id()`` of the transport is
+        reused once it is freed, and a new session then inherited a closed one's allowances."""
         self._refused = 0
         self._refusal_logged = -1.0
         self._numbers = 0
@@ -359,7 +363,7 @@ class Server:
         # so the per-address allowances meter a session, not all door players together (the
         # doors limit sessions per remote address themselves).
         peer = transport.get_extra_info("peername")
-        address = f"{LOCAL}#{id(transport)}" if local else client_address(peer)
+        address = f"{LOCAL}#{next(self._local_numbers)}" if local else client_address(peer)
         config = self.config
         if self._stopping:
             transport.abort()

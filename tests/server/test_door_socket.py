@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import doctest
 import errno
+import gc
 import os
 import signal
 import socket
@@ -210,3 +211,27 @@ def test_a_child_started_while_the_server_restarts_waits_for_its_socket(tmp_path
         back.join()
         listener.close()
     assert not wait_for_server(str(tmp_path / "none.sock"), 0.3)
+
+
+async def test_sessions_one_after_another_on_the_local_socket_each_get_an_address(
+    tmp_path: Path,
+) -> None:
+    """Each connection through the local socket is metered as an address of its own
+    (``local#N``). It was ``local#`` and the transport's ``id()``, which Python hands out again
+    once a transport is freed: a new door session took over a closed one's allowances."""
+    path = str(tmp_path / "run" / "server.sock")
+    async with running_server() as server:
+        await cli._open_local_socket(server, path)
+        addresses: set[str] = set()
+        for _ in range(40):
+            session = Raw(*await asyncio.open_unix_connection(path))
+            await session.hello("doors")
+            (connection,) = [c for c in server.connections if c.address.startswith("local#")]
+            addresses.add(connection.address)
+            await session.close()
+            deadline = time.monotonic() + 5
+            while any(c.address.startswith("local#") for c in server.connections):
+                assert time.monotonic() < deadline, "the session's connection stayed open"
+                await asyncio.sleep(0.01)
+            gc.collect()  # the freed transport's memory is free for the next one's
+        assert len(addresses) == 40, sorted(addresses)
