@@ -160,6 +160,69 @@ def player_home(data_dir: Path, fingerprint: str) -> Path:
     return data_dir / PLAYERS_DIR / digest
 
 
+PENDING_DIR: Final = ".pending"
+"""Below :data:`PLAYERS_DIR`: the homes of keys that have not sat yet, while their session
+runs. They are kept beside the players' directories, not in the system's temporary directory:
+a door killed (``kill -9``, a crash, its terminal closed) while such a player sat left the
+seat token and the player key in a temporary directory nobody looked at again, and the
+player, back with the same key, found their seat "away" and no way to take it back."""
+
+FINGERPRINT_FILE: Final = "fingerprint"
+"""The file in a player's (or a pending) home that names its key's fingerprint."""
+
+
+def new_pending_home(data_dir: Path, fingerprint: str) -> Path:
+    """A fresh home for a key that has never sat (:data:`PENDING_DIR`), naming its key."""
+    pending = data_dir / PLAYERS_DIR / PENDING_DIR
+    pending.mkdir(parents=True, exist_ok=True, mode=0o700)
+    home = Path(tempfile.mkdtemp(dir=pending))
+    (home / FINGERPRINT_FILE).write_text(fingerprint + "\n", encoding="ascii")
+    return home
+
+
+def keep_pending_home(path: Path, data_dir: Path, fingerprint: str) -> Path | None:
+    """Move the pending home ``path`` to its key's directory if its player took a seat (the
+    client filed a seat token) and the key has none yet, and return it; delete it otherwise."""
+    home = player_home(data_dir, fingerprint)
+    kept = None
+    try:
+        if (path / "config" / "sheepshead" / "tokens.json").exists() and not home.exists():
+            home.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            shutil.move(path, home)
+            (home / FINGERPRINT_FILE).write_text(fingerprint + "\n", encoding="ascii")
+            kept = home
+    except OSError:
+        log.exception("ssh: cannot keep the home of %s", fingerprint)
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+        with contextlib.suppress(OSError):  # the last one gone: no empty folder left behind
+            path.parent.rmdir()
+    return kept
+
+
+def adopt_pending_homes(data_dir: Path) -> int:
+    """At a door's start, settle the pending homes a door that was killed left behind (no
+    session of this door runs in any): each whose player sat becomes its key's home; the rest
+    are deleted. Returns how many became homes."""
+    pending = data_dir / PLAYERS_DIR / PENDING_DIR
+    if not pending.is_dir():
+        return 0
+    adopted = 0
+    for path in pending.iterdir():
+        try:
+            fingerprint = (path / FINGERPRINT_FILE).read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            fingerprint = ""
+        if not fingerprint.startswith("SHA256:"):
+            shutil.rmtree(path, ignore_errors=True)
+            continue
+        if keep_pending_home(path, data_dir, fingerprint) is not None:
+            adopted += 1
+    with contextlib.suppress(OSError):
+        pending.rmdir()
+    return adopted
+
+
 def _take_terminal() -> None:  # pragma: no cover - runs in the child, between fork and exec
     """Make the pty (stdin) the child's controlling terminal, so window changes reach it."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
@@ -857,6 +920,9 @@ class SSHDoor:
             except (OSError, asyncssh.KeyImportError) as exc:
                 raise ValueError(f"cannot read {self.authorized_keys_path}: {exc}") from exc
         self.host_key = load_host_key(self.data_dir)
+        adopted = adopt_pending_homes(self.data_dir)
+        if adopted:
+            log.info("ssh: kept %d player home(s) a stopped door left pending", adopted)
         config = self.server.config
         self._acceptor = await asyncssh.create_server(
             lambda: _Login(self),
@@ -936,7 +1002,7 @@ class SSHDoor:
             else:
                 # A key that has never sat gets a throwaway home: a fresh key per login must
                 # leave no directory and no identity behind unless it takes a seat.
-                pending = home = Path(tempfile.mkdtemp(prefix="sheepshead-ssh-"))
+                pending = home = new_pending_home(self.data_dir, fingerprint)
             config = self.server.config
             env = child_environment(home, session.term or "xterm-256color", self.server_wait)
             # The client reads its seat token a second or so from now: it may take a seat back
@@ -1120,19 +1186,8 @@ class SSHDoor:
         if pending is None or pending[0] in self._pending_paths():
             return None
         path, fingerprint, name = pending
-        kept: tuple[Path, str, str] | None = None
-        home = player_home(self.data_dir, fingerprint)
-        try:
-            if (path / "config" / "sheepshead" / "tokens.json").exists() and not home.exists():
-                home.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-                shutil.move(path, home)
-                (home / "fingerprint").write_text(fingerprint + "\n", encoding="ascii")
-                kept = (home, fingerprint, name)
-        except OSError:
-            log.exception("ssh: cannot keep the home of %s", fingerprint)
-        finally:
-            shutil.rmtree(path, ignore_errors=True)
-        return kept
+        home = keep_pending_home(path, self.data_dir, fingerprint)
+        return (home, fingerprint, name) if home is not None else None
 
     async def stop(self) -> None:
         """Stop listening and end every session's child (each session is told why)."""

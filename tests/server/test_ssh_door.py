@@ -950,3 +950,27 @@ def test_the_doors_messages_fit_an_80_column_terminal(message: str) -> None:
     'e (a seat you hold is kept).'), and so were the no-key instructions OpenSSH prints."""
     for line in message.replace("\r", "").split("\n"):
         assert len(line) <= MESSAGE_COLUMNS, line
+
+
+async def test_a_door_started_again_keeps_the_home_a_killed_door_left_pending(
+    tmp_path: Path,
+) -> None:
+    """A key that had never sat gets a pending home, moved to the key's directory when its
+    session ends. A door killed meanwhile (``kill -9``, a crash) never moved it: it was in the
+    system's temporary directory, and the player back with the same key found their seat away
+    and no token to take it with. The pending homes live beside the players' directories now,
+    and a door's start keeps each whose player sat (and deletes the rest)."""
+    data = tmp_path / "data"
+    sat = ssh.new_pending_home(data, "SHA256:" + "s" * 43)
+    (sat / "config" / "sheepshead").mkdir(parents=True)
+    (sat / "config" / "sheepshead" / "tokens.json").write_text("{}", encoding="utf-8")
+    looked = ssh.new_pending_home(data, "SHA256:" + "l" * 43)
+    stray = data / PLAYERS_DIR / ssh.PENDING_DIR / "stray"
+    stray.mkdir()
+    assert sat.parent == looked.parent == stray.parent
+    async with ssh_door(tmp_path):
+        home = ssh.player_home(data, "SHA256:" + "s" * 43)
+        assert (home / "config" / "sheepshead" / "tokens.json").exists()
+        assert (home / "fingerprint").read_text(encoding="ascii") == "SHA256:" + "s" * 43 + "\n"
+        assert not ssh.player_home(data, "SHA256:" + "l" * 43).exists()
+        assert not (data / PLAYERS_DIR / ssh.PENDING_DIR).exists()
