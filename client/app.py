@@ -259,6 +259,8 @@ TABLE_REFUSALS: dict[str, str] = {
     errors.NOT_ALLOWED: "A bot may not ask the coach for hints.",
     errors.BUSY: "The coach is still working on your last question (or is busy): ask again "
     "in a moment.",
+    errors.LOCAL_ONLY: "Only the server's own doors may ask that: this client did not mean to, "
+    "so tell the server's host.",
     # The client's own (ConnectionLost): nothing reached the server.
     "connection_lost": "Not sent: the connection to the server is down. This client "
     "reconnects by itself: try again once the top bar says connected.",
