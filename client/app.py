@@ -426,6 +426,26 @@ class SheepsheadApp(App[int]):
             self.status = session.status
 
     @property
+    def suspends(self) -> bool:
+        """Whether Ctrl+Z puts the client in the background here, for a shell's ``fg`` to bring
+        back (:func:`client.terminal.can_suspend`): never in a door, whose client runs on the
+        server with no shell of the player's."""
+        return not self.door and terminal.can_suspend()
+
+    def action_suspend_process(self) -> None:
+        """Ctrl+Z: into the background where a shell brings the client back; elsewhere say
+        why nothing happens (the key did nothing at all in the SSH and browser doors)."""
+        if self.suspends:
+            super().action_suspend_process()
+            return
+        where = (
+            "it runs on the server, with no shell of yours to come back to"
+            if self.door
+            else "it was not started from a shell that could bring it back (fg)"
+        )
+        self.notify(f"Ctrl+Z does not suspend the game here: {where}.", title="Not suspended")
+
+    @property
     def address(self) -> str:
         """``host:port`` of the server, or ``offline``."""
         if self.session is None:
