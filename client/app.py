@@ -179,6 +179,15 @@ LOBBY_REFUSALS: dict[str, tuple[str, str]] = {
 to do). ``{label}`` is the table's name, ``{said}`` the server's message."""
 
 
+STALE_TOKEN_IN_LOBBY = (
+    "The server no longer holds the seat this client kept for you: its table has closed, or "
+    "the seat was given up. Choose a table here to sit down again."
+)
+"""What a stale seat token (``bad_token`` at the start, PROTOCOL.md §8) says to a player in
+the lobby: the table's sentence (:data:`TABLE_REFUSALS`) said "Esc goes back to the lobby" to
+someone already there."""
+
+
 _CARDS_YOU_MAY_PLAY = "{said}: the status line names the cards you may play."
 _UNREADABLE = (
     "The server could not read what this client sent: try again (the log keeps the details "
@@ -418,6 +427,9 @@ class SheepsheadApp(App[int]):
         elsewhere, the next listings decide, for ``TAKE_BACK_WAIT`` at most (``LobbyScreen``).
         Never with ``take_back`` False: a door's window opened for the lobby only (the seat
         stays with the player's other window, :data:`client.session.DOOR_LOBBY_ONLY_ENV`)."""
+        self._stale_token_held = False
+        """A ``bad_token`` came while the lobby may still take a seat back by the player key:
+        told once it has looked, if it finds none (:meth:`stale_token_settled`)."""
         self._match_known: tuple[str, int] | None = None
         """(table, match) of the last ``history`` reply (the model forgets the match when a
         new one begins, until that one's reply): whose deals are checked when a reply of the
@@ -582,6 +594,8 @@ class SheepsheadApp(App[int]):
             # As the log says it: the server's own text said "reconnect later", a chore this
             # client does by itself, in a red pop-up beside the log's calm line.
             self.notify(SHUTDOWN_LINE, title="Server restarting", severity="warning", timeout=8)
+        elif kind == "error" and msg.get("code") == errors.BAD_TOKEN and not self._at_table():
+            self._stale_token()
         elif kind == "error":  # the model's log line keeps the message and code
             code, message = str(msg.get("code") or ""), str(msg.get("message") or "")
             self.notify(table_refusal(code, message, self.model), severity="error")
@@ -602,6 +616,28 @@ class SheepsheadApp(App[int]):
             self._close_match_panels()
         self.model_changed.publish(change)
         return change
+
+    def _at_table(self) -> bool:
+        """Whether a table screen is open (the lobby's keys are not the ones to name)."""
+        return any(isinstance(s, TableScreen) for s in self.screen_stack)
+
+    def _stale_token(self) -> None:
+        """The seat token this client kept was refused (``bad_token``) while it is in the
+        lobby: said in the lobby's words; while the lobby may still take a seat of the player
+        key back (:attr:`take_back_by_key`), held until it has looked (a seat found and taken
+        back would make it untrue): :meth:`stale_token_settled`."""
+        if self.take_back_by_key:
+            self._stale_token_held = True
+            return
+        self.notify(STALE_TOKEN_IN_LOBBY, title="Seat gone", severity="error", timeout=10)
+
+    def stale_token_settled(self, *, seat_found: bool) -> None:
+        """The lobby's first look for a seat of the player key is over: a stale token held by
+        :meth:`_stale_token` is told now, unless a seat of the key was found (taken back, or
+        held by another window of the player's)."""
+        held, self._stale_token_held = self._stale_token_held, False
+        if held and not seat_found:
+            self.notify(STALE_TOKEN_IN_LOBBY, title="Seat gone", severity="error", timeout=10)
 
     def _table_lost(self, msg: Mapping[str, Any]) -> Change:
         """The reconnect did not get this client back to its table (the session's

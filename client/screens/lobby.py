@@ -342,6 +342,8 @@ class LobbyScreen(GameScreen[None]):
             app.take_back_by_key = False
             return
         ours = [(t, yours) for t in self.tables if (yours := _yours(t)) is not None]
+        # A stale seat token is told now if the key holds no seat here (else it was not true).
+        app.stale_token_settled(seat_found=bool(ours))
         if any(not away for _, (_, away) in ours):
             if now >= self._take_back_until:
                 app.take_back_by_key = False

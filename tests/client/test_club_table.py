@@ -15,7 +15,13 @@ from typing import Any
 import pytest
 
 import client.screens.table
-from client.app import TABLE_REFUSALS, YOUR_TURN_TITLE, SheepsheadApp, table_refusal
+from client.app import (
+    STALE_TOKEN_IN_LOBBY,
+    TABLE_REFUSALS,
+    YOUR_TURN_TITLE,
+    SheepsheadApp,
+    table_refusal,
+)
 from client.bury_check import forces_alone
 from client.screens.dialogs import BuryDialog, CreateTableDialog, PasswordDialog
 from client.screens.info import HistoryScreen, TricksScreen
@@ -1106,6 +1112,46 @@ async def test_a_lobby_refusal_is_a_sentence_and_a_lost_table_closes_the_passwor
         await pilot.pause()
         told = [n.message for n in app._notifications if "moved to another" in n.message]
         assert len(told) == 1 and "You are back in the lobby" in told[0], told
+
+
+async def test_a_stale_seat_token_in_the_lobby_says_what_is_true_there() -> None:
+    """A seat token the server no longer knows (``bad_token`` at the start) said "Esc goes back
+    to the lobby" to a player in the lobby; while the lobby may still take a seat of the player
+    key back, it is said only once that found none."""
+    tables = [{"id": "t1", "name": "Friday club", "state": "waiting", "seats": []}]
+    session = FakeSession({"list_tables": {"type": "ok", "tables": tables}})
+    app = SheepsheadApp(session)  # type: ignore[arg-type]
+    stale = {"type": "error", "re": None, "code": "bad_token", "message": "That seat token..."}
+
+    def gone() -> list[str]:
+        return [n.message for n in app._notifications if n.title == "Seat gone"]
+
+    async with app.run_test(size=SIZE) as pilot:
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await wait_for(pilot, lambda: bool(lobby.tables) and not app.take_back_by_key)
+        app.handle_message(stale)
+        await wait_for(pilot, lambda: bool(gone()), timeout=5)
+        assert gone() == [STALE_TOKEN_IN_LOBBY] and "Esc" not in gone()[0]
+        app.clear_notifications()
+        # The lobby has yet to look for a seat of the key: one it finds (here held by another
+        # window) makes the sentence untrue, and it is not said.
+        app.take_back_by_key = True
+        app.handle_message(stale)
+        yours = {**tables[0], "yours": {"seat": 2, "away": False}}
+        session.replies["list_tables"] = {"type": "ok", "tables": [yours]}
+        lobby.refresh_tables()
+        await wait_for(pilot, lambda: lobby.tables[0].get("yours") is not None, timeout=5)
+        await pilot.pause()
+        assert not gone()
+        # None found: said then.
+        session.replies["list_tables"] = {"type": "ok", "tables": tables}
+        app.take_back_by_key = True
+        app.handle_message(stale)
+        await pilot.pause()
+        assert not gone()
+        lobby.refresh_tables()
+        await wait_for(pilot, lambda: bool(gone()), timeout=5)
 
 
 async def test_a_refused_play_is_told_in_a_sentence_and_the_log_keeps_the_code() -> None:
