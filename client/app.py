@@ -952,7 +952,17 @@ class SheepsheadApp(App[int]):
         then asks to leave), not asked for again from the table."""
         if any(isinstance(s, ResultScreen | MatchOverScreen) for s in self.screen_stack):
             return
+        self.close_panels_over_table()
         self.push_screen(MatchOverScreen(ending))
+
+    def close_panels_over_table(self) -> None:
+        """Close the panels open over the table (history, score sheet, tricks, rules, help):
+        the standings go on the table itself. Opened over a history the player had open as the
+        last hand ended, their Esc or Enter showed that history, not the table."""
+        while isinstance(
+            self.screen, HistoryScreen | ScoreSheetScreen | TricksScreen | RulesScreen | HelpScreen
+        ):
+            self.pop_screen()
 
     def open_history(self) -> None:
         """Show the match's hands, one per page."""

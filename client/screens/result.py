@@ -908,6 +908,8 @@ class ResultScreen(FitsHeight):
         to leave it. It took an Esc here, one on the standings and one on the table."""
         self.dismiss(None)
         if self.model.match_over is not None:
+            # To the table itself, not a history open under the panel as the match ended.
+            self.game.close_panels_over_table()
             leave_after_match(self.game)
 
     def on_key(self, event: events.Key) -> None:

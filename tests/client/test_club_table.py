@@ -668,6 +668,37 @@ async def test_the_end_of_a_match_is_one_esc_from_the_question_to_leave() -> Non
             assert isinstance(app.screen, TableScreen)
 
 
+async def test_the_last_result_over_an_open_history_goes_back_to_the_table() -> None:
+    """The last hand's result opened over the history the player was reading: Enter put the
+    standings over the history too, and their Esc showed the history, not the table (Esc on
+    the result asked to leave over the history)."""
+    from client.screens.dialogs import ConfirmDialog
+
+    table = EngineTable(seed=4, dealer=0, me=0, hands_limit=1)
+    app = SheepsheadApp(FakeSession(), mode="join", settings=settings())  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        messages = whole_hand(table)
+        await fed(pilot, messages[:-3])
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await fed(pilot, [*messages[-3:], table.match_over()])
+        assert isinstance(app.screen, ResultScreen)
+        await pilot.press("escape")  # the question to leave, over the table
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert not any(isinstance(s, HistoryScreen) for s in app.screen_stack)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        app.open_result(app.model.history[-1])
+        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await pilot.press("enter")  # the standings, on the table
+        await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+        assert not any(isinstance(s, HistoryScreen) for s in app.screen_stack)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), timeout=5)
+
+
 async def test_rematch_from_the_last_result_leaves_no_panel_behind() -> None:
     """n on the last hand's result starts the rematch; the standings do not open after it."""
     table = EngineTable(seed=4, dealer=0, me=0, hands_limit=1)
