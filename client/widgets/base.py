@@ -38,11 +38,11 @@ class KeyFooter(Footer):
     terminal's window has no focus too.
 
     Textual's footer composes its keys only when the bindings change while the app has the
-    focus (``Footer.bindings_changed``), so a screen mounted while the window was blurred (a
-    table screen opened straight away, back at a seat after a restart or a browser tab's
-    reload, whose page reported a blur) kept an empty bottom line until the focus came back,
-    or for good. Once it shows keys, it follows Textual's rule again (no flicker to the keys of
-    an unfocused screen while the window is away).
+    focus (``Footer.bindings_changed``, Textual 8.2), so a screen mounted while the terminal
+    (or the browser tab) had reported a blur kept an empty bottom line until the next change
+    of bindings in focus (a panel opened and closed): a table screen opened straight away, back
+    at a seat, had no key line. Once it shows keys, it follows Textual's rule again (no flicker
+    to the keys of an unfocused screen while the window is away).
     """
 
     def __init__(self) -> None:
