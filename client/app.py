@@ -446,7 +446,8 @@ class SheepsheadApp(App[int]):
 
     def action_suspend_process(self) -> None:
         """Ctrl+Z: into the background where a shell brings the client back; elsewhere say
-        why nothing happens (the key did nothing at all in the SSH and browser doors)."""
+        why not (the SSH door's child stopped for good, its session frozen on a blank screen;
+        in the browser door the key did nothing)."""
         if self.suspends:
             super().action_suspend_process()
             return

@@ -123,8 +123,9 @@ def can_suspend() -> bool:
     terminal, run as a job of a shell with job control (a process group of its own, beside the
     shell's). A process in its session leader's group (started by tmux or a terminal with the
     command itself, not from a shell; a door's child, which leads a session of its own) has no
-    shell to come back to, and the kernel ignores the stop there (the group is orphaned); the
-    browser door's driver (``TEXTUAL_DRIVER``) cannot suspend at all."""
+    shell to come back to: the SSH door's child stopped for good there, the player's session
+    frozen on a blank screen until it was dropped; the browser door's driver
+    (``TEXTUAL_DRIVER``) cannot suspend at all."""
     if sys.platform == "win32" or os.environ.get("TEXTUAL_DRIVER"):
         return False
     try:

@@ -443,9 +443,9 @@ async def test_help_names_the_hosts_match_keys_in_the_order_it_lists_them() -> N
 
 
 async def test_in_a_door_help_names_no_ctrl_z_and_ctrl_z_says_why() -> None:
-    """Help said "Ctrl+Z suspends" in the browser door, whose driver cannot suspend, and in the
-    SSH door, whose client leads a session of its own (the kernel ignores the stop): there the
-    key did nothing at all."""
+    """Help said "Ctrl+Z suspends" in the browser door, whose driver cannot suspend (the key did
+    nothing), and in the SSH door, whose client leads a session of its own: it stopped for
+    good, the session frozen on a blank screen with no shell to bring it back."""
     app = SheepsheadApp(mode="join", door=True)
     async with app.run_test(size=SIZE) as pilot:
         await fed(pilot, EngineTable().messages())

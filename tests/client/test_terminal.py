@@ -196,8 +196,8 @@ def test_ctrl_z_suspends_the_client_and_fg_brings_it_back(tmp_path: Path) -> Non
 
 def test_ctrl_z_suspends_only_a_shells_job(monkeypatch: pytest.MonkeyPatch) -> None:
     """A client in its session leader's process group (tmux or a terminal running the command
-    itself; the SSH door's child, which leads its own session) has no shell to come back to,
-    and the kernel ignores its stop: help named Ctrl+Z there, where it did nothing."""
+    itself; the SSH door's child, which leads its own session) has no shell to come back to:
+    help named Ctrl+Z there, and in the SSH door the key froze the session."""
     monkeypatch.delenv("TEXTUAL_DRIVER", raising=False)
     monkeypatch.setattr(os, "getsid", lambda _pid: 100)
     monkeypatch.setattr(os, "getpgrp", lambda: 100)
