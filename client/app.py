@@ -179,6 +179,15 @@ LOBBY_REFUSALS: dict[str, tuple[str, str]] = {
 to do). ``{label}`` is the table's name, ``{said}`` the server's message."""
 
 
+STALE_TOKEN_IN_LOBBY = (
+    "The server no longer holds the seat this client kept for you: its table has closed, or "
+    "the seat was given up. Choose a table here to sit down again."
+)
+"""What a stale seat token (``bad_token`` at the start, PROTOCOL.md §8) says to a player in
+the lobby: the table's sentence (:data:`TABLE_REFUSALS`) said "Esc goes back to the lobby" to
+someone already there."""
+
+
 _CARDS_YOU_MAY_PLAY = "{said}: the status line names the cards you may play."
 _UNREADABLE = (
     "The server could not read what this client sent: try again (the log keeps the details "
@@ -420,12 +429,36 @@ class SheepsheadApp(App[int]):
         elsewhere, the next listings decide, for ``TAKE_BACK_WAIT`` at most (``LobbyScreen``).
         Never with ``take_back`` False: a door's window opened for the lobby only (the seat
         stays with the player's other window, :data:`client.session.DOOR_LOBBY_ONLY_ENV`)."""
+        self._stale_token_held = False
+        """A ``bad_token`` came while the lobby may still take a seat back by the player key:
+        told once it has looked, if it finds none (:meth:`stale_token_settled`)."""
         self._match_known: tuple[str, int] | None = None
         """(table, match) of the last ``history`` reply (the model forgets the match when a
         new one begins, until that one's reply): whose deals are checked when a reply of the
         same table names a later one (:meth:`_check_earlier`)."""
         if session is not None:
             self.status = session.status
+
+    @property
+    def suspends(self) -> bool:
+        """Whether Ctrl+Z puts the client in the background here, for a shell's ``fg`` to bring
+        back (:func:`client.terminal.can_suspend`): never in a door, whose client runs on the
+        server with no shell of the player's."""
+        return not self.door and terminal.can_suspend()
+
+    def action_suspend_process(self) -> None:
+        """Ctrl+Z: into the background where a shell brings the client back; elsewhere say
+        why not (the SSH door's child stopped for good, its session frozen on a blank screen;
+        in the browser door the key did nothing)."""
+        if self.suspends:
+            super().action_suspend_process()
+            return
+        where = (
+            "it runs on the server, with no shell of yours to come back to"
+            if self.door
+            else "it was not started from a shell that could bring it back (fg)"
+        )
+        self.notify(f"Ctrl+Z does not suspend the game here: {where}.", title="Not suspended")
 
     @property
     def address(self) -> str:
@@ -564,6 +597,8 @@ class SheepsheadApp(App[int]):
             # As the log says it: the server's own text said "reconnect later", a chore this
             # client does by itself, in a red pop-up beside the log's calm line.
             self.notify(SHUTDOWN_LINE, title="Server restarting", severity="warning", timeout=8)
+        elif kind == "error" and msg.get("code") == errors.BAD_TOKEN and not self._at_table():
+            self._stale_token()
         elif kind == "error":  # the model's log line keeps the message and code
             code, message = str(msg.get("code") or ""), str(msg.get("message") or "")
             self.notify(table_refusal(code, message, self.model), severity="error")
@@ -584,6 +619,28 @@ class SheepsheadApp(App[int]):
             self._close_match_panels()
         self.model_changed.publish(change)
         return change
+
+    def _at_table(self) -> bool:
+        """Whether a table screen is open (the lobby's keys are not the ones to name)."""
+        return any(isinstance(s, TableScreen) for s in self.screen_stack)
+
+    def _stale_token(self) -> None:
+        """The seat token this client kept was refused (``bad_token``) while it is in the
+        lobby: said in the lobby's words; while the lobby may still take a seat of the player
+        key back (:attr:`take_back_by_key`), held until it has looked (a seat found and taken
+        back would make it untrue): :meth:`stale_token_settled`."""
+        if self.take_back_by_key:
+            self._stale_token_held = True
+            return
+        self.notify(STALE_TOKEN_IN_LOBBY, title="Seat gone", severity="error", timeout=10)
+
+    def stale_token_settled(self, *, seat_found: bool) -> None:
+        """The lobby's first look for a seat of the player key is over: a stale token held by
+        :meth:`_stale_token` is told now, unless a seat of the key was found (taken back, or
+        held by another window of the player's)."""
+        held, self._stale_token_held = self._stale_token_held, False
+        if held and not seat_found:
+            self.notify(STALE_TOKEN_IN_LOBBY, title="Seat gone", severity="error", timeout=10)
 
     def _table_lost(self, msg: Mapping[str, Any]) -> Change:
         """The reconnect did not get this client back to its table (the session's
@@ -898,7 +955,17 @@ class SheepsheadApp(App[int]):
         then asks to leave), not asked for again from the table."""
         if any(isinstance(s, ResultScreen | MatchOverScreen) for s in self.screen_stack):
             return
+        self.close_panels_over_table()
         self.push_screen(MatchOverScreen(ending))
+
+    def close_panels_over_table(self) -> None:
+        """Close the panels open over the table (history, score sheet, tricks, rules, help):
+        the standings go on the table itself. Opened over a history the player had open as the
+        last hand ended, their Esc or Enter showed that history, not the table."""
+        while isinstance(
+            self.screen, HistoryScreen | ScoreSheetScreen | TricksScreen | RulesScreen | HelpScreen
+        ):
+            self.pop_screen()
 
     def open_history(self) -> None:
         """Show the match's hands, one per page."""

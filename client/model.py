@@ -967,7 +967,11 @@ class TableModel:
         if msg.get("hands") == 0:  # ended before a deal (sheepshead play --new): no scores
             self._log("event", "The match ended before its first hand")
             return Change.MATCH_OVER | Change.LOG
-        best = ", ".join(f"{self.name(s)} {self.totals[s]:+d}" for _, s in rank_places(self.totals))
+        # Your own total as "you", as the log says "You take" (it read "root +0").
+        best = ", ".join(
+            f"{'you' if s == self.my_seat else self.name(s)} {self.totals[s]:+d}"
+            for _, s in rank_places(self.totals)
+        )
         self._log("event", f"Match over after {self.match_hands_text()}: {best}")
         return Change.MATCH_OVER | Change.LOG
 

@@ -118,6 +118,22 @@ if sys.platform != "win32":  # Textual's Unix driver imports termios
             super()._sigcont_application(*args)
 
 
+def can_suspend() -> bool:
+    """Whether Ctrl+Z can stop this process for a shell to bring it back (``fg``): on a Unix
+    terminal, run as a job of a shell with job control (a process group of its own, beside the
+    shell's). A process in its session leader's group (started by tmux or a terminal with the
+    command itself, not from a shell; a door's child, which leads a session of its own) has no
+    shell to come back to: the SSH door's child stopped for good there, the player's session
+    frozen on a blank screen until it was dropped; the browser door's driver
+    (``TEXTUAL_DRIVER``) cannot suspend at all."""
+    if sys.platform == "win32" or os.environ.get("TEXTUAL_DRIVER"):
+        return False
+    try:
+        return os.getpgrp() != os.getsid(0)
+    except OSError:
+        return False
+
+
 def driver_class() -> type[Driver] | None:
     """:class:`HangupSafeDriver` where Textual would use its Unix driver, else None (Textual's
     own choice)."""

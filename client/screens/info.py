@@ -177,9 +177,9 @@ class HelpScreen(ShowsYourTurn, GameModal[None]):
             with VerticalScroll(), Horizontal():
                 yield Static(left, classes="help-col")
                 yield Static(right, classes="help-col")
-            yield Static(
-                "Mouse: click cards and buttons · Ctrl+Z suspends · Esc closes", classes="hint"
-            )
+            # Ctrl+Z only where it suspends: in a door it did nothing (no shell to come back to).
+            suspend = " · Ctrl+Z suspends" if self.game.suspends else ""
+            yield Static(f"Mouse: click cards and buttons{suspend} · Esc closes", classes="hint")
 
     def action_close(self) -> None:
         """Back."""

@@ -11,11 +11,12 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from client.model import bot_label, plural
 from client.screens.base import GameScreen
 from client.screens.dialogs import hand_over_key
+from client.widgets.base import KeyFooter
 from engine.rules import option_title, preset_title, value_title
 
 REFRESH_SECONDS = 3.0
@@ -138,10 +139,12 @@ class LobbyScreen(GameScreen[None]):
         yield DataTable(id="tables", cursor_type="row", zebra_stripes=False)
         yield Static(id="lobby-detail")
         yield Static(id="lobby-hint")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def on_resize(self, event: events.Resize) -> None:
-        """Break the detail's lines anew for the terminal's width."""
+        """Break the detail's lines anew for the terminal's width, and fit the title to it (at
+        the width it was first drawn for, a narrower window lost "● connected")."""
+        self._draw_title()
         self._draw_detail()
 
     def on_mount(self) -> None:
@@ -339,6 +342,8 @@ class LobbyScreen(GameScreen[None]):
             app.take_back_by_key = False
             return
         ours = [(t, yours) for t in self.tables if (yours := _yours(t)) is not None]
+        # A stale seat token is told now if the key holds no seat here (else it was not true).
+        app.stale_token_settled(seat_found=bool(ours))
         if any(not away for _, (_, away) in ours):
             if now >= self._take_back_until:
                 app.take_back_by_key = False

@@ -67,19 +67,22 @@ LINE_CELLS = 74
 off)."""
 
 
-def last_trick_line(trick: Mapping[str, Any], names: Sequence[str]) -> Text:
+def last_trick_line(trick: Mapping[str, Any], names: Sequence[str], me: int | None = None) -> Text:
     """ "Last trick: " each seat's card in the order played, then who took it and its points
-    ("points" left off where the line would not fit: at 80x24 it wrapped onto a line alone)."""
+    ("points" left off where the line would not fit: at 80x24 it wrapped onto a line alone);
+    ``me``'s seat is "you" (it read "root 7♥ → root takes 25" under "You picked")."""
     line = Text("Last trick: ", style="bold")
     leader = int(trick.get("leader", 0))
     for i, code in enumerate(trick.get("cards") or []):
         if i:
             line.append(", ")
-        line.append(f"{names[(leader + i) % NUM_SEATS]} ")
+        seat = (leader + i) % NUM_SEATS
+        line.append(f"{'you' if seat == me else names[seat]} ")
         line.append_text(card_text(code))
     winner = trick.get("winner")
     if winner is not None:
-        line.append(f" → {names[winner]} takes {trick.get('points', 0)}")
+        took = "you take" if winner == me else f"{names[winner]} takes"
+        line.append(f" → {took} {trick.get('points', 0)}")
         if line.cell_len + len(" points") <= LINE_CELLS:
             line.append(" points")
     return line
@@ -498,10 +501,10 @@ def standings(model: TableModel) -> Table:
     return table
 
 
-def final_text(model: TableModel, names: Sequence[str]) -> Text | None:
+def final_text(model: TableModel, names: Sequence[str], me: int | None = None) -> Text | None:
     """The result panel's line of the match's final totals once it is over, the seats named
-    ``names`` (who played the last hand); each player's own total when a seat changed player
-    (the seat's total had one's hands under another's name)."""
+    ``names`` (who played the last hand), ``me``'s "you"; each player's own total when a seat
+    changed player (the seat's total had one's hands under another's name)."""
     if model.match_over is None:
         return None
     players = players_if_seats_changed(model)
@@ -512,7 +515,10 @@ def final_text(model: TableModel, names: Sequence[str]) -> Text | None:
             for p in players
         )
     else:
-        text = ", ".join(f"{names[s]} {model.totals[s]:+d}" for _, s in rank_places(model.totals))
+        text = ", ".join(
+            f"{'you' if s == me else names[s]} {model.totals[s]:+d}"
+            for _, s in rank_places(model.totals)
+        )
     return Text(f"Match over. Final: {text}", style="bold")
 
 
@@ -769,7 +775,7 @@ class ResultScreen(FitsHeight):
         body: list[RenderableType] = [*result_summary(result, hand.names, me)]
         tricks = result.get("tricks") or []
         if tricks:  # the panel covers the table as the last card lands: who took that trick
-            body.append(last_trick_line(tricks[-1], hand.names))
+            body.append(last_trick_line(tricks[-1], hand.names, me))
         body.append(Text(""))
         totals = player_totals_at(model.history, hand)  # who played a seat, not the seat
         body.append(result_table(result, hand.reveal, hand.names, totals, me))
@@ -860,7 +866,7 @@ class ResultScreen(FitsHeight):
 
     def _final_text(self) -> Text | None:
         """The match's final totals once it is over (the standings follow on Enter)."""
-        return final_text(self.model, self.hand.names)
+        return final_text(self.model, self.hand.names, self._me)
 
     def _draw_final(self) -> None:
         """Show or hide the final totals line as the match is over or not."""
@@ -908,6 +914,8 @@ class ResultScreen(FitsHeight):
         to leave it. It took an Esc here, one on the standings and one on the table."""
         self.dismiss(None)
         if self.model.match_over is not None:
+            # To the table itself, not a history open under the panel as the match ended.
+            self.game.close_panels_over_table()
             leave_after_match(self.game)
 
     def on_key(self, event: events.Key) -> None:

@@ -11,9 +11,10 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from client.discover import FoundServer, browse
+from client.widgets.base import KeyFooter
 
 
 def _count(value: int | None) -> str:
@@ -44,7 +45,7 @@ class ServerPicker(Screen[FoundServer | None]):
         yield Static(id="picker-title")
         yield DataTable(id="servers", cursor_type="row", zebra_stripes=False)
         yield Static(id="picker-hint")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Columns that fit 80 cells, then the rows."""

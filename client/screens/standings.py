@@ -19,10 +19,11 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from client.model import bot_label
 from client.screens.base import game_of
+from client.widgets.base import KeyFooter
 
 STAKES: tuple[int, ...] = (1, 5, 10, 25, 50, 100, 200, 500)
 """Stakes per point to choose from in the settle-up view, in cents."""
@@ -190,7 +191,7 @@ class StandingsScreen(Screen[None]):
         yield DataTable(id="standings", cursor_type="row", zebra_stripes=True)
         yield Static(id="settle")
         yield Static(id="standings-hint")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Set up the columns and ask the server."""

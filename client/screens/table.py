@@ -26,18 +26,18 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Button, Footer, RichLog
+from textual.widgets import Button, RichLog
 
 from client.coach import hint_text
 from client.decisions import DECISION_VERBS, DECISIONS, is_decision, live_decisions
 from client.model import Change, FinishedHand, LogEntry, Prompt, TableModel, plural
-from client.screens.base import CONNECTION_DOWN, GameScreen, turn_clock
+from client.screens.base import CONNECTION_DOWN, GameScreen, game_of, turn_clock
 from client.screens.dialogs import ALONE_QUESTION, BuryDialog, CallDialog, hand_over_key
-from client.widgets.base import Panel
+from client.widgets.base import KeyFooter, Panel
 from client.widgets.buttons import KeyButton
 from client.widgets.cards import card_label, cards_label
 from client.widgets.hand import CardWidget, HandBar
-from client.widgets.table import HandInfo, LastTrickBox, SeatBox, TrickView
+from client.widgets.table import HandInfo, LastTrickBox, SeatBox, SizedPanel, TrickView
 from engine.rules import preset_title
 from protocol.events import ActionMap
 
@@ -60,11 +60,16 @@ LOG_STYLES = {"chat": "bold", "notice": "italic", "error": "bold reverse", "even
 """Rich style of each kind of log line (styles, not colours, so they read with NO_COLOR)."""
 
 
-class TopBar(Panel):
-    """Table name, rules, hand number, running state and the connection status."""
+class TopBar(SizedPanel):
+    """Table name, rules, hand number, running state and the connection status, fitted to the
+    bar's width: drawn again when it is laid out or resized (a table screen opened straight
+    away, back at a seat, was drawn before its layout for 80 columns, and "● connected" sat
+    at column 80 of a 142-column window until the next server event)."""
 
-    def draw(self, model: TableModel, status: str, address: str) -> None:
-        """Redraw from the model and the connection status."""
+    def draw(self, model: TableModel) -> None:
+        """Redraw from the model and the app's connection status."""
+        game = game_of(self)
+        status, address = game.status, game.address
         info = model.info
         rules_map = info.get("rules") or (model.view or {}).get("rules") or {}
         rules = preset_title(str(rules_map.get("preset", "seed")))
@@ -230,7 +235,7 @@ class TableScreen(GameScreen[None]):
             yield log
         yield HandBar(id="hand")
         yield Panel(id="status")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Subscribe to model changes and draw what is known."""
@@ -266,7 +271,7 @@ class TableScreen(GameScreen[None]):
         """Redraw the parts ``change`` touches."""
         model = self.model
         game = self.game
-        self.query_one(TopBar).draw(model, game.status, game.address)
+        self.query_one(TopBar).draw(model)
         if change & (Change.STATE | Change.PROMPT | Change.HAND_OVER | Change.MATCH_OVER):
             self._new_hand_check()
             self._result_overtaken()

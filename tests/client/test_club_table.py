@@ -15,7 +15,13 @@ from typing import Any
 import pytest
 
 import client.screens.table
-from client.app import TABLE_REFUSALS, YOUR_TURN_TITLE, SheepsheadApp, table_refusal
+from client.app import (
+    STALE_TOKEN_IN_LOBBY,
+    TABLE_REFUSALS,
+    YOUR_TURN_TITLE,
+    SheepsheadApp,
+    table_refusal,
+)
 from client.bury_check import forces_alone
 from client.screens.dialogs import BuryDialog, CreateTableDialog, PasswordDialog
 from client.screens.info import HistoryScreen, TricksScreen
@@ -662,6 +668,37 @@ async def test_the_end_of_a_match_is_one_esc_from_the_question_to_leave() -> Non
             assert isinstance(app.screen, TableScreen)
 
 
+async def test_the_last_result_over_an_open_history_goes_back_to_the_table() -> None:
+    """The last hand's result opened over the history the player was reading: Enter put the
+    standings over the history too, and their Esc showed the history, not the table (Esc on
+    the result asked to leave over the history)."""
+    from client.screens.dialogs import ConfirmDialog
+
+    table = EngineTable(seed=4, dealer=0, me=0, hands_limit=1)
+    app = SheepsheadApp(FakeSession(), mode="join", settings=settings())  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        messages = whole_hand(table)
+        await fed(pilot, messages[:-3])
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await fed(pilot, [*messages[-3:], table.match_over()])
+        assert isinstance(app.screen, ResultScreen)
+        await pilot.press("escape")  # the question to leave, over the table
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert not any(isinstance(s, HistoryScreen) for s in app.screen_stack)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        app.open_result(app.model.history[-1])
+        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await pilot.press("enter")  # the standings, on the table
+        await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen))
+        assert not any(isinstance(s, HistoryScreen) for s in app.screen_stack)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), timeout=5)
+
+
 async def test_rematch_from_the_last_result_leaves_no_panel_behind() -> None:
     """n on the last hand's result starts the rematch; the standings do not open after it."""
     table = EngineTable(seed=4, dealer=0, me=0, hands_limit=1)
@@ -1106,6 +1143,46 @@ async def test_a_lobby_refusal_is_a_sentence_and_a_lost_table_closes_the_passwor
         await pilot.pause()
         told = [n.message for n in app._notifications if "moved to another" in n.message]
         assert len(told) == 1 and "You are back in the lobby" in told[0], told
+
+
+async def test_a_stale_seat_token_in_the_lobby_says_what_is_true_there() -> None:
+    """A seat token the server no longer knows (``bad_token`` at the start) said "Esc goes back
+    to the lobby" to a player in the lobby; while the lobby may still take a seat of the player
+    key back, it is said only once that found none."""
+    tables = [{"id": "t1", "name": "Friday club", "state": "waiting", "seats": []}]
+    session = FakeSession({"list_tables": {"type": "ok", "tables": tables}})
+    app = SheepsheadApp(session)  # type: ignore[arg-type]
+    stale = {"type": "error", "re": None, "code": "bad_token", "message": "That seat token..."}
+
+    def gone() -> list[str]:
+        return [n.message for n in app._notifications if n.title == "Seat gone"]
+
+    async with app.run_test(size=SIZE) as pilot:
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await wait_for(pilot, lambda: bool(lobby.tables) and not app.take_back_by_key)
+        app.handle_message(stale)
+        await wait_for(pilot, lambda: bool(gone()), timeout=5)
+        assert gone() == [STALE_TOKEN_IN_LOBBY] and "Esc" not in gone()[0]
+        app.clear_notifications()
+        # The lobby has yet to look for a seat of the key: one it finds (here held by another
+        # window) makes the sentence untrue, and it is not said.
+        app.take_back_by_key = True
+        app.handle_message(stale)
+        yours = {**tables[0], "yours": {"seat": 2, "away": False}}
+        session.replies["list_tables"] = {"type": "ok", "tables": [yours]}
+        lobby.refresh_tables()
+        await wait_for(pilot, lambda: lobby.tables[0].get("yours") is not None, timeout=5)
+        await pilot.pause()
+        assert not gone()
+        # None found: said then.
+        session.replies["list_tables"] = {"type": "ok", "tables": tables}
+        app.take_back_by_key = True
+        app.handle_message(stale)
+        await pilot.pause()
+        assert not gone()
+        lobby.refresh_tables()
+        await wait_for(pilot, lambda: bool(gone()), timeout=5)
 
 
 async def test_a_refused_play_is_told_in_a_sentence_and_the_log_keeps_the_code() -> None:

@@ -11,7 +11,7 @@ from client.app import SheepsheadApp
 from client.model import TableModel, _result_line
 from client.screens.dialogs import CreateTableDialog
 from client.screens.lobby import LobbyScreen
-from client.screens.result import result_summary
+from client.screens.result import final_text, last_trick_line, result_summary
 from client.screens.table import TableScreen
 from client.widgets.table import SeatBox, TrickView
 from tests.client.feed import EngineTable
@@ -219,3 +219,22 @@ def test_the_result_says_you_of_your_own_seat() -> None:
     text = " ".join(str(line) for line in result_summary(everything, names, 0))
     assert "Leaster: you win, the only one to take a trick (120)." in text, text
     assert "You took the blind with the last trick." in text, text
+
+
+def test_the_last_trick_and_the_final_totals_say_you_of_your_own_seat() -> None:
+    """Under "You picked", the result panel read "Last trick: ..., root 7♥ → root takes 25"
+    and "Match over. Final: Lena +1, root +0" (the log too) of the player's own seat."""
+    names = ["root", "Lena", "Sven", "Inga", "Gus"]
+    trick = {"leader": 1, "cards": ["KS", "QH", "TS", "KD", "7H"], "winner": 0, "points": 25}
+    line = last_trick_line(trick, names, 0).plain
+    assert line.startswith("Last trick: Lena K♠, Sven Q♥, Inga 10♠, Gus K♦, you 7♥"), line
+    assert "→ you take 25" in line, line
+    assert "→ root takes 25" in last_trick_line(trick, names, 2).plain
+    model = TableModel()
+    model.apply(
+        {"type": "state", "table": "t1", "seq": 1, "seat": 0, "seats": [{"name": n} for n in names]}
+    )
+    model.apply({"type": "match_over", "table": "t1", "hands": 2, "totals": [0, 1, -3, 1, 1]})
+    final = final_text(model, names, 0)
+    assert final is not None and "you +0" in final.plain and "root" not in final.plain, final
+    assert "you +0" in model.log[-1].text and "root" not in model.log[-1].text, model.log[-1].text

@@ -188,6 +188,29 @@ async def test_the_score_sheet_uses_the_height_of_a_big_terminal() -> None:
         assert len(rows) > 30, rows
 
 
+async def test_the_history_help_and_rules_fit_a_terminal_shorter_than_24_rows() -> None:
+    """The history's box was 22 rows tall at any size: at 80x20 its key line and bottom border
+    were cut off (the help's and the rules' too)."""
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=(80, 20)) as pilot:
+        await fed(pilot, hands_played(1))
+        await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        for key, title, hint in (
+            ("h", "Match history", "Esc closes"),
+            ("question_mark", "Keys", "Esc closes"),
+            ("r", "Rules of this table", "Esc closes"),
+        ):
+            await pilot.press(key)
+            await wait_for(pilot, lambda: not isinstance(app.screen, TableScreen))
+            await wait_for(pilot, lambda t=title: f"╭─ {t}" in screen_text(app), timeout=5)  # type: ignore[misc]
+            rows = box_rows(app, title)
+            assert hint in rows[-2], (title, rows[-3:])
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+
+
 async def test_the_result_panel_shows_your_new_cards_when_you_are_asked_to_pick() -> None:
     """At 80×24 the panel covers your hand: the question comes with the cards it is about."""
     _, messages = next_hand_asks_me_to_pick()

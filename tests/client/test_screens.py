@@ -442,6 +442,24 @@ async def test_help_names_the_hosts_match_keys_in_the_order_it_lists_them() -> N
         assert re.search(r"\bg e n\s+host: start / end / rematch", row), row
 
 
+async def test_in_a_door_help_names_no_ctrl_z_and_ctrl_z_says_why() -> None:
+    """Help said "Ctrl+Z suspends" in the browser door, whose driver cannot suspend (the key did
+    nothing), and in the SSH door, whose client leads a session of its own: it stopped for
+    good, the session frozen on a blank screen with no shell to bring it back."""
+    app = SheepsheadApp(mode="join", door=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, EngineTable().messages())
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = screen_text(app)
+        assert "Mouse: click cards and buttons · Esc closes" in text and "Ctrl+Z" not in text
+        await pilot.press("ctrl+z")
+        await wait_for(pilot, lambda: bool(app._notifications), timeout=5)
+        told = str(list(app._notifications)[-1].message)
+        assert told.startswith("Ctrl+Z does not suspend the game here: it runs on the server")
+
+
 async def test_chat_and_quit_confirmation() -> None:
     app = SheepsheadApp(mode="play")
     async with app.run_test(size=SIZE) as pilot:

@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
+import client.terminal
 from client.app import SheepsheadApp
 from engine.rules import RuleSet
 from tests.client.feed import EngineTable, buried, picked
@@ -128,8 +130,10 @@ def test_hand_result(snap_compare: Any) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=fed(messages))
 
 
-def test_help(snap_compare: Any) -> None:
-    """The help screen lists every key."""
+def test_help(snap_compare: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The help screen lists every key (Ctrl+Z too: a player's terminal, run from a shell, not
+    the test runner's process group, whatever it is)."""
+    monkeypatch.setattr(client.terminal, "can_suspend", lambda: True)
     app = SheepsheadApp(mode="play")
     assert snap_compare(app, terminal_size=SIZE, run_before=fed(mid_trick(), "question_mark"))
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from client.terminal import HANGUP_EXIT_CODE, hung_up
+from client.terminal import HANGUP_EXIT_CODE, can_suspend, hung_up
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTED = b"Sheepshead"
@@ -192,3 +192,18 @@ def test_ctrl_z_suspends_the_client_and_fg_brings_it_back(tmp_path: Path) -> Non
             shell.kill()
             shell.wait()
         ours.close()
+
+
+def test_ctrl_z_suspends_only_a_shells_job(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client in its session leader's process group (tmux or a terminal running the command
+    itself; the SSH door's child, which leads its own session) has no shell to come back to:
+    help named Ctrl+Z there, and in the SSH door the key froze the session."""
+    monkeypatch.delenv("TEXTUAL_DRIVER", raising=False)
+    monkeypatch.setattr(os, "getsid", lambda _pid: 100)
+    monkeypatch.setattr(os, "getpgrp", lambda: 100)
+    assert not can_suspend()
+    monkeypatch.setattr(os, "getpgrp", lambda: 200)  # a job of a shell
+    assert can_suspend()
+    # The browser door's driver cannot suspend.
+    monkeypatch.setenv("TEXTUAL_DRIVER", "textual.drivers.web_driver:WebDriver")
+    assert not can_suspend()
