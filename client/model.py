@@ -1163,6 +1163,11 @@ class TableModel:
             # The server's text says 'reconnect later': this client does, by itself.
             self._log("notice", SHUTDOWN_LINE)
             return Change.ERROR
+        if code == errors.BAD_TOKEN:
+            # The server's text ends "join a table": untrue once the lobby has taken a seat
+            # of the player key back, and this line then stood in that table's log.
+            self._log("error", f"The seat token this client kept is no longer valid ({code})")
+            return Change.ERROR
         self._log("error", f"{msg.get('message', 'error')} ({code})")
         return Change.ERROR
 

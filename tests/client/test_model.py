@@ -422,3 +422,17 @@ def test_a_bots_hands_are_labelled_as_its_after_a_person_takes_its_seat() -> Non
         names, _ = seat_names(model)
         assert names[4] == "Gus"
         assert seat_strategies(model, names)[4] == "heuristic"
+
+
+def test_a_stale_seat_token_is_logged_without_telling_to_join_a_table() -> None:
+    """The log keeps a ``bad_token`` refusal for a bug report, but in words true at the
+    table too: the lobby may take a seat of the player key back right after, and the line
+    "That seat token is not valid; join a table" then stood in that table's log."""
+    model = TableModel()
+    stale = {
+        "type": "error",
+        "code": "bad_token",
+        "message": "That seat token is not valid; join a table",
+    }
+    feed(model, [stale])
+    assert model.log[-1].text == "The seat token this client kept is no longer valid (bad_token)"
