@@ -359,6 +359,15 @@ def score_sheet_parts(
             cell.append(f" ={total:+d}")
             cells.append(cell)
         body.add_row(*cells)
+    # Somebody sat down since the last finished hand: the header names them over a column
+    # whose rows so far are the one before's, so the line comes now, not after their first
+    # hand (the sheet opened mid-hand put a newcomer's name over Gus's +4 and said nothing).
+    last = hands[-1] if hands else None
+    for seat in range(min(len(names), len(last.names) if last else 0)):
+        now = "" if names[seat] == EMPTY_NAME else names[seat]  # as a hand names no player
+        if last is not None and now != last.names[seat]:
+            change = SeatChange(last.number + 1, seat, last.names[seat], now)
+            parts.append(Text(seat_change_line(change, hands), style="bold"))
     return header, Group(*parts)
 
 
