@@ -79,9 +79,8 @@ def wait_for_server(path: str, seconds: float, say: Callable[[str], None] | None
 
 def discard_typed_ahead(stream: IO[str]) -> None:
     """Drop the keys typed on the terminal ``stream`` while the child waited (nothing when it
-    is not a terminal): the client read them as its first keys, so an Enter pressed to see
-    whether the session was alive joined the lobby's highlighted table, and a q ended the
-    session the moment the server was back."""
+    is not a terminal): the client read them as its first keys, so a q pressed while waiting
+    ended the session the moment the server was back, and any other key acted in the lobby."""
     with contextlib.suppress(OSError, ValueError, termios.error):  # a pipe, a closed stream
         termios.tcflush(stream.fileno(), termios.TCIFLUSH)
 
