@@ -32,6 +32,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from client.widgets.cards import card_label, cards_label
+from engine.cards import parse_card_value, sort_key
+from engine.errors import SheepsheadError
 from protocol.events import HintReply, ReviewReply
 
 _NAMES = {
@@ -75,9 +77,25 @@ def points(value: float) -> str:
 
 
 def choice_label(candidate: Mapping[str, Any]) -> str:
-    """A candidate with the cards that play alike with it: ``9♠/8♠``."""
+    """A candidate with the cards that play alike with it, in the order your hand shows them
+    (the coach lists them as its legal list has them: "9♠/7♠/8♠"): ``9♠/8♠/7♠``.
+
+    >>> play = [{"action": "play", "card": code} for code in ("9S", "7S", "8S")]
+    >>> choice_label({"action": play[0], "alike": play[1:]})
+    '9♠/8♠/7♠'
+    """
     actions = [candidate.get("action") or {}, *(candidate.get("alike") or ())]
+    if len(actions) > 1:
+        actions.sort(key=_shown_order)
     return "/".join(action_label(a) for a in actions)
+
+
+def _shown_order(action: Mapping[str, Any]) -> tuple[int, int]:
+    """Where a played card comes in a hand's display order (anything else: last, in place)."""
+    try:
+        return sort_key(parse_card_value(action.get("card")))
+    except SheepsheadError:
+        return (99, 0)
 
 
 def within_noise(difference: float, se: float | None) -> bool:

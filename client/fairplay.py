@@ -25,6 +25,27 @@ TO_THE_END = 2**31 - 1
 """The last hand of a window that runs to its match's end (a match left while away)."""
 
 
+def unwitnessed_note(numbers: list[int], when: str) -> str:
+    """The verdict's note on the commitments (dealing from hands ``numbers``, counted from 1)
+    published ``when`` this client was not there to see them.
+
+    >>> unwitnessed_note([1, 3], "before you came")[:54]
+    ' (the commitments dealing from hands 1 and 3 were publ'
+    """
+    if len(numbers) == 1:
+        return (
+            f" (the commitment dealing from hand {numbers[0]} was published {when}, so it"
+            " was not witnessed here)"
+        )
+    # "from hand 1, 3 was published" read as one hand numbered "1, 3" (seen after a door
+    # restart put a client back in a match whose seed was committed again).
+    hands = ", ".join(str(n) for n in numbers[:-1]) + f" and {numbers[-1]}"
+    return (
+        f" (the commitments dealing from hands {hands} were published {when}, so they"
+        " were not witnessed here)"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class DealSeen:
     """A hand as :meth:`DealChecker.check` reads it, for a client without
@@ -241,12 +262,8 @@ class DealChecker:
         said = verdict_summary(verdicts)
         if unwitnessed and self.verified:
             for when in dict.fromkeys(unwitnessed.values()):
-                numbers = ", ".join(
-                    str(h + 1) for h in sorted(unwitnessed) if unwitnessed[h] == when
-                )
-                said += (
-                    f" (the commitment dealing from hand {numbers} was published {when}, so it"
-                    " was not witnessed here)"
+                said += unwitnessed_note(
+                    [h + 1 for h in sorted(unwitnessed) if unwitnessed[h] == when], when
                 )
         self.said = said
         self._note_result(of)

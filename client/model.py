@@ -18,6 +18,7 @@ changes (:meth:`TableModel.connection_changed`).
 from __future__ import annotations
 
 import enum
+import re
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -1023,6 +1024,19 @@ class TableModel:
             return own.format(seat=seat)
         return str(msg.get("text", ""))
 
+    def _earlier_notice_text(self, msg: Mapping[str, Any]) -> str:
+        """:meth:`notice_text` of a line the table said before now: one about your seat is
+        yours only if it names you, the seat's player now (every such notice names its
+        player). Dee, seated where bob sat, read bob's "You were disconnected", "You are back"
+        and "You started a new match at this table" under "── Earlier at this table"."""
+        seat = msg.get("seat")
+        if isinstance(seat, int) and seat == self.my_seat and 0 <= seat < len(self.seats):
+            text = str(msg.get("text", ""))
+            name = self.seats[seat].name
+            if str(msg.get("code")) in _YOUR_NOTICES and not names_player(text, name):
+                return text
+        return self.notice_text(msg)
+
     def notice_short(self, msg: Mapping[str, Any], my_seat: int | None = None) -> str:
         """A notice's text for a pop-up: :meth:`notice_text`, or the few words of a long one
         about this client's seat (the whole ``name_kept`` ran off an 80x24 terminal's bottom
@@ -1124,7 +1138,7 @@ class TableModel:
             kind = str(msg.get("type"))
             if kind not in ("chat", "notice"):
                 continue
-            text = chat_line(msg) if kind == "chat" else self.notice_text(msg)
+            text = chat_line(msg) if kind == "chat" else self._earlier_notice_text(msg)
             places = shown.get(text)
             if places:
                 matched.append(places.pop())
@@ -1295,6 +1309,18 @@ _YOUR_NOTICES: Final = {
     "timer_expired": "Time ran out for you; a bot moved",
 }
 """Notices about the reader's own seat, by code, as that reader sees them (PROTOCOL.md §6)."""
+
+
+def names_player(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` as a whole word ("Al" is not named in "Alice is back").
+
+    >>> names_player("Time ran out for bob; a bot moved", "bob")
+    True
+    >>> names_player("bobby is back", "bob")
+    False
+    """
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
 
 _SHORT_NOTICES: Final = {
     "name_kept": "You are back at seat {seat} as {name}: a seat keeps its name for the match"

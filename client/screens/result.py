@@ -359,6 +359,15 @@ def score_sheet_parts(
             cell.append(f" ={total:+d}")
             cells.append(cell)
         body.add_row(*cells)
+    # Somebody sat down since the last finished hand: the header names them over a column
+    # whose rows so far are the one before's, so the line comes now, not after their first
+    # hand (the sheet opened mid-hand put a newcomer's name over Gus's +4 and said nothing).
+    last = hands[-1] if hands else None
+    for seat in range(min(len(names), len(last.names) if last else 0)):
+        now = "" if names[seat] == EMPTY_NAME else names[seat]  # as a hand names no player
+        if last is not None and now != last.names[seat]:
+            change = SeatChange(last.number + 1, seat, last.names[seat], now)
+            parts.append(Text(seat_change_line(change, hands), style="bold"))
     return header, Group(*parts)
 
 
@@ -726,6 +735,34 @@ KEYS_WIDTH = 74
 """Cells of the result panel's key line (its box is 78 wide)."""
 
 
+def result_keys(out: str | None, *, review: bool, rematch: bool) -> str:
+    """The result panel's key line, within :data:`KEYS_WIDTH`: ``out`` is the match-over
+    panel's Esc (None while the match goes on), ``review`` and ``rematch`` whether v and n
+    are live.
+
+    >>> result_keys(None, review=False, rematch=False)
+    'Enter close · x export · h history · q quit'
+    """
+    # At the end of a match the standings follow this panel (one panel at a time).
+    keys = ["Enter standings", out] if out is not None else ["Enter close"]
+    keys += ["x export", "h history"]
+    if review:
+        keys.append("v review your play")
+    if rematch:
+        keys.insert(0, "n rematch")
+    keys.append("q quit")
+    # The help screen still names x, and v says what it reviews when there is room; h is on
+    # the table's footer too. The host's line at a match's end with a hand to review was 77
+    # cells, its "q quit" cut to "q".
+    if len(" · ".join(keys)) > KEYS_WIDTH:
+        keys.remove("x export")
+    if len(" · ".join(keys)) > KEYS_WIDTH and "v review your play" in keys:
+        keys[keys.index("v review your play")] = "v review"
+    if len(" · ".join(keys)) > KEYS_WIDTH:
+        keys.remove("h history")
+    return " · ".join(keys)
+
+
 class ResultScreen(FitsHeight):
     """After a hand: what happened and who pays whom (Enter, Esc or Space closes).
 
@@ -804,21 +841,12 @@ class ResultScreen(FitsHeight):
     def _keys(self) -> str:
         """The panel's keys: review only of a hand you played (a watcher has none), the
         rematch for the host once the match is over."""
-        # At the end of a match the standings follow this panel (one panel at a time).
         over = self.model.match_over is not None
-        keys = ["Enter standings", end_key(self.game.mode)] if over else ["Enter close"]
-        keys += ["x export", "h history"]
-        if self.check_action("review", ()):
-            keys.append("v review your play")
-        if self.check_action("rematch", ()):
-            keys.insert(0, "n rematch")
-        keys.append("q quit")
-        # The help screen still names x, and v says what it reviews when there is room.
-        if len(" · ".join(keys)) > KEYS_WIDTH:
-            keys.remove("x export")
-        if len(" · ".join(keys)) > KEYS_WIDTH and "v review your play" in keys:
-            keys[keys.index("v review your play")] = "v review"
-        return " · ".join(keys)
+        return result_keys(
+            end_key(self.game.mode) if over else None,
+            review=bool(self.check_action("review", ())),
+            rematch=bool(self.check_action("rematch", ())),
+        )
 
     def on_mount(self) -> None:
         """Say whether the next decision is already yours, and keep saying it; name who

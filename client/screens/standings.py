@@ -146,6 +146,31 @@ def _name(row: Mapping[str, Any]) -> str:
     return bot_label(name) if row.get("kind") == "bot" else name
 
 
+def standings_hint(players: int, ranked_here: int, *, tonight: bool) -> str:
+    """The line under the standings: why the list is empty, who it leaves out (ranked by
+    payout per hand, the players with fewer than :data:`MIN_HANDS` hands), or the legend.
+
+    >>> standings_hint(6, 1, tonight=True)
+    '5 players with fewer than 10 hands are not ranked here: Tab ranks by total.'
+    """
+    if not players and tonight:
+        return "No match has ended tonight yet: n shows all of them."
+    if not players:
+        return "No finished matches yet: the standings start with the first one."
+    if not ranked_here:
+        return f"Nobody has played {MIN_HANDS} hands yet: Tab ranks by total."
+    if ranked_here < players:
+        # Five of six players gone from the list with only the title's "(at least 10 hands)"
+        # to say why read as players lost.
+        left = players - ranked_here
+        who = "1 player" if left == 1 else f"{left} players"
+        verb = "is" if left == 1 else "are"
+        return (
+            f"{who} with fewer than {MIN_HANDS} hands {verb} not ranked here: Tab ranks by total."
+        )
+    return "Pick: share of hands picked · Won: picker's wins · Schn: schneiders"
+
+
 class StandingsScreen(Screen[None]):
     """The standings table; Tab switches the ranking, n tonight / all time, m settles up (+/-
     the stake), r asks again, Esc goes back."""
@@ -250,14 +275,8 @@ class StandingsScreen(Screen[None]):
             hint = "Asking the server…"
         elif self.settling:
             hint = "+/- change the stake · bots neither pay nor get paid"
-        elif not self.rows and self.since == "tonight":
-            hint = "No match has ended tonight yet: n shows all of them."
-        elif not self.rows:
-            hint = "No finished matches yet: the standings start with the first one."
-        elif not rows:
-            hint = f"Nobody has played {MIN_HANDS} hands yet: Tab ranks by total."
         else:
-            hint = "Pick: share of hands picked · Won: picker's wins · Schn: schneiders"
+            hint = standings_hint(len(self.rows), len(rows), tonight=self.since == "tonight")
         self.query_one("#standings-hint", Static).update(hint)
 
     def action_switch(self) -> None:

@@ -1011,9 +1011,11 @@ def leave_question(model: TableModel) -> str | None:
     others = any(i != me and seat.kind == "human" for i, seat in enumerate(model.seats))
     if model.table_state == "playing":
         if others:
+            # The seat is freed (server: Table.leave): a bot plays it until somebody sits
+            # there, and that may be you again, from the lobby, as anybody may.
             return (
-                "Leave the table? A bot plays your seat for the rest of the match, and you"
-                " cannot take it back. (q quits and keeps it for you.)"
+                "Leave the table? A bot plays your seat until somebody sits in it (you too,"
+                " from the lobby, while it is free). (q quits and keeps it for you.)"
             )
         return (
             "Leave the table? No other player is seated, so the table closes and the match"

@@ -15,20 +15,26 @@ fail and end the session at once.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import socket
 import sys
+import termios
 import time
 from collections.abc import Callable
-from typing import Final
+from typing import IO, Final
 
 SERVER_WAIT_ENV: Final = "SHEEPSHEAD_DOOR_SERVER_WAIT"
 """Seconds a child waits for the server's socket to answer before its client starts (unset or
 0: it does not look). Set by doors in a process of their own (``serve --server-socket``)."""
 
-WAITING: Final = "The sheepshead server is restarting: waiting for it..."
+WAITING: Final = "The sheepshead server is restarting: waiting for it (Ctrl+C leaves)..."
 """Said on an SSH session's terminal while its child waits for the server."""
+
+GAVE_UP: Final = "You left before the server was back."
+"""Said on an SSH session's terminal when its player pressed Ctrl+C while it waited (a Python
+traceback was all they saw)."""
 
 
 def lower_limits(nice: int, data_bytes: int) -> None:
@@ -71,6 +77,14 @@ def wait_for_server(path: str, seconds: float, say: Callable[[str], None] | None
         delay = min(delay * 2, 2.0)
 
 
+def discard_typed_ahead(stream: IO[str]) -> None:
+    """Drop the keys typed on the terminal ``stream`` while the child waited (nothing when it
+    is not a terminal): the client read them as its first keys, so a q pressed while waiting
+    ended the session the moment the server was back, and any other key acted in the lobby."""
+    with contextlib.suppress(OSError, ValueError, termios.error):  # a pipe, a closed stream
+        termios.tcflush(stream.fileno(), termios.TCIFLUSH)
+
+
 def main(argv: list[str]) -> int:
     """Apply the limits in ``argv[0:2]``, then run the client with the rest."""
     try:
@@ -83,7 +97,19 @@ def main(argv: list[str]) -> int:
     if wait > 0 and "--socket" in argv[2:-1]:
         # A browser tab's stdout carries textual's packets: nothing may be printed there.
         web = "TEXTUAL_DRIVER" in os.environ
-        wait_for_server(argv[argv.index("--socket", 2) + 1], wait, None if web else print)
+        said: list[str] = []
+
+        def say(text: str) -> None:
+            said.append(text)
+            print(text, flush=True)
+
+        try:
+            wait_for_server(argv[argv.index("--socket", 2) + 1], wait, None if web else say)
+        except KeyboardInterrupt:
+            print(f"\n{GAVE_UP}")
+            return 130
+        if said:
+            discard_typed_ahead(sys.stdin)
     from client.cli import main as client_main
 
     sys.argv = ["sheepshead", *argv[2:]]

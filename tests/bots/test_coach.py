@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -16,6 +16,7 @@ from engine.cards import follow_class, is_trump, parse_card
 from engine.hand import Hand
 from engine.rules import RuleSet
 from engine.view import seat_view
+from protocol.events import HintReply
 from server.bots.worker import decide
 
 
@@ -209,3 +210,20 @@ def test_a_defender_on_the_opening_lead_is_told_to_lead_the_called_suit_not_trum
     advice = hint(view, view["legal"], seed=seed)
     first = parse_card(advice["candidates"][0]["action"]["card"])
     assert not is_trump(first) and follow_class(first) == suit, advice
+
+
+def test_cards_that_play_alike_are_named_in_the_order_the_hand_shows_them() -> None:
+    """At the coach's table the hint read "Hint: 9♠/7♠/8♠, the usual play": the order of the
+    legal list, not the hand's (9♠ 8♠ 7♠)."""
+    play = [{"action": "play", "card": code} for code in ("9S", "7S", "8S", "KD")]
+    advice = cast(
+        HintReply,
+        {
+            "deals": 40,
+            "candidates": [
+                {"action": play[0], "value": -0.8, "alike": play[1:3]},
+                {"action": play[3], "value": -0.4, "se": 0.3},
+            ],
+        },
+    )
+    assert hint_text(advice).startswith("Hint: 9♠/8♠/7♠, the usual play"), hint_text(advice)

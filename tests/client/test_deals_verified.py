@@ -181,3 +181,21 @@ def test_back_after_a_rematch_each_match_excuses_only_what_was_dealt_while_away(
     said = checker.check(reveal(("ab", 0), ("cd", 3), ("ef", 4)), [], match=0)
     assert said == "hand 5 does not verify: its commitment was never published"
     assert checker.result_for(0) == (False, said) and checker.result_for(1) == (None, None)
+
+
+def test_the_note_on_commitments_published_before_the_client_came_counts_them() -> None:
+    """Back through a restarted door at hand 3, a client said "all 3 deals verified (the
+    commitment dealing from hand 1, 3 was published before this client came, so it was not
+    witnessed here)": two commitments, read as one hand numbered "1, 3"."""
+    from client.fairplay import unwitnessed_note
+
+    when = "before this client came"
+    assert unwitnessed_note([1], when) == (
+        " (the commitment dealing from hand 1 was published before this client came, so it"
+        " was not witnessed here)"
+    )
+    assert unwitnessed_note([1, 3], when) == (
+        " (the commitments dealing from hands 1 and 3 were published before this client"
+        " came, so they were not witnessed here)"
+    )
+    assert "hands 1, 3 and 4 were" in unwitnessed_note([1, 3, 4], when)

@@ -108,3 +108,25 @@ def test_every_stage_of_a_table_asks_before_leaving() -> None:
     assert all(questions), questions
     assert len(set(questions)) == len(questions)  # each says what leaving costs there
     assert leave_question(TableModel()) is None  # no table: nothing to lose, nothing asked
+
+
+async def test_who_leaves_a_running_match_may_sit_in_the_seat_again(
+    server: Server, tmp_path: Path
+) -> None:
+    """Esc's question mid-match said the seat could not be taken back; the server frees it
+    (a bot plays it meanwhile), so the player who left sat in it again from the lobby."""
+    host = await session_for(server, tmp_path, name="Host", tokens="host.json")
+    table = str((await host.request("create_table", name="club", preset="seed"))["table"])
+    guest = await session_for(server, tmp_path, name="Guy", tokens="guy.json")
+    seat = int((await guest.request("join", table=table, seat=None))["seat"])
+    for _ in range(3):
+        await host.request("add_bot", seat=None, strategy="random")
+    await host.request("start")
+    question = leave_question(_model("playing", seat=0, others=True))
+    assert question is not None and "cannot" not in question, question
+    await guest.request("leave")
+    assert server.lobby.tables[table].seats[seat].kind == "empty"
+    await guest.request("join", table=table, seat=seat)  # what the question now says
+    assert server.lobby.tables[table].seats[seat].name == "Guy"
+    await guest.close()
+    await host.close()

@@ -367,10 +367,11 @@ def test_a_new_client_back_at_its_seat_logs_the_earlier_lines_first() -> None:
     table = EngineTable(seed=11, dealer=1, me=0)
     model = TableModel()
     feed(model, table.messages())
-    back = {"type": "notice", "table": "t1", "code": "reconnected", "seat": 0, "text": "x"}
+    back = {"type": "notice", "table": "t1", "code": "reconnected", "seat": 0}
+    back["text"] = "Ann is back"
     model.apply(back)
     said = {"type": "chat", "from": "Ann", "seat": 0, "text": "before the restart"}
-    gone = {**back, "code": "disconnected"}
+    gone = {**back, "code": "disconnected", "text": "Ann disconnected; a bot plays for them"}
     model.apply_history(table.history(lines=[said, gone, back]))
     texts = [e.text for e in model.log]
     assert texts[:4] == [
@@ -382,11 +383,38 @@ def test_a_new_client_back_at_its_seat_logs_the_earlier_lines_first() -> None:
     assert texts[4].startswith("── Hand 1") and texts.count("You are back") == 1, texts
 
 
+def test_the_earlier_lines_of_your_seat_are_yours_only_if_they_name_you() -> None:
+    """Dee sat down where Bob had sat (he left after the match): under "── Earlier at this
+    table" her log read Bob's "You were disconnected", "You are back" and "You started a new
+    match at this table", as if they were hers."""
+    table = EngineTable(seed=11, dealer=1, me=0, names=("Dee", "Bob2", "Cal", "Ann", "Eve"))
+    model = TableModel()
+    feed(model, table.messages())
+    about_seat_0 = {"type": "notice", "table": "t1", "seat": 0}
+    lines = [
+        {**about_seat_0, "code": "disconnected", "text": "Bob disconnected; a bot plays"},
+        {**about_seat_0, "code": "reconnected", "text": "Bob is back"},
+        {**about_seat_0, "code": "rematch", "text": "Bob started a new match at this table"},
+        {**about_seat_0, "code": "timer_expired", "text": "Time ran out for Bob; a bot moved"},
+        {**about_seat_0, "code": "joined", "text": "Dee took seat 0"},
+    ]
+    model.apply_history(table.history(lines=lines))
+    texts = [e.text for e in model.log]
+    earlier = texts[texts.index("── Earlier at this table") + 1 : texts.index("── Now")]
+    assert earlier == [
+        "Bob disconnected; a bot plays",
+        "Bob is back",
+        "Bob started a new match at this table",
+        "Time ran out for Bob; a bot moved",
+        "You took seat 0",
+    ], texts
+
+
 def test_your_own_join_is_logged_once_and_as_yours() -> None:
     """Hal sat down mid-match from the lobby: the server tells the table "Hal took seat 3"
     before the state and the join's reply, so his log kept it in the third person, and the
     history's "You took seat 3" came again above it."""
-    table = EngineTable(seed=11, dealer=1, me=3)
+    table = EngineTable(seed=11, dealer=1, me=3, names=("Ann", "Bob", "Cal", "Hal", "Eve"))
     model = TableModel()
     joined = {"type": "notice", "table": "t1", "code": "joined", "seat": 3}
     joined["text"] = "Hal took seat 3"

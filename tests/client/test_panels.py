@@ -19,7 +19,13 @@ import pytest
 from client import play as play_command
 from client.app import SheepsheadApp
 from client.model import Change, FinishedHand, TableModel
-from client.screens.result import MatchOverScreen, ResultScreen, ScoreSheetScreen
+from client.screens.result import (
+    KEYS_WIDTH,
+    MatchOverScreen,
+    ResultScreen,
+    ScoreSheetScreen,
+    result_keys,
+)
 from client.screens.table import TableScreen
 from client.session import Session
 from client.widgets.cards import card_label
@@ -224,6 +230,19 @@ async def test_the_result_panel_shows_your_new_cards_when_you_are_asked_to_pick(
         assert len(app.model.hand) == 6
         for code in app.model.hand:
             assert card_label(code) in cards, (code, cards)
+
+
+@pytest.mark.parametrize("out", [None, "Esc leave table", "Esc table"])
+@pytest.mark.parametrize("review", [False, True])
+@pytest.mark.parametrize("rematch", [False, True])
+def test_the_result_panels_keys_fit_its_line_whole(
+    out: str | None, review: bool, rematch: bool
+) -> None:
+    """The host's line at a match's end with a hand to review was 77 cells: at 80×24 it was
+    cut to "... · v review · q"."""
+    keys = result_keys(out, review=review, rematch=rematch)
+    assert len(keys) <= KEYS_WIDTH and keys.endswith(" · q quit"), keys
+    assert ("n rematch" in keys) == rematch and ("v review" in keys) == review, keys
 
 
 # ---------------------------------------------------------------------- a watcher

@@ -112,3 +112,18 @@ def test_a_match_without_a_seat_change_reads_as_before() -> None:
         hand.names = list(AFTER)
     final = final_text(model, AFTER)
     assert final is not None and "Bob -9" in final.plain and "(" not in final.plain
+
+
+def test_the_sheet_says_who_sat_down_since_the_last_hand_under_their_name() -> None:
+    """Cal sat in Gus's seat during hand 2: the sheet opened then put "Cal" over Gus's +4 and
+    said nothing; the line comes at once, and a seat left empty says so too."""
+    hands = club_match()[:1]  # Fay's hand 1 is the last finished
+    header, body = score_sheet_parts(hands, AFTER, None)
+    text = text_of(header, body)
+    assert (
+        text.splitlines()[-1].strip() == "Bob takes seat 1 (Fay left on -3); its = totals are Bob's"
+    )
+    header, body = score_sheet_parts(hands, ["Ann", "(empty)", "Cy", "Dee", "Eve"], None)
+    assert "Seat 1 is empty from here (Fay left on -3)" in text_of(header, body)
+    header, body = score_sheet_parts(hands, BEFORE, None)
+    assert "takes seat" not in text_of(header, body)  # nobody new: no line

@@ -188,3 +188,16 @@ async def test_the_match_over_standings_name_each_bot_by_its_seat_and_its_strate
             assert f"{table.names[seat]} (random bot)" in text, text
         assert f"{table.names[4]} (" not in text  # a person: no strategy
         assert f"{table.names[0]} (you)" in text
+
+
+def test_ranked_per_hand_the_line_under_the_list_says_who_is_left_out() -> None:
+    """At a club evening Tab left one bot of six players, and the line under the list was
+    the column legend: five players gone, with only the title's "(at least 10 hands)"."""
+    from client.screens.standings import standings_hint
+
+    assert standings_hint(6, 1, tonight=True) == (
+        "5 players with fewer than 10 hands are not ranked here: Tab ranks by total."
+    )
+    assert standings_hint(2, 1, tonight=False).startswith("1 player with fewer than 10 hands is")
+    assert standings_hint(6, 6, tonight=False).startswith("Pick: share of hands picked")
+    assert standings_hint(6, 0, tonight=False).startswith("Nobody has played 10 hands yet")

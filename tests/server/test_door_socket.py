@@ -235,3 +235,56 @@ async def test_sessions_one_after_another_on_the_local_socket_each_get_an_addres
                 await asyncio.sleep(0.01)
             gc.collect()  # the freed transport's memory is free for the next one's
         assert len(addresses) == 40, sorted(addresses)
+
+
+def test_keys_typed_while_a_child_waits_for_the_server_never_reach_its_client(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An Enter pressed while "waiting for it..." was the client's first key once the server
+    was back (it joined the lobby's highlighted table; a q ended the session at once)."""
+    import client.cli
+
+    master, slave = os.openpty()
+    terminal = os.fdopen(slave, "r")
+    seen: list[bytes] = []
+
+    def client_main(argv: object) -> int:  # what the client would read first
+        os.set_blocking(slave, False)
+        try:
+            seen.append(os.read(slave, 100))
+        except BlockingIOError:
+            seen.append(b"")
+        return 0
+
+    def slow_server(path: str, seconds: float, say: object) -> bool:
+        assert callable(say)
+        say(WAITING)
+        os.write(master, b"q\r")  # typed while it waits
+        return True
+
+    monkeypatch.setenv(door_child.SERVER_WAIT_ENV, "60")
+    monkeypatch.setattr(door_child, "wait_for_server", slow_server)
+    monkeypatch.setattr(client.cli, "main", client_main)
+    monkeypatch.setattr(sys, "stdin", terminal)
+    try:
+        assert door_child.main(["0", "0", "join", "--socket", "/none.sock", "--name", "x"]) == 0
+    finally:
+        terminal.close()
+        os.close(master)
+    assert seen == [b""]
+
+
+def test_ctrl_c_while_a_child_waits_for_the_server_ends_it_in_a_sentence(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl+C at "waiting for it (Ctrl+C leaves)..." showed the player a Python traceback."""
+
+    def interrupted(seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setenv(door_child.SERVER_WAIT_ENV, "60")
+    monkeypatch.delenv("TEXTUAL_DRIVER", raising=False)
+    monkeypatch.setattr(time, "sleep", interrupted)
+    assert door_child.main(["0", "0", "join", "--socket", "/none.sock", "--name", "x"]) == 130
+    out = capsys.readouterr().out
+    assert WAITING in out and door_child.GAVE_UP in out and "Traceback" not in out
