@@ -483,3 +483,27 @@ def test_the_mcmc_sampler_carries_a_seat_s_chain_through_the_hand() -> None:
     assert chains and all(steps)
     # A carried chain burns in for chain_carry_burn steps only, a fresh one chain_burn.
     assert min(steps) < bot.chain_burn <= max(steps)
+
+
+def test_pick_weight_is_the_weight_of_a_deal_whose_picker_would_not_have_picked() -> None:
+    # Issue 30: with the default 0.15 a defender's deals give the picker fewer trumps than it
+    # holds; pick_weight makes such deals rarer without touching the passes' weight.
+    default = SearchStrategy(seed=1)._weigher()
+    light = SearchStrategy(seed=1, pick_weight=0.03)._weigher()
+    assert default is not None and light is not None
+    lowered = 0
+    for hand in _positions(5, 12):
+        k = read_view(seat_view(hand, hand.turn))
+        if k.picker is None or k.picker == k.seat:
+            continue
+        sampler = Sampler(k)
+        rng = random.Random(2)
+        for _ in range(10):
+            dealt = sampler.originals(sampler.deal(rng))
+            before = default(k, dealt, random.Random(3))
+            after = light(k, dealt, random.Random(3))
+            assert after == pytest.approx(before) or after == pytest.approx(before * 0.03 / 0.15)
+            lowered += after < before
+    assert lowered > 0
+    with pytest.raises(ValueError):
+        SearchStrategy(pick_weight=0)
