@@ -193,6 +193,12 @@ DEFAULT_PICK_WEIGHT: Final = UNLIKELY
 with (:func:`engine.bots.rollout.bidding_weight`'s ``pick_weight``): 0.15 leaves a defender's
 deals with 3.42 trumps in the picker's eight where it holds 3.70, 0.03 with 3.58 (issue 30)."""
 
+DEFAULT_DISTINCT_STOP: Final = False
+"""Whether the early stop (:func:`decided`) judges a card decision on its distinct deals only,
+each once: a deal drawn again (late in a hand, or under a sharp weight, a fifth or more of the
+draws) repeats its values and so shrinks the standard error the stop reads, stopping on fewer
+worlds than it counts. The choice itself still sums every deal drawn."""
+
 DEFAULT_PLAY_MARGIN: Final = 0.0
 """Points per hand a card must gain over the heuristic's card, on average over the deals, to be
 played instead of it."""
@@ -557,6 +563,7 @@ class SearchStrategy:
         play_mismatch: float = DEFAULT_PLAY_MISMATCH,
         defender_mismatch: float = DEFAULT_DEFENDER_MISMATCH,
         play_margin: float = DEFAULT_PLAY_MARGIN,
+        distinct_stop: bool = DEFAULT_DISTINCT_STOP,
         play_trust: float = DEFAULT_PLAY_TRUST,
         play_fallback: str = DEFAULT_PLAY_FALLBACK,
         decide_share: float = DEFAULT_DECIDE_SHARE,
@@ -608,6 +615,7 @@ class SearchStrategy:
         self.play_mismatch = play_mismatch
         self.defender_mismatch = defender_mismatch
         self.play_margin = play_margin
+        self.distinct_stop = distinct_stop
         self.play_trust = play_trust
         self.play_fallback = play_fallback
         self.decide_share = decide_share
@@ -809,6 +817,9 @@ class SearchStrategy:
         if len(cards) == 1:
             return index[fallback]
         values: list[list[float]] = [[] for _ in cards]
+        # With distinct_stop, the early stop reads each distinct deal once.
+        distinct: list[list[float]] = [[] for _ in cards] if self.distinct_stop else values
+        seen: set[tuple[Mask, ...]] = set()
         left = 6 - k.trick_number
         # Everyone-for-themselves leaster trees prune badly: solve only the last two tricks.
         exact = left <= (
@@ -837,6 +848,7 @@ class SearchStrategy:
             except SamplingError:
                 samples -= 1
                 continue
+            key = deal_key(sim) if self.distinct_stop else ()
             try:
                 scores = score_candidates(sim, k.seat, cards, exact, count, self.model_endgame)
             except NodeBudgetExceeded:
@@ -849,13 +861,17 @@ class SearchStrategy:
                 self.rollouts += len(cards)
             for i, v in enumerate(scores):
                 values[i].append(v)
+            if self.distinct_stop and key not in seen:
+                seen.add(key)
+                for i, v in enumerate(scores):
+                    distinct[i].append(v)
             done += 1
             # The exact search's cost varies a lot from deal to deal: stop at the node budget
             # once enough deals are in (at twice the budget the search itself gives up).
             if exact and count.nodes > self.node_budget and done >= MIN_EXACT_SAMPLES:
                 break
             if done >= max(MIN_DECIDED_SAMPLES, int(samples * self.decide_share)) and decided(
-                values
+                distinct
             ):
                 break
         self.last_samples = done
@@ -943,10 +959,18 @@ def is_blitz_offer(legal: Sequence[ActionMap]) -> bool:
     return legal[-1].get("action") == "blitz"
 
 
+def deal_key(sim: Sim) -> tuple[Mask, ...]:
+    """What tells two sampled deals of one decision apart: every seat's cards and the bury."""
+    return (*sim.state.hands, sim.buried)
+
+
 def decided(values: Sequence[Sequence[float]]) -> bool:
     """Whether more deals are unlikely to change the choice: the leader beats every other
-    candidate by a clear margin on paired deals (or no candidate differs on any deal)."""
+    candidate by a clear margin on paired deals (or no candidate differs on any deal; with
+    one deal, only then)."""
     n = len(values[0])
+    if n < 2:
+        return all(list(v) == list(values[0]) for v in values)
     totals = [sum(v) for v in values]
     b = totals.index(max(totals))
     best = values[b]

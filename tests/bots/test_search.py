@@ -98,6 +98,8 @@ def test_decided_needs_a_clear_paired_lead() -> None:
     assert decided([[2.0] * 10, [0.0, 1.0] * 5])
     assert not decided([[2.0, 0.0] * 5, [0.0, 2.0] * 5])
     assert not decided([[1.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0] * 6])
+    assert decided([[1.0], [1.0]])  # one deal: decided only if no card differs on it
+    assert not decided([[1.0], [0.0]])
 
 
 def test_a_tiny_node_budget_falls_back_to_rollouts() -> None:
@@ -507,3 +509,27 @@ def test_pick_weight_is_the_weight_of_a_deal_whose_picker_would_not_have_picked(
     assert lowered > 0
     with pytest.raises(ValueError):
         SearchStrategy(pick_weight=0)
+
+
+def test_distinct_stop_does_not_read_a_repeated_deal_as_agreement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Issue 30: a decision's deals repeat (late in a hand, under a sharp weight); the same deal
+    # drawn ten times looks like ten deals that agree, and the early stop stopped on it.
+    def samples_taken(distinct_stop: bool, hand: Hand) -> int:
+        bot = SearchStrategy(seed=1, samples=20, setup_samples=0, distinct_stop=distinct_stop)
+        true = Sim.from_hand(hand)
+        monkeypatch.setattr(bot, "_play_sampler", lambda k: true.copy)
+        view = seat_view(hand, hand.turn)
+        bot.choose(view, view["legal"])
+        return bot.last_samples
+
+    waited = 0
+    for hand in _positions(5, 12):
+        default = samples_taken(False, hand)
+        distinct = samples_taken(True, hand)
+        # One deal is one world however often it is drawn: where the cards differ on it, the
+        # distinct stop takes every deal; where they do not, it stops as the default does.
+        assert distinct in (default, 20)
+        waited += default == 10 and distinct == 20
+    assert waited > 2
