@@ -533,3 +533,21 @@ def test_distinct_stop_does_not_read_a_repeated_deal_as_agreement(
         assert distinct in (default, 20)
         waited += default == 10 and distinct == 20
     assert waited > 2
+
+
+def test_a_defender_margin_keeps_the_heuristics_card_for_a_defender_only() -> None:
+    heuristic = HeuristicStrategy()
+    free = SearchStrategy(seed=1, samples=6, setup_samples=0)
+    careful = SearchStrategy(seed=1, samples=6, setup_samples=0, defender_margin=100.0)
+    differ = 0
+    for hand in _positions(4, 30):
+        view = seat_view(hand, hand.turn)
+        free._rng.seed(1)
+        careful._rng.seed(1)
+        mine, theirs = free.choose(view, view["legal"]), careful.choose(view, view["legal"])
+        if read_view(view).defending:
+            assert theirs == heuristic.choose(view, view["legal"])
+            differ += mine != theirs
+        else:
+            assert mine == theirs  # the picker, its partner and a leaster's seats as before
+    assert differ > 0
