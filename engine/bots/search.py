@@ -191,13 +191,17 @@ heuristic with its cards would not have (per seat ``play_trust * chain_mismatch*
 DEFAULT_PICK_WEIGHT: Final = UNLIKELY
 """The weight a sampled deal keeps when its picker is one the heuristic would not have picked
 with (:func:`engine.bots.rollout.bidding_weight`'s ``pick_weight``): 0.15 leaves a defender's
-deals with 3.42 trumps in the picker's eight where it holds 3.70, 0.03 with 3.58 (issue 30)."""
+deals with 3.42 trumps in the picker's eight where it holds 3.70, 0.03 with 3.58, yet 0.03 scored
++0.003 [-0.066, +0.072] a seat-hand against 0.15 (wisconsin, 150 deals, both orders; docs/bots.md,
+issue 30)."""
 
 DEFAULT_DISTINCT_STOP: Final = False
 """Whether the early stop (:func:`decided`) judges a card decision on its distinct deals only,
 each once: a deal drawn again (late in a hand, or under a sharp weight, a fifth or more of the
 draws) repeats its values and so shrinks the standard error the stop reads, stopping on fewer
-worlds than it counts. The choice itself still sums every deal drawn."""
+worlds than it counts. The choice itself still sums every deal drawn. Off: with the default
+sampler it changed no card over 150 wisconsin deals (repeats are rare before the last tricks);
+with ``sampler=chains`` it scored -0.007 [-0.097, +0.083] against the default (docs/bots.md)."""
 
 DEFAULT_PLAY_MARGIN: Final = 0.0
 """Points per hand a card must gain over the heuristic's card, on average over the deals, to be
@@ -208,7 +212,8 @@ DEFAULT_DEFENDER_MARGIN: Final = 0.0
 defender the search takes 17% (wisconsin) and -5% (seed) of what seeing the cards would give,
 though its chosen cards lose less on the true deal than the heuristic's (issue 30): a
 defender's departures from the heuristic, judged on deals that do not know its partners, may be
-mostly noise."""
+mostly noise. Off: 0.2 scored -0.012 [-0.084, +0.060] a seat-hand against 0 (wisconsin, 150
+deals, both orders; docs/bots.md, issue 30)."""
 
 DEFAULT_THINK_TIME: Final = 0.5
 """Seconds a decision may take when the strategy is given a clock (``ServerConfig`` sets it)."""
