@@ -89,11 +89,15 @@ def finish(hand: Hand) -> tuple[int, ...]:
     return sim.payouts()
 
 
-def bidding_weight(k: Knowledge, dealt: list[Mask], rng: random.Random) -> float:
+def bidding_weight(
+    k: Knowledge, dealt: list[Mask], rng: random.Random, pick_weight: float = UNLIKELY
+) -> float:
     """How plausible a deal makes the passes and the pick that were seen (0-1).
 
     ``dealt`` is each seat's cards as dealt, the picker's with the blind (see
-    :meth:`engine.bots.sampling.Sampler.originals`).
+    :meth:`engine.bots.sampling.Sampler.originals`). ``pick_weight``: the weight of a deal whose
+    picker the heuristic would not have picked with (a pass it would have picked on keeps
+    :data:`UNLIKELY`).
     """
     weight = 1.0
     bump = k.rules.double_on_the_bump
@@ -111,5 +115,5 @@ def bidding_weight(k: Knowledge, dealt: list[Mask], rng: random.Random) -> float
         for c in rng.sample(bits(eight), 2):
             six &= ~(1 << c)
         if not wants_to_pick(six, len(k.passes), bump=bump):
-            weight *= UNLIKELY
+            weight *= pick_weight
     return weight

@@ -35,6 +35,7 @@ heuristic, with a rollout check of close choices (``setup_samples``).
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Callable, Iterable, Sequence
@@ -45,7 +46,7 @@ from engine.bots.base import ActionMap, View, register
 from engine.bots.heuristic import decide, decide_pick, mask_of, play_index
 from engine.bots.knowledge import Knowledge, read_view
 from engine.bots.policy import bits, bury_score, choose_play, hand_strength
-from engine.bots.rollout import bidding_weight, finish
+from engine.bots.rollout import UNLIKELY, bidding_weight, finish
 from engine.bots.sampling import (
     DEFAULT_BURN,
     DEFAULT_CARRY_BURN,
@@ -187,9 +188,32 @@ heuristic with its cards would not have (per seat ``play_trust * chain_mismatch*
 1 - play_trust``): near 0, the chain keeps to deals in which heuristic seats played as they did
 (a chain, unlike rejection, finds those late in the hand too)."""
 
+DEFAULT_PICK_WEIGHT: Final = UNLIKELY
+"""The weight a sampled deal keeps when its picker is one the heuristic would not have picked
+with (:func:`engine.bots.rollout.bidding_weight`'s ``pick_weight``): 0.15 leaves a defender's
+deals with 3.42 trumps in the picker's eight where it holds 3.70, 0.03 with 3.58, yet 0.03 scored
++0.003 [-0.066, +0.072] a seat-hand against 0.15 (wisconsin, 150 deals, both orders; docs/bots.md,
+issue 30)."""
+
+DEFAULT_DISTINCT_STOP: Final = False
+"""Whether the early stop (:func:`decided`) judges a card decision on its distinct deals only,
+each once: a deal drawn again (late in a hand, or under a sharp weight, a fifth or more of the
+draws) repeats its values and so shrinks the standard error the stop reads, stopping on fewer
+worlds than it counts. The choice itself still sums every deal drawn. Off: with the default
+sampler it changed no card over 150 wisconsin deals (repeats are rare before the last tricks);
+with ``sampler=chains`` it scored -0.007 [-0.097, +0.083] against the default (docs/bots.md)."""
+
 DEFAULT_PLAY_MARGIN: Final = 0.0
 """Points per hand a card must gain over the heuristic's card, on average over the deals, to be
 played instead of it."""
+
+DEFAULT_DEFENDER_MARGIN: Final = 0.0
+"""The ``play_margin`` of a defender's card decisions only (the larger of the two applies): as a
+defender the search takes 17% (wisconsin) and -5% (seed) of what seeing the cards would give,
+though its chosen cards lose less on the true deal than the heuristic's (issue 30): a
+defender's departures from the heuristic, judged on deals that do not know its partners, may be
+mostly noise. Off: 0.2 scored -0.012 [-0.084, +0.060] a seat-hand against 0 (wisconsin, 150
+deals, both orders; docs/bots.md, issue 30)."""
 
 DEFAULT_THINK_TIME: Final = 0.5
 """Seconds a decision may take when the strategy is given a clock (``ServerConfig`` sets it)."""
@@ -546,10 +570,13 @@ class SearchStrategy:
         pick_zone: float = DEFAULT_PICK_ZONE,
         pick_shift: float = DEFAULT_PICK_SHIFT,
         infer_bidding: bool = True,
+        pick_weight: float = DEFAULT_PICK_WEIGHT,
         infer_bury: bool | str = DEFAULT_INFER_BURY,
         play_mismatch: float = DEFAULT_PLAY_MISMATCH,
         defender_mismatch: float = DEFAULT_DEFENDER_MISMATCH,
         play_margin: float = DEFAULT_PLAY_MARGIN,
+        distinct_stop: bool = DEFAULT_DISTINCT_STOP,
+        defender_margin: float = DEFAULT_DEFENDER_MARGIN,
         play_trust: float = DEFAULT_PLAY_TRUST,
         play_fallback: str = DEFAULT_PLAY_FALLBACK,
         decide_share: float = DEFAULT_DECIDE_SHARE,
@@ -571,6 +598,8 @@ class SearchStrategy:
             raise ValueError("play_mismatch must be between 0 and 1")
         if not 0 <= defender_mismatch <= 1:
             raise ValueError("defender_mismatch must be between 0 and 1")
+        if not 0 < pick_weight <= 1:
+            raise ValueError("pick_weight must be more than 0 and at most 1")
         if not 0 <= play_trust <= 1:
             raise ValueError("play_trust must be between 0 and 1")
         if play_fallback not in PLAY_FALLBACKS:
@@ -595,9 +624,12 @@ class SearchStrategy:
         self.pick_zone = pick_zone
         self.pick_shift = pick_shift
         self.infer_bidding = infer_bidding
+        self.pick_weight = pick_weight
         self.play_mismatch = play_mismatch
         self.defender_mismatch = defender_mismatch
         self.play_margin = play_margin
+        self.distinct_stop = distinct_stop
+        self.defender_margin = defender_margin
         self.play_trust = play_trust
         self.play_fallback = play_fallback
         self.decide_share = decide_share
@@ -693,14 +725,24 @@ class SearchStrategy:
         rng = self._rng
         if not self.infer_bidding:
             return lambda: sampler.hand(rng)
-        return lambda: sampler.hand(rng, bidding_weight, BIDDING_TRIES)
+        weigh = self._weigher()
+        return lambda: sampler.hand(rng, weigh, BIDDING_TRIES)
+
+    def _weigher(self) -> Weigher | None:
+        """How a deal's bidding weighs it (None with ``infer_bidding`` off): the passes and the
+        pick as :func:`bidding_weight` judges them, the pick's miss weighing ``pick_weight``."""
+        if not self.infer_bidding:
+            return None
+        if self.pick_weight == UNLIKELY:
+            return bidding_weight
+        return functools.partial(bidding_weight, pick_weight=self.pick_weight)
 
     def _play_sampler(self, k: Knowledge) -> Callable[[], Sim]:
         """Draws play-phase deals consistent with the view, kept by how well they fit the
         bidding and the cards the other seats chose (:meth:`Sampler.sim`)."""
         sampler = Sampler(k, bury=self.infers_bury(k))
         rng = self._rng
-        weigh = bidding_weight if self.infer_bidding else None
+        weigh = self._weigher()
         if self.sampler == "mcmc":
             chain = self._chain(k, sampler, weigh)
             thin = self.chain_thin
@@ -785,10 +827,16 @@ class SearchStrategy:
         fallback = choose_play(k.situation(mask_of(index)))
         rep = equivalent_cards(k, mask_of(index))
         cards = sorted(set(rep.values()))
+        margin = self.play_margin
+        if k.defending:
+            margin = max(margin, self.defender_margin)
         self.last_samples = 0
         if len(cards) == 1:
             return index[fallback]
         values: list[list[float]] = [[] for _ in cards]
+        # With distinct_stop, the early stop reads each distinct deal once.
+        distinct: list[list[float]] = [[] for _ in cards] if self.distinct_stop else values
+        seen: set[tuple[Mask, ...]] = set()
         left = 6 - k.trick_number
         # Everyone-for-themselves leaster trees prune badly: solve only the last two tricks.
         exact = left <= (
@@ -805,7 +853,7 @@ class SearchStrategy:
         if exact and self.model_endgame and self.info_sets and samples:
             totals = self._info_sets(k, cards, draw, count)
             if totals is not None:
-                return self._choice(index, fallback, rep, cards, totals, self.last_samples)
+                return self._choice(index, fallback, rep, cards, totals, self.last_samples, margin)
             # Even a few deals are too big to search together: judge by rollouts instead.
             exact = False
             count = NodeCount(limit=2 * self.node_budget, out_of_time=timed)
@@ -817,6 +865,7 @@ class SearchStrategy:
             except SamplingError:
                 samples -= 1
                 continue
+            key = deal_key(sim) if self.distinct_stop else ()
             try:
                 scores = score_candidates(sim, k.seat, cards, exact, count, self.model_endgame)
             except NodeBudgetExceeded:
@@ -829,18 +878,23 @@ class SearchStrategy:
                 self.rollouts += len(cards)
             for i, v in enumerate(scores):
                 values[i].append(v)
+            if self.distinct_stop and key not in seen:
+                seen.add(key)
+                for i, v in enumerate(scores):
+                    distinct[i].append(v)
             done += 1
             # The exact search's cost varies a lot from deal to deal: stop at the node budget
             # once enough deals are in (at twice the budget the search itself gives up).
             if exact and count.nodes > self.node_budget and done >= MIN_EXACT_SAMPLES:
                 break
             if done >= max(MIN_DECIDED_SAMPLES, int(samples * self.decide_share)) and decided(
-                values
+                distinct
             ):
                 break
         self.last_samples = done
         self.nodes += count.nodes
-        return self._choice(index, fallback, rep, cards, [sum(v) for v in values], done)
+        totals = [sum(v) for v in values]
+        return self._choice(index, fallback, rep, cards, totals, done, margin)
 
     def _choice(
         self,
@@ -850,16 +904,18 @@ class SearchStrategy:
         cards: Sequence[Card],
         totals: Sequence[float],
         done: int,
+        margin: float,
     ) -> int:
         """The index in ``legal`` of the card with the best total over ``done`` deals (the
-        heuristic's card ``fallback`` among near equals, or with no deal)."""
+        heuristic's card ``fallback`` among cards within ``margin`` points a deal of the best,
+        or with no deal)."""
         if not done:
             return index[fallback]
         best = max(totals)
         # Among (near) equals, the heuristic's card: it keeps the side's conventions, and the
         # sampled deals, each played as if every card were seen, flatter cards that need to
         # know where the others are (strategy fusion).
-        if totals[cards.index(rep[fallback])] >= best - (self.play_margin + 1e-9) * done:
+        if totals[cards.index(rep[fallback])] >= best - (margin + 1e-9) * done:
             return index[fallback]
         return index[cards[totals.index(best)]]
 
@@ -923,10 +979,18 @@ def is_blitz_offer(legal: Sequence[ActionMap]) -> bool:
     return legal[-1].get("action") == "blitz"
 
 
+def deal_key(sim: Sim) -> tuple[Mask, ...]:
+    """What tells two sampled deals of one decision apart: every seat's cards and the bury."""
+    return (*sim.state.hands, sim.buried)
+
+
 def decided(values: Sequence[Sequence[float]]) -> bool:
     """Whether more deals are unlikely to change the choice: the leader beats every other
-    candidate by a clear margin on paired deals (or no candidate differs on any deal)."""
+    candidate by a clear margin on paired deals (or no candidate differs on any deal; with
+    one deal, only then)."""
     n = len(values[0])
+    if n < 2:
+        return all(list(v) == list(values[0]) for v in values)
     totals = [sum(v) for v in values]
     b = totals.index(max(totals))
     best = values[b]

@@ -98,6 +98,8 @@ def test_decided_needs_a_clear_paired_lead() -> None:
     assert decided([[2.0] * 10, [0.0, 1.0] * 5])
     assert not decided([[2.0, 0.0] * 5, [0.0, 2.0] * 5])
     assert not decided([[1.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0] * 6])
+    assert decided([[1.0], [1.0]])  # one deal: decided only if no card differs on it
+    assert not decided([[1.0], [0.0]])
 
 
 def test_a_tiny_node_budget_falls_back_to_rollouts() -> None:
@@ -483,3 +485,69 @@ def test_the_mcmc_sampler_carries_a_seat_s_chain_through_the_hand() -> None:
     assert chains and all(steps)
     # A carried chain burns in for chain_carry_burn steps only, a fresh one chain_burn.
     assert min(steps) < bot.chain_burn <= max(steps)
+
+
+def test_pick_weight_is_the_weight_of_a_deal_whose_picker_would_not_have_picked() -> None:
+    # Issue 30: with the default 0.15 a defender's deals give the picker fewer trumps than it
+    # holds; pick_weight makes such deals rarer without touching the passes' weight.
+    default = SearchStrategy(seed=1)._weigher()
+    light = SearchStrategy(seed=1, pick_weight=0.03)._weigher()
+    assert default is not None and light is not None
+    lowered = 0
+    for hand in _positions(5, 12):
+        k = read_view(seat_view(hand, hand.turn))
+        if k.picker is None or k.picker == k.seat:
+            continue
+        sampler = Sampler(k)
+        rng = random.Random(2)
+        for _ in range(10):
+            dealt = sampler.originals(sampler.deal(rng))
+            before = default(k, dealt, random.Random(3))
+            after = light(k, dealt, random.Random(3))
+            assert after == pytest.approx(before) or after == pytest.approx(before * 0.03 / 0.15)
+            lowered += after < before
+    assert lowered > 0
+    with pytest.raises(ValueError):
+        SearchStrategy(pick_weight=0)
+
+
+def test_distinct_stop_does_not_read_a_repeated_deal_as_agreement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Issue 30: a decision's deals repeat (late in a hand, under a sharp weight); the same deal
+    # drawn ten times looks like ten deals that agree, and the early stop stopped on it.
+    def samples_taken(distinct_stop: bool, hand: Hand) -> int:
+        bot = SearchStrategy(seed=1, samples=20, setup_samples=0, distinct_stop=distinct_stop)
+        true = Sim.from_hand(hand)
+        monkeypatch.setattr(bot, "_play_sampler", lambda k: true.copy)
+        view = seat_view(hand, hand.turn)
+        bot.choose(view, view["legal"])
+        return bot.last_samples
+
+    waited = 0
+    for hand in _positions(5, 12):
+        default = samples_taken(False, hand)
+        distinct = samples_taken(True, hand)
+        # One deal is one world however often it is drawn: where the cards differ on it, the
+        # distinct stop takes every deal; where they do not, it stops as the default does.
+        assert distinct in (default, 20)
+        waited += default == 10 and distinct == 20
+    assert waited > 2
+
+
+def test_a_defender_margin_keeps_the_heuristics_card_for_a_defender_only() -> None:
+    heuristic = HeuristicStrategy()
+    free = SearchStrategy(seed=1, samples=6, setup_samples=0)
+    careful = SearchStrategy(seed=1, samples=6, setup_samples=0, defender_margin=100.0)
+    differ = 0
+    for hand in _positions(4, 30):
+        view = seat_view(hand, hand.turn)
+        free._rng.seed(1)
+        careful._rng.seed(1)
+        mine, theirs = free.choose(view, view["legal"]), careful.choose(view, view["legal"])
+        if read_view(view).defending:
+            assert theirs == heuristic.choose(view, view["legal"])
+            differ += mine != theirs
+        else:
+            assert mine == theirs  # the picker, its partner and a leaster's seats as before
+    assert differ > 0
