@@ -22,9 +22,10 @@ cheat must see the engine's hand, which a tournament's strategies never do.
 It prints each pair's difference per seat-hand with its 95% interval (clustered by deal, the
 tournament's statistics: ``botkit.tournament.stats``), and the first two strategies'
 difference split by the first one's role in the hand (picker, partner, defender, leaster): the
-seatings of one rotation put each strategy once on each seat's cards, so the difference of the
-two at each seat of each rotation is credited to the role the first one's seat played, and the
-roles' shares add up to the difference. With a ``cheat`` it also prints how often the
+seatings of one rotation (and, with three strategies or more, of its reflections) put each
+strategy once on each seat's cards, so the difference of the two at each seat of each rotation
+is credited to the role the first one's seat played, and the roles' shares add up to the
+difference. With a ``cheat`` it also prints how often the
 rollouts' model of a heuristic seat (:meth:`engine.bots.sim.Sim.situation` with
 :func:`engine.bots.policy.choose_play`) plays the card that seat really played.
 
@@ -198,17 +199,19 @@ def play_deal(
     for i in range(k):
         totals.means[i].append(sums[i] / per)
     credit = dict.fromkeys(ROLES, 0.0)
-    for rotation in range(5):
-        # The seatings of one rotation (one per label shift) hold the same cards at each seat,
-        # each strategy at that seat once.
-        same = outcomes[rotation::5]
-        for s in range(5):
-            mine = next(o for o, seats in same if seats[s] == 0)
-            theirs = next(o for o, seats in same if seats[s] == 1)
-            part = role(mine, s)
-            assert mine.payouts is not None and theirs.payouts is not None
-            credit[part] += mine.payouts[s] - theirs.payouts[s]
-            totals.counts[part] += 1
+    for group in range(0, len(outcomes), 5 * k):
+        # A group: the 5k shifted rotations, then (three strategies or more) their reflections.
+        for rotation in range(5):
+            # The seatings of one rotation in a group (one per label shift) put each strategy
+            # once at each seat.
+            same = outcomes[group + rotation : group + 5 * k : 5]
+            for s in range(5):
+                mine = next(o for o, seats in same if seats[s] == 0)
+                theirs = next(o for o, seats in same if seats[s] == 1)
+                part = role(mine, s)
+                assert mine.payouts is not None and theirs.payouts is not None
+                credit[part] += mine.payouts[s] - theirs.payouts[s]
+                totals.counts[part] += 1
     for r in ROLES:
         totals.shares[r].append(credit[r] / per)
 
