@@ -9,6 +9,7 @@ written with the old seatings of three is refused rather than mixed with new dea
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pytest
 from botkit.tournament.play import plays_per_deal, run_tournament, seat_assignments
 from client.cli import main
 from engine.rules import RuleSet
+from tests.test_bench_smoke import run_bench
 
 TWO_WAY = [
     [0, 1, 0, 1, 0],
@@ -69,6 +71,19 @@ def test_two_identical_strategies_of_three_tie_exactly() -> None:
     assert first.deal_means == second.deal_means
     assert (first.picks, first.picker_wins) == (second.picks, second.picker_wins)
     assert first.seat_hands == second.seat_hands == third.seat_hands == 2 * 50
+
+
+def test_the_ceiling_credits_two_identical_strategies_of_three_nothing_in_any_role() -> None:
+    # bench/ceiling.py compares each seat with the seating where the two are swapped: the
+    # same hand, the two bots exchanged, so nothing is left to credit to any role.
+    report = run_bench(
+        "ceiling.py", "--strategies", "heuristic,heuristic,heuristic-v1", "--deals", "3"
+    )
+    assert "heuristic - heuristic: +0.000, 95% CI [+0.000, +0.000]" in report, report
+    credits = re.findall(r"^  (\w+) +[\d.]+%  ([+-][\d.]+) (\[.*?\])", report, re.MULTILINE)
+    assert len(credits) >= 3, report
+    for role, credit, interval in credits:
+        assert (credit, interval) == ("+0.000", "[+0.000, +0.000]"), role
 
 
 def _old_seating(progress: Path) -> None:
