@@ -21,11 +21,11 @@ cheat must see the engine's hand, which a tournament's strategies never do.
 
 It prints each pair's difference per seat-hand with its 95% interval (clustered by deal, the
 tournament's statistics: ``botkit.tournament.stats``), and the first two strategies'
-difference split by the first one's role in the hand (picker, partner, defender, leaster): the
-seatings of one rotation put each strategy once on each seat's cards, so the difference of the
-two at each seat of each rotation is credited to the role the first one's seat played, and the
-roles' shares add up to the difference. With a ``cheat`` it also prints how often the
-rollouts' model of a heuristic seat (:meth:`engine.bots.sim.Sim.situation` with
+difference split by the first one's role in the hand (picker, partner, defender, leaster):
+each seat the first strategy plays is compared with the same seat of the seating where the two
+are swapped (:func:`swapped_outcomes`), the difference credited to the role the first one's
+seat played, and the roles' shares add up to the difference. With a ``cheat`` it also prints
+how often the rollouts' model of a heuristic seat (:meth:`engine.bots.sim.Sim.situation` with
 :func:`engine.bots.policy.choose_play`) plays the card that seat really played.
 
 With ``--regret`` every card decision of the strategies other than the cheat is also scored on
@@ -198,19 +198,41 @@ def play_deal(
     for i in range(k):
         totals.means[i].append(sums[i] / per)
     credit = dict.fromkeys(ROLES, 0.0)
-    for rotation in range(5):
-        # The seatings of one rotation (one per label shift) hold the same cards at each seat,
-        # each strategy at that seat once.
-        same = outcomes[rotation::5]
+    for (mine, seats), (theirs, _) in zip(outcomes, swapped_outcomes(outcomes), strict=True):
         for s in range(5):
-            mine = next(o for o, seats in same if seats[s] == 0)
-            theirs = next(o for o, seats in same if seats[s] == 1)
+            if seats[s] != 0:
+                continue
             part = role(mine, s)
             assert mine.payouts is not None and theirs.payouts is not None
             credit[part] += mine.payouts[s] - theirs.payouts[s]
             totals.counts[part] += 1
     for r in ROLES:
         totals.shares[r].append(credit[r] / per)
+
+
+def swapped_outcomes(
+    outcomes: list[tuple[HandResult, list[int]]],
+) -> list[tuple[HandResult, list[int]]]:
+    """For each play of a deal, the play its first strategy's seats are compared with.
+
+    The seating with the first two strategies swapped where the deal has it (two strategies:
+    the other label shift of the same rotation; three: every permutation is played), so two
+    bots that play alike are credited exactly 0 in every role. Four and five strategies lack
+    it: there, the neighbouring label shift of the same rotation that gives the second
+    strategy every seat of the first (the next shift among the ``5k`` shifted rotations, the
+    one before among their reflections, where the labels run the other way).
+    """
+    k = 1 + max(max(seats) for _, seats in outcomes)
+    index = {tuple(seats): i for i, (_, seats) in enumerate(outcomes)}
+    found = []
+    for i, (_, seats) in enumerate(outcomes):
+        j = index.get(tuple({0: 1, 1: 0}.get(label, label) for label in seats))
+        if j is None:
+            group, rest = divmod(i, 5 * k)
+            step = 5 if group == 0 else -5
+            j = group * 5 * k + (rest + step) % (5 * k)
+        found.append(outcomes[j])
+    return found
 
 
 def show(low: float, high: float) -> str:

@@ -33,6 +33,7 @@ from botkit.tournament.cluster import (
     connect,
 )
 from botkit.tournament.play import (
+    SEATING_SCHEME,
     DealResult,
     Mirror,
     WorkerDied,
@@ -40,6 +41,7 @@ from botkit.tournament.play import (
     make_jobs,
     merge_results,
     play_deals,
+    plays_per_deal,
     strip_records,
     with_records,
 )
@@ -48,6 +50,7 @@ from botkit.tournament.progress import (
     ProgressLog,
     Saved,
     mismatches,
+    seating_mismatch,
 )
 from botkit.tournament.progress import header as progress_header
 from botkit.tournament.progress import read as read_progress
@@ -289,6 +292,9 @@ def _check_progress(
     except ProgressError as exc:
         return None, str(exc)
     expected = progress_header(specs, args.seed, args.deals, rules.to_dict())
+    older = seating_mismatch(saved.header, expected)
+    if older:
+        return None, f"--resume {path}: {older}"
     problems = mismatches(saved.header, expected)
     if problems:
         return None, (
@@ -473,8 +479,9 @@ def _play(
                 with_records(kept, template), labels, _command_line(args), sys.stdout, names
             )
             if args.save_hands:
+                hands = plays_per_deal(len(specs)) * len(done)
                 print(
-                    f"records of the {5 * len(specs) * len(done)} hands in {args.save_hands} "
+                    f"records of the {hands} hands in {args.save_hands} "
                     "(sheepshead replay FILE shows one)"
                 )
             if interrupted and path is not None:
@@ -507,8 +514,8 @@ def _summary(
         "seed": args.seed,
         "deals": args.deals if args.deal is None else 1,
         "jobs": None if client is not None else args.jobs or 1,
-        "seatings_per_deal": 5 * len(specs),
-        "scheme": "rotations of seat s -> s mod k, under every shift of the strategy labels",
+        "seatings_per_deal": plays_per_deal(len(specs)),
+        "scheme": SEATING_SCHEME,
         "elapsed_s": round(time.monotonic() - started, 3),
     }
     if client is not None:

@@ -3,10 +3,13 @@ worker processes (:mod:`botkit.tournament.worker`; or a Dask cluster:
 :mod:`botkit.tournament.cluster`).
 
 With ``k`` strategies, seat ``s`` of the base pattern gets strategy ``s mod k``. Every deal is
-played ``5k`` times with the same cards and dealer: for each label shift ``j`` (0..k-1) and each
-rotation ``r`` (0..4), seat ``s`` is played by strategy ``(((s + r) mod 5) mod k + j) mod k``.
-So every strategy holds every seat's cards exactly five times per deal, and luck of the cards
-cancels out.
+played with the same cards and dealer: for each label shift ``j`` (0..k-1) and each rotation
+``r`` (0..4), seat ``s`` is played by strategy ``(((s + r) mod 5) mod k + j) mod k``; with three
+strategies or more, every one of those ``5k`` seatings is also played reflected (strategy ``i``
+becomes ``(-i) mod k``: the order round the table reversed), ``10k`` plays in all
+(:func:`plays_per_deal`). So every strategy holds every seat's cards equally often per deal
+(five times for two strategies, ten for more), luck of the cards cancels out, and no strategy
+sits after another more often than before it: the list's order favours none.
 """
 
 from __future__ import annotations
@@ -61,13 +64,44 @@ STOP_WAIT: Final = 5.0
 log = logging.getLogger("sheepshead.tournament")
 
 
+SEATING: Final = 2
+"""The version of :func:`seat_assignments`, in a progress file's header: 1 (a header without it)
+played only the ``5k`` shifted rotations, whose cyclic order ``0 -> 1 -> 2`` favoured a strategy
+by its place in the list with three strategies or more; 2 adds their reflections. Two
+strategies' seatings are the same in both."""
+
+SEATING_SCHEME: Final = (
+    "rotations of seat s -> s mod k, under every shift of the strategy labels; with three "
+    "strategies or more each also reflected (label i -> -i mod k)"
+)
+"""The seatings in words, for a tournament's JSON (``scheme``)."""
+
+
 def seat_assignments(k: int) -> list[list[int]]:
-    """For ``k`` strategies, the strategy index at each seat for each of the ``5k`` plays."""
+    """For ``k`` strategies, the strategy index at each seat for each of the deal's plays.
+
+    The ``5k`` shifted rotations, then (``k`` >= 3) each of them reflected, in the same order:
+    play ``p`` and play ``5k + p`` are mirror images. The rotations alone always seat the
+    strategies in the cyclic order ``0 -> 1 -> ... -> k-1``, so with three or more one sits
+    right after another more often than right before it (for three, the first after the third
+    in four places of five); the reflections reverse that order, which makes the seatings the
+    same whatever the order of the list (every permutation of three labels; for four and five,
+    each strategy has each other as its left and its right neighbour equally often). For two
+    strategies reflecting is the identity: their ten plays stand as they were.
+    """
     plays = []
     for shift in range(k):
         for rotation in range(5):
             plays.append([(((s + rotation) % 5) % k + shift) % k for s in range(5)])
+    if k >= 3:
+        plays += [[(-label) % k for label in seats] for seats in plays]
     return plays
+
+
+def plays_per_deal(k: int) -> int:
+    """How many times a tournament of ``k`` strategies plays each deal: ``5k`` for two, ``10k``
+    for three or more (:func:`seat_assignments`)."""
+    return 5 * k if k < 3 else 10 * k
 
 
 def deal_seed(seed: int, number: int) -> int:

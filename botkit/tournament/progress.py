@@ -1,8 +1,10 @@
 """A tournament's progress file: what an interrupted or killed run had played, to resume it.
 
 The file is JSON lines. The first is the header: which tournament it is (``format``
-:data:`FORMAT`, the strategy specs, seed, deals, rules, and the SHA-256 of every strategy file
-or program), so a resume can refuse another tournament's file. Then one line per deal played
+:data:`FORMAT`, the strategy specs, seed, deals, rules, the SHA-256 of every strategy file
+or program, and ``seating``, the version of the seatings,
+:data:`~botkit.tournament.play.SEATING`), so a resume can refuse another tournament's file, or
+one whose deals were played with other seatings. Then one line per deal played
 whole, ``{"deal": N, "tallies": [...], "worst": [ROTATION, SCORE]}`` (deal counted from 0; a
 tally per strategy as :class:`~botkit.tournament.stats.StrategyTally`'s fields; ``worst`` with two
 strategies only), in the order the deals finished.
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from botkit.tournament.play import DealResult, Mirror
+from botkit.tournament.play import SEATING, DealResult, Mirror
 from botkit.tournament.stats import StrategyTally
 from client.strategy_spec import is_path, parse_spec
 
@@ -57,7 +59,27 @@ def header(specs: Sequence[str], seed: int, deals: int, rules: dict[str, Any]) -
         "deals": deals,
         "rules": rules,
         "files": files,
+        "seating": SEATING,
     }
+
+
+def seating_mismatch(found: dict[str, Any], expected: dict[str, Any]) -> str | None:
+    """Why a progress file's deals cannot be added to with this run's seatings, or None.
+
+    A header without ``seating`` was written before the reflected seatings (version 1): with
+    three strategies or more its deals were seated otherwise, and mixing them with new ones
+    would count some deals one way and some the other. Two strategies' seatings never changed.
+    """
+    there = found.get("seating", 1)
+    if there == expected["seating"] or len(expected["strategies"]) < 3:
+        return None
+    return (
+        f"that file's deals were played with seating version {there}, this run's is "
+        f"{expected['seating']} (since version 2, three strategies or more also play every "
+        "seating reflected, so the order of --strategies favours none): its figures cannot be "
+        "mixed with new deals; start the tournament again (its progress file elsewhere, or "
+        "that one removed)"
+    )
 
 
 def mismatches(found: dict[str, Any], expected: dict[str, Any]) -> list[str]:

@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from botkit.tournament.play import Mirror
+from botkit.tournament.play import Mirror, plays_per_deal
 from engine.record import describe_record
 from engine.rules import RuleSet, rules_title
 
@@ -20,8 +20,9 @@ def _fmt_ci(low: float | None, high: float | None) -> str:
 
 def report(summary: dict[str, Any], out: TextIO) -> None:
     """Print the results as a table."""
+    seatings = plays_per_deal(len(summary["strategies"]))
     print(
-        f"{summary['deals_played']} deals x {5 * len(summary['strategies'])} seatings = "
+        f"{summary['deals_played']} deals x {seatings} seatings = "
         f"{summary['hands']} hands, seed {summary['seed']}\n"
         f"Rules: {rules_title(RuleSet.from_dict(summary['rules']))}",
         file=out,

@@ -123,7 +123,8 @@ def summarize(
         "format": FORMAT,
         **params,
         "deals_played": deals,
-        "hands": deals * 5 * len(specs),
+        # Five seat-hands a hand, however many times the seatings play a deal.
+        "hands": sum(t.seat_hands for t in tallies) // 5,
         "strategies": strategies,
         "pairs": pairs,
     }

@@ -9,18 +9,20 @@ from typing import Any
 
 import pytest
 
-from botkit.tournament.play import seat_assignments
+from botkit.tournament.play import plays_per_deal, seat_assignments
 from client.cli import main
 from engine.record import replay_record
 
 
 @pytest.mark.parametrize("k", [2, 3, 4, 5])
-def test_every_strategy_holds_every_seat_five_times_per_deal(k: int) -> None:
+def test_every_strategy_holds_every_seat_equally_often(k: int) -> None:
     plays = seat_assignments(k)
-    assert len(plays) == 5 * k
+    # Five times for two strategies; ten for more, whose seatings are also played reflected.
+    times = 5 if k == 2 else 10
+    assert len(plays) == plays_per_deal(k) == times * k
     for strategy in range(k):
         for seat in range(5):
-            assert sum(p[seat] == strategy for p in plays) == 5
+            assert sum(p[seat] == strategy for p in plays) == times
 
 
 def _run(tmp_path: Path, name: str, *extra: str) -> dict[str, Any]:
@@ -36,16 +38,16 @@ def test_small_tournament_writes_consistent_json(tmp_path: Path, capsys: Any) ->
     data = _run(tmp_path, "one.json")
     printed = capsys.readouterr().out
     assert data["format"] == "sheepshead-tournament/1"
-    assert data["deals_played"] == 4 and data["hands"] == 4 * 15
+    assert data["deals_played"] == 4 and data["hands"] == 4 * 30
     stats = data["strategies"]
     assert list(stats) == ["heuristic", "random", "search:samples=2:setup_samples=2"]
     assert sum(s["total_payout"] for s in stats.values()) == 0  # every hand is zero-sum
     for name, s in stats.items():
-        assert s["seat_hands"] == 4 * 25
+        assert s["seat_hands"] == 4 * 50
         assert s["mean"] == pytest.approx(s["total_payout"] / s["seat_hands"])
         low, high = s["ci95"]
         assert low <= s["mean"] <= high
-        assert 0 <= s["pick_rate"] <= 1 and s["picks"] == round(s["pick_rate"] * 100)
+        assert 0 <= s["pick_rate"] <= 1 and s["picks"] == round(s["pick_rate"] * 200)
         assert s["decisions"] > 0 and 0 < s["decision_mean_s"] <= s["decision_max_s"]
         assert f"{name}  " in printed or f"{name} " in printed
     assert len(data["pairs"]) == 3
