@@ -566,8 +566,15 @@ class SheepsheadApp(App[int]):
 
     @work(group="requests", exit_on_error=False)
     async def watch_request(self, table: str) -> None:
-        """Spectate ``table`` (``sheepshead watch --table``; a password is asked for)."""
-        await self.enter_table("watch", table, f"table {table}")
+        """Spectate ``table`` (``sheepshead watch --table``; a password is asked for, by the
+        table's name where the lobby's list has it: "Password for table t1:" named the id
+        the lobby shows in a column of its own)."""
+        label = f"table {table}"
+        listed = await self.call("list_tables", quiet_lost=True, about="the lobby")
+        for entry in listed.get("tables") or [] if listed is not None else []:
+            if entry.get("id") == table and entry.get("name"):
+                label = str(entry["name"])
+        await self.enter_table("watch", table, label)
 
     def handle_message(self, msg: Mapping[str, Any]) -> Change:
         """Apply one server event to the model and tell the screens."""

@@ -445,7 +445,8 @@ async def test_watch_table_asks_for_the_password_and_esc_leaves_the_lobby(
     app = SheepsheadApp(watcher, mode="watch", watch_table=table)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, PasswordDialog))
-        assert f"Password for table {table}" in screen_text(app)
+        # Named as the lobby shows it ("Password for table t1:" named the id).
+        await wait_for(pilot, lambda: "Password for club:" in screen_text(app))
         errors = [n for n in app._notifications if n.severity == "error"]
         assert errors == []  # the first refusal is a question, not an error
         await pilot.press("escape")
