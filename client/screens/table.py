@@ -243,6 +243,10 @@ class TableScreen(GameScreen[None]):
         self.watch(self.app, "status", self._on_status, init=False)
         self._timer = self.set_interval(0.5, self._tick, pause=True)
         self.redraw(~Change.NONE)
+        # The action buttons sit three containers down, and this Mount can come before they
+        # are mounted (a watcher's table opened while the app awaited a request: the first
+        # draw failed with "No nodes match '#btn-result'"): they are drawn again after.
+        self.call_after_refresh(self._draw_actions)
 
     def on_screen_resume(self) -> None:
         """Back from a dialog or panel: no card is chosen, so the key that closed it (or the
@@ -387,7 +391,10 @@ class TableScreen(GameScreen[None]):
         )
         # At the end of a match Enter brings the standings back (the last hand is on h).
         label = "Standings ⏎" if model.match_over is not None else "Result ⏎"
-        result = self.query_one("#btn-result", Button)
+        results = self.query("#btn-result").results(Button)
+        result = next(results, None)
+        if result is None:  # not mounted yet: on_mount draws the buttons again once they are
+            return
         if str(result.label) != label:
             result.label = label
         for button in self.query_one("#actions").query(Button):

@@ -388,3 +388,21 @@ async def test_n_starts_a_rematch_in_sheepshead_play(
     finally:
         await session.close()
         await server.stop()
+
+
+async def test_the_table_draws_before_its_action_buttons_are_mounted() -> None:
+    """The table screen's Mount can come before its action buttons (three containers down)
+    are mounted: a watcher whose client awaited one request more before the watch failed at
+    its first draw, "No nodes match '#btn-result'" (seen in a full run; the buttons are drawn
+    again once mounted)."""
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        screen = app.screen
+        assert isinstance(screen, TableScreen)
+        buttons = list(screen.query_one("#actions").children)
+        await screen.query_one("#actions").remove_children()
+        screen._draw_actions()  # raised NoMatches
+        await screen.query_one("#actions").mount_all(buttons)
+        screen._draw_actions()
+        assert screen.query_one("#btn-result").display is False
