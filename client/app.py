@@ -566,15 +566,18 @@ class SheepsheadApp(App[int]):
 
     @work(group="requests", exit_on_error=False)
     async def watch_request(self, table: str) -> None:
-        """Spectate ``table`` (``sheepshead watch --table``; a password is asked for, by the
-        table's name where the lobby's list has it: "Password for table t1:" named the id
-        the lobby shows in a column of its own)."""
-        label = f"table {table}"
+        """Spectate ``table`` (``sheepshead watch --table``; a password is asked for)."""
+        await self.enter_table("watch", table, f"table {table}")
+
+    async def _table_name(self, table: str, label: str) -> str:
+        """The name the lobby's list gives ``table``, else ``label``: the password dialog of
+        ``watch --table t1`` said "Password for table t1:", the id the lobby shows in a
+        column of its own."""
         listed = await self.call("list_tables", quiet_lost=True, about="the lobby")
         for entry in listed.get("tables") or [] if listed is not None else []:
             if entry.get("id") == table and entry.get("name"):
-                label = str(entry["name"])
-        await self.enter_table("watch", table, label)
+                return str(entry["name"])
+        return label
 
     def handle_message(self, msg: Mapping[str, Any]) -> Change:
         """Apply one server event to the model and tell the screens."""
@@ -1271,6 +1274,8 @@ class SheepsheadApp(App[int]):
                 return cast("Joined | Watching | None", reply)
             except ServerError:  # bad_password: asked for (again)
                 self._joining = None
+                if label == f"table {table}":  # only the id is known (watch --table)
+                    label = await self._table_name(table, label)
                 if password is not None:
                     self.notify(
                         f"That is not the password of {label}: try again, or Esc to give up.",
