@@ -349,8 +349,11 @@ async def test_past_hands_keep_the_names_of_who_played_them() -> None:
     hand = model.history[0]
     hand.result = {**hand.result, "picker": seat, "partner": None, "alone": True}
     _, rows = score_sheet_parts([hand], [s.name for s in model.seats], None)
-    (table,) = rows.renderables  # one hand: one block of rows, no seat-change line
+    # One hand: one block of rows, then the line that Carl sat down since (the header names
+    # him over Bob's rows).
+    table, since = rows.renderables
     assert isinstance(table, Table)
+    assert str(since).startswith(f"Carl takes seat {seat} (Bob left on "), str(since)
     assert [str(cell) for cell in table.columns[1].cells] == ["Bob alone"]
 
 
