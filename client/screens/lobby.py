@@ -186,7 +186,10 @@ class LobbyScreen(GameScreen[None]):
         session = app.session
         name = getattr(session, "name", None) or ""
         left = Text(" ♣ Sheepshead lobby", style="bold")
-        left.append(f" · {app.address}")
+        if getattr(session, "local_socket", None) is None:
+            # A door's client dials the server's socket: its nominal "localhost:7453" meant
+            # nothing to a player who ssh'd to the host or opened its page.
+            left.append(f" · {app.address}")
         if name:
             left.append(f" · you are {name}")
         right = Text(f"● {app.status}" if app.status == "connected" else f"◌ {app.status}")

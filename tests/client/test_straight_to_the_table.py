@@ -50,3 +50,15 @@ async def test_a_table_opened_while_the_window_has_no_focus_shows_its_keys() -> 
         await fed(pilot, table.messages()[:1])
         await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
         await wait_for(pilot, lambda: "? Help" in screen_text(app).splitlines()[-1], timeout=5)
+
+
+async def test_a_doors_lobby_title_names_no_address() -> None:
+    """A door's client (SSH, browser) dials the server's Unix socket: its lobby title said
+    "localhost:7453", an address that is nobody's where the player connected."""
+    session = FakeSession()
+    session.local_socket = "/run/sheepshead/server.sock"  # type: ignore[attr-defined]
+    app = SheepsheadApp(session, mode="join")  # type: ignore[arg-type]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "Sheepshead lobby" in screen_text(app), timeout=5)
+        top = screen_text(app).splitlines()[0]
+        assert "7453" not in top and "you are Ann" in top, top
