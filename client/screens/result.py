@@ -67,17 +67,24 @@ LINE_CELLS = 74
 off)."""
 
 
+def as_seen(names: Sequence[str], me: int | None) -> list[str]:
+    """``names`` as the player at seat ``me`` reads them: their own seat is "you" (the table
+    says "Picker you", the log "You take"; the result named the player like a stranger)."""
+    return [("you" if seat == me else name) for seat, name in enumerate(names)]
+
+
 def last_trick_line(trick: Mapping[str, Any], names: Sequence[str], me: int | None = None) -> Text:
     """ "Last trick: " each seat's card in the order played, then who took it and its points
     ("points" left off where the line would not fit: at 80x24 it wrapped onto a line alone);
     ``me``'s seat is "you" (it read "root 7♥ → root takes 25" under "You picked")."""
     line = Text("Last trick: ", style="bold")
+    who = as_seen(names, me)
     leader = int(trick.get("leader", 0))
     for i, code in enumerate(trick.get("cards") or []):
         if i:
             line.append(", ")
         seat = (leader + i) % NUM_SEATS
-        line.append(f"{'you' if seat == me else names[seat]} ")
+        line.append(f"{who[seat]} ")
         line.append_text(card_text(code))
     winner = trick.get("winner")
     if winner is not None:
@@ -94,9 +101,7 @@ def result_summary(
     """Lines saying who played with whom, the card points per side, and the stakes (who
     doubled them is ``you`` for ``me``)."""
     lines: list[Text] = []
-    # The player's own seat reads "you" (the table says "Picker you", the log "You take"):
-    # "Picker root played alone" about oneself read like someone else.
-    who = [("you" if seat == me else name) for seat, name in enumerate(names)]
+    who = as_seen(names, me)
     picker = result.get("picker")
     partner = result.get("partner")
     called = result.get("called")
@@ -524,10 +529,8 @@ def final_text(model: TableModel, names: Sequence[str], me: int | None = None) -
             for p in players
         )
     else:
-        text = ", ".join(
-            f"{'you' if s == me else names[s]} {model.totals[s]:+d}"
-            for _, s in rank_places(model.totals)
-        )
+        who = as_seen(names, me)
+        text = ", ".join(f"{who[s]} {model.totals[s]:+d}" for _, s in rank_places(model.totals))
     return Text(f"Match over. Final: {text}", style="bold")
 
 
