@@ -16,16 +16,29 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_bench(script: str, *args: str, timeout: float = 120) -> str:
-    """Run ``bench/SCRIPT ARGS`` to its end; its standard output (the report)."""
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / script), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=ROOT,
-    )
+    """Run ``bench/SCRIPT ARGS`` to its end; its standard output (the report). A run past
+    ``timeout`` fails with what it had printed (the evening's smoke once hung with nothing
+    to say where)."""
+    try:
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "bench" / script), *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=ROOT,
+        )
+    except subprocess.TimeoutExpired as exc:
+        said = [_text(exc.stdout)[-3000:], _text(exc.stderr)[-3000:]]
+        pytest.fail(f"bench/{script} ran past {timeout} s; it printed:\n" + "\n---\n".join(said))
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
+
+
+def _text(output: str | bytes | None) -> str:
+    """What a timed-out run had printed (bytes where the run was cut off mid-read)."""
+    if isinstance(output, bytes):
+        return output.decode("utf-8", "replace")
+    return output or ""
 
 
 def report_line(report: str, start: str) -> str:
