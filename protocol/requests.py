@@ -512,12 +512,9 @@ def parse_hello(msg: Mapping[str, Any]) -> Hello:
     kind = msg.get("kind", "human")
     if kind not in ("human", "bot"):
         raise f.fail("kind", "must be 'human' or 'bot'")
-    name = f.text("name", required=True, max_length=NAME_MAX, cut=True, name=True)
-    assert name is not None
+    name = _player_name(f)
     token = f.str_("token", max_length=TOKEN_MAX)
-    player_key = f.str_("player_key", max_length=PLAYER_KEY_MAX)
-    if player_key is not None and len(player_key) < PLAYER_KEY_MIN:
-        raise f.fail("player_key", f"must be at least {PLAYER_KEY_MIN} characters")
+    player_key = _player_key(f, required=False)
     return Hello(
         id,
         version,
@@ -630,6 +627,23 @@ _CARD_FIELDS: Final[dict[str, tuple[str, ...]]] = {
 a string that names no card: the engine's ``bad_card``)."""
 
 
+def _player_name(f: _Fields) -> str:
+    """The required ``name`` of a player (``hello``, ``door_player``): cleaned as a name and
+    cut to :data:`NAME_MAX`."""
+    name = f.text("name", required=True, max_length=NAME_MAX, cut=True, name=True)
+    assert name is not None
+    return name
+
+
+def _player_key(f: _Fields, *, required: bool) -> str | None:
+    """The ``player_key`` field (``hello``: optional, ``door_player``: required): a string of
+    :data:`PLAYER_KEY_MIN` to :data:`PLAYER_KEY_MAX` characters, or None when absent."""
+    player_key = f.str_("player_key", required=required, max_length=PLAYER_KEY_MAX)
+    if player_key is not None and len(player_key) < PLAYER_KEY_MIN:
+        raise f.fail("player_key", f"must be at least {PLAYER_KEY_MIN} characters")
+    return player_key
+
+
 def _table_id(f: _Fields) -> str:
     table = f.str_("table", required=True, max_length=ID_MAX)
     assert table is not None
@@ -720,16 +734,12 @@ def _parse_door_seat(msg: Mapping[str, Any]) -> DoorSeat:
 
 def _parse_door_player(msg: Mapping[str, Any]) -> DoorPlayer:
     f = _Fields.of(msg)
-    player_key = f.str_("player_key", required=True, max_length=PLAYER_KEY_MAX)
+    player_key = _player_key(f, required=True)
     assert player_key is not None
-    if len(player_key) < PLAYER_KEY_MIN:
-        raise f.fail("player_key", f"must be at least {PLAYER_KEY_MIN} characters")
     fingerprint = f.str_("fingerprint", required=True, max_length=64)
     if fingerprint is None or not FINGERPRINT.fullmatch(fingerprint):
         raise f.fail("fingerprint", "must be an SSH key's SHA256: fingerprint")
-    name = f.text("name", required=True, max_length=NAME_MAX, cut=True, name=True)
-    assert name is not None
-    return DoorPlayer(f.id, player_key, fingerprint, name)
+    return DoorPlayer(f.id, player_key, fingerprint, _player_name(f))
 
 
 def _parse_pong(msg: Mapping[str, Any]) -> Pong:
