@@ -403,14 +403,22 @@ class _Fields:
             return None
         return self.msg[key]
 
+    def _typed(self, key: str, required: bool, kind: str, cls: type) -> Any:
+        """The value of ``key`` when it is exactly a ``cls`` (``kind`` names it in refusals);
+        None when it is absent or nil and not ``required``."""
+        value = self._get(key, required, kind)
+        if value is None and not required:
+            return None
+        if type(value) is not cls:
+            raise self.fail(key, f"must be {kind}" + ("" if required else " or nil"))
+        return value
+
     def int_(
         self, key: str, *, required: bool = False, low: int = -_INT64_MAX, high: int = _INT64_MAX
     ) -> int | None:
-        value = self._get(key, required, "an integer")
-        if value is None and not required:
+        value: int | None = self._typed(key, required, "an integer", int)
+        if value is None:
             return None
-        if type(value) is not int:
-            raise self.fail(key, "must be an integer" + ("" if required else " or nil"))
         if not low <= value <= high:
             raise self.fail(key, f"must be from {low} to {high}")
         return value
@@ -434,11 +442,9 @@ class _Fields:
         return value
 
     def str_(self, key: str, *, required: bool = False, max_length: int) -> str | None:
-        value = self._get(key, required, "a string")
-        if value is None and not required:
+        value: str | None = self._typed(key, required, "a string", str)
+        if value is None:
             return None
-        if type(value) is not str:
-            raise self.fail(key, "must be a string" + ("" if required else " or nil"))
         if len(value) > max_length:
             raise self.fail(key, f"must be at most {max_length} characters")
         return value
@@ -449,11 +455,9 @@ class _Fields:
         """A string shown to others: cleaned, then cut (names) or refused (chat) when long.
 
         ``name``: cleaned as a name (:func:`protocol.text.clean_name`: nothing invisible)."""
-        value = self._get(key, required, "a string")
-        if value is None and not required:
+        value: str | None = self._typed(key, required, "a string", str)
+        if value is None:
             return None
-        if type(value) is not str:
-            raise self.fail(key, "must be a string" + ("" if required else " or nil"))
         raw_max = max_length * RAW_TEXT_FACTOR
         if len(value) > raw_max:  # checked before cleaning, whose cost grows with the length
             if not cut:
