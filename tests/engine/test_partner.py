@@ -6,7 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from engine import Alone, Call, Hand, Unknown, card_code, parse_card
-from tests.engine.helpers import act, held, legal_cards, new_hand, play_trick, rejected
+from tests.engine.helpers import (
+    CALLED_ACE_BLIND,
+    CALLED_ACE_HANDS,
+    act,
+    held,
+    legal_cards,
+    new_hand,
+    play_trick,
+    rejected,
+)
 
 
 def calls(hand: Hand) -> set[str]:
@@ -178,21 +187,9 @@ def test_picker_burying_jack_of_diamonds_goes_alone() -> None:
 
 # ---------------------------------------------------------------- called-suit constraints
 
-# Dealer 0: seat 1 leads and passes, seat 2 picks, buries its two spades and calls AC.
-# After the bury seat 2 holds QC QS QH KD 9D 7C: 7C is its hold card. Seat 3 is the partner
-# with AC and TC. Seat 1 holds only hearts; seat 4 holds KC 9C; seat 0 holds 8C.
-SUIT_HANDS = [
-    "JH AD 8C TS KS 9S",
-    "AH TH KH 9H 8H 7H",
-    "QC QS QH 7C 7S 8S",
-    "AC TC QD JD 8D 7D",
-    "TD JS JC KC 9C AS",
-]
-SUIT_BLIND = "KD 9D"
-
 
 def called_ac() -> Hand:
-    hand = new_hand(SUIT_HANDS, SUIT_BLIND, dealer=0)
+    hand = new_hand(CALLED_ACE_HANDS, CALLED_ACE_BLIND, dealer=0)
     act(hand, "pass", "pick", "bury 7S 8S")
     assert calls(hand) == {"call AC", "alone"}
     rejected(hand, "call AS", "illegal_call")  # both spades went into the bury
@@ -275,10 +272,10 @@ def test_constraints_end_once_the_called_suit_has_been_led() -> None:
 
 
 def test_picker_with_two_cards_of_the_called_suit_may_throw_one() -> None:
-    hands = list(SUIT_HANDS)
+    hands = list(CALLED_ACE_HANDS)
     # The picker holds 7C and 8C, seat 0 gets 7S instead of 8C.
     hands[0], hands[2] = "JH AD 7S TS KS 9S", "QC QS QH 7C 8C 8S"
-    hand = new_hand(hands, SUIT_BLIND, dealer=0)
+    hand = new_hand(hands, CALLED_ACE_BLIND, dealer=0)
     act(hand, "pass", "pick", "bury QH 8S", "call AC", "AH")
     assert legal_cards(hand) == {"QC", "QS", "KD", "9D", "7C", "8C"}
     act(hand, "8C")
