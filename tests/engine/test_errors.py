@@ -26,6 +26,8 @@ from engine.errors import SheepsheadError
 from tests.engine.helpers import (
     CALLED_ACE_BLIND,
     CALLED_ACE_HANDS,
+    UNKNOWN_CARD_BLIND,
+    UNKNOWN_CARD_HANDS,
     act,
     assert_rejected,
     new_hand,
@@ -112,18 +114,11 @@ def test_illegal_call_and_illegal_bury() -> None:
 
 
 def test_unknown_card_codes() -> None:
-    hands = [
-        "AC TC KC 9C 8C 7C",
-        "QC QS QH QD JS JC",
-        "AS TS KS 8S 7S 7D",
-        "AH TH KH 9H 8H 7H",
-        "JH JD KD 9D 8D 9S",
-    ]
-    hand = new_hand(hands, "AD TD", dealer=4, unknown_card=True)
+    hand = new_hand(UNKNOWN_CARD_HANDS, UNKNOWN_CARD_BLIND, dealer=4, unknown_card=True)
     act(hand, "pass", "pick", "bury AD TD", "unknown AC JC")
     act(hand, "AC")
     rejected(hand, "QC", "unknown_card_required")
-    hand = new_hand(hands, "AD TD", dealer=0, unknown_card=True)
+    hand = new_hand(UNKNOWN_CARD_HANDS, UNKNOWN_CARD_BLIND, dealer=0, unknown_card=True)
     act(hand, "pick", "bury AD TD", "unknown AC JC")
     rejected(hand, "JC", "unknown_card_held")
 

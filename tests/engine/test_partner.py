@@ -9,6 +9,8 @@ from engine import Alone, Call, Hand, Unknown, card_code, parse_card
 from tests.engine.helpers import (
     CALLED_ACE_BLIND,
     CALLED_ACE_HANDS,
+    UNKNOWN_CARD_BLIND,
+    UNKNOWN_CARD_HANDS,
     act,
     held,
     legal_cards,
@@ -310,20 +312,9 @@ def test_last_card_is_always_playable() -> None:
 
 # ---------------------------------------------------------------- the unknown card
 
-# Seat 1 picks with six trumps, buries AD TD, and calls AC with JC face down. Seat 0 holds
-# every club, so seat 0 is the partner.
-UNKNOWN_HANDS = [
-    "AC TC KC 9C 8C 7C",
-    "QC QS QH QD JS JC",
-    "AS TS KS 8S 7S 7D",
-    "AH TH KH 9H 8H 7H",
-    "JH JD KD 9D 8D 9S",
-]
-UNKNOWN_BLIND = "AD TD"
-
 
 def unknown_hand(dealer: int) -> Hand:
-    hand = new_hand(UNKNOWN_HANDS, UNKNOWN_BLIND, dealer=dealer, unknown_card=True)
+    hand = new_hand(UNKNOWN_CARD_HANDS, UNKNOWN_CARD_BLIND, dealer=dealer, unknown_card=True)
     while hand.turn != 1:
         act(hand, "pass")
     act(hand, "pick", "bury AD TD", "unknown AC JC")
@@ -383,7 +374,7 @@ def test_unknown_card_is_held_back_until_the_called_suit_or_the_last_trick() -> 
 
 def test_unknown_card_under_a_fail_card_follows_on_the_called_suit_lead() -> None:
     # The face-down card may be any card of the picker's hand; it is still the one played.
-    hand = new_hand(UNKNOWN_HANDS, UNKNOWN_BLIND, dealer=4, unknown_card=True)
+    hand = new_hand(UNKNOWN_CARD_HANDS, UNKNOWN_CARD_BLIND, dealer=4, unknown_card=True)
     act(hand, "pass", "pick", "bury AD TD", "unknown AS QC")
     assert hand.partner == 2
     act(hand, "AC")

@@ -13,6 +13,8 @@ from engine.rules import OPTION_NAMES, RuleSet
 from tests.engine.helpers import (
     CALLED_ACE_BLIND,
     CALLED_ACE_HANDS,
+    UNKNOWN_CARD_BLIND,
+    UNKNOWN_CARD_HANDS,
     act,
     new_hand,
     random_states,
@@ -116,17 +118,8 @@ def test_views_follow_the_trick_in_progress() -> None:
         assert view["tricks_won"] == [0, 0, 0, 1, 0]
 
 
-UNKNOWN_HANDS = [
-    "AC TC KC 9C 8C 7C",
-    "QC QS QH QD JS JC",
-    "AS TS KS 8S 7S 7D",
-    "AH TH KH 9H 8H 7H",
-    "JH JD KD 9D 8D 9S",
-]
-
-
 def test_under_card_only_to_the_picker() -> None:
-    hand = new_hand(UNKNOWN_HANDS, "AD TD", dealer=0, unknown_card=True)
+    hand = new_hand(UNKNOWN_CARD_HANDS, UNKNOWN_CARD_BLIND, dealer=0, unknown_card=True)
     act(hand, "pick", "bury AD TD", "unknown AC JC")
     vs = views(hand)
     assert vs[1]["under"] == "JC" and "JC" in vs[1]["hand"]
@@ -171,7 +164,7 @@ def display_order(codes: list[str]) -> list[str]:
 
 
 def test_under_revealed_at_the_end() -> None:
-    hand = new_hand(UNKNOWN_HANDS, "AD TD", dealer=0, unknown_card=True)
+    hand = new_hand(UNKNOWN_CARD_HANDS, UNKNOWN_CARD_BLIND, dealer=0, unknown_card=True)
     act(hand, "pick", "bury AD TD", "unknown AC JC")
     play_out(hand)
     for v in VIEWERS:
