@@ -96,16 +96,19 @@ def test_ten_needs_a_hold_card_too() -> None:
     rejected(hand, "call TS", "illegal_call")
 
 
+# Seat 1 picks: after burying the blind's two fail cards, 7D 7H, every card it holds is trump,
+# so no call is legal.
+NO_CALL_HANDS = [
+    "AC TC KC 9C 8C 7C",
+    "QC QS QH QD JS JC",
+    "AS TS KS 9S 8S 7S",
+    "AH TH KH 9H 8H JD",
+    "JH AD TD KD 9D 8D",
+]
+
+
 def test_no_call_possible_leaves_only_alone() -> None:
-    # Every card in hand is trump after burying the two fail cards of the blind.
-    hands = [
-        "AC TC KC 9C 8C 7C",
-        "QC QS QH QD JS JC",
-        "AS TS KS 9S 8S 7S",
-        "AH TH KH 9H 8H JD",
-        "JH AD TD KD 9D 8D",
-    ]
-    hand = picked(hands, "7D 7H", "7D 7H")
+    hand = picked(NO_CALL_HANDS, "7D 7H", "7D 7H")
     assert calls(hand) == {"alone"}
     rejected(hand, "call AC", "illegal_call")
     rejected(hand, "unknown AC JC", "illegal_call")
@@ -114,14 +117,7 @@ def test_no_call_possible_leaves_only_alone() -> None:
 
 
 def test_unknown_card_offered_only_when_no_call_is_legal() -> None:
-    hands = [
-        "AC TC KC 9C 8C 7C",
-        "QC QS QH QD JS JC",
-        "AS TS KS 9S 8S 7S",
-        "AH TH KH 9H 8H JD",
-        "JH AD TD KD 9D 8D",
-    ]
-    hand = picked(hands, "7D 7H", "7D 7H", unknown_card=True)
+    hand = picked(NO_CALL_HANDS, "7D 7H", "7D 7H", unknown_card=True)
     trumps = ["QC", "QS", "QH", "QD", "JS", "JC"]
     expected = {"alone"} | {f"unknown {ace} {u}" for ace in ("AC", "AS", "AH") for u in trumps}
     assert calls(hand) == expected
