@@ -19,6 +19,7 @@ client.config.AddressError: bad port '0' in 'host:0' (expected 1-65535)
 
 from __future__ import annotations
 
+import argparse
 import getpass
 import os
 import re
@@ -129,6 +130,15 @@ def default_name() -> str:
         name = ""
     name = re.sub(r"[^\w .-]", "", name).strip()[:MAX_NAME]
     return name or "Player"
+
+
+def add_name_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--name`` (``join``, ``watch``, ``play``); :func:`name_argument` reads it."""
+    parser.add_argument(
+        "--name",
+        default=None,
+        help=f"your display name, at most {MAX_NAME} characters (default: your login)",
+    )
 
 
 def name_argument(given: str | None) -> str:

@@ -34,11 +34,7 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         help=f"the server to connect to (default port {config.DEFAULT_PORT}); without it, "
         "look for servers on this network and choose one",
     )
-    parser.add_argument(
-        "--name",
-        default=None,
-        help=f"your display name, at most {config.MAX_NAME} characters (default: your login)",
-    )
+    config.add_name_argument(parser)
     parser.add_argument(
         "--socket",
         metavar="PATH",

@@ -41,11 +41,7 @@ def _hands(text: str) -> int:
 
 def configure(parser: argparse.ArgumentParser, command: str) -> None:
     """Add ``play``'s arguments."""
-    parser.add_argument(
-        "--name",
-        default=None,
-        help=f"your display name, at most {config.MAX_NAME} characters (default: your login)",
-    )
+    config.add_name_argument(parser)
     from engine.bots import strategy_names
 
     parser.add_argument(

@@ -403,14 +403,22 @@ class _Fields:
             return None
         return self.msg[key]
 
+    def _typed(self, key: str, required: bool, kind: str, cls: type) -> Any:
+        """The value of ``key`` when it is exactly a ``cls`` (``kind`` names it in refusals);
+        None when it is absent or nil and not ``required``."""
+        value = self._get(key, required, kind)
+        if value is None and not required:
+            return None
+        if type(value) is not cls:
+            raise self.fail(key, f"must be {kind}" + ("" if required else " or nil"))
+        return value
+
     def int_(
         self, key: str, *, required: bool = False, low: int = -_INT64_MAX, high: int = _INT64_MAX
     ) -> int | None:
-        value = self._get(key, required, "an integer")
-        if value is None and not required:
+        value: int | None = self._typed(key, required, "an integer", int)
+        if value is None:
             return None
-        if type(value) is not int:
-            raise self.fail(key, "must be an integer" + ("" if required else " or nil"))
         if not low <= value <= high:
             raise self.fail(key, f"must be from {low} to {high}")
         return value
@@ -434,11 +442,9 @@ class _Fields:
         return value
 
     def str_(self, key: str, *, required: bool = False, max_length: int) -> str | None:
-        value = self._get(key, required, "a string")
-        if value is None and not required:
+        value: str | None = self._typed(key, required, "a string", str)
+        if value is None:
             return None
-        if type(value) is not str:
-            raise self.fail(key, "must be a string" + ("" if required else " or nil"))
         if len(value) > max_length:
             raise self.fail(key, f"must be at most {max_length} characters")
         return value
@@ -449,11 +455,9 @@ class _Fields:
         """A string shown to others: cleaned, then cut (names) or refused (chat) when long.
 
         ``name``: cleaned as a name (:func:`protocol.text.clean_name`: nothing invisible)."""
-        value = self._get(key, required, "a string")
-        if value is None and not required:
+        value: str | None = self._typed(key, required, "a string", str)
+        if value is None:
             return None
-        if type(value) is not str:
-            raise self.fail(key, "must be a string" + ("" if required else " or nil"))
         raw_max = max_length * RAW_TEXT_FACTOR
         if len(value) > raw_max:  # checked before cleaning, whose cost grows with the length
             if not cut:
@@ -512,12 +516,9 @@ def parse_hello(msg: Mapping[str, Any]) -> Hello:
     kind = msg.get("kind", "human")
     if kind not in ("human", "bot"):
         raise f.fail("kind", "must be 'human' or 'bot'")
-    name = f.text("name", required=True, max_length=NAME_MAX, cut=True, name=True)
-    assert name is not None
+    name = _player_name(f)
     token = f.str_("token", max_length=TOKEN_MAX)
-    player_key = f.str_("player_key", max_length=PLAYER_KEY_MAX)
-    if player_key is not None and len(player_key) < PLAYER_KEY_MIN:
-        raise f.fail("player_key", f"must be at least {PLAYER_KEY_MIN} characters")
+    player_key = _player_key(f, required=False)
     return Hello(
         id,
         version,
@@ -630,6 +631,23 @@ _CARD_FIELDS: Final[dict[str, tuple[str, ...]]] = {
 a string that names no card: the engine's ``bad_card``)."""
 
 
+def _player_name(f: _Fields) -> str:
+    """The required ``name`` of a player (``hello``, ``door_player``): cleaned as a name and
+    cut to :data:`NAME_MAX`."""
+    name = f.text("name", required=True, max_length=NAME_MAX, cut=True, name=True)
+    assert name is not None
+    return name
+
+
+def _player_key(f: _Fields, *, required: bool) -> str | None:
+    """The ``player_key`` field (``hello``: optional, ``door_player``: required): a string of
+    :data:`PLAYER_KEY_MIN` to :data:`PLAYER_KEY_MAX` characters, or None when absent."""
+    player_key = f.str_("player_key", required=required, max_length=PLAYER_KEY_MAX)
+    if player_key is not None and len(player_key) < PLAYER_KEY_MIN:
+        raise f.fail("player_key", f"must be at least {PLAYER_KEY_MIN} characters")
+    return player_key
+
+
 def _table_id(f: _Fields) -> str:
     table = f.str_("table", required=True, max_length=ID_MAX)
     assert table is not None
@@ -720,16 +738,12 @@ def _parse_door_seat(msg: Mapping[str, Any]) -> DoorSeat:
 
 def _parse_door_player(msg: Mapping[str, Any]) -> DoorPlayer:
     f = _Fields.of(msg)
-    player_key = f.str_("player_key", required=True, max_length=PLAYER_KEY_MAX)
+    player_key = _player_key(f, required=True)
     assert player_key is not None
-    if len(player_key) < PLAYER_KEY_MIN:
-        raise f.fail("player_key", f"must be at least {PLAYER_KEY_MIN} characters")
     fingerprint = f.str_("fingerprint", required=True, max_length=64)
     if fingerprint is None or not FINGERPRINT.fullmatch(fingerprint):
         raise f.fail("fingerprint", "must be an SSH key's SHA256: fingerprint")
-    name = f.text("name", required=True, max_length=NAME_MAX, cut=True, name=True)
-    assert name is not None
-    return DoorPlayer(f.id, player_key, fingerprint, name)
+    return DoorPlayer(f.id, player_key, fingerprint, _player_name(f))
 
 
 def _parse_pong(msg: Mapping[str, Any]) -> Pong:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from server.app import Server
     from server.config import ServerConfig
+    from server.doors.host import Doors, RemoteServer
     from server.net.announce import Announcer
 
 HELP = "run a server for others to join"
@@ -301,6 +302,36 @@ def door_lines(
     return lines
 
 
+def _open_door_lines(host: str, doors: Doors) -> list[str]:
+    """:func:`door_lines` for the doors ``doors`` opened on ``host``."""
+    return door_lines(
+        host,
+        doors.ssh.port if doors.ssh else None,
+        doors.ssh.fingerprint if doors.ssh else None,
+        doors.web.port if doors.web else None,
+    )
+
+
+async def _open_doors(
+    args: argparse.Namespace, server: Server | RemoteServer, data_dir: Path
+) -> Doors:
+    """Open the doors ``--ssh``, ``--ssh-keys`` and ``--web`` ask for, for ``server`` (this
+    process's, or the one ``--server-socket`` names), with their files in ``data_dir``: the
+    one reading of those options for ``serve`` and ``serve --server-socket``. Raises OSError
+    or ValueError as :meth:`server.doors.host.Doors.start` does (nothing stays open)."""
+    from server.doors.host import Doors
+
+    doors = Doors(
+        server,
+        data_dir,
+        ssh_port=args.ssh,
+        ssh_keys=Path(args.ssh_keys) if args.ssh_keys else None,
+        web_port=args.web,
+    )
+    await doors.start(args.host)
+    return doors
+
+
 def startup_message(host: str, port: int, db: str, build: str = "pure Python") -> str:
     """What ``serve`` prints once it listens; ``build`` is :func:`code_build`'s answer."""
     lines = [
@@ -365,28 +396,14 @@ async def _serve(args: argparse.Namespace) -> int:
             await server.stop()
             print(f"sheepshead serve: cannot listen on {args.local_socket}: {exc}", file=sys.stderr)
             return 1
-    from server.doors.host import Doors
-
-    doors = Doors(
-        server,
-        db.parent,
-        ssh_port=args.ssh,
-        ssh_keys=Path(args.ssh_keys) if args.ssh_keys else None,
-        web_port=args.web,
-    )
     try:
-        await doors.start(args.host)
+        doors = await _open_doors(args, server, db.parent)
     except (OSError, ValueError) as exc:
         await server.stop()
         print(f"sheepshead serve: cannot open the doors: {exc}", file=sys.stderr)
         return 1
     message = startup_message(args.host, server.port, str(db), code_build()).splitlines()
-    message[-1:-1] = door_lines(
-        args.host,
-        doors.ssh.port if doors.ssh else None,
-        doors.ssh.fingerprint if doors.ssh else None,
-        doors.web.port if doors.web else None,
-    )
+    message[-1:-1] = _open_door_lines(args.host, doors)
     if args.local_socket:
         message[-1:-1] = [f"doors of their own dial: {args.local_socket}"]
     message[-1:-1] = _limit_lines(args)
@@ -458,32 +475,20 @@ async def _open_local_socket(server: Server, path: str) -> None:
 async def _serve_doors(args: argparse.Namespace) -> int:
     """``serve --server-socket PATH --ssh/--web PORT``: only the doors, for the server on
     ``PATH`` (see ``server.doors.host``)."""
-    from server.doors.host import Doors, RemoteServer
+    from server.doors.host import RemoteServer
 
     db = Path(args.db) if args.db else default_db_path()
     config = server_config(args, db)
     remote = RemoteServer(config, args.server_socket, args.port or DEFAULT_PORT)
-    doors = Doors(
-        remote,
-        db.parent,
-        ssh_port=args.ssh,
-        ssh_keys=Path(args.ssh_keys) if args.ssh_keys else None,
-        web_port=args.web,
-    )
     try:
-        await doors.start(args.host)
+        doors = await _open_doors(args, remote, db.parent)
     except (OSError, ValueError) as exc:
         print(f"sheepshead serve: cannot open the doors: {exc}", file=sys.stderr)
         return 1
     message = [
         f"sheepshead doors for the server on {args.server_socket}",
         f"data directory: {db.parent}",
-        *door_lines(
-            args.host,
-            doors.ssh.port if doors.ssh else None,
-            doors.ssh.fingerprint if doors.ssh else None,
-            doors.web.port if doors.web else None,
-        ),
+        *_open_door_lines(args.host, doors),
         *_limit_lines(args),
     ]
     if not _answers(args.server_socket):

@@ -25,7 +25,7 @@ from textual.widgets.option_list import Option
 from client.bury_check import forces_alone
 from client.coach import hint_text
 from client.model import TableModel
-from client.screens.base import game_of
+from client.screens.base import ResultType, game_of
 from client.widgets.buttons import KeyButton
 from client.widgets.cards import SUIT_NAMES, card_label, card_text, cards_text, fail_cards_of_suit
 from client.widgets.hand import CardWidget, HandBar
@@ -89,7 +89,37 @@ def ask_coach(
     screen.run_worker(asking(), group="hint", exclusive=True, exit_on_error=False)
 
 
-class BuryDialog(ModalScreen[list[str] | ActionMap | None]):
+class DecisionDialog(ModalScreen[ResultType]):
+    """A dialog that answers the pending decision (:class:`BuryDialog`, :class:`CallDialog`):
+    the hand, the legal actions, and the coach on i when the table has hints."""
+
+    def __init__(
+        self, hand: Sequence[str], legal: Sequence[ActionMap], *, hints: bool, decision: object
+    ) -> None:
+        super().__init__(classes="dialog")
+        self.hints = hints
+        """Whether the table has the coach (i asks it)."""
+        self.hand = list(hand)
+        self.answers_legal = [a.copy() for a in legal]
+        """The legal actions of the decision this dialog answers."""
+        self.answers_decision = decision
+        """The decision this dialog answers (:meth:`TableModel.decision_key`): it is stale,
+        and closed, once that is not the pending one (a later hand's bury, or call with the
+        same choices, is another)."""
+
+    def action_hint(self) -> None:
+        """i: ask the coach; :meth:`_advised` shows its best action, never taken."""
+        if not self.hints:
+            self.notify(NO_COACH)
+            return
+        ask_coach(self, self.answers_legal, self._advised)
+
+    def _advised(self, action: ActionMap) -> None:
+        """Show the coach's best ``action`` in the dialog."""
+        raise NotImplementedError
+
+
+class BuryDialog(DecisionDialog[list[str] | ActionMap | None]):
     """Choose the two cards to bury: toggle with 1–8 (or ←/→ and Space), confirm with Enter.
 
     The two cards picked up from the blind are marked ◆. Esc closes it and keeps what was chosen
@@ -130,16 +160,8 @@ class BuryDialog(ModalScreen[list[str] | ActionMap | None]):
         hints: bool = False,
         decision: object = None,
     ) -> None:
-        super().__init__(classes="dialog")
-        self.hints = hints
-        """Whether the table has the coach (i asks it)."""
-        self.hand = list(hand)
+        super().__init__(hand, legal, hints=hints, decision=decision)
         self.blind = [c for c in blind if c in self.hand]
-        self.answers_legal = [a.copy() for a in legal]
-        """The legal actions of the decision this dialog answers."""
-        self.answers_decision = decision
-        """The decision this dialog answers (:meth:`TableModel.decision_key`): it is stale,
-        and closed, once that is not the pending one (a later hand's bury is another)."""
         self.legal = [sorted(a.get("cards") or []) for a in legal if a.get("action") == "bury"]
         self.blitz = next((a.copy() for a in legal if a.get("action") == "blitz"), None)
         """The first blitz offered (the other pair, if held, is offered again after it)."""
@@ -287,14 +309,8 @@ class BuryDialog(ModalScreen[list[str] | ActionMap | None]):
         if self.blitz is not None:
             self.dismiss(self.blitz)
 
-    def action_hint(self) -> None:
-        """i: ask the coach; its best bury is chosen (and shown), never buried."""
-        if not self.hints:
-            self.notify(NO_COACH)
-            return
-        ask_coach(self, self.answers_legal, self._advised)
-
     def _advised(self, action: ActionMap) -> None:
+        """The coach's best bury is chosen (and shown), never buried."""
         cards = [c for c in action.get("cards") or [] if c in self.hand]
         if action.get("action") == "bury" and len(cards) == 2:
             self.chosen[:] = cards
@@ -346,7 +362,7 @@ def describe_call(action: Mapping[str, Any], hand: Sequence[str]) -> Text:
     return line
 
 
-class CallDialog(ModalScreen[ActionMap | None]):
+class CallDialog(DecisionDialog[ActionMap | None]):
     """Call a partner (the legal calls from the server) or go alone."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -365,16 +381,7 @@ class CallDialog(ModalScreen[ActionMap | None]):
         hints: bool = False,
         decision: object = None,
     ) -> None:
-        super().__init__(classes="dialog")
-        self.hints = hints
-        """Whether the table has the coach (i asks it)."""
-        self.hand = list(hand)
-        self.answers_legal = [a.copy() for a in legal]
-        """The legal actions of the decision this dialog answers."""
-        self.answers_decision = decision
-        """The decision this dialog answers (:meth:`TableModel.decision_key`): it is stale,
-        and closed, once that is not the pending one (a later hand's call with the same
-        choices is another)."""
+        super().__init__(hand, legal, hints=hints, decision=decision)
         self.actions = [a.copy() for a in legal if a.get("action") in ("call", "alone", "unknown")]
         self.actions.sort(key=lambda a: a.get("action") == "alone")
         self.rules = dict(rules or {})
@@ -435,14 +442,8 @@ class CallDialog(ModalScreen[ActionMap | None]):
 
         self.app.push_screen(ConfirmDialog(ALONE_QUESTION, self.answers_decision), answered)
 
-    def action_hint(self) -> None:
-        """i: ask the coach; its best choice is highlighted, never made."""
-        if not self.hints:
-            self.notify(NO_COACH)
-            return
-        ask_coach(self, self.answers_legal, self._advised)
-
     def _advised(self, action: ActionMap) -> None:
+        """The coach's best choice is highlighted, never made."""
         if action in self.actions:
             self.query_one(OptionList).highlighted = self.actions.index(action)
 

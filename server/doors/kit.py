@@ -227,24 +227,17 @@ class DoorGate:
             self.all_starts.refund()
 
 
-def client_command(
-    socket_path: str,
-    name: str,
-    port: int,
-    *,
-    nice: int = ServerConfig.door_child_nice,
-    data_bytes: int = ServerConfig.door_child_data_bytes,
-) -> list[str]:
+def client_command(socket_path: str, name: str, port: int, config: ServerConfig) -> list[str]:
     """The child's command line: this Python running ``sheepshead join`` on the local socket
     (``localhost:PORT`` is what the client shows, and where it files its seat tokens), through
-    ``server.doors.child``, which first lowers its priority by ``nice`` and caps its data
-    segment at ``data_bytes`` (``ServerConfig.door_child_nice``, ``door_child_data_bytes``)."""
+    ``server.doors.child``, which first lowers its priority and caps its data segment as
+    ``config`` says (``door_child_nice``, ``door_child_data_bytes``): both doors' children."""
     return [
         sys.executable,
         "-m",
         "server.doors.child",
-        str(max(0, nice)),
-        str(max(0, data_bytes)),
+        str(max(0, config.door_child_nice)),
+        str(max(0, config.door_child_data_bytes)),
         "join",
         "--socket",
         socket_path,

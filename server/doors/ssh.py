@@ -1003,7 +1003,6 @@ class SSHDoor:
                 # A key that has never sat gets a throwaway home: a fresh key per login must
                 # leave no directory and no identity behind unless it takes a seat.
                 pending = home = new_pending_home(self.data_dir, fingerprint)
-            config = self.server.config
             env = child_environment(home, session.term or "xterm-256color", self.server_wait)
             # The client reads its seat token a second or so from now: it may take a seat back
             # only with the token checked above (see client.session.DoorTokenStore).
@@ -1011,13 +1010,7 @@ class SSHDoor:
             if side is not None:  # the lobby only: the seat stays in the other window
                 env[DOOR_LOBBY_ONLY_ENV] = "1"
             child = PtyChild(
-                client_command(
-                    self.socket_path,
-                    name,
-                    self.server.port,
-                    nice=config.door_child_nice,
-                    data_bytes=config.door_child_data_bytes,
-                ),
+                client_command(self.socket_path, name, self.server.port, self.server.config),
                 env,
                 home,
                 session.size,

@@ -591,13 +591,7 @@ class WebDoor:
         try:
             name = player_name(request.match_info.get("name", ""))
             size = (_size(request.query.get("width"), 80), _size(request.query.get("height"), 24))
-            command = client_command(
-                self.socket_path,
-                name,
-                self.server.port,
-                nice=config.door_child_nice,
-                data_bytes=config.door_child_data_bytes,
-            )
+            command = client_command(self.socket_path, name, self.server.port, config)
             if not request.path.endswith("/" + ONE_CLICK):
                 command.append("--confirm-cards")
             cookie = player_cookie(request)

@@ -23,7 +23,7 @@ import pytest
 from botkit.tournament.play import WORKER_MODULE
 from botkit.tournament.report import Progress
 from client.cli import main
-from tests.bots.helpers import table_without_times, tournament_figures
+from tests.bots.helpers import CLUSTER_SKIP, local_cluster, table_without_times, tournament_figures
 from tests.server.support import ROOT, served_env
 
 TIMEOUT = 60.0
@@ -252,27 +252,20 @@ def test_a_resumed_run_counts_only_its_own_deals_for_the_rate() -> None:
 def test_a_cluster_run_resumes_as_a_local_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    distributed = pytest.importorskip("distributed", reason="pip install 'sheepshead[cluster]'")
+    pytest.importorskip("distributed", reason=CLUSTER_SKIP)  # skip before the local run, not after
     base = ["tournament", "--strategies", STRATEGIES, "--deals", "6", "--seed", "5", "--quiet"]
     whole, progress = tmp_path / "whole.json", tmp_path / "run.progress"
     assert main([*base, "--json", str(whole), "--progress", str(progress)]) == 0
     # As if stopped after three deals (in the order a cluster gives them back: deal order).
     lines = progress.read_bytes().splitlines(keepends=True)
     progress.write_bytes(b"".join(lines[:4]))
-    with distributed.LocalCluster(
-        n_workers=1,
-        threads_per_worker=1,
-        processes=False,
-        protocol="tcp",
-        host="127.0.0.1",
-        dashboard_address=None,
-    ) as cluster:
+    with local_cluster(1) as address:
         resumed = tmp_path / "resumed.json"
-        there = ["--cluster", str(cluster.scheduler_address), "--json", str(resumed)]
+        there = ["--cluster", address, "--json", str(resumed)]
         assert main([*base, *there, "--resume", str(progress)]) == 0
     capsys.readouterr()
     figures = tournament_figures(json.loads(resumed.read_text()))
-    assert figures.pop("cluster") == str(cluster.scheduler_address)
+    assert figures.pop("cluster") == address
     assert figures == tournament_figures(json.loads(whole.read_text()))
     assert sorted(json.loads(line)["deal"] for line in progress.read_bytes().splitlines()[1:]) == [
         0, 1, 2, 3, 4, 5,

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from engine.actions import Action, action_from_dict
 from engine.hand import Deal, Hand
 from engine.rules import RuleSet
+
+CLUSTER_SKIP = "the distributed package is not installed (pip install 'sheepshead[cluster]')"
+"""Why a test that needs a Dask cluster is skipped."""
 
 VARIANTS: tuple[RuleSet, ...] = (
     RuleSet(),
@@ -83,3 +87,22 @@ def tournament_figures(data: dict[str, Any], *drop: str) -> dict[str, Any]:
 def table_without_times(printed: str) -> str:
     """A tournament's printed table less its decision times (the last two columns, in ms)."""
     return re.sub(r"\s+[\d.]+\s+[\d.]+$", "", printed, flags=re.MULTILINE)
+
+
+@contextlib.contextmanager
+def local_cluster(workers: int) -> Iterator[str]:
+    """A ``distributed.LocalCluster`` of ``workers`` in-process threads talking real TCP to
+    its scheduler on 127.0.0.1 (no dashboard): the scheduler's address. Skips the test
+    without the ``distributed`` package."""
+    import pytest  # here, not at the top: bench/placement.py imports this module too
+
+    distributed = pytest.importorskip("distributed", reason=CLUSTER_SKIP)
+    with distributed.LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=False,
+        protocol="tcp",
+        host="127.0.0.1",
+        dashboard_address=None,
+    ) as cluster:
+        yield str(cluster.scheduler_address)

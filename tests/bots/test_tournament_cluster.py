@@ -21,25 +21,15 @@ from botkit.tournament.cluster import play_chunk
 from botkit.tournament.play import Job, play_deal
 from client.cli import main
 from engine.rules import RuleSet
-from tests.bots.helpers import table_without_times, tournament_figures
+from tests.bots.helpers import CLUSTER_SKIP, local_cluster, table_without_times, tournament_figures
 from tests.bots.test_tournament import FAILING
-
-SKIP = "the distributed package is not installed (pip install 'sheepshead[cluster]')"
 
 
 @pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
     """The TCP address of a two-worker local cluster."""
-    distributed = pytest.importorskip("distributed", reason=SKIP)
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=False,
-        protocol="tcp",
-        host="127.0.0.1",
-        dashboard_address=None,
-    ) as cluster:
-        yield str(cluster.scheduler_address)
+    with local_cluster(2) as address:
+        yield address
 
 
 def _run(tmp_path: Path, capsys: Any, name: str, strategies: str, *extra: str) -> tuple[Any, str]:
@@ -138,7 +128,7 @@ def _free_port() -> int:
 
 
 def test_an_unreachable_scheduler_is_named_and_exits_2(capsys: Any) -> None:
-    pytest.importorskip("distributed", reason=SKIP)
+    pytest.importorskip("distributed", reason=CLUSTER_SKIP)
     address = f"tcp://127.0.0.1:{_free_port()}"
     args = ["tournament", "--strategies", "random,heuristic", "--deals", "2"]
     assert main([*args, "--cluster", address, "--cluster-timeout", "0.5"]) == 2

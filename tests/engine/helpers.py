@@ -34,6 +34,34 @@ from engine import (
 from engine.cards import cards_in
 from engine.hand import _HAND_FIELDS
 
+CALLED_ACE_HANDS = (
+    "JH AD 8C TS KS 9S",
+    "AH TH KH 9H 8H 7H",
+    "QC QS QH 7C 7S 8S",
+    "AC TC QD JD 8D 7D",
+    "TD JS JC KC 9C AS",
+)
+"""The deal several engine tests play (with :data:`CALLED_ACE_BLIND`, dealer 0): seat 1 holds
+only hearts and passes, seat 2 picks, buries 7S 8S and calls AC (then holds QC QS QH KD 9D 7C:
+7C is its hold card); seat 3 is the partner with AC TC; seat 4 holds KC 9C, seat 0 8C."""
+
+CALLED_ACE_BLIND = "KD 9D"
+"""The blind of :data:`CALLED_ACE_HANDS`."""
+
+UNKNOWN_CARD_HANDS = (
+    "AC TC KC 9C 8C 7C",
+    "QC QS QH QD JS JC",
+    "AS TS KS 8S 7S 7D",
+    "AH TH KH 9H 8H 7H",
+    "JH JD KD 9D 8D 9S",
+)
+"""The unknown-card deal several engine tests play (with :data:`UNKNOWN_CARD_BLIND`): seat 1
+picks with six trumps, buries AD TD and calls AC with JC face down; seat 0 holds every club,
+so seat 0 is the partner."""
+
+UNKNOWN_CARD_BLIND = "AD TD"
+"""The blind of :data:`UNKNOWN_CARD_HANDS`."""
+
 
 def rules(preset: str = "seed", **options: Any) -> RuleSet:
     """A preset's rules with some options changed."""

@@ -23,24 +23,23 @@ from engine import (
     parse_card,
 )
 from engine.errors import SheepsheadError
-from tests.engine.helpers import act, assert_rejected, new_hand, rejected, snapshot
+from tests.engine.helpers import (
+    CALLED_ACE_BLIND,
+    CALLED_ACE_HANDS,
+    UNKNOWN_CARD_BLIND,
+    UNKNOWN_CARD_HANDS,
+    act,
+    assert_rejected,
+    new_hand,
+    rejected,
+    snapshot,
+)
 
 C = parse_card
 
-# Dealer 0; seat 1 passes, seat 2 picks, buries 7S 8S and calls AC (7C is its hold card).
-# Seat 3 is the partner with AC TC; seat 1 holds only hearts.
-HANDS = [
-    "JH AD 8C TS KS 9S",
-    "AH TH KH 9H 8H 7H",
-    "QC QS QH 7C 7S 8S",
-    "AC TC QD JD 8D 7D",
-    "TD JS JC KC 9C AS",
-]
-BLIND = "KD 9D"
-
 
 def fresh(**options: Any) -> Hand:
-    return new_hand(HANDS, BLIND, dealer=0, **options)
+    return new_hand(CALLED_ACE_HANDS, CALLED_ACE_BLIND, dealer=0, **options)
 
 
 def in_play() -> Hand:
@@ -115,18 +114,11 @@ def test_illegal_call_and_illegal_bury() -> None:
 
 
 def test_unknown_card_codes() -> None:
-    hands = [
-        "AC TC KC 9C 8C 7C",
-        "QC QS QH QD JS JC",
-        "AS TS KS 8S 7S 7D",
-        "AH TH KH 9H 8H 7H",
-        "JH JD KD 9D 8D 9S",
-    ]
-    hand = new_hand(hands, "AD TD", dealer=4, unknown_card=True)
+    hand = new_hand(UNKNOWN_CARD_HANDS, UNKNOWN_CARD_BLIND, dealer=4, unknown_card=True)
     act(hand, "pass", "pick", "bury AD TD", "unknown AC JC")
     act(hand, "AC")
     rejected(hand, "QC", "unknown_card_required")
-    hand = new_hand(hands, "AD TD", dealer=0, unknown_card=True)
+    hand = new_hand(UNKNOWN_CARD_HANDS, UNKNOWN_CARD_BLIND, dealer=0, unknown_card=True)
     act(hand, "pick", "bury AD TD", "unknown AC JC")
     rejected(hand, "JC", "unknown_card_held")
 

@@ -6,7 +6,18 @@ from __future__ import annotations
 from typing import Any
 
 from engine import Alone, Call, Hand, Unknown, card_code, parse_card
-from tests.engine.helpers import act, held, legal_cards, new_hand, play_trick, rejected
+from tests.engine.helpers import (
+    CALLED_ACE_BLIND,
+    CALLED_ACE_HANDS,
+    UNKNOWN_CARD_BLIND,
+    UNKNOWN_CARD_HANDS,
+    act,
+    held,
+    legal_cards,
+    new_hand,
+    play_trick,
+    rejected,
+)
 
 
 def calls(hand: Hand) -> set[str]:
@@ -85,16 +96,19 @@ def test_ten_needs_a_hold_card_too() -> None:
     rejected(hand, "call TS", "illegal_call")
 
 
+# Seat 1 picks: after burying the blind's two fail cards, 7D 7H, every card it holds is trump,
+# so no call is legal.
+NO_CALL_HANDS = [
+    "AC TC KC 9C 8C 7C",
+    "QC QS QH QD JS JC",
+    "AS TS KS 9S 8S 7S",
+    "AH TH KH 9H 8H JD",
+    "JH AD TD KD 9D 8D",
+]
+
+
 def test_no_call_possible_leaves_only_alone() -> None:
-    # Every card in hand is trump after burying the two fail cards of the blind.
-    hands = [
-        "AC TC KC 9C 8C 7C",
-        "QC QS QH QD JS JC",
-        "AS TS KS 9S 8S 7S",
-        "AH TH KH 9H 8H JD",
-        "JH AD TD KD 9D 8D",
-    ]
-    hand = picked(hands, "7D 7H", "7D 7H")
+    hand = picked(NO_CALL_HANDS, "7D 7H", "7D 7H")
     assert calls(hand) == {"alone"}
     rejected(hand, "call AC", "illegal_call")
     rejected(hand, "unknown AC JC", "illegal_call")
@@ -103,14 +117,7 @@ def test_no_call_possible_leaves_only_alone() -> None:
 
 
 def test_unknown_card_offered_only_when_no_call_is_legal() -> None:
-    hands = [
-        "AC TC KC 9C 8C 7C",
-        "QC QS QH QD JS JC",
-        "AS TS KS 9S 8S 7S",
-        "AH TH KH 9H 8H JD",
-        "JH AD TD KD 9D 8D",
-    ]
-    hand = picked(hands, "7D 7H", "7D 7H", unknown_card=True)
+    hand = picked(NO_CALL_HANDS, "7D 7H", "7D 7H", unknown_card=True)
     trumps = ["QC", "QS", "QH", "QD", "JS", "JC"]
     expected = {"alone"} | {f"unknown {ace} {u}" for ace in ("AC", "AS", "AH") for u in trumps}
     assert calls(hand) == expected
@@ -178,21 +185,9 @@ def test_picker_burying_jack_of_diamonds_goes_alone() -> None:
 
 # ---------------------------------------------------------------- called-suit constraints
 
-# Dealer 0: seat 1 leads and passes, seat 2 picks, buries its two spades and calls AC.
-# After the bury seat 2 holds QC QS QH KD 9D 7C: 7C is its hold card. Seat 3 is the partner
-# with AC and TC. Seat 1 holds only hearts; seat 4 holds KC 9C; seat 0 holds 8C.
-SUIT_HANDS = [
-    "JH AD 8C TS KS 9S",
-    "AH TH KH 9H 8H 7H",
-    "QC QS QH 7C 7S 8S",
-    "AC TC QD JD 8D 7D",
-    "TD JS JC KC 9C AS",
-]
-SUIT_BLIND = "KD 9D"
-
 
 def called_ac() -> Hand:
-    hand = new_hand(SUIT_HANDS, SUIT_BLIND, dealer=0)
+    hand = new_hand(CALLED_ACE_HANDS, CALLED_ACE_BLIND, dealer=0)
     act(hand, "pass", "pick", "bury 7S 8S")
     assert calls(hand) == {"call AC", "alone"}
     rejected(hand, "call AS", "illegal_call")  # both spades went into the bury
@@ -275,10 +270,10 @@ def test_constraints_end_once_the_called_suit_has_been_led() -> None:
 
 
 def test_picker_with_two_cards_of_the_called_suit_may_throw_one() -> None:
-    hands = list(SUIT_HANDS)
+    hands = list(CALLED_ACE_HANDS)
     # The picker holds 7C and 8C, seat 0 gets 7S instead of 8C.
     hands[0], hands[2] = "JH AD 7S TS KS 9S", "QC QS QH 7C 8C 8S"
-    hand = new_hand(hands, SUIT_BLIND, dealer=0)
+    hand = new_hand(hands, CALLED_ACE_BLIND, dealer=0)
     act(hand, "pass", "pick", "bury QH 8S", "call AC", "AH")
     assert legal_cards(hand) == {"QC", "QS", "KD", "9D", "7C", "8C"}
     act(hand, "8C")
@@ -313,20 +308,9 @@ def test_last_card_is_always_playable() -> None:
 
 # ---------------------------------------------------------------- the unknown card
 
-# Seat 1 picks with six trumps, buries AD TD, and calls AC with JC face down. Seat 0 holds
-# every club, so seat 0 is the partner.
-UNKNOWN_HANDS = [
-    "AC TC KC 9C 8C 7C",
-    "QC QS QH QD JS JC",
-    "AS TS KS 8S 7S 7D",
-    "AH TH KH 9H 8H 7H",
-    "JH JD KD 9D 8D 9S",
-]
-UNKNOWN_BLIND = "AD TD"
-
 
 def unknown_hand(dealer: int) -> Hand:
-    hand = new_hand(UNKNOWN_HANDS, UNKNOWN_BLIND, dealer=dealer, unknown_card=True)
+    hand = new_hand(UNKNOWN_CARD_HANDS, UNKNOWN_CARD_BLIND, dealer=dealer, unknown_card=True)
     while hand.turn != 1:
         act(hand, "pass")
     act(hand, "pick", "bury AD TD", "unknown AC JC")
@@ -386,7 +370,7 @@ def test_unknown_card_is_held_back_until_the_called_suit_or_the_last_trick() -> 
 
 def test_unknown_card_under_a_fail_card_follows_on_the_called_suit_lead() -> None:
     # The face-down card may be any card of the picker's hand; it is still the one played.
-    hand = new_hand(UNKNOWN_HANDS, UNKNOWN_BLIND, dealer=4, unknown_card=True)
+    hand = new_hand(UNKNOWN_CARD_HANDS, UNKNOWN_CARD_BLIND, dealer=4, unknown_card=True)
     act(hand, "pass", "pick", "bury AD TD", "unknown AS QC")
     assert hand.partner == 2
     act(hand, "AC")

@@ -12,22 +12,17 @@ from hypothesis import strategies as st
 
 from engine import Deal, RecordError, export_record, hand_from_record, replay_record
 from engine.record import describe_record
-from tests.engine.helpers import act, new_hand
+from tests.engine.helpers import CALLED_ACE_BLIND, CALLED_ACE_HANDS, act, new_hand
 
-# Dealer 0; seat 1 passes, seat 2 picks, buries 7S 8S and calls AC; two tricks and a card.
-HANDS = [
-    "JH AD 8C TS KS 9S",
-    "AH TH KH 9H 8H 7H",
-    "QC QS QH 7C 7S 8S",
-    "AC TC QD JD 8D 7D",
-    "TD JS JC KC 9C AS",
-]
-BLIND = "KD 9D"
+# On the called-ace deal: seat 1 passes, seat 2 picks, buries 7S 8S and calls AC; two tricks
+# and a card.
 WORDS = ("pass", "pick", "bury 7S 8S", "call AC", "AH", "9D", "QD", "JS", "JH", "AC")
 
 
 def record() -> dict[str, Any]:
-    hand = new_hand(HANDS, BLIND, dealer=0, preset="wisconsin", unknown_card=True)
+    hand = new_hand(
+        CALLED_ACE_HANDS, CALLED_ACE_BLIND, dealer=0, preset="wisconsin", unknown_card=True
+    )
     return export_record(act(hand, *WORDS))
 
 
@@ -37,7 +32,7 @@ def test_export_format() -> None:
     assert rec["format"] == "sheepshead-hand/1"
     assert rec["rules"] == {"preset": "wisconsin", "unknown_card": True}
     assert rec["dealer"] == 0 and rec["multiplier"] == 1
-    assert [set(h) for h in rec["deal"]["hands"]] == [set(h.split()) for h in HANDS]
+    assert [set(h) for h in rec["deal"]["hands"]] == [set(h.split()) for h in CALLED_ACE_HANDS]
     assert set(rec["deal"]["blind"]) == {"KD", "9D"}
     assert rec["actions"][:4] == [
         {"seat": 1, "action": "pass"},
@@ -62,7 +57,9 @@ def test_import_rebuilds_the_same_state() -> None:
 
 def test_defaults_of_a_minimal_record() -> None:
     # No format, rules, dealer, multiplier or actions: seed rules, dealer 0, stakes 1.
-    minimal = {"deal": {"hands": [h.split() for h in HANDS], "blind": BLIND.split()}}
+    minimal = {
+        "deal": {"hands": [h.split() for h in CALLED_ACE_HANDS], "blind": CALLED_ACE_BLIND.split()}
+    }
     hand = hand_from_record(minimal)
     assert hand.rules.to_dict() == {"preset": "seed"}
     assert hand.dealer == 0 and hand.multiplier == 1 and hand.actions == []
@@ -151,7 +148,7 @@ def test_bad_record_shapes() -> None:
 
 
 def test_actions_after_the_end() -> None:
-    hand = new_hand(HANDS, BLIND, dealer=0, no_pick="doubler")
+    hand = new_hand(CALLED_ACE_HANDS, CALLED_ACE_BLIND, dealer=0, no_pick="doubler")
     rec = export_record(act(hand, *["pass"] * 5))
     rec["actions"].append({"seat": 1, "action": "pass"})
     bad(rec, "hand_over", 5)
@@ -237,7 +234,7 @@ ERROR_CODES = {
 @settings(max_examples=300, deadline=None)
 @given(value=JSON, where=st.integers(0, 9))
 def test_any_value_in_any_field_is_replayed_or_rejected(value: Any, where: int) -> None:
-    deal = {"hands": [h.split() for h in HANDS], "blind": BLIND.split()}
+    deal = {"hands": [h.split() for h in CALLED_ACE_HANDS], "blind": CALLED_ACE_BLIND.split()}
     pick = [{"seat": 1, "action": "pick"}]
     rec: dict[str, Any] = [
         {"deal": {"seed": value}},
@@ -255,7 +252,7 @@ def test_any_value_in_any_field_is_replayed_or_rejected(value: Any, where: int) 
 
 
 def test_describe_record_mentions_every_trick() -> None:
-    hand = new_hand(HANDS, BLIND, dealer=0)
+    hand = new_hand(CALLED_ACE_HANDS, CALLED_ACE_BLIND, dealer=0)
     act(hand, "pass", "pick", "bury 7S 8S", "call AC")
     while not hand.is_over:
         hand.apply(hand.legal_actions()[0])

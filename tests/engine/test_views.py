@@ -10,24 +10,24 @@ from hypothesis import strategies as st
 from engine import Hand, card_code, parse_card, seat_view
 from engine.cards import JackOrder, sorted_cards
 from engine.rules import OPTION_NAMES, RuleSet
-from tests.engine.helpers import act, new_hand, random_states, rule_variants, rules
+from tests.engine.helpers import (
+    CALLED_ACE_BLIND,
+    CALLED_ACE_HANDS,
+    UNKNOWN_CARD_BLIND,
+    UNKNOWN_CARD_HANDS,
+    act,
+    new_hand,
+    random_states,
+    rule_variants,
+    rules,
+)
 
 SEATS = (0, 1, 2, 3, 4)
 VIEWERS: tuple[int | None, ...] = (*SEATS, None)
 
-# Dealer 0; seat 1 passes, seat 2 picks (blind KD 9D), buries 7S 8S and calls AC. Seat 3 holds AC.
-HANDS = [
-    "JH AD 8C TS KS 9S",
-    "AH TH KH 9H 8H 7H",
-    "QC QS QH 7C 7S 8S",
-    "AC TC QD JD 8D 7D",
-    "TD JS JC KC 9C AS",
-]
-BLIND = "KD 9D"
-
 
 def fresh() -> Hand:
-    return new_hand(HANDS, BLIND, dealer=0)
+    return new_hand(CALLED_ACE_HANDS, CALLED_ACE_BLIND, dealer=0)
 
 
 def views(hand: Hand) -> dict[int | None, dict[str, Any]]:
@@ -40,7 +40,7 @@ def test_each_seat_sees_only_its_own_hand() -> None:
         if seat is None:
             assert v["hand"] == []
         else:
-            assert set(v["hand"]) == set(HANDS[seat].split())
+            assert set(v["hand"]) == set(CALLED_ACE_HANDS[seat].split())
         assert v["seat"] == seat
         assert v["hand_sizes"] == [6, 6, 6, 6, 6]
         assert v["blind"] is None and v["buried"] is None and v["reveal"] is None
@@ -61,7 +61,7 @@ def test_blind_only_to_the_picker_once_picked() -> None:
     act(hand, "pick")
     vs = views(hand)
     assert set(vs[2]["blind"]) == {"KD", "9D"}
-    assert set(vs[2]["hand"]) == set(HANDS[2].split()) | {"KD", "9D"}
+    assert set(vs[2]["hand"]) == set(CALLED_ACE_HANDS[2].split()) | {"KD", "9D"}
     for v in (0, 1, 3, 4, None):
         assert vs[v]["blind"] is None
         assert vs[v]["picker"] == 2
@@ -118,17 +118,8 @@ def test_views_follow_the_trick_in_progress() -> None:
         assert view["tricks_won"] == [0, 0, 0, 1, 0]
 
 
-UNKNOWN_HANDS = [
-    "AC TC KC 9C 8C 7C",
-    "QC QS QH QD JS JC",
-    "AS TS KS 8S 7S 7D",
-    "AH TH KH 9H 8H 7H",
-    "JH JD KD 9D 8D 9S",
-]
-
-
 def test_under_card_only_to_the_picker() -> None:
-    hand = new_hand(UNKNOWN_HANDS, "AD TD", dealer=0, unknown_card=True)
+    hand = new_hand(UNKNOWN_CARD_HANDS, UNKNOWN_CARD_BLIND, dealer=0, unknown_card=True)
     act(hand, "pick", "bury AD TD", "unknown AC JC")
     vs = views(hand)
     assert vs[1]["under"] == "JC" and "JC" in vs[1]["hand"]
@@ -156,7 +147,7 @@ def test_everything_is_revealed_at_the_end() -> None:
         assert view["phase"] == "done" and view["turn"] is None and view["legal"] == []
         reveal = view["reveal"]
         assert set(reveal) == {"hands", "blind", "buried"}
-        assert [set(h) for h in reveal["hands"]] == [set(h.split()) for h in HANDS]
+        assert [set(h) for h in reveal["hands"]] == [set(h.split()) for h in CALLED_ACE_HANDS]
         assert set(reveal["blind"]) == {"KD", "9D"}
         assert set(reveal["buried"]) == {"7S", "8S"}
         for listed in [*reveal["hands"], reveal["blind"], reveal["buried"]]:
@@ -173,7 +164,7 @@ def display_order(codes: list[str]) -> list[str]:
 
 
 def test_under_revealed_at_the_end() -> None:
-    hand = new_hand(UNKNOWN_HANDS, "AD TD", dealer=0, unknown_card=True)
+    hand = new_hand(UNKNOWN_CARD_HANDS, UNKNOWN_CARD_BLIND, dealer=0, unknown_card=True)
     act(hand, "pick", "bury AD TD", "unknown AC JC")
     play_out(hand)
     for v in VIEWERS:
@@ -194,7 +185,7 @@ def test_leaster_blind_hidden_from_all_until_the_end() -> None:
 def test_display_order_is_trump_then_fail() -> None:
     hand = fresh()
     assert seat_view(hand, 4)["hand"] == ["JS", "JC", "TD", "KC", "9C", "AS"]
-    hand = new_hand(HANDS, BLIND, dealer=0, jack_order="clubs-first")
+    hand = new_hand(CALLED_ACE_HANDS, CALLED_ACE_BLIND, dealer=0, jack_order="clubs-first")
     assert seat_view(hand, 4)["hand"] == ["JC", "JS", "TD", "KC", "9C", "AS"]
     shown = seat_view(hand, 4)["rules"]
     assert shown == {"preset": "seed", **RuleSet(jack_order="clubs-first").options()}

@@ -9,7 +9,9 @@ import functools
 import importlib.util
 import os
 import random
+import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -43,6 +45,33 @@ def served_env() -> dict[str, str]:
     checkout, before them all."""
     paths = [p for p in (os.environ.get("PYTHONPATH"), str(ROOT)) if p]
     return {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "PYTHONSAFEPATH": "1"}
+
+
+def start_serve(*args: str) -> subprocess.Popen[str]:
+    """``sheepshead serve ARGS`` in a subprocess (:func:`served_env`), its stdout and stderr
+    piped as text; read its banner with :func:`serve_banner`."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "client.cli", "serve", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=served_env(),
+    )
+
+
+def serve_banner(process: subprocess.Popen[str], seconds: float = 60) -> str:
+    """What :func:`start_serve`'s ``process`` printed up to its "press Ctrl+C" line; the test
+    fails with its stderr if it ends first, or with what it printed if that takes longer than
+    ``seconds`` (checked between lines)."""
+    assert process.stdout is not None
+    text = ""
+    deadline = time.monotonic() + seconds
+    while "press Ctrl+C" not in text:
+        assert time.monotonic() < deadline, text
+        line = process.stdout.readline()
+        assert line, process.stderr.read() if process.stderr else text
+        text += line
+    return text
 
 
 CARD_SET = frozenset(CARD_CODES)

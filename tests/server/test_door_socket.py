@@ -15,7 +15,6 @@ import os
 import signal
 import socket
 import stat
-import subprocess
 import sys
 import threading
 import time
@@ -30,7 +29,7 @@ from server.doors import child as door_child
 from server.doors.child import WAITING, wait_for_server
 from server.doors.host import ASK_TIMEOUT, RemoteServer
 from server.storage.standings import identity_of
-from tests.server.support import Raw, running_server, served_env
+from tests.server.support import Raw, running_server, serve_banner, start_serve
 
 FINGERPRINT = "SHA256:" + "q" * 43
 """An SSH key's fingerprint, as the SSH door sends it."""
@@ -153,25 +152,12 @@ async def test_a_server_that_does_not_answer_is_given_up_after_the_timeout(tmp_p
 
 def test_serve_server_socket_runs_only_the_doors_and_stops_cleanly(tmp_path: Path) -> None:
     db = tmp_path / "data" / "s.db"
-    doors = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "client.cli", "serve", "--ssh", "0", "--db", str(db)),
-            *("--server-socket", str(tmp_path / "none.sock"), "--log-level", "warning"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=served_env(),
+    doors = start_serve(
+        *("--ssh", "0", "--db", str(db)),
+        *("--server-socket", str(tmp_path / "none.sock"), "--log-level", "warning"),
     )
     try:
-        assert doors.stdout is not None
-        text = ""
-        deadline = time.monotonic() + 60
-        while "press Ctrl+C" not in text:
-            assert time.monotonic() < deadline, text
-            line = doors.stdout.readline()
-            assert line, doors.stderr.read() if doors.stderr else text
-            text += line
+        text = serve_banner(doors)
         assert f"sheepshead doors for the server on {tmp_path / 'none.sock'}" in text
         assert "SSH door on port" in text and "listening on" not in text
         assert "no server answers there yet" in text

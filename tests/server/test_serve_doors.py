@@ -5,16 +5,13 @@ from __future__ import annotations
 import os
 import re
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from client.cli import main
 from server import cli
-from tests.server.support import BUILD, served_env
+from tests.server.support import BUILD, serve_banner, start_serve
 
 
 def test_door_options_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
@@ -42,37 +39,11 @@ def _children(pid: int) -> list[int]:
 
 def test_serve_opens_both_doors_prints_them_and_stops_cleanly(tmp_path: Path) -> None:
     db = tmp_path / "data" / "s.db"
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "client.cli",
-            "serve",
-            "--port",
-            "0",
-            "--ssh",
-            "0",
-            "--web",
-            "0",
-            "--db",
-            str(db),
-            "--log-level",
-            "warning",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=served_env(),
+    server = start_serve(
+        *("--port", "0", "--ssh", "0", "--web", "0", "--db", str(db), "--log-level", "warning")
     )
     try:
-        assert server.stdout is not None
-        text = ""
-        deadline = time.monotonic() + 60
-        while "press Ctrl+C" not in text:
-            assert time.monotonic() < deadline, text
-            line = server.stdout.readline()
-            assert line, server.stderr.read() if server.stderr else text
-            text += line
+        text = serve_banner(server)
         ssh = re.search(r"SSH door on port (\d+)", text)
         web = re.search(r"browser door on port (\d+)", text)
         assert ssh and web, text
