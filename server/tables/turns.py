@@ -32,7 +32,7 @@ TIMED_OUT_WORDS: Final = {
     "bury": "a bot buried for them",
     "call": "a bot called a partner for them",
     "unknown": "a bot called a partner for them",
-    "alone": "went alone for them: no partner could be called",
+    "alone": "went alone for them: no card to call",
     "no_crack": "no crack for them",
     "no_recrack": "no re-crack for them",
     "play": "a bot played for them",
