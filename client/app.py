@@ -1012,6 +1012,7 @@ class SheepsheadApp(App[int]):
         model = self.model
         if isinstance(self.screen, BuryDialog):
             return
+        self._result_gives_way()
         decision = model.decision_key()
         answered = self._while_pending(decision, then)
         self.push_screen(
@@ -1033,11 +1034,21 @@ class SheepsheadApp(App[int]):
         model = self.model
         if isinstance(self.screen, CallDialog):
             return
+        self._result_gives_way()
         rules = (model.view or {}).get("rules") or {}
         hints = bool(model.info.get("hints"))
         decision = model.decision_key()
         dialog = CallDialog(model.hand, model.legal, rules, hints=hints, decision=decision)
         self.push_screen(dialog, self._while_pending(decision, then))
+
+    def _result_gives_way(self) -> None:
+        """The next hand's bury or call dialog is opening: the last hand's result panel closes
+        first, with what was opened over it (history, score sheet). Left under the dialog, its
+        "▶ Your turn in the next hand: Enter closes this panel" was read through the dialog,
+        where Enter buries (the turn timer had picked for a player away from the table); the
+        result is still in the history (h)."""
+        while any(isinstance(s, ResultScreen) for s in self.screen_stack[1:]):
+            self.screen.dismiss(None)
 
     def _while_pending(
         self, decision: object, then: Callable[[Any], None]

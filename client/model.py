@@ -1021,6 +1021,8 @@ class TableModel:
             # log kept "Hal took seat 3", and the history's "You took seat 3" came again).
             mine = seat
         if own is not None and seat is not None and seat == mine:
+            if code == "timer_expired":
+                return own_timer_text(str(msg.get("text", "")))
             return own.format(seat=seat)
         return str(msg.get("text", ""))
 
@@ -1309,6 +1311,22 @@ _YOUR_NOTICES: Final = {
     "timer_expired": "Time ran out for you; a bot moved",
 }
 """Notices about the reader's own seat, by code, as that reader sees them (PROTOCOL.md §6)."""
+
+
+def own_timer_text(text: str) -> str:
+    """A ``timer_expired`` notice about the reader's own seat, in the second person: what the
+    server says it did "for them" (after the "; " that follows the name) done "for you"; the
+    plain words when it says nothing of the kind (a server from before it said what it did).
+
+    >>> own_timer_text("Time ran out for ann; passed for them")
+    'Time ran out for you; passed for you'
+    >>> own_timer_text("Time ran out for ann; a bot moved")
+    'Time ran out for you; a bot moved'
+    """
+    _, said, what = text.rpartition("; ")  # a name may hold "; ", the words after it never
+    if said and " for them" in what:
+        return f"Time ran out for you; {what.replace(' for them', ' for you', 1)}"
+    return _YOUR_NOTICES["timer_expired"]
 
 
 def names_player(text: str, name: str) -> bool:

@@ -750,7 +750,8 @@ FIELD_HELP: dict[str, str] = {
     "gamerules.com text: J♠ above J♣, every option at its default.",
     "f-hands": "How many hands the match lasts; empty plays until the host ends it.",
     "f-timer": f"Seconds each player has to act (at least {TURN_TIMER_PERSON_MIN}, time for a "
-    "person to read the table and choose); empty means no timer.",
+    "person to read the table and choose); then the server acts for them: it passes, never "
+    "cracks, calls a partner rather than going alone. Empty means no timer.",
     "f-password": "Players must give it to join; empty leaves the table open.",
     "f-hints": "Let the people at the table ask the coach (i) for the best card on their turn.",
 }

@@ -9,7 +9,7 @@ rematch key.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -766,11 +766,21 @@ def result_keys(out: str | None, *, review: bool, rematch: bool) -> str:
     return " · ".join(keys)
 
 
+STAKES_KEYS: Final[dict[str, str]] = {
+    "crack": "c cracks",
+    "crack_pair": "w cracks with your queens",
+    "recrack": "c re-cracks",
+    "no_crack": "n does not crack",
+}
+"""The result panel's words for the crack round's and the re-crack's keys (the table's, which
+answer from the panel too), in the order it names them."""
+
+
 class ResultScreen(FitsHeight):
     """After a hand: what happened and who pays whom (Enter, Esc or Space closes).
 
     When the next hand already asks you to pick, the panel says so, and p and s answer from
-    here (closing it).
+    here (closing it); likewise c, w and n in the crack round and at the re-crack.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -783,6 +793,12 @@ class ResultScreen(FitsHeight):
         Binding("v", "review", "review", show=False),
         Binding("p", "decide('pick')", "pick", show=False),
         Binding("s", "decide('pass_blind')", "pass", show=False),
+        # The crack round's keys, as the table's status line under the panel names them: each
+        # works only while the server offers it (check_action), so one key has two bindings.
+        Binding("c", "decide('crack')", "crack", show=False),
+        Binding("c", "decide('recrack')", "re-crack", show=False),
+        Binding("w", "decide('crack_pair')", "crack with queens", show=False),
+        Binding("n", "decide('no_crack')", "no crack", show=False),
         Binding("i", "hint", "hint", show=False),
         Binding("n", "rematch", "rematch", show=False),
         Binding("q", "quit_app", "quit", show=False),
@@ -889,6 +905,13 @@ class ResultScreen(FitsHeight):
             # This panel covers the hand at 80x24: the new cards are shown with the question.
             text.append("\nYour cards: ", style="")
             text.append_text(cards_text(self.model.hand))
+        elif live & STAKES_KEYS.keys():
+            keys = ", ".join(STAKES_KEYS[d] for d in STAKES_KEYS if d in live)
+            if self.model.decision == "recrack":
+                keys = keys.replace("n does not crack", "n lets the crack stand")
+            if self.check_action("hint", ()):
+                keys += ", i hint"
+            text.append(f"▶ Your turn in the next hand: {keys} (from here too).")
         elif self.model.decision == "play":
             text.append("▶ Your turn in the next hand: Enter or a card's key closes this panel.")
         elif self.model.prompt is not None:

@@ -7,7 +7,8 @@ import asyncio
 import contextvars
 import logging
 import secrets
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Any, Final, Protocol
 
 from engine.actions import Action, action_from_dict
 from engine.bots import strategy_names
@@ -19,6 +20,53 @@ from server.tables.seats import SeatState, TableState
 from server.tables.table_config import TableConfig
 
 log = logging.getLogger("sheepshead.server")
+
+COMMITTING: Final = frozenset({"pick", "alone", "blitz", "crack", "recrack"})
+"""The action kinds that commit a person to more than the game asks of them: the turn timer
+takes one of these for them only when nothing else is legal (the dealer made to pick under
+``no_pick: forced-pick``; a picker with no card to call must go alone)."""
+
+TIMED_OUT_WORDS: Final = {
+    "pass": "passed for them",
+    "pick": "picked for them, as the rules require",
+    "bury": "a bot buried for them",
+    "call": "a bot called a partner for them",
+    "unknown": "a bot called a partner for them",
+    "alone": "went alone for them: no card to call",
+    "no_crack": "no crack for them",
+    "no_recrack": "no re-crack for them",
+    "play": "a bot played for them",
+}
+"""What the turn timer did for a person, by the kind of action taken: the notice's words after
+"Time ran out for NAME; ", each with "for them" once, which the person's own client reads as
+"for you" (``client.model``); never a :data:`COMMITTING` one by choice."""
+
+
+def timed_out_choices(legal: Sequence[Action]) -> tuple[Action, ...]:
+    """The actions the turn timer may take for a person whose time ran out: the least
+    committal legal ones (pass, no crack, no re-crack, a bury and not a blitz, a call and not
+    alone, any card), or every legal action when only committing ones are legal.
+
+    >>> from engine.actions import Pass, Pick, Crack, NoCrack, Alone, Call
+    >>> timed_out_choices((Pick(1), Pass(1))), timed_out_choices((Pick(4),))
+    ((Pass(seat=1),), (Pick(seat=4),))
+    >>> timed_out_choices((Crack(2), Crack(2, "red"), NoCrack(2)))
+    (NoCrack(seat=2),)
+    >>> timed_out_choices((Call(0, 6), Alone(0)))
+    (Call(seat=0, card=6),)
+    """
+    allowed = tuple(a for a in legal if a.kind not in COMMITTING)
+    return allowed or tuple(legal)
+
+
+def timed_out_notice(name: str | None, action: Action) -> str:
+    """The ``timer_expired`` notice's text: whose time ran out and what was done for them.
+
+    >>> from engine.actions import Pass
+    >>> timed_out_notice("ann", Pass(0))
+    'Time ran out for ann; passed for them'
+    """
+    return f"Time ran out for {name}; {TIMED_OUT_WORDS.get(action.kind, 'a bot moved for them')}"
 
 
 class TurnsTable(Protocol):
@@ -224,14 +272,17 @@ class TurnClock:
             self._end_pause()  # the sleep may end a hair before the pause does
             hand = match.hand
             view = seat_view(hand, seat)
-            action = await self._choose(seat, view)
+            if mode == "timer":
+                action = await self._timed_out_action(seat, view)
+            else:
+                action = await self._choose(seat, view)
             if self.table.state != "playing" or self._key() != key:
                 return  # somebody else moved meanwhile (the player came back and acted)
             self._turn_task = None
             self._turn_key = None
             if mode == "timer":
                 name = self.table.seats[seat].name
-                self.table.notice("timer_expired", f"Time ran out for {name}; a bot moved", seat)
+                self.table.notice("timer_expired", timed_out_notice(name, action), seat)
             self.table.apply_action(action)
         except asyncio.CancelledError:
             raise
@@ -240,16 +291,33 @@ class TurnClock:
             self._fallback_move(key, seat)
 
     def _fallback_move(self, key: tuple[int, int], seat: int) -> None:
-        """Keep the table moving after an unexpected failure: play the first legal action."""
+        """Keep the table moving after an unexpected failure: the first of the least committal
+        legal actions (:func:`timed_out_choices`: it may be a person's seat whose time ran out,
+        who is not to be made the picker)."""
         match = self.table.match
         if self.table.state != "playing" or match is None or self._key() != key:
             return
         try:
             self._turn_task = None
             self._turn_key = None
-            self.table.apply_action(match.hand.legal_actions()[0])
+            self.table.apply_action(timed_out_choices(match.hand.legal_actions())[0])
         except Exception:
             log.exception("table %s: seat %d is stuck", self.table.id, seat)
+
+    async def _timed_out_action(self, seat: int, view: dict[str, Any]) -> Action:
+        """What the turn timer takes for a person (:func:`timed_out_choices`): the one least
+        committal action, or the strategy's choice among several (a bury, a call, a card)."""
+        match = self.table.match
+        assert match is not None
+        allowed = timed_out_choices(match.hand.legal_actions())
+        if len(allowed) == 1:
+            return allowed[0]
+        # The strategy sees only the allowed actions (a strategy chooses among the legal list
+        # it is given, whatever its view's): a blitz or going alone is not among them.
+        narrowed = {**view, "legal": [a.to_dict() for a in allowed]}
+        action = await self._choose(seat, narrowed)
+        # A strategy that ignores its list still commits nobody: the first allowed action.
+        return action if action in allowed else allowed[0]
 
     async def _choose(self, seat: int, view: dict[str, Any]) -> Action:
         """The strategy's choice, made in a bot worker within the decision budget

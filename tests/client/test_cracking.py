@@ -43,11 +43,34 @@ def status(app: Any) -> str:
 
 
 async def test_a_defender_cracks_with_c_or_shows_its_queens_with_w() -> None:
-    table = tavern_table(4, [*CALLED, {"action": "no_crack"}, {"action": "no_crack"}])
+    """At the table, and from the last hand's result panel while it is up: the status line
+    under the panel said "c cracks ..., n passes", and those keys did nothing there."""
+    table = EngineTable(seed=11, dealer=3, me=4, rules=RuleSet.from_preset("tavern"))
+    done = table.messages() + table.play_out()
+    table.hand = tavern_table(4, [*CALLED, {"action": "no_crack"}, {"action": "no_crack"}]).hand
+    table.seq += 1  # the next hand, dealt by seat 4, at its crack round
     app = SheepsheadApp(mode="play")
     async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, done)
+        assert isinstance(app.screen, ResultScreen)
         await fed(pilot, table.messages())
         assert app.model.decision == "crack"
+        keys = "c cracks, w cracks with your queens, n does not crack (from here too)"
+        assert keys in " ".join(screen_text(app).replace("│", " ").split())
+        for key, sent in [
+            ("w", {"action": "crack", "blitz": "red"}),
+            ("c", {"action": "crack"}),
+            ("n", {"action": "no_crack"}),
+        ]:
+            if not isinstance(app.screen, ResultScreen):
+                app.open_result(app.model.history[-1])
+                await pilot.pause()
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, TableScreen)
+            assert app.outbox == [sent]
+            app.outbox.clear()
+            await fed(pilot, table.messages())  # the prompt again (as after a refused answer)
         text = status(app)
         assert text == "Crack round: c cracks (×2), w cracks with your red queens (×4), n passes."
         assert len(text) < SIZE[0] - 2  # the status line is one line of the terminal

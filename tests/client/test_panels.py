@@ -19,6 +19,7 @@ import pytest
 from client import play as play_command
 from client.app import SheepsheadApp
 from client.model import Change, FinishedHand, TableModel
+from client.screens.dialogs import BuryDialog
 from client.screens.result import (
     KEYS_WIDTH,
     MatchOverScreen,
@@ -218,8 +219,12 @@ async def test_the_history_help_and_rules_fit_a_terminal_shorter_than_24_rows() 
 
 
 async def test_the_result_panel_shows_your_new_cards_when_you_are_asked_to_pick() -> None:
-    """At 80×24 the panel covers your hand: the question comes with the cards it is about."""
-    _, messages = next_hand_asks_me_to_pick()
+    """At 80×24 the panel covers your hand: the question comes with the cards it is about.
+    When the pick is made without you (the turn timer, the dealer made to pick), the bury
+    dialog opens over the table, not over the panel: left under the dialog, the panel's
+    "▶ Your turn in the next hand: Enter closes this panel" showed through it, where Enter
+    buries."""
+    table, messages = next_hand_asks_me_to_pick()
     app = SheepsheadApp(mode="play")
     async with app.run_test(size=SMALL) as pilot:
         await fed(pilot, messages)
@@ -230,6 +235,15 @@ async def test_the_result_panel_shows_your_new_cards_when_you_are_asked_to_pick(
         assert len(app.model.hand) == 6
         for code in app.model.hand:
             assert card_label(code) in cards, (code, cards)
+        said = "Time ran out for Ann; picked for them, as the rules require"
+        timed_out = {"type": "notice", "table": "t1", "code": "timer_expired", "seat": 0}
+        await fed(pilot, [{**timed_out, "text": said}, *table.apply({"action": "pick"})])
+        await wait_for(pilot, lambda: isinstance(app.screen, BuryDialog), timeout=5)
+        assert [type(s) for s in app.screen_stack[1:]] == [TableScreen, BuryDialog]
+        text = screen_text(app)
+        assert "Your turn in the next hand" not in text and "Choose two cards" in text
+        said_to_me = "Time ran out for you; picked for you, as the rules require"
+        assert said_to_me in [e.text for e in app.model.log]
 
 
 @pytest.mark.parametrize("out", [None, "Esc leave table", "Esc table"])

@@ -1,0 +1,127 @@
+"""The turn timer takes the least committal legal action for a person whose time ran out, and
+its notice says what it did (PROTOCOL.md §6, ``timer_expired``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from client.session import ServerError
+from engine.bots import STRATEGIES, register
+from tests.server.support import running_server, session
+
+COMMITTING = ("pick", "blitz", "alone", "crack", "recrack")
+"""The actions that commit a player to more than the game asks (docs/rules.md)."""
+
+WORDS = {
+    "pass": "passed for them",
+    "pick": "picked for them",
+    "bury": "buried for them",
+    "call": "called a partner for them",
+    "unknown": "called a partner for them",
+    "alone": "went alone for them",
+    "no_crack": "no crack for them",
+    "no_recrack": "no re-crack for them",
+    "play": "a bot played for them",
+}
+"""What the notice says was done, by the action taken."""
+
+
+def _boldest(legal: Sequence[Any]) -> Any:
+    return next((a for a in legal if a.get("action") in COMMITTING), legal[0])
+
+
+class Bold:
+    """Takes the most committal action it is offered: picks, blitzes, goes alone, cracks."""
+
+    name = "timer_bold"
+
+    def __init__(self, *, seed: int | None = None) -> None:
+        del seed
+
+    def choose(self, view: Any, legal: Sequence[Any]) -> Any:
+        """The first committing action, else the first legal one."""
+        return _boldest(legal)
+
+
+class Stubborn(Bold):
+    """Never picks unless made to, and is bold otherwise: the blind comes round to every seat,
+    the dealer must pick (``forced-pick``), and a picker is cracked."""
+
+    name = "timer_stubborn"
+
+    def choose(self, view: Any, legal: Sequence[Any]) -> Any:
+        """Pass when it may, else the boldest action."""
+        return next((a for a in legal if a.get("action") == "pass"), None) or _boldest(legal)
+
+
+@pytest.fixture
+def bold_strategies() -> Iterator[None]:
+    """Register both strategies in this process (the server runs them, ``bot_workers`` 0)."""
+    register(Bold.name, "the boldest action")(Bold)
+    register(Stubborn.name, "passes, else the boldest action")(Stubborn)
+    try:
+        yield
+    finally:
+        for name in (Bold.name, Stubborn.name):
+            STRATEGIES.pop(name, None)
+
+
+async def test_the_timer_passes_declines_and_calls_for_a_person_rather_than_commit_them(
+    bold_strategies: None, tmp_path: Path
+) -> None:
+    # The strategy the timer asks is the boldest there is: left to it, the sleeper would pick,
+    # blitz, go alone and crack. Four bots that pass bring the blind round to the sleeper
+    # every hand; the dealer must pick; any defender may crack, and the bots do.
+    async with running_server(bot_workers=0, default_bot=Bold.name) as server:
+        me = session(server, "Sleepy", tmp_path)
+        await me.connect()
+        options = {"no_pick": "forced-pick", "crack_by": "defenders"}
+        await me.request(
+            "create_table", name="timed", preset="tavern", options=options, hands=None,
+            turn_timer=0.1,
+        )  # fmt: skip
+        for _ in range(4):
+            await me.request("add_bot", strategy=Stubborn.name)
+        await me.request("start")
+        seen: dict[str, str] = {}  # action taken by the timer -> the notice's text
+        dealt: set[int] = set()  # the dealers of the hands played (the sleeper's seat is 0)
+        legal: list[dict[str, Any]] = []
+        said: str | None = None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 30
+        # Until the sleeper has dealt (the forced pick, a bury, a call and a re-crack offer)
+        # and sat left of the dealer (the first asked whether to crack).
+        while not ({0, 4} <= dealt and "no_recrack" in seen and "no_crack" in seen):
+            msg = await asyncio.wait_for(me.events.get(), deadline - loop.time())
+            assert msg.get("hand", 0) < 8, f"hands went by without the decisions: {sorted(seen)}"
+            if msg["type"] == "your_turn":
+                if msg["legal"][0]["action"] == "play":  # cards: answered, not what is tested
+                    with contextlib.suppress(ServerError):  # stale: the timer was quicker
+                        await me.act(msg["legal"][0], seq=msg["seq"])
+                else:
+                    legal = msg["legal"]
+            elif msg["type"] == "notice" and msg["code"] == "timer_expired":
+                assert msg["seat"] == 0
+                said = msg["text"]
+            elif msg["type"] == "state" and msg["view"] is not None:
+                dealt.add(msg["view"]["dealer"])
+                last = msg["last"]
+                if said is None or last is None or last["seat"] != 0:
+                    continue
+                kind = last["action"]
+                offered = {a["action"] for a in legal}
+                assert kind not in COMMITTING or offered <= set(COMMITTING), (kind, offered)
+                assert said.startswith("Time ran out for Sleepy; ") and WORDS[kind] in said
+                seen[kind] = said
+                said = None
+        await me.request("end_match")
+        await me.close()
+    assert {"pass", "pick", "bury", "no_crack", "no_recrack"} <= seen.keys()
+    assert seen["pass"] == "Time ran out for Sleepy; passed for them"
+    assert {"call", "unknown", "alone"} & seen.keys()
