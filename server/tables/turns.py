@@ -223,7 +223,10 @@ class TurnClock:
         delay: float
         wait = self.wait_left()
         if s.kind == "bot" or self.table.presence.standin_active(seat):
-            mode, delay = "bot", max(self.table.hub.config.bot_delay, wait)
+            # A stand-in for an absent person commits them to nothing they did not choose
+            # (as the turn timer does); an emptied seat's stand-in plays its strategy.
+            mode = "standin" if s.kind == "human" else "bot"
+            delay = max(self.table.hub.config.bot_delay, wait)
         elif wait > 0:
             # The prompt goes out when the pause ends: a timer, not a task (fewer objects for
             # the garbage collector, once per trick at every table).
@@ -272,7 +275,7 @@ class TurnClock:
             self._end_pause()  # the sleep may end a hair before the pause does
             hand = match.hand
             view = seat_view(hand, seat)
-            if mode == "timer":
+            if mode in ("timer", "standin"):
                 action = await self._timed_out_action(seat, view)
             else:
                 action = await self._choose(seat, view)
@@ -305,7 +308,8 @@ class TurnClock:
             log.exception("table %s: seat %d is stuck", self.table.id, seat)
 
     async def _timed_out_action(self, seat: int, view: dict[str, Any]) -> Action:
-        """What the turn timer takes for a person (:func:`timed_out_choices`): the one least
+        """What the turn timer, or an absent person's stand-in, takes for a person
+        (:func:`timed_out_choices`): the one least
         committal action, or the strategy's choice among several (a bury, a call, a card)."""
         match = self.table.match
         assert match is not None

@@ -125,3 +125,39 @@ async def test_the_timer_passes_declines_and_calls_for_a_person_rather_than_comm
     assert {"pass", "pick", "bury", "no_crack", "no_recrack"} <= seen.keys()
     assert seen["pass"] == "Time ran out for Sleepy; passed for them"
     assert {"call", "unknown", "alone"} & seen.keys()
+
+
+async def test_an_absent_persons_stand_in_passes_rather_than_pick_for_them(
+    bold_strategies: None, tmp_path: Path
+) -> None:
+    # The stand-in's strategy (the server's default bot) is the boldest there is; the bots and
+    # the host pass, so the blind comes round to the absent person every hand. Left to its
+    # strategy the stand-in would pick for someone who never saw the hand.
+    async with running_server(bot_workers=0, default_bot=Bold.name) as server:
+        host = session(server, "Host", tmp_path)
+        await host.connect()
+        reply = await host.request("create_table", name="away", hands=None, grace=0.05)
+        for _ in range(3):
+            await host.request("add_bot", strategy=Stubborn.name)
+        away = session(server, "Away", tmp_path)
+        await away.connect()
+        seat = (await away.request("join", table=reply["table"]))["seat"]
+        await host.request("start")
+        await away.close()
+        bids: dict[int, str] = {}  # hand -> what the stand-in did at the pick
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 30
+        while len(bids) < 3:
+            msg = await asyncio.wait_for(host.events.get(), deadline - loop.time())
+            if msg["type"] == "your_turn":
+                legal = msg["legal"]
+                answer = next((a for a in legal if a["action"] == "pass"), legal[0])
+                with contextlib.suppress(ServerError):
+                    await host.act(answer, seq=msg["seq"])
+            elif msg["type"] == "state" and msg["view"] is not None and msg["last"] is not None:
+                last = msg["last"]
+                if last["seat"] == seat and last["action"] in ("pass", "pick"):
+                    bids[msg["hand"]] = last["action"]
+        await host.request("end_match")
+        await host.close()
+    assert set(bids.values()) == {"pass"}, bids
