@@ -80,6 +80,7 @@ async def test_a_seat_emptied_in_a_rematchs_seed_wait_cancels_it_and_a_new_start
         assert (await ann.request_keeping("rematch"))["type"] == "ok"
         rematch = (await ann.expect("commitment"))["commitment"]
         assert (await bob.request("leave"))["type"] == "ok"
+        await bob.close()
         # At once, not when the wait ends (before: 30 s later, and only if nobody sat there).
         notice = await ann.expect("notice", code="start_cancelled")
         assert notice["table"] == table
