@@ -453,11 +453,18 @@ class Person:
     info: Mapping[str, Any] = field(default_factory=dict)
     """The table's summary, from the last state that carried one."""
     restart_due: bool = False
+    """The host was told ``start_cancelled``: it starts the match again once the table is full."""
+    played: bool = False
+    """A state of a table playing has come: a waiting table seen from then on waits for its
+    host (the states queued from before the first start are of the table being set up)."""
+    short: bool = False
+    """Since it played, the table was seen waiting with a seat empty (a rematch taken with a
+    seat left, or a start cancelled): no start is pending there (PROTOCOL.md §4 notes), and the
+    host starts it once it is full."""
     fresh: bool = False
     """The host's rematch was taken and no state of the new match has come: an over snapshot
     now is the last match's (queued before the reply)."""
     last_chat: float = 0.0
-    """The host was told ``start_cancelled``: it starts the match again once the table is full."""
 
     async def sit(self, table: str | None, create: Mapping[str, Any] | None = None) -> str:
         """Connect and take a seat (``create``: create the table instead); the table."""
@@ -504,11 +511,15 @@ class Person:
                 self.fresh = self.fresh and self.info.get("state") == "over"
             info = self.info
             full = all(seat.get("kind") != "empty" for seat in info.get("seats") or [{}])
+            self.played = self.played or info.get("state") == "playing"
+            if info.get("state") == "waiting" and not full and self.played:
+                self.short = True
             waiting = info.get("state") == "waiting" and full
-            if host and waiting and (self.restart_due or snapshot):
-                # As a person would: the table waits (a start cancelled, or a start the server
-                # took and then lost, killed before the first deal); start it again.
-                self.restart_due = False
+            if host and waiting and (self.restart_due or self.short or snapshot):
+                # As a person would: the table waits, full again (a rematch taken with a seat
+                # left, a start cancelled when a seat emptied, or a start the server took and
+                # then lost, killed before the first deal); start it again.
+                self.restart_due = self.short = False
                 self.evening.started_again += 1
                 await request(self.evening, "host", session, "start")
             if kind == "your_turn":

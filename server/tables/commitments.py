@@ -206,7 +206,9 @@ class SeedCeremony:
         self.table = table
         self.deal_seeds: DealSeeds | None = None
         """The match's commit–reveal seeds; None before the first start."""
-        self._seed_arrived = asyncio.Event()
+        self._look_again = asyncio.Event()
+        """Set when a seed arrives or the seats waited for change: :meth:`wait_for_seeds`
+        looks again."""
 
     def new_match(self) -> None:
         """A new match: seeds of its own (its first commitment is :meth:`commit`'s)."""
@@ -240,7 +242,13 @@ class SeedCeremony:
         if self.deal_seeds is None:
             raise RequestError(errors.STALE, "No commitment is collecting seeds at this table")
         self.deal_seeds.offer(seat, quoted, seed)
-        self._seed_arrived.set()
+        self._look_again.set()
+
+    def recheck(self) -> None:
+        """The seats a deal waits for changed (a person disconnected or left): a wait in
+        :meth:`wait_for_seeds` looks again at once, so it ends when nobody connected is
+        missing, not when ``seed_wait`` runs out."""
+        self._look_again.set()
 
     def seed_seats(self) -> list[int]:
         """The seats whose client seed a deal waits for: connected people."""
@@ -261,9 +269,9 @@ class SeedCeremony:
             left = deadline - hub.now()
             if left <= 0:
                 return
-            self._seed_arrived.clear()
+            self._look_again.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._seed_arrived.wait(), left)
+                await asyncio.wait_for(self._look_again.wait(), left)
 
     def lock(self, hand: int) -> None:
         """Deal hand ``hand`` with the pending commitment (if any) and store the seeds."""

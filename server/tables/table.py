@@ -603,6 +603,9 @@ class Table:
         self.ledger.seat_changed(seat, self.seats[seat])
         if self.host_seat == seat:
             self._pass_host(seat)
+        if self._starting is not None:
+            self._abandon_start()
+        self.seeds.recheck()  # a next hand's deal no longer waits for this seat's seed
 
     def _pass_host(self, seat: int) -> None:
         """The host left ``seat``: the first other seat a person holds is the host (told to
@@ -617,6 +620,19 @@ class Table:
         if self.host_seat is not None:
             new_host = self.seats[self.host_seat].name
             self.notice("host", f"{new_host} is now the host", self.host_seat)
+
+    def _abandon_start(self) -> None:
+        """A seat emptied while the first deal waited for the people's client seeds: the
+        start is off at once, told ``start_cancelled``, not when the wait ends. So a table
+        waiting with a seat empty never has a start pending: whoever sits there next finds a
+        table its host starts again (``start`` taken, not ``already_started``), and sends a
+        seed for that start's own commitment; before, the old start dealt at the end of the
+        wait, the newcomer's seed drawn, and only if the seat had filled again by then."""
+        if self._starting is not None:
+            self._starting.cancel()
+            self._starting = None
+        self.seeds.cancel()
+        self._cancel_start()
 
     def _cancel_start(self) -> None:
         """An accepted start will not deal (a seat emptied before it, before or across a
@@ -716,8 +732,7 @@ class Table:
             if self.state != "waiting":
                 return
             if any(s.kind == "empty" for s in self.seats):
-                self.seeds.cancel()
-                self._cancel_start()
+                self._abandon_start()  # not reached: an emptied seat abandons it at once
                 return
             self._deal_first_hand()
         except asyncio.CancelledError:
@@ -983,6 +998,7 @@ class Table:
         s.peer = None
         s.disconnected_at = self.hub.now()
         self.last_activity = self.hub.now()
+        self.seeds.recheck()  # a deal waiting for seeds no longer waits for theirs
         if self.state == "over":
             if not self._maybe_close():
                 self.publish_state()
