@@ -12,8 +12,9 @@ league settles at closing time.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from textual import work
 from textual.app import ComposeResult
@@ -119,9 +120,19 @@ def money(cents: int) -> str:
 def settle_lines(rows: Sequence[Mapping[str, Any]], stake: int) -> list[str]:
     """The settle-up view's lines: the payments between the people in ``rows`` (the bots do
     not pay or get paid), and what is left over when their totals do not add up to zero (the
-    bots' points, and those of players the server does not remember)."""
+    bots' points, and those of players the server does not remember).
+
+    Two players of one name are two people (:func:`shown_names`): keyed by the name alone,
+    the second's total replaced the first's.
+
+    >>> settle_lines([{"player": "bob", "tag": "SHA256:Bog0GwduGd", "total": 3},
+    ...               {"player": "bob", "tag": "3b295660", "total": -3}], 100)
+    ['bob·3b2956 pays bob·Bog0Gw $3.00']
+    """
     people = {
-        str(r.get("player", "?")): int(r.get("total", 0)) for r in rows if r.get("kind") != "bot"
+        name: int(r.get("total", 0))
+        for r, name in zip(rows, shown_names(rows), strict=True)
+        if r.get("kind") != "bot"
     }
     lines = [
         f"{payer} pays {payee} {money(cents)}" for payer, payee, cents in settle(people, stake)
@@ -144,6 +155,28 @@ def _percent(value: object) -> str:
 def _name(row: Mapping[str, Any]) -> str:
     name = str(row.get("player", "?"))
     return bot_label(name) if row.get("kind") == "bot" else name
+
+
+TAG_SHOWN: Final = 6
+"""Characters of a player's tag (PROTOCOL.md §10.1) that follow a name two players share."""
+
+
+def shown_names(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Each row's name as the standings show it: a name more than one player goes by (Bob
+    on his laptop's SSH key and on the club's browser) is followed by the start of each one's
+    tag, the SSH key's fingerprint or the player key's hash, so the two rows tell apart.
+
+    >>> shown_names([{"player": "bob", "tag": "SHA256:Bog0GwduGd"}, {"player": "ann"},
+    ...              {"player": "bob", "kind": "key", "tag": "3b295660"}])
+    ['bob·Bog0Gw', 'ann', 'bob·3b2956']
+    """
+    names = [_name(row) for row in rows]
+    shared = {name for name, count in Counter(names).items() if count > 1}
+    shown = []
+    for row, name in zip(rows, names, strict=True):
+        tag = str(row.get("tag") or "").removeprefix("SHA256:")[:TAG_SHOWN]
+        shown.append(f"{name}·{tag}" if name in shared and tag else name)
+    return shown
 
 
 def standings_hint(players: int, ranked_here: int, *, tonight: bool) -> str:
@@ -259,10 +292,12 @@ class StandingsScreen(Screen[None]):
         grid = self.query_one(DataTable)
         grid.clear()
         rows = ranked(self.rows, self.by, MIN_HANDS)
+        shown = zip(self.rows, shown_names(self.rows), strict=True)
+        names = {id(row): name for row, name in shown}
         for rank, row in enumerate(rows, 1):
             grid.add_row(
                 str(rank),
-                _name(row),
+                names[id(row)],
                 str(row.get("hands", 0)),
                 f"{int(row.get('total', 0)):+d}",
                 f"{float(row.get('per_hand', 0)):+.2f}",

@@ -201,3 +201,22 @@ def test_ranked_per_hand_the_line_under_the_list_says_who_is_left_out() -> None:
     assert standings_hint(2, 1, tonight=False).startswith("1 player with fewer than 10 hands is")
     assert standings_hint(6, 6, tonight=False).startswith("Pick: share of hands picked")
     assert standings_hint(6, 0, tonight=False).startswith("Nobody has played 10 hands yet")
+
+
+def test_two_players_of_one_name_are_two_rows_and_two_people_to_settle() -> None:
+    """At a club evening two players went by "bob" (two SSH keys): the standings showed two
+    rows "bob" nobody could tell apart, and settling up keyed the totals by name, so one
+    bob's total replaced the other's (here Ann was told to pay the bob who lost)."""
+    from client.screens.standings import settle_lines, shown_names
+
+    rows = [
+        {"player": "bob", "kind": "ssh", "tag": "SHA256:Bog0GwduGdMV", "total": 4},
+        {"player": "ann", "kind": "ssh", "tag": "SHA256:jqi3vCCXkhY1", "total": -2},
+        {"player": "heuristic", "kind": "bot", "tag": "heuristic", "total": 0},
+        {"player": "bob", "kind": "key", "tag": "3b295660", "total": -2},
+    ]
+    assert shown_names(rows) == ["bob·Bog0Gw", "ann", "heuristic bot", "bob·3b2956"]
+    assert settle_lines(rows, 100) == [
+        "ann pays bob·Bog0Gw $2.00",
+        "bob·3b2956 pays bob·Bog0Gw $2.00",
+    ]
