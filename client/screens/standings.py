@@ -208,10 +208,15 @@ class StandingsScreen(Screen[None]):
     """The standings table; Tab switches the ranking, n tonight / all time, m settles up (+/-
     the stake), r asks again, Esc goes back."""
 
+    # n and m each have two bindings, of which check_action shows the one that says what the
+    # key does now: the footer said "n Tonight" over tonight's list (n went back to every
+    # match) and "m Settle up" over the settling up (m went back to the list).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("tab", "switch", "Total/hand"),
         Binding("n", "tonight", "Tonight"),
+        Binding("n", "all_time", "All matches"),
         Binding("m", "settle", "Settle up"),
+        Binding("m", "unsettle", "List"),
         Binding("plus,equals_sign", "stake(1)", "Stake+", show=False),
         Binding("minus", "stake(-1)", "Stake-", show=False),
         Binding("f5,r", "refresh", "Refresh"),
@@ -314,6 +319,19 @@ class StandingsScreen(Screen[None]):
             hint = standings_hint(len(self.rows), len(rows), tonight=self.since == "tonight")
         self.query_one("#standings-hint", Static).update(hint)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Of n's and m's two bindings the one for the view shown; Tab only over the list
+        (in the settling up it changed the hidden list's ranking, with nothing to see)."""
+        if action == "tonight":
+            return self.since != "tonight"
+        if action == "all_time":
+            return self.since == "tonight"
+        if action in ("switch", "settle"):
+            return not self.settling
+        if action == "unsettle":
+            return self.settling
+        return True
+
     def action_switch(self) -> None:
         """Rank by the other measure."""
         self.by = "per_hand" if self.by == "total" else "total"
@@ -325,13 +343,23 @@ class StandingsScreen(Screen[None]):
         self.window = None
         self.loaded = False
         self.rows = []
+        self.refresh_bindings()
         self.show()
         self.load()
+
+    def action_all_time(self) -> None:
+        """Every match again, from tonight's (n)."""
+        self.action_tonight()
 
     def action_settle(self) -> None:
         """The settle-up view, or the table again."""
         self.settling = not self.settling
+        self.refresh_bindings()
         self.show()
+
+    def action_unsettle(self) -> None:
+        """The list again, from the settling up (m)."""
+        self.action_settle()
 
     def action_stake(self, step: int) -> None:
         """The next stake up or down :data:`STAKES` (in the settle-up view)."""

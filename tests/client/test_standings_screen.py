@@ -148,6 +148,9 @@ async def test_tonight_and_settling_up_at_a_stake(tmp_path: Path) -> None:
             await until(pilot, lambda: screen.loaded)
             await until(pilot, lambda: "No match has ended tonight yet" in screen_text(app))
             assert "Tonight · by total payout" in screen_text(app)
+            # The footer says what n does now: it said "n Tonight" over tonight's list.
+            footer = screen_text(app).splitlines()[-1]
+            assert "n All matches" in footer and "Tonight" not in footer, footer
             # Which matches tonight counted and why, as the server words it, whole at 80
             # columns (before, the screen did not say where "tonight" began).
             window = server.players.tonight(time.time())["text"].splitlines()
@@ -162,6 +165,11 @@ async def test_tonight_and_settling_up_at_a_stake(tmp_path: Path) -> None:
             await until(pilot, lambda: "settle up at $0.25 a point" in screen_text(app))
             text = screen_text(app)
             assert "Bob pays Ann $1.00" in text and "Cy pays Ann $0.50" in text
+            # m goes back to the list (it said "m Settle up"), and Tab, which ranked the
+            # hidden list with nothing to see, is not offered.
+            footer = text.splitlines()[-1]
+            assert "m List" in footer and "Settle up" not in footer, footer
+            assert "Total/hand" not in footer and "n Tonight" in footer, footer
             await pilot.press("plus")
             await until(pilot, lambda: "Bob pays Ann $2.00" in screen_text(app))
             assert "Cy pays Ann $1.00" in screen_text(app)
@@ -169,6 +177,7 @@ async def test_tonight_and_settling_up_at_a_stake(tmp_path: Path) -> None:
             await until(pilot, lambda: "Bob pays Ann $0.40" in screen_text(app))
             await pilot.press("m")
             await until(pilot, lambda: "pays" not in screen_text(app))
+            assert "m Settle up" in screen_text(app).splitlines()[-1]
         await viewer.close()
 
 
