@@ -25,6 +25,7 @@ from textual.widgets import DataTable, Static
 from client.model import bot_label
 from client.screens.base import game_of
 from client.widgets.base import KeyFooter
+from client.widgets.table import fit_name
 
 STAKES: tuple[int, ...] = (1, 5, 10, 25, 50, 100, 200, 500)
 """Stakes per point to choose from in the settle-up view, in cents."""
@@ -35,9 +36,12 @@ DEFAULT_STAKE = 25
 MIN_HANDS = 10
 """Hands a player needs to be ranked by payout per hand."""
 
+PLAYER_WIDTH: Final = 16
+"""Cells of the Player column."""
+
 COLUMNS: tuple[tuple[str, int], ...] = (
     ("#", 3),
-    ("Player", 16),
+    ("Player", PLAYER_WIDTH),
     ("Hands", 5),
     ("Total", 6),
     ("/hand", 6),
@@ -161,21 +165,29 @@ TAG_SHOWN: Final = 6
 """Characters of a player's tag (PROTOCOL.md §10.1) that follow a name two players share."""
 
 
-def shown_names(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+def shown_names(rows: Sequence[Mapping[str, Any]], width: int | None = None) -> list[str]:
     """Each row's name as the standings show it: a name more than one player goes by (Bob
     on his laptop's SSH key and on the club's browser) is followed by the start of each one's
-    tag, the SSH key's fingerprint or the player key's hash, so the two rows tell apart.
+    tag, the SSH key's fingerprint or the player key's hash, so the two rows tell apart; in
+    ``width`` cells, the name cut to keep the tag.
 
     >>> shown_names([{"player": "bob", "tag": "SHA256:Bog0GwduGd"}, {"player": "ann"},
     ...              {"player": "bob", "kind": "key", "tag": "3b295660"}])
     ['bob·Bog0Gw', 'ann', 'bob·3b2956']
+    >>> shown_names([{"player": "Bartholomew", "tag": "a1b2c3d4"},
+    ...              {"player": "Bartholomew", "tag": "e5f6a7b8"}], width=16)
+    ['Bartholo…·a1b2c3', 'Bartholo…·e5f6a7']
     """
     names = [_name(row) for row in rows]
     shared = {name for name, count in Counter(names).items() if count > 1}
     shown = []
     for row, name in zip(rows, names, strict=True):
         tag = str(row.get("tag") or "").removeprefix("SHA256:")[:TAG_SHOWN]
-        shown.append(f"{name}·{tag}" if name in shared and tag else name)
+        if name in shared and tag:
+            if width is not None:
+                name = fit_name(name, width - len(tag) - 1)
+            name = f"{name}·{tag}"
+        shown.append(name)
     return shown
 
 
@@ -297,7 +309,7 @@ class StandingsScreen(Screen[None]):
         grid = self.query_one(DataTable)
         grid.clear()
         rows = ranked(self.rows, self.by, MIN_HANDS)
-        shown = zip(self.rows, shown_names(self.rows), strict=True)
+        shown = zip(self.rows, shown_names(self.rows, PLAYER_WIDTH), strict=True)
         names = {id(row): name for row, name in shown}
         for rank, row in enumerate(rows, 1):
             grid.add_row(

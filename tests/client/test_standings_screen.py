@@ -225,6 +225,9 @@ def test_two_players_of_one_name_are_two_rows_and_two_people_to_settle() -> None
         {"player": "bob", "kind": "key", "tag": "3b295660", "total": -2},
     ]
     assert shown_names(rows) == ["bob·Bog0Gw", "ann", "heuristic bot", "bob·3b2956"]
+    # A long name shared is cut to keep the tag in the Player column (the column cut the tag).
+    long = [{"player": "Bartholomew Smith", "tag": tag} for tag in ("a1b2c3d4", "e5f6a7b8")]
+    assert shown_names(long, 16) == ["Bartholo…·a1b2c3", "Bartholo…·e5f6a7"]
     assert settle_lines(rows, 100) == [
         "ann pays bob·Bog0Gw $2.00",
         "bob·3b2956 pays bob·Bog0Gw $2.00",
