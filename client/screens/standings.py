@@ -146,9 +146,8 @@ def settle_lines(rows: Sequence[Mapping[str, Any]], stake: int) -> list[str]:
     left = sum(people.values())
     if left:
         side = "won from" if left > 0 else "lost to"
-        lines.append(
-            f"Not settled: {abs(left)} points the people {side} the bots and unremembered players."
-        )
+        points = "1 point" if abs(left) == 1 else f"{abs(left)} points"  # not "1 points"
+        lines.append(f"Not settled: {points} the people {side} the bots and unremembered players.")
     return lines
 
 

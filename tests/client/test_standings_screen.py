@@ -232,3 +232,18 @@ def test_two_players_of_one_name_are_two_rows_and_two_people_to_settle() -> None
         "ann pays bob·Bog0Gw $2.00",
         "bob·3b2956 pays bob·Bog0Gw $2.00",
     ]
+
+
+def test_one_point_not_settled_is_one_point() -> None:
+    """The club evening's settling up said "Not settled: 1 points the people won from the
+    bots and unremembered players."."""
+    from client.screens.standings import settle_lines
+
+    rows = [
+        {"player": "eve", "kind": "key", "total": 3},
+        {"player": "ann", "kind": "ssh", "total": -2},
+        {"player": "heuristic", "kind": "bot", "total": -1},
+    ]
+    assert settle_lines(rows, 25)[-1] == (
+        "Not settled: 1 point the people won from the bots and unremembered players."
+    )
