@@ -672,7 +672,10 @@ class SheepsheadApp(App[int]):
         if lobby:
             text += " You are back in the lobby."
         self.model.reset()
-        self.model.note("error", text)
+        if lobby:
+            self.model.note_in_lobby("error", text)
+        else:  # sheepshead play: the table screen stays, its log the place for it
+            self.model.note("error", text)
         title = "Back in the lobby" if lobby else "Not at the table"
         self.notify(text, title=title, severity="error", timeout=15)
         while lobby and not isinstance(self.screen, LobbyScreen):
@@ -697,7 +700,7 @@ class SheepsheadApp(App[int]):
         text = f"{label} has closed" + (f": {why[:1].lower()}{why[1:]}" if why else "")
         text += ". You are back in the lobby."
         self.model.reset()
-        self.model.note("notice", text)
+        self.model.note_in_lobby("notice", text)
         self.notify(text, title="Table closed", timeout=10)
         while not isinstance(self.screen, LobbyScreen):
             self.screen.dismiss(None)  # as a lost table's: a dialog a worker awaits answers

@@ -28,7 +28,7 @@ from noise.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from client.widgets.cards import card_label, cards_label
@@ -76,24 +76,48 @@ def points(value: float) -> str:
     return "−" + text[1:] if text.startswith("-") else text
 
 
-def choice_label(candidate: Mapping[str, Any]) -> str:
+def choice_actions(
+    candidate: Mapping[str, Any], hand: Sequence[str] = ()
+) -> list[Mapping[str, Any]]:
+    """A candidate's action and those that play alike with it, in the order your hand shows
+    them (``hand``: your cards as the table shows them, by the table's jack order; without it
+    the default order): the coach lists them as its legal list has them.
+
+    At a Wisconsin table (J♣ above J♠) the hint read "J♠/J♣/J♥/J♦" over a hand showing
+    J♣ J♠, with the cursor on J♣.
+
+    >>> jacks = [{"action": "play", "card": code} for code in ("JS", "JC")]
+    >>> [a["card"] for a in choice_actions({"action": jacks[0], "alike": jacks[1:]})]
+    ['JS', 'JC']
+    >>> hand = ["QC", "JC", "JS"]
+    >>> [a["card"] for a in choice_actions({"action": jacks[0], "alike": jacks[1:]}, hand)]
+    ['JC', 'JS']
+    """
+    actions = [candidate.get("action") or {}, *(candidate.get("alike") or ())]
+    if len(actions) > 1:
+        actions.sort(key=lambda action: _shown_order(action, hand))
+    return actions
+
+
+def choice_label(candidate: Mapping[str, Any], hand: Sequence[str] = ()) -> str:
     """A candidate with the cards that play alike with it, in the order your hand shows them
-    (the coach lists them as its legal list has them: "9♠/7♠/8♠"): ``9♠/8♠/7♠``.
+    (:func:`choice_actions`): ``9♠/8♠/7♠``.
 
     >>> play = [{"action": "play", "card": code} for code in ("9S", "7S", "8S")]
     >>> choice_label({"action": play[0], "alike": play[1:]})
     '9♠/8♠/7♠'
     """
-    actions = [candidate.get("action") or {}, *(candidate.get("alike") or ())]
-    if len(actions) > 1:
-        actions.sort(key=_shown_order)
-    return "/".join(action_label(a) for a in actions)
+    return "/".join(action_label(a) for a in choice_actions(candidate, hand))
 
 
-def _shown_order(action: Mapping[str, Any]) -> tuple[int, int]:
-    """Where a played card comes in a hand's display order (anything else: last, in place)."""
+def _shown_order(action: Mapping[str, Any], hand: Sequence[str]) -> tuple[int, ...]:
+    """Where a played card comes in ``hand`` (one not in it: in the default display order
+    after; anything else: last, in place)."""
+    card = action.get("card")
+    if card in hand:
+        return (0, hand.index(str(card)))
     try:
-        return sort_key(parse_card_value(action.get("card")))
+        return (1, *sort_key(parse_card_value(card)))
     except SheepsheadError:
         return (99, 0)
 
@@ -104,14 +128,15 @@ def within_noise(difference: float, se: float | None) -> bool:
     return difference < 0.05 or (se is not None and difference <= NOISE * se)
 
 
-def hint_text(reply: HintReply) -> str:
-    """The status line for a ``hint`` reply."""
+def hint_text(reply: HintReply, hand: Sequence[str] = ()) -> str:
+    """The status line for a ``hint`` reply (cards that play alike named in the order of
+    ``hand``, your cards as shown: :func:`choice_actions`)."""
     candidates = list(reply.get("candidates") or [])
     if not candidates:
         return "Hint: the coach has no advice for this decision."
     best = candidates[0]
     deals = int(reply.get("deals") or 0)
-    name = choice_label(best)
+    name = choice_label(best, hand)
     if best.get("value") is None or not deals:
         if best.get("alike"):
             return f"Hint: {name} alike (they play the same)"
@@ -119,7 +144,7 @@ def hint_text(reply: HintReply) -> str:
     if len(candidates) < 2 or candidates[1].get("value") is None:
         return f"Hint: {name} ({points(best['value'])} over {deals} deals)"
     second = candidates[1]
-    other = choice_label(second)
+    other = choice_label(second, hand)
     difference = best["value"] - second["value"]
     se = second.get("se")
     error = "" if se is None else f" ±{se:.1f}"

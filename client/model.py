@@ -592,6 +592,9 @@ class TableModel:
     """:attr:`log_count` just after the last "Connection lost" line whose reconnect's
     ``history`` lines are not logged yet: what the table said while this client was away
     happened there, before any line logged since (the snapshot's new hand, "Reconnected")."""
+    lobby_lines: int = 0
+    """How many of the log's first lines were noted in the lobby, at no table
+    (:meth:`note_in_lobby`): the next table's first ``state`` drops them."""
 
     def reset(self, table: str | None = None) -> None:
         """Forget everything about the last table (a ``joined`` notice already come for the
@@ -838,6 +841,14 @@ class TableModel:
         applied = seq != self.seq  # else ``last`` repeats the state before's (PROTOCOL.md §6)
         if isinstance(seq, int):
             self.seq = seq
+        if self.lobby_lines and self.table is None and msg.get("table") is not None:
+            # Lines about the table left (it closed, the seat was not taken back) stood at
+            # the top of the next table's log when its snapshot came before the lobby reset
+            # the model for it: "bob's table has closed" over a new table of that name.
+            for _ in range(min(self.lobby_lines, len(self.log))):
+                self.log.popleft()
+            self.lobby_lines = 0
+            self.log_rewrites += 1
         self.table = msg.get("table", self.table)
         seat = msg.get("seat")
         self.seat = seat if isinstance(seat, int) else None
@@ -1192,6 +1203,12 @@ class TableModel:
     def note(self, kind: str, text: str) -> None:
         """Add a line to the table log (``kind`` as in :class:`LogEntry`)."""
         self._log(kind, text)
+
+    def note_in_lobby(self, kind: str, text: str) -> None:
+        """Add a line about the table just left to the log of a model reset for the lobby:
+        the next table's log begins without it (:attr:`lobby_lines`)."""
+        self._log(kind, text)
+        self.lobby_lines += 1
 
     def _log(self, kind: str, text: str) -> None:
         self.log.append(LogEntry(kind, text))

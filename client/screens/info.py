@@ -10,12 +10,14 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static, TextArea
 
+from client.coach import review_lines
 from client.model import NUM_SEATS, Change, FinishedHand, player_totals_at
 from client.screens.base import GameModal, ShowsYourTurn
 from client.screens.dialogs import BuryDialog, CallDialog
@@ -359,6 +361,7 @@ class HistoryScreen(ShowsYourTurn, GameModal[None]):
         Binding("left,p", "page(-1)", "earlier hand"),
         Binding("right,n", "page(1)", "later hand"),
         Binding("x", "export", "export"),
+        Binding("v", "review", "review", show=False),
         Binding("escape,h,q", "close", "close"),
     ]
 
@@ -372,6 +375,10 @@ class HistoryScreen(ShowsYourTurn, GameModal[None]):
         finishes while the screen is open is named in the hint until it is paged to."""
         self._shown_number: int | None = None
         """The number of the hand on the page (None before any hand finished)."""
+        self.reviews: dict[int, list[str]] = {}
+        """The coach's review of your decisions by hand number, once asked for (v): the
+        result panel's v was the only way to it, and that panel is gone once the next hand
+        is dealt, two seconds after the last trick at a server."""
 
     def compose(self) -> ComposeResult:
         """One hand in full, scrolling; the hint names the keys."""
@@ -403,6 +410,7 @@ class HistoryScreen(ShowsYourTurn, GameModal[None]):
         at = next((i for i, h in enumerate(history) if h.number == shown), None)
         if at is None:  # none shown yet, or another match's hands (a rematch): the latest
             self._known = 0
+            self.reviews.clear()  # (by hand number: the last match's hand 1 is not this one's)
             self.index = len(history) - 1
             self.watch_index()
             return
@@ -425,10 +433,17 @@ class HistoryScreen(ShowsYourTurn, GameModal[None]):
         box = self.query_one("#history-box")
         box.border_title = f"Match history: hand {hand.number} ({self.index + 1} of {len(history)})"
         body = hand_detail(hand, self.model.my_seat, player_totals_at(history, hand))
+        review = self.reviews.get(hand.number)
+        if review is not None:
+            body += [Text(""), Text("The coach on your decisions:", style="bold")]
+            body += [Text(line) for line in review]
         self.query_one("#history-body", Static).update(Group(*body))
         if scroll_home:
             self.query_one("#history-detail", VerticalScroll).scroll_home(animate=False)
+        reviewable = bool(self.check_action("review", ()))
         hint = "←/→ other hands · ↑/↓ scroll · x export this hand · Esc closes"
+        if reviewable:
+            hint = "←/→ other hands · ↑/↓ scroll · v review · x export · Esc closes"
         if len(history) > self._known:
             new = f"Hand {history[-1].number} just ended: → shows it"
             earlier = " · ← earlier" if self.index else ""  # (← does nothing on the first)
@@ -450,6 +465,38 @@ class HistoryScreen(ShowsYourTurn, GameModal[None]):
         hand = self._selected_hand()
         if hand is not None:
             self.game.export_hand(hand)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """v as on the result panel: at a table with coach hints, on a hand you played (not
+        one somebody else played in your seat before you sat down)."""
+        if action == "review":
+            hand = self._selected_hand()
+            return (
+                hand is not None
+                and bool(self.model.info.get("hints"))
+                and self.model.your_seat_in(hand) is not None
+            )
+        return True
+
+    @work(group="review", exclusive=True, exit_on_error=False)
+    async def action_review(self) -> None:
+        """Ask the coach what each of your decisions in the shown hand cost against the best,
+        and show it under the hand (and again whenever the hand is paged back to)."""
+        hand = self._selected_hand()
+        if hand is None:
+            return
+        self.reviews[hand.number] = ["The coach is reviewing your play…"]
+        self._draw(scroll_home=False)
+        reply = await self.game.call("review", hand=max(0, hand.number - 1))
+        if not self.is_attached:
+            return
+        if reply is None or "decisions" not in reply:
+            del self.reviews[hand.number]  # the refusal was told in a sentence
+        else:
+            self.reviews[hand.number] = review_lines(reply)
+        if self._shown_number == hand.number:
+            self._draw(scroll_home=False)
+            self.query_one("#history-detail", VerticalScroll).scroll_end(animate=False)
 
     def action_close(self) -> None:
         """Back."""

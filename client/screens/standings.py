@@ -12,8 +12,9 @@ league settles at closing time.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from textual import work
 from textual.app import ComposeResult
@@ -24,6 +25,7 @@ from textual.widgets import DataTable, Static
 from client.model import bot_label
 from client.screens.base import game_of
 from client.widgets.base import KeyFooter
+from client.widgets.table import fit_name
 
 STAKES: tuple[int, ...] = (1, 5, 10, 25, 50, 100, 200, 500)
 """Stakes per point to choose from in the settle-up view, in cents."""
@@ -34,9 +36,12 @@ DEFAULT_STAKE = 25
 MIN_HANDS = 10
 """Hands a player needs to be ranked by payout per hand."""
 
+PLAYER_WIDTH: Final = 16
+"""Cells of the Player column."""
+
 COLUMNS: tuple[tuple[str, int], ...] = (
     ("#", 3),
-    ("Player", 16),
+    ("Player", PLAYER_WIDTH),
     ("Hands", 5),
     ("Total", 6),
     ("/hand", 6),
@@ -119,9 +124,19 @@ def money(cents: int) -> str:
 def settle_lines(rows: Sequence[Mapping[str, Any]], stake: int) -> list[str]:
     """The settle-up view's lines: the payments between the people in ``rows`` (the bots do
     not pay or get paid), and what is left over when their totals do not add up to zero (the
-    bots' points, and those of players the server does not remember)."""
+    bots' points, and those of players the server does not remember).
+
+    Two players of one name are two people (:func:`shown_names`): keyed by the name alone,
+    the second's total replaced the first's.
+
+    >>> settle_lines([{"player": "bob", "tag": "SHA256:Bog0GwduGd", "total": 3},
+    ...               {"player": "bob", "tag": "3b295660", "total": -3}], 100)
+    ['bob·3b2956 pays bob·Bog0Gw $3.00']
+    """
     people = {
-        str(r.get("player", "?")): int(r.get("total", 0)) for r in rows if r.get("kind") != "bot"
+        name: int(r.get("total", 0))
+        for r, name in zip(rows, shown_names(rows), strict=True)
+        if r.get("kind") != "bot"
     }
     lines = [
         f"{payer} pays {payee} {money(cents)}" for payer, payee, cents in settle(people, stake)
@@ -131,9 +146,8 @@ def settle_lines(rows: Sequence[Mapping[str, Any]], stake: int) -> list[str]:
     left = sum(people.values())
     if left:
         side = "won from" if left > 0 else "lost to"
-        lines.append(
-            f"Not settled: {abs(left)} points the people {side} the bots and unremembered players."
-        )
+        points = "1 point" if abs(left) == 1 else f"{abs(left)} points"  # not "1 points"
+        lines.append(f"Not settled: {points} the people {side} the bots and unremembered players.")
     return lines
 
 
@@ -144,6 +158,36 @@ def _percent(value: object) -> str:
 def _name(row: Mapping[str, Any]) -> str:
     name = str(row.get("player", "?"))
     return bot_label(name) if row.get("kind") == "bot" else name
+
+
+TAG_SHOWN: Final = 6
+"""Characters of a player's tag (PROTOCOL.md §10.1) that follow a name two players share."""
+
+
+def shown_names(rows: Sequence[Mapping[str, Any]], width: int | None = None) -> list[str]:
+    """Each row's name as the standings show it: a name more than one player goes by (Bob
+    on his laptop's SSH key and on the club's browser) is followed by the start of each one's
+    tag, the SSH key's fingerprint or the player key's hash, so the two rows tell apart; in
+    ``width`` cells, the name cut to keep the tag.
+
+    >>> shown_names([{"player": "bob", "tag": "SHA256:Bog0GwduGd"}, {"player": "ann"},
+    ...              {"player": "bob", "kind": "key", "tag": "3b295660"}])
+    ['bob·Bog0Gw', 'ann', 'bob·3b2956']
+    >>> shown_names([{"player": "Bartholomew", "tag": "a1b2c3d4"},
+    ...              {"player": "Bartholomew", "tag": "e5f6a7b8"}], width=16)
+    ['Bartholo…·a1b2c3', 'Bartholo…·e5f6a7']
+    """
+    names = [_name(row) for row in rows]
+    shared = {name for name, count in Counter(names).items() if count > 1}
+    shown = []
+    for row, name in zip(rows, names, strict=True):
+        tag = str(row.get("tag") or "").removeprefix("SHA256:")[:TAG_SHOWN]
+        if name in shared and tag:
+            if width is not None:
+                name = fit_name(name, width - len(tag) - 1)
+            name = f"{name}·{tag}"
+        shown.append(name)
+    return shown
 
 
 def standings_hint(players: int, ranked_here: int, *, tonight: bool) -> str:
@@ -175,10 +219,15 @@ class StandingsScreen(Screen[None]):
     """The standings table; Tab switches the ranking, n tonight / all time, m settles up (+/-
     the stake), r asks again, Esc goes back."""
 
+    # n and m each have two bindings, of which check_action shows the one that says what the
+    # key does now: the footer said "n Tonight" over tonight's list (n went back to every
+    # match) and "m Settle up" over the settling up (m went back to the list).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("tab", "switch", "Total/hand"),
         Binding("n", "tonight", "Tonight"),
+        Binding("n", "all_time", "All matches"),
         Binding("m", "settle", "Settle up"),
+        Binding("m", "unsettle", "List"),
         Binding("plus,equals_sign", "stake(1)", "Stake+", show=False),
         Binding("minus", "stake(-1)", "Stake-", show=False),
         Binding("f5,r", "refresh", "Refresh"),
@@ -259,10 +308,12 @@ class StandingsScreen(Screen[None]):
         grid = self.query_one(DataTable)
         grid.clear()
         rows = ranked(self.rows, self.by, MIN_HANDS)
+        shown = zip(self.rows, shown_names(self.rows, PLAYER_WIDTH), strict=True)
+        names = {id(row): name for row, name in shown}
         for rank, row in enumerate(rows, 1):
             grid.add_row(
                 str(rank),
-                _name(row),
+                names[id(row)],
                 str(row.get("hands", 0)),
                 f"{int(row.get('total', 0)):+d}",
                 f"{float(row.get('per_hand', 0)):+.2f}",
@@ -279,6 +330,19 @@ class StandingsScreen(Screen[None]):
             hint = standings_hint(len(self.rows), len(rows), tonight=self.since == "tonight")
         self.query_one("#standings-hint", Static).update(hint)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Of n's and m's two bindings the one for the view shown; Tab only over the list
+        (in the settling up it changed the hidden list's ranking, with nothing to see)."""
+        if action == "tonight":
+            return self.since != "tonight"
+        if action == "all_time":
+            return self.since == "tonight"
+        if action in ("switch", "settle"):
+            return not self.settling
+        if action == "unsettle":
+            return self.settling
+        return True
+
     def action_switch(self) -> None:
         """Rank by the other measure."""
         self.by = "per_hand" if self.by == "total" else "total"
@@ -290,13 +354,23 @@ class StandingsScreen(Screen[None]):
         self.window = None
         self.loaded = False
         self.rows = []
+        self.refresh_bindings()
         self.show()
         self.load()
+
+    def action_all_time(self) -> None:
+        """Every match again, from tonight's (n)."""
+        self.action_tonight()
 
     def action_settle(self) -> None:
         """The settle-up view, or the table again."""
         self.settling = not self.settling
+        self.refresh_bindings()
         self.show()
+
+    def action_unsettle(self) -> None:
+        """The list again, from the settling up (m)."""
+        self.action_settle()
 
     def action_stake(self, step: int) -> None:
         """The next stake up or down :data:`STAKES` (in the settle-up view)."""

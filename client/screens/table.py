@@ -28,7 +28,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, RichLog
 
-from client.coach import hint_text
+from client.coach import choice_actions, hint_text
 from client.decisions import DECISION_VERBS, DECISIONS, is_decision, live_decisions
 from client.model import Change, FinishedHand, LogEntry, Prompt, TableModel, plural
 from client.screens.base import CONNECTION_DOWN, GameScreen, game_of, turn_clock
@@ -820,9 +820,11 @@ class TableScreen(GameScreen[None]):
             self._hint = None
             self._draw_status()
             return
-        self._hint = (asked, hint_text(reply))
+        hand = self.model.hand
+        self._hint = (asked, hint_text(reply, hand))
         candidates = reply["candidates"]
-        best = candidates[0]["action"] if candidates else {}
+        # The first card the line names (cards that play alike: the leftmost in your hand).
+        best = choice_actions(candidates[0], hand)[0] if candidates else {}
         card = best.get("card") if best.get("action") == "play" else None
         if card in self.model.hand:
             self._choose(self.model.hand.index(card))  # shown, never played

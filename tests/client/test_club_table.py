@@ -1326,3 +1326,12 @@ async def test_a_table_the_server_closed_is_told_and_the_lobby_shown() -> None:
         )
         assert (sentence, "Table closed") in told, told
         assert app.model.table is None
+        # A new table's snapshot come before the lobby's reset for it (the server sends it
+        # before it answers a create_table): the closed table's line stood at the top of the
+        # new table's log ("Kitchen table has closed" over a new Kitchen table).
+        await fed(pilot, EngineTable(seed=12, dealer=1, me=0, table="t2").messages())
+        lobby = next(s for s in app.screen_stack if isinstance(s, LobbyScreen))
+        lobby._enter_table("t2")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), what="the table")
+        assert app.model.table == "t2"
+        assert sentence not in [entry.text for entry in app.model.log], app.model.log

@@ -164,3 +164,20 @@ async def test_a_hint_for_last_hands_pick_is_not_shown_at_this_hands_pick() -> N
         assert "reconnecting" in line and "i: hint" not in line, line
         await fed(pilot, [{"type": "connection", "status": "connected"}])
         await wait_for(pilot, lambda: "i: hint" in screen_text(app))
+
+
+def test_cards_that_play_alike_are_named_in_the_order_the_hand_shows_them() -> None:
+    """At a Wisconsin table (J♣ above J♠, the hand showing Q♣ Q♥ J♣ J♠ J♥ J♦) the coach's
+    jacks that play alike read "J♠/J♣/J♥/J♦", in the default jack order, with the cursor
+    on J♣: the line and the hand disagreed. The cursor goes to the first card named."""
+    from client.coach import choice_actions, hint_text
+
+    hand = ["QC", "QH", "JC", "JS", "JH", "JD"]
+    jacks = [{"action": "play", "card": code} for code in ("JS", "JC", "JH", "JD")]
+    best = {"action": jacks[1], "value": 7.2, "alike": [jacks[0], *jacks[2:]]}
+    reply: Any = {
+        "deals": 40,
+        "candidates": [best, {"action": {"action": "play", "card": "QH"}, "value": 7.0, "se": 0.3}],
+    }
+    assert hint_text(reply, hand).startswith("Hint: J♣/J♠/J♥/J♦ or Q♥, about equal")
+    assert choice_actions(best, hand)[0]["card"] == "JC"

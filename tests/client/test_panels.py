@@ -20,6 +20,7 @@ from client import play as play_command
 from client.app import SheepsheadApp
 from client.model import Change, FinishedHand, TableModel
 from client.screens.dialogs import BuryDialog
+from client.screens.info import HistoryScreen
 from client.screens.result import (
     KEYS_WIDTH,
     MatchOverScreen,
@@ -182,6 +183,26 @@ async def test_the_result_and_its_review_use_the_height_of_a_big_terminal() -> N
         await pilot.press("v")
         await pilot.pause()
         assert not [r for r in session.sent[asked:] if r["type"] == "review"]
+        # The history (h) reviews a hand too: once the next hand is dealt (two seconds after
+        # the last trick at a server) the result panel is gone, and with it the only v.
+        # Not the hand somebody else played in your seat, either...
+        await pilot.press("escape", "h")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await pilot.press("v")
+        await pilot.pause()
+        assert not [r for r in session.sent[asked:] if r["type"] == "review"]
+        assert "v review" not in screen_text(app)
+        # ... but yours.
+        result.hand.names = ["Ann", *result.hand.names[1:]]
+        await pilot.press("escape", "h")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await wait_for(pilot, lambda: "v review" in screen_text(app))
+        await pilot.press("v")
+        await wait_for(pilot, lambda: "your 9♥ cost about" in screen_text(app))
+        assert [r for r in session.sent[asked:] if r["type"] == "review"] == [
+            {"type": "review", "hand": 0}
+        ]
+        assert "The coach on your decisions:" in screen_text(app)
 
 
 async def test_the_score_sheet_uses_the_height_of_a_big_terminal() -> None:

@@ -148,6 +148,9 @@ async def test_tonight_and_settling_up_at_a_stake(tmp_path: Path) -> None:
             await until(pilot, lambda: screen.loaded)
             await until(pilot, lambda: "No match has ended tonight yet" in screen_text(app))
             assert "Tonight · by total payout" in screen_text(app)
+            # The footer says what n does now: it said "n Tonight" over tonight's list.
+            footer = screen_text(app).splitlines()[-1]
+            assert "n All matches" in footer and "Tonight" not in footer, footer
             # Which matches tonight counted and why, as the server words it, whole at 80
             # columns (before, the screen did not say where "tonight" began).
             window = server.players.tonight(time.time())["text"].splitlines()
@@ -162,6 +165,11 @@ async def test_tonight_and_settling_up_at_a_stake(tmp_path: Path) -> None:
             await until(pilot, lambda: "settle up at $0.25 a point" in screen_text(app))
             text = screen_text(app)
             assert "Bob pays Ann $1.00" in text and "Cy pays Ann $0.50" in text
+            # m goes back to the list (it said "m Settle up"), and Tab, which ranked the
+            # hidden list with nothing to see, is not offered.
+            footer = text.splitlines()[-1]
+            assert "m List" in footer and "Settle up" not in footer, footer
+            assert "Total/hand" not in footer and "n Tonight" in footer, footer
             await pilot.press("plus")
             await until(pilot, lambda: "Bob pays Ann $2.00" in screen_text(app))
             assert "Cy pays Ann $1.00" in screen_text(app)
@@ -169,6 +177,7 @@ async def test_tonight_and_settling_up_at_a_stake(tmp_path: Path) -> None:
             await until(pilot, lambda: "Bob pays Ann $0.40" in screen_text(app))
             await pilot.press("m")
             await until(pilot, lambda: "pays" not in screen_text(app))
+            assert "m Settle up" in screen_text(app).splitlines()[-1]
         await viewer.close()
 
 
@@ -201,3 +210,40 @@ def test_ranked_per_hand_the_line_under_the_list_says_who_is_left_out() -> None:
     assert standings_hint(2, 1, tonight=False).startswith("1 player with fewer than 10 hands is")
     assert standings_hint(6, 6, tonight=False).startswith("Pick: share of hands picked")
     assert standings_hint(6, 0, tonight=False).startswith("Nobody has played 10 hands yet")
+
+
+def test_two_players_of_one_name_are_two_rows_and_two_people_to_settle() -> None:
+    """At a club evening two players went by "bob" (two SSH keys): the standings showed two
+    rows "bob" nobody could tell apart, and settling up keyed the totals by name, so one
+    bob's total replaced the other's (here Ann was told to pay the bob who lost)."""
+    from client.screens.standings import settle_lines, shown_names
+
+    rows = [
+        {"player": "bob", "kind": "ssh", "tag": "SHA256:Bog0GwduGdMV", "total": 4},
+        {"player": "ann", "kind": "ssh", "tag": "SHA256:jqi3vCCXkhY1", "total": -2},
+        {"player": "heuristic", "kind": "bot", "tag": "heuristic", "total": 0},
+        {"player": "bob", "kind": "key", "tag": "3b295660", "total": -2},
+    ]
+    assert shown_names(rows) == ["bob·Bog0Gw", "ann", "heuristic bot", "bob·3b2956"]
+    # A long name shared is cut to keep the tag in the Player column (the column cut the tag).
+    long = [{"player": "Bartholomew Smith", "tag": tag} for tag in ("a1b2c3d4", "e5f6a7b8")]
+    assert shown_names(long, 16) == ["Bartholo…·a1b2c3", "Bartholo…·e5f6a7"]
+    assert settle_lines(rows, 100) == [
+        "ann pays bob·Bog0Gw $2.00",
+        "bob·3b2956 pays bob·Bog0Gw $2.00",
+    ]
+
+
+def test_one_point_not_settled_is_one_point() -> None:
+    """The club evening's settling up said "Not settled: 1 points the people won from the
+    bots and unremembered players."."""
+    from client.screens.standings import settle_lines
+
+    rows = [
+        {"player": "eve", "kind": "key", "total": 3},
+        {"player": "ann", "kind": "ssh", "total": -2},
+        {"player": "heuristic", "kind": "bot", "total": -1},
+    ]
+    assert settle_lines(rows, 25)[-1] == (
+        "Not settled: 1 point the people won from the bots and unremembered players."
+    )
