@@ -265,6 +265,7 @@ async def test_the_result_panel_shows_your_new_cards_when_you_are_asked_to_pick(
         assert "Your turn in the next hand" not in text and "Choose two cards" in text
         said_to_me = "Time ran out for you; picked for you, as the rules require"
         assert said_to_me in [e.text for e in app.model.log]
+        assert "You pick" not in [e.text for e in app.model.log]  # said once, by the notice
 
 
 @pytest.mark.parametrize("out", [None, "Esc leave table", "Esc stop watching", "Esc table"])
