@@ -11,7 +11,7 @@ from noise.
 >>> hint_text({"deals": 40, "candidates": [
 ...     {"action": {"action": "play", "card": "JC"}, "value": 0.02},
 ...     {"action": {"action": "play", "card": "8S"}, "value": -0.01, "se": 0.1}]})
-'Hint: J♣ or 8♠, about equal (0.0 and 0.0 ±0.1 over 40 deals)'
+'Hint: J♣ or 8♠, about equal: 0.0 and 0.0, 0.0 ±0.1 apart over 40 deals'
 >>> hint_text({"deals": 40, "candidates": [
 ...     {"action": {"action": "play", "card": "JD"}, "value": 2.3},
 ...     {"action": {"action": "play", "card": "QC"}, "value": 3.0, "se": 0.3}]})
@@ -128,9 +128,51 @@ def within_noise(difference: float, se: float | None) -> bool:
     return difference < 0.05 or (se is not None and difference <= NOISE * se)
 
 
+HINT_WIDTH: Final = 78
+"""Cells of the table's hint line at 80 columns (the status line, padded one cell each side):
+a longer hint was cut off there."""
+
+
+def shown_value(value: float) -> float:
+    """A value as :func:`points` shows it, to one decimal: the figures a reader checks the
+    shown difference against.
+
+    >>> shown_value(-5.24), shown_value(-5.46), shown_value(-0.04)
+    (-5.2, -5.5, 0.0)
+    """
+    return float(points(value).replace("−", "-"))
+
+
+def first_that_fits(lines: Sequence[str], width: int = HINT_WIDTH) -> str:
+    """The first of ``lines`` (fullest first) within ``width`` cells, else the last.
+
+    >>> first_that_fits(["a long line", "short"], width=6)
+    'short'
+    """
+    return next((line for line in lines if len(line) <= width), lines[-1])
+
+
 def hint_text(reply: HintReply, hand: Sequence[str] = ()) -> str:
     """The status line for a ``hint`` reply (cards that play alike named in the order of
-    ``hand``, your cards as shown: :func:`choice_actions`)."""
+    ``hand``, your cards as shown: :func:`choice_actions`), within :data:`HINT_WIDTH`.
+
+    The difference it names is that of the figures it shows, and the ``±`` goes with the
+    difference: "(−5.2 …); next … (−5.5), 0.4 ±0.2 behind" came from the unrounded values,
+    and "about equal (−0.5 and −1.9 ±1.0 …)" read as if ±1.0 belonged to −1.9 alone.
+
+    >>> hint_text({"deals": 40, "candidates": [
+    ...     {"action": {"action": "play", "card": "QC"}, "value": -5.24},
+    ...     {"action": {"action": "play", "card": "AH"}, "value": -5.46, "se": 0.05}]})
+    'Hint: Q♣ (−5.2 over 40 deals); next A♥ (−5.5), 0.3 ±0.1 behind'
+    >>> hint_text({"deals": 40, "candidates": [
+    ...     {"action": {"action": "pick"}, "value": -0.46},
+    ...     {"action": {"action": "pass"}, "value": -1.94, "se": 1.0}]})
+    'Hint: pick or pass, about equal: −0.5 and −1.9, 1.4 ±1.0 apart over 40 deals'
+    >>> bury = [{"action": "bury", "cards": cards} for cards in (["TD", "TH"], ["KD", "9D"])]
+    >>> hint_text({"deals": 40, "candidates": [{"action": bury[0], "value": -10.5},
+    ...     {"action": bury[1], "value": -12.3, "se": 1.0}]})  # "over 40 deals" did not fit
+    'Hint: bury 10♦ 10♥ or bury K♦ 9♦, about equal: −10.5 and −12.3, 1.8 ±1.0 apart'
+    """
     candidates = list(reply.get("candidates") or [])
     if not candidates:
         return "Hint: the coach has no advice for this decision."
@@ -141,31 +183,49 @@ def hint_text(reply: HintReply, hand: Sequence[str] = ()) -> str:
         if best.get("alike"):
             return f"Hint: {name} alike (they play the same)"
         return f"Hint: {name} (your only choice)"
+    mine = points(best["value"])
     if len(candidates) < 2 or candidates[1].get("value") is None:
-        return f"Hint: {name} ({points(best['value'])} over {deals} deals)"
+        return f"Hint: {name} ({mine} over {deals} deals)"
     second = candidates[1]
     other = choice_label(second, hand)
+    theirs = points(second["value"])
     difference = best["value"] - second["value"]
+    # The difference the reader can check: that of the figures shown.
+    apart = round(shown_value(best["value"]) - shown_value(second["value"]), 1)
     se = second.get("se")
     error = "" if se is None else f" ±{se:.1f}"
-    if difference <= -0.05:
+    over = f" over {deals} deals"
+    if difference <= -0.05 and apart < 0:
         # The coach names standard play first when the best mean is within its noise of it
         # (engine.bots.coach.CONVENTION_SE): "about equal (+2.3 and +3.0)" with the lower one
         # named first read as advice to take the worse card.
-        return (
-            f"Hint: {name}, the usual play ({points(best['value'])}); {other} "
-            f"{points(second['value'])}, {-difference:.1f}{error} ahead: within chance"
+        ahead = f"{-apart:.1f}{error} ahead"
+        return first_that_fits(
+            [
+                f"Hint: {name}, the usual play ({mine}); {other} {theirs}, {ahead}: within chance",
+                f"Hint: {name}, the usual play; {other} {ahead}: within chance",
+                f"Hint: {name}, the usual play; {other} within chance",
+            ]
         )
-    if within_noise(difference, se):
-        return (
-            f"Hint: {name} or {other}, about equal ({points(best['value'])} and "
-            f"{points(second['value'])}{error} over {deals} deals)"
+    if apart == 0 or within_noise(difference, se):
+        # Figures that round alike are about equal whatever the error ("0.0 ±0.0 behind").
+        gap = f"{abs(apart):.1f}{error} apart"
+        return first_that_fits(
+            [
+                f"Hint: {name} or {other}, about equal: {mine} and {theirs}, {gap}{over}",
+                f"Hint: {name} or {other}, about equal: {mine} and {theirs}, {gap}",
+                f"Hint: {name} or {other}, about equal ({gap})",
+                f"Hint: {name} or {other}, about equal",
+            ]
         )
-    text = f"Hint: {name} ({points(best['value'])} over {deals} deals)"
-    text += f"; next {other} ({points(second['value'])})"
-    if se is not None:
-        text += f", {difference:.1f} ±{se:.1f} behind"
-    return text
+    behind = f"{apart:.1f}{error} behind"
+    return first_that_fits(
+        [
+            f"Hint: {name} ({mine}{over}); next {other} ({theirs}), {behind}",
+            f"Hint: {name} ({mine}); next {other} ({theirs}), {behind}",
+            f"Hint: {name}; next {other}, {behind}",
+        ]
+    )
 
 
 def review_lines(reply: ReviewReply) -> list[str]:

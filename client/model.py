@@ -595,6 +595,10 @@ class TableModel:
     lobby_lines: int = 0
     """How many of the log's first lines were noted in the lobby, at no table
     (:meth:`note_in_lobby`): the next table's first ``state`` drops them."""
+    timed_out: tuple[int, int, str] | None = None
+    """(seat, :attr:`log_count` after it, text) of the last ``timer_expired`` notice logged:
+    the move the server made for that seat, in the ``state`` right behind it, is not told
+    again when the notice's words already say all of it (:func:`told_by_timer`)."""
 
     def reset(self, table: str | None = None) -> None:
         """Forget everything about the last table (a ``joined`` notice already come for the
@@ -997,8 +1001,11 @@ class TableModel:
         return Change.CHAT
 
     def _on_notice(self, msg: Notice) -> Change:
-        self._log("notice", self.notice_text(msg))
+        text = self.notice_text(msg)
+        self._log("notice", text)
         seat = msg.get("seat")
+        if msg.get("code") == "timer_expired" and isinstance(seat, int):
+            self.timed_out = (seat, self.log_count, text)
         if msg.get("code") == "joined" and isinstance(seat, int):
             self.joined = (msg.get("table"), seat)
         if msg.get("code") == "rematch":
@@ -1298,6 +1305,15 @@ class TableModel:
             last = None
         if isinstance(last, Mapping) and "action" in last:
             line = _action_line(self, last, last_at)
+            timed_out = self.timed_out
+            if (
+                line
+                and timed_out is not None
+                and timed_out[:2] == (last.get("seat"), self.log_count)  # the line just before
+                and told_by_timer(timed_out[2], last, line)
+            ):
+                # "Time ran out for you; passed for you" then "You pass": said once.
+                line = None
             if line:
                 self._log("event", line)
                 change |= Change.LOG
@@ -1344,6 +1360,41 @@ def own_timer_text(text: str) -> str:
     if said and " for them" in what:
         return f"Time ran out for you; {what.replace(' for them', ' for you', 1)}"
     return _YOUR_NOTICES["timer_expired"]
+
+
+_TIMER_WORDS: Final = {
+    "pass": "passed for ",
+    "pick": "picked for ",
+    "alone": "went alone for ",
+    "no_crack": "no crack for ",
+    "no_recrack": "no re-crack for ",
+    "bury": "a bot buried for ",
+}
+"""The words of a ``timer_expired`` notice (PROTOCOL.md §10) that say all of the move made, by
+its kind; a card played or called is said only by the move's own line."""
+
+
+def told_by_timer(notice: str, action: Mapping[str, Any], line: str) -> bool:
+    """Whether the ``timer_expired`` notice's text ``notice`` says all that ``action``'s log
+    line ``line`` would: the pass, pick or no crack it names, a bury whose cards are not shown
+    (another seat's). The line for your own bury names its cards, a call its card, and the
+    notice of a server that only said "a bot moved" names nothing.
+
+    >>> told_by_timer("Time ran out for you; passed for you", {"action": "pass"}, "You pass")
+    True
+    >>> told_by_timer("Time ran out for you; a bot moved", {"action": "pass"}, "You pass")
+    False
+    >>> bury = {"action": "bury"}
+    >>> told_by_timer("Time ran out for Bob; a bot buried for them", bury, "Bob buries 2 cards")
+    True
+    >>> told_by_timer("Time ran out for you; a bot buried for you", bury, "You bury 7♦ 8♦")
+    False
+    """
+    words = _TIMER_WORDS.get(str(action.get("action")))
+    said = notice.rpartition("; ")[2]  # a name may hold "; ", the words after it never
+    if words is None or not said.startswith(words):
+        return False
+    return action.get("action") != "bury" or line.endswith(" 2 cards")
 
 
 def names_player(text: str, name: str) -> bool:

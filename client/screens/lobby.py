@@ -114,6 +114,17 @@ def _state_text(table: Mapping[str, Any]) -> str:
     return state
 
 
+class TableList(DataTable[Any]):
+    """The lobby's list of tables, one row each: Home and End go to the first and the last
+    table (a row cursor's Home and End only scrolled the list sideways, where there is nothing
+    to see; Up, Down, PageUp and PageDown moved it)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("home", "scroll_top", "First table", show=False),
+        Binding("end", "scroll_bottom", "Last table", show=False),
+    ]
+
+
 class LobbyScreen(GameScreen[None]):
     """Tables on the server; Enter joins (or watches, in watch mode or at a full table)."""
 
@@ -136,7 +147,7 @@ class LobbyScreen(GameScreen[None]):
     def compose(self) -> ComposeResult:
         """A title line, the table list and a hint."""
         yield Static(id="lobby-title")
-        yield DataTable(id="tables", cursor_type="row", zebra_stripes=False)
+        yield TableList(id="tables", cursor_type="row", zebra_stripes=False)
         yield Static(id="lobby-detail")
         yield Static(id="lobby-hint")
         yield KeyFooter()

@@ -646,10 +646,12 @@ class MatchOverScreen(FitsHeight):
     def compose(self) -> ComposeResult:
         """Seats ranked by their totals, then the score sheet."""
         model = self.model
-        out = end_key(self.game.mode, self.ending)
+        out = end_key(self.game.mode, self.ending, watching=model.my_seat is None)
         # Enter goes back to the table too; named apart only where Esc does something else.
         back = f"Enter table · {out}" if out != "Esc table" else out
         hint = f"{back} · h history, where x exports a hand · q quit"
+        if len(hint) > KEYS_WIDTH:  # a watcher's "Esc stop watching" made it 76 cells
+            hint = hint.replace(", where x exports a hand", " (x exports a hand)")
         if model.is_host:
             hint = f"n rematch, same seats · - frees a bot's seat · {back} · q quit"
             if len(hint) > KEYS_WIDTH:
@@ -721,10 +723,20 @@ class MatchOverScreen(FitsHeight):
         await self.app.action_quit()
 
 
-def end_key(mode: str, ending: bool = True) -> str:
+def end_key(mode: str, ending: bool = True, *, watching: bool = False) -> str:
     """How an end-of-match panel names its Esc: leaving the table (it asks first) at a
-    server, the table in ``play`` (there is no lobby to go back to; q quits)."""
-    return "Esc leave table" if ending and mode != "play" else "Esc table"
+    server, the table in ``play`` (there is no lobby to go back to; q quits). A watcher's
+    Esc asks "Stop watching this table…?" (:func:`client.screens.table.leave_question`), and
+    the key says so (a watcher's panel said "Esc leave table").
+
+    >>> end_key("join"), end_key("watch", watching=True), end_key("play")
+    ('Esc leave table', 'Esc stop watching', 'Esc table')
+    >>> end_key("join", ending=False, watching=True)
+    'Esc table'
+    """
+    if not ending or mode == "play":
+        return "Esc table"
+    return "Esc stop watching" if watching else "Esc leave table"
 
 
 def leave_after_match(game: SheepsheadApp) -> None:
@@ -862,7 +874,7 @@ class ResultScreen(FitsHeight):
         rematch for the host once the match is over."""
         over = self.model.match_over is not None
         return result_keys(
-            end_key(self.game.mode) if over else None,
+            end_key(self.game.mode, watching=self.model.my_seat is None) if over else None,
             review=bool(self.check_action("review", ())),
             rematch=bool(self.check_action("rematch", ())),
         )

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Any, cast
 
 import pytest
 
-from client.coach import hint_text, within_noise
+from client.coach import HINT_WIDTH, hint_text, within_noise
 from engine.actions import action_from_dict
 from engine.bots import coach
 from engine.bots.coach import hint
@@ -164,6 +165,10 @@ def test_noise_reads_as_about_equal_and_a_clear_difference_as_behind() -> None:
         best, second = advice["candidates"]
         text = hint_text(advice)
         assert f"±{second['se']:.1f}" in text, text
+        assert len(text) <= HINT_WIDTH, text
+        # The difference named is that of the figures named (it was the unrounded one's).
+        shown = [float(f.replace("−", "-")) for f in re.findall(r"[+−]?\d+\.\d", text)]
+        assert round(abs(shown[0] - shown[1]), 1) == shown[2], text
         if best["value"] - second["value"] <= -0.05:
             # Standard play named first, the other scoring more within the noise.
             assert "the usual play" in text and "within chance" in text, text

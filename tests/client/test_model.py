@@ -210,6 +210,30 @@ def test_notices_about_your_own_seat_are_in_the_second_person() -> None:
     ]
 
 
+def test_a_move_the_turn_timer_made_is_told_once() -> None:
+    """The log said "Time ran out for you; passed for you" and then "You pass": the notice
+    says it alone now, for every seat's timer (it names the seat and the move). A move the
+    notice does not name (a server's older "a bot moved") keeps its line."""
+    table = EngineTable(seed=1, dealer=4, me=0)
+    model = TableModel()
+    feed(model, table.messages())
+    timed_out = {"type": "notice", "table": "t", "code": "timer_expired"}
+    feed(model, [{**timed_out, "seat": 0, "text": "Time ran out for Ann; passed for them"}])
+    feed(model, table.apply({"action": "pass"}))
+    feed(model, [{**timed_out, "seat": 1, "text": "Time ran out for Bob; passed for them"}])
+    feed(model, table.apply({"action": "pass"}))
+    feed(model, [{**timed_out, "seat": 2, "text": "Time ran out for Cal; a bot moved"}])
+    feed(model, table.apply({"action": "pass"}))
+    feed(model, table.apply({"action": "pass"}))
+    assert [e.text for e in model.log][1:] == [
+        "Time ran out for you; passed for you",
+        "Time ran out for Bob; passed for them",
+        "Time ran out for Cal; a bot moved",
+        "Cal passes",
+        "Dee passes",
+    ]
+
+
 def test_spectator_chat_is_marked() -> None:
     model = TableModel()
     model.apply({"type": "chat", "from": "Ole", "seat": None, "spectator": True, "text": "gg"})

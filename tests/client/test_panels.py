@@ -19,7 +19,7 @@ import pytest
 from client import play as play_command
 from client.app import SheepsheadApp
 from client.model import Change, FinishedHand, TableModel
-from client.screens.dialogs import BuryDialog
+from client.screens.dialogs import BuryDialog, ConfirmDialog
 from client.screens.info import HistoryScreen
 from client.screens.result import (
     KEYS_WIDTH,
@@ -265,9 +265,10 @@ async def test_the_result_panel_shows_your_new_cards_when_you_are_asked_to_pick(
         assert "Your turn in the next hand" not in text and "Choose two cards" in text
         said_to_me = "Time ran out for you; picked for you, as the rules require"
         assert said_to_me in [e.text for e in app.model.log]
+        assert "You pick" not in [e.text for e in app.model.log]  # said once, by the notice
 
 
-@pytest.mark.parametrize("out", [None, "Esc leave table", "Esc table"])
+@pytest.mark.parametrize("out", [None, "Esc leave table", "Esc stop watching", "Esc table"])
 @pytest.mark.parametrize("review", [False, True])
 @pytest.mark.parametrize("rematch", [False, True])
 def test_the_result_panels_keys_fit_its_line_whole(
@@ -308,6 +309,22 @@ async def test_a_watcher_has_no_seat_to_keep_no_play_to_review_and_q_quits() -> 
         await wait_for(pilot, lambda: "reconnecting" in screen_text(app).splitlines()[0], timeout=5)
         top = screen_text(app).splitlines()[0].rstrip()
         assert re.search(r"◌ reconnecting( to 127\.0\.0\.1:7453)?$", top), top
+        # At the match's end the watcher's Esc asks "Stop watching…?", and both panels' key
+        # lines say so (they said "Esc leave table"), whole at 80 columns.
+        app.handle_message({"type": "connection", "status": "connected"})
+        await fed(pilot, [table.match_over()])
+        await wait_for(pilot, lambda: "Esc stop watching" in screen_text(app), timeout=5)
+        assert "Enter standings · Esc stop watching ·" in screen_text(app)
+        assert "leave table" not in screen_text(app)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, MatchOverScreen), timeout=5)
+        keys = next(line for line in screen_text(app).splitlines() if "Esc stop" in line)
+        assert "Enter table · Esc stop watching ·" in keys and "· q quit" in keys, keys
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog), timeout=5)
+        assert "Stop watching" in app.screen.question  # type: ignore[attr-defined]
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen), timeout=5)
         await pilot.press("q")
         await wait_for(pilot, lambda: app.return_code is not None)
         assert app.return_code == 0

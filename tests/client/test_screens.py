@@ -18,7 +18,7 @@ import pytest
 from textual._context import visible_screen_stack
 from textual.pilot import Pilot
 from textual.strip import Strip
-from textual.widgets import OptionList
+from textual.widgets import DataTable, OptionList
 
 import client.bury_check
 import client.coach
@@ -787,6 +787,14 @@ async def test_the_lobby_detail_counts_hands_in_words() -> None:
         assert "Enter joins" in hints[0] and "Enter joins" not in hints[3], hints
         assert "Every seat is taken: Enter watches" in hints[3], hints
         assert "Your seat 1 plays in another window: Enter watches" in hints[4], hints
+        # Home and End go to the first and last table (they only scrolled the list sideways;
+        # Up and Down moved), PageUp and PageDown a page (all of these five) at a time.
+        grid = lobby.query_one("#tables", DataTable)
+        for key, row in (("home", 0), ("end", 4), ("pageup", 0), ("pagedown", 4)):
+            await pilot.press(key)
+            await pilot.pause()
+            assert grid.cursor_row == row, (key, grid.cursor_row)
+        assert str(lobby.query_one("#lobby-detail").render()).startswith(" T5 ·")
         await pilot.press("enter")  # on T5: watches it
         await wait_for(pilot, lambda: bool(app.outbox), timeout=5)
         assert [m["type"] for m in app.outbox] == ["watch"] and app.outbox[0]["table"] == "t5"
