@@ -287,7 +287,9 @@ class PacedBot(BotPlayer):
     def hear(self, text: str) -> None:
         """What the runner says: trouble is kept (hands, matches and checked deals are not)."""
         fine = ("hand ", "match over", "deals:", "back at", "seated at", "all seats")
-        if not text.startswith(fine) or "FAIL" in text or "not" in text.split(":", 1)[0]:
+        verified = re.fullmatch(r"match \d+ deals: all \d+ deals verified", text) is not None
+        trouble = not text.startswith(fine) or "FAIL" in text or "not" in text.split(":", 1)[0]
+        if trouble and not verified:
             self.evening.said.append(f"{self.session.name}: {text}")
         if text.startswith("action refused: "):
             self.evening.refuse("bot action", text.split(": ")[1])
