@@ -237,8 +237,8 @@ class TableLedger:
         row. ``made_by`` (one of :data:`MADE_BY`; None: whoever holds the seat chose it): who
         made it for the seat's person, stored in its row as ``by`` (ignored by the engine) and
         kept for the hand's record (:meth:`made_for`)."""
+        self._note_made_for(hand, index, made_by)
         if made_by is not None:
-            self._note_made_for(hand, index, made_by)
             action = json_text({**json.loads(action), "by": made_by})
         self.store.add_action(self.table_id, self.actions, hand, action, seq=seq, match=match)
         self.actions += 1
