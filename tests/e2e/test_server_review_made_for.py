@@ -7,15 +7,14 @@ stand-in had made for him while his connection was down."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 from engine.actions import action_from_dict
 from engine.record import hand_from_record
 from server.app import Server
+from tests.e2e.test_server_tables import poll
 from tests.server.support import (
-    TIMEOUT,
     Raw,
     disk_config,
     raw_bot_table,
@@ -36,12 +35,20 @@ def _choices(record: dict[str, Any], seat: int) -> list[int]:
     return places
 
 
-async def _poll(condition: Any, what: str) -> None:
-    """Wait until ``condition()`` holds, failing after ``TIMEOUT`` seconds."""
-    deadline = asyncio.get_running_loop().time() + TIMEOUT
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.01)
+def _check_review(
+    review: dict[str, Any], record: dict[str, Any], made_for: list[int], by: str
+) -> None:
+    """``review`` of the hand of ``record`` judges seat 0's own decisions with a choice, each
+    once, and names the moves ``by`` made for it at ``made_for`` apart, in order, unjudged."""
+    assert review["type"] == "ok", review
+    own = [n for n in _choices(record, 0) if n not in made_for]
+    assert [row.get("n") for row in review["decisions"]] == own
+    told = review.get("made_for") or []
+    assert [(row["n"], row["by"]) for row in told] == [(n, by) for n in made_for]
+    for row in told:
+        assert "value" not in row and "cost" not in row
+        done = {k: v for k, v in record["actions"][row["n"]].items() if k != "seat"}
+        assert row["action"] == done  # the wire's action map: no seat
 
 
 async def _last_record(raw: Raw) -> dict[str, Any]:
@@ -58,6 +65,11 @@ def _seat_actions(server: Server, table_id: str, seat: int) -> list[int]:
     return [n for n, a in enumerate(match.hand.actions) if a.seat == seat]
 
 
+def _seat_actions_in(record: dict[str, Any], seat: int) -> list[int]:
+    """The places of ``seat``'s actions in ``record``."""
+    return [n for n, a in enumerate(record["actions"]) if a["seat"] == seat]
+
+
 async def test_a_review_names_the_stand_ins_moves_apart_and_judges_only_the_persons() -> None:
     # A bot delay paces the stand-in, so that Ann is back before the hand is over.
     async with running_server(bot_delay=0.02) as server:
@@ -71,7 +83,7 @@ async def test_a_review_names_the_stand_ins_moves_apart_and_judges_only_the_pers
         assert (await ann.request("start"))["type"] == "ok"
         await ann.close()  # gone before her first move; grace 0: a stand-in plays for her
         await watcher.expect("notice", code="standin", seat=0)
-        await _poll(lambda: len(_seat_actions(server, table_id, 0)) >= 3, "three stand-in moves")
+        await poll(lambda: len(_seat_actions(server, table_id, 0)) >= 3, "three stand-in moves")
         back = await Raw.open(server.port)
         assert (await back.hello("Ann", token=created["token"]))["seat"] == 0
         # From here on every move of seat 0 is hers: her return stopped the stand-in.
@@ -79,18 +91,8 @@ async def test_a_review_names_the_stand_ins_moves_apart_and_judges_only_the_pers
         await raw_play(back)
         record = await _last_record(back)
         assert record["made_for"] == {"standin": stood_in}, record.get("made_for")
-        review = await back.request("review")
-        assert review["type"] == "ok", review
-        # Her own decisions with a choice, each judged; none of the stand-in's.
-        own = [n for n in _choices(record, 0) if n not in stood_in]
-        assert [row.get("n") for row in review["decisions"]] == own
-        # The stand-in's moves named apart, in order, unjudged.
-        told = review.get("made_for") or []
-        assert [(row["n"], row["by"]) for row in told] == [(n, "standin") for n in stood_in]
-        for row in told:
-            assert "value" not in row and "cost" not in row
-            done = {k: v for k, v in record["actions"][row["n"]].items() if k != "seat"}
-            assert row["action"] == done  # the wire's action map: no seat
+        # Her own decisions with a choice, each judged; the stand-in's only named.
+        _check_review(await back.request("review"), record, stood_in, "standin")
         await back.close()
         await watcher.close()
 
@@ -122,12 +124,7 @@ async def test_a_review_names_the_turn_timers_moves_apart_also_after_a_restart(
         places = first["made_for"]["timer"]
         assert len(places) == timed and set(first["made_for"]) == {"timer"}
         assert places[0] == _seat_actions_in(first, 0)[0]  # her first move was the timer's
-        review = await ann.request("review", hand=0)
-        assert review["type"] == "ok", review
-        own = [n for n in _choices(first, 0) if n not in places]
-        assert [row.get("n") for row in review["decisions"]] == own
-        told = review.get("made_for") or []
-        assert [(row["n"], row["by"]) for row in told] == [(n, "timer") for n in places]
+        _check_review(await ann.request("review", hand=0), first, places, "timer")
         await _leave_to_the_timer(ann)  # in the second hand, then the server restarts
         table = server.lobby.tables[created["table"]]
         assert table.match is not None
@@ -146,15 +143,9 @@ async def test_a_review_names_the_turn_timers_moves_apart_also_after_a_restart(
         await raw_play(back)
         second = await _last_record(back)
         assert timed_out in second["made_for"]["timer"]
-        review = await back.request("review", hand=1)
-        assert review["type"] == "ok", review
-        assert timed_out in [row["n"] for row in review["made_for"]]
-        assert timed_out not in [row["n"] for row in review["decisions"]]
+        _check_review(
+            await back.request("review", hand=1), second, second["made_for"]["timer"], "timer"
+        )
         await back.close()
     finally:
         await server.stop()
-
-
-def _seat_actions_in(record: dict[str, Any], seat: int) -> list[int]:
-    """The places of ``seat``'s actions in ``record``."""
-    return [n for n, a in enumerate(record["actions"]) if a["seat"] == seat]
