@@ -228,8 +228,79 @@ def hint_text(reply: HintReply, hand: Sequence[str] = ()) -> str:
     )
 
 
+_MADE_BY_WORDS: Final = {
+    "standin": "by a stand-in while you were away",
+    "timer": "when your time ran out",
+}
+"""How a review line tells who made a move for you, by the ``made_for`` row's ``by``."""
+
+_PLAYED_WORDS: Final = {
+    "standin": "played by a stand-in while you were away",
+    "timer": "played for you when your time ran out",
+}
+"""The same for the cards played for you."""
+
+_DECISION_NAMES: Final = {
+    "pass": "Pick",
+    "pick": "Pick",
+    "bury": "Bury",
+    "blitz": "Bury",
+    "call": "Call",
+    "unknown": "Call",
+    "alone": "Call",
+    "crack": "Crack",
+    "no_crack": "Crack",
+    "recrack": "Re-crack",
+    "no_recrack": "Re-crack",
+}
+"""The decision an action before the play answered, as a review line names it."""
+
+_DONE_WORDS: Final = {"pass": "passed", "pick": "picked", "alone": "went alone"}
+"""What was done, in a review line of a move made for you (else the action's label)."""
+
+
+def _made_for_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The lines for a run of moves made for you (``made_for`` rows, in order): the cards
+    played by the same hand for consecutive tricks in one line, each decision before the
+    play in its own.
+
+    >>> play = [{"trick": t, "action": {"action": "play", "card": c}, "by": "standin"}
+    ...         for t, c in ((2, "QC"), (3, "AH"), (4, "9S"))]
+    >>> _made_for_lines([{"trick": None, "action": {"action": "pass"}, "by": "timer"}, *play])
+    ['Pick: passed for you when your time ran out.', \
+'Trick 2 to 4: played by a stand-in while you were away (Q♣, A♥, 9♠).']
+    """
+    lines: list[str] = []
+    cards: list[str] = []
+    first = last = 0
+    by = ""
+    for row in [*rows, {}]:  # the empty row ends the last run of cards
+        action = row.get("action") or {}
+        trick = row.get("trick")
+        if cards and not (trick and row.get("by") == by and trick == last + 1):
+            where = f"Trick {first}" if first == last else f"Trick {first} to {last}"
+            words = _PLAYED_WORDS.get(by, "played for you")
+            lines.append(f"{where}: {words} ({', '.join(cards)}).")
+            cards = []
+        if not row:
+            break
+        by = str(row.get("by"))
+        if trick:
+            if not cards:
+                first = int(trick)
+            last = int(trick)
+            cards.append(action_label(action))
+            continue
+        kind = str(action.get("action", ""))
+        where = _DECISION_NAMES.get(kind, kind.capitalize())
+        done = _DONE_WORDS.get(kind, action_label(action))
+        lines.append(f"{where}: {done} for you {_MADE_BY_WORDS.get(by, '')}".rstrip() + ".")
+    return lines
+
+
 def review_lines(reply: ReviewReply) -> list[str]:
-    """One line per decision of a ``review`` reply, in the order they were made.
+    """One line per decision of a ``review`` reply, in the order they were made; the moves a
+    stand-in or the turn timer made for you (``made_for``) are named as such, not judged.
 
     >>> review_lines({"hand": 0, "decisions": [
     ...     {"trick": 2, "action": {"action": "play", "card": "9H"}, "value": -0.3,
@@ -244,9 +315,28 @@ def review_lines(reply: ReviewReply) -> list[str]:
     ['Trick 2: your 9♥ cost about 1.1 ±0.3 points against Q♣ (40 deals).', \
 'Trick 3: your K♦ and 10♦ about equal (0.1 ±0.2 points apart, 40 deals).', \
 'Pick: as good as any (+1.2).']
+    >>> review_lines({"hand": 0, "decisions": [
+    ...     {"n": 20, "trick": 5, "action": {"action": "play", "card": "9H"}, "value": 0.1,
+    ...      "best": {"action": "play", "card": "9H"}, "best_value": 0.1, "cost": 0.0,
+    ...      "se": 0.0, "deals": 40}], "made_for": [
+    ...     {"n": 1, "trick": None, "action": {"action": "pass"}, "by": "standin"},
+    ...     {"n": 8, "trick": 2, "action": {"action": "play", "card": "QC"}, "by": "standin"},
+    ...     {"n": 14, "trick": 3, "action": {"action": "play", "card": "7D"}, "by": "standin"},
+    ...     {"n": 25, "trick": 6, "action": {"action": "play", "card": "8C"}, "by": "timer"}]})
+    ['Pick: passed for you by a stand-in while you were away.', \
+'Trick 2 to 3: played by a stand-in while you were away (Q♣, 7♦).', \
+'Trick 5: as good as any (+0.1).', \
+'Trick 6: played for you when your time ran out (8♣).']
     """
+    # Each in the order of the hand (``n``: the place in its actions; a server before
+    # ``made_for`` sends neither, and its decisions keep their order).
+    made_for = sorted(reply.get("made_for") or [], key=lambda row: int(row.get("n") or 0))
     lines = []
     for row in reply.get("decisions") or []:
+        if made_for and int(row.get("n") or 0) > int(made_for[0].get("n") or 0):
+            ahead = [r for r in made_for if int(r.get("n") or 0) < int(row.get("n") or 0)]
+            lines += _made_for_lines(ahead)
+            made_for = made_for[len(ahead) :]
         trick = row.get("trick")
         action = row.get("action") or {}
         where = f"Trick {trick}" if trick else str(action.get("action", "")).capitalize()
@@ -270,4 +360,5 @@ def review_lines(reply: ReviewReply) -> list[str]:
                 f"{where}: your {mine} cost about {cost:.1f}{error} points against {best} "
                 f"({deals} deals)."
             )
+    lines += _made_for_lines(made_for)
     return lines or ["No decision of yours in that hand had a choice."]

@@ -266,8 +266,14 @@ class HintReply(OkReply):
     candidates: list[Mapping[str, Any]]
 
 
-class ReviewReply(OkReply):
-    """The reply to ``review``: each decision the asker made in hand ``hand``, valued (§4)."""
+class _ReviewMadeFor(TypedDict, total=False):
+    made_for: list[Mapping[str, Any]]
+    """The moves a stand-in or the turn timer made for the asker (an older server sends none)."""
+
+
+class ReviewReply(OkReply, _ReviewMadeFor):
+    """The reply to ``review``: each decision the asker made in hand ``hand``, valued, and
+    each move a stand-in or the turn timer made for them, only named (§4)."""
 
     hand: int
     decisions: list[Mapping[str, Any]]
@@ -408,10 +414,20 @@ def hint_reply(
 
 
 def review_reply(
-    id: int | None, *, hand: int, decisions: Sequence[Mapping[str, Any]]
+    id: int | None,
+    *,
+    hand: int,
+    decisions: Sequence[Mapping[str, Any]],
+    made_for: Sequence[Mapping[str, Any]] = (),
 ) -> ReviewReply:
     """The reply to ``review``."""
-    return {"type": "ok", "id": id, "hand": hand, "decisions": list(decisions)}
+    return {
+        "type": "ok",
+        "id": id,
+        "hand": hand,
+        "decisions": list(decisions),
+        "made_for": list(made_for),
+    }
 
 
 def standings_reply(

@@ -21,7 +21,9 @@ most ``ServerConfig.max_coach_requests`` are worked out at once over the server 
 ``review`` is the same after a hand: for each decision the asking seat made in a finished hand
 of the match, the coach values what was done and the best choice, on that seat's view at the
 time, one decision after the other in the bot workers (so that other tables' bots are served
-in between), within :data:`REVIEW_THINK_TIME` each.
+in between), within :data:`REVIEW_THINK_TIME` each. The moves a stand-in or the turn timer
+made for the seat's person (the record's ``made_for``) are not theirs: the reply names them
+apart, unjudged.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from protocol import events as m
 from protocol.requests import RequestError
 from server.bots.pool import BotError, CoachDropped
 from server.tables.hub import Peer
+from server.tables.ledger import MADE_BY
 
 if TYPE_CHECKING:
     from server.tables.table import Table
@@ -227,40 +230,77 @@ def review(peer: Peer, req: requests.Review) -> None:
         )
     entry = msgpack.unpackb(table.history[number], raw=False)
     try:
-        decisions = seat_decisions(entry["record"], seat)
+        decisions, made_for = seat_decisions(entry["record"], seat)
     except (RecordError, KeyError, TypeError) as exc:
         raise RequestError(errors.INTERNAL_ERROR, f"The hand cannot be replayed ({exc})") from None
     asking = _Asking(peer, table, seat)
-    _start(asking, req.id, "review", partial(_review, asking, req.id, number, decisions))
+    work = partial(_review, asking, req.id, number, decisions, made_for)
+    _start(asking, req.id, "review", work)
 
 
-def seat_decisions(record: Mapping[str, Any], seat: int) -> list[dict[str, Any]]:
+def made_for_places(record: Mapping[str, Any]) -> dict[int, str]:
+    """Who made each action of ``record`` that was made for a person (its place in the
+    record's ``actions``, from 0 -> ``standin`` or ``timer``): the record's ``made_for``
+    (docs/hand-record.md), anything else in it passed over.
+
+    >>> made_for_places({"made_for": {"standin": [3, 8], "timer": [1], "ghost": [2]}})
+    {3: 'standin', 8: 'standin', 1: 'timer'}
+    """
+    given = record.get("made_for")
+    if not isinstance(given, Mapping):
+        return {}
+    places: dict[int, str] = {}
+    for by in MADE_BY:
+        listed = given.get(by)
+        if isinstance(listed, list):
+            places.update((place, by) for place in listed if isinstance(place, int))
+    return places
+
+
+def seat_decisions(
+    record: Mapping[str, Any], seat: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Each choice ``seat`` made in the hand of ``record`` (a decision with one legal action
     is no choice: left out): the seat's view before it (from :func:`engine.view.seat_view`, so
-    nothing the seat could not see then), the legal actions, what it did, and the trick (1-6,
-    None before the play)."""
+    nothing the seat could not see then), the legal actions, what it did, the trick (1-6,
+    None before the play) and its place ``n`` in the record's actions; and, apart, each
+    action a stand-in or the turn timer made for the seat's person (:func:`made_for_places`),
+    which is not theirs to be judged on: its ``n``, ``trick``, ``action`` and ``by``."""
     hand = hand_from_record(record, stop_at=0)
-    out = []
-    for data in record.get("actions") or []:
-        if hand.turn == seat and len(hand.legal_actions()) >= 2:
-            view = seat_view(hand, seat)
-            out.append(
-                {
-                    "view": view,
-                    "legal": [m.without_seat(a) for a in view["legal"]],
-                    "played": m.without_seat(data),
-                    "trick": len(hand.tricks) + 1 if hand.phase == "play" else None,
-                }
-            )
+    made_for = made_for_places(record)
+    own, made = [], []
+    for n, data in enumerate(record.get("actions") or []):
+        if hand.turn == seat:
+            trick = len(hand.tricks) + 1 if hand.phase == "play" else None
+            if n in made_for:
+                made.append(
+                    {"n": n, "trick": trick, "action": m.without_seat(data), "by": made_for[n]}
+                )
+            elif len(hand.legal_actions()) >= 2:
+                view = seat_view(hand, seat)
+                own.append(
+                    {
+                        "view": view,
+                        "legal": [m.without_seat(a) for a in view["legal"]],
+                        "played": m.without_seat(data),
+                        "trick": trick,
+                        "n": n,
+                    }
+                )
         hand.apply(action_from_dict(data))
-    return out
+    return own, made
 
 
 async def _review(
-    asking: _Asking, request_id: int, number: int, decisions: list[dict[str, Any]]
+    asking: _Asking,
+    request_id: int,
+    number: int,
+    decisions: list[dict[str, Any]],
+    made_for: list[dict[str, Any]],
 ) -> m.ReviewReply:
     """The ``ok`` reply to a review: each decision valued against the coach's best, one after
-    the other in the bot workers (each dropped unworked once the asker is gone)."""
+    the other in the bot workers (each dropped unworked once the asker is gone); the actions
+    made for the asker (``made_for``) only told, not valued."""
     pool = asking.table.hub.bots
     think_time = min(REVIEW_THINK_TIME, pool.budget / 2)
     rows = []
@@ -279,6 +319,7 @@ async def _review(
             cost = round(max(0.0, best["value"] - mine["value"]), 3)
         rows.append(
             {
+                "n": d["n"],
                 "trick": d["trick"],
                 "action": mine["action"],
                 "value": mine["value"],
@@ -289,4 +330,4 @@ async def _review(
                 "deals": int(advice["deals"]),
             }
         )
-    return m.review_reply(request_id, hand=number, decisions=rows)
+    return m.review_reply(request_id, hand=number, decisions=rows, made_for=made_for)

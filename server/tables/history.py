@@ -5,7 +5,7 @@ carries them (PROTOCOL.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import msgpack
@@ -85,14 +85,19 @@ def history_entry(
     number: int,
     names: Sequence[str],
     strategies: Sequence[str | None] | None = None,
+    made_for: Mapping[str, Sequence[int]] | None = None,
 ) -> bytes:
     """The packed ``history`` entry of hand ``number`` of ``match``, which has just ended,
     played by the seats' ``names``; ``strategies`` (each seat's server bot strategy or None;
-    None: not known) goes into its record as docs/hand-record.md's ``strategies``."""
+    None: not known) goes into its record as docs/hand-record.md's ``strategies``, and
+    ``made_for`` (the actions a stand-in or the turn timer made for a person; None or empty:
+    none) as its ``made_for``."""
     result = match.results[-1]
     record = match.records[-1]
     if strategies is not None:
         record = {**record, "strategies": list(strategies)}
+    if made_for:
+        record = {**record, "made_for": {by: list(places) for by, places in made_for.items()}}
     return _packed_entry(number, names, record, list(result.payouts or ()), match.totals, result)
 
 

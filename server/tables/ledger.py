@@ -9,17 +9,23 @@ the table tells the ledger first and shows the change after: what people see is 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from engine.actions import NUM_SEATS
-from server.storage.store import LeftRow, LineRow, SeatRow, Store
+from server.storage.store import LeftRow, LineRow, SeatRow, Store, json_text
 from server.storage.tallies import HandFacts
 from server.tables.seats import SeatKind, SeatState, TableState
 
 Holder = tuple[str, int]
 """An earlier holder of a seat in the hand in play: their name, and how many of the hand's
 actions were made when the next holder sat down."""
+
+MADE_BY: Final = ("standin", "timer")
+"""Who made an action for a person, not they: a stand-in bot while they were away (or while
+their seat stood empty), or the turn timer when their time ran out (docs/hand-record.md,
+``made_for``)."""
 
 
 class TableLedger:
@@ -42,8 +48,19 @@ class TableLedger:
         self.lines = 0
         """How many lines (chat and notices) the table has stored (the next one's number): the
         store keeps the last of them (``chat_lines``)."""
+        self._made_for_hand = -1
+        self._made_for: dict[str, list[int]] = {}
+        """The actions of hand ``_made_for_hand`` (of the current match) made for a person
+        (:data:`MADE_BY`: its place in the hand's actions, by who made it): its record's
+        ``made_for``. Stored with each such action (its row's ``by``), so a restore during the
+        hand, or after it, knows them again (:meth:`action_replayed`)."""
 
     # ------------------------------------------------------------------ a restore reads
+
+    def action_replayed(self, hand: int, index: int, data: Mapping[str, Any]) -> None:
+        """A restore replayed action ``index`` of hand ``hand`` from its stored ``data``:
+        remember who made it for the seat's person, if anybody did (:meth:`record_action`)."""
+        self._note_made_for(hand, index, data.get("by"))
 
     def actions_replayed(self, count: int) -> None:
         """A restored match has ``count`` stored actions (replayed): the next one follows them."""
@@ -182,6 +199,8 @@ class TableLedger:
     def match_started(self, *, seed: int, first_dealer: int) -> None:
         """A match began: its deck seed and first dealer; its actions are numbered from 0."""
         self.actions = 0
+        self._made_for_hand = -1  # its hands are numbered from 0 again
+        self._made_for = {}
         self._forget_left()
         self.store.update_table(
             self.table_id,
@@ -203,11 +222,41 @@ class TableLedger:
         self._forget_left()
         self.store.update_table(self.table_id, dealt=number)
 
-    def record_action(self, hand: int, action: str, *, seq: int, match: int) -> None:
-        """An action of hand ``hand`` was applied (``action``: its record's JSON); ``seq``: the
-        table's seq once it is shown, stored with it, so an action needs no update of the row."""
+    def record_action(
+        self,
+        hand: int,
+        action: str,
+        *,
+        seq: int,
+        match: int,
+        index: int = 0,
+        made_by: str | None = None,
+    ) -> None:
+        """Action ``index`` of hand ``hand`` was applied (``action``: its record's JSON); ``seq``:
+        the table's seq once it is shown, stored with it, so an action needs no update of the
+        row. ``made_by`` (one of :data:`MADE_BY`; None: whoever holds the seat chose it): who
+        made it for the seat's person, stored in its row as ``by`` (ignored by the engine) and
+        kept for the hand's record (:meth:`made_for`)."""
+        self._note_made_for(hand, index, made_by)
+        if made_by is not None:
+            action = json_text({**json.loads(action), "by": made_by})
         self.store.add_action(self.table_id, self.actions, hand, action, seq=seq, match=match)
         self.actions += 1
+
+    def _note_made_for(self, hand: int, index: int, made_by: object) -> None:
+        if hand != self._made_for_hand:
+            self._made_for_hand = hand
+            self._made_for = {}
+        if made_by in MADE_BY:
+            self._made_for.setdefault(str(made_by), []).append(index)
+
+    def made_for(self, hand: int) -> dict[str, list[int]]:
+        """The actions of hand ``hand`` of the current match made for a person, by who made
+        them (:data:`MADE_BY`), each a list of places in the hand's actions (from 0): the
+        record's ``made_for`` (docs/hand-record.md). Empty when there are none."""
+        if hand != self._made_for_hand:
+            return {}
+        return {by: list(places) for by, places in self._made_for.items()}
 
     def hand_finished(
         self,

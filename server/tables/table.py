@@ -215,6 +215,8 @@ class Table:
                 while match.number < number:
                     match.next_hand()
                 match.apply(action_from_dict(data))
+                table.ledger.action_replayed(number, len(match.hand.actions) - 1, data)
+                data.pop("by", None)  # the stored row's own field, not the action's
                 table.last = data
                 if match.hand.is_over:
                     table.remember_hand(match.number)  # history, as it was before the restart
@@ -1053,15 +1055,25 @@ class Table:
         hand = match.hand
         return not hand.is_over and hand.turn == seat and self.turns.wait_left() <= 0
 
-    def apply_action(self, action: Action) -> None:
-        """Apply an action through the engine, store it, tell everyone. Raises if illegal."""
+    def apply_action(self, action: Action, made_by: str | None = None) -> None:
+        """Apply an action through the engine, store it, tell everyone. Raises if illegal.
+
+        ``made_by``: who made it for the seat's person (the turn timer, a stand-in), as the
+        hand's record tells it (:meth:`TableLedger.made_for`); None: the seat's own choice."""
         match = self.match
         assert match is not None
         number = match.number
         match.apply(action)  # raises SheepsheadError and changes nothing if illegal
         record, text = _record_of(action)
         # Stored with the seq of the state it produces: no table-row update for the seq.
-        self.ledger.record_action(number, text, seq=self.seq + 1, match=self.match_number)
+        self.ledger.record_action(
+            number,
+            text,
+            seq=self.seq + 1,
+            match=self.match_number,
+            index=len(match.hand.actions) - 1,
+            made_by=made_by,
+        )
         self.last = record
         hand = match.hand
         pause = self.hub.config.trick_pause
@@ -1077,6 +1089,9 @@ class Table:
             ]
             strategies = self.seat_strategies(played)
             record = {**match.records[-1], "strategies": strategies}
+            made_for = self.ledger.made_for(number)
+            if made_for:
+                record["made_for"] = made_for
             if self.seeds.deal_seeds is not None:
                 fair = self.seeds.deal_seeds.fair(number, revealed=False)
                 record = {**record, "fair": fair}
@@ -1138,7 +1153,8 @@ class Table:
             strategies = (
                 None if stored is None else [canonical_spec(n) if n else None for n in stored]
             )
-        self.history.append(history_entry(match, number, names, strategies))
+        made_for = self.ledger.made_for(number)
+        self.history.append(history_entry(match, number, names, strategies, made_for))
 
     async def _deal_next(self, finished: int) -> None:
         try:

@@ -84,8 +84,9 @@ class TurnsTable(Protocol):
     def prompt(self, seat: int) -> bytes | None:
         """The encoded ``your_turn`` for ``seat`` (None: nothing to prompt)."""
 
-    def apply_action(self, action: Action) -> None:
-        """Apply, store and send an action; raises if it is illegal."""
+    def apply_action(self, action: Action, made_by: str | None = None) -> None:
+        """Apply, store and send an action (``made_by``: who made it for the seat's person,
+        :data:`server.tables.ledger.MADE_BY`); raises if it is illegal."""
 
     def notice(self, code: str, text: str, seat: int | None = None) -> None:
         """Tell everyone at the table."""
@@ -286,14 +287,25 @@ class TurnClock:
             if mode == "timer":
                 name = self.table.seats[seat].name
                 self.table.notice("timer_expired", timed_out_notice(name, action), seat)
-            self.table.apply_action(action)
+            self.table.apply_action(action, self._made_by(seat, mode))
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("table %s: bot move for seat %d failed", self.table.id, seat)
-            self._fallback_move(key, seat)
+            self._fallback_move(key, seat, self._made_by(seat, mode))
 
-    def _fallback_move(self, key: tuple[int, int], seat: int) -> None:
+    def _made_by(self, seat: int, mode: str) -> str | None:
+        """Who a move of ``mode`` at ``seat`` is made by for the seat's person, as the hand's
+        record tells it (``made_for``, so the coach's review judges none as theirs): the turn
+        timer, or a stand-in (an absent person's, or an emptied seat's); None for a server
+        bot's own seat."""
+        if mode == "timer":
+            return "timer"
+        if mode == "standin" or self.table.seats[seat].kind == "empty":
+            return "standin"
+        return None
+
+    def _fallback_move(self, key: tuple[int, int], seat: int, made_by: str | None) -> None:
         """Keep the table moving after an unexpected failure: the first of the least committal
         legal actions (:func:`timed_out_choices`: it may be a person's seat whose time ran out,
         who is not to be made the picker)."""
@@ -303,7 +315,7 @@ class TurnClock:
         try:
             self._turn_task = None
             self._turn_key = None
-            self.table.apply_action(timed_out_choices(match.hand.legal_actions())[0])
+            self.table.apply_action(timed_out_choices(match.hand.legal_actions())[0], made_by)
         except Exception:
             log.exception("table %s: seat %d is stuck", self.table.id, seat)
 

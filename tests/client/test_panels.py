@@ -159,7 +159,10 @@ async def test_the_result_and_its_review_use_the_height_of_a_big_terminal() -> N
         "cost": 1.1,
         "deals": 40,
     }
-    session = FakeSession({"review": {"type": "ok", "hand": 0, "decisions": [decision] * 16}})
+    # The moves a stand-in made for you are named apart, not judged.
+    standin = {"n": 40, "trick": 6, "action": {"action": "play", "card": "8C"}, "by": "standin"}
+    review = {"type": "ok", "hand": 0, "decisions": [decision] * 16, "made_for": [standin]}
+    session = FakeSession({"review": review})
     app = SheepsheadApp(session, mode="play")  # type: ignore[arg-type]
     async with app.run_test(size=BIG) as pilot:
         await fed(pilot, messages)
@@ -173,6 +176,7 @@ async def test_the_result_and_its_review_use_the_height_of_a_big_terminal() -> N
         assert len(rows) > 30, rows  # was capped at 23 rows, the review cut off
         assert "Enter close" in rows[-2]
         assert sum("your 9♥ cost about" in row for row in rows) == 16
+        assert any("Trick 6: played by a stand-in while you were away (8♣)." in row for row in rows)
         # A hand somebody else played in your seat (you sat down after it, in the seat of a
         # player who left): "v review your play" reviewed that player's decisions as yours.
         result.hand.names = ["Annie", *result.hand.names[1:]]

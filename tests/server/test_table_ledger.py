@@ -236,3 +236,32 @@ def test_a_table_with_finished_hands_is_kept_closed_when_it_closes() -> None:
     for ledger in (over, waiting):  # nothing of either is restored, and their hands stay
         assert count(store, ledger, "hands") == 1 and count(store, ledger, "seats") == 2
     assert store.load_open_tables(over_since=0.0) == []
+
+
+def test_moves_made_for_a_person_are_stored_with_their_actions_and_known_again_on_restore() -> None:
+    """A stand-in's or the turn timer's move is stored with who made it (``by``), so the
+    hand's ``made_for`` survives a restart, during the hand or after it."""
+    store = Store(None)
+    ledger = new_ledger(store)
+    ledger.match_started(seed=42, first_dealer=3)
+    ledger.record_action(0, '{"seat":4,"action":"pass"}', seq=1, match=0, index=0)
+    ledger.record_action(0, '{"seat":0,"action":"pass"}', seq=2, match=0, index=1, made_by="timer")
+    ledger.record_action(0, '{"seat":1,"action":"pick"}', seq=3, match=0, index=2)
+    ledger.record_action(
+        0, '{"seat":1,"action":"bury","cards":["7D","8D"]}', seq=4, match=0, index=3,
+        made_by="standin",
+    )  # fmt: skip
+    assert ledger.made_for(0) == {"timer": [1], "standin": [3]}
+    assert ledger.made_for(1) == {}  # another hand's: none
+    (row,) = store.load_open_tables()
+    assert [a.get("by") for _, a in row.actions] == [None, "timer", None, "standin"]
+    again = TableLedger(store, ledger.table_id)  # as Table.restore makes it
+    for index, (hand, data) in enumerate(row.actions):
+        again.action_replayed(hand, index, data)
+    assert again.made_for(0) == ledger.made_for(0)
+    # The next hand starts with none; a new match numbers its hands from 0 again.
+    ledger.record_action(1, '{"seat":0,"action":"pass"}', seq=5, match=0, index=0)
+    assert ledger.made_for(1) == {} and ledger.made_for(0) == {}
+    ledger.record_action(1, '{"seat":2,"action":"pass"}', seq=6, match=0, index=1, made_by="timer")
+    ledger.match_started(seed=7, first_dealer=0)
+    assert ledger.made_for(1) == {}
