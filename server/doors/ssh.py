@@ -1099,8 +1099,9 @@ class SSHDoor:
                     asked = filed
                     asks += 1
                     if await self._note_player(home, fingerprint, name):
-                        self.tagged.add(home)
                         log.info("ssh: %s sat: tagged in the standings", fingerprint)
+                        if home in self._pending_paths():  # not settled during the ask
+                            self.tagged.add(home)
                         return
                 await asyncio.sleep(SEAT_WATCH)
         finally:
