@@ -17,7 +17,9 @@ their terminal window or reverse the direction of the text around a name:
   space, and the result is stripped at both ends.
 
 Two names that differ only in case, width, combining marks or invisible characters have the same
-:func:`name_key`, which is how the server tells that a name is taken.
+:func:`name_key`, which is how the server tells that a name is taken. Two players of the
+standings who go by one name are shown with the start of their tags (:func:`told_apart`), in
+the lobby's standings and by ``sheepshead standings`` alike.
 
 >>> clean_text("  Ann\\x1b[31m  the\\tRed\\x07 ")
 'Ann the Red'
@@ -31,11 +33,22 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from protocol.confusables import skeleton
 
-__all__ = ["MARKS_PER_CHARACTER", "clean_name", "clean_text", "name_key", "quote"]
+__all__ = [
+    "MARKS_PER_CHARACTER",
+    "TAG_SHOWN",
+    "clean_name",
+    "clean_text",
+    "cut",
+    "name_key",
+    "quote",
+    "told_apart",
+]
 
 # Order matters: whole sequences go first so their parameter bytes do not survive as text.
 _ESCAPES: Final = re.compile(
@@ -150,3 +163,45 @@ def quote(value: object, limit: int = 32) -> str:
     cut = clean_text(text[: limit * 4], max_length=limit)
     more = "..." if len(text) > len(cut) and len(cut) == limit else ""
     return repr(cut + more)
+
+
+TAG_SHOWN: Final = 6
+"""Characters of a player's tag (PROTOCOL.md §10.1) that follow a name two players share."""
+
+
+def cut(name: str, width: int) -> str:
+    """``name`` in at most ``width`` characters (cut with "…").
+
+    >>> cut("Maximilian Longnamesmith", 11), cut("Ann", 11)
+    ('Maximilian…', 'Ann')
+    """
+    return name if len(name) <= width else name[: width - 1].rstrip() + "…"
+
+
+def told_apart(
+    names: Sequence[str],
+    tags: Sequence[str],
+    width: int | None = None,
+    fit: Callable[[str, int], str] = cut,
+) -> list[str]:
+    """Each standings row's name (``names``; ``tags``: the rows' ``tag``, PROTOCOL.md §10.1)
+    as people are shown it: a name more than one row goes by (Bob on his laptop's SSH key
+    and on the club's browser) is followed by the start of each one's tag, the SSH key's
+    fingerprint or the player key's hash, so the rows tell apart; in ``width`` cells, such a
+    name cut by ``fit`` to keep the tag. A row without a tag (``""``) keeps its name.
+
+    >>> told_apart(["bob", "ann", "bob"], ["SHA256:Bog0GwduGd", "c0ffee12", "3b295660"])
+    ['bob·Bog0Gw', 'ann', 'bob·3b2956']
+    >>> told_apart(["Bartholomew", "Bartholomew"], ["a1b2c3d4", "e5f6a7b8"], width=16)
+    ['Bartholo…·a1b2c3', 'Bartholo…·e5f6a7']
+    """
+    shared = {name for name, count in Counter(names).items() if count > 1}
+    shown = []
+    for name, full in zip(names, tags, strict=True):
+        tag = full.removeprefix("SHA256:")[:TAG_SHOWN]
+        if name in shared and tag:
+            if width is not None:
+                name = fit(name, max(1, width - len(tag) - 1))
+            name = f"{name}·{tag}"
+        shown.append(name)
+    return shown

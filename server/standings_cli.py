@@ -24,6 +24,7 @@ from time import time as time_now
 from typing import Final
 
 from protocol.requests import parse_date
+from protocol.text import cut, told_apart
 from server.storage.standings import (
     TONIGHT_HOURS,
     PlayerStanding,
@@ -101,21 +102,26 @@ def _line(cells: Sequence[str], names: int) -> str:
 
 def table_text(rows: list[PlayerStanding], width: int | None = None) -> str:
     """The standings as a text table for people: the player column as wide as the longest
-    name, and within ``width`` columns (a terminal's) with names cut short ("…") to fit.
+    name, and within ``width`` columns (a terminal's) with names cut short ("…") to fit. A
+    name two players go by is followed by the start of each one's tag, as in the lobby's
+    standings (:func:`protocol.text.told_apart`; a bot's row is told apart by its kind).
 
     At a fixed 24 columns for the names every line was 94 characters: an 80-column terminal
-    wrapped each row onto two lines.
+    wrapped each row onto two lines. Two SSH keys both named bob were two rows alike.
     """
-    longest = max((len(row.player) for row in rows), default=0)
+    players = [row.player for row in rows]
+    tags = ["" if row.kind == "bot" else row.tag for row in rows]
+    longest = max((len(name) for name in told_apart(players, tags)), default=0)
     names = max(len("player"), min(NAME_COLUMN, longest))
     if width is not None:
         rest = len(_line((*HEADINGS, *HEADINGS_RATES), 0)) - len("player")
         names = max(len("player"), min(names, width - 1 - rest))
+    shown = told_apart(players, tags, width=names)
     lines = [_line((*HEADINGS, *HEADINGS_RATES), names)]
-    for rank, row in enumerate(rows, 1):
+    for rank, (row, player) in enumerate(zip(rows, shown, strict=True), 1):
         cells = (
             str(rank),
-            _cut(row.player, names),
+            cut(player, names),
             row.kind,
             str(row.matches),
             str(row.hands),
@@ -128,11 +134,6 @@ def table_text(rows: list[PlayerStanding], width: int | None = None) -> str:
         )
         lines.append(_line(cells, names))
     return "\n".join(lines)
-
-
-def _cut(name: str, width: int) -> str:
-    """``name`` in at most ``width`` characters (cut with "…")."""
-    return name if len(name) <= width else name[: width - 1].rstrip() + "…"
 
 
 def parse_since(text: str, now: datetime | None = None) -> float:

@@ -12,7 +12,6 @@ league settles at closing time.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
@@ -26,6 +25,7 @@ from client.model import bot_label
 from client.screens.base import game_of
 from client.widgets.base import KeyFooter
 from client.widgets.table import fit_name
+from protocol.text import told_apart
 
 STAKES: tuple[int, ...] = (1, 5, 10, 25, 50, 100, 200, 500)
 """Stakes per point to choose from in the settle-up view, in cents."""
@@ -160,15 +160,10 @@ def _name(row: Mapping[str, Any]) -> str:
     return bot_label(name) if row.get("kind") == "bot" else name
 
 
-TAG_SHOWN: Final = 6
-"""Characters of a player's tag (PROTOCOL.md §10.1) that follow a name two players share."""
-
-
 def shown_names(rows: Sequence[Mapping[str, Any]], width: int | None = None) -> list[str]:
-    """Each row's name as the standings show it: a name more than one player goes by (Bob
-    on his laptop's SSH key and on the club's browser) is followed by the start of each one's
-    tag, the SSH key's fingerprint or the player key's hash, so the two rows tell apart; in
-    ``width`` cells, the name cut to keep the tag.
+    """Each row's name as the standings show it (:func:`protocol.text.told_apart`, the rule
+    ``sheepshead standings`` follows too): a name more than one player goes by is followed by
+    the start of each one's tag; in ``width`` cells, the name cut to keep the tag.
 
     >>> shown_names([{"player": "bob", "tag": "SHA256:Bog0GwduGd"}, {"player": "ann"},
     ...              {"player": "bob", "kind": "key", "tag": "3b295660"}])
@@ -177,17 +172,8 @@ def shown_names(rows: Sequence[Mapping[str, Any]], width: int | None = None) -> 
     ...              {"player": "Bartholomew", "tag": "e5f6a7b8"}], width=16)
     ['Bartholo…·a1b2c3', 'Bartholo…·e5f6a7']
     """
-    names = [_name(row) for row in rows]
-    shared = {name for name, count in Counter(names).items() if count > 1}
-    shown = []
-    for row, name in zip(rows, names, strict=True):
-        tag = str(row.get("tag") or "").removeprefix("SHA256:")[:TAG_SHOWN]
-        if name in shared and tag:
-            if width is not None:
-                name = fit_name(name, width - len(tag) - 1)
-            name = f"{name}·{tag}"
-        shown.append(name)
-    return shown
+    tags = [str(row.get("tag") or "") for row in rows]
+    return told_apart([_name(row) for row in rows], tags, width, fit_name)
 
 
 def standings_hint(players: int, ranked_here: int, *, tonight: bool) -> str:

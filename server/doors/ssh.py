@@ -8,10 +8,13 @@ taken a seat has a directory beside the database (``ssh-players/<hash of the fin
 that is the home of its client, so the seat tokens and the player key kept there follow the key
 from any machine. A key's first sessions run in a throwaway home (one for all of them while
 any is open), kept (moved there) only if the player took a seat: a fresh key per login leaves
-nothing behind. A key's new session whose client would take over, with that home's seat token,
-a seat whose connection is up (another window of the player) asks first where the seat goes
-(:data:`ANOTHER_WINDOW`); when none of the key's other sessions answers a keepalive within
-:data:`LINK_CHECK`, their link has dropped, and the seat comes without a question.
+nothing behind. The server tags the player with the key's fingerprint in the standings
+(``door_player``) as soon as the client files its first seat token there
+(:data:`SEAT_WATCH`), and at each later session's start. A key's new session whose client
+would take over, with that home's seat token, a seat whose connection is up (another window
+of the player) asks first where the seat goes (:data:`ANOTHER_WINDOW`); when none of the key's
+other sessions answers a keepalive within :data:`LINK_CHECK`, their link has dropped, and the
+seat comes without a question.
 
 A session must ask for a pty. The door then runs ``sheepshead join`` in a child process (niced,
 under a data cap: ``server.doors.child``) on a pseudo-terminal of the session's size, clamped to
@@ -111,6 +114,19 @@ SSH client to close it (OpenSSH does at once) before closing it itself. A client
 channel's close before it has shown all the output it received (asyncssh does, with its reading
 paused), and a disconnect makes it drop that: the terminal restore, last, was lost (the
 player's terminal left in the game's screen), whenever that output was all in flight."""
+SEAT_WATCH: Final = 2.0
+"""Seconds between the door's looks for the first seat token in a key's throwaway home: once
+the client has filed one, the server knows the player key (the seat stored it), and the door
+tells it the key's fingerprint (``door_player``). The door told it only when the key's first
+session ended (the home was kept), so a new player showed for their whole first evening as a
+bare player key ("bob 3b295660"), not the SSH key they are known by from then on. A hand takes
+longer than this; a look is one ``stat``."""
+SEAT_ASKS: Final = 4
+"""The most times the door asks the server, while a throwaway home is in use, to tag its
+player key (``door_player``, each for a new seat token the client filed there): an ask the
+server answers "unknown" (a key past its address's allowance of new players is not counted;
+a later seat may be) is asked again at the next seat, but a player who sits and leaves in a
+loop does not make the door ask at each seat. The session's end asks once more, as before."""
 ONE_SESSION: Final = "One game at a time per SSH connection."
 MESSAGE_COLUMNS: Final = 78
 """The longest line of a message the door writes to a player's terminal: an 80-column
@@ -892,6 +908,12 @@ class SSHDoor:
         self.children: set[PtyChild] = set()
         self.pending_homes: dict[PtyChild, tuple[Path, str, str]] = {}
         """Children of keys that have not sat yet: their throwaway home, fingerprint, name."""
+        self.tagged: set[Path] = set()
+        """Throwaway homes whose player key the server has tagged with its key's fingerprint
+        (:meth:`_tag_when_seated`): their end tells it no more."""
+        self._watching: dict[Path, asyncio.Task[None]] = {}
+        """The look for its first seat token (:meth:`_tag_when_seated`) of each throwaway home
+        not tagged yet: one a home, however many of its key's sessions run in it."""
         self.side_homes: dict[PtyChild, Path] = {}
         """Children started in the lobby beside a seat the key holds in another window
         (:data:`ANOTHER_WINDOW`, ``l``): their throwaway home, with the key's player key and no
@@ -1047,16 +1069,55 @@ class SSHDoor:
         log.info(
             "ssh %s: %s (%s) playing, client pid %s", login.address, name, fingerprint, child.pid
         )
+        if pending is not None and pending not in self._watching and pending not in self.tagged:
+            watch = asyncio.get_running_loop().create_task(
+                self._tag_when_seated(pending, fingerprint, name)
+            )
+            self._watching[pending] = watch
+            self._tasks.add(watch)
+            watch.add_done_callback(self._tasks.discard)
 
-    async def _note_player(self, home: Path, fingerprint: str, name: str) -> None:
+    async def _tag_when_seated(self, home: Path, fingerprint: str, name: str) -> None:
+        """Once the client in the throwaway ``home`` has filed a seat token (it sat, so the
+        server stored its player key), tell the server that key is the SSH key with
+        ``fingerprint`` (:meth:`_note_player`): the standings show the player as that key from
+        their first hand. Looks every :data:`SEAT_WATCH` seconds while a child runs in
+        ``home``; asks again only when the token file changes (a new seat), at most
+        :data:`SEAT_ASKS` times, so a key the server does not count (past its address's new
+        players) is not asked about at every look. Not told here (the server was down),
+        the session's end tells it."""
+        tokens = home / "config" / "sheepshead" / "tokens.json"
+        asked: int | None = None  # the token file's mtime when the server was last asked
+        asks = 0
+        try:
+            while home in self._pending_paths() and asks < SEAT_ASKS:
+                try:
+                    filed: int | None = tokens.stat().st_mtime_ns
+                except OSError:
+                    filed = None
+                if filed is not None and filed != asked:
+                    asked = filed
+                    asks += 1
+                    if await self._note_player(home, fingerprint, name):
+                        log.info("ssh: %s sat: tagged in the standings", fingerprint)
+                        if home in self._pending_paths():  # not settled during the ask
+                            self.tagged.add(home)
+                        return
+                await asyncio.sleep(SEAT_WATCH)
+        finally:
+            self._watching.pop(home, None)
+
+    async def _note_player(self, home: Path, fingerprint: str, name: str) -> bool:
         """Tell the server that the player key kept in ``home`` is the SSH key with
         ``fingerprint`` (the standings tag it with the fingerprint), in this process or over
-        its local socket (:meth:`server.doors.kit.DoorServer.door_player`)."""
+        its local socket (:meth:`server.doors.kit.DoorServer.door_player`); whether it was
+        done (the server knew the key)."""
         from client.config import player_key
 
         key = player_key(home / "config" / "sheepshead")
-        if key is not None:
-            await self.server.door_player(key, fingerprint, name)
+        if key is None:
+            return False
+        return await self.server.door_player(key, fingerprint, name)
 
     async def _seat_elsewhere(
         self, fingerprint: str, name: str
@@ -1168,9 +1229,10 @@ class SSHDoor:
     def _keep_home(self, child: PtyChild) -> tuple[Path, str, str] | None:
         """Move an ended child's throwaway home to its key's directory if the player took a
         seat (the client filed a seat token), and return that home, the fingerprint and the
-        name, for the key's identity to be linked (:meth:`_note_player`); else delete it. A
-        home another session of the key still runs in waits for that one's end. A side home
-        (:meth:`_side_home`) is deleted."""
+        name, for the key's identity to be linked (:meth:`_note_player`) unless it was at its
+        first seat (:meth:`_tag_when_seated`); else delete it. A home another session of the
+        key still runs in waits for that one's end. A side home (:meth:`_side_home`) is
+        deleted."""
         side = self.side_homes.pop(child, None)
         if side is not None:
             shutil.rmtree(side, ignore_errors=True)
@@ -1179,8 +1241,10 @@ class SSHDoor:
         if pending is None or pending[0] in self._pending_paths():
             return None
         path, fingerprint, name = pending
+        tagged = path in self.tagged
+        self.tagged.discard(path)
         home = keep_pending_home(path, self.data_dir, fingerprint)
-        return (home, fingerprint, name) if home is not None else None
+        return (home, fingerprint, name) if home is not None and not tagged else None
 
     async def stop(self) -> None:
         """Stop listening and end every session's child (each session is told why)."""
@@ -1191,3 +1255,5 @@ class SSHDoor:
                 await asyncio.wait_for(self._acceptor.wait_closed(), 2.0)
             self._acceptor = None
         await asyncio.gather(*(self._end(c) for c in list(self.children)), return_exceptions=True)
+        for watch in list(self._watching.values()):
+            watch.cancel()

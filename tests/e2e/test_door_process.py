@@ -42,6 +42,7 @@ from tests.server.test_ssh_door import (
     open_game,
     plain,
     seated_game,
+    ssh_tagged,
     token_filed,
     until,
 )
@@ -181,8 +182,8 @@ async def test_a_doors_process_asks_a_keys_second_window_and_tags_the_key(tmp_pa
     """Doors in a process of their own (here a :class:`RemoteServer` on the socket of a server
     in the test's process, whose objects it cannot see): a key's second session is asked
     where the seat goes before anything moves (before, it took the seat without a word), and
-    once the key's first session ends the standings know the player by the key's
-    fingerprint (before, by their player key only)."""
+    once the key's first session has sat the standings know the player by the key's
+    fingerprint (before, by their player key only; then only once that session ended)."""
     path = str(tmp_path / "run" / "server.sock")
     async with running_server() as server:
         await cli._open_local_socket(server, path)
@@ -196,6 +197,8 @@ async def test_a_doors_process_asks_a_keys_second_window_and_tags_the_key(tmp_pa
                 screen, table = await seated_game(server, doors, conn)
                 seated = table.seats[0].peer
                 assert seated is not None
+                # Told at the first sit, in the key's first session (asked over the socket).
+                await until(lambda: ssh_tagged(server, fingerprint), timeout=20)
                 async with connect(doors, key) as second:
                     asked = Screen(await open_game(second))
                     await asked.wait_for("take the seat here", timeout=30)
@@ -207,12 +210,6 @@ async def test_a_doors_process_asks_a_keys_second_window_and_tags_the_key(tmp_pa
                 assert table.seats[0].peer is seated
                 screen.process.close()
                 await screen.close()
-
-            def tagged() -> bool:
-                rows = server.store._db.execute("SELECT kind, label FROM identities")
-                return ("ssh", fingerprint) in set(rows)
-
-            await until(tagged, timeout=30)  # told when the key's first session ended
         finally:
             await doors.stop()
 

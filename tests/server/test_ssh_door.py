@@ -138,6 +138,13 @@ def token_filed(doors: Doors) -> bool:
     return any((home / "config" / "sheepshead" / "tokens.json").exists() for home in homes)
 
 
+def ssh_tagged(server: Server, fingerprint: str) -> bool:
+    """Whether the server knows a player as the SSH key with ``fingerprint`` (an ``ssh``
+    identity labelled with it: what the standings tag the player with)."""
+    rows = server.store._db.execute("SELECT kind, label FROM identities")
+    return ("ssh", fingerprint) in set(rows)
+
+
 async def seated_game(server: Server, doors: Doors, conn: asyncssh.SSHClientConnection) -> Any:
     """A game on ``conn`` whose client creates a table as "ann" (seat 0), its seat token filed:
     its :class:`Screen` and the table."""
@@ -237,9 +244,13 @@ async def test_the_same_key_gets_its_seat_back_in_a_second_session(
     tmp_path: Path, key: asyncssh.SSHKey, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(ssh, "LINK_CHECK", 0.5)
+    monkeypatch.setattr(ssh, "SEAT_WATCH", 0.2)
     async with ssh_door(tmp_path) as (server, doors):
         async with connect(doors, key) as first:
             screen, table = await seated_game(server, doors, first)
+            # A key's first session is tagged with its fingerprint in the standings once it
+            # sits, not only when it ends (the player showed as a bare player key all night).
+            await until(lambda: ssh_tagged(server, key.get_fingerprint("sha256")), timeout=10)
             dropped = table.seats[0].peer
             assert dropped is not None
             # The first session's link dropped without the door noticing (keepalives take

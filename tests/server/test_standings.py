@@ -244,6 +244,34 @@ def test_the_standings_table_fits_an_80_column_terminal() -> None:
     assert "Maximilian Longnamesmith" in table_text(rows)  # a pipe gets the name whole
 
 
+def test_the_standings_table_tells_two_players_of_one_name_apart() -> None:
+    """Two SSH keys both named bob were two identical rows of ``sheepshead standings``: a
+    name two players share is followed by the start of each one's tag, as the lobby's
+    standings show it (``bob·Bog0Gw``), cut to keep the tag when the column is narrow."""
+    rows = [
+        PlayerStanding(player="bob", kind="ssh", tag="SHA256:Bog0GwduGd", hands=3, total=2),
+        PlayerStanding(player="ann", kind="key", tag="c0ffee12", hands=3, total=1),
+        PlayerStanding(player="bob", kind="key", tag="3b295660", hands=3, total=-1),
+        PlayerStanding(player="heuristic", kind="bot", tag="heuristic", hands=6, total=-2),
+        PlayerStanding(player="heuristic", kind="key", tag="d00dfeed", hands=1, total=0),
+    ]
+    lines = table_text(rows).splitlines()[1:]
+    assert [line.split()[1] for line in lines] == [
+        "bob·Bog0Gw",
+        "ann",
+        "bob·3b2956",
+        "heuristic",  # the bot: its kind tells it apart
+        "heuristic·d00dfe",
+    ]
+    long = [
+        PlayerStanding(player="Maximilian Longnamesmith", kind="ssh", tag="SHA256:MaxAbCdEf"),
+        PlayerStanding(player="Maximilian Longnamesmith", kind="key", tag="0123abcd"),
+    ]
+    narrow = table_text(long, width=80).splitlines()[1:]
+    assert all(len(line) < 80 for line in narrow), narrow
+    assert [line.split()[1] for line in narrow] == ["Maxi…·MaxAbC", "Maxi…·0123ab"], narrow
+
+
 async def test_hellos_with_new_keys_store_nothing_until_a_seat_is_taken() -> None:
     """A loop of hellos with fresh player keys (each a new connection) grew the identities
     table for good. Only a player who sits down is remembered."""
