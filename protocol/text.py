@@ -188,18 +188,23 @@ def told_apart(
     as people are shown it: a name more than one row goes by (Bob on his laptop's SSH key
     and on the club's browser) is followed by the start of each one's tag, the SSH key's
     fingerprint or the player key's hash, so the rows tell apart; in ``width`` cells, such a
-    name cut by ``fit`` to keep the tag. A row without a tag (``""``) keeps its name.
+    name cut by ``fit`` to keep the tag. Names that only look alike (:func:`name_key`: Bob and
+    bob, a Cyrillic О for an O) count as one name, as the server counts them. A row without a
+    tag (``""``) keeps its name.
 
     >>> told_apart(["bob", "ann", "bob"], ["SHA256:Bog0GwduGd", "c0ffee12", "3b295660"])
     ['bob·Bog0Gw', 'ann', 'bob·3b2956']
+    >>> told_apart(["Bob", "bоb", "ann"], ["c0ffee12", "3b295660", "e5f6a7b8"])
+    ['Bob·c0ffee', 'bоb·3b2956', 'ann']
     >>> told_apart(["Bartholomew", "Bartholomew"], ["a1b2c3d4", "e5f6a7b8"], width=16)
     ['Bartholo…·a1b2c3', 'Bartholo…·e5f6a7']
     """
-    shared = {name for name, count in Counter(names).items() if count > 1}
+    keys = [name_key(name) for name in names]
+    shared = {key for key, count in Counter(keys).items() if count > 1}
     shown = []
-    for name, full in zip(names, tags, strict=True):
+    for name, key, full in zip(names, keys, tags, strict=True):
         tag = full.removeprefix("SHA256:")[:TAG_SHOWN]
-        if name in shared and tag:
+        if key in shared and tag:
             if width is not None:
                 name = fit(name, max(1, width - len(tag) - 1))
             name = f"{name}·{tag}"
