@@ -229,14 +229,17 @@ def hint_text(reply: HintReply, hand: Sequence[str] = ()) -> str:
 
 
 _MADE_BY_WORDS: Final = {
-    "standin": "by a stand-in while you were away",
-    "timer": "when your time ran out",
+    "standin": "for you by a stand-in while you were away",
+    "timer": "for you when your time ran out",
+    "before": "before you took the seat",
 }
-"""How a review line tells who made a move for you, by the ``made_for`` row's ``by``."""
+"""How a review line tells who made a move for you, by the ``made_for`` row's ``by``
+(``before``: made at your seat before you took it over, not for you)."""
 
 _PLAYED_WORDS: Final = {
     "standin": "played by a stand-in while you were away",
     "timer": "played for you when your time ran out",
+    "before": "played before you took the seat",
 }
 """The same for the cards played for you."""
 
@@ -269,6 +272,8 @@ def _made_for_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     >>> _made_for_lines([{"trick": None, "action": {"action": "pass"}, "by": "timer"}, *play])
     ['Pick: passed for you when your time ran out.', \
 'Trick 2 to 4: played by a stand-in while you were away (Q♣, A♥, 9♠).']
+    >>> _made_for_lines([{"trick": None, "action": {"action": "pick"}, "by": "before"}])
+    ['Pick: picked before you took the seat.']
     """
     lines: list[str] = []
     cards: list[str] = []
@@ -294,13 +299,14 @@ def _made_for_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
         kind = str(action.get("action", ""))
         where = _DECISION_NAMES.get(kind, kind.capitalize())
         done = _DONE_WORDS.get(kind, action_label(action))
-        lines.append(f"{where}: {done} for you {_MADE_BY_WORDS.get(by, '')}".rstrip() + ".")
+        lines.append(f"{where}: {done} {_MADE_BY_WORDS.get(by, 'for you')}.")
     return lines
 
 
 def review_lines(reply: ReviewReply) -> list[str]:
     """One line per decision of a ``review`` reply, in the order they were made; the moves a
-    stand-in or the turn timer made for you (``made_for``) are named as such, not judged.
+    stand-in or the turn timer made for you, or that were made at your seat before you took it
+    over (``made_for``), are named as such, not judged.
 
     >>> review_lines({"hand": 0, "decisions": [
     ...     {"trick": 2, "action": {"action": "play", "card": "9H"}, "value": -0.3,

@@ -23,7 +23,9 @@ of the match, the coach values what was done and the best choice, on that seat's
 time, one decision after the other in the bot workers (so that other tables' bots are served
 in between), within :data:`REVIEW_THINK_TIME` each. The moves a stand-in or the turn timer
 made for the seat's person (the record's ``made_for``) are not theirs: the reply names them
-apart, unjudged.
+apart, unjudged; so are the moves made at the seat before its person took it over during the
+hand (``before``: an earlier holder's, or the stand-in's that played for them), and a hand
+played at the seat under another name (before its person sat down) is not reviewed at all.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from protocol import events as m
 from protocol.requests import RequestError
 from server.bots.pool import BotError, CoachDropped
 from server.tables.hub import Peer
-from server.tables.ledger import MADE_BY
+from server.tables.ledger import RECORD_MADE_FOR
 
 if TYPE_CHECKING:
     from server.tables.table import Table
@@ -229,6 +231,13 @@ def review(peer: Peer, req: requests.Review) -> None:
             f"field 'hand': hands 0 to {finished - 1} of this match are finished",
         )
     entry = msgpack.unpackb(table.history[number], raw=False)
+    played = _played_under(entry, seat)
+    if played and played != table.seats[seat].name:
+        raise RequestError(
+            errors.BAD_REQUEST,
+            f"Hand {number} was played at your seat by {played}, before you sat down: "
+            "there is no move of yours in it to review",
+        )
     try:
         decisions, made_for = seat_decisions(entry["record"], seat)
     except (RecordError, KeyError, TypeError) as exc:
@@ -238,19 +247,30 @@ def review(peer: Peer, req: requests.Review) -> None:
     _start(asking, req.id, "review", work)
 
 
+def _played_under(entry: Mapping[str, Any], seat: int) -> str:
+    """The name ``seat`` played the hand of the history ``entry`` under (its last holder in
+    the hand; empty: not known)."""
+    names = entry.get("names")
+    name = names[seat] if isinstance(names, list) and 0 <= seat < len(names) else None
+    return name if isinstance(name, str) else ""
+
+
 def made_for_places(record: Mapping[str, Any]) -> dict[int, str]:
-    """Who made each action of ``record`` that was made for a person (its place in the
-    record's ``actions``, from 0 -> ``standin`` or ``timer``): the record's ``made_for``
-    (docs/hand-record.md), anything else in it passed over.
+    """Who made each action of ``record`` that its seat's last holder did not make (its place
+    in the record's ``actions``, from 0 -> ``standin``, ``timer`` or ``before``): the record's
+    ``made_for`` (docs/hand-record.md), anything else in it passed over; a place listed twice
+    is told by the later kind of :data:`RECORD_MADE_FOR` (``before`` over a stand-in's).
 
     >>> made_for_places({"made_for": {"standin": [3, 8], "timer": [1], "ghost": [2]}})
     {3: 'standin', 8: 'standin', 1: 'timer'}
+    >>> made_for_places({"made_for": {"standin": [3, 8], "before": [0, 3]}})
+    {3: 'before', 8: 'standin', 0: 'before'}
     """
     given = record.get("made_for")
     if not isinstance(given, Mapping):
         return {}
     places: dict[int, str] = {}
-    for by in MADE_BY:
+    for by in RECORD_MADE_FOR:
         listed = given.get(by)
         if isinstance(listed, list):
             places.update((place, by) for place in listed if isinstance(place, int))
@@ -264,8 +284,9 @@ def seat_decisions(
     is no choice: left out): the seat's view before it (from :func:`engine.view.seat_view`, so
     nothing the seat could not see then), the legal actions, what it did, the trick (1-6,
     None before the play) and its place ``n`` in the record's actions; and, apart, each
-    action a stand-in or the turn timer made for the seat's person (:func:`made_for_places`),
-    which is not theirs to be judged on: its ``n``, ``trick``, ``action`` and ``by``."""
+    action a stand-in or the turn timer made for the seat's person, or made there before they
+    took the seat over (:func:`made_for_places`), which is not theirs to be judged on: its
+    ``n``, ``trick``, ``action`` and ``by``."""
     hand = hand_from_record(record, stop_at=0)
     made_for = made_for_places(record)
     own, made = [], []

@@ -27,6 +27,15 @@ MADE_BY: Final = ("standin", "timer")
 their seat stood empty), or the turn timer when their time ran out (docs/hand-record.md,
 ``made_for``)."""
 
+BEFORE: Final = "before"
+"""The record's ``made_for`` kind of the moves made at a seat before its last holder took it
+over during the hand (by an earlier holder, or the stand-in that played for them): not the
+last holder's, whatever their names (docs/hand-record.md)."""
+
+RECORD_MADE_FOR: Final = (*MADE_BY, BEFORE)
+"""Every kind of a record's ``made_for``, in the order a place listed under two is told by the
+last (a stand-in's move before a takeover is, to the seat's last holder, one made before)."""
+
 
 class TableLedger:
     """The stored side of one table: its row, seats, actions, hands, results and deal seeds in
@@ -242,6 +251,26 @@ class TableLedger:
             action = json_text({**json.loads(action), "by": made_by})
         self.store.add_action(self.table_id, self.actions, hand, action, seq=seq, match=match)
         self.actions += 1
+
+    def stored_made_for(self, match: int, number: int) -> dict[str, list[int]] | None:
+        """The ``made_for`` of the stored record of hand ``number`` of match ``match`` (None:
+        no such record): what a restore cannot replay from the actions' rows (their ``by``
+        tells no :data:`BEFORE`). Read once per finished hand of a restored match."""
+        hands = self.store.match_hands(self.table_id, match, number)
+        try:
+            first = next(hands, None)
+        finally:
+            hands.close()  # type: ignore[attr-defined]  # a generator: its cursor closes
+        if first is None or first[0] != number:
+            return None
+        given = json.loads(first[1]).get("made_for")
+        if not isinstance(given, dict):
+            return {}
+        return {
+            by: [n for n in places if isinstance(n, int)]
+            for by, places in given.items()
+            if by in RECORD_MADE_FOR and isinstance(places, list)
+        }
 
     def _note_made_for(self, hand: int, index: int, made_by: object) -> None:
         if hand != self._made_for_hand:

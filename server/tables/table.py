@@ -61,7 +61,7 @@ from server.tables.history import (
     stored_entry,
 )
 from server.tables.hub import Hub, Peer
-from server.tables.ledger import Holder, TableLedger
+from server.tables.ledger import BEFORE, Holder, TableLedger
 from server.tables.presence import Presence
 from server.tables.seats import BOT_NAMES, TOKEN_BYTES, SeatState, TableState
 from server.tables.states import ViewParts, send_states
@@ -1089,13 +1089,13 @@ class Table:
             ]
             strategies = self.seat_strategies(played)
             record = {**match.records[-1], "strategies": strategies}
-            made_for = self.ledger.made_for(number)
+            made_for = self._made_for(number)
             if made_for:
                 record["made_for"] = made_for
             if self.seeds.deal_seeds is not None:
                 fair = self.seeds.deal_seeds.fair(number, revealed=False)
                 record = {**record, "fair": fair}
-            self.remember_hand(number, [s.name or "" for s in played], strategies)
+            self.remember_hand(number, [s.name or "" for s in played], strategies, made_for)
             facts = HandFacts(result.picker, result.leaster, result.picker_side_points, payouts)
             self.ledger.hand_finished(
                 number,
@@ -1137,11 +1137,13 @@ class Table:
         number: int,
         names: list[str] | None = None,
         strategies: list[str | None] | None = None,
+        made_for: dict[str, list[int]] | None = None,
     ) -> None:
         """Keep the ``history`` entry of hand ``number``, which has just ended, with the names
-        of who played it and their strategies (:meth:`seat_strategies`): ``names`` and
-        ``strategies``, else (a restored table) those stored with the hand, so a seat taken
-        over later does not take its past hands along."""
+        of who played it, their strategies (:meth:`seat_strategies`) and the moves not theirs
+        (:meth:`_made_for`): ``names``, ``strategies`` and ``made_for``, else (a restored
+        table) those stored with the hand, so a seat taken over later does not take its past
+        hands along."""
         match = self.match
         assert match is not None
         if names is None:
@@ -1153,8 +1155,26 @@ class Table:
             strategies = (
                 None if stored is None else [canonical_spec(n) if n else None for n in stored]
             )
-        made_for = self.ledger.made_for(number)
+            made_for = self.ledger.stored_made_for(self.match_number, number)
+        if made_for is None:  # not stored: as the stored actions tell it
+            made_for = self.ledger.made_for(number)
         self.history.append(history_entry(match, number, names, strategies, made_for))
+
+    def _made_for(self, number: int) -> dict[str, list[int]]:
+        """The record's ``made_for`` of hand ``number``, just ended (docs/hand-record.md): the
+        moves a stand-in or the turn timer made for a person (:meth:`TableLedger.made_for`),
+        and ``before`` (:data:`BEFORE`), each move made at a seat taken over during the hand
+        before its last holder sat down (:attr:`_holders`), which the coach's review is not
+        to judge as theirs, whoever made it: an earlier holder's name may be theirs too."""
+        made_for = self.ledger.made_for(number)
+        match = self.match
+        if not self._holders or match is None:
+            return made_for
+        taken = {seat: held[-1][1] for seat, held in self._holders.items() if held}
+        before = [n for n, action in enumerate(match.hand.actions) if n < taken.get(action.seat, 0)]
+        if before:
+            made_for[BEFORE] = before
+        return made_for
 
     async def _deal_next(self, finished: int) -> None:
         try:

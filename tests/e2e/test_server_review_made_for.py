@@ -1,18 +1,22 @@
 """The coach's review judges a person only on their own decisions: the moves a stand-in made
 while they were away, or the turn timer when their time ran out, are named apart
-(``made_for``, PROTOCOL.md §4), not valued as theirs.
+(``made_for``, PROTOCOL.md §4), not valued as theirs; so are the moves made at a seat before
+a newcomer took it over during the hand (``before``), and a hand the seat played before they
+sat down is not reviewed for them at all.
 
 At a club evening bob's review said "Pass: as good as any" and "Trick 2: ..." of moves the
 stand-in had made for him while his connection was down."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 from engine.actions import action_from_dict
 from engine.record import hand_from_record
 from server.app import Server
+from tests.e2e.test_server_freed_seat import play_on
 from tests.e2e.test_server_tables import poll
 from tests.server.support import (
     Raw,
@@ -36,12 +40,12 @@ def _choices(record: dict[str, Any], seat: int) -> list[int]:
 
 
 def _check_review(
-    review: dict[str, Any], record: dict[str, Any], made_for: list[int], by: str
+    review: dict[str, Any], record: dict[str, Any], made_for: list[int], by: str, seat: int = 0
 ) -> None:
-    """``review`` of the hand of ``record`` judges seat 0's own decisions with a choice, each
+    """``review`` of the hand of ``record`` judges ``seat``'s own decisions with a choice, each
     once, and names the moves ``by`` made for it at ``made_for`` apart, in order, unjudged."""
     assert review["type"] == "ok", review
-    own = [n for n in _choices(record, 0) if n not in made_for]
+    own = [n for n in _choices(record, seat) if n not in made_for]
     assert [row.get("n") for row in review["decisions"]] == own
     told = review.get("made_for") or []
     assert [(row["n"], row["by"]) for row in told] == [(n, by) for n in made_for]
@@ -149,3 +153,56 @@ async def test_a_review_names_the_turn_timers_moves_apart_also_after_a_restart(
         await back.close()
     finally:
         await server.stop()
+
+
+async def test_a_newcomers_review_judges_none_of_the_earlier_holders_moves(
+    tmp_path: Path,
+) -> None:
+    """Bob plays hand 0 and the first move of his seat in hand 1, then leaves; a stand-in
+    plays his emptied seat until Carl takes it over. Carl's review of hand 1 names Bob's move
+    and the stand-in's apart (``before``) and judges only his own; hand 0 is not his to review.
+    Both hold after a restart (the history is then built from the stored records)."""
+    db = tmp_path / "takeover.db"
+    # A bot delay paces the stand-in, so that Carl sits down before the hand is over.
+    async with running_server(db_path=db, default_bot="random", bot_delay=0.02) as server:
+        ann, bob, carl = [await Raw.open(server.port) for _ in range(3)]
+        await ann.hello("Ann")
+        await bob.hello("Bob")
+        await carl.hello("Carl")
+        table_id = (await raw_bot_table(ann, bots=3, hints=True, hands=2))["table"]
+        assert (await bob.request("join", table=table_id))["seat"] == 4
+        assert (await ann.request_keeping("start"))["type"] == "ok"
+        hosting = asyncio.create_task(play_on(ann))
+        await raw_play(bob, stop="hand_over")  # hand 0 is all Bob's
+        # Hand 1: Bob's moves up to his first choice (two legal actions or more), then he
+        # leaves (the dealer's pick may be forced: no choice, judged for nobody).
+        moved = 0
+        while True:
+            turn = await bob.expect("your_turn")
+            await bob.send({"type": "action", "seq": turn["seq"], "action": turn["legal"][0]})
+            moved += 1
+            if len(turn["legal"]) >= 2:
+                break
+        await poll(lambda: len(_seat_actions(server, table_id, 4)) >= moved, "Bob's choice")
+        assert (await bob.request("leave"))["type"] == "ok"
+        await poll(lambda: len(_seat_actions(server, table_id, 4)) > moved, "a stand-in's move")
+        joined = await carl.request_keeping("join", table=table_id, seat=4)
+        assert joined["type"] == "ok", joined
+        taken = _seat_actions(server, table_id, 4)  # none of them Carl's
+        await asyncio.gather(play_on(carl), hosting)
+        record = await _last_record(carl)
+        assert record["made_for"]["before"] == taken
+        assert record["made_for"]["standin"] == taken[moved:]  # the stand-in's, as it was told
+        _check_review(await carl.request("review", hand=1), record, taken, "before", seat=4)
+        refused = await carl.request("review", hand=0)
+        assert refused["type"] == "error" and refused["code"] == "bad_request", refused
+        assert "Bob" in refused["message"]
+        for raw in (ann, bob, carl):
+            await raw.close()
+    async with running_server(db_path=db, default_bot="random") as server:
+        back = await Raw.open(server.port)
+        assert (await back.hello("Carl", token=joined["token"]))["seat"] == 4
+        assert (await _last_record(back))["made_for"] == record["made_for"]
+        _check_review(await back.request("review", hand=1), record, taken, "before", seat=4)
+        assert (await back.request("review", hand=0))["code"] == "bad_request"
+        await back.close()
