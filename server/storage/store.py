@@ -30,7 +30,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -1284,10 +1284,13 @@ class Store:
             )
         ]
 
-    def match_hands(self, table_id: str, match: int, start: int) -> Iterator[tuple[int, str, str]]:
+    def match_hands(
+        self, table_id: str, match: int, start: int
+    ) -> Generator[tuple[int, str, str], None, None]:
         """Each stored hand of match ``match`` at the table from hand ``start`` on, in order:
         its number, record JSON and payouts JSON. Read as the caller takes them (a ``history``
-        page stops when its frame is full), along the ``hands`` primary key."""
+        page stops when its frame is full), along the ``hands`` primary key; a caller that
+        stops early closes the generator, which closes its cursor."""
         cur = self._db.execute(
             "SELECT number, record, payouts FROM hands WHERE table_id = ? AND match_number = ?"
             " AND number >= ? ORDER BY number",

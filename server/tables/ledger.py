@@ -260,7 +260,7 @@ class TableLedger:
         try:
             first = next(hands, None)
         finally:
-            hands.close()  # type: ignore[attr-defined]  # a generator: its cursor closes
+            hands.close()  # its cursor closes now, not when the generator is collected
         if first is None or first[0] != number:
             return None
         given = json.loads(first[1]).get("made_for")
