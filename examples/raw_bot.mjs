@@ -10,7 +10,9 @@
 //        [--name Node] [--strategy random] [--open 1] [--timeout 300] [--verbose]
 //
 // --open N leaves N seats for other players (another raw_bot.mjs --table ID): the host starts
-// once every seat is taken, as it reads from the table summary of each `state`.
+// once every seat is taken, as it reads from the table summary of each `state`.  --grace S is
+// the table's grace period (create_table); --drop-after N [--away S] closes the connection once,
+// after the Nth decision, and dials again S seconds later (a dropped connection, for tests).
 //
 // Exit status: 0 when the match ended and the bot left its seat; 1 otherwise (connection
 // refused for good, seat lost, timeout).  The msgpack codec is the subset §1 "Encodings" lists.
@@ -171,7 +173,8 @@ function frame(message) {
 function parseArgs(argv) {
   const opts = {
     host: "127.0.0.1", port: 7453, table: null, hands: 3, name: "Node", strategy: "random",
-    timeout: 300, verbose: false, password: null, open: 0,
+    timeout: 300, verbose: false, password: null, open: 0, grace: null, dropAfter: 0,
+    away: 0,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -187,6 +190,9 @@ function parseArgs(argv) {
     else if (a === "--name") opts.name = next();
     else if (a === "--strategy") opts.strategy = next();
     else if (a === "--open") opts.open = Number(next());
+    else if (a === "--grace") opts.grace = Number(next());
+    else if (a === "--drop-after") opts.dropAfter = Number(next());
+    else if (a === "--away") opts.away = Number(next());
     else if (a === "--timeout") opts.timeout = Number(next());
     else if (a === "--verbose" || a === "-v") opts.verbose = true;
     else if (a === "--help" || a === "-h") usage(null);
@@ -202,7 +208,7 @@ function usage(problem) {
   process.stderr.write(
     "usage: node raw_bot.mjs --port PORT [--host H] [--table ID [--password P]] [--hands N]\n" +
       "       [--name NAME] [--strategy random|heuristic|search] [--open SEATS] [--timeout S]\n" +
-      "       [--verbose]\n",
+      "       [--grace S] [--drop-after DECISIONS [--away S]] [--verbose]\n",
   );
   process.exit(problem ? 2 : 0);
 }
@@ -303,6 +309,8 @@ class Bot {
       this.close();
       if (this.done || this.gaveUp) break;
       if (connected) this.reconnects++;
+      if (this.awayFor) await sleep(this.awayFor * 1000);
+      this.awayFor = 0;
       // §10: reconnect with exponential backoff, 0.25 s doubling up to 8 s.
       await sleep(backoff * 1000);
       backoff = Math.min(backoff * 2, 8);
@@ -398,7 +406,7 @@ class Bot {
       return; // the host starts the match; we wait for the deal's state
     }
     const ok = await this.request("create_table", {
-      name: `${o.name}'s table`, preset: "wisconsin", hands: o.hands,
+      name: `${o.name}'s table`, preset: "wisconsin", hands: o.hands, grace: o.grace ?? undefined,
     });
     if (ok.type === "error") return this.stop(`create_table: ${ok.code}: ${ok.message}`);
     this.keepSeat(ok);
@@ -437,6 +445,9 @@ class Bot {
         && msg.id !== undefined && this.pending.has(msg.id)) {
       const p = this.pending.get(msg.id);
       this.pending.delete(msg.id);
+      // Set here, not where the reply is awaited: the snapshot may be in the same read and be
+      // handled before an awaiting function resumes.
+      if (msg.type === "welcome" && msg.table !== null) this.snapshotDue = true;
       if (p.type === "action" && msg.type === "error") this.onActionRefused(msg);
       p.resolve(msg);
       return;
@@ -444,6 +455,14 @@ class Bot {
     switch (msg.type) {
       case "state":
         if ("info" in msg) this.info = msg.info; // absent: unchanged (§6)
+        if (this.snapshotDue) {
+          // Back at a table whose match ended while we were away: no match_over comes again,
+          // the snapshot's summary says it (state "over") with the final totals.
+          this.snapshotDue = false;
+          if (this.info?.state === "over") {
+            this.finish({ table: msg.table, totals: msg.totals, hands: this.info.hands_played });
+          }
+        }
         this.maybeStart().catch(() => {});
         this.view = msg.view;
         this.totals = msg.totals;
@@ -494,6 +513,11 @@ class Bot {
     this.prompt = { seq: prompt.seq, legal: prompt.legal, tried: [action] };
     this.decisions++;
     this.request("action", { seq: prompt.seq, action }).catch(() => {});
+    if (this.decisions === this.opts.dropAfter) {
+      this.log("dropping the connection on purpose");
+      this.awayFor = this.opts.away;
+      this.sock.destroy();
+    }
   }
 
   /** §12.4: stale / not_your_turn / hand_over / match_over mean the moment passed. */
