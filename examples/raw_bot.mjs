@@ -280,6 +280,7 @@ class Bot {
     const id = this.nextId++;
     const msg = { type, id, ...fields };
     return new Promise((resolve, reject) => {
+      if (!this.sock || this.sock.destroyed) return reject(new Error("not connected"));
       this.pending.set(id, { type, resolve, reject });
       this.send(msg);
     });
@@ -305,6 +306,9 @@ class Bot {
         await this.session();
       } catch (err) {
         this.log(`connection: ${err.message}`);
+        // Nothing to take back yet (no token): a server that is not there is an error, not a
+        // drop to ride out.
+        if (!connected && !this.token) this.stop(`cannot connect: ${err.message}`);
       }
       this.close();
       if (this.done || this.gaveUp) break;
