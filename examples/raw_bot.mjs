@@ -7,7 +7,8 @@
 // (a server killed and restarted included), and prints one line when the match is over:
 //
 //   node examples/raw_bot.mjs --port 7453 [--host 127.0.0.1] [--table t3] [--hands 3]
-//        [--name Node] [--strategy random] [--open 1] [--timeout 300] [--verbose]
+//        [--name Node] [--strategy random] [--preset tavern] [--open 1] [--timeout 300]
+//        [--verbose]
 //
 // --open N leaves N seats for other players (another raw_bot.mjs --table ID): the host starts
 // once every seat is taken, as it reads from the table summary of each `state`.  --grace S is
@@ -174,7 +175,7 @@ function parseArgs(argv) {
   const opts = {
     host: "127.0.0.1", port: 7453, table: null, hands: 3, name: "Node", strategy: "random",
     timeout: 300, verbose: false, password: null, open: 0, grace: null, dropAfter: 0,
-    away: 0,
+    away: 0, preset: "wisconsin",
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -191,6 +192,7 @@ function parseArgs(argv) {
     else if (a === "--strategy") opts.strategy = next();
     else if (a === "--open") opts.open = Number(next());
     else if (a === "--grace") opts.grace = Number(next());
+    else if (a === "--preset") opts.preset = next();
     else if (a === "--drop-after") opts.dropAfter = Number(next());
     else if (a === "--away") opts.away = Number(next());
     else if (a === "--timeout") opts.timeout = Number(next());
@@ -208,7 +210,8 @@ function usage(problem) {
   process.stderr.write(
     "usage: node raw_bot.mjs --port PORT [--host H] [--table ID [--password P]] [--hands N]\n" +
       "       [--name NAME] [--strategy random|heuristic|search] [--open SEATS] [--timeout S]\n" +
-      "       [--grace S] [--drop-after DECISIONS [--away S]] [--verbose]\n",
+      "       [--preset seed|wisconsin|tavern] [--grace S] [--drop-after DECISIONS [--away S]]\n" +
+      "       [--verbose]\n",
   );
   process.exit(problem ? 2 : 0);
 }
@@ -410,7 +413,7 @@ class Bot {
       return; // the host starts the match; we wait for the deal's state
     }
     const ok = await this.request("create_table", {
-      name: `${o.name}'s table`, preset: "wisconsin", hands: o.hands, grace: o.grace ?? undefined,
+      name: `${o.name}'s table`, preset: o.preset, hands: o.hands, grace: o.grace ?? undefined,
     });
     if (ok.type === "error") return this.stop(`create_table: ${ok.code}: ${ok.message}`);
     this.keepSeat(ok);
