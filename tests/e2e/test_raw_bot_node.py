@@ -103,14 +103,14 @@ async def test_node_bot_takes_its_seat_back_after_a_server_restart(tmp_path: Pat
 
 async def test_node_bot_back_after_its_match_ended_reads_the_end_from_the_snapshot() -> None:
     # The bot opens a one-hand table with one seat for a player and no grace (a stand-in plays an
-    # absent seat at once), drops its connection after its first decision and dials again a
-    # second later. The match ends meanwhile: no match_over is sent again, and the bot must read
-    # the end from its snapshot's summary (state "over", PROTOCOL.md §12 step 5).
+    # absent seat at once), drops its connection after its first decision and dials again
+    # three seconds later. The match ends meanwhile: no match_over is sent again, and the bot
+    # must read the end from its snapshot's summary (state "over", PROTOCOL.md §12 step 5).
     async with running_server(bot_delay=0.0, default_bot="random") as server:
         bot = await start_bot(
             server.port,
             *("--hands", "1", "--open", "1", "--grace", "0", "--verbose"),
-            *("--drop-after", "1", "--away", "1"),
+            *("--drop-after", "1", "--away", "3"),  # the match ends well within it, loaded or not
         )
         assert bot.stderr is not None
         seen = b""
