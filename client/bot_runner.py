@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO, cast
 
-from client.config import DEFAULT_PORT, AddressError, parse_address
+from client.config import DEFAULT_PORT, AddressError, name_argument, parse_address
 from client.fairplay import DealChecker, DealSeen, fair_of, reveal_from_records, reveal_of_entries
 from client.strategy_call import decide, describe_action
 from client.strategy_spec import StrategyLoadError, strategy_factory, strategy_label
@@ -117,8 +117,10 @@ async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
 
     try:
         welcome = await session.connect()
-    except (OSError, TimeoutError) as exc:
-        say(f"cannot connect to {config.host}:{config.port}: {exc}")
+    except (OSError, TimeoutError) as exc:  # ConnectionLost too: a port that is no server's
+        from client.join import connect_failure
+
+        say(f"cannot reach {config.host}:{config.port}: {connect_failure(exc)}")
         return 1
     except ServerError as exc:
         say(f"refused by the server: {exc.code}: {exc.message}")
@@ -1003,6 +1005,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"sheepshead bot: {exc}", file=sys.stderr)
         return 2
     errors = []
+    if args.name is not None and not args.name.strip():
+        errors.append("--name is empty: give a name, or leave --name out for '<strategy> bot'")
+    elif args.name is not None:
+        try:
+            args.name = name_argument(args.name)
+        except ValueError as exc:
+            errors.append(str(exc))
     if args.hands is not None and not 1 <= args.hands <= 1000:
         errors.append("--hands must be from 1 to 1000")
     if not 0 <= args.bots <= 4:
