@@ -74,6 +74,25 @@ def test_bad_arguments_exit_2(capsys: Any) -> None:
     assert "--deal counts from 1" in capsys.readouterr().err
 
 
+def test_more_deals_or_jobs_than_the_machine_holds_are_refused(
+    capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # --deals 99999999999 made every deal up front (some 470 B each) and filled the memory
+    # without a word; --jobs 1000 started as many interpreters (some 26 MB each).
+    from botkit.tournament import cli as tournament_cli
+
+    def no_jobs(*args: Any, **kwargs: Any) -> list[Any]:
+        raise AssertionError("the tournament started")
+
+    monkeypatch.setattr(tournament_cli, "make_jobs", no_jobs)
+    monkeypatch.setattr(tournament_cli, "jobs_max", lambda: 8, raising=False)
+    base = ["tournament", "--strategies", "random,heuristic", "--quiet"]
+    assert main([*base, "--deals", "1000001"]) == 2
+    assert "--deals must be from 1 to 1,000,000" in capsys.readouterr().err
+    assert main([*base, "--deals", "2", "--jobs", "9"]) == 2
+    assert "--jobs 9 is more than 8, 4 per core here" in capsys.readouterr().err
+
+
 WIRE_FORM = '''
 class WireForm:
     """Answers as a network bot would: the legal map without its seat, bury cards reversed."""
