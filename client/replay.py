@@ -15,7 +15,13 @@ HELP = "replay hand records (sheepshead-hand/1)"
 
 def configure(parser: argparse.ArgumentParser, command: str) -> None:
     """Add ``replay``'s arguments."""
-    parser.add_argument("records", nargs="+", metavar="RECORD", help="hand record JSON file(s)")
+    parser.add_argument(
+        "records",
+        nargs="+",
+        metavar="RECORD",
+        help="hand record JSON file(s), as the client's x (export), tournament --save-hands "
+        "and bot --save-hands write them",
+    )
     parser.add_argument(
         "--json",
         action="store_true",

@@ -31,3 +31,14 @@ def test_every_option_of_every_command_has_help(
         flat = " ".join(options.split())
         for title in PRESET_TITLES.values():
             assert title in flat, f"{command} --help does not show the preset {title!r}"
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_command_shows_an_example(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A new user's first question, what a typical command line looks like, is answered
+    under "examples:" (no command's help had one; serve's own note stays above them)."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    examples = out.split("\nexamples:\n", 1)[1].splitlines()
+    assert examples and all(line.startswith(f"  sheepshead {command}") for line in examples)
