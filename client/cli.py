@@ -103,7 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``sheepshead`` command line; returns the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help", "help"):
-        print(_top_help())
+        # Asked for, the help is the answer (stdout, 0); with no command it is a usage
+        # error, said where errors go (a script's `sheepshead > out` printed it into out).
+        print(_top_help(), file=sys.stdout if args else sys.stderr)
         return 0 if args else 2
     if args[0] == "--version":
         from importlib.metadata import version
@@ -112,7 +114,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     command = args[0]
     if command not in COMMANDS:
-        print(f"sheepshead: unknown command {command!r}\n\n{_top_help()}", file=sys.stderr)
+        import difflib
+
+        near = difflib.get_close_matches(command, COMMANDS, n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        print(f"sheepshead: unknown command {command!r}{hint}\n\n{_top_help()}", file=sys.stderr)
         return 2
     module_name, help_ = COMMANDS[command]
     module = cast(Subcommand, importlib.import_module(module_name))
