@@ -269,8 +269,16 @@ def run(args: argparse.Namespace) -> int:
     if args.save_hands:
         try:
             os.makedirs(args.save_hands, exist_ok=True)
+        except FileExistsError:  # said "[Errno 17] File exists" of a file in the way
+            errors.append(f"--save-hands {args.save_hands} is a file: give a directory")
         except OSError as exc:
-            errors.append(f"cannot create --save-hands directory {args.save_hands}: {exc}")
+            errors.append(
+                f"cannot create --save-hands directory {args.save_hands}: {exc.strerror or exc}"
+            )
+    if args.json:
+        problem = _unwritable(args.json)
+        if problem:
+            errors.append(f"--json {args.json}: {problem}")
     saved = None
     if not errors:
         saved, problem = _check_progress(args, specs, rules)
@@ -437,7 +445,10 @@ def _play(
                     path, progress_header(specs, args.seed, args.deals, rules.to_dict())
                 )
         except OSError as exc:
-            print(f"sheepshead tournament: cannot write {path}: {exc}", file=sys.stderr)
+            print(
+                f"sheepshead tournament: cannot write {path}: {exc.strerror or exc}",
+                file=sys.stderr,
+            )
             return 1
     progress = Progress(count, sys.stderr, not args.quiet, already=len(done))
     progress.update(len(done))
@@ -562,15 +573,36 @@ def _summary(
     return summarize(strategy_labels(specs), tallies, params, names)
 
 
+def _unwritable(path: str) -> str | None:
+    """Why the results could not be written to ``path`` once played, or None: checked before
+    the first deal, as a run of hours that fails only at the end has lost them."""
+    target = os.path.abspath(path)
+    if os.path.isdir(target):
+        return "is a directory: give a file name"
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
+        return f"its folder {folder} does not exist"
+    if not os.access(folder, os.W_OK):
+        return f"its folder {folder} is not writable"
+    return None
+
+
 def _write_json(args: argparse.Namespace, summary: dict[str, Any]) -> int:
     if not args.json:
         return 0
+    # Into a file beside it, then renamed: a full disk or a kill mid-write leaves the old
+    # file or none, never half a JSON document.
+    partial = f"{args.json}.partial"
     try:
-        with open(args.json, "w", encoding="utf-8") as f:
+        with open(partial, "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=2, allow_nan=False, default=_json_default)
             f.write("\n")
+        os.replace(partial, args.json)
     except (OSError, ValueError) as exc:
-        print(f"sheepshead tournament: cannot write {args.json}: {exc}", file=sys.stderr)
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        print(f"sheepshead tournament: cannot write {args.json}: {why}", file=sys.stderr)
         return 1
     return 0
 
