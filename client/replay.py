@@ -35,8 +35,13 @@ def _load(path: str) -> Any:
             return json.load(f)
     except OSError as exc:
         raise RecordError("bad_record", f"cannot read file: {exc.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RecordError("bad_record", f"not valid JSON: {exc}") from None
+    except UnicodeDecodeError:  # said "'utf-8' codec can't decode byte 0xff in position 0"
+        raise RecordError("bad_record", "not valid JSON: not text (UTF-8)") from None
+    except json.JSONDecodeError as exc:
+        if not exc.doc.strip():  # said "Expecting value: line 1 column 1 (char 0)"
+            raise RecordError("bad_record", "not valid JSON: the file is empty") from None
+        where = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+        raise RecordError("bad_record", f"not valid JSON: {where}") from None
 
 
 def with_strategies(record: Any, account: str) -> str:

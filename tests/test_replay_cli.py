@@ -314,3 +314,28 @@ def test_readable_output_names_a_server_tables_bots(
         "  seat 3",
         "  seat 4 (easy)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"", "not valid JSON: the file is empty"),
+        (b"  \n", "not valid JSON: the file is empty"),
+        (b"\xff\xfe", "not valid JSON: not text (UTF-8)"),
+        (
+            b"root:x:0:0:root:/root:/bin/bash\n",
+            "not valid JSON: Expecting value at line 1, column 1",
+        ),
+        (b'{"deal": {"hands"', "not valid JSON: Expecting ':' delimiter at line 1, column 18"),
+    ],
+    ids=["empty", "blank", "binary", "passwd", "truncated"],
+)
+def test_a_file_that_is_no_json_is_said_in_words(
+    content: bytes, said: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # An empty file said "Expecting value: line 1 column 1 (char 0)", a binary one "'utf-8'
+    # codec can't decode byte 0xff in position 0: invalid start byte".
+    path = tmp_path / "r.json"
+    path.write_bytes(content)
+    assert main(["replay", str(path)]) == 2
+    assert capsys.readouterr().err == f"error: {path}: bad_record: {said}\n"
