@@ -29,7 +29,9 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     )
 
 
-def _load(path: str) -> Any:
+def load_json(path: str) -> Any:
+    """The JSON in the file ``path``; :class:`RecordError` (``bad_record``) saying in words why
+    it cannot be had (``replay`` and ``verify`` alike)."""
     try:
         with open(path, encoding="utf-8") as f:
             return json.load(f)
@@ -40,7 +42,7 @@ def _load(path: str) -> Any:
     except json.JSONDecodeError as exc:
         if not exc.doc.strip():  # said "Expecting value: line 1 column 1 (char 0)"
             raise RecordError("bad_record", "not valid JSON: the file is empty") from None
-        where = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+        where = f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
         raise RecordError("bad_record", f"not valid JSON: {where}") from None
 
 
@@ -110,7 +112,7 @@ def _replay_all(args: argparse.Namespace) -> int:
     status = 0
     for path in args.records:
         try:
-            record = _load(path)
+            record = load_json(path)
             if args.json:
                 line = json.dumps(replay_record(record), separators=(", ", ": "))
             else:

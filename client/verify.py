@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from engine.fairdeal import Verdict, check_record, summary
+from engine.record import RecordError
 
 HELP = "check that hand records' deals come from the revealed commit-reveal seeds"
 
@@ -33,8 +34,9 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
 
 
 def _load(path: str) -> list[Any]:
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
+    from client.replay import load_json
+
+    data = load_json(path)
     return data if isinstance(data, list) else [data]
 
 
@@ -72,11 +74,8 @@ def run(args: argparse.Namespace) -> int:
     for path in args.records:
         try:
             records = _load(path)
-        except OSError as exc:
-            print(f"sheepshead verify: {path}: cannot read file: {exc.strerror}", file=sys.stderr)
-            return 2
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            print(f"sheepshead verify: {path}: not valid JSON: {exc}", file=sys.stderr)
+        except RecordError as exc:  # "cannot read file: ...", "not valid JSON: ..."
+            print(f"sheepshead verify: {path}: {exc.message}", file=sys.stderr)
             return 2
         problem = _not_records(records)
         if problem:

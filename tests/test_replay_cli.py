@@ -324,9 +324,9 @@ def test_readable_output_names_a_server_tables_bots(
         (b"\xff\xfe", "not valid JSON: not text (UTF-8)"),
         (
             b"root:x:0:0:root:/root:/bin/bash\n",
-            "not valid JSON: Expecting value at line 1, column 1",
+            "not valid JSON: Expecting value (line 1, column 1)",
         ),
-        (b'{"deal": {"hands"', "not valid JSON: Expecting ':' delimiter at line 1, column 18"),
+        (b'{"deal": {"hands"', "not valid JSON: Expecting ':' delimiter (line 1, column 18)"),
     ],
     ids=["empty", "blank", "binary", "passwd", "truncated"],
 )

@@ -342,8 +342,9 @@ async def test_a_seed_that_does_not_come_is_drawn_and_marked() -> None:
             'str.json: not a hand record (a JSON object, docs/hand-record.md), but a string "x"',
         ),
         ("[{}, 3]", "list.json: item 2: not a hand record"),
+        ("", "empty.json: not valid JSON: the file is empty"),
     ],
-    ids=["emptylist", "str", "list"],
+    ids=["emptylist", "str", "list", "empty"],
 )
 def test_a_file_of_no_hand_records_is_named(
     content: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
