@@ -996,6 +996,24 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     )
 
 
+def _path_errors(tokens: str | None, save_hands: str | None) -> list[str]:
+    """Why ``--tokens`` or ``--save-hands`` cannot be written, said before connecting (and
+    ``--save-hands`` made): a directory as ``--tokens`` ended the bot in a traceback once
+    seated, and a file as ``--save-hands`` said "hand N not saved: [Errno 17] File exists"
+    after each hand. (A missing folder of ``--tokens`` is made with its file.)"""
+    errors = []
+    if tokens is not None and Path(tokens).is_dir():
+        errors.append(f"--tokens {tokens} is a directory: give a file name in it")
+    if save_hands is not None:
+        try:
+            Path(save_hands).mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            errors.append(f"--save-hands {save_hands} is a file: give a directory")
+        except OSError as exc:
+            errors.append(f"cannot make --save-hands {save_hands}: {exc.strerror or exc}")
+    return errors
+
+
 def run(args: argparse.Namespace) -> int:
     """Play one match; 0 when it ends, 1 when the connection or table goes, 2 if refused, 3
     when the strategy failed in some decision (the first legal action was played instead)."""
@@ -1042,6 +1060,7 @@ def run(args: argparse.Namespace) -> int:
         strategy_factory(args.strategy)
     except StrategyLoadError as exc:
         errors.append(str(exc))
+    errors += _path_errors(args.tokens, args.save_hands)
     if errors:
         for error in errors:
             print(f"sheepshead bot: {error}", file=sys.stderr)

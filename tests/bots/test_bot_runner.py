@@ -129,6 +129,22 @@ def test_a_name_of_invisible_characters_is_refused_before_connecting(capsys: Any
     assert "--name is empty" in capsys.readouterr().err
 
 
+def test_tokens_and_save_hands_that_cannot_be_written_are_refused_first(
+    tmp_path: Path, capsys: Any
+) -> None:
+    # --tokens DIR ended in an IsADirectoryError traceback once seated; --save-hands FILE
+    # played the match saying "hand N not saved: [Errno 17] File exists" after each hand.
+    a_file = tmp_path / "f"
+    a_file.write_text("")
+    assert main(["bot", "127.0.0.1:1", "--create", "--tokens", str(tmp_path)]) == 2
+    assert f"--tokens {tmp_path} is a directory" in capsys.readouterr().err
+    assert main(["bot", "127.0.0.1:1", "--create", "--save-hands", str(a_file)]) == 2
+    assert f"--save-hands {a_file} is a file: give a directory" in capsys.readouterr().err
+    made = tmp_path / "new" / "hands"
+    assert main(["bot", "127.0.0.1:1", "--create", "--save-hands", str(made)]) == 1
+    assert made.is_dir()  # made before connecting; then 127.0.0.1:1 refuses
+
+
 async def test_a_port_that_is_no_servers_is_said_in_words(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
