@@ -412,7 +412,9 @@ async def _serve(args: argparse.Namespace) -> int:
         doors = await _open_doors(args, server, db.parent)
     except (OSError, ValueError) as exc:
         await server.stop()
-        print(f"sheepshead serve: cannot open the doors: {exc}", file=sys.stderr)
+        print(
+            f"sheepshead serve: cannot open the doors: {doors_failure(exc, args)}", file=sys.stderr
+        )
         return 1
     message = startup_message(args.host, server.port, str(db), code_build()).splitlines()
     message[-1:-1] = _open_door_lines(args.host, doors)
@@ -443,21 +445,52 @@ def start_failure(exc: OSError, host: str, port: int, db: Path) -> str:
     >>> start_failure(PermissionError(13, "Permission denied", "/srv"), "::", 1, Path("/srv/s.db"))
     'cannot use the database /srv/s.db: Permission denied: /srv'
     """
+    if exc.filename is not None:  # opening the database or making its folder, not the bind
+        return f"cannot use the database {db}: {exc.strerror}: {exc.filename}"
+    return f"cannot listen on {host}:{port}: {bind_failure(exc, host)}"
+
+
+def doors_failure(exc: OSError | ValueError, args: argparse.Namespace) -> str:
+    """Why the doors did not open, in words: an ``--ssh-keys`` file that holds no key (said
+    "No valid entries found", naming no file), or a port (said "[Errno 98] error while
+    attempting to bind on address ...", naming neither door)."""
+    if isinstance(exc, ValueError):
+        if args.ssh_keys and isinstance(exc.__cause__, OSError):  # the file, not its keys
+            return f"--ssh-keys {args.ssh_keys}: {exc.__cause__.strerror or exc.__cause__}"
+        if args.ssh_keys:
+            return (
+                f"--ssh-keys {args.ssh_keys}: {exc} (an authorized_keys file: one public key "
+                "a line, as ~/.ssh/authorized_keys)"
+            )
+        return str(exc)
+    if exc.filename is not None:
+        return f"{exc.strerror}: {exc.filename}"
+    doors = [f"{name} {port}" for name, port in (("--ssh", args.ssh), ("--web", args.web))]
+    given = [door for door, port in zip(doors, (args.ssh, args.web), strict=True) if port]
+    option = given[0].split()[0] if len(given) == 1 else "--ssh/--web"
+    return f"{' and '.join(given) or 'the doors'}: {bind_failure(exc, args.host, option)}"
+
+
+def bind_failure(exc: OSError, host: str, option: str = "--port") -> str:
+    """Why listening on ``host`` failed, in words (the game's port and the doors' alike);
+    ``option`` is the one that takes another port.
+
+    >>> import errno
+    >>> bind_failure(OSError(errno.EADDRINUSE, "in use"), "127.0.0.1", "--ssh")
+    'the port is in use (another server? --ssh N, or 0: any)'
+    """
     import errno
     import socket
 
-    if exc.filename is not None:  # opening the database or making its folder, not the bind
-        return f"cannot use the database {db}: {exc.strerror}: {exc.filename}"
-    where = f"cannot listen on {host}:{port}"
     if exc.errno == errno.EADDRINUSE:
-        return f"{where}: the port is in use (another server? --port N, or 0: any)"
+        return f"the port is in use (another server? {option} N, or 0: any)"
     if exc.errno == errno.EADDRNOTAVAIL:
-        return f"{where}: {host} is not an address of this machine (--host 0.0.0.0 listens on all)"
+        return f"{host} is not an address of this machine (--host 0.0.0.0 listens on all)"
     if exc.errno == errno.EACCES:
-        return f"{where}: permission denied (ports below 1024 need root: take one above)"
+        return "permission denied (ports below 1024 need root: take one above)"
     if isinstance(exc, socket.gaierror):
-        return f"{where}: no such host {host!r} (--host takes an address of this machine)"
-    return f"{where}: {exc.strerror or exc}"
+        return f"no such host {host!r} (--host takes an address of this machine)"
+    return str(exc.strerror or exc)
 
 
 def _limit_lines(args: argparse.Namespace) -> list[str]:
@@ -522,7 +555,9 @@ async def _serve_doors(args: argparse.Namespace) -> int:
     try:
         doors = await _open_doors(args, remote, db.parent)
     except (OSError, ValueError) as exc:
-        print(f"sheepshead serve: cannot open the doors: {exc}", file=sys.stderr)
+        print(
+            f"sheepshead serve: cannot open the doors: {doors_failure(exc, args)}", file=sys.stderr
+        )
         return 1
     message = [
         f"sheepshead doors for the server on {args.server_socket}",

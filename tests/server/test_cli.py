@@ -242,3 +242,27 @@ def test_the_bot_file_option_names_outside_programs(capsys: pytest.CaptureFixtur
     out = " ".join(capsys.readouterr().out.split())
     bot_file = out.split("--bot-file FILE", 2)[2].split("--bot-workers", 1)[0]
     assert "PATH.py" in bot_file and "program" in bot_file and "A bot in any language" in bot_file
+
+
+def test_doors_that_cannot_open_name_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "cannot open the doors: No valid entries found" named no file; a door's port in use
+    # said "[Errno 98] error while attempting to bind on address ...", naming no door.
+    db = str(tmp_path / "s.db")
+    keys = tmp_path / "keys"
+    keys.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    base = ["serve", "--port", "0", "--db", db, "--log-level", "error"]
+    assert main([*base, "--ssh", "0", "--ssh-keys", str(keys)]) == 1
+    err = capsys.readouterr().err
+    assert f"cannot open the doors: --ssh-keys {keys}: No valid entries found" in err
+    assert main([*base, "--ssh", "0", "--ssh-keys", str(tmp_path / "none")]) == 1
+    assert f"--ssh-keys {tmp_path / 'none'}: No such file or directory" in capsys.readouterr().err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main([*base, "--web", str(port)]) == 1
+    err = capsys.readouterr().err
+    assert f"cannot open the doors: --web {port}: the port is in use" in err
+    assert "Errno" not in err
