@@ -29,14 +29,29 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     )
 
 
+MAX_FILE_BYTES: Final = 64 << 20
+"""The largest file ``replay`` and ``verify`` read: a hand record is a few KB, a match's
+records as a list some hundreds (``replay /dev/zero`` read until the memory ran out)."""
+
+
 def load_json(path: str) -> Any:
     """The JSON in the file ``path``; :class:`RecordError` (``bad_record``) saying in words why
     it cannot be had (``replay`` and ``verify`` alike)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except IsADirectoryError:  # said "cannot read file: Is a directory"
+        raise RecordError(
+            "bad_record", f"is a directory: give the records in it, e.g. {path}/*.json"
+        ) from None
     except OSError as exc:
         raise RecordError("bad_record", f"cannot read file: {exc.strerror}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise RecordError(
+            "bad_record", f"larger than {MAX_FILE_BYTES >> 20} MB: no file of hand records"
+        )
+    try:
+        return json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:  # said "'utf-8' codec can't decode byte 0xff in position 0"
         raise RecordError("bad_record", "not valid JSON: not text (UTF-8)") from None
     except json.JSONDecodeError as exc:
