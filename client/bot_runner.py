@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO, cast
 
-from client.config import DEFAULT_PORT, AddressError, parse_address
+from client.config import DEFAULT_PORT, AddressError, name_argument, parse_address
 from client.fairplay import DealChecker, DealSeen, fair_of, reveal_from_records, reveal_of_entries
 from client.strategy_call import decide, describe_action
 from client.strategy_spec import StrategyLoadError, strategy_factory, strategy_label
@@ -117,8 +117,10 @@ async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
 
     try:
         welcome = await session.connect()
-    except (OSError, TimeoutError) as exc:
-        say(f"cannot connect to {config.host}:{config.port}: {exc}")
+    except (OSError, TimeoutError) as exc:  # ConnectionLost too: a port that is no server's
+        from client.join import connect_failure
+
+        say(f"cannot reach {config.host}:{config.port}: {connect_failure(exc)}")
         return 1
     except ServerError as exc:
         say(f"refused by the server: {exc.code}: {exc.message}")
@@ -994,6 +996,24 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     )
 
 
+def _path_errors(tokens: str | None, save_hands: str | None) -> list[str]:
+    """Why ``--tokens`` or ``--save-hands`` cannot be written, said before connecting (and
+    ``--save-hands`` made): a directory as ``--tokens`` ended the bot in a traceback once
+    seated, and a file as ``--save-hands`` said "hand N not saved: [Errno 17] File exists"
+    after each hand. (A missing folder of ``--tokens`` is made with its file.)"""
+    errors = []
+    if tokens is not None and Path(tokens).is_dir():
+        errors.append(f"--tokens {tokens} is a directory: give a file name in it")
+    if save_hands is not None:
+        try:
+            Path(save_hands).mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            errors.append(f"--save-hands {save_hands} is a file: give a directory")
+        except OSError as exc:
+            errors.append(f"cannot make --save-hands {save_hands}: {exc.strerror or exc}")
+    return errors
+
+
 def run(args: argparse.Namespace) -> int:
     """Play one match; 0 when it ends, 1 when the connection or table goes, 2 if refused, 3
     when the strategy failed in some decision (the first legal action was played instead)."""
@@ -1003,6 +1023,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"sheepshead bot: {exc}", file=sys.stderr)
         return 2
     errors = []
+    if args.name is not None and not args.name.strip():
+        errors.append("--name is empty: give a name, or leave --name out for '<strategy> bot'")
+    elif args.name is not None:
+        try:
+            args.name = name_argument(args.name)
+        except ValueError as exc:
+            errors.append(str(exc))
     if args.hands is not None and not 1 <= args.hands <= 1000:
         errors.append("--hands must be from 1 to 1000")
     if not 0 <= args.bots <= 4:
@@ -1033,6 +1060,7 @@ def run(args: argparse.Namespace) -> int:
         strategy_factory(args.strategy)
     except StrategyLoadError as exc:
         errors.append(str(exc))
+    errors += _path_errors(args.tokens, args.save_hands)
     if errors:
         for error in errors:
             print(f"sheepshead bot: {error}", file=sys.stderr)

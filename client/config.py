@@ -156,6 +156,13 @@ def name_argument(given: str | None) -> str:
         )
     if len(name) > MAX_NAME:
         raise ValueError(f"--name must be 1 to {MAX_NAME} characters")
+    from protocol.text import clean_name
+
+    if not clean_name(name):  # the server refuses it too, once the table is being set up
+        raise ValueError(
+            f"--name {given!r} shows nothing (only invisible characters): give a name others "
+            "can read"
+        )
     return name
 
 

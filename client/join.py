@@ -115,7 +115,7 @@ async def connect(
     host: str, port: int, name: str, local_socket: str | None = None
 ) -> tuple[Session | None, str | None]:
     """A connected session, or None and the reason it could not connect."""
-    from client.session import ServerError, Session, TokenStore
+    from client.session import ConnectionLost, ServerError, Session, TokenStore
 
     session: Session = Session(
         host,
@@ -130,21 +130,28 @@ async def connect(
     )
     try:
         await asyncio.wait_for(session.connect(), 15)
+    except ConnectionLost as exc:  # before ServerError: it is one, but no refusal
+        await session.close()
+        return None, f"cannot reach {host}:{port}: {connect_failure(exc)}"
     except ServerError as exc:
         await session.close()
         return None, f"{host}:{port} refused the connection: {exc.message} ({exc.code})"
     except (OSError, TimeoutError) as exc:
         await session.close()
-        return None, f"cannot reach {host}:{port}: {_reason(exc)}"
+        return None, f"cannot reach {host}:{port}: {connect_failure(exc)}"
     return session, None
 
 
-def _reason(exc: BaseException) -> str:
-    """Why a connection failed, in words."""
+def connect_failure(exc: BaseException) -> str:
+    """Why a connection failed, in words (``join``, ``watch`` and ``bot`` say it alike)."""
     if isinstance(exc, socket.gaierror):
         return "no such host (check the name)"
     if isinstance(exc, ConnectionRefusedError) or "Connect call failed" in str(exc):
         return "connection refused (is `sheepshead serve` running there, on that port?)"
+    from client.session import ConnectionLost
+
+    if isinstance(exc, ConnectionLost):  # an answer that is no server's hello (HTTP, say)
+        return "what answers there is not a sheepshead server (the wrong port?)"
     if isinstance(exc, TimeoutError):
         return "no answer (a firewall, or the wrong address?)"
     return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__

@@ -15,7 +15,13 @@ HELP = "replay hand records (sheepshead-hand/1)"
 
 def configure(parser: argparse.ArgumentParser, command: str) -> None:
     """Add ``replay``'s arguments."""
-    parser.add_argument("records", nargs="+", metavar="RECORD", help="hand record JSON file(s)")
+    parser.add_argument(
+        "records",
+        nargs="+",
+        metavar="RECORD",
+        help="hand record JSON file(s), as the client's x (export), tournament --save-hands "
+        "and bot --save-hands write them",
+    )
     parser.add_argument(
         "--json",
         action="store_true",
@@ -23,14 +29,36 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     )
 
 
-def _load(path: str) -> Any:
+MAX_FILE_BYTES: Final = 64 << 20
+"""The largest file ``replay`` and ``verify`` read: a hand record is a few KB, a match's
+records as a list some hundreds (``replay /dev/zero`` read until the memory ran out)."""
+
+
+def load_json(path: str) -> Any:
+    """The JSON in the file ``path``; :class:`RecordError` (``bad_record``) saying in words why
+    it cannot be had (``replay`` and ``verify`` alike)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except IsADirectoryError:  # said "cannot read file: Is a directory"
+        raise RecordError(
+            "bad_record", f"is a directory: give the records in it, e.g. {path}/*.json"
+        ) from None
     except OSError as exc:
         raise RecordError("bad_record", f"cannot read file: {exc.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RecordError("bad_record", f"not valid JSON: {exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise RecordError(
+            "bad_record", f"larger than {MAX_FILE_BYTES >> 20} MB: no file of hand records"
+        )
+    try:
+        return json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:  # said "'utf-8' codec can't decode byte 0xff in position 0"
+        raise RecordError("bad_record", "not valid JSON: not text (UTF-8)") from None
+    except json.JSONDecodeError as exc:
+        if not exc.doc.strip():  # said "Expecting value: line 1 column 1 (char 0)"
+            raise RecordError("bad_record", "not valid JSON: the file is empty") from None
+        where = f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
+        raise RecordError("bad_record", f"not valid JSON: {where}") from None
 
 
 def with_strategies(record: Any, account: str) -> str:
@@ -99,7 +127,7 @@ def _replay_all(args: argparse.Namespace) -> int:
     status = 0
     for path in args.records:
         try:
-            record = _load(path)
+            record = load_json(path)
             if args.json:
                 line = json.dumps(replay_record(record), separators=(", ", ": "))
             else:

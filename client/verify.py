@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from engine.fairdeal import Verdict, check_record, summary
+from engine.record import RecordError
 
 HELP = "check that hand records' deals come from the revealed commit-reveal seeds"
 
@@ -33,22 +34,52 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
 
 
 def _load(path: str) -> list[Any]:
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
+    from client.replay import load_json
+
+    data = load_json(path)
     return data if isinstance(data, list) else [data]
 
 
+_JSON_KINDS: dict[type, str] = {
+    list: "a list",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "a boolean",
+    type(None): "null",
+}
+"""How JSON calls what it parsed as each Python type."""
+
+
+def _not_records(records: list[Any]) -> str | None:
+    """Why a file's JSON is no hand records at all, or None: an empty list said "all 0 deals
+    verified" and failed, and a string or a list of numbers said "a record does not verify"
+    without naming the file."""
+    if not records:
+        return "holds no hand records (an empty list)"
+    for place, record in enumerate(records):
+        if not isinstance(record, dict):
+            where = "" if len(records) == 1 else f"item {place + 1}: "
+            return (
+                f"{where}not a hand record (a JSON object, docs/hand-record.md), "
+                f"but {_JSON_KINDS.get(type(record), 'a value')} {json.dumps(record)[:40]}"
+            )
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
-    """Exit 0 when every deal verifies, 1 when one does not, 2 when a file cannot be read."""
+    """Exit 0 when every deal verifies, 1 when one does not, 2 when a file cannot be read or
+    holds no hand records."""
     verdicts: list[Verdict] = []
     for path in args.records:
         try:
             records = _load(path)
-        except OSError as exc:
-            print(f"sheepshead verify: {path}: cannot read file: {exc.strerror}", file=sys.stderr)
+        except RecordError as exc:  # "cannot read file: ...", "not valid JSON: ..."
+            print(f"sheepshead verify: {path}: {exc.message}", file=sys.stderr)
             return 2
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            print(f"sheepshead verify: {path}: not valid JSON: {exc}", file=sys.stderr)
+        problem = _not_records(records)
+        if problem:
+            print(f"sheepshead verify: {path}: {problem}", file=sys.stderr)
             return 2
         for record in records:
             verdict = check_record(record)

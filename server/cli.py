@@ -19,7 +19,9 @@ import signal
 import sqlite3
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
+
+from client.settings import seconds_argument
 
 if TYPE_CHECKING:
     from server.app import Server
@@ -30,6 +32,15 @@ if TYPE_CHECKING:
 HELP = "run a server for others to join"
 
 DEFAULT_PORT = 7453
+
+BOT_DELAY_MAX: Final = 10.0
+"""The longest ``--bot-delay`` (seconds), as ``play --bot-delay``: a bot slower than that
+reads as a stuck table."""
+HAND_PAUSE_MAX: Final = 60.0
+"""The longest ``--hand-pause`` (seconds): ``--hand-pause 1e9`` started a server whose first
+hand never ended."""
+TRICK_PAUSE_MAX: Final = 30.0
+"""The longest ``--trick-pause`` (seconds), the most a client's own ``--trick-pause`` takes."""
 
 
 def default_db_path() -> Path:
@@ -79,10 +90,11 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     )
     parser.add_argument(
         "--bot-delay",
-        type=float,
+        type=seconds_argument(BOT_DELAY_MAX),
         default=0.6,
         metavar="SECONDS",
-        help="how long server bots wait before acting, so people can follow (default 0.6)",
+        help="how long server bots wait before acting, so people can follow (default 0.6; "
+        f"0-{BOT_DELAY_MAX:g})",
     )
     parser.add_argument(
         "--name",
@@ -103,18 +115,18 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
     )
     parser.add_argument(
         "--hand-pause",
-        type=float,
+        type=seconds_argument(HAND_PAUSE_MAX),
         default=2.0,
         metavar="SECONDS",
-        help="pause between the end of a hand and the next deal (default 2)",
+        help=f"pause between the end of a hand and the next deal (default 2; 0-{HAND_PAUSE_MAX:g})",
     )
     parser.add_argument(
         "--trick-pause",
-        type=float,
+        type=seconds_argument(TRICK_PAUSE_MAX),
         default=1.5,
         metavar="SECONDS",
         help="pause after a trick's last card before the next lead, so people see the trick"
-        " (default 1.5; 0 for bot-only servers)",
+        f" (default 1.5; 0 for bot-only servers; at most {TRICK_PAUSE_MAX:g})",
     )
     parser.add_argument(
         "--ssh",
@@ -387,7 +399,7 @@ async def _serve(args: argparse.Namespace) -> int:
         print(f"sheepshead serve: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:
-        print(f"sheepshead serve: cannot start on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        print(f"sheepshead serve: {start_failure(exc, args.host, args.port, db)}", file=sys.stderr)
         return 1
     if args.local_socket:
         try:
@@ -400,7 +412,9 @@ async def _serve(args: argparse.Namespace) -> int:
         doors = await _open_doors(args, server, db.parent)
     except (OSError, ValueError) as exc:
         await server.stop()
-        print(f"sheepshead serve: cannot open the doors: {exc}", file=sys.stderr)
+        print(
+            f"sheepshead serve: cannot open the doors: {doors_failure(exc, args)}", file=sys.stderr
+        )
         return 1
     message = startup_message(args.host, server.port, str(db), code_build()).splitlines()
     message[-1:-1] = _open_door_lines(args.host, doors)
@@ -419,6 +433,64 @@ async def _serve(args: argparse.Namespace) -> int:
         await server.stop()
     print("server stopped", flush=True)
     return 0
+
+
+def start_failure(exc: OSError, host: str, port: int, db: Path) -> str:
+    """Why ``serve`` could not start, in words: the database's file or folder (an OSError
+    naming a file), or the address (the port in use, an address not this machine's).
+
+    >>> import errno
+    >>> print(start_failure(OSError(errno.EADDRINUSE, "in use"), "127.0.0.1", 7453, Path("s")))
+    cannot listen on 127.0.0.1:7453: the port is in use (another server? --port N, or 0: any)
+    >>> start_failure(PermissionError(13, "Permission denied", "/srv"), "::", 1, Path("/srv/s.db"))
+    'cannot use the database /srv/s.db: Permission denied: /srv'
+    """
+    if exc.filename is not None:  # opening the database or making its folder, not the bind
+        return f"cannot use the database {db}: {exc.strerror}: {exc.filename}"
+    return f"cannot listen on {host}:{port}: {bind_failure(exc, host)}"
+
+
+def doors_failure(exc: OSError | ValueError, args: argparse.Namespace) -> str:
+    """Why the doors did not open, in words: an ``--ssh-keys`` file that holds no key (said
+    "No valid entries found", naming no file), or a port (said "[Errno 98] error while
+    attempting to bind on address ...", naming neither door)."""
+    if isinstance(exc, ValueError):
+        if args.ssh_keys and isinstance(exc.__cause__, OSError):  # the file, not its keys
+            return f"--ssh-keys {args.ssh_keys}: {exc.__cause__.strerror or exc.__cause__}"
+        if args.ssh_keys:
+            return (
+                f"--ssh-keys {args.ssh_keys}: {exc} (an authorized_keys file: one public key "
+                "a line, as ~/.ssh/authorized_keys)"
+            )
+        return str(exc)
+    if exc.filename is not None:
+        return f"{exc.strerror}: {exc.filename}"
+    doors = [f"{name} {port}" for name, port in (("--ssh", args.ssh), ("--web", args.web))]
+    given = [door for door, port in zip(doors, (args.ssh, args.web), strict=True) if port]
+    option = given[0].split()[0] if len(given) == 1 else "--ssh/--web"
+    return f"{' and '.join(given) or 'the doors'}: {bind_failure(exc, args.host, option)}"
+
+
+def bind_failure(exc: OSError, host: str, option: str = "--port") -> str:
+    """Why listening on ``host`` failed, in words (the game's port and the doors' alike);
+    ``option`` is the one that takes another port.
+
+    >>> import errno
+    >>> bind_failure(OSError(errno.EADDRINUSE, "in use"), "127.0.0.1", "--ssh")
+    'the port is in use (another server? --ssh N, or 0: any)'
+    """
+    import errno
+    import socket
+
+    if exc.errno == errno.EADDRINUSE:
+        return f"the port is in use (another server? {option} N, or 0: any)"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"{host} is not an address of this machine (--host 0.0.0.0 listens on all)"
+    if exc.errno == errno.EACCES:
+        return "permission denied (ports below 1024 need root: take one above)"
+    if isinstance(exc, socket.gaierror):
+        return f"no such host {host!r} (--host takes an address of this machine)"
+    return str(exc.strerror or exc)
 
 
 def _limit_lines(args: argparse.Namespace) -> list[str]:
@@ -483,7 +555,9 @@ async def _serve_doors(args: argparse.Namespace) -> int:
     try:
         doors = await _open_doors(args, remote, db.parent)
     except (OSError, ValueError) as exc:
-        print(f"sheepshead serve: cannot open the doors: {exc}", file=sys.stderr)
+        print(
+            f"sheepshead serve: cannot open the doors: {doors_failure(exc, args)}", file=sys.stderr
+        )
         return 1
     message = [
         f"sheepshead doors for the server on {args.server_socket}",
@@ -551,6 +625,24 @@ def run(args: argparse.Namespace) -> int:
         if path is not None and not 0 < len(os.fsencode(path)) <= SOCKET_PATH_MAX:
             print(
                 f"sheepshead serve: {option} must be a path of 1-{SOCKET_PATH_MAX} bytes",
+                file=sys.stderr,
+            )
+            return 2
+    if args.db is not None and (not args.db.strip() or Path(args.db).is_dir()):
+        what = "is empty" if not args.db.strip() else f"{args.db} is a directory"
+        print(
+            f"sheepshead serve: --db {what}: give the database's file, e.g. "
+            f"{Path(args.db.strip() or '.') / 'sheepshead.db'} (default {default_db_path()})",
+            file=sys.stderr,
+        )
+        return 2
+    if args.name is not None:
+        from protocol.text import clean_name
+
+        if not clean_name(args.name).strip():
+            print(
+                f"sheepshead serve: --name {args.name!r} shows nothing: give a name people can "
+                "read, or leave --name out for this machine's host name",
                 file=sys.stderr,
             )
             return 2

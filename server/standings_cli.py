@@ -204,9 +204,25 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
+    if args.min_hands < 0:
+        print(
+            f"sheepshead standings: --min-hands must be 0 or more, not {args.min_hands}",
+            file=sys.stderr,
+        )
+        return 2
     path = Path(args.db) if args.db else default_db_path()
+    if path.is_dir():  # said "no database at /srv/sheepshead", as if the folder were empty
+        print(
+            f"sheepshead standings: --db {path} is a directory: give the server's database "
+            f"file (serve --db), e.g. {path / 'sheepshead.db'}",
+            file=sys.stderr,
+        )
+        return 2
     if not path.is_file():
         print(f"sheepshead standings: no database at {path}", file=sys.stderr)
+        return 1
+    if path.stat().st_size == 0:  # SQLite reads an empty file as an empty database
+        print(f"sheepshead standings: {path} is empty: no server's database", file=sys.stderr)
         return 1
     started = server_started(path) if args.tonight else None
     header: str | None = None
@@ -229,6 +245,7 @@ def run(args: argparse.Namespace) -> int:
     except sqlite3.Error as exc:
         print(f"sheepshead standings: cannot read {path}: {exc}", file=sys.stderr)
         return 1
+    counted = len(rows)
     if args.by == "per-hand":
         rows = [r for r in rows if r.hands >= args.min_hands]
         rows.sort(key=lambda r: (-r.per_hand, -r.hands, r.player))
@@ -237,7 +254,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if header is not None:
         print(header)
-    if not rows:
+    if not rows and counted:  # said "no finished matches ... yet" with matches counted
+        print(
+            f"no player has {args.min_hands} hands yet ({counted} with fewer): --min-hands N "
+            "lists those with N or more"
+        )
+    elif not rows and args.since is not None:
+        print(f"no finished matches with remembered players since {' '.join(args.since)}")
+    elif not rows:
         print("no finished matches with remembered players yet")
     else:
         # Within the terminal's width (a pipe or a file gets the names whole).

@@ -31,3 +31,29 @@ def test_every_option_of_every_command_has_help(
         flat = " ".join(options.split())
         for title in PRESET_TITLES.values():
             assert title in flat, f"{command} --help does not show the preset {title!r}"
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_command_shows_an_example(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A new user's first question, what a typical command line looks like, is answered
+    under "examples:" (no command's help had one; serve's own note stays above them)."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    examples = out.split("\nexamples:\n", 1)[1].splitlines()
+    assert examples and all(line.startswith(f"  sheepshead {command}") for line in examples)
+
+
+def test_a_mistyped_or_missing_command_is_a_usage_error_on_stderr(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`sheepshead tournment` named the commands without the near one; `sheepshead` alone
+    printed its help on stdout, though it exits 2."""
+    assert main(["tournment"]) == 2
+    captured = capsys.readouterr()
+    assert "unknown command 'tournment' (did you mean 'tournament'?)" in captured.err
+    assert main([]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "commands:" in captured.err
+    assert main(["--help"]) == 0
+    assert "commands:" in capsys.readouterr().out

@@ -314,3 +314,46 @@ def test_readable_output_names_a_server_tables_bots(
         "  seat 3",
         "  seat 4 (easy)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"", "not valid JSON: the file is empty"),
+        (b"  \n", "not valid JSON: the file is empty"),
+        (b"\xff\xfe", "not valid JSON: not text (UTF-8)"),
+        (
+            b"root:x:0:0:root:/root:/bin/bash\n",
+            "not valid JSON: Expecting value (line 1, column 1)",
+        ),
+        (b'{"deal": {"hands"', "not valid JSON: Expecting ':' delimiter (line 1, column 18)"),
+    ],
+    ids=["empty", "blank", "binary", "passwd", "truncated"],
+)
+def test_a_file_that_is_no_json_is_said_in_words(
+    content: bytes, said: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # An empty file said "Expecting value: line 1 column 1 (char 0)", a binary one "'utf-8'
+    # codec can't decode byte 0xff in position 0: invalid start byte".
+    path = tmp_path / "r.json"
+    path.write_bytes(content)
+    assert main(["replay", str(path)]) == 2
+    assert capsys.readouterr().err == f"error: {path}: bad_record: {said}\n"
+
+
+def test_a_directory_or_an_endless_file_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `replay /dev/zero` read until the memory ran out; a directory said "cannot read file:
+    # Is a directory" where the records in it were meant.
+    from client import replay as replay_command
+
+    monkeypatch.setattr(replay_command, "MAX_FILE_BYTES", 1000, raising=False)
+    assert main(["replay", str(tmp_path)]) == 2
+    assert f"is a directory: give the records in it, e.g. {tmp_path}/*.json" in (
+        capsys.readouterr().err
+    )
+    big = tmp_path / "big.json"
+    big.write_text("{}" + " " * 1000)  # one byte over: read no further than that
+    assert main(["replay", str(big)]) == 2
+    assert f"error: {big}: bad_record: larger than " in capsys.readouterr().err

@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from botkit.tournament.cluster import (
     DEFAULT_CHUNK,
@@ -80,7 +80,12 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         "language'), optionally with options, e.g. search:samples=20,heuristic,./mybot.js",
     )
     parser.add_argument(
-        "--deals", type=int, default=100, metavar="N", help="deals to play (default 100)"
+        "--deals",
+        type=int,
+        default=100,
+        metavar="N",
+        help="deals to play, each at every seating of the strategies (default 100; at most "
+        "1,000,000)",
     )
     parser.add_argument(
         "--seed",
@@ -90,7 +95,12 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         help="tournament seed: the same seed plays the same deals (default 1)",
     )
     parser.add_argument(
-        "--jobs", type=int, default=None, metavar="J", help="worker processes (default 1)"
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="J",
+        help=f"worker processes (default 1; at most {JOBS_PER_CORE} per core, and 8 on any "
+        "machine)",
     )
     parser.add_argument(
         "--cluster",
@@ -183,16 +193,42 @@ def _command_line(args: argparse.Namespace) -> str:
     return " ".join(parts)
 
 
+DEALS_MAX: Final = 1_000_000
+"""The most ``--deals``: every deal to play is made up front, some 470 bytes each, so
+``--deals 99999999999`` filled the memory without a word before its first deal."""
+
+JOBS_PER_CORE: Final = 4
+"""``--jobs`` takes at most this many worker processes per core (and 8 on any machine):
+``--jobs 1000`` started a thousand interpreters, some 26 GB, on a machine of two cores."""
+
+
+def jobs_max() -> int:
+    """The most ``--jobs`` this machine takes (:data:`JOBS_PER_CORE`)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(8, JOBS_PER_CORE * cores)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the tournament, print the table (and write JSON); 2 on bad arguments."""
     specs = [s.strip() for s in args.strategies.split(",") if s.strip()]
     errors = []
     if len(specs) < 2:
         errors.append("--strategies needs at least two strategies")
-    if args.deals < 1:
-        errors.append("--deals must be at least 1")
+    if not 1 <= args.deals <= DEALS_MAX:
+        errors.append(
+            f"--deals must be from 1 to {DEALS_MAX:,} (each deal waiting to be played holds "
+            "some 0.5 KB; the 95% intervals are tight long before that)"
+        )
     if args.jobs is not None and args.jobs < 1:
         errors.append("--jobs must be at least 1")
+    elif args.jobs is not None and args.jobs > jobs_max():
+        errors.append(
+            f"--jobs {args.jobs} is more than {jobs_max()}, {JOBS_PER_CORE} per core here: each "
+            "job is a process of its own (some 26 MB), and more than the cores play no faster"
+        )
     if args.cluster is not None:
         if args.jobs is not None:
             errors.append("--jobs and --cluster exclude each other: the cluster's workers play")
@@ -233,8 +269,16 @@ def run(args: argparse.Namespace) -> int:
     if args.save_hands:
         try:
             os.makedirs(args.save_hands, exist_ok=True)
+        except FileExistsError:  # said "[Errno 17] File exists" of a file in the way
+            errors.append(f"--save-hands {args.save_hands} is a file: give a directory")
         except OSError as exc:
-            errors.append(f"cannot create --save-hands directory {args.save_hands}: {exc}")
+            errors.append(
+                f"cannot create --save-hands directory {args.save_hands}: {exc.strerror or exc}"
+            )
+    if args.json:
+        problem = _unwritable(args.json)
+        if problem:
+            errors.append(f"--json {args.json}: {problem}")
     saved = None
     if not errors:
         saved, problem = _check_progress(args, specs, rules)
@@ -401,7 +445,10 @@ def _play(
                     path, progress_header(specs, args.seed, args.deals, rules.to_dict())
                 )
         except OSError as exc:
-            print(f"sheepshead tournament: cannot write {path}: {exc}", file=sys.stderr)
+            print(
+                f"sheepshead tournament: cannot write {path}: {exc.strerror or exc}",
+                file=sys.stderr,
+            )
             return 1
     progress = Progress(count, sys.stderr, not args.quiet, already=len(done))
     progress.update(len(done))
@@ -526,15 +573,36 @@ def _summary(
     return summarize(strategy_labels(specs), tallies, params, names)
 
 
+def _unwritable(path: str) -> str | None:
+    """Why the results could not be written to ``path`` once played, or None: checked before
+    the first deal, as a run of hours that fails only at the end has lost them."""
+    target = os.path.abspath(path)
+    if os.path.isdir(target):
+        return "is a directory: give a file name"
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
+        return f"its folder {folder} does not exist"
+    if not os.access(folder, os.W_OK):
+        return f"its folder {folder} is not writable"
+    return None
+
+
 def _write_json(args: argparse.Namespace, summary: dict[str, Any]) -> int:
     if not args.json:
         return 0
+    # Into a file beside it, then renamed: a full disk or a kill mid-write leaves the old
+    # file or none, never half a JSON document.
+    partial = f"{args.json}.partial"
     try:
-        with open(args.json, "w", encoding="utf-8") as f:
+        with open(partial, "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=2, allow_nan=False, default=_json_default)
             f.write("\n")
+        os.replace(partial, args.json)
     except (OSError, ValueError) as exc:
-        print(f"sheepshead tournament: cannot write {args.json}: {exc}", file=sys.stderr)
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        print(f"sheepshead tournament: cannot write {args.json}: {why}", file=sys.stderr)
         return 1
     return 0
 

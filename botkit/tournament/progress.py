@@ -22,6 +22,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,11 +120,18 @@ class Saved:
 def read(path: str) -> Saved:
     """Read a progress file; :class:`ProgressError` if it is not one or a line is damaged."""
     try:
+        # A device or a pipe never ends (--resume /dev/zero read until the memory ran out).
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise ProgressError(f"{path} is not a tournament progress file: not a regular file")
         data = Path(path).read_bytes()
     except OSError as exc:
         raise ProgressError(f"cannot read progress file {path}: {exc.strerror or exc}") from exc
     end = data.rfind(b"\n") + 1  # what follows the last newline is a torn line
     lines = data[:end].splitlines()
+    start = b'{"format":'
+    if not lines and not (data.startswith(start) or start.startswith(data)):
+        # Binary or other text without a newline said "its run was stopped as it began".
+        raise ProgressError(f"{path} is not a tournament progress file ({FORMAT})")
     if not lines:
         raise ProgressError(
             f"{path} holds no complete header: its run was stopped as it began; start the "

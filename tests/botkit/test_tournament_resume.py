@@ -208,6 +208,28 @@ def test_a_resume_of_another_tournament_is_refused(
     assert progress.read_bytes() == before
 
 
+def test_a_resume_file_that_is_no_progress_file_is_said_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --resume /dev/zero read until the memory ran out; a binary file without a newline said
+    # "holds no complete header: its run was stopped as it began".
+    base = ["tournament", "--strategies", "heuristic,random", "--deals", "3", "--quiet"]
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # as /dev/zero: reading it would never end (here: never begin)
+    assert main([*base, "--resume", str(fifo)]) == 2
+    assert f"{fifo} is not a tournament progress file: not a regular file" in (
+        capsys.readouterr().err
+    )
+    binary = tmp_path / "bin"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    assert main([*base, "--resume", str(binary)]) == 2
+    assert f"{binary} is not a tournament progress file" in capsys.readouterr().err
+    torn = tmp_path / "torn"
+    torn.write_bytes(b'{"format":"sheepshead-tourn')  # killed while writing its header
+    assert main([*base, "--resume", str(torn)]) == 2
+    assert "its run was stopped as it began" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("sig", "group", "status"),
     [(signal.SIGINT, True, 130), (signal.SIGTERM, False, 128 + signal.SIGTERM)],

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from client import bot_runner
+from client import join as join_command
 from client.bot_runner import EXIT_FELL_BACK, BotConfig, BotPlayer, run_bot
 from client.cli import main
 from client.session import ServerError, Session
@@ -117,6 +118,64 @@ def test_command_line_rejects_bad_input(capsys: Any) -> None:
     assert "bad port" in capsys.readouterr().err
     assert main(["bot", "127.0.0.1:1", "--table", "t1", "--strategy", "missing.py"]) == 2
     assert "no such strategy file" in capsys.readouterr().err
+
+
+def test_a_name_of_invisible_characters_is_refused_before_connecting(capsys: Any) -> None:
+    # The server refused it with its request code (bad_request: field 'name' must contain
+    # printable characters), after the connection; the command line can say it first.
+    assert main(["bot", "127.0.0.1:1", "--create", "--name", "\u200b\u200b"]) == 2
+    assert "--name '\\u200b\\u200b' shows nothing" in capsys.readouterr().err
+    assert main(["bot", "127.0.0.1:1", "--create", "--name", " "]) == 2
+    assert "--name is empty" in capsys.readouterr().err
+
+
+def test_tokens_and_save_hands_that_cannot_be_written_are_refused_first(
+    tmp_path: Path, capsys: Any
+) -> None:
+    # --tokens DIR ended in an IsADirectoryError traceback once seated; --save-hands FILE
+    # played the match saying "hand N not saved: [Errno 17] File exists" after each hand.
+    a_file = tmp_path / "f"
+    a_file.write_text("")
+    assert main(["bot", "127.0.0.1:1", "--create", "--tokens", str(tmp_path)]) == 2
+    assert f"--tokens {tmp_path} is a directory" in capsys.readouterr().err
+    assert main(["bot", "127.0.0.1:1", "--create", "--save-hands", str(a_file)]) == 2
+    assert f"--save-hands {a_file} is a file: give a directory" in capsys.readouterr().err
+    made = tmp_path / "new" / "hands"
+    assert main(["bot", "127.0.0.1:1", "--create", "--save-hands", str(made)]) == 1
+    assert made.is_dir()  # made before connecting; then 127.0.0.1:1 refuses
+
+
+async def test_a_port_that_is_no_servers_is_said_in_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "cannot connect to 127.0.0.1:1: [Errno 111] Connect call failed ('127.0.0.1', 1)",
+    # and for a port that answers HTTP "... connection_lost: The connection to the server
+    # was lost": the same words as join now.
+    out = io.StringIO()
+    config = BotConfig("127.0.0.1", 1, create=True)
+    assert await asyncio.wait_for(run_bot(config, out), TIMEOUT) == 1
+    assert "cannot reach 127.0.0.1:1: connection refused (is `sheepshead serve`" in out.getvalue()
+
+    async def http(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(100)
+        writer.write(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+        writer.close()
+
+    web = await asyncio.start_server(http, "127.0.0.1", 0)
+    port = web.sockets[0].getsockname()[1]
+    out = io.StringIO()
+    config = BotConfig("127.0.0.1", port, create=True)
+    monkeypatch.setenv("SHEEPSHEAD_CONFIG_DIR", str(tmp_path))
+    async with web:
+        assert await asyncio.wait_for(run_bot(config, out), TIMEOUT) == 1
+        # join said "127.0.0.1:PORT refused the connection: The connection to the server was
+        # lost (connection_lost)", as if a server had refused.
+        session, error = await join_command.connect("127.0.0.1", port, "Ann")
+    assert "is not a sheepshead server (the wrong port?)" in out.getvalue()
+    assert session is None
+    assert error == f"cannot reach 127.0.0.1:{port}: what answers there is not a sheepshead " + (
+        "server (the wrong port?)"
+    )
 
 
 FAILING_STRATEGY = """

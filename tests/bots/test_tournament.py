@@ -74,6 +74,68 @@ def test_bad_arguments_exit_2(capsys: Any) -> None:
     assert "--deal counts from 1" in capsys.readouterr().err
 
 
+def test_more_deals_or_jobs_than_the_machine_holds_are_refused(
+    capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # --deals 99999999999 made every deal up front (some 470 B each) and filled the memory
+    # without a word; --jobs 1000 started as many interpreters (some 26 MB each).
+    from botkit.tournament import cli as tournament_cli
+
+    def no_jobs(*args: Any, **kwargs: Any) -> list[Any]:
+        raise AssertionError("the tournament started")
+
+    monkeypatch.setattr(tournament_cli, "make_jobs", no_jobs)
+    monkeypatch.setattr(tournament_cli, "jobs_max", lambda: 8, raising=False)
+    base = ["tournament", "--strategies", "random,heuristic", "--quiet"]
+    assert main([*base, "--deals", "1000001"]) == 2
+    assert "--deals must be from 1 to 1,000,000" in capsys.readouterr().err
+    assert main([*base, "--deals", "2", "--jobs", "9"]) == 2
+    assert "--jobs 9 is more than 8, 4 per core here" in capsys.readouterr().err
+
+
+def test_results_that_could_not_be_written_are_refused_before_the_first_deal(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # --json into a missing folder played every deal, then said "cannot write"; a file as
+    # --save-hands said "[Errno 17] File exists".
+    from botkit.tournament import cli as tournament_cli
+
+    def no_jobs(*args: Any, **kwargs: Any) -> list[Any]:
+        raise AssertionError("the tournament started")
+
+    monkeypatch.setattr(tournament_cli, "make_jobs", no_jobs)
+    base = ["tournament", "--strategies", "random,heuristic", "--deals", "1", "--quiet"]
+    missing = tmp_path / "no" / "r.json"
+    assert main([*base, "--json", str(missing), "--progress", str(tmp_path / "p")]) == 2
+    assert f"--json {missing}: its folder {missing.parent} does not exist" in (
+        capsys.readouterr().err
+    )
+    assert main([*base, "--json", str(tmp_path)]) == 2
+    assert "is a directory: give a file name" in capsys.readouterr().err
+    a_file = tmp_path / "f"
+    a_file.write_text("")
+    assert main([*base, "--save-hands", str(a_file)]) == 2
+    assert f"--save-hands {a_file} is a file: give a directory" in capsys.readouterr().err
+
+
+def test_results_cut_short_while_written_leave_no_half_file(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from botkit.tournament import cli as tournament_cli
+
+    def full_disk(summary: Any, f: Any, **kwargs: Any) -> None:
+        f.write('{"strategies": ')
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tournament_cli.json, "dump", full_disk)
+    results = tmp_path / "r.json"
+    base = ["tournament", "--strategies", "random,heuristic", "--deals", "1", "--quiet"]
+    assert main([*base, "--json", str(results)]) == 1
+    assert f"cannot write {results}: No space left on device" in capsys.readouterr().err
+    # No half of r.json (open "w" left '{"strategies": '); the progress file stays, to resume.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json.progress"]
+
+
 WIRE_FORM = '''
 class WireForm:
     """Answers as a network bot would: the legal map without its seat, bury cards reversed."""

@@ -437,6 +437,17 @@ def test_an_empty_name_is_an_error_not_the_login_name(
         assert "--name is empty: give a name, or leave --name out to use olaf" in err
 
 
+def test_a_name_of_invisible_characters_is_an_error_before_connecting(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # play said "cannot set up the local table: bad_request: field 'name' must contain
+    # printable characters" (exit 1); join went on to the server, which refused it.
+    for run in (join_command.run, play_command.run):
+        args = argparse.Namespace(address="127.0.0.1:1", name="\u200b\u2060", command="join")
+        assert run(args) == 2
+        assert "shows nothing (only invisible characters)" in capsys.readouterr().err
+
+
 async def test_join_says_why_the_server_refused_the_connection(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

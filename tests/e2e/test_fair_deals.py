@@ -331,3 +331,29 @@ async def test_a_seed_that_does_not_come_is_drawn_and_marked() -> None:
         assert used.sources == ["drawn", "bot", "bot", "bot", "bot"]
         assert used.client_seeds()[0] == derived_seed(used.server_seed, 0)
         await raw.close()
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ("[]", "emptylist.json: holds no hand records (an empty list)"),
+        (
+            '"x"',
+            'str.json: not a hand record (a JSON object, docs/hand-record.md), but a string "x"',
+        ),
+        ("[{}, 3]", "list.json: item 2: not a hand record"),
+        ("", "empty.json: not valid JSON: the file is empty"),
+    ],
+    ids=["emptylist", "str", "list", "empty"],
+)
+def test_a_file_of_no_hand_records_is_named(
+    content: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "[]" said "all 0 deals verified" and exited 1; a string or a number said "a record does
+    # not verify: a record must be a JSON object", naming no file among many.
+    name = said.split(":", 1)[0]
+    (tmp_path / name).write_text(content)
+    status = verify_command.run(argparse.Namespace(records=[str(tmp_path / name)], each=False))
+    err = capsys.readouterr().err
+    assert status == 2
+    assert f"sheepshead verify: {tmp_path / said}" in err

@@ -86,6 +86,64 @@ def test_a_database_that_cannot_be_opened_is_reported(
     assert "cannot use the database" in err and str(not_a_db) in err
 
 
+def test_a_database_path_it_cannot_use_is_named_not_the_address(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "cannot start on 127.0.0.1:0: [Errno 2] No such file or directory: ..." blamed the
+    # address for a --db in a folder that cannot be made; a directory or "" as --db started
+    # (the empty one on the default database).
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    db = blocked / "sub" / "s.db"  # its folder cannot be made: a file is in the way
+    assert main(["serve", "--port", "0", "--db", str(db), "--log-level", "error"]) == 1
+    err = capsys.readouterr().err
+    assert f"cannot use the database {db}: Not a directory" in err and "listen" not in err
+    for given, said in ((str(tmp_path), "is a directory"), ("", "--db is empty"), (" ", "empty")):
+        assert main(["serve", "--port", "0", "--db", given]) == 2
+        err = capsys.readouterr().err
+        assert said in err and "give the database's file" in err
+
+
+def test_a_port_in_use_is_said_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        db = str(tmp_path / "s.db")
+        assert main(["serve", "--port", str(port), "--db", db, "--log-level", "error"]) == 1
+    err = capsys.readouterr().err
+    assert f"cannot listen on 127.0.0.1:{port}: the port is in use" in err
+    assert "Errno" not in err
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--hand-pause", "-1"),
+        ("--trick-pause", "1e9"),
+        ("--bot-delay", "nan"),
+        ("--name", "\u200b"),
+    ],
+)
+def test_pauses_and_names_that_cannot_work_are_refused(
+    option: str, value: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # --hand-pause 1e9 started a server whose first hand never ended; --name of invisible
+    # characters announced a name nobody could read.
+    async def started(args: argparse.Namespace) -> int:
+        return 0  # what a server that started and was stopped says
+
+    monkeypatch.setattr(cli, "_serve", started)
+    code = 0
+    try:
+        code = main(["serve", option, value, "--port", "0"])
+    except SystemExit as exc:
+        code = int(str(exc.code))
+    assert code == 2
+    err = capsys.readouterr().err
+    assert option in err and ("seconds" in err or "shows nothing" in err)
+
+
 def test_sync_full_reaches_sqlite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--sync full``: every commit waits for the disk (README.md, "What a crash can take")."""
     from server.app import Server
@@ -184,3 +242,27 @@ def test_the_bot_file_option_names_outside_programs(capsys: pytest.CaptureFixtur
     out = " ".join(capsys.readouterr().out.split())
     bot_file = out.split("--bot-file FILE", 2)[2].split("--bot-workers", 1)[0]
     assert "PATH.py" in bot_file and "program" in bot_file and "A bot in any language" in bot_file
+
+
+def test_doors_that_cannot_open_name_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "cannot open the doors: No valid entries found" named no file; a door's port in use
+    # said "[Errno 98] error while attempting to bind on address ...", naming no door.
+    db = str(tmp_path / "s.db")
+    keys = tmp_path / "keys"
+    keys.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    base = ["serve", "--port", "0", "--db", db, "--log-level", "error"]
+    assert main([*base, "--ssh", "0", "--ssh-keys", str(keys)]) == 1
+    err = capsys.readouterr().err
+    assert f"cannot open the doors: --ssh-keys {keys}: No valid entries found" in err
+    assert main([*base, "--ssh", "0", "--ssh-keys", str(tmp_path / "none")]) == 1
+    assert f"--ssh-keys {tmp_path / 'none'}: No such file or directory" in capsys.readouterr().err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main([*base, "--web", str(port)]) == 1
+    err = capsys.readouterr().err
+    assert f"cannot open the doors: --web {port}: the port is in use" in err
+    assert "Errno" not in err

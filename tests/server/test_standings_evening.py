@@ -234,3 +234,27 @@ def test_standings_into_a_pipe_closed_early_end_without_a_traceback(
     store.close()
     monkeypatch.setattr("sys.stdout", _ClosedPipe())
     assert main(["standings", "--db", str(db)]) == 1
+
+
+def test_a_folder_an_empty_file_or_a_filter_that_leaves_nobody_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --db of a folder said "no database at ..." (exit 1), an empty file and a filter that
+    # left nobody said "no finished matches with remembered players yet", and --min-hands -1
+    # was taken.
+    assert main(["standings", "--db", str(tmp_path)]) == 2
+    assert f"--db {tmp_path} is a directory" in capsys.readouterr().err
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    assert main(["standings", "--db", str(empty)]) == 1
+    assert "is empty: no server's database" in capsys.readouterr().err
+    db = tmp_path / "s.db"
+    store = Store(db)
+    ended_matches(store, {"random": time.time() - 60})
+    store.close()
+    assert main(["standings", "--db", str(db), "--by", "per-hand"]) == 0
+    assert "no player has 10 hands yet (1 with fewer)" in capsys.readouterr().out
+    assert main(["standings", "--db", str(db), "--since", "2099-01-01"]) == 0
+    assert "since 2099-01-01" in capsys.readouterr().out
+    assert main(["standings", "--db", str(db), "--min-hands", "-1"]) == 2
+    assert "--min-hands must be 0 or more" in capsys.readouterr().err
