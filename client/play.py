@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 from client import config, settings
+from protocol.requests import HANDS_MAX
 
 HELP = "play a local game: you and four bots, server embedded"
 
@@ -34,8 +35,8 @@ def _hands(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 (no limit) or more")
+    if not 0 <= value <= HANDS_MAX:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {HANDS_MAX}, or 0 (no limit)")
     return value
 
 
@@ -63,7 +64,7 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         type=_hands,
         default=10,
         metavar="N",
-        help="hands in the match (default 10; 0 plays until you quit)",
+        help=f"hands in the match, 1 to {HANDS_MAX} (default 10; 0 plays until you quit)",
     )
     parser.add_argument(
         "--bot-delay",

@@ -57,3 +57,14 @@ def test_a_mistyped_or_missing_command_is_a_usage_error_on_stderr(
     assert captured.out == "" and "commands:" in captured.err
     assert main(["--help"]) == 0
     assert "commands:" in capsys.readouterr().out
+
+
+def test_play_refuses_more_hands_than_a_table_takes_before_it_starts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`play --hands 100000` started the embedded server, which refused the table (exit 1,
+    `bad_request: field 'hands' must be from 1 to 1000`): a usage error, said as one."""
+    with pytest.raises(SystemExit) as exc:
+        main(["play", "--hands", "100000", "--memory"])
+    assert exc.value.code == 2
+    assert "--hands: must be from 1 to 1000, or 0 (no limit)" in capsys.readouterr().err
