@@ -465,7 +465,7 @@ class SheepsheadApp(App[int]):
         """``host:port`` of the server, or ``offline``."""
         if self.session is None:
             return "offline"
-        return f"{self.session.host}:{self.session.port}"
+        return config.format_address(self.session.host, self.session.port)
 
     def on_mount(self) -> None:
         """Open the first screen and start reading the session's events."""

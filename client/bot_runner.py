@@ -18,7 +18,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO, cast
 
-from client.config import DEFAULT_PORT, AddressError, name_argument, parse_address
+from client.config import (
+    DEFAULT_PORT,
+    AddressError,
+    format_address,
+    name_argument,
+    parse_address,
+)
 from client.fairplay import DealChecker, DealSeen, fair_of, reveal_from_records, reveal_of_entries
 from client.strategy_call import decide, describe_action
 from client.strategy_spec import StrategyLoadError, strategy_factory, strategy_label
@@ -120,7 +126,7 @@ async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
     except (OSError, TimeoutError) as exc:  # ConnectionLost too: a port that is no server's
         from client.join import connect_failure
 
-        say(f"cannot reach {config.host}:{config.port}: {connect_failure(exc)}")
+        say(f"cannot reach {format_address(config.host, config.port)}: {connect_failure(exc)}")
         return 1
     except ServerError as exc:
         say(f"refused by the server: {exc.code}: {exc.message}")
@@ -157,7 +163,8 @@ async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
                 free = 4 - config.bots
                 say(
                     f"waiting for {free} more player{'s' * (free != 1)}: "
-                    f"sheepshead bot {config.host}:{config.port} --table {reply['table']}"
+                    f"sheepshead bot {format_address(config.host, config.port)} "
+                    f"--table {reply['table']}"
                 )
         else:
             say(f"back at table {session.table}, seat {session.seat} as {welcome['name']}")

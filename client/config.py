@@ -169,6 +169,15 @@ def name_argument(given: str | None) -> str:
 _BRACKETED = re.compile(r"^\[([^\]]+)\](?::(\S*))?$")
 
 
+def format_address(host: str, port: int) -> str:
+    """``host:port`` as :func:`parse_address` reads it back: an IPv6 host in brackets.
+
+    >>> format_address("::1", 7453), format_address("club.lan", 7453)
+    ('[::1]:7453', 'club.lan:7453')
+    """
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
     """Split ``HOST[:PORT]`` (IPv6 hosts in brackets) into a host and a port."""
     text = text.strip()

@@ -132,13 +132,14 @@ async def connect(
         await asyncio.wait_for(session.connect(), 15)
     except ConnectionLost as exc:  # before ServerError: it is one, but no refusal
         await session.close()
-        return None, f"cannot reach {host}:{port}: {connect_failure(exc)}"
+        return None, f"cannot reach {config.format_address(host, port)}: {connect_failure(exc)}"
     except ServerError as exc:
         await session.close()
-        return None, f"{host}:{port} refused the connection: {exc.message} ({exc.code})"
+        where = config.format_address(host, port)
+        return None, f"{where} refused the connection: {exc.message} ({exc.code})"
     except (OSError, TimeoutError) as exc:
         await session.close()
-        return None, f"cannot reach {host}:{port}: {connect_failure(exc)}"
+        return None, f"cannot reach {config.format_address(host, port)}: {connect_failure(exc)}"
     return session, None
 
 
