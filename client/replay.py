@@ -54,6 +54,8 @@ def load_json(path: str) -> Any:
         return json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:  # said "'utf-8' codec can't decode byte 0xff in position 0"
         raise RecordError("bad_record", "not valid JSON: not text (UTF-8)") from None
+    except RecursionError:  # "[[[[..." deeper than the parser's stack: a traceback
+        raise RecordError("bad_record", "not valid JSON: nested too deeply") from None
     except json.JSONDecodeError as exc:
         if not exc.doc.strip():  # said "Expecting value: line 1 column 1 (char 0)"
             raise RecordError("bad_record", "not valid JSON: the file is empty") from None

@@ -327,8 +327,9 @@ def test_readable_output_names_a_server_tables_bots(
             "not valid JSON: Expecting value (line 1, column 1)",
         ),
         (b'{"deal": {"hands"', "not valid JSON: Expecting ':' delimiter (line 1, column 18)"),
+        (b"[" * 100_000, "not valid JSON: nested too deeply"),
     ],
-    ids=["empty", "blank", "binary", "passwd", "truncated"],
+    ids=["empty", "blank", "binary", "passwd", "truncated", "deep"],
 )
 def test_a_file_that_is_no_json_is_said_in_words(
     content: bytes, said: str, capsys: pytest.CaptureFixture[str], tmp_path: Path

@@ -139,7 +139,7 @@ def read(path: str) -> Saved:
         )
     try:
         head = json.loads(lines[0])
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: "[[[[..." past the parser's stack
         head = None
     if not isinstance(head, dict) or head.get("format") != FORMAT:
         raise ProgressError(f"{path} is not a tournament progress file ({FORMAT})")
@@ -149,7 +149,7 @@ def read(path: str) -> Saved:
     for number, line in enumerate(lines[1:], 2):
         try:
             result = _decode(json.loads(line), k)
-        except (ValueError, TypeError, KeyError) as exc:
+        except (ValueError, TypeError, KeyError, RecursionError) as exc:
             raise ProgressError(f"{path}, line {number}, is damaged ({exc})") from exc
         if not isinstance(deals, int) or not 0 <= result.number < deals:
             raise ProgressError(f"{path}, line {number}: deal {result.number + 1} is out of range")

@@ -928,8 +928,8 @@ async def _relay(
         try:
             envelope = json.loads(message.data)
             kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
-        except (ValueError, TypeError, IndexError, KeyError):
-            continue
+        except (ValueError, TypeError, IndexError, KeyError, RecursionError):
+            continue  # RecursionError: "[[[[..." within the size limit, past the parser's stack
         if kind == "stdin" and isinstance(data, str):
             await service.send_bytes(data.encode("utf-8"))
         elif kind == "resize" and isinstance(data, dict):

@@ -228,6 +228,10 @@ def test_a_resume_file_that_is_no_progress_file_is_said_so(
     torn.write_bytes(b'{"format":"sheepshead-tourn')  # killed while writing its header
     assert main([*base, "--resume", str(torn)]) == 2
     assert "its run was stopped as it began" in capsys.readouterr().err
+    deep = tmp_path / "deep"  # nested past the JSON parser's stack: a RecursionError traceback
+    deep.write_bytes(b"[" * 100_000 + b"\n")
+    assert main([*base, "--resume", str(deep)]) == 2
+    assert f"{deep} is not a tournament progress file" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
