@@ -30,7 +30,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -1256,21 +1256,27 @@ class Store:
                 names[seat] = name or ""
         return names
 
-    def hand_strategies(self, table_id: str, match: int, number: int) -> list[str | None] | None:
-        """The ``strategies`` of the stored record of hand ``number`` of match ``match`` (each
-        seat's server bot strategy or None), or None when the record has none or is not
-        stored."""
+    def hand_extras(
+        self, table_id: str, match: int, number: int
+    ) -> tuple[list[str | None] | None, dict[str, Any] | None]:
+        """Two parts of the stored record of hand ``number`` of match ``match``, in one read:
+        its ``strategies`` (each seat's server bot strategy or None; None when the record has
+        none) and its ``made_for`` map as stored (``{}`` when the record has none). Both None
+        when the hand is not stored."""
         row = self._db.execute(
-            "SELECT json_extract(record, '$.strategies') FROM hands WHERE table_id = ?"
-            " AND match_number = ? AND number = ?",
+            "SELECT json_extract(record, '$.strategies'), json_extract(record, '$.made_for')"
+            " FROM hands WHERE table_id = ? AND match_number = ? AND number = ?",
             (table_key(table_id), match, number),
         ).fetchone()
-        if row is None or not isinstance(row[0], str):
-            return None
-        strategies = json.loads(row[0])
-        if not isinstance(strategies, list) or len(strategies) != 5:
-            return None
-        return [name if isinstance(name, str) else None for name in strategies]
+        if row is None:
+            return None, None
+        strategies = json.loads(row[0]) if isinstance(row[0], str) else None
+        if isinstance(strategies, list) and len(strategies) == 5:
+            seats = [name if isinstance(name, str) else None for name in strategies]
+        else:
+            seats = None
+        made_for = json.loads(row[1]) if isinstance(row[1], str) else None
+        return seats, made_for if isinstance(made_for, dict) else {}
 
     def hand_records(self, table_id: str, match: int | None = None) -> list[dict[str, Any]]:
         """The finished hands of a table's match ``match`` (None: its latest), in order."""
@@ -1284,13 +1290,10 @@ class Store:
             )
         ]
 
-    def match_hands(
-        self, table_id: str, match: int, start: int
-    ) -> Generator[tuple[int, str, str], None, None]:
+    def match_hands(self, table_id: str, match: int, start: int) -> Iterator[tuple[int, str, str]]:
         """Each stored hand of match ``match`` at the table from hand ``start`` on, in order:
         its number, record JSON and payouts JSON. Read as the caller takes them (a ``history``
-        page stops when its frame is full), along the ``hands`` primary key; a caller that
-        stops early closes the generator, which closes its cursor."""
+        page stops when its frame is full), along the ``hands`` primary key."""
         cur = self._db.execute(
             "SELECT number, record, payouts FROM hands WHERE table_id = ? AND match_number = ?"
             " AND number >= ? ORDER BY number",

@@ -112,10 +112,23 @@ class TableLedger:
         """The seats' names when hand ``number`` of match ``match`` finished (None: not known)."""
         return self.store.hand_names(self.table_id, match, number)
 
-    def hand_strategies(self, match: int, number: int) -> list[str | None] | None:
-        """The seats' strategies stored in the record of hand ``number`` of match ``match``
-        (None: not known, e.g. a record stored before records carried them)."""
-        return self.store.hand_strategies(self.table_id, match, number)
+    def stored_hand(
+        self, match: int, number: int
+    ) -> tuple[list[str | None] | None, dict[str, list[int]] | None]:
+        """What a restore cannot replay of hand ``number`` of match ``match`` from the actions'
+        rows, read from its stored record at once: the seats' strategies (None: not known, e.g.
+        a record stored before records carried them) and its ``made_for`` (None: no such
+        record; the actions' ``by`` tells no :data:`BEFORE`). Read once per finished hand of a
+        restored match."""
+        strategies, given = self.store.hand_extras(self.table_id, match, number)
+        if given is None:
+            return strategies, None
+        made_for = {
+            by: [n for n in places if isinstance(n, int)]
+            for by, places in given.items()
+            if by in RECORD_MADE_FOR and isinstance(places, list)
+        }
+        return strategies, made_for
 
     def match_hands(self, match: int, start: int) -> Iterator[tuple[int, str, str]]:
         """Each stored hand of the table's match ``match`` from ``start`` on: number, record
@@ -251,26 +264,6 @@ class TableLedger:
             action = json_text({**json.loads(action), "by": made_by})
         self.store.add_action(self.table_id, self.actions, hand, action, seq=seq, match=match)
         self.actions += 1
-
-    def stored_made_for(self, match: int, number: int) -> dict[str, list[int]] | None:
-        """The ``made_for`` of the stored record of hand ``number`` of match ``match`` (None:
-        no such record): what a restore cannot replay from the actions' rows (their ``by``
-        tells no :data:`BEFORE`). Read once per finished hand of a restored match."""
-        hands = self.store.match_hands(self.table_id, match, number)
-        try:
-            first = next(hands, None)
-        finally:
-            hands.close()  # its cursor closes now, not when the generator is collected
-        if first is None or first[0] != number:
-            return None
-        given = json.loads(first[1]).get("made_for")
-        if not isinstance(given, dict):
-            return {}
-        return {
-            by: [n for n in places if isinstance(n, int)]
-            for by, places in given.items()
-            if by in RECORD_MADE_FOR and isinstance(places, list)
-        }
 
     def _note_made_for(self, hand: int, index: int, made_by: object) -> None:
         if hand != self._made_for_hand:

@@ -1150,12 +1150,11 @@ class Table:
             names = self.ledger.hand_names(self.match_number, number)
             if names is None:
                 names = [s.name or "" for s in self.seats]
-            stored = self.ledger.hand_strategies(self.match_number, number)
+            stored, made_for = self.ledger.stored_hand(self.match_number, number)
             # A record stored before aliases were named as their strategy says "easy".
             strategies = (
                 None if stored is None else [canonical_spec(n) if n else None for n in stored]
             )
-            made_for = self.ledger.stored_made_for(self.match_number, number)
         if made_for is None:  # not stored: as the stored actions tell it
             made_for = self.ledger.made_for(number)
         self.history.append(history_entry(match, number, names, strategies, made_for))
