@@ -7,7 +7,7 @@ import asyncio
 import contextvars
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol
 
 from engine.actions import Action, action_from_dict
@@ -88,8 +88,15 @@ class TurnsTable(Protocol):
         """Apply, store and send an action (``made_by``: who made it for the seat's person,
         :data:`server.tables.ledger.MADE_BY`); raises if it is illegal."""
 
-    def notice(self, code: str, text: str, seat: int | None = None) -> None:
-        """Tell everyone at the table."""
+    def notice(
+        self,
+        code: str,
+        text: str,
+        seat: int | None = None,
+        action: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Tell everyone at the table (``action``: the move made for ``seat``, as each
+        recipient may see it)."""
 
 
 class TurnClock:
@@ -286,7 +293,8 @@ class TurnClock:
             self._turn_key = None
             if mode == "timer":
                 name = self.table.seats[seat].name
-                self.table.notice("timer_expired", timed_out_notice(name, action), seat)
+                text = timed_out_notice(name, action)
+                self.table.notice("timer_expired", text, seat, action.to_dict())
             self.table.apply_action(action, self._made_by(seat, mode))
         except asyncio.CancelledError:
             raise
