@@ -13,6 +13,7 @@ import pytest
 
 from client.session import ServerError
 from engine.bots import STRATEGIES, register
+from server.tables import turns
 from tests.server.support import next_event, running_server, session
 
 COMMITTING = ("pick", "blitz", "alone", "crack", "recrack")
@@ -202,3 +203,38 @@ async def test_the_timer_notice_names_its_move_and_only_the_seat_sees_the_cards_
     assert told[-1]["text"] == buried["text"]
     # Any of Oto's own before it (he may speak before Pia): his pass, as his state shows it.
     assert all(t["action"] == {"seat": 1, "action": "pass"} for t in told[:-1]), told
+
+
+async def test_a_timer_move_that_falls_back_after_a_failure_is_told_all_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every move the server makes fails before it is chosen (the seat's view cannot be built),
+    # so each falls back to the first least committal action: Sol's, when her time runs out,
+    # is still the timer's (the record says so) and is told as the timer's moves are.
+    def broken_view(hand: Any, seat: int) -> Any:
+        raise RuntimeError("no view today")
+
+    monkeypatch.setattr(turns, "seat_view", broken_view)
+    async with running_server(bot_workers=0) as server:
+        sol = session(server, "Sol", tmp_path)
+        await sol.connect()
+        await sol.request("create_table", name="timed", hands=None, turn_timer=0.1)
+        for _ in range(4):
+            await sol.request("add_bot")
+        await sol.request("start")
+        told: list[dict[str, Any]] = []
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while True:  # until the state of the first move made at Sol's seat (seat 0)
+            msg = await asyncio.wait_for(sol.events.get(), deadline - loop.time())
+            if msg["type"] == "notice" and msg["code"] == "timer_expired":
+                told.append(msg)
+            elif msg["type"] == "state" and (msg.get("last") or {}).get("seat") == 0:
+                last = msg["last"]
+                break
+        await sol.request("end_match")
+        await sol.close()
+    assert last["action"] == "pass"  # the least committal: never a pick she did not choose
+    assert [(t["seat"], t["text"], t["action"]) for t in told] == [
+        (0, "Time ran out for Sol; passed for them", last)
+    ]
