@@ -510,6 +510,7 @@ class Table:
         s.standin = False
         s.added_by = None
         s.identity = getattr(peer, "identity", None)
+        s.since = (self.match_number, len(self.history))  # a new holding: see hand_played_by
         self.hub.tokens[s.token_hash] = (self, seat)
         peer.table = self
         peer.seat = seat
