@@ -69,7 +69,7 @@ from typing import Any  # noqa: E402
 from benchlib import summary  # noqa: E402
 from bots_load import children, cpu_seconds  # noqa: E402
 
-from client.bot_runner import CLIENT_NAME, BotConfig, BotPlayer  # noqa: E402
+from client.bot_runner import ACTION_REFUSED, CLIENT_NAME, BotConfig, BotPlayer  # noqa: E402
 from client.session import ServerError, Session, TokenStore  # noqa: E402
 from client.strategy_spec import strategy_factory  # noqa: E402
 from engine.fairdeal import SEED_BYTES, check_record  # noqa: E402
@@ -291,8 +291,8 @@ class PacedBot(BotPlayer):
         trouble = not text.startswith(fine) or "FAIL" in text or "not" in text.split(":", 1)[0]
         if trouble and not verified:
             self.evening.said.append(f"{self.session.name}: {text}")
-        if text.startswith("action refused: "):
-            self.evening.refuse("bot action", text.split(": ")[1])
+        if text.startswith(ACTION_REFUSED):  # "...: MESSAGE (CODE)"
+            self.evening.refuse("bot action", text.rpartition("(")[2].rstrip(")"))
 
     def _decide(self, view: Mapping[str, Any], legal: list[Any]) -> Any:
         time.sleep(self.pace)  # in the runner's worker thread, as a thinking strategy would

@@ -91,21 +91,30 @@ REVEAL_WAIT: Final = 10.0
 it right after, PROTOCOL.md §13), when the server is known to commit to its deals: the seeds
 complete the saved records and check the deals."""
 
+ACTION_REFUSED: Final = "the server refused an action: "
+"""How the runner's error line about an action the server refused begins (its message and
+code in brackets follow): ``bench/evening.py`` counts them by code."""
+
 EXIT_FELL_BACK: Final = 3
 """Exit status when the match ended but the strategy failed at least once (first legal played)."""
 
 
-async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
+async def run_bot(config: BotConfig, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Connect, sit down, play until the match is over; the exit status.
 
     0: the match ended; 1: the connection or the table went away; 2: refused (bad table,
     password, strategy...); 3: the match ended but some decision fell back to the first legal
     action because the strategy failed. Decisions run in a worker thread so a slow strategy
     never stalls the connection (pings, reconnects).
+
+    The progress (seated, each hand, the match's end, the saved hands and the deals checked)
+    goes to ``out`` (stdout); what went wrong, to ``err`` (stderr), as every command says it:
+    "sheepshead bot: " and words, the server's code last in brackets.
     """
     from client.session import ServerError, Session, TokenStore
 
     out = out or sys.stdout
+    err = err or sys.stderr
     factory = strategy_factory(config.strategy, config.think_time)
     strategy = factory(config.seed)
     name = config.name or f"{strategy_label(strategy, config.strategy)} bot"[:24]
@@ -121,21 +130,27 @@ async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
     def say(text: str) -> None:
         print(text, file=out, flush=True)
 
+    def complain(text: str) -> None:
+        print(f"sheepshead bot: {text}", file=err, flush=True)
+
+    where = format_address(config.host, config.port)
     try:
         welcome = await session.connect()
     except (OSError, TimeoutError) as exc:  # ConnectionLost too: a port that is no server's
         from client.join import connect_failure
 
-        say(f"cannot reach {format_address(config.host, config.port)}: {connect_failure(exc)}")
+        complain(f"cannot reach {where}: {connect_failure(exc)}")
         return 1
     except ServerError as exc:
-        say(f"refused by the server: {exc.code}: {exc.message}")
+        complain(f"{where} refused the connection: {exc.in_words()}")
         return 2
-    player = BotPlayer(session, strategy, say, config)
+    player = BotPlayer(session, strategy, say, config, complain)
     try:
         if session.table is None:
+            doing = f"cannot join table {config.table} on {where}"
             try:
                 if config.create:
+                    doing = f"cannot create a table on {where}"
                     reply = await session.request(
                         "create_table",
                         name=f"{session.name}'s table",
@@ -145,8 +160,10 @@ async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
                         password=config.password,
                         turn_timer=config.turn_timer,
                     )
+                    doing = f"cannot seat a server bot at table {reply['table']}"
                     for _ in range(config.bots):
                         await session.request("add_bot", seat=None, strategy=config.server_bots)
+                    doing = f"cannot start the match at table {reply['table']}"
                     if config.bots == 4:
                         await session.request("start")
                     else:
@@ -156,7 +173,7 @@ async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
                         "join", table=config.table, seat=None, password=config.password
                     )
             except ServerError as exc:
-                say(f"refused by the server: {exc.code}: {exc.message}")
+                complain(f"{doing}: {exc.in_words()}")
                 return 2
             say(f"seated at table {reply['table']}, seat {reply['seat']} as {welcome['name']}")
             if player.start_when_full:
@@ -171,7 +188,7 @@ async def run_bot(config: BotConfig, out: TextIO | None = None) -> int:
             player.returning = True
         status = await player.play()
         if status == 0 and player.fell_back:
-            say(
+            complain(
                 f"the strategy failed in {player.fell_back} decision"
                 f"{'s' * (player.fell_back != 1)}; the first legal action was played instead"
             )
@@ -188,11 +205,20 @@ class BotPlayer:
     """Plays a seat from the session's events: answers prompts, reports hands, saves records."""
 
     def __init__(
-        self, session: Session, strategy: Strategy, say: Callable[[str], None], config: BotConfig
+        self,
+        session: Session,
+        strategy: Strategy,
+        say: Callable[[str], None],
+        config: BotConfig,
+        complain: Callable[[str], None] | None = None,
     ) -> None:
         self.session = session
         self.strategy = strategy
         self.say = say
+        """Progress, for stdout."""
+        self.complain = complain or say
+        """What went wrong (a refusal, the end of the table or connection, the strategy
+        failing), for stderr with the command's prefix (:func:`run_bot`)."""
         self.config = config
         self.start_when_full = False
         self.fell_back = 0
@@ -276,7 +302,7 @@ class BotPlayer:
                     if exc.code == "stale":
                         self.late = action
                     elif exc.code not in ("hand_over", "not_your_turn", "connection_lost"):
-                        self.say(f"action refused: {exc.code}: {exc.message}")
+                        self.complain(f"{ACTION_REFUSED}{exc.in_words()}")
             elif kind == "notice" and msg.get("code") == "timer_expired":
                 if msg.get("seat") is not None and msg.get("seat") == session.seat:
                     self.timer_moved = True
@@ -300,17 +326,17 @@ class BotPlayer:
             elif kind == "seeds_revealed":
                 self._on_reveal(cast(SeedsRevealed, msg))
             elif kind == "notice" and msg.get("code") in ("table_closed", "replaced"):
-                self.say(f"stopped: {msg.get('text')}")
+                self.complain(f"stopped: {msg.get('text')}")
                 return 1
             elif kind == "table_lost":  # the reconnect did not get the seat back
-                self.say(f"stopped: {msg.get('message')} ({msg.get('code')})")
+                self.complain(f"stopped: {msg.get('message')} ({msg.get('code')})")
                 return 1
             elif kind == "connection" and msg.get("status") == "connected":
                 self.catch_up = True  # the snapshot follows: hands may have ended meanwhile
                 self.snapshot = True
                 self.deals.reconnected()
             elif kind == "connection" and msg.get("status") == "closed":
-                self.say("connection to the server lost")
+                self.complain("the connection to the server was lost")
                 return 1
 
     async def _answer_commitment(self, msg: Commitment) -> None:
@@ -470,7 +496,7 @@ class BotPlayer:
                 await self.session.request("start")
                 self.say("all seats taken: match started")
             except ServerError as exc:
-                self.say(f"cannot start: {exc.code}: {exc.message}")
+                self.complain(f"cannot start the match: {exc.in_words()}")
         return over
 
     def _decide(self, view: Mapping[str, Any], legal: list[ActionMap]) -> ActionMap:
@@ -480,7 +506,7 @@ class BotPlayer:
         if decision.fell_back:
             self.fell_back += 1
             where = f" at {decision.place}" if decision.place else ""
-            self.say(
+            self.complain(
                 f"strategy failed{where}: {decision.error}; "
                 f"playing {describe_action(decision.action)}"
             )

@@ -136,7 +136,7 @@ async def connect(
     except ServerError as exc:
         await session.close()
         where = config.format_address(host, port)
-        return None, f"{where} refused the connection: {exc.message} ({exc.code})"
+        return None, f"{where} refused the connection: {exc.in_words()}"
     except (OSError, TimeoutError) as exc:
         await session.close()
         return None, f"cannot reach {config.format_address(host, port)}: {connect_failure(exc)}"

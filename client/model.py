@@ -595,10 +595,10 @@ class TableModel:
     lobby_lines: int = 0
     """How many of the log's first lines were noted in the lobby, at no table
     (:meth:`note_in_lobby`): the next table's first ``state`` drops them."""
-    timed_out: tuple[int, int, str] | None = None
-    """(seat, :attr:`log_count` after it, text) of the last ``timer_expired`` notice logged:
-    the move the server made for that seat, in the ``state`` right behind it, is not told
-    again when the notice's words already say all of it (:func:`told_by_timer`)."""
+    timed_out: tuple[int, int, str, Mapping[str, Any] | None] | None = None
+    """(seat, :attr:`log_count` after it, text, ``action``) of the last ``timer_expired``
+    notice logged: the move the server made for that seat, in the ``state`` right behind it,
+    is not told again when the notice already says all of it (:func:`told_by_timer`)."""
 
     def reset(self, table: str | None = None) -> None:
         """Forget everything about the last table (a ``joined`` notice already come for the
@@ -1005,7 +1005,9 @@ class TableModel:
         self._log("notice", text)
         seat = msg.get("seat")
         if msg.get("code") == "timer_expired" and isinstance(seat, int):
-            self.timed_out = (seat, self.log_count, text)
+            told = msg.get("action")  # an older server's notice has none
+            told = told if isinstance(told, Mapping) else None
+            self.timed_out = (seat, self.log_count, text, told)
         if msg.get("code") == "joined" and isinstance(seat, int):
             self.joined = (msg.get("table"), seat)
         if msg.get("code") == "rematch":
@@ -1310,7 +1312,7 @@ class TableModel:
                 line
                 and timed_out is not None
                 and timed_out[:2] == (last.get("seat"), self.log_count)  # the line just before
-                and told_by_timer(timed_out[2], last, line)
+                and told_by_timer(timed_out[2], timed_out[3], last, line)
             ):
                 # "Time ran out for you; passed for you" then "You pass": said once.
                 line = None
@@ -1374,27 +1376,40 @@ _TIMER_WORDS: Final = {
 its kind; a card played or called is said only by the move's own line."""
 
 
-def told_by_timer(notice: str, action: Mapping[str, Any], line: str) -> bool:
-    """Whether the ``timer_expired`` notice's text ``notice`` says all that ``action``'s log
-    line ``line`` would: the pass, pick or no crack it names, a bury whose cards are not shown
-    (another seat's). The line for your own bury names its cards, a call its card, and the
-    notice of a server that only said "a bot moved" names nothing.
+def told_by_timer(
+    notice: str, told: Mapping[str, Any] | None, action: Mapping[str, Any], line: str
+) -> bool:
+    """Whether the ``timer_expired`` notice (its text ``notice``, its ``action`` ``told``)
+    says all that the state's ``action``, logged as ``line``, would: it names that very move
+    (``told``, as this reader may see it), and its kind is one the notice's words say whole,
+    the pass, pick or no crack, a bury whose cards are not shown (another seat's). The line
+    for your own bury names its cards, a call its card. A notice without ``action`` (an older
+    server's) is read by its words, and one that only said "a bot moved" names nothing.
 
-    >>> told_by_timer("Time ran out for you; passed for you", {"action": "pass"}, "You pass")
+    >>> told_by_timer("Time ran out for you; passed for you", None, {"action": "pass"}, "")
     True
-    >>> told_by_timer("Time ran out for you; a bot moved", {"action": "pass"}, "You pass")
+    >>> told_by_timer("Time ran out for you; a bot moved", None, {"action": "pass"}, "")
     False
-    >>> bury = {"action": "bury"}
-    >>> told_by_timer("Time ran out for Bob; a bot buried for them", bury, "Bob buries 2 cards")
+    >>> passed = {"seat": 0, "action": "pass"}
+    >>> told_by_timer("Ann: time's up", passed, passed, "")  # the field, whatever the words
     True
-    >>> told_by_timer("Time ran out for you; a bot buried for you", bury, "You bury 7♦ 8♦")
+    >>> bury = {"seat": 1, "action": "bury"}
+    >>> told_by_timer("Time ran out for Bob; a bot buried for them", bury, bury, "")
+    True
+    >>> mine = {**bury, "cards": ["7D", "8D"]}
+    >>> told_by_timer("Time ran out for you; a bot buried for you", mine, mine, "")
     False
+    >>> told_by_timer("Time ran out for Bob; a bot buried for them", None, bury, "... 2 cards")
+    True
     """
-    words = _TIMER_WORDS.get(str(action.get("action")))
+    kind = str(action.get("action"))
+    if told is not None:
+        return told == action and kind in _TIMER_WORDS and "cards" not in action
+    words = _TIMER_WORDS.get(kind)
     said = notice.rpartition("; ")[2]  # a name may hold "; ", the words after it never
     if words is None or not said.startswith(words):
         return False
-    return action.get("action") != "bury" or line.endswith(" 2 cards")
+    return kind != "bury" or line.endswith(" 2 cards")
 
 
 def names_player(text: str, name: str) -> bool:

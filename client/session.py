@@ -95,6 +95,14 @@ class ServerError(Exception):
         self.message = message
         self.reply: Message = dict(reply or {})
 
+    def in_words(self) -> str:
+        """The refusal as a command says it to people: the message, then the code.
+
+        >>> ServerError("no_such_table", "No open table has the id 'nosuch'").in_words()
+        "No open table has the id 'nosuch' (no_such_table)"
+        """
+        return f"{self.message} ({self.code})"
+
 
 class ConnectionLost(ServerError, ConnectionError):
     """The connection went away before the reply came (code ``connection_lost``)."""

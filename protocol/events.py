@@ -139,7 +139,14 @@ Chat = TypedDict(
 """A chat line (``from`` is the writer's cleaned name; ``seat`` nil for a spectator)."""
 
 
-class Notice(TypedDict):
+class _NoticeAction(TypedDict, total=False):
+    action: Mapping[str, Any]
+    """Only in a ``timer_expired`` notice: the move the turn timer made for ``seat``, as the
+    recipient may see it (a state's ``last``: another seat's bury names no cards); an older
+    server sends none."""
+
+
+class Notice(_NoticeAction):
     """Something people should read; ``seat`` names the seat concerned, if any."""
 
     type: Literal["notice"]
@@ -597,9 +604,20 @@ def chat(*, table: str, sender: str, seat: int | None, text: str, spectator: boo
     }
 
 
-def notice(*, table: str | None, code: str, text: str, seat: int | None = None) -> Notice:
-    """Something people should read; ``seat`` names the seat concerned, if any."""
-    return {"type": "notice", "table": table, "code": code, "text": text, "seat": seat}
+def notice(
+    *,
+    table: str | None,
+    code: str,
+    text: str,
+    seat: int | None = None,
+    action: Mapping[str, Any] | None = None,
+) -> Notice:
+    """Something people should read; ``seat`` names the seat concerned, if any; ``action``
+    (``timer_expired`` only) the move made for that seat, as the recipient may see it."""
+    message: Notice = {"type": "notice", "table": table, "code": code, "text": text, "seat": seat}
+    if action is not None:
+        message["action"] = action
+    return message
 
 
 def commitment(*, table: str, commitment: str, wait: float) -> Commitment:

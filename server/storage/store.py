@@ -54,7 +54,7 @@ except ImportError:  # Windows: no lock (see _DatabaseLock)
 
 log = logging.getLogger("sheepshead.server")
 
-SCHEMA_VERSION: Final = 17
+SCHEMA_VERSION: Final = 18
 """1: the first layout. 2: ``actions.seq``, the table's seq once the action was applied.
 3: ``actions`` is an append-only log without an index, and ``tables.first_action`` says where
 a match's actions start in it. 4: ``match_number`` (0, then +1 per rematch at the table) on
@@ -99,7 +99,11 @@ schema 15, the column missing before it) from the ring, as the restore judged th
 ``rematch`` and cleared when its first hand is dealt (or the start is cancelled): the deal waits
 for the people's client seeds (PROTOCOL.md section 13), and a restart in that wait starts the
 match again instead of leaving the table waiting for a second ``start`` (an older database's
-rows have NULL: not starting, as an older server restored them)."""
+rows have NULL: not starting, as an older server restored them).
+18: ``seats.since_match`` and ``seats.since_hand``, when the seat's holder sat down (the
+table's match number and how many of its hands had finished), so the coach's ``review`` tells
+a hand played at the seat before them from their own by the holding, not by its name, after a
+restart too (an older database's rows have NULL: not known, judged by the name as before)."""
 
 AWAY_CODES: Final = frozenset({"disconnected", "standin"})
 """Notices after which a seat's player is away (until one of :data:`HERE_CODES`): what
@@ -137,6 +141,8 @@ CREATE TABLE IF NOT EXISTS seats (
     token_hash TEXT,
     added_by TEXT,                     -- a server bot: the address of the host who seated it
     away INTEGER,                      -- 1: its player was last told away, else 0
+    since_match INTEGER,               -- when its holder sat down: the table's match number
+    since_hand INTEGER,                -- and how many of that match's hands had finished
     PRIMARY KEY (table_id, seat)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS seats_token ON seats(token_hash);
@@ -342,6 +348,9 @@ class SeatRow:
     away: bool = False
     """As stored: whether its player was last told away (:meth:`Store.save_away`). A seat
     saved anew is not away."""
+    since: tuple[int, int] | None = None
+    """When its holder sat down: the table's match number and how many of that match's hands
+    had finished (None: not known, a row stored before schema 18)."""
 
 
 @dataclass
@@ -602,6 +611,9 @@ class Store:
             db.execute("ALTER TABLE seats ADD COLUMN added_by TEXT")  # schemas 1 to 5
         if "away" not in seat_columns:  # schemas 1 to 14
             db.execute("ALTER TABLE seats ADD COLUMN away INTEGER")
+        if "since_match" not in seat_columns:  # schemas 1 to 17: NULL, not known
+            db.execute("ALTER TABLE seats ADD COLUMN since_match INTEGER")
+            db.execute("ALTER TABLE seats ADD COLUMN since_hand INTEGER")
         self._fill_away()  # schemas 1 to 15
         self._unreference_actions()  # schemas 1 to 8
         if version < STANDINGS_SCHEMA:  # schemas 1 to 7 kept no standings (0: a new file)
@@ -796,7 +808,8 @@ class Store:
         if row is not None:
             self._write(
                 "INSERT INTO seats (table_id, seat, kind, name, strategy, remote_kind, token_hash,"
-                " added_by, away) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                " added_by, away, since_match, since_hand)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
                 (
                     key,
                     seat,
@@ -806,6 +819,7 @@ class Store:
                     row.remote_kind,
                     row.token_hash,
                     row.added_by,
+                    *(row.since or (None, None)),
                 ),
             )
 
@@ -1162,11 +1176,12 @@ class Store:
                 starting=bool(row[13]),
             )
             for seat_row in self._db.execute(
-                "SELECT seat, kind, name, strategy, remote_kind, token_hash, added_by, away"
-                " FROM seats WHERE table_id = ? ORDER BY seat",
+                "SELECT seat, kind, name, strategy, remote_kind, token_hash, added_by, away,"
+                " since_match, since_hand FROM seats WHERE table_id = ? ORDER BY seat",
                 (key,),
             ):
-                seat, kind, name, strategy, remote_kind, token_hash, added_by, away = seat_row
+                seat, kind, name, strategy, remote_kind, token_hash, added_by, away = seat_row[:8]
+                since_match, since_hand = seat_row[8:]
                 table.seats.append(
                     SeatRow(
                         seat,
@@ -1177,6 +1192,7 @@ class Store:
                         token_hash,
                         added_by,
                         bool(away),
+                        None if since_match is None else (since_match, since_hand or 0),
                     )
                 )
             out.append(table)
@@ -1239,6 +1255,17 @@ class Store:
                 if action_seq is not None and action_seq > table.seq:
                     table.seq = action_seq
         return out
+
+    def hand_identity(self, table_id: str, match: int, number: int, seat: int) -> str | None:
+        """Who the standings counted hand ``number`` of match ``match`` for at ``seat``, as
+        :meth:`save_hand` stored it: a person's identity, a server bot's ``bot:`` one (None: a
+        person without a counted key, or not known). One lookup by the rows' key."""
+        found = self._db.execute(
+            "SELECT identity FROM hand_seats WHERE table_id = ? AND match_number = ?"
+            " AND number = ? AND seat = ?",
+            (table_key(table_id), match, number, seat),
+        ).fetchone()
+        return found[0] if found else None
 
     def hand_names(self, table_id: str, match: int, number: int) -> list[str] | None:
         """The seats' names when hand ``number`` of match ``match`` finished (None: not known;

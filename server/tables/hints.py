@@ -25,7 +25,8 @@ in between), within :data:`REVIEW_THINK_TIME` each. The moves a stand-in or the 
 made for the seat's person (the record's ``made_for``) are not theirs: the reply names them
 apart, unjudged; so are the moves made at the seat before its person took it over during the
 hand (``before``: an earlier holder's, or the stand-in's that played for them), and a hand
-played at the seat under another name (before its person sat down) is not reviewed at all.
+played at the seat before its person sat down is not reviewed at all, whatever name it was
+played under (told by their player key, else by when they sat down: :func:`_played_by_holder`).
 """
 
 from __future__ import annotations
@@ -232,10 +233,16 @@ def review(peer: Peer, req: requests.Review) -> None:
         )
     entry = msgpack.unpackb(table.history[number], raw=False)
     played = _played_under(entry, seat)
-    if played and played != table.seats[seat].name:
+    if not _played_by_holder(table, seat, number, played):
+        if not played:
+            by = "somebody else"
+        elif played == table.seats[seat].name:
+            by = f"another player named {played}"
+        else:
+            by = played
         raise RequestError(
             errors.BAD_REQUEST,
-            f"Hand {number} was played at your seat by {played}, before you sat down: "
+            f"Hand {number} was played at your seat by {by}, before you sat down: "
             "there is no move of yours in it to review",
         )
     try:
@@ -245,6 +252,27 @@ def review(peer: Peer, req: requests.Review) -> None:
     asking = _Asking(peer, table, seat)
     work = partial(_review, asking, req.id, number, decisions, made_for)
     _start(asking, req.id, "review", work)
+
+
+def _played_by_holder(table: Table, seat: int, number: int, played: str) -> bool:
+    """Whether finished hand ``number`` of the current match was played at ``seat`` by its
+    holder now (its last holder in the hand: earlier moves are told apart as ``before``),
+    decided by who they are, never by a name another can sit down under.
+
+    By the player key when both are known: the seat's holder's identity and the one the hand
+    was counted for (the same person also after leaving the seat and taking it again). Else by
+    the holding: the hands that finished since the holder sat down (:attr:`SeatState.since`)
+    are theirs, the ones before another holder's. A seat restored from a row stored before
+    that was kept: by the name ``played`` under, as before."""
+    holder = table.seats[seat]
+    if holder.identity is not None:
+        counted = table.ledger.hand_identity(table.match_number, number, seat)
+        if counted is not None:
+            return counted == holder.identity
+    if holder.since is not None:
+        since_match, since_hand = holder.since
+        return since_match < table.match_number or number >= since_hand
+    return not played or played == holder.name
 
 
 def _played_under(entry: Mapping[str, Any], seat: int) -> str:

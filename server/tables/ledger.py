@@ -112,6 +112,11 @@ class TableLedger:
         """The seats' names when hand ``number`` of match ``match`` finished (None: not known)."""
         return self.store.hand_names(self.table_id, match, number)
 
+    def hand_identity(self, match: int, number: int, seat: int) -> str | None:
+        """The player identity hand ``number`` of match ``match`` was counted for at ``seat``
+        (None: a person without a counted key, or not known)."""
+        return self.store.hand_identity(self.table_id, match, number, seat)
+
     def stored_hand(
         self, match: int, number: int
     ) -> tuple[list[str | None] | None, dict[str, list[int]] | None]:

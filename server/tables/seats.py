@@ -87,6 +87,11 @@ class SeatState:
     this seat, for refusing one player key a second seat at the table and giving the seat back
     to that key while it is away (after a restart: the identity its stored token is linked to)."""
     grace_timer: asyncio.TimerHandle | None = field(default=None, repr=False)
+    since: tuple[int, int] | None = None
+    """When this seat's holder sat down (a ``join``; taking it back is no new holding): the
+    table's match number and how many of that match's hands had finished. The hands from then
+    on are theirs, those before another holder's, whatever names they go by (the coach's
+    ``review``); None for a seat restored from a row stored before it was kept."""
     away_by_restart: bool = False
     """Whether this seat's player is away only because the server restarted (they were
     connected when it went down): their return is not told to the table as news."""
@@ -105,6 +110,7 @@ class SeatState:
             token_hash=row.token_hash,
             disconnected_at=None if bot else away_since,
             added_by=row.added_by if bot else None,
+            since=row.since,
         )
 
     def row(self) -> SeatRow | None:
@@ -119,4 +125,5 @@ class SeatState:
             self.remote_kind,
             self.token_hash,
             self.added_by,
+            since=self.since,
         )

@@ -64,7 +64,7 @@ from server.tables.hub import Hub, Peer
 from server.tables.ledger import BEFORE, Holder, TableLedger
 from server.tables.presence import Presence
 from server.tables.seats import BOT_NAMES, TOKEN_BYTES, SeatState, TableState
-from server.tables.states import ViewParts, send_states
+from server.tables.states import ViewParts, public_action, send_states
 from server.tables.table_config import TableConfig, password_matches
 from server.tables.turns import TurnClock
 
@@ -510,6 +510,7 @@ class Table:
         s.standin = False
         s.added_by = None
         s.identity = getattr(peer, "identity", None)
+        s.since = (self.match_number, len(self.history))  # a new holding: see hand_played_by
         self.hub.tokens[s.token_hash] = (self, seat)
         peer.table = self
         peer.seat = seat
@@ -1344,13 +1345,43 @@ class Table:
         for p in self.peers():
             p.send_encoded(encoded)
 
-    def notice(self, code: str, text: str, seat: int | None = None) -> None:
+    def notice(
+        self,
+        code: str,
+        text: str,
+        seat: int | None = None,
+        action: Mapping[str, Any] | None = None,
+    ) -> None:
         """Tell everyone at the table (a ``notice``, kept among the last lines for ``history``,
-        and stored with them before it is shown, as chat is, so a restart keeps it)."""
+        and stored with them before it is shown, as chat is, so a restart keeps it).
+
+        ``action`` (the turn timer's move for ``seat``, a record map) goes with it as each
+        recipient may see it (:func:`public_action`: the seat's own bury names its cards, no
+        one else's copy does); the line kept for ``history`` has none, as the stored line,
+        so a restart's ``history`` says the same."""
         self.ledger.notice_told(code, text, seat, kept=LINES_KEPT)
         if seat is not None and (away := away_told(code)) is not None:
             self.ledger.seat_away(seat, away)  # kept with the seat, whatever the ring's length
-        self._broadcast(m.notice(table=self.id, code=code, text=text, seat=seat), keep=True)
+        message = m.notice(table=self.id, code=code, text=text, seat=seat)
+        if action is None:
+            self._broadcast(message, keep=True)
+            return
+        self.lines.append(pack(message))
+        public = m.notice(
+            table=self.id, code=code, text=text, seat=seat, action=public_action(action, None)
+        )
+        own = public_action(action, seat)
+        if seat is None or own == public["action"]:
+            self._broadcast(public)
+            return
+        # The seat may see more of its move than anyone else (its bury's cards): its own copy.
+        owner = self.seats[seat].peer
+        encoded = encode(public, max_frame=self.hub.config.max_frame)
+        for p in self.peers():
+            if p is not owner:
+                p.send_encoded(encoded)
+        if owner is not None:
+            owner.send(m.notice(table=self.id, code=code, text=text, seat=seat, action=own))
 
     # ------------------------------------------------------------------ closing
 

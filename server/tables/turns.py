@@ -7,7 +7,7 @@ import asyncio
 import contextvars
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol
 
 from engine.actions import Action, action_from_dict
@@ -88,8 +88,15 @@ class TurnsTable(Protocol):
         """Apply, store and send an action (``made_by``: who made it for the seat's person,
         :data:`server.tables.ledger.MADE_BY`); raises if it is illegal."""
 
-    def notice(self, code: str, text: str, seat: int | None = None) -> None:
-        """Tell everyone at the table."""
+    def notice(
+        self,
+        code: str,
+        text: str,
+        seat: int | None = None,
+        action: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Tell everyone at the table (``action``: the move made for ``seat``, as each
+        recipient may see it)."""
 
 
 class TurnClock:
@@ -285,14 +292,19 @@ class TurnClock:
             self._turn_task = None
             self._turn_key = None
             if mode == "timer":
-                name = self.table.seats[seat].name
-                self.table.notice("timer_expired", timed_out_notice(name, action), seat)
+                self._tell_timed_out(seat, action)
             self.table.apply_action(action, self._made_by(seat, mode))
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("table %s: bot move for seat %d failed", self.table.id, seat)
             self._fallback_move(key, seat, self._made_by(seat, mode))
+
+    def _tell_timed_out(self, seat: int, action: Action) -> None:
+        """Tell the table the turn timer ran out for ``seat`` and takes ``action`` for it
+        (``timer_expired``, before the move's state, which it names)."""
+        text = timed_out_notice(self.table.seats[seat].name, action)
+        self.table.notice("timer_expired", text, seat, action.to_dict())
 
     def _made_by(self, seat: int, mode: str) -> str | None:
         """Who a move of ``mode`` at ``seat`` is made by for the seat's person, as the hand's
@@ -308,14 +320,25 @@ class TurnClock:
     def _fallback_move(self, key: tuple[int, int], seat: int, made_by: str | None) -> None:
         """Keep the table moving after an unexpected failure: the first of the least committal
         legal actions (:func:`timed_out_choices`: it may be a person's seat whose time ran out,
-        who is not to be made the picker)."""
+        who is not to be made the picker), told as a ``timer_expired`` notice when it is the
+        turn timer's (``made_by``), as the timer's own moves are."""
         match = self.table.match
         if self.table.state != "playing" or match is None or self._key() != key:
             return
         try:
             self._turn_task = None
             self._turn_key = None
-            self.table.apply_action(timed_out_choices(match.hand.legal_actions())[0], made_by)
+            action = timed_out_choices(match.hand.legal_actions())[0]
+            if made_by == "timer":
+                # Told as the timer's every move is: the record marks it the timer's, and the
+                # person whose time ran out learns why a move was made for them.
+                try:
+                    self._tell_timed_out(seat, action)
+                except Exception:  # the table moves on untold rather than stay stuck
+                    log.exception(
+                        "table %s: the timer's notice for seat %d failed", self.table.id, seat
+                    )
+            self.table.apply_action(action, made_by)
         except Exception:
             log.exception("table %s: seat %d is stuck", self.table.id, seat)
 

@@ -49,7 +49,7 @@ def _hands_and_totals(text: str) -> tuple[list[int], list[int]]:
 
 async def test_runner_creates_a_table_of_server_bots_and_finishes_the_match() -> None:
     async with running_server(bot_delay=0.0, hand_pause=0.0) as server:
-        out = io.StringIO()
+        out, err = io.StringIO(), io.StringIO()
         config = BotConfig(
             "127.0.0.1",
             server.port,
@@ -59,7 +59,7 @@ async def test_runner_creates_a_table_of_server_bots_and_finishes_the_match() ->
             server_bots="heuristic",
             seed=1,
         )
-        status = await asyncio.wait_for(run_bot(config, out), TIMEOUT)
+        status = await asyncio.wait_for(run_bot(config, out, err), TIMEOUT)
         text = out.getvalue()
         assert status == 0, text
         assert text.startswith("seated at table t1, seat 0 as search bot")
@@ -67,7 +67,7 @@ async def test_runner_creates_a_table_of_server_bots_and_finishes_the_match() ->
         assert hands == [1, 2]
         assert f"match over after 2 hands: totals {totals}; this seat {totals[0]}" in text
         assert sum(totals) == 0
-        assert "not legal" not in text and "refused" not in text and "failed" not in text
+        assert "not legal" not in text and err.getvalue() == ""
         assert server.store is not None
         assert [r["total"] for r in server.store.results("t1")] == totals
 
@@ -102,11 +102,25 @@ async def test_runner_joins_a_table_with_a_strategy_file(tmp_path: Path) -> None
 
 
 async def test_runner_reports_a_missing_table() -> None:
+    # Said on stdout as the bare code, "refused by the server: no_such_table: ...", among the
+    # progress lines; an error goes to stderr, as the other commands say theirs.
     async with running_server() as server:
-        out = io.StringIO()
+        out, err = io.StringIO(), io.StringIO()
         config = BotConfig("127.0.0.1", server.port, table="nope")
-        assert await asyncio.wait_for(run_bot(config, out), TIMEOUT) == 2
-        assert "refused by the server: no_such_table" in out.getvalue()
+        assert await asyncio.wait_for(run_bot(config, out, err), TIMEOUT) == 2
+    assert out.getvalue() == ""
+    assert err.getvalue() == (
+        f"sheepshead bot: cannot join table nope on 127.0.0.1:{server.port}: "
+        "No open table has the id 'nope' (no_such_table)\n"
+    )
+
+
+def test_the_command_says_its_errors_on_stderr_with_its_prefix(capsys: Any) -> None:
+    # "cannot reach 127.0.0.1:1: ..." came on stdout, bare, among the progress lines.
+    assert main(["bot", "127.0.0.1:1", "--create"]) == 1
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert said.err.startswith("sheepshead bot: cannot reach 127.0.0.1:1: connection refused")
 
 
 def test_command_line_rejects_bad_input(capsys: Any) -> None:
@@ -151,10 +165,13 @@ async def test_a_port_that_is_no_servers_is_said_in_words(
     # "cannot connect to 127.0.0.1:1: [Errno 111] Connect call failed ('127.0.0.1', 1)",
     # and for a port that answers HTTP "... connection_lost: The connection to the server
     # was lost": the same words as join now.
-    out = io.StringIO()
+    out, err = io.StringIO(), io.StringIO()
     config = BotConfig("127.0.0.1", 1, create=True)
-    assert await asyncio.wait_for(run_bot(config, out), TIMEOUT) == 1
-    assert "cannot reach 127.0.0.1:1: connection refused (is `sheepshead serve`" in out.getvalue()
+    assert await asyncio.wait_for(run_bot(config, out, err), TIMEOUT) == 1
+    assert err.getvalue().startswith(
+        "sheepshead bot: cannot reach 127.0.0.1:1: connection refused (is `sheepshead serve`"
+    )
+    assert out.getvalue() == ""
 
     async def http(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.read(100)
@@ -163,15 +180,15 @@ async def test_a_port_that_is_no_servers_is_said_in_words(
 
     web = await asyncio.start_server(http, "127.0.0.1", 0)
     port = web.sockets[0].getsockname()[1]
-    out = io.StringIO()
+    err = io.StringIO()
     config = BotConfig("127.0.0.1", port, create=True)
     monkeypatch.setenv("SHEEPSHEAD_CONFIG_DIR", str(tmp_path))
     async with web:
-        assert await asyncio.wait_for(run_bot(config, out), TIMEOUT) == 1
+        assert await asyncio.wait_for(run_bot(config, out, err), TIMEOUT) == 1
         # join said "127.0.0.1:PORT refused the connection: The connection to the server was
         # lost (connection_lost)", as if a server had refused.
         session, error = await join_command.connect("127.0.0.1", port, "Ann")
-    assert "is not a sheepshead server (the wrong port?)" in out.getvalue()
+    assert "is not a sheepshead server (the wrong port?)" in err.getvalue()
     assert session is None
     assert error == f"cannot reach 127.0.0.1:{port}: what answers there is not a sheepshead " + (
         "server (the wrong port?)"
@@ -197,15 +214,16 @@ async def test_a_failing_strategy_is_reported_with_its_line_and_exits_3(tmp_path
     strategy = tmp_path / "failing.py"
     strategy.write_text(FAILING_STRATEGY)
     async with running_server(bot_delay=0.0, hand_pause=0.0) as server:
-        out = io.StringIO()
+        out, err = io.StringIO(), io.StringIO()
         config = BotConfig(
             "127.0.0.1", server.port, strategy=str(strategy), create=True, hands=1, verbose=True
         )
-        status = await asyncio.wait_for(run_bot(config, out), TIMEOUT)
-    text = out.getvalue()
-    assert status == EXIT_FELL_BACK, text
-    assert f"strategy failed at {strategy}:11: KeyError: 'no such thing'; playing " in text
-    assert "the strategy failed in 1 decision; the first legal action was played" in text
+        status = await asyncio.wait_for(run_bot(config, out, err), TIMEOUT)
+    text, failed = out.getvalue(), err.getvalue()
+    assert status == EXIT_FELL_BACK, text + failed
+    said = f"sheepshead bot: strategy failed at {strategy}:11: KeyError: 'no such thing'; playing "
+    assert said in failed and "strategy failed" not in text
+    assert "sheepshead bot: the strategy failed in 1 decision; the first legal action was" in failed
     decisions = re.findall(
         r"^decision (\d+): phase (\w+); hand ([\w ]*); legal (.*); chose (.*)$", text, re.M
     )

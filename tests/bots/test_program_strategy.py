@@ -276,7 +276,7 @@ def test_a_file_that_is_not_a_program_is_refused_at_once(tmp_path: Path) -> None
 async def test_the_bot_runner_plays_a_match_with_a_program(tmp_path: Path) -> None:
     program = _program(tmp_path, PROGRAM)
     async with running_server(bot_delay=0.0, hand_pause=0.0) as server:
-        out = io.StringIO()
+        out, err = io.StringIO(), io.StringIO()
         config = BotConfig(
             "127.0.0.1",
             server.port,
@@ -285,19 +285,19 @@ async def test_the_bot_runner_plays_a_match_with_a_program(tmp_path: Path) -> No
             hands=2,
             server_bots="random",
         )
-        status = await asyncio.wait_for(run_bot(config, out), TIMEOUT)
+        status = await asyncio.wait_for(run_bot(config, out, err), TIMEOUT)
         text = out.getvalue()
-        assert status == 0, text
+        assert status == 0, text + err.getvalue()
         assert text.startswith("seated at table t1, seat 0 as prog bot")
-        assert "match over after 2 hands" in text and "failed" not in text
+        assert "match over after 2 hands" in text and err.getvalue() == ""
 
         faulty = _program(tmp_path, FAULTY, "faulty")
-        out = io.StringIO()
+        out, err = io.StringIO(), io.StringIO()
         spec = f"{faulty}:fail=crash:once={tmp_path / 'm'}"
         config = dataclasses.replace(config, strategy=spec)
-        status = await asyncio.wait_for(run_bot(config, out), TIMEOUT)
-        text = out.getvalue()
-        assert status == EXIT_FELL_BACK, text
+        status = await asyncio.wait_for(run_bot(config, out, err), TIMEOUT)
+        text = err.getvalue()  # the failures: the match's progress is on stdout
+        assert status == EXIT_FELL_BACK, out.getvalue() + text
         assert "exited with status 3 instead of answering" in text
         assert '"boom: about to crash"' in text
         assert "the strategy failed in 1 decision;" in text

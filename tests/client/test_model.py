@@ -234,6 +234,29 @@ def test_a_move_the_turn_timer_made_is_told_once() -> None:
     ]
 
 
+def test_the_timer_notices_action_names_the_move_whatever_its_words() -> None:
+    """A notice with ``action`` (the move the timer made, as this reader sees it) is matched
+    to the state's ``last`` by that field, not by reading its words: a server that words it
+    otherwise still has the move told once. A card, which the notice does not name, keeps its
+    line; so does a notice without the field whose words name nothing."""
+    table = EngineTable(seed=1, dealer=4, me=0)
+    model = TableModel()
+    feed(model, table.messages())
+    timed_out = {"type": "notice", "table": "t", "code": "timer_expired"}
+    for seat, text in ((0, "Time ran out for Ann; passed for them"), (1, "Bob's clock ran out")):
+        passed = {"seat": seat, "action": "pass"}
+        feed(model, [{**timed_out, "seat": seat, "text": text, "action": passed}])
+        feed(model, table.apply({"action": "pass"}))
+    feed(model, [{**timed_out, "seat": 2, "text": "Cal's clock ran out"}])
+    feed(model, table.apply({"action": "pass"}))
+    assert [e.text for e in model.log][1:] == [
+        "Time ran out for you; passed for you",
+        "Bob's clock ran out",
+        "Cal's clock ran out",
+        "Cal passes",
+    ]
+
+
 def test_spectator_chat_is_marked() -> None:
     model = TableModel()
     model.apply({"type": "chat", "from": "Ole", "seat": None, "spectator": True, "text": "gg"})

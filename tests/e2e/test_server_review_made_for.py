@@ -13,6 +13,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from engine.actions import action_from_dict
 from engine.record import hand_from_record
 from server.app import Server
@@ -155,20 +157,37 @@ async def test_a_review_names_the_turn_timers_moves_apart_also_after_a_restart(
         await server.stop()
 
 
+BOB_KEY = "bob-player-key-0001"
+"""Bob's player key, where he sends one."""
+
+
+@pytest.mark.parametrize(
+    ("newcomer", "keys", "hand_0_theirs"),
+    [
+        ("Carl", (None, None), False),
+        # Before, a newcomer under the name Bob played hand 0 under was judged on Bob's moves.
+        ("Bob", (None, None), False),
+        ("Bob", (BOB_KEY, "another-player-key-02"), False),
+        ("Bob", (BOB_KEY, BOB_KEY), True),  # Bob himself, back with his key: his own hand
+    ],
+    ids=["another-name", "same-name", "same-name-other-key", "same-key"],
+)
 async def test_a_newcomers_review_judges_none_of_the_earlier_holders_moves(
-    tmp_path: Path,
+    tmp_path: Path, newcomer: str, keys: tuple[str | None, str | None], hand_0_theirs: bool
 ) -> None:
     """Bob plays hand 0 and the first move of his seat in hand 1, then leaves; a stand-in
-    plays his emptied seat until Carl takes it over. Carl's review of hand 1 names Bob's move
-    and the stand-in's apart (``before``) and judges only his own; hand 0 is not his to review.
-    Both hold after a restart (the history is then built from the stored records)."""
+    plays his emptied seat until a newcomer takes it over. The newcomer's review of hand 1
+    names Bob's move and the stand-in's apart (``before``) and judges only their own; hand 0
+    is not theirs to review, also under Bob's name, unless they are Bob (his player key).
+    All of it holds after a restart (the history is then built from the stored records)."""
     db = tmp_path / "takeover.db"
+    bob_key, newcomer_key = ({"player_key": key} if key else {} for key in keys)
     # A bot delay paces the stand-in, so that Carl sits down before the hand is over.
     async with running_server(db_path=db, default_bot="random", bot_delay=0.02) as server:
         ann, bob, carl = [await Raw.open(server.port) for _ in range(3)]
         await ann.hello("Ann")
-        await bob.hello("Bob")
-        await carl.hello("Carl")
+        await bob.hello("Bob", **bob_key)
+        await carl.hello(newcomer, **newcomer_key)
         table_id = (await raw_bot_table(ann, bots=3, hints=True, hands=2))["table"]
         assert (await bob.request("join", table=table_id))["seat"] == 4
         assert (await ann.request_keeping("start"))["type"] == "ok"
@@ -194,15 +213,20 @@ async def test_a_newcomers_review_judges_none_of_the_earlier_holders_moves(
         assert record["made_for"]["before"] == taken
         assert record["made_for"]["standin"] == taken[moved:]  # the stand-in's, as it was told
         _check_review(await carl.request("review", hand=1), record, taken, "before", seat=4)
-        refused = await carl.request("review", hand=0)
-        assert refused["type"] == "error" and refused["code"] == "bad_request", refused
-        assert "Bob" in refused["message"]
+        hand_0 = await carl.request("review", hand=0)
+        if hand_0_theirs:
+            assert hand_0["type"] == "ok" and hand_0["decisions"], hand_0
+        else:
+            assert hand_0["type"] == "error" and hand_0["code"] == "bad_request", hand_0
+            assert "Bob" in hand_0["message"]
         for raw in (ann, bob, carl):
             await raw.close()
     async with running_server(db_path=db, default_bot="random") as server:
         back = await Raw.open(server.port)
-        assert (await back.hello("Carl", token=joined["token"]))["seat"] == 4
+        welcome = await back.hello(newcomer, token=joined["token"], **newcomer_key)
+        assert welcome["seat"] == 4
         assert (await _last_record(back))["made_for"] == record["made_for"]
         _check_review(await back.request("review", hand=1), record, taken, "before", seat=4)
-        assert (await back.request("review", hand=0))["code"] == "bad_request"
+        again = await back.request("review", hand=0)
+        assert again["type"] == ("ok" if hand_0_theirs else "error"), again
         await back.close()

@@ -13,7 +13,8 @@ import pytest
 
 from client.session import ServerError
 from engine.bots import STRATEGIES, register
-from tests.server.support import running_server, session
+from server.tables import turns
+from tests.server.support import next_event, running_server, session
 
 COMMITTING = ("pick", "blitz", "alone", "crack", "recrack")
 """The actions that commit a player to more than the game asks (docs/rules.md)."""
@@ -161,3 +162,79 @@ async def test_an_absent_persons_stand_in_passes_rather_than_pick_for_them(
         await host.request("end_match")
         await host.close()
     assert set(bids.values()) == {"pass"}, bids
+
+
+async def test_the_timer_notice_names_its_move_and_only_the_seat_sees_the_cards_it_buried(
+    bold_strategies: None, tmp_path: Path
+) -> None:
+    # Pia picks whenever the blind comes to her (the bots pass) and then lets her time run
+    # out at the bury; Oto, the other person at the table, never answers: the timer passes
+    # for him. Each notice carries the move as its reader may see it, as a state's last does.
+    async with running_server(bot_workers=0, default_bot=Bold.name) as server:
+        pia = session(server, "Pia", tmp_path)
+        oto = session(server, "Oto", tmp_path)
+        await pia.connect()
+        await oto.connect()
+        reply = await pia.request("create_table", name="timed", hands=None, turn_timer=0.3)
+        await oto.request("join", table=reply["table"])
+        for _ in range(3):
+            await pia.request("add_bot", strategy=Stubborn.name)
+        await pia.request("start")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 20
+        buried: dict[str, Any] | None = None  # Pia's copy of her timed-out bury's notice
+        while buried is None:
+            msg = await asyncio.wait_for(pia.events.get(), deadline - loop.time())
+            if msg["type"] == "your_turn" and msg["legal"][0]["action"] in ("pick", "pass"):
+                with contextlib.suppress(ServerError):  # stale: the timer was quicker
+                    await pia.act({"action": "pick"}, seq=msg["seq"])
+            elif msg["type"] == "notice" and msg["code"] == "timer_expired" and msg["seat"] == 0:
+                buried = msg if msg["action"]["action"] == "bury" else None
+        await pia.request("end_match")
+        # Oto's copies, up to the bury's: his own passes, and Pia's bury without its cards.
+        told: list[dict[str, Any]] = []
+        while not told or told[-1]["seat"] != 0:
+            told.append(await next_event(oto, "notice", code="timer_expired"))
+        await pia.close()
+        await oto.close()
+    assert buried["text"] == "Time ran out for Pia; a bot buried for them"
+    assert buried["action"]["seat"] == 0 and len(buried["action"]["cards"]) == 2
+    assert told[-1]["action"] == {"seat": 0, "action": "bury"}, told[-1]
+    assert told[-1]["text"] == buried["text"]
+    # Any of Oto's own before it (he may speak before Pia): his pass, as his state shows it.
+    assert all(t["action"] == {"seat": 1, "action": "pass"} for t in told[:-1]), told
+
+
+async def test_a_timer_move_that_falls_back_after_a_failure_is_told_all_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every move the server makes fails before it is chosen (the seat's view cannot be built),
+    # so each falls back to the first least committal action: Sol's, when her time runs out,
+    # is still the timer's (the record says so) and is told as the timer's moves are.
+    def broken_view(hand: Any, seat: int) -> Any:
+        raise RuntimeError("no view today")
+
+    monkeypatch.setattr(turns, "seat_view", broken_view)
+    async with running_server(bot_workers=0) as server:
+        sol = session(server, "Sol", tmp_path)
+        await sol.connect()
+        await sol.request("create_table", name="timed", hands=None, turn_timer=0.1)
+        for _ in range(4):
+            await sol.request("add_bot")
+        await sol.request("start")
+        told: list[dict[str, Any]] = []
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while True:  # until the state of the first move made at Sol's seat (seat 0)
+            msg = await asyncio.wait_for(sol.events.get(), deadline - loop.time())
+            if msg["type"] == "notice" and msg["code"] == "timer_expired":
+                told.append(msg)
+            elif msg["type"] == "state" and (msg.get("last") or {}).get("seat") == 0:
+                last = msg["last"]
+                break
+        await sol.request("end_match")
+        await sol.close()
+    assert last["action"] == "pass"  # the least committal: never a pick she did not choose
+    assert [(t["seat"], t["text"], t["action"]) for t in told] == [
+        (0, "Time ran out for Sol; passed for them", last)
+    ]
