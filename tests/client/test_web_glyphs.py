@@ -3,7 +3,7 @@
 In the browser door a glyph that no font of the player's system holds is drawn as nothing: on
 a Linux machine with DejaVu and Liberation the seat of the dealer showed no ``Ⓓ`` and the turn
 timer no ``⏱``, and with only WGL4 fonts the turn marker ``▶`` and the lead's ``▸`` were gone
-too (headless Chromium screenshots, docs/architecture.md). No browser runs here: the client's
+too (seen in headless Chromium). No browser runs here: the client's
 strings are read, as the web driver writes them.
 """
 
