@@ -15,6 +15,7 @@ from textual.screen import ModalScreen, Screen
 
 from client.decisions import DECISION_VERBS
 from client.model import Prompt, TableModel
+from client.web_glyphs import clock_text
 
 if TYPE_CHECKING:
     from client.app import SheepsheadApp
@@ -54,29 +55,30 @@ CONNECTION_DOWN = frozenset({"reconnecting", "connecting", "closed"})
 """The app's connection statuses in which nothing is heard from the server."""
 
 
-def turn_clock(prompt: Prompt | None, status: str) -> str | None:
+def turn_clock(prompt: Prompt | None, status: str, web: bool = False) -> str | None:
     """The turn timer as shown: ``⏱ 17s``, or ``⏱ --`` while the connection (``status``) is
     down, when the server's clock is not known here (it went on counting down, then jumped
-    to the server's deadline once back); None when no timer runs for a decision of yours."""
+    to the server's deadline once back); None when no timer runs for a decision of yours.
+    In the browser (``web``) it reads ``time 17s`` (:func:`~client.web_glyphs.clock_text`)."""
     remaining = None if prompt is None else prompt.remaining()
     if remaining is None:
         return None
     if status in CONNECTION_DOWN:
-        return "⏱ --"
-    return f"⏱ {int(remaining + 0.999)}s"
+        return clock_text("--", web)
+    return clock_text(f"{int(remaining + 0.999)}s", web)
 
 
-def turn_note(model: TableModel, status: str) -> Text | None:
+def turn_note(model: TableModel, status: str, web: bool = False) -> Text | None:
     """ "▶ Your turn to play: Esc goes back to the table" (and the turn timer, as
-    :func:`turn_clock` shows it with the connection's ``status``) while a decision of yours
-    waits, for a panel that covers the table's status line; None when nothing is yours to
-    do."""
+    :func:`turn_clock` shows it with the connection's ``status``, in the browser if ``web``)
+    while a decision of yours waits, for a panel that covers the table's status line; None
+    when nothing is yours to do."""
     prompt = model.prompt
     if prompt is None:
         return None
     verb = DECISION_VERBS.get(prompt.decision, "act")
     note = Text(f" ▶ Your turn to {verb}: Esc goes back to the table ", style="bold reverse")
-    clock = turn_clock(prompt, status)
+    clock = turn_clock(prompt, status, web)
     if clock is not None:
         note.append(f"{clock} ")
     return note
@@ -103,7 +105,7 @@ class ShowsYourTurn(GameAccess):
         boxes = cast(Screen[Any], self).query(".box")
         if not boxes:  # between a recompose's removal and its new children
             return
-        note = turn_note(self.model, self.game.status)
+        note = turn_note(self.model, self.game.status, cast(Screen[Any], self).app.is_web)
         shown = None if note is None else note.plain
         if shown != self._turn_shown:
             self._turn_shown = shown

@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Static
 from client.model import bot_label, plural
 from client.screens.base import GameScreen
 from client.screens.dialogs import hand_over_key
+from client.web_glyphs import lock_mark
 from client.widgets.base import KeyFooter
 from engine.rules import option_title, preset_title, value_title
 
@@ -226,7 +227,7 @@ class LobbyScreen(GameScreen[None]):
                 _seats_text(table),
                 _state_text(table),
                 str(table.get("spectators") or 0),
-                "🔒" if table.get("password") else "",
+                lock_mark(self.app.is_web) if table.get("password") else "",
                 key=str(table.get("id")),
             )
         ids = [str(t.get("id")) for t in self.tables]

@@ -433,7 +433,7 @@ class TableScreen(GameScreen[None]):
             offered = self.model.prompt is not None and self.model.info.get("hints")
             if offered and online and hint is None:
                 suffix = " · i: hint"
-        timer = turn_clock(self.model.prompt, self.game.status)
+        timer = turn_clock(self.model.prompt, self.game.status, self.app.is_web)
         if timer is not None:
             if self._timer is not None:
                 self._timer.resume()

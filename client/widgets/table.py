@@ -12,6 +12,7 @@ from typing import Any
 from rich.text import Text
 
 from client.model import EMPTY_NAME, NUM_SEATS, TableModel, bot_label
+from client.web_glyphs import dealer_mark
 from client.widgets.base import Panel
 from client.widgets.cards import card_text, cards_text
 
@@ -118,7 +119,7 @@ class SeatBox(SizedPanel):
             marks.append((label, style))
 
         if view.get("dealer") == seat:
-            tag("Ⓓ", "bold")
+            tag(*dealer_mark(self.app.is_web))
         bot_at = len(marks)
         if info.is_bot:
             tag("bot", "italic")

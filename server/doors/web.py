@@ -60,6 +60,7 @@ from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
 from client.session import DOOR_LOBBY_ONLY_ENV
+from client.web_driver import DRIVER as WEB_DRIVER
 from protocol.requests import DOOR_TOKENS_MAX
 from server.doors.kit import (
     DEFAULT_NAME,
@@ -360,7 +361,7 @@ class _TabService(AppService):
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         env = child_environment(self.home, server_wait=self.server_wait)
         env.update(
-            TEXTUAL_DRIVER="textual.drivers.web_driver:WebDriver",
+            TEXTUAL_DRIVER=WEB_DRIVER,
             TEXTUAL_FPS="60",
             TEXTUAL_COLOR_SYSTEM="truecolor",
             TERM_PROGRAM="textual",

@@ -22,6 +22,7 @@ import aiohttp
 import pytest
 
 from client.session import DOOR_LOBBY_ONLY_ENV
+from client.web_driver import DRIVER as WEB_DRIVER
 from server.app import Server
 from server.doors import web as web_module
 from server.doors.host import Doors
@@ -125,6 +126,8 @@ async def test_a_tab_drives_a_client_to_the_lobby_and_its_end_ends_the_child(
         (service,) = doors.web.services
         process = service._process
         assert process is not None and process.returncode is None
+        # Its client writes glyphs every browser has (tests/client/test_web_glyphs.py).
+        assert service._build_environment()["TEXTUAL_DRIVER"] == WEB_DRIVER
         assert doors.gate.per_address["127.0.0.1"] == 1
         names = [c.name for c in server.connections]
         assert names == ["Ann B"]
