@@ -97,6 +97,7 @@ __all__ = [
     "ActionIndexError",
     "CheckedEnv",
     "Opponent",
+    "RenderModeError",
     "SheepsheadEnv",
     "SheepsheadParallelEnv",
     "SingleAgentEnv",
@@ -133,6 +134,23 @@ class ActionIndexError(IllegalActionError, ValueError):
     def __init__(self, message: str, index: object, code: str | None = None) -> None:
         super().__init__(message, code)
         self.index = index
+
+
+class RenderModeError(ValueError, TypeError):
+    """A ``render_mode`` the environments do not have (they have ``"human"`` and ``"ansi"``:
+    the rendering is text). Also a ``TypeError``, as for a keyword a constructor does not take:
+    Stable-Baselines3's ``make_vec_env`` asks every registered environment for
+    ``render_mode="rgb_array"`` and, on a ``TypeError``, makes it again without one."""
+
+
+def _render_mode(render_mode: object) -> str | None:
+    """``render_mode`` checked: None, ``"human"`` or ``"ansi"``."""
+    if render_mode not in (None, "human", "ansi"):
+        raise RenderModeError(
+            f"render_mode must be None, 'human' or 'ansi' (the rendering is text), "
+            f"not {render_mode!r}"
+        )
+    return render_mode  # type: ignore[return-value]
 
 
 def _legal_now(legal: tuple[int, ...]) -> str:
@@ -323,8 +341,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         opponents: Mapping[int | str, Opponent] | None = None,
     ) -> None:
         super().__init__()
-        if render_mode not in (None, "human", "ansi"):
-            raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
+        render_mode = _render_mode(render_mode)
         self.rules = _ruleset(rules)
         self.render_mode = render_mode
         self.opponents = _opponent_seats(opponents)

@@ -1,0 +1,32 @@
+"""What outside learning libraries do with the training environment (botkit/env.py), in the ways
+they do it: Stable-Baselines3's ``make_vec_env``, Gymnasium's checkers and vector autoreset, a
+learner that forgets to reset. Each test mimics the library's own calls, without installing it."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+pytest.importorskip("gymnasium")
+
+import gymnasium
+import numpy as np
+
+from botkit.env import GYMNASIUM_ID, RenderModeError, SingleAgentEnv, parallel_env, raw_env
+
+
+def test_stable_baselines3_s_make_vec_env_makes_it_again_without_a_render_mode() -> None:
+    # make_vec_env (stable_baselines3/common/env_util.py) asks for render_mode="rgb_array" and
+    # retries without it on a TypeError only: a ValueError ended the researcher's script there.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # gymnasium.make's own note on the unlisted mode
+        try:
+            made = gymnasium.make(GYMNASIUM_ID, render_mode="rgb_array", opponents="random")
+        except TypeError:
+            made = gymnasium.make(GYMNASIUM_ID, opponents="random")
+    assert made.unwrapped.render_mode is None
+    for build in (raw_env, parallel_env, SingleAgentEnv):
+        with pytest.raises(RenderModeError, match="'rgb_array'") as refused:
+            build(render_mode="rgb_array")
+        assert isinstance(refused.value, ValueError)  # as before, for who catches that
