@@ -150,7 +150,7 @@ def _render_mode(render_mode: object) -> str | None:
             f"render_mode must be None, 'human' or 'ansi' (the rendering is text), "
             f"not {render_mode!r}"
         )
-    return render_mode  # type: ignore[return-value]
+    return render_mode
 
 
 def _legal_now(legal: tuple[int, ...]) -> str:
@@ -1109,6 +1109,10 @@ def parallel_env(
     )
 
 
+_EPISODE_ENDED: Final = "to deal the next hand: this episode ended (terminated)"
+"""What :meth:`SingleAgentEnv.step` says once its episode is over."""
+
+
 class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
     """One seat against built-in strategies, as a single-agent Gymnasium environment.
 
@@ -1154,6 +1158,12 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         self.render_mode = render_mode
         self.observation_space = self.game.observation_space(self.agent)
         self.action_space = self.game.action_space(self.agent)
+        self._reset_needed = "before the first step"
+
+    _reset_needed: str | None = None
+    """Why :meth:`step` needs a :meth:`reset` first, or None: before the first hand, and once an
+    episode ended (its hand played out, or an illegal action with ``illegal_reward``). The class
+    default is for environments pickled before the attribute existed: they step on as before."""
 
     def reset(
         self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
@@ -1162,16 +1172,25 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         super().reset(seed=seed)
         game = self.game
         game.reset(seed=seed, options=options)
+        self._reset_needed = None
         return self._observe(), dict(game.infos[self.agent])
 
     def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        """Apply the agent's action; the opponents answer until it is to act again."""
+        """Apply the agent's action; the opponents answer until it is to act again.
+
+        Before the first :meth:`reset`, and once an episode has ended (``terminated``), it
+        raises Gymnasium's ``ResetNeeded`` and changes nothing: the next hand needs a reset."""
+        if self._reset_needed is not None:
+            raise gymnasium.error.ResetNeeded(
+                f"{self.agent}: no hand to play: call reset() {self._reset_needed}"
+            )
         game = self.game
         try:
             game.step(action)
         except ActionIndexError as exc:
             if self.illegal_reward is None:
                 raise
+            self._reset_needed = _EPISODE_ENDED
             info = {**game.infos[self.agent], "illegal_action": exc.index}
             return self._observe(), self.illegal_reward, True, False, info
         observation = self._observe()
@@ -1180,6 +1199,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         info = dict(game.infos[self.agent])
         if game.hand.turn is not None:
             return observation, 0, False, False, info
+        self._reset_needed = _EPISODE_ENDED
         return observation, game.rewards[self.agent], True, False, info
 
     def action_masks(self) -> np.ndarray[Any, np.dtype[np.bool_]]:

@@ -209,6 +209,7 @@ def test_gymnasium_s_check_env_passes_when_an_illegal_action_ends_the_episode() 
     assert (reward, terminated, truncated, info["illegal_action"]) == (-10, True, False, illegal)
     assert single.game.record() == before  # nothing played
     for bad in (1.5, True):
+        single.reset(seed=4)  # each ended its episode
         assert single.step(bad)[4]["illegal_action"] is bad
     with pytest.raises(ActionIndexError):  # strict by default
         _strict_step(illegal)

@@ -30,3 +30,31 @@ def test_stable_baselines3_s_make_vec_env_makes_it_again_without_a_render_mode()
         with pytest.raises(RenderModeError, match="'rgb_array'") as refused:
             build(render_mode="rgb_array")
         assert isinstance(refused.value, ValueError)  # as before, for who catches that
+
+
+def test_a_step_without_a_hand_asks_for_a_reset_and_changes_nothing() -> None:
+    # Constructed directly (no gymnasium.make, so no OrderEnforcing wrapper), a step before the
+    # first reset played the seat to act of a placeholder hand, and a step after the episode
+    # ended answered in PettingZoo's words ("when an agent is dead...") or, after an illegal
+    # action ended it, played on in the hand the episode had left.
+    single = SingleAgentEnv(opponents="random", illegal_reward=-1)
+    with pytest.raises(gymnasium.error.ResetNeeded, match=r"reset\(\) before the first step"):
+        single.step(0)
+    assert not single.game.hand.actions
+    observation, _ = single.reset(seed=3)
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    assert single.step(illegal)[2]  # terminated by the illegal action
+    legal = int(np.flatnonzero(observation["action_mask"])[0])
+    before = single.game.record()
+    with pytest.raises(gymnasium.error.ResetNeeded, match="this episode ended"):
+        single.step(legal)
+    assert single.game.record() == before
+    observation, _ = single.reset(seed=3)
+    terminated = False
+    while not terminated:
+        _, _, terminated, _, _ = single.step(int(np.flatnonzero(observation["action_mask"])[0]))
+        observation = single._observe()
+    with pytest.raises(gymnasium.error.ResetNeeded, match="this episode ended"):
+        single.step(0)
+    single.reset(seed=4)
+    single.step(int(np.flatnonzero(single.action_masks())[0]))  # a reset is all it needs
