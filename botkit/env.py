@@ -1109,6 +1109,9 @@ def parallel_env(
     )
 
 
+_ENTRY_POINT: Final = "botkit.env:SingleAgentEnv"
+"""Where Gymnasium's registry finds :class:`SingleAgentEnv` (:data:`GYMNASIUM_ID`)."""
+
 _EPISODE_ENDED: Final = "to deal the next hand: this episode ended (terminated)"
 """What :meth:`SingleAgentEnv.step` says once its episode is over."""
 
@@ -1130,7 +1133,9 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
     underneath.
     """
 
-    metadata = {"render_modes": ["human", "ansi"]}  # noqa: RUF012 (gymnasium's own type)
+    # render_fps: Gymnasium's checkers want one declared; text has no frame rate, and "human"
+    # prints each render() at once (PettingZoo's card games declare 1 as well).
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}  # noqa: RUF012 (gymnasium's own type)
 
     def __init__(
         self,
@@ -1159,6 +1164,20 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         self.observation_space = self.game.observation_space(self.agent)
         self.action_space = self.game.action_space(self.agent)
         self._reset_needed = "before the first step"
+        # The spec gymnasium.make would give it (make replaces it with its own): with one,
+        # Gymnasium's check_env makes the environment in each render mode and closes a second
+        # one, rather than warning that it cannot.
+        self.spec = gymnasium.envs.registration.EnvSpec(
+            GYMNASIUM_ID,
+            entry_point=_ENTRY_POINT,
+            kwargs={
+                "seat": seat,
+                "opponents": opponents,
+                "rules": rules,
+                "illegal_reward": illegal_reward,
+                "mask_cache_size": mask_cache_size,
+            },
+        )
 
     _reset_needed: str | None = None
     """Why :meth:`step` needs a :meth:`reset` first, or None: before the first hand, and once an
@@ -1229,4 +1248,4 @@ keywords are the constructor's), or ``gymnasium.make("botkit.env:sheepshead/Shee
 to import this module on the way."""
 
 if GYMNASIUM_ID not in gymnasium.registry:  # importing again (a reload) keeps the first
-    gymnasium.register(id=GYMNASIUM_ID, entry_point="botkit.env:SingleAgentEnv")
+    gymnasium.register(id=GYMNASIUM_ID, entry_point=_ENTRY_POINT)

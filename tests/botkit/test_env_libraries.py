@@ -58,3 +58,22 @@ def test_a_step_without_a_hand_asks_for_a_reset_and_changes_nothing() -> None:
         single.step(0)
     single.reset(seed=4)
     single.step(int(np.flatnonzero(single.action_masks())[0]))  # a reset is all it needs
+
+
+def test_gymnasium_s_check_env_passes_without_a_warning() -> None:
+    # It warned that no render_fps was declared, and, for an environment built directly, that
+    # it could not test the other render modes for want of a spec.
+    from gymnasium.utils.env_checker import check_env
+
+    built = SingleAgentEnv(opponents="random", illegal_reward=-10, render_mode="ansi")
+    made = gymnasium.make(GYMNASIUM_ID, opponents="random", illegal_reward=-10).unwrapped
+    for single in (built, made):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            check_env(single)
+        assert not [str(w.message) for w in caught]
+    assert built.spec is not None and built.spec.kwargs["opponents"] == "random"
+    assert made.spec is not None and made.spec.kwargs == {
+        "opponents": "random",
+        "illegal_reward": -10,
+    }
