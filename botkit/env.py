@@ -170,6 +170,18 @@ def _refuse(agent: str, action: object) -> ActionIndexError:
     )
 
 
+def _penalty_hint(exc: ActionIndexError, maker: str) -> ActionIndexError:
+    """``exc`` again, its message ending with the way to a penalty instead of the error: what
+    a learner or checker that samples without the mask (Gymnasium's ``check_env``, PettingZoo's
+    ``parallel_seed_test``) needs, said where it fails."""
+    return ActionIndexError(
+        f"{exc.message}; to end the episode with reward R instead of raising (a learner or "
+        f"checker that samples without the mask), make it with {maker}(illegal_reward=R)",
+        exc.index,
+        exc.code,
+    )
+
+
 def _integer_scalar(action: object) -> bool:
     """Whether ``action`` is a 0-d numpy array of integers: what ``Discrete.contains`` takes
     besides ints, and what Stable-Baselines3's ``predict`` gives for one observation."""
@@ -1054,7 +1066,7 @@ class SheepsheadParallelEnv(ParallelEnv):  # type: ignore[misc]
             game.step(actions[agent])
         except ActionIndexError as exc:
             if self.illegal_reward is None:
-                raise
+                raise _penalty_hint(exc, "parallel_env") from None
             return self._refused(agent, exc.index)
         live = self.agents
         observations = {a: game.observe(a) for a in live}
@@ -1208,7 +1220,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
             game.step(action)
         except ActionIndexError as exc:
             if self.illegal_reward is None:
-                raise
+                raise _penalty_hint(exc, "SingleAgentEnv") from None
             self._reset_needed = _EPISODE_ENDED
             info = {**game.infos[self.agent], "illegal_action": exc.index}
             return self._observe(), self.illegal_reward, True, False, info

@@ -13,7 +13,15 @@ pytest.importorskip("gymnasium")
 import gymnasium
 import numpy as np
 
-from botkit.env import GYMNASIUM_ID, RenderModeError, SingleAgentEnv, parallel_env, raw_env
+from botkit.actions import ACTION_COUNT
+from botkit.env import (
+    GYMNASIUM_ID,
+    ActionIndexError,
+    RenderModeError,
+    SingleAgentEnv,
+    parallel_env,
+    raw_env,
+)
 
 
 def test_stable_baselines3_s_make_vec_env_makes_it_again_without_a_render_mode() -> None:
@@ -77,3 +85,21 @@ def test_gymnasium_s_check_env_passes_without_a_warning() -> None:
         "opponents": "random",
         "illegal_reward": -10,
     }
+
+
+def test_an_illegal_action_s_error_names_the_penalty_a_mask_blind_sampler_needs() -> None:
+    # check_env(SingleAgentEnv()) and parallel_seed_test(parallel_env) fail at an unmasked
+    # sample: the error says how to have such a step end the episode instead.
+    single = SingleAgentEnv(opponents="random")
+    observation, _ = single.reset(seed=2)
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    with pytest.raises(ActionIndexError, match=r"SingleAgentEnv\(illegal_reward=R\)") as refused:
+        single.step(illegal)
+    assert refused.value.index == illegal and refused.value.code == "illegal_action"
+    with pytest.raises(ActionIndexError, match=r"SingleAgentEnv\(illegal_reward=R\)"):
+        single.step(0.5)  # type: ignore[arg-type]
+    single.step(int(np.flatnonzero(observation["action_mask"])[0]))  # nothing changed
+    game = parallel_env()
+    game.reset(seed=2)
+    with pytest.raises(ActionIndexError, match=r"parallel_env\(illegal_reward=R\)"):
+        game.step(dict.fromkeys(game.agents, ACTION_COUNT))
