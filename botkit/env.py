@@ -1093,6 +1093,12 @@ class SheepsheadParallelEnv(ParallelEnv):  # type: ignore[misc]
         self.agents = []
         return observations, rewards, dict.fromkeys(live, True), dict.fromkeys(live, False), infos
 
+    def legal_actions(self) -> tuple[int, ...]:
+        """The action indices the agent to act may take, lowest first (the ones of the only
+        non-zero ``action_mask``), as :meth:`SheepsheadEnv.legal_actions`; empty when no agent
+        is live (before ``reset``, once the hand is over)."""
+        return self.game.legal_actions() if self.agents else ()
+
     def state(self) -> np.ndarray[Any, np.dtype[np.float32]]:
         """As :meth:`SheepsheadEnv.state`."""
         return self.game.state()
@@ -1240,6 +1246,15 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         hand = game.hand
         live = hand.turn is not None and AGENTS[hand.turn] == self.agent
         return (game.mask_cache.mask(hand) if live else _NO_ACTIONS).astype(bool)
+
+    def legal_actions(self) -> tuple[int, ...]:
+        """The action indices the agent may take now, lowest first: the ones its observation's
+        ``action_mask`` marks, as a tuple (empty once the episode is over), as
+        :meth:`SheepsheadEnv.legal_actions` gives them."""
+        game = self.game
+        hand = game.hand
+        live = hand.turn is not None and AGENTS[hand.turn] == self.agent
+        return game.mask_cache.indices(hand) if live and self._reset_needed is None else ()
 
     def _observe(self) -> dict[str, Any]:
         """The agent's observation with a mask of its own: Gymnasium wants new data from every

@@ -103,3 +103,26 @@ def test_an_illegal_action_s_error_names_the_penalty_a_mask_blind_sampler_needs(
     game.reset(seed=2)
     with pytest.raises(ActionIndexError, match=r"parallel_env\(illegal_reward=R\)"):
         game.step(dict.fromkeys(game.agents, ACTION_COUNT))
+
+
+def test_the_wrappers_list_the_legal_actions_as_the_environment_does() -> None:
+    # docs/bots.md: "legal_actions() (also through the wrappers)"; SingleAgentEnv and the
+    # parallel environment had none.
+    single = SingleAgentEnv(opponents="random")
+    assert single.legal_actions() == ()  # no hand yet
+    observation, _ = single.reset(seed=6)
+    terminated = False
+    while not terminated:
+        legal = single.legal_actions()
+        assert legal == tuple(np.flatnonzero(observation["action_mask"])) and legal
+        assert all(type(index) is int for index in legal)
+        observation, _, terminated, _, _ = single.step(legal[-1])
+    assert single.legal_actions() == ()
+    game = parallel_env()
+    assert game.legal_actions() == ()
+    observations, _ = game.reset(seed=6)
+    while game.agents:
+        masks = [o["action_mask"] for o in observations.values() if o["action_mask"].any()]
+        assert game.legal_actions() == tuple(np.flatnonzero(masks[0]))
+        observations = game.step(dict.fromkeys(game.agents, game.legal_actions()[0]))[0]
+    assert game.legal_actions() == ()
