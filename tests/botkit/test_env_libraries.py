@@ -126,3 +126,31 @@ def test_the_wrappers_list_the_legal_actions_as_the_environment_does() -> None:
         assert game.legal_actions() == tuple(np.flatnonzero(masks[0]))
         observations = game.step(dict.fromkeys(game.agents, game.legal_actions()[0]))[0]
     assert game.legal_actions() == ()
+
+
+@pytest.mark.parametrize("mode", ["NEXT_STEP", "SAME_STEP"])
+def test_gymnasium_s_vector_autoreset_deals_the_next_hand(mode: str) -> None:
+    # A step after an episode ended raises ResetNeeded: the vector environments never send one
+    # (they reset that copy), and the ending observation's mask is all zero (docs/bots.md).
+    from gymnasium.vector import AutoresetMode, SyncVectorEnv
+
+    vec = SyncVectorEnv(
+        [lambda: SingleAgentEnv(opponents="random") for _ in range(2)],
+        autoreset_mode=AutoresetMode[mode],
+    )
+    observations, _ = vec.reset(seed=1)
+    ended = 0
+    for _ in range(40):
+        actions = [
+            vec.single_action_space.sample(mask=mask)  # 0 where the mask is all zero
+            for mask in observations["action_mask"]
+        ]
+        observations, _, terminated, _, infos = vec.step(np.array(actions))
+        ended += int(terminated.sum())
+        if mode == "NEXT_STEP":
+            assert (observations["action_mask"].any(axis=1) == ~terminated).all()
+        else:  # the next hand's first observation, the ending one kept in the infos
+            assert observations["action_mask"].any(axis=1).all()
+            for i in np.flatnonzero(terminated):
+                assert not infos["final_obs"][i]["action_mask"].any()
+    assert ended >= 4
