@@ -38,7 +38,8 @@ the layout.
 the dealer from it, so a seeded run deals the same hands in the same order. An environment never
 given a seed deals as if its first reset had been ``reset(seed=0)`` (:data:`DEFAULT_SEED`):
 nothing here is unseeded, so pass your own seeds to get other deals. ``options`` may fix
-``{"deal_seed": int, "dealer": 0-4, "multiplier": int}`` for one hand; other keys are ignored.
+``{"deal_seed": int, "dealer": 0-4, "multiplier": int}`` for one hand; a key that looks like a
+misspelt one (``dealer_seed``) is refused, and others are ignored.
 ``info["deal_seed"]`` and ``info["dealer"]`` tell what was dealt, and
 :meth:`SheepsheadEnv.record` gives the hand as a ``sheepshead-hand/1`` record.
 
@@ -67,6 +68,7 @@ fewer or more.
 from __future__ import annotations
 
 import copy
+import difflib
 import random
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
@@ -93,6 +95,7 @@ __all__ = [
     "AGENTS",
     "DEFAULT_SEED",
     "GYMNASIUM_ID",
+    "RESET_OPTIONS",
     "STATE_SIZE",
     "ActionIndexError",
     "CheckedEnv",
@@ -312,6 +315,25 @@ def _illegal_reward(value: object) -> float | None:
     return value
 
 
+RESET_OPTIONS: Final = ("deal_seed", "dealer", "multiplier")
+"""The keys :meth:`SheepsheadEnv.reset` reads from ``options``."""
+
+
+def _check_option_names(options: Mapping[str, Any]) -> None:
+    """Refuse a reset option's key that looks like a misspelt one of :data:`RESET_OPTIONS`
+    (``dealer_seed``, ``seed``): ignored, it would deal another hand than the one asked for,
+    silently. Other keys are ignored (PettingZoo's ``api_test`` passes ``{"options": 1}``)."""
+    for key in options:
+        if key in RESET_OPTIONS or not isinstance(key, str):
+            continue
+        near = difflib.get_close_matches(key, RESET_OPTIONS, n=1, cutoff=0.6)
+        if near:
+            raise ValueError(
+                f"reset option {key!r} is not one of {', '.join(RESET_OPTIONS)}: "
+                f"did you mean {near[0]!r}? (keys far from these are ignored)"
+            )
+
+
 def _option(options: Mapping[str, Any], key: str, low: int, high: int | None) -> int | None:
     """A whole-number reset option from ``low`` to ``high`` (None: unbounded), or None."""
     value = options.get(key)
@@ -420,6 +442,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         if seed is not None:
             self._random = random.Random(seed)
         if options:
+            _check_option_names(options)
             deal_seed = _option(options, "deal_seed", 0, None)
             dealer = _option(options, "dealer", 0, NUM_SEATS - 1)
             multiplier = _option(options, "multiplier", 1, None) or 1
