@@ -56,8 +56,13 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-import numpy as np
-import numpy.typing as npt
+from botkit.extras import missing_extra
+
+try:
+    import numpy as np
+    import numpy.typing as npt
+except ModuleNotFoundError as missing:  # the rl extra is not installed
+    raise missing_extra("botkit.encode", "rl", missing) from None
 
 from botkit.actions import ACTION_COUNT, QUEEN_PAIR_NUMBER, action_index
 from engine.actions import NUM_SEATS, Action

@@ -1,7 +1,8 @@
 """A PettingZoo AEC environment over the engine, for training Sheepshead bots.
 
-Needs the optional extra: ``pip install 'sheepshead[rl]'`` (numpy, gymnasium and pettingzoo).
-Only this package, ``botkit``, imports them; it is not part of the compiled build.
+Needs the optional extra ``rl`` (numpy, gymnasium and pettingzoo): ``pip install -e '.[rl]'`` in
+a checkout (sheepshead is not on PyPI). Only this package, ``botkit``, imports them; it is not
+part of the compiled build.
 
 ::
 
@@ -73,11 +74,16 @@ import random
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
-import gymnasium
-import numpy as np
-from gymnasium import spaces
-from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
-from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+from botkit.extras import missing_extra
+
+try:
+    import gymnasium
+    import numpy as np
+    from gymnasium import spaces
+    from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
+    from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+except ModuleNotFoundError as missing:  # the rl extra is not installed
+    raise missing_extra("botkit.env", "rl", missing) from None
 
 from botkit.actions import ACTION_COUNT, ACTIONS, PLAY_BASE, action_at
 from botkit.cache import PLAY_MASK_LIMIT, MaskCache

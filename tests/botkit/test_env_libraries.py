@@ -154,3 +154,31 @@ def test_gymnasium_s_vector_autoreset_deals_the_next_hand(mode: str) -> None:
             for i in np.flatnonzero(terminated):
                 assert not infos["final_obs"][i]["action_mask"].any()
     assert ended >= 4
+
+
+@pytest.mark.parametrize(
+    ("module", "package", "extra"),
+    [
+        ("botkit.env", "gymnasium", "rl"),
+        ("botkit.env", "pettingzoo", "rl"),
+        ("botkit.encode", "numpy", "rl"),
+        ("botkit.openspiel", "pyspiel", "openspiel"),
+    ],
+)
+def test_without_the_extra_the_import_error_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, module: str, package: str, extra: str
+) -> None:
+    # It was a bare "No module named 'gymnasium'", and the docs' `pip install 'sheepshead[rl]'`
+    # finds nothing on PyPI.
+    import importlib
+    import sys
+
+    monkeypatch.setitem(sys.modules, package, None)  # importing it fails
+    for name in ("botkit.env", "botkit.encode", "botkit.cache", "botkit.openspiel"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    with pytest.raises(ModuleNotFoundError) as missing:
+        importlib.import_module(module)
+    message = str(missing.value)
+    assert f"needs {package} (the {extra} extra)" in message
+    assert f"pip install -e '.[{extra}]' in a checkout" in message
+    assert missing.value.name == package
