@@ -217,6 +217,11 @@ def _opponent_seats(
     opponents: Mapping[int | str, Opponent] | None,
 ) -> dict[int, Opponent]:
     """``opponents`` keyed by seat number (seats given as 0-4 or ``"seat_N"``), checked."""
+    if opponents is not None and not isinstance(opponents, Mapping):
+        raise ValueError(
+            f"opponents must map seats to strategies, {{1: 'heuristic', 4: 'random'}}, "
+            f"not {opponents!r}"
+        )
     seats: dict[int, Opponent] = {}
     for key, strategy in (opponents or {}).items():
         seat = _SEAT_OF.get(key) if isinstance(key, str) else key
@@ -1198,6 +1203,11 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
             raise ValueError(f"seat must be 0-4, not {seat!r}")
         self.illegal_reward = _illegal_reward(illegal_reward)
         """The reward of an illegal action, which ends the episode (None: it raises)."""
+        if isinstance(opponents, list | tuple):  # taken for one strategy, it was "no strategy"
+            raise ValueError(
+                f"opponents must be one strategy for the four other seats ('heuristic') or a "
+                f"map of each seat's, {{1: 'heuristic', 2: 'random', ...}}, not {opponents!r}"
+            )
         if isinstance(opponents, Mapping):
             seats = _opponent_seats(opponents)
             if sorted(seats) != [s for s in range(NUM_SEATS) if s != seat]:

@@ -182,3 +182,14 @@ def test_without_the_extra_the_import_error_says_what_to_install(
     assert f"needs {package} (the {extra} extra)" in message
     assert f"pip install -e '.[{extra}]' in a checkout" in message
     assert missing.value.name == package
+
+
+def test_opponents_as_a_list_are_refused_in_words_that_say_what_to_give() -> None:
+    # SingleAgentEnv took a list for one strategy ("seat 1's [...] is no strategy"), and
+    # raw_env failed on it with "'list' object has no attribute 'items'".
+    four = ["random", "random", "heuristic", "heuristic"]
+    with pytest.raises(ValueError, match=r"one strategy for the four other seats .* or a map"):
+        SingleAgentEnv(opponents=four)  # type: ignore[arg-type]
+    for build in (raw_env, parallel_env):
+        with pytest.raises(ValueError, match=r"opponents must map seats to strategies"):
+            build(opponents=four)  # type: ignore[arg-type]
