@@ -430,7 +430,9 @@ def _steps(game: Any, loop: Any) -> Any:
         yield agent
 
 
-def test_the_training_docs_python_examples_run_as_written() -> None:
+def test_the_training_docs_python_examples_run_as_written(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     # An outsider copies these blocks: each ran into a NameError (``action``, ``actions``,
     # ``MyPolicy``) or a missing strategy file before they were made whole. The tournament's
     # block is cut to 4 deals in this process (the figures are not the point here).
@@ -449,3 +451,8 @@ def test_the_training_docs_python_examples_run_as_written() -> None:
             exec(compile(block, "docs/bots.md", "exec"), {"__name__": "docs_example"})
     finally:
         STRATEGIES.pop("mine", None)
+    # Run as a script, the tournament's block showed nothing: it ended on a bare expression.
+    shown = capsys.readouterr().out
+    assert re.search(
+        r"^mine [+-]\d+\.\d{3} a seat-hand, [+-]\d+\.\d{3} \[.+\] vs random$", shown, re.M
+    )
