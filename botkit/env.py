@@ -1167,6 +1167,9 @@ _ENTRY_POINT: Final = "botkit.env:SingleAgentEnv"
 _EPISODE_ENDED: Final = "to deal the next hand: this episode ended (terminated)"
 """What :meth:`SingleAgentEnv.step` says once its episode is over."""
 
+_NOT_DEALT: Final = "before the first step"
+"""What :meth:`SingleAgentEnv.step` says before its first reset."""
+
 
 class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
     """One seat against built-in strategies, as a single-agent Gymnasium environment.
@@ -1220,7 +1223,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         self.render_mode = render_mode
         self.observation_space = self.game.observation_space(self.agent)
         self.action_space = self.game.action_space(self.agent)
-        self._reset_needed = "before the first step"
+        self._reset_needed = _NOT_DEALT
         # The spec gymnasium.make would give it (make replaces it with its own): with one,
         # Gymnasium's check_env makes the environment in each render mode and closes a second
         # one, rather than warning that it cannot.
@@ -1303,7 +1306,10 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         return observation
 
     def render(self) -> str | None:
-        """As :meth:`SheepsheadEnv.render`."""
+        """As :meth:`SheepsheadEnv.render`: the hand so far, the last one once it ended; before
+        the first :meth:`reset` Gymnasium's ``ResetNeeded`` (no hand was dealt to show)."""
+        if self._reset_needed == _NOT_DEALT:
+            raise gymnasium.error.ResetNeeded(f"{self.agent}: no hand to show: call reset() first")
         return self.game.render()
 
 

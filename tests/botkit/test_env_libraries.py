@@ -45,9 +45,11 @@ def test_a_step_without_a_hand_asks_for_a_reset_and_changes_nothing() -> None:
     # first reset played the seat to act of a placeholder hand, and a step after the episode
     # ended answered in PettingZoo's words ("when an agent is dead...") or, after an illegal
     # action ended it, played on in the hand the episode had left.
-    single = SingleAgentEnv(opponents="random", illegal_reward=-1)
+    single = SingleAgentEnv(opponents="random", illegal_reward=-1, render_mode="ansi")
     with pytest.raises(gymnasium.error.ResetNeeded, match=r"reset\(\) before the first step"):
         single.step(0)
+    with pytest.raises(gymnasium.error.ResetNeeded, match="no hand to show"):
+        single.render()  # the placeholder hand it had before any deal
     assert not single.game.hand.actions
     observation, _ = single.reset(seed=3)
     illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
@@ -64,6 +66,7 @@ def test_a_step_without_a_hand_asks_for_a_reset_and_changes_nothing() -> None:
         observation = single._observe()
     with pytest.raises(gymnasium.error.ResetNeeded, match="this episode ended"):
         single.step(0)
+    assert "Hand not finished" not in (single.render() or "")  # the hand that ended, shown
     single.reset(seed=4)
     single.step(int(np.flatnonzero(single.action_masks())[0]))  # a reset is all it needs
 
