@@ -453,6 +453,4 @@ def test_the_training_docs_python_examples_run_as_written(
         STRATEGIES.pop("mine", None)
     # Run as a script, the tournament's block showed nothing: it ended on a bare expression.
     shown = capsys.readouterr().out
-    assert re.search(
-        r"^mine [+-]\d+\.\d{3} a seat-hand, [+-]\d+\.\d{3} \[.+\] vs random$", shown, re.M
-    )
+    assert re.search(r"^mine [+-]\d+\.\d{3}; mine - random [+-]\d+\.\d{3} \[.+\]$", shown, re.M)
