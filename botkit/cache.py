@@ -12,7 +12,12 @@ from collections.abc import Iterable
 from itertools import combinations
 from typing import Final
 
-import numpy as np
+from botkit.extras import missing_extra
+
+try:
+    import numpy as np
+except ModuleNotFoundError as missing:  # the rl extra is not installed
+    raise missing_extra("botkit.cache", "rl", missing) from None
 
 from botkit.actions import (
     ACTION_COUNT,

@@ -17,7 +17,7 @@ offset   size   content (1.0 = yes)
 =======  =====  ===========================================================================
 0        32     my hand
 32       32     the blind: as picker once picked; everyone's once the hand is over
-64       32     the bury: as picker once called; everyone's once the hand is over
+64       32     the bury: as picker once buried; everyone's once the hand is over
 96       32     the unknown card laid face down (picker, or everyone once over)
 128      32     the called card
 160      160    cards played in finished tricks, 32 per relative seat that played them
@@ -56,8 +56,13 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-import numpy as np
-import numpy.typing as npt
+from botkit.extras import missing_extra
+
+try:
+    import numpy as np
+    import numpy.typing as npt
+except ModuleNotFoundError as missing:  # the rl extra is not installed
+    raise missing_extra("botkit.encode", "rl", missing) from None
 
 from botkit.actions import ACTION_COUNT, QUEEN_PAIR_NUMBER, action_index
 from engine.actions import NUM_SEATS, Action

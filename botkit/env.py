@@ -1,7 +1,8 @@
 """A PettingZoo AEC environment over the engine, for training Sheepshead bots.
 
-Needs the optional extra: ``pip install 'sheepshead[rl]'`` (numpy, gymnasium and pettingzoo).
-Only this package, ``botkit``, imports them; it is not part of the compiled build.
+Needs the optional extra ``rl`` (numpy, gymnasium and pettingzoo): ``pip install -e '.[rl]'`` in
+a checkout (sheepshead is not on PyPI). Only this package, ``botkit``, imports them; it is not
+part of the compiled build.
 
 ::
 
@@ -38,7 +39,8 @@ the layout.
 the dealer from it, so a seeded run deals the same hands in the same order. An environment never
 given a seed deals as if its first reset had been ``reset(seed=0)`` (:data:`DEFAULT_SEED`):
 nothing here is unseeded, so pass your own seeds to get other deals. ``options`` may fix
-``{"deal_seed": int, "dealer": 0-4, "multiplier": int}`` for one hand; other keys are ignored.
+``{"deal_seed": int, "dealer": 0-4, "multiplier": int}`` for one hand; a key that looks like a
+misspelt one (``dealer_seed``) is refused, and others are ignored.
 ``info["deal_seed"]`` and ``info["dealer"]`` tell what was dealt, and
 :meth:`SheepsheadEnv.record` gives the hand as a ``sheepshead-hand/1`` record.
 
@@ -67,15 +69,21 @@ fewer or more.
 from __future__ import annotations
 
 import copy
+import difflib
 import random
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
-import gymnasium
-import numpy as np
-from gymnasium import spaces
-from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
-from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+from botkit.extras import missing_extra
+
+try:
+    import gymnasium
+    import numpy as np
+    from gymnasium import spaces
+    from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
+    from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+except ModuleNotFoundError as missing:  # the rl extra is not installed
+    raise missing_extra("botkit.env", "rl", missing) from None
 
 from botkit.actions import ACTION_COUNT, ACTIONS, PLAY_BASE, action_at
 from botkit.cache import PLAY_MASK_LIMIT, MaskCache
@@ -93,10 +101,12 @@ __all__ = [
     "AGENTS",
     "DEFAULT_SEED",
     "GYMNASIUM_ID",
+    "RESET_OPTIONS",
     "STATE_SIZE",
     "ActionIndexError",
     "CheckedEnv",
     "Opponent",
+    "RenderModeError",
     "SheepsheadEnv",
     "SheepsheadParallelEnv",
     "SingleAgentEnv",
@@ -135,6 +145,23 @@ class ActionIndexError(IllegalActionError, ValueError):
         self.index = index
 
 
+class RenderModeError(ValueError, TypeError):
+    """A ``render_mode`` the environments do not have (they have ``"human"`` and ``"ansi"``:
+    the rendering is text). Also a ``TypeError``, as for a keyword a constructor does not take:
+    Stable-Baselines3's ``make_vec_env`` asks every registered environment for
+    ``render_mode="rgb_array"`` and, on a ``TypeError``, makes it again without one."""
+
+
+def _render_mode(render_mode: object) -> str | None:
+    """``render_mode`` checked: None, ``"human"`` or ``"ansi"``."""
+    if render_mode not in (None, "human", "ansi"):
+        raise RenderModeError(
+            f"render_mode must be None, 'human' or 'ansi' (the rendering is text), "
+            f"not {render_mode!r}"
+        )
+    return render_mode
+
+
 def _legal_now(legal: tuple[int, ...]) -> str:
     """The end of an illegal action's message: what would have been taken, and where a
     policy finds it, so the message says what to do and not only what went wrong."""
@@ -149,6 +176,18 @@ def _refuse(agent: str, action: object) -> ActionIndexError:
     return ActionIndexError(
         f"{agent}: the action must be an int from 0 to {ACTION_COUNT - 1}, not {action!r}",
         action,
+    )
+
+
+def _penalty_hint(exc: ActionIndexError, maker: str) -> ActionIndexError:
+    """``exc`` again, its message ending with the way to a penalty instead of the error: what
+    a learner or checker that samples without the mask (Gymnasium's ``check_env``, PettingZoo's
+    ``parallel_seed_test``) needs, said where it fails."""
+    return ActionIndexError(
+        f"{exc.message}; to end the episode with reward R instead of raising (a learner or "
+        f"checker that samples without the mask), make it with {maker}(illegal_reward=R)",
+        exc.index,
+        exc.code,
     )
 
 
@@ -178,6 +217,11 @@ def _opponent_seats(
     opponents: Mapping[int | str, Opponent] | None,
 ) -> dict[int, Opponent]:
     """``opponents`` keyed by seat number (seats given as 0-4 or ``"seat_N"``), checked."""
+    if opponents is not None and not isinstance(opponents, Mapping):
+        raise ValueError(
+            f"opponents must map seats to strategies, {{1: 'heuristic', 4: 'random'}}, "
+            f"not {opponents!r}"
+        )
     seats: dict[int, Opponent] = {}
     for key, strategy in (opponents or {}).items():
         seat = _SEAT_OF.get(key) if isinstance(key, str) else key
@@ -282,6 +326,25 @@ def _illegal_reward(value: object) -> float | None:
     return value
 
 
+RESET_OPTIONS: Final = ("deal_seed", "dealer", "multiplier")
+"""The keys :meth:`SheepsheadEnv.reset` reads from ``options``."""
+
+
+def _check_option_names(options: Mapping[str, Any]) -> None:
+    """Refuse a reset option's key that looks like a misspelt one of :data:`RESET_OPTIONS`
+    (``dealer_seed``, ``seed``): ignored, it would deal another hand than the one asked for,
+    silently. Other keys are ignored (PettingZoo's ``api_test`` passes ``{"options": 1}``)."""
+    for key in options:
+        if key in RESET_OPTIONS or not isinstance(key, str):
+            continue
+        near = difflib.get_close_matches(key, RESET_OPTIONS, n=1, cutoff=0.6)
+        if near:
+            raise ValueError(
+                f"reset option {key!r} is not one of {', '.join(RESET_OPTIONS)}: "
+                f"did you mean {near[0]!r}? (keys far from these are ignored)"
+            )
+
+
 def _option(options: Mapping[str, Any], key: str, low: int, high: int | None) -> int | None:
     """A whole-number reset option from ``low`` to ``high`` (None: unbounded), or None."""
     value = options.get(key)
@@ -323,8 +386,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         opponents: Mapping[int | str, Opponent] | None = None,
     ) -> None:
         super().__init__()
-        if render_mode not in (None, "human", "ansi"):
-            raise ValueError(f"render_mode must be None, 'human' or 'ansi', not {render_mode!r}")
+        render_mode = _render_mode(render_mode)
         self.rules = _ruleset(rules)
         self.render_mode = render_mode
         self.opponents = _opponent_seats(opponents)
@@ -391,6 +453,7 @@ class SheepsheadEnv(AECEnv):  # type: ignore[misc]
         if seed is not None:
             self._random = random.Random(seed)
         if options:
+            _check_option_names(options)
             deal_seed = _option(options, "deal_seed", 0, None)
             dealer = _option(options, "dealer", 0, NUM_SEATS - 1)
             multiplier = _option(options, "multiplier", 1, None) or 1
@@ -1037,7 +1100,7 @@ class SheepsheadParallelEnv(ParallelEnv):  # type: ignore[misc]
             game.step(actions[agent])
         except ActionIndexError as exc:
             if self.illegal_reward is None:
-                raise
+                raise _penalty_hint(exc, "parallel_env") from None
             return self._refused(agent, exc.index)
         live = self.agents
         observations = {a: game.observe(a) for a in live}
@@ -1063,6 +1126,12 @@ class SheepsheadParallelEnv(ParallelEnv):  # type: ignore[misc]
         infos[agent]["illegal_action"] = action
         self.agents = []
         return observations, rewards, dict.fromkeys(live, True), dict.fromkeys(live, False), infos
+
+    def legal_actions(self) -> tuple[int, ...]:
+        """The action indices the agent to act may take, lowest first (the ones of the only
+        non-zero ``action_mask``), as :meth:`SheepsheadEnv.legal_actions`; empty when no agent
+        is live (before ``reset``, once the hand is over)."""
+        return self.game.legal_actions() if self.agents else ()
 
     def state(self) -> np.ndarray[Any, np.dtype[np.float32]]:
         """As :meth:`SheepsheadEnv.state`."""
@@ -1092,6 +1161,16 @@ def parallel_env(
     )
 
 
+_ENTRY_POINT: Final = "botkit.env:SingleAgentEnv"
+"""Where Gymnasium's registry finds :class:`SingleAgentEnv` (:data:`GYMNASIUM_ID`)."""
+
+_EPISODE_ENDED: Final = "to deal the next hand: this episode ended (terminated)"
+"""What :meth:`SingleAgentEnv.step` says once its episode is over."""
+
+_NOT_DEALT: Final = "before the first step"
+"""What :meth:`SingleAgentEnv.step` says before its first reset."""
+
+
 class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
     """One seat against built-in strategies, as a single-agent Gymnasium environment.
 
@@ -1109,7 +1188,9 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
     underneath.
     """
 
-    metadata = {"render_modes": ["human", "ansi"]}  # noqa: RUF012 (gymnasium's own type)
+    # render_fps: Gymnasium's checkers want one declared; text has no frame rate, and "human"
+    # prints each render() at once (PettingZoo's card games declare 1 as well).
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}  # noqa: RUF012 (gymnasium's own type)
 
     def __init__(
         self,
@@ -1125,6 +1206,11 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
             raise ValueError(f"seat must be 0-4, not {seat!r}")
         self.illegal_reward = _illegal_reward(illegal_reward)
         """The reward of an illegal action, which ends the episode (None: it raises)."""
+        if isinstance(opponents, list | tuple):  # taken for one strategy, it was "no strategy"
+            raise ValueError(
+                f"opponents must be one strategy for the four other seats ('heuristic') or a "
+                f"map of each seat's, {{1: 'heuristic', 2: 'random', ...}}, not {opponents!r}"
+            )
         if isinstance(opponents, Mapping):
             seats = _opponent_seats(opponents)
             if sorted(seats) != [s for s in range(NUM_SEATS) if s != seat]:
@@ -1137,6 +1223,26 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         self.render_mode = render_mode
         self.observation_space = self.game.observation_space(self.agent)
         self.action_space = self.game.action_space(self.agent)
+        self._reset_needed = _NOT_DEALT
+        # The spec gymnasium.make would give it (make replaces it with its own): with one,
+        # Gymnasium's check_env makes the environment in each render mode and closes a second
+        # one, rather than warning that it cannot.
+        self.spec = gymnasium.envs.registration.EnvSpec(
+            GYMNASIUM_ID,
+            entry_point=_ENTRY_POINT,
+            kwargs={
+                "seat": seat,
+                "opponents": opponents,
+                "rules": rules,
+                "illegal_reward": illegal_reward,
+                "mask_cache_size": mask_cache_size,
+            },
+        )
+
+    _reset_needed: str | None = None
+    """Why :meth:`step` needs a :meth:`reset` first, or None: before the first hand, and once an
+    episode ended (its hand played out, or an illegal action with ``illegal_reward``). The class
+    default is for environments pickled before the attribute existed: they step on as before."""
 
     def reset(
         self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
@@ -1145,16 +1251,25 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         super().reset(seed=seed)
         game = self.game
         game.reset(seed=seed, options=options)
+        self._reset_needed = None
         return self._observe(), dict(game.infos[self.agent])
 
     def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        """Apply the agent's action; the opponents answer until it is to act again."""
+        """Apply the agent's action; the opponents answer until it is to act again.
+
+        Before the first :meth:`reset`, and once an episode has ended (``terminated``), it
+        raises Gymnasium's ``ResetNeeded`` and changes nothing: the next hand needs a reset."""
+        if self._reset_needed is not None:
+            raise gymnasium.error.ResetNeeded(
+                f"{self.agent}: no hand to play: call reset() {self._reset_needed}"
+            )
         game = self.game
         try:
             game.step(action)
         except ActionIndexError as exc:
             if self.illegal_reward is None:
-                raise
+                raise _penalty_hint(exc, "SingleAgentEnv") from None
+            self._reset_needed = _EPISODE_ENDED
             info = {**game.infos[self.agent], "illegal_action": exc.index}
             return self._observe(), self.illegal_reward, True, False, info
         observation = self._observe()
@@ -1163,6 +1278,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         info = dict(game.infos[self.agent])
         if game.hand.turn is not None:
             return observation, 0, False, False, info
+        self._reset_needed = _EPISODE_ENDED
         return observation, game.rewards[self.agent], True, False, info
 
     def action_masks(self) -> np.ndarray[Any, np.dtype[np.bool_]]:
@@ -1173,6 +1289,15 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         live = hand.turn is not None and AGENTS[hand.turn] == self.agent
         return (game.mask_cache.mask(hand) if live else _NO_ACTIONS).astype(bool)
 
+    def legal_actions(self) -> tuple[int, ...]:
+        """The action indices the agent may take now, lowest first: the ones its observation's
+        ``action_mask`` marks, as a tuple (empty once the episode is over), as
+        :meth:`SheepsheadEnv.legal_actions` gives them."""
+        game = self.game
+        hand = game.hand
+        live = hand.turn is not None and AGENTS[hand.turn] == self.agent
+        return game.mask_cache.indices(hand) if live and self._reset_needed is None else ()
+
     def _observe(self) -> dict[str, Any]:
         """The agent's observation with a mask of its own: Gymnasium wants new data from every
         call (the environment's masks are shared and read-only)."""
@@ -1181,7 +1306,10 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], int]):
         return observation
 
     def render(self) -> str | None:
-        """As :meth:`SheepsheadEnv.render`."""
+        """As :meth:`SheepsheadEnv.render`: the hand so far, the last one once it ended; before
+        the first :meth:`reset` Gymnasium's ``ResetNeeded`` (no hand was dealt to show)."""
+        if self._reset_needed == _NOT_DEALT:
+            raise gymnasium.error.ResetNeeded(f"{self.agent}: no hand to show: call reset() first")
         return self.game.render()
 
 
@@ -1192,4 +1320,4 @@ keywords are the constructor's), or ``gymnasium.make("botkit.env:sheepshead/Shee
 to import this module on the way."""
 
 if GYMNASIUM_ID not in gymnasium.registry:  # importing again (a reload) keeps the first
-    gymnasium.register(id=GYMNASIUM_ID, entry_point="botkit.env:SingleAgentEnv")
+    gymnasium.register(id=GYMNASIUM_ID, entry_point=_ENTRY_POINT)

@@ -1,7 +1,7 @@
 """Sheepshead as an OpenSpiel game, ``python_sheepshead``, for search and game-theoretic work.
 
-Needs the optional extra: ``pip install 'sheepshead[openspiel]'`` (OpenSpiel's ``open_spiel``
-wheel, with numpy). Importing this module registers the game::
+Needs the optional extra ``openspiel``: ``pip install -e '.[openspiel]'`` in a checkout
+(OpenSpiel's ``open_spiel`` wheel, with numpy). Importing this module registers the game::
 
     import pyspiel
     import botkit.openspiel  # registers python_sheepshead
@@ -67,8 +67,16 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-import numpy as np
-import pyspiel  # type: ignore[import-not-found,unused-ignore]
+from botkit.extras import missing_extra
+
+try:
+    import numpy as np
+except ModuleNotFoundError as missing:  # the rl extra is not installed
+    raise missing_extra("botkit.openspiel", "rl", missing) from None
+try:
+    import pyspiel  # type: ignore[import-not-found,unused-ignore]
+except ModuleNotFoundError as missing:  # the openspiel extra is not installed
+    raise missing_extra("botkit.openspiel", "openspiel", missing) from None
 
 from botkit.actions import ACTION_COUNT, ACTIONS, action_at, action_index
 from botkit.cache import MaskCache

@@ -12,7 +12,7 @@ player's mean payout per hand with a 95% interval, the paired difference and the
 (wall clock and this process's CPU). Needs
 the extra::
 
-    pip install 'sheepshead[openspiel]'   # or, in a checkout: pip install -e '.[openspiel]'
+    pip install -e '.[openspiel]'         # in a checkout of sheepshead (it is not on PyPI)
     python examples/openspiel_ismcts.py --hands 60 --simulations 200 --seed 1
 
 OpenSpiel's C++ ``pyspiel.ISMCTSBot`` does not run on Python games: in open_spiel 2.0.2 it

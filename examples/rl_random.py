@@ -4,7 +4,7 @@ Every seat plays a random legal action (the observation's ``action_mask``); at t
 hand every seat gets its payout as its reward. Swap ``choose`` for your policy and learn from the
 ``(observation, action, reward)`` triples it sees. Needs the extra::
 
-    pip install 'sheepshead[rl]'       # or, in a checkout: pip install -e '.[rl]'
+    pip install -e '.[rl]'             # in a checkout of sheepshead (it is not on PyPI)
     python examples/rl_random.py --hands 1000 --seed 1
 """
 

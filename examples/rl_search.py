@@ -7,7 +7,7 @@ actions of its own (the opponents keep playing inside ``step``) and takes the ac
 best mean payout: flat Monte Carlo over determinizations, the simplest ISMCTS. It prints the
 seat's mean payout beside the same hands played by a random seat. Needs the extra::
 
-    pip install 'sheepshead[rl]'       # or, in a checkout: pip install -e '.[rl]'
+    pip install -e '.[rl]'             # in a checkout of sheepshead (it is not on PyPI)
     python examples/rl_search.py --hands 20 --worlds 8 --seed 1
 """
 

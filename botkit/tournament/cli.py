@@ -107,7 +107,7 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
         metavar="ADDRESS",
         help="play the deals on a Dask cluster instead: the address its `dask scheduler` "
         "prints (tcp://HOST:8786); same results as --jobs for the same seed "
-        "(pip install 'sheepshead[cluster]'; docs/bots.md, \"Many machines\")",
+        "(pip install -e '.[cluster]' in a checkout; docs/bots.md, \"Many machines\")",
     )
     parser.add_argument(
         "--cluster-timeout",

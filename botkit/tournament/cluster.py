@@ -26,6 +26,7 @@ from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from botkit.extras import install_hint
 from botkit.tournament.play import DealResult, Job, play_deal
 from client.strategy_spec import is_path, parse_spec
 
@@ -42,7 +43,8 @@ make a thousand tasks to spread over the workers."""
 
 _SCHEMES: Final = ("tcp", "tls", "ws", "wss")
 
-INSTALL_HINT: Final = "pip install 'sheepshead[cluster]'"
+INSTALL_HINT: Final = install_hint("cluster")
+"""How to install the ``distributed`` package the cluster needs."""
 
 
 class ClusterError(Exception):

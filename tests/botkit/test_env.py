@@ -262,6 +262,15 @@ def test_reset_options_fix_a_hand_and_bad_ones_are_refused() -> None:
         with pytest.raises(ValueError, match="reset option"):
             game.reset(options=bad)
     game.reset(options={"unrelated": 1})  # other keys are ignored, as PettingZoo's test expects
+    game.reset(options={"options": 1})  # the one its api_test passes
+    # A key that looks like a misspelt option would deal another hand than asked, silently.
+    for misspelt, meant in (
+        ("dealer_seed", "deal_seed"),
+        ("seed", "deal_seed"),
+        ("multiplyer", "multiplier"),
+    ):
+        with pytest.raises(ValueError, match=f"did you mean '{meant}'"):
+            game.reset(options={misspelt: 3})
 
 
 def test_render_ansi_shows_the_hand_so_far() -> None:

@@ -209,6 +209,7 @@ def test_gymnasium_s_check_env_passes_when_an_illegal_action_ends_the_episode() 
     assert (reward, terminated, truncated, info["illegal_action"]) == (-10, True, False, illegal)
     assert single.game.record() == before  # nothing played
     for bad in (1.5, True):
+        single.reset(seed=4)  # each ended its episode
         assert single.step(bad)[4]["illegal_action"] is bad
     with pytest.raises(ActionIndexError):  # strict by default
         _strict_step(illegal)
@@ -429,7 +430,9 @@ def _steps(game: Any, loop: Any) -> Any:
         yield agent
 
 
-def test_the_training_docs_python_examples_run_as_written() -> None:
+def test_the_training_docs_python_examples_run_as_written(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     # An outsider copies these blocks: each ran into a NameError (``action``, ``actions``,
     # ``MyPolicy``) or a missing strategy file before they were made whole. The tournament's
     # block is cut to 4 deals in this process (the figures are not the point here).
@@ -448,3 +451,6 @@ def test_the_training_docs_python_examples_run_as_written() -> None:
             exec(compile(block, "docs/bots.md", "exec"), {"__name__": "docs_example"})
     finally:
         STRATEGIES.pop("mine", None)
+    # Run as a script, the tournament's block showed nothing: it ended on a bare expression.
+    shown = capsys.readouterr().out
+    assert re.search(r"^mine [+-]\d+\.\d{3}; mine - random [+-]\d+\.\d{3} \[.+\]$", shown, re.M)

@@ -11,7 +11,7 @@ from engine.actions import Action, action_from_dict
 from engine.hand import Deal, Hand
 from engine.rules import RuleSet
 
-CLUSTER_SKIP = "the distributed package is not installed (pip install 'sheepshead[cluster]')"
+CLUSTER_SKIP = "the distributed package is not installed (pip install -e '.[cluster]')"
 """Why a test that needs a Dask cluster is skipped."""
 
 VARIANTS: tuple[RuleSet, ...] = (

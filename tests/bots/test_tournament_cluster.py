@@ -160,4 +160,4 @@ def test_without_distributed_the_message_gives_the_pip_command(
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
     args = ["tournament", "--strategies", "random,heuristic", "--deals", "2"]
     assert main([*args, "--cluster", "tcp://127.0.0.1:8786"]) == 2
-    assert "pip install 'sheepshead[cluster]'" in capsys.readouterr().err
+    assert "pip install -e '.[cluster]' in a checkout" in capsys.readouterr().err
