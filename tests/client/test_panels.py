@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from client import play as play_command
 from client.app import SheepsheadApp
 from client.model import Change, FinishedHand, TableModel
 from client.screens.dialogs import BuryDialog, ConfirmDialog
@@ -34,7 +33,7 @@ from client.widgets.cards import card_label
 from server.app import Server
 from tests.client.feed import EngineTable, FakeSession
 from tests.client.test_club_table import fed, next_hand_asks_me_to_pick
-from tests.client.test_e2e import Player, session_for, wait_for
+from tests.client.test_e2e import Player, local_game, session_for, wait_for
 from tests.client.test_screens import screen_text
 
 SMALL = (80, 24)
@@ -425,9 +424,7 @@ async def test_n_starts_a_rematch_in_sheepshead_play(
     args = argparse.Namespace(
         bots="random", preset="seed", hands=1, bot_delay=0.0, memory=True, new=False
     )
-    server, session, error = await play_command.start_local(args, "Ann")
-    assert error is None, error
-    try:
+    async with local_game(args) as (_server, session):
         app = SheepsheadApp(session, mode="play")
         async with app.run_test(size=SMALL) as pilot:
             player = Player(pilot)
@@ -441,9 +438,6 @@ async def test_n_starts_a_rematch_in_sheepshead_play(
             await wait_for(pilot, lambda: app.model.match_over is None and app.model.view)
             assert app.model.table_state == "playing"
             assert any("new match" in text for text in log_texts(app.model))
-    finally:
-        await session.close()
-        await server.stop()
 
 
 async def test_the_table_draws_before_its_action_buttons_are_mounted() -> None:
