@@ -238,11 +238,7 @@ async def test_a_doors_process_asks_a_browsers_second_tab(tmp_path: Path) -> Non
 
         try:
             first = await tab()
-            await first.wait_for("No tables yet")
-            await first.ws.send_json(["stdin", "c"])
-            await first.wait_for("New table")
-            await first.ws.send_json(["stdin", "\r"])
-            await first.wait_for("Eve's table")
+            await first.create_table("Eve")
             await until(lambda: len(server.lobby.tables) == 1 and holder() in client_pids())
             (service,) = web.services
             await until((service.home / "config" / "sheepshead" / "tokens.json").exists)
