@@ -87,10 +87,19 @@ async def seated_with_bots(
     return str(reply["table"])
 
 
-def play_options(memory: bool) -> argparse.Namespace:
-    """``sheepshead play`` options for a short local match against random bots."""
+def play_options(memory: bool, **changes: Any) -> argparse.Namespace:
+    """``sheepshead play`` options for a short local match against random bots (three hands,
+    the seed preset); ``changes`` set any of them."""
     return argparse.Namespace(
-        bots="random", preset="seed", hands=3, bot_delay=0.0, memory=memory, new=False
+        **{
+            "bots": "random",
+            "preset": "seed",
+            "hands": 3,
+            "bot_delay": 0.0,
+            "memory": memory,
+            "new": False,
+            **changes,
+        }
     )
 
 
@@ -405,9 +414,7 @@ async def test_play_command_sets_up_a_started_table_with_four_bots(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SHEEPSHEAD_DATA_DIR", str(tmp_path))
-    args = argparse.Namespace(
-        bots="random", preset="wisconsin", hands=2, bot_delay=0.0, memory=True, new=False
-    )
+    args = play_options(True, preset="wisconsin", hands=2)
     async with local_game(args) as (_server, session):
         app = SheepsheadApp(session, mode="play")
         async with app.run_test(size=SIZE) as pilot:

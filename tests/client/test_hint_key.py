@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import re
 from pathlib import Path
@@ -16,7 +15,7 @@ from client.screens.table import TableScreen
 from client.widgets.cards import card_label
 from engine.rules import RuleSet
 from tests.client.feed import EngineTable, FakeSession
-from tests.client.test_e2e import SIZE, Player, local_game, wait_for
+from tests.client.test_e2e import SIZE, Player, local_game, play_options, wait_for
 from tests.client.test_screens import fed, screen_text
 
 
@@ -24,9 +23,7 @@ async def test_the_hint_key_shows_the_coachs_advice_and_plays_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SHEEPSHEAD_DATA_DIR", str(tmp_path))
-    args = argparse.Namespace(
-        bots="random", preset="wisconsin", hands=3, bot_delay=0.0, memory=True, new=False
-    )
+    args = play_options(True, preset="wisconsin")
     async with local_game(args) as (_server, session):
         app = SheepsheadApp(session, mode="play")
         async with app.run_test(size=SIZE) as pilot:

@@ -9,7 +9,6 @@ timing matters (the late join, ``sheepshead play``'s rematch).
 
 from __future__ import annotations
 
-import argparse
 import re
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,7 @@ from client.widgets.cards import card_label
 from server.app import Server
 from tests.client.feed import EngineTable, FakeSession
 from tests.client.test_club_table import fed, next_hand_asks_me_to_pick
-from tests.client.test_e2e import Player, local_game, session_for, wait_for
+from tests.client.test_e2e import Player, local_game, play_options, session_for, wait_for
 from tests.client.test_screens import screen_text
 
 SMALL = (80, 24)
@@ -421,9 +420,7 @@ async def test_n_starts_a_rematch_in_sheepshead_play(
 ) -> None:
     """At the end of a `sheepshead play` match, with the panels closed, n starts the next."""
     monkeypatch.setenv("SHEEPSHEAD_DATA_DIR", str(tmp_path))
-    args = argparse.Namespace(
-        bots="random", preset="seed", hands=1, bot_delay=0.0, memory=True, new=False
-    )
+    args = play_options(True, hands=1)
     async with local_game(args) as (_server, session):
         app = SheepsheadApp(session, mode="play")
         async with app.run_test(size=SMALL) as pilot:
