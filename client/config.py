@@ -24,6 +24,7 @@ import getpass
 import os
 import re
 import secrets
+import sys
 from pathlib import Path
 from typing import Final
 
@@ -164,6 +165,16 @@ def name_argument(given: str | None) -> str:
             "can read"
         )
     return name
+
+
+def name_or_status(given: str | None) -> str | int:
+    """:func:`name_argument` for a command's ``run`` (``join``, ``watch``, ``play``): the name,
+    or exit status 2 once its message is printed on stderr."""
+    try:
+        return name_argument(given)
+    except ValueError as exc:
+        print(f"sheepshead: {exc}", file=sys.stderr)
+        return 2
 
 
 _BRACKETED = re.compile(r"^\[([^\]]+)\](?::(\S*))?$")

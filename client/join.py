@@ -60,11 +60,9 @@ def fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Connect, then run the client until the user quits."""
-    try:
-        name = config.name_argument(args.name)
-    except ValueError as exc:
-        print(f"sheepshead: {exc}", file=sys.stderr)
-        return 2
+    name = config.name_or_status(args.name)
+    if isinstance(name, int):
+        return name
     if args.address is None:
         picked = pick_server()
         if isinstance(picked, int):

@@ -89,11 +89,9 @@ def configure(parser: argparse.ArgumentParser, command: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Start the embedded server and the client; stop both when the client quits."""
-    try:
-        name = config.name_argument(args.name)
-    except ValueError as exc:
-        print(f"sheepshead: {exc}", file=sys.stderr)
-        return 2
+    name = config.name_or_status(args.name)
+    if isinstance(name, int):
+        return name
     error = resolve_bots(args)
     if error is not None:
         print(f"sheepshead: {error}", file=sys.stderr)

@@ -27,7 +27,7 @@ the cards are).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence, Sized
 from typing import Final
 
 from engine.actions import (
@@ -334,14 +334,8 @@ class Sampler:
         if judge and (trust < 1 or fallback == "weighted"):
             return self._sim_weighted(rng, plays, weigh, tries, mismatch, trust)
         stopped: list[tuple[int, Sim]] = []
-        for attempt in range(MAX_TRIES + tries):
-            judging = attempt < tries
-            if not judging and stopped:
-                break
-            # Two stages of rejection: the bidding (cheap) first, then the play.
-            sim = self._start(rng, weigh if judging else None)
-            if sim is None:
-                continue
+        # Two stages of rejection: the bidding (cheap, in _draws) first, then the play.
+        for judging, sim in self._draws(rng, weigh, tries, stopped):
             done = replay(sim, plays, k.seat, rng if judge and judging else None, mismatch)
             if done == len(plays):
                 return sim
@@ -352,6 +346,22 @@ class Sampler:
             if replay(sim, plays[done:], k.seat) is not None:
                 return sim
         raise SamplingError("no sampled deal replays the history")
+
+    def _draws(
+        self, rng: random.Random, weigh: Weigher | None, tries: int, kept: Sized
+    ) -> Iterator[tuple[bool, Sim]]:
+        """The deals :meth:`sim` and :meth:`_sim_weighted` judge, each with whether it is
+        judged: ``tries`` draws weighed by ``weigh`` and judged on the play, then up to
+        :data:`MAX_TRIES` more taken as they come, until ``kept`` (the caller's list of deals
+        it may fall back on) has one. A draw :meth:`_start` drops is not yielded; each is
+        drawn only when the caller asks for the next (the rng's order is the caller's)."""
+        for attempt in range(MAX_TRIES + tries):
+            judging = attempt < tries
+            if not judging and kept:
+                return
+            sim = self._start(rng, weigh if judging else None)
+            if sim is not None:
+                yield judging, sim
 
     def _start(self, rng: random.Random, weigh: Weigher | None) -> Sim | None:
         """A simulator at the first card of a deal drawn now, or None: the deal was dropped by
@@ -378,13 +388,7 @@ class Sampler:
         and after ``tries`` draws one of those drawn is taken in proportion to its weight."""
         k = self.k
         drawn: list[tuple[float, Sim]] = []
-        for attempt in range(MAX_TRIES + tries):
-            judging = attempt < tries
-            if not judging and drawn:
-                break
-            sim = self._start(rng, weigh if judging else None)
-            if sim is None:
-                continue
+        for judging, sim in self._draws(rng, weigh, tries, drawn):
             misses = replay_misses(sim, plays, k.seat)
             if misses is None:
                 continue

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from engine.actions import action_from_dict
 from engine.bots.heuristic import HeuristicStrategy
@@ -157,21 +157,30 @@ def test_the_heuristic_would_have_played_every_card_of_the_real_deal() -> None:
     assert checked > 50
 
 
+def placed_right(draws: Callable[[Sampler, random.Random], Callable[[], Sim]]) -> int:
+    """Over 120 played states, four deals drawn for each (``draws(sampler, rng)``: the draw of
+    one state, made before its first deal): how many of the other seats' cards were dealt
+    where they are."""
+    rng = random.Random(5)
+    right = 0
+    for hand in _played_states(120):
+        k = read_view(seat_view(hand, hand.turn))
+        draw = draws(Sampler(k), rng)
+        for _ in range(4):
+            sim = draw()
+            for s in range(5):
+                if s != k.seat:
+                    right += (sim.state.hands[s] & hand.hands[s]).bit_count()
+    return right
+
+
 def test_play_inference_puts_the_unseen_cards_where_they_are() -> None:
     # Deals weighted by the cards the others chose guess who holds what better than deals that
     # only respect the voids and the bidding.
     def hits(mismatch: float) -> int:
-        rng = random.Random(5)
-        right = 0
-        for hand in _played_states(120):
-            k = read_view(seat_view(hand, hand.turn))
-            sampler = Sampler(k)
-            for _ in range(4):
-                sim = sampler.sim(rng, bidding_weight, 20, mismatch)
-                for s in range(5):
-                    if s != k.seat:
-                        right += (sim.state.hands[s] & hand.hands[s]).bit_count()
-        return right
+        return placed_right(
+            lambda sampler, rng: lambda: sampler.sim(rng, bidding_weight, 20, mismatch)
+        )
 
     assert hits(PLAY_MISMATCH) > 1.05 * hits(1.0)
 
@@ -423,17 +432,11 @@ def test_a_chain_puts_the_unseen_cards_where_they_are() -> None:
     # Against heuristic seats the chain's deals place the unseen cards better than deals that
     # respect only the voids and the bidding (measured at about +24%: docs/bots.md, "search").
     def hits(chain: bool) -> int:
-        rng = random.Random(5)
-        right = 0
-        for hand in _played_states(120):
-            k = read_view(seat_view(hand, hand.turn))
-            sampler = Sampler(k)
-            walk = Chain(sampler, rng, bidding_weight, 0.03) if chain else None
-            for _ in range(4):
-                sim = walk.draw() if walk else sampler.sim(rng, bidding_weight, 20)
-                for s in range(5):
-                    if s != k.seat:
-                        right += (sim.state.hands[s] & hand.hands[s]).bit_count()
-        return right
+        def draws(sampler: Sampler, rng: random.Random) -> Callable[[], Sim]:
+            if chain:
+                return Chain(sampler, rng, bidding_weight, 0.03).draw
+            return lambda: sampler.sim(rng, bidding_weight, 20)
+
+        return placed_right(draws)
 
     assert hits(True) > 1.15 * hits(False)

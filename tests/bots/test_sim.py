@@ -4,6 +4,7 @@ rule core both share (:mod:`engine.tricks`) against the plain reference."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator, Sequence
 
 import pytest
 
@@ -19,6 +20,17 @@ from tests.engine import reference
 def _to_play_phase(hand: Hand, rng: random.Random) -> None:
     while hand.phase not in ("play", "done"):
         hand.apply(rng.choice(hand.legal_actions()))
+
+
+def _hands_in_play(rules: Sequence[RuleSet], deals: int, rng: random.Random) -> Iterator[Hand]:
+    """Deals 0 to ``deals - 1`` (deal ``seed`` under ``rules[seed % len(rules)]``, dealer
+    ``seed % 5``) taken to the play phase by random moves from ``rng``, each drawn only when
+    the last is done with; those over before any card is played are left out."""
+    for seed in range(deals):
+        hand = Hand.from_seed(rules[seed % len(rules)], seed % 5, seed)
+        _to_play_phase(hand, rng)
+        if not hand.is_over:
+            yield hand
 
 
 def _state(sim: Sim) -> tuple[object, ...]:
@@ -41,11 +53,7 @@ def _state(sim: Sim) -> tuple[object, ...]:
 def test_sim_matches_engine_card_for_card(rules: RuleSet) -> None:
     rng = random.Random(11)
     checked = 0
-    for seed in range(120):
-        hand = Hand.from_seed(rules, seed % 5, seed)
-        _to_play_phase(hand, rng)
-        if hand.is_over:
-            continue
+    for hand in _hands_in_play((rules,), 120, rng):
         sim = Sim.from_hand(hand)
         while not hand.is_over:
             assert sim.legal_mask() == hand.legal_play_mask()
@@ -65,11 +73,7 @@ def test_sim_matches_engine_card_for_card(rules: RuleSet) -> None:
 
 def test_sim_rollout_finishes_with_zero_sum() -> None:
     rng = random.Random(3)
-    for seed in range(60):
-        hand = Hand.from_seed(RuleSet(unknown_card=True), seed % 5, seed)
-        _to_play_phase(hand, rng)
-        if hand.is_over:
-            continue
+    for hand in _hands_in_play((RuleSet(unknown_card=True),), 60, rng):
         sim = Sim.from_hand(hand)
         sim.rollout()
         assert sim.is_over
@@ -78,12 +82,7 @@ def test_sim_rollout_finishes_with_zero_sum() -> None:
 
 def test_rollout_plays_only_legal_cards() -> None:
     rng = random.Random(5)
-    for seed in range(80):
-        rules = VARIANTS[seed % len(VARIANTS)]
-        hand = Hand.from_seed(rules, seed % 5, seed)
-        _to_play_phase(hand, rng)
-        if hand.is_over:
-            continue
+    for hand in _hands_in_play(VARIANTS, 80, rng):
         sim = Sim.from_hand(hand)
         log: list[tuple[int, int]] = []
         sim.rollout(log)
@@ -136,11 +135,7 @@ def test_trick_play_records_what_play_shows_as_the_reference_does(rules: RuleSet
     reference reads them from the tricks."""
     rng = random.Random(30)
     cards = 0
-    for seed in range(150):
-        hand = Hand.from_seed(rules, seed % 5, seed)
-        _to_play_phase(hand, rng)
-        if hand.is_over:
-            continue
+    for hand in _hands_in_play((rules,), 150, rng):
         sim = Sim.from_hand(hand)
         while not hand.is_over:
             action = rng.choice(hand.legal_actions())
@@ -253,11 +248,7 @@ def test_unplay_gives_back_the_legal_cards(rules: RuleSet) -> None:
     from engine.tricks import legal_cards
 
     rng = random.Random(12)
-    for seed in range(40):
-        hand = Hand.from_seed(rules, seed % 5, seed)
-        _to_play_phase(hand, rng)
-        if hand.is_over:
-            continue
+    for hand in _hands_in_play((rules,), 40, rng):
         sim = Sim.from_hand(hand)
         while not sim.is_over:
             depth = 0

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import socket
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -86,11 +87,33 @@ async def seated_with_bots(
     return str(reply["table"])
 
 
-def play_options(memory: bool) -> argparse.Namespace:
-    """``sheepshead play`` options for a short local match against random bots."""
+def play_options(memory: bool, **changes: Any) -> argparse.Namespace:
+    """``sheepshead play`` options for a short local match against random bots (three hands,
+    the seed preset); ``changes`` set any of them."""
     return argparse.Namespace(
-        bots="random", preset="seed", hands=3, bot_delay=0.0, memory=memory, new=False
+        **{
+            "bots": "random",
+            "preset": "seed",
+            "hands": 3,
+            "bot_delay": 0.0,
+            "memory": memory,
+            "new": False,
+            **changes,
+        }
     )
+
+
+@contextlib.asynccontextmanager
+async def local_game(args: argparse.Namespace) -> AsyncIterator[tuple[Any, Any]]:
+    """``sheepshead play``'s server and session for ``args`` (Ann at a started match, as
+    :func:`client.play.start_local` sets up), asserted to start; both stopped when done."""
+    server, session, error = await play_command.start_local(args, "Ann")
+    assert error is None, error
+    try:
+        yield server, session
+    finally:
+        await session.close()
+        await server.stop()
 
 
 async def wait_for(
@@ -391,12 +414,8 @@ async def test_play_command_sets_up_a_started_table_with_four_bots(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SHEEPSHEAD_DATA_DIR", str(tmp_path))
-    args = argparse.Namespace(
-        bots="random", preset="wisconsin", hands=2, bot_delay=0.0, memory=True, new=False
-    )
-    server, session, error = await play_command.start_local(args, "Ann")
-    assert error is None
-    try:
+    args = play_options(True, preset="wisconsin", hands=2)
+    async with local_game(args) as (_server, session):
         app = SheepsheadApp(session, mode="play")
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.model.view is not None)
@@ -404,9 +423,6 @@ async def test_play_command_sets_up_a_started_table_with_four_bots(
             assert [s.kind for s in app.model.seats] == ["human"] + ["bot"] * 4
             assert app.model.info["rules"]["preset"] == "wisconsin"
             assert app.model.info["hands"] == 2
-    finally:
-        await session.close()
-        await server.stop()
 
 
 def test_join_says_clearly_when_the_server_is_unreachable(
@@ -576,9 +592,7 @@ async def test_a_second_local_game_on_disk_is_refused_while_one_runs(
     """Two `sheepshead play` at once would both resume the one unfinished match."""
     monkeypatch.setenv("SHEEPSHEAD_DATA_DIR", str(tmp_path))
 
-    server, session, error = await play_command.start_local(play_options(False), "Ann")
-    assert error is None, error
-    try:
+    async with local_game(play_options(False)) as (_server, _session):
         again = await play_command.start_local(play_options(False), "Ann")
         assert again[:2] == (None, None)
         assert again[2] is not None and "--memory" in again[2] and "another" in again[2]
@@ -586,9 +600,6 @@ async def test_a_second_local_game_on_disk_is_refused_while_one_runs(
         assert error is None, error  # a game in memory needs no database
         await memory_session.close()
         await in_memory.stop()
-    finally:
-        await session.close()
-        await server.stop()
 
 
 async def test_the_host_ends_an_open_ended_match(server: Server, tmp_path: Path) -> None:
@@ -631,20 +642,13 @@ async def test_a_finished_local_match_starts_a_new_one_silently(
     monkeypatch.setenv("SHEEPSHEAD_DATA_DIR", str(tmp_path))
     args = play_options(memory=False)
     args.hands = 1
-    server, session, error = await play_command.start_local(args, "Ann")
-    assert error is None, error
-    first = session.table
-    try:
+    async with local_game(args) as (_server, session):
+        first = session.table
         app = SheepsheadApp(session, mode="play")
         async with app.run_test(size=SIZE) as pilot:
             await Player(pilot).until(lambda: app.model.match_over is not None, timeout=60)
-    finally:
-        await session.close()
-        await server.stop()
 
-    server, session, error = await play_command.start_local(args, "Ann")
-    assert error is None, error
-    try:
+    async with local_game(args) as (_server, session):
         assert session.table is not None and session.table != first
         app = SheepsheadApp(session, mode="play")
         async with app.run_test(size=SIZE) as pilot:
@@ -653,9 +657,6 @@ async def test_a_finished_local_match_starts_a_new_one_silently(
             assert errors == []
             assert "bad_token" not in " ".join(e.text for e in app.model.log)
             assert app.model.match_over is None and app.model.table_state == "playing"
-    finally:
-        await session.close()
-        await server.stop()
 
 
 async def test_history_on_this_server_is_answered_or_politely_unknown(

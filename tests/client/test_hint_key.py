@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import re
 from pathlib import Path
@@ -10,14 +9,13 @@ from typing import Any
 
 import pytest
 
-from client import play as play_command
 from client.app import SheepsheadApp
 from client.screens.result import ResultScreen
 from client.screens.table import TableScreen
 from client.widgets.cards import card_label
 from engine.rules import RuleSet
 from tests.client.feed import EngineTable, FakeSession
-from tests.client.test_e2e import SIZE, Player, wait_for
+from tests.client.test_e2e import SIZE, Player, local_game, play_options, wait_for
 from tests.client.test_screens import fed, screen_text
 
 
@@ -25,12 +23,8 @@ async def test_the_hint_key_shows_the_coachs_advice_and_plays_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SHEEPSHEAD_DATA_DIR", str(tmp_path))
-    args = argparse.Namespace(
-        bots="random", preset="wisconsin", hands=3, bot_delay=0.0, memory=True, new=False
-    )
-    server, session, error = await play_command.start_local(args, "Ann")
-    assert error is None and server is not None and session is not None
-    try:
+    args = play_options(True, preset="wisconsin")
+    async with local_game(args) as (_server, session):
         app = SheepsheadApp(session, mode="play")
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.model.prompt is not None, timeout=20)
@@ -82,9 +76,6 @@ async def test_the_hint_key_shows_the_coachs_advice_and_plays_nothing(
             await wait_for(pilot, lambda: bool(result.review), timeout=30)
             for line in result.review:  # "Trick 2: your 9♥ cost about …", "Pick: as good …"
                 assert re.match(r"(Trick [1-6]|[A-Z][a-z ]+): ", line), result.review
-    finally:
-        await session.close()
-        await server.stop()
 
 
 class SlowCoach(FakeSession):

@@ -9,14 +9,12 @@ timing matters (the late join, ``sheepshead play``'s rematch).
 
 from __future__ import annotations
 
-import argparse
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from client import play as play_command
 from client.app import SheepsheadApp
 from client.model import Change, FinishedHand, TableModel
 from client.screens.dialogs import BuryDialog, ConfirmDialog
@@ -34,7 +32,7 @@ from client.widgets.cards import card_label
 from server.app import Server
 from tests.client.feed import EngineTable, FakeSession
 from tests.client.test_club_table import fed, next_hand_asks_me_to_pick
-from tests.client.test_e2e import Player, session_for, wait_for
+from tests.client.test_e2e import Player, local_game, play_options, session_for, wait_for
 from tests.client.test_screens import screen_text
 
 SMALL = (80, 24)
@@ -422,12 +420,8 @@ async def test_n_starts_a_rematch_in_sheepshead_play(
 ) -> None:
     """At the end of a `sheepshead play` match, with the panels closed, n starts the next."""
     monkeypatch.setenv("SHEEPSHEAD_DATA_DIR", str(tmp_path))
-    args = argparse.Namespace(
-        bots="random", preset="seed", hands=1, bot_delay=0.0, memory=True, new=False
-    )
-    server, session, error = await play_command.start_local(args, "Ann")
-    assert error is None, error
-    try:
+    args = play_options(True, hands=1)
+    async with local_game(args) as (_server, session):
         app = SheepsheadApp(session, mode="play")
         async with app.run_test(size=SMALL) as pilot:
             player = Player(pilot)
@@ -441,9 +435,6 @@ async def test_n_starts_a_rematch_in_sheepshead_play(
             await wait_for(pilot, lambda: app.model.match_over is None and app.model.view)
             assert app.model.table_state == "playing"
             assert any("new match" in text for text in log_texts(app.model))
-    finally:
-        await session.close()
-        await server.stop()
 
 
 async def test_the_table_draws_before_its_action_buttons_are_mounted() -> None:

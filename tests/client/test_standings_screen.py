@@ -42,6 +42,16 @@ async def until(pilot: Pilot[Any], condition: Any, timeout: float = 10.0) -> Non
         await pilot.pause(0.05)
 
 
+async def standings_opened(pilot: Pilot[Any], app: SheepsheadApp) -> StandingsScreen:
+    """From the lobby, s: the standings screen once it shows (its answer may not be in yet)."""
+    await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+    await pilot.press("s")
+    await until(pilot, lambda: isinstance(app.screen, StandingsScreen))
+    screen = app.screen
+    assert isinstance(screen, StandingsScreen)
+    return screen
+
+
 async def test_the_lobby_shows_the_standings_by_total_and_per_hand(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -63,11 +73,7 @@ async def test_the_lobby_shows_the_standings_by_total_and_per_hand(
         await viewer.connect()
         app = SheepsheadApp(viewer, mode="join")
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            await pilot.press("s")
-            await until(pilot, lambda: isinstance(app.screen, StandingsScreen))
-            screen = app.screen
-            assert isinstance(screen, StandingsScreen)
+            screen = await standings_opened(pilot, app)
             await until(pilot, lambda: screen.loaded)
             await pilot.pause()
             text = screen_text(app)
@@ -96,9 +102,7 @@ async def test_standings_of_a_new_server_say_so(tmp_path: Path) -> None:
         await viewer.connect()
         app = SheepsheadApp(viewer, mode="join")
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            await pilot.press("s")
-            await until(pilot, lambda: isinstance(app.screen, StandingsScreen))
+            await standings_opened(pilot, app)
             await until(pilot, lambda: "No finished matches yet" in screen_text(app))
         await viewer.close()
 
@@ -134,11 +138,7 @@ async def test_tonight_and_settling_up_at_a_stake(tmp_path: Path) -> None:
         await viewer.connect()
         app = SheepsheadApp(viewer, mode="join")
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            await pilot.press("s")
-            await until(pilot, lambda: isinstance(app.screen, StandingsScreen))
-            screen = app.screen
-            assert isinstance(screen, StandingsScreen)
+            screen = await standings_opened(pilot, app)
             await until(pilot, lambda: screen.loaded)
             text = screen_text(app)
             footer = text.splitlines()[-1]

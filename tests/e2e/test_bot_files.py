@@ -16,6 +16,7 @@ from client import play as play_command
 from client.cli import main
 from engine.bots.base import STRATEGIES
 from server.app import Server
+from tests.client.test_e2e import local_game
 from tests.e2e.test_bot_pool import bot_match
 from tests.server.support import raw_play, running_server
 
@@ -82,12 +83,7 @@ async def test_play_seats_four_bots_of_a_strategy_file(
     assert "no such strategy file" in (play_command.resolve_bots(bad) or "")
     assert play_command.resolve_bots(args) is None
     assert args.bots == "my-strategy" and args.bot_modules == (bot_files.MODULE,)
-    server, session, error = await play_command.start_local(args, "Ann")
-    assert error is None, error
-    try:
+    async with local_game(args) as (server, _session):
         (table,) = server.lobby.tables.values()
         assert [s.strategy_name for s in table.seats][1:] == ["my-strategy"] * 4
         assert server.config.bot_modules == (bot_files.MODULE,)
-    finally:
-        await session.close()
-        await server.stop()

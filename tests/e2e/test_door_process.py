@@ -43,6 +43,7 @@ from tests.server.test_ssh_door import (
     plain,
     seated_game,
     ssh_tagged,
+    table_created,
     token_filed,
     until,
 )
@@ -126,13 +127,7 @@ async def test_an_ssh_player_keeps_the_session_and_the_seat_across_a_kill_9(
     try:
         tab = Tab(await http.ws_connect(f"http://127.0.0.1:{doors.web.port}/ws/Bea?width=80"))
         async with connect(doors, key) as conn:
-            process = await open_game(conn)
-            screen = Screen(process)
-            await screen.wait_for("No tables yet")
-            process.stdin.write(b"c")
-            await screen.wait_for("New table")
-            process.stdin.write(b"\r")
-            await screen.wait_for("ann's table")
+            screen = await table_created(conn)
             await until(lambda: token_filed(doors))
             await poll(lambda: connected_seat(served.port, "ann"), 30)
             assert doors.ssh is not None
@@ -168,7 +163,7 @@ async def test_an_ssh_player_keeps_the_session_and_the_seat_across_a_kill_9(
             await late.wait_for("you are bob", timeout=60)
             await late.close()
             late_conn.close()
-            process.close()
+            screen.process.close()
             await screen.close()
             await tab.close()
     finally:
@@ -243,11 +238,7 @@ async def test_a_doors_process_asks_a_browsers_second_tab(tmp_path: Path) -> Non
 
         try:
             first = await tab()
-            await first.wait_for("No tables yet")
-            await first.ws.send_json(["stdin", "c"])
-            await first.wait_for("New table")
-            await first.ws.send_json(["stdin", "\r"])
-            await first.wait_for("Eve's table")
+            await first.create_table("Eve")
             await until(lambda: len(server.lobby.tables) == 1 and holder() in client_pids())
             (service,) = web.services
             await until((service.home / "config" / "sheepshead" / "tokens.json").exists)

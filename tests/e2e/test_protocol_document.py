@@ -191,14 +191,20 @@ def test_the_documented_bot_strategies_are_the_ones_a_table_accepts() -> None:
     assert documented == set(fresh.stdout.split())
 
 
+def through_the_pick(hand: Hand) -> Hand:
+    """``hand`` after its pick round: each seat picks when it may, so the first that may does
+    (the seats before it pass)."""
+    while hand.phase == "pick":
+        seat = hand.turn
+        assert seat is not None
+        hand.apply(Pick(seat) if Pick(seat) in hand.legal_actions() else Pass(seat))
+    return hand
+
+
 def first_hand_with_a_partner() -> tuple[Hand, int]:
     """A hand after the pick, bury and a call of a card somebody else holds; and that seat."""
     for seed in range(200):
-        hand = Hand.from_seed(RuleSet(), 0, seed)
-        while hand.phase == "pick":
-            seat = hand.turn
-            assert seat is not None
-            hand.apply(Pick(seat) if Pick(seat) in hand.legal_actions() else Pass(seat))
+        hand = through_the_pick(Hand.from_seed(RuleSet(), 0, seed))
         if hand.phase != "bury":
             continue
         hand.apply(next(a for a in hand.legal_actions() if isinstance(a, Bury)))
@@ -226,11 +232,7 @@ def test_partner_known_says_what_this_view_knows() -> None:
 
 
 def test_burying_a_card_you_do_not_hold_is_illegal_card() -> None:
-    fresh = Hand.from_seed(RuleSet(), 0, 0)
-    while fresh.phase == "pick":
-        seat = fresh.turn
-        assert seat is not None
-        fresh.apply(Pick(seat) if Pick(seat) in fresh.legal_actions() else Pass(seat))
+    fresh = through_the_pick(Hand.from_seed(RuleSet(), 0, 0))
     picker = fresh.picker
     assert picker is not None and fresh.phase == "bury"
     mine = seat_view(fresh, picker)["hand"]
@@ -303,11 +305,7 @@ async def test_any_msgpack_encoding_is_read_and_a_str_must_be_utf8() -> None:
 def test_an_action_of_an_option_the_table_does_not_play_gets_the_documented_code() -> None:
     from engine.actions import action_from_dict
 
-    hand = Hand.from_seed(RuleSet.from_preset("wisconsin"), 0, 0)
-    while hand.phase == "pick":
-        seat = hand.turn
-        assert seat is not None
-        hand.apply(Pick(seat) if Pick(seat) in hand.legal_actions() else Pass(seat))
+    hand = through_the_pick(Hand.from_seed(RuleSet.from_preset("wisconsin"), 0, 0))
     picker = hand.picker
     assert picker is not None and hand.phase == "bury"
 

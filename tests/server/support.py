@@ -152,19 +152,26 @@ class Sink:
         return True
 
 
+def table_config(**overrides: Any) -> TableConfig:
+    """A table's settings for a test: named "t", default rules, no hand limit, no password,
+    no turn timer, a minute's grace; ``overrides`` set any field."""
+    fields: dict[str, Any] = {
+        "name": "t",
+        "rules": RuleSet(),
+        "hands": None,
+        "password_salt": None,
+        "password_hash": None,
+        "turn_timer": None,
+        "grace": 60.0,
+    }
+    return TableConfig(**{**fields, **overrides})
+
+
 def seated_table(
     lobby: Lobby, peers: Sequence[Peer], *, rules: RuleSet | None = None, hands: int | None = None
 ) -> Table:
     """A table opened by ``peers[0]`` with the other four seated in order (not started)."""
-    config = TableConfig(
-        name="t",
-        rules=rules or RuleSet(),
-        hands=hands,
-        password_salt=None,
-        password_hash=None,
-        turn_timer=None,
-        grace=60.0,
-    )
+    config = table_config(rules=rules or RuleSet(), hands=hands)
     table, _ = lobby.create_table(peers[0], config)
     for seat in range(1, 5):
         table.join(peers[seat], seat)

@@ -6,11 +6,11 @@ import hashlib
 
 import pytest
 
-from engine.rules import RuleSet
 from protocol.requests import RequestError
 from server.tables.lobby import Lobby
 from server.tables.table import Table
 from server.tables.table_config import SCRYPT_N, TableConfig, hash_password, password_matches
+from tests.server.support import table_config
 
 
 def test_a_new_password_is_a_salted_scrypt_hash() -> None:
@@ -22,15 +22,7 @@ def test_a_new_password_is_a_salted_scrypt_hash() -> None:
 
 
 def config(password_hash: str | None, salt: str | None) -> TableConfig:
-    return TableConfig(
-        name="t",
-        rules=RuleSet(),
-        hands=None,
-        password_salt=salt,
-        password_hash=password_hash,
-        turn_timer=None,
-        grace=60.0,
-    )
+    return table_config(password_salt=salt, password_hash=password_hash)
 
 
 async def test_a_table_stored_with_the_old_hash_still_opens(lobby: Lobby) -> None:

@@ -145,9 +145,9 @@ def ssh_tagged(server: Server, fingerprint: str) -> bool:
     return ("ssh", fingerprint) in set(rows)
 
 
-async def seated_game(server: Server, doors: Doors, conn: asyncssh.SSHClientConnection) -> Any:
-    """A game on ``conn`` whose client creates a table as "ann" (seat 0), its seat token filed:
-    its :class:`Screen` and the table."""
+async def table_created(conn: asyncssh.SSHClientConnection) -> Screen:
+    """A game on ``conn`` whose client creates a table from the lobby (c, Enter) as "ann": its
+    :class:`Screen` once the table shows (the server may not have seated ann yet)."""
     process = await open_game(conn)
     screen = Screen(process)
     await screen.wait_for("No tables yet")
@@ -155,6 +155,13 @@ async def seated_game(server: Server, doors: Doors, conn: asyncssh.SSHClientConn
     await screen.wait_for("New table")
     process.stdin.write(b"\r")
     await screen.wait_for("ann's table")
+    return screen
+
+
+async def seated_game(server: Server, doors: Doors, conn: asyncssh.SSHClientConnection) -> Any:
+    """A game on ``conn`` whose client creates a table as "ann" (seat 0), its seat token filed:
+    its :class:`Screen` and the table."""
+    screen = await table_created(conn)
     await until(lambda: any(t.seats[0].name == "ann" for t in server.lobby.tables.values()))
     (table,) = server.lobby.tables.values()
     await until(lambda: token_filed(doors))

@@ -20,17 +20,9 @@ from server.tables.presence import Presence
 from server.tables.seats import SeatState, TableState
 from server.tables.table_config import TableConfig
 from server.tables.turns import TurnClock
-from tests.server.support import events_source
+from tests.server.support import events_source, table_config
 
-CONFIG = TableConfig(
-    name="t",
-    rules=RuleSet(),
-    hands=None,
-    password_salt=None,
-    password_hash=None,
-    turn_timer=None,
-    grace=0.01,
-)
+CONFIG = table_config(grace=0.01)
 
 
 @dataclass

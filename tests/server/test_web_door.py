@@ -540,6 +540,15 @@ class _TabScreen:
         """Until ``text`` shows after byte ``since`` of the output."""
         await until(lambda: text in plain(self.data[since:]), timeout=START)
 
+    async def create_table(self, name: str) -> None:
+        """From the lobby, c then Enter: a table made by ``name`` (the tab's player), until the
+        tab shows it."""
+        await self.wait_for("No tables yet")
+        await self.ws.send_json(["stdin", "c"])
+        await self.wait_for("New table")
+        await self.ws.send_json(["stdin", "\r"])
+        await self.wait_for(f"{name}'s table")
+
     def deaf(self) -> None:
         """Stop reading: pings go unanswered, as from a tab whose link dropped."""
         self._task.cancel()
@@ -585,11 +594,7 @@ async def test_a_second_tab_asks_before_it_takes_the_seat_and_a_reload_is_not_as
 
         first = await tab()
         first_client = await client_started(set())
-        await first.wait_for("No tables yet")
-        await first.ws.send_json(["stdin", "c"])
-        await first.wait_for("New table")
-        await first.ws.send_json(["stdin", "\r"])
-        await first.wait_for("Eve's table")
+        await first.create_table("Eve")
         await until(lambda: any(t.seats[0].name == "Eve" for t in server.lobby.tables.values()))
         (table,) = server.lobby.tables.values()
         await until(lambda: table.seats[0].peer is not None)
@@ -667,11 +672,7 @@ async def test_a_second_tab_beside_a_first_never_reloaded_asks_and_t_takes_the_s
         first = await tab()
         await until(lambda: len(web.services) == 1)
         (held,) = web.services
-        await first.wait_for("No tables yet")
-        await first.ws.send_json(["stdin", "c"])
-        await first.wait_for("New table")
-        await first.ws.send_json(["stdin", "\r"])
-        await first.wait_for("Eve's table")
+        await first.create_table("Eve")
         await until(lambda: any(t.seats[0].peer is not None for t in server.lobby.tables.values()))
         (table,) = server.lobby.tables.values()
         await until(lambda: (held.home / "config" / "sheepshead" / "tokens.json").exists())
