@@ -713,11 +713,25 @@ class SheepsheadApp(App[int]):
         if quoted is None or seat is None:
             return
         seed = self.deals.new_seed(quoted, seat)
-        self.run_worker(
-            self.call("client_seed", quiet_lost=True, commitment=quoted, seed=seed),
-            group="requests",
-            exit_on_error=False,
-        )
+        self.run_worker(self.send_client_seed(quoted, seed), group="requests", exit_on_error=False)
+
+    async def send_client_seed(self, quoted: str, seed: str) -> None:
+        """Send our seed for the commitment ``quoted``: a seed the client sends by itself, so
+        the person hears of it only when something is wrong with the deal.
+
+        A ``stale`` refusal is not told: the start it answered was called off meanwhile (a
+        seat emptied before the deal, which the table's notice says). The host who took a
+        rematch as a player left read a red "client_seed refused: That answer came after the
+        table had moved on: answer what the status line asks now", about nothing they did.
+        """
+        with contextlib.suppress(ServerError):
+            await self.call(
+                "client_seed",
+                quiet_lost=True,
+                passing=(errors.STALE,),
+                commitment=quoted,
+                seed=seed,
+            )
 
     def _check_deals(self, msg: SeedsRevealed) -> None:
         """The server revealed its seeds: recompute every deal of the match and say what was
