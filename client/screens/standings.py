@@ -12,6 +12,7 @@ league settles at closing time.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
@@ -160,10 +161,24 @@ def _name(row: Mapping[str, Any]) -> str:
     return bot_label(name) if row.get("kind") == "bot" else name
 
 
-def shown_names(rows: Sequence[Mapping[str, Any]], width: int | None = None) -> list[str]:
+YOU: Final = " (you)"
+"""What follows the name of the viewer's own row."""
+
+
+def own_tag(player_key: str | None) -> str | None:
+    """The ``tag`` of the standings row of the player key ``player_key`` (the start of its
+    SHA-256, as the server tags a ``key`` row: PROTOCOL.md §10.1); None without a key."""
+    return hashlib.sha256(player_key.encode()).hexdigest()[:8] if player_key else None
+
+
+def shown_names(
+    rows: Sequence[Mapping[str, Any]], width: int | None = None, mine: str | None = None
+) -> list[str]:
     """Each row's name as the standings show it (:func:`protocol.text.told_apart`, the rule
     ``sheepshead standings`` follows too): a name more than one player goes by is followed by
-    the start of each one's tag; in ``width`` cells, the name cut to keep the tag.
+    the start of each one's tag; in ``width`` cells, the name cut to keep the tag. The
+    ``key`` row tagged ``mine`` (:func:`own_tag`) says it is the viewer's: two players named
+    Ann saw "Ann·6aa94e" and "Ann·48f7d1", and neither knew which one was theirs.
 
     >>> shown_names([{"player": "bob", "tag": "SHA256:Bog0GwduGd"}, {"player": "ann"},
     ...              {"player": "bob", "kind": "key", "tag": "3b295660"}])
@@ -171,9 +186,27 @@ def shown_names(rows: Sequence[Mapping[str, Any]], width: int | None = None) -> 
     >>> shown_names([{"player": "Bartholomew", "tag": "a1b2c3d4"},
     ...              {"player": "Bartholomew", "tag": "e5f6a7b8"}], width=16)
     ['Bartholo…·a1b2c3', 'Bartholo…·e5f6a7']
+    >>> shown_names([{"player": "Ann", "kind": "key", "tag": "6aa94e39"},
+    ...              {"player": "Ann", "kind": "key", "tag": "48f7d1aa"},
+    ...              {"player": "Christabel", "kind": "key", "tag": "0badf00d"}],
+    ...             width=16, mine="48f7d1aa")
+    ['Ann·6aa94e', 'Ann·48f7d1 (you)', 'Christabel']
+    >>> shown_names([{"player": "Christabella", "kind": "key", "tag": "0badf00d"}], 16, "0badf00d")
+    ['Christabe… (you)']
     """
     tags = [str(row.get("tag") or "") for row in rows]
-    return told_apart([_name(row) for row in rows], tags, width, fit_name)
+    names = [_name(row) for row in rows]
+    shown = told_apart(names, tags, width, fit_name)
+    if mine is None:
+        return shown
+    room = None if width is None else width - len(YOU)
+    narrower = told_apart(names, tags, room, fit_name)
+    return [
+        (narrow if room is None else fit_name(narrow, room)) + YOU
+        if row.get("kind") == "key" and row.get("tag") == mine
+        else name
+        for row, name, narrow in zip(rows, shown, narrower, strict=True)
+    ]
 
 
 def standings_hint(players: int, ranked_here: int, *, tonight: bool) -> str:
@@ -294,7 +327,9 @@ class StandingsScreen(Screen[None]):
         grid = self.query_one(DataTable)
         grid.clear()
         rows = ranked(self.rows, self.by, MIN_HANDS)
-        shown = zip(self.rows, shown_names(self.rows, PLAYER_WIDTH), strict=True)
+        session = game_of(self).session
+        mine = own_tag(None if session is None else session.player_key)
+        shown = zip(self.rows, shown_names(self.rows, PLAYER_WIDTH, mine), strict=True)
         names = {id(row): name for row, name in shown}
         for rank, row in enumerate(rows, 1):
             grid.add_row(
