@@ -85,6 +85,8 @@ async def test_a_seat_emptied_in_a_rematchs_seed_wait_cancels_it_and_a_new_start
         # At once, not when the wait ends (before: 30 s later, and only if nobody sat there).
         notice = await ann.expect("notice", code="start_cancelled")
         assert notice["table"] == table
+        # Told to everyone at the table: "start again" read as an order to those who cannot.
+        assert notice["text"] == "A seat emptied before the deal: the host starts the match again"
         waiting = await until_state(ann, "waiting")
         assert waiting["info"]["seats"][1]["kind"] == "empty"
         late = await ann.request_keeping("client_seed", commitment=rematch, seed="00" * 32)
