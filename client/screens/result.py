@@ -664,8 +664,12 @@ class MatchOverScreen(FitsHeight):
 
     def _body(self) -> Group:
         """The standings, whether the deals verified (once the server revealed its seeds),
-        and the score sheet."""
+        and the score sheet; for a match ended before any hand finished, that it counts for
+        nobody (it ranked every seat first at +0, over a sheet that said no hand had
+        finished)."""
         model = self.model
+        if (model.match_over or {}).get("hands") == 0:
+            return Group(Text("No hand finished in this match: it counts for nobody."))
         body: list[RenderableType] = [standings(model), Text("")]
         verified, said = self.game.deals.result_for(model.match)
         if said is not None:

@@ -262,3 +262,16 @@ async def test_a_seed_for_a_start_called_off_is_not_told_as_a_late_answer() -> N
     await app.send_client_seed("ab" * 32, "cd" * 32)
     assert session.sent[-1]["type"] == "client_seed"
     assert told == [] and len(app.model.log) == lines, (told, app.model.log[lines:])
+
+
+async def test_a_match_ended_before_its_first_hand_ranks_nobody() -> None:
+    """The host ended the match (e) during its first hand: the match-over panel ranked all
+    five seats first at +0 ("1 Ann +0", "1 Dan +0", ...) above "No hand has finished yet in
+    this match"; such a match counts for nobody, and the panel says so instead."""
+    table = EngineTable(me=0, bots=())
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, [*table.messages(), table.match_over()])
+        await wait_for(pilot, lambda: "Match over after 0 hands" in screen_text(app))
+        text = screen_text(app)
+        assert "counts for nobody" in text and "place" not in text, text
