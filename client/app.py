@@ -113,6 +113,36 @@ and a loaded machine can deliver the reveal first); then the hands still missing
 not checked."""
 
 
+def too_small_text(width: int, height: int) -> str:
+    """What to do about a terminal of ``width``×``height``, smaller than :data:`MIN_SIZE`.
+
+    A terminal short of rows only was told "make it at least 85×24" right after "the table
+    needs 80×24", which read as if it needed more than it did: now the rows (or columns)
+    missing are named.
+
+    >>> too_small_text(85, 17).split(". ")[0]
+    'This terminal is 85×17; the table needs 80×24 to show everything: make it 7 rows taller'
+    >>> too_small_text(79, 30).split(": ")[1].split(".")[0]
+    'make it 1 column wider'
+    >>> too_small_text(70, 20).split(": ")[1].split(". ")[0]
+    'make it at least 80×24'
+    """
+    need_width, need_height = MIN_SIZE
+    short = [
+        f"{need - have} {unit}{'' if need - have == 1 else 's'} {more}"
+        for need, have, unit, more in (
+            (need_width, width, "column", "wider"),
+            (need_height, height, "row", "taller"),
+        )
+        if have < need
+    ]
+    what = f"at least {need_width}×{need_height}" if len(short) != 1 else short[0]
+    return (
+        f"This terminal is {width}×{height}; the table needs {need_width}×{need_height}"
+        f" to show everything: make it {what}. The trick and your hand stay on screen meanwhile."
+    )
+
+
 def error_text(exc: BaseException) -> str:
     """A one-line description of a failed request for a notification."""
     message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
@@ -503,11 +533,8 @@ class SheepsheadApp(App[int]):
     def _check_size(self, width: int, height: int) -> None:
         small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
         if small and not self._too_small:
-            need = f"{max(width, MIN_SIZE[0])}×{max(height, MIN_SIZE[1])}"
             self.notify(
-                f"This terminal is {width}×{height}; the table needs {MIN_SIZE[0]}×{MIN_SIZE[1]}"
-                f" to show everything: make it at least {need}. The trick and your hand stay"
-                " on screen meanwhile.",
+                too_small_text(width, height),
                 title="Terminal too small",
                 severity="warning",
                 timeout=10,
@@ -713,11 +740,25 @@ class SheepsheadApp(App[int]):
         if quoted is None or seat is None:
             return
         seed = self.deals.new_seed(quoted, seat)
-        self.run_worker(
-            self.call("client_seed", quiet_lost=True, commitment=quoted, seed=seed),
-            group="requests",
-            exit_on_error=False,
-        )
+        self.run_worker(self.send_client_seed(quoted, seed), group="requests", exit_on_error=False)
+
+    async def send_client_seed(self, quoted: str, seed: str) -> None:
+        """Send our seed for the commitment ``quoted``: a seed the client sends by itself, so
+        the person hears of it only when something is wrong with the deal.
+
+        A ``stale`` refusal is not told: the start it answered was called off meanwhile (a
+        seat emptied before the deal, which the table's notice says). The host who took a
+        rematch as a player left read a red "client_seed refused: That answer came after the
+        table had moved on: answer what the status line asks now", about nothing they did.
+        """
+        with contextlib.suppress(ServerError):
+            await self.call(
+                "client_seed",
+                quiet_lost=True,
+                passing=(errors.STALE,),
+                commitment=quoted,
+                seed=seed,
+            )
 
     def _check_deals(self, msg: SeedsRevealed) -> None:
         """The server revealed its seeds: recompute every deal of the match and say what was

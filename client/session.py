@@ -193,6 +193,12 @@ token the player's home held when the door checked whether another window holds 
 (empty: none). See :class:`DoorTokenStore`."""
 
 
+DOOR_FINGERPRINT_ENV: Final = "SHEEPSHEAD_DOOR_FINGERPRINT"
+"""Set by the SSH door for its client: the player's SSH key fingerprint (``SHA256:...``, public),
+which the server tags their standings row with (PROTOCOL.md §10.1): the standings say which
+row is theirs (:func:`client.screens.standings.own_rows`)."""
+
+
 DOOR_LOBBY_ONLY_ENV: Final = "SHEEPSHEAD_DOOR_LOBBY_ONLY"
 """Set to ``1`` by a door for a window the player opened in the lobby beside a seat that
 another of their windows holds (``l`` at the door's question, ``server.doors.kit.another_window``):

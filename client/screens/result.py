@@ -39,7 +39,7 @@ from client.model import (
     rank_places,
     seat_changes,
 )
-from client.screens.base import GameModal, ShowsYourTurn
+from client.screens.base import GameModal, ShowsYourTurn, turn_clock
 from client.screens.dialogs import hand_over_key
 from client.screens.table import TableScreen
 from client.widgets.cards import card_text, cards_text
@@ -664,8 +664,12 @@ class MatchOverScreen(FitsHeight):
 
     def _body(self) -> Group:
         """The standings, whether the deals verified (once the server revealed its seeds),
-        and the score sheet."""
+        and the score sheet; for a match ended before any hand finished, that it counts for
+        nobody (it ranked every seat first at +0, over a sheet that said no hand had
+        finished)."""
         model = self.model
+        if (model.match_over or {}).get("hands") == 0:
+            return Group(Text("No hand finished in this match: it counts for nobody."))
         body: list[RenderableType] = [standings(model), Text("")]
         verified, said = self.game.deals.result_for(model.match)
         if said is not None:
@@ -880,10 +884,18 @@ class ResultScreen(FitsHeight):
         )
 
     def on_mount(self) -> None:
-        """Say whether the next decision is already yours, and keep saying it; name who
-        played the hand once the server's history says (it may come after the panel)."""
+        """Say whether the next decision is already yours, and keep saying it (its turn
+        timer counting down); name who played the hand once the server's history says (it
+        may come after the panel)."""
+        self._turn_shown: str | None = None
         self._draw_turn()
         self.game.model_changed.subscribe(self, self._changed)
+        self.set_interval(0.5, self._draw_clock)
+
+    def _draw_clock(self) -> None:
+        """The turn timer's second changed: the note says it (nothing else is drawn again)."""
+        if self._turn_text().plain != self._turn_shown:
+            self._draw_turn()
 
     def _changed(self, change: Change) -> None:
         # Who played it (the history names them) or which row is yours (the name_kept notice
@@ -899,6 +911,7 @@ class ResultScreen(FitsHeight):
         self._draw_final()
         note = notes.first(Static)
         text = self._turn_text()
+        self._turn_shown = text.plain
         note.update(text)
         note.display = bool(text)
         for key_line in self.query("#result-keys").results(Static):
@@ -906,14 +919,18 @@ class ResultScreen(FitsHeight):
         self.call_after_refresh(self.fit_to_height)
 
     def _turn_text(self) -> Text:
-        """The note that the next decision is already yours (empty when it is not)."""
+        """The note that the next decision is already yours (empty when it is not), with its
+        turn timer: the panel covers the table's status line, and a player reading the
+        coach's review here lost two turns to the timer with nothing counting down."""
         live = live_decisions(self.model)
         text = Text(style="bold")
+        clock = turn_clock(self.model.prompt, self.game.status)
+        turn = "▶ Your turn in the next hand" + ("" if clock is None else f" ({clock})")
         if "pick" in live:
             keys = "p picks, s passes" if "pass_blind" in live else "p picks"
             if self.check_action("hint", ()):
                 keys += ", i hint"
-            text.append(f"▶ Your turn in the next hand: {keys} (from here too).")
+            text.append(f"{turn}: {keys} (from here too).")
             # This panel covers the hand at 80x24: the new cards are shown with the question.
             text.append("\nYour cards: ", style="")
             text.append_text(cards_text(self.model.hand))
@@ -923,11 +940,11 @@ class ResultScreen(FitsHeight):
                 keys = keys.replace("n does not crack", "n lets the crack stand")
             if self.check_action("hint", ()):
                 keys += ", i hint"
-            text.append(f"▶ Your turn in the next hand: {keys} (from here too).")
+            text.append(f"{turn}: {keys} (from here too).")
         elif self.model.decision == "play":
-            text.append("▶ Your turn in the next hand: Enter or a card's key closes this panel.")
+            text.append(f"{turn}: Enter or a card's key closes this panel.")
         elif self.model.prompt is not None:
-            text.append("▶ Your turn in the next hand: Enter closes this panel.")
+            text.append(f"{turn}: Enter closes this panel.")
         return text
 
     def _final_text(self) -> Text | None:

@@ -12,7 +12,9 @@ league settles at closing time.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import hashlib
+import os
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from textual import work
@@ -23,6 +25,7 @@ from textual.widgets import DataTable, Static
 
 from client.model import bot_label
 from client.screens.base import game_of
+from client.session import DOOR_FINGERPRINT_ENV
 from client.widgets.base import KeyFooter
 from client.widgets.table import fit_name
 from protocol.text import told_apart
@@ -160,10 +163,39 @@ def _name(row: Mapping[str, Any]) -> str:
     return bot_label(name) if row.get("kind") == "bot" else name
 
 
-def shown_names(rows: Sequence[Mapping[str, Any]], width: int | None = None) -> list[str]:
+YOU: Final = " (you)"
+"""What follows the name of the viewer's own row."""
+
+
+def own_rows(player_key: str | None, fingerprint: str | None = None) -> set[tuple[str, str]]:
+    """The (``kind``, ``tag``) of the standings rows that are the viewer's, as the server tags
+    them (PROTOCOL.md §10.1): a ``key`` row by the start of the player key's SHA-256, an
+    ``ssh`` row by the start of the SSH key's ``fingerprint`` (the SSH door's client is told it:
+    :data:`client.session.DOOR_FINGERPRINT_ENV`).
+
+    >>> sorted(own_rows("a" * 32, "SHA256:gbd3OiC2oR1jkuR49X9EvfUdddo5RXGBx8RhaSLOSfw"))
+    [('key', '3ba3f5f4'), ('ssh', 'SHA256:gbd3OiC2oR1j')]
+    >>> own_rows(None)
+    set()
+    """
+    rows = set()
+    if player_key:
+        rows.add(("key", hashlib.sha256(player_key.encode()).hexdigest()[:8]))
+    if fingerprint:
+        rows.add(("ssh", fingerprint[:19]))  # "SHA256:" and 12 characters, as the server's tag
+    return rows
+
+
+def shown_names(
+    rows: Sequence[Mapping[str, Any]],
+    width: int | None = None,
+    mine: Collection[tuple[str, str]] = (),
+) -> list[str]:
     """Each row's name as the standings show it (:func:`protocol.text.told_apart`, the rule
     ``sheepshead standings`` follows too): a name more than one player goes by is followed by
-    the start of each one's tag; in ``width`` cells, the name cut to keep the tag.
+    the start of each one's tag; in ``width`` cells, the name cut to keep the tag. A row whose
+    (``kind``, ``tag``) is among ``mine`` (:func:`own_rows`) says it is the viewer's: two
+    players named Ann saw "Ann·6aa94e" and "Ann·48f7d1", and neither knew which was theirs.
 
     >>> shown_names([{"player": "bob", "tag": "SHA256:Bog0GwduGd"}, {"player": "ann"},
     ...              {"player": "bob", "kind": "key", "tag": "3b295660"}])
@@ -171,9 +203,30 @@ def shown_names(rows: Sequence[Mapping[str, Any]], width: int | None = None) -> 
     >>> shown_names([{"player": "Bartholomew", "tag": "a1b2c3d4"},
     ...              {"player": "Bartholomew", "tag": "e5f6a7b8"}], width=16)
     ['Bartholo…·a1b2c3', 'Bartholo…·e5f6a7']
+    >>> shown_names([{"player": "Ann", "kind": "key", "tag": "6aa94e39"},
+    ...              {"player": "Ann", "kind": "key", "tag": "48f7d1aa"},
+    ...              {"player": "Christabel", "kind": "key", "tag": "0badf00d"}],
+    ...             width=16, mine={("key", "48f7d1aa")})
+    ['Ann·6aa94e', 'Ann·48f7d1 (you)', 'Christabel']
+    >>> shown_names([{"player": "Christabella", "kind": "key", "tag": "0badf00d"},
+    ...              {"player": "bob", "kind": "ssh", "tag": "SHA256:Bog0GwduGdxy"},
+    ...              {"player": "bob", "kind": "key", "tag": "3b295660"}],
+    ...             16, {("key", "0badf00d"), ("ssh", "SHA256:Bog0GwduGdxy")})
+    ['Christabe… (you)', 'bob·Bog0Gw (you)', 'bob·3b2956']
     """
     tags = [str(row.get("tag") or "") for row in rows]
-    return told_apart([_name(row) for row in rows], tags, width, fit_name)
+    names = [_name(row) for row in rows]
+    shown = told_apart(names, tags, width, fit_name)
+    if not mine:
+        return shown
+    room = None if width is None else width - len(YOU)
+    narrower = told_apart(names, tags, room, fit_name)
+    return [
+        (narrow if room is None else fit_name(narrow, room)) + YOU
+        if (str(row.get("kind") or "key"), str(row.get("tag") or "")) in mine
+        else name
+        for row, name, narrow in zip(rows, shown, narrower, strict=True)
+    ]
 
 
 def standings_hint(players: int, ranked_here: int, *, tonight: bool) -> str:
@@ -294,7 +347,11 @@ class StandingsScreen(Screen[None]):
         grid = self.query_one(DataTable)
         grid.clear()
         rows = ranked(self.rows, self.by, MIN_HANDS)
-        shown = zip(self.rows, shown_names(self.rows, PLAYER_WIDTH), strict=True)
+        session = game_of(self).session
+        mine = own_rows(
+            None if session is None else session.player_key, os.environ.get(DOOR_FINGERPRINT_ENV)
+        )
+        shown = zip(self.rows, shown_names(self.rows, PLAYER_WIDTH, mine), strict=True)
         names = {id(row): name for row, name in shown}
         for rank, row in enumerate(rows, 1):
             grid.add_row(

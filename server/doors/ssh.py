@@ -56,7 +56,12 @@ from asyncssh.constants import (
     MSG_USERAUTH_REQUEST,
 )
 
-from client.session import DOOR_LOBBY_ONLY_ENV, DOOR_SEAT_TOKEN_ENV, token_digest
+from client.session import (
+    DOOR_FINGERPRINT_ENV,
+    DOOR_LOBBY_ONLY_ENV,
+    DOOR_SEAT_TOKEN_ENV,
+    token_digest,
+)
 from server.doors.kit import (
     LINK_CHECK,
     OTHER_WINDOW_GONE,
@@ -1029,6 +1034,7 @@ class SSHDoor:
             # The client reads its seat token a second or so from now: it may take a seat back
             # only with the token checked above (see client.session.DoorTokenStore).
             env[DOOR_SEAT_TOKEN_ENV] = token_digest(checked) if checked is not None else ""
+            env[DOOR_FINGERPRINT_ENV] = fingerprint  # which standings row is the player's
             if side is not None:  # the lobby only: the seat stays in the other window
                 env[DOOR_LOBBY_ONLY_ENV] = "1"
             child = PtyChild(

@@ -270,8 +270,13 @@ class SeedCeremony:
             if left <= 0:
                 return
             self._look_again.clear()
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for returns, instead of
+            # raising, when the task is cancelled in the turn of the loop that also set the
+            # event (a seed came in with the leave that called the start off): the start went
+            # on waiting for the seeds of a start called off, then called it off again.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._look_again.wait(), left)
+                async with asyncio.timeout(left):
+                    await self._look_again.wait()
 
     def lock(self, hand: int) -> None:
         """Deal hand ``hand`` with the pending commitment (if any) and store the seeds."""

@@ -639,9 +639,12 @@ class Table:
 
     def _cancel_start(self) -> None:
         """An accepted start will not deal (a seat emptied before it, before or across a
-        restart): stored so a restart does not start it again, and told to the table."""
+        restart): stored so a restart does not start it again, and told to the table, in
+        words for everyone at it: "start again" read as an order to players who cannot start."""
         self.ledger.start_cancelled()
-        self.notice("start_cancelled", "A seat emptied before the deal; start again")
+        self.notice(
+            "start_cancelled", "A seat emptied before the deal: the host starts the match again"
+        )
 
     def _require_host(self, peer: Peer) -> None:
         if peer.table is not self or peer.seat is None or peer.seat != self.host_seat:

@@ -398,11 +398,16 @@ async def test_enter_enter_at_a_result_plays_nothing() -> None:
 
 async def test_while_the_result_is_up_it_says_your_turn_and_p_picks() -> None:
     _, messages = next_hand_asks_me_to_pick()
+    # At a table with a turn timer the panel counts it down: it covers the status line, and a
+    # player reading the coach's review there lost two turns with nothing counting down.
+    timed = {**messages[-1], "deadline": 20.0}
+    assert timed["type"] == "your_turn"
     app = SheepsheadApp(mode="play")
     async with app.run_test(size=SIZE) as pilot:
-        await fed(pilot, messages)
+        await fed(pilot, [*messages[:-1], timed])
         assert isinstance(app.screen, ResultScreen)
-        assert "Your turn in the next hand: p picks, s passes" in screen_text(app)
+        said = " ".join(screen_text(app).split())
+        assert re.search(r"Your turn in the next hand \(⏱ (19|20)s\): p picks, s passes", said)
         await pilot.press("p")
         await pilot.pause()
         assert app.outbox == [{"action": "pick"}]

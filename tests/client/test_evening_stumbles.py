@@ -13,8 +13,9 @@ from client.screens.dialogs import CreateTableDialog
 from client.screens.lobby import LobbyScreen
 from client.screens.result import final_text, last_trick_line, result_summary
 from client.screens.table import TableScreen
+from client.session import ServerError
 from client.widgets.table import SeatBox, TrickView
-from tests.client.feed import EngineTable
+from tests.client.feed import EngineTable, FakeSession
 from tests.client.test_e2e import wait_for
 from tests.client.test_screens import fed, screen_text
 
@@ -238,3 +239,39 @@ def test_the_last_trick_and_the_final_totals_say_you_of_your_own_seat() -> None:
     final = final_text(model, names, 0)
     assert final is not None and "you +0" in final.plain and "root" not in final.plain, final
     assert "you +0" in model.log[-1].text and "root" not in model.log[-1].text, model.log[-1].text
+
+
+async def test_a_seed_for_a_start_called_off_is_not_told_as_a_late_answer() -> None:
+    """The host took a rematch as Bob left: the start was called off ("A seat emptied before
+    the deal"), and the client's own seed for it, sent by itself, came back ``stale``. The host
+    read a red pop-up "client_seed refused: That answer came after the table had moved on:
+    answer what the status line asks now", and the same in the log, about nothing they did."""
+    table = EngineTable(seed=11, dealer=1, me=0)
+    stale = ServerError("stale", "No commitment is collecting seeds at this table")
+    session = FakeSession({"client_seed": stale})
+    app = SheepsheadApp(session, mode="join")  # type: ignore[arg-type]
+    for msg in table.messages():
+        app.model.apply(msg)
+    told: list[str] = []
+
+    def notify(message: str, **options: Any) -> None:
+        told.append(message)
+
+    app.notify = notify  # type: ignore[method-assign]
+    lines = len(app.model.log)
+    await app.send_client_seed("ab" * 32, "cd" * 32)
+    assert session.sent[-1]["type"] == "client_seed"
+    assert told == [] and len(app.model.log) == lines, (told, app.model.log[lines:])
+
+
+async def test_a_match_ended_before_its_first_hand_ranks_nobody() -> None:
+    """The host ended the match (e) during its first hand: the match-over panel ranked all
+    five seats first at +0 ("1 Ann +0", "1 Dan +0", ...) above "No hand has finished yet in
+    this match"; such a match counts for nobody, and the panel says so instead."""
+    table = EngineTable(me=0, bots=())
+    app = SheepsheadApp(mode="play")
+    async with app.run_test(size=SIZE) as pilot:
+        await fed(pilot, [*table.messages(), table.match_over()])
+        await wait_for(pilot, lambda: "Match over after 0 hands" in screen_text(app))
+        text = screen_text(app)
+        assert "counts for nobody" in text and "place" not in text, text

@@ -637,6 +637,9 @@ async def test_a_terminal_smaller_than_the_table_needs_is_told_once_per_shrink()
         await pilot.resize_terminal(80, 23)  # too small again: told again
         await pilot.pause()
         assert len(warnings(app)) == 2 and "80×23" in warnings(app)[1]
+        # Short of a row only, it said "make it at least 80×24" where 80 columns were there;
+        # 85 columns short of rows read "needs 80×24 ...: make it at least 85×24".
+        assert "make it 1 row taller" in warnings(app)[1], warnings(app)[1]
 
     app = SheepsheadApp(mode="play")
     async with app.run_test(size=(60, 18)) as pilot:  # too small from the start

@@ -69,7 +69,9 @@ async def test_the_lobby_shows_the_standings_by_total_and_per_hand(
         by_total = [row["player"] for row in reply["players"]]
         assert sorted(by_total) == ["Ann", "Bob", "random"]
 
-        viewer = session(server, "Cy", tmp_path)
+        # Bob looks, on his own key: his row says it is his (two players of one name could
+        # not tell which "Ann·…" row was theirs).
+        viewer = session(server, "Bob", tmp_path, player_key="b" * 32)
         await viewer.connect()
         app = SheepsheadApp(viewer, mode="join")
         async with app.run_test(size=SIZE) as pilot:
@@ -78,6 +80,7 @@ async def test_the_lobby_shows_the_standings_by_total_and_per_hand(
             await pilot.pause()
             text = screen_text(app)
             assert "by total payout" in text
+            assert "Bob (you)" in text and "Ann (you)" not in text, text
             # A bot's row is its strategy's, named as the match-over panel names a table's
             # bot ("Ole (random bot)"), not "random (bot)" as if "random" were its name.
             shown = [n if n != "random" else "random bot" for n in by_total]
@@ -98,7 +101,9 @@ async def test_the_lobby_shows_the_standings_by_total_and_per_hand(
 
 async def test_standings_of_a_new_server_say_so(tmp_path: Path) -> None:
     async with running_server() as server:
-        viewer = session(server, "Cy", tmp_path)
+        # Bob looks, on his own key: his row says it is his (two players of one name could
+        # not tell which "Ann·…" row was theirs).
+        viewer = session(server, "Bob", tmp_path, player_key="b" * 32)
         await viewer.connect()
         app = SheepsheadApp(viewer, mode="join")
         async with app.run_test(size=SIZE) as pilot:

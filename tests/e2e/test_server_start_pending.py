@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from protocol.framing import encode
 from tests.server.support import ROOT, TIMEOUT, Raw, raw_bot_table, raw_play, running_server
 
 SEED_WAIT = 30.0
@@ -84,6 +85,8 @@ async def test_a_seat_emptied_in_a_rematchs_seed_wait_cancels_it_and_a_new_start
         # At once, not when the wait ends (before: 30 s later, and only if nobody sat there).
         notice = await ann.expect("notice", code="start_cancelled")
         assert notice["table"] == table
+        # Told to everyone at the table: "start again" read as an order to those who cannot.
+        assert notice["text"] == "A seat emptied before the deal: the host starts the match again"
         waiting = await until_state(ann, "waiting")
         assert waiting["info"]["seats"][1]["kind"] == "empty"
         late = await ann.request_keeping("client_seed", commitment=rematch, seed="00" * 32)
@@ -103,6 +106,47 @@ async def test_a_seat_emptied_in_a_rematchs_seed_wait_cancels_it_and_a_new_start
         dealt = await until_state(dee, "playing")
         assert dealt["hand"] == 0 and dealt["info"]["seats"][1]["name"] == "Dee"
         for raw in (ann, dee):
+            await raw.close()
+
+
+async def test_a_seat_emptied_as_a_seed_comes_in_ends_the_wait_for_the_seeds() -> None:
+    """Ann took a rematch as Bob left: the table was told "A seat emptied before the deal;
+    start again" twice, and stored it twice (a newcomer's log read it twice too). A seed came
+    in the same turn of the event loop as the leave: the wait for the seeds, woken by the seed
+    and cancelled by the leave at once, went on (Python 3.11's ``asyncio.wait_for`` returns
+    then instead of raising), waited for the seeds of a start called off, and at its end
+    called it off a second time (or, the seats full again by then, dealt a hand nobody
+    started)."""
+    async with running_server(seed_wait=SEED_WAIT, default_bot="random") as server:
+        (ann, bob), _ = await people_at_a_table(server.port, ["Ann", "Bob"], 3)
+        assert (await ann.request("start"))["type"] == "ok"
+        commitment = (await ann.expect("commitment"))["commitment"]
+        for raw in (ann, bob):
+            await seed(raw, commitment)
+        await until_state(ann, "playing")
+        assert (await ann.request_keeping("end_match"))["type"] == "ok"
+        await until_state(ann, "over")
+        assert (await ann.request_keeping("rematch"))["type"] == "ok"
+        rematch = (await ann.expect("commitment"))["commitment"]
+        # Bob's seed and his leave in one write: read in one turn of the server's loop.
+        seed_frame = {"type": "client_seed", "id": 901, "commitment": rematch, "seed": "11" * 32}
+        await bob.send_bytes(encode(seed_frame) + encode({"type": "leave", "id": 902}))
+        assert (await bob.expect_reply(901))["type"] == "ok"
+        assert (await bob.expect_reply(902))["type"] == "ok"
+        await ann.expect("notice", code="start_cancelled")
+
+        def waiting_for_seeds() -> list[asyncio.Task[Any]]:
+            return [
+                task
+                for task in asyncio.all_tasks()
+                if "_deal_first_hand_when_seeded" in repr(task.get_coro())
+            ]
+
+        deadline = asyncio.get_running_loop().time() + TIMEOUT
+        while waiting_for_seeds() and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
+        assert not waiting_for_seeds()  # before: still waiting, SEED_WAIT (30 s) in all
+        for raw in (ann, bob):
             await raw.close()
 
 

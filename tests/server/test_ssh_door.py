@@ -19,6 +19,7 @@ from typing import Any
 import asyncssh
 import pytest
 
+from client.session import DOOR_FINGERPRINT_ENV
 from server.app import Server
 from server.config import ServerConfig
 from server.doors import ssh
@@ -858,6 +859,9 @@ async def test_a_huge_pty_is_clamped_and_children_run_niced_and_capped(
         (child,) = doors.ssh.children
         assert child._master is not None and child.pid is not None
         assert terminal_size(child._master) == (300, 200)
+        # The client is told its key's fingerprint: its standings row says "(you)" (two SSH
+        # keys named bob saw bob·Bog0Gw and bob·3b2956, and neither knew which was theirs).
+        assert child.env[DOOR_FINGERPRINT_ENV] == key.get_fingerprint("sha256")
         process.change_terminal_size(65535, 65535)
         process.change_terminal_size(120, 40)
         await until(lambda: child._master is not None and terminal_size(child._master) == (120, 40))
