@@ -55,7 +55,7 @@ CONNECTION_DOWN = frozenset({"reconnecting", "connecting", "closed"})
 """The app's connection statuses in which nothing is heard from the server."""
 
 
-def turn_clock(prompt: Prompt | None, status: str, web: bool = False) -> str | None:
+def turn_clock(prompt: Prompt | None, status: str, web: bool) -> str | None:
     """The turn timer as shown: ``⏱ 17s``, or ``⏱ --`` while the connection (``status``) is
     down, when the server's clock is not known here (it went on counting down, then jumped
     to the server's deadline once back); None when no timer runs for a decision of yours.
@@ -68,7 +68,7 @@ def turn_clock(prompt: Prompt | None, status: str, web: bool = False) -> str | N
     return clock_text(f"{int(remaining + 0.999)}s", web)
 
 
-def turn_note(model: TableModel, status: str, web: bool = False) -> Text | None:
+def turn_note(model: TableModel, status: str, web: bool) -> Text | None:
     """ "▶ Your turn to play: Esc goes back to the table" (and the turn timer, as
     :func:`turn_clock` shows it with the connection's ``status``, in the browser if ``web``)
     while a decision of yours waits, for a panel that covers the table's status line; None

@@ -924,7 +924,7 @@ class ResultScreen(FitsHeight):
         coach's review here lost two turns to the timer with nothing counting down."""
         live = live_decisions(self.model)
         text = Text(style="bold")
-        clock = turn_clock(self.model.prompt, self.game.status)
+        clock = turn_clock(self.model.prompt, self.game.status, self.app.is_web)
         turn = "▶ Your turn in the next hand" + ("" if clock is None else f" ({clock})")
         if "pick" in live:
             keys = "p picks, s passes" if "pass_blind" in live else "p picks"
