@@ -1344,6 +1344,8 @@ class TimerHost:
                 kind = str(msg.get("type"))
                 if kind == "notice" and msg.get("code") == "timer_expired":
                     kind = "timer_expired own" if msg.get("seat") == 0 else "timer_expired"
+                elif kind == "your_turn" and msg.get("deadline") == 0:
+                    kind = "your_turn, no time left"  # its clock ran while nobody was there
                 self.counts[kind] += 1
         self.counts["cut off"] += 1
 
@@ -1661,9 +1663,11 @@ async def timer_scenario(served: Served, victim: Victim, args: argparse.Namespac
     counts = await pressed("after the restart", kill=False)
     stuck = [t for t in tables if not counts[f"{t} state"]]
     silent = [h.table for h in hosts if not h.counts["timer_expired own"]]
+    no_time = sum(h.counts["your_turn, no time left"] for h in hosts)
     print(
         f"    tables that did not move after the restart: {stuck or 'none'}; hosts back whose"
-        f" seat the timer never moved for: {silent or 'none'}; server alive"
+        f" seat the timer never moved for: {silent or 'none'}; their prompts with deadline 0"
+        f" (a clock that ran while nobody was there): {no_time}; server alive"
         f" {served.proc.poll() is None}"
     )
     for person in (bots, pinger, *hosts):
