@@ -1344,8 +1344,11 @@ class TimerHost:
                 kind = str(msg.get("type"))
                 if kind == "notice" and msg.get("code") == "timer_expired":
                     kind = "timer_expired own" if msg.get("seat") == 0 else "timer_expired"
-                elif kind == "your_turn" and msg.get("deadline") == 0:
-                    kind = "your_turn, no time left"  # its clock ran while nobody was there
+                elif kind == "your_turn" and not self.counts[kind]:
+                    # The first prompt back at the seat (a later one may come while the timer's
+                    # own move is being chosen, with no time left): none left, the clock ran
+                    # while nobody was at the table.
+                    self.counts["first your_turn, no time left"] += msg.get("deadline") == 0
                 self.counts[kind] += 1
         self.counts["cut off"] += 1
 
@@ -1663,11 +1666,11 @@ async def timer_scenario(served: Served, victim: Victim, args: argparse.Namespac
     counts = await pressed("after the restart", kill=False)
     stuck = [t for t in tables if not counts[f"{t} state"]]
     silent = [h.table for h in hosts if not h.counts["timer_expired own"]]
-    no_time = sum(h.counts["your_turn, no time left"] for h in hosts)
+    no_time = sum(h.counts["first your_turn, no time left"] for h in hosts)
     print(
         f"    tables that did not move after the restart: {stuck or 'none'}; hosts back whose"
-        f" seat the timer never moved for: {silent or 'none'}; their prompts with deadline 0"
-        f" (a clock that ran while nobody was there): {no_time}; server alive"
+        f" seat the timer never moved for: {silent or 'none'}; whose first prompt back had"
+        f" deadline 0 (a clock that ran while nobody was there): {no_time}; server alive"
         f" {served.proc.poll() is None}"
     )
     for person in (bots, pinger, *hosts):
