@@ -122,7 +122,7 @@ import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections import Counter  # noqa: E402
-from collections.abc import Awaitable, Callable, Sequence  # noqa: E402
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -634,6 +634,19 @@ class Victim:
                 return msg
             if skipped is not None:
                 skipped.append(msg)
+
+    async def batches(self) -> AsyncIterator[list[dict[str, Any]]]:
+        """What the server sends from now on, a read's messages at a time (first those read
+        with the replies to earlier requests, which :meth:`request` kept); ends when the
+        server closes the connection."""
+        pending, self.inbox = self.inbox, []
+        while True:
+            if pending:
+                yield pending
+            data = await self.reader.read(1 << 16)
+            if not data:
+                return
+            pending = self.decoder.feed(data)
 
     async def pings(self, seconds: float) -> list[float]:
         """Round trips of a ping every :data:`PING_EVERY` for ``seconds``, in ms."""
@@ -1291,14 +1304,11 @@ class BotTableVictim:
         return cls(person, table)
 
     async def _read(self) -> None:
-        person = self.person
         before: dict[str, Any] | None = None  # the view of the last state
         at = 0.0
-        pending = person.inbox  # what came in with the replies to the setup's requests
-        person.inbox = []
-        while True:
+        async for batch in self.person.batches():
             now = time.monotonic()
-            for msg in pending:
+            for msg in batch:
                 if msg.get("type") == "state":
                     view, last = msg.get("view"), msg.get("last")
                     if (
@@ -1310,10 +1320,6 @@ class BotTableVictim:
                     ):
                         self.moves.append((now, (now - at) * 1000))
                     before, at = view, now
-            data = await person.reader.read(1 << 16)
-            if not data:
-                return
-            pending = person.decoder.feed(data)
 
     def since(self, begin: float) -> list[float]:
         """The moves timed since ``begin`` (``time.monotonic``), in ms."""
@@ -1329,26 +1335,27 @@ class TimerHost:
     """A host of the timer scenario: seated at its table, never moving; it reads all it is
     sent and counts the table's ``state`` frames and ``timer_expired`` notices (by seat)."""
 
-    def __init__(self, person: Victim, table: str, token: str) -> None:
+    def __init__(self, person: Victim, table: str, token: str, timer: float) -> None:
         self.person = person
         self.table = table
         self.token = token
+        self.timer = timer
         self.counts: Counter[str] = Counter()
         person.keep_alive()
         self.reading = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
-        person = self.person
-        while data := await person.reader.read(1 << 16):
-            for msg in person.decoder.feed(data):
+        async for batch in self.person.batches():
+            for msg in batch:
                 kind = str(msg.get("type"))
                 if kind == "notice" and msg.get("code") == "timer_expired":
                     kind = "timer_expired own" if msg.get("seat") == 0 else "timer_expired"
                 elif kind == "your_turn" and not self.counts[kind]:
-                    # The first prompt back at the seat (a later one may come while the timer's
-                    # own move is being chosen, with no time left): none left, the clock ran
-                    # while nobody was at the table.
-                    self.counts["first your_turn, no time left"] += msg.get("deadline") == 0
+                    # The first prompt back at the seat comes with the whole timer (a later
+                    # one may repeat a decision's prompt, with what is left): less, and the
+                    # clock ran while nobody was at the table.
+                    short = msg.get("deadline", 0) < self.timer - 0.001
+                    self.counts["first your_turn short of its time"] += short
                 self.counts[kind] += 1
         self.counts["cut off"] += 1
 
@@ -1378,7 +1385,7 @@ async def timer_table(port: int, number: int, timer: float) -> TimerHost:
     for seat in range(1, 5):
         removed = await person.request("remove_bot", seat=seat)
         assert removed["type"] == "ok", removed
-    return TimerHost(person, str(made["table"]), str(made["token"]))
+    return TimerHost(person, str(made["table"]), str(made["token"]), timer)
 
 
 def timer_watchers(
@@ -1656,7 +1663,7 @@ async def timer_scenario(served: Served, victim: Victim, args: argparse.Namespac
             "hello", version=1, kind="bot", name="again", token=host.token
         )
         assert welcome.get("seat") == 0, welcome
-        back.append(TimerHost(person, host.table, host.token))
+        back.append(TimerHost(person, host.table, host.token, args.timer))
     print(
         f"    after the restart: {sum(listed.get(t) == 'playing' for t in tables)} of"
         f" {len(tables)} timer tables listed playing ({Counter(listed.get(t) for t in tables)});"
@@ -1666,12 +1673,12 @@ async def timer_scenario(served: Served, victim: Victim, args: argparse.Namespac
     counts = await pressed("after the restart", kill=False)
     stuck = [t for t in tables if not counts[f"{t} state"]]
     silent = [h.table for h in hosts if not h.counts["timer_expired own"]]
-    no_time = sum(h.counts["first your_turn, no time left"] for h in hosts)
+    short = sum(h.counts["first your_turn short of its time"] for h in hosts)
     print(
         f"    tables that did not move after the restart: {stuck or 'none'}; hosts back whose"
         f" seat the timer never moved for: {silent or 'none'}; whose first prompt back had"
-        f" deadline 0 (a clock that ran while nobody was there): {no_time}; server alive"
-        f" {served.proc.poll() is None}"
+        f" less than the whole timer (a clock that ran while nobody was there): {short};"
+        f" server alive {served.proc.poll() is None}"
     )
     for person in (bots, pinger, *hosts):
         await person.close()
