@@ -80,10 +80,12 @@ versions of the server compare. A victim (from 127.0.0.3) sits at a table of its
   what the database (its pages in use, by table, and its ``actions`` rows) and the log (at
   ``--log-level info``, its lines by what they say) grew by, as an hour at that pace, and the
   ``timer_expired`` notices told and delivered a second. Then the server is killed (SIGKILL)
-  while everything presses, started again on the same database, half of the hosts take their
-  seats back with their tokens, the rest stay away (stand-ins), and the same is measured
-  again: which tables came back playing, which did not move again, and whether the timer
-  moves again for every host that came back. ``--serve-arg=--trick-pause=0
+  while everything presses, started again on the same database, and ``--back-after`` s later
+  (a client's reconnect backoff) half of the hosts take their seats back with their tokens,
+  the rest stay away (stand-ins), and the same is measured again: which tables came back
+  playing, which did not move again, whether the timer moves again for every host that came
+  back, and whether the first prompt back had the whole timer (not a clock that ran while
+  nobody was at the table). ``--serve-arg=--trick-pause=0
   --serve-arg=--hand-pause=0``: the same on a server without pauses (its host's choice).
 - ``all at once``: every attack together, with a mob from sixteen more addresses (127.0.1.x):
   the attackers' frames of both kinds, the table flood, slowloris connections (a frame's length,
@@ -1352,9 +1354,10 @@ class TimerHost:
                     kind = "timer_expired own" if msg.get("seat") == 0 else "timer_expired"
                 elif kind == "your_turn" and not self.counts[kind]:
                     # The first prompt back at the seat comes with the whole timer (a later
-                    # one may repeat a decision's prompt, with what is left): less, and the
-                    # clock ran while nobody was at the table.
-                    short = msg.get("deadline", 0) < self.timer - 0.001
+                    # one may repeat a decision's prompt, with what is left; a trick pause's
+                    # end may come a few ms late): under half, and the clock ran while nobody
+                    # was at the table.
+                    short = msg.get("deadline", 0) < self.timer / 2
                     self.counts["first your_turn short of its time"] += short
                 self.counts[kind] += 1
         self.counts["cut off"] += 1
@@ -1423,6 +1426,8 @@ def timer_watchers(
                     data = await asyncio.wait_for(person.reader.read(1 << 16), min(left, 5))
                 except TimeoutError:
                     continue
+                except OSError:  # reset: the kill after the window
+                    data = b""
                 if not data:
                     counts["cut off"] += time.monotonic() < end  # not by the kill after it
                     return
@@ -1652,6 +1657,8 @@ async def timer_scenario(served: Served, victim: Victim, args: argparse.Namespac
     # stand-ins at once, while the spectators and the loops keep the tables attended).
     for person in (bots, pinger, *hosts):
         await person.close()
+    # The clients come back after a backoff, as the table client's does (0.25 s, doubling).
+    await asyncio.sleep(args.back_after)
     bots = await BotTableVictim.back(served.port, bots.table)
     pinger, _ = await victim_at_own_table(served.port)
     listing = await pinger.request("list_tables")
@@ -1839,6 +1846,14 @@ def main() -> None:
         type=int,
         default=50,
         help="spectators at each table of the timer scenario (50: max_spectators_per_table)",
+    )
+    parser.add_argument(
+        "--back-after",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="how long after the timer scenario's restart its clients come back (1: the table"
+        " client's reconnect backoff, 0.25 s doubling, past a restart of some 0.3-1 s)",
     )
     parser.add_argument(
         "--sit-hold",
