@@ -208,10 +208,10 @@ class TurnClock:
         match = self.table.match
         if timer is None or self.table.state != "playing" or match is None or match.hand.is_over:
             return
-        if not self._attended():
-            return  # nothing moves while nobody is there: nor does the clock start
         key = self._key()
-        if self._deadline_key != key:
+        # Nothing moves while nobody is there: nor does the clock start (asked only when a
+        # clock would start, not at every state of a decision).
+        if self._deadline_key != key and self._attended():
             self._deadline_key = key
             self._deadline = self.table.hub.now() + self.wait_left() + timer
 
