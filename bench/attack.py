@@ -923,6 +923,22 @@ def join_leave_process(
     results.put(asyncio.run(join_leave_loops(port, jobs, rate, window)))
 
 
+async def stand_in_table(host: Victim, **create: Any) -> dict[str, Any]:
+    """``host`` opens a table (``create``: the ``create_table`` fields), starts a match with four
+    server bots and takes them off again: stand-ins play the four empty seats, and the
+    address's bots count is back where it was. Returns the ``create_table`` reply."""
+    made = await host.request("create_table", **create)
+    assert made["type"] == "ok", made
+    for _ in range(4):
+        await host.request("add_bot", strategy="random")
+    started = await host.request("start")
+    assert started["type"] == "ok", started
+    for seat in range(1, 5):
+        removed = await host.request("remove_bot", seat=seat)
+        assert removed["type"] == "ok", removed
+    return made
+
+
 async def notice_scenario(served: Served, victim: Victim, args: argparse.Namespace) -> None:
     """Join/leave loops at ``--notice-tables`` playing tables, at the message limit (the module
     doc): the loops run in two processes of their own, so the victim's pings here are not
@@ -933,14 +949,7 @@ async def notice_scenario(served: Served, victim: Victim, args: argparse.Namespa
         host = await Victim.open(served.port, f"{NOTICE_HOSTS}{1 + t // 8}")
         # A bot's hello: the deal does not wait for a person's client seed (PROTOCOL.md §13).
         await host.request("hello", version=1, kind="bot", name=f"host {t}")
-        table = (await host.request("create_table", name=f"notices {t}", hands=None))["table"]
-        for _ in range(4):
-            await host.request("add_bot", strategy="random")
-        started = await host.request("start")
-        assert started["type"] == "ok", started
-        for seat in range(1, 5):
-            removed = await host.request("remove_bot", seat=seat)
-            assert removed["type"] == "ok", removed
+        table = (await stand_in_table(host, name=f"notices {t}", hands=None))["table"]
         hosts.append(host)
         first = len(jobs)
         jobs += [(first + i, str(table), 1 + i) for i in range(4)]
@@ -1377,17 +1386,9 @@ async def timer_table(port: int, number: int, timer: float) -> TimerHost:
     # A bot's hello (a program that never answers): the deal waits for no client seed, which
     # would hold each table among the address's waiting ones (3) for seed_wait.
     await person.request("hello", version=1, kind="bot", name=f"{number}" + TIMER_NAME[1:])
-    made = await person.request(
-        "create_table", name=TIMER_NAME[:20] * 2, hands=None, turn_timer=timer, grace=0
+    made = await stand_in_table(
+        person, name=TIMER_NAME[:20] * 2, hands=None, turn_timer=timer, grace=0
     )
-    assert made["type"] == "ok", made
-    for _ in range(4):
-        await person.request("add_bot", strategy="random")
-    started = await person.request("start")
-    assert started["type"] == "ok", started
-    for seat in range(1, 5):
-        removed = await person.request("remove_bot", seat=seat)
-        assert removed["type"] == "ok", removed
     return TimerHost(person, str(made["table"]), str(made["token"]), timer)
 
 
