@@ -1378,10 +1378,11 @@ class TimerHost:
 
 
 async def timer_table(port: int, number: int, timer: float) -> TimerHost:
-    """A table of the timer scenario from :data:`TIMER_HOSTS`: the host (a person) opens it
-    with ``timer`` (the shortest the server takes, 0.1 s) and a grace of 0, seats four server
-    bots, starts, and takes the bots off again (stand-ins play the empty seats; the address's
-    bots count is back to 0 for the next table)."""
+    """A table of the timer scenario from :data:`TIMER_HOSTS`: the host (a client program,
+    seated as a person is: the turn timer moves for it, never a stand-in while it is connected)
+    opens it with ``timer`` (the shortest the server takes, 0.1 s), open-ended, a grace of 0,
+    the longest table name, and leaves stand-ins in the four other seats
+    (:func:`stand_in_table`)."""
     person = await Victim.open(port, TIMER_HOSTS)
     # A bot's hello (a program that never answers): the deal waits for no client seed, which
     # would hold each table among the address's waiting ones (3) for seed_wait.
@@ -1576,8 +1577,8 @@ async def timer_scenario(served: Served, victim: Victim, args: argparse.Namespac
     begin = time.monotonic()
     pings = await pinger.pings(min(args.seconds, 5.0))
     print(
-        f"  timer          quiet: victim ping {benchlib.summary(pings)}; the victim's server"
-        f" bots' moves {benchlib.summary(bots.since(begin))}; {figures.end()}"
+        f"  timer          quiet: victim ping {benchlib.summary(pings)}; the victim's bots'"
+        f" moves {benchlib.summary(bots.since(begin))}; {figures.end()}"
     )
     hosts = [await timer_table(served.port, n, args.timer) for n in range(args.timer_tables)]
     tables = [host.table for host in hosts]
