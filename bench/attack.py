@@ -64,6 +64,29 @@ versions of the server compare. A victim (from 127.0.0.3) sits at a table of its
   its name, PROTOCOL.md §10), each drop a ``disconnected`` one. Printed: the takebacks a
   second, the ``name_kept`` notices received, the refusals, the server's CPU, the victim's ping
   and what the database grew by.
+- ``timer`` (alone with ``--only timer``; last, as it restarts the server): the turn timer
+  pressed from one address as hard as its limits let it (127.0.8.1): ``--timer-tables`` tables
+  (8, ``max_running_per_address``) at the shortest turn timer the server takes (``--timer``,
+  0.1 s), a grace of 0, open-ended, each host a person seated and never moving (the timer
+  moves for it at each of its turns) who started a match with four server bots and took them
+  off again (stand-ins play the empty seats); at each table a connect-sit-leave loop (from
+  127.0.8.2: ``connect → hello → join → sit --sit-hold s, never moving → leave → disconnect``,
+  so a seat goes from a stand-in to the timer and back) and ``--timer-watchers`` spectators
+  (50, ``max_spectators_per_table``; from 127.0.9.x, 25 to an address) receiving every
+  notice; names, the table's included, the longest of four-byte characters. Measured first
+  quiet, then pressed for ``--seconds``: the victim's ping, the moves at a table of server
+  bots that a victim watches (127.0.0.9; the time from the state before a move to the state
+  that shows it, pauses left out), the server's CPU (and with its bot workers) and memory,
+  what the database (its pages in use, by table, and its ``actions`` rows) and the log (at
+  ``--log-level info``, its lines by what they say) grew by, as an hour at that pace, and the
+  ``timer_expired`` notices told and delivered a second. Then the server is killed (SIGKILL)
+  while everything presses, started again on the same database, and ``--back-after`` s later
+  (a client's reconnect backoff) half of the hosts take their seats back with their tokens,
+  the rest stay away (stand-ins), and the same is measured again: which tables came back
+  playing, which did not move again, whether the timer moves again for every host that came
+  back, and whether the first prompt back had the whole timer (not a clock that ran while
+  nobody was at the table). ``--serve-arg=--trick-pause=0
+  --serve-arg=--hand-pause=0``: the same on a server without pauses (its host's choice).
 - ``all at once``: every attack together, with a mob from sixteen more addresses (127.0.1.x):
   the attackers' frames of both kinds, the table flood, slowloris connections (a frame's length,
   then a byte a second), idle connections, connect-and-leave churn, clients that ask for the
@@ -101,7 +124,7 @@ import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections import Counter  # noqa: E402
-from collections.abc import Awaitable, Callable, Sequence  # noqa: E402
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -143,9 +166,19 @@ class Served:
     """``sheepshead serve`` from a source tree, in its own process (``extra``: more options;
     the ports of the doors it opens are read off its banner)."""
 
-    def __init__(self, source: Path, db: Path, extra: Sequence[str] = ()) -> None:
+    def __init__(
+        self, source: Path, db: Path, extra: Sequence[str] = (), log: Path | None = None
+    ) -> None:
         self.db = db
-        env = {**os.environ, "PYTHONPATH": str(source)}
+        self.source = source
+        self.extra = tuple(extra)
+        self.log = log
+        """Where the server's stderr goes, appended to (None: this process's stderr)."""
+        self._start()
+
+    def _start(self) -> None:
+        env = {**os.environ, "PYTHONPATH": str(self.source)}
+        stderr = None if self.log is None else self.log.open("ab")
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -155,18 +188,21 @@ class Served:
                 "--port",
                 "0",
                 "--db",
-                str(db),
+                str(self.db),
                 "--bot-delay",
                 "0",
                 "--log-level",
                 "error",
-                *extra,
+                *self.extra,
             ],
-            cwd=source,
+            cwd=self.source,
             env=env,
             stdout=subprocess.PIPE,
+            stderr=stderr,
             text=True,
         )
+        if stderr is not None:
+            stderr.close()  # the child has its own copy
         banner = ""
         assert self.proc.stdout is not None
         while "Ctrl+C" not in banner:
@@ -176,12 +212,22 @@ class Served:
             banner += line
         found = re.search(r"listening on 127\.0\.0\.1:(\d+)", banner)
         # Only the doors (``serve --server-socket``) listen on no game port: 0.
-        assert found or "--server-socket" in extra, banner
+        assert found or "--server-socket" in self.extra, banner
         self.port = int(found.group(1)) if found else 0
         web = re.search(r"browser door on port (\d+)", banner)
         ssh = re.search(r"ssh -p (\d+)", banner)
         self.web_port = int(web.group(1)) if web else None
         self.ssh_port = int(ssh.group(1)) if ssh else None
+
+    def kill_and_restart(self) -> float:
+        """SIGKILL the server (a crash: nothing flushed, nothing closed), then start it again on
+        the same database with the same options; the seconds until it listens again (its port
+        is new: ``port``)."""
+        self.proc.kill()
+        self.proc.wait(10)
+        begin = time.monotonic()
+        self._start()
+        return time.monotonic() - begin
 
     def cpu_seconds(self, children: bool = False) -> float:
         """User plus system CPU time the server has used so far (with ``children``: also its
@@ -190,6 +236,17 @@ class Served:
             fields = stat.read().rsplit(")", 1)[1].split()
         used = sum(int(f) for f in fields[11 : 15 if children else 13])
         return used / os.sysconf("SC_CLK_TCK")
+
+    def cpu_with_workers(self) -> float:
+        """:meth:`cpu_seconds` plus the CPU time its live child processes (the bot workers,
+        which make the turn timer's and the stand-ins' moves) have used so far."""
+        used = self.cpu_seconds()
+        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        for child in children.read_text().split():
+            with contextlib.suppress(OSError):  # a worker that just ended
+                fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+                used += sum(int(f) for f in fields[11:13]) / os.sysconf("SC_CLK_TCK")
+        return used
 
     def stop(self) -> None:
         """SIGTERM, then wait."""
@@ -580,6 +637,19 @@ class Victim:
             if skipped is not None:
                 skipped.append(msg)
 
+    async def batches(self) -> AsyncIterator[list[dict[str, Any]]]:
+        """What the server sends from now on, a read's messages at a time (first those read
+        with the replies to earlier requests, which :meth:`request` kept); ends when the
+        server closes the connection."""
+        pending, self.inbox = self.inbox, []
+        while True:
+            if pending:
+                yield pending
+            data = await self.reader.read(1 << 16)
+            if not data:
+                return
+            pending = self.decoder.feed(data)
+
     async def pings(self, seconds: float) -> list[float]:
         """Round trips of a ping every :data:`PING_EVERY` for ``seconds``, in ms."""
         loop = asyncio.get_running_loop()
@@ -667,6 +737,37 @@ def chat_rows(db: Path) -> str:
             return str(conn.execute("SELECT count(*) FROM chat_lines").fetchone()[0])
         except sqlite3.OperationalError:
             return "no chat_lines table"
+
+
+def used_bytes(db: Path) -> int:
+    """Bytes of the database's pages in use (committed, WAL included), on a connection of its
+    own."""
+    conn = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+    finally:
+        conn.close()
+    return int((pages - free) * size)
+
+
+def bytes_by_table(db: Path) -> Counter[str]:
+    """Bytes of the database's pages by the table or index they belong to (SQLite's ``dbstat``,
+    read-only, beside the server)."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        query = "SELECT name, sum(pgsize) FROM dbstat GROUP BY name"
+        return Counter({str(name): int(size) for name, size in conn.execute(query)})
+
+
+def row_count(db: Path, table: str) -> int:
+    """How many rows the database's ``table`` holds (read-only, beside the server; -1: no such
+    table in that tree's schema)."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        try:
+            return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+        except sqlite3.OperationalError:
+            return -1
 
 
 def growth(
@@ -822,6 +923,22 @@ def join_leave_process(
     results.put(asyncio.run(join_leave_loops(port, jobs, rate, window)))
 
 
+async def stand_in_table(host: Victim, **create: Any) -> dict[str, Any]:
+    """``host`` opens a table (``create``: the ``create_table`` fields), starts a match with four
+    server bots and takes them off again: stand-ins play the four empty seats, and the
+    address's bots count is back where it was. Returns the ``create_table`` reply."""
+    made = await host.request("create_table", **create)
+    assert made["type"] == "ok", made
+    for _ in range(4):
+        await host.request("add_bot", strategy="random")
+    started = await host.request("start")
+    assert started["type"] == "ok", started
+    for seat in range(1, 5):
+        removed = await host.request("remove_bot", seat=seat)
+        assert removed["type"] == "ok", removed
+    return made
+
+
 async def notice_scenario(served: Served, victim: Victim, args: argparse.Namespace) -> None:
     """Join/leave loops at ``--notice-tables`` playing tables, at the message limit (the module
     doc): the loops run in two processes of their own, so the victim's pings here are not
@@ -832,14 +949,7 @@ async def notice_scenario(served: Served, victim: Victim, args: argparse.Namespa
         host = await Victim.open(served.port, f"{NOTICE_HOSTS}{1 + t // 8}")
         # A bot's hello: the deal does not wait for a person's client seed (PROTOCOL.md §13).
         await host.request("hello", version=1, kind="bot", name=f"host {t}")
-        table = (await host.request("create_table", name=f"notices {t}", hands=None))["table"]
-        for _ in range(4):
-            await host.request("add_bot", strategy="random")
-        started = await host.request("start")
-        assert started["type"] == "ok", started
-        for seat in range(1, 5):
-            removed = await host.request("remove_bot", seat=seat)
-            assert removed["type"] == "ok", removed
+        table = (await stand_in_table(host, name=f"notices {t}", hands=None))["table"]
         hosts.append(host)
         first = len(jobs)
         jobs += [(first + i, str(table), 1 + i) for i in range(4)]
@@ -1145,10 +1255,452 @@ async def spectators_scenario(served: Served, victim: Victim, args: argparse.Nam
         await watcher.close()
 
 
+TIMER_HOSTS = "127.0.8.1"
+"""The timer scenario's hosts: one a table, each seated and never moving (8 tables,
+``max_running_per_address``)."""
+
+TIMER_LOOPS = "127.0.8.2"
+"""The timer scenario's connect-sit-leave loops, one a table."""
+
+TIMER_WATCHERS = "127.0.9."
+"""The timer scenario's spectators, 25 to an address (``connection_burst`` 30)."""
+
+BOT_VICTIM_ADDRESS = "127.0.0.9"
+"""The victim of the timer scenario whose table is played by server bots."""
+
+TIMER_NAME = "\U0001f600" * 24
+"""The longest name of four-byte characters: the costliest ``timer_expired`` text."""
+
+
+class BotTableVictim:
+    """A victim from :data:`BOT_VICTIM_ADDRESS` watching a table of its own played by server
+    bots (open-ended): four bots, and a stand-in in its host's seat (the host started the
+    match and dropped its connection, grace 0; a person's seat, so the table stays open while
+    somebody watches, and none of the victim's answers are held up by its message rate). It
+    times every move: from the ``state`` before it to the ``state`` that shows it, left out
+    when a pause comes between (after a trick's last card, ``trick_pause``, and between hands,
+    ``hand_pause``)."""
+
+    def __init__(self, person: Victim, table: str) -> None:
+        self.person = person
+        self.table = table
+        self.moves: list[tuple[float, float]] = []
+        """(when, ms) of every move timed."""
+        self.reading = asyncio.create_task(self._read())
+
+    @classmethod
+    async def open(cls, port: int) -> BotTableVictim:
+        """The table made, its four bots seated (the server's default strategy), started, and
+        its host gone; the victim watching it."""
+        host = await Victim.open(port, BOT_VICTIM_ADDRESS)
+        # A bot's hello: the deal waits for no client seed (PROTOCOL.md §13).
+        await host.request("hello", version=1, kind="bot", name="BotVictim")
+        made = await host.request("create_table", name="the victim's bots", hands=None, grace=0)
+        for _ in range(4):
+            await host.request("add_bot")
+        started = await host.request("start")
+        assert started["type"] == "ok", started
+        victim = await cls.back(port, str(made["table"]))
+        await host.close()
+        return victim
+
+    @classmethod
+    async def back(cls, port: int, table: str) -> BotTableVictim:
+        """The victim watching ``table`` (again, after a restart)."""
+        person = await Victim.open(port, BOT_VICTIM_ADDRESS)
+        await person.request("hello", version=1, name="BotVictim watching")
+        watched = await person.request("watch", table=table)
+        assert watched["type"] == "ok", watched
+        person.keep_alive()
+        return cls(person, table)
+
+    async def _read(self) -> None:
+        before: dict[str, Any] | None = None  # the view of the last state
+        at = 0.0
+        async for batch in self.person.batches():
+            now = time.monotonic()
+            for msg in batch:
+                if msg.get("type") == "state":
+                    view, last = msg.get("view"), msg.get("last")
+                    if (
+                        before is not None
+                        and view is not None
+                        and last is not None
+                        and before["phase"] != "done"
+                        and not (before["phase"] == "play" and not before["trick"]["cards"])
+                    ):
+                        self.moves.append((now, (now - at) * 1000))
+                    before, at = view, now
+
+    def since(self, begin: float) -> list[float]:
+        """The moves timed since ``begin`` (``time.monotonic``), in ms."""
+        return [ms for when, ms in self.moves if when >= begin]
+
+    async def close(self) -> None:
+        """Stop reading and close the socket."""
+        self.reading.cancel()
+        await self.person.close()
+
+
+class TimerHost:
+    """A host of the timer scenario: seated at its table, never moving; it reads all it is
+    sent and counts the table's ``state`` frames and ``timer_expired`` notices (by seat)."""
+
+    def __init__(self, person: Victim, table: str, token: str, timer: float) -> None:
+        self.person = person
+        self.table = table
+        self.token = token
+        self.timer = timer
+        self.counts: Counter[str] = Counter()
+        person.keep_alive()
+        self.reading = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        async for batch in self.person.batches():
+            for msg in batch:
+                kind = str(msg.get("type"))
+                if kind == "notice" and msg.get("code") == "timer_expired":
+                    kind = "timer_expired own" if msg.get("seat") == 0 else "timer_expired"
+                elif kind == "your_turn" and not self.counts[kind]:
+                    # The first prompt back at the seat comes with the whole timer (a later
+                    # one may repeat a decision's prompt, with what is left; a trick pause's
+                    # end may come a few ms late): under half, and the clock ran while nobody
+                    # was at the table.
+                    short = msg.get("deadline", 0) < self.timer / 2
+                    self.counts["first your_turn short of its time"] += short
+                self.counts[kind] += 1
+        self.counts["cut off"] += 1
+
+    async def close(self) -> None:
+        """Stop reading and close the socket."""
+        self.reading.cancel()
+        await self.person.close()
+
+
+async def timer_table(port: int, number: int, timer: float) -> TimerHost:
+    """A table of the timer scenario from :data:`TIMER_HOSTS`: the host (a client program,
+    seated as a person is: the turn timer moves for it, never a stand-in while it is connected)
+    opens it with ``timer`` (the shortest the server takes, 0.1 s), open-ended, a grace of 0,
+    the longest table name, and leaves stand-ins in the four other seats
+    (:func:`stand_in_table`)."""
+    person = await Victim.open(port, TIMER_HOSTS)
+    # A bot's hello (a program that never answers): the deal waits for no client seed, which
+    # would hold each table among the address's waiting ones (3) for seed_wait.
+    await person.request("hello", version=1, kind="bot", name=f"{number}" + TIMER_NAME[1:])
+    made = await stand_in_table(
+        person, name=TIMER_NAME[:20] * 2, hands=None, turn_timer=timer, grace=0
+    )
+    return TimerHost(person, str(made["table"]), str(made["token"]), timer)
+
+
+def timer_watchers(
+    port: int, jobs: list[tuple[str, str]], window: tuple[float, float, float], results: Any
+) -> None:
+    """Spectators (``(address, table)`` each), in a process of their own: each watches its
+    table and reads everything until ``window``'s last instant, counting per table the
+    ``state`` frames and ``timer_expired`` notices received between its first two (by their
+    bytes: no decoding, so the reading costs this process little); the counts into
+    ``results``."""
+    os.nice(19)
+    begin, end, until = window
+
+    async def go() -> dict[str, int]:
+        counts: Counter[str] = Counter()
+
+        async def one(address: str, table: str) -> None:
+            try:
+                person = await Victim.open(port, address)
+                await person.request("hello", version=1, name=TIMER_NAME)
+                reply = await person.request("watch", table=table)
+            except (OSError, ConnectionError, TimeoutError) as exc:
+                counts[f"watch {type(exc).__name__}"] += 1
+                return
+            if reply["type"] != "ok":
+                counts[f"watch {reply.get('code')}"] += 1
+                await person.close()
+                return
+            counts["watching"] += 1
+            counts[f"{table} watching"] += 1
+            tail = b""
+            pong = time.monotonic() + 20  # idle_timeout: a frame now and then
+            while (left := until - time.monotonic()) > 0:
+                try:
+                    data = await asyncio.wait_for(person.reader.read(1 << 16), min(left, 5))
+                except TimeoutError:
+                    continue
+                except OSError:  # reset: the kill after the window
+                    data = b""
+                if not data:
+                    counts["cut off"] += time.monotonic() < end  # not by the kill after it
+                    return
+                if begin <= time.monotonic() < end:
+                    chunk = tail + data  # a word cut between two reads is counted once
+                    counts[f"{table} timer_expired"] += chunk.count(b"timer_expired")
+                    counts[f"{table} state"] += chunk.count(b"\xa4type\xa5state")
+                    counts["bytes"] += len(data)
+                    tail = data[-12:]
+                if time.monotonic() >= pong:
+                    person.writer.write(frame({"type": "pong"}))
+                    pong += 20
+            await person.close()
+
+        await asyncio.gather(*(one(address, table) for address, table in jobs))
+        return dict(counts)
+
+    results.put(asyncio.run(go()))
+
+
+def timer_sit_loops(
+    port: int, tables: list[str], hold: float, window: tuple[float, float, float], results: Any
+) -> None:
+    """Connect-sit-leave loops from :data:`TIMER_LOOPS`, one a table, in a process of their
+    own: ``connect → hello → join (a free seat) → sit hold s, never moving → leave →
+    disconnect``, again until ``window``'s last instant, so a seat goes from a stand-in to
+    the turn timer and back; the outcomes between its first two instants, and the
+    ``timer_expired`` notices for the loops' own seats, into ``results``."""
+    os.nice(19)
+    begin, end, until = window
+
+    async def go() -> dict[str, int]:
+        counts: Counter[str] = Counter()
+
+        async def loop(number: int, table: str) -> None:
+            await asyncio.sleep(number * hold / len(tables))  # spread over one hold
+            while time.monotonic() < until:
+                counted = begin <= time.monotonic() < end
+                try:
+                    person = await Victim.open(port, TIMER_LOOPS)
+                    await person.request("hello", version=1, name=TIMER_NAME)
+                    reply = await person.request("join", table=table)
+                    if reply["type"] != "ok":
+                        counts[f"join {reply.get('code')}"] += counted
+                        await person.close()
+                        await asyncio.sleep(hold)
+                        continue
+                    await asyncio.sleep(hold)  # seated, never moving: the timer moves for it
+                    events: list[dict[str, Any]] = []
+                    await person.request("leave", skipped=events)
+                    await person.close()
+                    counts["sat"] += counted
+                    counts["timer moved for a loop"] += counted * sum(
+                        e.get("code") == "timer_expired" and e.get("seat") == reply["seat"]
+                        for e in events
+                    )
+                except (OSError, TimeoutError) as exc:  # closed or refused: the kill, else a limit
+                    counts[f"loop {type(exc).__name__}"] += time.monotonic() < end
+                    await asyncio.sleep(0.2)
+
+        await asyncio.gather(*(loop(n, t) for n, t in enumerate(tables)))
+        return dict(counts)
+
+    results.put(asyncio.run(go()))
+
+
+class TimerWindow:
+    """One measured window of the timer scenario: the server's CPU (with its bot workers),
+    memory, database, log and the notices, from :meth:`begin` to :meth:`end`."""
+
+    def __init__(self, served: Served) -> None:
+        self.served = served
+
+    def begin(self) -> None:
+        """Take the starting figures."""
+        served = self.served
+        self.cpu = served.cpu_seconds()
+        self.cpu_all = served.cpu_with_workers()
+        self.started = time.monotonic()
+        self.db = used_bytes(served.db)
+        self.actions = row_count(served.db, "actions")
+        self.tables = bytes_by_table(served.db)
+        self.log = served.log.stat().st_size if served.log is not None else 0
+
+    def end(self) -> str:
+        """The window's figures, as a line."""
+        served = self.served
+        took = time.monotonic() - self.started
+        self.took = took
+        cpu = (served.cpu_seconds() - self.cpu) / took
+        cpu_all = (served.cpu_with_workers() - self.cpu_all) / took
+        grew = used_bytes(served.db) - self.db
+        actions = row_count(served.db, "actions") - self.actions
+        grown = bytes_by_table(served.db)
+        grown.subtract(self.tables)
+        logged = (served.log.stat().st_size if served.log is not None else 0) - self.log
+        hour = 3600 / took
+        shapes: Counter[str] = Counter()
+        if served.log is not None:  # the log's lines of the window, by what they say
+            with served.log.open("rb") as log:
+                log.seek(self.log)
+                for line in log.read(max(0, logged)).decode(errors="replace").splitlines():
+                    said = line.split(": ", 1)[-1]  # past the time and the table
+                    shapes[re.sub(r"\S*\d\S*|\S*[^\x00-\x7f]\S*", "#", said)[:48]] += 1
+        return (
+            f"server CPU {cpu:5.0%} (with its bot workers {cpu_all:5.0%}), memory"
+            f" {server_rss_mb(served.proc.pid):.0f} MB; database {grew / 1e3:+.0f} kB"
+            f" ({grew * hour / 1e6:.1f} MB an hour; by table and index"
+            f" {[(k, f'{v / 1e3:+.0f} kB') for k, v in grown.most_common(4)]}), {actions} actions"
+            f" ({actions * hour:,.0f} an hour); log {logged / 1e3:+.1f} kB"
+            f" ({logged * hour / 1e6:.2f} MB an hour at --log-level info; most of it"
+            f" {shapes.most_common(4)})"
+        )
+
+
+async def one_more_timer_table(port: int, timer: float) -> str:
+    """What the hosts' address gets when it starts one more table of bots than it may run:
+    the refusal's code (``ok``: none)."""
+    person = await Victim.open(port, TIMER_HOSTS)
+    try:
+        await person.request("hello", version=1, kind="bot", name="one more")
+        made = await person.request("create_table", name="one more", turn_timer=timer)
+        for _ in range(4):
+            await person.request("add_bot", strategy="random")
+        started = await person.request("start")
+        await person.request("leave")
+        return str(made.get("code") or started.get("code") or "ok")
+    finally:
+        await person.close()
+
+
+async def timer_scenario(served: Served, victim: Victim, args: argparse.Namespace) -> None:
+    """The turn timer pressed as hard as the limits allow (the module doc), then the server
+    killed in the middle of it and started again on the same database. Last of :data:`ONLY`:
+    the restart cuts every other scenario's connections (``victim`` among them)."""
+    del victim  # the restart cuts it: this scenario's victims are its own, made again
+    context = multiprocessing.get_context("spawn")
+    bots = await BotTableVictim.open(served.port)
+    pinger, _ = await victim_at_own_table(served.port)
+    figures = TimerWindow(served)
+    figures.begin()
+    begin = time.monotonic()
+    pings = await pinger.pings(min(args.seconds, 5.0))
+    print(
+        f"  timer          quiet: victim ping {benchlib.summary(pings)}; the victim's bots'"
+        f" moves {benchlib.summary(bots.since(begin))}; {figures.end()}"
+    )
+    hosts = [await timer_table(served.port, n, args.timer) for n in range(args.timer_tables)]
+    tables = [host.table for host in hosts]
+    refused = await one_more_timer_table(served.port, args.timer)
+    jobs = [
+        (f"{TIMER_WATCHERS}{1 + n // 25}", table)
+        for n, table in enumerate(t for t in tables for _ in range(args.timer_watchers))
+    ]
+    print(
+        f"    {len(hosts)} tables from {TIMER_HOSTS}, turn timer {args.timer:g} s, each host"
+        f" seated and never moving, 4 seats to stand-ins and one connect-sit-leave loop (sits"
+        f" {args.sit_hold:g} s) from {TIMER_LOOPS}; {len(jobs)} spectators asked for"
+        f" ({args.timer_watchers} a table); one more table: {refused}"
+    )
+
+    async def pressed(phase: str, kill: bool) -> dict[str, int]:
+        """Spectators and loops at every table, ``--seconds`` measured after they are in;
+        with ``kill``, the server is killed while they still press (the window's figures
+        taken first)."""
+        begin = time.monotonic() + 3.0 + len(jobs) / 100  # the spectators are in by then
+        end = begin + args.seconds
+        window = (begin, end, end + 3.0)  # the window's figures are taken before they stop
+        results = context.Queue()
+        workers = [
+            context.Process(
+                target=timer_watchers, args=(served.port, jobs[n::2], window, results), daemon=True
+            )
+            for n in range(2)
+        ]
+        workers.append(
+            context.Process(
+                target=timer_sit_loops,
+                args=(served.port, tables, args.sit_hold, window, results),
+                daemon=True,
+            )
+        )
+        for worker in workers:
+            worker.start()
+        await asyncio.sleep(begin - time.monotonic())
+        figures = TimerWindow(served)
+        figures.begin()
+        pings = await pinger.pings(args.seconds)
+        line = figures.end()
+        if kill:
+            await asyncio.sleep(0.5)  # mid-hand everywhere, every loop and spectator pressing
+            restarted = served.kill_and_restart()
+        counts: Counter[str] = Counter()
+        for _ in workers:
+            counts.update(await asyncio.to_thread(results.get, True, 60))
+        for worker in workers:
+            worker.join(10)
+        # Told at each table: what its spectators received, over how many received it.
+        fired = [counts[f"{t} timer_expired"] / max(1, counts[f"{t} watching"]) for t in tables]
+        delivered = sum(counts[f"{t} timer_expired"] for t in tables)
+        states = [counts[f"{t} state"] for t in tables]
+        loops = {k: v for k, v in counts.items() if not k.startswith(tuple(tables))}
+        took = figures.took
+        print(
+            f"    {phase}: {counts['watching']} spectators; timer_expired notices told"
+            f" {sum(fired):.0f} ({sum(fired) / took:.1f}/s, per table {min(fired, default=0):.0f}"
+            f" to {max(fired, default=0):.0f} in {took:.1f} s), delivered to"
+            f" spectators {delivered} ({delivered / took:,.0f}/s); states to spectators per"
+            f" table {min(states, default=0)} to {max(states, default=0)};"
+            f" {counts.pop('bytes', 0) / took / 1e6:.1f} MB/s to spectators; {loops}"
+        )
+        print(
+            f"      victim ping {benchlib.summary(pings)}; the victim's bots' moves"
+            f" {benchlib.summary(bots.since(begin))}"
+        )
+        print(f"      {line}")
+        if kill:
+            print(f"    SIGKILL, then the server listened again {restarted:.2f} s later")
+        return counts
+
+    await pressed("pressed", kill=True)
+    # Everything reconnects to the new server: the victims, the first half of the hosts with
+    # their seat tokens (their seats the timer's again); the other half stay away (grace 0:
+    # stand-ins at once, while the spectators and the loops keep the tables attended).
+    for person in (bots, pinger, *hosts):
+        await person.close()
+    # The clients come back after a backoff, as the table client's does (0.25 s, doubling).
+    await asyncio.sleep(args.back_after)
+    bots = await BotTableVictim.back(served.port, bots.table)
+    pinger, _ = await victim_at_own_table(served.port)
+    listing = await pinger.request("list_tables")
+    listed = {t["id"]: t["state"] for t in listing["tables"]}
+    back = []
+    for host in hosts[: len(hosts) // 2]:
+        person = await Victim.open(served.port, TIMER_HOSTS)
+        welcome = await person.request(
+            "hello", version=1, kind="bot", name="again", token=host.token
+        )
+        assert welcome.get("seat") == 0, welcome
+        back.append(TimerHost(person, host.table, host.token, args.timer))
+    print(
+        f"    after the restart: {sum(listed.get(t) == 'playing' for t in tables)} of"
+        f" {len(tables)} timer tables listed playing ({Counter(listed.get(t) for t in tables)});"
+        f" {len(back)} hosts back at their seats by token"
+    )
+    hosts = back
+    counts = await pressed("after the restart", kill=False)
+    stuck = [t for t in tables if not counts[f"{t} state"]]
+    silent = [h.table for h in hosts if not h.counts["timer_expired own"]]
+    short = sum(h.counts["first your_turn short of its time"] for h in hosts)
+    print(
+        f"    tables that did not move after the restart: {stuck or 'none'}; hosts back whose"
+        f" seat the timer never moved for: {silent or 'none'}; whose first prompt back had"
+        f" less than the whole timer (a clock that ran while nobody was there): {short};"
+        f" server alive {served.proc.poll() is None}"
+    )
+    for person in (bots, pinger, *hosts):
+        await person.close()
+
+
 async def run(args: argparse.Namespace) -> None:
     """Every scenario against one server."""
     with tempfile.TemporaryDirectory() as tmp:
-        served = Served(Path(args.source).resolve(), Path(tmp) / "attack.db")
+        timer = "timer" in (args.only or ())
+        served = Served(
+            Path(args.source).resolve(),
+            Path(tmp) / "attack.db",
+            # The timer scenario measures what the log grows by at the default level.
+            extra=(*(("--log-level", "info") if timer else ()), *args.serve_arg),
+            log=Path(tmp) / "server.log" if timer else None,
+        )
         try:
             victim, table = await victim_at_own_table(served.port)
             print(
@@ -1189,10 +1741,12 @@ ONLY: dict[str, Callable[[Served, Victim, argparse.Namespace], Awaitable[None]]]
     "spectators": spectators_scenario,
     "chat": chat_scenario,
     "running": running_scenario,
+    "timer": timer_scenario,
 }
 """The scenarios ``--only`` runs, in the order it runs them: the spectators' watch loops spend
 the connection allowance of 127.0.4.x, whence the notices' loops come, and the running-table
-loop leaves its tables running (up to the server's cap), so each comes after the others."""
+loop leaves its tables running (up to the server's cap), so each comes after the others; the
+timer scenario kills the server and starts it again: last."""
 
 
 async def all_at_once(served: Served, victim: Victim, table: str, args: argparse.Namespace) -> None:
@@ -1262,7 +1816,50 @@ def main() -> None:
         " tables chatting at its limit, the database's growth; spectators: one table filled"
         " with spectators, chatting and churning; notices: join/leave loops at playing tables"
         " at the message limit, the database's growth; takeback: players taking their seat"
-        " back under a new name in a loop)",
+        " back under a new name in a loop; timer: tables whose seated people never move, at the"
+        " shortest turn timer, full of spectators, then the server killed and started again)",
+    )
+    parser.add_argument(
+        "--serve-arg",
+        action="append",
+        default=[],
+        metavar="OPTION",
+        help="one more option for `sheepshead serve` (repeatable), e.g. --serve-arg=--trick-pause=0"
+        " --serve-arg=--hand-pause=0: the server's pauses are its host's to set, and without them"
+        " the timer scenario's tables move as fast as the turn timer lets them",
+    )
+    parser.add_argument(
+        "--timer",
+        type=float,
+        default=0.1,
+        help="the timer scenario's turn timer in seconds (0.1: the shortest the server takes)",
+    )
+    parser.add_argument(
+        "--timer-tables",
+        type=int,
+        default=8,
+        help="tables of the timer scenario, from one address (8: max_running_per_address)",
+    )
+    parser.add_argument(
+        "--timer-watchers",
+        type=int,
+        default=50,
+        help="spectators at each table of the timer scenario (50: max_spectators_per_table)",
+    )
+    parser.add_argument(
+        "--back-after",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="how long after the timer scenario's restart its clients come back (1: the table"
+        " client's reconnect backoff, 0.25 s doubling, past a restart of some 0.3-1 s)",
+    )
+    parser.add_argument(
+        "--sit-hold",
+        type=float,
+        default=1.6,
+        help="seconds each connect-sit-leave loop of the timer scenario sits (1.6: 8 loops"
+        " from one address then connect 5 times a second, its connection_rate)",
     )
     parser.add_argument(
         "--takeback-loops",

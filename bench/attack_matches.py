@@ -43,7 +43,6 @@ benchlib.put_project_first(__file__)
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
-import sqlite3  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -57,6 +56,7 @@ from attack import (  # noqa: E402
     attack_arguments,
     frame,
     server_rss_mb,
+    used_bytes,
     victim_at_own_table,
 )
 
@@ -120,19 +120,6 @@ if backfill is not None:
 db.commit()
 db.close()
 """
-
-
-def used_bytes(db: Path) -> int:
-    """Bytes of the database's pages in use (committed, WAL included), on a connection of its
-    own."""
-    conn = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True)
-    try:
-        pages = conn.execute("PRAGMA page_count").fetchone()[0]
-        free = conn.execute("PRAGMA freelist_count").fetchone()[0]
-        size = conn.execute("PRAGMA page_size").fetchone()[0]
-    finally:
-        conn.close()
-    return int((pages - free) * size)
 
 
 async def full_table(host: Victim) -> None:

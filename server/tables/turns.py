@@ -199,13 +199,19 @@ class TurnClock:
         return (match.number, len(match.hand.actions))
 
     def update_deadline(self) -> None:
-        """Start the turn timer when a new decision begins (re-prompts keep the deadline)."""
+        """Start the turn timer when a new decision begins (re-prompts keep the deadline), or
+        when somebody is back at a table that nobody was at when it began: a restored table's
+        decision starts its clock when the first person or spectator comes back, not at the
+        restore (the restart dropped everyone; before, a person back later than their timer
+        was prompted with deadline 0 and the timer moved for them at once)."""
         timer = self.table.config.turn_timer
         match = self.table.match
         if timer is None or self.table.state != "playing" or match is None or match.hand.is_over:
             return
         key = self._key()
-        if self._deadline_key != key:
+        # Nothing moves while nobody is there: nor does the clock start (asked only when a
+        # clock would start, not at every state of a decision).
+        if self._deadline_key != key and self._attended():
             self._deadline_key = key
             self._deadline = self.table.hub.now() + self.wait_left() + timer
 

@@ -13,8 +13,16 @@ import pytest
 
 from client.session import ServerError
 from engine.bots import STRATEGIES, register
+from server.app import Server
 from server.tables import turns
-from tests.server.support import next_event, running_server, session
+from tests.server.support import (
+    Raw,
+    disk_config,
+    next_event,
+    raw_bot_table,
+    running_server,
+    session,
+)
 
 COMMITTING = ("pick", "blitz", "alone", "crack", "recrack")
 """The actions that commit a player to more than the game asks (docs/rules.md)."""
@@ -238,3 +246,36 @@ async def test_a_timer_move_that_falls_back_after_a_failure_is_told_all_the_same
     assert [(t["seat"], t["text"], t["action"]) for t in told] == [
         (0, "Time ran out for Sol; passed for them", last)
     ]
+
+
+async def test_after_a_restart_the_turn_timer_waits_for_somebody_to_be_back(
+    tmp_path: Path,
+) -> None:
+    # Ann's turn when the server stops; it comes back on the same database, and she is back
+    # later than her turn timer: the clock of her decision starts when she is, as a spectator
+    # or a returning player starts it (before, it started at the restore with nobody there,
+    # and her prompt came with deadline 0, the timer moving for her at once).
+    timer = 0.6
+    db = tmp_path / "timer.db"
+    server = Server(disk_config(db, seed_wait=0.0, bot_workers=0))
+    await server.start()
+    ann = await Raw.open(server.port)
+    await ann.hello("Ann")
+    created = await raw_bot_table(ann, hands=None, turn_timer=timer)
+    await ann.send({"type": "start"})
+    await ann.expect("your_turn")
+    await server.stop()  # within her time: no timer move for her is stored
+    await ann.close()
+    server = Server(disk_config(db, seed_wait=0.0, bot_workers=0))
+    await server.start()
+    try:
+        await asyncio.sleep(timer * 1.5)  # the time that passes before anybody is back
+        ann = await Raw.open(server.port)
+        await ann.hello("Ann", token=created["token"])
+        prompt = await ann.expect("your_turn")
+        assert prompt["deadline"] > timer / 2, prompt  # before the fix: 0.0
+        told = await ann.expect("notice", code="timer_expired")  # and her timer still runs
+        assert told["seat"] == 0
+        await ann.close()
+    finally:
+        await server.stop()

@@ -20,7 +20,7 @@ from server.tables.presence import Presence
 from server.tables.seats import SeatState, TableState
 from server.tables.table_config import TableConfig
 from server.tables.turns import TurnClock
-from tests.server.support import events_source, table_config
+from tests.server.support import Sink, events_source, table_config
 
 CONFIG = table_config(grace=0.01)
 
@@ -99,6 +99,9 @@ def test_turn_clock_alone_keeps_the_trick_pause_and_the_turn_timer() -> None:
     decision = len(table.match.hand.actions)
     clock.pause_before_lead(table.match.number, decision, until=table.clock + 2.0)
     assert clock.wait_left() == 2.0
+    clock.update_deadline()  # nobody at the table (a restored one): no clock starts
+    assert clock.deadline() is None
+    table.spectators.add(Sink("Sam"))
     clock.update_deadline()  # the timer starts after the pause
     assert clock.deadline() == table.clock + 2.0 + 30.0
     table.clock += 5.0
