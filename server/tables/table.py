@@ -965,11 +965,13 @@ class Table:
         peer.seat = seat
         self.last_activity = self.hub.now()
         log.info("table %s: %s is back at seat %d", self.id, s.name, seat)
+        # Cleared before the state goes out: the turn clock of a person the restart dropped
+        # starts as that state is published (TurnClock.update_deadline).
+        by_restart, s.away_by_restart = s.away_by_restart, False
         # The snapshot first: PROTOCOL.md §3, the welcome is followed by a state.
         self.publish_state()
-        if was_away and self.state == "playing" and not s.away_by_restart:
+        if was_away and self.state == "playing" and not by_restart:
             self.notice("reconnected", f"{s.name} is back", seat)
-        s.away_by_restart = False
         pending = self.seeds.pending_message()
         if pending is not None:
             peer.send(pending)

@@ -203,7 +203,8 @@ class TurnClock:
         when somebody is back at a table that nobody was at when it began: a restored table's
         decision starts its clock when the first person or spectator comes back, not at the
         restore (the restart dropped everyone; before, a person back later than their timer
-        was prompted with deadline 0 and the timer moved for them at once)."""
+        was prompted with deadline 0 and the timer moved for them at once); and when the seat
+        to act is a person the restart dropped, when that person is back."""
         timer = self.table.config.turn_timer
         match = self.table.match
         if timer is None or self.table.state != "playing" or match is None or match.hand.is_over:
@@ -211,12 +212,20 @@ class TurnClock:
         key = self._key()
         # Nothing moves while nobody is there: nor does the clock start (asked only when a
         # clock would start, not at every state of a decision).
-        if self._deadline_key != key and self._attended():
+        if self._deadline_key != key and self._attended() and not self._away_by_restart():
             self._deadline_key = key
             self._deadline = self.table.hub.now() + self.wait_left() + timer
 
     def _attended(self) -> bool:
         return bool(self.table.spectators) or any(s.peer is not None for s in self.table.seats)
+
+    def _away_by_restart(self) -> bool:
+        # The person to act was connected when the server went down and is not back yet: the
+        # restart, not they, is why they are away, so their clock waits for them (or for their
+        # grace period, after which a stand-in plays) rather than for whoever is back first.
+        match = self.table.match
+        assert match is not None and match.hand.turn is not None
+        return self.table.seats[match.hand.turn].away_by_restart
 
     def schedule(self) -> None:
         """Make sure the right thing happens for the seat to act (bot move, timer, nothing)."""

@@ -279,3 +279,53 @@ async def test_after_a_restart_the_turn_timer_waits_for_somebody_to_be_back(
         await ann.close()
     finally:
         await server.stop()
+
+
+async def test_after_a_restart_a_persons_clock_waits_for_them_not_for_the_first_back(
+    tmp_path: Path,
+) -> None:
+    # Ann and Bob sit with three bots; the server stops on one of their turns. After the
+    # restart the other one is back at once, and the one to act only later than the timer (an
+    # SSH player typing the command again): their clock starts when they are back, not when the
+    # first person was (before, they came back to a decision the timer had already taken).
+    timer = 0.6
+    db = tmp_path / "timer.db"
+    server = Server(disk_config(db, seed_wait=0.0, bot_workers=0))
+    await server.start()
+    ann, bob = await Raw.open(server.port), await Raw.open(server.port)
+    await ann.hello("Ann")
+    await bob.hello("Bob")
+    created = await raw_bot_table(ann, bots=3, hands=None, turn_timer=timer)
+    joined = await bob.request("join", table=created["table"])
+    assert joined["type"] == "ok", joined
+    tokens = {"Ann": created["token"], "Bob": joined["token"]}
+    await ann.send({"type": "start"})
+    waits = {
+        asyncio.ensure_future(raw.expect("your_turn")): name
+        for raw, name in ((ann, "Ann"), (bob, "Bob"))
+    }
+    done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    for task in pending:
+        task.cancel()
+    first = next(iter(done))
+    to_act, prompt = waits[first], first.result()
+    other = "Bob" if to_act == "Ann" else "Ann"
+    await server.stop()  # within the turn's time: no timer move is stored
+    await ann.close()
+    await bob.close()
+    server = Server(disk_config(db, seed_wait=0.0, bot_workers=0))
+    await server.start()
+    try:
+        back_first = await Raw.open(server.port)
+        await back_first.hello(other, token=tokens[other])
+        await back_first.expect("state")
+        await asyncio.sleep(timer * 1.5)  # the time the one to act takes to come back
+        back_late = await Raw.open(server.port)
+        await back_late.hello(to_act, token=tokens[to_act])
+        again = await back_late.expect("your_turn")
+        assert again["legal"] == prompt["legal"], again  # the same decision, not a later one
+        assert again["deadline"] > timer / 2, again  # before the fix: 0.0
+        await back_late.close()
+        await back_first.close()
+    finally:
+        await server.stop()
