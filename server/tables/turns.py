@@ -109,6 +109,9 @@ class TurnClock:
         self._turn_key: tuple[int, int, str] | None = None
         self._deadline_key: tuple[int, int] | None = None
         self._deadline: float | None = None
+        self._restart_key: tuple[int, int] | None = None
+        """The decision whose clock started while its person was away by a restart: it starts
+        again, whole, when they are back."""
         self._lead_hand = -1
         self._lead_actions = -1
         self._lead_at = 0.0
@@ -203,8 +206,9 @@ class TurnClock:
         when somebody is back at a table that nobody was at when it began: a restored table's
         decision starts its clock when the first person or spectator comes back, not at the
         restore (the restart dropped everyone; before, a person back later than their timer
-        was prompted with deadline 0 and the timer moved for them at once); and when the seat
-        to act is a person the restart dropped, when that person is back."""
+        was prompted with deadline 0 and the timer moved for them at once). A person the
+        restart dropped, to act, gets one more timer's length to come back in, and their whole
+        time again once back."""
         timer = self.table.config.turn_timer
         match = self.table.match
         if timer is None or self.table.state != "playing" or match is None or match.hand.is_over:
@@ -212,17 +216,25 @@ class TurnClock:
         key = self._key()
         # Nothing moves while nobody is there: nor does the clock start (asked only when a
         # clock would start, not at every state of a decision).
-        if self._deadline_key != key and self._attended() and not self._away_by_restart():
+        if self._deadline_key != key and self._attended():
             self._deadline_key = key
             self._deadline = self.table.hub.now() + self.wait_left() + timer
+            if self._away_by_restart():
+                # The restart, not they, is why they are away: one more timer's length to come
+                # back in, and their whole time once back (below). The table waits no longer
+                # than that: a timer table keeps moving for whoever does not return.
+                self._deadline += timer
+                self._restart_key = key
+        elif self._restart_key == key and not self._away_by_restart():
+            self._restart_key = None
+            self._deadline = self.table.hub.now() + self.wait_left() + timer
+            self._turn_key = None  # the timer's task, made for the deadline before, is replaced
 
     def _attended(self) -> bool:
         return bool(self.table.spectators) or any(s.peer is not None for s in self.table.seats)
 
     def _away_by_restart(self) -> bool:
-        # The person to act was connected when the server went down and is not back yet: the
-        # restart, not they, is why they are away, so their clock waits for them (or for their
-        # grace period, after which a stand-in plays) rather than for whoever is back first.
+        # The person to act was connected when the server went down and is not back yet.
         match = self.table.match
         assert match is not None and match.hand.turn is not None
         return self.table.seats[match.hand.turn].away_by_restart

@@ -281,13 +281,15 @@ async def test_after_a_restart_the_turn_timer_waits_for_somebody_to_be_back(
         await server.stop()
 
 
+@pytest.mark.parametrize("back", [True, False], ids=["back later", "never back"])
 async def test_after_a_restart_a_persons_clock_waits_for_them_not_for_the_first_back(
-    tmp_path: Path,
+    tmp_path: Path, back: bool
 ) -> None:
     # Ann and Bob sit with three bots; the server stops on one of their turns. After the
     # restart the other one is back at once, and the one to act only later than the timer (an
-    # SSH player typing the command again): their clock starts when they are back, not when the
-    # first person was (before, they came back to a decision the timer had already taken).
+    # SSH player typing the command again): they get their whole time once back, not what the
+    # clock started by the first back left them (before: a decision the timer had already
+    # taken). One who never comes back holds the table one more timer's length, no longer.
     timer = 0.6
     db = tmp_path / "timer.db"
     server = Server(disk_config(db, seed_wait=0.0, bot_workers=0))
@@ -319,6 +321,11 @@ async def test_after_a_restart_a_persons_clock_waits_for_them_not_for_the_first_
         back_first = await Raw.open(server.port)
         await back_first.hello(other, token=tokens[other])
         await back_first.expect("state")
+        if not back:
+            told = await back_first.expect("notice", code="timer_expired")
+            assert told["text"].startswith(f"Time ran out for {to_act};"), told
+            await back_first.close()
+            return
         await asyncio.sleep(timer * 1.5)  # the time the one to act takes to come back
         back_late = await Raw.open(server.port)
         await back_late.hello(to_act, token=tokens[to_act])
