@@ -991,6 +991,11 @@ class TableModel:
         self._log("event", f"Match over after {self.match_hands_text()}: {best}")
         return Change.MATCH_OVER | Change.LOG
 
+    def match_had_no_hand(self) -> bool:
+        """Whether the match is over with no hand finished (the host ended it during its first
+        hand, or before a deal): nothing to show in the history nor to export."""
+        return self.match_over is not None and self.match_over.get("hands") == 0
+
     def match_hands_text(self) -> str:
         """``1 hand`` / ``10 hands``: how many hands the finished match had."""
         hands = (self.match_over or {}).get("hands")

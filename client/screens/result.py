@@ -649,13 +649,7 @@ class MatchOverScreen(FitsHeight):
         out = end_key(self.game.mode, self.ending, watching=model.my_seat is None)
         # Enter goes back to the table too; named apart only where Esc does something else.
         back = f"Enter table · {out}" if out != "Esc table" else out
-        hint = f"{back} · h history, where x exports a hand · q quit"
-        if len(hint) > KEYS_WIDTH:  # a watcher's "Esc stop watching" made it 76 cells
-            hint = hint.replace(", where x exports a hand", " (x exports a hand)")
-        if model.is_host:
-            hint = f"n rematch, same seats · - frees a bot's seat · {back} · q quit"
-            if len(hint) > KEYS_WIDTH:
-                hint = hint.replace(", same seats", "")
+        hint = match_over_keys(back, host=model.is_host, hands=not model.match_had_no_hand())
         with Vertical(id="match-box", classes="box") as box:
             box.border_title = f"Match over after {model.match_hands_text()}"
             with VerticalScroll():
@@ -692,6 +686,8 @@ class MatchOverScreen(FitsHeight):
         """The rematch and bot keys are the host's."""
         if action in ("rematch", "remove_bot"):
             return self.model.is_host
+        if action == "history":
+            return not self.model.match_had_no_hand()  # no hand to show
         return True
 
     def action_close(self) -> None:
@@ -725,6 +721,27 @@ class MatchOverScreen(FitsHeight):
     async def action_quit_app(self) -> None:
         """Leave the program."""
         await self.app.action_quit()
+
+
+def match_over_keys(back: str, *, host: bool, hands: bool) -> str:
+    """The match-over panel's key line, within :data:`KEYS_WIDTH`: ``back`` names its Enter and
+    Esc, ``host`` whether n and - are live, ``hands`` whether a hand finished (with none, h
+    and x had nothing to show or export, and the line still offered them).
+
+    >>> match_over_keys("Esc table", host=False, hands=True)
+    'Esc table · h history, where x exports a hand · q quit'
+    >>> match_over_keys("Esc table", host=False, hands=False)
+    'Esc table · q quit'
+    """
+    if host:
+        hint = f"n rematch, same seats · - frees a bot's seat · {back} · q quit"
+        return hint.replace(", same seats", "") if len(hint) > KEYS_WIDTH else hint
+    if not hands:
+        return f"{back} · q quit"
+    hint = f"{back} · h history, where x exports a hand · q quit"
+    if len(hint) > KEYS_WIDTH:  # a watcher's "Esc stop watching" made it 76 cells
+        hint = hint.replace(", where x exports a hand", " (x exports a hand)")
+    return hint
 
 
 def end_key(mode: str, ending: bool = True, *, watching: bool = False) -> str:
