@@ -390,6 +390,17 @@ def test_the_lobbys_help_row_is_its_own() -> None:
     assert dict(help_rows(TableScreen.BINDINGS))["r ?"] == HELP_TEXT["rules"]
 
 
+def test_the_crack_keys_row_says_what_its_keys_do() -> None:
+    """The crack row read "n w  crack: c, w +queens, n no": a key the row does not list (c is
+    the call's) and its keys again. Now keys, then what each does, as every other row ("host:
+    add / remove a bot")."""
+    from client.screens.info import help_rows
+
+    rows = dict(help_rows(TableScreen.BINDINGS))
+    assert rows["n w"] == "crack: no / with queens", rows
+    assert rows["c"] == "call dialog / crack", rows
+
+
 async def test_help_and_rules_say_when_the_table_waits_for_you() -> None:
     """Help at 80x24 covered the status line: the player lost that it was their turn (or
     that it came while help was open). The box's border says it, with the turn timer, and
