@@ -198,7 +198,16 @@ def result_table(
     totals: Sequence[int] | None,
     me: int | None,
 ) -> Table:
-    """Per seat: role, the cards dealt, card points, the hand's payout, the running total."""
+    """Per seat: role, the cards dealt, card points, the hand's payout, the running total;
+    ``me``'s seat is "you".
+
+    >>> from rich.console import Console
+    >>> console = Console(width=74)
+    >>> with console.capture() as out:
+    ...     console.print(result_table({"picker": 1}, {}, ["Ann", "Bob", "C", "D", "E"], None, 0))
+    >>> [line.split() for line in out.get().splitlines()[1:3]]
+    [['you', '0'], ['Bob', 'picker', '0']]
+    """
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
     table.add_column("seat", no_wrap=True)
     table.add_column("role", no_wrap=True)
@@ -218,7 +227,9 @@ def result_table(
             role = "partner"
         elif seat == result.get("leaster_winner"):
             role = "winner"
-        name = fit_name(names[seat], 12) + (" *" if seat == me else "")
+        # Your row says "you", as the summary above it does ("with partner you"): its " *"
+        # after your name was explained nowhere.
+        name = "you" if seat == me else fit_name(names[seat], 12)
         row: list[RenderableType] = [
             Text(name, style="bold" if seat == me else ""),
             role,
