@@ -1189,6 +1189,10 @@ class TableModel:
         at = 0 if first else min(matched[:newer], default=len(entries))
         if self.dropped_at is not None:
             at = min(at, max(0, self.dropped_at - (self.log_count - len(entries))))
+        if at < len(entries) and entries[at].kind == "event" and entries[at].text.startswith("── "):
+            # The hand's own heading comes next and marks where now begins: a newcomer read
+            # "── Now" and, right under it, "── Hand 3: Ann deals".
+            block.pop()
         if at == len(entries):
             for entry in block:
                 self._log(entry.kind, entry.text)
