@@ -273,8 +273,8 @@ def tricks_table(
     table = Table(box=None, padding=(0, 1), header_style="bold", show_edge=False)
     table.add_column("#", justify="right")
     for seat in range(NUM_SEATS):
-        name = fit_name(names[seat], 8) + ("*" if seat == me else "")
-        table.add_column(name, no_wrap=True)
+        # Your column is "you", as the table says (a "*" after your name was explained nowhere).
+        table.add_column("you" if seat == me else fit_name(names[seat], 8), no_wrap=True)
     table.add_column("taken by", no_wrap=True)
     for number, trick in enumerate(tricks, 1):
         leader = int(trick.get("leader", 0))

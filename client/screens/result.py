@@ -341,9 +341,10 @@ def score_sheet_parts(
     stakes = [stake_cell(h.result) for h in hands]
     stakes_width = max((len(x) for x in stakes), default=0)
     stakes_width = max(stakes_width, len(STAKE_HEADER))
+    # Your column is "you", as the result panel's row and the table say (a "*" after your
+    # name was explained nowhere).
     seat_labels = [
-        fit_name(names[seat], SEAT_CELL - 1) + ("*" if seat == me else "")
-        for seat in range(NUM_SEATS)
+        "you" if seat == me else fit_name(names[seat], SEAT_CELL - 1) for seat in range(NUM_SEATS)
     ]
     widths = [number_width, SIDE_WIDTH, 3, stakes_width, *([SEAT_CELL] * NUM_SEATS)]
     header = _sheet_table(widths, ["#", "side", "pts", STAKE_HEADER, *seat_labels])
