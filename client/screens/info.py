@@ -285,9 +285,14 @@ def tricks_table(
             cells[seat] = mark + card_text(code)
         winner = trick.get("winner")
         row = played[number - 1] if played is not None else names
-        taken = Text(
-            f"{fit_name(row[winner], 11)} +{trick.get('points', 0)}" if winner is not None else ""
-        )
+        taken = Text("")
+        if winner is not None:
+            # "you", as your column's header says, where you played that card (the header
+            # said "you" over a column whose tricks were "taken by root").
+            mine = winner == me and row[winner] == names[winner]
+            taken = Text(
+                f"{'you' if mine else fit_name(row[winner], 11)} +{trick.get('points', 0)}"
+            )
         table.add_row(str(number), *cells, taken)
     return table
 
@@ -319,7 +324,10 @@ class TricksScreen(ShowsYourTurn, GameModal[None]):
                 played = [model.trick_names(n) for n in range(len(tricks))]
             else:
                 played = [names] * len(tricks)
-            line = last_trick_line(tricks[-1], played[-1])
+            me = model.my_seat
+            # Your card "you", as the result panel's line says (here it read "root Q♠").
+            yours = me is not None and played[-1][me] == names[me]
+            line = last_trick_line(tricks[-1], played[-1], me if yours else None)
             body += [line, Text(""), tricks_table(tricks, names, model.my_seat, played)]
             body += _holder_notes(names, played)
         else:

@@ -140,3 +140,6 @@ def test_your_column_is_you_on_the_sheet_and_in_the_tricks() -> None:
         heads = text_of(table).splitlines()[0].split()
         assert heads[heads.index("Ann") + 1] == "you" and "Bob" not in heads, heads
         assert "*" not in text_of(table)
+    # The tricks you took are "you" too, where your column's header is (they read "Bob +7").
+    taken = {**trick, "winner": 1}
+    assert "you +7" in text_of(tricks_table([taken], AFTER, me=1)).splitlines()[1]

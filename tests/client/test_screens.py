@@ -332,7 +332,9 @@ async def test_result_history_tricks_and_export(tmp_path: Path) -> None:
         await pilot.press("enter", "l")
         await pilot.pause()
         assert isinstance(app.screen, TricksScreen)
-        assert "Last trick" in screen_text(app)
+        # Your card is "you"'s, as on the result panel and over your column (it read "Ann Q♠").
+        last = next(line for line in screen_text(app).splitlines() if "Last trick:" in line)
+        assert "you " in last and f"{table.names[0]} " not in last, last
         await pilot.press("escape", "h")
         await pilot.pause()
         assert isinstance(app.screen, HistoryScreen)
