@@ -980,8 +980,10 @@ class TableModel:
         totals = msg.get("totals")
         if isinstance(totals, Sequence):
             self.totals = [int(t) for t in totals]
-        if msg.get("hands") == 0:  # ended before a deal (sheepshead play --new): no scores
-            self._log("event", "The match ended before its first hand")
+        if msg.get("hands") == 0:  # ended before a deal, or during the first hand: no scores
+            # Not "before its first hand": the host's end during hand 1 read so, under "Hand 1
+            # was not finished: it does not count".
+            self._log("event", "The match ended with no hand finished")
             return Change.MATCH_OVER | Change.LOG
         # Your own total as "you", as the log says "You take" (it read "root +0").
         best = ", ".join(

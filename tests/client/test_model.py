@@ -167,7 +167,7 @@ def test_a_match_ended_before_its_first_hand_lists_no_scores() -> None:
     model = TableModel()
     change = model.apply({"type": "match_over", "totals": [0] * 5, "hands": 0})
     assert change & Change.MATCH_OVER and model.match_over is not None
-    assert model.log[-1].text == "The match ended before its first hand"
+    assert model.log[-1].text == "The match ended with no hand finished"
 
 
 def test_text_about_yourself_is_in_the_second_person() -> None:
@@ -381,6 +381,8 @@ def test_a_hand_the_host_ended_the_match_in_is_no_hand_any_more() -> None:
     assert model.view is None and not model.hand and model.decision is None
     # Said once, where the hand went: "Match over after 0 hands" alone left it to guess.
     assert [e.text for e in model.log].count("Hand 1 was not finished: it does not count") == 1
+    # ... and the match did not end "before its first hand" (it read so under that line).
+    assert "The match ended with no hand finished" in [e.text for e in model.log]
     feed(model, table.messages())
     assert [e.text for e in model.log].count("Hand 1 was not finished: it does not count") == 1
     # A hand that was played out stays on the table with its result.
