@@ -980,8 +980,10 @@ class TableModel:
         totals = msg.get("totals")
         if isinstance(totals, Sequence):
             self.totals = [int(t) for t in totals]
-        if msg.get("hands") == 0:  # ended before a deal (sheepshead play --new): no scores
-            self._log("event", "The match ended before its first hand")
+        if msg.get("hands") == 0:  # ended before a deal, or during the first hand: no scores
+            # Not "before its first hand": the host's end during hand 1 read so, under "Hand 1
+            # was not finished: it does not count".
+            self._log("event", "The match ended with no hand finished")
             return Change.MATCH_OVER | Change.LOG
         # Your own total as "you", as the log says "You take" (it read "root +0").
         best = ", ".join(
@@ -990,6 +992,11 @@ class TableModel:
         )
         self._log("event", f"Match over after {self.match_hands_text()}: {best}")
         return Change.MATCH_OVER | Change.LOG
+
+    def match_had_no_hand(self) -> bool:
+        """Whether the match is over with no hand finished (the host ended it during its first
+        hand, or before a deal): nothing to show in the history nor to export."""
+        return self.match_over is not None and self.match_over.get("hands") == 0
 
     def match_hands_text(self) -> str:
         """``1 hand`` / ``10 hands``: how many hands the finished match had."""
@@ -1184,6 +1191,10 @@ class TableModel:
         at = 0 if first else min(matched[:newer], default=len(entries))
         if self.dropped_at is not None:
             at = min(at, max(0, self.dropped_at - (self.log_count - len(entries))))
+        if at < len(entries) and entries[at].kind == "event" and entries[at].text.startswith("── "):
+            # The hand's own heading comes next and marks where now begins: a newcomer read
+            # "── Now" and, right under it, "── Hand 3: Ann deals".
+            block.pop()
         if at == len(entries):
             for entry in block:
                 self._log(entry.kind, entry.text)

@@ -51,10 +51,12 @@ HELP_TEXT: dict[str, str] = {
     "pick": "pick up the blind",
     "pass_blind": "pass",
     "bury": "bury dialog",
-    "call": "call dialog",
+    "call": "call dialog / crack",
     "alone": "go alone",
-    "no_crack": "crack: c, w +queens, n no",
-    "crack_pair": "crack: c, w +queens, n no",
+    # Keys, then what they do in that order, as the other rows ("n w  crack: c, w +queens,
+    # n no" named c, which is the call's row, and the keys again).
+    "no_crack": "crack: no / with queens",
+    "crack_pair": "crack: no / with queens",
     "add_bot": "host: add / remove a bot",
     "remove_bot": "host: add / remove a bot",
     "start": "host: start / end / rematch",
@@ -271,8 +273,8 @@ def tricks_table(
     table = Table(box=None, padding=(0, 1), header_style="bold", show_edge=False)
     table.add_column("#", justify="right")
     for seat in range(NUM_SEATS):
-        name = fit_name(names[seat], 8) + ("*" if seat == me else "")
-        table.add_column(name, no_wrap=True)
+        # Your column is "you", as the table says (a "*" after your name was explained nowhere).
+        table.add_column("you" if seat == me else fit_name(names[seat], 8), no_wrap=True)
     table.add_column("taken by", no_wrap=True)
     for number, trick in enumerate(tricks, 1):
         leader = int(trick.get("leader", 0))
@@ -283,9 +285,14 @@ def tricks_table(
             cells[seat] = mark + card_text(code)
         winner = trick.get("winner")
         row = played[number - 1] if played is not None else names
-        taken = Text(
-            f"{fit_name(row[winner], 11)} +{trick.get('points', 0)}" if winner is not None else ""
-        )
+        taken = Text("")
+        if winner is not None:
+            # "you", as your column's header says, where you played that card (the header
+            # said "you" over a column whose tricks were "taken by root").
+            mine = winner == me and row[winner] == names[winner]
+            taken = Text(
+                f"{'you' if mine else fit_name(row[winner], 11)} +{trick.get('points', 0)}"
+            )
         table.add_row(str(number), *cells, taken)
     return table
 
@@ -317,7 +324,10 @@ class TricksScreen(ShowsYourTurn, GameModal[None]):
                 played = [model.trick_names(n) for n in range(len(tricks))]
             else:
                 played = [names] * len(tricks)
-            line = last_trick_line(tricks[-1], played[-1])
+            me = model.my_seat
+            # Your card "you", as the result panel's line says (here it read "root Q♠").
+            yours = me is not None and played[-1][me] == names[me]
+            line = last_trick_line(tricks[-1], played[-1], me if yours else None)
             body += [line, Text(""), tricks_table(tricks, names, model.my_seat, played)]
             body += _holder_notes(names, played)
         else:

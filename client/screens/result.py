@@ -198,7 +198,16 @@ def result_table(
     totals: Sequence[int] | None,
     me: int | None,
 ) -> Table:
-    """Per seat: role, the cards dealt, card points, the hand's payout, the running total."""
+    """Per seat: role, the cards dealt, card points, the hand's payout, the running total;
+    ``me``'s seat is "you".
+
+    >>> from rich.console import Console
+    >>> console = Console(width=74)
+    >>> with console.capture() as out:
+    ...     console.print(result_table({"picker": 1}, {}, ["Ann", "Bob", "C", "D", "E"], None, 0))
+    >>> [line.split() for line in out.get().splitlines()[1:3]]
+    [['you', '0'], ['Bob', 'picker', '0']]
+    """
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
     table.add_column("seat", no_wrap=True)
     table.add_column("role", no_wrap=True)
@@ -218,7 +227,9 @@ def result_table(
             role = "partner"
         elif seat == result.get("leaster_winner"):
             role = "winner"
-        name = fit_name(names[seat], 12) + (" *" if seat == me else "")
+        # Your row says "you", as the summary above it does ("with partner you"): its " *"
+        # after your name was explained nowhere.
+        name = "you" if seat == me else fit_name(names[seat], 12)
         row: list[RenderableType] = [
             Text(name, style="bold" if seat == me else ""),
             role,
@@ -330,9 +341,10 @@ def score_sheet_parts(
     stakes = [stake_cell(h.result) for h in hands]
     stakes_width = max((len(x) for x in stakes), default=0)
     stakes_width = max(stakes_width, len(STAKE_HEADER))
+    # Your column is "you", as the result panel's row and the table say (a "*" after your
+    # name was explained nowhere).
     seat_labels = [
-        fit_name(names[seat], SEAT_CELL - 1) + ("*" if seat == me else "")
-        for seat in range(NUM_SEATS)
+        "you" if seat == me else fit_name(names[seat], SEAT_CELL - 1) for seat in range(NUM_SEATS)
     ]
     widths = [number_width, SIDE_WIDTH, 3, stakes_width, *([SEAT_CELL] * NUM_SEATS)]
     header = _sheet_table(widths, ["#", "side", "pts", STAKE_HEADER, *seat_labels])
@@ -649,13 +661,7 @@ class MatchOverScreen(FitsHeight):
         out = end_key(self.game.mode, self.ending, watching=model.my_seat is None)
         # Enter goes back to the table too; named apart only where Esc does something else.
         back = f"Enter table · {out}" if out != "Esc table" else out
-        hint = f"{back} · h history, where x exports a hand · q quit"
-        if len(hint) > KEYS_WIDTH:  # a watcher's "Esc stop watching" made it 76 cells
-            hint = hint.replace(", where x exports a hand", " (x exports a hand)")
-        if model.is_host:
-            hint = f"n rematch, same seats · - frees a bot's seat · {back} · q quit"
-            if len(hint) > KEYS_WIDTH:
-                hint = hint.replace(", same seats", "")
+        hint = match_over_keys(back, host=model.is_host, hands=not model.match_had_no_hand())
         with Vertical(id="match-box", classes="box") as box:
             box.border_title = f"Match over after {model.match_hands_text()}"
             with VerticalScroll():
@@ -692,6 +698,8 @@ class MatchOverScreen(FitsHeight):
         """The rematch and bot keys are the host's."""
         if action in ("rematch", "remove_bot"):
             return self.model.is_host
+        if action == "history":
+            return not self.model.match_had_no_hand()  # no hand to show
         return True
 
     def action_close(self) -> None:
@@ -725,6 +733,27 @@ class MatchOverScreen(FitsHeight):
     async def action_quit_app(self) -> None:
         """Leave the program."""
         await self.app.action_quit()
+
+
+def match_over_keys(back: str, *, host: bool, hands: bool) -> str:
+    """The match-over panel's key line, within :data:`KEYS_WIDTH`: ``back`` names its Enter and
+    Esc, ``host`` whether n and - are live, ``hands`` whether a hand finished (with none, h
+    and x had nothing to show or export, and the line still offered them).
+
+    >>> match_over_keys("Esc table", host=False, hands=True)
+    'Esc table · h history, where x exports a hand · q quit'
+    >>> match_over_keys("Esc table", host=False, hands=False)
+    'Esc table · q quit'
+    """
+    if host:
+        hint = f"n rematch, same seats · - frees a bot's seat · {back} · q quit"
+        return hint.replace(", same seats", "") if len(hint) > KEYS_WIDTH else hint
+    if not hands:
+        return f"{back} · q quit"
+    hint = f"{back} · h history, where x exports a hand · q quit"
+    if len(hint) > KEYS_WIDTH:  # a watcher's "Esc stop watching" made it 76 cells
+        hint = hint.replace(", where x exports a hand", " (x exports a hand)")
+    return hint
 
 
 def end_key(mode: str, ending: bool = True, *, watching: bool = False) -> str:

@@ -492,6 +492,10 @@ class TableScreen(GameScreen[None]):
         if status == "closed":
             return "Disconnected from the server. q quits."
         if model.match_over is not None:
+            if model.match_had_no_hand():  # no sheet, history nor hand to export
+                if model.is_host:
+                    return "Match over, no hand finished: Enter standings, n rematch, q quits."
+                return "Match over, no hand finished: Enter standings, q quits."
             if model.is_host:
                 return (
                     "Match over: Enter standings, n rematch, k sheet, h history, x export, q quits."

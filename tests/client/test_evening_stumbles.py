@@ -275,3 +275,6 @@ async def test_a_match_ended_before_its_first_hand_ranks_nobody() -> None:
         await wait_for(pilot, lambda: "Match over after 0 hands" in screen_text(app))
         text = screen_text(app)
         assert "counts for nobody" in text and "place" not in text, text
+        # Nothing to page through nor to export: the key line offered h and x all the same.
+        assert "h history" not in text and "export" not in text, text
+        assert app.screen.check_action("history", ()) is False

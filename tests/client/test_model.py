@@ -167,7 +167,7 @@ def test_a_match_ended_before_its_first_hand_lists_no_scores() -> None:
     model = TableModel()
     change = model.apply({"type": "match_over", "totals": [0] * 5, "hands": 0})
     assert change & Change.MATCH_OVER and model.match_over is not None
-    assert model.log[-1].text == "The match ended before its first hand"
+    assert model.log[-1].text == "The match ended with no hand finished"
 
 
 def test_text_about_yourself_is_in_the_second_person() -> None:
@@ -381,6 +381,8 @@ def test_a_hand_the_host_ended_the_match_in_is_no_hand_any_more() -> None:
     assert model.view is None and not model.hand and model.decision is None
     # Said once, where the hand went: "Match over after 0 hands" alone left it to guess.
     assert [e.text for e in model.log].count("Hand 1 was not finished: it does not count") == 1
+    # ... and the match did not end "before its first hand" (it read so under that line).
+    assert "The match ended with no hand finished" in [e.text for e in model.log]
     feed(model, table.messages())
     assert [e.text for e in model.log].count("Hand 1 was not finished: it does not count") == 1
     # A hand that was played out stays on the table with its result.
@@ -395,16 +397,16 @@ def test_a_hand_the_host_ended_the_match_in_is_no_hand_any_more() -> None:
 
 def test_the_table_lines_before_you_came_come_before_the_hand_you_found() -> None:
     """Eve began watching mid-hand: her log read "── Hand 1: Ann deals", then "── Earlier at
-    this table" with the lines said before she came, then "── Now" and nothing after it."""
+    this table" with the lines said before she came, then "── Now" and nothing after it. Then
+    it read "── Now" right above "── Hand 1: Ann deals": the hand's heading says it alone."""
     table = EngineTable(seed=11, dealer=1, me=None)
     model = TableModel()
     feed(model, table.messages())
     said = {"type": "chat", "from": "Fay", "seat": 1, "text": "hi all"}
     model.apply_history(table.history(lines=[said]))
     texts = [e.text for e in model.log]
-    assert texts[0] == "── Earlier at this table", texts
-    now = texts.index("── Now")
-    assert now < next(i for i, t in enumerate(texts) if t.startswith("── Hand")), texts
+    assert texts[:2] == ["── Earlier at this table", "Fay: hi all"], texts
+    assert texts[2].startswith("── Hand 1") and "── Now" not in texts, texts
     # A later history (a rematch's) with a new line: after what is on the log, as before.
     again = {"type": "chat", "from": "Fay", "seat": 1, "text": "one more?"}
     model.apply_history(table.history(lines=[said, again]))
@@ -425,13 +427,12 @@ def test_a_new_client_back_at_its_seat_logs_the_earlier_lines_first() -> None:
     gone = {**back, "code": "disconnected", "text": "Ann disconnected; a bot plays for them"}
     model.apply_history(table.history(lines=[said, gone, back]))
     texts = [e.text for e in model.log]
-    assert texts[:4] == [
+    assert texts[:3] == [
         "── Earlier at this table",
         "Ann: before the restart",
         "You were disconnected",
-        "── Now",
     ], texts
-    assert texts[4].startswith("── Hand 1") and texts.count("You are back") == 1, texts
+    assert texts[3].startswith("── Hand 1") and texts.count("You are back") == 1, texts
 
 
 def test_the_earlier_lines_of_your_seat_are_yours_only_if_they_name_you() -> None:
@@ -451,7 +452,8 @@ def test_the_earlier_lines_of_your_seat_are_yours_only_if_they_name_you() -> Non
     ]
     model.apply_history(table.history(lines=lines))
     texts = [e.text for e in model.log]
-    earlier = texts[texts.index("── Earlier at this table") + 1 : texts.index("── Now")]
+    hand = next(i for i, t in enumerate(texts) if t.startswith("── Hand"))
+    earlier = texts[texts.index("── Earlier at this table") + 1 : hand]
     assert earlier == [
         "Bob disconnected; a bot plays",
         "Bob is back",

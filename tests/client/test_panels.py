@@ -62,7 +62,7 @@ def box_rows(app: Any, title: str) -> list[str]:
 
 def assert_seat_columns(header: str, body: list[str]) -> None:
     """Under each seat's name, every row has a payout of four cells then `` =``."""
-    starts = [m.start() for m in re.finditer(r"(Ann\*|Bob|Cal|Dee|Eve)", header)]
+    starts = [m.start() for m in re.finditer(r"(you|Bob|Cal|Dee|Eve)", header)]
     assert len(starts) == 5, header
     for row in body:
         for start in starts:
@@ -78,7 +78,7 @@ async def test_the_score_sheet_header_stays_in_sight_after_20_hands() -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, ScoreSheetScreen))
         await pilot.pause()
         rows = box_rows(app, "Score sheet")
-        assert re.search(r"#\s+side\s+pts\s+stk\s+Ann\*\s+Bob", rows[1]), rows
+        assert re.search(r"#\s+side\s+pts\s+stk\s+you\s+Bob", rows[1]), rows
         body = [row for row in rows if re.match(r"│ +\d+ ", row)]
         assert body[-1].startswith("│ 20 "), rows  # the latest hand, below
         assert_seat_columns(rows[1], body)  # the rows under a scroll bar still line up

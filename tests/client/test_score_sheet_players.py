@@ -127,3 +127,19 @@ def test_the_sheet_says_who_sat_down_since_the_last_hand_under_their_name() -> N
     assert "Seat 1 is empty from here (Fay left on -3)" in text_of(header, body)
     header, body = score_sheet_parts(hands, BEFORE, None)
     assert "takes seat" not in text_of(header, body)  # nobody new: no line
+
+
+def test_your_column_is_you_on_the_sheet_and_in_the_tricks() -> None:
+    """The sheet's header and the tricks table named your column "Bob*", a mark explained
+    nowhere; they say "you", as the result panel and the table do."""
+    from client.screens.info import tricks_table
+
+    header, _ = score_sheet_parts(club_match(), AFTER, 1)
+    trick = {"leader": 0, "cards": ["QC", "7D", "8D", "9D", "KD"], "winner": 0, "points": 7}
+    for table in (header, tricks_table([trick], AFTER, me=1)):
+        heads = text_of(table).splitlines()[0].split()
+        assert heads[heads.index("Ann") + 1] == "you" and "Bob" not in heads, heads
+        assert "*" not in text_of(table)
+    # The tricks you took are "you" too, where your column's header is (they read "Bob +7").
+    taken = {**trick, "winner": 1}
+    assert "you +7" in text_of(tricks_table([taken], AFTER, me=1)).splitlines()[1]

@@ -332,7 +332,9 @@ async def test_result_history_tricks_and_export(tmp_path: Path) -> None:
         await pilot.press("enter", "l")
         await pilot.pause()
         assert isinstance(app.screen, TricksScreen)
-        assert "Last trick" in screen_text(app)
+        # Your card is "you"'s, as on the result panel and over your column (it read "Ann Q♠").
+        last = next(line for line in screen_text(app).splitlines() if "Last trick:" in line)
+        assert "you " in last and f"{table.names[0]} " not in last, last
         await pilot.press("escape", "h")
         await pilot.pause()
         assert isinstance(app.screen, HistoryScreen)
@@ -388,6 +390,17 @@ def test_the_lobbys_help_row_is_its_own() -> None:
     rows = dict(help_rows(LobbyScreen.BINDINGS, {"help": "this help"}))
     assert rows["?"] == "this help", rows
     assert dict(help_rows(TableScreen.BINDINGS))["r ?"] == HELP_TEXT["rules"]
+
+
+def test_the_crack_keys_row_says_what_its_keys_do() -> None:
+    """The crack row read "n w  crack: c, w +queens, n no": a key the row does not list (c is
+    the call's) and its keys again. Now keys, then what each does, as every other row ("host:
+    add / remove a bot")."""
+    from client.screens.info import help_rows
+
+    rows = dict(help_rows(TableScreen.BINDINGS))
+    assert rows["n w"] == "crack: no / with queens", rows
+    assert rows["c"] == "call dialog / crack", rows
 
 
 async def test_help_and_rules_say_when_the_table_waits_for_you() -> None:
