@@ -283,7 +283,10 @@ class Table:
             payouts = json.loads(stored[1][2])
             before = [total - int(pay) for total, pay in zip(before, payouts, strict=False)]
         match.resume(number, before, hand_from_record(json.loads(stored[0][1])))
-        self.history.restored(number, functools.partial(self._stored_entries, self.match_number))
+        known = {number: before}  # totals before a hand of it, the one after the last read
+        self.history.restored(
+            number, functools.partial(self._stored_entries, self.match_number, known=known)
+        )
 
     def start_after_restore(self) -> None:
         """Start a restored table's timers: grace for absent players, the next hand, the bots."""
@@ -860,6 +863,9 @@ class Table:
                 table=self.id,
                 match=self.match_number,
                 hands_played=history.entries(start),
+                # A page of hands finished before a restart reads and replays each from the
+                # store, as an earlier match's: as few as one of those (config).
+                max_hands=self._earlier_page_hands() if start < history.stored else None,
                 lines=self.lines,
                 start=start,
                 max_frame=self.hub.config.max_frame,
@@ -879,20 +885,34 @@ class Table:
                 lines=None,
                 start=start,
                 max_frame=self.hub.config.max_frame,
-                max_hands=max(1, self.hub.config.history_earlier_hands),
+                max_hands=self._earlier_page_hands(),
             )
 
-    def _stored_entries(self, match: int, start: int) -> Generator[tuple[int, bytes], None, None]:
+    def _earlier_page_hands(self) -> int:
+        """Hands a ``history`` page read from the store holds at most (config:
+        ``history_earlier_hands``)."""
+        return max(1, self.hub.config.history_earlier_hands)
+
+    def _stored_entries(
+        self, match: int, start: int, known: dict[int, list[int]] | None = None
+    ) -> Generator[tuple[int, bytes], None, None]:
         """The ``history`` entries of the earlier match ``match`` from hand ``start`` on, built
         from the store as they are taken: each record as stored (the seeds were revealed when
         that match ended), its strategies named as :meth:`remember_hand` names them, the
         match's first server seed added where the record names only its commitment (as the
-        current match's ``fair`` map has it once revealed), the names stored with the hand."""
-        totals = self.ledger.match_totals_before(match, start) if start else [0] * NUM_SEATS
+        current match's ``fair`` map has it once revealed), the names stored with the hand.
+
+        ``known`` (the current match's, :meth:`_resume`): the running totals before a hand,
+        by its number; left holding those before the last entry taken (a page takes one past
+        its end), so the next page, from there, does not add up every hand before it again."""
+        totals = (known or {}).get(start)
+        if totals is None:
+            totals = self.ledger.match_totals_before(match, start) if start else [0] * NUM_SEATS
         seeds: dict[str, str | None] = {}
         for number, record_text, payouts_text in self.ledger.match_hands(match, start):
             record = json.loads(record_text)
             payouts = [int(p) for p in json.loads(payouts_text)]
+            before = totals
             totals = [total + pay for total, pay in zip(totals, payouts, strict=False)]
             stored = record.get("strategies")
             if isinstance(stored, list):
@@ -903,7 +923,8 @@ class Table:
             fair = record.get("fair")
             # Only records stored before the store added match_server_seed at the reveal
             # (Store.reveal_deal_seeds) lack it; theirs is read from the match's first hand.
-            if isinstance(fair, dict) and "match_server_seed" not in fair:
+            # (The current match's are not revealed yet, or the reply sets its fair maps.)
+            if isinstance(fair, dict) and "match_server_seed" not in fair and known is None:
                 first = fair.get("match_commitment")
                 if isinstance(first, str):
                     if first not in seeds:
@@ -911,6 +932,9 @@ class Table:
                     if seeds[first] is not None:
                         fair["match_server_seed"] = seeds[first]
             names = self.ledger.hand_names(match, number) or [s.name or "" for s in self.seats]
+            if known is not None:  # a page reads one hand past it: the next one starts there
+                known.clear()
+                known[number] = before
             yield number, stored_entry(number, record, payouts, names, totals)
 
     def _fair_map(self, number: int) -> dict[str, Any] | None:

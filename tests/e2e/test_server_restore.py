@@ -108,6 +108,18 @@ async def test_a_rematched_table_survives_a_restart(tmp_path: Path, stop: str) -
         await served.kill()
 
 
+async def history(raw: Raw, start: int = 0) -> list[dict[str, Any]]:
+    """Every finished hand of the current match from ``start`` on, page after page."""
+    hands: list[dict[str, Any]] = []
+    while True:
+        reply = await raw.request("history", start=start)
+        assert reply["type"] == "ok", reply
+        hands += reply["hands"]
+        if reply["next"] is None:
+            return hands
+        start = reply["next"]
+
+
 async def test_a_long_match_is_restored_from_its_stored_hands(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -125,19 +137,19 @@ async def test_a_long_match_is_restored_from_its_stored_hands(
     finished = False
     turns = 0
 
-    def second_turn_after_hand_5(msg: dict[str, Any]) -> bool:
+    def second_turn_after_hand_9(msg: dict[str, Any]) -> bool:
         nonlocal finished, turns
-        finished = finished or (msg["type"] == "hand_over" and msg["hand"] == 5)
+        finished = finished or (msg["type"] == "hand_over" and msg["hand"] == 9)
         turns += finished and msg["type"] == "your_turn"
         return turns == 2
 
-    await play(ann, second_turn_after_hand_5)
+    await play(ann, second_turn_after_hand_9)
     live = server.lobby.tables[created["table"]].match
-    assert live is not None and live.number > 5 and live.hand.actions
+    assert live is not None and live.number > 9 and live.hand.actions
     kept = (live.number, live.dealer, live.multiplier, list(live.totals), live.hands_played)
     in_play = len(live.hand.actions)
-    hands = (await ann.request("history"))["hands"]
-    assert len(hands) == live.number
+    hands = await history(ann)
+    assert [hand["hand"] for hand in hands] == list(range(live.number))
     await ann.close()
     before = await snapshot(server.port, created["token"])
     await server.stop()
@@ -169,15 +181,15 @@ async def test_a_long_match_is_restored_from_its_stored_hands(
         assert comparable(await snapshot(server.port, created["token"])) == comparable(before)
         ann = await Raw.open(server.port)
         await ann.hello("Ann", token=created["token"])
-        assert (await ann.request("history"))["hands"] == hands
+        assert await history(ann) == hands  # read from the store, a page at a time
+        assert await history(ann, 3) == hands[3:]
         await ann.close()
         ann = await Raw.open(server.port)  # prompted again (the request passed the prompt over)
         await ann.hello("Ann", token=created["token"])
         over = await play(ann, lambda msg: msg["type"] == "hand_over")
         assert over["hand"] == kept[0]  # the hand in play goes on
-        after = (await ann.request("history"))["hands"]
+        after = await history(ann)
         assert after[:-1] == hands and after[-1]["hand"] == kept[0]
-        assert (await ann.request("history", start=3))["hands"] == after[3:]
         await ann.close()
     finally:
         await server.stop()
