@@ -5,8 +5,9 @@ fills a database with one table playing an open-ended match (``hands: None``) of
 hands and a current hand half played (through this tree's store, as the table's ledger writes
 them: each action's row, each finished hand's record, seats and running totals; five server
 bots, the hands played by the engine's random legal moves), then, in a fresh process per
-``N``, times ``Server.start()`` on it (open, restore, listen) and reads the process's resident
-memory before and after. Run by hand::
+``N``, times ``Server.start()`` on it (open, restore, listen), reads the process's resident
+memory before and after, and times the restored table's ``history`` pages (from hand 0 and
+from the middle of the match, each with the page after it). Run by hand::
 
     nice -n 10 .venv/bin/python bench/restore.py [--hands 100 1000 10000]
 """
@@ -88,7 +89,7 @@ def _rss_kb() -> int:
     return 0
 
 
-async def _timed_start(db: Path) -> tuple[float, int, int]:
+async def _timed_start(db: Path) -> tuple[float, int, int, list[float]]:
     from server.app import Server
 
     before = _rss_kb()
@@ -99,14 +100,24 @@ async def _timed_start(db: Path) -> tuple[float, int, int]:
     after = _rss_kb()
     if server.restored != 1:
         raise SystemExit(f"bench: {server.restored} table(s) restored, not 1")
+    table = next(iter(server.lobby.tables.values()))
+    pages = []
+    for start in (0, len(table.history) // 2):
+        begun = time.perf_counter()
+        reply = table.history_reply(start)
+        pages.append(time.perf_counter() - begun)
+        begun = time.perf_counter()
+        table.history_reply(reply["next"] or start)  # the page after it, as a client asks
+        pages.append(time.perf_counter() - begun)
     await server.stop()
-    return took, before, after
+    return took, before, after, pages
 
 
 def child(db: Path) -> None:
     """Time one ``Server.start()`` on ``db`` and print its figures as JSON (a fresh process)."""
-    took, before, after = asyncio.run(_timed_start(db))
-    print(json.dumps({"seconds": took, "rss_before_kb": before, "rss_after_kb": after}))
+    took, before, after, pages = asyncio.run(_timed_start(db))
+    figures = {"seconds": took, "rss_before_kb": before, "rss_after_kb": after, "pages": pages}
+    print(json.dumps(figures))
 
 
 def main() -> None:
@@ -134,7 +145,10 @@ def main() -> None:
             print(
                 f"{hands:>6,} finished hands ({db.stat().st_size / 1e6:.1f} MB db, filled in"
                 f" {filled:.1f} s): Server.start() {got['seconds'] * 1000:.0f} ms,"
-                f" RSS +{grown:.1f} MB ({got['rss_after_kb'] / 1024:.1f} MB after)",
+                f" RSS +{grown:.1f} MB ({got['rss_after_kb'] / 1024:.1f} MB after); history"
+                " pages from 0, its next, from the middle, its next: "
+                + ", ".join(f"{page * 1000:.1f}" for page in got["pages"])
+                + " ms",
                 flush=True,
             )
 
