@@ -15,7 +15,7 @@ from the match seed and the hand's number.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.actions import NUM_SEATS, Action, Seat
@@ -112,7 +112,29 @@ class Match:
         self.results.append(result)
         self.records.append(export_record(hand))
         self._hands_played += 1
-        self.multiplier = hand.multiplier * 2 if result.doubler else 1
+        self.multiplier = _stakes_after(hand, result)
+
+    def resume(self, number: int, totals: Sequence[int], last: Hand) -> Hand:
+        """Go on from hand ``number``, dealt now, as if every hand before it had been played
+        here: ``totals`` are the running totals after them, ``last`` is hand ``number - 1`` as
+        it finished (its result is the last one; a doubler doubles the stakes dealt now). For a
+        server restoring a long match from its stored hands without replaying them all."""
+        if number <= 0 or not last.is_over:
+            raise ValueError("resume after a finished hand")
+        if self.keep_history:
+            raise ValueError("a match that keeps its history cannot skip hands")
+        result = last.result()
+        self.number = number
+        self.dealer = (self.first_dealer + number) % NUM_SEATS
+        self.totals = list(totals)
+        self._hands_played = number
+        self.results = [result]
+        self.records = [export_record(last)]
+        self.multiplier = _stakes_after(last, result)
+        self.hand = Hand.from_seed(
+            self.rules, self.dealer, self._seed_of(self.number), self.multiplier
+        )
+        return self.hand
 
     def next_hand(self) -> Hand:
         """Deal the next hand: the deal passes left, doubler stakes carry."""
@@ -130,3 +152,8 @@ class Match:
     def end(self) -> None:
         """End the match now (the host's decision); an unfinished hand is abandoned."""
         self.ended = True
+
+
+def _stakes_after(hand: Hand, result: HandResult) -> int:
+    """The multiplier of the hand dealt after ``hand``: doubled by a doubler, else 1."""
+    return hand.multiplier * 2 if result.doubler else 1

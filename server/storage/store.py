@@ -30,7 +30,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -394,6 +394,10 @@ class TableRow:
     totals: list[int]
     seats: list[SeatRow] = field(default_factory=list)
     actions: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    """The current match's actions of its last hand with any (hand number, action): the
+    restore replays them alone, the hands before it are stored (``hands``)."""
+    actions_before: int = 0
+    """The current match's actions before those in :attr:`actions` (of its finished hands)."""
     match_number: int = 0
     """The table's current match (0, then +1 per rematch)."""
     finished: float | None = None
@@ -1141,10 +1145,13 @@ class Store:
             return None
         return Reader.open(self.path)
 
-    def load_open_tables(self, over_since: float | None = None) -> list[TableRow]:
+    def load_open_tables(
+        self, over_since: float | None = None, *, last_hand: bool = False
+    ) -> list[TableRow]:
         """Every table that is waiting or playing, with seats and actions, oldest first; with
         ``over_since``, also those whose match ended (``over``) at that wall-clock time or later,
-        with the actions of that last match."""
+        with the actions of that last match. ``last_hand``: only the actions of each match's
+        last hand with any (a restore's: the hands before are stored), else all of them."""
         self._insert_actions()
         out = []
         rows = self._db.execute(
@@ -1227,34 +1234,81 @@ class Store:
             # not closed before the stop): nobody comes back to it to be sent its lines.
             self._db.execute("DELETE FROM chat_lines WHERE table_id = ?", (key,))
         if start is not None:
-            # One pass over the log from the oldest unfinished match's first action. It also
-            # passes the earlier matches of tables rematched since, numbered from 0 like the
-            # current one: only the current match's actions are kept (by their match number;
-            # those stored before schema 7 have none, but none of them is past first_action).
-            counts = dict.fromkeys(by_key, 0)
-            for rowid, key, n, hand, action, action_seq, action_match in self._db.execute(
-                "SELECT rowid, table_id, n, hand, action, seq, match_number FROM actions"
-                " WHERE rowid >= ? ORDER BY rowid",
-                (start,),
-            ):
-                found = by_key.get(key)
-                if found is None or rowid < firsts[key]:
+            for key in self._load_actions(by_key, firsts, start, last_hand=last_hand):
+                log.error("table t%d: a stored action is missing", key)
+                out.remove(by_key[key])
+        return out
+
+    def _load_actions(
+        self,
+        by_key: dict[int, TableRow],
+        firsts: dict[int, int],
+        start: int,
+        *,
+        last_hand: bool,
+    ) -> list[int]:
+        """Load into each of ``by_key``'s tables (by key) the actions of its current match
+        (``TableRow.actions``), with ``last_hand`` only those of its last hand with any,
+        counting those before (``actions_before``); ``firsts``: the rowid of each match's first
+        action, ``start`` the least of them. Returns the tables whose actions cannot be
+        replayed, one being missing (they are left in the database, unloaded).
+
+        One pass backwards over the log, from its end to where the last of these hands began
+        (with ``last_hand``): a restore costs the hand in play, not the match's finished hands
+        (stored in ``hands``).
+        It passes the other tables' actions of the same time, and the earlier matches of
+        tables rematched since, numbered from 0 like the current one: only the current match's
+        actions are kept (by their match number; those stored before schema 7 have none, but
+        none of them is past first_action)."""
+        open_keys = set(by_key)
+        # Tables by where their match began, latest last: done once the pass is before it.
+        by_first = sorted(firsts, key=firsts.__getitem__)
+        hands: dict[int, int] = {}  # each table's last hand with an action
+        expected: dict[int, int] = {}  # each table's n of the action before those kept
+        kept: dict[int, list[tuple[int, str]]] = {key: [] for key in by_key}
+        broken: list[int] = []
+        bounded: set[int] = set()  # tables whose action before the kept ones was seen
+        cursor = self._db.execute(
+            "SELECT rowid, table_id, n, hand, action, seq, match_number FROM actions"
+            " WHERE rowid >= ? ORDER BY rowid DESC",
+            (start,),
+        )
+        try:
+            for rowid, key, n, hand, action, action_seq, action_match in cursor:
+                while by_first and firsts[by_first[-1]] > rowid:
+                    open_keys.discard(by_first.pop())  # its match has no earlier action
+                if not open_keys:
+                    break
+                if key not in open_keys:
                     continue
-                table = found
+                table = by_key[key]
                 if action_match is not None and action_match != table.match_number:
                     continue
-                if n != counts[key]:  # cannot be replayed: leave it in the database, unloaded
-                    log.error(
-                        "table t%d: stored action %d is missing (found %d)", key, counts[key], n
-                    )
-                    del by_key[key]
-                    out.remove(table)
-                    continue
-                counts[key] = n + 1
-                table.actions.append((hand, json.loads(action)))
-                if action_seq is not None and action_seq > table.seq:
-                    table.seq = action_seq
-        return out
+                if key not in hands:  # the match's last action
+                    hands[key] = hand
+                    expected[key] = n
+                    if action_seq is not None and action_seq > table.seq:
+                        table.seq = action_seq
+                if n != expected[key]:
+                    broken.append(key)
+                    open_keys.discard(key)
+                elif last_hand and hand != hands[key]:
+                    open_keys.discard(key)  # an earlier hand's: counted (n), not kept
+                    bounded.add(key)
+                else:
+                    kept[key].append((hand, action))
+                    expected[key] = n - 1
+        finally:
+            cursor.close()
+        for key, table in by_key.items():
+            if key in broken:
+                continue
+            if expected.get(key, -1) >= 0 and key not in bounded:
+                broken.append(key)  # its first actions are not in the log
+                continue
+            table.actions_before = expected.get(key, -1) + 1
+            table.actions = [(hand, json.loads(action)) for hand, action in reversed(kept[key])]
+        return broken
 
     def hand_identity(self, table_id: str, match: int, number: int, seat: int) -> str | None:
         """Who the standings counted hand ``number`` of match ``match`` for at ``seat``, as
@@ -1317,7 +1371,9 @@ class Store:
             )
         ]
 
-    def match_hands(self, table_id: str, match: int, start: int) -> Iterator[tuple[int, str, str]]:
+    def match_hands(
+        self, table_id: str, match: int, start: int
+    ) -> Generator[tuple[int, str, str], None, None]:
         """Each stored hand of match ``match`` at the table from hand ``start`` on, in order:
         its number, record JSON and payouts JSON. Read as the caller takes them (a ``history``
         page stops when its frame is full), along the ``hands`` primary key."""

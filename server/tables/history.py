@@ -5,7 +5,8 @@ carries them (PROTOCOL.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import msgpack
@@ -23,6 +24,61 @@ LINES_KEPT: Final = 50
 HISTORY_MARGIN: Final = 1024
 """Bytes of a ``history`` reply's frame kept for its other fields: the hands and lines it
 carries take at most ``max_frame`` less this (the reply must fit one frame)."""
+
+
+class MatchHistory:
+    """The ``history`` entries of the current match's finished hands, in order: the first
+    :attr:`stored` read from the store as they are asked for (a restored table's hands that
+    finished before the restart: a restore keeps nothing of them, so it costs neither time nor
+    memory per finished hand), the rest kept packed as they finish."""
+
+    def __init__(self) -> None:
+        self.stored = 0
+        """Hands read from the store (hands 0 to ``stored - 1``)."""
+        self._kept: list[bytes] = []
+        self._read: Callable[[int], Generator[tuple[int, bytes], None, None]] | None = None
+
+    def __len__(self) -> int:
+        """The match's finished hands."""
+        return self.stored + len(self._kept)
+
+    def append(self, entry: bytes) -> None:
+        """Keep the packed entry of the hand that has just finished (the next number)."""
+        self._kept.append(entry)
+
+    def clear(self) -> None:
+        """A new match: no finished hand."""
+        self.stored = 0
+        self._kept.clear()
+        self._read = None
+
+    def restored(
+        self, count: int, read: Callable[[int], Generator[tuple[int, bytes], None, None]]
+    ) -> None:
+        """The match's first ``count`` hands finished before a restart: ``read(start)`` yields
+        the stored entries from hand ``start`` on (number and packed entry), in order."""
+        self.clear()
+        self.stored = count
+        self._read = read
+
+    def entries(self, start: int) -> Generator[tuple[int, bytes], None, None]:
+        """Each finished hand's number and packed entry from hand ``start`` on, as taken."""
+        if start < self.stored and self._read is not None:
+            with contextlib.closing(self._read(start)) as stored:
+                for number, entry in stored:
+                    if number >= self.stored:
+                        break
+                    yield number, entry
+        for number in range(max(start, self.stored), len(self)):
+            yield number, self._kept[number - self.stored]
+
+    def __getitem__(self, number: int) -> bytes:
+        """The packed entry of finished hand ``number``."""
+        if not 0 <= number < len(self):
+            raise IndexError(number)
+        for _, entry in self.entries(number):
+            return entry
+        raise IndexError(number)  # a stored hand missing from the store
 
 
 def history_reply(

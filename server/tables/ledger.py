@@ -10,7 +10,7 @@ the table tells the ledger first and shows the change after: what people see is 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from engine.actions import NUM_SEATS
@@ -135,7 +135,7 @@ class TableLedger:
         }
         return strategies, made_for
 
-    def match_hands(self, match: int, start: int) -> Iterator[tuple[int, str, str]]:
+    def match_hands(self, match: int, start: int) -> Generator[tuple[int, str, str], None, None]:
         """Each stored hand of the table's match ``match`` from ``start`` on: number, record
         JSON, payouts JSON (read as they are taken)."""
         return self.store.match_hands(self.table_id, match, start)

@@ -406,7 +406,7 @@ class Lobby:
         ``over_table_ttl`` ago; returns how many came back."""
         count = 0
         over_since = self.wall() - self.config.over_table_ttl
-        for row in self.store.load_open_tables(over_since=over_since):
+        for row in self.store.load_open_tables(over_since=over_since, last_hand=True):
             try:
                 table = Table.restore(self, row)
             except Exception:

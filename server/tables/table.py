@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import itertools
 import json
 import logging
 import secrets
@@ -42,6 +43,7 @@ from engine.actions import NUM_SEATS, Action, action_from_dict
 from engine.bots import strategy_names
 from engine.errors import BadRecordError
 from engine.match import Match
+from engine.record import hand_from_record
 from engine.rules import wire_map
 from engine.view import OUTCOME_PART, legal_maps, shared_part
 from protocol import errors
@@ -55,6 +57,7 @@ from server.storage.tallies import HandFacts, canonical_spec
 from server.tables.commitments import SeedCeremony
 from server.tables.history import (
     LINES_KEPT,
+    MatchHistory,
     away_told,
     history_entry,
     history_reply,
@@ -159,9 +162,10 @@ class Table:
         (``server.tables.states``)."""
         self.match_number = 0
         """The current match at this table: 0, then +1 per rematch."""
-        self.history: list[bytes] = []
+        self.history = MatchHistory()
         """Each finished hand of the current match, packed as its ``history`` entry (bytes, so
-        the garbage collector never walks them)."""
+        the garbage collector never walks them); a restored table's hands finished before the
+        restart are read from the store when asked for."""
         self.lines: deque[bytes] = deque(maxlen=LINES_KEPT)
         """The last chat and notice events, packed as they were sent (restored: the stored ones
         from before the restart)."""
@@ -181,9 +185,12 @@ class Table:
 
     @classmethod
     def restore(cls, hub: Hub[Table], row: TableRow) -> Table:
-        """A stored table brought back after a restart: its seats, and its match replayed through
-        the engine (which checks every action again), with the history of the match's finished
-        hands. Its timers start with :meth:`start_after_restore`, once every table is back."""
+        """A stored table brought back after a restart: its seats, and its match as its stored
+        hands left it before its last hand with any action, that hand replayed through the
+        engine (which checks every action again); the history of the hands before that one is
+        read from the store when asked for, so a restore costs the same however many hands the
+        match has played. Its timers start with :meth:`start_after_restore`, once every table
+        is back."""
         table = cls(hub, row.id, TableConfig.from_dict(row.config))
         now = hub.now()
         for seat_row in row.seats:
@@ -211,6 +218,9 @@ class Table:
                 deal_seed=deal_seeds.seed_for if deal_seeds is not None else None,
             )
             table.match = match
+            first = row.actions[0][0] if row.actions else 0
+            if first > 0:
+                table._resume(match, first, row.totals)
             for number, data in row.actions:
                 while match.number < number:
                     match.next_hand()
@@ -226,7 +236,7 @@ class Table:
             if row.state == "over" and not match.is_over:
                 match.end()  # the host ended it early
             table.state = "over" if row.state == "over" else "playing"
-            table.ledger.actions_replayed(len(row.actions))
+            table.ledger.actions_replayed(row.actions_before + len(row.actions))
             if match.totals != row.totals:
                 log.warning(
                     "table %s: replayed totals %s differ from stored %s",
@@ -259,6 +269,24 @@ class Table:
         table.seq = row.seq
         table.turn_seq = row.seq + 1
         return table
+
+    def _resume(self, match: Match, number: int, totals: Sequence[int]) -> None:
+        """Restore ``match`` to the deal of its hand ``number`` from its stored hands: the one
+        before it (its stakes, for a doubler), and the stored running ``totals``, less hand
+        ``number``'s payouts if it is stored too (it finished: it is replayed)."""
+        with contextlib.closing(self.ledger.match_hands(self.match_number, number - 1)) as rows:
+            stored = list(itertools.islice(rows, 2))
+        if not stored or stored[0][0] != number - 1:
+            raise ValueError(f"hand {number - 1} of match {self.match_number} is not stored")
+        before = list(totals)
+        if len(stored) > 1 and stored[1][0] == number:
+            payouts = json.loads(stored[1][2])
+            before = [total - int(pay) for total, pay in zip(before, payouts, strict=False)]
+        match.resume(number, before, hand_from_record(json.loads(stored[0][1])))
+        known = {number: before}  # totals before a hand of it, the one after the last read
+        self.history.restored(
+            number, functools.partial(self._stored_entries, self.match_number, known=known)
+        )
 
     def start_after_restore(self) -> None:
         """Start a restored table's timers: grace for absent players, the next hand, the bots."""
@@ -834,7 +862,10 @@ class Table:
             return history_reply(
                 table=self.id,
                 match=self.match_number,
-                hands_played=((n, history[n]) for n in range(start, len(history))),
+                hands_played=history.entries(start),
+                # A page of hands finished before a restart reads and replays each from the
+                # store, as an earlier match's: as few as one of those (config).
+                max_hands=self._earlier_page_hands() if start < history.stored else None,
                 lines=self.lines,
                 start=start,
                 max_frame=self.hub.config.max_frame,
@@ -854,20 +885,34 @@ class Table:
                 lines=None,
                 start=start,
                 max_frame=self.hub.config.max_frame,
-                max_hands=max(1, self.hub.config.history_earlier_hands),
+                max_hands=self._earlier_page_hands(),
             )
 
-    def _stored_entries(self, match: int, start: int) -> Generator[tuple[int, bytes], None, None]:
+    def _earlier_page_hands(self) -> int:
+        """Hands a ``history`` page read from the store holds at most (config:
+        ``history_earlier_hands``)."""
+        return max(1, self.hub.config.history_earlier_hands)
+
+    def _stored_entries(
+        self, match: int, start: int, known: dict[int, list[int]] | None = None
+    ) -> Generator[tuple[int, bytes], None, None]:
         """The ``history`` entries of the earlier match ``match`` from hand ``start`` on, built
         from the store as they are taken: each record as stored (the seeds were revealed when
         that match ended), its strategies named as :meth:`remember_hand` names them, the
         match's first server seed added where the record names only its commitment (as the
-        current match's ``fair`` map has it once revealed), the names stored with the hand."""
-        totals = self.ledger.match_totals_before(match, start) if start else [0] * NUM_SEATS
+        current match's ``fair`` map has it once revealed), the names stored with the hand.
+
+        ``known`` (the current match's, :meth:`_resume`): the running totals before a hand,
+        by its number; left holding those before the last entry taken (a page takes one past
+        its end), so the next page, from there, does not add up every hand before it again."""
+        totals = (known or {}).get(start)
+        if totals is None:
+            totals = self.ledger.match_totals_before(match, start) if start else [0] * NUM_SEATS
         seeds: dict[str, str | None] = {}
         for number, record_text, payouts_text in self.ledger.match_hands(match, start):
             record = json.loads(record_text)
             payouts = [int(p) for p in json.loads(payouts_text)]
+            before = totals
             totals = [total + pay for total, pay in zip(totals, payouts, strict=False)]
             stored = record.get("strategies")
             if isinstance(stored, list):
@@ -878,7 +923,8 @@ class Table:
             fair = record.get("fair")
             # Only records stored before the store added match_server_seed at the reveal
             # (Store.reveal_deal_seeds) lack it; theirs is read from the match's first hand.
-            if isinstance(fair, dict) and "match_server_seed" not in fair:
+            # (The current match's are not revealed yet, or the reply sets its fair maps.)
+            if isinstance(fair, dict) and "match_server_seed" not in fair and known is None:
                 first = fair.get("match_commitment")
                 if isinstance(first, str):
                     if first not in seeds:
@@ -886,6 +932,9 @@ class Table:
                     if seeds[first] is not None:
                         fair["match_server_seed"] = seeds[first]
             names = self.ledger.hand_names(match, number) or [s.name or "" for s in self.seats]
+            if known is not None:  # a page reads one hand past it: the next one starts there
+                known.clear()
+                known[number] = before
             yield number, stored_entry(number, record, payouts, names, totals)
 
     def _fair_map(self, number: int) -> dict[str, Any] | None:

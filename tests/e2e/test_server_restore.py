@@ -10,8 +10,11 @@ from typing import Any
 
 import pytest
 
+from engine.actions import Action
+from engine.match import Match
+from server.app import Server
 from tests.e2e.test_server_crash import Served
-from tests.server.support import Raw, raw_bot_table
+from tests.server.support import Raw, disk_config, raw_bot_table
 
 
 def comparable(state: dict[str, Any]) -> dict[str, Any]:
@@ -103,3 +106,90 @@ async def test_a_rematched_table_survives_a_restart(tmp_path: Path, stop: str) -
         await history.close()
     finally:
         await served.kill()
+
+
+async def history(raw: Raw, start: int = 0) -> list[dict[str, Any]]:
+    """Every finished hand of the current match from ``start`` on, page after page."""
+    hands: list[dict[str, Any]] = []
+    while True:
+        reply = await raw.request("history", start=start)
+        assert reply["type"] == "ok", reply
+        hands += reply["hands"]
+        if reply["next"] is None:
+            return hands
+        start = reply["next"]
+
+
+async def test_a_long_match_is_restored_from_its_stored_hands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An open-ended match restored after some finished hands is what it was before the stop
+    (the seat's snapshot, the match's totals, hand number, dealer and stakes, the history of
+    every finished hand), and the restore replayed the hand in play alone: the hands before
+    it come from the store, so a restart costs the same after 10 hands or 10,000."""
+    db = tmp_path / "long.db"
+    server = Server(disk_config(db))
+    await server.start()
+    ann = await Raw.open(server.port)
+    await ann.hello("Ann")
+    created = await raw_bot_table(ann, hands=None)
+    await ann.send({"type": "start"})
+    finished = False
+    turns = 0
+
+    def second_turn_after_hand_9(msg: dict[str, Any]) -> bool:
+        nonlocal finished, turns
+        finished = finished or (msg["type"] == "hand_over" and msg["hand"] == 9)
+        turns += finished and msg["type"] == "your_turn"
+        return turns == 2
+
+    await play(ann, second_turn_after_hand_9)
+    live = server.lobby.tables[created["table"]].match
+    assert live is not None and live.number > 9 and live.hand.actions
+    kept = (live.number, live.dealer, live.multiplier, list(live.totals), live.hands_played)
+    in_play = len(live.hand.actions)
+    hands = await history(ann)
+    assert [hand["hand"] for hand in hands] == list(range(live.number))
+    await ann.close()
+    before = await snapshot(server.port, created["token"])
+    await server.stop()
+
+    applied = 0
+    apply = Match.apply
+
+    def counted(match: Match, action: Action) -> None:
+        nonlocal applied
+        applied += 1
+        apply(match, action)
+
+    monkeypatch.setattr(Match, "apply", counted)
+    server = Server(disk_config(db))
+    await server.start()
+    monkeypatch.undo()
+    try:
+        assert server.restored == 1
+        assert applied == in_play  # the hand in play, not the match's every action
+        match = server.lobby.tables[created["table"]].match
+        assert match is not None and len(match.hand.actions) == in_play
+        assert (
+            match.number,
+            match.dealer,
+            match.multiplier,
+            match.totals,
+            match.hands_played,
+        ) == kept
+        assert comparable(await snapshot(server.port, created["token"])) == comparable(before)
+        ann = await Raw.open(server.port)
+        await ann.hello("Ann", token=created["token"])
+        assert await history(ann) == hands  # read from the store, a page at a time
+        assert await history(ann, 3) == hands[3:]
+        await ann.close()
+        ann = await Raw.open(server.port)  # prompted again (the request passed the prompt over)
+        await ann.hello("Ann", token=created["token"])
+        over = await play(ann, lambda msg: msg["type"] == "hand_over")
+        assert over["hand"] == kept[0]  # the hand in play goes on
+        after = await history(ann)
+        assert after[:-1] == hands and after[-1]["hand"] == kept[0]
+        await ann.close()
+    finally:
+        await server.stop()

@@ -310,3 +310,32 @@ def test_playing_hands_makes_no_new_bury_actions() -> None:
         while not hand.is_over:
             hand.apply(choose(hand.legal_actions()))
     assert [b for b in burials() if id(b) not in known] == []
+
+
+def test_a_match_resumed_from_its_last_record_deals_on_as_the_played_one() -> None:
+    """A server restores a long match from its stored hands (``Match.resume``): from the
+    record of each finished hand and the running totals, the next hand is dealt as the match
+    that played them deals it, doubler stakes and all."""
+    from engine.record import hand_from_record
+
+    rules = RuleSet.from_preset("seed", no_pick="doubler")
+    played = Match(rules, seed=9, first_dealer=2, keep_history=False)
+    for number in range(1, 6):
+        if number in (1, 2):
+            pass_all(played)  # two doublers: the stakes of hand 2 are 4
+        else:
+            play_out(played)
+        resumed = Match(rules, seed=9, first_dealer=2, keep_history=False)
+        dealt = resumed.resume(number, played.totals, hand_from_record(played.records[-1]))
+        played.next_hand()
+        assert export_record(dealt) == export_record(played.hand)
+        assert (resumed.number, resumed.dealer, resumed.multiplier, resumed.totals) == (
+            played.number,
+            played.dealer,
+            played.multiplier,
+            played.totals,
+        )
+        assert resumed.hands_played == played.hands_played and resumed.results[-1].doubler == (
+            number in (1, 2)
+        )
+    assert played.multiplier == 1 and played.totals != [0] * 5
