@@ -51,6 +51,9 @@ typecheck: $(STAMP)
 # that ends its process) ends the run, naming the test: with --dist loadfile, xdist's
 # replacement worker got no tests and the run waited for good (a fresh clone's make test, before
 # tests/botkit/test_tournament_workers.py ran its tournaments in processes of their own).
+# The files go to the workers slowest first (tests/conftest.py, SLOWEST_FIRST): xdist's own
+# order hands out the files of most tests first, which left the slow files of a few tests (the
+# benchmarks' smoke runs, the restore fuzz) to run on alone at the end.
 PYTEST_WORKERS ?= 6
 COMPILED_WORKERS ?= 3
 PYTEST_JOBS ?= -n $(PYTEST_WORKERS) --dist loadfile --max-worker-restart 0

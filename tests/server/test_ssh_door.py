@@ -819,8 +819,10 @@ async def test_keystrokes_a_child_does_not_read_wait_in_the_ssh_window_not_in_me
         session = child.on_output.__self__  # type: ignore[attr-defined]
         os.kill(child.pid, signal.SIGSTOP)
         try:
-            # A bracketed paste: cheap for the client to read once it runs again.
-            process.stdin.write(b"\x1b[200~" + b"z" * (8 * INPUT_BACKLOG) + b"\x1b[201~")
+            # A bracketed paste: cheap for the client to read once it runs again. Three times
+            # the backlog: read without the pause, it would be past the bound asserted below
+            # (eight times cost the child 0.7 CPU-s more to read, for the same proof).
+            process.stdin.write(b"\x1b[200~" + b"z" * (3 * INPUT_BACKLOG) + b"\x1b[201~")
             await until(lambda: session.input_paused)
             assert child.input_backlog <= 2 * INPUT_BACKLOG
         finally:
