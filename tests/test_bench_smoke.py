@@ -88,8 +88,10 @@ def test_the_paced_floor_benchmark_times_every_seat() -> None:
     assert 10 < actions < 200, report
     timed = re.search(r"action -> any seat:.*\(n=([\d,]+)\)", report)
     assert timed is not None, report
-    # Each action's next frame was timed at (nearly) all five seats.
-    assert int(timed.group(1).replace(",", "")) >= 4 * actions
+    # Each action's next frame was timed at (nearly) all five seats; the window may close on
+    # one action a table whose frames were not read yet (on a loaded machine: 80 timed frames
+    # for 21 actions).
+    assert int(timed.group(1).replace(",", "")) >= 4 * (actions - 5)
 
 
 @pytest.mark.parametrize("script", ["server.py", "floor.py"])

@@ -737,7 +737,8 @@ async def test_i_in_the_call_dialog_highlights_the_coachs_choice() -> None:
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
         status = screen_text(app).splitlines()[-2]
-        assert "c opens the call dialog" in status and "⏱ 45s" in status, status
+        # The clock counts down in real time: 45s, or less on a loaded machine.
+        assert "c opens the call dialog" in status and re.search(r"⏱ \d+s", status), status
         await pilot.press("c")
         await pilot.pause()
         dialog = app.screen
