@@ -436,6 +436,10 @@ class SheepsheadApp(App[int]):
         self._rematches_seen = self.model.rematches
         self._joining: str | None = None
         """The table a ``join`` of this client's is on its way to (None: none is)."""
+        self.left_table: str | None = None
+        """The table this client last left (``leave``), until it joins, watches or creates
+        one: its notices still on their way (the host's rematch as the player left) are
+        news of a table the player is no longer at, not a pop-up over the lobby."""
         self._joined_held: list[Mapping[str, Any]] = []
         """The ``joined`` notices of :attr:`_joining`'s table that came before the join's
         reply: which of them is this client's own seat only the reply says."""
@@ -615,6 +619,11 @@ class SheepsheadApp(App[int]):
             if self.status == "connected" and old == "reconnecting":
                 self._history_for = None  # ask again: hands may have ended meanwhile
                 self.deals.reconnected()
+        elif kind == "notice" and self._about_table_left(msg):
+            # "Ann started a new match at this table" popped up in the lobby, about a table
+            # the player had just left; the model is another table's (or none) by now.
+            self.log.info(f"notice of a table left: {msg.get('text')!r}")
+            return Change.NONE
         else:
             change = self.model.apply(msg)
         if kind == "notice" and msg.get("code") == REPLACED:
@@ -656,6 +665,11 @@ class SheepsheadApp(App[int]):
             self._close_match_panels()
         self.model_changed.publish(change)
         return change
+
+    def _about_table_left(self, msg: Mapping[str, Any]) -> bool:
+        """Whether ``msg`` is about the table this client has left (:attr:`left_table`)."""
+        table = msg.get("table")
+        return table is not None and table == self.left_table
 
     def _at_table(self) -> bool:
         """Whether a table screen is open (the lobby's keys are not the ones to name)."""
@@ -1261,6 +1275,10 @@ class SheepsheadApp(App[int]):
         about the table called so: a refusal is told in the sentence of
         :data:`LOBBY_REFUSALS` (None: as the server's message and code).
         """
+        if request == "leave":
+            self.left_table = self.model.table
+        elif request in ("join", "watch", "create_table"):
+            self.left_table = None  # back at a table: its notices are news again
         if self.session is None:
             self.outbox.append({"type": request, **fields})
             return cast(OkReply, {"type": "ok"})  # offline (tests): nothing to answer

@@ -243,9 +243,16 @@ def result_table(
     return table
 
 
-def _side_text(result: Mapping[str, Any], names: Sequence[str]) -> str:
+def _side_text(result: Mapping[str, Any], names: Sequence[str], mine: int | None = None) -> str:
     """Who played whom, in at most :data:`SIDE_WIDTH` cells: ``Gus+Ann``, ``Gus alone``,
-    ``leaster``, ``doubler`` (a three-letter tag per name, as on the last-trick box)."""
+    ``leaster``, ``doubler`` (a three-letter tag per name, as on the last-trick box); the
+    seat ``mine`` (yours, where you played this hand) is ``you``, as the sheet's column is.
+
+    >>> _side_text({"picker": 0, "partner": 1}, ["Gus", "Ann"], mine=1)
+    'Gus+you'
+    >>> _side_text({"picker": 1, "alone": True}, ["Gus", "Ann"], mine=1)
+    'you alone'
+    """
     if result.get("doubler"):
         return "doubler"
     if result.get("leaster"):
@@ -253,11 +260,14 @@ def _side_text(result: Mapping[str, Any], names: Sequence[str]) -> str:
     picker = result.get("picker")
     if not isinstance(picker, int):
         return "—"
-    who = tag_name(names[picker])
+
+    def tag(seat: int) -> str:
+        return "you" if seat == mine else tag_name(names[seat])
+
     if result.get("alone"):
-        return f"{who} alone"
+        return f"{tag(picker)} alone"
     partner = result.get("partner")
-    return f"{who}+{tag_name(names[partner]) if isinstance(partner, int) else '—'}"
+    return f"{tag(picker)}+{tag(partner) if isinstance(partner, int) else '—'}"
 
 
 def stakes_of(result: Mapping[str, Any]) -> int:
@@ -354,6 +364,7 @@ def score_sheet_parts(
     # the column counts the newcomer's hands, and a line says so between the rows.
     running = player_running_totals(hands)
     changes = seat_changes(hands)
+    my_name = names[me] if me is not None and me < len(names) else None
     for hand, stake, totals in zip(hands, stakes, running, strict=True):
         here = [c for c in changes if c.number == hand.number]
         if here:
@@ -365,7 +376,9 @@ def score_sheet_parts(
         payouts = list(result.get("payouts") or [])
         cells: list[RenderableType] = [
             str(hand.number),
-            _side_text(result, hand.names),  # who played this hand, not who sits there now
+            # Who played this hand, not who sits there now; "you" only where you played it
+            # (not in a hand somebody played in your seat before you took it).
+            _side_text(result, hand.names, hand.played_by(me, my_name)),
             str(side) if isinstance(side, int) and not result.get("leaster") else "—",
             Text(stake, style="bold" if "×" in stake else ""),
         ]

@@ -253,6 +253,12 @@ class TableScreen(GameScreen[None]):
         next one) cannot play a card nobody meant."""
         self._choose(None)
 
+    def on_screen_suspend(self) -> None:
+        """A panel opened over the table: the status line says what Enter does under it (it
+        said "Enter standings" with the standings already open)."""
+        if self.is_mounted:
+            self._draw_status()
+
     def _on_status(self, _old: str, _new: str) -> None:
         self.redraw(Change.CONNECTION)
 
@@ -296,6 +302,8 @@ class TableScreen(GameScreen[None]):
             self._sync_decision_dialog()
         if model.pending_result is not None and model.pending_result is not self._shown_result:
             self._show_result()
+        if change & Change.MATCH_OVER:
+            self.refresh_bindings()  # h and k hide after a match with no hand (check_action)
         if change & Change.MATCH_OVER and model.match_over is not None:
             self._show_match_over()
 
@@ -492,6 +500,12 @@ class TableScreen(GameScreen[None]):
         if status == "closed":
             return "Disconnected from the server. q quits."
         if model.match_over is not None:
+            from client.screens.result import MatchOverScreen  # it imports this module
+
+            if self._dialog_open(MatchOverScreen):
+                # Its own key line names the rest; the table's keys do not reach under it, and
+                # "Enter standings" named what Enter had already done.
+                return "Match over: the standings are open; Enter goes back to the table."
             if model.match_had_no_hand():  # no sheet, history nor hand to export
                 if model.is_host:
                     return "Match over, no hand finished: Enter standings, n rematch, q quits."
@@ -633,6 +647,10 @@ class TableScreen(GameScreen[None]):
             return self.game.mode != "play"
         if action == "hint":
             return model.prompt is not None
+        if action in ("history", "score_sheet", "export"):
+            # After a match that ended with no hand finished, they only said "No hand has
+            # finished yet" (the match-over panel hides its h too).
+            return not model.match_had_no_hand()
         return True
 
     def _choose(self, index: int | None) -> None:

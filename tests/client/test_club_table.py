@@ -543,8 +543,8 @@ async def test_the_score_sheet_is_filled_from_history_after_a_restart() -> None:
                 assert f"={total:+d}" in row
                 assert (f"{pay:+d}" if pay else "0") in row
             picker = entry["picker"]
-            if picker is not None:
-                assert table.names[picker] in row
+            if picker is not None:  # your own seat is "you", as its column is
+                assert ("you" if picker == table.me else table.names[picker]) in row
 
 
 async def test_an_older_server_without_history_keeps_what_was_seen() -> None:

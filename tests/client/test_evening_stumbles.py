@@ -278,3 +278,15 @@ async def test_a_match_ended_before_its_first_hand_ranks_nobody() -> None:
         # Nothing to page through nor to export: the key line offered h and x all the same.
         assert "h history" not in text and "export" not in text, text
         assert app.screen.check_action("history", ()) is False
+        # Under the open panel the table's status line said "Enter standings", what Enter had
+        # already done: it names what Enter does there (cheap: this app run is reused).
+        table_screen = app.screen_stack[-2]
+        assert isinstance(table_screen, TableScreen)
+        await wait_for(pilot, lambda: "Enter goes back to the table" in screen_text(app))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is table_screen)
+        await wait_for(pilot, lambda: "Enter standings" in screen_text(app))
+        # Its footer offered h History and k Score, which only said no hand had finished.
+        footer = screen_text(app).splitlines()[-1]
+        assert "History" not in footer and "Score" not in footer, footer
+        assert table_screen.check_action("score_sheet", ()) is False

@@ -51,6 +51,16 @@ async def test_esc_after_chatting_at_a_waiting_table_keeps_the_seat(
         await pilot.press("escape", "y")
         await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen))
         await wait_for(pilot, lambda: seats[seat].peer is None)
+        # The host's rematch as the player left: its notice, sent before the server took the
+        # leave, popped up over the lobby about a table the player was no longer at.
+        told = len(app._notifications)
+        rematch = "Host started a new match at this table"
+        app.handle_message(
+            {"type": "notice", "table": table, "code": "rematch", "text": rematch, "seat": 0}
+        )
+        await pilot.pause()
+        assert len(app._notifications) == told, [n.message for n in app._notifications]
+        assert not any(rematch in e.text for e in app.model.log)
     await guest.close()
     await host.close()
 

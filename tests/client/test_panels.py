@@ -133,7 +133,7 @@ async def test_the_score_sheet_shows_the_stakes_and_aligns_three_digit_payouts()
         rows = box_rows(app, "Score sheet")
         body = [row for row in rows if re.match(r"│ \d ", row)]
         assert len(body) == 3, rows
-        assert "×16" in body[1] and "Ann alone" in body[1]
+        assert "×16" in body[1] and "you alone" in body[1]  # you are Ann, seat 0
         assert "×" not in body[0] and "doubler" in body[2]
         # Each seat's "=" sits in the same column on every row, whatever the payout's width.
         marks = [[m.start() for m in re.finditer(" =", row)] for row in body]

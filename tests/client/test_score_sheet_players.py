@@ -143,3 +143,15 @@ def test_your_column_is_you_on_the_sheet_and_in_the_tricks() -> None:
     # The tricks you took are "you" too, where your column's header is (they read "Bob +7").
     taken = {**trick, "winner": 1}
     assert "you +7" in text_of(tricks_table([taken], AFTER, me=1)).splitlines()[1]
+
+
+def test_the_side_column_says_you_in_the_hands_you_played() -> None:
+    """The "side" column named your seat by its tag ("Ann+Bob") under a column headed "you";
+    it says "you" where you played the hand, and Fay's tag in the hand she played your seat."""
+    hands = club_match()
+    for hand in hands:
+        hand.result.update(alone=False, partner=1)
+    _, body = score_sheet_parts(hands, AFTER, 1)
+    rows = [line.split() for line in text_of(body).splitlines() if line[:1].isdigit()]
+    sides = [row[1] for row in rows]
+    assert sides == ["Ann+Fay", "Ann+you", "Ann+you"], text_of(body)
