@@ -243,10 +243,17 @@ async def everything(port: int, tables: list[People], db: Path) -> dict[Any, Any
         await people.settle()
         for seat, person in people.by_seat.items():
             assert person.raw is not None
+            # Every page: where hands are read back from the database (after a restart) a
+            # reply carries a few of them and `next` (PROTOCOL.md §4, `history`).
             history = await person.raw.request_keeping("history")
             assert history["type"] == "ok", history
+            hands = list(history["hands"])
+            while history.get("next") is not None:
+                history = await person.raw.request_keeping("history", start=history["next"])
+                assert history["type"] == "ok", history
+                hands += history["hands"]
             state = comparable(snapshots[seat])
-            seen[people.table, seat] = (state, history["match"], history["hands"])
+            seen[people.table, seat] = (state, history["match"], hands)
         for token in people.gone:
             raw = await Raw.open(port)
             welcome = await raw.hello("Gone", token=token)
