@@ -24,12 +24,13 @@ LINES_KEPT: Final = 50
 HANDS_KEPT: Final = 64
 """Finished hands of the current match a table keeps packed in memory, the newest: older ones
 are read from the store when asked for, as a restored match's are (:class:`MatchHistory`).
-64 covers what is asked for often: the coach's ``review`` of the last hands, a bot runner's
-hands missed while it reconnected, and more than a full ``history`` page of the newest hands
-(a 64 KiB frame holds about 45 kept entries of 1.4 KB); a page from an older hand holds at
-most ``history_earlier_hands`` (each hand read and replayed, ~0.16 ms). Kept, they cost
-~1.6 KB each (the entry's bytes object), about 100 KB a table whichever its match's length:
-before the bound an open-ended table grew by each hand it played."""
+64 covers what is asked for often, at no cost of the store: more than a full ``history`` page
+of the newest hands (a 64 KiB frame holds some 34-50 entries with their ``fair`` maps), the
+coach's ``review`` of the last hands, a bot runner's hands missed while it reconnected. A page
+from an older hand holds at most ``history_earlier_hands`` (each read and replayed, ~0.16 ms a
+hand). Kept, an entry costs ~1.3 KB (1,290 B packed on average, 1,323 B as a bytes object),
+so at most ~85 KB a table whatever its match's length: before the bound an open-ended table
+grew by every hand it played (docs/security.md)."""
 
 HISTORY_MARGIN: Final = 1024
 """Bytes of a ``history`` reply's frame kept for its other fields: the hands and lines it
