@@ -77,6 +77,18 @@ def answer(pipe: Pipe, who: str) -> Any:
         raise SystemExit(f"bench: {who} exited early (its traceback, if any, is above)") from None
 
 
+def rss_mib(pid: int) -> float:
+    """Resident memory of ``pid`` in MiB (nan once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
 def percentile(ordered: list[float], q: float) -> float:
     """The ``q``-quantile (0..1) of sorted values (nan when empty)."""
     if not ordered:

@@ -3,24 +3,28 @@
 Run by hand (figures are printed, nothing is asserted)::
 
     nice -n 15 .venv/bin/python bench/bots_load.py [--tables 16] [--strategy search]
-        [--seconds 30] [--warmup 5] [--bot-workers N] [--checkout DIR]
+        [--seconds 30] [--warmup 5] [--bot-workers N] [--checkout DIR] [--db FILE]
+        [--answer-delay 0.1] [--rss-every SECONDS]
 
 The server runs in a child process (the checkout's code: ``--checkout`` runs another one, e.g.
 a ``git worktree`` of an older commit, for a before/after; options its ``ServerConfig`` does not
 know are left out). ``--tables`` connections from 127.0.0.1 each open an open-ended table, seat
 four ``--strategy`` bots, start the match and answer their own turns with the first legal
-action after ``ANSWER_DELAY`` (a table with nobody connected does not move). One more client,
+action after ``--answer-delay`` s (a table with nobody connected does not move). One more client,
 from 127.0.0.2 (another address: another player), opens a table of its own and sends ``ping``
 every ``--interval`` seconds; after ``--warmup`` seconds it times
 each round trip for ``--seconds`` seconds.
 
 Printed: that client's ping latency (p50, p99, max), the server process's CPU and its bot
 workers' CPU (percent of one core, from /proc), and how many actions the bot tables made per
-second (the states their connections received). The issue's target: ping p99 under 20 ms
+second (the states their connections received), the hands they finished and the server's RSS
+at the measure's start and end (and every ``--rss-every`` s: the growth of open-ended tables'
+memory per hand). The issue's target: ping p99 under 20 ms
 with 16 tables of ``search`` bots.
 
 The per-address limits are lifted for the load (``max_per_address``, ``max_bots_per_address``):
-one address stands for the many an attacker could use.
+one address stands for the many an attacker could use. The database is kept in memory unless
+``--db`` names a file (the server's RSS then holds no stored hand).
 """
 
 from __future__ import annotations
@@ -48,7 +52,8 @@ from server.app import Server, ServerConfig
 logging.basicConfig(level=logging.ERROR)
 known = {f.name for f in dataclasses.fields(ServerConfig)}
 wanted = dict(
-    host="127.0.0.1", port=0, db_path=None, bot_delay=0.0, hand_pause=0.0, trick_pause=0.0,
+    host="127.0.0.1", port=0, db_path=sys.argv[2] or None,
+    bot_delay=0.0, hand_pause=0.0, trick_pause=0.0,
     max_per_address=1000, max_bots_per_address=100000,
     bot_workers=None if sys.argv[1] == "default" else int(sys.argv[1]),
 )
@@ -67,8 +72,9 @@ asyncio.run(main())
 
 
 ANSWER_DELAY = 0.1
-"""Seconds a bot table's connection waits before answering its turn (under the rate limit of
-20 messages a second, which a table of fast bots would otherwise reach)."""
+"""The default of ``--answer-delay``: seconds a bot table's connection waits before answering
+its turn (under the rate limit of 20 messages a second, which a table of fast bots would
+otherwise reach)."""
 
 
 class Client:
@@ -81,6 +87,8 @@ class Client:
         self.inbox: list[dict[str, Any]] = []
         self.ids = 0
         self.states = 0
+        self.hands = 0
+        """``hand_over`` events received: the table's finished hands."""
 
     @classmethod
     async def open(cls, port: int, source: str, name: str) -> Client:
@@ -101,6 +109,8 @@ class Client:
         msg = self.inbox.pop(0)
         if msg.get("type") == "state":
             self.states += 1
+        elif msg.get("type") == "hand_over":
+            self.hands += 1
         return msg
 
     async def request(self, type: str, **fields: Any) -> dict[str, Any]:
@@ -112,12 +122,12 @@ class Client:
             if msg.get("id") == self.ids and msg.get("type") in ("ok", "error", "welcome"):
                 return msg
 
-    async def play(self) -> None:
-        """Answer every prompt with its first legal action, until cancelled."""
+    async def play(self, delay: float = ANSWER_DELAY) -> None:
+        """Answer every prompt with its first legal action after ``delay`` s, until cancelled."""
         while True:
             msg = await self.recv()
             if msg.get("type") == "your_turn":
-                await asyncio.sleep(ANSWER_DELAY)
+                await asyncio.sleep(delay)
                 self.ids += 1
                 action = msg["legal"][0]
                 self.writer.write(
@@ -175,7 +185,7 @@ async def measure(args: argparse.Namespace, server: subprocess.Popen[str], port:
     clients = []
     for number in range(args.tables):
         clients.append(await bot_table(port, number, args.strategy))
-    playing = [asyncio.create_task(c.play()) for c in clients]
+    playing = [asyncio.create_task(c.play(args.answer_delay)) for c in clients]
     person = await Client.open(port, "127.0.0.2", "Person")
     reply = await person.request("create_table", name="elsewhere", hands=1)
     assert reply["type"] == "ok", reply
@@ -185,6 +195,8 @@ async def measure(args: argparse.Namespace, server: subprocess.Popen[str], port:
         await person.request("ping")
         await asyncio.sleep(args.interval)
     states = sum(c.states for c in clients)
+    hands = sum(c.hands for c in clients)
+    rss = [(0.0, hands, benchlib.rss_mib(server.pid))]
     cpu = cpu_seconds(server.pid)
     _, workers = worker_cpu(server.pid, {})
     started = time.monotonic()
@@ -195,7 +207,11 @@ async def measure(args: argparse.Namespace, server: subprocess.Popen[str], port:
         pings.append((time.perf_counter() - sent) * 1000)
         assert reply["type"] == "ok", reply
         await asyncio.sleep(args.interval)
+        if args.rss_every and time.monotonic() - started >= rss[-1][0] + args.rss_every:
+            at = time.monotonic() - started
+            rss.append((at, sum(c.hands for c in clients), benchlib.rss_mib(server.pid)))
     elapsed = time.monotonic() - started
+    rss.append((elapsed, sum(c.hands for c in clients), benchlib.rss_mib(server.pid)))
     server_share = (cpu_seconds(server.pid) - cpu) / elapsed * 100
     worker_used, workers = worker_cpu(server.pid, workers)
     actions = (sum(c.states for c in clients) - states) / elapsed
@@ -209,6 +225,17 @@ async def measure(args: argparse.Namespace, server: subprocess.Popen[str], port:
         f"bot workers {worker_used / elapsed * 100:.0f}% ({len(workers)} process(es))"
     )
     print(f"bot tables: {actions:.1f} actions/s in all")
+    played = rss[-1][1] - hands
+    grown = rss[-1][2] - rss[0][2]
+    print(
+        "server RSS (MiB) by s, hands finished: "
+        + ", ".join(f"{at:.0f}s {done - hands} {mib:.1f}" for at, done, mib in rss)
+    )
+    print(
+        f"RSS {rss[0][2]:.1f} -> {rss[-1][2]:.1f} MiB over {played} hands "
+        f"({grown * 1024 * 1024 / max(1, played):.0f} B a hand, "
+        f"{played / elapsed * 3600:.0f} hands/h)"
+    )
 
 
 def main() -> int:
@@ -234,11 +261,23 @@ def main() -> int:
         default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
         help="the project checkout whose server runs (default: this one)",
     )
+    parser.add_argument(
+        "--db", default="", help="the server's database file (default: kept in memory)"
+    )
+    parser.add_argument(
+        "--answer-delay",
+        type=float,
+        default=ANSWER_DELAY,
+        help=f"s a bot table's connection waits to answer its turn (default {ANSWER_DELAY:g})",
+    )
+    parser.add_argument(
+        "--rss-every", type=float, default=0.0, help="s between two RSS samples (0: start, end)"
+    )
     args = parser.parse_args()
     checkout = os.path.abspath(args.checkout)
     env = dict(os.environ, PYTHONPATH=checkout)
     server = subprocess.Popen(
-        [sys.executable, "-c", LAUNCHER, str(args.bot_workers)],
+        [sys.executable, "-c", LAUNCHER, str(args.bot_workers), args.db],
         cwd=checkout,
         env=env,
         stdout=subprocess.PIPE,

@@ -66,7 +66,7 @@ from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-from benchlib import summary  # noqa: E402
+from benchlib import rss_mib, summary  # noqa: E402
 from bots_load import children, cpu_seconds  # noqa: E402
 
 from client.bot_runner import ACTION_REFUSED, CLIENT_NAME, BotConfig, BotPlayer  # noqa: E402
@@ -98,18 +98,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def rss_mib(pid: int) -> float:
-    """Resident memory of ``pid`` in MiB (nan once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
 
 
 def alive(pid: int) -> bool:

@@ -21,6 +21,17 @@ from server.storage.store import AWAY_CODES
 LINES_KEPT: Final = 50
 """Chat and notice events a table keeps for the ``history`` reply."""
 
+HANDS_KEPT: Final = 64
+"""Finished hands of the current match a table keeps packed in memory, the newest: older ones
+are read from the store when asked for, as a restored match's are (:class:`MatchHistory`).
+64 covers what is asked for often, at no cost of the store: more than a full ``history`` page
+of the newest hands (a 64 KiB frame holds some 34-50 entries with their ``fair`` maps), the
+coach's ``review`` of the last hands, a bot runner's hands missed while it reconnected. A page
+from an older hand holds at most ``history_earlier_hands`` (each read and replayed, ~0.16 ms a
+hand). Kept, an entry costs ~1.3 KB (1,290 B packed on average, 1,323 B as a bytes object),
+so at most ~85 KB a table whatever its match's length: before the bound an open-ended table
+grew by every hand it played (docs/security.md)."""
+
 HISTORY_MARGIN: Final = 1024
 """Bytes of a ``history`` reply's frame kept for its other fields: the hands and lines it
 carries take at most ``max_frame`` less this (the reply must fit one frame)."""
@@ -29,37 +40,54 @@ carries take at most ``max_frame`` less this (the reply must fit one frame)."""
 class MatchHistory:
     """The ``history`` entries of the current match's finished hands, in order: the first
     :attr:`stored` read from the store as they are asked for (a restored table's hands that
-    finished before the restart: a restore keeps nothing of them, so it costs neither time nor
-    memory per finished hand), the rest kept packed as they finish."""
+    finished before the restart, and those that finished more than ``keep`` hands ago), the
+    rest kept packed as they finish. Without ``read`` (nowhere to read from) every hand is
+    kept.
 
-    def __init__(self) -> None:
+    ``read(start)`` yields the current match's stored entries from hand ``start`` on (number
+    and packed entry), in order; ``keep`` (default :data:`HANDS_KEPT`) bounds the hands kept."""
+
+    def __init__(
+        self,
+        read: Callable[[int], Generator[tuple[int, bytes], None, None]] | None = None,
+        keep: int | None = None,
+    ) -> None:
         self.stored = 0
         """Hands read from the store (hands 0 to ``stored - 1``)."""
         self._kept: list[bytes] = []
-        self._read: Callable[[int], Generator[tuple[int, bytes], None, None]] | None = None
+        self._read = read
+        self._keep = max(1, HANDS_KEPT if keep is None else keep)
 
     def __len__(self) -> int:
         """The match's finished hands."""
         return self.stored + len(self._kept)
 
+    @property
+    def kept(self) -> int:
+        """Finished hands kept in memory (at most ``keep`` when there is a store to read)."""
+        return len(self._kept)
+
     def append(self, entry: bytes) -> None:
-        """Keep the packed entry of the hand that has just finished (the next number)."""
+        """Keep the packed entry of the hand that has just finished (the next number); the
+        oldest kept one is left to the store once more than ``keep`` are (it was stored when it
+        finished)."""
         self._kept.append(entry)
+        if self._read is not None and len(self._kept) > self._keep:
+            del self._kept[0]
+            self.stored += 1
 
     def clear(self) -> None:
         """A new match: no finished hand."""
         self.stored = 0
         self._kept.clear()
-        self._read = None
 
-    def restored(
-        self, count: int, read: Callable[[int], Generator[tuple[int, bytes], None, None]]
-    ) -> None:
-        """The match's first ``count`` hands finished before a restart: ``read(start)`` yields
-        the stored entries from hand ``start`` on (number and packed entry), in order."""
+    def restored(self, count: int) -> None:
+        """The match's first ``count`` hands finished before a restart: they are read from the
+        store (there must be one to read)."""
+        if self._read is None:
+            raise ValueError("a restored match's hands need a store to read them from")
         self.clear()
         self.stored = count
-        self._read = read
 
     def entries(self, start: int) -> Generator[tuple[int, bytes], None, None]:
         """Each finished hand's number and packed entry from hand ``start`` on, as taken."""

@@ -162,10 +162,14 @@ class Table:
         (``server.tables.states``)."""
         self.match_number = 0
         """The current match at this table: 0, then +1 per rematch."""
-        self.history = MatchHistory()
+        self._known_totals: dict[int, list[int]] = {}
+        """The current match's running totals before a hand, by its number, as the last read of
+        its stored hands left them (:meth:`_stored_entries`' ``known``)."""
+        self.history = MatchHistory(read=self._current_entries)
         """Each finished hand of the current match, packed as its ``history`` entry (bytes, so
-        the garbage collector never walks them); a restored table's hands finished before the
-        restart are read from the store when asked for."""
+        the garbage collector never walks them), the last ``HANDS_KEPT`` kept in memory; the
+        older ones, and a restored table's hands finished before the restart, are read from
+        the store when asked for."""
         self.lines: deque[bytes] = deque(maxlen=LINES_KEPT)
         """The last chat and notice events, packed as they were sent (restored: the stored ones
         from before the restart)."""
@@ -283,10 +287,9 @@ class Table:
             payouts = json.loads(stored[1][2])
             before = [total - int(pay) for total, pay in zip(before, payouts, strict=False)]
         match.resume(number, before, hand_from_record(json.loads(stored[0][1])))
-        known = {number: before}  # totals before a hand of it, the one after the last read
-        self.history.restored(
-            number, functools.partial(self._stored_entries, self.match_number, known=known)
-        )
+        self.history.restored(number)
+        self._known_totals.clear()  # totals before a hand of it, the one after the last read
+        self._known_totals[number] = before
 
     def start_after_restore(self) -> None:
         """Start a restored table's timers: grace for absent players, the next hand, the bots."""
@@ -821,6 +824,7 @@ class Table:
         self.match_number += 1
         self.match = None
         self.history.clear()
+        self._known_totals.clear()
         self.last = None
         self.finished_at = None
         self.state = "waiting"
@@ -892,6 +896,11 @@ class Table:
         """Hands a ``history`` page read from the store holds at most (config:
         ``history_earlier_hands``)."""
         return max(1, self.hub.config.history_earlier_hands)
+
+    def _current_entries(self, start: int) -> Generator[tuple[int, bytes], None, None]:
+        """The current match's stored ``history`` entries from hand ``start`` on, as
+        :attr:`history` reads those it does not keep (:meth:`_stored_entries`)."""
+        return self._stored_entries(self.match_number, start, known=self._known_totals)
 
     def _stored_entries(
         self, match: int, start: int, known: dict[int, list[int]] | None = None

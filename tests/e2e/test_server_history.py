@@ -11,9 +11,13 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import msgpack
+import pytest
+
 from client.session import ServerError
 from engine.record import replay_record
 from server.app import Server
+from server.tables import history as history_module
 from server.tables.history import LINES_KEPT
 from tests.server.support import (
     Raw,
@@ -488,3 +492,56 @@ async def test_an_earlier_match_comes_as_it_came_while_it_was_the_tables(tmp_pat
     assert (await ann.request("history", match=2))["code"] == "bad_request"
     await ann.close()
     await server.stop()
+
+
+async def test_a_long_match_keeps_only_its_last_hands_and_reads_the_rest_from_the_store(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A match longer than the hands a table keeps (``HANDS_KEPT``, 3 here): the table keeps
+    only the last 3 in memory, and the older ones come from the store as they came while kept:
+    the ``history`` pages from hand 0 (the whole match, each entry the hand_over it was), the
+    coach's review of hand 0, and the kept hands' entries as the store rebuilds them."""
+    monkeypatch.setattr(history_module, "HANDS_KEPT", 3)
+    fast = {"rate": 1e6, "burst": 1e6, "history_burst": 1e6, "seed_wait": 0.0}
+    async with running_server(default_bot="random", **fast) as server:  # a store in memory
+        ann = await Raw.open(server.port)
+        await ann.hello("Ann")
+        created = await raw_bot_table(ann, hands=10, hints=True)
+        table = server.lobby.tables[created["table"]]
+        await ann.send({"type": "start"})
+        log: list[dict[str, Any]] = []
+        await raw_play(ann, "hand_over", log)
+        first = await ann.request_keeping("history")
+        review_kept = await ann.request_keeping("review", hand=0)
+        assert review_kept["type"] == "ok", review_kept
+        await raw_play(ann, "match_over", log)
+        overs = [m for m in log if m["type"] == "hand_over"]
+        assert len(overs) == 10
+        assert (table.history.kept, table.history.stored, len(table.history)) == (3, 7, 10)
+        whole = await all_pages(ann)
+        check_entries(whole["hands"], overs)
+        assert whole["lines"] == first["lines"][: len(whole["lines"])]
+        # Hand 0 as it came while kept (its seeds are revealed now that the match is over).
+        then, now = first["hands"][0], whole["hands"][0]
+        assert then["record"].pop("fair") != now["record"].pop("fair")
+        assert then == now
+        review = await ann.request("review", hand=0)
+        assert review["type"] == "ok", review
+
+        def judged(reply: dict[str, Any]) -> list[Any]:
+            """What a review judged: each decision's place and action (its values are the
+            coach's sampling, which varies from one review to the next)."""
+            return [(row["n"], row["action"]) for row in reply["decisions"]] + [
+                reply.get("made_for")
+            ]
+
+        assert judged(review) == judged(review_kept) and review["decisions"]
+        # The kept hands, read from the store, are the entries kept.
+        stored = [msgpack.unpackb(e, raw=False) for _, e in table._stored_entries(0, 7)]
+        kept = [msgpack.unpackb(e, raw=False) for _, e in table.history.entries(7)]
+        for entry in stored:
+            entry["record"].pop("fair")
+        assert stored == kept
+        page = await ann.request("history", start=7)
+        assert [h["hand"] for h in page["hands"]] == [7, 8, 9] and page["next"] is None
+        await ann.close()
