@@ -57,20 +57,12 @@ SLOWEST_FIRST = (
 )
 """The test files that take longest, slowest first (1 % to 9 % each of the plain run's test
 time, in three runs beside other processes on 2 cores). With ``--dist loadfile`` a file is one
-worker's, and the files go out in the order collected (:func:`pytest_configure`). xdist's own
-order hands out the files of most tests first, so the slow files of a few tests (the
-benchmarks' smoke runs, the restore fuzz) went last: the six workers ended
+worker's, and the files go out in the order collected (``--no-loadscope-reorder`` in the
+Makefile). xdist's own order hands out the files of most tests first, so the slow files of a
+few tests (the benchmarks' smoke runs, the restore fuzz) went last: the six workers ended
 between 203 and 236 s, the last half-minute the doors' and attacks' smoke runs on alone. In
 this order all six ended at 178 to 179 s (the same machine, back to back). Any other file keeps
 its place after these; a slow file missing here costs only a slower end."""
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """xdist hands out the files in the order collected, not its own (its option
-    ``--no-loadscope-reorder``, set here so that any ``pytest -n N --dist loadfile`` run gets
-    it; xdist before 3.8 has no such option and keeps its own order)."""
-    if hasattr(config.option, "loadscopereorder"):
-        config.option.loadscopereorder = False
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
