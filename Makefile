@@ -51,15 +51,10 @@ typecheck: $(STAMP)
 # that ends its process) ends the run, naming the test: with --dist loadfile, xdist's
 # replacement worker got no tests and the run waited for good (a fresh clone's make test, before
 # tests/botkit/test_tournament_workers.py ran its tournaments in processes of their own).
-# The files go to the workers in the order collected, the slowest first (tests/conftest.py,
-# SLOWEST_FIRST): xdist's own order (--loadscope-reorder, its default) hands out the files of
-# most tests first, which put the slow files of a few tests (the benchmarks' smoke runs, the
-# restore fuzz) last, to run on alone at the end.
 PYTEST_WORKERS ?= 6
 COMPILED_WORKERS ?= 3
-DIST := --dist loadfile --no-loadscope-reorder --max-worker-restart 0
-PYTEST_JOBS ?= -n $(PYTEST_WORKERS) $(DIST)
-COMPILED_JOBS ?= -n $(COMPILED_WORKERS) $(DIST)
+PYTEST_JOBS ?= -n $(PYTEST_WORKERS) --dist loadfile --max-worker-restart 0
+COMPILED_JOBS ?= -n $(COMPILED_WORKERS) --dist loadfile --max-worker-restart 0
 
 # Niced a little: beside them the one-process mypyc build got a fourth of a core from six busy
 # workers (165 s for 42 s of work) and the compiled tests ended last.
