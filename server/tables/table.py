@@ -1399,14 +1399,18 @@ class Table:
             )
         )
 
-    def _broadcast(self, message: Mapping[str, Any], *, keep: bool = False) -> None:
-        """Send ``message`` to everyone at the table; ``keep``: also keep it for ``history``."""
+    def _broadcast(
+        self, message: Mapping[str, Any], *, keep: bool = False, skip: Peer | None = None
+    ) -> None:
+        """Send ``message`` to everyone at the table but ``skip`` (who is sent a copy of its
+        own); ``keep``: also keep it for ``history``."""
         body = pack(message)
         if keep:
             self.lines.append(body)
         encoded = frame(body, max_frame=self.hub.config.max_frame)
         for p in self.peers():
-            p.send_encoded(encoded)
+            if p is not skip:
+                p.send_encoded(encoded)
 
     def notice(
         self,
@@ -1434,15 +1438,9 @@ class Table:
             table=self.id, code=code, text=text, seat=seat, action=public_action(action, None)
         )
         own = public_action(action, seat)
-        if seat is None or own == public["action"]:
-            self._broadcast(public)
-            return
         # The seat may see more of its move than anyone else (its bury's cards): its own copy.
-        owner = self.seats[seat].peer
-        encoded = encode(public, max_frame=self.hub.config.max_frame)
-        for p in self.peers():
-            if p is not owner:
-                p.send_encoded(encoded)
+        owner = None if seat is None or own == public["action"] else self.seats[seat].peer
+        self._broadcast(public, skip=owner)
         if owner is not None:
             owner.send(m.notice(table=self.id, code=code, text=text, seat=seat, action=own))
 
